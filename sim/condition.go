@@ -1,0 +1,63 @@
+package sim
+
+// condition waits for some or all of a set of events.
+type condition struct {
+	ev      *Event
+	events  []*Event
+	left    int // events still needed
+	settled bool
+}
+
+// AllOf returns an event that succeeds when every one of events has
+// succeeded, or fails with the first failure among them. Its value is the
+// slice of events. With no events it succeeds at once.
+func (e *Env) AllOf(events ...*Event) *Event {
+	return e.condition("all of", len(events), events)
+}
+
+// AnyOf returns an event that succeeds as soon as one of events has
+// succeeded, or fails if the first one to be processed failed. Its value is
+// the slice of events; check Processed on each to see which ones happened.
+// With no events it succeeds at once.
+func (e *Env) AnyOf(events ...*Event) *Event {
+	return e.condition("any of", min(1, len(events)), events)
+}
+
+func (e *Env) condition(name string, need int, events []*Event) *Event {
+	c := &condition{ev: e.NewEvent(name), events: append([]*Event(nil), events...), left: need}
+	if need == 0 {
+		c.settle(nil)
+		return c.ev
+	}
+	for _, ev := range c.events {
+		if ev.state == processed {
+			c.onEvent(ev)
+		} else {
+			ev.addWaiter(c)
+		}
+	}
+	return c.ev
+}
+
+func (c *condition) onEvent(ev *Event) {
+	if c.settled {
+		return
+	}
+	if ev.err != nil {
+		c.settle(ev.err)
+		return
+	}
+	c.left--
+	if c.left == 0 {
+		c.settle(nil)
+	}
+}
+
+func (c *condition) settle(err error) {
+	c.settled = true
+	if err != nil {
+		c.ev.Fail(err)
+		return
+	}
+	c.ev.Succeed(c.events)
+}

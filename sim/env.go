@@ -1,0 +1,266 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Priority orders events that fall due at the same instant: lower values
+// fire first. Within one priority, events fire in the order they were
+// scheduled.
+type Priority uint8
+
+// Priorities used by the engine. Interrupts and process starts are PriorityUrgent,
+// so that they take effect before anything else planned for the same instant.
+const (
+	PriorityUrgent Priority = 0
+	PriorityNormal Priority = 1
+	PriorityLate   Priority = 2
+)
+
+// Errors reported by the engine. Each is wrapped with details; test with
+// errors.Is.
+var (
+	ErrNoEvents      = errors.New("sim: no events scheduled")
+	ErrNegativeDelay = errors.New("sim: negative delay")
+	ErrTimeOverflow  = errors.New("sim: virtual time overflow")
+	ErrEventLimit    = errors.New("sim: event limit reached")
+	ErrTimeLimit     = errors.New("sim: virtual time limit reached")
+	ErrClosed        = errors.New("sim: environment closed")
+	ErrNotActive     = errors.New("sim: called outside the running process")
+)
+
+// Limits bound a run so that a runaway model ends with an error instead of
+// a hang. A zero field means no bound.
+type Limits struct {
+	// MaxEvents is the most events one Env may process in its lifetime.
+	MaxEvents uint64
+	// MaxTime is the latest virtual time an event may fire at.
+	MaxTime Time
+}
+
+// Kind says what fired, for observers.
+type Kind uint8
+
+// Kinds of firing reported to an Observer.
+const (
+	KindCallback Kind = iota
+	KindProcess
+	KindEvent
+	KindInterrupt
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindProcess:
+		return "process"
+	case KindEvent:
+		return "event"
+	case KindInterrupt:
+		return "interrupt"
+	}
+	return "callback"
+}
+
+// Record describes one firing, in the order the engine processes them.
+type Record struct {
+	Seq      uint64 // the sequence number given when it was scheduled
+	Time     Time
+	Priority Priority
+	Kind     Kind
+	Name     string // process or event name; empty for anonymous callbacks
+}
+
+// Observer is told about every firing before it happens; it is the hook for
+// tracing and event logs. It must not schedule or trigger anything.
+type Observer interface {
+	Observe(Record)
+}
+
+// handler is what the queue holds: anything that can be fired.
+type handler interface {
+	fire(e *Env, key uint64)
+	describe() (Kind, string)
+}
+
+// Env is a simulation environment: a virtual clock and the queue of events
+// due on it. Exactly one thing runs at a time: the scheduler fires one
+// event, which may resume one process, which runs until it waits again.
+//
+// The zero Env is ready to use, with the clock at 0 and no limits.
+// An Env must be used from one goroutine.
+type Env struct {
+	now    Time
+	q      queue
+	seq    uint64
+	fired  uint64
+	limits Limits
+	obs    Observer
+	active *Proc
+	live   procList
+	err    error // a failure that stops the run
+	closed bool
+}
+
+// New returns an environment with the given limits.
+func New(limits Limits) *Env {
+	return &Env{limits: limits}
+}
+
+// Now returns the current virtual time.
+func (e *Env) Now() Time { return e.now }
+
+// Fired returns the number of events processed so far.
+func (e *Env) Fired() uint64 { return e.fired }
+
+// Pending returns the number of events scheduled and not yet processed,
+// including stale timers of interrupted waits.
+func (e *Env) Pending() int { return e.q.len() }
+
+// Peek returns the time of the next scheduled event, or MaxTime if none.
+func (e *Env) Peek() Time {
+	if e.q.len() == 0 {
+		return MaxTime
+	}
+	return e.q.items[0].at
+}
+
+// SetObserver installs o to be told about every firing; nil removes it.
+func (e *Env) SetObserver(o Observer) { e.obs = o }
+
+// schedule queues h to fire delay after now and returns its key. The
+// caller has checked that delay is valid.
+func (e *Env) schedule(at Time, prio Priority, h handler) uint64 {
+	e.seq++
+	key := uint64(prio)<<seqBits | e.seq
+	e.q.push(item{at: at, key: key, h: h})
+	return key
+}
+
+// due checks a delay and returns the instant it ends at.
+func (e *Env) due(delay Time) (Time, error) {
+	if delay < 0 {
+		return 0, fmt.Errorf("%w: %v", ErrNegativeDelay, delay)
+	}
+	if delay > MaxTime-e.now {
+		return 0, fmt.Errorf("%w: %v after %v", ErrTimeOverflow, delay, e.now)
+	}
+	return e.now + delay, nil
+}
+
+// callback adapts a plain function to the queue; func values are
+// pointer-shaped, so the conversion allocates nothing.
+type callback func()
+
+func (f callback) fire(*Env, uint64)        { f() }
+func (f callback) describe() (Kind, string) { return KindCallback, "" }
+
+// Call schedules fn to run after delay, at PriorityNormal priority. Callbacks are
+// the cheapest kind of event: no process, no coroutine switch, just a heap
+// operation. fn runs on the scheduler and must not wait.
+func (e *Env) Call(delay Time, fn func()) error {
+	return e.CallPriority(delay, PriorityNormal, fn)
+}
+
+// CallPriority is Call with an explicit priority.
+func (e *Env) CallPriority(delay Time, prio Priority, fn func()) error {
+	if e.closed {
+		return ErrClosed
+	}
+	at, err := e.due(delay)
+	if err != nil {
+		return err
+	}
+	e.schedule(at, prio, callback(fn))
+	return nil
+}
+
+// Step processes the next event. It returns ErrNoEvents when nothing is
+// scheduled, a limit error when a bound in Limits is reached, or the error
+// of a failure that nothing handled (a process that panicked, or failed
+// with nobody waiting for it).
+func (e *Env) Step() error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.q.len() == 0 {
+		if e.closed {
+			return ErrClosed
+		}
+		return ErrNoEvents
+	}
+	return e.fireNext()
+}
+
+func (e *Env) fireNext() error {
+	next := &e.q.items[0]
+	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents {
+		e.err = fmt.Errorf("%w: %d events processed by %v", ErrEventLimit, e.fired, e.now)
+		return e.err
+	}
+	if e.limits.MaxTime != 0 && next.at > e.limits.MaxTime {
+		e.err = fmt.Errorf("%w: next event at %v is past %v", ErrTimeLimit, next.at, e.limits.MaxTime)
+		return e.err
+	}
+	it := e.q.pop()
+	e.now = it.at
+	e.fired++
+	if e.obs != nil {
+		kind, name := it.h.describe()
+		e.obs.Observe(Record{Seq: it.key & seqMask, Time: it.at, Priority: Priority(it.key >> seqBits), Kind: kind, Name: name})
+	}
+	it.h.fire(e, it.key)
+	return e.err
+}
+
+// Run processes events until none are left. It returns nil when the queue
+// runs dry, or the first error Step would report.
+func (e *Env) Run() error {
+	for e.q.len() > 0 {
+		if err := e.fireNext(); err != nil {
+			return err
+		}
+	}
+	return e.err
+}
+
+// RunUntil processes every event due strictly before t, then sets the clock
+// to t. Events due at t or later stay scheduled. t before Now is an error.
+func (e *Env) RunUntil(t Time) error {
+	if t < e.now {
+		return fmt.Errorf("sim: RunUntil(%v) is before the current time %v", t, e.now)
+	}
+	for e.q.len() > 0 && e.q.items[0].at < t {
+		if err := e.fireNext(); err != nil {
+			return err
+		}
+	}
+	if e.err != nil {
+		return e.err
+	}
+	e.now = t
+	return nil
+}
+
+// fail records the first unhandled failure; it stops the run.
+func (e *Env) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// Close ends every process still waiting, so that their coroutines are
+// released, and drops all scheduled events. Waits in those processes return
+// ErrClosed; a process must then return. The Env cannot be used afterwards.
+// Close is how a long series of episodes avoids leaking suspended processes.
+func (e *Env) Close() {
+	if e.closed {
+		return
+	}
+	e.closed = true
+	for p := e.live.head; p != nil; p = e.live.head {
+		e.live.remove(p)
+		p.stop()
+	}
+	e.q.items = nil
+}

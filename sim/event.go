@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrTriggered is returned when an event is triggered twice.
+var ErrTriggered = errors.New("sim: event already triggered")
+
+// waiter is told when an event it waits for has been processed.
+type waiter interface {
+	onEvent(ev *Event)
+}
+
+// eventFunc adapts a plain function to a waiter.
+type eventFunc func(*Event)
+
+func (f eventFunc) onEvent(ev *Event) { f(ev) }
+
+type eventState uint8
+
+const (
+	pending   eventState = iota // not triggered
+	triggered                   // has its outcome, scheduled to be processed
+	processed                   // its waiters have been told
+)
+
+// Event is something that happens once, with a value or an error: a
+// signal between processes, a timeout, a condition, the end of a process.
+// Processes wait for events with Proc.Await; functions can be attached with
+// OnDone. Triggering an event schedules it; its waiters run when the
+// scheduler reaches it, in the order they started waiting.
+//
+// A failed event that nobody waits for when it is processed stops the run
+// with its error, so that failures are never dropped silently.
+type Event struct {
+	env     *Env
+	name    string
+	state   eventState
+	value   any
+	err     error
+	waiters []waiter
+}
+
+// NewEvent returns an untriggered event. The name appears in observer
+// records and error messages; it may be empty.
+func (e *Env) NewEvent(name string) *Event {
+	return &Event{env: e, name: name}
+}
+
+// Timeout returns an event that succeeds with value after delay.
+func (e *Env) Timeout(delay Time, value any) (*Event, error) {
+	at, err := e.due(delay)
+	if err != nil {
+		return nil, err
+	}
+	ev := &Event{env: e, name: "timeout", state: triggered, value: value}
+	e.schedule(at, PriorityNormal, ev)
+	return ev, nil
+}
+
+// Name returns the event's name.
+func (ev *Event) Name() string { return ev.name }
+
+// Triggered reports whether the event has its outcome (it may not have been
+// processed yet).
+func (ev *Event) Triggered() bool { return ev.state != pending }
+
+// Processed reports whether the event's waiters have been told.
+func (ev *Event) Processed() bool { return ev.state == processed }
+
+// Value returns the value the event succeeded with, or nil.
+func (ev *Event) Value() any { return ev.value }
+
+// Err returns the error the event failed with, or nil.
+func (ev *Event) Err() error { return ev.err }
+
+// Succeed triggers the event with a value. Its waiters run when the
+// scheduler reaches it, at the current time.
+func (ev *Event) Succeed(value any) error {
+	return ev.trigger(value, nil)
+}
+
+// Fail triggers the event with an error. err must not be nil.
+func (ev *Event) Fail(err error) error {
+	if err == nil {
+		return errors.New("sim: Fail needs a non-nil error")
+	}
+	return ev.trigger(nil, err)
+}
+
+func (ev *Event) trigger(value any, err error) error {
+	if ev.state != pending {
+		return fmt.Errorf("%w: %q", ErrTriggered, ev.name)
+	}
+	if ev.env.closed {
+		return ErrClosed
+	}
+	ev.state, ev.value, ev.err = triggered, value, err
+	ev.env.schedule(ev.env.now, PriorityNormal, ev)
+	return nil
+}
+
+// OnDone calls fn when the event is processed. Attaching a function counts
+// as handling a failure. If the event has already been processed, fn is
+// called at once.
+func (ev *Event) OnDone(fn func(*Event)) {
+	if ev.state == processed {
+		fn(ev)
+		return
+	}
+	ev.waiters = append(ev.waiters, eventFunc(fn))
+}
+
+func (ev *Event) addWaiter(w waiter) { ev.waiters = append(ev.waiters, w) }
+
+func (ev *Event) removeWaiter(w waiter) {
+	for i, x := range ev.waiters {
+		if x == w {
+			ev.waiters = append(ev.waiters[:i], ev.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+func (ev *Event) describe() (Kind, string) { return KindEvent, ev.name }
+
+func (ev *Event) fire(e *Env, _ uint64) {
+	ev.state = processed
+	waiters := ev.waiters
+	ev.waiters = nil
+	if ev.err != nil && len(waiters) == 0 {
+		e.fail(ev.err)
+		return
+	}
+	for _, w := range waiters {
+		w.onEvent(ev)
+	}
+}
