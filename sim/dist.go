@@ -1,0 +1,433 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Dist is a probability distribution over non-negative float64 values:
+// seconds for durations, plain numbers otherwise. The zero Dist is the
+// constant 0. Dist is a small comparable value type, safe to copy; two Dists
+// are equal (==) exactly when they have the same kind and parameters.
+//
+// A Dist is written as text in scenario files; see ParseDist for the grammar.
+// Every Dist obtained from a constructor or from ParseDist is valid: its
+// parameters are finite, non-negative and at most 1e15.
+type Dist struct {
+	kind distKind
+	a, b float64 // parameters; their meaning depends on kind (see distSpecs)
+}
+
+type distKind uint8
+
+const (
+	kindConst     distKind = iota // a = value
+	kindExp                       // a = mean
+	kindUniform                   // a = lo, b = hi
+	kindLogNormal                 // a = mean, b = cv
+	kindGamma                     // a = mean, b = cv
+	kindNormal                    // a = mean, b = sd (of the normal before truncation)
+)
+
+// distSpec describes one kind of distribution for the parser and printer.
+type distSpec struct {
+	name  string
+	args  []string // parameter names, in positional order
+	named bool     // String writes the arguments with their names
+}
+
+var distSpecs = [...]distSpec{
+	kindConst:     {name: "const", args: []string{"value"}},
+	kindExp:       {name: "exp", args: []string{"mean"}},
+	kindUniform:   {name: "uniform", args: []string{"lo", "hi"}},
+	kindLogNormal: {name: "lognormal", args: []string{"mean", "cv"}, named: true},
+	kindGamma:     {name: "gamma", args: []string{"mean", "cv"}, named: true},
+	kindNormal:    {name: "normal", args: []string{"mean", "sd"}, named: true},
+}
+
+// maxDistParam bounds every parameter, so that samples stay finite.
+const maxDistParam = 1e15
+
+// ErrBadDist is wrapped by the errors of ParseDist and UnmarshalText.
+var ErrBadDist = errors.New("invalid distribution")
+
+// newDist checks the parameters of a distribution of the given kind and
+// returns it. It is the single place where validity is decided.
+func newDist(k distKind, params ...float64) (Dist, error) {
+	spec := distSpecs[k]
+	for i, v := range params {
+		name := spec.args[i]
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return Dist{}, fmt.Errorf("%s: %s (%v) must be finite", spec.name, name, v)
+		case v < 0:
+			return Dist{}, fmt.Errorf("%s: negative %s (%s); values must be non-negative", spec.name, name, formatFloat(v))
+		case v > maxDistParam:
+			return Dist{}, fmt.Errorf("%s: %s (%s) exceeds the limit %g", spec.name, name, formatFloat(v), float64(maxDistParam))
+		}
+		if v == 0 {
+			params[i] = 0 // turn -0 into +0, so that == and String agree
+		}
+	}
+	d := Dist{kind: k, a: params[0]}
+	if len(params) > 1 {
+		d.b = params[1]
+	}
+	if k == kindUniform && d.a > d.b {
+		return Dist{}, fmt.Errorf("uniform: lo (%s) must not exceed hi (%s)", formatFloat(d.a), formatFloat(d.b))
+	}
+	return d, nil
+}
+
+func mustDist(k distKind, params ...float64) Dist {
+	d, err := newDist(k, params...)
+	if err != nil {
+		panic("sim: " + err.Error())
+	}
+	return d
+}
+
+// Const returns the distribution that always yields v.
+// It panics if v is negative, NaN, infinite or above 1e15.
+func Const(v float64) Dist { return mustDist(kindConst, v) }
+
+// Exponential returns the exponential distribution with the given mean.
+// It panics if mean is negative, NaN, infinite or above 1e15.
+func Exponential(mean float64) Dist { return mustDist(kindExp, mean) }
+
+// Uniform returns the continuous uniform distribution on [lo, hi).
+// It panics if lo > hi or either bound is negative, NaN, infinite or above 1e15.
+func Uniform(lo, hi float64) Dist { return mustDist(kindUniform, lo, hi) }
+
+// LogNormal returns the log-normal distribution with the given mean and
+// coefficient of variation cv (standard deviation divided by mean).
+// It panics if a parameter is negative, NaN, infinite or above 1e15.
+func LogNormal(mean, cv float64) Dist { return mustDist(kindLogNormal, mean, cv) }
+
+// Gamma returns the gamma distribution with the given mean and coefficient
+// of variation cv (shape 1/cv², scale mean·cv²); cv = 1 is the exponential.
+// It panics if a parameter is negative, NaN, infinite or above 1e15.
+func Gamma(mean, cv float64) Dist { return mustDist(kindGamma, mean, cv) }
+
+// TruncNormal returns the normal distribution with location mean and standard
+// deviation sd, truncated at 0: draws below 0 are rejected and redrawn (not
+// clamped), so no mass piles up at 0. Because mean must be non-negative, at
+// least half of the draws are accepted. Mean reports the mean of the
+// truncated distribution, which exceeds the mean parameter when sd > 0.
+// It panics if a parameter is negative, NaN, infinite or above 1e15.
+func TruncNormal(mean, sd float64) Dist { return mustDist(kindNormal, mean, sd) }
+
+// MustParseDist is like ParseDist but panics if s cannot be parsed.
+// It is meant for tests, examples and package-level variables.
+func MustParseDist(s string) Dist {
+	d, err := ParseDist(s)
+	if err != nil {
+		panic("sim: " + err.Error())
+	}
+	return d
+}
+
+// ParseDist parses the text form of a distribution. The grammar is
+// case-sensitive and tolerates white space around every token:
+//
+//	0.3, 5m, 90s, 1h30m             a constant (a bare number or a duration)
+//	const(X)                        a constant
+//	exp(MEAN)                       exponential
+//	uniform(LO, HI)                 uniform on [LO, HI)
+//	lognormal(mean=M, cv=C)         log-normal by mean and coefficient of variation
+//	gamma(mean=M, cv=C)             gamma by mean and coefficient of variation
+//	normal(mean=M, sd=S)            normal truncated at 0 (see TruncNormal)
+//
+// Arguments may be positional, in the order shown, or named (value=, mean=,
+// cv=, sd=, lo=, hi=); positional arguments come before named ones. Every
+// value is a number or a duration such as 90s, 12m or 1h30m; durations are
+// converted to seconds. Values must be finite, non-negative and at most 1e15.
+// The errors wrap ErrBadDist and say what is allowed.
+func ParseDist(s string) (Dist, error) {
+	d, err := parseDist(s)
+	if err != nil {
+		return Dist{}, fmt.Errorf("%w %q: %v", ErrBadDist, s, err)
+	}
+	return d, nil
+}
+
+func parseDist(s string) (Dist, error) {
+	s = strings.TrimSpace(s)
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		if s == "" {
+			return Dist{}, errors.New("empty (want a number, a duration such as 90s, or a form such as exp(5m))")
+		}
+		if _, err := strconv.ParseFloat(s, 64); err != nil && isIdent(s) {
+			// A word that is not a number ("Inf" and "NaN" are numbers): a misspelt or bare kind.
+			if _, ok := lookupKind(s); ok {
+				return Dist{}, fmt.Errorf("%s needs arguments in parentheses, as in %s", s, exampleOf(s))
+			}
+			return Dist{}, unknownKindError(s)
+		}
+		v, err := parseDistValue(s)
+		if err != nil {
+			return Dist{}, err
+		}
+		return newDist(kindConst, v)
+	}
+
+	name := strings.TrimSpace(s[:open])
+	k, ok := lookupKind(name)
+	if !ok {
+		return Dist{}, unknownKindError(name)
+	}
+	spec := distSpecs[k]
+	if !strings.HasSuffix(s, ")") {
+		return Dist{}, fmt.Errorf("%s: missing closing parenthesis", name)
+	}
+	inner := s[open+1 : len(s)-1]
+
+	params := make([]float64, len(spec.args))
+	set := make([]bool, len(spec.args))
+	if strings.TrimSpace(inner) != "" {
+		sawNamed := false
+		for i, arg := range strings.Split(inner, ",") {
+			arg = strings.TrimSpace(arg)
+			if arg == "" {
+				return Dist{}, fmt.Errorf("%s: empty argument %d (want %s)", name, i+1, spec.usage())
+			}
+			idx := i
+			if key, val, isNamed := strings.Cut(arg, "="); isNamed {
+				key = strings.TrimSpace(key)
+				idx = spec.argIndex(key)
+				if idx < 0 {
+					return Dist{}, fmt.Errorf("%s: unknown argument %q (allowed: %s)", name, key, strings.Join(spec.args, ", "))
+				}
+				arg = strings.TrimSpace(val)
+				sawNamed = true
+			} else if sawNamed {
+				return Dist{}, fmt.Errorf("%s: positional argument %q after a named one (want %s)", name, arg, spec.usage())
+			} else if idx >= len(spec.args) {
+				return Dist{}, fmt.Errorf("%s: too many arguments (want %s)", name, spec.usage())
+			}
+			if set[idx] {
+				return Dist{}, fmt.Errorf("%s: argument %q given twice", name, spec.args[idx])
+			}
+			v, err := parseDistValue(arg)
+			if err != nil {
+				return Dist{}, fmt.Errorf("%s: %s: %w", name, spec.args[idx], err)
+			}
+			params[idx], set[idx] = v, true
+		}
+	}
+	for i, ok := range set {
+		if !ok {
+			return Dist{}, fmt.Errorf("%s: missing argument %q (want %s)", name, spec.args[i], spec.usage())
+		}
+	}
+	return newDist(k, params...)
+}
+
+// parseDistValue parses a number or a duration (converted to seconds).
+func parseDistValue(s string) (float64, error) {
+	if s == "" {
+		return 0, errors.New("empty value (want a number such as 0.3 or a duration such as 90s)")
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("value %q must be finite", s)
+		}
+		return v, nil
+	}
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("value %q is out of range", s)
+	}
+	t, terr := ParseTime(s)
+	if terr != nil {
+		return 0, fmt.Errorf("invalid value %q (want a number such as 0.3 or a duration such as 90s)", s)
+	}
+	return t.Seconds(), nil
+}
+
+func lookupKind(name string) (distKind, bool) {
+	for k, spec := range distSpecs {
+		if spec.name == name {
+			return distKind(k), true
+		}
+	}
+	return 0, false
+}
+
+func unknownKindError(name string) error {
+	names := make([]string, len(distSpecs))
+	for k, spec := range distSpecs {
+		names[k] = spec.name
+	}
+	return fmt.Errorf("unknown distribution %q (allowed: %s, or a bare number or duration)", name, strings.Join(names, ", "))
+}
+
+func exampleOf(name string) string {
+	k, _ := lookupKind(name)
+	return distSpecs[k].name + "(" + distSpecs[k].usage() + ")"
+}
+
+// isIdent reports whether s looks like a name (letters only), not a value.
+func isIdent(s string) bool {
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (spec distSpec) argIndex(key string) int {
+	for i, a := range spec.args {
+		if a == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func (spec distSpec) usage() string {
+	parts := make([]string, len(spec.args))
+	for i, a := range spec.args {
+		parts[i] = a + "=" + strings.ToUpper(a[:1])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// formatFloat writes v in the shortest form that parses back to v exactly.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// String returns the canonical text of d, which ParseDist reads back to a Dist
+// equal to d. Values are written in seconds (or plain numbers) in the shortest
+// exact form: Const(300) is "300", LogNormal(300, 0.5) is
+// "lognormal(mean=300, cv=0.5)".
+func (d Dist) String() string {
+	if d.kind == kindConst {
+		return formatFloat(d.a)
+	}
+	spec := distSpecs[d.kind]
+	var sb strings.Builder
+	sb.WriteString(spec.name)
+	sb.WriteByte('(')
+	params := [2]float64{d.a, d.b}
+	for i, v := range params[:len(spec.args)] {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		if spec.named {
+			sb.WriteString(spec.args[i])
+			sb.WriteByte('=')
+		}
+		sb.WriteString(formatFloat(v))
+	}
+	sb.WriteByte(')')
+	return sb.String()
+}
+
+// MarshalText returns the String form of d.
+func (d Dist) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText parses text written as for ParseDist. On error d is unchanged.
+func (d *Dist) UnmarshalText(text []byte) error {
+	v, err := ParseDist(string(text))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// IsZero reports whether d is the zero Dist, the constant 0.
+func (d Dist) IsZero() bool { return d == Dist{} }
+
+// Mean returns the expected value of d. For TruncNormal it is the mean of the
+// distribution truncated at 0, not the location parameter.
+func (d Dist) Mean() float64 {
+	switch d.kind {
+	case kindUniform:
+		return (d.a + d.b) / 2
+	case kindNormal:
+		if d.b == 0 {
+			return d.a
+		}
+		// Mean of a normal truncated below at 0: mu + sigma·φ(α)/(1−Φ(α)), α = −mu/sigma.
+		alpha := -d.a / d.b
+		return d.a + d.b*distuv.UnitNormal.Prob(alpha)/distuv.UnitNormal.Survival(alpha)
+	default: // const, exp, lognormal, gamma: a is the mean
+		return d.a
+	}
+}
+
+// Sample draws one value from d using r, never the global generator; the
+// result is finite and non-negative. Given the state of r the result is
+// deterministic. Constants and degenerate distributions (zero mean, zero cv
+// or zero sd) return their value without drawing from r. Sampling a
+// log-normal or gamma distribution allocates a little (gonum's distuv wraps r
+// in a new rand.Rand on every draw).
+func (d Dist) Sample(r *rand.Rand) float64 {
+	switch d.kind {
+	case kindConst:
+		return d.a
+	case kindExp:
+		return r.ExpFloat64() * d.a
+	case kindUniform:
+		if d.a == d.b {
+			return d.a
+		}
+		return d.a + (d.b-d.a)*r.Float64()
+	case kindLogNormal:
+		if d.a == 0 || d.b == 0 {
+			return d.a
+		}
+		// mean = exp(mu + sigma²/2), cv² = exp(sigma²) − 1.
+		s2 := math.Log1p(d.b * d.b)
+		ln := distuv.LogNormal{Mu: math.Log(d.a) - s2/2, Sigma: math.Sqrt(s2), Src: r}
+		return ln.Rand()
+	case kindGamma:
+		shape := 1 / (d.b * d.b)
+		if d.a == 0 || shape > 1e300 {
+			// cv is 0 or below 1e-150, far under float64 resolution: a point
+			// mass (and a larger shape could overflow the sampler).
+			return d.a
+		}
+		// Draw with unit rate and scale afterwards, so that a tiny mean cannot
+		// overflow the rate: X = G(shape, 1)·mean/shape.
+		g := distuv.Gamma{Alpha: shape, Beta: 1, Src: r}
+		return g.Rand() / shape * d.a
+	case kindNormal:
+		if d.b == 0 {
+			return d.a
+		}
+		for {
+			if x := d.a + d.b*r.NormFloat64(); x >= 0 {
+				return x
+			}
+		}
+	}
+	panic("sim: invalid Dist kind") // unreachable: kind is unexported
+}
+
+// Scale returns the distribution of k·X where X is distributed as d: means,
+// bounds and standard deviations are multiplied by k, coefficients of
+// variation are kept. It is used to calibrate amounts of work. Scale panics
+// if k is not positive and finite or if a scaled parameter would exceed 1e15.
+func (d Dist) Scale(k float64) Dist {
+	if !(k > 0) || math.IsInf(k, 1) {
+		panic(fmt.Sprintf("sim: Dist.Scale: factor %v must be positive and finite", k))
+	}
+	switch d.kind {
+	case kindConst, kindExp:
+		return mustDist(d.kind, d.a*k)
+	case kindUniform, kindNormal:
+		return mustDist(d.kind, d.a*k, d.b*k)
+	default: // lognormal, gamma: (mean, cv)
+		return mustDist(d.kind, d.a*k, d.b)
+	}
+}

@@ -1,0 +1,321 @@
+package sim_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+func TestParseDistValid(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // String() of the result
+		mean float64
+	}{
+		{"0.3", "0.3", 0.3},
+		{" 5m ", "300", 300},
+		{"90s", "90", 90},
+		{"1h30m", "5400", 5400},
+		{"250ms", "0.25", 0.25},
+		{"1e-3", "0.001", 0.001},
+		{"0", "0", 0},
+		{"-0", "0", 0},
+		{"const(2)", "2", 2},
+		{"const( value = 1m )", "60", 60},
+		{"exp(5m)", "exp(300)", 300},
+		{"exp( mean = 2 )", "exp(2)", 2},
+		{"exp (2)", "exp(2)", 2},
+		{"uniform(2, 5)", "uniform(2, 5)", 3.5},
+		{"uniform(hi=1m, lo=30s)", "uniform(30, 60)", 45},
+		{"uniform(3,3)", "uniform(3, 3)", 3},
+		{"lognormal(mean=5m, cv=0.5)", "lognormal(mean=300, cv=0.5)", 300},
+		{"lognormal(300, 0.5)", "lognormal(mean=300, cv=0.5)", 300},
+		{"lognormal(300, cv=0.5)", "lognormal(mean=300, cv=0.5)", 300},
+		{"lognormal(cv=0, mean=1)", "lognormal(mean=1, cv=0)", 1},
+		{"gamma(mean=2, cv=1)", "gamma(mean=2, cv=1)", 2},
+		{"gamma(\tmean=1m30s,\ncv=3 )", "gamma(mean=90, cv=3)", 90},
+		{"normal(mean=10, sd=0)", "normal(mean=10, sd=0)", 10},
+		{"normal(10, 2)", "normal(mean=10, sd=2)", 10 + 2*phiOverSurvival(-5)},
+		// Truncating N(0, 1) at 0 leaves the half-normal, mean sqrt(2/pi).
+		{"normal(mean=0, sd=1)", "normal(mean=0, sd=1)", math.Sqrt(2 / math.Pi)},
+		{"normal(mean=1, sd=2)", "normal(mean=1, sd=2)", 1 + 2*phiOverSurvival(-0.5)},
+		{"exp(1e15)", "exp(1e+15)", 1e15},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			d, err := sim.ParseDist(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, d.String())
+			assert.InDelta(t, tt.mean, d.Mean(), 1e-12*math.Max(1, tt.mean))
+		})
+	}
+}
+
+// phiOverSurvival returns φ(a)/(1−Φ(a)) for the standard normal, written out
+// independently of the code under test.
+func phiOverSurvival(a float64) float64 {
+	phi := math.Exp(-a*a/2) / math.Sqrt(2*math.Pi)
+	return phi / (0.5 * math.Erfc(a/math.Sqrt2))
+}
+
+func TestParseDistInvalid(t *testing.T) {
+	tests := []struct {
+		in, want string // want: a fragment of the error message
+	}{
+		{"", "empty"},
+		{"   ", "empty"},
+		{"expo(1)", `unknown distribution "expo" (allowed: const, exp, uniform, lognormal, gamma, normal`},
+		{"Exp(1)", `unknown distribution "Exp"`},
+		{"(1)", `unknown distribution ""`},
+		{"exp", "exp needs arguments in parentheses, as in exp(mean=M)"},
+		{"weibull", `unknown distribution "weibull"`},
+		{"uniform(5, 2)", "uniform: lo (5) must not exceed hi (2)"},
+		{"exp(-1)", "negative mean"},
+		{"-3", "negative value"},
+		{"-5s", "negative value"},
+		{"lognormal(mean=1, cv=-0.1)", "negative cv"},
+		{"NaN", "must be finite"},
+		{"Inf", "must be finite"},
+		{"exp(-Inf)", "must be finite"},
+		{"exp(1e400)", "out of range"},
+		{"exp(2e15)", "exceeds the limit 1e+15"},
+		{"lognormal(mean=1)", `missing argument "cv" (want mean=M, cv=C)`},
+		{"exp()", `missing argument "mean"`},
+		{"lognormal(mean=1, mean=2)", `argument "mean" given twice`},
+		{"lognormal(1, mean=2)", `argument "mean" given twice`},
+		{"gamma(mean=1, sd=2)", `unknown argument "sd" (allowed: mean, cv)`},
+		{"normal(mean=1, cv=2)", `unknown argument "cv" (allowed: mean, sd)`},
+		{"uniform(1, 2, 3)", "too many arguments (want lo=L, hi=H)"},
+		{"lognormal(mean=1, cv=2, 3)", "positional argument"},
+		{"exp(1,)", "empty argument 2"},
+		{"exp(mean=)", "empty value"},
+		{"exp(1", "missing closing parenthesis"},
+		{"exp(1)x", "missing closing parenthesis"},
+		{"exp(abc)", `invalid value "abc" (want a number such as 0.3 or a duration such as 90s)`},
+		{"exp(5 m)", `invalid value "5 m"`},
+		{"90x", `invalid value "90x"`},
+		{"exp(exp(1))", `invalid value "exp(1)"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			d, err := sim.ParseDist(tt.in)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, sim.ErrBadDist)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Contains(t, err.Error(), `"`+tt.in+`"`, "the error quotes the input")
+			assert.True(t, d.IsZero())
+
+			var u sim.Dist = sim.Const(7)
+			require.Error(t, u.UnmarshalText([]byte(tt.in)))
+			assert.Equal(t, sim.Const(7), u, "UnmarshalText leaves the Dist unchanged on error")
+		})
+	}
+}
+
+// awkward values that must survive the trip through text exactly.
+var awkward = []float64{0, 0.1 + 0.2, 1.0 / 3, 5e-324, math.SmallestNonzeroFloat64 * 3, 1e15, 123456.789e-3, math.Nextafter(1, 2)}
+
+func allKinds(v, w float64) []sim.Dist {
+	return []sim.Dist{
+		sim.Const(v),
+		sim.Exponential(v),
+		sim.Uniform(math.Min(v, w), math.Max(v, w)),
+		sim.LogNormal(v, w),
+		sim.Gamma(v, w),
+		sim.TruncNormal(v, w),
+	}
+}
+
+func TestDistRoundTrip(t *testing.T) {
+	for _, v := range awkward {
+		for _, w := range awkward {
+			for _, d := range allKinds(v, w) {
+				s := d.String()
+				got, err := sim.ParseDist(s)
+				require.NoError(t, err, s)
+				require.Equal(t, d, got, s)
+
+				b, err := d.MarshalText()
+				require.NoError(t, err)
+				var u sim.Dist
+				require.NoError(t, u.UnmarshalText(b))
+				require.Equal(t, d, u, s)
+			}
+		}
+	}
+}
+
+func TestDistZero(t *testing.T) {
+	var d sim.Dist
+	assert.True(t, d.IsZero())
+	assert.Equal(t, "0", d.String())
+	assert.Zero(t, d.Mean())
+	assert.Zero(t, d.Sample(rand.New(rand.NewPCG(1, 2))))
+	assert.Equal(t, d, sim.Const(0))
+	assert.Equal(t, d, sim.MustParseDist("0s"))
+	assert.False(t, sim.Exponential(0).IsZero(), "only the constant 0 is the zero Dist")
+	assert.False(t, sim.Const(1).IsZero())
+}
+
+func TestDistConstructorsPanic(t *testing.T) {
+	for name, f := range map[string]func(){
+		"Const(-1)":          func() { sim.Const(-1) },
+		"Exponential(NaN)":   func() { sim.Exponential(math.NaN()) },
+		"Uniform(2, 1)":      func() { sim.Uniform(2, 1) },
+		"LogNormal(1, Inf)":  func() { sim.LogNormal(1, math.Inf(1)) },
+		"Gamma(2e15, 1)":     func() { sim.Gamma(2e15, 1) },
+		"TruncNormal(-1, 1)": func() { sim.TruncNormal(-1, 1) },
+		"MustParseDist":      func() { sim.MustParseDist("expo(1)") },
+	} {
+		assert.Panics(t, f, name)
+	}
+}
+
+func TestDistScale(t *testing.T) {
+	for _, d := range allKinds(3, 0.5) {
+		s := d.Scale(2.5)
+		assert.InDelta(t, 2.5*d.Mean(), s.Mean(), 1e-12, "%v → %v", d, s)
+	}
+	assert.Equal(t, sim.LogNormal(6, 0.5), sim.LogNormal(3, 0.5).Scale(2), "cv is kept")
+	assert.Equal(t, sim.Gamma(6, 0.5), sim.Gamma(3, 0.5).Scale(2), "cv is kept")
+	assert.Equal(t, sim.TruncNormal(6, 1), sim.TruncNormal(3, 0.5).Scale(2), "sd is scaled")
+	assert.Equal(t, sim.Uniform(2, 4), sim.Uniform(1, 2).Scale(2))
+	for _, k := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		assert.Panics(t, func() { sim.Const(1).Scale(k) }, "k = %v", k)
+	}
+	assert.Panics(t, func() { sim.Exponential(1e10).Scale(1e10) }, "beyond the limit")
+}
+
+// moments returns the sample mean and standard deviation of xs, the standard
+// error of the mean, and the standard error of the sample standard deviation
+// (from the fourth central moment: Var(s²) ≈ (m4 − s⁴)/n, SE(s) ≈ SE(s²)/2s).
+func moments(xs []float64) (mean, sd, seMean, seSD float64) {
+	n := float64(len(xs))
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= n
+	var m2, m4 float64
+	for _, x := range xs {
+		d2 := (x - mean) * (x - mean)
+		m2 += d2
+		m4 += d2 * d2
+	}
+	m2 /= n
+	m4 /= n
+	sd = math.Sqrt(m2)
+	seMean = sd / math.Sqrt(n)
+	if sd > 0 {
+		seSD = math.Sqrt((m4-m2*m2)/n) / (2 * sd)
+	}
+	return mean, sd, seMean, seSD
+}
+
+func TestDistSampleMoments(t *testing.T) {
+	const n = 200_000
+	tests := []struct {
+		d      sim.Dist
+		wantSD float64 // if > 0, the sample sd is checked too
+	}{
+		{sim.Const(4), 0},
+		{sim.Exponential(2), 2},
+		{sim.Uniform(1, 3), 2 / math.Sqrt(12)},
+		{sim.LogNormal(5, 0.5), 2.5},
+		{sim.LogNormal(5, 2), 0}, // heavy tail: the sample sd converges too slowly
+		{sim.LogNormal(0, 1), 0},
+		{sim.Gamma(5, 0.5), 2.5},
+		{sim.Gamma(5, 1), 5},
+		{sim.Gamma(5, 3), 15}, // shape 1/9 < 0.2: gonum's small-shape algorithm
+		{sim.Gamma(5, 0), 0},
+		{sim.TruncNormal(10, 2), 2}, // truncation at 5 sd: negligible
+		{sim.TruncNormal(1, 2), 0},
+		{sim.TruncNormal(0, 1), math.Sqrt(1 - 2/math.Pi)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.d.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			xs := make([]float64, n)
+			for i := range xs {
+				x := tt.d.Sample(r)
+				require.False(t, math.IsNaN(x) || math.IsInf(x, 0) || x < 0, "sample %d = %v", i, x)
+				xs[i] = x
+			}
+			mean, sd, seMean, seSD := moments(xs)
+			if seMean == 0 {
+				assert.Equal(t, tt.d.Mean(), mean)
+				return
+			}
+			assert.InDelta(t, tt.d.Mean(), mean, 5*seMean, "mean (SE %.3g)", seMean)
+			if tt.wantSD > 0 {
+				assert.InDelta(t, tt.wantSD, sd, 5*seSD, "sd (SE %.3g)", seSD)
+			}
+		})
+	}
+}
+
+func TestDistSampleDeterministic(t *testing.T) {
+	for _, d := range allKinds(3, 0.7) {
+		r1, r2, r3 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(3, 4))
+		differ := false
+		for range 1000 {
+			x := d.Sample(r1)
+			require.Equal(t, x, d.Sample(r2), d.String())
+			differ = differ || x != d.Sample(r3)
+		}
+		if d != sim.Const(3) {
+			assert.True(t, differ, "%v draws from r", d)
+		}
+	}
+}
+
+func TestDistSampleExtremes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, v := range []float64{0, 5e-324, 1e-300, 1, 1e15} {
+		for _, w := range []float64{0, 5e-324, 1e-160, 1e-150, 1e-8, 1, 1e15} {
+			for _, d := range allKinds(v, w) {
+				for range 200 {
+					x := d.Sample(r)
+					require.False(t, math.IsNaN(x) || math.IsInf(x, 0) || x < 0, "%v sampled %v", d, x)
+				}
+				m := d.Mean()
+				require.False(t, math.IsNaN(m) || math.IsInf(m, 0) || m < 0, "%v has mean %v", d, m)
+			}
+		}
+	}
+}
+
+func FuzzParseDist(f *testing.F) {
+	for _, s := range []string{
+		"0.3", "5m", "1h30m", "const(2)", "exp(5m)", "uniform(2, 5)", "uniform(hi=1m, lo=30s)",
+		"lognormal(mean=5m, cv=0.5)", "gamma(mean=2, cv=3)", "normal(mean=0, sd=1)",
+		"expo(1)", "uniform(5, 2)", "exp(-1)", "NaN", "exp(1e400)", "lognormal(1, mean=2)",
+		"gamma(mean=1e15, cv=1e15)", "normal(1e15, 1e15)", "exp(0x1p-1074)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := sim.ParseDist(s)
+		if err != nil {
+			require.ErrorIs(t, err, sim.ErrBadDist)
+			return
+		}
+		again, err := sim.ParseDist(d.String())
+		require.NoError(t, err, "%q → %q", s, d.String())
+		require.Equal(t, d, again, "%q → %q", s, d.String())
+		require.False(t, strings.ContainsAny(d.String(), "\n\t"))
+
+		m := d.Mean()
+		require.False(t, math.IsNaN(m) || math.IsInf(m, 0) || m < 0, "%v has mean %v", d, m)
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 20 {
+			x := d.Sample(r)
+			require.False(t, math.IsNaN(x) || math.IsInf(x, 0) || x < 0, "%v sampled %v", d, x)
+		}
+	})
+}
