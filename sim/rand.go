@@ -70,3 +70,32 @@ func splitmix(x *uint64) uint64 {
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
+
+// Key names one purpose of a Streams ("attempt outcome", "check") for
+// counter-based draws: Float64(a, b, c) is a pure function of the master
+// seed, the purpose and the three counters. It needs no generator state, so
+// the draw for "attempt 2 of subtask 17 in episode 5" is the same however
+// many other draws happened before it: common random numbers at the finest
+// grain, with no allocation.
+type Key struct{ k uint64 }
+
+// Key returns the counter-based stream of a purpose.
+func (s Streams) Key(purpose string) Key {
+	a, _ := s.key(purpose, 0)
+	return Key{k: a}
+}
+
+// Uint64 returns the draw for counters (a, b, c).
+func (k Key) Uint64(a, b, c uint64) uint64 {
+	x := k.k ^ a*0x9e3779b97f4a7c15
+	v := splitmix(&x)
+	x = v ^ b*0xc2b2ae3d27d4eb4f
+	v = splitmix(&x)
+	x = v ^ c*0x165667b19e3779f9
+	return splitmix(&x)
+}
+
+// Float64 returns a uniform draw in [0, 1) for counters (a, b, c).
+func (k Key) Float64(a, b, c uint64) float64 {
+	return float64(k.Uint64(a, b, c)>>11) / (1 << 53)
+}

@@ -1,0 +1,112 @@
+package collective
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Action is what a free agent decides to do next. The action set is the
+// same for every organization: fixed organizations are fixed policies over
+// it, and a learned policy chooses among the same actions.
+type Action uint8
+
+// The actions.
+const (
+	// Work takes the next ready subtask and attempts it yourself.
+	Work Action = iota
+	// Delegate hands the next ready subtask to an idle helper, spawning
+	// one if none is idle. The delegating agent stays free.
+	Delegate
+	// Attempt starts an independent attempt at the whole task: a new agent
+	// with its own copy of the task, whose result is a candidate for
+	// selection. Main agent only.
+	Attempt
+	// Share sends intermediate findings of your last part to the agents
+	// working on parts it must be reconciled with.
+	Share
+	// Check verifies your last part; a flagged part is attempted again.
+	Check
+	// Wait idles until something changes: ready work, a message, a
+	// finished attempt.
+	Wait
+	// Submit ends the episode with the result (main agent), or hands an
+	// independent attempt's result in as a candidate.
+	Submit
+
+	// NumActions is the size of the action set.
+	NumActions = int(Submit) + 1
+)
+
+var actionNames = [NumActions]string{"work", "delegate", "attempt", "share", "check", "wait", "submit"}
+
+// String returns the action's name as used in tables and scenario files.
+func (a Action) String() string {
+	if int(a) < NumActions {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("Action(%d)", a)
+}
+
+// ParseAction returns the action with the given name.
+func ParseAction(s string) (Action, error) {
+	for i, n := range actionNames {
+		if n == s {
+			return Action(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown action %q (allowed: %s)", s, strings.Join(actionNames[:], ", "))
+}
+
+// Mask is the set of actions valid in a state, one bit per action.
+type Mask uint8
+
+// Has reports whether a is in the mask.
+func (m Mask) Has(a Action) bool { return m&(1<<a) != 0 }
+
+// With returns the mask with a added.
+func (m Mask) With(a Action) Mask { return m | 1<<a }
+
+// Observation is what an agent can see when it decides. Counts refer to the
+// agent's own attempt (the main team, or an independent attempt).
+type Observation struct {
+	Main      bool    // the agent is the main (orchestrating) agent
+	Alone     bool    // the agent works an independent attempt alone
+	TimeUsed  float64 // elapsed time over the time limit; 0 without a limit
+	Elapsed   float64 // elapsed virtual seconds
+	Progress  float64 // fraction of the task's work released so far
+	Ready     int     // subtasks ready to start
+	Busy      int     // other agents busy
+	Idle      int     // other agents waiting
+	Free      int     // agents that may still be spawned
+	Unread    int     // messages waiting to be read
+	Attempts  int     // independent attempts started so far
+	Pending   int     // independent attempts started and not yet submitted
+	Unchecked bool    // the agent holds a part not yet verified
+	Unshared  bool    // the agent holds findings not yet shared with partners
+	Coupling  float64 // largest coupling of a join fed by the agent's part or the next ready subtask
+	NextWork  float64 // work of the next ready subtask over the task's mean work per subtask
+	Retries   int     // retries already spent on the held part
+	Complete  bool    // every subtask of the attempt has been released
+}
+
+// Policy decides what a free agent does. Every agent of the collective asks
+// the same policy. u is a uniform draw in [0, 1) from the agent's own random
+// stream, for policies that sample; the returned action must be in mask.
+type Policy interface {
+	Decide(obs *Observation, mask Mask, u float64) Action
+}
+
+// PolicyFunc adapts a function to the Policy interface.
+type PolicyFunc func(obs *Observation, mask Mask, u float64) Action
+
+// Decide calls f.
+func (f PolicyFunc) Decide(obs *Observation, mask Mask, u float64) Action { return f(obs, mask, u) }
+
+// Decision is one recorded decision: what the agent saw, what it could do
+// and what it did. The learner computes its gradients from these.
+type Decision struct {
+	Agent  int
+	Obs    Observation
+	Mask   Mask
+	Action Action
+}

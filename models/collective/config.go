@@ -1,0 +1,232 @@
+package collective
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// Config holds the collective's parameters: who the agents are, what model
+// calls, messages, checks and spawning cost, and how parts are reconciled.
+// Every cost may be zero. The zero Config is not valid (it has no agents);
+// start from Defaults.
+type Config struct {
+	// Agents is the most agents that may exist at once, the first (main)
+	// agent included.
+	Agents int `yaml:"agents" json:"agents"`
+	// Speed is work done per unit of virtual time; 1 is the reference agent.
+	Speed float64 `yaml:"speed" json:"speed"`
+	// Strength is the base model's strength s > 0: one attempt at a subtask
+	// of difficulty d is acceptable with probability (1-d)^(1/s).
+	Strength float64 `yaml:"strength" json:"strength"`
+	// Calls prices the model calls that carry out work.
+	Calls Calls `yaml:"calls" json:"calls"`
+	// Comm prices messages and chooses who receives shared findings.
+	Comm Comm `yaml:"comm" json:"comm"`
+	// Spawn is the start-up latency of a new helper agent.
+	Spawn sim.Time `yaml:"spawn" json:"spawn"`
+	// Check prices verification and says how often it is right.
+	Check Verification `yaml:"check" json:"check"`
+	// Reconcile says what happens at coupled joins.
+	Reconcile Reconcile `yaml:"reconcile" json:"reconcile"`
+	// Select prices the verifier that picks among independent attempts.
+	Select Selection `yaml:"select" json:"select"`
+	// TimeLimit interrupts the episode; an unfinished episode is not
+	// acceptable. Zero means no limit.
+	TimeLimit sim.Time `yaml:"time_limit" json:"time_limit"`
+}
+
+// Calls prices model calls. Work on a subtask is carried out in calls of at
+// most Span of work each; every call costs Overhead plus the time to read
+// its prompt (system prompt, inputs and every message read so far) and the
+// time to generate its output.
+type Calls struct {
+	// Span is the work covered by one model call; 0 means one call per
+	// attempt.
+	Span sim.Time `yaml:"span" json:"span"`
+	// Overhead is the fixed latency of one call (API and scheduling).
+	Overhead sim.Time `yaml:"overhead" json:"overhead"`
+	// PromptToken is the time to read one prompt token (prefill).
+	PromptToken sim.Time `yaml:"prompt_token" json:"prompt_token"`
+	// OutputRate is the output tokens generated per second of work.
+	OutputRate float64 `yaml:"output_rate" json:"output_rate"`
+	// SystemPrompt is the number of tokens every prompt starts with.
+	SystemPrompt int `yaml:"system_prompt" json:"system_prompt"`
+}
+
+// Topology says who receives a shared finding.
+type Topology string
+
+// Topologies for sharing findings.
+const (
+	// PointToPoint sends one message to each agent working on a part of
+	// the same coupled join.
+	PointToPoint Topology = "point-to-point"
+	// Broadcast sends one message to every other agent of the attempt.
+	Broadcast Topology = "broadcast"
+	// Blackboard writes once to a shared board; agents of the attempt read
+	// it at their next model call.
+	Blackboard Topology = "blackboard"
+)
+
+// Comm prices communication. A message costs its sender Write per token,
+// travels Latency plus size/Bandwidth, and costs each receiver Read per
+// token when read; read messages also lengthen the receiver's later prompts.
+type Comm struct {
+	Topology Topology `yaml:"topology" json:"topology"`
+	// Write is the sender's time per token written.
+	Write sim.Time `yaml:"write" json:"write"`
+	// Read is a receiver's time per token read.
+	Read sim.Time `yaml:"read" json:"read"`
+	// Latency is the fixed delivery delay of a message.
+	Latency sim.Time `yaml:"latency" json:"latency"`
+	// Bandwidth is tokens per second on the wire; 0 means unlimited.
+	Bandwidth float64 `yaml:"bandwidth" json:"bandwidth"`
+	// MessageTokens is the size of a shared finding or a delegation hand-off.
+	MessageTokens int `yaml:"message_tokens" json:"message_tokens"`
+	// Disabled turns sharing into a no-op: the counterfactual "what if
+	// nobody had shared" replay.
+	Disabled bool `yaml:"disabled" json:"disabled"`
+}
+
+// Verification prices checking a finished part. A check costs Cost times
+// the part's work plus one model call; it flags an unacceptable part with
+// probability Accuracy, and an acceptable one with probability 1-Accuracy.
+// A flagged part is attempted again, at most Retries times.
+type Verification struct {
+	Cost     float64 `yaml:"cost" json:"cost"`
+	Accuracy float64 `yaml:"accuracy" json:"accuracy"`
+	Retries  int     `yaml:"retries" json:"retries"`
+}
+
+// ConflictMode says what an unreconciled conflict at a join does.
+type ConflictMode string
+
+// Conflict modes.
+const (
+	// ConflictFail makes the join's attempt unacceptable.
+	ConflictFail ConflictMode = "fail"
+	// ConflictRework makes the joining agent redo part of the conflicting
+	// work, after which the conflict is resolved.
+	ConflictRework ConflictMode = "rework"
+)
+
+// Reconcile governs coupled joins. Two parts made by different agents are
+// reconciled when the maker of the later one read a finding about the
+// earlier one before its last model call; otherwise they conflict with
+// probability κ (the join's coupling).
+type Reconcile struct {
+	Mode ConflictMode `yaml:"mode" json:"mode"`
+	// Rework is the fraction of the smaller conflicting part's work that
+	// the joining agent redoes per conflict in rework mode.
+	Rework float64 `yaml:"rework" json:"rework"`
+}
+
+// Selection prices the selection among independent attempts: the verifier
+// examines candidates in the order they were submitted, taking Cost each,
+// and picks the first it judges acceptable, judging right with
+// probability Accuracy.
+type Selection struct {
+	Cost     sim.Time `yaml:"cost" json:"cost"`
+	Accuracy float64  `yaml:"accuracy" json:"accuracy"`
+}
+
+// Defaults returns a plausible collective: four agents of reference speed
+// and strength, model-call costs fitted for an 8B model on one H100
+// (≈15 ms API overhead plus ≈5.8 ms per decode step, ≈17 µs per prompt
+// token, ≈170 output tokens/s), cheap messages and checks.
+func Defaults() Config {
+	return Config{
+		Agents:   4,
+		Speed:    1,
+		Strength: 1,
+		Calls: Calls{
+			Span:         30 * sim.Second,
+			Overhead:     21 * sim.Millisecond,
+			PromptToken:  17 * sim.Microsecond,
+			OutputRate:   170,
+			SystemPrompt: 500,
+		},
+		Comm: Comm{
+			Topology:      PointToPoint,
+			Write:         6 * sim.Millisecond,
+			Read:          17 * sim.Microsecond,
+			Latency:       50 * sim.Millisecond,
+			MessageTokens: 300,
+		},
+		Spawn:     2 * sim.Second,
+		Check:     Verification{Cost: 0.2, Accuracy: 0.9, Retries: 3},
+		Reconcile: Reconcile{Mode: ConflictFail, Rework: 0.5},
+		Select:    Selection{Cost: 30 * sim.Second, Accuracy: 0.9},
+	}
+}
+
+// Validate reports the first out-of-range field, naming it and the allowed
+// range.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
+	}
+	if c.Agents < 1 {
+		bad("agents", "%d is out of range (at least 1)", c.Agents)
+	}
+	if !(c.Speed > 0) {
+		bad("speed", "%v is out of range (greater than 0)", c.Speed)
+	}
+	if !(c.Strength > 0) {
+		bad("strength", "%v is out of range (greater than 0)", c.Strength)
+	}
+	for _, d := range []struct {
+		field string
+		v     sim.Time
+	}{
+		{"calls.span", c.Calls.Span}, {"calls.overhead", c.Calls.Overhead},
+		{"calls.prompt_token", c.Calls.PromptToken}, {"comm.write", c.Comm.Write},
+		{"comm.read", c.Comm.Read}, {"comm.latency", c.Comm.Latency},
+		{"spawn", c.Spawn}, {"select.cost", c.Select.Cost}, {"time_limit", c.TimeLimit},
+	} {
+		if d.v < 0 {
+			bad(d.field, "%v is negative (durations are 0 or more)", d.v)
+		}
+	}
+	if !(c.Calls.OutputRate >= 0) {
+		bad("calls.output_rate", "%v is out of range (0 or more tokens/s)", c.Calls.OutputRate)
+	}
+	if c.Calls.SystemPrompt < 0 {
+		bad("calls.system_prompt", "%d is negative (0 or more tokens)", c.Calls.SystemPrompt)
+	}
+	if !(c.Comm.Bandwidth >= 0) {
+		bad("comm.bandwidth", "%v is out of range (0 for unlimited, or more)", c.Comm.Bandwidth)
+	}
+	if c.Comm.MessageTokens < 0 {
+		bad("comm.message_tokens", "%d is negative (0 or more tokens)", c.Comm.MessageTokens)
+	}
+	switch c.Comm.Topology {
+	case PointToPoint, Broadcast, Blackboard:
+	default:
+		bad("comm.topology", "%q is not allowed (allowed: %s, %s, %s)", c.Comm.Topology, PointToPoint, Broadcast, Blackboard)
+	}
+	if !(c.Check.Cost >= 0) {
+		bad("check.cost", "%v is out of range (0 or more, a fraction of the part's work)", c.Check.Cost)
+	}
+	if !(c.Check.Accuracy >= 0 && c.Check.Accuracy <= 1) {
+		bad("check.accuracy", "%v is out of range [0, 1]", c.Check.Accuracy)
+	}
+	if c.Check.Retries < 0 {
+		bad("check.retries", "%d is negative (0 or more)", c.Check.Retries)
+	}
+	switch c.Reconcile.Mode {
+	case ConflictFail, ConflictRework:
+	default:
+		bad("reconcile.mode", "%q is not allowed (allowed: %s, %s)", c.Reconcile.Mode, ConflictFail, ConflictRework)
+	}
+	if !(c.Reconcile.Rework >= 0) {
+		bad("reconcile.rework", "%v is out of range (0 or more)", c.Reconcile.Rework)
+	}
+	if !(c.Select.Accuracy >= 0 && c.Select.Accuracy <= 1) {
+		bad("select.accuracy", "%v is out of range [0, 1]", c.Select.Accuracy)
+	}
+	return errors.Join(errs...)
+}

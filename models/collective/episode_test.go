@@ -1,0 +1,211 @@
+package collective_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// free is a collective with every overhead at zero and perfect quality
+// checks, so that finish times are pure work.
+func free(agents int) collective.Config {
+	c := collective.Defaults()
+	c.Agents = agents
+	c.Calls = collective.Calls{Span: 30 * sim.Second}
+	c.Comm = collective.Comm{Topology: collective.PointToPoint}
+	c.Spawn = 0
+	c.Check = collective.Verification{Cost: 0, Accuracy: 1, Retries: 3}
+	return c
+}
+
+func org(t testing.TB, name string) collective.Policy {
+	p, err := policy.Organization(name)
+	require.NoError(t, err)
+	return p
+}
+
+// families are task shapes without JoinAny nodes, so that every subtask is
+// needed and the critical path bounds the finish time.
+var families = []task.Family{
+	{Shape: "chain", Length: 6, Work: sim.Exponential(300), Difficulty: sim.Const(0.2), OutputTokens: sim.Const(400)},
+	{Shape: "fork-join", Width: 8, Stages: 2, Work: sim.LogNormal(300, 1), Difficulty: sim.Const(0.2), OutputTokens: sim.Const(400), Coupling: sim.Const(0.5)},
+	{Shape: "tree", Branching: 3, Depth: 3, Work: sim.Exponential(200), Difficulty: sim.Uniform(0, 0.4), OutputTokens: sim.Const(300), Coupling: sim.Const(0.3)},
+	{Shape: "layered", Width: 6, Depth: 5, EdgeProb: 0.4, Work: sim.Exponential(200), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(300), Coupling: sim.Const(0.2)},
+}
+
+func draw(t testing.TB, f task.Family, seed uint64) *task.Graph {
+	g, err := f.Draw(rand.New(rand.NewPCG(seed, 7)))
+	require.NoError(t, err)
+	return g
+}
+
+func TestFinishNotBeforeCriticalPath(t *testing.T) {
+	for _, f := range families {
+		for _, name := range []string{"sequential", "independent", "split", "team"} {
+			t.Run(f.Shape+"/"+name, func(t *testing.T) {
+				for seed := range uint64(20) {
+					g := draw(t, f, seed)
+					cfg := collective.Defaults()
+					cfg.Speed = 1.5
+					res, err := collective.Run(g, cfg, org(t, name), sim.NewStreams(seed), collective.Options{})
+					require.NoError(t, err)
+					require.False(t, res.Stalled)
+					cp, _ := g.CriticalPath()
+					assert.GreaterOrEqual(t, int64(res.Finish), int64(float64(cp)/1.5)-1, "seed %d", seed)
+					assert.Equal(t, res.CriticalPath, sim.Time(float64(cp)/1.5+0.5))
+				}
+			})
+		}
+	}
+}
+
+func TestSequentialTakesTotalWork(t *testing.T) {
+	for _, f := range families {
+		f.Difficulty, f.Coupling = sim.Const(0), sim.Const(0)
+		for seed := range uint64(10) {
+			g := draw(t, f, seed)
+			res, err := collective.Run(g, free(1), org(t, "sequential"), sim.NewStreams(seed), collective.Options{})
+			require.NoError(t, err)
+			require.True(t, res.Acceptable)
+			assert.Equal(t, g.TotalWork(), res.Finish, "%s seed %d", f.Shape, seed)
+			assert.Equal(t, res.Finish, res.AgentTime)
+			assert.Equal(t, 1, res.ParallelismPeak)
+		}
+	}
+}
+
+func TestSplitWithUnlimitedAgentsFinishesAtCriticalPath(t *testing.T) {
+	for _, f := range families {
+		f.Difficulty, f.Coupling = sim.Const(0), sim.Const(0)
+		for seed := range uint64(10) {
+			g := draw(t, f, seed)
+			res, err := collective.Run(g, free(g.Len()+1), org(t, "split"), sim.NewStreams(seed), collective.Options{})
+			require.NoError(t, err)
+			require.True(t, res.Acceptable)
+			cp, _ := g.CriticalPath()
+			assert.Equal(t, cp, res.Finish, "%s seed %d", f.Shape, seed)
+		}
+	}
+}
+
+func TestAccountsAddUp(t *testing.T) {
+	for _, f := range families {
+		for _, name := range []string{"sequential", "independent", "split", "team"} {
+			g := draw(t, f, 3)
+			res, err := collective.Run(g, collective.Defaults(), org(t, name), sim.NewStreams(3), collective.Options{Trace: true, Record: true})
+			require.NoError(t, err)
+			tr := res.Trace
+			assert.Equal(t, res.Messages, len(tr.Flows), "%s %s: one flow per message", f.Shape, name)
+			var busy sim.Time
+			calls := 0
+			for _, s := range tr.Spans {
+				busy += s.End - s.Start
+				if s.Kind == "work" || s.Kind == "check" {
+					calls++
+				}
+			}
+			if res.Actions[collective.Submit] > 0 && res.Attempts > 0 {
+				calls += res.Attempts + 1 // the verifier examines every candidate
+			}
+			assert.Equal(t, res.AgentTime, busy, "%s %s: agent time is the sum of traced activities", f.Shape, name)
+			assert.Equal(t, res.ModelCalls, calls, "%s %s: model calls", f.Shape, name)
+			total := 0
+			for _, n := range res.Actions {
+				total += n
+			}
+			assert.Equal(t, len(res.Decisions), total)
+			assert.InDelta(t, float64(res.AgentTime)/float64(res.Finish), res.ParallelismMean, 1e-9)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	g := draw(t, families[1], 5)
+	run := func() ([]byte, *collective.Result) {
+		res, err := collective.Run(g, collective.Defaults(), org(t, "team"), sim.NewStreams(9), collective.Options{Trace: true})
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		require.NoError(t, res.Trace.WriteChrome(&buf, "team"))
+		return buf.Bytes(), res
+	}
+	a, ra := run()
+	b, rb := run()
+	assert.Equal(t, a, b)
+	assert.Equal(t, ra, rb)
+}
+
+func TestSharingDisabledReplay(t *testing.T) {
+	f := families[1]
+	f.Coupling = sim.Const(0.9)
+	changed := 0
+	for seed := range uint64(30) {
+		g := draw(t, f, seed)
+		cfg := collective.Defaults()
+		res, err := collective.Run(g, cfg, org(t, "team"), sim.NewStreams(seed), collective.Options{})
+		require.NoError(t, err)
+		require.Positive(t, res.Actions[collective.Share])
+		cfg.Comm.Disabled = true
+		replay, err := collective.Run(g, cfg, org(t, "team"), sim.NewStreams(seed), collective.Options{})
+		require.NoError(t, err)
+		split, err := collective.Run(g, cfg, org(t, "split"), sim.NewStreams(seed), collective.Options{})
+		require.NoError(t, err)
+		assert.Zero(t, replay.Actions[collective.Share])
+		// With sharing disabled, a team is exactly a split.
+		assert.Equal(t, split.Metrics, replay.Metrics, "seed %d", seed)
+		if replay.Acceptable != res.Acceptable {
+			changed++
+		}
+	}
+	assert.Positive(t, changed, "sharing should change some outcomes at κ = 0.9")
+}
+
+func TestInvalidActionIsAnError(t *testing.T) {
+	g := draw(t, families[0], 1)
+	bad := collective.PolicyFunc(func(*collective.Observation, collective.Mask, float64) collective.Action { return collective.Share })
+	_, err := collective.Run(g, collective.Defaults(), bad, sim.NewStreams(1), collective.Options{})
+	require.ErrorIs(t, err, collective.ErrInvalidAction)
+}
+
+func TestTimeLimit(t *testing.T) {
+	g := draw(t, families[0], 1)
+	cfg := collective.Defaults()
+	cfg.TimeLimit = 5 * sim.Minute
+	res, err := collective.Run(g, cfg, org(t, "sequential"), sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	assert.True(t, res.TimedOut)
+	assert.False(t, res.Acceptable)
+	assert.Equal(t, cfg.TimeLimit, res.Finish)
+}
+
+func TestBadConfig(t *testing.T) {
+	g := draw(t, families[0], 1)
+	cfg := collective.Defaults()
+	cfg.Agents = 0
+	cfg.Check.Accuracy = 2
+	_, err := collective.Run(g, cfg, org(t, "sequential"), sim.NewStreams(1), collective.Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "agents")
+	assert.Contains(t, err.Error(), "check.accuracy")
+}
+
+func ExampleRun() {
+	fam := task.Family{Shape: "fork-join", Width: 4, Stages: 1, Work: sim.Const(600), OutputTokens: sim.Const(500)}
+	g, _ := fam.Draw(rand.New(rand.NewPCG(1, 1)))
+	for _, name := range []string{"sequential", "split"} {
+		pol, _ := policy.Organization(name)
+		res, _ := collective.Run(g, collective.Defaults(), pol, sim.NewStreams(1), collective.Options{})
+		fmt.Printf("%-10s finish %5.1f min, acceptable %v, parallelism %.2f\n", name, res.Finish.Minutes(), res.Acceptable, res.ParallelismMean)
+	}
+	// Output:
+	// sequential finish  72.1 min, acceptable true, parallelism 1.00
+	// split      finish  36.1 min, acceptable true, parallelism 2.00
+}

@@ -1,0 +1,67 @@
+package collective
+
+import "github.com/swarmsim/swarmsim/sim"
+
+// BytesPerToken converts message tokens to bytes for reporting.
+const BytesPerToken = 4
+
+// Metrics describe one episode.
+type Metrics struct {
+	Finish     sim.Time // when the result was submitted, or the time limit
+	Acceptable bool     // the submitted result is acceptable
+	TimedOut   bool     // the time limit ended the episode
+	Stalled    bool     // nothing was left to happen before a submission
+
+	ModelCalls    int
+	PromptTokens  int64
+	OutputTokens  int64
+	AgentTime     sim.Time // total busy time of all agents: the cost
+	Messages      int
+	MessageTokens int64
+	Spawned       int // helper agents started, attempts included
+	Attempts      int // independent attempts started
+	Checks        int
+	Retries       int
+	Conflicts     int // unreconciled conflicts at coupled joins
+
+	ParallelismMean float64 // AgentTime / Finish
+	ParallelismPeak int     // most agents busy at once
+	CriticalSteps   int     // model calls on the longest causal chain to the submission
+	CriticalPath    sim.Time
+	SerialWork      sim.Time
+
+	Actions [NumActions]int // decisions taken, by action
+}
+
+// Tokens returns prompt plus output tokens.
+func (m *Metrics) Tokens() int64 { return m.PromptTokens + m.OutputTokens }
+
+// MessageBytes returns the size of all messages in bytes.
+func (m *Metrics) MessageBytes() int64 { return m.MessageTokens * BytesPerToken }
+
+// Speedup is the serial work time at the agents' speed over the finish time:
+// how much faster than one agent doing the work with no overheads.
+func (m *Metrics) Speedup() float64 {
+	if m.Finish <= 0 {
+		return 0
+	}
+	return float64(m.SerialWork) / float64(m.Finish)
+}
+
+// Stretch is the finish time over the critical path: 1 is the lower bound
+// of unlimited free parallelism.
+func (m *Metrics) Stretch() float64 {
+	if m.CriticalPath <= 0 {
+		return 0
+	}
+	return float64(m.Finish) / float64(m.CriticalPath)
+}
+
+// Result is the outcome of one episode.
+type Result struct {
+	Metrics
+	// Decisions holds every decision, when Options.Record is set.
+	Decisions []Decision
+	// Trace holds the episode's activities, when Options.Trace is set.
+	Trace *Trace
+}

@@ -1,0 +1,252 @@
+package task
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+func TestReadDOTPipeline(t *testing.T) {
+	g, err := Load(filepath.Join("testdata", "pipeline.dot"))
+	require.NoError(t, err)
+	names := make([]string, g.Len())
+	for i, nd := range g.Nodes {
+		names[i] = nd.Name
+	}
+	assert.Equal(t, []string{"plan", "search A", "merge", "search B", "search C", "check"}, names, "order of first mention")
+
+	want := []Node{
+		{Name: "plan", Work: 2 * sim.Minute, Difficulty: 0.1, OutputTokens: 300},
+		{Name: "search A", Work: 90 * sim.Second, OutputTokens: 300},
+		{Name: "merge", Work: 30 * sim.Second, OutputTokens: 300, Coupling: 0.9},
+		{Name: "search B", Work: 90 * sim.Second, OutputTokens: 300},
+		{Name: "search C", Work: 45500 * sim.Millisecond, OutputTokens: 300, Loop: 3},
+		{Name: "check", OutputTokens: 300},
+	}
+	assert.Equal(t, want, g.Nodes)
+	assert.Equal(t, 7, g.Edges())
+	tok := func(a, b string) int {
+		u, _ := g.Lookup(a)
+		v, _ := g.Lookup(b)
+		k, ok := g.EdgeTokens(u, v)
+		require.True(t, ok, "%s -> %s", a, b)
+		return k
+	}
+	assert.Equal(t, 50, tok("plan", "search A"))
+	assert.Equal(t, 0, tok("search B", "merge"), "tokens=0 carries nothing")
+	assert.Equal(t, 0, tok("plan", "search B"))
+	assert.Equal(t, 50, tok("plan", "search C"))
+	assert.Equal(t, 50, tok("merge", "check"), "edge defaults apply to all later edges")
+	length, path := g.CriticalPath()
+	assert.Equal(t, (120+90+30)*sim.Second, length)
+	assert.Equal(t, []ID{0, 1, 2}, path, "ties (check has no work) go to the smallest ID")
+	assert.Equal(t, 3, g.Width())
+}
+
+func TestReadDOTForms(t *testing.T) {
+	tests := []struct {
+		name, src string
+		nodes     []string
+		edges     int
+	}{
+		{"empty", `digraph {}`, nil, 0},
+		{"named, semicolons", `digraph G { a; b; a -> b; }`, []string{"a", "b"}, 1},
+		{"keywords any case", `DiGraph { Node [work=1] a -> b }`, []string{"a", "b"}, 1},
+		{"numerals", `digraph { 1 -> 2 -> -3.5 }`, []string{"1", "2", "-3.5"}, 2},
+		{"escapes", `digraph { "say \"hi\"" -> "back\\slash" -> "a\
+b" }`, []string{`say "hi"`, `back\slash`, "ab"}, 2},
+		{"concatenation", `digraph { "ab" + "cd" -> x }`, []string{"abcd", "x"}, 1},
+		{"html", `digraph { <b<i>x</i>> -> y }`, []string{"b<i>x</i>", "y"}, 1},
+		{"utf-8", `digraph { größe -> 大 }`, []string{"größe", "大"}, 1},
+		{"strict merges", `strict digraph { a -> b [tokens=3]; a -> b [tokens=5] }`, []string{"a", "b"}, 1},
+		{"comments", "digraph { // c\n a /* b -> c */ -> d\n# x -> y\n }", []string{"a", "d"}, 1},
+		{"attr separators", `digraph { a [work=1; difficulty=0.5, loop=2] [join=any] }`, []string{"a"}, 0},
+		{"graph attributes", `digraph { rankdir=LR; graph [label="x"] a }`, []string{"a"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := ReadDOT(strings.NewReader(tt.src), "test.dot")
+			require.NoError(t, err)
+			var names []string
+			for _, nd := range g.Nodes {
+				names = append(names, nd.Name)
+			}
+			assert.Equal(t, tt.nodes, names)
+			assert.Equal(t, tt.edges, g.Edges())
+		})
+	}
+
+	g, err := ReadDOT(strings.NewReader(`strict digraph { a -> b [tokens=3]; a -> b [tokens=5] }`), "s.dot")
+	require.NoError(t, err)
+	k, _ := g.EdgeTokens(0, 1)
+	assert.Equal(t, 5, k, "later attributes override")
+
+	g, err = ReadDOT(strings.NewReader(`digraph { a [work=1; difficulty=0.5, loop=2] [join=any] }`), "a.dot")
+	require.NoError(t, err)
+	assert.Equal(t, Node{Name: "a", Work: sim.Second, Difficulty: 0.5, Loop: 2, Join: JoinAny}, g.Nodes[0])
+}
+
+func TestReadDOTErrors(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"undirected", "graph { a -- b }", "g.dot:1:1: undirected graphs are not supported (use digraph)"},
+		{"strict undirected", "strict graph { }", "g.dot:1:8: undirected"},
+		{"not a graph", "hello", "g.dot:1:1: expected digraph, found 'hello'"},
+		{"undirected edge", "digraph {\n  a -- b\n}", "g.dot:2:5: undirected edge '--' in a digraph"},
+		{"undirected edge in chain", "digraph { a -> b -- c }", "g.dot:1:18: undirected edge"},
+		{"subgraph", "digraph {\n subgraph cluster0 { a } }", "g.dot:2:2: subgraphs are not supported"},
+		{"anonymous subgraph", "digraph { a -> { b c } }", "g.dot:1:16: subgraphs are not supported"},
+		{"group", "digraph { { a b } -> c }", "g.dot:1:11: subgraphs are not supported"},
+		{"port", "digraph { a:n -> b }", "g.dot:1:12: ports (node:port) are not supported"},
+		{"missing brace", "digraph { a -> b", "g.dot:1:17: unexpected end of input: missing '}'"},
+		{"missing open", "digraph a b", "g.dot:1:11: expected '{', found 'b'"},
+		{"trailing", "digraph {} digraph {}", "g.dot:1:12: unexpected 'digraph' after the end of the graph"},
+		{"unterminated string", "digraph {\n \"abc }", "g.dot:2:2: unterminated quoted string"},
+		{"unterminated comment", "digraph { /* a", "g.dot:1:11: unterminated /* comment"},
+		{"unterminated html", "digraph { <a ", "g.dot:1:11: unterminated <HTML> string"},
+		{"bad char", "digraph { a -> b; @ }", "g.dot:1:19: unexpected character '@'"},
+		{"hash mid-line", "digraph { a # b\n }", "g.dot:1:13: unexpected character '#'"},
+		{"missing edge target", "digraph { a -> ; }", "g.dot:1:16: expected a node after '->', found ';'"},
+		{"keyword as node", "digraph { a -> node }", "g.dot:1:16: expected a node after '->', found 'node'"},
+		{"attr without value", "digraph { a [work] }", "g.dot:1:18: expected '=' after attribute \"work\", found ']'"},
+		{"attr missing value", "digraph { a [work=] }", "g.dot:1:19: expected a value for attribute \"work\""},
+		{"node defaults no list", "digraph { node a }", "g.dot:1:16: expected '[' after node"},
+		{"bad work", "digraph {\n a [work=soon] }", `g.dot:2:10: node "a": work: "soon" is not a duration`},
+		{"negative work", "digraph { a [work=-5] }", `g.dot:1:19: node "a": work: "-5" is negative`},
+		{"negative duration", `digraph { a [work="-5s"] }`, `node "a": work: "-5s" is negative`},
+		{"bad difficulty", "digraph { a [difficulty=1] }", `g.dot:1:25: node "a": difficulty: "1" is not a number in [0, 1)`},
+		{"bad coupling", "digraph { a [coupling=x] }", `node "a": coupling: "x" is not a number in [0, 1]`},
+		{"bad tokens", "digraph { a [tokens=1.5] }", `node "a": tokens: "1.5" is not an integer`},
+		{"bad loop", "digraph { a [loop=-1] }", `node "a": loop: "-1" is not an integer`},
+		{"bad join", "digraph { a [join=some] }", `node "a": join: unknown join "some" (allowed: all, any)`},
+		{"bad default", "digraph { node [difficulty=2] }", `g.dot:1:28: node defaults: difficulty`},
+		{"bad edge tokens", "digraph { a -> b [tokens=-1] }", `g.dot:1:26: edge: tokens: "-1" is not an integer`},
+		{"bad edge default", "digraph { edge [tokens=x] }", `edge defaults: tokens`},
+		{"self loop", "digraph { a -> b -> b }", `g.dot:1:21: self loop on "b"`},
+		{"duplicate edge", "digraph { a -> b\n a -> b }", `g.dot:2:7: duplicate edge "a" -> "b" (a strict digraph merges duplicates)`},
+		{"cycle", "digraph { a -> b -> c -> a }", `g.dot: task: cycle: "a" -> "b" -> "c" -> "a"`},
+		{"plus without string", `digraph { "a" + b }`, `g.dot:1:17: expected a quoted string after '+'`},
+		{"empty input", "", "g.dot:1:1: expected digraph, found end of input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadDOT(strings.NewReader(tt.src), "g.dot")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestDOTRoundTrip(t *testing.T) {
+	nodes := []Node{
+		{Name: "plain"},
+		{Name: `odd "name" \ with
+newline`, Work: 1500 * sim.Millisecond, Difficulty: 1e-5, OutputTokens: 12, Coupling: 1, Loop: 3},
+		{Name: "any", Work: sim.MaxTime, Difficulty: maxDifficulty, Join: JoinAny},
+		{Name: "", Work: 1},
+	}
+	edges := []Edge{{From: 0, To: 2, Tokens: 5}, {From: 1, To: 2}, {From: 1, To: 3, Tokens: NoTokens}, {From: 0, To: 3}}
+	g, err := New(nodes, edges)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteDOT(&buf, g))
+	back, err := ReadDOT(&buf, "round.dot")
+	require.NoError(t, err, buf.String())
+	assert.True(t, g.Equal(back), "%s", buf.String())
+
+	for _, fam := range []Family{
+		{Shape: "layered", Width: 6, Depth: 5, EdgeProb: 0.4, Work: sim.Exponential(30), Difficulty: sim.Uniform(0, 1),
+			OutputTokens: sim.Exponential(100), Coupling: sim.Uniform(0, 1), Loop: 2, LoopProb: 0.5},
+		{Shape: "needle", Tries: 3, Work: sim.Exponential(30)},
+	} {
+		g, err := fam.Draw(newRand(5))
+		require.NoError(t, err)
+		buf.Reset()
+		require.NoError(t, WriteDOT(&buf, g))
+		back, err := ReadDOT(&buf, "round.dot")
+		require.NoError(t, err)
+		assert.True(t, g.Equal(back))
+	}
+}
+
+func TestWriteDOTGolden(t *testing.T) {
+	g, err := ReadDOT(strings.NewReader(`digraph { a [work=90, tokens=10] a -> b; a -> c [tokens=0]; b -> c [tokens=4] c [join=any] }`), "x.dot")
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, WriteDOT(&buf, g))
+	want := `digraph {
+	"a" [work="1m30s", tokens="10"];
+	"b";
+	"c" [join="any"];
+	"a" -> "b";
+	"a" -> "c" [tokens="0"];
+	"b" -> "c" [tokens="4"];
+}
+`
+	assert.Equal(t, want, buf.String())
+}
+
+func TestLoadUnknownExtension(t *testing.T) {
+	_, err := Load("graph.txt")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `graph.txt: unknown graph file extension ".txt" (allowed: .dot, .gv, .json)`)
+}
+
+// checkValid asserts the invariants every successfully read graph has.
+func checkValid(t *testing.T, g *Graph) {
+	t.Helper()
+	require.Len(t, g.Topo(), g.Len())
+	at := make([]int, g.Len())
+	for i, v := range g.Topo() {
+		at[v] = i
+	}
+	for v := range g.Len() {
+		nd := g.Nodes[v]
+		require.NoError(t, checkNode(&nd))
+		require.NotEmpty(t, nd.Name)
+		for _, w := range g.Succ(ID(v)) {
+			require.Less(t, at[v], at[w])
+		}
+	}
+	length, _ := g.CriticalPath()
+	require.LessOrEqual(t, length, g.TotalWork())
+}
+
+func FuzzReadDOT(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "*.dot"))
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		require.NoError(f, err)
+		f.Add(string(b))
+	}
+	for _, s := range []string{
+		`digraph { a -> b -> c }`,
+		`strict digraph G { node [work=1] "x" -> y [tokens=3]; y -> z; x -> z [tokens=0] }`,
+		`digraph { a [join=any, coupling=0.5, loop=3, difficulty=0.99] b -> a; c -> a }`,
+		"digraph { \"a\\\nb\" + \"c\" -> <x<y>> }",
+		`digraph { a -> b; b -> a }`,
+		"graph { a -- b }",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		g, err := ReadDOT(strings.NewReader(src), "fuzz.dot")
+		if err != nil {
+			return
+		}
+		checkValid(t, g)
+		var buf bytes.Buffer
+		require.NoError(t, WriteDOT(&buf, g))
+		back, err := ReadDOT(&buf, "rewritten.dot")
+		require.NoError(t, err, "%s", buf.String())
+		require.True(t, g.Equal(back), "%s", buf.String())
+	})
+}
