@@ -139,6 +139,7 @@ func (ep *episode) finishMetrics() {
 		r.ParallelismMean = float64(r.AgentTime) / float64(r.Finish)
 	}
 	r.CriticalSteps = max(r.CriticalSteps, ep.main.steps)
+	r.Events = ep.env.Fired()
 }
 
 func (ep *episode) fail(err error) {

@@ -31,6 +31,7 @@ type Metrics struct {
 	SerialWork      sim.Time
 
 	Actions [NumActions]int // decisions taken, by action
+	Events  uint64          // engine events processed
 }
 
 // Tokens returns prompt plus output tokens.

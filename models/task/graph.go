@@ -141,12 +141,13 @@ type Graph struct {
 	pred    []ID // sorted by ID within each node
 	predTok []int
 
-	topo    []ID
-	sources []ID
-	sinks   []ID
-	level   []int32
-	width   int
-	depth   int
+	topo      []ID
+	sources   []ID
+	sinks     []ID
+	level     []int32
+	totalWork sim.Time // computed once by New: consumers ask for it per decision
+	width     int
+	depth     int
 }
 
 // New checks nodes and edges and returns the graph they describe. It copies
@@ -251,6 +252,9 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 		return nil, err
 	}
 	g.computeLevels()
+	for i := range g.Nodes {
+		g.totalWork = satAdd(g.totalWork, g.Nodes[i].Work)
+	}
 	for v := range n {
 		if g.predOff[v] == g.predOff[v+1] {
 			g.sources = append(g.sources, ID(v))
@@ -524,13 +528,7 @@ func (g *Graph) Sinks() []ID { return g.sinks[:len(g.sinks):len(g.sinks)] }
 // TotalWork returns the sum of Work over all nodes: the time one agent of
 // speed 1 needs for the whole graph, one attempt (or iteration) per node and
 // no overheads. It saturates at sim.MaxTime.
-func (g *Graph) TotalWork() sim.Time {
-	var t sim.Time
-	for i := range g.Nodes {
-		t = satAdd(t, g.Nodes[i].Work)
-	}
-	return t
-}
+func (g *Graph) TotalWork() sim.Time { return g.totalWork }
 
 // CriticalPath returns the longest path through the graph weighted by Work
 // (one attempt or iteration per node), and its nodes from a source to a

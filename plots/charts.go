@@ -1,0 +1,304 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Series is one line of a line chart: Y over X, and optionally the band
+// [Lo, Hi] around it (both nil for none), such as a 95% confidence
+// interval of a mean.
+type Series struct {
+	Name         string
+	X, Y, Lo, Hi []float64
+}
+
+func (s Series) hasBand() bool { return s.Lo != nil || s.Hi != nil }
+
+// check returns an error naming series i when s is empty, ragged, holds NaN
+// or ±Inf, has X decreasing, or has Y outside [Lo, Hi].
+func (s Series) check(i int) error {
+	name := fmt.Sprintf("series %d (%q)", i, s.Name)
+	n := len(s.X)
+	if n == 0 {
+		return fmt.Errorf("plots: %s: %w", name, errNoData)
+	}
+	if len(s.Y) != n || (s.hasBand() && (len(s.Lo) != n || len(s.Hi) != n)) {
+		return fmt.Errorf("plots: %s: lengths differ: %d X, %d Y, %d Lo, %d Hi", name, n, len(s.Y), len(s.Lo), len(s.Hi))
+	}
+	for _, c := range []struct {
+		what string
+		v    []float64
+	}{{"X", s.X}, {"Y", s.Y}, {"Lo", s.Lo}, {"Hi", s.Hi}} {
+		if err := checkFinite(name+" "+c.what, c.v...); err != nil {
+			return err
+		}
+	}
+	for j := 1; j < n; j++ {
+		if s.X[j] < s.X[j-1] {
+			return fmt.Errorf("plots: %s: X decreases at %d: %v after %v", name, j, s.X[j], s.X[j-1])
+		}
+	}
+	if s.hasBand() {
+		for j := range n {
+			if !(s.Lo[j] <= s.Y[j] && s.Y[j] <= s.Hi[j]) {
+				return fmt.Errorf("plots: %s: at %d need Lo %v <= Y %v <= Hi %v", name, j, s.Lo[j], s.Y[j], s.Hi[j])
+			}
+		}
+	}
+	return nil
+}
+
+// Markers per line: enough to tell lines apart in greyscale, few enough
+// not to hide the data.
+const maxMarkers = 8
+
+// Lines returns a line chart of series: learning curves, or a metric
+// against a swept parameter. A series with Lo and Hi gets a translucent
+// band and the legend entry "name (mean, 95% CI)", or "mean, 95% CI" for a
+// lone unnamed series (Chart.Interval names the band). Each series has its own colour, dash pattern and marker;
+// the legend sits above the data.
+//
+// It returns an error when there are no series or more than MaxSeries,
+// when a series is invalid (see Series), when names are missing or
+// repeated (a lone series may be unnamed), when an axis label is missing,
+// or when the chart does not fit c.Size without clipping a label.
+func Lines(c Chart, series []Series) (*plot.Plot, error) {
+	if len(series) == 0 {
+		return nil, errNoData
+	}
+	if len(series) > MaxSeries {
+		return nil, fmt.Errorf("plots: %d series; at most %d can be told apart", len(series), MaxSeries)
+	}
+	if c.XLabel == "" || c.YLabel == "" {
+		return nil, errors.New("plots: a line chart needs XLabel and YLabel (with units)")
+	}
+	names := map[string]bool{}
+	for i, s := range series {
+		if err := s.check(i); err != nil {
+			return nil, err
+		}
+		if len(series) > 1 && s.Name == "" {
+			return nil, fmt.Errorf("plots: series %d has no name", i)
+		}
+		if names[s.Name] {
+			return nil, fmt.Errorf("plots: series name %q is repeated", s.Name)
+		}
+		names[s.Name] = true
+	}
+	p, err := newPlot(c)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(&plotter.Grid{Horizontal: gridLine})
+
+	legend := newLegendStrip()
+	bands := make([]*Band, len(series))
+	for i, s := range series {
+		if !s.hasBand() {
+			continue
+		}
+		if bands[i], err = NewBand(s.X, s.Lo, s.Hi); err != nil {
+			return nil, err
+		}
+		bands[i].Color = translucent(seriesColors[i], 0.22)
+		p.Add(bands[i])
+	}
+	for i, s := range series {
+		line, err := plotter.NewLine(xys(s.X, s.Y))
+		if err != nil {
+			return nil, err
+		}
+		line.LineStyle = draw.LineStyle{Color: seriesColors[i], Width: vg.Points(1.1), Dashes: seriesDashes[i]}
+		marks, err := plotter.NewScatter(markerPoints(s, i, len(series)))
+		if err != nil {
+			return nil, err
+		}
+		marks.GlyphStyle = draw.GlyphStyle{Color: seriesColors[i], Radius: vg.Points(2), Shape: seriesGlyphs[i]}
+		p.Add(line, marks)
+		switch {
+		case s.Name != "" && bands[i] != nil:
+			legend.add(fmt.Sprintf("%s (mean, %s)", s.Name, c.interval()), bands[i], line, marks)
+		case s.Name != "":
+			legend.add(s.Name, line, marks)
+		case bands[i] != nil: // A lone unnamed series: still say what the band is.
+			legend.add("mean, "+c.interval(), bands[i], line, marks)
+		}
+	}
+	return finish(p, c, legend)
+}
+
+func xys(x, y []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(x))
+	for i := range x {
+		pts[i] = plotter.XY{X: x[i], Y: y[i]}
+	}
+	return pts
+}
+
+// markerPoints returns the points of series i (of n) that carry markers:
+// at most maxMarkers, evenly spread, offset per series so that markers of
+// different series do not sit on top of each other.
+func markerPoints(s Series, i, n int) plotter.XYs {
+	k := max(1, int(math.Ceil(float64(len(s.X))/maxMarkers)))
+	var pts plotter.XYs
+	for j := (i * k / n) % k; j < len(s.X); j += k {
+		pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+	}
+	return pts
+}
+
+// Bars returns a bar chart comparing means, with whiskers over their
+// intervals and the legend entry "mean, 95% CI" (Chart.Interval names the
+// interval). YLabel names the values and XLabel, optional, the
+// categories. When a label is wider than the space under its bar, the
+// bars run horizontally, one labelled row each (the values then on X).
+//
+// It returns an error when there are no bars, a bar is invalid (see
+// NewCIBars), YLabel is missing, or the chart does not fit c.Size.
+func Bars(c Chart, bars []Bar) (*plot.Plot, error) {
+	if c.YLabel == "" {
+		return nil, errors.New("plots: a bar chart needs YLabel (with units)")
+	}
+	b, err := NewCIBars(bars)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPlot(c)
+	if err != nil {
+		return nil, err
+	}
+	// Measure the room under each standing bar on a trial plot.
+	p.Add(b)
+	dc := dataArea(p, c.size())
+	slot := (dc.Max.X - dc.Min.X) / vg.Length(len(bars))
+	for _, bar := range bars {
+		if p.X.Tick.Label.Width(bar.Label)+vg.Points(3) > slot {
+			b.Horizontal = true
+		}
+	}
+
+	if p, err = newPlot(c); err != nil {
+		return nil, err
+	}
+	cat := &p.X // the axis along which the bars stand
+	grid := &plotter.Grid{Horizontal: gridLine}
+	if b.Horizontal {
+		cat = &p.Y
+		grid = &plotter.Grid{Vertical: gridLine}
+		p.X.Label.Text, p.Y.Label.Text = c.YLabel, c.XLabel
+	}
+	p.Add(grid, b)
+	cat.Tick.Marker = b.Ticker()
+	cat.Tick.Length = 0
+	cat.Padding = 0 // bars start at the axis line
+	legend := newLegendStrip()
+	if b.hasIntervals() {
+		legend.add("mean, "+c.interval(), b)
+	}
+	return finish(p, c, legend)
+}
+
+// Timeline returns a Gantt chart of spans (one row per Span.Row, first
+// seen at the top, one colour and hatch per Span.Kind) with flows drawn as
+// arrows between rows; the legend above names the kinds.
+//
+// It returns an error when the Gantt is invalid (see NewGantt), XLabel is
+// missing, or the chart does not fit c.Size.
+func Timeline(c Chart, spans []Span, flows []Flow) (*plot.Plot, error) {
+	if c.XLabel == "" {
+		return nil, errors.New("plots: a timeline needs XLabel (with units)")
+	}
+	g, err := NewGantt(spans, flows)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPlot(c)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(&plotter.Grid{Vertical: gridLine}, g)
+	p.Y.Tick.Marker = g.Ticker()
+	p.Y.Tick.Length = 0
+	p.Y.Padding = 0
+	legend := newLegendStrip()
+	for _, k := range g.Kinds {
+		legend.add(k, g.KindThumbnail(k))
+	}
+	if len(flows) > 0 {
+		legend.add("message in transit", g.FlowThumbnail())
+	}
+	return finish(p, c, legend)
+}
+
+// Heatmap returns a heat map of g in viridis, with a colour scale labelled
+// c.ZLabel at its right, and cell values written in the cells when
+// g.Annotate is set. Cells are equal and labelled with the X and Y values.
+//
+// It returns an error when g is invalid (see NewHeatMap), an axis label
+// or ZLabel is missing, or the chart does not fit c.Size (for instance
+// when annotations are wider than the cells).
+func Heatmap(c Chart, g Grid) (*plot.Plot, error) {
+	if c.XLabel == "" || c.YLabel == "" || c.ZLabel == "" {
+		return nil, errors.New("plots: a heat map needs XLabel, YLabel and ZLabel (with units)")
+	}
+	if err := g.check(); err != nil {
+		return nil, err
+	}
+	lo, hi := g.zRange()
+	if lo == hi { // One value: centre it on the scale.
+		d := math.Max(math.Abs(lo)/2, 0.5)
+		lo, hi = lo-d, hi+d
+	}
+	cm, err := Viridis(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	h, err := NewHeatMap(g, cm)
+	if err != nil {
+		return nil, err
+	}
+	scale, err := NewColorScale(cm, c.ZLabel)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPlot(c)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(seamFill{h}, h, scale)
+	if g.Annotate {
+		sty := textStyle(noteSize)
+		sty.XAlign = draw.XCenter
+		p.Add(cellLabels{h: h, style: sty})
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = AxisTicks(g)
+	p.X.Padding, p.Y.Padding = 0, 0
+	return finish(p, c, newLegendStrip())
+}
+
+// dataArea returns the data area of p drawn at size, before a legend is
+// added.
+func dataArea(p *plot.Plot, size Size) draw.Canvas {
+	return p.DataCanvas(canvasFor(nil, size))
+}
+
+// finish lays the legend out over the data area's width, adds it last (on
+// top), and checks that nothing is clipped at c's size.
+func finish(p *plot.Plot, c Chart, legend *legendStrip) (*plot.Plot, error) {
+	if len(legend.entries) > 0 {
+		dc := dataArea(p, c.size())
+		legend.layout(dc.Max.X - dc.Min.X)
+		p.Add(legend)
+	}
+	if err := checkFit(p, c.size()); err != nil {
+		return nil, err
+	}
+	return p, nil
+}

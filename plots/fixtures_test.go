@@ -1,0 +1,140 @@
+package plots_test
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+
+	"github.com/swarmsim/swarmsim/plots"
+)
+
+// Fixtures: small deterministic result tables shaped like swarmsim's.
+
+func learningCurves() []plots.Series {
+	orgs := []struct {
+		name          string
+		start, end, t float64
+	}{{"team", 2, 9, 12}, {"hierarchy", 3, 7.5, 6}, {"swarm", 1, 8.2, 25}}
+	var out []plots.Series
+	for k, o := range orgs {
+		s := plots.Series{Name: o.name}
+		for i := 0; i <= 60; i += 2 {
+			x := float64(i)
+			y := o.end - (o.end-o.start)*math.Exp(-x/o.t) + 0.15*math.Sin(x/3+float64(k))
+			w := 1.6 / math.Sqrt(x/4+1)
+			s.X = append(s.X, x)
+			s.Y = append(s.Y, y)
+			s.Lo = append(s.Lo, y-w)
+			s.Hi = append(s.Hi, y+w)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func finishTimes() []plots.Bar {
+	return []plots.Bar{
+		{Label: "solo", Mean: 42.5, Lo: 39.1, Hi: 46.0},
+		{Label: "pair", Mean: 27.3, Lo: 25.0, Hi: 29.9},
+		{Label: "team", Mean: 18.9, Lo: 17.2, Hi: 20.4},
+		{Label: "hierarchy", Mean: 21.4, Lo: 19.0, Hi: 24.2},
+	}
+}
+
+// longBars have labels too long to stand under vertical bars.
+func longBars() []plots.Bar {
+	return []plots.Bar{
+		{Label: "flat organization", Mean: 3.1, Lo: 2.2, Hi: 4},
+		{Label: "strict hierarchy", Mean: 2, Lo: 1.5, Hi: 2.5},
+		{Label: "self-organizing swarm", Mean: 4.2, Lo: 3, Hi: 5.1},
+		{Label: "manager with critics", Mean: 1.4, Lo: 1.4, Hi: 1.4},
+	}
+}
+
+func trace() ([]plots.Span, []plots.Flow) {
+	spans := []plots.Span{
+		{Row: "lead", Start: 0, End: 1, Kind: "spawn"},
+		{Row: "lead", Start: 1, End: 4, Kind: "work", Label: "plan"},
+		{Row: "lead", Start: 4, End: 5, Kind: "message"},
+		{Row: "lead", Start: 5, End: 12, Kind: "wait"},
+		{Row: "lead", Start: 12, End: 15, Kind: "check", Label: "review"},
+		{Row: "worker 1", Start: 1, End: 5, Kind: "wait"},
+		{Row: "worker 1", Start: 5, End: 10, Kind: "work", Label: "task A"},
+		{Row: "worker 1", Start: 10, End: 11, Kind: "message"},
+		{Row: "worker 2", Start: 1, End: 5, Kind: "wait"},
+		{Row: "worker 2", Start: 5, End: 9, Kind: "work", Label: "task B"},
+		{Row: "worker 2", Start: 9, End: 11, Kind: "check"},
+		{Row: "worker 2", Start: 11, End: 11.5, Kind: "message"},
+		{Row: "critic", Start: 3, End: 5, Kind: "wait"},
+		{Row: "critic", Start: 11, End: 13, Kind: "check", Label: "critique"},
+	}
+	flows := []plots.Flow{
+		{FromRow: "lead", From: 4.5, ToRow: "worker 1", To: 5},
+		{FromRow: "lead", From: 4.7, ToRow: "worker 2", To: 5},
+		{FromRow: "worker 1", From: 10.5, ToRow: "lead", To: 12},
+		{FromRow: "worker 2", From: 11.2, ToRow: "critic", To: 11.4},
+	}
+	return spans, flows
+}
+
+func sweepGrid() plots.Grid {
+	g := plots.Grid{
+		X:        []float64{0.1, 0.5, 1, 2, 5},
+		Y:        []float64{2, 4, 8, 16},
+		Annotate: true,
+	}
+	for _, n := range g.Y {
+		var row []float64
+		for _, c := range g.X {
+			row = append(row, math.Round((60/n+c*math.Log2(n)*3)*10)/10)
+		}
+		g.Z = append(g.Z, row)
+	}
+	return g
+}
+
+// built is a chart built from the fixtures, with the data behind it.
+type built struct {
+	name  string
+	plot  *plot.Plot
+	table plots.Table
+}
+
+// buildAll builds one chart of each kind at size.
+func buildAll(size plots.Size) ([]built, error) {
+	var out []built
+	add := func(name string, p *plot.Plot, t plots.Table, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, built{name, p, t})
+		return nil
+	}
+	series := learningCurves()
+	p, err := plots.Lines(plots.Chart{XLabel: "training iteration", YLabel: "episode reward (points)", Size: size}, series)
+	if err := add("lines", p, plots.LinesTable(series), err); err != nil {
+		return nil, err
+	}
+	bars := finishTimes()
+	p, err = plots.Bars(plots.Chart{XLabel: "organization", YLabel: "finish time (min)", Size: size}, bars)
+	if err := add("bars", p, plots.BarsTable(bars), err); err != nil {
+		return nil, err
+	}
+	long := longBars()
+	p, err = plots.Bars(plots.Chart{XLabel: "organization", YLabel: "cost per task (USD)", Size: size}, long)
+	if err := add("hbars", p, plots.BarsTable(long), err); err != nil {
+		return nil, err
+	}
+	spans, flows := trace()
+	p, err = plots.Timeline(plots.Chart{XLabel: "simulated time (min)", Size: size}, spans, flows)
+	if err := add("timeline", p, plots.TimelineTable(spans, flows), err); err != nil {
+		return nil, err
+	}
+	g := sweepGrid()
+	p, err = plots.Heatmap(plots.Chart{XLabel: "message cost (min)", YLabel: "team size (agents)", ZLabel: "finish time (min)", Size: size}, g)
+	if err := add("heatmap", p, plots.GridTable(g), err); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

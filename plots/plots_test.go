@@ -1,0 +1,386 @@
+package plots_test
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/plots"
+)
+
+var (
+	nan = math.NaN()
+	inf = math.Inf(1)
+)
+
+func TestNewBandRejects(t *testing.T) {
+	ok := []float64{0, 1, 2}
+	for name, c := range map[string]struct{ x, lo, hi []float64 }{
+		"empty":        {nil, nil, nil},
+		"short lo":     {ok, []float64{0, 1}, ok},
+		"long hi":      {ok, ok, []float64{0, 1, 2, 3}},
+		"NaN x":        {[]float64{0, nan, 2}, ok, ok},
+		"Inf lo":       {ok, []float64{0, -inf, 2}, ok},
+		"NaN hi":       {ok, ok, []float64{0, 1, nan}},
+		"x decreasing": {[]float64{0, 2, 1}, ok, ok},
+		"lo above hi":  {ok, []float64{0, 1.5, 2}, ok},
+	} {
+		_, err := plots.NewBand(c.x, c.lo, c.hi)
+		assert.Error(t, err, name)
+	}
+	b, err := plots.NewBand(ok, ok, []float64{1, 2, 3})
+	require.NoError(t, err)
+	ok[0] = 99
+	assert.Equal(t, 0.0, b.X[0], "NewBand copies its input")
+}
+
+func TestNewGanttRejects(t *testing.T) {
+	span := plots.Span{Row: "a", Start: 0, End: 1, Kind: "work"}
+	with := func(f func(*plots.Span)) []plots.Span {
+		s := span
+		f(&s)
+		return []plots.Span{s}
+	}
+	tooMany := make([]plots.Span, plots.MaxSeries+1)
+	for i := range tooMany {
+		tooMany[i] = plots.Span{Row: "a", Start: 0, End: 1, Kind: string(rune('a' + i))}
+	}
+	for name, c := range map[string]struct {
+		spans []plots.Span
+		flows []plots.Flow
+	}{
+		"no spans":       {nil, nil},
+		"only flows":     {nil, []plots.Flow{{FromRow: "a", ToRow: "b", To: 1}}},
+		"empty row":      {with(func(s *plots.Span) { s.Row = "" }), nil},
+		"empty kind":     {with(func(s *plots.Span) { s.Kind = "" }), nil},
+		"NaN start":      {with(func(s *plots.Span) { s.Start = nan }), nil},
+		"Inf end":        {with(func(s *plots.Span) { s.End = inf }), nil},
+		"ends early":     {with(func(s *plots.Span) { s.End = -1 }), nil},
+		"too many kinds": {tooMany, nil},
+		"flow backwards": {[]plots.Span{span}, []plots.Flow{{FromRow: "a", From: 2, ToRow: "b", To: 1}}},
+		"flow NaN":       {[]plots.Span{span}, []plots.Flow{{FromRow: "a", From: nan, ToRow: "b", To: 1}}},
+		"flow no row":    {[]plots.Span{span}, []plots.Flow{{FromRow: "a", ToRow: "", To: 1}}},
+	} {
+		_, err := plots.NewGantt(c.spans, c.flows)
+		assert.Error(t, err, name)
+	}
+	// A zero-length span is an instant: allowed, drawn as a hairline.
+	_, err := plots.NewGantt(with(func(s *plots.Span) { s.End = s.Start }), nil)
+	assert.NoError(t, err)
+}
+
+func TestNewCIBarsRejects(t *testing.T) {
+	for name, bars := range map[string][]plots.Bar{
+		"none":        nil,
+		"no label":    {{Mean: 1, Lo: 0, Hi: 2}},
+		"NaN mean":    {{Label: "a", Mean: nan, Lo: 0, Hi: 2}},
+		"Inf hi":      {{Label: "a", Mean: 1, Lo: 0, Hi: inf}},
+		"mean above":  {{Label: "a", Mean: 3, Lo: 0, Hi: 2}},
+		"mean below":  {{Label: "a", Mean: -1, Lo: 0, Hi: 2}},
+		"lo above hi": {{Label: "a", Mean: 1, Lo: 2, Hi: 0}},
+	} {
+		_, err := plots.NewCIBars(bars)
+		assert.Error(t, err, name)
+	}
+}
+
+func TestHeatMapRejects(t *testing.T) {
+	cm, err := plots.Viridis(0, 1)
+	require.NoError(t, err)
+	for name, g := range map[string]plots.Grid{
+		"empty":       {},
+		"no X":        {Y: []float64{1}, Z: [][]float64{{}}},
+		"rows":        {X: []float64{1}, Y: []float64{1, 2}, Z: [][]float64{{1}}},
+		"ragged":      {X: []float64{1, 2}, Y: []float64{1, 2}, Z: [][]float64{{1, 2}, {1}}},
+		"NaN Z":       {X: []float64{1}, Y: []float64{1}, Z: [][]float64{{nan}}},
+		"Inf X":       {X: []float64{inf}, Y: []float64{1}, Z: [][]float64{{1}}},
+		"repeated Y":  {X: []float64{1}, Y: []float64{2, 2}, Z: [][]float64{{1}, {2}}},
+		"repeated X2": {X: []float64{3, 1, 3}, Y: []float64{1}, Z: [][]float64{{1, 2, 3}}},
+	} {
+		_, err := plots.NewHeatMap(g, cm)
+		assert.Error(t, err, name)
+		_, err = plots.Heatmap(plots.Chart{XLabel: "x", YLabel: "y", ZLabel: "z"}, g)
+		assert.Error(t, err, name)
+	}
+	_, err = plots.Viridis(1, 1)
+	assert.Error(t, err)
+	_, err = plots.Viridis(0, nan)
+	assert.Error(t, err)
+	_, err = plots.NewColorScale(nil, "z")
+	assert.Error(t, err)
+}
+
+func TestLinesRejects(t *testing.T) {
+	chart := plots.Chart{XLabel: "x (s)", YLabel: "y (m)"}
+	s := func(name string) plots.Series {
+		return plots.Series{Name: name, X: []float64{0, 1}, Y: []float64{1, 2}}
+	}
+	tooMany := make([]plots.Series, plots.MaxSeries+1)
+	for i := range tooMany {
+		tooMany[i] = s(string(rune('a' + i)))
+	}
+	for name, c := range map[string]struct {
+		chart  plots.Chart
+		series []plots.Series
+	}{
+		"none":          {chart, nil},
+		"too many":      {chart, tooMany},
+		"no X label":    {plots.Chart{YLabel: "y"}, []plots.Series{s("a")}},
+		"no Y label":    {plots.Chart{XLabel: "x"}, []plots.Series{s("a")}},
+		"unnamed":       {chart, []plots.Series{s("a"), s("")}},
+		"repeated name": {chart, []plots.Series{s("a"), s("a")}},
+		"empty":         {chart, []plots.Series{{Name: "a"}}},
+		"short Y":       {chart, []plots.Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1}}}},
+		"NaN Y":         {chart, []plots.Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1, nan}}}},
+		"Inf X":         {chart, []plots.Series{{Name: "a", X: []float64{0, inf}, Y: []float64{1, 2}}}},
+		"X decreasing":  {chart, []plots.Series{{Name: "a", X: []float64{1, 0}, Y: []float64{1, 2}}}},
+		"only Lo":       {chart, []plots.Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1, 2}, Lo: []float64{0, 1}}}},
+		"Y outside band": {chart, []plots.Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1, 2},
+			Lo: []float64{0, 2.5}, Hi: []float64{2, 3}}}},
+		"zero size": {plots.Chart{XLabel: "x", YLabel: "y", Size: plots.Size{Width: 100}}, []plots.Series{s("a")}},
+	} {
+		_, err := plots.Lines(c.chart, c.series)
+		assert.Error(t, err, name)
+	}
+	_, err := plots.Lines(chart, []plots.Series{s("")})
+	assert.NoError(t, err, "a lone series may be unnamed")
+}
+
+func TestBuildersNeedLabels(t *testing.T) {
+	_, err := plots.Bars(plots.Chart{XLabel: "x"}, finishTimes())
+	assert.Error(t, err)
+	spans, flows := trace()
+	_, err = plots.Timeline(plots.Chart{YLabel: "agent"}, spans, flows)
+	assert.Error(t, err)
+	_, err = plots.Heatmap(plots.Chart{XLabel: "x", YLabel: "y"}, sweepGrid())
+	assert.Error(t, err)
+}
+
+func TestEveryChartFitsEverySize(t *testing.T) {
+	for _, sz := range sizes {
+		charts, err := buildAll(sz.size)
+		require.NoError(t, err, sz.name)
+		assert.Len(t, charts, 5)
+	}
+}
+
+func TestTitleAndLoneBand(t *testing.T) {
+	s := learningCurves()[0]
+	s.Name = ""
+	p, err := plots.Lines(plots.Chart{Title: "Learning curve", XLabel: "iteration", YLabel: "reward (points)"}, []plots.Series{s})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, plots.Save(p, plots.Column, filepath.Join(dir, "a"), plots.LinesTable([]plots.Series{s})))
+	svg, err := os.ReadFile(filepath.Join(dir, "a.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), ">Learning curve<")
+	assert.Contains(t, string(svg), ">mean, 95% CI<", "the band is stated even without a name")
+
+	s.Name = "team"
+	p, err = plots.Lines(plots.Chart{XLabel: "iteration", YLabel: "reward (points)", Interval: "90% bootstrap CI"}, []plots.Series{s})
+	require.NoError(t, err)
+	require.NoError(t, plots.Save(p, plots.Column, filepath.Join(dir, "b"), plots.LinesTable([]plots.Series{s})))
+	svg, err = os.ReadFile(filepath.Join(dir, "b.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), ">team (mean, 90% bootstrap CI)<")
+}
+
+func TestLongLabelDoesNotFit(t *testing.T) {
+	series := []plots.Series{{X: []float64{0, 1}, Y: []float64{0, 1}}}
+	long := plots.Chart{XLabel: "iteration", YLabel: strings.Repeat("reward ", 8) + "(points)", Size: plots.Column}
+	_, err := plots.Lines(long, series)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not fit")
+
+	// Built for a page, saved at column size: Save checks again and
+	// writes nothing.
+	long.Size = plots.Page
+	p, err := plots.Lines(long, series)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	err = plots.Save(p, plots.Column, filepath.Join(dir, "long"), plots.LinesTable(series))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "clipped")
+	assertNoFiles(t, dir)
+}
+
+func TestTextOutsideWindows1252(t *testing.T) {
+	series := []plots.Series{{X: []float64{0, 1}, Y: []float64{0, 1}}}
+	_, err := plots.Lines(plots.Chart{XLabel: "β", YLabel: "y"}, series)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Windows-1252")
+	_, err = plots.Lines(plots.Chart{XLabel: "durée (µs)", YLabel: "gain ± 5 %"}, series)
+	assert.NoError(t, err)
+}
+
+func TestBarsTurnForLongLabels(t *testing.T) {
+	bars := []plots.Bar{
+		{Label: "flat organization", Mean: 3, Lo: 2, Hi: 4},
+		{Label: "strict hierarchy", Mean: 2, Lo: 1.5, Hi: 2.5},
+		{Label: "self-organizing swarm", Mean: 4, Lo: 3, Hi: 5},
+		{Label: "manager with critics", Mean: 1, Lo: 1, Hi: 1},
+	}
+	chart := plots.Chart{XLabel: "organization", YLabel: "cost (USD)"}
+	p, err := plots.Bars(chart, bars)
+	require.NoError(t, err)
+	assert.Equal(t, "cost (USD)", p.X.Label.Text, "values along X")
+	assert.Equal(t, "organization", p.Y.Label.Text)
+	assert.Equal(t, "flat organization", p.Y.Tick.Marker.Ticks(0, 1)[0].Label)
+
+	p, err = plots.Bars(chart, finishTimes())
+	require.NoError(t, err)
+	assert.Equal(t, "cost (USD)", p.Y.Label.Text, "short labels: bars stand")
+}
+
+func TestHeatmapAnnotationsMustFit(t *testing.T) {
+	g := plots.Grid{Annotate: true}
+	for i := range 30 {
+		g.X = append(g.X, float64(i)*0.125)
+		g.Y = append(g.Y, float64(i))
+	}
+	for i := range g.Y {
+		row := make([]float64, len(g.X))
+		for j := range row {
+			row[j] = 1000.5 + float64(i*j)
+		}
+		g.Z = append(g.Z, row)
+	}
+	chart := plots.Chart{XLabel: "x", YLabel: "y", ZLabel: "z"}
+	_, err := plots.Heatmap(chart, g)
+	require.Error(t, err, "30x30 annotated cells in a column")
+	g.Annotate = false
+	_, err = plots.Heatmap(chart, g)
+	require.NoError(t, err)
+
+	x, y := plots.AxisTicks(g)
+	assert.LessOrEqual(t, len(x.Ticks(0, 29)), 12)
+	assert.LessOrEqual(t, len(y.Ticks(0, 29)), 12)
+}
+
+func TestHeatmapOfOneValue(t *testing.T) {
+	g := plots.Grid{X: []float64{1}, Y: []float64{1}, Z: [][]float64{{5}}, Annotate: true}
+	_, err := plots.Heatmap(plots.Chart{XLabel: "x", YLabel: "y", ZLabel: "z"}, g)
+	require.NoError(t, err)
+}
+
+// TestSaveDeterministic builds and saves every chart twice: SVG, CSV and
+// PDF come out byte for byte the same.
+func TestSaveDeterministic(t *testing.T) {
+	save := func(dir string) {
+		charts, err := buildAll(plots.Column)
+		require.NoError(t, err)
+		for _, c := range charts {
+			require.NoError(t, plots.Save(c.plot, plots.Column, filepath.Join(dir, c.name), c.table))
+		}
+	}
+	a, b := t.TempDir(), t.TempDir()
+	save(a)
+	save(b)
+	for _, name := range []string{"lines", "bars", "hbars", "timeline", "heatmap"} {
+		for _, ext := range []string{".svg", ".csv", ".pdf"} {
+			x, err := os.ReadFile(filepath.Join(a, name+ext))
+			require.NoError(t, err)
+			y, err := os.ReadFile(filepath.Join(b, name+ext))
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(x, y), "%s%s differs between two runs", name, ext)
+		}
+	}
+	pdf, err := os.ReadFile(filepath.Join(a, "lines.pdf"))
+	require.NoError(t, err)
+	assert.Contains(t, string(pdf), "/CreationDate (D:19700101000000)")
+	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")))
+}
+
+func TestSaveWritesFourFiles(t *testing.T) {
+	series := learningCurves()
+	p, err := plots.Lines(plots.Chart{XLabel: "x", YLabel: "y"}, series)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, plots.Save(p, plots.Column, filepath.Join(dir, "a"), plots.LinesTable(series)))
+	var names []string
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		names = append(names, e.Name())
+		info, err := e.Info()
+		require.NoError(t, err)
+		assert.NotZero(t, info.Size(), e.Name())
+	}
+	assert.Equal(t, []string{"a.csv", "a.pdf", "a.png", "a.svg"}, names)
+
+	png, err := os.ReadFile(filepath.Join(dir, "a.png"))
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG")))
+	svg, err := os.ReadFile(filepath.Join(dir, "a.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), `width="252pt" height="187.2pt"`)
+	assert.Contains(t, string(svg), "team (mean, 95% CI)")
+}
+
+// TestSaveAtomic makes the rename of the SVG fail (its name is taken by a
+// directory): Save reports it and leaves no temporary or partial file.
+func TestSaveAtomic(t *testing.T) {
+	bars := finishTimes()
+	p, err := plots.Bars(plots.Chart{YLabel: "finish time (min)"}, bars)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	base := filepath.Join(dir, "finish")
+	require.NoError(t, os.Mkdir(base+".svg", 0o755))
+
+	err = plots.Save(p, plots.Column, base, plots.BarsTable(bars))
+	require.Error(t, err)
+
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, strings.HasPrefix(e.Name(), "."), "temporary file left: %s", e.Name())
+		assert.NotContains(t, []string{"finish.pdf", "finish.png"}, e.Name(), "written after the failure")
+	}
+	info, err := os.Stat(base + ".svg")
+	require.NoError(t, err)
+	assert.True(t, info.IsDir(), "the directory in the way is untouched")
+	// The CSV was renamed before the failure: it is complete.
+	if got, err := os.ReadFile(base + ".csv"); err == nil {
+		var want bytes.Buffer
+		require.NoError(t, plots.BarsTable(bars).WriteCSV(&want))
+		assert.Equal(t, want.String(), string(got))
+	}
+}
+
+func TestSaveRejects(t *testing.T) {
+	bars := finishTimes()
+	p, err := plots.Bars(plots.Chart{YLabel: "finish time (min)"}, bars)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	base := filepath.Join(dir, "x")
+	assert.Error(t, plots.Save(nil, plots.Column, base, plots.BarsTable(bars)))
+	assert.Error(t, plots.Save(p, plots.Size{}, base, plots.BarsTable(bars)))
+	assert.Error(t, plots.Save(p, plots.Column, base, plots.Table{}))
+	assert.Error(t, plots.Save(p, plots.Column, base, plots.Table{Header: []string{"a"}, Rows: [][]string{{"1", "2"}}}))
+	assertNoFiles(t, dir)
+	assert.Error(t, plots.Save(p, plots.Column, filepath.Join(dir, "missing", "x"), plots.BarsTable(bars)))
+	assertNoFiles(t, dir)
+}
+
+func assertNoFiles(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
+
+func TestTables(t *testing.T) {
+	var b bytes.Buffer
+	tbl := plots.Table{Header: []string{"name", "v"}, Rows: [][]string{{`a "quoted", name`, "0.1"}}}
+	require.NoError(t, tbl.WriteCSV(&b))
+	assert.Equal(t, "name,v\n\"a \"\"quoted\"\", name\",0.1\n", b.String())
+
+	g := plots.GridTable(plots.Grid{X: []float64{0.1, 1e-9}, Y: []float64{3}, Z: [][]float64{{1.0 / 3, 2}}})
+	assert.Equal(t, [][]string{{"0.1", "3", "0.3333333333333333"}, {"1e-09", "3", "2"}}, g.Rows)
+}

@@ -1,0 +1,229 @@
+package plots
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// PNGDPI is the resolution of the PNG files Save writes.
+const PNGDPI = 300
+
+// Save writes p at size to base+".svg", base+".pdf" and base+".png", and
+// data to base+".csv", each atomically: it renders everything in memory,
+// writes each file to a temporary file in the same directory, then renames
+// it into place. A failed or interrupted Save leaves no partial file under
+// a final name (a file renamed before a later one failed is complete);
+// temporary files are hidden (".name.*.tmp") and removed on error.
+//
+// It first checks that no text would be clipped or overlap at size and
+// that all text is in Windows-1252, the encoding of PDF fonts here.
+//
+// The SVG and CSV of the same input are identical byte for byte; so is the
+// PDF, whose creation and modification dates are fixed to 1970-01-01.
+// PNG pixels may differ across CPU architectures. Fonts are Liberation
+// Sans, embedded in the PDF; the SVG names them with Arial (metrically
+// identical) and sans-serif as fallbacks.
+func Save(p *plot.Plot, size Size, base string, data Table) error {
+	if p == nil {
+		return errors.New("plots: nil plot")
+	}
+	if err := size.check(); err != nil {
+		return err
+	}
+	if err := data.check(); err != nil {
+		return err
+	}
+	if err := checkFit(p, size); err != nil {
+		return err
+	}
+	var files []file
+	for _, f := range []struct {
+		ext    string
+		render func(*plot.Plot, Size) ([]byte, error)
+	}{{".csv", nil}, {".svg", renderSVG}, {".pdf", renderPDF}, {".png", renderPNG}} {
+		var b []byte
+		var err error
+		if f.render == nil {
+			b, err = data.csvBytes()
+		} else {
+			b, err = f.render(p, size)
+		}
+		if err != nil {
+			return fmt.Errorf("plots: %s%s: %w", base, f.ext, err)
+		}
+		files = append(files, file{path: base + f.ext, data: b})
+	}
+	return writeAtomic(files)
+}
+
+var svgFont = regexp.MustCompile(`font-family:Liberation (Sans|Serif|Mono);`)
+
+func renderSVG(p *plot.Plot, size Size) ([]byte, error) {
+	c := vgsvg.New(size.Width, size.Height)
+	drawPlot(c, p, size)
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	fallback := map[string]string{"Sans": "Arial,Helvetica,sans-serif", "Serif": "'Times New Roman',serif", "Mono": "'Courier New',monospace"}
+	return svgFont.ReplaceAllFunc(b.Bytes(), func(m []byte) []byte {
+		v := svgFont.FindSubmatch(m)[1]
+		return fmt.Appendf(nil, "font-family:'Liberation %s',%s;", v, fallback[string(v)])
+	}), nil
+}
+
+// pdfDates matches the dates fpdf writes from the clock. Replacing them
+// with a fixed date of the same length keeps the cross-reference offsets
+// of the PDF valid.
+var pdfDates = regexp.MustCompile(`/(CreationDate|ModDate) \(D:[0-9]{14}\)`)
+
+func renderPDF(p *plot.Plot, size Size) ([]byte, error) {
+	c := pdfCanvas{vgpdf.New(size.Width, size.Height)}
+	drawPlot(c, p, size)
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return pdfDates.ReplaceAll(b.Bytes(), []byte("/$1 (D:19700101000000)")), nil
+}
+
+// pdfCanvas corrects colours for vgpdf, which passes alpha-premultiplied
+// components as the colour of translucent fills, darkening them.
+type pdfCanvas struct{ *vgpdf.Canvas }
+
+func (c pdfCanvas) SetColor(clr color.Color) {
+	if clr == nil {
+		clr = color.Black
+	}
+	c.Canvas.SetColor(straightAlpha(color.NRGBA64Model.Convert(clr).(color.NRGBA64)))
+}
+
+// FillString passes s to vgpdf in Windows-1252, the encoding of the
+// fonts vgpdf embeds; vgpdf itself passes UTF-8 bytes, which garbles
+// anything outside ASCII. checkFit has already rejected other runes.
+func (c pdfCanvas) FillString(f font.Face, pt vg.Point, s string) {
+	b, _ := toCP1252(s)
+	c.Canvas.FillString(f, pt, b)
+}
+
+// cp1252High maps the runes that Windows-1252 puts at 0x80-0x9F.
+var cp1252High = map[rune]byte{
+	'€': 0x80, '‚': 0x82, 'ƒ': 0x83, '„': 0x84, '…': 0x85, '†': 0x86, '‡': 0x87,
+	'ˆ': 0x88, '‰': 0x89, 'Š': 0x8a, '‹': 0x8b, 'Œ': 0x8c, 'Ž': 0x8e,
+	'‘': 0x91, '’': 0x92, '“': 0x93, '”': 0x94, '•': 0x95, '–': 0x96, '—': 0x97,
+	'˜': 0x98, '™': 0x99, 'š': 0x9a, '›': 0x9b, 'œ': 0x9c, 'ž': 0x9e, 'Ÿ': 0x9f,
+}
+
+// toCP1252 returns s encoded in Windows-1252, and false when a rune of s
+// has no code there (it becomes '?').
+func toCP1252(s string) (string, bool) {
+	ok := true
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		switch {
+		case r < 0x80 || (r >= 0xa0 && r <= 0xff):
+			b = append(b, byte(r))
+		case cp1252High[r] != 0:
+			b = append(b, cp1252High[r])
+		default:
+			b = append(b, '?')
+			ok = false
+		}
+	}
+	return string(b), ok
+}
+
+// straightAlpha is a colour whose RGBA method returns components that are
+// not premultiplied by alpha: only for vgpdf, which expects that.
+type straightAlpha color.NRGBA64
+
+func (s straightAlpha) RGBA() (r, g, b, a uint32) {
+	return uint32(s.R), uint32(s.G), uint32(s.B), uint32(s.A)
+}
+
+func renderPNG(p *plot.Plot, size Size) ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(size.Width, size.Height), vgimg.UseDPI(PNGDPI))
+	drawPlot(c, p, size)
+	var b bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+type file struct {
+	path string
+	data []byte
+}
+
+// writeAtomic writes every file to a temporary file beside it, then
+// renames them into place in order. On error it removes the temporary
+// files that remain.
+func writeAtomic(files []file) (err error) {
+	tmps := make([]string, 0, len(files))
+	defer func() {
+		if err != nil {
+			for _, t := range tmps {
+				os.Remove(t) // Best effort: the first error is the one to report.
+			}
+		}
+	}()
+	for _, f := range files {
+		t, err := writeTemp(f)
+		if t != "" {
+			tmps = append(tmps, t)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for len(tmps) > 0 {
+		if err := os.Rename(tmps[0], files[len(files)-len(tmps)].path); err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+		tmps = tmps[1:]
+	}
+	return nil
+}
+
+// writeTemp writes f.data to a new hidden file in f.path's directory and
+// returns its name; the name is returned with an error when the file was
+// created.
+func writeTemp(f file) (string, error) {
+	dir, name := filepath.Split(f.path)
+	if dir == "" {
+		dir = "."
+	}
+	t, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("plots: %w", err)
+	}
+	_, err = t.Write(f.data)
+	if err == nil {
+		err = t.Chmod(0o644)
+	}
+	if err == nil {
+		err = t.Sync()
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return t.Name(), fmt.Errorf("plots: writing %s: %w", f.path, err)
+	}
+	return t.Name(), nil
+}
+
+var _ vg.CanvasWriterTo = pdfCanvas{}

@@ -1,0 +1,113 @@
+package plots
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Table is the data behind a chart, written beside it as CSV so that a
+// reader can redraw the chart in a tool of their own. Column names are
+// stable; each row has one cell per column.
+type Table struct {
+	Header []string
+	Rows   [][]string
+}
+
+func (t Table) check() error {
+	if len(t.Header) == 0 {
+		return errors.New("plots: table has no header")
+	}
+	for i, r := range t.Rows {
+		if len(r) != len(t.Header) {
+			return fmt.Errorf("plots: table row %d has %d cells for %d columns", i, len(r), len(t.Header))
+		}
+	}
+	return nil
+}
+
+// WriteCSV writes t as CSV (RFC 4180, "\n" line ends). It returns an
+// error when a row's length differs from the header's.
+func (t Table) WriteCSV(w io.Writer) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(t.Rows); err != nil { // WriteAll flushes.
+		return err
+	}
+	return cw.Error()
+}
+
+func (t Table) csvBytes() ([]byte, error) {
+	var b bytes.Buffer
+	err := t.WriteCSV(&b)
+	return b.Bytes(), err
+}
+
+// num formats v in the shortest form that reads back to v.
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// LinesTable returns the data of a line chart, one row per point:
+// series, x, y, lo, hi (lo and hi empty for a series without a band).
+func LinesTable(series []Series) Table {
+	t := Table{Header: []string{"series", "x", "y", "lo", "hi"}}
+	for _, s := range series {
+		for i := range s.X {
+			lo, hi := "", ""
+			if s.hasBand() && i < len(s.Lo) && i < len(s.Hi) {
+				lo, hi = num(s.Lo[i]), num(s.Hi[i])
+			}
+			y := ""
+			if i < len(s.Y) {
+				y = num(s.Y[i])
+			}
+			t.Rows = append(t.Rows, []string{s.Name, num(s.X[i]), y, lo, hi})
+		}
+	}
+	return t
+}
+
+// BarsTable returns the data of a bar chart, one row per bar:
+// label, mean, lo, hi.
+func BarsTable(bars []Bar) Table {
+	t := Table{Header: []string{"label", "mean", "lo", "hi"}}
+	for _, b := range bars {
+		t.Rows = append(t.Rows, []string{b.Label, num(b.Mean), num(b.Lo), num(b.Hi)})
+	}
+	return t
+}
+
+// TimelineTable returns the data of a timeline, one row per span, then
+// one per flow: record ("span" or "flow"), row, start, end, kind, label,
+// to_row. A flow goes from row at start to to_row at end.
+func TimelineTable(spans []Span, flows []Flow) Table {
+	t := Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}}
+	for _, s := range spans {
+		t.Rows = append(t.Rows, []string{"span", s.Row, num(s.Start), num(s.End), s.Kind, s.Label, ""})
+	}
+	for _, f := range flows {
+		t.Rows = append(t.Rows, []string{"flow", f.FromRow, num(f.From), num(f.To), "", "", f.ToRow})
+	}
+	return t
+}
+
+// GridTable returns the data of a heat map, one row per cell, row by row
+// of Z: x, y, z.
+func GridTable(g Grid) Table {
+	t := Table{Header: []string{"x", "y", "z"}}
+	for i, row := range g.Z {
+		for j, z := range row {
+			if i < len(g.Y) && j < len(g.X) {
+				t.Rows = append(t.Rows, []string{num(g.X[j]), num(g.Y[i]), num(z)})
+			}
+		}
+	}
+	return t
+}
