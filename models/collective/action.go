@@ -69,6 +69,7 @@ func (m Mask) With(a Action) Mask { return m | 1<<a }
 // Observation is what an agent can see when it decides. Counts refer to the
 // agent's own attempt (the main team, or an independent attempt).
 type Observation struct {
+	Agent     int     // the agent's number (0 is the main agent); identifies, is not a feature
 	Main      bool    // the agent is the main (orchestrating) agent
 	Alone     bool    // the agent works an independent attempt alone
 	TimeUsed  float64 // elapsed time over the time limit; 0 without a limit

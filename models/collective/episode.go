@@ -140,6 +140,11 @@ func (ep *episode) finishMetrics() {
 	}
 	r.CriticalSteps = max(r.CriticalSteps, ep.main.steps)
 	r.Events = ep.env.Fired()
+	if total := ep.g.TotalWork(); total > 0 {
+		r.Progress = float64(ep.main.at.progress) / float64(total)
+	} else if ep.main.at.complete {
+		r.Progress = 1
+	}
 }
 
 func (ep *episode) fail(err error) {
@@ -367,6 +372,7 @@ func (a *agent) observe() (Observation, Mask) {
 	ep, at, g := a.ep, a.at, a.ep.g
 	now := ep.env.Now()
 	o := Observation{
+		Agent:     a.id,
 		Main:      a.main,
 		Alone:     at.alone,
 		Elapsed:   now.Seconds(),
@@ -423,7 +429,10 @@ func (a *agent) observe() (Observation, Mask) {
 			m = m.With(Wait)
 		}
 	}
-	if a.main || (at.alone && o.Complete) {
+	// There is nothing to submit before a result exists: the main agent
+	// submits its team's complete result or the candidates of independent
+	// attempts, and gives up only when nothing else is possible.
+	if o.Complete && (a.main || at.alone) || a.main && (len(ep.candidates) > 0 || m == 0) {
 		m = m.With(Submit)
 	}
 	return o, m

@@ -22,7 +22,8 @@ type Metrics struct {
 	Attempts      int // independent attempts started
 	Checks        int
 	Retries       int
-	Conflicts     int // unreconciled conflicts at coupled joins
+	Conflicts     int     // unreconciled conflicts at coupled joins
+	Progress      float64 // fraction of the task's work the main team released
 
 	ParallelismMean float64 // AgentTime / Finish
 	ParallelismPeak int     // most agents busy at once

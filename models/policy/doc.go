@@ -3,4 +3,11 @@
 // with selection, split, team), which are fixed rules over the shared
 // action set, and the learnable softmax policies that the RLCR learner
 // trains.
+//
+// A Softmax policy (Linear, or MLP with one tanh hidden layer) maps the
+// normalised Features of an observation to a masked softmax over the valid
+// actions; AddGrad gives the gradient of log π and of the entropy for
+// policy-gradient updates, Value is a learned baseline, and Save and Load
+// read and write the policy files that `simulate run --policy` evaluates.
+// See ExampleNewLinear.
 package policy

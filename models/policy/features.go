@@ -1,0 +1,141 @@
+package policy
+
+import (
+	"math"
+
+	c "github.com/swarmsim/swarmsim/models/collective"
+)
+
+// The features, in order. Each lies roughly in [0, 1] (counts are
+// log1p-scaled and may exceed 1 for large collectives). The products at
+// the end let a linear policy express conjunctions such as "delegate when
+// there is more than one ready subtask and a helper to give it to".
+const (
+	fBias              = iota // 1
+	fMain                     // the agent is the main agent
+	fAlone                    // the agent works an independent attempt alone
+	fTimeUsed                 // elapsed over the time limit, clamped to [0, 2]
+	fLogElapsed               // log1p(elapsed/60 s)/5, clamped to [0, 4]
+	fProgress                 // fraction of the task's work released
+	fReadyFrac                // min(ready, 8)/8
+	fLogReady                 // log1p(ready)/3
+	fLogBusy                  // log1p(busy)/3
+	fLogIdle                  // log1p(idle)/3
+	fLogFree                  // log1p(free)/3
+	fUnread                   // unread > 0
+	fLogAttempts              // log1p(attempts)/3
+	fLogPending               // log1p(pending)/3
+	fUnchecked                // holds an unverified part
+	fUnshared                 // holds findings not yet shared
+	fCoupling                 // coupling ahead, clamped to [0, 1]
+	fLogNextWork              // log1p(next work / mean work), clamped to [0, 4]
+	fLogRetries               // log1p(retries)/2
+	fComplete                 // every subtask released
+	fHasReady                 // ready > 0
+	fReady2Helper             // ready > 1 and (idle + free) > 0
+	fReady2Time               // (ready > 1) × time used
+	fUncheckedCoupling        // unchecked × coupling
+	fUnsharedCoupling         // unshared × coupling
+	fUncheckedTime            // unchecked × time used
+	fMainStart                // main agent at time 0
+	fCompleteNoPending        // complete and no independent attempt pending
+
+	// NumFeatures is the length of the feature vector.
+	NumFeatures = iota
+)
+
+var featureNames = [NumFeatures]string{
+	fBias:              "bias",
+	fMain:              "main",
+	fAlone:             "alone",
+	fTimeUsed:          "time_used",
+	fLogElapsed:        "log_elapsed",
+	fProgress:          "progress",
+	fReadyFrac:         "ready_frac",
+	fLogReady:          "log_ready",
+	fLogBusy:           "log_busy",
+	fLogIdle:           "log_idle",
+	fLogFree:           "log_free",
+	fUnread:            "unread",
+	fLogAttempts:       "log_attempts",
+	fLogPending:        "log_pending",
+	fUnchecked:         "unchecked",
+	fUnshared:          "unshared",
+	fCoupling:          "coupling",
+	fLogNextWork:       "log_next_work",
+	fLogRetries:        "log_retries",
+	fComplete:          "complete",
+	fHasReady:          "has_ready",
+	fReady2Helper:      "ready2_x_helper",
+	fReady2Time:        "ready2_x_time_used",
+	fUncheckedCoupling: "unchecked_x_coupling",
+	fUnsharedCoupling:  "unshared_x_coupling",
+	fUncheckedTime:     "unchecked_x_time_used",
+	fMainStart:         "main_x_start",
+	fCompleteNoPending: "complete_x_no_pending",
+}
+
+// FeatureNames returns the names of the features, in order. They are
+// written into policy files and checked when a file is loaded.
+func FeatureNames() []string { return append([]string(nil), featureNames[:]...) }
+
+// Features writes the normalised features of o into dst. NaN fields count
+// as 0 and every float field is clamped, so the features are always
+// finite. It does not allocate.
+func Features(o *c.Observation, dst *[NumFeatures]float64) {
+	timeUsed := clamp(o.TimeUsed, 0, 2)
+	coupling := clamp(o.Coupling, 0, 1)
+	unchecked := b2f(o.Unchecked)
+	unshared := b2f(o.Unshared)
+	ready2 := b2f(o.Ready > 1)
+
+	dst[fBias] = 1
+	dst[fMain] = b2f(o.Main)
+	dst[fAlone] = b2f(o.Alone)
+	dst[fTimeUsed] = timeUsed
+	dst[fLogElapsed] = clamp(math.Log1p(clamp(o.Elapsed, 0, math.MaxFloat64)/60)/5, 0, 4)
+	dst[fProgress] = clamp(o.Progress, 0, 1)
+	dst[fReadyFrac] = float64(min(max(o.Ready, 0), 8)) / 8
+	dst[fLogReady] = logCount(o.Ready, 3)
+	dst[fLogBusy] = logCount(o.Busy, 3)
+	dst[fLogIdle] = logCount(o.Idle, 3)
+	dst[fLogFree] = logCount(o.Free, 3)
+	dst[fUnread] = b2f(o.Unread > 0)
+	dst[fLogAttempts] = logCount(o.Attempts, 3)
+	dst[fLogPending] = logCount(o.Pending, 3)
+	dst[fUnchecked] = unchecked
+	dst[fUnshared] = unshared
+	dst[fCoupling] = coupling
+	dst[fLogNextWork] = clamp(math.Log1p(clamp(o.NextWork, 0, math.MaxFloat64)), 0, 4)
+	dst[fLogRetries] = logCount(o.Retries, 2)
+	dst[fComplete] = b2f(o.Complete)
+	dst[fHasReady] = b2f(o.Ready > 0)
+	dst[fReady2Helper] = ready2 * b2f(o.Idle+o.Free > 0)
+	dst[fReady2Time] = ready2 * timeUsed
+	dst[fUncheckedCoupling] = unchecked * coupling
+	dst[fUnsharedCoupling] = unshared * coupling
+	dst[fUncheckedTime] = unchecked * timeUsed
+	dst[fMainStart] = b2f(o.Main && o.Elapsed == 0)
+	dst[fCompleteNoPending] = b2f(o.Complete && o.Pending == 0)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// clamp limits v to [lo, hi]; NaN becomes lo.
+func clamp(v, lo, hi float64) float64 {
+	switch {
+	case !(v >= lo): // also NaN
+		return lo
+	case v > hi:
+		return hi
+	}
+	return v
+}
+
+// logCount is log1p(n)/div, with negative counts as 0.
+func logCount(n int, div float64) float64 { return math.Log1p(float64(max(n, 0))) / div }

@@ -1,0 +1,191 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	c "github.com/swarmsim/swarmsim/models/collective"
+)
+
+// FileFormat identifies policy files.
+const FileFormat = "swarmsim-policy/1"
+
+// policyFile is the JSON form of a policy file.
+type policyFile struct {
+	Format   string     `json:"format"`
+	Kind     string     `json:"kind"`
+	Features []string   `json:"features"`
+	Actions  []string   `json:"actions"`
+	Hidden   *int       `json:"hidden"`
+	Params   []*float64 `json:"params"`
+}
+
+// Save writes p as a JSON policy file:
+//
+//	{"format": "swarmsim-policy/1", "kind": "linear", "features": [...],
+//	 "actions": [...], "hidden": 0, "params": [...]}
+//
+// with one line of params per row of each weight matrix. Parameters are
+// written in the shortest form that reads back to the same float64, so
+// Save then Load gives the identical policy. Non-finite parameters and
+// policies other than *Linear and *MLP are errors.
+func Save(w io.Writer, p Softmax) error {
+	var hidden int
+	var rows []int // lengths of the rows of params, in order
+	switch p := p.(type) {
+	case *Linear:
+		rows = repeat(NumFeatures, c.NumActions)
+	case *MLP:
+		hidden = p.hidden
+		rows = append(repeat(NumFeatures, hidden), repeat(hidden, c.NumActions)...)
+		rows = append(rows, c.NumActions)
+	default:
+		return fmt.Errorf("save policy: unsupported policy type %T", p)
+	}
+	params := p.Params()
+	for i, v := range params {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("save policy: params[%d] is %v", i, v)
+		}
+	}
+
+	var b bytes.Buffer
+	field := func(name string, v any) {
+		s, _ := json.Marshal(v) // strings, string slices and ints cannot fail
+		fmt.Fprintf(&b, "  %q: %s,\n", name, s)
+	}
+	b.WriteString("{\n")
+	field("format", FileFormat)
+	field("kind", p.Kind())
+	field("features", featureNames[:])
+	field("actions", actionNames())
+	field("hidden", hidden)
+	b.WriteString("  \"params\": [")
+	var buf []byte
+	i := 0
+	for r, n := range rows {
+		b.WriteString("\n    ")
+		for k := range n {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			buf = strconv.AppendFloat(buf[:0], params[i], 'g', -1, 64)
+			b.Write(buf)
+			i++
+		}
+		if r < len(rows)-1 {
+			b.WriteByte(',')
+		}
+	}
+	b.WriteString("\n  ]\n}\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func repeat(v, n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// Load reads a policy file written by Save. name (usually the file's path)
+// is used in error messages. Loading is strict: an unknown format or kind,
+// unknown or missing fields, features or actions that differ (in name,
+// order or count) from this build's, a hidden width that does not fit the
+// kind, params of the wrong length, and null or non-finite params are all
+// errors naming the file and the field.
+func Load(r io.Reader, name string) (Softmax, error) {
+	fail := func(field, format string, args ...any) error {
+		return fmt.Errorf("policy %s: field %q: %s", name, field, fmt.Sprintf(format, args...))
+	}
+	var f policyFile
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("policy %s: empty file", name)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fmt.Errorf("policy %s: truncated JSON", name)
+		case errors.As(err, &syntax):
+			return nil, fmt.Errorf("policy %s: invalid JSON at byte %d: %w", name, syntax.Offset, err)
+		case errors.As(err, &typ) && typ.Field != "":
+			return nil, fail(typ.Field, "%v", err)
+		}
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("policy %s: data after the JSON object", name)
+	}
+	if f.Format != FileFormat {
+		return nil, fail("format", "%q, want %q", f.Format, FileFormat)
+	}
+	if f.Kind != "linear" && f.Kind != "mlp" {
+		return nil, fail("kind", "unknown %q (allowed: linear, mlp)", f.Kind)
+	}
+	if err := sameNames(f.Features, featureNames[:]); err != "" {
+		return nil, fail("features", "%s", err)
+	}
+	if err := sameNames(f.Actions, actionNames()); err != "" {
+		return nil, fail("actions", "%s", err)
+	}
+	if f.Hidden == nil {
+		return nil, fail("hidden", "missing")
+	}
+	var p Softmax
+	switch hidden := *f.Hidden; {
+	case f.Kind == "linear" && hidden != 0:
+		return nil, fail("hidden", "%d, want 0 for a linear policy", hidden)
+	case f.Kind == "linear":
+		p = NewLinear()
+	case hidden < 1 || hidden > MaxHidden:
+		return nil, fail("hidden", "%d, want 1 to %d for an mlp policy", hidden, MaxHidden)
+	default:
+		p = newMLP(hidden)
+	}
+	params := p.Params()
+	if len(f.Params) != len(params) {
+		return nil, fail("params", "%d values, want %d for this %s policy", len(f.Params), len(params), f.Kind)
+	}
+	for i, v := range f.Params {
+		switch {
+		case v == nil:
+			return nil, fail("params", "[%d] is null", i)
+		case math.IsNaN(*v) || math.IsInf(*v, 0):
+			return nil, fail("params", "[%d] is %v", i, *v)
+		}
+		params[i] = *v
+	}
+	return p, nil
+}
+
+// actionNames returns the names of the actions, in order.
+func actionNames() []string {
+	names := make([]string, c.NumActions)
+	for a := range c.Action(c.NumActions) {
+		names[a] = a.String()
+	}
+	return names
+}
+
+// sameNames describes how got differs from want, or returns "".
+func sameNames(got, want []string) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d names, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return fmt.Sprintf("[%d] is %q, want %q", i, got[i], want[i])
+		}
+	}
+	return ""
+}

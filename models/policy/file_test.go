@@ -1,0 +1,162 @@
+package policy_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	c "github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+)
+
+func save(t testing.TB, p policy.Softmax) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, policy.Save(&b, p))
+	return b.Bytes()
+}
+
+func requireSameBits(t testing.TB, want, got []float64) {
+	t.Helper()
+	require.Len(t, got, len(want))
+	for i := range want {
+		require.Equal(t, math.Float64bits(want[i]), math.Float64bits(got[i]), "params[%d]: %v vs %v", i, want[i], got[i])
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	special := []float64{0, math.Copysign(0, -1), 1.0 / 3, -2.5e-310, math.SmallestNonzeroFloat64, math.MaxFloat64, -1e21, 1e-7}
+	for _, pc := range softmaxCases()[:2] {
+		t.Run(pc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(50, 50))
+			p := pc.make(r, 1)
+			copy(p.Params(), special)
+			data := save(t, p)
+			q, err := policy.Load(bytes.NewReader(data), "p.json")
+			require.NoError(t, err)
+			require.Equal(t, p.Kind(), q.Kind())
+			requireSameBits(t, p.Params(), q.Params())
+			require.Equal(t, string(data), string(save(t, q)), "Save∘Load∘Save")
+
+			copy(p.Params(), make([]float64, len(special))) // keep the probabilities finite
+			copy(q.Params(), p.Params())
+			for range 100 {
+				x, m := randFeatures(r), randMask(r, 1)
+				var pp, pq [c.NumActions]float64
+				p.Probs(x, m, &pp)
+				q.Probs(x, m, &pq)
+				require.Equal(t, pp, pq)
+			}
+		})
+	}
+}
+
+func TestSaveRejects(t *testing.T) {
+	p := policy.NewLinear()
+	p.Params()[3] = math.NaN()
+	require.ErrorContains(t, policy.Save(&bytes.Buffer{}, p), "params[3]")
+	p.Params()[3] = math.Inf(-1)
+	require.ErrorContains(t, policy.Save(&bytes.Buffer{}, p), "params[3]")
+}
+
+// mutate decodes a saved policy, changes it and encodes it again.
+func mutate(t *testing.T, p policy.Softmax, change func(f map[string]any)) string {
+	t.Helper()
+	var f map[string]any
+	require.NoError(t, json.Unmarshal(save(t, p), &f))
+	change(f)
+	b, err := json.Marshal(f)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestLoadErrors(t *testing.T) {
+	lin := policy.NewLinear()
+	mlp := policy.NewMLP(3, rand.New(rand.NewPCG(1, 1)))
+	valid := string(save(t, lin))
+	tests := []struct {
+		name  string
+		data  string
+		field string // the error must name it
+	}{
+		{"empty", "", "empty file"},
+		{"not JSON", "{", "truncated"},
+		{"bad syntax", "{\"format\" 1}", "byte 11"},
+		{"not an object", "[1, 2]", "cannot unmarshal"},
+		{"trailing data", valid + "{}", "after the JSON object"},
+		{"unknown field", mutate(t, lin, func(f map[string]any) { f["extra"] = 1 }), "extra"},
+		{"wrong format", mutate(t, lin, func(f map[string]any) { f["format"] = "swarmsim-policy/2" }), "format"},
+		{"missing format", mutate(t, lin, func(f map[string]any) { delete(f, "format") }), "format"},
+		{"unknown kind", mutate(t, lin, func(f map[string]any) { f["kind"] = "cnn" }), "kind"},
+		{"missing kind", mutate(t, lin, func(f map[string]any) { delete(f, "kind") }), "kind"},
+		{"too few features", mutate(t, lin, func(f map[string]any) {
+			fs := f["features"].([]any)
+			f["features"] = fs[:len(fs)-1]
+		}), "features"},
+		{"renamed feature", mutate(t, lin, func(f map[string]any) { f["features"].([]any)[2] = "lonely" }), "features"},
+		{"swapped features", mutate(t, lin, func(f map[string]any) {
+			fs := f["features"].([]any)
+			fs[1], fs[2] = fs[2], fs[1]
+		}), "features"},
+		{"null features", mutate(t, lin, func(f map[string]any) { f["features"] = nil }), "features"},
+		{"extra action", mutate(t, lin, func(f map[string]any) { f["actions"] = append(f["actions"].([]any), "pray") }), "actions"},
+		{"renamed action", mutate(t, lin, func(f map[string]any) { f["actions"].([]any)[0] = "toil" }), "actions"},
+		{"missing hidden", mutate(t, lin, func(f map[string]any) { delete(f, "hidden") }), "hidden"},
+		{"linear with hidden", mutate(t, lin, func(f map[string]any) { f["hidden"] = 3 }), "hidden"},
+		{"mlp without hidden", mutate(t, mlp, func(f map[string]any) { f["hidden"] = 0 }), "hidden"},
+		{"mlp too wide", mutate(t, mlp, func(f map[string]any) { f["hidden"] = 1 << 20 }), "hidden"},
+		{"fractional hidden", mutate(t, mlp, func(f map[string]any) { f["hidden"] = 1.5 }), "hidden"},
+		{"mlp params for another width", mutate(t, mlp, func(f map[string]any) { f["hidden"] = 4 }), "params"},
+		{"too few params", mutate(t, lin, func(f map[string]any) {
+			ps := f["params"].([]any)
+			f["params"] = ps[:len(ps)-1]
+		}), "params"},
+		{"too many params", mutate(t, lin, func(f map[string]any) { f["params"] = append(f["params"].([]any), 0.0) }), "params"},
+		{"missing params", mutate(t, lin, func(f map[string]any) { delete(f, "params") }), "params"},
+		{"null param", mutate(t, lin, func(f map[string]any) { f["params"].([]any)[5] = nil }), "params"},
+		{"string param", mutate(t, lin, func(f map[string]any) { f["params"].([]any)[5] = "1" }), "params"},
+		{"overflowing param", strings.Replace(valid, "\"params\": [\n    0,", "\"params\": [\n    1e999,", 1), "params"},
+		{"NaN param", strings.Replace(valid, "\"params\": [\n    0,", "\"params\": [\n    NaN,", 1), "invalid character"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := policy.Load(strings.NewReader(tt.data), "bad.json")
+			require.Error(t, err)
+			require.Nil(t, p)
+			require.ErrorContains(t, err, "bad.json")
+			require.ErrorContains(t, err, tt.field)
+			t.Log(err)
+		})
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	r := rand.New(rand.NewPCG(60, 60))
+	lin := policy.NewLinear()
+	for i := range lin.Params() {
+		lin.Params()[i] = r.NormFloat64()
+	}
+	f.Add(save(f, lin))
+	f.Add(save(f, policy.NewMLP(2, r)))
+	f.Add([]byte(`{"format":"swarmsim-policy/1","kind":"mlp","hidden":1}`))
+	f.Add([]byte(`{"format":"swarmsim-policy/1","kind":"linear","features":[],"actions":[],"hidden":0,"params":[]}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := policy.Load(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			require.Nil(t, p)
+			return
+		}
+		saved := save(t, p)
+		q, err := policy.Load(bytes.NewReader(saved), "resaved")
+		require.NoError(t, err)
+		require.Equal(t, p.Kind(), q.Kind())
+		requireSameBits(t, p.Params(), q.Params())
+		require.Equal(t, string(saved), string(save(t, q)))
+	})
+}

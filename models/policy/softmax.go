@@ -1,0 +1,194 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+
+	c "github.com/swarmsim/swarmsim/models/collective"
+)
+
+// Softmax is a learnable stochastic policy: features of the observation
+// give one logit per action, a softmax over the valid actions gives their
+// probabilities, and Decide samples from them. *Linear and *MLP implement
+// it.
+//
+// Decide, Probs and AddGrad only read the parameters and keep no scratch
+// in the policy, so any number of goroutines may call them at once, as
+// long as nobody writes to Params meanwhile.
+type Softmax interface {
+	// Decide computes the features of obs and samples an action from the
+	// masked softmax by inverse CDF with u in [0, 1): it walks the valid
+	// actions in action order and returns the first whose cumulative
+	// probability exceeds u, or the last valid one if rounding leaves u
+	// beyond it. The same u gives the same action. With an empty mask it
+	// returns Submit, as the fixed policies do.
+	c.Policy
+	// Kind is "linear" or "mlp".
+	Kind() string
+	// Params is the flat parameter vector. It aliases the policy: an
+	// optimizer updates the policy by writing into it.
+	Params() []float64
+	// Probs writes the masked softmax into out: actions outside mask get
+	// exactly 0; with one valid action it gets exactly 1.
+	Probs(x *[NumFeatures]float64, mask c.Mask, out *[c.NumActions]float64)
+	// AddGrad adds scale·∇θ log π(a|x) + entCoef·∇θ H(π(·|x)) to grad and
+	// returns log π(a|x) and the entropy H. Parameters that only touch
+	// actions outside mask get nothing. It panics if len(grad) differs
+	// from len(Params()) or a is not in mask.
+	AddGrad(x *[NumFeatures]float64, mask c.Mask, a c.Action, scale, entCoef float64, grad []float64) (logp, entropy float64)
+	// Clone returns an independent copy.
+	Clone() Softmax
+}
+
+// Linear is a softmax policy whose logits are linear in the features:
+// logit_a = W_a · x. Params holds W row by row, one row of NumFeatures
+// weights per action in action order (the bias is the "bias" feature).
+type Linear struct {
+	w []float64
+}
+
+// NewLinear returns a linear policy with zero weights: uniform over the
+// valid actions.
+func NewLinear() *Linear { return &Linear{w: make([]float64, c.NumActions*NumFeatures)} }
+
+// Kind returns "linear".
+func (l *Linear) Kind() string { return "linear" }
+
+// Params returns the weights, aliased; see Linear for the layout.
+func (l *Linear) Params() []float64 { return l.w }
+
+// Clone returns an independent copy.
+func (l *Linear) Clone() Softmax { return &Linear{w: append([]float64(nil), l.w...)} }
+
+// logits computes the logits of the valid actions; the others are left 0.
+func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]float64) {
+	for a := range c.Action(c.NumActions) {
+		if m.Has(a) {
+			z[a] = dot(l.w[int(a)*NumFeatures:(int(a)+1)*NumFeatures], x[:])
+		}
+	}
+}
+
+// Probs implements Softmax. Cost O(NumActions·NumFeatures).
+func (l *Linear) Probs(x *[NumFeatures]float64, m c.Mask, out *[c.NumActions]float64) {
+	var z, logp [c.NumActions]float64
+	l.logits(x, m, &z)
+	maskedSoftmax(&z, m, out, &logp)
+}
+
+// Decide implements collective.Policy; see Softmax.
+func (l *Linear) Decide(o *c.Observation, m c.Mask, u float64) c.Action {
+	var x [NumFeatures]float64
+	var p [c.NumActions]float64
+	Features(o, &x)
+	l.Probs(&x, m, &p)
+	return sample(&p, m, u)
+}
+
+// AddGrad implements Softmax.
+func (l *Linear) AddGrad(x *[NumFeatures]float64, m c.Mask, a c.Action, scale, entCoef float64, grad []float64) (logp, entropy float64) {
+	checkGrad(len(grad), len(l.w))
+	var z [c.NumActions]float64
+	l.logits(x, m, &z)
+	gz, logp, entropy := logitGrad(&z, m, a, scale, entCoef)
+	for b := range c.Action(c.NumActions) {
+		if !m.Has(b) || gz[b] == 0 {
+			continue
+		}
+		row := grad[int(b)*NumFeatures : (int(b)+1)*NumFeatures]
+		for k, xk := range x {
+			row[k] += gz[b] * xk
+		}
+	}
+	return logp, entropy
+}
+
+// maskedSoftmax writes the softmax of the valid logits into p and their
+// logarithms into logp; invalid actions get p = 0 and logp = 0 (unused).
+// The maximum is subtracted first, and logp is computed from the logits,
+// so it stays finite when p underflows to 0.
+func maskedSoftmax(z *[c.NumActions]float64, m c.Mask, p, logp *[c.NumActions]float64) {
+	zmax := math.Inf(-1)
+	for a := range c.Action(c.NumActions) {
+		if m.Has(a) && z[a] > zmax {
+			zmax = z[a]
+		}
+	}
+	var sum float64
+	for a := range c.Action(c.NumActions) {
+		p[a], logp[a] = 0, 0
+		if m.Has(a) {
+			p[a] = math.Exp(z[a] - zmax)
+			sum += p[a]
+		}
+	}
+	if sum == 0 { // empty mask (or non-finite logits)
+		return
+	}
+	lsum := math.Log(sum)
+	for a := range c.Action(c.NumActions) {
+		if m.Has(a) {
+			p[a] /= sum
+			logp[a] = z[a] - zmax - lsum
+		}
+	}
+}
+
+// logitGrad returns g = scale·∂log π(a)/∂z + entCoef·∂H/∂z for the valid
+// logits z (0 for invalid actions), with log π(a) and H:
+//
+//	∂log π(a)/∂z_j = [j = a] − p_j,   ∂H/∂z_j = −p_j (log p_j + H).
+//
+// With one valid action both terms are exactly 0.
+func logitGrad(z *[c.NumActions]float64, m c.Mask, a c.Action, scale, entCoef float64) (g [c.NumActions]float64, logpA, entropy float64) {
+	if int(a) >= c.NumActions || !m.Has(a) {
+		panic(fmt.Sprintf("policy: AddGrad for action %v outside its mask", a))
+	}
+	var p, logp [c.NumActions]float64
+	maskedSoftmax(z, m, &p, &logp)
+	for j := range c.NumActions {
+		entropy -= p[j] * logp[j]
+	}
+	for j := range c.Action(c.NumActions) {
+		if !m.Has(j) {
+			continue
+		}
+		d := -p[j]
+		if j == a {
+			d += 1
+		}
+		g[j] = scale*d - entCoef*p[j]*(logp[j]+entropy)
+	}
+	return g, logp[a], entropy
+}
+
+// sample picks an action by inverse CDF; see Softmax.Decide.
+func sample(p *[c.NumActions]float64, m c.Mask, u float64) c.Action {
+	last := c.Submit
+	var cum float64
+	for a := range c.Action(c.NumActions) {
+		if !m.Has(a) {
+			continue
+		}
+		cum += p[a]
+		if u < cum {
+			return a
+		}
+		last = a
+	}
+	return last
+}
+
+func dot(w, x []float64) float64 {
+	var s float64
+	for i, v := range w {
+		s += v * x[i]
+	}
+	return s
+}
+
+func checkGrad(got, want int) {
+	if got != want {
+		panic(fmt.Sprintf("policy: gradient of length %d for %d parameters", got, want))
+	}
+}

@@ -1,0 +1,18 @@
+// Package rlcr trains the shared policy of an agent collective with
+// reinforcement learning from collective rewards.
+//
+// Each iteration draws B task instances and runs G rollouts of each (a
+// group) in which every agent decides with the same parameters. Each
+// rollout gets one collective reward (Reward): success, minus a latency
+// penalty of a named shape, minus compute cost, plus optional annealed PARL
+// terms. The flat collective advantage A = R − mean of the group is then
+// given to every decision of every agent in the rollout, and the policy
+// takes an Adam step along Σ w·A·∇log π(a|x) plus an entropy bonus.
+// Alternatives for ablations: no baseline, a moving-average baseline,
+// per-agent difference rewards from counterfactual replays, and PPO-clip
+// with GAE and a learned value.
+//
+// Train, in train.go, reads top to bottom like a CleanRL script: the
+// hyperparameters in one documented Config, then rollouts, rewards,
+// advantages, the update and the report. docs/rlcr.md gives the equations.
+package rlcr

@@ -1,0 +1,315 @@
+package rlcr
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+func tinyProblem() Problem {
+	c := collective.Defaults()
+	c.TimeLimit = 2 * sim.Hour
+	return Problem{
+		Task:       task.Family{Shape: "fork-join", Width: 4, Stages: 1, Work: sim.Exponential(300), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(300)},
+		Collective: c,
+		Reward:     Reward{Task: 1, Latency: 1, Penalty: PenaltyLinear, Steps: 100},
+	}
+}
+
+func tinyConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Iterations, cfg.Batch, cfg.Group = 4, 2, 4
+	return cfg
+}
+
+func train(t *testing.T, prob Problem, cfg Config, workers int) ([]Iteration, []float64) {
+	t.Helper()
+	var rows []Iteration
+	pol, err := Train(context.Background(), prob, cfg, 7, workers, func(it Iteration) error {
+		rows = append(rows, it)
+		return nil
+	})
+	require.NoError(t, err)
+	return rows, pol.Params()
+}
+
+func TestWorkersDoNotChangeResults(t *testing.T) {
+	for _, adv := range []Advantage{FlatCollective, PerAgent, PPOGAE} {
+		cfg := tinyConfig()
+		cfg.Advantage = adv
+		r1, p1 := train(t, tinyProblem(), cfg, 1)
+		r2, p2 := train(t, tinyProblem(), cfg, 2)
+		assert.Equal(t, r1, r2, "%s", adv)
+		assert.Equal(t, p1, p2, "%s", adv)
+	}
+}
+
+func TestTrainRunsEveryOption(t *testing.T) {
+	for _, adv := range []Advantage{FlatCollective, NoBaseline, MovingAverage, PerAgent, PPOGAE} {
+		for _, pol := range []string{"linear", "mlp"} {
+			for _, norm := range []LossNorm{PerDecision, PerRollout} {
+				cfg := tinyConfig()
+				cfg.Advantage, cfg.Policy, cfg.LossNorm, cfg.StdNorm = adv, pol, norm, true
+				rows, params := train(t, tinyProblem(), cfg, 2)
+				require.Len(t, rows, cfg.Iterations)
+				for _, r := range rows {
+					sum := 0.0
+					for _, p := range r.ActionProbs {
+						sum += p
+					}
+					assert.InDelta(t, 1, sum, 1e-9)
+					assert.Equal(t, cfg.Batch*cfg.Group, r.Episodes)
+					assert.False(t, math.IsNaN(r.RewardMean+r.Entropy+r.GradNorm))
+				}
+				for _, p := range params {
+					require.False(t, math.IsNaN(p) || math.IsInf(p, 0))
+				}
+			}
+		}
+	}
+}
+
+func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
+	prob := tinyProblem()
+	pol := policy.NewLinear()
+	iter := sim.NewStreams(3).Derive("iteration", 0)
+	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 2)
+	require.NoError(t, err)
+	rewards := make([]float64, 8)
+	metrics := make([]collective.Metrics, 8)
+	for i, r := range results {
+		metrics[i] = r.Metrics
+	}
+	for b := range 2 {
+		prob.Reward.Group(&prob.Collective, 0, metrics[b*4:(b+1)*4], rewards[b*4:(b+1)*4])
+	}
+	baseline := math.NaN()
+	adv := rolloutAdvantages(DefaultConfig(), rewards, 4, &baseline)
+	samples := collect(results, pol)
+	agentsSeen := map[int]bool{}
+	for i := range samples {
+		samples[i].adv = adv[samples[i].rollout]
+		agentsSeen[samples[i].agent] = true
+	}
+	assert.Greater(t, len(agentsSeen), 1, "several agents decide")
+	for i := range samples {
+		for j := range samples {
+			if samples[i].rollout == samples[j].rollout {
+				require.Equal(t, samples[i].adv, samples[j].adv)
+			}
+		}
+	}
+	for b := range 2 {
+		assert.InDelta(t, 0, adv[b*4]+adv[b*4+1]+adv[b*4+2]+adv[b*4+3], 1e-12, "group mean removed")
+	}
+}
+
+// randomSamples builds decisions on random observations.
+func randomSamples(r *rand.Rand, n int) []sample {
+	out := make([]sample, n)
+	for i := range out {
+		o := collective.Observation{
+			Main: r.IntN(2) == 0, TimeUsed: r.Float64(), Elapsed: 3000 * r.Float64(), Progress: r.Float64(),
+			Ready: r.IntN(6), Busy: r.IntN(4), Idle: r.IntN(3), Free: r.IntN(4), Unread: r.IntN(3),
+			Unchecked: r.IntN(2) == 0, Unshared: r.IntN(2) == 0, Coupling: r.Float64(), NextWork: 2 * r.Float64(),
+		}
+		s := &out[i]
+		policy.Features(&o, &s.x)
+		for s.mask == 0 || popcount(s.mask) < 2 {
+			s.mask = collective.Mask(r.IntN(1 << collective.NumActions))
+		}
+		for !s.mask.Has(s.action) {
+			s.action = collective.Action(r.IntN(collective.NumActions))
+		}
+		s.adv = r.NormFloat64()
+		s.weight = 1 / float64(n)
+		s.pOld = 0.05 + 0.9*r.Float64()
+	}
+	return out
+}
+
+func popcount(m collective.Mask) int {
+	n := 0
+	for ; m != 0; m &= m - 1 {
+		n++
+	}
+	return n
+}
+
+// surrogate is the objective whose gradient policyGradient computes,
+// written independently from it.
+func surrogate(pol policy.Softmax, samples []sample, ppo bool, clipRatio, ent float64) float64 {
+	var probs [collective.NumActions]float64
+	j := 0.0
+	for _, s := range samples {
+		pol.Probs(&s.x, s.mask, &probs)
+		p := probs[s.action]
+		if ppo {
+			ratio := p / s.pOld
+			j += s.weight * math.Min(ratio*s.adv, math.Max(1-clipRatio, math.Min(1+clipRatio, ratio))*s.adv)
+		} else {
+			j += s.weight * s.adv * math.Log(p)
+		}
+		h := 0.0
+		for _, q := range probs {
+			if q > 0 {
+				h -= q * math.Log(q)
+			}
+		}
+		j += s.weight * ent * h
+	}
+	return j
+}
+
+func TestPolicyGradientMatchesFiniteDifferences(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, kind := range []string{"linear", "mlp"} {
+		for _, ppo := range []bool{false, true} {
+			var pol policy.Softmax = policy.NewLinear()
+			if kind == "mlp" {
+				pol = policy.NewMLP(6, rand.New(rand.NewPCG(3, 4)))
+			}
+			params := pol.Params()
+			for i := range params {
+				params[i] = 0.3 * r.NormFloat64()
+			}
+			samples := randomSamples(r, 20)
+			grad := make([]float64, len(params))
+			policyGradient(pol, samples, ppo, 0.2, 0.05, grad)
+			const h = 1e-6
+			for i := range params {
+				orig := params[i]
+				params[i] = orig + h
+				up := surrogate(pol, samples, ppo, 0.2, 0.05)
+				params[i] = orig - h
+				down := surrogate(pol, samples, ppo, 0.2, 0.05)
+				params[i] = orig
+				fd := (up - down) / (2 * h)
+				assert.InDelta(t, fd, grad[i], 1e-6+1e-4*math.Abs(fd), "%s ppo=%v param %d", kind, ppo, i)
+			}
+		}
+	}
+}
+
+// A bandit: one state, three valid actions with known mean rewards. The
+// update with a group baseline must find the best arm.
+func TestBanditSolved(t *testing.T) {
+	arms := map[collective.Action]float64{collective.Work: 0.2, collective.Delegate: 0.5, collective.Check: 0.9}
+	mask := collective.Mask(0).With(collective.Work).With(collective.Delegate).With(collective.Check)
+	for _, kind := range []string{"linear", "mlp"} {
+		var pol policy.Softmax = policy.NewLinear()
+		if kind == "mlp" {
+			pol = policy.NewMLP(8, rand.New(rand.NewPCG(5, 6)))
+		}
+		obs := collective.Observation{Main: true, Ready: 2}
+		r := rand.New(rand.NewPCG(7, 8))
+		opt := newAdam(len(pol.Params()), 0.9, 0.999, 1e-8)
+		grad := make([]float64, len(pol.Params()))
+		for range 300 {
+			samples := make([]sample, 16)
+			rewards := make([]float64, 16)
+			for i := range samples {
+				s := &samples[i]
+				policy.Features(&obs, &s.x)
+				s.mask = mask
+				s.action = pol.Decide(&obs, mask, r.Float64())
+				s.rollout = i
+				rewards[i] = arms[s.action] + 0.3*r.NormFloat64()
+			}
+			baseline := math.NaN()
+			adv := rolloutAdvantages(DefaultConfig(), rewards, 16, &baseline)
+			for i := range samples {
+				samples[i].adv = adv[i]
+			}
+			weigh(samples, PerDecision, 16)
+			policyGradient(pol, samples, false, 0, 0, grad)
+			opt.step(pol.Params(), grad, 0.05)
+		}
+		var x [policy.NumFeatures]float64
+		policy.Features(&obs, &x)
+		var probs [collective.NumActions]float64
+		pol.Probs(&x, mask, &probs)
+		assert.Greater(t, probs[collective.Check], 0.95, "%s: p(best arm)", kind)
+	}
+}
+
+// A two-step problem: first delegate or work, then check or wait. Only
+// delegate followed by check pays 1; everything else pays 0.2 at most. The
+// flat advantage credits both decisions of a rollout alike, and must still
+// find the optimal pair.
+func TestTwoStepSolved(t *testing.T) {
+	first := collective.Mask(0).With(collective.Work).With(collective.Delegate)
+	second := collective.Mask(0).With(collective.Check).With(collective.Wait)
+	o1 := collective.Observation{Main: true, Ready: 3, Free: 2}
+	o2 := collective.Observation{Main: true, Unchecked: true, Busy: 1}
+	payoff := func(a, b collective.Action) float64 {
+		switch {
+		case a == collective.Delegate && b == collective.Check:
+			return 1
+		case a == collective.Work && b == collective.Wait:
+			return 0.2
+		}
+		return 0
+	}
+	pol := policy.NewLinear()
+	r := rand.New(rand.NewPCG(9, 10))
+	opt := newAdam(len(pol.Params()), 0.9, 0.999, 1e-8)
+	grad := make([]float64, len(pol.Params()))
+	for range 300 {
+		var samples []sample
+		rewards := make([]float64, 16)
+		for i := range rewards {
+			a := pol.Decide(&o1, first, r.Float64())
+			b := pol.Decide(&o2, second, r.Float64())
+			rewards[i] = payoff(a, b)
+			s1 := sample{mask: first, action: a, rollout: i}
+			policy.Features(&o1, &s1.x)
+			s2 := sample{mask: second, action: b, rollout: i}
+			policy.Features(&o2, &s2.x)
+			samples = append(samples, s1, s2)
+		}
+		baseline := math.NaN()
+		adv := rolloutAdvantages(DefaultConfig(), rewards, 16, &baseline)
+		for i := range samples {
+			samples[i].adv = adv[samples[i].rollout]
+		}
+		weigh(samples, PerDecision, 16)
+		policyGradient(pol, samples, false, 0, 0, grad)
+		opt.step(pol.Params(), grad, 0.05)
+	}
+	var x [policy.NumFeatures]float64
+	var probs [collective.NumActions]float64
+	policy.Features(&o1, &x)
+	pol.Probs(&x, first, &probs)
+	p1 := probs[collective.Delegate]
+	policy.Features(&o2, &x)
+	pol.Probs(&x, second, &probs)
+	p2 := probs[collective.Check]
+	assert.Greater(t, p1*p2, 0.9, "p(delegate)·p(check) = %.3f·%.3f", p1, p2)
+}
+
+func TestConfigValidate(t *testing.T) {
+	good := DefaultConfig()
+	require.NoError(t, good.Validate())
+	for _, mut := range []func(*Config){
+		func(c *Config) { c.Iterations = 0 },
+		func(c *Config) { c.Policy = "transformer" },
+		func(c *Config) { c.Advantage = "gae" },
+		func(c *Config) { c.LossNorm = "token" },
+		func(c *Config) { c.LRSchedule = "step" },
+		func(c *Config) { c.LR = math.NaN() },
+	} {
+		c := DefaultConfig()
+		mut(&c)
+		assert.Error(t, c.Validate())
+	}
+}
