@@ -450,14 +450,16 @@ func (a *agent) joinCoupling(v task.ID) float64 {
 	return k
 }
 
-// partners counts the parts that v must be reconciled with and that are
-// not finished yet: their makers, present or future, can still use a
-// finding about v.
+// partners counts the parts that join v at a JoinAll node and are not
+// finished yet: their makers, present or future, could use a finding about
+// v. Whether they need it (the join's coupling) is not visible to the
+// agent: sharing at κ = 0 is the pure overhead a team pays on divisible
+// work.
 func (a *agent) partners(v task.ID) int {
 	g, at := a.ep.g, a.at
 	n := 0
 	for _, w := range g.Succ(v) {
-		if nd := &g.Nodes[w]; nd.Join != task.JoinAll || nd.Coupling == 0 {
+		if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
 			continue
 		}
 		for _, q := range g.Pred(w) {
@@ -536,7 +538,7 @@ func (a *agent) siblingFindings(v task.ID) int {
 	tokens := 0
 	now := ep.env.Now()
 	for _, w := range g.Succ(v) {
-		if nd := &g.Nodes[w]; nd.Join != task.JoinAll || nd.Coupling == 0 {
+		if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
 			continue
 		}
 		for _, p := range g.Pred(w) {
@@ -1002,7 +1004,7 @@ func (a *agent) share() {
 	default:
 		seen := map[int]bool{}
 		for _, w := range g.Succ(v) {
-			if nd := &g.Nodes[w]; nd.Join != task.JoinAll || nd.Coupling == 0 {
+			if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
 				continue
 			}
 			for _, q := range g.Pred(w) {

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// drawOptions choose one episode of a scenario: the flags that graph and
+// trace share.
+type drawOptions struct {
+	seed    seedFlag
+	sets    stringsFlag
+	variant string
+	episode int
+}
+
+func (o *drawOptions) flags(fs *flag.FlagSet) {
+	fs.Var(&o.seed, "seed", "the master seed `S` (default: the scenario's seed)")
+	fs.Var(&o.sets, "set", "override a scenario value, as `path=value`; may be repeated")
+	fs.StringVar(&o.variant, "variant", "", "the variant `NAME` (default: the scenario's first variant)")
+	fs.IntVar(&o.episode, "episode", 0, "the episode `K`, counting from 0 as in episodes.csv")
+}
+
+// given reports whether any of the flags was set.
+func (o *drawOptions) given() bool {
+	return o.seed.set || len(o.sets) > 0 || o.variant != "" || o.episode != 0
+}
+
+// An episode is one episode of one variant of a scenario, ready to run.
+type episode struct {
+	sc      *scenarios.Scenario
+	variant *scenarios.Variant
+	seed    uint64
+	k       int
+	graph   *task.Graph
+	streams sim.Streams
+}
+
+// load loads the scenario nameOrPath and draws the chosen episode.
+func (o *drawOptions) load(nameOrPath string) (*episode, error) {
+	if o.episode < 0 {
+		return nil, usagef("--episode %d: want 0 or more", o.episode)
+	}
+	sc, err := scenarios.Load(nameOrPath, o.sets)
+	if err != nil {
+		return nil, err
+	}
+	v, err := findVariant(sc, o.variant)
+	if err != nil {
+		return nil, err
+	}
+	seed := sc.Seed
+	if o.seed.set {
+		seed = o.seed.v
+	}
+	ep := &episode{sc: sc, variant: v, seed: seed, k: o.episode}
+	ep.streams, ep.graph, err = drawEpisode(v, seed, o.episode)
+	if err != nil {
+		return nil, fmt.Errorf("%s: variant %s, episode %d: %w", sc.Source, v.Name, o.episode, err)
+	}
+	return ep, nil
+}
+
+// findVariant returns sc's variant name, or the first when name is empty.
+func findVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error) {
+	if len(sc.Variants) == 0 {
+		return nil, fmt.Errorf("%s: the scenario has no variants", sc.Source)
+	}
+	if name == "" {
+		return &sc.Variants[0], nil
+	}
+	for i := range sc.Variants {
+		if sc.Variants[i].Name == name {
+			return &sc.Variants[i], nil
+		}
+	}
+	return nil, usagef("--variant %s: scenario %s has no such variant (allowed: %s)", name, sc.Name, strings.Join(variantNames(sc), ", "))
+}
+
+// drawEpisode returns the random streams and the task graph of episode k
+// under the master seed, exactly as scenarios.Evaluate draws them.
+func drawEpisode(v *scenarios.Variant, seed uint64, k int) (sim.Streams, *task.Graph, error) {
+	streams := sim.NewStreams(seed).Derive("episode", uint64(k))
+	g, err := v.Spec.Task.Draw(streams.New("task", 0))
+	return streams, g, err
+}
+
+// run runs the episode, keeping its trace when trace is set.
+func (ep *episode) run(trace bool) (*collective.Result, error) {
+	pol, err := ep.variant.Policy()
+	if err != nil {
+		return nil, err
+	}
+	return collective.Run(ep.graph, ep.variant.Spec.Collective, pol, ep.streams, collective.Options{Trace: trace})
+}
+
+// title names the episode: "tiny, variant team, episode 0, seed 1".
+func (ep *episode) title() string {
+	return fmt.Sprintf("%s, variant %s, episode %d, seed %d", ep.sc.Name, ep.variant.Name, ep.k, ep.seed)
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+)
+
+// stringsFlag is a flag that may be repeated; each use appends a value.
+type stringsFlag []string
+
+func (f *stringsFlag) String() string { return strings.Join(*f, " ") }
+
+func (f *stringsFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
+// seedFlag is a uint64 flag that remembers whether it was given, so that
+// the scenario's own seed applies otherwise.
+type seedFlag struct {
+	v   uint64
+	set bool
+}
+
+func (f *seedFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.FormatUint(f.v, 10)
+}
+
+func (f *seedFlag) Set(s string) error {
+	v, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return numError(err)
+	}
+	f.v, f.set = v, true
+	return nil
+}
+
+// ptr returns the seed, or nil when the flag was not given.
+func (f *seedFlag) ptr() *uint64 {
+	if !f.set {
+		return nil
+	}
+	v := f.v
+	return &v
+}
+
+// numError turns a strconv error into the short message flag prints
+// ("invalid value "x" for flag -seed: parse error").
+func numError(err error) error {
+	if ne, ok := err.(*strconv.NumError); ok {
+		return ne.Err
+	}
+	return err
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+)
+
+// A command is one subcommand of simulate, in the manner of cmd/go's
+// base.Command: its help text, and a function that defines its flags on a
+// fresh FlagSet and returns what runs it with the arguments left over.
+type command struct {
+	// Name is the command's name, as typed after "simulate".
+	Name string
+	// Args is the part of the usage line after the flags: "SCENARIO".
+	Args string
+	// Short is the one-line description shown by 'simulate help'.
+	Short string
+	// Long is the description shown by 'simulate help NAME', before the
+	// flags: what the command does and what it writes.
+	Long string
+	// Examples follow the flags in 'simulate help NAME'.
+	Examples string
+	// Setup defines the command's flags on fs and returns its action. It
+	// is called once per invocation, so no state outlives a call of run.
+	Setup func(fs *flag.FlagSet) action
+}
+
+// An action runs a command with its positional arguments. It returns a
+// usageError for bad arguments and any other error for failures.
+type action func(ctx context.Context, s *session, args []string) error
+
+// A session is the environment of one invocation: the streams to write to
+// and the command line, as recorded in manifests.
+type session struct {
+	stdout, stderr io.Writer
+	// argv is the command line as typed, starting with "simulate".
+	argv []string
+	// name is "simulate CMD", the prefix of messages.
+	name string
+}
+
+// warnf prints a one-line warning on stderr.
+func (s *session) warnf(format string, args ...any) {
+	fmt.Fprintf(s.stderr, "%s: warning: %s\n", s.name, fmt.Sprintf(format, args...))
+}
+
+// commands lists the commands in the order 'simulate help' shows them.
+// It is filled in init to break the cycle through the help command.
+var commands []*command
+
+func init() {
+	commands = []*command{cmdRun, cmdGraph, cmdTrace, cmdValidate, cmdList, cmdSchema, cmdVersion}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// usageError is an error in how simulate was called: an unknown command or
+// flag, a missing or extra argument, a value out of range. It exits with
+// status 2 and shows the usage line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the command failed
+	exitUsage = 2 // the command was called wrongly
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs simulate with args (without the program name) and returns the
+// exit status. An interrupt (SIGINT, SIGTERM) cancels the command, which
+// cleans up after itself. run never panics: an unexpected panic becomes a
+// one-line internal error (with the stack when SIMULATE_DEBUG is set).
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s := &session{stdout: stdout, stderr: stderr, argv: append([]string{"simulate"}, args...), name: "simulate"}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "%s: internal error: %v\n", s.name, oneLine(fmt.Sprint(r)))
+			if os.Getenv("SIMULATE_DEBUG") != "" {
+				stderr.Write(debug.Stack())
+			}
+			code = exitFail
+		}
+	}()
+
+	if len(args) == 0 {
+		mainUsage(stderr)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if name != "help" {
+			rest = nil
+		}
+		return help(s, rest)
+	}
+	if strings.HasPrefix(name, "-") {
+		fmt.Fprintf(stderr, "simulate: flag provided but not defined: %s\n", name)
+		fmt.Fprintf(stderr, "usage: simulate <command> [arguments]\nRun 'simulate help' for the list of commands.\n")
+		return exitUsage
+	}
+	cmd := lookup(name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "simulate %s: unknown command\nRun 'simulate help' for the list of commands.\n", name)
+		return exitUsage
+	}
+	s.name = "simulate " + cmd.Name
+
+	fs, act := newFlagSet(cmd)
+	pos, err := parseFlags(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(stdout, cmd)
+		return exitOK
+	}
+	if err == nil {
+		err = act(ctx, s, pos)
+	}
+	return report(s, cmd, err)
+}
+
+// report prints err for cmd on stderr and returns the exit status.
+func report(s *session, cmd *command, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || isFlagError(err) {
+		fmt.Fprintf(s.stderr, "%s: %s\n", s.name, oneLine(err.Error()))
+		fmt.Fprintf(s.stderr, "usage: %s\nRun 'simulate help %s' for details.\n", usageLine(cmd), cmd.Name)
+		return exitUsage
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(s.stderr, "%s: interrupted\n", s.name)
+		return exitFail
+	}
+	for _, line := range errorLines(err) {
+		fmt.Fprintf(s.stderr, "%s: %s\n", s.name, line)
+	}
+	return exitFail
+}
+
+// flagError marks errors returned by FlagSet.Parse, which are usage errors.
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+func isFlagError(err error) bool {
+	var fe *flagError
+	return errors.As(err, &fe)
+}
+
+// parseFlags parses args with fs, allowing flags after positional
+// arguments ("simulate run tiny --seed 3") as the usage lines show them.
+// A "--" ends the flags: everything after it is positional. It returns the
+// positional arguments in order.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &flagError{err}
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// errorLines splits an error into the lines to print, one per problem:
+// errors.Join and multi-line messages give several, and blank lines are
+// dropped.
+func errorLines(err error) []string {
+	var lines []string
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		if strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// oneLine joins the lines of msg with "; ".
+func oneLine(msg string) string {
+	return strings.Join(errorLines(errors.New(msg)), "; ")
+}

@@ -1,0 +1,472 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata and doc.go")
+
+// testScenario is the scenario the tests run: small, with several variants.
+const testScenario = "tiny"
+
+// testEpisodes keeps the test runs short.
+const testEpisodes = "6"
+
+// simulate runs the command line in-process and returns its output and
+// exit status.
+func simulate(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+// mustSimulate runs the command line and fails the test unless it succeeds.
+func mustSimulate(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, code := simulate(t, args...)
+	require.Equal(t, exitOK, code, "simulate %s\nstderr:\n%s", strings.Join(args, " "), errOut)
+	return out
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run 'go test -update' to create it")
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs from the output (run 'go test -update' if the change is intended)\n%s", path, firstDiff(want, got))
+	}
+}
+
+// firstDiff describes the first line where a and b differ.
+func firstDiff(a, b []byte) string {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return "line " + itoa(i+1) + ":\n want: " + x + "\n  got: " + y
+		}
+	}
+	return ""
+}
+
+func itoa(i int) string { return integer(i) }
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	return recs
+}
+
+func readManifest(t *testing.T, dir string) manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	require.NoError(t, err)
+	var m manifest
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m
+}
+
+func TestRunWritesAllFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	stdout := mustSimulate(t, "run", testScenario, "--episodes", testEpisodes, "--out", out)
+
+	m := readManifest(t, out)
+	assert.Equal(t, testScenario, m.Scenario)
+	assert.NotEmpty(t, m.Hash)
+	assert.NotEmpty(t, m.Resolved)
+	assert.NotEmpty(t, m.Variants)
+	assert.Equal(t, 6, m.Episodes)
+	assert.Equal(t, "devel", m.SwarmsimVersion)
+	assert.Equal(t, []string{"simulate", "run", testScenario, "--episodes", testEpisodes, "--out", out}, m.Command)
+	for _, want := range []string{"episodes.csv", "summary.csv",
+		"charts/finish_time.png", "charts/finish_time.svg", "charts/finish_time.pdf", "charts/finish_time.csv",
+		"charts/success_rate.png", "charts/agent_time.png",
+		"charts/timeline_" + fileName(m.Variants[0]) + ".pdf"} {
+		assert.Contains(t, m.Files, want)
+	}
+	for _, f := range m.Files {
+		st, err := os.Stat(filepath.Join(out, filepath.FromSlash(f)))
+		if assert.NoError(t, err, "manifest lists %s", f) {
+			assert.NotZero(t, st.Size(), f)
+		}
+	}
+	// No temporary file is left behind.
+	filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		assert.False(t, strings.HasSuffix(path, ".tmp"), "left behind: %s", path)
+		return nil
+	})
+
+	eps := readCSV(t, filepath.Join(out, "episodes.csv"))
+	require.Len(t, eps, 1+6*len(m.Variants))
+	for _, col := range []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls",
+		"tokens", "agent_time", "messages", "message_bytes", "parallelism_mean", "parallelism_peak",
+		"critical_steps", "critical_path", "speedup", "comm_changed_outcome", "actions_work", "actions_submit"} {
+		assert.Contains(t, eps[0], col)
+	}
+	assert.Equal(t, m.Variants[0], eps[1][0])
+	assert.Equal(t, "0", eps[1][1])
+
+	sum := readCSV(t, filepath.Join(out, "summary.csv"))
+	require.Len(t, sum, 1+len(m.Variants))
+	for _, col := range []string{"variant", "n", "success_rate", "finish_time_mean", "finish_time_lo", "finish_time_hi", "cost_per_acceptable"} {
+		assert.Contains(t, sum[0], col)
+	}
+
+	// The table names every variant under the expected headings.
+	for _, h := range []string{"variant", "success", "finish (min)", "calls", "tokens", "parallelism", "messages"} {
+		assert.Contains(t, stdout, h)
+	}
+	for _, v := range m.Variants {
+		assert.Contains(t, stdout, v)
+	}
+}
+
+// TestRunDeterministic runs the same command twice, in two directories
+// so that the command lines are identical, and with different worker
+// counts: the tables and manifest must be identical to the byte.
+func TestRunDeterministic(t *testing.T) {
+	files := []string{"episodes.csv", "summary.csv", "manifest.json"}
+	runIn := func(dir string, workers string) map[string][]byte {
+		t.Chdir(dir)
+		args := []string{"run", testScenario, "--seed", "42", "--episodes", testEpisodes, "--out", "res", "--charts=false"}
+		if workers != "" {
+			args = append(args, "--workers", workers)
+		}
+		mustSimulate(t, args...)
+		got := map[string][]byte{}
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(dir, "res", f))
+			require.NoError(t, err)
+			got[f] = b
+		}
+		return got
+	}
+	a := runIn(t.TempDir(), "")
+	b := runIn(t.TempDir(), "")
+	for _, f := range files {
+		assert.Equal(t, string(a[f]), string(b[f]), f)
+	}
+	one := runIn(t.TempDir(), "1")
+	many := runIn(t.TempDir(), "5")
+	for _, f := range files[:2] {
+		assert.Equal(t, string(a[f]), string(one[f]), "%s with --workers 1", f)
+		assert.Equal(t, string(a[f]), string(many[f]), "%s with --workers 5", f)
+	}
+}
+
+func TestRunDefaultOut(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--seed", "9", "--charts=false")
+	assert.FileExists(t, filepath.Join(dir, "out", testScenario+"-seed9", manifestName))
+}
+
+func TestGoldenEpisodes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--seed", "1", "--episodes", testEpisodes, "--out", out, "--charts=false")
+	b, err := os.ReadFile(filepath.Join(out, "episodes.csv"))
+	require.NoError(t, err)
+	golden(t, testScenario+"_episodes.csv.golden", b)
+}
+
+func TestRunRefusesCompleteDir(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", out)
+	charts := readManifest(t, out).Files
+	before, err := os.ReadFile(filepath.Join(out, "episodes.csv"))
+	require.NoError(t, err)
+
+	_, stderr, code := simulate(t, "run", testScenario, "--episodes", "3", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "--force")
+	after, err := os.ReadFile(filepath.Join(out, "episodes.csv"))
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "a refused run must not touch the directory")
+
+	mustSimulate(t, "run", testScenario, "--episodes", "3", "--out", out, "--force", "--charts=false")
+	m := readManifest(t, out)
+	assert.Equal(t, 3, m.Episodes)
+	assert.Equal(t, []string{"episodes.csv", "summary.csv"}, m.Files)
+	// --force removed the old run's charts with its manifest: nothing is
+	// left that the manifest does not list.
+	for _, f := range charts {
+		if !slices.Contains(m.Files, f) {
+			assert.NoFileExists(t, filepath.Join(out, filepath.FromSlash(f)))
+		}
+	}
+}
+
+// TestRunFailureCleansUp makes a run fail after it wrote its tables (the
+// charts directory cannot be made): nothing may be left that looks like a
+// result.
+func TestRunFailureCleansUp(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(out, chartsDir), []byte("in the way"), 0o644))
+
+	_, stderr, code := simulate(t, "run", testScenario, "--episodes", "2", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.True(t, strings.HasPrefix(stderr, "simulate run: "), stderr)
+	assert.NoFileExists(t, filepath.Join(out, manifestName))
+	assert.NoFileExists(t, filepath.Join(out, "episodes.csv"))
+	assert.NoFileExists(t, filepath.Join(out, "summary.csv"))
+	assert.FileExists(t, filepath.Join(out, chartsDir), "a file that the run did not write stays")
+}
+
+func TestBadInput(t *testing.T) {
+	malformed := filepath.Join("testdata", "malformed.yaml")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"unknown scenario", []string{"run", "no-such-scenario"}, exitFail, []string{"simulate run: ", "no-such-scenario"}},
+		{"malformed file", []string{"run", malformed}, exitFail, []string{"simulate run: ", malformed + ":"}},
+		{"bad --set", []string{"run", testScenario, "--set", "collective.agents"}, exitFail, []string{"simulate run: ", "collective.agents"}},
+		{"bad --set value", []string{"run", testScenario, "--set", "collective.agents=-3"}, exitFail, []string{"simulate run: ", "collective.agents"}},
+		{"unknown flag", []string{"run", testScenario, "--no-such-flag"}, exitUsage, []string{"simulate run: flag provided but not defined: -no-such-flag", "usage: simulate run"}},
+		{"bad flag value", []string{"run", testScenario, "--seed", "x"}, exitUsage, []string{"simulate run: ", "-seed", "usage: simulate run"}},
+		{"no scenario", []string{"run"}, exitUsage, []string{"simulate run: ", "usage: simulate run"}},
+		{"two scenarios", []string{"run", testScenario, testScenario}, exitUsage, []string{"usage: simulate run"}},
+		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{"--episodes"}},
+		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command"}},
+		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},
+		{"trace unknown variant", []string{"trace", testScenario, "--variant", "no-such-variant"}, exitUsage, []string{"simulate trace: ", "no-such-variant", "allowed"}},
+		{"graph missing file", []string{"graph", "no-such-file.json"}, exitFail, []string{"simulate graph: ", "no-such-file.json"}},
+		{"graph flags on a file", []string{"graph", "x.dot", "--episode", "2"}, exitUsage, []string{"apply to scenarios"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			args := tc.args
+			if args[0] == "run" {
+				args = append(args, "--out", out)
+			}
+			stdout, stderr, code := simulate(t, args...)
+			assert.Equal(t, tc.code, code, "stderr:\n%s", stderr)
+			for _, c := range tc.contains {
+				assert.Contains(t, stderr, c)
+			}
+			assert.Empty(t, stdout)
+			assert.NotContains(t, stderr, "goroutine ", "no stack traces")
+			assert.NotContains(t, stderr, "panic")
+			assert.NoFileExists(t, filepath.Join(out, manifestName))
+			assert.NoDirExists(t, out, "a failed run leaves no directory it made")
+		})
+	}
+}
+
+func TestGraphWfCommons(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "data", "wfcommons", "helloworld-forkjoin-10-chameleon.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s: %v", path, err)
+	}
+	var fig map[string]float64
+	require.NoError(t, json.Unmarshal([]byte(mustSimulate(t, "graph", path, "--json")), &fig))
+	assert.Equal(t, 10.0, fig["tasks"])
+	assert.Equal(t, 8.0, fig["width"])
+	for _, k := range []string{"edges", "total_work", "critical_path"} {
+		assert.Contains(t, fig, k)
+	}
+	assert.Greater(t, fig["total_work"], fig["critical_path"])
+
+	text := mustSimulate(t, "graph", path)
+	assert.Regexp(t, `(?m)^tasks\s+10$`, text)
+	assert.Regexp(t, `(?m)^width\s+8$`, text)
+}
+
+func TestGraphScenario(t *testing.T) {
+	var fig graphFigures
+	require.NoError(t, json.Unmarshal([]byte(mustSimulate(t, "graph", testScenario, "--json")), &fig))
+	assert.Positive(t, fig.Tasks)
+	assert.Positive(t, fig.CriticalPath)
+	assert.GreaterOrEqual(t, fig.TotalWork, fig.CriticalPath)
+
+	dot := filepath.Join(t.TempDir(), "g.dot")
+	mustSimulate(t, "graph", testScenario, "--episode", "1", "--dot", dot)
+	b, err := os.ReadFile(dot)
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(b, []byte("digraph")), "%.40s", b)
+	assert.Equal(t, string(b), mustSimulate(t, "graph", testScenario, "--episode", "1", "--dot", "-"))
+}
+
+func TestTraceGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "trace.json")
+	variant := firstVariant(t)
+	mustSimulate(t, "trace", testScenario, "--variant", variant, "--episode", "0", "--seed", "1", "--out", out)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var tr struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(b, &tr))
+	assert.NotEmpty(t, tr.TraceEvents)
+	golden(t, testScenario+"_trace.json.golden", b)
+
+	// Without --out the same trace goes to standard output.
+	assert.Equal(t, string(b), mustSimulate(t, "trace", testScenario, "--variant", variant, "--seed", "1"))
+}
+
+func firstVariant(t *testing.T) string {
+	t.Helper()
+	sc, err := scenarios.Load(testScenario, nil)
+	require.NoError(t, err)
+	return sc.Variants[0].Name
+}
+
+// TestTraceIsTheRunEpisode checks that the episode trace and the timeline
+// charts re-run is the one in episodes.csv: same task draw, same streams.
+func TestTraceIsTheRunEpisode(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "3", "--seed", "5", "--out", out, "--charts=false")
+	eps := readCSV(t, filepath.Join(out, "episodes.csv"))
+	header := eps[0]
+	for _, row := range eps[1:] {
+		var o drawOptions
+		o.variant = row[0]
+		k, err := strconv.Atoi(row[1])
+		require.NoError(t, err)
+		o.episode = k
+		o.seed = seedFlag{v: 5, set: true}
+		ep, err := o.load(testScenario)
+		require.NoError(t, err)
+		res, err := ep.run(false)
+		require.NoError(t, err)
+		r := scenarios.Row{Variant: row[0], Episode: k, Metrics: res.Metrics}
+		for j, c := range episodeColumns {
+			if c.name == "comm_changed_outcome" {
+				continue
+			}
+			assert.Equal(t, row[j], c.value(&r), "%s episode %s: %s", row[0], row[1], header[j])
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	malformed := filepath.Join("testdata", "malformed.yaml")
+	stdout := mustSimulate(t, "validate", testScenario)
+	assert.Contains(t, stdout, "ok")
+
+	stdout, stderr, code := simulate(t, "validate", testScenario, malformed)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stdout, "ok\t"+testScenario)
+	assert.Regexp(t, `testdata/malformed\.yaml:\d+:\d+: `, stderr)
+	assert.Contains(t, stderr, "simulate validate: 1 of 2 scenarios have problems")
+
+	_, _, code = simulate(t, "validate")
+	assert.Equal(t, exitUsage, code)
+}
+
+func TestListSchemaVersion(t *testing.T) {
+	list := mustSimulate(t, "list")
+	assert.Regexp(t, `(?m)^`+testScenario+`\s+\S`, list)
+
+	var schema map[string]any
+	require.NoError(t, json.Unmarshal([]byte(mustSimulate(t, "schema")), &schema))
+
+	assert.Regexp(t, `^simulate version devel go1\.\S+ \S+/\S+\n$`, mustSimulate(t, "version"))
+
+	_, _, code := simulate(t, "list", "extra")
+	assert.Equal(t, exitUsage, code)
+}
+
+func TestHelp(t *testing.T) {
+	top := mustSimulate(t, "help")
+	assert.Contains(t, top, "Usage:\n\n\tsimulate <command> [arguments]")
+	for _, c := range commands {
+		assert.Regexp(t, `(?m)^\t`+c.Name+`\s+`+c.Short+`$`, top)
+	}
+	assert.NotContains(t, top, "train")
+	assert.NotContains(t, top, "sweep")
+	assert.Equal(t, top, mustSimulate(t, "--help"))
+
+	for _, c := range commands {
+		t.Run(c.Name, func(t *testing.T) {
+			h := mustSimulate(t, "help", c.Name)
+			assert.True(t, strings.HasPrefix(h, "usage: simulate "+c.Name), h)
+			assert.Contains(t, h, "Examples:\n\n\tsimulate ")
+			assert.Greater(t, strings.Count(h, "\n"), 8, "a manual, not a line")
+			if hasFlags(c) {
+				assert.Contains(t, h, "\nFlags:\n\n\t--")
+			}
+			assert.Equal(t, h, mustSimulate(t, c.Name, "-h"), "-h prints the same manual")
+			assert.Equal(t, h, mustSimulate(t, c.Name, "--help"))
+		})
+	}
+	h := mustSimulate(t, "help", "run")
+	for _, f := range []string{"--seed S", "--episodes N", "--out DIR", "--set path=value", "--workers W", "--force"} {
+		assert.Contains(t, h, "\t"+f+"\n")
+	}
+
+	_, stderr, code := simulate(t)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "simulate <command>")
+	_, stderr, code = simulate(t, "help", "frobnicate")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "unknown help topic")
+}
+
+// TestDocUpToDate keeps doc.go, the package documentation, equal to the
+// help text; 'go test -update' rewrites it.
+func TestDocUpToDate(t *testing.T) {
+	want := documentation()
+	if *update {
+		require.NoError(t, os.WriteFile("doc.go", []byte(want), 0o644))
+		return
+	}
+	got, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	if string(got) != want {
+		t.Errorf("doc.go is out of date with the help text: run 'go test -run TestDocUpToDate -update'\n%s", firstDiff(got, []byte(want)))
+	}
+}
+
+func TestParseFlagsInterspersed(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	n := fs.Int("n", 0, "")
+	b := fs.Bool("b", false, "")
+	pos, err := parseFlags(fs, []string{"a", "-n", "3", "b", "--b", "--", "-c", "d"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b", "-c", "d"}, pos)
+	assert.Equal(t, 3, *n)
+	assert.True(t, *b)
+}
+
+func TestFileName(t *testing.T) {
+	assert.Equal(t, "team", fileName("team"))
+	assert.Equal(t, "a_b_c", fileName("a/b c"))
+	assert.Equal(t, "_..", fileName(".."))
+	assert.Equal(t, "_", fileName(""))
+}

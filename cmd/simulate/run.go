@@ -1,0 +1,211 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+var cmdRun = &command{
+	Name:  "run",
+	Args:  "SCENARIO",
+	Short: "evaluate a scenario's variants and write a run directory",
+	Long: `
+Run evaluates every variant of SCENARIO (an embedded scenario's name, or a
+YAML file) over the same episodes: episode k of every variant works on the
+same task draw with the same random streams, so that differences between
+variants come from their decisions alone. Episodes run on a pool of
+workers; the results do not depend on how many.
+
+Run prints a table of the variants (success rate with its 95% confidence
+interval, mean finish time of acceptable episodes, model calls, tokens,
+mean parallelism, messages) and writes a directory:
+
+	manifest.json   what was run: the scenario as resolved, its hash, the
+	                seed, the episodes, the versions, the command line and
+	                the files below
+	episodes.csv    one row per variant and episode: finish_time,
+	                acceptable, reward, model_calls, tokens, agent_time,
+	                messages, message_bytes, parallelism, critical_steps,
+	                critical_path, speedup, comm_changed_outcome,
+	                actions_<action>, ...
+	summary.csv     one row per variant: n, success_rate with its interval,
+	                <metric>_mean, <metric>_lo, <metric>_hi (95% CI),
+	                cost_per_acceptable
+	charts/         comparison bars with 95% CIs (finish time of acceptable
+	                episodes, success rate, agent time) and a timeline of
+	                episode 0 of each variant, as PNG, SVG and PDF, each
+	                with the CSV of its data
+
+Times are in virtual seconds in the tables and in minutes in the charts.
+Tables write floats in their shortest exact form, so the same scenario and
+seed give byte-identical tables and manifest on any machine; the manifest
+holds no time stamps or host names.
+
+Every file is written atomically and the manifest last: a directory with a
+manifest.json is complete. A run that fails or is interrupted removes the
+files it wrote. Run refuses a directory that holds a manifest.json unless
+--force is given.
+
+A progress bar is drawn on standard error when it is a terminal.`,
+	Examples: `
+	simulate run tiny
+	simulate run tiny --seed 7 --episodes 200 --out results/tiny7
+	simulate run my-scenario.yaml --set collective.agents=8 --workers 4`,
+	Setup: func(fs *flag.FlagSet) action {
+		o := &runOptions{}
+		fs.Var(&o.seed, "seed", "the master seed `S` (default: the scenario's seed)")
+		fs.IntVar(&o.episodes, "episodes", 0, "run `N` episodes per variant (default: the scenario's episodes)")
+		fs.StringVar(&o.out, "out", "", "write the run into directory `DIR` (default: out/SCENARIO-seedS)")
+		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated")
+		fs.IntVar(&o.workers, "workers", 0, "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
+		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
+		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		return o.run
+	},
+}
+
+type runOptions struct {
+	seed     seedFlag
+	episodes int
+	out      string
+	sets     stringsFlag
+	workers  int
+	force    bool
+	charts   bool
+}
+
+func (o *runOptions) run(ctx context.Context, s *session, args []string) (err error) {
+	if len(args) != 1 {
+		return usagef("want one scenario, got %d arguments", len(args))
+	}
+	if o.episodes < 0 {
+		return usagef("--episodes %d: want 1 or more", o.episodes)
+	}
+	if o.workers < 0 {
+		return usagef("--workers %d: want 1 or more", o.workers)
+	}
+	sc, err := scenarios.Load(args[0], o.sets)
+	if err != nil {
+		return err
+	}
+	seed := sc.Seed
+	if o.seed.set {
+		seed = o.seed.v
+	}
+	episodes := sc.Episodes
+	if o.episodes > 0 {
+		episodes = o.episodes
+	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join("out", fmt.Sprintf("%s-seed%d", fileName(sc.Name), seed))
+	}
+
+	dir, err := createRunDir(out, o.force)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			dir.abort()
+		}
+	}()
+
+	rows, err := evaluate(ctx, s, sc, seed, episodes, o.workers)
+	if err != nil {
+		return err
+	}
+	sums := scenarios.Summarize(rows)
+	if err := writeTables(dir, rows, sums); err != nil {
+		return err
+	}
+	if o.charts {
+		if err := writeCharts(ctx, s, dir, sc, seed, sums); err != nil {
+			return err
+		}
+	}
+	err = dir.commit(&manifest{
+		Scenario:        sc.Name,
+		Description:     sc.Description,
+		Source:          sc.Source,
+		Hash:            sc.Hash,
+		Seed:            seed,
+		Episodes:        episodes,
+		Variants:        variantNames(sc),
+		SwarmsimVersion: version(),
+		GoVersion:       goVersion(),
+		Command:         s.argv,
+		Resolved:        string(sc.Resolved),
+	})
+	if err != nil {
+		return err
+	}
+	printSummary(s.stdout, sums)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n", out)
+	return nil
+}
+
+// evaluate runs every variant of sc for episodes episodes and returns the
+// rows ordered by variant (in scenario order) and episode.
+func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, seed uint64, episodes, workers int) ([]scenarios.Row, error) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	bar := newProgress(s.stderr, "episodes", len(sc.Variants)*episodes)
+	var (
+		mu   sync.Mutex // emit may be called from several workers
+		rows []scenarios.Row
+	)
+	err := scenarios.Evaluate(ctx, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers}, func(r scenarios.Row) error {
+		mu.Lock()
+		rows = append(rows, r)
+		mu.Unlock()
+		bar.increment()
+		return ctx.Err()
+	})
+	bar.finish(err == nil)
+	if err != nil {
+		return nil, err
+	}
+	order := map[string]int{}
+	for i, v := range sc.Variants {
+		order[v.Name] = i
+	}
+	slices.SortFunc(rows, func(a, b scenarios.Row) int {
+		return cmp.Or(cmp.Compare(order[a.Variant], order[b.Variant]), cmp.Compare(a.Episode, b.Episode))
+	})
+	return rows, nil
+}
+
+func variantNames(sc *scenarios.Scenario) []string {
+	names := make([]string, len(sc.Variants))
+	for i, v := range sc.Variants {
+		names[i] = v.Name
+	}
+	return names
+}
+
+// fileName turns a name into one safe in a file name: letters, digits,
+// '-', '_' and '.' are kept, anything else becomes '_'.
+func fileName(name string) string {
+	s := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, name)
+	if s == "" || strings.Trim(s, ".") == "" {
+		s = "_" + s
+	}
+	return s
+}

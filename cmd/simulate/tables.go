@@ -1,0 +1,88 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// Cells of the tables. Floats are written in their shortest exact form
+// ('g', -1), so that the same results give the same bytes; times are in
+// virtual seconds.
+func num(v float64) string                { return strconv.FormatFloat(v, 'g', -1, 64) }
+func secs(t sim.Time) string              { return num(t.Seconds()) }
+func integer[T ~int | ~int64](v T) string { return strconv.FormatInt(int64(v), 10) }
+func boolean(b bool) string               { return strconv.FormatBool(b) }
+
+// A column of episodes.csv: a stable name and how to read it from a row.
+type column struct {
+	name  string
+	value func(r *scenarios.Row) string
+}
+
+// episodeColumns are the columns of episodes.csv, in order. Names are
+// stable: scripts read them.
+var episodeColumns = func() []column {
+	m := func(f func(m *collective.Metrics) string) func(r *scenarios.Row) string {
+		return func(r *scenarios.Row) string { return f(&r.Metrics) }
+	}
+	cols := []column{
+		{"variant", func(r *scenarios.Row) string { return r.Variant }},
+		{"episode", func(r *scenarios.Row) string { return integer(r.Episode) }},
+		{"finish_time", m(func(m *collective.Metrics) string { return secs(m.Finish) })},
+		{"acceptable", m(func(m *collective.Metrics) string { return boolean(m.Acceptable) })},
+		{"timed_out", m(func(m *collective.Metrics) string { return boolean(m.TimedOut) })},
+		{"reward", m(func(m *collective.Metrics) string { return num(reward(m)) })},
+		{"model_calls", m(func(m *collective.Metrics) string { return integer(m.ModelCalls) })},
+		{"prompt_tokens", m(func(m *collective.Metrics) string { return integer(m.PromptTokens) })},
+		{"output_tokens", m(func(m *collective.Metrics) string { return integer(m.OutputTokens) })},
+		{"tokens", m(func(m *collective.Metrics) string { return integer(m.Tokens()) })},
+		{"agent_time", m(func(m *collective.Metrics) string { return secs(m.AgentTime) })},
+		{"messages", m(func(m *collective.Metrics) string { return integer(m.Messages) })},
+		{"message_tokens", m(func(m *collective.Metrics) string { return integer(m.MessageTokens) })},
+		{"message_bytes", m(func(m *collective.Metrics) string { return integer(m.MessageBytes()) })},
+		{"spawned", m(func(m *collective.Metrics) string { return integer(m.Spawned) })},
+		{"attempts", m(func(m *collective.Metrics) string { return integer(m.Attempts) })},
+		{"checks", m(func(m *collective.Metrics) string { return integer(m.Checks) })},
+		{"retries", m(func(m *collective.Metrics) string { return integer(m.Retries) })},
+		{"conflicts", m(func(m *collective.Metrics) string { return integer(m.Conflicts) })},
+		{"parallelism_mean", m(func(m *collective.Metrics) string { return num(m.ParallelismMean) })},
+		{"parallelism_peak", m(func(m *collective.Metrics) string { return integer(m.ParallelismPeak) })},
+		{"critical_steps", m(func(m *collective.Metrics) string { return integer(m.CriticalSteps) })},
+		{"critical_path", m(func(m *collective.Metrics) string { return secs(m.CriticalPath) })},
+		{"serial_work", m(func(m *collective.Metrics) string { return secs(m.SerialWork) })},
+		{"speedup", m(func(m *collective.Metrics) string { return num(m.Speedup()) })},
+		{"stretch", m(func(m *collective.Metrics) string { return num(m.Stretch()) })},
+		{"comm_changed_outcome", func(r *scenarios.Row) string { return boolean(r.CommChanged) }},
+	}
+	for a := range collective.Action(collective.NumActions) {
+		cols = append(cols, column{"actions_" + a.String(), m(func(m *collective.Metrics) string { return integer(m.Actions[a]) })})
+	}
+	return cols
+}()
+
+// reward is an episode's reward: 1 for an acceptable result, else 0.
+func reward(m *collective.Metrics) float64 {
+	if m.Acceptable {
+		return 1
+	}
+	return 0
+}
+
+// episodesCSV renders rows as episodes.csv.
+func episodesCSV(rows []scenarios.Row) ([]byte, error) {
+	header := make([]string, len(episodeColumns))
+	for i, c := range episodeColumns {
+		header[i] = c.name
+	}
+	cells := make([][]string, len(rows))
+	for i := range rows {
+		cells[i] = make([]string, len(episodeColumns))
+		for j, c := range episodeColumns {
+			cells[i][j] = c.value(&rows[i])
+		}
+	}
+	return csvBytes(header, cells)
+}

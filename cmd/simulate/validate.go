@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+var cmdValidate = &command{
+	Name:  "validate",
+	Args:  "FILE...",
+	Short: "check scenario files",
+	Long: `
+Validate loads each scenario FILE strictly, as run does, and checks it: the
+YAML is well formed, every key is known, every value has the right type and
+is in range, and every variant's policy can be built. It prints "ok" and
+the file for a valid scenario, and each problem as file:line:col: message
+otherwise. A FILE may also be an embedded scenario's name.
+
+The exit status is 1 when any file has a problem.`,
+	Examples: `
+	simulate validate my-scenario.yaml
+	simulate validate scenarios/*.yaml`,
+	Setup: func(fs *flag.FlagSet) action {
+		return runValidate
+	},
+}
+
+func runValidate(ctx context.Context, s *session, args []string) error {
+	if len(args) == 0 {
+		return usagef("want one or more scenario files")
+	}
+	bad := 0
+	for _, file := range args {
+		if err := validate(file); err != nil {
+			bad++
+			printProblems(s.stderr, err, isTerminal(s.stderr))
+			continue
+		}
+		fmt.Fprintf(s.stdout, "ok\t%s\n", file)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d scenarios have problems", bad, len(args))
+	}
+	return nil
+}
+
+// validate loads a scenario and builds its variants' policies.
+func validate(file string) error {
+	sc, err := scenarios.Load(file, nil)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, v := range sc.Variants {
+		if _, err := v.Policy(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: variant %s: %w", sc.Source, v.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// printProblems prints each problem of err on its own line, followed by
+// the source lines around it with a caret under its position, where the
+// problem has one.
+func printProblems(w io.Writer, err error, colored bool) {
+	for _, e := range flatten(err) {
+		for _, line := range errorLines(e) {
+			fmt.Fprintln(w, line)
+		}
+		var se *scenarios.Error
+		if errors.As(e, &se) {
+			if snip := strings.TrimRight(se.Snippet(colored), "\n"); snip != "" {
+				fmt.Fprintf(w, "%s\n\n", snip)
+			}
+		}
+	}
+}
+
+// flatten returns the errors joined in err (see errors.Join), or err.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var errs []error
+		for _, e := range j.Unwrap() {
+			errs = append(errs, flatten(e)...)
+		}
+		return errs
+	}
+	return []error{err}
+}

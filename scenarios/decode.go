@@ -1,0 +1,644 @@
+package scenarios
+
+import (
+	"encoding"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// The decoder binds a YAML syntax tree to Go values through their yaml
+// struct tags, strictly: unknown keys, wrong types and non-finite numbers
+// are errors that name the position, the field path and what is allowed.
+// It is used instead of a generic decoder so that every message can say
+// what is allowed, and so that overrides (`set:` and --set) go through
+// exactly the same rules as the file.
+
+// Limits that keep hostile input (deep nesting, alias bombs) cheap.
+const (
+	maxDepth = 64
+	maxNodes = 100_000
+)
+
+var (
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	timeType            = reflect.TypeFor[sim.Time]()
+	distType            = reflect.TypeFor[sim.Dist]()
+	setListType         = reflect.TypeFor[setList]()
+)
+
+type decoder struct {
+	source  string
+	anchors map[string]ast.Node
+	// noPos drops positions: the syntax tree of a --set value has none
+	// worth reporting.
+	noPos   bool
+	budget  int
+	blown   bool
+	errs    errList
+	variant string // set on errors, when decoding a variant's override
+}
+
+func newDecoder(source string, anchors map[string]ast.Node) *decoder {
+	return &decoder{source: source, anchors: anchors, budget: maxNodes}
+}
+
+func (d *decoder) fail(tk *token.Token, path, format string, args ...any) {
+	if d.noPos {
+		tk = nil
+	}
+	if r := []rune(path); len(r) > 160 {
+		path = string(r[:80]) + "…" + string(r[len(r)-60:])
+	}
+	e := newError(d.source, tk, path, format, args...)
+	e.Variant = d.variant
+	d.errs.add(e)
+}
+
+// collectAnchors maps every anchor name in n to its value.
+func collectAnchors(n ast.Node, into map[string]ast.Node) {
+	if n == nil {
+		return
+	}
+	ast.Walk(visitFunc(func(n ast.Node) bool {
+		if a, ok := n.(*ast.AnchorNode); ok && a.Name != nil {
+			into[a.Name.GetToken().Value] = a.Value
+		}
+		return true
+	}), n)
+}
+
+type visitFunc func(ast.Node) bool
+
+func (f visitFunc) Visit(n ast.Node) ast.Visitor {
+	if n == nil || !f(n) {
+		return nil
+	}
+	return f
+}
+
+// resolve looks through anchors, aliases and tags to the node that holds
+// the value. An alias to an unknown anchor is returned as is.
+func (d *decoder) resolve(n ast.Node) ast.Node {
+	for range maxDepth {
+		switch t := n.(type) {
+		case *ast.AnchorNode:
+			n = t.Value
+		case *ast.AliasNode:
+			if t.Value == nil {
+				return n
+			}
+			target, ok := d.anchors[t.Value.GetToken().Value]
+			if !ok || target == nil {
+				return n
+			}
+			n = target
+		case *ast.TagNode:
+			if t.Value == nil {
+				return ast.Null(t.GetToken())
+			}
+			n = t.Value
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// posTok is the token that best places node n: the first key of a mapping,
+// the start of anything else.
+func posTok(n ast.Node) *token.Token {
+	switch t := n.(type) {
+	case nil:
+		return nil
+	case *ast.MappingNode:
+		if len(t.Values) > 0 && t.Values[0].Key != nil {
+			return t.Values[0].Key.GetToken()
+		}
+		return t.Start
+	case *ast.MappingValueNode:
+		if t.Key != nil {
+			return t.Key.GetToken()
+		}
+	case *ast.SequenceNode:
+		return t.Start
+	case *ast.AnchorNode:
+		return t.Start
+	case *ast.AliasNode:
+		return t.Start
+	case *ast.TagNode:
+		return t.Start
+	}
+	return n.GetToken()
+}
+
+// mappingValues returns the entries of a mapping node, or ok = false.
+func mappingValues(n ast.Node) ([]*ast.MappingValueNode, bool) {
+	switch t := n.(type) {
+	case *ast.MappingNode:
+		return t.Values, true
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{t}, true
+	}
+	return nil, false
+}
+
+// keyText returns the text of a mapping key.
+func keyText(k ast.MapKeyNode) string {
+	switch t := k.(type) {
+	case nil:
+		return ""
+	case *ast.StringNode:
+		return t.Value
+	}
+	if tk := k.GetToken(); tk != nil {
+		return tk.Value
+	}
+	return ""
+}
+
+func isNull(n ast.Node) bool {
+	if n == nil {
+		return true
+	}
+	_, ok := n.(*ast.NullNode)
+	return ok
+}
+
+// field is one settable struct field, reached through inlined structs.
+type field struct {
+	name  string
+	index []int
+}
+
+// fieldsOf lists the yaml fields of struct type t, in declaration order,
+// flattening inlined and embedded structs.
+func fieldsOf(t reflect.Type) []field {
+	var out []field
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if (f.Anonymous && name == "") || hasOpt(opts, "inline") {
+			if f.Type.Kind() == reflect.Struct {
+				for _, sub := range fieldsOf(f.Type) {
+					out = append(out, field{sub.name, append([]int{i}, sub.index...)})
+				}
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out = append(out, field{name, []int{i}})
+	}
+	return out
+}
+
+func hasOpt(opts, want string) bool {
+	for o := range strings.SplitSeq(opts, ",") {
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// omitEmpty reports whether the field at index of struct type t has the
+// omitempty option.
+func omitEmpty(t reflect.Type, index []int) bool {
+	f := t.FieldByIndex(index)
+	_, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return hasOpt(opts, "omitempty")
+}
+
+func lookupField(fields []field, name string) (field, bool) {
+	for _, f := range fields {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return field{}, false
+}
+
+func fieldNames(fields []field) []string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	return names
+}
+
+// unknownKey phrases the error for a key that is not among allowed.
+func unknownKey(key string, allowed []string) string {
+	msg := fmt.Sprintf("unknown key (allowed: %s)", strings.Join(allowed, ", "))
+	if near := nearest(key, allowed); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return msg
+}
+
+// nearest returns the allowed word closest to s by edit distance, if it is
+// close enough to be a likely typo.
+func nearest(s string, allowed []string) string {
+	best, bestD := "", math.MaxInt
+	for _, a := range allowed {
+		if d := editDistance(s, a); d < bestD {
+			best, bestD = a, d
+		}
+	}
+	if bestD <= max(1, len(s)/3) {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return math.MaxInt
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// describe says in words what a value of type t looks like.
+func describe(t reflect.Type) string {
+	switch t {
+	case timeType:
+		return "a duration such as 90s, 12m or 1h30m"
+	case distType:
+		return "a distribution such as 0.3, 5m, exp(5m), uniform(0.2, 0.6) or lognormal(mean=10m, cv=0.5)"
+	case setListType:
+		return "a mapping of field paths to values, such as {collective.agents: 8}"
+	}
+	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return "a string"
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return "a mapping (allowed keys: " + strings.Join(fieldNames(fieldsOf(t)), ", ") + ")"
+	case reflect.Slice:
+		return "a list"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
+}
+
+// nodeKind says in words what node n holds.
+func nodeKind(n ast.Node) string {
+	switch t := n.(type) {
+	case nil, *ast.NullNode:
+		return "nothing"
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.IntegerNode:
+		return "the integer " + t.GetToken().Value
+	case *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		return "the number " + t.GetToken().Value
+	case *ast.BoolNode:
+		return "the boolean " + t.GetToken().Value
+	case *ast.StringNode:
+		return strconv.Quote(t.Value)
+	case *ast.LiteralNode:
+		return "a block of text"
+	case *ast.AliasNode:
+		return "an alias to an unknown anchor"
+	}
+	return "a " + n.Type().YAMLName()
+}
+
+// scalarText returns the text of a scalar node as written (for numbers)
+// or as decoded (for strings).
+func scalarText(n ast.Node) (string, bool) {
+	switch t := n.(type) {
+	case *ast.StringNode:
+		return t.Value, true
+	case *ast.LiteralNode:
+		if t.Value == nil {
+			return "", true
+		}
+		return t.Value.Value, true
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return t.GetToken().Value, true
+	}
+	return "", false
+}
+
+// isPlain reports whether a string node was written without quotes.
+func isPlain(n *ast.StringNode) bool {
+	tk := n.GetToken()
+	return tk == nil || tk.Type == token.StringType
+}
+
+// decode stores the value of node n into v, which must be settable. path
+// names the field in messages and at is where errors are placed (the key
+// of the field, so that errors point at the line that names it).
+func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Token, depth int) {
+	if d.budget--; d.budget < 0 {
+		if !d.blown {
+			d.blown = true
+			d.fail(at, path, "the document is too large (more than %d values after expanding aliases)", maxNodes)
+		}
+		return
+	}
+	if depth > maxDepth {
+		d.fail(at, path, "nested too deeply (more than %d levels)", maxDepth)
+		return
+	}
+	n = d.resolve(n)
+	if at == nil {
+		at = posTok(n)
+	}
+	t := v.Type()
+	if a, ok := n.(*ast.AliasNode); ok {
+		name := ""
+		if a.Value != nil {
+			name = a.Value.GetToken().Value
+		}
+		d.fail(at, path, "alias *%s refers to no anchor", name)
+		return
+	}
+	if _, ok := n.(*ast.MergeKeyNode); ok {
+		d.fail(at, path, "merge keys (<<) are not supported")
+		return
+	}
+	switch {
+	case t == setListType:
+		d.decodeSet(n, v, path, at)
+		return
+	case reflect.PointerTo(t).Implements(textUnmarshalerType):
+		d.decodeText(n, v, path, at)
+		return
+	}
+	if isNull(n) {
+		switch t.Kind() {
+		case reflect.Struct, reflect.Slice:
+			return // an empty section keeps what is there
+		}
+		d.fail(at, path, "missing value (want %s)", describe(t))
+		return
+	}
+	wrong := func() { d.fail(at, path, "got %s, want %s", nodeKind(n), describe(t)) }
+	switch t.Kind() {
+	case reflect.Struct:
+		d.decodeStruct(n, v, path, at, depth)
+	case reflect.Slice:
+		seq, ok := n.(*ast.SequenceNode)
+		if !ok {
+			wrong()
+			return
+		}
+		s := reflect.MakeSlice(t, 0, len(seq.Values))
+		for i, e := range seq.Values {
+			elem := reflect.New(t.Elem()).Elem()
+			d.decode(e, elem, fmt.Sprintf("%s[%d]", path, i), posTok(d.resolve(e)), depth+1)
+			s = reflect.Append(s, elem)
+		}
+		if s.Len() == 0 {
+			s = reflect.Zero(t) // an empty list is the same as none
+		}
+		v.Set(s)
+	case reflect.String:
+		s, ok := scalarText(n)
+		switch n.(type) {
+		case *ast.StringNode, *ast.LiteralNode:
+			v.SetString(s)
+		default:
+			if ok {
+				d.fail(at, path, "got %s, want a string (quote it: %q)", nodeKind(n), s)
+			} else {
+				wrong()
+			}
+		}
+	case reflect.Bool:
+		b, ok := n.(*ast.BoolNode)
+		if !ok {
+			wrong()
+			return
+		}
+		v.SetBool(b.Value)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		i, ok := n.(*ast.IntegerNode)
+		if !ok {
+			wrong()
+			return
+		}
+		var x int64
+		switch val := i.Value.(type) {
+		case int64:
+			x = val
+		case uint64:
+			if val > math.MaxInt64 {
+				d.fail(at, path, "%s is too large", i.GetToken().Value)
+				return
+			}
+			x = int64(val)
+		default:
+			wrong()
+			return
+		}
+		if v.OverflowInt(x) {
+			d.fail(at, path, "%s is too large", i.GetToken().Value)
+			return
+		}
+		v.SetInt(x)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		i, ok := n.(*ast.IntegerNode)
+		if !ok {
+			wrong()
+			return
+		}
+		var x uint64
+		switch val := i.Value.(type) {
+		case int64:
+			if val < 0 {
+				d.fail(at, path, "%d is negative (want %s)", val, describe(t))
+				return
+			}
+			x = uint64(val)
+		case uint64:
+			x = val
+		default:
+			wrong()
+			return
+		}
+		if v.OverflowUint(x) {
+			d.fail(at, path, "%s is too large", i.GetToken().Value)
+			return
+		}
+		v.SetUint(x)
+	case reflect.Float32, reflect.Float64:
+		var x float64
+		switch num := n.(type) {
+		case *ast.IntegerNode:
+			switch val := num.Value.(type) {
+			case int64:
+				x = float64(val)
+			case uint64:
+				x = float64(val)
+			}
+		case *ast.FloatNode:
+			x = num.Value
+		case *ast.StringNode:
+			// The YAML lexer reads some numbers (1e-7, 1e+21) as plain
+			// strings; accept those, not quoted ones.
+			f, err := strconv.ParseFloat(num.Value, 64)
+			if !isPlain(num) || err != nil {
+				wrong()
+				return
+			}
+			x = f
+		case *ast.InfinityNode, *ast.NanNode:
+			x = math.NaN()
+		default:
+			wrong()
+			return
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) || v.OverflowFloat(x) {
+			d.fail(at, path, "%s is not a finite number", n.GetToken().Value)
+			return
+		}
+		v.SetFloat(x)
+	default:
+		d.fail(at, path, "cannot decode a field of type %s", t)
+	}
+}
+
+// decodeText decodes a scalar through the type's UnmarshalText.
+func (d *decoder) decodeText(n ast.Node, v reflect.Value, path string, at *token.Token) {
+	t := v.Type()
+	if isNull(n) {
+		d.fail(at, path, "missing value (want %s)", describe(t))
+		return
+	}
+	s, ok := scalarText(n)
+	if !ok {
+		d.fail(at, path, "got %s, want %s", nodeKind(n), describe(t))
+		return
+	}
+	// Decode into a fresh value, so that a failure leaves v unchanged.
+	nv := reflect.New(t)
+	if err := nv.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+		d.fail(at, path, "%v", err)
+		return
+	}
+	v.Set(nv.Elem())
+}
+
+// decodeStruct decodes a mapping into struct v, key by key: keys that are
+// absent keep their current value.
+func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string, at *token.Token, depth int) {
+	entries, ok := mappingValues(n)
+	if !ok {
+		d.fail(at, path, "got %s, want %s", nodeKind(n), describe(v.Type()))
+		return
+	}
+	fields := fieldsOf(v.Type())
+	for _, kv := range entries {
+		if kv.Key == nil {
+			continue
+		}
+		ktok := kv.Key.GetToken()
+		if kv.Key.IsMergeKey() {
+			d.fail(ktok, path, "merge keys (<<) are not supported")
+			continue
+		}
+		key := keyText(kv.Key)
+		f, ok := lookupField(fields, key)
+		if !ok {
+			d.fail(ktok, joinPath(path, key), "%s", unknownKey(key, fieldNames(fields)))
+			continue
+		}
+		d.decode(kv.Value, v.FieldByIndex(f.index), joinPath(path, key), ktok, depth+1)
+	}
+}
+
+// setEntry is one override: a field path and the YAML value to store
+// there.
+type setEntry struct {
+	Path  string
+	Value ast.Node
+	key   *token.Token
+}
+
+// setList is the `set:` mapping of a variant, in file order.
+type setList []setEntry
+
+func (d *decoder) decodeSet(n ast.Node, v reflect.Value, path string, at *token.Token) {
+	if isNull(n) {
+		return
+	}
+	entries, ok := mappingValues(n)
+	if !ok {
+		d.fail(at, path, "got %s, want %s", nodeKind(n), describe(setListType))
+		return
+	}
+	list := make(setList, 0, len(entries))
+	for _, kv := range entries {
+		if kv.Key == nil {
+			continue
+		}
+		if kv.Key.IsMergeKey() {
+			d.fail(kv.Key.GetToken(), path, "merge keys (<<) are not supported")
+			continue
+		}
+		list = append(list, setEntry{Path: keyText(kv.Key), Value: kv.Value, key: kv.Key.GetToken()})
+	}
+	v.Set(reflect.ValueOf(list))
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

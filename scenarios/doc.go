@@ -1,0 +1,66 @@
+// Package scenarios reads, checks and runs scenario files: what to
+// simulate (a task family, a collective, a policy), the variants to compare
+// on the same task draws, and how many episodes from which seed.
+//
+// # Format
+//
+// A scenario is one YAML document:
+//
+//	name: organizations            # letters, digits, '.', '_', '-'; default: the file's name
+//	description: One-line summary shown by `simulate list`.
+//	seed: 1                        # master seed (default 0)
+//	episodes: 200                  # per variant (default 100)
+//	task:                          # a task.Family: shape and its parameters
+//	  shape: needle
+//	  tries: 4
+//	  work: lognormal(mean=8m, cv=0.2)
+//	  difficulty: 0.8
+//	collective:                    # a collective.Config; omitted fields keep collective.Defaults()
+//	  agents: 4
+//	  time_limit: 3h
+//	policy:
+//	  organization: sequential     # sequential, independent, split or team
+//	variants:                      # optional; the base with overrides
+//	  - name: sequential
+//	  - name: independent
+//	    set: {policy.organization: independent, collective.select.accuracy: 0.95}
+//
+// Durations are written like "90s", "12m" or "1h30m"; distributions as
+// sim.ParseDist reads them ("exp(5m)", "uniform(0.2, 0.6)", a constant).
+// Loading is strict: an unknown key, a value of the wrong type, a value out
+// of range and an unknown name (shape, organization, topology, mode) are
+// errors of type *Error, which name the file, line and column, the field
+// path ("collective.check.accuracy") and what is allowed. A problem that an
+// override introduced is reported at the variant's `set:` entry, or against
+// the --set flag. JSONSchema describes the format for editors.
+//
+// # Overrides
+//
+// A field path names a field by its keys separated by dots, with list
+// entries selected by index: "collective.agents",
+// "task.components[0].weight". A variant's `set:` maps paths under task,
+// collective and policy to values; Load and Parse also take command-line
+// overrides "PATH=VALUE" (such as "episodes=50" or "task.work=exp(5m)"),
+// applied to the base before the variants. A mapping value changes only the
+// keys it names; a list replaces the whole list. Inside a flow mapping
+// ({...}) a path with an index must be quoted: {"task.components[0].weight": 5}.
+//
+// Scenario.Resolved is the canonical YAML of the resolved scenario (every
+// default filled in, overrides applied): a scenario file in its own right
+// that parses to an equal scenario. Runs record it, with its Hash, in their
+// manifest.
+//
+// # Library
+//
+// Ready scenarios are embedded in the binary (see List): organizations,
+// coupled-work, divisible-work and tiny. Load takes either a library name
+// or a file path.
+//
+// # Evaluation
+//
+// Evaluate runs every variant for the scenario's episodes and streams one
+// Row per episode; Summarize turns rows into per-variant Summaries with
+// confidence intervals. Episode k of every variant uses the same task
+// draw and the same random streams (common random numbers), so that
+// variants differ only by what they change.
+package scenarios

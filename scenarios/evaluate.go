@@ -1,0 +1,175 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// Row is the outcome of one episode of one variant.
+type Row struct {
+	Variant string
+	Episode int
+	Metrics collective.Metrics
+	// CommChanged reports whether dropping every shared finding (the same
+	// episode replayed with collective.Comm.Disabled, under the same
+	// random streams) changes whether the result is acceptable.
+	CommChanged bool
+}
+
+// EvalOptions adjust an evaluation.
+type EvalOptions struct {
+	// Episodes per variant; 0 means the scenario's.
+	Episodes int
+	// Seed replaces the scenario's master seed when not nil.
+	Seed *uint64
+	// Workers is the number of episodes simulated at once; 0 or 1 means
+	// one. The rows, and every number in them, do not depend on it.
+	Workers int
+}
+
+// Evaluate runs every variant of sc for the given number of episodes and
+// passes each row to emit: variant by variant in file order, episodes
+// 0 to N-1 within each. It stops at the first error from the model or from
+// emit, and between episodes when ctx is done (returning ctx.Err()).
+//
+// Common random numbers: episode k of every variant draws its task graph
+// from the stream ("task", 0) of sim.NewStreams(seed).Derive("episode", k),
+// and runs with those episode streams. Variants that share a task family
+// therefore work on the same graphs, under the same draws for outcomes,
+// checks and conflicts; a variant that changes the family draws its own
+// graphs from the same stream.
+//
+// CommChanged replays the episode with messages dropped. The replay is
+// skipped, and CommChanged is false, when the episode shared no finding
+// (no Share action): with the fixed organizations, which never pick an
+// action because another is unavailable, the replay would be identical.
+func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row) error) error {
+	if sc == nil || len(sc.Variants) == 0 {
+		return errors.New("scenarios: Evaluate: no scenario or no variants")
+	}
+	n := sc.Episodes
+	if opt.Episodes > 0 {
+		n = opt.Episodes
+	} else if opt.Episodes < 0 {
+		return fmt.Errorf("scenarios: Evaluate: %d episodes (want 0 for the scenario's, or more)", opt.Episodes)
+	}
+	seed := sc.Seed
+	if opt.Seed != nil {
+		seed = *opt.Seed
+	}
+	root := sim.NewStreams(seed)
+	workers := max(1, opt.Workers)
+	for _, v := range sc.Variants {
+		pol, err := v.Policy()
+		if err != nil {
+			return err
+		}
+		run := func(k int) (Row, error) {
+			row, err := episode(root, v, pol, k)
+			if err != nil {
+				return Row{}, fmt.Errorf("%s: variant %q, episode %d: %w", sc.Name, v.Name, k, err)
+			}
+			return row, nil
+		}
+		if err := evalVariant(ctx, n, workers, run, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// episode simulates episode k of variant v.
+func episode(root sim.Streams, v Variant, pol collective.Policy, k int) (Row, error) {
+	streams := root.Derive("episode", uint64(k))
+	g, err := drawTask(v.Spec.Task, streams)
+	if err != nil {
+		return Row{}, err
+	}
+	cfg := v.Spec.Collective
+	res, err := collective.Run(g, cfg, pol, streams, collective.Options{})
+	if err != nil {
+		return Row{}, err
+	}
+	row := Row{Variant: v.Name, Episode: k, Metrics: res.Metrics}
+	if res.Actions[collective.Share] > 0 && !cfg.Comm.Disabled {
+		cfg.Comm.Disabled = true
+		silent, err := collective.Run(g, cfg, pol, streams, collective.Options{})
+		if err != nil {
+			return Row{}, fmt.Errorf("replay without messages: %w", err)
+		}
+		row.CommChanged = silent.Acceptable != res.Acceptable
+	}
+	return row, nil
+}
+
+// drawTask draws the task graph of one episode from its streams.
+func drawTask(f task.Family, streams sim.Streams) (*task.Graph, error) {
+	return f.Draw(streams.New("task", 0))
+}
+
+// evalVariant runs episodes 0..n-1 with the given number of workers and
+// emits their rows in order. Workers take episodes in blocks, so that at
+// most a few blocks of rows wait for emission.
+func evalVariant(ctx context.Context, n, workers int, run func(int) (Row, error), emit func(Row) error) error {
+	if workers == 1 {
+		for k := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			row, err := run(k)
+			if err != nil {
+				return err
+			}
+			if err := emit(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	block := 4 * workers
+	rows := make([]Row, block)
+	errs := make([]error, block)
+	for start := 0; start < n; start += block {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := min(n, start+block)
+		var next sync.Mutex
+		k := start
+		var wg sync.WaitGroup
+		for range min(workers, end-start) {
+			wg.Go(func() {
+				for {
+					next.Lock()
+					i := k
+					k++
+					next.Unlock()
+					if i >= end {
+						return
+					}
+					if err := ctx.Err(); err != nil {
+						errs[i-start] = err
+						continue
+					}
+					rows[i-start], errs[i-start] = run(i)
+				}
+			})
+		}
+		wg.Wait()
+		for i := start; i < end; i++ {
+			if err := errs[i-start]; err != nil {
+				return err
+			}
+			if err := emit(rows[i-start]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func evaluate(t *testing.T, sc *scenarios.Scenario, opt scenarios.EvalOptions) []scenarios.Row {
+	t.Helper()
+	var rows []scenarios.Row
+	require.NoError(t, scenarios.Evaluate(context.Background(), sc, opt, func(r scenarios.Row) error {
+		rows = append(rows, r)
+		return nil
+	}))
+	return rows
+}
+
+func TestEvaluateTinyGolden(t *testing.T) {
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	rows := evaluate(t, sc, scenarios.EvalOptions{})
+	var b bytes.Buffer
+	fmt.Fprintln(&b, "variant,episode,acceptable,finish,agent_time,model_calls,messages,conflicts,comm_changed")
+	for _, r := range rows {
+		m := r.Metrics
+		fmt.Fprintf(&b, "%s,%d,%t,%v,%v,%d,%d,%d,%t\n", r.Variant, r.Episode, m.Acceptable, m.Finish, m.AgentTime, m.ModelCalls, m.Messages, m.Conflicts, r.CommChanged)
+	}
+	golden(t, "tiny.rows.csv", b.Bytes())
+}
+
+func TestEvaluateOrderAndOptions(t *testing.T) {
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	rows := evaluate(t, sc, scenarios.EvalOptions{})
+	require.Len(t, rows, 2*sc.Episodes)
+	for i, r := range rows {
+		assert.Equal(t, sc.Variants[i/sc.Episodes].Name, r.Variant)
+		assert.Equal(t, i%sc.Episodes, r.Episode)
+	}
+
+	seed := sc.Seed
+	same := evaluate(t, sc, scenarios.EvalOptions{Seed: &seed, Episodes: sc.Episodes})
+	assert.Equal(t, rows, same, "the scenario's seed and episodes, given explicitly")
+
+	other := uint64(99)
+	more := evaluate(t, sc, scenarios.EvalOptions{Seed: &other, Episodes: 12})
+	require.Len(t, more, 24)
+	assert.NotEqual(t, rows[0].Metrics, more[0].Metrics, "another seed, other draws")
+}
+
+func TestEvaluateWorkers(t *testing.T) {
+	sc, err := scenarios.Load("coupled-work", []string{"episodes=37"})
+	require.NoError(t, err)
+	one := evaluate(t, sc, scenarios.EvalOptions{Workers: 1})
+	for _, w := range []int{2, 5, 16} {
+		assert.Equal(t, one, evaluate(t, sc, scenarios.EvalOptions{Workers: w}), "workers=%d", w)
+	}
+}
+
+func TestEvaluateCommonRandomNumbers(t *testing.T) {
+	// Every variant of episode k works on the same task graph: the same
+	// total work and critical path.
+	sc, err := scenarios.Load("organizations", []string{"episodes=50"})
+	require.NoError(t, err)
+	rows := evaluate(t, sc, scenarios.EvalOptions{})
+	n := sc.Episodes
+	for k := range n {
+		first := rows[k].Metrics
+		for v := 1; v < len(sc.Variants); v++ {
+			m := rows[v*n+k].Metrics
+			assert.Equal(t, first.SerialWork, m.SerialWork, "episode %d", k)
+			assert.Equal(t, first.CriticalPath, m.CriticalPath, "episode %d", k)
+		}
+	}
+}
+
+func TestEvaluateCommChanged(t *testing.T) {
+	sc, err := scenarios.Load("coupled-work", []string{"episodes=40"})
+	require.NoError(t, err)
+	rows := evaluate(t, sc, scenarios.EvalOptions{})
+	changed := map[string]int{}
+	for _, r := range rows {
+		if r.CommChanged {
+			changed[r.Variant]++
+		}
+		if r.Metrics.Actions[collective.Share] == 0 {
+			assert.False(t, r.CommChanged, "no finding shared, nothing to drop")
+		}
+	}
+	assert.Zero(t, changed["split"])
+	assert.Zero(t, changed["independent"])
+	assert.Positive(t, changed["team"], "the team's findings reconcile its parts")
+}
+
+func TestEvaluateStops(t *testing.T) {
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	for _, workers := range []int{1, 3} {
+		ctx, cancel := context.WithCancel(context.Background())
+		n := 0
+		err := scenarios.Evaluate(ctx, sc, scenarios.EvalOptions{Workers: workers}, func(scenarios.Row) error {
+			if n++; n == 3 {
+				cancel()
+			}
+			return nil
+		})
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Less(t, n, 2*sc.Episodes)
+
+		stop := errors.New("stop")
+		err = scenarios.Evaluate(context.Background(), sc, scenarios.EvalOptions{Workers: workers}, func(scenarios.Row) error { return stop })
+		assert.ErrorIs(t, err, stop)
+	}
+	assert.Error(t, scenarios.Evaluate(context.Background(), nil, scenarios.EvalOptions{}, nil))
+	assert.Error(t, scenarios.Evaluate(context.Background(), sc, scenarios.EvalOptions{Episodes: -1}, nil))
+}
+
+func TestSummarize(t *testing.T) {
+	row := func(v string, ok bool, finish, agent sim.Time) scenarios.Row {
+		return scenarios.Row{Variant: v, Metrics: collective.Metrics{Acceptable: ok, Finish: finish, AgentTime: agent, ModelCalls: 4}}
+	}
+	rows := []scenarios.Row{
+		row("b", true, 10*sim.Minute, 20*sim.Minute),
+		row("a", false, 60*sim.Minute, 60*sim.Minute),
+		row("b", true, 20*sim.Minute, 40*sim.Minute),
+		row("b", false, 30*sim.Minute, 60*sim.Minute),
+		row("a", false, 60*sim.Minute, 60*sim.Minute),
+	}
+	s := scenarios.Summarize(rows)
+	require.Len(t, s, 2)
+	b, a := s[0], s[1]
+	assert.Equal(t, "b", b.Variant, "variants in order of first appearance")
+	assert.Equal(t, 3, b.N)
+	assert.Equal(t, 2, b.Acceptable)
+	assert.InDelta(t, 2.0/3, b.Success.Value, 1e-12)
+	assert.InDelta(t, 1200, b.Finish.Value, 1e-9)
+	assert.InDelta(t, 900, b.FinishAcceptable.Value, 1e-9)
+	// Two values 600 and 1200: se = 300, t(0.975, 1) = 12.706.
+	assert.InDelta(t, 900-12.7062047361747*300, b.FinishAcceptable.Lo, 1e-6)
+	assert.InDelta(t, 2.0/3, b.Reward.Value, 1e-12)
+	assert.InDelta(t, 4, b.ModelCalls.Value, 0)
+	assert.InDelta(t, 4, b.ModelCalls.Lo, 0, "no spread, no width")
+	assert.InDelta(t, (20+40+60)*60.0/2, b.CostPerAcceptable, 1e-9)
+
+	assert.Equal(t, 0, a.Acceptable)
+	assert.True(t, math.IsInf(a.CostPerAcceptable, 1), "no acceptable result: infinite cost")
+	assert.True(t, math.IsNaN(a.FinishAcceptable.Value))
+	assert.Zero(t, a.Success.Lo)
+	assert.Empty(t, scenarios.Summarize(nil))
+}
+
+func TestWilsonAndMeanCI(t *testing.T) {
+	// Reference values: Wilson score interval for 8/10 and 0/20.
+	w := scenarios.Wilson(8, 10)
+	assert.InDelta(t, 0.8, w.Value, 1e-12)
+	assert.InDelta(t, 0.4901624, w.Lo, 1e-6)
+	assert.InDelta(t, 0.9433178, w.Hi, 1e-6)
+	z := scenarios.Wilson(0, 20)
+	assert.Zero(t, z.Lo)
+	assert.InDelta(t, 0.1611252, z.Hi, 1e-6)
+	assert.True(t, math.IsNaN(scenarios.Wilson(0, 0).Value))
+
+	m := scenarios.MeanCI([]float64{1, 2, 3, 4, 5})
+	assert.InDelta(t, 3, m.Value, 1e-12)
+	// sd = 1.5811, se = 0.7071, t(0.975, 4) = 2.776445.
+	assert.InDelta(t, 3-2.7764451051977987*math.Sqrt(0.5), m.Lo, 1e-9)
+	one := scenarios.MeanCI([]float64{7})
+	assert.Equal(t, 7.0, one.Value)
+	assert.True(t, math.IsNaN(one.Lo) && math.IsNaN(one.Hi))
+	assert.True(t, math.IsNaN(scenarios.MeanCI(nil).Value))
+	assert.True(t, m.Contains(3) && !m.Contains(10))
+}

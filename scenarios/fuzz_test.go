@@ -1,0 +1,51 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzParse checks that no input makes Parse panic (or hit an internal
+// error), and that a scenario that loads resolves to YAML that loads again
+// to an equal scenario with the same bytes.
+func FuzzParse(f *testing.F) {
+	for _, dir := range []string{"library", "testdata/good", "testdata/bad"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			require.NoError(f, err)
+			f.Add(data, "")
+		}
+	}
+	f.Add([]byte("task: {shape: chain, length: 2}\npolicy: {organization: team}\n"), "collective.agents=3")
+	f.Add([]byte("task: &a {shape: chain, length: 2}\ncollective: *a\n"), "task.work=exp(1m)")
+	f.Add([]byte("a: &a [*a]\n"), "")
+	f.Fuzz(func(t *testing.T, data []byte, set string) {
+		var sets []string
+		if set != "" {
+			sets = []string{set}
+		}
+		sc, err := Parse(data, "fuzz.yaml", sets)
+		if err != nil {
+			if errors.Is(err, errInternal) {
+				t.Fatalf("internal error: %v", err)
+			}
+			return
+		}
+		again, err := Parse(sc.Resolved, "resolved.yaml", nil)
+		if err != nil {
+			t.Fatalf("resolved YAML does not load: %v\n%s", err, sc.Resolved)
+		}
+		require.Equal(t, sc.Name, again.Name)
+		require.Equal(t, sc.Description, again.Description)
+		require.Equal(t, sc.Seed, again.Seed)
+		require.Equal(t, sc.Episodes, again.Episodes)
+		require.Equal(t, sc.Base, again.Base)
+		require.Equal(t, sc.Variants, again.Variants)
+		require.Equal(t, string(sc.Resolved), string(again.Resolved))
+	})
+}

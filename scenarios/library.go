@@ -1,0 +1,117 @@
+package scenarios
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// The library: scenario files embedded in the binary, one per name.
+//
+//go:embed library/*.yaml
+var libraryFS embed.FS
+
+// Entry describes one embedded scenario.
+type Entry struct {
+	Name        string
+	Description string
+}
+
+var library struct {
+	once    sync.Once
+	entries []Entry
+}
+
+// List returns the embedded scenarios, sorted by name. An embedded file
+// that does not load (a bug the tests catch) is listed with its error as
+// the description.
+func List() []Entry {
+	library.once.Do(func() {
+		files, _ := fs.Glob(libraryFS, "library/*.yaml")
+		sort.Strings(files)
+		for _, f := range files {
+			name := strings.TrimSuffix(path.Base(f), ".yaml")
+			e := Entry{Name: name}
+			if sc, err := loadEmbedded(name, nil); err != nil {
+				e.Description = "error: " + err.Error()
+			} else {
+				e.Description = sc.Description
+			}
+			library.entries = append(library.entries, e)
+		}
+	})
+	return append([]Entry(nil), library.entries...)
+}
+
+// Names returns the names of the embedded scenarios, sorted.
+func Names() []string {
+	entries := List()
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Info returns the description of the embedded scenario name.
+func Info(name string) (description string, ok bool) {
+	for _, e := range List() {
+		if e.Name == name {
+			return e.Description, true
+		}
+	}
+	return "", false
+}
+
+// Embedded returns the source text of the embedded scenario name.
+func Embedded(name string) ([]byte, bool) {
+	if !nameRE.MatchString(name) {
+		return nil, false
+	}
+	data, err := libraryFS.ReadFile("library/" + name + ".yaml")
+	return data, err == nil
+}
+
+func loadEmbedded(name string, sets []string) (*Scenario, error) {
+	data, ok := Embedded(name)
+	if !ok {
+		return nil, fmt.Errorf("no embedded scenario %q", name)
+	}
+	return Parse(data, "embedded:"+name, sets)
+}
+
+// Load loads a scenario by name from the library, or from a file. An
+// argument that has no path separator and no .yaml/.yml extension names an
+// embedded scenario when one has that name; anything else is a file path.
+// sets are overrides "PATH=VALUE" applied to the base before the variants,
+// such as "collective.agents=8", "episodes=50" or "task.work=exp(5m)":
+// PATH is a field path (keys separated by dots, list entries by index, as
+// in "task.components[0].weight"), and VALUE is written as in the file
+// (strings, durations and distributions need no quotes).
+func Load(nameOrPath string, sets []string) (*Scenario, error) {
+	if !looksLikePath(nameOrPath) {
+		if _, ok := Embedded(nameOrPath); ok {
+			return loadEmbedded(nameOrPath, sets)
+		}
+	}
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !looksLikePath(nameOrPath) {
+			return nil, fmt.Errorf("no scenario %q: not an embedded scenario (embedded: %s) and no such file", nameOrPath, strings.Join(Names(), ", "))
+		}
+		return nil, err
+	}
+	return Parse(data, nameOrPath, sets)
+}
+
+func looksLikePath(s string) bool {
+	ext := filepath.Ext(s)
+	return strings.ContainsAny(s, `/\`) || strings.ContainsRune(s, filepath.Separator) || ext == ".yaml" || ext == ".yml"
+}

@@ -1,0 +1,123 @@
+package scenarios_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// The calibration tests run the library scenarios with their own seeds and
+// check the claims their files make. Tolerances come from the sample:
+// means are compared through their 95% intervals, paired differences
+// (variants share task draws and random streams) through the interval of
+// the mean difference, and success rates through a two-proportion bound.
+// With -short they run fewer episodes and widen the bands by the sampling
+// error.
+
+// runLibrary evaluates a library scenario and returns its rows by variant
+// and its summaries by variant.
+func runLibrary(t *testing.T, name string, shortEpisodes int) (map[string][]scenarios.Row, map[string]scenarios.Summary) {
+	t.Helper()
+	sc, err := scenarios.Load(name, nil)
+	require.NoError(t, err)
+	opt := scenarios.EvalOptions{Workers: 4}
+	if testing.Short() {
+		opt.Episodes = shortEpisodes
+	}
+	rows := evaluate(t, sc, opt)
+	byVariant := map[string][]scenarios.Row{}
+	for _, r := range rows {
+		byVariant[r.Variant] = append(byVariant[r.Variant], r)
+	}
+	sums := map[string]scenarios.Summary{}
+	for _, s := range scenarios.Summarize(rows) {
+		sums[s.Variant] = s
+		t.Logf("%-12s n=%d success=%.3f [%.3f, %.3f]  finish(acceptable)=%.1f min [%.1f, %.1f]  finish(all)=%.1f min  agent time=%.1f min  comm changed=%d",
+			s.Variant, s.N, s.Success.Value, s.Success.Lo, s.Success.Hi,
+			s.FinishAcceptable.Value/60, s.FinishAcceptable.Lo/60, s.FinishAcceptable.Hi/60,
+			s.Finish.Value/60, s.AgentTime.Value/60, s.CommChanged)
+	}
+	return byVariant, sums
+}
+
+// pairedFinish returns the mean of b's finish time minus a's, episode by
+// episode, in minutes, with its interval.
+func pairedFinish(a, b []scenarios.Row) scenarios.Interval {
+	d := make([]float64, len(a))
+	for k := range a {
+		d[k] = (b[k].Metrics.Finish - a[k].Metrics.Finish).Minutes()
+	}
+	return scenarios.MeanCI(d)
+}
+
+// successGapLo is a 95% lower bound on the success rate of a minus that
+// of b (Wald interval of a difference of two proportions).
+func successGapLo(a, b scenarios.Summary) float64 {
+	pa, pb := a.Success.Value, b.Success.Value
+	se := math.Sqrt(pa*(1-pa)/float64(a.N) + pb*(1-pb)/float64(b.N))
+	return pa - pb - 1.959963984540054*se
+}
+
+func TestLibraryOrganizations(t *testing.T) {
+	_, s := runLibrary(t, "organizations", 300)
+	targets := map[string]float64{"sequential": 100, "independent": 28, "team": 46} // minutes
+	for name, target := range targets {
+		v := s[name]
+		require.GreaterOrEqual(t, v.Acceptable, 30, "%s: too few acceptable episodes for a mean", name)
+		mean := v.FinishAcceptable.Value / 60
+		tol := 0.15 * target
+		if testing.Short() {
+			tol += (v.FinishAcceptable.Hi - v.FinishAcceptable.Lo) / 2 / 60
+		}
+		assert.InDelta(t, target, mean, tol, "%s: mean finish time of acceptable episodes (minutes)", name)
+	}
+	// The order is clear beyond sampling error.
+	assert.Greater(t, s["sequential"].FinishAcceptable.Lo, s["team"].FinishAcceptable.Hi)
+	assert.Greater(t, s["team"].FinishAcceptable.Lo, s["independent"].FinishAcceptable.Hi)
+}
+
+func TestLibraryCoupledWork(t *testing.T) {
+	rows, s := runLibrary(t, "coupled-work", 300)
+	split, team, indep := s["split"], s["team"], s["independent"]
+
+	gap := team.Success.Value - split.Success.Value
+	assert.GreaterOrEqual(t, gap, 0.2, "team succeeds at least 0.2 more often than split")
+	if !testing.Short() {
+		assert.GreaterOrEqual(t, successGapLo(team, split), 0.2, "... beyond sampling error")
+	}
+
+	assert.Less(t, team.FinishAcceptable.Hi, indep.FinishAcceptable.Lo, "team finishes its acceptable episodes sooner than independent attempts")
+	all := pairedFinish(rows["team"], rows["independent"])
+	assert.Positive(t, all.Lo, "independent minus team finish time over all episodes, paired: %+v min", all)
+
+	// Communication is what makes the team's split work.
+	assert.Positive(t, team.CommChanged)
+	for _, r := range rows["team"] {
+		if r.Metrics.Acceptable {
+			assert.Positive(t, r.Metrics.Actions[collective.Share], "episode %d", r.Episode)
+		}
+	}
+}
+
+func TestLibraryDivisibleWork(t *testing.T) {
+	rows, s := runLibrary(t, "divisible-work", 300)
+	split, team := s["split"], s["team"]
+	assert.InDelta(t, split.Success.Value, team.Success.Value, 0.05, "success rates within 0.05")
+
+	diff := pairedFinish(rows["split"], rows["team"])
+	assert.GreaterOrEqual(t, diff.Value, 0.0, "split is never slower than team on divisible work")
+
+	t.Run("split-faster", func(t *testing.T) {
+		shared := 0
+		for _, r := range rows["team"] {
+			shared += r.Metrics.Actions[collective.Share]
+		}
+		require.Positive(t, shared, "the team shares findings even where there is nothing to reconcile")
+		assert.Positive(t, diff.Lo, "team minus split finish time, paired: %+v min", diff)
+	})
+}

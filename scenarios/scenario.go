@@ -1,0 +1,643 @@
+package scenarios
+
+import (
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
+)
+
+// Scenario is a loaded, validated scenario: what to simulate (the base
+// Spec), the variants to compare on the same task draws, and how many
+// episodes from which seed.
+type Scenario struct {
+	// Name identifies the scenario (letters, digits, '.', '_', '-'); it
+	// defaults to the file's base name.
+	Name string
+	// Description is a one-line summary.
+	Description string
+	// Source is the file's path, or "embedded:NAME" for a library scenario.
+	Source string
+	// Seed is the master seed of every random stream.
+	Seed uint64
+	// Episodes is the number of episodes per variant (default 100).
+	Episodes int
+	// Base is the spec before variants: the file's task, collective and
+	// policy, with collective.Defaults() for what the file leaves out and
+	// --set overrides applied.
+	Base Spec
+	// Variants holds at least one variant, in file order. A file without
+	// variants has one, named "default", equal to Base.
+	Variants []Variant
+	// Resolved is the canonical YAML of the fully resolved scenario:
+	// defaults filled in, --set overrides applied, values in canonical
+	// form. It is itself a scenario file that parses to an equal scenario;
+	// runs record it in their manifest.
+	Resolved []byte
+	// Hash is "sha256:<hex>" of Resolved.
+	Hash string
+}
+
+// Spec is what one variant simulates: the task family episodes draw from,
+// the collective that works on them, and the policy that decides.
+type Spec struct {
+	Task       task.Family       `yaml:"task" json:"task"`
+	Collective collective.Config `yaml:"collective" json:"collective"`
+	Policy     PolicySpec        `yaml:"policy" json:"policy"`
+}
+
+// PolicySpec chooses the policy. Today it names a fixed organization; a
+// `kind:` field will select learnable policies, with the fixed organization
+// as the kind that an absent `kind:` means, so that existing files keep
+// their meaning.
+type PolicySpec struct {
+	// Organization is a fixed organization: one of the names of
+	// policy.Organizations (independent, sequential, split, team).
+	Organization string `yaml:"organization" json:"organization"`
+}
+
+// Variant is the base spec with a variant's overrides applied.
+type Variant struct {
+	Name string
+	Spec Spec
+}
+
+// Policy returns the policy of the variant's spec.
+func (v Variant) Policy() (collective.Policy, error) {
+	f, err := policy.Organization(v.Spec.Policy.Organization)
+	if err != nil {
+		return nil, fmt.Errorf("variant %q: policy.organization: %w", v.Name, err)
+	}
+	return f, nil
+}
+
+// DefaultVariant is the name of the single variant of a file without
+// variants.
+const DefaultVariant = "default"
+
+// Defaults for fields a file leaves out.
+const (
+	defaultEpisodes = 100
+	maxEpisodes     = 1_000_000_000
+)
+
+// file is the document's structure.
+type file struct {
+	Name        string `yaml:"name" json:"name,omitempty"`
+	Description string `yaml:"description" json:"description,omitempty"`
+	Seed        uint64 `yaml:"seed" json:"seed,omitempty"`
+	Episodes    int    `yaml:"episodes" json:"episodes,omitempty"`
+	Spec        `yaml:",inline"`
+	Variants    []fileVariant `yaml:"variants" json:"variants,omitempty"`
+}
+
+type fileVariant struct {
+	Name string  `yaml:"name" json:"name"`
+	Set  setList `yaml:"set" json:"set,omitempty"`
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+const nameRule = "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+// errInternal marks a bug caught while parsing; tests look for it.
+var errInternal = errors.New("internal error")
+
+// override is one applied override, remembered to explain errors.
+type override struct {
+	path   string
+	key    *token.Token // where a variant's `set:` names it
+	source string       // "--set PATH=VALUE" for command-line overrides
+}
+
+// variantState is a variant being built.
+type variantState struct {
+	Variant
+	overrides []override
+	nameTok   *token.Token
+	implicit  bool // the "default" variant of a file without variants
+}
+
+// parse holds the state of one Parse.
+type parse struct {
+	source string
+	root   ast.Node
+	dec    *decoder
+	flags  []override
+	errs   errList
+	seen   map[string]bool
+
+	fileProblems, baseProblems map[problem]bool
+}
+
+func problemSet(ps []problem) map[problem]bool {
+	m := make(map[problem]bool, len(ps))
+	for _, p := range ps {
+		m[p] = true
+	}
+	return m
+}
+
+// Parse reads a scenario from data. source names it in errors and in
+// Scenario.Source. sets are overrides "PATH=VALUE" applied to the base
+// before the variants (see Load). Errors are *Error values, joined when
+// there are several.
+func Parse(data []byte, source string, sets []string) (sc *Scenario, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sc, err = nil, fmt.Errorf("%s: %w: %v", source, errInternal, r)
+		}
+	}()
+	p := &parse{source: source, seen: map[string]bool{}}
+	return p.run(data, sets)
+}
+
+func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
+	if err := p.syntax(data); err != nil {
+		return nil, err
+	}
+	fl := file{Episodes: defaultEpisodes, Spec: Spec{Collective: collective.Defaults()}}
+	p.dec.decode(p.root, reflect.ValueOf(&fl).Elem(), "", nil, 0)
+	if err := p.dec.errs.err(); err != nil {
+		return nil, err
+	}
+	fileSpec := cloneSpec(fl.Spec)
+	for _, s := range sets {
+		p.applyFlag(&fl, s)
+	}
+	if err := p.errs.err(); err != nil {
+		return nil, err
+	}
+	if _, given := p.dec.lookupNode(p.root, "name"); fl.Name == "" && !given {
+		fl.Name = nameFromSource(p.source)
+	}
+	p.checkTop(&fl)
+	variants := p.buildVariants(&fl)
+	if err := p.errs.err(); err != nil {
+		return nil, err
+	}
+	// Problems that the file has before any override are the file's;
+	// the others were introduced by --set or by a variant's `set:`.
+	p.fileProblems = problemSet(specProblems(&fileSpec))
+	p.baseProblems = problemSet(specProblems(&fl.Spec))
+	for i := range variants {
+		p.validate(&variants[i])
+	}
+	if err := p.errs.err(); err != nil {
+		return nil, err
+	}
+	sc := &Scenario{
+		Name:        fl.Name,
+		Description: fl.Description,
+		Source:      p.source,
+		Seed:        fl.Seed,
+		Episodes:    fl.Episodes,
+		Base:        fl.Spec,
+	}
+	for _, v := range variants {
+		sc.Variants = append(sc.Variants, v.Variant)
+	}
+	resolved, err := resolve(&fl, variants)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: writing the resolved scenario: %v", p.source, errInternal, err)
+	}
+	sum := sha256.Sum256(resolved)
+	sc.Resolved = resolved
+	sc.Hash = "sha256:" + hex.EncodeToString(sum[:])
+	return sc, nil
+}
+
+// syntax parses data into p.root: one document holding a mapping.
+func (p *parse) syntax(data []byte) (err error) {
+	// The YAML parser slows down quadratically with nesting; scenario
+	// files are small and shallow.
+	if len(data) > maxFileSize {
+		return &Error{Source: p.source, Msg: fmt.Sprintf("file too large (%d bytes; the limit is %d)", len(data), maxFileSize)}
+	}
+	if line, ok := shallow(data); !ok {
+		return &Error{Source: p.source, Line: line, Column: 1, Msg: fmt.Sprintf("brackets nested too deeply (more than %d levels)", maxDepth)}
+	}
+	var f *ast.File
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = &Error{Source: p.source, Msg: fmt.Sprintf("malformed YAML (the parser failed: %v)", r)}
+			}
+		}()
+		f, err = parser.ParseBytes(data, 0)
+	}()
+	if err != nil {
+		var se *Error
+		if errors.As(err, &se) {
+			return se
+		}
+		e := &Error{Source: p.source, Msg: "malformed YAML: " + err.Error()}
+		var ye interface {
+			GetToken() *token.Token
+			GetMessage() string
+		}
+		if errors.As(err, &ye) {
+			e.Msg = "malformed YAML: " + ye.GetMessage()
+			e.at(ye.GetToken())
+		}
+		return e
+	}
+	var docs []*ast.DocumentNode
+	for _, d := range f.Docs {
+		if d != nil && d.Body != nil {
+			docs = append(docs, d)
+		}
+	}
+	switch {
+	case len(docs) == 0:
+		return &Error{Source: p.source, Msg: "empty scenario (want a mapping with at least task: and policy:)"}
+	case len(docs) > 1:
+		return newError(p.source, docs[1].GetToken(), "", "more than one YAML document (a scenario is one document)")
+	}
+	p.root = docs[0].Body
+	anchors := map[string]ast.Node{}
+	collectAnchors(p.root, anchors)
+	p.dec = newDecoder(p.source, anchors)
+	if _, ok := mappingValues(p.dec.resolve(p.root)); !ok {
+		return newError(p.source, posTok(p.root), "", "got %s, want a mapping (allowed keys: %s)",
+			nodeKind(p.dec.resolve(p.root)), strings.Join(fieldNames(fieldsOf(reflect.TypeFor[file]())), ", "))
+	}
+	return nil
+}
+
+// maxFileSize bounds the size of a scenario file.
+const maxFileSize = 4 << 20
+
+// shallow reports whether the flow brackets ([ and {) of data nest at most
+// maxDepth deep, skipping quoted text and comments, or else the line where
+// they nest deeper.
+func shallow(data []byte) (line int, ok bool) {
+	depth, line := 0, 1
+	var quote byte
+	comment := false
+	for i, c := range data {
+		switch {
+		case c == '\n':
+			line++
+			comment = false
+			if quote == '\'' {
+				continue // single-quoted scalars may span lines
+			}
+		case comment:
+		case quote != 0:
+			if c == quote && (quote == '\'' || i == 0 || data[i-1] != '\\') {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && (i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n'):
+			comment = true
+		case c == '[' || c == '{':
+			if depth++; depth > maxDepth {
+				return line, false
+			}
+		case c == ']' || c == '}':
+			depth = max(0, depth-1)
+		}
+	}
+	return 0, true
+}
+
+// nameFromSource derives a scenario name from a path or "embedded:NAME".
+func nameFromSource(source string) string {
+	s := strings.TrimPrefix(source, "embedded:")
+	s = filepath.Base(s)
+	if ext := filepath.Ext(s); ext == ".yaml" || ext == ".yml" {
+		s = strings.TrimSuffix(s, ext)
+	}
+	if nameRE.MatchString(s) {
+		return s
+	}
+	return ""
+}
+
+// applyFlag applies one --set override to the base.
+func (p *parse) applyFlag(fl *file, s string) {
+	src := "--set " + s
+	pathText, val, ok := strings.Cut(s, "=")
+	if !ok {
+		p.errs.add(&Error{Source: src, Msg: "want PATH=VALUE, such as collective.agents=8 or task.work=exp(5m)"})
+		return
+	}
+	segs, err := parsePath(pathText)
+	if err != nil {
+		p.errs.add(&Error{Source: src, Msg: err.Error()})
+		return
+	}
+	path := pathString(segs)
+	forbid := func(key string) string {
+		if key == "variants" {
+			return "cannot be changed with --set (edit the file, or set fields of the base, which every variant starts from)"
+		}
+		return ""
+	}
+	tgt, err := findField(reflect.ValueOf(fl).Elem(), segs, forbid)
+	if err != nil {
+		p.errs.add(&Error{Source: src, Path: path, Msg: err.Error()})
+		return
+	}
+	d := newDecoder(src, nil)
+	d.noPos = true
+	d.decodeFlag(val, tgt, path)
+	for _, e := range d.errs {
+		p.errs.add(e)
+	}
+	p.flags = append(p.flags, override{path: path, source: src})
+}
+
+// decodeFlag stores the text of a --set value into v. Strings and
+// text-encoded values (durations, distributions) take the text as it is;
+// anything else is read as YAML ("8", "0.95", "true", "[...]", "{...}").
+func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
+	t := v.Type()
+	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		nv := reflect.New(t)
+		if err := nv.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(strings.TrimSpace(val))); err != nil {
+			d.fail(nil, path, "%v", err)
+			return
+		}
+		v.Set(nv.Elem())
+		return
+	}
+	if t.Kind() == reflect.String {
+		v.SetString(val)
+		return
+	}
+	var f *ast.File
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("the parser failed: %v", r)
+			}
+		}()
+		f, err = parser.ParseBytes([]byte(val), 0)
+	}()
+	if err != nil {
+		msg := err.Error()
+		var ye interface{ GetMessage() string }
+		if errors.As(err, &ye) {
+			msg = ye.GetMessage()
+		}
+		d.fail(nil, path, "malformed value %q: %s", val, msg)
+		return
+	}
+	var body ast.Node
+	if len(f.Docs) > 0 && f.Docs[0] != nil {
+		body = f.Docs[0].Body
+		collectAnchors(body, d.anchorsMap())
+	}
+	d.decode(body, v, path, nil, 0)
+}
+
+func (d *decoder) anchorsMap() map[string]ast.Node {
+	if d.anchors == nil {
+		d.anchors = map[string]ast.Node{}
+	}
+	return d.anchors
+}
+
+// checkTop checks the fields that are not part of a spec.
+func (p *parse) checkTop(fl *file) {
+	if !nameRE.MatchString(fl.Name) {
+		if fl.Name == "" {
+			p.report("name", "missing (give the scenario a name: "+nameRule+")", nil)
+		} else {
+			p.report("name", fmt.Sprintf("%q is not a valid name (%s)", fl.Name, nameRule), nil)
+		}
+	}
+	if strings.ContainsAny(fl.Description, "\r\n") {
+		p.report("description", "must be one line (it is the summary `simulate list` shows)", nil)
+	}
+	if fl.Episodes < 1 || fl.Episodes > maxEpisodes {
+		p.report("episodes", fmt.Sprintf("%d is out of range (1 to %d)", fl.Episodes, maxEpisodes), nil)
+	}
+	seen := map[string]int{}
+	for i, v := range fl.Variants {
+		at := fmt.Sprintf("variants[%d].name", i)
+		switch prev, dup := seen[v.Name]; {
+		case v.Name == "":
+			p.report(at, "missing (every variant needs a name: "+nameRule+")", nil)
+		case !nameRE.MatchString(v.Name):
+			p.report(at, fmt.Sprintf("%q is not a valid name (%s)", v.Name, nameRule), nil)
+		case dup:
+			p.report(at, fmt.Sprintf("duplicate variant name %q (variants[%d] has it too; names must be unique)", v.Name, prev), nil)
+		default:
+			seen[v.Name] = i
+		}
+	}
+}
+
+// buildVariants applies each variant's overrides to a copy of the base.
+func (p *parse) buildVariants(fl *file) []variantState {
+	if len(fl.Variants) == 0 {
+		return []variantState{{Variant: Variant{Name: DefaultVariant, Spec: cloneSpec(fl.Spec)}, implicit: true}}
+	}
+	out := make([]variantState, len(fl.Variants))
+	for i, fv := range fl.Variants {
+		vs := &out[i]
+		vs.Name = fv.Name
+		vs.Spec = cloneSpec(fl.Spec)
+		vs.nameTok, _ = p.dec.lookupNode(p.root, fmt.Sprintf("variants[%d]", i))
+		d := newDecoder(p.source, p.dec.anchors)
+		d.variant = fv.Name
+		for _, e := range fv.Set {
+			segs, err := parsePath(e.Path)
+			if err != nil {
+				d.fail(e.key, "", "set: %v", err)
+				continue
+			}
+			path := pathString(segs)
+			forbid := func(key string) string {
+				switch key {
+				case "task", "collective", "policy":
+					return ""
+				}
+				return "is shared by all variants and cannot be set in a variant"
+			}
+			tgt, err := findField(reflect.ValueOf(&vs.Spec).Elem(), segs, forbid)
+			if err != nil {
+				if _, ok := lookupField(fieldsOf(reflect.TypeFor[file]()), segs[0].key); ok && forbid(segs[0].key) != "" {
+					err = errors.New("shared by all variants: a variant can set only paths under task, collective and policy")
+				}
+				d.fail(e.key, path, "%v", err)
+				continue
+			}
+			d.decode(e.Value, tgt, path, e.key, 0)
+			vs.overrides = append(vs.overrides, override{path: path, key: e.key})
+		}
+		for _, e := range d.errs {
+			p.errs.add(e)
+		}
+	}
+	return out
+}
+
+// validate checks a variant's spec and reports its problems where they
+// were written.
+func (p *parse) validate(vs *variantState) {
+	for _, fe := range specProblems(&vs.Spec) {
+		p.report(fe.path, fe.msg, vs)
+	}
+}
+
+type problem struct{ path, msg string }
+
+var fieldErrRE = regexp.MustCompile(`(?s)^([A-Za-z_][A-Za-z0-9_]*(?:\[[0-9]+\])?(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[[0-9]+\])?)*): (.*)$`)
+
+// splitFieldErr splits "path: message" as the models' Validate methods
+// write them.
+func splitFieldErr(prefix string, err error) problem {
+	if m := fieldErrRE.FindStringSubmatch(err.Error()); m != nil {
+		return problem{prefix + "." + m[1], m[2]}
+	}
+	return problem{prefix, err.Error()}
+}
+
+// specProblems validates a spec; paths are full field paths.
+func specProblems(s *Spec) []problem {
+	var out []problem
+	if err := s.Task.Validate(); err != nil {
+		out = append(out, splitFieldErr("task", err))
+	}
+	if err := s.Collective.Validate(); err != nil {
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		}
+		for _, e := range errs {
+			out = append(out, splitFieldErr("collective", e))
+		}
+	}
+	if org := s.Policy.Organization; org == "" {
+		out = append(out, problem{"policy.organization", "missing (allowed: " + strings.Join(OrganizationNames(), ", ") + ")"})
+	} else if _, err := policy.Organization(org); err != nil {
+		out = append(out, problem{"policy.organization", err.Error()})
+	}
+	return out
+}
+
+// OrganizationNames lists the fixed organizations a policy may name,
+// sorted.
+func OrganizationNames() []string { return sortedKeys(policy.Organizations()) }
+
+// report records a problem with the field at path, placing it where the
+// value came from: the variant's `set:` entry, a --set flag, or the file.
+func (p *parse) report(path, msg string, vs *variantState) {
+	e := p.place(path, msg, vs)
+	if key := e.Error(); !p.seen[key] {
+		p.seen[key] = true
+		p.errs.add(e)
+	}
+}
+
+func (p *parse) place(path, msg string, vs *variantState) *Error {
+	var own []override
+	if vs != nil {
+		own = vs.overrides
+	}
+	atVariant := func(o override) *Error {
+		e := newError(p.source, o.key, path, "%s", msg)
+		e.Variant = vs.Name
+		return e
+	}
+	atFlag := func(o override) *Error { return &Error{Source: o.source, Path: path, Msg: msg} }
+	// An override of the field itself, or of a field around or inside it.
+	if o, ok := lastOverride(own, func(o override) bool { return related(path, o.path) }); ok {
+		return atVariant(o)
+	}
+	if o, ok := lastOverride(p.flags, func(o override) bool { return related(path, o.path) }); ok {
+		return atFlag(o)
+	}
+	// A problem that appeared with the overrides (a new shape that does
+	// not use a parameter of the old one): blame the last override in the
+	// same section, or else the last one.
+	pr := problem{path, msg}
+	sameSection := func(o override) bool { return topKey(o.path) == topKey(path) }
+	if p.baseProblems != nil && !p.baseProblems[pr] && len(own) > 0 {
+		if o, ok := lastOverride(own, sameSection); ok {
+			return atVariant(o)
+		}
+		return atVariant(own[len(own)-1])
+	}
+	if p.fileProblems != nil && !p.fileProblems[pr] && len(p.flags) > 0 {
+		if o, ok := lastOverride(p.flags, sameSection); ok {
+			return atFlag(o)
+		}
+		return atFlag(p.flags[len(p.flags)-1])
+	}
+	tok, _ := p.dec.lookupNode(p.root, path)
+	e := newError(p.source, tok, path, "%s", msg)
+	if tok == nil && vs != nil && !vs.implicit {
+		e.Variant = vs.Name
+		e.at(vs.nameTok)
+	}
+	return e
+}
+
+func lastOverride(list []override, match func(override) bool) (override, bool) {
+	for i := len(list) - 1; i >= 0; i-- {
+		if match(list[i]) {
+			return list[i], true
+		}
+	}
+	return override{}, false
+}
+
+// topKey is the first key of a field path.
+func topKey(path string) string {
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return path
+}
+
+// cloneSpec returns a deep copy of s, so that a variant's overrides cannot
+// reach the base through shared slices.
+func cloneSpec(s Spec) Spec {
+	c := s
+	deepCopy(reflect.ValueOf(&c).Elem())
+	return c
+}
+
+// deepCopy replaces every slice reachable through v's exported fields by a
+// copy.
+func deepCopy(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				deepCopy(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			return
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(c, v)
+		for i := range c.Len() {
+			deepCopy(c.Index(i))
+		}
+		v.Set(c)
+	}
+}

@@ -1,0 +1,407 @@
+package scenarios_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+func TestLoadGood(t *testing.T) {
+	tests := []struct {
+		file     string
+		name     string
+		variants []string
+		check    func(t *testing.T, sc *scenarios.Scenario)
+	}{
+		{
+			file: "minimal.yaml", name: "minimal", variants: []string{"default"},
+			check: func(t *testing.T, sc *scenarios.Scenario) {
+				assert.Equal(t, 100, sc.Episodes, "default episodes")
+				assert.Equal(t, uint64(0), sc.Seed)
+				assert.Equal(t, collective.Defaults(), sc.Base.Collective, "an omitted collective keeps the defaults")
+				assert.Equal(t, sc.Base, sc.Variants[0].Spec, "the default variant is the base")
+				assert.Equal(t, sim.Const(300), sc.Base.Task.Work)
+			},
+		},
+		{
+			file: "full.yaml", name: "full", variants: []string{"team", "split-lenient", "team-strict"},
+			check: func(t *testing.T, sc *scenarios.Scenario) {
+				c := sc.Base.Collective
+				assert.Equal(t, 5, c.Agents)
+				assert.Equal(t, 20*sim.Second, c.Calls.Span)
+				assert.Equal(t, 20*sim.Microsecond, c.Calls.PromptToken)
+				assert.Equal(t, 10*sim.Microsecond, c.Comm.Read)
+				assert.Equal(t, collective.Blackboard, c.Comm.Topology)
+				assert.Equal(t, collective.ConflictRework, c.Reconcile.Mode)
+				assert.Equal(t, 90*sim.Minute, c.TimeLimit)
+				assert.Equal(t, sim.Gamma(240, 0.5), sc.Base.Task.Work)
+
+				lenient := sc.Variants[1].Spec
+				assert.Equal(t, "split", lenient.Policy.Organization)
+				assert.Equal(t, 0.7, lenient.Collective.Check.Accuracy, "a mapping override changes the keys it names")
+				assert.Equal(t, 0.25, lenient.Collective.Check.Cost, "... and keeps the others")
+
+				strict := sc.Variants[2].Spec
+				assert.Equal(t, collective.Verification{Cost: 0.25, Accuracy: 0.95, Retries: 2}, strict.Collective.Check, "an alias")
+				assert.Equal(t, sim.Const(0.9), strict.Task.Coupling)
+				assert.Equal(t, collective.Broadcast, strict.Collective.Comm.Topology)
+				assert.Equal(t, sim.Const(0.3), sc.Base.Task.Coupling, "overrides do not reach the base")
+			},
+		},
+		{
+			file: "mixture.yaml", name: "mixture", variants: []string{"independent", "heavier-needles"},
+			check: func(t *testing.T, sc *scenarios.Scenario) {
+				assert.Equal(t, 2.0, sc.Base.Task.Components[0].Weight, "the base keeps its own components")
+				assert.Equal(t, 5.0, sc.Variants[1].Spec.Task.Components[0].Weight)
+				assert.Equal(t, 1.0, sc.Variants[1].Spec.Task.Components[1].Weight)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", "good", tt.file)
+			sc, err := scenarios.Load(path, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tt.name, sc.Name)
+			assert.Equal(t, path, sc.Source)
+			var names []string
+			for _, v := range sc.Variants {
+				names = append(names, v.Name)
+				_, err := v.Policy()
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, tt.variants, names)
+			assert.True(t, strings.HasPrefix(sc.Hash, "sha256:") && len(sc.Hash) == len("sha256:")+64, sc.Hash)
+			tt.check(t, sc)
+			assertRoundTrip(t, sc)
+		})
+	}
+}
+
+// assertRoundTrip checks that the resolved YAML loads again to an equal
+// scenario with the same bytes.
+func assertRoundTrip(t *testing.T, sc *scenarios.Scenario) {
+	t.Helper()
+	again, err := scenarios.Parse(sc.Resolved, "resolved.yaml", nil)
+	require.NoError(t, err, "resolved YAML:\n%s", sc.Resolved)
+	assert.Equal(t, sc.Name, again.Name)
+	assert.Equal(t, sc.Description, again.Description)
+	assert.Equal(t, sc.Seed, again.Seed)
+	assert.Equal(t, sc.Episodes, again.Episodes)
+	assert.Equal(t, sc.Base, again.Base)
+	assert.Equal(t, sc.Variants, again.Variants)
+	assert.Equal(t, string(sc.Resolved), string(again.Resolved))
+	assert.Equal(t, sc.Hash, again.Hash)
+}
+
+func TestLoadBad(t *testing.T) {
+	// Each file is one class of mistake. want lists substrings of the error:
+	// the position, the field path, and what is allowed.
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"unknown-key.yaml", []string{"unknown-key.yaml:6:3: collective.agentz: unknown key", "allowed: agents, speed, strength", `did you mean "agents"`}},
+		{"wrong-type.yaml", []string{"wrong-type.yaml:6:3: collective.agents:", `got "four", want an integer`}},
+		{"out-of-range.yaml", []string{"out-of-range.yaml:7:3: collective.agents: -2 is out of range (at least 1)"}},
+		{"unknown-shape.yaml", []string{"unknown-shape.yaml:3:3: task.shape:", `"needl"`, "allowed: chain, fork-join, tree, layered, needle, mixture, file"}},
+		{"unknown-organization.yaml", []string{"unknown-organization.yaml:6:3: policy.organization:", `"teams"`, "allowed: independent, sequential, split, team"}},
+		{"unknown-topology.yaml", []string{"unknown-topology.yaml:6:10: collective.comm.topology:", `"mesh"`, "allowed: point-to-point, broadcast, blackboard"}},
+		{"unknown-mode.yaml", []string{"unknown-mode.yaml:7:5: collective.reconcile.mode:", `"retry"`, "allowed: fail, rework"}},
+		{"duplicate-variant.yaml", []string{"duplicate-variant.yaml:10:5: variants[2].name:", `duplicate variant name "a"`, "variants[0]"}},
+		{"empty-variant-name.yaml", []string{"empty-variant-name.yaml:8:5: variants[0].name: missing"}},
+		{"bad-set-path.yaml", []string{"bad-set-path.yaml:9:11:", `variant "a"`, "collective.check.acuracy", "allowed: cost, accuracy, retries", `did you mean "accuracy"`}},
+		{"bad-set-value.yaml", []string{"bad-set-value.yaml:11:7:", `variant "b"`, `collective.agents: got "many", want an integer`}},
+		{"variant-out-of-range.yaml", []string{"variant-out-of-range.yaml:11:45:", `variant "independent"`, "collective.select.accuracy: 1.5 is out of range [0, 1]"}},
+		{"malformed.yaml", []string{"malformed.yaml:5:1: malformed YAML:", "']' must be specified"}},
+		{"duplicate-key.yaml", []string{"duplicate-key.yaml:5:3: malformed YAML:", `"length" already defined`}},
+		{"bad-duration.yaml", []string{"bad-duration.yaml:6:3: collective.time_limit:", `"90"`, "want a number with a unit, such as 90s, 12m or 1h30m"}},
+		{"bad-dist.yaml", []string{"bad-dist.yaml:5:3: task.work:", `unknown distribution "expo"`, "allowed: const, exp, uniform, lognormal, gamma, normal"}},
+		{"unused-param.yaml", []string{"unused-param.yaml:5:3: task.width:", `not used by shape "needle" (it uses: tries)`}},
+		{"mixture-component.yaml", []string{"mixture-component.yaml:10:7: task.components[1].width: must be at least 1"}},
+		{"episodes.yaml", []string{"episodes.yaml:2:1: episodes: 0 is out of range (1 to"}},
+		{"missing-organization.yaml", []string{"missing-organization.yaml: policy.organization: missing (allowed: independent, sequential, split, team)"}},
+		{"not-a-mapping.yaml", []string{"not-a-mapping.yaml:1:1: got a list, want a mapping (allowed keys: name, description"}},
+		{"bad-name.yaml", []string{"bad-name.yaml:1:1: name:", `"my scenario" is not a valid name`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", "bad", tt.file)
+			sc, err := scenarios.Load(path, nil)
+			require.Error(t, err)
+			assert.Nil(t, sc)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			var e *scenarios.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, path, e.Source)
+			if e.Line > 0 {
+				assert.NotEmpty(t, e.Snippet(false), "an error with a position shows the source")
+			}
+		})
+	}
+}
+
+func TestLoadBadFileListsAll(t *testing.T) {
+	// Independent problems are reported together, in file order.
+	src := "name: x\ntask: {shape: chain, length: 2}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"
+	_, err := scenarios.Parse([]byte(src), "x.yaml", nil)
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, 2)
+	assert.Contains(t, lines[0], "x.yaml:4:3: collective.agents")
+	assert.Contains(t, lines[1], "x.yaml:5:11: collective.check.accuracy")
+}
+
+func TestSetFlags(t *testing.T) {
+	tests := []struct {
+		sets  []string
+		check func(t *testing.T, sc *scenarios.Scenario)
+	}{
+		{[]string{"collective.agents=8"}, func(t *testing.T, sc *scenarios.Scenario) {
+			for _, v := range sc.Variants {
+				assert.Equal(t, 8, v.Spec.Collective.Agents, v.Name)
+			}
+		}},
+		{[]string{"episodes=50", "seed=9"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, 50, sc.Episodes)
+			assert.Equal(t, uint64(9), sc.Seed)
+		}},
+		{[]string{"task.work=exp(6m)", "collective.time_limit=90m"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, sim.Exponential(360), sc.Variants[1].Spec.Task.Work)
+			assert.Equal(t, 90*sim.Minute, sc.Base.Collective.TimeLimit)
+		}},
+		{[]string{"collective.check={cost: 0.5}"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, collective.Verification{Cost: 0.5, Accuracy: 0.9, Retries: 3}, sc.Base.Collective.Check)
+		}},
+		{[]string{"policy.organization=sequential"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, "sequential", sc.Variants[0].Spec.Policy.Organization, "a variant that does not set it keeps the flag's")
+			assert.Equal(t, "team", sc.Variants[1].Spec.Policy.Organization, "a variant's own set wins")
+		}},
+	}
+	plain, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.sets, " "), func(t *testing.T) {
+			sc, err := scenarios.Load("tiny", tt.sets)
+			require.NoError(t, err)
+			tt.check(t, sc)
+			assert.NotEqual(t, plain.Hash, sc.Hash, "--set changes the hash")
+			assertRoundTrip(t, sc)
+		})
+	}
+}
+
+func TestSetFlagErrors(t *testing.T) {
+	tests := []struct {
+		set  string
+		want []string
+	}{
+		{"collective.agents=abc", []string{"--set collective.agents=abc: collective.agents:", `got "abc", want an integer`}},
+		{"collective.agents=-2", []string{"--set collective.agents=-2: collective.agents: -2 is out of range (at least 1)"}},
+		{"collective.agentz=3", []string{"--set collective.agentz=3:", `unknown key "agentz" in collective`, "allowed: agents, speed", `did you mean "agents"`}},
+		{"colective.agents=3", []string{`unknown key "colective"`, "allowed: name, description, seed, episodes, task, collective, policy", `did you mean "collective"`}},
+		{"variants=[]", []string{"variants cannot be changed with --set"}},
+		{"nonsense", []string{"--set nonsense: want PATH=VALUE"}},
+		{"collective..agents=3", []string{"malformed field path"}},
+		{"task.work=expo(5m)", []string{"task.work:", `unknown distribution "expo"`, "allowed: const, exp"}},
+		{"collective.time_limit=90", []string{"collective.time_limit:", "want a number with a unit"}},
+		{"task.components[1].weight=2", []string{"task.components has no entries"}},
+		{"collective.agents.x=1", []string{"collective.agents holds an integer and has no key"}},
+		{"collective.comm.topology=mesh", []string{"--set collective.comm.topology=mesh: collective.comm.topology:", "allowed: point-to-point, broadcast, blackboard"}},
+		{"task.shape=needle", []string{"--set task.shape=needle: task.width: not used by shape"}},
+		{"episodes=0", []string{"--set episodes=0: episodes: 0 is out of range"}},
+		{"collective.check.accuracy=[1, 2", []string{"malformed value"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			_, err := scenarios.Load("tiny", []string{tt.set})
+			require.Error(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			var e *scenarios.Error
+			if assert.ErrorAs(t, err, &e) {
+				assert.Equal(t, "--set "+tt.set, e.Source)
+				assert.Zero(t, e.Line, "a flag has no line")
+			}
+		})
+	}
+}
+
+func TestResolvedStable(t *testing.T) {
+	a, err := scenarios.Load("organizations", nil)
+	require.NoError(t, err)
+	b, err := scenarios.Load("organizations", nil)
+	require.NoError(t, err)
+	assert.Equal(t, a.Resolved, b.Resolved)
+	assert.Equal(t, a.Hash, b.Hash)
+
+	// The same scenario written differently resolves to the same bytes.
+	data, ok := scenarios.Embedded("organizations")
+	require.True(t, ok)
+	reordered := strings.Replace(string(data), "seed: 1\n", "", 1) + "\nseed: 1\n"
+	c, err := scenarios.Parse([]byte(reordered), "elsewhere.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, a.Hash, c.Hash, "key order, comments and the source do not change the hash")
+
+	d, err := scenarios.Load("organizations", []string{"seed=2"})
+	require.NoError(t, err)
+	assert.NotEqual(t, a.Hash, d.Hash)
+	assert.Contains(t, string(d.Resolved), "seed: 2\n")
+}
+
+func TestResolvedGolden(t *testing.T) {
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	golden(t, "tiny.resolved.yaml", sc.Resolved)
+}
+
+func TestLibrary(t *testing.T) {
+	names := scenarios.Names()
+	for _, want := range []string{"coupled-work", "divisible-work", "organizations", "tiny"} {
+		assert.Contains(t, names, want)
+	}
+	assert.IsNonDecreasing(t, names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			sc, err := scenarios.Load(name, nil)
+			require.NoError(t, err)
+			assert.Equal(t, name, sc.Name, "the file's name field matches its file name")
+			assert.Equal(t, "embedded:"+name, sc.Source)
+			desc, ok := scenarios.Info(name)
+			assert.True(t, ok)
+			assert.Equal(t, sc.Description, desc)
+			assert.NotEmpty(t, desc)
+			assert.NotContains(t, desc, "\n")
+			for _, v := range sc.Variants {
+				require.NoError(t, v.Spec.Task.Validate())
+				require.NoError(t, v.Spec.Collective.Validate())
+				_, err := v.Policy()
+				require.NoError(t, err)
+			}
+			assertRoundTrip(t, sc)
+
+			// A library file loads by path as well as by name.
+			byPath, err := scenarios.Load(filepath.Join("library", name+".yaml"), nil)
+			require.NoError(t, err)
+			assert.Equal(t, sc.Hash, byPath.Hash)
+		})
+	}
+	_, ok := scenarios.Info("no-such-scenario")
+	assert.False(t, ok)
+	_, err := scenarios.Load("no-such-scenario", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "embedded: coupled-work, divisible-work, organizations, tiny")
+}
+
+func TestJSONSchema(t *testing.T) {
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var s map[string]any
+	require.NoError(t, json.Unmarshal(b, &s))
+	assert.Equal(t, "https://json-schema.org/draft/2020-12/schema", s["$schema"])
+	assert.Equal(t, false, s["additionalProperties"], "unknown keys are errors")
+	props := s["properties"].(map[string]any)
+	for _, k := range []string{"name", "description", "seed", "episodes", "task", "collective", "policy", "variants"} {
+		assert.Contains(t, props, k)
+	}
+	text := string(b)
+	for _, want := range []string{
+		`"fork-join"`, `"needle"`, // shapes
+		`"sequential"`, `"independent"`, `"team"`, // organizations
+		`"point-to-point"`, `"blackboard"`, `"rework"`, // topologies and modes
+		`"pattern"`, "90s, 12m or 1h30m", "exp(MEAN)", // durations and distributions
+	} {
+		assert.Contains(t, text, want)
+	}
+	again, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	assert.Equal(t, b, again, "the schema is deterministic")
+}
+
+func TestVariantPolicy(t *testing.T) {
+	v := scenarios.Variant{Name: "x", Spec: scenarios.Spec{Policy: scenarios.PolicySpec{Organization: "nope"}}}
+	_, err := v.Policy()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `variant "x": policy.organization: unknown organization "nope"`)
+}
+
+func TestParseErrorsAreErrors(t *testing.T) {
+	_, err := scenarios.Parse([]byte("name: a\nname: b\n"), "dup.yaml", nil)
+	var e *scenarios.Error
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, 2, e.Line)
+	_, err = scenarios.Parse(nil, "empty.yaml", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "empty.yaml: empty scenario")
+}
+
+// golden compares got with testdata/name, rewriting it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./scenarios -run %s -update to create it", t.Name())
+	assert.Equal(t, string(want), string(got), "rerun with -update if the change is intended")
+}
+
+func TestHostileInput(t *testing.T) {
+	nestedMixtures := func(n int) string {
+		var sb strings.Builder
+		sb.WriteString("task:\n")
+		indent := "  "
+		for range n {
+			sb.WriteString(indent + "shape: mixture\n" + indent + "components:\n")
+			indent += "  "
+			sb.WriteString(indent + "- weight: 1\n")
+			indent += "  "
+		}
+		sb.WriteString(indent + "shape: chain\n" + indent + "length: 1\n")
+		return sb.String()
+	}
+	aliasBomb := func() string {
+		var sb strings.Builder
+		sb.WriteString("x:\n  - &c0 {weight: 1, shape: chain, length: 1}\n")
+		for i := 1; i <= 9; i++ {
+			fmt.Fprintf(&sb, "  - &c%d {weight: 1, shape: mixture, components: [%s]}\n", i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*c%d, ", i-1), 10), ", "))
+		}
+		sb.WriteString("task: *c9\npolicy: {organization: team}\n")
+		return sb.String()
+	}
+	tests := []struct {
+		name, src, want string
+	}{
+		{"deep brackets", "task: " + strings.Repeat("[", 100000), "brackets nested too deeply"},
+		{"deep blocks", nestedMixtures(40), "nested too deeply"},
+		{"alias bomb", aliasBomb(), "too large"},
+		{"alias cycle", "task: &a {shape: mixture, components: [*a]}\npolicy: {organization: team}\n", "task.components[0]"},
+		{"huge", strings.Repeat("#", 5<<20), "file too large"},
+		{"binary", "\x00\xff\xfe", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := scenarios.Parse([]byte(tt.src), "hostile.yaml", nil)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Less(t, time.Since(start), 2*time.Second)
+		})
+	}
+}

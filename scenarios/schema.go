@@ -1,0 +1,200 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/task"
+)
+
+// Patterns for values written as text.
+const (
+	durationPattern = `^\s*-?(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+\s*$`
+	distPattern     = `^\s*(([0-9.eE+-]+)([a-zµ]+)?([0-9.]+[a-zµ]+)*|(const|exp|uniform|lognormal|gamma|normal)\s*\(.*\))\s*$`
+)
+
+const (
+	durationDoc = "A duration: a number with a unit (ns, us, ms, s, m, h), such as 90s, 12m or 1h30m; 0 needs no unit."
+	distDoc     = "A distribution of non-negative values (seconds for durations): a constant (0.3, 5m), " +
+		"const(X), exp(MEAN), uniform(LO, HI), lognormal(mean=M, cv=C), gamma(mean=M, cv=C) or normal(mean=M, sd=S) " +
+		"truncated at 0. Arguments are numbers or durations."
+)
+
+// JSONSchema returns a JSON Schema (draft 2020-12) of the scenario format,
+// for editors: keys, types, allowed names and ranges. Durations and
+// distributions are strings with a pattern and a description. The loader
+// remains the authority: it also checks what a schema cannot say (which
+// structure parameters a task shape uses, that variant names are unique).
+func JSONSchema() ([]byte, error) {
+	r := &jsonschema.Reflector{
+		RequiredFromJSONSchemaTags: true,
+		ExpandedStruct:             true,
+		Mapper:                     schemaMapper,
+		Namer:                      schemaName,
+	}
+	s := r.Reflect(&file{})
+	s.ID = ""
+	s.Title = "swarmsim scenario"
+	s.Description = "A scenario of swarmsim: a task family, a collective, a policy, and variants compared on the same task draws."
+	refine(s)
+	return json.MarshalIndent(s, "", "  ")
+}
+
+// schemaName names the definitions of the schema.
+func schemaName(t reflect.Type) string {
+	switch t {
+	case reflect.TypeFor[fileVariant]():
+		return "Variant"
+	case reflect.TypeFor[collective.Config]():
+		return "Collective"
+	case reflect.TypeFor[task.Family]():
+		return "TaskFamily"
+	case reflect.TypeFor[task.Component]():
+		return "TaskComponent"
+	case reflect.TypeFor[PolicySpec]():
+		return "Policy"
+	}
+	return t.Name()
+}
+
+func schemaMapper(t reflect.Type) *jsonschema.Schema {
+	switch t {
+	case timeType:
+		return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+			{Type: "string", Pattern: durationPattern},
+			{Type: "integer", Const: 0},
+		}, Description: durationDoc}
+	case distType:
+		return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+			{Type: "string", Pattern: distPattern},
+			{Type: "number", Minimum: "0"},
+		}, Description: distDoc}
+	case setListType:
+		return &jsonschema.Schema{
+			Type:          "object",
+			Description:   "Overrides of the base: field paths under task, collective and policy (such as collective.check.accuracy or task.components[0].weight) and their values.",
+			PropertyNames: &jsonschema.Schema{Type: "string", Pattern: pathPattern},
+		}
+	case reflect.TypeFor[collective.Topology]():
+		return enumSchema("Who receives a shared finding.",
+			string(collective.PointToPoint), string(collective.Broadcast), string(collective.Blackboard))
+	case reflect.TypeFor[collective.ConflictMode]():
+		return enumSchema("What an unreconciled conflict at a coupled join does.",
+			string(collective.ConflictFail), string(collective.ConflictRework))
+	}
+	return nil
+}
+
+func enumSchema(doc string, values ...string) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string", Description: doc}
+	for _, v := range values {
+		s.Enum = append(s.Enum, v)
+	}
+	return s
+}
+
+// refine adds what struct tags cannot say: allowed names, ranges and
+// descriptions of the main fields.
+func refine(s *jsonschema.Schema) {
+	prop := func(def, name string) *jsonschema.Schema {
+		var parent *jsonschema.Schema
+		if def == "" {
+			parent = s
+		} else {
+			parent = s.Definitions[def]
+		}
+		if parent == nil || parent.Properties == nil {
+			return nil
+		}
+		p, _ := parent.Properties.Get(name)
+		return p
+	}
+	set := func(def, name, doc string, edit func(p *jsonschema.Schema)) {
+		if p := prop(def, name); p != nil {
+			if doc != "" {
+				p.Description = doc
+			}
+			if edit != nil {
+				edit(p)
+			}
+		}
+	}
+	minimum := func(v string) func(*jsonschema.Schema) {
+		return func(p *jsonschema.Schema) { p.Minimum = json.Number(v) }
+	}
+	unit := func(p *jsonschema.Schema) { p.Minimum, p.Maximum = "0", "1" }
+	positive := func(p *jsonschema.Schema) { p.ExclusiveMinimum = "0" }
+
+	set("", "name", "The scenario's name ("+nameRule+"); defaults to the file's base name.", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
+	set("", "description", "A one-line summary, shown by `simulate list`.", nil)
+	set("", "seed", "The master seed of every random stream.", nil)
+	set("", "episodes", "Episodes per variant (default 100).", minimum("1"))
+	set("", "task", "The task family episodes draw their task graphs from.", nil)
+	set("", "collective", "The collective: agents and the costs of calls, messages, checks and spawning. Omitted fields keep their defaults.", nil)
+	set("", "policy", "The policy that decides for every agent.", nil)
+	set("", "variants", "Variants compared on the same task draws: the base with overrides. Without variants there is one, named default.", nil)
+
+	set("Variant", "name", "The variant's name, unique in the file ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
+	set("Policy", "organization", "A fixed organization.", func(p *jsonschema.Schema) {
+		for _, n := range OrganizationNames() {
+			p.Enum = append(p.Enum, n)
+		}
+	})
+	for _, def := range []string{"TaskFamily", "TaskComponent"} {
+		set(def, "shape", "The structure of the drawn graphs.", func(p *jsonschema.Schema) {
+			for _, n := range task.Shapes {
+				p.Enum = append(p.Enum, n)
+			}
+		})
+		for _, f := range []string{"length", "width", "stages", "branching", "tries"} {
+			set(def, f, "", minimum("1"))
+		}
+		set(def, "depth", "", minimum("0"))
+		set(def, "edge_prob", "", unit)
+		set(def, "loop_prob", "", unit)
+		set(def, "loop", "", minimum("0"))
+	}
+	set("TaskComponent", "weight", "The component's weight, relative to the others.", minimum("0"))
+	set("Collective", "agents", "The most agents that may exist at once, the main agent included.", minimum("1"))
+	set("Collective", "speed", "Work done per unit of virtual time.", positive)
+	set("Collective", "strength", "The base model's strength: an attempt at difficulty d succeeds with probability (1-d)^(1/strength).", positive)
+	set("Collective", "time_limit", "Episodes still running at this time are not acceptable; 0 means no limit.", nil)
+	set("Verification", "accuracy", "", unit)
+	set("Verification", "cost", "", minimum("0"))
+	set("Verification", "retries", "", minimum("0"))
+	set("Selection", "accuracy", "", unit)
+	set("Reconcile", "rework", "", minimum("0"))
+	set("Calls", "output_rate", "", minimum("0"))
+	set("Calls", "system_prompt", "", minimum("0"))
+	set("Comm", "bandwidth", "", minimum("0"))
+	set("Comm", "message_tokens", "", minimum("0"))
+
+	// The reflector drops the descriptions of mapped types; put them back.
+	var walk func(p *jsonschema.Schema)
+	walk = func(p *jsonschema.Schema) {
+		if p == nil {
+			return
+		}
+		if len(p.AnyOf) > 0 && p.Description == "" {
+			switch p.AnyOf[0].Pattern {
+			case durationPattern:
+				p.Description = durationDoc
+			case distPattern:
+				p.Description = distDoc
+			}
+		}
+		if p.Properties != nil {
+			for pair := p.Properties.Oldest(); pair != nil; pair = pair.Next() {
+				walk(pair.Value)
+			}
+		}
+		walk(p.Items)
+	}
+	walk(s)
+	for _, name := range sortedKeys(s.Definitions) {
+		walk(s.Definitions[name])
+	}
+}
