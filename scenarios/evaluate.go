@@ -20,6 +20,10 @@ type Row struct {
 	// episode replayed with collective.Comm.Disabled, under the same
 	// random streams) changes whether the result is acceptable.
 	CommChanged bool
+	// Reward is the episode's collective reward under the variant's
+	// reward section, scored as a group of one (a group-relative penalty
+	// is then 0).
+	Reward float64
 }
 
 // EvalOptions adjust an evaluation.
@@ -97,6 +101,9 @@ func episode(root sim.Streams, v Variant, pol collective.Policy, k int) (Row, er
 		return Row{}, err
 	}
 	row := Row{Variant: v.Name, Episode: k, Metrics: res.Metrics}
+	reward := []float64{0}
+	v.Spec.Reward.Group(&cfg, 0, []collective.Metrics{res.Metrics}, reward)
+	row.Reward = reward[0]
 	if res.Actions[collective.Share] > 0 && !cfg.Comm.Disabled {
 		cfg.Comm.Disabled = true
 		silent, err := collective.Run(g, cfg, pol, streams, collective.Options{})

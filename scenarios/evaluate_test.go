@@ -131,7 +131,11 @@ func TestEvaluateStops(t *testing.T) {
 
 func TestSummarize(t *testing.T) {
 	row := func(v string, ok bool, finish, agent sim.Time) scenarios.Row {
-		return scenarios.Row{Variant: v, Metrics: collective.Metrics{Acceptable: ok, Finish: finish, AgentTime: agent, ModelCalls: 4}}
+		r := scenarios.Row{Variant: v, Metrics: collective.Metrics{Acceptable: ok, Finish: finish, AgentTime: agent, ModelCalls: 4}}
+		if ok {
+			r.Reward = 1 - finish.Minutes()/60
+		}
+		return r
 	}
 	rows := []scenarios.Row{
 		row("b", true, 10*sim.Minute, 20*sim.Minute),
@@ -151,7 +155,7 @@ func TestSummarize(t *testing.T) {
 	assert.InDelta(t, 900, b.FinishAcceptable.Value, 1e-9)
 	// Two values 600 and 1200: se = 300, t(0.975, 1) = 12.706.
 	assert.InDelta(t, 900-12.7062047361747*300, b.FinishAcceptable.Lo, 1e-6)
-	assert.InDelta(t, 2.0/3, b.Reward.Value, 1e-12)
+	assert.InDelta(t, (1-1.0/6+1-2.0/6)/3, b.Reward.Value, 1e-12, "the mean of the rows' rewards")
 	assert.InDelta(t, 4, b.ModelCalls.Value, 0)
 	assert.InDelta(t, 4, b.ModelCalls.Lo, 0, "no spread, no width")
 	assert.InDelta(t, (20+40+60)*60.0/2, b.CostPerAcceptable, 1e-9)

@@ -29,6 +29,8 @@ func resolve(fl *file, variants []variantState) ([]byte, error) {
 		yaml.MapItem{Key: "task", Value: encodeValue(reflect.ValueOf(fl.Task), false)},
 		yaml.MapItem{Key: "collective", Value: encodeValue(reflect.ValueOf(fl.Collective), false)},
 		yaml.MapItem{Key: "policy", Value: encodeValue(reflect.ValueOf(fl.Policy), false)},
+		yaml.MapItem{Key: "reward", Value: encodeValue(reflect.ValueOf(fl.Reward), false)},
+		yaml.MapItem{Key: "train", Value: encodeValue(reflect.ValueOf(fl.Train), false)},
 	)
 	if len(variants) > 0 && !variants[0].implicit {
 		list := make([]any, len(variants))

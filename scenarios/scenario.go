@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/task"
 )
 
@@ -52,21 +54,26 @@ type Scenario struct {
 }
 
 // Spec is what one variant simulates: the task family episodes draw from,
-// the collective that works on them, and the policy that decides.
+// the collective that works on them, the policy that decides, and, for
+// `simulate train`, the collective reward and the learner's settings.
 type Spec struct {
 	Task       task.Family       `yaml:"task" json:"task"`
 	Collective collective.Config `yaml:"collective" json:"collective"`
 	Policy     PolicySpec        `yaml:"policy" json:"policy"`
+	Reward     rlcr.Reward       `yaml:"reward" json:"reward"`
+	Train      rlcr.Config       `yaml:"train" json:"train"`
 }
 
-// PolicySpec chooses the policy. Today it names a fixed organization; a
-// `kind:` field will select learnable policies, with the fixed organization
-// as the kind that an absent `kind:` means, so that existing files keep
-// their meaning.
+// PolicySpec chooses the policy that `simulate run` evaluates: a fixed
+// organization, or a policy file written by `simulate train`. Training
+// ignores it: it learns the policy that train.policy names.
 type PolicySpec struct {
 	// Organization is a fixed organization: one of the names of
 	// policy.Organizations (independent, sequential, split, team).
 	Organization string `yaml:"organization" json:"organization"`
+	// File is a learned policy (swarmsim-policy/1 JSON); when set it
+	// replaces the organization.
+	File string `yaml:"file" json:"file,omitempty"`
 }
 
 // Variant is the base spec with a variant's overrides applied.
@@ -75,13 +82,31 @@ type Variant struct {
 	Spec Spec
 }
 
-// Policy returns the policy of the variant's spec.
+// Policy returns the policy of the variant's spec: the learned policy in
+// its file, or the fixed organization.
 func (v Variant) Policy() (collective.Policy, error) {
+	if path := v.Spec.Policy.File; path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("variant %q: policy.file: %w", v.Name, err)
+		}
+		defer f.Close()
+		p, err := policy.Load(f, path)
+		if err != nil {
+			return nil, fmt.Errorf("variant %q: %w", v.Name, err)
+		}
+		return p, nil
+	}
 	f, err := policy.Organization(v.Spec.Policy.Organization)
 	if err != nil {
 		return nil, fmt.Errorf("variant %q: policy.organization: %w", v.Name, err)
 	}
 	return f, nil
+}
+
+// Problem returns what `simulate train` learns for the variant.
+func (v Variant) Problem() rlcr.Problem {
+	return rlcr.Problem{Task: v.Spec.Task, Collective: v.Spec.Collective, Reward: v.Spec.Reward}
 }
 
 // DefaultVariant is the name of the single variant of a file without
@@ -169,7 +194,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	if err := p.syntax(data); err != nil {
 		return nil, err
 	}
-	fl := file{Episodes: defaultEpisodes, Spec: Spec{Collective: collective.Defaults()}}
+	fl := file{Episodes: defaultEpisodes, Spec: Spec{Collective: collective.Defaults(), Reward: rlcr.DefaultReward(), Train: rlcr.DefaultConfig()}}
 	p.dec.decode(p.root, reflect.ValueOf(&fl).Elem(), "", nil, 0)
 	if err := p.dec.errs.err(); err != nil {
 		return nil, err
@@ -526,6 +551,15 @@ func specProblems(s *Spec) []problem {
 		for _, e := range errs {
 			out = append(out, splitFieldErr("collective", e))
 		}
+	}
+	if err := s.Reward.Validate(&s.Collective); err != nil {
+		out = append(out, splitFieldErr("reward", err))
+	}
+	if err := s.Train.Validate(); err != nil {
+		out = append(out, splitFieldErr("train", err))
+	}
+	if s.Policy.File != "" {
+		return out // the file's policy replaces the organization
 	}
 	if org := s.Policy.Organization; org == "" {
 		out = append(out, problem{"policy.organization", "missing (allowed: " + strings.Join(OrganizationNames(), ", ") + ")"})

@@ -33,8 +33,7 @@ type Summary struct {
 	// FinishAcceptable is the mean finish time of acceptable episodes
 	// only; NaN when none was acceptable.
 	FinishAcceptable Interval
-	// Reward is the mean reward: for now 1 for an acceptable episode and 0
-	// otherwise (the learner defines real rewards).
+	// Reward is the mean collective reward (Row.Reward).
 	Reward        Interval
 	ModelCalls    Interval
 	Tokens        Interval // prompt plus output tokens
@@ -95,12 +94,11 @@ func summarize(name string, rows []*Row) Summary {
 	s.Success = Wilson(s.Acceptable, s.N)
 	s.Finish = col(func(m *collective.Metrics) float64 { return m.Finish.Seconds() })
 	s.FinishAcceptable = MeanCI(finishOK)
-	s.Reward = col(func(m *collective.Metrics) float64 {
-		if m.Acceptable {
-			return 1
-		}
-		return 0
-	})
+	rewards := make([]float64, len(rows))
+	for i, r := range rows {
+		rewards[i] = r.Reward
+	}
+	s.Reward = MeanCI(rewards)
 	s.ModelCalls = col(func(m *collective.Metrics) float64 { return float64(m.ModelCalls) })
 	s.Tokens = col(func(m *collective.Metrics) float64 { return float64(m.Tokens()) })
 	s.AgentTime = col(func(m *collective.Metrics) float64 { return m.AgentTime.Seconds() })

@@ -34,7 +34,7 @@ var episodeColumns = func() []column {
 		{"finish_time", m(func(m *collective.Metrics) string { return secs(m.Finish) })},
 		{"acceptable", m(func(m *collective.Metrics) string { return boolean(m.Acceptable) })},
 		{"timed_out", m(func(m *collective.Metrics) string { return boolean(m.TimedOut) })},
-		{"reward", m(func(m *collective.Metrics) string { return num(reward(m)) })},
+		{"reward", func(r *scenarios.Row) string { return num(r.Reward) }},
 		{"model_calls", m(func(m *collective.Metrics) string { return integer(m.ModelCalls) })},
 		{"prompt_tokens", m(func(m *collective.Metrics) string { return integer(m.PromptTokens) })},
 		{"output_tokens", m(func(m *collective.Metrics) string { return integer(m.OutputTokens) })},
@@ -62,14 +62,6 @@ var episodeColumns = func() []column {
 	}
 	return cols
 }()
-
-// reward is an episode's reward: 1 for an acceptable result, else 0.
-func reward(m *collective.Metrics) float64 {
-	if m.Acceptable {
-		return 1
-	}
-	return 0
-}
 
 // episodesCSV renders rows as episodes.csv.
 func episodesCSV(rows []scenarios.Row) ([]byte, error) {

@@ -78,8 +78,8 @@ func (r *Reward) Validate(c *collective.Config) error {
 		}
 		return fmt.Errorf("penalty: %q is not allowed (allowed: %s)", r.Penalty, strings.Join(names, ", "))
 	}
-	if r.scale(c) <= 0 {
-		return fmt.Errorf("scale: needs a duration greater than 0 when the collective has no time limit")
+	if r.scale(c) <= 0 && (r.Penalty != PenaltyNone || r.Cost != 0) {
+		return fmt.Errorf("scale: needs a duration greater than 0 when the collective has no time limit (it normalises the finish time and the agent time)")
 	}
 	for _, f := range []struct {
 		name string
@@ -145,10 +145,12 @@ func (r *Reward) Group(c *collective.Config, iter int, group []collective.Metric
 		case PenaltyCriticalSteps:
 			p = float64(m.CriticalSteps) / r.Steps
 		}
-		R := -r.Latency*p - r.Cost*float64(m.AgentTime)/L
+		R := 0.0 // +0: subtracting zero penalties must not print as -0
 		if m.Acceptable {
-			R += r.Task
+			R = r.Task
 		}
+		R -= r.Latency * p
+		R -= r.Cost * float64(m.AgentTime) / L
 		if anneal > 0 {
 			par := 0.0
 			if c.Agents > 1 {
