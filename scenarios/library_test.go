@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -120,4 +122,44 @@ func TestLibraryDivisibleWork(t *testing.T) {
 		require.Positive(t, shared, "the team shares findings even where there is nothing to reconcile")
 		assert.Positive(t, diff.Lo, "team minus split finish time, paired: %+v min", diff)
 	})
+}
+
+// TestLibraryLatencyPressure trains the flagship's none and high variants
+// for three seeds and checks the claims its description makes, on the
+// mean over seeds of the last tenth of training.
+func TestLibraryLatencyPressure(t *testing.T) {
+	sc, err := scenarios.Load("latency-pressure", nil)
+	require.NoError(t, err)
+	type outcome struct{ first, parallelism, latency float64 }
+	train := func(name string) outcome {
+		var v *scenarios.Variant
+		for i := range sc.Variants {
+			if sc.Variants[i].Name == name {
+				v = &sc.Variants[i]
+			}
+		}
+		require.NotNil(t, v, name)
+		var o outcome
+		const seeds = 3
+		for seed := range uint64(seeds) {
+			var rows []rlcr.Iteration
+			_, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, sc.Seed+seed, 2, func(it rlcr.Iteration) error {
+				rows = append(rows, it)
+				return nil
+			})
+			require.NoError(t, err)
+			tenth := rows[len(rows)-len(rows)/10:]
+			o.first += rows[0].ParallelismMean / seeds
+			for _, r := range tenth {
+				o.parallelism += r.ParallelismMean / float64(len(tenth)) / seeds
+				o.latency += r.LatencyMean / float64(len(tenth)) / seeds
+			}
+		}
+		t.Logf("%-5s parallelism %.2f → %.2f, latency %.1f min", name, o.first, o.parallelism, o.latency/60)
+		return o
+	}
+	none, high := train("none"), train("high")
+	assert.LessOrEqual(t, none.parallelism, none.first, "without latency pressure parallelism does not grow")
+	assert.GreaterOrEqual(t, high.parallelism, 1.5*none.parallelism, "high pressure learns at least 1.5× the parallelism")
+	assert.LessOrEqual(t, high.latency, 0.75*none.latency, "high pressure finishes in at most 0.75× the time")
 }

@@ -493,7 +493,7 @@ func (p *parse) buildVariants(fl *file) []variantState {
 			path := pathString(segs)
 			forbid := func(key string) string {
 				switch key {
-				case "task", "collective", "policy":
+				case "task", "collective", "policy", "reward", "train":
 					return ""
 				}
 				return "is shared by all variants and cannot be set in a variant"
@@ -501,7 +501,7 @@ func (p *parse) buildVariants(fl *file) []variantState {
 			tgt, err := findField(reflect.ValueOf(&vs.Spec).Elem(), segs, forbid)
 			if err != nil {
 				if _, ok := lookupField(fieldsOf(reflect.TypeFor[file]()), segs[0].key); ok && forbid(segs[0].key) != "" {
-					err = errors.New("shared by all variants: a variant can set only paths under task, collective and policy")
+					err = errors.New("shared by all variants: a variant can set only paths under task, collective, policy, reward and train")
 				}
 				d.fail(e.key, path, "%v", err)
 				continue

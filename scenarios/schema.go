@@ -75,7 +75,7 @@ func schemaMapper(t reflect.Type) *jsonschema.Schema {
 	case setListType:
 		return &jsonschema.Schema{
 			Type:          "object",
-			Description:   "Overrides of the base: field paths under task, collective and policy (such as collective.check.accuracy or task.components[0].weight) and their values.",
+			Description:   "Overrides of the base: field paths under task, collective, policy, reward and train (such as collective.check.accuracy or task.components[0].weight) and their values.",
 			PropertyNames: &jsonschema.Schema{Type: "string", Pattern: pathPattern},
 		}
 	case reflect.TypeFor[collective.Topology]():

@@ -192,7 +192,8 @@ type manifest struct {
 	Source          string   `json:"source"`
 	Hash            string   `json:"hash"`
 	Seed            uint64   `json:"seed"`
-	Episodes        int      `json:"episodes"`
+	Episodes        int      `json:"episodes,omitempty"`
+	Seeds           int      `json:"seeds,omitempty"`
 	Variants        []string `json:"variants"`
 	SwarmsimVersion string   `json:"swarmsim_version"`
 	GoVersion       string   `json:"go_version"`

@@ -59,7 +59,8 @@ A progress bar is drawn on standard error when it is a terminal.`,
 	Examples: `
 	simulate run tiny
 	simulate run tiny --seed 7 --episodes 200 --out results/tiny7
-	simulate run my-scenario.yaml --set collective.agents=8 --workers 4`,
+	simulate run my-scenario.yaml --set collective.agents=8 --workers 4
+	simulate run latency-pressure --policy out/latency-pressure-train-seed1/policies/high-seed1.json`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &runOptions{}
 		fs.Var(&o.seed, "seed", "the master seed `S` (default: the scenario's seed)")
@@ -69,11 +70,13 @@ A progress bar is drawn on standard error when it is a terminal.`,
 		fs.IntVar(&o.workers, "workers", 0, "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		fs.StringVar(&o.policy, "policy", "", "evaluate the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
 		return o.run
 	},
 }
 
 type runOptions struct {
+	policy   string
 	seed     seedFlag
 	episodes int
 	out      string
@@ -93,7 +96,11 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.workers < 0 {
 		return usagef("--workers %d: want 1 or more", o.workers)
 	}
-	sc, err := scenarios.Load(args[0], o.sets)
+	sets := o.sets
+	if o.policy != "" {
+		sets = append(sets, "policy.file="+o.policy)
+	}
+	sc, err := scenarios.Load(args[0], sets)
 	if err != nil {
 		return err
 	}
