@@ -6,7 +6,9 @@
 // clock, with model calls, messages, checks and reconciliation priced in
 // virtual time. It compares organizations of the collective (sequential work,
 // independent attempts with selection, a split, a communicating team) on the
-// same random draws, and writes tables and charts for papers.
+// same random draws, trains the shared policy with reinforcement learning from
+// collective rewards (RLCR) under latency pressure, and writes tables and
+// charts for papers.
 //
 // A scenario is a YAML file, or the name of one embedded in simulate (see
 // 'simulate list'); the JSON Schema of the format is printed by
@@ -21,6 +23,7 @@
 // The commands are:
 //
 //	run        evaluate a scenario's variants and write a run directory
+//	train      train a shared policy for every variant with RLCR
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace
 //	validate   check scenario files
@@ -84,6 +87,9 @@
 //		overwrite a directory that holds a complete run
 //	--out DIR
 //		write the run into directory DIR (default: out/SCENARIO-seedS)
+//	--policy FILE
+//		evaluate the learned policy in FILE (written by 'simulate train')
+//		in every variant, instead of the scenario's organization
 //	--seed S
 //		the master seed S (default: the scenario's seed)
 //	--set path=value
@@ -98,6 +104,69 @@
 //	simulate run tiny
 //	simulate run tiny --seed 7 --episodes 200 --out results/tiny7
 //	simulate run my-scenario.yaml --set collective.agents=8 --workers 4
+//	simulate run latency-pressure --policy out/latency-pressure-train-seed1/policies/high-seed1.json
+//
+// # Train a shared policy for every variant with RLCR
+//
+// Usage:
+//
+//	simulate train [flags] SCENARIO
+//
+// Train learns one shared policy for each variant of SCENARIO with the RLCR
+// update (docs/rlcr.md): every iteration runs groups of rollouts in which
+// every agent decides with the same parameters, scores each rollout with the
+// variant's collective reward, gives every decision the rollout's flat
+// collective advantage (or the advantage the scenario's train section
+// chooses), and takes an Adam step. The scenario's train section holds the
+// hyperparameters, its reward section the reward and latency penalty.
+//
+// Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
+// are spread over a pool of workers, and the results do not depend on how
+// many. Train prints each variant's figures over the last tenth of training
+// and writes a directory:
+//
+//	manifest.json     what was run, as for 'simulate run', with the seeds
+//	iterations.csv    one row per variant, seed and iteration: episodes,
+//	                  reward_mean, success_rate, latency_mean, latency_p90,
+//	                  parallelism_mean, messages_mean, model_calls_mean,
+//	                  agent_time_mean, decisions, entropy, prob_<action>
+//	                  (the mean probability of each action over the
+//	                  iteration's decisions), grad_norm, lr
+//	policies/         the final policy of each variant and seed, as JSON;
+//	                  'simulate run --policy FILE' evaluates one
+//	charts/           learning curves (reward, success, latency,
+//	                  parallelism, messages) with one curve per variant,
+//	                  the mean over seeds with a 95% confidence band, and
+//	                  each variant's action mix, as PNG, SVG and PDF with
+//	                  the CSV of each
+//
+// Latencies and agent time are in virtual seconds in the table and minutes
+// in the charts. Writes are atomic and the manifest comes last, as for run.
+//
+// The flags are:
+//
+//	--charts
+//		draw the charts; --charts=false writes the tables only
+//	--force
+//		overwrite a directory that holds a complete run
+//	--out DIR
+//		write into directory DIR (default: out/SCENARIO-train-seedS)
+//	--seed S
+//		the first seed S (default: the scenario's seed)
+//	--seeds K
+//		train each variant for K seeds
+//	--set path=value
+//		override a scenario value, as path=value (such as train.iterations=50);
+//		may be repeated
+//	--workers W
+//		train on W workers (default: the number of CPUs);
+//		results do not depend on it
+//
+// Examples:
+//
+//	simulate train latency-pressure
+//	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
+//	simulate train my.yaml --set train.advantage=per-agent --set reward.penalty=quadratic
 //
 // # Describe a task graph
 //

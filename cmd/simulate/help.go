@@ -15,7 +15,9 @@ agents sharing one policy work on a task-decomposition graph on a virtual
 clock, with model calls, messages, checks and reconciliation priced in
 virtual time. It compares organizations of the collective (sequential work,
 independent attempts with selection, a split, a communicating team) on the
-same random draws, and writes tables and charts for papers.
+same random draws, trains the shared policy with reinforcement learning from
+collective rewards (RLCR) under latency pressure, and writes tables and
+charts for papers.
 
 A scenario is a YAML file, or the name of one embedded in simulate (see
 'simulate list'); the JSON Schema of the format is printed by
