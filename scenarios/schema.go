@@ -7,6 +7,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/task"
 )
 
@@ -56,6 +57,10 @@ func schemaName(t reflect.Type) string {
 		return "TaskComponent"
 	case reflect.TypeFor[PolicySpec]():
 		return "Policy"
+	case reflect.TypeFor[rlcr.Reward]():
+		return "Reward"
+	case reflect.TypeFor[rlcr.Config]():
+		return "Train"
 	}
 	return t.Name()
 }
@@ -84,6 +89,19 @@ func schemaMapper(t reflect.Type) *jsonschema.Schema {
 	case reflect.TypeFor[collective.ConflictMode]():
 		return enumSchema("What an unreconciled conflict at a coupled join does.",
 			string(collective.ConflictFail), string(collective.ConflictRework))
+	case reflect.TypeFor[rlcr.Penalty]():
+		names := make([]string, len(rlcr.Penalties))
+		for i, p := range rlcr.Penalties {
+			names[i] = string(p)
+		}
+		return enumSchema("The shape P(T) of the latency penalty (docs/rlcr.md).", names...)
+	case reflect.TypeFor[rlcr.Advantage]():
+		return enumSchema("How a rollout's reward becomes the advantage of its decisions.",
+			string(rlcr.FlatCollective), string(rlcr.NoBaseline), string(rlcr.MovingAverage), string(rlcr.PerAgent), string(rlcr.PPOGAE))
+	case reflect.TypeFor[rlcr.LossNorm]():
+		return enumSchema("How the loss is averaged: over all decisions, or per rollout first.", string(rlcr.PerDecision), string(rlcr.PerRollout))
+	case reflect.TypeFor[rlcr.Schedule]():
+		return enumSchema("How a coefficient moves from its start to its end value.", string(rlcr.Constant), string(rlcr.Linear), string(rlcr.Cosine))
 	}
 	return nil
 }
@@ -135,6 +153,8 @@ func refine(s *jsonschema.Schema) {
 	set("", "task", "The task family episodes draw their task graphs from.", nil)
 	set("", "collective", "The collective: agents and the costs of calls, messages, checks and spawning. Omitted fields keep their defaults.", nil)
 	set("", "policy", "The policy that decides for every agent.", nil)
+	set("", "reward", "The collective reward R = task·[acceptable] − latency·P(T) − cost·agent time/scale + annealed PARL terms, for `simulate train` and the reward column of `simulate run`.", nil)
+	set("", "train", "The RLCR learner's hyperparameters, for `simulate train`.", nil)
 	set("", "variants", "Variants compared on the same task draws: the base with overrides. Without variants there is one, named default.", nil)
 
 	set("Variant", "name", "The variant's name, unique in the file ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
