@@ -41,7 +41,7 @@ func BenchmarkHold(b *testing.B) {
 }
 
 func BenchmarkHoldCallback(b *testing.B) {
-	for _, n := range []int{100, 10000, 1000000} {
+	for _, n := range []int{10, 100, 1000, 10000, 1000000} {
 		b.Run(fmt.Sprintf("pending=%d", n), func(b *testing.B) {
 			env := sim.New(sim.Limits{})
 			r := rand.New(rand.NewPCG(1, 2))
@@ -111,7 +111,7 @@ func (h *floorHeap) pop() floorItem {
 }
 
 func BenchmarkHeapFloor(b *testing.B) {
-	for _, n := range []int{100, 10000, 1000000} {
+	for _, n := range []int{10, 100, 1000, 10000, 1000000} {
 		b.Run(fmt.Sprintf("pending=%d", n), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 2))
 			h := make(floorHeap, 0, n)

@@ -30,9 +30,12 @@ func (e *Env) condition(name string, need int, events []*Event) *Event {
 		return c.ev
 	}
 	for _, ev := range c.events {
-		if ev.state == processed {
+		switch {
+		case c.settled:
+			return c.ev // settled by an event already processed
+		case ev.state == processed:
 			c.onEvent(ev)
-		} else {
+		default:
 			ev.addWaiter(c)
 		}
 	}
@@ -55,6 +58,14 @@ func (c *condition) onEvent(ev *Event) {
 
 func (c *condition) settle(err error) {
 	c.settled = true
+	// Stop listening, so that a later failure of another event is not
+	// swallowed (nobody else may be waiting for it) and long-lived events
+	// do not collect settled conditions.
+	for _, ev := range c.events {
+		if ev.state != processed {
+			ev.removeWaiter(c)
+		}
+	}
 	if err != nil {
 		c.ev.Fail(err)
 		return

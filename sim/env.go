@@ -216,7 +216,7 @@ func (e *Env) fireNext() error {
 // Run processes events until none are left. It returns nil when the queue
 // runs dry, or the first error Step would report.
 func (e *Env) Run() error {
-	for e.q.len() > 0 {
+	for e.err == nil && e.q.len() > 0 {
 		if err := e.fireNext(); err != nil {
 			return err
 		}
@@ -230,7 +230,7 @@ func (e *Env) RunUntil(t Time) error {
 	if t < e.now {
 		return fmt.Errorf("sim: RunUntil(%v) is before the current time %v", t, e.now)
 	}
-	for e.q.len() > 0 && e.q.items[0].at < t {
+	for e.err == nil && e.q.len() > 0 && e.q.items[0].at < t {
 		if err := e.fireNext(); err != nil {
 			return err
 		}

@@ -51,6 +51,9 @@ func (e *Env) NewEvent(name string) *Event {
 
 // Timeout returns an event that succeeds with value after delay.
 func (e *Env) Timeout(delay Time, value any) (*Event, error) {
+	if e.closed {
+		return nil, ErrClosed
+	}
 	at, err := e.due(delay)
 	if err != nil {
 		return nil, err
@@ -130,7 +133,8 @@ func (ev *Event) fire(e *Env, _ uint64) {
 	ev.state = processed
 	waiters := ev.waiters
 	ev.waiters = nil
-	if ev.err != nil && len(waiters) == 0 {
+	if ev.err != nil && len(waiters) == 0 && !IsInterrupt(ev.err) {
+		// An interrupted process's end is an orderly stop, not a failure.
 		e.fail(ev.err)
 		return
 	}

@@ -9,8 +9,10 @@ type item struct {
 	h   handler
 }
 
+// The key holds the priority in its top 8 bits and the sequence number in
+// the other 56: 7·10¹⁶ events before the sequence could wrap.
 const (
-	seqBits = 60
+	seqBits = 56
 	seqMask = 1<<seqBits - 1
 )
 

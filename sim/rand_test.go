@@ -1,0 +1,191 @@
+package sim_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+func draws(r *rand.Rand, n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = r.Uint64()
+	}
+	return out
+}
+
+func TestStreamsReproducible(t *testing.T) {
+	s := sim.NewStreams(42)
+	require.Equal(t, uint64(42), s.Seed())
+	a := draws(s.New("work", 7), 100)
+	b := draws(sim.NewStreams(42).New("work", 7), 100)
+	require.Equal(t, a, b)
+
+	// PCG is the source behind New.
+	require.Equal(t, a, draws(rand.New(s.PCG("work", 7)), 100))
+
+	// The zero Streams is seed 0.
+	var zero sim.Streams
+	require.Equal(t, draws(sim.NewStreams(0).New("x", 1), 10), draws(zero.New("x", 1), 10))
+}
+
+func TestStreamsDiffer(t *testing.T) {
+	base := sim.NewStreams(1)
+	type name struct {
+		s       sim.Streams
+		purpose string
+		id      uint64
+	}
+	names := []name{
+		{base, "work", 0},
+		{base, "work", 1},
+		{base, "work", 2},
+		{base, "wor", 0},
+		{base, "workk", 0},
+		{base, "", 0},
+		{base, "", 1},
+		{base, "msg", 0},
+		{sim.NewStreams(2), "work", 0},
+		{sim.NewStreams(0), "work", 0},
+		{base.Derive("episode", 0), "work", 0},
+		{base.Derive("episode", 1), "work", 0},
+		{base.Derive("episode", 0).Derive("episode", 0), "work", 0},
+		{base.Derive("other", 0), "work", 0},
+	}
+	firsts := map[uint64]name{}
+	for _, n := range names {
+		d := draws(n.s.New(n.purpose, n.id), 4)
+		prev, dup := firsts[d[0]]
+		require.False(t, dup, "%+v and %+v start alike", n, prev)
+		firsts[d[0]] = n
+	}
+}
+
+// TestStreamsManyIDs checks that streams for consecutive ids, the usual
+// case (agent 0, 1, 2, ...), never start alike.
+func TestStreamsManyIDs(t *testing.T) {
+	s := sim.NewStreams(99)
+	seen := map[uint64]uint64{}
+	for id := range uint64(20000) {
+		v := s.New("work", id).Uint64()
+		prev, dup := seen[v]
+		require.False(t, dup, "ids %d and %d", prev, id)
+		seen[v] = id
+	}
+}
+
+func TestDerive(t *testing.T) {
+	s := sim.NewStreams(5)
+	// Deriving is a pure function of (seed, purpose, id).
+	require.Equal(t, s.Derive("episode", 3), sim.NewStreams(5).Derive("episode", 3))
+	require.NotEqual(t, s.Derive("episode", 3), s.Derive("episode", 4))
+	require.NotEqual(t, s.Seed(), s.Derive("episode", 0).Seed())
+	// A derived family does not replay the parent's streams.
+	require.NotEqual(t, draws(s.New("work", 0), 8), draws(s.Derive("episode", 0).New("work", 0), 8))
+}
+
+func correlation(x, y []float64) float64 {
+	n := float64(len(x))
+	var sx, sy, sxx, syy, sxy float64
+	for i := range x {
+		sx += x[i]
+		sy += y[i]
+		sxx += x[i] * x[i]
+		syy += y[i] * y[i]
+		sxy += x[i] * y[i]
+	}
+	cov := sxy/n - sx/n*sy/n
+	return cov / math.Sqrt((sxx/n-sx/n*sx/n)*(syy/n-sy/n*sy/n))
+}
+
+// TestStreamsStatistics is a sanity check, not a randomness test suite:
+// neighbouring streams and derived families look uncorrelated, and a
+// stream's uniform draws have the right mean. The bounds are 5 standard
+// errors, and the seeds are fixed, so the test is deterministic.
+func TestStreamsStatistics(t *testing.T) {
+	const n = 100_000
+	se := 1 / math.Sqrt(n) // standard error of a correlation near 0
+	s := sim.NewStreams(2026)
+	pairs := []struct {
+		name string
+		a, b *rand.Rand
+	}{
+		{"neighbour ids", s.New("work", 0), s.New("work", 1)},
+		{"purposes", s.New("work", 0), s.New("msg", 0)},
+		{"derived", s.Derive("episode", 0).New("work", 0), s.Derive("episode", 1).New("work", 0)},
+		{"parent and derived", s.New("work", 0), s.Derive("episode", 0).New("work", 0)},
+		{"neighbour seeds", sim.NewStreams(1).New("work", 0), sim.NewStreams(2).New("work", 0)},
+	}
+	for _, p := range pairs {
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range n {
+			x[i], y[i] = p.a.Float64(), p.b.Float64()
+		}
+		r := correlation(x, y)
+		require.Less(t, math.Abs(r), 5*se, "%s: correlation %.4f", p.name, r)
+
+		var sum float64
+		for _, v := range x {
+			sum += v
+		}
+		mean := sum / n
+		require.InDelta(t, 0.5, mean, 5*math.Sqrt(1.0/12/n), p.name)
+	}
+}
+
+func TestKeyReproducible(t *testing.T) {
+	k := sim.NewStreams(3).Key("outcome")
+	require.Equal(t, k, sim.NewStreams(3).Key("outcome"))
+	require.Equal(t, k.Uint64(5, 17, 2), sim.NewStreams(3).Key("outcome").Uint64(5, 17, 2))
+	// A draw does not depend on the draws made before it.
+	before := k.Float64(5, 17, 2)
+	for i := range uint64(100) {
+		k.Float64(i, i, i)
+	}
+	require.Equal(t, before, k.Float64(5, 17, 2))
+
+	require.NotEqual(t, k.Uint64(1, 2, 3), sim.NewStreams(4).Key("outcome").Uint64(1, 2, 3), "seed")
+	require.NotEqual(t, k.Uint64(1, 2, 3), sim.NewStreams(3).Key("check").Uint64(1, 2, 3), "purpose")
+	require.NotEqual(t, k.Uint64(1, 2, 3), sim.NewStreams(3).Derive("episode", 1).Key("outcome").Uint64(1, 2, 3), "derived")
+}
+
+// TestKeyCounters checks that every counter, and its position, matters:
+// no two of a grid of small counters, the usual case, draw alike.
+func TestKeyCounters(t *testing.T) {
+	k := sim.NewStreams(1).Key("outcome")
+	seen := map[uint64][3]uint64{}
+	for a := range uint64(24) {
+		for b := range uint64(24) {
+			for c := range uint64(24) {
+				v := k.Uint64(a, b, c)
+				prev, dup := seen[v]
+				require.False(t, dup, "%v and %v", prev, [3]uint64{a, b, c})
+				seen[v] = [3]uint64{a, b, c}
+			}
+		}
+	}
+}
+
+func TestKeyStatistics(t *testing.T) {
+	const n = 100_000
+	k := sim.NewStreams(2026).Key("outcome")
+	x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
+	var sum float64
+	lo, hi := 1.0, 0.0
+	for i := range uint64(n) {
+		x[i] = k.Float64(i, 0, 0)
+		y[i] = k.Float64(i, 0, 1) // neighbouring counter
+		z[i] = k.Float64(0, i, 0) // counter moved to another position
+		lo, hi = min(lo, x[i]), max(hi, x[i])
+		sum += x[i]
+	}
+	require.GreaterOrEqual(t, lo, 0.0)
+	require.Less(t, hi, 1.0)
+	require.InDelta(t, 0.5, sum/n, 5*math.Sqrt(1.0/12/n))
+	require.Less(t, math.Abs(correlation(x, y)), 5/math.Sqrt(n))
+	require.Less(t, math.Abs(correlation(x, z)), 5/math.Sqrt(n))
+}

@@ -1,0 +1,124 @@
+package sim_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+func TestParseTimeAndString(t *testing.T) {
+	tests := []struct {
+		in   string
+		want sim.Time
+		str  string // canonical String form
+	}{
+		{"0", 0, "0s"},
+		{"0s", 0, "0s"},
+		{"90s", 90 * sim.Second, "1m30s"},
+		{"12m", 12 * sim.Minute, "12m0s"},
+		{"1h30m", 90 * sim.Minute, "1h30m0s"},
+		{"250ms", 250 * sim.Millisecond, "250ms"},
+		{"1.5s", 1500 * sim.Millisecond, "1.5s"},
+		{"3us", 3 * sim.Microsecond, "3µs"},
+		{"7ns", 7, "7ns"},
+		{" 2m ", 2 * sim.Minute, "2m0s"},
+		{"-5s", -5 * sim.Second, "-5s"},
+		{"2562047h47m16.854775807s", sim.MaxTime, "never"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := sim.ParseTime(tt.in)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+			require.Equal(t, tt.str, got.String())
+		})
+	}
+}
+
+func TestTimeStringRoundTrip(t *testing.T) {
+	for _, v := range []sim.Time{
+		0, 1, 999, sim.Microsecond, 1234567 * sim.Microsecond, 90 * sim.Second,
+		3*sim.Hour + 7*sim.Second + 5, -42 * sim.Millisecond, sim.MaxTime - 1,
+	} {
+		back, err := sim.ParseTime(v.String())
+		require.NoError(t, err, "%d", int64(v))
+		require.Equal(t, v, back)
+	}
+}
+
+func TestParseTimeErrors(t *testing.T) {
+	for _, in := range []string{"", "90", "1.5", "abc", "5 s", "10d", "3000000h", "1h-5m"} {
+		_, err := sim.ParseTime(in)
+		require.ErrorIs(t, err, sim.ErrBadTime, "%q", in)
+	}
+}
+
+func TestTimeTextRoundTrip(t *testing.T) {
+	// MaxTime, "never", is what a scenario writes for "no deadline": it must
+	// read back as it was written.
+	for _, v := range []sim.Time{0, 90 * sim.Second, 25 * sim.Hour, -sim.Nanosecond, sim.MaxTime} {
+		text, err := v.MarshalText()
+		require.NoError(t, err)
+		var back sim.Time
+		require.NoError(t, back.UnmarshalText(text), "%s", text)
+		require.Equal(t, v, back, "%s", text)
+	}
+}
+
+func TestUnmarshalText(t *testing.T) {
+	var v sim.Time
+	require.NoError(t, v.UnmarshalText([]byte("1h30m")))
+	require.Equal(t, 90*sim.Minute, v)
+
+	before := v
+	err := v.UnmarshalText([]byte("90"))
+	require.ErrorIs(t, err, sim.ErrBadTime)
+	require.ErrorContains(t, err, "unit")
+	require.Equal(t, before, v, "a failed unmarshal leaves the value unchanged")
+}
+
+func TestFromSeconds(t *testing.T) {
+	tests := []struct {
+		s    float64
+		want sim.Time
+	}{
+		{0, 0},
+		{1, sim.Second},
+		{0.25, 250 * sim.Millisecond},
+		{90, 90 * sim.Second},
+		{1e-9, 1},
+		{0.4e-9, 0},
+		{0.6e-9, 1},
+		{1.5e-9, 2},   // halves round away from zero
+		{-2.5e-9, -3}, // on both sides
+		{-1.25, -1250 * sim.Millisecond},
+		{0.1, 100 * sim.Millisecond},
+		{9e9, 9e9 * sim.Second},
+	}
+	for _, tt := range tests {
+		got, err := sim.FromSeconds(tt.s)
+		require.NoError(t, err, "%v", tt.s)
+		require.Equal(t, tt.want, got, "%v", tt.s)
+	}
+}
+
+func TestFromSecondsErrors(t *testing.T) {
+	for _, s := range []float64{
+		math.NaN(), math.Inf(1), math.Inf(-1),
+		9.3e9, -9.3e9, // beyond ±292 years
+		math.MaxFloat64, -math.MaxFloat64,
+		float64(math.MaxInt64) / 1e9,
+	} {
+		_, err := sim.FromSeconds(s)
+		require.ErrorIs(t, err, sim.ErrBadTime, "%v", s)
+	}
+}
+
+func TestSecondsMinutes(t *testing.T) {
+	require.Equal(t, 90.0, (90 * sim.Second).Seconds())
+	require.Equal(t, 1.5, (90 * sim.Second).Minutes())
+	require.Equal(t, 1e-9, sim.Time(1).Seconds())
+}
