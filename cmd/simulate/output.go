@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // manifestName is the file whose presence marks a complete run directory.
@@ -229,4 +231,19 @@ func csvBytes(header []string, rows [][]string) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// startRun settles the seed of a loaded scenario (the flag's, else the
+// scenario's) and opens the run directory: out, or by default
+// out/NAME<suffix>-seedS.
+func startRun(sc *scenarios.Scenario, seedFlag seedFlag, out, suffix string, force bool) (uint64, *runDir, error) {
+	seed := sc.Seed
+	if seedFlag.set {
+		seed = seedFlag.v
+	}
+	if out == "" {
+		out = filepath.Join("out", fmt.Sprintf("%s%s-seed%d", fileName(sc.Name), suffix, seed))
+	}
+	dir, err := createRunDir(out, force)
+	return seed, dir, err
 }

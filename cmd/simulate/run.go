@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -104,20 +103,11 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err != nil {
 		return err
 	}
-	seed := sc.Seed
-	if o.seed.set {
-		seed = o.seed.v
-	}
 	episodes := sc.Episodes
 	if o.episodes > 0 {
 		episodes = o.episodes
 	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", fmt.Sprintf("%s-seed%d", fileName(sc.Name), seed))
-	}
-
-	dir, err := createRunDir(out, o.force)
+	seed, dir, err := startRun(sc, o.seed, o.out, "", o.force)
 	if err != nil {
 		return err
 	}
@@ -157,7 +147,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	printSummary(s.stdout, sums)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", out)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.path)
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -103,15 +102,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
-	seed := sc.Seed
-	if o.seed.set {
-		seed = o.seed.v
-	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", fmt.Sprintf("%s-train-seed%d", fileName(sc.Name), seed))
-	}
-	dir, err := createRunDir(out, o.force)
+	seed, dir, err := startRun(sc, o.seed, o.out, "-train", o.force)
 	if err != nil {
 		return err
 	}
@@ -170,7 +161,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	printTraining(s, sc, jobs)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", out)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.path)
 	return nil
 }
 
