@@ -1,0 +1,758 @@
+package collective
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// Agent states.
+const (
+	free    uint8 = iota // deciding
+	busy                 // doing something that takes time
+	waiting              // idle until woken
+	gone                 // left the episode
+)
+
+type agent struct {
+	id    int
+	ep    *episode
+	at    *attempt
+	main  bool
+	state uint8
+	since sim.Time // start of the current busy period
+
+	held        task.ID // finished part not yet handed on; -1 if none
+	checked     bool
+	shared      bool
+	context     int                  // tokens read into context (messages)
+	inbox       []finding            // delivered, unread
+	reads       map[task.ID]sim.Time // findings read: part → when
+	boardRead   int
+	steps       int
+	decisions   uint64
+	cur         task.ID // part in progress
+	callsLeft   int
+	callWork    sim.Time // work of the call in progress
+	workLeft    sim.Time // work of the attempt not yet in a call
+	iteration   int
+	inputTokens int
+	activity    sim.Time // start of the current traced activity
+	kind        string
+
+	decideFn, callFn, callDoneFn, checkDoneFn func()
+}
+
+func (ep *episode) newAgent(at *attempt, main bool) *agent {
+	a := &agent{id: len(ep.agents), ep: ep, at: at, main: main, held: -1, cur: -1}
+	a.decideFn = a.decide
+	a.callFn = a.call
+	a.callDoneFn = a.callDone
+	a.checkDoneFn = a.checkDone
+	ep.agents = append(ep.agents, a)
+	at.members = append(at.members, a)
+	ep.live++
+	return a
+}
+
+// later schedules fn after d; the episode's costs are validated, so the
+// only possible error is a runaway beyond the clock's range.
+func (a *agent) later(d sim.Time, fn func()) {
+	if err := a.ep.env.Call(d, fn); err != nil {
+		a.ep.fail(err)
+	}
+}
+
+func (a *agent) becomeBusy() {
+	if a.state == busy {
+		return
+	}
+	a.state = busy
+	a.since = a.ep.env.Now()
+	a.at.busy++
+	a.ep.busy++
+	a.ep.res.ParallelismPeak = max(a.ep.res.ParallelismPeak, a.ep.busy)
+}
+
+func (a *agent) becomeFree() {
+	if a.state != busy {
+		return
+	}
+	a.state = free
+	a.ep.res.AgentTime += a.ep.env.Now() - a.since
+	a.at.busy--
+	a.ep.busy--
+}
+
+// span records a traced activity of this agent from start to end.
+func (a *agent) span(start, end sim.Time, kind, label string) {
+	if t := a.ep.res.Trace; t != nil && end > start {
+		t.Spans = append(t.Spans, Span{Agent: a.id, Start: start, End: end, Kind: kind, Label: label})
+	}
+}
+
+// decide asks the policy what to do, now that the agent is free.
+func (a *agent) decide() {
+	ep := a.ep
+	if ep.done || ep.err != nil {
+		return
+	}
+	a.becomeFree()
+	obs, mask := a.observe()
+	u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
+	a.decisions++
+	act := ep.pol.Decide(&obs, mask, u)
+	if !mask.Has(act) {
+		ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
+		return
+	}
+	ep.res.Actions[act]++
+	if ep.opts.Record {
+		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: obs, Mask: mask, Action: act})
+	}
+	switch act {
+	case Work:
+		a.release()
+		a.startPart(a.at.pop(), 0)
+	case Delegate:
+		a.release()
+		a.delegate()
+	case Attempt:
+		a.release()
+		a.startAttempt()
+	case Share:
+		a.share()
+	case Check:
+		a.check()
+	case Wait:
+		a.release()
+		a.wait()
+	case Submit:
+		a.release()
+		a.submit()
+	}
+}
+
+func maskString(m Mask) string {
+	s := ""
+	for a := range Action(NumActions) {
+		if m.Has(a) {
+			if s != "" {
+				s += ","
+			}
+			s += a.String()
+		}
+	}
+	return s
+}
+
+// observe builds the observation and the mask of valid actions, in time
+// independent of the numbers of agents and subtasks.
+func (a *agent) observe() (Observation, Mask) {
+	ep, at, g := a.ep, a.at, a.ep.g
+	now := ep.env.Now()
+	o := Observation{
+		Agent:     a.id,
+		Main:      a.main,
+		Alone:     at.alone,
+		Elapsed:   now.Seconds(),
+		Progress:  float64(at.progress) / math.Max(1, float64(g.TotalWork())),
+		Ready:     at.nReady,
+		Busy:      at.busy,
+		Idle:      at.nWaiting,
+		Free:      ep.cfg.Agents - ep.live,
+		Unread:    len(a.inbox) + a.unreadBoard(),
+		Attempts:  ep.res.Attempts,
+		Pending:   ep.pending,
+		Unchecked: a.held >= 0 && !a.checked,
+		Unshared:  a.held >= 0 && !a.shared && a.partners(a.held) > 0,
+	}
+	if ep.cfg.TimeLimit > 0 {
+		o.TimeUsed = float64(now) / float64(ep.cfg.TimeLimit)
+	}
+	if a.held >= 0 {
+		o.Retries = int(at.nodes[a.held].tries) - 1
+		o.Coupling = a.joinCoupling(a.held)
+	}
+	if v := at.peek(); v >= 0 {
+		o.NextWork = float64(g.Nodes[v].Work) / math.Max(1, ep.meanWork)
+		o.Coupling = math.Max(o.Coupling, a.joinCoupling(v))
+	}
+	heldLast := a.held >= 0 && at.left == 1
+	o.Complete = at.complete || heldLast
+
+	var m Mask
+	if o.Ready > 0 {
+		m = m.With(Work)
+		if !at.alone && (o.Idle > 0 || o.Free > 0) {
+			m = m.With(Delegate)
+		}
+	}
+	if a.main && !at.alone && o.Free > 0 {
+		m = m.With(Attempt)
+	}
+	if o.Unshared && !ep.cfg.Comm.Disabled {
+		m = m.With(Share)
+	}
+	if o.Unchecked && int(at.nodes[a.held].checks) <= ep.cfg.Check.Retries {
+		m = m.With(Check)
+	}
+	if o.Ready == 0 {
+		switch {
+		case a.held >= 0:
+			m = m.With(Wait)
+		case a.main:
+			if at.busy > 0 || ep.pending > 0 {
+				m = m.With(Wait)
+			}
+		case !at.alone:
+			m = m.With(Wait)
+		}
+	}
+	// There is nothing to submit before a result exists: the main agent
+	// submits its team's complete result or the candidates of independent
+	// attempts, and gives up only when nothing else is possible.
+	if o.Complete && (a.main || at.alone) || a.main && (len(ep.candidates) > 0 || m == 0) {
+		m = m.With(Submit)
+	}
+	return o, m
+}
+
+// joinCoupling is the largest coupling among the joins that part v feeds.
+func (a *agent) joinCoupling(v task.ID) float64 {
+	g := a.ep.g
+	k := 0.0
+	for _, w := range g.Succ(v) {
+		if n := &g.Nodes[w]; n.Join == task.JoinAll && len(g.Pred(w)) > 1 {
+			k = math.Max(k, n.Coupling)
+		}
+	}
+	return k
+}
+
+// partners counts the parts that join v at a JoinAll node and are not
+// finished yet: their makers, present or future, could use a finding about
+// v. Whether they need it (the join's coupling) is not visible to the
+// agent: sharing at κ = 0 is the pure overhead a team pays on divisible
+// work.
+func (a *agent) partners(v task.ID) int {
+	g, at := a.ep.g, a.at
+	n := 0
+	for _, w := range g.Succ(v) {
+		if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
+			continue
+		}
+		for _, q := range g.Pred(w) {
+			if s := at.nodes[q].status; q != v && s <= taken {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (a *agent) unreadBoard() int {
+	n := 0
+	now := a.ep.env.Now()
+	for _, f := range a.at.board[a.boardRead:] {
+		if f.avail > now {
+			break
+		}
+		if f.from != a {
+			n++
+		}
+	}
+	return n
+}
+
+// startPart begins an attempt at part v: receive inputs made by others,
+// then carry the work out in model calls.
+func (a *agent) startPart(v task.ID, delay sim.Time) {
+	ep, at, g := a.ep, a.at, a.ep.g
+	ns := &at.nodes[v]
+	ns.status = taken
+	ns.maker = int32(a.id)
+	a.cur = v
+	a.iteration = 0
+	a.becomeBusy()
+	// Inputs: results of predecessors, sent by their makers.
+	arrive := delay
+	a.inputTokens = 0
+	ns.inputsOK = true
+	preds, toks := g.Pred(v), g.PredTokens(v)
+	if g.Nodes[v].Join == task.JoinAny && ns.trigger >= 0 {
+		ns.inputsOK = at.nodes[ns.trigger].ok
+	}
+	for i, u := range preds {
+		us := &at.nodes[u]
+		if g.Nodes[v].Join == task.JoinAny {
+			if u != ns.trigger {
+				continue
+			}
+		} else {
+			ns.inputsOK = ns.inputsOK && us.ok
+		}
+		a.steps = max(a.steps, int(us.steps))
+		if int(us.maker) == a.id || toks[i] == 0 {
+			continue
+		}
+		d := ep.transfer(toks[i])
+		arrive = max(arrive, delay+d)
+		a.inputTokens += toks[i]
+		ep.message(ep.agents[us.maker], a, toks[i], ep.env.Now(), ep.env.Now()+delay+d, "input")
+	}
+	readIn := scale(ep.cfg.Comm.Read, float64(a.inputTokens+a.siblingFindings(v)))
+	a.setPart(v)
+	a.activity = ep.env.Now()
+	if a.kind != "spawn" {
+		a.kind = "input"
+	}
+	a.later(arrive+readIn, a.callFn)
+}
+
+// siblingFindings hands an agent starting part v the findings already
+// shared about the parts v must be reconciled with, as a team passes them
+// on to a newcomer, and returns their size.
+func (a *agent) siblingFindings(v task.ID) int {
+	ep, at, g := a.ep, a.at, a.ep.g
+	tokens := 0
+	now := ep.env.Now()
+	for _, w := range g.Succ(v) {
+		if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
+			continue
+		}
+		for _, p := range g.Pred(w) {
+			t := at.nodes[p].sharedAt
+			if p == v || t == 0 || t > now {
+				continue
+			}
+			if a.reads == nil {
+				a.reads = make(map[task.ID]sim.Time)
+			}
+			if _, seen := a.reads[p]; !seen {
+				a.reads[p] = now
+				tokens += ep.cfg.Comm.MessageTokens
+			}
+		}
+	}
+	a.context += tokens
+	return tokens
+}
+
+// setPart prepares the calls of one attempt (or loop iteration) at v.
+func (a *agent) setPart(v task.ID) {
+	work := a.ep.g.Nodes[v].Work
+	span := a.ep.cfg.Calls.Span
+	calls := 1
+	if span > 0 && work > span {
+		calls = int((work + span - 1) / span)
+	}
+	a.callsLeft = calls
+	a.workLeft = work
+}
+
+// transfer is the delivery delay of a message of the given size.
+func (ep *episode) transfer(tokens int) sim.Time {
+	d := ep.cfg.Comm.Latency
+	if bw := ep.cfg.Comm.Bandwidth; bw > 0 {
+		d += scale(sim.Second, float64(tokens)/bw)
+	}
+	return d
+}
+
+// message counts (and traces) one message.
+func (ep *episode) message(from, to *agent, tokens int, send, arrive sim.Time, kind string) {
+	ep.res.Messages++
+	ep.res.MessageTokens += int64(tokens)
+	if t := ep.res.Trace; t != nil {
+		t.Flows = append(t.Flows, Flow{From: from.id, To: to.id, Send: send, Arrive: arrive, Kind: kind})
+	}
+}
+
+// readMessages reads delivered findings into context and returns the time
+// it takes.
+func (a *agent) readMessages() sim.Time {
+	ep := a.ep
+	now := ep.env.Now()
+	tokens := 0
+	take := func(f finding) {
+		tokens += f.tokens
+		a.steps = max(a.steps, f.steps)
+		if a.reads == nil {
+			a.reads = make(map[task.ID]sim.Time)
+		}
+		if _, seen := a.reads[f.part]; !seen {
+			a.reads[f.part] = now
+		}
+	}
+	for _, f := range a.inbox {
+		take(f)
+	}
+	a.inbox = a.inbox[:0]
+	board := a.at.board
+	for a.boardRead < len(board) && board[a.boardRead].avail <= now {
+		if f := board[a.boardRead]; f.from != a {
+			take(f)
+			ep.res.MessageTokens += int64(f.tokens)
+		}
+		a.boardRead++
+	}
+	a.context += tokens
+	return scale(ep.cfg.Comm.Read, float64(tokens))
+}
+
+// call starts one model call of the part in progress.
+func (a *agent) call() {
+	ep := a.ep
+	if ep.done {
+		return
+	}
+	now := ep.env.Now()
+	a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
+	read := a.readMessages()
+	if a.callsLeft == 1 {
+		a.at.nodes[a.cur].lastCall = now + read
+	}
+	a.callWork = a.workLeft / sim.Time(a.callsLeft) // the last call takes the remainder
+	a.workLeft -= a.callWork
+	c := &ep.cfg.Calls
+	prompt := c.SystemPrompt + a.context + a.inputTokens
+	output := int64(math.Round(a.callWork.Seconds() * c.OutputRate))
+	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
+	ep.res.ModelCalls++
+	ep.res.PromptTokens += int64(prompt)
+	ep.res.OutputTokens += output
+	a.steps++
+	a.activity = now
+	a.kind = "work"
+	a.later(d, a.callDoneFn)
+}
+
+// callDone ends a model call; after the last one, the attempt's outcome is
+// drawn.
+func (a *agent) callDone() {
+	ep := a.ep
+	if ep.done {
+		return
+	}
+	a.callsLeft--
+	if a.callsLeft > 0 {
+		a.call()
+		return
+	}
+	v := a.cur
+	at := a.at
+	nd := &ep.g.Nodes[v]
+	ns := &at.nodes[v]
+	ns.tries++
+	ok := ep.outcome.Float64(uint64(at.id), uint64(v), uint64(ns.tries)) < successProb(nd.Difficulty, ep.cfg.Strength)
+	if nd.Loop > 0 && !ok && a.iteration+1 < nd.Loop {
+		a.iteration++
+		a.setPart(v)
+		a.call()
+		return
+	}
+	rework := a.reconcile(v, &ok)
+	if rework > 0 {
+		a.span(a.activity, ep.env.Now(), a.kind, nd.Name)
+		a.activity = ep.env.Now()
+		a.kind = "rework"
+		a.later(rework, func() { a.finishPart(ok) })
+		return
+	}
+	a.finishPart(ok)
+}
+
+func (a *agent) finishPart(ok bool) {
+	ep := a.ep
+	if ep.done {
+		return
+	}
+	now := ep.env.Now()
+	v := a.cur
+	ns := &a.at.nodes[v]
+	a.span(a.activity, now, a.kind, ep.g.Nodes[v].Name)
+	ns.ok = ok && ns.inputsOK
+	ns.finish = now
+	ns.status = held
+	ns.steps = int32(a.steps)
+	a.held = v
+	a.checked = false
+	a.shared = false
+	a.cur = -1
+	a.decide()
+}
+
+// successProb is the chance that one attempt of the given difficulty by an
+// agent of the given strength is acceptable: (1-d)^(1/s).
+func successProb(d, s float64) float64 { return math.Pow(1-d, 1/s) }
+
+// reconcile draws conflicts at a coupled join v and returns the rework time
+// (rework mode) or clears ok (fail mode).
+func (a *agent) reconcile(v task.ID, ok *bool) sim.Time {
+	ep, at, g := a.ep, a.at, a.ep.g
+	nd := &g.Nodes[v]
+	preds := g.Pred(v)
+	if nd.Join != task.JoinAll || nd.Coupling == 0 || len(preds) < 2 {
+		return 0
+	}
+	unreconciled := 0
+	var reworkWork sim.Time
+	for i, p := range preds {
+		for _, q := range preds[i+1:] {
+			sp, sq := &at.nodes[p], &at.nodes[q]
+			if sp.maker == sq.maker {
+				continue
+			}
+			early, late := p, q
+			if sq.finish < sp.finish {
+				early, late = q, p
+			}
+			if ep.knew(late, early, at) {
+				continue
+			}
+			unreconciled++
+			reworkWork += min(g.Nodes[p].Work, g.Nodes[q].Work)
+		}
+	}
+	if unreconciled == 0 {
+		return 0
+	}
+	noConflict := math.Pow(1-nd.Coupling, float64(unreconciled))
+	if ep.conflict.Float64(uint64(at.id), uint64(v), uint64(at.nodes[v].tries)) < noConflict {
+		return 0
+	}
+	ep.res.Conflicts++
+	if ep.cfg.Reconcile.Mode == ConflictFail {
+		*ok = false
+		return 0
+	}
+	return scale(reworkWork, ep.cfg.Reconcile.Rework/ep.cfg.Speed)
+}
+
+// knew reports whether the maker of part late had read a finding about part
+// early before the last model call of late began.
+func (ep *episode) knew(late, early task.ID, at *attempt) bool {
+	maker := ep.agents[at.nodes[late].maker]
+	t, ok := maker.reads[early]
+	return ok && t <= at.nodes[late].lastCall
+}
+
+// release hands the held part on: its successors may become ready.
+func (a *agent) release() {
+	v := a.held
+	if v < 0 {
+		return
+	}
+	a.held = -1
+	a.at.release(a.ep, v)
+}
+
+func (a *agent) wake() {
+	if a.state != waiting {
+		return
+	}
+	a.at.nWaiting--
+	a.becomeBusy() // deciding is scheduled now; it counts no time
+	a.later(0, a.decideFn)
+}
+
+func (a *agent) wait() {
+	at := a.at
+	if at.nReady > 0 {
+		// Releasing the held part made work ready: decide again.
+		a.becomeBusy()
+		a.later(0, a.decideFn)
+		return
+	}
+	a.state = waiting
+	at.nWaiting++
+	if !a.main {
+		at.waiting = append(at.waiting, a)
+	}
+}
+
+// delegate hands the next ready subtask to a helper: an idle one if any,
+// else a new one.
+func (a *agent) delegate() {
+	ep, at := a.ep, a.at
+	v := at.pop()
+	h := at.takeIdle()
+	if h != nil {
+		at.nWaiting--
+	}
+	var spawn sim.Time
+	if h == nil {
+		h = ep.newAgent(at, false)
+		ep.res.Spawned++
+		spawn = ep.cfg.Spawn
+	}
+	// The delegator writes a hand-off message; the helper starts when it is
+	// up and the message has arrived and been read.
+	now := ep.env.Now()
+	tokens := ep.cfg.Comm.MessageTokens
+	write := scale(ep.cfg.Comm.Write, float64(tokens))
+	arrive := write + ep.transfer(tokens)
+	ep.message(a, h, tokens, now+write, now+arrive, "handoff")
+	if spawn > 0 {
+		h.kind = "spawn" // the helper's first span covers its start-up
+	}
+	start := max(spawn, arrive) + scale(ep.cfg.Comm.Read, float64(tokens))
+	h.context += tokens
+	h.startPart(v, start)
+	a.busyFor(write, "handoff", ep.g.Nodes[v].Name)
+}
+
+// busyFor keeps the agent busy for d, then lets it decide again.
+func (a *agent) busyFor(d sim.Time, kind, label string) {
+	a.becomeBusy()
+	now := a.ep.env.Now()
+	a.span(now, now+d, kind, label)
+	a.later(d, a.decideFn)
+}
+
+// startAttempt starts an independent attempt with a new agent.
+func (a *agent) startAttempt() {
+	ep := a.ep
+	at := ep.newAttempt()
+	at.alone = true
+	h := ep.newAgent(at, false)
+	ep.res.Spawned++
+	ep.res.Attempts++
+	ep.pending++
+	now := ep.env.Now()
+	h.becomeBusy()
+	h.span(now, now+ep.cfg.Spawn, "spawn", "")
+	h.later(ep.cfg.Spawn, h.decideFn)
+	a.busyFor(0, "attempt", "")
+}
+
+// share sends findings of the held part to its partners.
+func (a *agent) share() {
+	ep, at, g := a.ep, a.at, a.ep.g
+	v := a.held
+	a.shared = true
+	now := ep.env.Now()
+	tokens := ep.cfg.Comm.MessageTokens
+	write := scale(ep.cfg.Comm.Write, float64(tokens))
+	avail := now + write + ep.transfer(tokens)
+	f := finding{part: v, from: a, avail: avail, steps: a.steps, tokens: tokens}
+	at.nodes[v].sharedAt = avail
+	switch ep.cfg.Comm.Topology {
+	case Blackboard:
+		at.board = append(at.board, f)
+		ep.res.Messages++
+		ep.res.MessageTokens += int64(tokens)
+	case Broadcast:
+		for _, b := range at.members {
+			if b != a && b.state != gone {
+				a.send(b, f, now+write)
+			}
+		}
+	default:
+		seen := map[int]bool{}
+		for _, w := range g.Succ(v) {
+			if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
+				continue
+			}
+			for _, q := range g.Pred(w) {
+				s := &at.nodes[q]
+				if q == v || s.status != taken || int(s.maker) == a.id || seen[int(s.maker)] {
+					continue
+				}
+				seen[int(s.maker)] = true
+				a.send(ep.agents[s.maker], f, now+write)
+			}
+		}
+	}
+	a.busyFor(write, "share", g.Nodes[v].Name)
+}
+
+func (a *agent) send(b *agent, f finding, sent sim.Time) {
+	a.ep.message(a, b, f.tokens, sent, f.avail, "finding")
+	a.later(f.avail-a.ep.env.Now(), func() { b.inbox = append(b.inbox, f) })
+}
+
+// check verifies the held part.
+func (a *agent) check() {
+	ep := a.ep
+	v := a.held
+	ep.res.Checks++
+	ep.res.ModelCalls++
+	a.steps++
+	a.at.nodes[v].checks++
+	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
+	a.becomeBusy()
+	now := ep.env.Now()
+	a.span(now, now+d, "check", ep.g.Nodes[v].Name)
+	a.later(d, a.checkDoneFn)
+}
+
+func (a *agent) checkDone() {
+	ep := a.ep
+	if ep.done {
+		return
+	}
+	v := a.held
+	ns := &a.at.nodes[v]
+	right := ep.checkKey.Float64(uint64(a.at.id), uint64(v), uint64(ns.checks)) < ep.cfg.Check.Accuracy
+	flagged := ns.ok != right // a right check flags a bad part; a wrong one, a good part
+	if flagged && int(ns.tries) <= ep.cfg.Check.Retries {
+		ep.res.Retries++
+		a.held = -1
+		a.startPart(v, 0)
+		return
+	}
+	a.checked = true
+	if !flagged {
+		a.release()
+	}
+	a.decide()
+}
+
+// submit ends an independent attempt (its result becomes a candidate), or
+// the episode (main agent): with several candidates, a verifier selects.
+func (a *agent) submit() {
+	ep, at := a.ep, a.at
+	if !a.main {
+		at.submitted = true
+		ep.pending--
+		ep.candidates = append(ep.candidates, at)
+		a.state = gone
+		ep.live--
+		ep.main.wake()
+		return
+	}
+	cands := ep.candidates
+	if at.complete {
+		cands = append([]*attempt{at}, cands...)
+	}
+	if len(cands) == 0 {
+		ep.end(false)
+		return
+	}
+	for _, c := range cands {
+		ep.res.CriticalSteps = max(ep.res.CriticalSteps, c.steps)
+	}
+	if len(cands) == 1 {
+		ep.end(cands[0].ok)
+		return
+	}
+	chosen := cands[0]
+	var d sim.Time
+	for i, c := range cands {
+		d += ep.cfg.Select.Cost
+		right := ep.selKey.Float64(uint64(i), 0, 0) < ep.cfg.Select.Accuracy
+		if c.ok == right { // judged acceptable
+			chosen = c
+			break
+		}
+	}
+	a.becomeBusy()
+	now := ep.env.Now()
+	a.span(now, now+d, "select", "")
+	ep.res.ModelCalls += len(cands)
+	a.later(d, func() { ep.end(chosen.ok) })
+}

@@ -1,0 +1,251 @@
+package collective
+
+import (
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// Node states within one attempt.
+const (
+	blocked  uint8 = iota // waiting for predecessors
+	ready                 // may be started
+	taken                 // an agent is working on it
+	held                  // finished, not yet handed on by its maker
+	released              // its result is available to successors
+	skipped               // no longer needed (an alternative succeeded)
+)
+
+type nodeState struct {
+	left     int32 // predecessors not yet released (JoinAll)
+	status   uint8
+	ok       bool // own attempt acceptable and inputs acceptable
+	inputsOK bool
+	maker    int32
+	tries    int32
+	checks   int32
+	steps    int32    // maker's step clock when it finished
+	finish   sim.Time // when its maker finished the last attempt
+	lastCall sim.Time // when the last model call of that attempt began
+	trigger  task.ID  // for JoinAny: the predecessor that made it ready
+	sharedAt sim.Time // when a finding about it became available; 0 if never
+}
+
+// attempt is one copy of the task's progress: the main team's, or an
+// independent attempt's.
+type attempt struct {
+	id        int
+	nodes     []nodeState
+	ready     idHeap
+	nReady    int
+	left      int // nodes neither released nor skipped
+	sinksLeft int
+	progress  sim.Time // work released or skipped
+	members   []*agent
+	waiting   []*agent // FIFO; entries whose agent stopped waiting are skipped
+	nWaiting  int
+	busy      int
+	board     []finding
+	complete  bool
+	ok        bool
+	steps     int
+	submitted bool
+	alone     bool
+}
+
+type finding struct {
+	part   task.ID
+	from   *agent
+	avail  sim.Time
+	steps  int
+	tokens int
+}
+
+func (ep *episode) newAttempt() *attempt {
+	g := ep.g
+	at := &attempt{id: len(ep.attempts), nodes: make([]nodeState, g.Len()), left: g.Len(), sinksLeft: len(g.Sinks())}
+	for v := range g.Len() {
+		ns := &at.nodes[v]
+		ns.maker = -1
+		ns.trigger = -1
+		ns.left = int32(len(g.Pred(task.ID(v))))
+		if ns.left == 0 {
+			ns.status = ready
+			at.ready.push(task.ID(v))
+			at.nReady++
+		}
+	}
+	ep.attempts = append(ep.attempts, at)
+	return at
+}
+
+func (at *attempt) release(ep *episode, v task.ID) {
+	g := ep.g
+	ns := &at.nodes[v]
+	ns.status = released
+	at.left--
+	at.progress += g.Nodes[v].Work
+	for _, w := range g.Succ(v) {
+		ws := &at.nodes[w]
+		if ws.status != blocked {
+			continue
+		}
+		if g.Nodes[w].Join == task.JoinAny {
+			ws.trigger = v
+			at.makeReady(ep, w)
+			at.skipAlternatives(ep, w)
+			continue
+		}
+		ws.left--
+		if ws.left == 0 {
+			at.makeReady(ep, w)
+		}
+	}
+	if len(g.Succ(v)) == 0 {
+		at.sinksLeft--
+		at.ok = (at.sinksLeft == len(g.Sinks())-1 || at.ok) && ns.ok
+		if at.sinksLeft == 0 {
+			at.completed(ep)
+		}
+	}
+}
+
+// skipAlternatives marks the other predecessors of a JoinAny node that no
+// longer feed anything as not needed.
+func (at *attempt) skipAlternatives(ep *episode, w task.ID) {
+	g := ep.g
+	for _, u := range g.Pred(w) {
+		us := &at.nodes[u]
+		if us.status != ready && us.status != blocked {
+			continue
+		}
+		needed := false
+		for _, x := range g.Succ(u) {
+			if at.nodes[x].status == blocked {
+				needed = true
+				break
+			}
+		}
+		if needed {
+			continue
+		}
+		if us.status == ready {
+			at.nReady--
+		}
+		us.status = skipped
+		at.left--
+		at.progress += g.Nodes[u].Work
+	}
+}
+
+func (at *attempt) makeReady(ep *episode, w task.ID) {
+	at.nodes[w].status = ready
+	at.ready.push(w)
+	at.nReady++
+	at.wakeOne(ep)
+}
+
+func (at *attempt) completed(ep *episode) {
+	at.complete = true
+	at.steps = 0
+	for _, a := range at.members {
+		at.steps = max(at.steps, a.steps)
+	}
+	if at == ep.main.at {
+		ep.main.wake()
+		return
+	}
+	for _, a := range at.members {
+		a.wake()
+	}
+}
+
+// pop takes the ready subtask with the smallest ID. The queue must hold
+// one.
+func (at *attempt) pop() task.ID {
+	for {
+		v := at.ready.pop()
+		if at.nodes[v].status == ready {
+			at.nReady--
+			return v
+		}
+	}
+}
+
+// peek returns the next ready subtask, or -1.
+func (at *attempt) peek() task.ID {
+	for len(at.ready) > 0 {
+		v := at.ready[0]
+		if at.nodes[v].status == ready {
+			return v
+		}
+		at.ready.pop()
+	}
+	return -1
+}
+
+// wakeOne wakes the longest-waiting helper of the attempt, or else its
+// main agent if that waits.
+func (at *attempt) wakeOne(ep *episode) {
+	if h := at.takeIdle(); h != nil {
+		h.wake()
+		return
+	}
+	for _, a := range at.members {
+		if a.main {
+			a.wake()
+		}
+		break // the main agent, if any, is the attempt's first member
+	}
+}
+
+// takeIdle removes and returns the longest-waiting helper, or nil.
+func (at *attempt) takeIdle() *agent {
+	for len(at.waiting) > 0 {
+		a := at.waiting[0]
+		at.waiting = at.waiting[1:]
+		if a.state == waiting {
+			return a
+		}
+	}
+	return nil
+}
+
+// idHeap is a min-heap of subtask IDs.
+type idHeap []task.ID
+
+func (h *idHeap) push(v task.ID) {
+	*h = append(*h, v)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *idHeap) pop() task.ID {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	*h = s
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && s[c+1] < s[c] {
+			c++
+		}
+		if s[i] <= s[c] {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	return top
+}
