@@ -33,6 +33,8 @@ var (
 	timeType            = reflect.TypeFor[sim.Time]()
 	distType            = reflect.TypeFor[sim.Dist]()
 	setListType         = reflect.TypeFor[setList]()
+	gridListType        = reflect.TypeFor[gridList]()
+	randomListType      = reflect.TypeFor[randomList]()
 )
 
 type decoder struct {
@@ -305,6 +307,10 @@ func describe(t reflect.Type) string {
 		return "a distribution such as 0.3, 5m, exp(5m), uniform(0.2, 0.6) or lognormal(mean=10m, cv=0.5)"
 	case setListType:
 		return "a mapping of field paths to values, such as {collective.agents: 8}"
+	case gridListType:
+		return "a mapping of field paths to lists of values, such as {reward.latency: [0, 0.5, 1]}"
+	case randomListType:
+		return "a mapping of field paths to distributions, such as {train.lr: uniform(0.02, 0.2)}"
 	}
 	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
 		return "a string"
@@ -409,7 +415,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 		return
 	}
 	switch {
-	case t == setListType:
+	case t == setListType || t == gridListType || t == randomListType:
 		d.decodeSet(n, v, path, at)
 		return
 	case reflect.PointerTo(t).Implements(textUnmarshalerType):
@@ -616,7 +622,7 @@ func (d *decoder) decodeSet(n ast.Node, v reflect.Value, path string, at *token.
 	}
 	entries, ok := mappingValues(n)
 	if !ok {
-		d.fail(at, path, "got %s, want %s", nodeKind(n), describe(setListType))
+		d.fail(at, path, "got %s, want %s", nodeKind(n), describe(v.Type()))
 		return
 	}
 	list := make(setList, 0, len(entries))
@@ -630,7 +636,7 @@ func (d *decoder) decodeSet(n ast.Node, v reflect.Value, path string, at *token.
 		}
 		list = append(list, setEntry{Path: keyText(kv.Key), Value: kv.Value, key: kv.Key.GetToken()})
 	}
-	v.Set(reflect.ValueOf(list))
+	v.Set(reflect.ValueOf(list).Convert(v.Type()))
 }
 
 // sortedKeys returns the keys of m in order.

@@ -53,8 +53,28 @@
 // # Library
 //
 // Ready scenarios are embedded in the binary (see List): organizations,
-// coupled-work, divisible-work and tiny. Load takes either a library name
-// or a file path.
+// coupled-work, divisible-work, latency-pressure, pressure-sweep and tiny.
+// Load takes either a library name or a file path.
+//
+// # Sweeps
+//
+// An optional `sweep:` section describes trials of the scenario: a command
+// (train or run), seeds per point, grid axes (field paths under task,
+// collective, policy, reward and train, each with a list of values),
+// random axes (a path and a distribution, drawn `samples` times per grid
+// point) and the metrics to record:
+//
+//	sweep:
+//	  command: train
+//	  seeds: 2
+//	  grid: {reward.latency: [0, 0.5, 1], task.coupling: [0, 0.9]}
+//	  random: {train.lr: uniform(0.02, 0.2)}
+//	  samples: 3
+//	  metrics: [reward_mean, parallelism_mean]
+//
+// Values go through the same decoder as overrides and are checked with
+// positions when the file loads. Scenario.Trials enumerates the trials
+// with stable IDs; package scenarios/sweep runs them.
 //
 // # Evaluation
 //

@@ -18,7 +18,7 @@ var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 // every default filled in and --set applied, then the variants, each as
 // its overrides with the values they resolved to. Reading it back gives an
 // equal scenario, and the same scenario always gives the same bytes.
-func resolve(fl *file, variants []variantState) ([]byte, error) {
+func resolve(fl *file, variants []variantState, sweep *Sweep) ([]byte, error) {
 	doc := yaml.MapSlice{{Key: "name", Value: fl.Name}}
 	if fl.Description != "" {
 		doc = append(doc, yaml.MapItem{Key: "description", Value: fl.Description})
@@ -59,6 +59,9 @@ func resolve(fl *file, variants []variantState) ([]byte, error) {
 			list[i] = v
 		}
 		doc = append(doc, yaml.MapItem{Key: "variants", Value: list})
+	}
+	if sweep != nil {
+		doc = append(doc, yaml.MapItem{Key: "sweep", Value: sweep.resolved()})
 	}
 	return yaml.MarshalWithOptions(doc, yaml.Indent(2), yaml.IndentSequence(true))
 }

@@ -51,6 +51,13 @@ type Scenario struct {
 	Resolved []byte
 	// Hash is "sha256:<hex>" of Resolved.
 	Hash string
+	// Sweep is the file's sweep section, resolved; nil when it has none.
+	// Trials enumerates its trials.
+	Sweep *Sweep
+
+	// overrides lists, per variant, the field paths its `set:` names,
+	// in order: a sweep trial applies them on top of its own values.
+	overrides [][]string
 }
 
 // Spec is what one variant simulates: the task family episodes draw from,
@@ -127,6 +134,7 @@ type file struct {
 	Episodes    int    `yaml:"episodes" json:"episodes,omitempty"`
 	Spec        `yaml:",inline"`
 	Variants    []fileVariant `yaml:"variants" json:"variants,omitempty"`
+	Sweep       fileSweep     `yaml:"sweep" json:"sweep,omitempty"`
 }
 
 type fileVariant struct {
@@ -194,7 +202,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	if err := p.syntax(data); err != nil {
 		return nil, err
 	}
-	fl := file{Episodes: defaultEpisodes, Spec: Spec{Collective: collective.Defaults(), Reward: rlcr.DefaultReward(), Train: rlcr.DefaultConfig()}}
+	fl := file{Episodes: defaultEpisodes, Spec: Spec{Collective: collective.Defaults(), Reward: rlcr.DefaultReward(), Train: rlcr.DefaultConfig()}, Sweep: fileSweep{Seeds: 1}}
 	p.dec.decode(p.root, reflect.ValueOf(&fl).Elem(), "", nil, 0)
 	if err := p.dec.errs.err(); err != nil {
 		return nil, err
@@ -224,6 +232,10 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
+	sweep := p.buildSweep(&fl, variants)
+	if err := p.errs.err(); err != nil {
+		return nil, err
+	}
 	sc := &Scenario{
 		Name:        fl.Name,
 		Description: fl.Description,
@@ -234,8 +246,22 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	}
 	for _, v := range variants {
 		sc.Variants = append(sc.Variants, v.Variant)
+		paths := make([]string, len(v.overrides))
+		for i, o := range v.overrides {
+			paths[i] = o.path
+		}
+		sc.overrides = append(sc.overrides, paths)
 	}
-	resolved, err := resolve(&fl, variants)
+	sc.Sweep = sweep
+	if sweep != nil {
+		// Every trial's spec must be valid; random draws are checked with
+		// the scenario's seed here and again with the seed of a run.
+		if err := sc.checkTrials(sc.Seed); err != nil {
+			p.report("sweep", err.Error(), nil)
+			return nil, p.errs.err()
+		}
+	}
+	resolved, err := resolve(&fl, variants, sweep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: writing the resolved scenario: %v", p.source, errInternal, err)
 	}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 
 	"github.com/invopop/jsonschema"
 
@@ -61,6 +62,8 @@ func schemaName(t reflect.Type) string {
 		return "Reward"
 	case reflect.TypeFor[rlcr.Config]():
 		return "Train"
+	case reflect.TypeFor[fileSweep]():
+		return "Sweep"
 	}
 	return t.Name()
 }
@@ -82,6 +85,21 @@ func schemaMapper(t reflect.Type) *jsonschema.Schema {
 			Type:          "object",
 			Description:   "Overrides of the base: field paths under task, collective, policy, reward and train (such as collective.check.accuracy or task.components[0].weight) and their values.",
 			PropertyNames: &jsonschema.Schema{Type: "string", Pattern: pathPattern},
+		}
+	case gridListType:
+		one := uint64(1)
+		return &jsonschema.Schema{
+			Type:                 "object",
+			Description:          "Grid axes: field paths under task, collective, policy, reward and train (as for --set), each with the list of its values; trials cover every combination, row-major in file order.",
+			PropertyNames:        &jsonschema.Schema{Type: "string", Pattern: pathPattern},
+			AdditionalProperties: &jsonschema.Schema{Type: "array", MinItems: &one},
+		}
+	case randomListType:
+		return &jsonschema.Schema{
+			Type:                 "object",
+			Description:          "Random axes: field paths (numbers, integers, durations or distributions) with the distribution their values are drawn from, once per sample.",
+			PropertyNames:        &jsonschema.Schema{Type: "string", Pattern: pathPattern},
+			AdditionalProperties: &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "string", Pattern: distPattern}, {Type: "number", Minimum: "0"}}, Description: distDoc},
 		}
 	case reflect.TypeFor[collective.Topology]():
 		return enumSchema("Who receives a shared finding.",
@@ -157,6 +175,19 @@ func refine(s *jsonschema.Schema) {
 	set("", "train", "The RLCR learner's hyperparameters, for `simulate train`.", nil)
 	set("", "variants", "Variants compared on the same task draws: the base with overrides. Without variants there is one, named default.", nil)
 
+	set("", "sweep", "A sweep: trials of the scenario over grid and random values of spec fields, with several seeds each (simulate sweep).", nil)
+	set("Sweep", "command", "What each trial does: train (RLCR) or run (evaluate).", func(p *jsonschema.Schema) { p.Enum = []any{SweepTrain, SweepRun} })
+	set("Sweep", "seeds", "Seeds per point: S, S+1, ... (default 1).", minimum("1"))
+	set("Sweep", "samples", "Random draws per grid point; required with random axes.", minimum("1"))
+	set("Sweep", "metrics", "The final metrics each trial records (default: a few per command).", func(p *jsonschema.Schema) {
+		if p.Items != nil {
+			for _, m := range append(SweepMetrics(SweepTrain), SweepMetrics(SweepRun)...) {
+				if !slices.Contains(p.Items.Enum, any(m)) {
+					p.Items.Enum = append(p.Items.Enum, m)
+				}
+			}
+		}
+	})
 	set("Variant", "name", "The variant's name, unique in the file ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
 	set("Policy", "organization", "A fixed organization.", func(p *jsonschema.Schema) {
 		for _, n := range OrganizationNames() {

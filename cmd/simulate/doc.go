@@ -24,6 +24,8 @@
 //
 //	run        evaluate a scenario's variants and write a run directory
 //	train      train a shared policy for every variant with RLCR
+//	sweep      run a scenario's sweep: many trials, in parallel, resumable, sharded
+//	merge      merge the trials of a sweep's shards
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace
 //	validate   check scenario files
@@ -167,6 +169,145 @@
 //	simulate train latency-pressure
 //	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
 //	simulate train my.yaml --set train.advantage=per-agent --set reward.penalty=quadratic
+//
+// # Run a scenario's sweep: many trials, in parallel, resumable, sharded
+//
+// Usage:
+//
+//	simulate sweep [flags] SCENARIO
+//
+// Sweep runs the trials of SCENARIO's sweep section: every grid point (in
+// row-major order, the first axis slowest) times every random sample times
+// every seed (S, S+1, ...), for each variant. Each trial applies its values
+// to the base, as --set would, then the variant's overrides, and either
+// trains the policy with RLCR (command: train; the metrics are means over
+// the last tenth of the iterations) or evaluates the variant for the
+// scenario's episodes (command: run). A trial's ID is a hash of its
+// parameters, variant and seed; random sample k draws the same values at
+// every grid point.
+//
+//	sweep:
+//	  command: train
+//	  seeds: 2
+//	  grid:
+//	    reward.latency: [0, 0.5, 1]
+//	    task.coupling: [0, 0.5, 0.9]
+//	  random:
+//	    train.lr: uniform(0.02, 0.2)
+//	  samples: 3
+//	  metrics: [reward_mean, success_rate, latency_mean, parallelism_mean]
+//
+// Trials run on a pool of workers and write into a directory:
+//
+//	sweep.json        the sweep: the scenario as resolved, its hash, the
+//	                  seed, and every trial with its ID and parameters
+//	trials/<id>.json  one file per finished trial (parameters and metrics),
+//	                  written atomically when the trial is done
+//	trials/<id>/      with --trial-dirs: the trial's policy.json and
+//	                  iterations.csv (train) or episodes.csv (run)
+//	trials.csv        at the end, one row per trial in enumeration order:
+//	                  trial, variant, seed, the swept paths, the metrics
+//	                  (times in virtual seconds)
+//	charts/           each metric against each grid axis (mean over seeds
+//	                  with a 95% band; one curve per value of the other
+//	                  axis when there are two), a heat map over the first
+//	                  two axes, and phase_parallelism (parallelism over
+//	                  reward.latency and task.coupling) when both are swept,
+//	                  as PNG, SVG and PDF with the CSV of each
+//	manifest.json     as for 'simulate run', written last
+//
+// Resume: running the same command on the same directory skips the trials
+// whose file exists and runs the rest, so an interrupted sweep (even one
+// killed with SIGKILL) completes without running a trial twice. A
+// directory holding a different sweep (another scenario, --set, seed or
+// --variant) is refused unless --fresh is given, which clears it first.
+//
+// Shards: trial j (in enumeration order) belongs to shard j mod n. The
+// shard comes from --shard i/n, else from SLURM_ARRAY_TASK_ID and
+// SLURM_ARRAY_TASK_COUNT (minus SLURM_ARRAY_TASK_MIN: submit with
+// --array=0-(n-1)), else from JOB_COMPLETION_INDEX with --shards n (a
+// Kubernetes Indexed Job). Shards may share one directory: a shard writes
+// its own trials' table into shard-<i>-of-<n>/, and 'simulate merge' joins
+// the trials of all shards into the table, charts and manifest a single
+// run would have written. docs/cluster.md has SLURM and Kubernetes
+// examples. Results never depend on the workers, the shards or
+// interruptions: trials.csv is the same, byte for byte.
+//
+// A progress bar with an ETA is drawn on standard error when it is a
+// terminal. Unless GOGC is set, simulate runs the garbage collector at
+// GOGC=400: trials keep little memory live, and collecting less often makes
+// sweeps about 1.5 times faster.
+//
+// The flags are:
+//
+//	--charts
+//		draw the charts; --charts=false writes the tables only
+//	--fresh
+//		clear a directory that holds another sweep (or this one) and start over;
+//		never with several shards at once
+//	--out DIR
+//		write into directory DIR (default: out/SCENARIO-sweep-seedS)
+//	--seed S
+//		the first seed S of every point (default: the scenario's seed)
+//	--set path=value
+//		override a scenario value, as path=value (such as sweep.seeds=3);
+//		may be repeated
+//	--shard i/n
+//		run only shard i/n: the trials j with j mod n = i
+//	--shards N
+//		the number of shards N, with JOB_COMPLETION_INDEX
+//		(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT
+//	--trial-dirs
+//		also write each trial's policy or episodes into trials/<id>/
+//	--variant V
+//		run only the trials of variant V
+//	--workers W
+//		run W trials at once (default: the number of CPUs);
+//		results do not depend on it
+//
+// Examples:
+//
+//	simulate sweep pressure-sweep
+//	simulate sweep pressure-sweep --workers 8 --out results/pressure
+//	simulate sweep my.yaml --set sweep.seeds=5 --set train.iterations=100
+//	simulate sweep my.yaml --shard 3/16 --out $SCRATCH/my-sweep
+//	simulate merge $SCRATCH/my-sweep --out results/my-sweep
+//
+// # Merge the trials of a sweep's shards
+//
+// Usage:
+//
+//	simulate merge [flags] DIR...
+//
+// Merge joins the trials that 'simulate sweep' wrote into one or more
+// directories of the same sweep (the shards of a cluster job, which may
+// share one directory) and writes what a single unsharded sweep would have
+// written into the --out directory: sweep.json, the trial files, trials.csv
+// (byte-identical to a single run's), the charts and manifest.json.
+//
+// Every directory must hold the same sweep (the same sweep.json hash). A
+// trial found in several directories is counted once when its results are
+// the same, and is an error when they differ. Missing trials are listed by
+// ID and parameters, and merge fails unless --partial is given, which
+// writes the tables and charts of the trials present. Run the missing
+// shards again (the same command resumes them) and merge again. Trial
+// directories (--trial-dirs) are not copied: they stay where the shards
+// wrote them.
+//
+// The flags are:
+//
+//	--charts
+//		draw the charts; --charts=false writes the tables only
+//	--out DIR
+//		write the merged sweep into directory DIR (required; may be one of the inputs)
+//	--partial
+//		write the tables and charts even when trials are missing
+//
+// Examples:
+//
+//	simulate merge $SCRATCH/my-sweep --out results/my-sweep
+//	simulate merge shard0 shard1 shard2 --out merged
+//	simulate merge $SCRATCH/my-sweep --out $SCRATCH/my-sweep --partial
 //
 // # Describe a task graph
 //

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"github.com/swarmsim/swarmsim/scenarios/sweep"
+)
+
+var cmdMerge = &command{
+	Name:  "merge",
+	Args:  "DIR...",
+	Short: "merge the trials of a sweep's shards",
+	Long: `
+Merge joins the trials that 'simulate sweep' wrote into one or more
+directories of the same sweep (the shards of a cluster job, which may
+share one directory) and writes what a single unsharded sweep would have
+written into the --out directory: sweep.json, the trial files, trials.csv
+(byte-identical to a single run's), the charts and manifest.json.
+
+Every directory must hold the same sweep (the same sweep.json hash). A
+trial found in several directories is counted once when its results are
+the same, and is an error when they differ. Missing trials are listed by
+ID and parameters, and merge fails unless --partial is given, which
+writes the tables and charts of the trials present. Run the missing
+shards again (the same command resumes them) and merge again. Trial
+directories (--trial-dirs) are not copied: they stay where the shards
+wrote them.`,
+	Examples: `
+	simulate merge $SCRATCH/my-sweep --out results/my-sweep
+	simulate merge shard0 shard1 shard2 --out merged
+	simulate merge $SCRATCH/my-sweep --out $SCRATCH/my-sweep --partial`,
+	Setup: func(fs *flag.FlagSet) action {
+		o := &mergeOptions{}
+		fs.StringVar(&o.out, "out", "", "write the merged sweep into directory `DIR` (required; may be one of the inputs)")
+		fs.BoolVar(&o.partial, "partial", false, "write the tables and charts even when trials are missing")
+		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		return o.run
+	},
+}
+
+type mergeOptions struct {
+	out     string
+	partial bool
+	charts  bool
+}
+
+// maxListed bounds the missing trials listed one by one.
+const maxListed = 20
+
+func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error {
+	if len(args) == 0 {
+		return usagef("want at least one sweep directory")
+	}
+	if o.out == "" {
+		return usagef("--out DIR is required (it may be one of the inputs)")
+	}
+	m, err := sweep.Merge(args)
+	if err != nil {
+		return err
+	}
+	for _, iv := range m.Invalid {
+		s.warnf("%s: ignored", iv)
+	}
+	plan := m.Plan
+	if n := len(m.Missing); n > 0 {
+		for i, j := range m.Missing {
+			if i == maxListed {
+				fmt.Fprintf(s.stderr, "%s: ... and %d more missing trials\n", s.name, n-i)
+				break
+			}
+			fmt.Fprintf(s.stderr, "%s: missing trial %s: %s\n", s.name, plan.Trials[j].ID, plan.Describe(j))
+		}
+		if !o.partial {
+			return fmt.Errorf("%d of %d trials are missing: run their shards again (the same command resumes them), or merge with --partial", n, len(plan.Trials))
+		}
+		s.warnf("%d of %d trials are missing: the tables and charts hold the others", n, len(plan.Trials))
+	}
+	if err := sweep.Prepare(o.out, plan, false); err != nil {
+		return err
+	}
+	recs := make([]*sweep.Record, 0, len(m.Records))
+	for _, t := range plan.Trials {
+		if r, ok := m.Records[t.ID]; ok {
+			recs = append(recs, r)
+		}
+	}
+	if err := sweep.CopyRecords(o.out, recs); err != nil {
+		return err
+	}
+	dir := &runDir{path: o.out}
+	if err := recordSweepFiles(dir, plan, m.Records); err != nil {
+		return err
+	}
+	if err := writeSweepOutputs(ctx, s, dir, "", s.argv, plan, m.Records, o.charts); err != nil {
+		return err
+	}
+	printSweepSummary(s.stdout, plan, m.Records)
+	fmt.Fprintf(s.stdout, "\nmerged %d of %d trials from %d directories (%d files, %d identical duplicates)\nwrote %s\n",
+		len(m.Records), len(plan.Trials), len(args), m.Read, m.Duplicates, filepath.Clean(o.out))
+	return nil
+}

@@ -1,0 +1,395 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/scenarios/sweep"
+	"gonum.org/v1/plot"
+)
+
+var cmdSweep = &command{
+	Name:  "sweep",
+	Args:  "SCENARIO",
+	Short: "run a scenario's sweep: many trials, in parallel, resumable, sharded",
+	Long: `
+Sweep runs the trials of SCENARIO's sweep section: every grid point (in
+row-major order, the first axis slowest) times every random sample times
+every seed (S, S+1, ...), for each variant. Each trial applies its values
+to the base, as --set would, then the variant's overrides, and either
+trains the policy with RLCR (command: train; the metrics are means over
+the last tenth of the iterations) or evaluates the variant for the
+scenario's episodes (command: run). A trial's ID is a hash of its
+parameters, variant and seed; random sample k draws the same values at
+every grid point.
+
+	sweep:
+	  command: train
+	  seeds: 2
+	  grid:
+	    reward.latency: [0, 0.5, 1]
+	    task.coupling: [0, 0.5, 0.9]
+	  random:
+	    train.lr: uniform(0.02, 0.2)
+	  samples: 3
+	  metrics: [reward_mean, success_rate, latency_mean, parallelism_mean]
+
+Trials run on a pool of workers and write into a directory:
+
+	sweep.json        the sweep: the scenario as resolved, its hash, the
+	                  seed, and every trial with its ID and parameters
+	trials/<id>.json  one file per finished trial (parameters and metrics),
+	                  written atomically when the trial is done
+	trials/<id>/      with --trial-dirs: the trial's policy.json and
+	                  iterations.csv (train) or episodes.csv (run)
+	trials.csv        at the end, one row per trial in enumeration order:
+	                  trial, variant, seed, the swept paths, the metrics
+	                  (times in virtual seconds)
+	charts/           each metric against each grid axis (mean over seeds
+	                  with a 95% band; one curve per value of the other
+	                  axis when there are two), a heat map over the first
+	                  two axes, and phase_parallelism (parallelism over
+	                  reward.latency and task.coupling) when both are swept,
+	                  as PNG, SVG and PDF with the CSV of each
+	manifest.json     as for 'simulate run', written last
+
+Resume: running the same command on the same directory skips the trials
+whose file exists and runs the rest, so an interrupted sweep (even one
+killed with SIGKILL) completes without running a trial twice. A
+directory holding a different sweep (another scenario, --set, seed or
+--variant) is refused unless --fresh is given, which clears it first.
+
+Shards: trial j (in enumeration order) belongs to shard j mod n. The
+shard comes from --shard i/n, else from SLURM_ARRAY_TASK_ID and
+SLURM_ARRAY_TASK_COUNT (minus SLURM_ARRAY_TASK_MIN: submit with
+--array=0-(n-1)), else from JOB_COMPLETION_INDEX with --shards n (a
+Kubernetes Indexed Job). Shards may share one directory: a shard writes
+its own trials' table into shard-<i>-of-<n>/, and 'simulate merge' joins
+the trials of all shards into the table, charts and manifest a single
+run would have written. docs/cluster.md has SLURM and Kubernetes
+examples. Results never depend on the workers, the shards or
+interruptions: trials.csv is the same, byte for byte.
+
+A progress bar with an ETA is drawn on standard error when it is a
+terminal. Unless GOGC is set, simulate runs the garbage collector at
+GOGC=400: trials keep little memory live, and collecting less often makes
+sweeps about 1.5 times faster.`,
+	Examples: `
+	simulate sweep pressure-sweep
+	simulate sweep pressure-sweep --workers 8 --out results/pressure
+	simulate sweep my.yaml --set sweep.seeds=5 --set train.iterations=100
+	simulate sweep my.yaml --shard 3/16 --out $SCRATCH/my-sweep
+	simulate merge $SCRATCH/my-sweep --out results/my-sweep`,
+	Setup: func(fs *flag.FlagSet) action {
+		o := &sweepOptions{}
+		fs.Var(&o.seed, "seed", "the first seed `S` of every point (default: the scenario's seed)")
+		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-sweep-seedS)")
+		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated")
+		fs.IntVar(&o.workers, "workers", 0, "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it")
+		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n`: the trials j with j mod n = i")
+		fs.IntVar(&o.shards, "shards", 0, "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
+		fs.StringVar(&o.variant, "variant", "", "run only the trials of variant `V`")
+		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
+		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
+		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		return o.run
+	},
+}
+
+type sweepOptions struct {
+	seed      seedFlag
+	out       string
+	sets      stringsFlag
+	workers   int
+	shard     string
+	shards    int
+	variant   string
+	fresh     bool
+	trialDirs bool
+	charts    bool
+}
+
+func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error {
+	if len(args) != 1 {
+		return usagef("want one scenario, got %d arguments", len(args))
+	}
+	if o.workers < 0 {
+		return usagef("--workers %d: want 1 or more", o.workers)
+	}
+	if o.shard != "" {
+		if _, err := sweep.ParseShard(o.shard); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	if o.shards < 0 {
+		return usagef("--shards %d: want 1 or more", o.shards)
+	}
+	shard, _, err := sweep.ResolveShard(o.shard, o.shards, os.Getenv)
+	if err != nil {
+		return err
+	}
+	sc, err := scenarios.Load(args[0], o.sets)
+	if err != nil {
+		return err
+	}
+	if sc.Sweep == nil {
+		return fmt.Errorf("scenario %s has no sweep section: add one (see 'simulate help sweep'), or give one with --set, such as --set 'sweep={command: run, grid: {collective.agents: [2, 4, 8]}}'", sc.Name)
+	}
+	seed := sc.Seed
+	if o.seed.set {
+		seed = o.seed.v
+	}
+	plan, trials, err := sweep.NewPlan(sc, seed, o.variant)
+	if err != nil {
+		return err
+	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join("out", fmt.Sprintf("%s-sweep-seed%d", fileName(sc.Name), seed))
+	}
+	if err := sweep.Prepare(out, plan, o.fresh); err != nil {
+		return err
+	}
+	st, err := sweep.Check(out, plan, shard)
+	if err != nil {
+		return err
+	}
+	for _, iv := range st.Invalid {
+		s.warnf("%s: running the trial again", iv)
+	}
+
+	bar := newProgress(s.stderr, "trials", len(st.Pending))
+	opt := sweep.Options{Workers: o.workers, Finished: func(*scenarios.Trial) { bar.increment() }}
+	if o.trialDirs {
+		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, t, oc) }
+	}
+	err = sweep.Execute(ctx, out, plan, sc, trials, st.Pending, opt)
+	bar.finish(err == nil)
+	if err != nil {
+		if after, cerr := sweep.Check(out, plan, shard); cerr == nil {
+			fmt.Fprintf(s.stderr, "%s: %d of %d trials done; run the same command again to resume\n", s.name, after.Done(), len(after.Shard))
+		}
+		return err
+	}
+
+	recs, bad, err := sweep.ReadRecords(out, plan)
+	if err != nil {
+		return err
+	}
+	mine := map[string]*sweep.Record{}
+	for _, j := range st.Shard {
+		id := plan.Trials[j].ID
+		r, ok := recs[id]
+		if !ok {
+			for _, iv := range bad {
+				s.warnf("%s", iv)
+			}
+			return fmt.Errorf("trial %s (%s) has no valid file in %s after running: was the directory changed meanwhile?", id, plan.Describe(j), out)
+		}
+		mine[id] = r
+	}
+	ran := len(st.Pending)
+	if shard.Sharded() {
+		sub := fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
+		dir := &runDir{path: filepath.Join(out, sub)}
+		if err := dir.mkdirAll(dir.path); err != nil {
+			return err
+		}
+		if err := writeSweepOutputs(ctx, s, dir, sc.Source, s.argv, plan, mine, false); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
+		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with 'simulate merge')\n", filepath.Join(out, sub))
+		return nil
+	}
+	dir := &runDir{path: out}
+	if err := recordSweepFiles(dir, plan, mine); err != nil {
+		return err
+	}
+	if err := writeSweepOutputs(ctx, s, dir, sc.Source, s.argv, plan, mine, o.charts); err != nil {
+		return err
+	}
+	printSweepSummary(s.stdout, plan, mine)
+	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n", len(st.Shard), ran, len(st.Shard)-ran, out)
+	return nil
+}
+
+// writeTrialDir writes a trial's own outputs into trials/<id>/.
+func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
+	d := sweep.TrialDir(out, t.ID)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return err
+	}
+	if oc.Policy != nil {
+		var buf bytes.Buffer
+		if err := policy.Save(&buf, oc.Policy); err != nil {
+			return err
+		}
+		if err := sweep.WriteFile(filepath.Join(d, "policy.json"), buf.Bytes()); err != nil {
+			return err
+		}
+		return sweep.WriteFile(filepath.Join(d, "iterations.csv"), sweep.IterationsCSV(oc.Iterations))
+	}
+	b, err := episodesCSV(oc.Rows)
+	if err != nil {
+		return err
+	}
+	return sweep.WriteFile(filepath.Join(d, "episodes.csv"), b)
+}
+
+// recordSweepFiles lists sweep.json, the trial files of recs and the files
+// of their trial directories in dir's manifest.
+func recordSweepFiles(dir *runDir, plan *sweep.Plan, recs map[string]*sweep.Record) error {
+	dir.record(sweep.PlanFile)
+	for _, t := range plan.Trials {
+		if _, ok := recs[t.ID]; !ok {
+			continue
+		}
+		dir.record(path.Join(sweep.TrialsDir, t.ID+".json"))
+		sub := sweep.TrialDir(dir.path, t.ID)
+		entries, err := os.ReadDir(sub)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if name := e.Name(); e.Type().IsRegular() && name[0] != '.' {
+				dir.record(path.Join(sweep.TrialsDir, t.ID, name))
+			}
+		}
+	}
+	return nil
+}
+
+// writeSweepOutputs writes trials.csv of recs, the charts (if wanted) and
+// the manifest into dir.
+func writeSweepOutputs(ctx context.Context, s *session, dir *runDir, source string, argv []string, plan *sweep.Plan, recs map[string]*sweep.Record, charts bool) error {
+	if err := dir.write("trials.csv", sweep.Table(plan, recs)); err != nil {
+		return err
+	}
+	if charts {
+		if err := writeSweepCharts(ctx, s, dir, plan, recs); err != nil {
+			return err
+		}
+	}
+	return dir.commit(&manifest{
+		Scenario:        plan.Scenario,
+		Description:     plan.Description,
+		Source:          source,
+		Hash:            plan.ScenarioHash,
+		Seed:            plan.Seed,
+		Episodes:        plan.Episodes,
+		Seeds:           plan.Seeds,
+		Variants:        plan.Variants,
+		SwarmsimVersion: version(),
+		GoVersion:       goVersion(),
+		Command:         argv,
+		Resolved:        plan.Resolved,
+	})
+}
+
+// writeSweepCharts draws the charts of sweep.Charts into dir/charts. A
+// chart that cannot be drawn is left out with a warning.
+func writeSweepCharts(ctx context.Context, s *session, dir *runDir, plan *sweep.Plan, recs map[string]*sweep.Record) (err error) {
+	charts, warnings := sweep.Charts(plan, recs)
+	if len(charts) == 0 {
+		for _, w := range warnings {
+			s.warnf("%s", w)
+		}
+		return nil
+	}
+	if err := dir.subdir(chartsDir); err != nil {
+		return err
+	}
+	bar := newProgress(s.stderr, "charts", len(charts))
+	defer func() {
+		bar.finish(err == nil)
+		for _, w := range warnings {
+			s.warnf("%s", w)
+		}
+	}()
+	for _, c := range charts {
+		var p *plot.Plot
+		var table plots.Table
+		var err error
+		if c.Grid != nil {
+			cc := plots.Chart{XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: plots.Column}
+			p, err = plots.Heatmap(cc, *c.Grid)
+			if err != nil && c.Grid.Annotate {
+				g := *c.Grid
+				g.Annotate = false // values too wide for the cells
+				p, err = plots.Heatmap(cc, g)
+			}
+			table = plots.GridTable(*c.Grid)
+		} else {
+			p, err = plots.Lines(plots.Chart{XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: plots.Column}, c.Series)
+			table = plots.LinesTable(c.Series)
+		}
+		if err == nil {
+			err = save(dir, c.Name, p, plots.Column, table)
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
+		}
+		bar.increment()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxSummaryRows bounds the table printed at the end of a sweep.
+const maxSummaryRows = 40
+
+// printSweepSummary prints the mean over seeds of each metric per variant
+// and point.
+func printSweepSummary(w io.Writer, plan *sweep.Plan, recs map[string]*sweep.Record) {
+	sums := sweep.Summarize(plan, recs)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	multi := len(plan.Variants) > 1
+	if multi {
+		fmt.Fprint(tw, "variant\t")
+	}
+	for _, p := range plan.ParamNames() {
+		fmt.Fprintf(tw, "%s\t", p)
+	}
+	fmt.Fprint(tw, "seeds\t")
+	for _, m := range plan.Metrics {
+		fmt.Fprintf(tw, "%s\t", m)
+	}
+	fmt.Fprintln(tw)
+	for i, ps := range sums {
+		if i == maxSummaryRows {
+			fmt.Fprintf(tw, "... %d more rows: see trials.csv\n", len(sums)-i)
+			break
+		}
+		if multi {
+			fmt.Fprintf(tw, "%s\t", ps.Variant)
+		}
+		for _, v := range ps.Params {
+			fmt.Fprintf(tw, "%s\t", v)
+		}
+		fmt.Fprintf(tw, "%d\t", ps.N)
+		for _, m := range ps.Means {
+			fmt.Fprintf(tw, "%s\t", strconv.FormatFloat(m, 'g', 4, 64))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,438 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/scenarios/sweep"
+)
+
+// The sweep tests run simulate as separate processes, as a cluster would:
+// several at once on one directory, killed with SIGKILL and resumed.
+
+// sweepScenario is a small sweep: 2 × 3 grid points, 1 random sample and
+// 2 seeds, 12 short training runs.
+var sweepScenario = filepath.Join("testdata", "sweep.yaml")
+
+const sweepTrials = 12
+
+var simBin struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if simBin.dir != "" {
+		os.RemoveAll(simBin.dir)
+	}
+	os.Exit(code)
+}
+
+// binary builds simulate once for all tests and returns its path.
+func binary(t *testing.T) string {
+	t.Helper()
+	simBin.once.Do(func() {
+		simBin.dir, simBin.err = os.MkdirTemp("", "simulate-test-")
+		if simBin.err != nil {
+			return
+		}
+		simBin.path = filepath.Join(simBin.dir, "simulate")
+		out, err := exec.Command("go", "build", "-o", simBin.path, ".").CombinedOutput()
+		if err != nil {
+			simBin.err = errors.New(err.Error() + "\n" + string(out))
+		}
+	})
+	require.NoError(t, simBin.err, "building simulate")
+	return simBin.path
+}
+
+// shardEnv are the variables that choose a shard; the tests set them
+// explicitly.
+var shardEnv = []string{sweep.EnvSlurmID, sweep.EnvSlurmCount, sweep.EnvSlurmMin, sweep.EnvSlurmStep, sweep.EnvK8sIndex}
+
+// simCommand returns the command that runs simulate with args, in an
+// environment without shard variables plus env.
+func simCommand(t *testing.T, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(binary(t), args...)
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(shardEnv, name) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// exe runs simulate as a process and returns its output and exit status.
+func exe(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := simCommand(t, env, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		require.NoError(t, err)
+	}
+	return o.String(), e.String(), code
+}
+
+func mustExe(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	out, errOut, code := exe(t, env, args...)
+	require.Equal(t, 0, code, "simulate %s\nstderr:\n%s", strings.Join(args, " "), errOut)
+	return out
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+var trialFileRE = regexp.MustCompile(`^[0-9a-f]{16}\.json$`)
+
+// trialFiles lists the trial records in dir.
+func trialFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, sweep.TrialsDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	require.NoError(t, err)
+	var out []string
+	for _, e := range entries {
+		if trialFileRE.MatchString(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// csvRows returns the data rows of a CSV file.
+func csvRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	recs := readCSV(t, path)
+	require.NotEmpty(t, recs)
+	return recs[1:]
+}
+
+func TestSweepDeterministicAcrossWorkersAndShards(t *testing.T) {
+	tmp := t.TempDir()
+	single := filepath.Join(tmp, "single")
+	out := mustExe(t, nil, "sweep", sweepScenario, "--workers", "1", "--out", single)
+	assert.Contains(t, out, "12 trials, 12 run now, 0 done before")
+	want := readFile(t, filepath.Join(single, "trials.csv"))
+	rows := csvRows(t, filepath.Join(single, "trials.csv"))
+	require.Len(t, rows, sweepTrials)
+	assert.Equal(t, "trial,variant,seed,reward.latency,task.coupling,train.lr,reward_mean,success_rate,latency_mean,parallelism_mean,prob_share\n",
+		string(want[:bytes.IndexByte(want, '\n')+1]))
+	assert.Len(t, trialFiles(t, single), sweepTrials)
+	m := readManifest(t, single)
+	assert.Equal(t, "test-sweep", m.Scenario)
+	for _, f := range []string{"sweep.json", "trials.csv", "charts/phase_parallelism.png", "charts/phase_parallelism.csv",
+		"charts/parallelism_mean_vs_reward_latency.svg", "charts/reward_mean_heatmap.pdf"} {
+		assert.Contains(t, m.Files, f)
+	}
+	for _, f := range m.Files {
+		_, err := os.Stat(filepath.Join(single, filepath.FromSlash(f)))
+		assert.NoError(t, err, "manifest lists %s", f)
+	}
+
+	t.Run("workers", func(t *testing.T) {
+		dir := filepath.Join(tmp, "workers2")
+		mustExe(t, nil, "sweep", sweepScenario, "--workers", "2", "--charts=false", "--out", dir)
+		assert.Equal(t, string(want), string(readFile(t, filepath.Join(dir, "trials.csv"))))
+		assert.Equal(t, string(readFile(t, filepath.Join(single, "sweep.json"))), string(readFile(t, filepath.Join(dir, "sweep.json"))))
+	})
+
+	t.Run("shards-in-one-directory", func(t *testing.T) {
+		dir := filepath.Join(tmp, "shared")
+		// Both shards at once, sharing the directory.
+		var cmds []*exec.Cmd
+		for i := range 2 {
+			cmd := simCommand(t, nil, "sweep", sweepScenario, "--workers", "1", "--shard", strconv.Itoa(i)+"/2", "--out", dir)
+			require.NoError(t, cmd.Start())
+			cmds = append(cmds, cmd)
+		}
+		for _, cmd := range cmds {
+			require.NoError(t, cmd.Wait())
+		}
+		for i := range 2 {
+			part := csvRows(t, filepath.Join(dir, "shard-"+strconv.Itoa(i)+"-of-2", "trials.csv"))
+			assert.Len(t, part, sweepTrials/2, "a shard's table holds its own trials")
+			for k, row := range part {
+				assert.Equal(t, rows[2*k+i], row, "shard %d holds trials j with j mod 2 = %d", i, i)
+			}
+		}
+		_, err := os.Stat(filepath.Join(dir, "trials.csv"))
+		assert.ErrorIs(t, err, os.ErrNotExist, "shards write no whole-sweep table")
+		merged := filepath.Join(tmp, "merged")
+		out := mustExe(t, nil, "merge", dir, "--out", merged, "--charts=false")
+		assert.Contains(t, out, "merged 12 of 12 trials")
+		assert.Equal(t, string(want), string(readFile(t, filepath.Join(merged, "trials.csv"))))
+		assert.Equal(t, string(readFile(t, filepath.Join(single, "sweep.json"))), string(readFile(t, filepath.Join(merged, "sweep.json"))))
+		assert.Len(t, trialFiles(t, merged), sweepTrials, "merge copies the trial files")
+		// In place, as a dependent cluster job would.
+		mustExe(t, nil, "merge", dir, "--out", dir, "--charts=false")
+		assert.Equal(t, string(want), string(readFile(t, filepath.Join(dir, "trials.csv"))))
+	})
+
+	t.Run("slurm-array", func(t *testing.T) {
+		// An array submitted as --array=5-6: indices minus the minimum.
+		var dirs []string
+		for i := range 2 {
+			dir := filepath.Join(tmp, "slurm", strconv.Itoa(i))
+			env := []string{sweep.EnvSlurmID + "=" + strconv.Itoa(5+i), sweep.EnvSlurmMin + "=5", sweep.EnvSlurmCount + "=2"}
+			out := mustExe(t, env, "sweep", sweepScenario, "--out", dir)
+			assert.Contains(t, out, "shard "+strconv.Itoa(i)+"/2: 6 trials")
+			dirs = append(dirs, dir)
+		}
+		merged := filepath.Join(tmp, "slurm-merged")
+		out := mustExe(t, nil, append(append([]string{"merge"}, dirs...), "--out", merged)...)
+		assert.Contains(t, out, "merged 12 of 12 trials from 2 directories")
+		assert.Equal(t, string(want), string(readFile(t, filepath.Join(merged, "trials.csv"))))
+		_, err := os.Stat(filepath.Join(merged, "charts", "phase_parallelism.png"))
+		assert.NoError(t, err, "merge draws the charts")
+		// Merging a directory with itself counts identical duplicates.
+		out = mustExe(t, nil, "merge", merged, merged, "--out", merged, "--charts=false")
+		assert.Contains(t, out, "12 identical duplicates")
+	})
+
+	t.Run("kubernetes-indexed-job", func(t *testing.T) {
+		dir := filepath.Join(tmp, "k8s")
+		for i := range 3 {
+			mustExe(t, []string{sweep.EnvK8sIndex + "=" + strconv.Itoa(i)}, "sweep", sweepScenario, "--shards", "3", "--out", dir)
+		}
+		_, errOut, code := exe(t, []string{sweep.EnvK8sIndex + "=0"}, "sweep", sweepScenario, "--out", dir)
+		assert.Equal(t, exitFail, code)
+		assert.Contains(t, errOut, "--shards N")
+		mustExe(t, nil, "merge", dir, "--out", dir, "--charts=false")
+		assert.Equal(t, string(want), string(readFile(t, filepath.Join(dir, "trials.csv"))))
+	})
+}
+
+// TestSweepResumeAfterKill kills a sweep with SIGKILL once a few trials
+// are done, resumes it, and checks that the finished trials were not run
+// again and that the table is the uninterrupted one.
+func TestSweepResumeAfterKill(t *testing.T) {
+	tmp := t.TempDir()
+	// Longer trials and more of them, so that the kill comes midway.
+	slow := []string{"--set", "train.iterations=300", "--set", "sweep.seeds=4", "--charts=false"}
+	const total = 2 * sweepTrials
+	ref := filepath.Join(tmp, "ref")
+	mustExe(t, nil, append([]string{"sweep", sweepScenario, "--workers", "2", "--out", ref}, slow...)...)
+
+	dir := filepath.Join(tmp, "killed")
+	cmd := simCommand(t, nil, append([]string{"sweep", sweepScenario, "--workers", "1", "--out", dir}, slow...)...)
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(time.Minute)
+	for len(trialFiles(t, dir)) < 3 {
+		select {
+		case err := <-exited:
+			t.Fatalf("the sweep ended (%v) before it could be killed: make its trials longer", err)
+		default:
+		}
+		require.True(t, time.Now().Before(deadline), "no trial finished within a minute")
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	<-exited
+	done := trialFiles(t, dir)
+	require.Less(t, len(done), total, "killed midway")
+	_, err := os.Stat(filepath.Join(dir, "trials.csv"))
+	require.ErrorIs(t, err, os.ErrNotExist, "a killed sweep has no table")
+	inodes := map[string]uint64{}
+	for _, f := range done {
+		st, err := os.Stat(filepath.Join(dir, sweep.TrialsDir, f))
+		require.NoError(t, err)
+		inodes[f] = st.Sys().(*syscall.Stat_t).Ino
+	}
+
+	out := mustExe(t, nil, append([]string{"sweep", sweepScenario, "--workers", "2", "--out", dir}, slow...)...)
+	assert.Contains(t, out, strconv.Itoa(total)+" trials, "+strconv.Itoa(total-len(done))+" run now, "+strconv.Itoa(len(done))+" done before")
+	assert.Len(t, trialFiles(t, dir), total)
+	for f, ino := range inodes {
+		st, err := os.Stat(filepath.Join(dir, sweep.TrialsDir, f))
+		require.NoError(t, err)
+		assert.Equal(t, ino, st.Sys().(*syscall.Stat_t).Ino, "%s was written again", f)
+	}
+	assert.Equal(t, string(readFile(t, filepath.Join(ref, "trials.csv"))), string(readFile(t, filepath.Join(dir, "trials.csv"))))
+
+	// Once more: nothing left to run.
+	out = mustExe(t, nil, append([]string{"sweep", sweepScenario, "--out", dir}, slow...)...)
+	assert.Contains(t, out, "0 run now, "+strconv.Itoa(total)+" done before")
+
+	// A damaged trial file is run again.
+	victim := filepath.Join(dir, sweep.TrialsDir, done[0])
+	require.NoError(t, os.WriteFile(victim, []byte(`{"format": "swarmsim-sweep-trial/1", "id": `), 0o644))
+	out, errOut, code := exe(t, nil, append([]string{"sweep", sweepScenario, "--out", dir}, slow...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "running the trial again")
+	assert.Contains(t, out, "1 run now")
+	assert.Equal(t, string(readFile(t, filepath.Join(ref, "trials.csv"))), string(readFile(t, filepath.Join(dir, "trials.csv"))))
+}
+
+func TestSweepRefusesOtherSweep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	mustExe(t, nil, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", dir)
+	old := readFile(t, filepath.Join(dir, "sweep.json"))
+
+	for _, args := range [][]string{
+		{"sweep", "tiny", "--set", "sweep={command: run, grid: {collective.agents: [1, 2]}}"},
+		{"sweep", sweepScenario, "--set", "sweep.seeds=2"},
+		{"sweep", sweepScenario, "--set", "sweep.seeds=1", "--seed", "9"},
+	} {
+		_, errOut, code := exe(t, nil, append(args, "--charts=false", "--out", dir)...)
+		assert.Equal(t, exitFail, code, "%v", args)
+		assert.Contains(t, errOut, "holds another sweep")
+		assert.Contains(t, errOut, "--fresh")
+		assert.Equal(t, string(old), string(readFile(t, filepath.Join(dir, "sweep.json"))), "a refused sweep changes nothing")
+	}
+	out := mustExe(t, nil, "sweep", "tiny", "--set", "sweep={command: run, grid: {collective.agents: [1, 2]}}", "--fresh", "--charts=false", "--out", dir)
+	assert.Contains(t, out, "4 trials, 4 run now, 0 done before", "tiny has two variants")
+	assert.Len(t, trialFiles(t, dir), 4, "--fresh cleared the old trials")
+	assert.Len(t, csvRows(t, filepath.Join(dir, "trials.csv")), 4)
+
+	// A run directory is not a sweep directory.
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--out", run)
+	_, errOut, code := exe(t, nil, "sweep", sweepScenario, "--fresh", "--out", run)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "not a sweep")
+}
+
+func TestMergeReportsMissing(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "half")
+	mustExe(t, nil, "sweep", sweepScenario, "--shard", "0/2", "--out", dir)
+	var plan sweep.Plan
+	require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(dir, "sweep.json")), &plan))
+	require.Len(t, plan.Trials, sweepTrials)
+
+	out := filepath.Join(tmp, "merged")
+	_, errOut, code := exe(t, nil, "merge", dir, "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "6 of 12 trials are missing")
+	for j, tr := range plan.Trials {
+		line := "missing trial " + tr.ID + ": reward.latency=" + tr.Params[0].Value + ", task.coupling=" + tr.Params[1].Value
+		if j%2 == 1 {
+			assert.Contains(t, errOut, line)
+		} else {
+			assert.NotContains(t, errOut, tr.ID)
+		}
+	}
+	_, err := os.Stat(filepath.Join(out, "trials.csv"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	_, errOut, code = exe(t, nil, "merge", dir, "--out", out, "--partial", "--charts=false")
+	require.Equal(t, 0, code, errOut)
+	assert.Len(t, csvRows(t, filepath.Join(out, "trials.csv")), sweepTrials/2)
+
+	// The same trial with another result is an error.
+	other := filepath.Join(tmp, "other")
+	require.NoError(t, os.MkdirAll(filepath.Join(other, sweep.TrialsDir), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "sweep.json"), readFile(t, filepath.Join(dir, "sweep.json")), 0o644))
+	id := plan.Trials[0].ID
+	rec := readFile(t, filepath.Join(dir, sweep.TrialsDir, id+".json"))
+	var r map[string]any
+	require.NoError(t, json.Unmarshal(rec, &r))
+	r["metrics"].(map[string]any)["reward_mean"] = 12345.0
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(other, sweep.TrialsDir, id+".json"), b, 0o644))
+	_, errOut, code = exe(t, nil, "merge", dir, other, "--out", filepath.Join(tmp, "conflict"), "--partial")
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "trial "+id)
+	assert.Contains(t, errOut, "different results")
+
+	// Directories of different sweeps are not merged.
+	alien := filepath.Join(tmp, "alien")
+	mustExe(t, nil, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", alien)
+	_, errOut, code = exe(t, nil, "merge", dir, alien, "--out", filepath.Join(tmp, "mixed"))
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "another sweep")
+}
+
+func TestSweepBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sweep", "tiny"}, exitFail, "has no sweep section"},
+		{[]string{"sweep", sweepScenario, "--shard", "2/2"}, exitUsage, "shard 2 is out of range (0 to 1 for 2 shards)"},
+		{[]string{"sweep", sweepScenario, "--shard", "x"}, exitUsage, "want i/n"},
+		{[]string{"sweep", sweepScenario, "--shards", "4"}, exitFail, "needs the shard's index"},
+		{[]string{"sweep", sweepScenario, "--variant", "nope"}, exitFail, `no variant "nope"`},
+		{[]string{"sweep", sweepScenario, "--set", "sweep.metrics=[reward_mean, finish_mean]"}, exitFail, `"finish_mean" is not a metric of train trials`},
+		{[]string{"merge", "--out", "x"}, exitUsage, "at least one sweep directory"},
+		{[]string{"merge", "x"}, exitUsage, "--out DIR is required"},
+	} {
+		_, errOut, code := simulate(t, append(tc.args, "--out", filepath.Join(t.TempDir(), "o"))...)
+		if tc.args[0] == "merge" {
+			_, errOut, code = simulate(t, tc.args...)
+		}
+		assert.Equal(t, tc.code, code, "%v: %s", tc.args, errOut)
+		assert.Contains(t, errOut, tc.want, "%v", tc.args)
+	}
+}
+
+func TestSweepTrialDirs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "train")
+	mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--trial-dirs", "--charts=false", "--out", dir)
+	files := trialFiles(t, dir)
+	require.Len(t, files, sweepTrials/2)
+	m := readManifest(t, dir)
+	for _, f := range files {
+		id := strings.TrimSuffix(f, ".json")
+		for _, name := range []string{"policy.json", "iterations.csv"} {
+			_, err := os.Stat(filepath.Join(dir, sweep.TrialsDir, id, name))
+			assert.NoError(t, err)
+			assert.Contains(t, m.Files, "trials/"+id+"/"+name)
+		}
+		assert.Contains(t, m.Files, "trials/"+f)
+	}
+	iters := readCSV(t, filepath.Join(dir, sweep.TrialsDir, strings.TrimSuffix(files[0], ".json"), "iterations.csv"))
+	assert.Len(t, iters, 1+8, "a header and one row per iteration")
+
+	// A policy file is what 'simulate run --policy' takes.
+	pol := filepath.Join(dir, sweep.TrialsDir, strings.TrimSuffix(files[0], ".json"), "policy.json")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--policy", pol, "--out", filepath.Join(t.TempDir(), "r"))
+
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "sweep", "tiny", "--set", "sweep={command: run, grid: {collective.agents: [1, 2]}}", "--variant", "team", "--trial-dirs", "--charts=false", "--out", run)
+	files = trialFiles(t, run)
+	require.Len(t, files, 2)
+	rows := readCSV(t, filepath.Join(run, sweep.TrialsDir, strings.TrimSuffix(files[0], ".json"), "episodes.csv"))
+	assert.Len(t, rows, 1+5, "tiny's five episodes")
+	table := readCSV(t, filepath.Join(run, "trials.csv"))
+	assert.Equal(t, []string{"trial", "variant", "seed", "collective.agents", "success_rate", "finish_mean", "reward_mean", "parallelism_mean"}, table[0])
+	assert.Equal(t, "team", table[1][1])
+}

@@ -1,0 +1,763 @@
+package scenarios
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// A sweep runs one scenario many times over a set of parameter values: the
+// trials. Its section in the file says what each trial does (train or
+// run), over which values (a grid, and random draws), for how many seeds,
+// and which final metrics to record:
+//
+//	sweep:
+//	  command: train
+//	  seeds: 2
+//	  grid:
+//	    reward.latency: [0, 0.5, 1]
+//	    task.coupling: [0, 0.5, 0.9]
+//	  random:
+//	    train.lr: uniform(0.02, 0.2)
+//	  samples: 3
+//	  metrics: [reward_mean, success_rate, parallelism_mean]
+//
+// The package scenarios/sweep runs the trials.
+
+// Commands a sweep's trials may run.
+const (
+	// SweepTrain trains the shared policy with RLCR (rlcr.Train); the
+	// metrics are means over the last tenth of the iterations.
+	SweepTrain = "train"
+	// SweepRun evaluates the variant (Evaluate) for the scenario's
+	// episodes; the metrics come from Summarize.
+	SweepRun = "run"
+)
+
+// Limits of a sweep.
+const (
+	maxSweepSeeds   = 1_000_000
+	maxSweepSamples = 1_000_000
+	// MaxTrials bounds the trials of one sweep (each is a training run
+	// or an evaluation of many episodes).
+	MaxTrials = 100_000
+)
+
+// Sweep is a scenario's sweep section, resolved and checked.
+type Sweep struct {
+	// Command is what each trial does: SweepTrain or SweepRun.
+	Command string
+	// Seeds is the number of seeds per point: S, S+1, ..., S+Seeds-1,
+	// where S is the seed of the sweep (the scenario's, or one given on
+	// the command line).
+	Seeds int
+	// Grid holds the grid axes in file order; trials cover every
+	// combination of their values.
+	Grid []GridAxis
+	// Random holds the random axes in file order.
+	Random []RandomAxis
+	// Samples is the number of random draws per grid point; 0 without
+	// random axes.
+	Samples int
+	// Metrics are the final metrics each trial records, in order: names
+	// from SweepMetrics(Command).
+	Metrics []string
+}
+
+// GridAxis is one field path of a sweep's grid with its values.
+type GridAxis struct {
+	// Path is the field path, in canonical form ("reward.latency").
+	Path string
+	// Values are the values in file order, in canonical text form: the
+	// shortest form of numbers, durations as "2m0s", distributions as
+	// sim.Dist.String writes them.
+	Values []string
+	// Numbers are the values as numbers (durations in seconds) when every
+	// value is one, for charts; nil otherwise.
+	Numbers []float64
+	// Unit is "s" when the field is a duration, else "".
+	Unit string
+
+	values []any // decoded, of the field's type
+	segs   []pathSeg
+}
+
+// RandomAxis is one field path of a sweep whose value is drawn at random.
+type RandomAxis struct {
+	// Path is the field path, in canonical form ("train.lr").
+	Path string
+	// Dist is the distribution values are drawn from. Draws are rounded
+	// for integer fields, read as seconds for durations, and become
+	// constants for distribution fields.
+	Dist sim.Dist
+
+	segs []pathSeg
+}
+
+// Param is the value of one swept field in a trial.
+type Param struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+}
+
+// Trial is one run of a sweep: a variant at one grid point, with one
+// random sample and one seed.
+type Trial struct {
+	// Index is the trial's number in enumeration order, from 0.
+	Index int
+	// ID is a stable short identifier: 16 hex digits of the SHA-256 of
+	// the trial's variant, seed, sample (when there are random axes) and
+	// parameters, sorted by path.
+	ID string
+	// Variant is the variant with the trial's values: its Spec is the
+	// base with the swept values, then the variant's overrides.
+	Variant Variant
+	// Seed is the trial's seed.
+	Seed uint64
+	// Sample is the number of the random draw (0 without random axes).
+	Sample int
+	// Point holds the index of the trial's value on each grid axis.
+	Point []int
+	// Params holds the trial's swept values: the grid axes, then the
+	// random axes, in file order.
+	Params []Param
+}
+
+// sweepMetrics lists the final metrics each command can record.
+var sweepMetrics = map[string][]string{
+	SweepTrain: func() []string {
+		names := []string{"reward_mean", "success_rate", "latency_mean", "latency_p90", "parallelism_mean",
+			"messages_mean", "model_calls_mean", "agent_time_mean", "entropy"}
+		for a := range collective.Action(collective.NumActions) {
+			names = append(names, "prob_"+a.String())
+		}
+		return names
+	}(),
+	SweepRun: {"success_rate", "finish_mean", "finish_acceptable_mean", "reward_mean", "parallelism_mean",
+		"messages_mean", "model_calls_mean", "tokens_mean", "agent_time_mean", "cost_per_acceptable"},
+}
+
+// defaultSweepMetrics are recorded when a sweep names none.
+var defaultSweepMetrics = map[string][]string{
+	SweepTrain: {"reward_mean", "success_rate", "latency_mean", "parallelism_mean"},
+	SweepRun:   {"success_rate", "finish_mean", "reward_mean", "parallelism_mean"},
+}
+
+// SweepMetrics returns the metrics that trials of command can record, or
+// nil for an unknown command. Train metrics are means over the last tenth
+// of the iterations of the rlcr.Iteration fields (times in virtual
+// seconds); run metrics are the Summary's means (cost_per_acceptable is
+// agent seconds per acceptable result).
+func SweepMetrics(command string) []string { return slices.Clone(sweepMetrics[command]) }
+
+// sweep paths may name fields of these sections only.
+func specSection(key string) bool {
+	switch key {
+	case "task", "collective", "policy", "reward", "train":
+		return true
+	}
+	return false
+}
+
+// fileSweep is the sweep section as written.
+type fileSweep struct {
+	Command string     `yaml:"command" json:"command"`
+	Seeds   int        `yaml:"seeds" json:"seeds,omitempty"`
+	Grid    gridList   `yaml:"grid" json:"grid,omitempty"`
+	Random  randomList `yaml:"random" json:"random,omitempty"`
+	Samples int        `yaml:"samples" json:"samples,omitempty"`
+	Metrics []string   `yaml:"metrics" json:"metrics,omitempty"`
+}
+
+// gridList and randomList are the axes as written, in file order.
+type (
+	gridList   []setEntry
+	randomList []setEntry
+)
+
+// buildSweep checks the sweep section of fl and resolves it, or returns nil
+// when the file has none. Problems go to p.errs.
+func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
+	_, inFile := p.dec.lookupNode(p.root, "sweep")
+	if _, fromFlag := lastOverride(p.flags, func(o override) bool { return related(o.path, "sweep") }); !inFile && !fromFlag {
+		return nil
+	}
+	fs := &fl.Sweep
+	sw := &Sweep{Command: fs.Command, Seeds: fs.Seeds, Samples: fs.Samples}
+	switch fs.Command {
+	case SweepTrain, SweepRun:
+	case "":
+		p.report("sweep.command", "missing (allowed: train, run)", nil)
+	default:
+		p.report("sweep.command", fmt.Sprintf("%q is not allowed (allowed: train, run)", fs.Command), nil)
+	}
+	if fs.Seeds < 1 || fs.Seeds > maxSweepSeeds {
+		p.report("sweep.seeds", fmt.Sprintf("%d is out of range (1 to %d)", fs.Seeds, maxSweepSeeds), nil)
+	}
+	if allowed := sweepMetrics[fs.Command]; allowed != nil {
+		sw.Metrics = slices.Clone(defaultSweepMetrics[fs.Command])
+		if len(fs.Metrics) > 0 {
+			sw.Metrics = nil
+			seen := map[string]int{}
+			for i, m := range fs.Metrics {
+				at := fmt.Sprintf("sweep.metrics[%d]", i)
+				if !slices.Contains(allowed, m) {
+					msg := fmt.Sprintf("%q is not a metric of %s trials (allowed: %s)", m, fs.Command, strings.Join(allowed, ", "))
+					if near := nearest(m, allowed); near != "" {
+						msg += fmt.Sprintf("; did you mean %q?", near)
+					}
+					p.report(at, msg, nil)
+					continue
+				}
+				if j, dup := seen[m]; dup {
+					p.report(at, fmt.Sprintf("%q is listed twice (also sweep.metrics[%d])", m, j), nil)
+					continue
+				}
+				seen[m] = i
+				sw.Metrics = append(sw.Metrics, m)
+			}
+		}
+	}
+
+	var taken []string // paths of the axes so far
+	base := reflect.ValueOf(&fl.Spec).Elem()
+	for _, e := range fs.Grid {
+		if ax, ok := p.gridAxis(fl, variants, e, base, taken); ok {
+			sw.Grid = append(sw.Grid, ax)
+			taken = append(taken, ax.Path)
+		}
+	}
+	for _, e := range fs.Random {
+		if ax, ok := p.randomAxis(variants, e, base, taken); ok {
+			sw.Random = append(sw.Random, ax)
+			taken = append(taken, ax.Path)
+		}
+	}
+	switch {
+	case len(fs.Random) > 0 && fs.Samples == 0:
+		p.report("sweep.samples", fmt.Sprintf("missing (random axes need samples: the number of draws per grid point, 1 to %d)", maxSweepSamples), nil)
+	case len(fs.Random) > 0 && (fs.Samples < 1 || fs.Samples > maxSweepSamples):
+		p.report("sweep.samples", fmt.Sprintf("%d is out of range (1 to %d)", fs.Samples, maxSweepSamples), nil)
+	case len(fs.Random) == 0 && fs.Samples != 0:
+		p.report("sweep.samples", "given without random axes (samples are draws of the random axes per grid point)", nil)
+	}
+	if len(p.errs) > 0 {
+		return nil
+	}
+	total := float64(len(variants)) * float64(max(1, sw.Samples)) * float64(sw.Seeds)
+	for _, ax := range sw.Grid {
+		total *= float64(len(ax.Values))
+	}
+	if total > MaxTrials {
+		p.report("sweep", fmt.Sprintf("%.0f trials are too many (at most %d)", total, MaxTrials), nil)
+		return nil
+	}
+	return sw
+}
+
+// axisError reports a problem with an axis of sweep.<section>: at tok in
+// the file, or against the --set flag that gave the section.
+func (p *parse) axisError(section string, tok *token.Token, path, format string, args ...any) {
+	if o, ok := lastOverride(p.flags, func(o override) bool { return related(o.path, "sweep."+section) }); ok {
+		p.errs.add(&Error{Source: o.source, Path: path, Msg: fmt.Sprintf(format, args...)})
+		return
+	}
+	p.errs.add(newError(p.source, tok, path, format, args...))
+}
+
+// axisField checks the path of an axis entry and returns the field it
+// names in base.
+func (p *parse) axisField(section string, variants []variantState, e setEntry, base reflect.Value, taken []string) (string, []pathSeg, reflect.Value, bool) {
+	at := "sweep." + section
+	segs, err := parsePath(e.Path)
+	if err != nil {
+		p.axisError(section, e.key, at, "%v", err)
+		return "", nil, reflect.Value{}, false
+	}
+	path := pathString(segs)
+	if !specSection(segs[0].key) {
+		p.axisError(section, e.key, at, "%s: a sweep varies the spec: paths under task, collective, policy, reward and train", path)
+		return "", nil, reflect.Value{}, false
+	}
+	fv, err := findField(base, segs, nil)
+	if err != nil {
+		p.axisError(section, e.key, at, "%s: %v", path, err)
+		return "", nil, reflect.Value{}, false
+	}
+	for _, q := range taken {
+		if related(q, path) {
+			p.axisError(section, e.key, at, "%s overlaps the axis %s (each field is swept once)", path, q)
+			return "", nil, reflect.Value{}, false
+		}
+	}
+	for _, vs := range variants {
+		for _, o := range vs.overrides {
+			if related(o.path, path) {
+				p.axisError(section, e.key, at, "%s: variant %q sets %s, which would replace every swept value (sweep it, or set it in the variants, not both)", path, vs.Name, o.path)
+				return "", nil, reflect.Value{}, false
+			}
+		}
+	}
+	return path, segs, fv, true
+}
+
+// valueDecoder returns the decoder for the values of sweep.<section>.
+func (p *parse) valueDecoder(section string) *decoder {
+	if o, ok := lastOverride(p.flags, func(o override) bool { return related(o.path, "sweep."+section) }); ok {
+		d := newDecoder(o.source, p.dec.anchors)
+		d.noPos = true
+		return d
+	}
+	return newDecoder(p.source, p.dec.anchors)
+}
+
+func (p *parse) gridAxis(fl *file, variants []variantState, e setEntry, base reflect.Value, taken []string) (GridAxis, bool) {
+	path, segs, fv, ok := p.axisField("grid", variants, e, base, taken)
+	if !ok {
+		return GridAxis{}, false
+	}
+	d := p.valueDecoder("grid")
+	n := d.resolve(e.Value)
+	seq, isSeq := n.(*ast.SequenceNode)
+	if !isSeq || len(seq.Values) == 0 {
+		what := nodeKind(n)
+		if isSeq {
+			what = "an empty list"
+		}
+		p.axisError("grid", e.key, path, "got %s, want a list of values (each %s)", what, describe(fv.Type()))
+		return GridAxis{}, false
+	}
+	ax := GridAxis{Path: path, segs: segs}
+	seen := map[string]int{}
+	ok = true
+	for i, elem := range seq.Values {
+		tok := posTok(d.resolve(elem))
+		// A mapping value merges into the base's value, as in `set:`.
+		val := reflect.New(fv.Type()).Elem()
+		val.Set(fv)
+		deepCopy(val)
+		before := len(d.errs)
+		d.decode(elem, val, path, tok, 0)
+		if len(d.errs) > before {
+			ok = false
+			continue
+		}
+		text := valueText(val)
+		if j, dup := seen[text]; dup {
+			p.axisError("grid", tok, path, "value %d repeats value %d (%s); grid values must differ", i, j, text)
+			ok = false
+			continue
+		}
+		seen[text] = i
+		spec := cloneSpec(fl.Spec)
+		setField(reflect.ValueOf(&spec).Elem(), segs, val)
+		for _, pr := range specProblems(&spec) {
+			if !p.baseProblems[pr] {
+				p.axisError("grid", tok, pr.path, "%s (with the sweep value %s = %s)", pr.msg, path, text)
+				ok = false
+			}
+		}
+		ax.values = append(ax.values, val.Interface())
+		ax.Values = append(ax.Values, text)
+	}
+	for _, e := range d.errs {
+		p.errs.add(e)
+	}
+	if !ok {
+		return GridAxis{}, false
+	}
+	ax.Numbers, ax.Unit = axisNumbers(ax.values)
+	return ax, true
+}
+
+func (p *parse) randomAxis(variants []variantState, e setEntry, base reflect.Value, taken []string) (RandomAxis, bool) {
+	path, segs, fv, ok := p.axisField("random", variants, e, base, taken)
+	if !ok {
+		return RandomAxis{}, false
+	}
+	d := p.valueDecoder("random")
+	n := d.resolve(e.Value)
+	tok := posTok(n)
+	if tok == nil {
+		tok = e.key
+	}
+	text, isScalar := scalarText(n)
+	if !isScalar || isNull(n) {
+		p.axisError("random", tok, path, "got %s, want %s", nodeKind(n), describe(distType))
+		return RandomAxis{}, false
+	}
+	dist, err := sim.ParseDist(text)
+	if err != nil {
+		p.axisError("random", tok, path, "%v", err)
+		return RandomAxis{}, false
+	}
+	if !drawable(fv.Type()) {
+		p.axisError("random", e.key, path, "holds %s; random axes draw numbers (numbers, integers, durations or distributions): sweep it with grid", describe(fv.Type()))
+		return RandomAxis{}, false
+	}
+	return RandomAxis{Path: path, Dist: dist, segs: segs}, true
+}
+
+// drawable reports whether a random draw can be stored in a field of type t.
+func drawable(t reflect.Type) bool {
+	switch {
+	case t == timeType, t == distType:
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
+}
+
+// value converts a draw x to a value of the axis's field type t: integers
+// are rounded, durations read as seconds, distributions become constants.
+func (ax *RandomAxis) value(t reflect.Type, x float64) (reflect.Value, error) {
+	v := reflect.New(t).Elem()
+	switch {
+	case t == timeType:
+		ns := math.Round(x * float64(sim.Second))
+		if !(ns >= 0 && ns < math.MaxInt64) {
+			return v, fmt.Errorf("%s: the draw %v s is out of range for a duration", ax.Path, x)
+		}
+		v.SetInt(int64(ns))
+		return v, nil
+	case t == distType:
+		d, err := sim.ParseDist(strconv.FormatFloat(x, 'g', -1, 64))
+		if err != nil {
+			return v, fmt.Errorf("%s: the draw %v: %w", ax.Path, x, err)
+		}
+		v.Set(reflect.ValueOf(d))
+		return v, nil
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(x)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		r := math.Round(x)
+		if r < math.MinInt64 || r >= math.MaxInt64 || v.OverflowInt(int64(r)) {
+			return v, fmt.Errorf("%s: the draw %v is out of range", ax.Path, x)
+		}
+		v.SetInt(int64(r))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		r := math.Round(x)
+		if r < 0 || r >= math.MaxUint64 || v.OverflowUint(uint64(r)) {
+			return v, fmt.Errorf("%s: the draw %v is out of range", ax.Path, x)
+		}
+		v.SetUint(uint64(r))
+	default:
+		return v, fmt.Errorf("%s: cannot store a random draw in %s", ax.Path, t)
+	}
+	return v, nil
+}
+
+// setField stores val at the field segs names in root, a copy that shares
+// nothing with val.
+func setField(root reflect.Value, segs []pathSeg, val reflect.Value) error {
+	fv, err := findField(root, segs, nil)
+	if err != nil {
+		return err
+	}
+	fv.Set(val)
+	deepCopy(fv)
+	return nil
+}
+
+// valueText is the canonical text of a value: what trial IDs hash and
+// tables show.
+func valueText(v reflect.Value) string {
+	switch x := encodeValue(v, true).(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	default:
+		b, err := yaml.MarshalWithOptions(x, yaml.Flow(true))
+		if err != nil {
+			panic(err) // caught by Parse: encodeValue gives plain values
+		}
+		return strings.TrimSpace(string(b))
+	}
+}
+
+// axisNumbers returns the values as numbers when all are (durations in
+// seconds, with unit "s"), or nil.
+func axisNumbers(values []any) ([]float64, string) {
+	out := make([]float64, len(values))
+	unit := ""
+	for i, x := range values {
+		v := reflect.ValueOf(x)
+		switch {
+		case v.Type() == timeType:
+			out[i], unit = sim.Time(v.Int()).Seconds(), "s"
+			continue
+		case v.Type() == distType:
+			f, err := strconv.ParseFloat(x.(sim.Dist).String(), 64)
+			if err != nil {
+				return nil, ""
+			}
+			out[i] = f
+			continue
+		case v.Type().Implements(textMarshalerType):
+			return nil, ""
+		}
+		switch v.Kind() {
+		case reflect.Float32, reflect.Float64:
+			out[i] = v.Float()
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			out[i] = float64(v.Int())
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			out[i] = float64(v.Uint())
+		default:
+			return nil, ""
+		}
+	}
+	return out, unit
+}
+
+// resolved returns the canonical YAML of the sweep section.
+func (sw *Sweep) resolved() yaml.MapSlice {
+	ms := yaml.MapSlice{{Key: "command", Value: sw.Command}, {Key: "seeds", Value: sw.Seeds}}
+	if len(sw.Grid) > 0 {
+		grid := yaml.MapSlice{}
+		for _, ax := range sw.Grid {
+			vals := make([]any, len(ax.values))
+			for i, x := range ax.values {
+				vals[i] = encodeValue(reflect.ValueOf(x), true)
+			}
+			grid = append(grid, yaml.MapItem{Key: ax.Path, Value: vals})
+		}
+		ms = append(ms, yaml.MapItem{Key: "grid", Value: grid})
+	}
+	if len(sw.Random) > 0 {
+		random := yaml.MapSlice{}
+		for _, ax := range sw.Random {
+			random = append(random, yaml.MapItem{Key: ax.Path, Value: ax.Dist.String()})
+		}
+		ms = append(ms, yaml.MapItem{Key: "random", Value: random}, yaml.MapItem{Key: "samples", Value: sw.Samples})
+	}
+	metrics := make([]any, len(sw.Metrics))
+	for i, m := range sw.Metrics {
+		metrics[i] = m
+	}
+	return append(ms, yaml.MapItem{Key: "metrics", Value: metrics})
+}
+
+// Points returns the number of grid points: the product of the axes'
+// lengths (1 without grid axes).
+func (sw *Sweep) Points() int {
+	n := 1
+	for _, ax := range sw.Grid {
+		n *= len(ax.Values)
+	}
+	return n
+}
+
+// Trials enumerates the trials of sc's sweep with seed as its first seed,
+// for every variant, or for the variant named variant when it is not "".
+// The order is: variants in file order; then grid points in row-major
+// order (the first axis varies slowest); then random samples; then seeds
+// S, S+1, ....
+//
+// Random sample k draws the value of each random axis from the stream
+// named by the axis's path of sim.NewStreams(seed).Derive("sweep-sample",
+// k): sample k has the same values at every grid point, for every variant
+// and seed, and an axis's draws do not change when other axes are added.
+//
+// Values are applied to the base spec, then the variant's overrides on
+// top. Trials returns an error naming the trial's values when a resulting
+// spec is invalid.
+func (sc *Scenario) Trials(seed uint64, variant string) ([]Trial, error) {
+	sw := sc.Sweep
+	if sw == nil {
+		return nil, fmt.Errorf("scenario %s has no sweep section", sc.Name)
+	}
+	var vis []int
+	for i, v := range sc.Variants {
+		if variant == "" || v.Name == variant {
+			vis = append(vis, i)
+		}
+	}
+	if len(vis) == 0 {
+		names := make([]string, len(sc.Variants))
+		for i, v := range sc.Variants {
+			names[i] = v.Name
+		}
+		return nil, fmt.Errorf("scenario %s has no variant %q (variants: %s)", sc.Name, variant, strings.Join(names, ", "))
+	}
+	out := make([]Trial, 0, len(vis)*sw.Points()*max(1, sw.Samples)*sw.Seeds)
+	err := sc.eachSpec(seed, vis, func(vi int, point []int, k int, params []Param, spec Spec) {
+		for s := range uint64(sw.Seeds) {
+			t := Trial{
+				Index:   len(out),
+				Variant: Variant{Name: sc.Variants[vi].Name, Spec: spec},
+				Seed:    seed + s,
+				Sample:  k,
+				Point:   slices.Clone(point),
+				Params:  params,
+			}
+			if s > 0 {
+				t.Variant.Spec = cloneSpec(spec)
+			}
+			t.ID = TrialID(t.Variant.Name, t.Seed, t.Sample, len(sw.Random) > 0, params)
+			out = append(out, t)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkTrials checks the spec of every trial, as Trials does, without
+// keeping them.
+func (sc *Scenario) checkTrials(seed uint64) error {
+	vis := make([]int, len(sc.Variants))
+	for i := range vis {
+		vis[i] = i
+	}
+	return sc.eachSpec(seed, vis, func(int, []int, int, []Param, Spec) {})
+}
+
+// eachSpec calls fn with the spec of every variant in vis, grid point and
+// random sample, in enumeration order (seeds aside), or returns the error
+// of the first invalid one.
+func (sc *Scenario) eachSpec(seed uint64, vis []int, fn func(vi int, point []int, sample int, params []Param, spec Spec)) error {
+	sw := sc.Sweep
+	// The random draws of each sample.
+	samples := max(1, sw.Samples)
+	draws := make([][]reflect.Value, samples)
+	if len(sw.Random) > 0 {
+		baseSpec := reflect.ValueOf(&sc.Base).Elem()
+		for k := range samples {
+			streams := sim.NewStreams(seed).Derive("sweep-sample", uint64(k))
+			for j := range sw.Random {
+				ax := &sw.Random[j]
+				fv, err := findField(baseSpec, ax.segs, nil)
+				if err != nil {
+					return err
+				}
+				v, err := ax.value(fv.Type(), ax.Dist.Sample(streams.New(ax.Path, 0)))
+				if err != nil {
+					return fmt.Errorf("random sample %d: %w", k, err)
+				}
+				draws[k] = append(draws[k], v)
+			}
+		}
+	}
+	points := sw.Points()
+	point := make([]int, len(sw.Grid))
+	for _, vi := range vis {
+		for pt := range points {
+			// Row-major: the last axis varies fastest.
+			rest := pt
+			for a := len(sw.Grid) - 1; a >= 0; a-- {
+				point[a] = rest % len(sw.Grid[a].values)
+				rest /= len(sw.Grid[a].values)
+			}
+			for k := range samples {
+				params := make([]Param, 0, len(sw.Grid)+len(sw.Random))
+				for a, ax := range sw.Grid {
+					params = append(params, Param{ax.Path, ax.Values[point[a]]})
+				}
+				for j, ax := range sw.Random {
+					params = append(params, Param{ax.Path, valueText(draws[k][j])})
+				}
+				spec, err := sc.trialSpec(vi, point, draws[k])
+				if err != nil {
+					return fmt.Errorf("trial %s: %w", describeTrial(sc.Variants[vi].Name, len(sc.Variants) > 1, params), err)
+				}
+				fn(vi, point, k, params, spec)
+			}
+		}
+	}
+	return nil
+}
+
+func describeTrial(variant string, named bool, params []Param) string {
+	parts := make([]string, 0, len(params)+1)
+	for _, p := range params {
+		parts = append(parts, p.Path+"="+p.Value)
+	}
+	if named || len(parts) == 0 {
+		parts = append(parts, "variant "+variant)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// trialSpec builds the spec of variant vi at a grid point with a sample's
+// draws, and checks it.
+func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec, error) {
+	sw := sc.Sweep
+	spec := cloneSpec(sc.Base)
+	root := reflect.ValueOf(&spec).Elem()
+	for a, ax := range sw.Grid {
+		if err := setField(root, ax.segs, reflect.ValueOf(ax.values[point[a]])); err != nil {
+			return Spec{}, err
+		}
+	}
+	for j, ax := range sw.Random {
+		if err := setField(root, ax.segs, draws[j]); err != nil {
+			return Spec{}, err
+		}
+	}
+	variant := reflect.ValueOf(&sc.Variants[vi].Spec).Elem()
+	for _, path := range sc.overrides[vi] {
+		segs, err := parsePath(path)
+		if err != nil {
+			return Spec{}, err
+		}
+		src, err := findField(variant, segs, nil)
+		if err != nil {
+			return Spec{}, err
+		}
+		if err := setField(root, segs, src); err != nil {
+			return Spec{}, fmt.Errorf("variant %q: %w", sc.Variants[vi].Name, err)
+		}
+	}
+	if probs := specProblems(&spec); len(probs) > 0 {
+		return Spec{}, fmt.Errorf("%s: %s", probs[0].path, probs[0].msg)
+	}
+	return spec, nil
+}
+
+// TrialID returns the ID of a trial: the first 16 hex digits of the
+// SHA-256 of its variant, seed, sample (only when the sweep has random
+// axes, whose draws may repeat) and parameters sorted by path. It depends
+// on nothing else, so it is the same on every machine and in every run.
+func TrialID(variant string, seed uint64, sample int, random bool, params []Param) string {
+	lines := make([]string, len(params))
+	for i, p := range params {
+		lines[i] = fmt.Sprintf("%s=%q\n", p.Path, p.Value)
+	}
+	slices.Sort(lines)
+	h := sha256.New()
+	fmt.Fprintf(h, "variant=%q\nseed=%d\n", variant, seed)
+	if random {
+		fmt.Fprintf(h, "sample=%d\n", sample)
+	}
+	for _, l := range lines {
+		h.Write([]byte(l))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

@@ -1,0 +1,332 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// Chart is one chart of a sweep's results, as data for package plots: a
+// line chart when Series is set, a heat map when Grid is.
+type Chart struct {
+	// Name is the chart's file name without extension.
+	Name                   string
+	XLabel, YLabel, ZLabel string
+	// Interval says what the bands are.
+	Interval string
+	Series   []plots.Series
+	Grid     *plots.Grid
+}
+
+// PhaseChart is the name of the phase diagram: learned parallelism over
+// the latency weight and the coupling.
+const PhaseChart = "phase_parallelism"
+
+// metricLabels give each metric's axis label and the factor from its
+// table unit (seconds for times) to the chart's (minutes).
+var metricLabels = map[string]struct {
+	label string
+	scale float64
+}{
+	"reward_mean":            {"mean reward", 1},
+	"success_rate":           {"success rate", 1},
+	"latency_mean":           {"mean finish time (min)", 1.0 / 60},
+	"latency_p90":            {"90th percentile finish time (min)", 1.0 / 60},
+	"parallelism_mean":       {"mean parallelism (busy agents)", 1},
+	"messages_mean":          {"messages per episode", 1},
+	"model_calls_mean":       {"model calls per episode", 1},
+	"agent_time_mean":        {"agent time per episode (min)", 1.0 / 60},
+	"entropy":                {"policy entropy (nats)", 1},
+	"finish_mean":            {"mean finish time (min)", 1.0 / 60},
+	"finish_acceptable_mean": {"finish time, acceptable episodes (min)", 1.0 / 60},
+	"tokens_mean":            {"tokens per episode", 1},
+	"cost_per_acceptable":    {"agent time per acceptable result (min)", 1.0 / 60},
+}
+
+// metricRange returns the values a metric can take, to which bands are
+// clipped: rates and probabilities lie in [0, 1], rewards anywhere,
+// everything else is at least 0.
+func metricRange(m string) (lo, hi float64) {
+	switch {
+	case m == "reward_mean":
+		return math.Inf(-1), math.Inf(1)
+	case m == "success_rate", strings.HasPrefix(m, "prob_"):
+		return 0, 1
+	}
+	return 0, math.Inf(1)
+}
+
+func metricLabel(m string) (string, float64) {
+	if l, ok := metricLabels[m]; ok {
+		return l.label, l.scale
+	}
+	if a, ok := strings.CutPrefix(m, "prob_"); ok {
+		return "probability of " + a, 1
+	}
+	return m, 1
+}
+
+// axisLabels name well-known swept fields.
+var axisLabels = map[string]string{
+	"reward.latency":    "latency weight (reward.latency)",
+	"reward.cost":       "cost weight (reward.cost)",
+	"task.coupling":     "coupling (task.coupling)",
+	"collective.agents": "agents (collective.agents)",
+	"train.lr":          "learning rate (train.lr)",
+}
+
+func axisLabel(ax *Axis) string {
+	if l, ok := axisLabels[ax.Path]; ok {
+		return l
+	}
+	if ax.Unit != "" {
+		return fmt.Sprintf("%s (%s)", ax.Path, ax.Unit)
+	}
+	return ax.Path
+}
+
+// chartName turns a field path into a part of a file name.
+func chartName(path string) string {
+	return strings.NewReplacer(".", "_", "[", "", "]", "").Replace(path)
+}
+
+// Charts returns the charts of a sweep's results (the records present),
+// for each variant (names get a "_VARIANT" suffix when the sweep has
+// several) and each metric:
+//
+//   - METRIC_vs_AXIS: the metric against each grid axis, the mean over
+//     seeds (and random samples, and further axes) with its 95% interval,
+//     with one curve per value of the other axis when there are exactly
+//     two grid axes;
+//   - METRIC_heatmap: the mean over the first two grid axes;
+//   - phase_parallelism, when the axes include reward.latency and
+//     task.coupling: parallelism_mean over latency weight and coupling.
+//
+// Axes whose values are not numbers get no charts; those left out are
+// explained in the warnings.
+func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
+	var charts []Chart
+	var warnings []string
+	numeric := make([]bool, len(plan.Grid))
+	for a, ax := range plan.Grid {
+		numeric[a] = ax.Numbers != nil
+		if !numeric[a] {
+			warnings = append(warnings, fmt.Sprintf("axis %s has values that are not numbers: no charts over it", ax.Path))
+		}
+	}
+	// Records by variant, in plan order.
+	byVariant := map[string][]*trialResult{}
+	for j, t := range plan.Trials {
+		if r, ok := recs[t.ID]; ok {
+			byVariant[t.Variant] = append(byVariant[t.Variant], &trialResult{info: &plan.Trials[j], rec: r})
+		}
+	}
+	over := "seeds"
+	switch {
+	case len(plan.Random) > 0 && len(plan.Grid) > 2:
+		over = "seeds, samples and other axes"
+	case len(plan.Random) > 0:
+		over = "seeds and samples"
+	case len(plan.Grid) > 2:
+		over = "seeds and other axes"
+	}
+	interval := "95% CI over " + over
+
+	for _, v := range plan.Variants {
+		suffix := ""
+		if len(plan.Variants) > 1 {
+			suffix = "_" + v
+		}
+		rs := byVariant[v]
+		if len(rs) == 0 {
+			continue
+		}
+		for _, m := range plan.Metrics {
+			label, scale := metricLabel(m)
+			for a := range plan.Grid {
+				if !numeric[a] {
+					continue
+				}
+				other := -1
+				if len(plan.Grid) == 2 && len(plan.Grid[1-a].Values) <= plots.MaxSeries {
+					other = 1 - a
+				}
+				series := lineSeries(plan, rs, m, scale, a, other)
+				if len(series) == 0 {
+					warnings = append(warnings, fmt.Sprintf("chart %s_vs_%s%s left out: no finite values", m, chartName(plan.Grid[a].Path), suffix))
+					continue
+				}
+				charts = append(charts, Chart{
+					Name:     fmt.Sprintf("%s_vs_%s%s", m, chartName(plan.Grid[a].Path), suffix),
+					XLabel:   axisLabel(&plan.Grid[a]),
+					YLabel:   label,
+					Interval: interval,
+					Series:   series,
+				})
+			}
+			if len(plan.Grid) >= 2 && numeric[0] && numeric[1] {
+				name := m + "_heatmap" + suffix
+				if g, ok := heatGrid(plan, rs, m, scale, 0, 1); ok {
+					charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[0]), YLabel: axisLabel(&plan.Grid[1]), ZLabel: label, Grid: g})
+				} else {
+					warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
+				}
+			}
+		}
+		lat, coup := axisIndex(plan, "reward.latency"), axisIndex(plan, "task.coupling")
+		if lat >= 0 && coup >= 0 && numeric[lat] && numeric[coup] {
+			name := PhaseChart + suffix
+			switch g, ok := heatGrid(plan, rs, "parallelism_mean", 1, lat, coup); {
+			case !slices.Contains(plan.Metrics, "parallelism_mean"):
+				warnings = append(warnings, fmt.Sprintf("chart %s left out: parallelism_mean is not among the sweep's metrics", name))
+			case !ok:
+				warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
+			default:
+				z := "mean parallelism (busy agents)"
+				if plan.Command == scenarios.SweepTrain {
+					z = "learned mean parallelism (busy agents)"
+				}
+				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Grid: g})
+			}
+		}
+	}
+	return charts, warnings
+}
+
+type trialResult struct {
+	info *TrialInfo
+	rec  *Record
+}
+
+func axisIndex(plan *Plan, path string) int {
+	for a, ax := range plan.Grid {
+		if ax.Path == path {
+			return a
+		}
+	}
+	return -1
+}
+
+// ascending returns the value indices of axis a sorted by number.
+func ascending(ax *Axis) []int {
+	idx := make([]int, len(ax.Numbers))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		switch {
+		case ax.Numbers[i] < ax.Numbers[j]:
+			return -1
+		case ax.Numbers[i] > ax.Numbers[j]:
+			return 1
+		}
+		return 0
+	})
+	return idx
+}
+
+// values returns the finite values of metric m (scaled) of the results
+// whose point matches want on the given axes.
+func values(rs []*trialResult, m string, scale float64, axes, want []int) []float64 {
+	var xs []float64
+outer:
+	for _, r := range rs {
+		for k, a := range axes {
+			if r.info.Point[a] != want[k] {
+				continue outer
+			}
+		}
+		if v := float64(r.rec.Metrics[m]) * scale; !math.IsNaN(v) && !math.IsInf(v, 0) {
+			xs = append(xs, v)
+		}
+	}
+	return xs
+}
+
+// lineSeries returns metric m against axis a: one series per value of
+// axis other, or one series when other is -1.
+func lineSeries(plan *Plan, rs []*trialResult, m string, scale float64, a, other int) []plots.Series {
+	ax := &plan.Grid[a]
+	floor, ceil := metricRange(m)
+	floor, ceil = floor*scale, ceil*scale
+	groups := []int{-1}
+	if other >= 0 {
+		groups = groups[:0]
+		for i := range plan.Grid[other].Values {
+			groups = append(groups, i)
+		}
+	}
+	var out []plots.Series
+	for _, g := range groups {
+		s := plots.Series{}
+		if g >= 0 {
+			s.Name = fmt.Sprintf("%s = %s", plan.Grid[other].Path, plan.Grid[other].Values[g])
+		}
+		band := true
+		var lo, hi []float64
+		for _, i := range ascending(ax) {
+			axes, want := []int{a}, []int{i}
+			if g >= 0 {
+				axes, want = append(axes, other), append(want, g)
+			}
+			iv := scenarios.MeanCI(values(rs, m, scale, axes, want))
+			if math.IsNaN(iv.Value) {
+				continue
+			}
+			s.X = append(s.X, ax.Numbers[i])
+			s.Y = append(s.Y, iv.Value)
+			lo, hi = append(lo, max(iv.Lo, floor)), append(hi, min(iv.Hi, ceil))
+			if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) || math.IsInf(iv.Lo, 0) || math.IsInf(iv.Hi, 0) {
+				band = false
+			}
+		}
+		if len(s.X) == 0 {
+			continue
+		}
+		if band {
+			s.Lo, s.Hi = lo, hi
+		}
+		out = append(out, s)
+	}
+	if len(out) > 1 {
+		// Series without bands next to series with them would read as
+		// certain: drop all bands unless every series has one.
+		for _, s := range out {
+			if s.Lo == nil {
+				for k := range out {
+					out[k].Lo, out[k].Hi = nil, nil
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// heatGrid returns the mean of metric m over axes x and y; false when a
+// cell has no finite value.
+func heatGrid(plan *Plan, rs []*trialResult, m string, scale float64, x, y int) (*plots.Grid, bool) {
+	ax, ay := &plan.Grid[x], &plan.Grid[y]
+	xi, yi := ascending(ax), ascending(ay)
+	g := &plots.Grid{Annotate: len(xi) <= 8 && len(yi) <= 8}
+	for _, i := range xi {
+		g.X = append(g.X, ax.Numbers[i])
+	}
+	for _, j := range yi {
+		g.Y = append(g.Y, ay.Numbers[j])
+		row := make([]float64, len(xi))
+		for c, i := range xi {
+			iv := scenarios.MeanCI(values(rs, m, scale, []int{x, y}, []int{i, j}))
+			if math.IsNaN(iv.Value) {
+				return nil, false
+			}
+			row[c] = iv.Value
+		}
+		g.Z = append(g.Z, row)
+	}
+	return g, true
+}

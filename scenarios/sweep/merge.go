@@ -1,0 +1,110 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Merged is what Merge found in the directories of one sweep.
+type Merged struct {
+	Plan *Plan
+	// Records holds one record per trial found, by ID.
+	Records map[string]*Record
+	// Read counts the trial files read; Duplicates the records found
+	// more than once with the same result.
+	Read, Duplicates int
+	// Missing lists the trials (indices into Plan.Trials) without a
+	// record.
+	Missing []int
+	// Invalid lists trial files that could not be used; their trials
+	// count as missing unless another directory has them.
+	Invalid []Invalid
+}
+
+// Merge reads the plan and the records of each directory. The directories
+// must hold the same sweep (the same plan hash). A trial found in several
+// directories must have the same result in each (it does when the same
+// sweep ran it: results are deterministic); differing results are an
+// error.
+func Merge(dirs []string) (*Merged, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("no directories to merge")
+	}
+	m := &Merged{Records: map[string]*Record{}}
+	var first string
+	var conflicts []string
+	for _, dir := range dirs {
+		plan, err := ReadPlan(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a sweep directory: %w", dir, err)
+		}
+		if m.Plan == nil {
+			m.Plan, first = plan, dir
+		} else if plan.Hash != m.Plan.Hash {
+			return nil, fmt.Errorf("%s holds another sweep than %s (scenario %s, hash %s against scenario %s, hash %s)",
+				dir, first, plan.Scenario, short(plan.Hash), m.Plan.Scenario, short(m.Plan.Hash))
+		}
+		recs, bad, err := ReadRecords(dir, m.Plan)
+		if err != nil {
+			return nil, err
+		}
+		m.Invalid = append(m.Invalid, bad...)
+		for _, id := range sortedIDs(m.Plan, recs) {
+			r := recs[id]
+			m.Read++
+			old, dup := m.Records[id]
+			switch {
+			case !dup:
+				m.Records[id] = r
+			case same(old, r):
+				m.Duplicates++
+			default:
+				conflicts = append(conflicts, fmt.Sprintf("trial %s (%s) has different results in %s", id, m.Plan.Describe(r.Trial), dir))
+			}
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, fmt.Errorf("%d trials have differing results in different directories (are they from different builds of simulate?):\n%s",
+			len(conflicts), strings.Join(conflicts, "\n"))
+	}
+	for j, t := range m.Plan.Trials {
+		if _, ok := m.Records[t.ID]; !ok {
+			m.Missing = append(m.Missing, j)
+		}
+	}
+	return m, nil
+}
+
+// Table returns trials.csv of the records present: one row per trial in
+// plan order, with the columns trial (the ID), variant, seed, the
+// parameters (grid axes, then random axes) and the metrics. Floats are
+// written in their shortest exact form; non-finite values as NaN, +Inf or
+// -Inf.
+func Table(plan *Plan, recs map[string]*Record) []byte {
+	header := append([]string{"trial", "variant", "seed"}, plan.ParamNames()...)
+	header = append(header, plan.Metrics...)
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(header)
+	for _, t := range plan.Trials {
+		r, ok := recs[t.ID]
+		if !ok {
+			continue
+		}
+		row := make([]string, 0, len(header))
+		row = append(row, t.ID, t.Variant, strconv.FormatUint(t.Seed, 10))
+		for _, p := range t.Params {
+			row = append(row, p.Value)
+		}
+		for _, name := range plan.Metrics {
+			row = append(row, format(float64(r.Metrics[name])))
+		}
+		w.Write(row)
+	}
+	w.Flush()
+	return b.Bytes()
+}

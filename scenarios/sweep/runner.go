@@ -1,0 +1,147 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// Status says which trials of a shard are left to run.
+type Status struct {
+	// Shard lists the trials of the shard, by index in the plan.
+	Shard []int
+	// Pending lists those without a valid record, to run.
+	Pending []int
+	// Invalid lists trial files that could not be used: their trials are
+	// run again.
+	Invalid []Invalid
+}
+
+// Done returns the number of the shard's trials already done.
+func (s *Status) Done() int { return len(s.Shard) - len(s.Pending) }
+
+// Check reads the records in dir and returns which trials of shard are
+// still to run.
+func Check(dir string, plan *Plan, shard Shard) (*Status, error) {
+	recs, bad, err := ReadRecords(dir, plan)
+	if err != nil {
+		return nil, err
+	}
+	st := &Status{Invalid: bad}
+	for j, t := range plan.Trials {
+		if !shard.Owns(j) {
+			continue
+		}
+		st.Shard = append(st.Shard, j)
+		if _, ok := recs[t.ID]; !ok {
+			st.Pending = append(st.Pending, j)
+		}
+	}
+	return st, nil
+}
+
+// Options adjust Execute.
+type Options struct {
+	// Workers is the number of trials run at once; 0 means GOMAXPROCS.
+	// Results do not depend on it.
+	Workers int
+	// Output, if not nil, is called with each finished trial before its
+	// record is written, to write the trial's own files (into
+	// TrialDir(dir, t.ID)); an error stops the sweep. It may be called
+	// from several goroutines at once.
+	Output func(t *scenarios.Trial, o *Outcome) error
+	// Finished, if not nil, is called after each trial's record is
+	// written, from the goroutine that ran it.
+	Finished func(t *scenarios.Trial)
+}
+
+// Execute runs the trials listed in pending (indices into trials, which
+// must be the plan's trials) on a pool of workers and writes each one's
+// record into dir as soon as it is done. It stops at the first failure,
+// or when ctx is done; the records written so far stay, so that running
+// the rest later completes the sweep.
+func Execute(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario, trials []scenarios.Trial, pending []int, opt Options) error {
+	if len(trials) != len(plan.Trials) {
+		return fmt.Errorf("sweep: %d trials for a plan of %d", len(trials), len(plan.Trials))
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var (
+		mu       sync.Mutex
+		firstErr error
+		firstAt  = len(trials)
+	)
+	fail := func(j int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		// Keep the failure of the earliest trial, not the cancellations
+		// it caused in others.
+		if errors.Is(err, context.Canceled) && firstErr != nil {
+			return
+		}
+		if firstErr == nil || j < firstAt || errors.Is(firstErr, context.Canceled) {
+			firstErr, firstAt = err, j
+		}
+		cancel()
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(pending)) {
+		wg.Go(func() {
+			for j := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				t := &trials[j]
+				if t.ID != plan.Trials[j].ID {
+					fail(j, fmt.Errorf("sweep: trial %d is %s in the plan but %s here", j, plan.Trials[j].ID, t.ID))
+					continue
+				}
+				if err := runOne(ctx, dir, plan, sc, t, opt); err != nil {
+					if !errors.Is(err, context.Canceled) {
+						err = fmt.Errorf("trial %s (%s): %w", t.ID, plan.Describe(j), err)
+					}
+					fail(j, err)
+					continue
+				}
+				if opt.Finished != nil {
+					opt.Finished(t)
+				}
+			}
+		})
+	}
+	for _, j := range pending {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+func runOne(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario, t *scenarios.Trial, opt Options) error {
+	o, err := RunTrial(ctx, sc, t)
+	if err != nil {
+		return err
+	}
+	if opt.Output != nil {
+		if err := opt.Output(t, o); err != nil {
+			return err
+		}
+	}
+	return writeRecord(dir, newRecord(plan, t.Index, o.Metrics))
+}

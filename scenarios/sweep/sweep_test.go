@@ -1,0 +1,343 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// small is a sweep of 2 × 2 points and 2 seeds with short trainings.
+const small = `name: small
+seed: 4
+episodes: 3
+task:
+  shape: fork-join
+  width: 3
+  stages: 1
+  work: exp(5m)
+collective:
+  agents: 3
+  time_limit: 2h
+policy:
+  organization: split
+reward:
+  penalty: linear
+train:
+  iterations: 5
+  batch: 2
+  group: 2
+sweep:
+  command: train
+  seeds: 2
+  grid:
+    reward.latency: [0, 1]
+    task.coupling: [0, 0.9]
+  metrics: [reward_mean, parallelism_mean, prob_share]
+`
+
+func load(t *testing.T, text string, sets ...string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Parse([]byte(text), "small.yaml", sets)
+	require.NoError(t, err)
+	return sc
+}
+
+func TestShardOwns(t *testing.T) {
+	for n := 1; n <= 5; n++ {
+		owners := make([]int, 23)
+		for i := range n {
+			s := Shard{i, n}
+			for j := range owners {
+				if s.Owns(j) {
+					owners[j]++
+					assert.Equal(t, i, j%n)
+				}
+			}
+		}
+		for j, c := range owners {
+			assert.Equal(t, 1, c, "trial %d of %d shards has one owner", j, n)
+		}
+	}
+	assert.True(t, Shard{}.Owns(7), "the zero shard is the whole sweep")
+	assert.False(t, All.Sharded())
+}
+
+func TestParseShard(t *testing.T) {
+	s, err := ParseShard("3/16")
+	require.NoError(t, err)
+	assert.Equal(t, Shard{3, 16}, s)
+	assert.Equal(t, "3/16", s.String())
+	for _, bad := range []string{"", "3", "a/b", "16/16", "-1/4", "0/0", "1/-2"} {
+		_, err := ParseShard(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestResolveShard(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(name string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == name {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		flag   string
+		shards int
+		env    []string
+		want   Shard
+		from   string
+		err    string
+	}{
+		{want: All},
+		{flag: "1/3", want: Shard{1, 3}, from: "--shard", env: []string{EnvSlurmID, "2", EnvSlurmCount, "4"}},
+		{flag: "1/3", shards: 4, err: "disagree"},
+		{env: []string{EnvSlurmID, "2", EnvSlurmCount, "4"}, want: Shard{2, 4}, from: EnvSlurmID},
+		{env: []string{EnvSlurmID, "7", EnvSlurmMin, "5", EnvSlurmCount, "4"}, want: Shard{2, 4}, from: EnvSlurmID},
+		{env: []string{EnvSlurmID, "9", EnvSlurmMin, "1", EnvSlurmStep, "2", EnvSlurmCount, "8"}, want: Shard{4, 8}, from: EnvSlurmID},
+		{env: []string{EnvSlurmID, "3"}, shards: 5, want: Shard{3, 5}, from: EnvSlurmID},
+		{env: []string{EnvSlurmID, "3"}, err: "--shards N"},
+		{env: []string{EnvSlurmID, "4", EnvSlurmCount, "4"}, err: "--array=0-3"},
+		{env: []string{EnvSlurmID, "1", EnvSlurmCount, "4"}, shards: 3, err: "disagrees"},
+		{env: []string{EnvSlurmID, "x", EnvSlurmCount, "4"}, err: "not an integer"},
+		{env: []string{EnvK8sIndex, "15"}, shards: 16, want: Shard{15, 16}, from: EnvK8sIndex},
+		{env: []string{EnvK8sIndex, "15"}, err: "--shards N"},
+		{env: []string{EnvK8sIndex, "16"}, shards: 16, err: "out of range"},
+		{env: []string{EnvSlurmID, "1", EnvSlurmCount, "2", EnvK8sIndex, "0"}, want: Shard{1, 2}, from: EnvSlurmID},
+		{shards: 1, want: All},
+		{shards: 4, err: "needs the shard's index"},
+	}
+	for _, tc := range tests {
+		s, from, err := ResolveShard(tc.flag, tc.shards, env(tc.env...))
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, "%+v", tc)
+			continue
+		}
+		require.NoError(t, err, "%+v", tc)
+		assert.Equal(t, tc.want, s, "%+v", tc)
+		assert.Equal(t, tc.from, from, "%+v", tc)
+	}
+}
+
+func TestValueJSON(t *testing.T) {
+	for _, v := range []float64{0, 1.5, -2, 1e-300, 0.1 + 0.2, math.Inf(1), math.Inf(-1), math.NaN()} {
+		b, err := json.Marshal(Value(v))
+		require.NoError(t, err)
+		var back Value
+		require.NoError(t, json.Unmarshal(b, &back), "%s", b)
+		if math.IsNaN(v) {
+			assert.True(t, math.IsNaN(float64(back)))
+			assert.Equal(t, `"NaN"`, string(b))
+		} else {
+			assert.Equal(t, math.Float64bits(v), math.Float64bits(float64(back)), "%v round-trips exactly through %s", v, b)
+		}
+	}
+	var v Value
+	assert.Error(t, json.Unmarshal([]byte(`"12"`), &v), "finite values are numbers")
+}
+
+func TestPlan(t *testing.T) {
+	sc := load(t, small)
+	p, trials, err := NewPlan(sc, 4, "")
+	require.NoError(t, err)
+	require.Len(t, trials, 8)
+	require.Len(t, p.Trials, 8)
+	assert.Equal(t, []string{"reward.latency", "task.coupling"}, p.ParamNames())
+	assert.Equal(t, "reward.latency=1, task.coupling=0.9, variant default, seed 5", p.Describe(7))
+
+	again, _, err := NewPlan(load(t, small), 4, "")
+	require.NoError(t, err)
+	assert.Equal(t, string(p.Marshal()), string(again.Marshal()), "the same sweep gives the same bytes")
+	other, _, err := NewPlan(sc, 5, "")
+	require.NoError(t, err)
+	assert.NotEqual(t, p.Hash, other.Hash, "the seed is part of the sweep")
+	other, _, err = NewPlan(load(t, small, "train.iterations=6"), 4, "")
+	require.NoError(t, err)
+	assert.NotEqual(t, p.Hash, other.Hash, "so is every setting")
+	assert.Equal(t, p.Trials[0].ID, other.Trials[0].ID, "trial IDs name parameters, variant and seed only")
+
+	back, err := parsePlan(p.Marshal())
+	require.NoError(t, err)
+	assert.Equal(t, p, back)
+	damaged := strings.Replace(string(p.Marshal()), `"seeds": 2`, `"seeds": 3`, 1)
+	_, err = parsePlan([]byte(damaged))
+	assert.ErrorContains(t, err, "damaged")
+
+	_, _, err = NewPlan(load(t, strings.Split(small, "sweep:")[0]), 4, "")
+	assert.ErrorContains(t, err, "no sweep section")
+}
+
+func TestMetricsCoverCommands(t *testing.T) {
+	for _, m := range scenarios.SweepMetrics(scenarios.SweepTrain) {
+		assert.Contains(t, trainMetrics, m)
+	}
+	assert.Len(t, trainMetrics, len(scenarios.SweepMetrics(scenarios.SweepTrain)))
+	for _, m := range scenarios.SweepMetrics(scenarios.SweepRun) {
+		assert.Contains(t, runMetrics, m)
+	}
+	assert.Len(t, runMetrics, len(scenarios.SweepMetrics(scenarios.SweepRun)))
+}
+
+// runAll runs a sweep in dir and returns its table.
+func runAll(t *testing.T, dir string, sc *scenarios.Scenario, workers int, shard Shard) []byte {
+	t.Helper()
+	p, trials, err := NewPlan(sc, sc.Seed, "")
+	require.NoError(t, err)
+	require.NoError(t, Prepare(dir, p, false))
+	st, err := Check(dir, p, shard)
+	require.NoError(t, err)
+	require.NoError(t, Execute(context.Background(), dir, p, sc, trials, st.Pending, Options{Workers: workers}))
+	recs, bad, err := ReadRecords(dir, p)
+	require.NoError(t, err)
+	require.Empty(t, bad)
+	return Table(p, recs)
+}
+
+func TestExecuteResumeMerge(t *testing.T) {
+	sc := load(t, small)
+	tmp := t.TempDir()
+	want := runAll(t, filepath.Join(tmp, "one"), sc, 1, All)
+	lines := strings.Split(strings.TrimSpace(string(want)), "\n")
+	require.Len(t, lines, 9)
+	assert.Equal(t, "trial,variant,seed,reward.latency,task.coupling,reward_mean,parallelism_mean,prob_share", lines[0])
+	assert.Equal(t, string(want), string(runAll(t, filepath.Join(tmp, "three"), sc, 3, All)), "workers change nothing")
+
+	// Two shards in two directories, merged.
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	runAll(t, a, sc, 2, Shard{0, 2})
+	runAll(t, b, sc, 2, Shard{1, 2})
+	m, err := Merge([]string{a, b, filepath.Join(tmp, "one")})
+	require.NoError(t, err)
+	assert.Empty(t, m.Missing)
+	assert.Equal(t, 8, m.Duplicates, "the unsharded directory repeats every trial")
+	assert.Equal(t, string(want), string(Table(m.Plan, m.Records)))
+
+	m, err = Merge([]string{a})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 3, 5, 7}, m.Missing)
+
+	// Resume: only the trials without a valid file run.
+	dir := filepath.Join(tmp, "resume")
+	runAll(t, dir, sc, 2, Shard{0, 2})
+	p, trials, err := NewPlan(sc, sc.Seed, "")
+	require.NoError(t, err)
+	// A truncated file is run again.
+	require.NoError(t, os.WriteFile(RecordPath(dir, p.Trials[0].ID), []byte(`{"format": `), 0o644))
+	st, err := Check(dir, p, All)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 3, 5, 7}, st.Pending)
+	require.Len(t, st.Invalid, 1)
+	var ran atomic.Int32
+	require.NoError(t, Execute(context.Background(), dir, p, sc, trials, st.Pending, Options{Workers: 2, Finished: func(*scenarios.Trial) { ran.Add(1) }}))
+	assert.EqualValues(t, 5, ran.Load())
+	recs, _, err := ReadRecords(dir, p)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(Table(p, recs)))
+
+	// Another sweep is refused, then cleared with fresh.
+	other, _, err := NewPlan(load(t, small, "sweep.seeds=1"), 4, "")
+	require.NoError(t, err)
+	err = Prepare(dir, other, false)
+	assert.ErrorIs(t, err, ErrOtherSweep)
+	assert.ErrorContains(t, err, "--fresh")
+	require.NoError(t, Prepare(dir, other, true))
+	recs, _, err = ReadRecords(dir, other)
+	require.NoError(t, err)
+	assert.Empty(t, recs)
+}
+
+func TestExecuteStopsOnCancel(t *testing.T) {
+	sc := load(t, small)
+	dir := t.TempDir()
+	p, trials, err := NewPlan(sc, sc.Seed, "")
+	require.NoError(t, err)
+	require.NoError(t, Prepare(dir, p, false))
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int32
+	err = Execute(ctx, dir, p, sc, trials, []int{0, 1, 2, 3, 4, 5, 6, 7}, Options{Workers: 1, Finished: func(*scenarios.Trial) {
+		if n.Add(1) == 2 {
+			cancel()
+		}
+	}})
+	assert.ErrorIs(t, err, context.Canceled)
+	recs, _, err := ReadRecords(dir, p)
+	require.NoError(t, err)
+	assert.Len(t, recs, 2, "the finished trials are kept")
+}
+
+func TestRunTrial(t *testing.T) {
+	sc := load(t, small, "sweep.command=run", "sweep.metrics=[success_rate, finish_mean, cost_per_acceptable]")
+	p, trials, err := NewPlan(sc, 1, "")
+	require.NoError(t, err)
+	o, err := RunTrial(context.Background(), sc, &trials[0])
+	require.NoError(t, err)
+	assert.Len(t, o.Rows, 3, "the scenario's episodes")
+	assert.Len(t, o.Metrics, len(runMetrics))
+	r := newRecord(p, 0, o.Metrics)
+	assert.Len(t, r.Metrics, 3)
+	back, err := parseRecord(p, p.index(), r.marshal())
+	require.NoError(t, err)
+	assert.True(t, same(r, back))
+}
+
+func TestCharts(t *testing.T) {
+	sc := load(t, small)
+	dir := t.TempDir()
+	runAll(t, dir, sc, 2, All)
+	p, err := ReadPlan(dir)
+	require.NoError(t, err)
+	recs, _, err := ReadRecords(dir, p)
+	require.NoError(t, err)
+	charts, warnings := Charts(p, recs)
+	assert.Empty(t, warnings)
+	var names []string
+	for _, c := range charts {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, []string{
+		"reward_mean_vs_reward_latency", "reward_mean_vs_task_coupling", "reward_mean_heatmap",
+		"parallelism_mean_vs_reward_latency", "parallelism_mean_vs_task_coupling", "parallelism_mean_heatmap",
+		"prob_share_vs_reward_latency", "prob_share_vs_task_coupling", "prob_share_heatmap",
+		PhaseChart,
+	}, names)
+	line := charts[3]
+	require.Len(t, line.Series, 2, "one curve per value of the other axis")
+	assert.Equal(t, "task.coupling = 0", line.Series[0].Name)
+	assert.Equal(t, []float64{0, 1}, line.Series[0].X)
+	assert.NotNil(t, line.Series[0].Lo, "a band over two seeds")
+	phase := charts[len(charts)-1]
+	require.NotNil(t, phase.Grid)
+	assert.Equal(t, []float64{0, 1}, phase.Grid.X, "latency weight across")
+	assert.Equal(t, []float64{0, 0.9}, phase.Grid.Y, "coupling up")
+	// The cell at latency 1, coupling 0.9 is the mean over its seeds.
+	var sum float64
+	for _, tr := range p.Trials {
+		if slices.Equal(tr.Point, []int{1, 1}) {
+			sum += float64(recs[tr.ID].Metrics["parallelism_mean"]) / 2
+		}
+	}
+	assert.InDelta(t, sum, phase.Grid.Z[1][1], 1e-12)
+
+	// Missing trials leave gaps, not wrong charts.
+	delete(recs, p.Trials[0].ID)
+	delete(recs, p.Trials[1].ID)
+	charts, warnings = Charts(p, recs)
+	assert.NotEmpty(t, warnings)
+	for _, c := range charts {
+		assert.Nil(t, c.Grid, "heat maps need every cell: %s", c.Name)
+	}
+}

@@ -1,0 +1,141 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// Outcome is what one trial produced: its final metrics, and what its own
+// output directory may hold.
+type Outcome struct {
+	Metrics map[string]float64
+	// Train trials: the learned policy and the iterations.
+	Policy     policy.Softmax
+	Iterations []rlcr.Iteration
+	// Run trials: the episodes.
+	Rows []scenarios.Row
+}
+
+// trainMetrics reads the train metrics from an iteration.
+var trainMetrics = func() map[string]func(*rlcr.Iteration) float64 {
+	m := map[string]func(*rlcr.Iteration) float64{
+		"reward_mean":      func(r *rlcr.Iteration) float64 { return r.RewardMean },
+		"success_rate":     func(r *rlcr.Iteration) float64 { return r.SuccessRate },
+		"latency_mean":     func(r *rlcr.Iteration) float64 { return r.LatencyMean },
+		"latency_p90":      func(r *rlcr.Iteration) float64 { return r.LatencyP90 },
+		"parallelism_mean": func(r *rlcr.Iteration) float64 { return r.ParallelismMean },
+		"messages_mean":    func(r *rlcr.Iteration) float64 { return r.MessagesMean },
+		"model_calls_mean": func(r *rlcr.Iteration) float64 { return r.ModelCallsMean },
+		"agent_time_mean":  func(r *rlcr.Iteration) float64 { return r.AgentTimeMean },
+		"entropy":          func(r *rlcr.Iteration) float64 { return r.Entropy },
+	}
+	for a := range collective.Action(collective.NumActions) {
+		m["prob_"+a.String()] = func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }
+	}
+	return m
+}()
+
+// runMetrics reads the run metrics from a summary.
+var runMetrics = map[string]func(*scenarios.Summary) float64{
+	"success_rate":           func(s *scenarios.Summary) float64 { return s.Success.Value },
+	"finish_mean":            func(s *scenarios.Summary) float64 { return s.Finish.Value },
+	"finish_acceptable_mean": func(s *scenarios.Summary) float64 { return s.FinishAcceptable.Value },
+	"reward_mean":            func(s *scenarios.Summary) float64 { return s.Reward.Value },
+	"parallelism_mean":       func(s *scenarios.Summary) float64 { return s.Parallelism.Value },
+	"messages_mean":          func(s *scenarios.Summary) float64 { return s.Messages.Value },
+	"model_calls_mean":       func(s *scenarios.Summary) float64 { return s.ModelCalls.Value },
+	"tokens_mean":            func(s *scenarios.Summary) float64 { return s.Tokens.Value },
+	"agent_time_mean":        func(s *scenarios.Summary) float64 { return s.AgentTime.Value },
+	"cost_per_acceptable":    func(s *scenarios.Summary) float64 { return s.CostPerAcceptable },
+}
+
+// RunTrial runs trial t of sc's sweep and returns its outcome with every
+// metric the command offers. A train trial runs rlcr.Train on one worker
+// and averages each metric over the last tenth of the iterations (at
+// least one); a run trial evaluates the variant for the scenario's
+// episodes from the trial's seed and summarizes them. The outcome depends
+// only on the trial's spec and seed.
+func RunTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial) (*Outcome, error) {
+	if sc.Sweep == nil {
+		return nil, fmt.Errorf("scenario %s has no sweep section", sc.Name)
+	}
+	switch sc.Sweep.Command {
+	case scenarios.SweepTrain:
+		return trainTrial(ctx, t)
+	case scenarios.SweepRun:
+		return runTrial(ctx, sc, t)
+	}
+	return nil, fmt.Errorf("sweep command %q is not train or run", sc.Sweep.Command)
+}
+
+func trainTrial(ctx context.Context, t *scenarios.Trial) (*Outcome, error) {
+	o := &Outcome{Metrics: map[string]float64{}}
+	pol, err := rlcr.Train(ctx, t.Variant.Problem(), t.Variant.Spec.Train, t.Seed, 1, func(it rlcr.Iteration) error {
+		o.Iterations = append(o.Iterations, it)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.Policy = pol
+	n := max(1, len(o.Iterations)/10)
+	tail := o.Iterations[len(o.Iterations)-n:]
+	for name, value := range trainMetrics {
+		sum := 0.0
+		for i := range tail {
+			sum += value(&tail[i])
+		}
+		o.Metrics[name] = sum / float64(n)
+	}
+	return o, nil
+}
+
+func runTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial) (*Outcome, error) {
+	one := &scenarios.Scenario{
+		Name:     sc.Name,
+		Source:   sc.Source,
+		Seed:     t.Seed,
+		Episodes: sc.Episodes,
+		Base:     t.Variant.Spec,
+		Variants: []scenarios.Variant{t.Variant},
+	}
+	o := &Outcome{Metrics: map[string]float64{}}
+	err := scenarios.Evaluate(ctx, one, scenarios.EvalOptions{Workers: 1}, func(r scenarios.Row) error {
+		o.Rows = append(o.Rows, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sum := scenarios.Summarize(o.Rows)[0]
+	for name, value := range runMetrics {
+		o.Metrics[name] = value(&sum)
+	}
+	return o, nil
+}
+
+// IterationsCSV renders a train trial's iterations: the iteration, then
+// the value of every train metric in the iteration.
+func IterationsCSV(iters []rlcr.Iteration) []byte {
+	names := scenarios.SweepMetrics(scenarios.SweepTrain)
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(append([]string{"iteration"}, names...))
+	for i := range iters {
+		row := []string{strconv.Itoa(iters[i].Iteration)}
+		for _, name := range names {
+			row = append(row, format(trainMetrics[name](&iters[i])))
+		}
+		w.Write(row)
+	}
+	w.Flush()
+	return b.Bytes()
+}

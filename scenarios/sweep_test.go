@@ -1,0 +1,255 @@
+package scenarios_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// sweepBase is a scenario without its sweep section.
+const sweepBase = `name: s
+seed: 3
+task:
+  shape: fork-join
+  width: 3
+  stages: 1
+  work: exp(5m)
+collective:
+  agents: 4
+policy:
+  organization: split
+`
+
+func parseSweep(t *testing.T, sweep string, sets ...string) (*scenarios.Scenario, error) {
+	t.Helper()
+	return scenarios.Parse([]byte(sweepBase+sweep), "s.yaml", sets)
+}
+
+func TestSweepParse(t *testing.T) {
+	sc, err := parseSweep(t, `sweep:
+  command: train
+  seeds: 2
+  grid:
+    reward.latency: [0, 0.5, 1]
+    task.coupling: [0, 0.9]
+    collective.spawn: [0, 2m]
+  random:
+    train.lr: uniform(0.02, 0.2)
+    collective.agents: uniform(2, 6)
+  samples: 2
+`)
+	require.NoError(t, err)
+	sw := sc.Sweep
+	require.NotNil(t, sw)
+	assert.Equal(t, scenarios.SweepTrain, sw.Command)
+	assert.Equal(t, 2, sw.Seeds)
+	assert.Equal(t, 2, sw.Samples)
+	assert.Equal(t, []string{"reward_mean", "success_rate", "latency_mean", "parallelism_mean"}, sw.Metrics, "the default metrics")
+	require.Len(t, sw.Grid, 3)
+	assert.Equal(t, "reward.latency", sw.Grid[0].Path)
+	assert.Equal(t, []string{"0", "0.5", "1"}, sw.Grid[0].Values)
+	assert.Equal(t, []float64{0, 0.5, 1}, sw.Grid[0].Numbers)
+	assert.Equal(t, []string{"0", "0.9"}, sw.Grid[1].Values, "distributions")
+	assert.Equal(t, []string{"0s", "2m0s"}, sw.Grid[2].Values, "durations")
+	assert.Equal(t, []float64{0, 120}, sw.Grid[2].Numbers)
+	assert.Equal(t, "s", sw.Grid[2].Unit)
+	assert.Equal(t, sim.Uniform(0.02, 0.2), sw.Random[0].Dist)
+	assert.Equal(t, 12, sw.Points())
+
+	assertRoundTrip(t, sc)
+	again, err := scenarios.Parse(sc.Resolved, "resolved.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, sc.Sweep, again.Sweep, "the resolved sweep reads back the same")
+
+	t.Run("no-sweep", func(t *testing.T) {
+		sc, err := parseSweep(t, "")
+		require.NoError(t, err)
+		assert.Nil(t, sc.Sweep)
+		assert.NotContains(t, string(sc.Resolved), "sweep")
+		_, err = sc.Trials(1, "")
+		assert.ErrorContains(t, err, "no sweep section")
+	})
+	t.Run("set", func(t *testing.T) {
+		sc, err := parseSweep(t, "", "sweep={command: run, grid: {collective.agents: [1, 2]}}", "sweep.seeds=3")
+		require.NoError(t, err)
+		require.NotNil(t, sc.Sweep)
+		assert.Equal(t, scenarios.SweepRun, sc.Sweep.Command)
+		assert.Equal(t, 3, sc.Sweep.Seeds)
+		assert.Equal(t, []string{"1", "2"}, sc.Sweep.Grid[0].Values)
+	})
+}
+
+func TestSweepParseErrors(t *testing.T) {
+	// Lines of the sweep section start at line 12 of the file.
+	tests := []struct {
+		sweep string
+		sets  []string
+		want  []string
+	}{
+		{"sweep:\n  seeds: 2\n", nil, []string{"s.yaml:12:1: sweep.command: missing (allowed: train, run)"}},
+		{"sweep:\n  command: trian\n", nil, []string{`s.yaml:13:3: sweep.command: "trian" is not allowed (allowed: train, run)`}},
+		{"sweep:\n  command: train\n  seeds: 0\n", nil, []string{"s.yaml:14:3: sweep.seeds: 0 is out of range"}},
+		{"sweep:\n  command: train\n  sead: 1\n", nil, []string{"s.yaml:14:3: sweep.sead: unknown key (allowed: command, seeds, grid, random, samples, metrics)"}},
+		{"sweep:\n  command: train\n  metrics: [reward_mean, finish_mean]\n", nil,
+			[]string{`s.yaml:14:26: sweep.metrics[1]: "finish_mean" is not a metric of train trials (allowed: reward_mean,`, "prob_submit"}},
+		{"sweep:\n  command: run\n  metrics: [reward_mean, reward_mean]\n", nil, []string{`s.yaml:14:26: sweep.metrics[1]: "reward_mean" is listed twice`}},
+		{"sweep:\n  command: run\n  grid:\n    collective.agentz: [1, 2]\n", nil,
+			[]string{"s.yaml:15:5: sweep.grid: collective.agentz: unknown key", `did you mean "agents"`}},
+		{"sweep:\n  command: run\n  grid:\n    seed: [1, 2]\n", nil, []string{"s.yaml:15:5: sweep.grid: seed: a sweep varies the spec"}},
+		{"sweep:\n  command: run\n  grid:\n    collective.agents: 3\n", nil, []string{"s.yaml:15:5: collective.agents: got the integer 3, want a list of values"}},
+		{"sweep:\n  command: run\n  grid:\n    collective.agents: []\n", nil, []string{"s.yaml:15:5: collective.agents: got an empty list"}},
+		{"sweep:\n  command: run\n  grid:\n    collective.agents: [2, four]\n", nil, []string{`s.yaml:15:28: collective.agents: got "four", want an integer`}},
+		{"sweep:\n  command: run\n  grid:\n    collective.agents: [2, 0]\n", nil,
+			[]string{"s.yaml:15:28: collective.agents: 0 is out of range (at least 1) (with the sweep value collective.agents = 0)"}},
+		{"sweep:\n  command: run\n  grid:\n    collective.agents: [2, 2]\n", nil, []string{"s.yaml:15:28: collective.agents: value 1 repeats value 0 (2)"}},
+		{"sweep:\n  command: run\n  grid:\n    collective: [{agents: 2}]\n    collective.agents: [1]\n", nil,
+			[]string{"s.yaml:16:5: sweep.grid: collective.agents overlaps the axis collective"}},
+		{"sweep:\n  command: run\n  random:\n    train.lr: uniform(0.1, 0.2)\n", nil, []string{"s.yaml:12:1: sweep.samples: missing (random axes need samples"}},
+		{"sweep:\n  command: run\n  samples: 2\n", nil, []string{"s.yaml:14:3: sweep.samples: given without random axes"}},
+		{"sweep:\n  command: run\n  random:\n    train.lr: expo(3)\n  samples: 1\n", nil, []string{`s.yaml:15:15: train.lr: invalid distribution "expo(3)"`}},
+		{"sweep:\n  command: run\n  random:\n    policy.organization: uniform(0, 1)\n  samples: 1\n", nil,
+			[]string{"s.yaml:15:5: policy.organization: holds a string; random axes draw numbers"}},
+		{"sweep:\n  command: run\n  grid:\n    reward.latency: [1]\n  random:\n    reward.latency: uniform(0, 1)\n  samples: 1\n", nil,
+			[]string{"s.yaml:17:5: sweep.random: reward.latency overlaps the axis reward.latency"}},
+		{"variants:\n  - name: a\n    set: {reward.latency: 1}\nsweep:\n  command: run\n  grid:\n    reward.latency: [0, 1]\n", nil,
+			[]string{`s.yaml:18:5: sweep.grid: reward.latency: variant "a" sets reward.latency, which would replace every swept value`}},
+		// Random draws out of range are reported with the trial's values.
+		{"sweep:\n  command: run\n  grid:\n    reward.latency: [0, 1]\n  random:\n    collective.agents: uniform(0, 0.4)\n  samples: 1\n", nil,
+			[]string{"s.yaml:12:1: sweep: trial reward.latency=0, collective.agents=0: collective.agents: 0 is out of range (at least 1)"}},
+		// Problems of a --set sweep name the flag.
+		{"", []string{"sweep={command: run, grid: {collective.agents: [0]}}"},
+			[]string{"--set sweep={command: run, grid: {collective.agents: [0]}}: collective.agents: 0 is out of range"}},
+		{"sweep:\n  command: run\n", []string{"sweep.seeds=-1"}, []string{"--set sweep.seeds=-1: sweep.seeds: -1 is out of range"}},
+	}
+	for i, tc := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := parseSweep(t, tc.sweep, tc.sets...)
+			require.Error(t, err, "%s", tc.sweep)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+const gridSweep = `reward:
+  penalty: linear
+  scale: 1h
+variants:
+  - name: a
+  - name: b
+    set: {collective.agents: 2}
+sweep:
+  command: train
+  seeds: 2
+  grid:
+    reward.latency: [0, 1]
+    task.coupling: [0, 0.5, 0.9]
+  random:
+    train.lr: uniform(0.02, 0.2)
+  samples: 2
+`
+
+func TestSweepTrials(t *testing.T) {
+	sc, err := parseSweep(t, gridSweep)
+	require.NoError(t, err)
+	trials, err := sc.Trials(10, "")
+	require.NoError(t, err)
+	require.Len(t, trials, 2*2*3*2*2, "variants × points × samples × seeds")
+
+	// Order: variant, grid point (row-major), sample, seed.
+	want := []string{}
+	for _, v := range []string{"a", "b"} {
+		for _, lat := range []string{"0", "1"} {
+			for _, k := range []string{"0", "0.5", "0.9"} {
+				for sample := range 2 {
+					for seed := 10; seed < 12; seed++ {
+						want = append(want, fmt.Sprintf("%s %s %s %d %d", v, lat, k, sample, seed))
+					}
+				}
+			}
+		}
+	}
+	ids := map[string]bool{}
+	lrs := map[int]string{}
+	for i, tr := range trials {
+		assert.Equal(t, i, tr.Index)
+		got := fmt.Sprintf("%s %s %s %d %d", tr.Variant.Name, tr.Params[0].Value, tr.Params[1].Value, tr.Sample, tr.Seed)
+		assert.Equal(t, want[i], got, "trial %d", i)
+		assert.Len(t, tr.ID, 16)
+		assert.False(t, ids[tr.ID], "IDs are unique")
+		ids[tr.ID] = true
+		assert.Equal(t, "train.lr", tr.Params[2].Path)
+		if lr, ok := lrs[tr.Sample]; ok {
+			assert.Equal(t, lr, tr.Params[2].Value, "sample %d draws the same values at every point", tr.Sample)
+		}
+		lrs[tr.Sample] = tr.Params[2].Value
+		assert.Equal(t, tr.Params[2].Value, fmt.Sprint(tr.Variant.Spec.Train.LR))
+		// The values, then the variant's overrides.
+		assert.Equal(t, tr.Point, []int{map[string]int{"0": 0, "1": 1}[tr.Params[0].Value], map[string]int{"0": 0, "0.5": 1, "0.9": 2}[tr.Params[1].Value]})
+		assert.Equal(t, tr.Params[0].Value, fmt.Sprint(tr.Variant.Spec.Reward.Latency))
+		assert.Equal(t, tr.Params[1].Value, tr.Variant.Spec.Task.Coupling.String())
+		assert.Equal(t, map[string]int{"a": 4, "b": 2}[tr.Variant.Name], tr.Variant.Spec.Collective.Agents)
+	}
+	assert.NotEqual(t, lrs[0], lrs[1], "samples differ")
+	assert.Equal(t, 0.0, sc.Base.Reward.Latency, "trials leave the base alone")
+
+	// IDs are stable: the same on every machine and in every run.
+	assert.Equal(t, scenarios.TrialID(trials[0].Variant.Name, trials[0].Seed, 0, true, trials[0].Params), trials[0].ID)
+	again, err := sc.Trials(10, "")
+	require.NoError(t, err)
+	for i := range trials {
+		assert.Equal(t, trials[i].ID, again[i].ID)
+	}
+	params := []scenarios.Param{{"reward.latency", "0.5"}, {"task.coupling", "0"}}
+	id := scenarios.TrialID("default", 1, 0, false, params)
+	assert.Equal(t, "9d64a1c437a773bd", id, "the ID of a trial never changes")
+	assert.Equal(t, id, scenarios.TrialID("default", 1, 0, false, []scenarios.Param{params[1], params[0]}), "parameters are sorted")
+	assert.NotEqual(t, id, scenarios.TrialID("default", 1, 0, false, []scenarios.Param{{"reward.latency", "0.6"}, {"task.coupling", "0"}}), "a value")
+	assert.NotEqual(t, id, scenarios.TrialID("default", 2, 0, false, params), "the seed")
+	assert.NotEqual(t, id, scenarios.TrialID("other", 1, 0, false, params), "the variant")
+	assert.NotEqual(t, id, scenarios.TrialID("default", 1, 1, true, params), "the sample")
+
+	// Another seed draws other random values.
+	other, err := sc.Trials(11, "")
+	require.NoError(t, err)
+	assert.NotEqual(t, trials[0].Params[2], other[0].Params[2])
+
+	// One variant.
+	onlyB, err := sc.Trials(10, "b")
+	require.NoError(t, err)
+	require.Len(t, onlyB, 24)
+	for i, tr := range onlyB {
+		assert.Equal(t, trials[24+i].ID, tr.ID)
+	}
+	_, err = sc.Trials(10, "c")
+	assert.ErrorContains(t, err, `no variant "c" (variants: a, b)`)
+}
+
+func TestSweepRandomConversions(t *testing.T) {
+	sc, err := parseSweep(t, `sweep:
+  command: run
+  random:
+    collective.agents: uniform(1.6, 3.4)
+    collective.spawn: uniform(1m, 2m)
+    task.coupling: uniform(0, 1)
+  samples: 20
+`)
+	require.NoError(t, err)
+	trials, err := sc.Trials(1, "")
+	require.NoError(t, err)
+	require.Len(t, trials, 20)
+	for _, tr := range trials {
+		c := tr.Variant.Spec.Collective
+		assert.Contains(t, []int{2, 3}, c.Agents, "integers are rounded")
+		assert.True(t, c.Spawn >= sim.Minute && c.Spawn <= 2*sim.Minute, "durations in seconds: %v", c.Spawn)
+		assert.Equal(t, c.Spawn.String(), tr.Params[1].Value)
+		assert.False(t, strings.Contains(tr.Variant.Spec.Task.Coupling.String(), "("), "a constant distribution")
+	}
+}
