@@ -194,13 +194,8 @@ func (e *Env) Step() error {
 
 func (e *Env) fireNext() error {
 	next := &e.q.items[0]
-	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents {
-		e.err = fmt.Errorf("%w: %d events processed by %v", ErrEventLimit, e.fired, e.now)
-		return e.err
-	}
-	if e.limits.MaxTime != 0 && next.at > e.limits.MaxTime {
-		e.err = fmt.Errorf("%w: next event at %v is past %v", ErrTimeLimit, next.at, e.limits.MaxTime)
-		return e.err
+	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents || e.limits.MaxTime != 0 && next.at > e.limits.MaxTime {
+		return e.limitReached(next.at)
 	}
 	it := e.q.pop()
 	e.now = it.at
@@ -210,6 +205,17 @@ func (e *Env) fireNext() error {
 		e.obs.Observe(Record{Seq: it.key & seqMask, Time: it.at, Priority: Priority(it.key >> seqBits), Kind: kind, Name: name})
 	}
 	it.h.fire(e, it.key)
+	return e.err
+}
+
+// limitReached records which bound of Limits the next event, due at next,
+// would break.
+func (e *Env) limitReached(next Time) error {
+	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents {
+		e.err = fmt.Errorf("%w: %d events processed by %v", ErrEventLimit, e.fired, e.now)
+	} else {
+		e.err = fmt.Errorf("%w: next event at %v is past %v", ErrTimeLimit, next, e.limits.MaxTime)
+	}
 	return e.err
 }
 
