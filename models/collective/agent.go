@@ -100,6 +100,9 @@ func (a *agent) decide() {
 		return
 	}
 	a.becomeFree()
+	if a.held >= 0 && a.at.nodes[a.held].status == skipped {
+		a.held = -1 // an alternative that another agent's success made moot
+	}
 	obs, mask := a.observe()
 	u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
 	a.decisions++
@@ -409,6 +412,10 @@ func (a *agent) call() {
 	if ep.done {
 		return
 	}
+	if a.at.nodes[a.cur].status == skipped {
+		a.abandon()
+		return
+	}
 	now := ep.env.Now()
 	a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
 	read := a.readMessages()
@@ -435,6 +442,10 @@ func (a *agent) call() {
 func (a *agent) callDone() {
 	ep := a.ep
 	if ep.done {
+		return
+	}
+	if a.at.nodes[a.cur].status == skipped {
+		a.abandon()
 		return
 	}
 	a.callsLeft--
@@ -465,9 +476,21 @@ func (a *agent) callDone() {
 	a.finishPart(ok)
 }
 
+// abandon drops the part in progress, which is no longer needed, at the
+// end of the current model call.
+func (a *agent) abandon() {
+	a.span(a.activity, a.ep.env.Now(), a.kind, a.ep.g.Nodes[a.cur].Name)
+	a.cur = -1
+	a.decide()
+}
+
 func (a *agent) finishPart(ok bool) {
 	ep := a.ep
 	if ep.done {
+		return
+	}
+	if a.at.nodes[a.cur].status == skipped {
+		a.abandon()
 		return
 	}
 	now := ep.env.Now()
@@ -547,6 +570,9 @@ func (a *agent) release() {
 		return
 	}
 	a.held = -1
+	if a.at.nodes[v].status == skipped {
+		return
+	}
 	a.at.release(a.ep, v)
 }
 
@@ -697,6 +723,10 @@ func (a *agent) checkDone() {
 	}
 	v := a.held
 	ns := &a.at.nodes[v]
+	if ns.status == skipped {
+		a.decide() // moot while it was being checked
+		return
+	}
 	right := ep.checkKey.Float64(uint64(a.at.id), uint64(v), uint64(ns.checks)) < ep.cfg.Check.Accuracy
 	flagged := ns.ok != right // a right check flags a bad part; a wrong one, a good part
 	if flagged && int(ns.tries) <= ep.cfg.Check.Retries {
@@ -706,6 +736,7 @@ func (a *agent) checkDone() {
 		return
 	}
 	a.checked = true
+	ns.flagged = flagged
 	if !flagged {
 		a.release()
 	}

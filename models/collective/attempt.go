@@ -28,6 +28,7 @@ type nodeState struct {
 	lastCall sim.Time // when the last model call of that attempt began
 	trigger  task.ID  // for JoinAny: the predecessor that made it ready
 	sharedAt sim.Time // when a finding about it became available; 0 if never
+	flagged  bool     // its maker's last check flagged it, with no retry left
 }
 
 // attempt is one copy of the task's progress: the main team's, or an
@@ -89,13 +90,17 @@ func (at *attempt) release(ep *episode, v task.ID) {
 		if ws.status != blocked {
 			continue
 		}
+		ws.left--
 		if g.Nodes[w].Join == task.JoinAny {
-			ws.trigger = v
-			at.makeReady(ep, w)
-			at.skipAlternatives(ep, w)
+			// The first alternative believed good settles the search; one
+			// known to be bad does only if it is the last.
+			if !ns.flagged || ws.left == 0 {
+				ws.trigger = v
+				at.makeReady(ep, w)
+				at.skipAlternatives(ep, w)
+			}
 			continue
 		}
-		ws.left--
 		if ws.left == 0 {
 			at.makeReady(ep, w)
 		}
@@ -110,12 +115,13 @@ func (at *attempt) release(ep *episode, v task.ID) {
 }
 
 // skipAlternatives marks the other predecessors of a JoinAny node that no
-// longer feed anything as not needed.
+// longer feed anything as not needed. Agents working on one, or holding
+// one, notice at their next model call or decision and drop it.
 func (at *attempt) skipAlternatives(ep *episode, w task.ID) {
 	g := ep.g
 	for _, u := range g.Pred(w) {
 		us := &at.nodes[u]
-		if us.status != ready && us.status != blocked {
+		if us.status == released || us.status == skipped {
 			continue
 		}
 		needed := false
