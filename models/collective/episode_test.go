@@ -3,6 +3,7 @@ package collective_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -208,4 +209,53 @@ func ExampleRun() {
 	// Output:
 	// sequential finish  72.1 min, acceptable true, parallelism 1.00
 	// split      finish  36.1 min, acceptable true, parallelism 2.00
+}
+
+// needle builds four alternative tries of the given works feeding an `any`
+// join of one minute.
+func needle(t *testing.T, difficulty float64, works ...sim.Time) *task.Graph {
+	var nodes []task.Node
+	var edges []task.Edge
+	for i, w := range works {
+		nodes = append(nodes, task.Node{Name: fmt.Sprint("try", i), Work: w, Difficulty: difficulty, OutputTokens: 100})
+		edges = append(edges, task.Edge{From: task.ID(i), To: task.ID(len(works))})
+	}
+	nodes = append(nodes, task.Node{Name: "pick", Work: sim.Minute, Join: task.JoinAny})
+	g, err := task.New(nodes, edges)
+	require.NoError(t, err)
+	return g
+}
+
+// A sequential agent whose checks flag an alternative moves on to the next
+// one: success is the chance that any of the four succeeds.
+func TestNeedleSequentialTriesEveryAlternative(t *testing.T) {
+	g := needle(t, 0.8, 10*sim.Minute, 10*sim.Minute, 10*sim.Minute, 10*sim.Minute)
+	cfg := free(1)
+	cfg.Check.Retries = 0 // a flagged try is given up, not retried
+	const n = 2000
+	ok := 0
+	for seed := range uint64(n) {
+		res, err := collective.Run(g, cfg, org(t, "sequential"), sim.NewStreams(seed), collective.Options{})
+		require.NoError(t, err)
+		if res.Acceptable {
+			ok++
+		}
+	}
+	p := 1 - math.Pow(0.8, 4) // a perfect check, four independent tries at 0.2
+	se := math.Sqrt(p * (1 - p) / n)
+	assert.InDelta(t, p, float64(ok)/n, 4*se)
+}
+
+// When one alternative succeeds, the team's agents still working on the
+// others drop them at their next model call.
+func TestNeedleTeamDropsMootAlternatives(t *testing.T) {
+	g := needle(t, 0, 10*sim.Minute, 20*sim.Minute, 30*sim.Minute, 40*sim.Minute)
+	res, err := collective.Run(g, free(4), org(t, "team"), sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	require.True(t, res.Acceptable)
+	assert.Equal(t, 11*sim.Minute, res.Finish, "the first try and the pick")
+	// Four agents worked ten minutes each (the others stopped at the end of
+	// the model call in progress when the first try was done), then the pick.
+	span := collective.Defaults().Calls.Span
+	assert.LessOrEqual(t, res.AgentTime, 4*10*sim.Minute+3*span+sim.Minute)
 }
