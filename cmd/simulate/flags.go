@@ -38,15 +38,6 @@ func (f *seedFlag) Set(s string) error {
 	return nil
 }
 
-// ptr returns the seed, or nil when the flag was not given.
-func (f *seedFlag) ptr() *uint64 {
-	if !f.set {
-		return nil
-	}
-	v := f.v
-	return &v
-}
-
 // numError turns a strconv error into the short message flag prints
 // ("invalid value "x" for flag -seed: parse error").
 func numError(err error) error {

@@ -196,11 +196,8 @@ func (at *attempt) wakeOne(ep *episode) {
 		h.wake()
 		return
 	}
-	for _, a := range at.members {
-		if a.main {
-			a.wake()
-		}
-		break // the main agent, if any, is the attempt's first member
+	if len(at.members) > 0 && at.members[0].main { // the main agent is its team's first member
+		at.members[0].wake()
 	}
 }
 
