@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"image/color"
 	"os"
-	"path/filepath"
 	"regexp"
 
+	"github.com/swarmsim/swarmsim/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
@@ -181,12 +181,12 @@ func writeAtomic(files []file) (err error) {
 		}
 	}()
 	for _, f := range files {
-		t, err := writeTemp(f)
+		t, err := atomicfile.WriteTemp(f.path, f.data)
 		if t != "" {
 			tmps = append(tmps, t)
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("plots: %w", err)
 		}
 	}
 	for len(tmps) > 0 {
@@ -196,34 +196,6 @@ func writeAtomic(files []file) (err error) {
 		tmps = tmps[1:]
 	}
 	return nil
-}
-
-// writeTemp writes f.data to a new hidden file in f.path's directory and
-// returns its name; the name is returned with an error when the file was
-// created.
-func writeTemp(f file) (string, error) {
-	dir, name := filepath.Split(f.path)
-	if dir == "" {
-		dir = "."
-	}
-	t, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return "", fmt.Errorf("plots: %w", err)
-	}
-	_, err = t.Write(f.data)
-	if err == nil {
-		err = t.Chmod(0o644)
-	}
-	if err == nil {
-		err = t.Sync()
-	}
-	if cerr := t.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return t.Name(), fmt.Errorf("plots: writing %s: %w", f.path, err)
-	}
-	return t.Name(), nil
 }
 
 var _ vg.CanvasWriterTo = pdfCanvas{}

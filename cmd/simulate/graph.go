@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/swarmsim/swarmsim/internal/atomicfile"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -100,7 +101,7 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 			_, err := s.stdout.Write(b.Bytes())
 			return err
 		}
-		if err := writeFileAtomic(o.dot, b.Bytes()); err != nil {
+		if err := atomicfile.Write(o.dot, b.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 
+	"github.com/swarmsim/swarmsim/internal/atomicfile"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -112,7 +113,7 @@ func (d *runDir) subdir(name string) error { return d.mkdirAll(d.join(name)) }
 
 // write writes data to the file name in d atomically and records it.
 func (d *runDir) write(name string, data []byte) error {
-	if err := writeFileAtomic(d.join(name), data); err != nil {
+	if err := atomicfile.Write(d.join(name), data); err != nil {
 		return err
 	}
 	d.record(name)
@@ -135,7 +136,7 @@ func (d *runDir) commit(m *manifest) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(d.join(manifestName), append(b, '\n'))
+	return atomicfile.Write(d.join(manifestName), append(b, '\n'))
 }
 
 // abort removes every file the run wrote, then the directories it made
@@ -149,39 +150,6 @@ func (d *runDir) abort() {
 	for _, dir := range slices.Backward(d.created) {
 		os.Remove(dir) // fails, as it should, on a directory that is not empty
 	}
-}
-
-// writeFileAtomic writes data to path through a hidden temporary file in
-// the same directory, synced and renamed into place: readers see the old
-// file or the new one, never a part.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
 }
 
 // A manifest describes a complete run: what was run, with which build,

@@ -5,6 +5,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+
+	"github.com/swarmsim/swarmsim/internal/atomicfile"
 )
 
 var cmdTrace = &command{
@@ -60,5 +62,5 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) error
 		_, err = s.stdout.Write(b.Bytes())
 		return err
 	}
-	return writeFileAtomic(o.out, b.Bytes())
+	return atomicfile.Write(o.out, b.Bytes())
 }

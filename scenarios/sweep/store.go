@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"github.com/swarmsim/swarmsim/internal/atomicfile"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -64,7 +66,7 @@ func Prepare(dir string, plan *Plan, fresh bool) error {
 	if err := os.MkdirAll(filepath.Join(dir, TrialsDir), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, PlanFile), plan.Marshal())
+	return atomicfile.Write(filepath.Join(dir, PlanFile), plan.Marshal())
 }
 
 func errString(err error) string {
@@ -163,7 +165,7 @@ func ReadRecords(dir string, plan *Plan) (map[string]*Record, []Invalid, error) 
 
 // writeRecord writes r into dir atomically.
 func writeRecord(dir string, r *Record) error {
-	return writeAtomic(RecordPath(dir, r.ID), r.marshal())
+	return atomicfile.Write(RecordPath(dir, r.ID), r.marshal())
 }
 
 // CopyRecords writes the records into dir/trials, skipping files that
@@ -177,7 +179,7 @@ func CopyRecords(dir string, recs []*Record) error {
 		if old, err := os.ReadFile(RecordPath(dir, r.ID)); err == nil && bytes.Equal(old, data) {
 			continue
 		}
-		if err := writeAtomic(RecordPath(dir, r.ID), data); err != nil {
+		if err := atomicfile.Write(RecordPath(dir, r.ID), data); err != nil {
 			return err
 		}
 	}
@@ -188,37 +190,7 @@ func CopyRecords(dir string, recs []*Record) error {
 // file in the same directory, synced and renamed into place, so that
 // readers (and a resumed sweep) see the old file or the new one, never a
 // part of one.
-func WriteFile(path string, data []byte) error { return writeAtomic(path, data) }
-
-func writeAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
-}
+func WriteFile(path string, data []byte) error { return atomicfile.Write(path, data) }
 
 // sortedIDs returns the keys of recs in plan order.
 func sortedIDs(plan *Plan, recs map[string]*Record) []string {
