@@ -179,20 +179,13 @@ func (e *Env) CallPriority(delay Time, prio Priority, fn func()) error {
 // scheduled, a limit error when a bound in Limits is reached, or the error
 // of a failure that nothing handled (a process that panicked, or failed
 // with nobody waiting for it).
-func (e *Env) Step() error {
-	if e.err != nil {
-		return e.err
-	}
-	if e.q.len() == 0 {
-		if e.closed {
-			return ErrClosed
-		}
-		return ErrNoEvents
-	}
-	return e.fireNext()
-}
+func (e *Env) Step() error { return e.fireNext() }
 
+// fireNext processes the next event: the body of Step and of the run loops.
 func (e *Env) fireNext() error {
+	if e.err != nil || e.q.len() == 0 {
+		return e.cannotStep()
+	}
 	next := &e.q.items[0]
 	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents || e.limits.MaxTime != 0 && next.at > e.limits.MaxTime {
 		return e.limitReached(next.at)
@@ -217,6 +210,17 @@ func (e *Env) limitReached(next Time) error {
 		e.err = fmt.Errorf("%w: next event at %v is past %v", ErrTimeLimit, next, e.limits.MaxTime)
 	}
 	return e.err
+}
+
+// cannotStep says why there is no event to process.
+func (e *Env) cannotStep() error {
+	switch {
+	case e.err != nil:
+		return e.err
+	case e.closed:
+		return ErrClosed
+	}
+	return ErrNoEvents
 }
 
 // Run processes events until none are left. It returns nil when the queue
