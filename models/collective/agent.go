@@ -408,14 +408,10 @@ func (a *agent) readMessages() sim.Time {
 
 // call starts one model call of the part in progress.
 func (a *agent) call() {
+	if a.stale() {
+		return
+	}
 	ep := a.ep
-	if ep.done {
-		return
-	}
-	if a.at.nodes[a.cur].status == skipped {
-		a.abandon()
-		return
-	}
 	now := ep.env.Now()
 	a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
 	read := a.readMessages()
@@ -440,14 +436,10 @@ func (a *agent) call() {
 // callDone ends a model call; after the last one, the attempt's outcome is
 // drawn.
 func (a *agent) callDone() {
+	if a.stale() {
+		return
+	}
 	ep := a.ep
-	if ep.done {
-		return
-	}
-	if a.at.nodes[a.cur].status == skipped {
-		a.abandon()
-		return
-	}
 	a.callsLeft--
 	if a.callsLeft > 0 {
 		a.call()
@@ -476,6 +468,20 @@ func (a *agent) callDone() {
 	a.finishPart(ok)
 }
 
+// stale reports whether the part in progress no longer matters: the
+// episode is over, or another agent's success made the part moot, in which
+// case it is dropped here, at a model-call boundary.
+func (a *agent) stale() bool {
+	if a.ep.done {
+		return true
+	}
+	if a.at.nodes[a.cur].status == skipped {
+		a.abandon()
+		return true
+	}
+	return false
+}
+
 // abandon drops the part in progress, which is no longer needed, at the
 // end of the current model call.
 func (a *agent) abandon() {
@@ -485,14 +491,10 @@ func (a *agent) abandon() {
 }
 
 func (a *agent) finishPart(ok bool) {
+	if a.stale() {
+		return
+	}
 	ep := a.ep
-	if ep.done {
-		return
-	}
-	if a.at.nodes[a.cur].status == skipped {
-		a.abandon()
-		return
-	}
 	now := ep.env.Now()
 	v := a.cur
 	ns := &a.at.nodes[v]
