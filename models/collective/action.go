@@ -93,6 +93,7 @@ type Observation struct {
 // Policy decides what a free agent does. Every agent of the collective asks
 // the same policy. u is a uniform draw in [0, 1) from the agent's own random
 // stream, for policies that sample; the returned action must be in mask.
+// obs is valid only during the call: a policy that keeps it must copy it.
 type Policy interface {
 	Decide(obs *Observation, mask Mask, u float64) Action
 }

@@ -103,17 +103,21 @@ func (a *agent) decide() {
 	if a.held >= 0 && a.at.nodes[a.held].status == skipped {
 		a.held = -1 // an alternative that another agent's success made moot
 	}
-	obs, mask := a.observe()
+	// The observation lives in the episode, so that handing its address to
+	// the policy allocates nothing; a policy must not keep it.
+	var mask Mask
+	ep.obs, mask = a.observe()
+	obs := &ep.obs
 	u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
 	a.decisions++
-	act := ep.pol.Decide(&obs, mask, u)
+	act := ep.pol.Decide(obs, mask, u)
 	if !mask.Has(act) {
 		ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
 		return
 	}
 	ep.res.Actions[act]++
 	if ep.opts.Record {
-		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: obs, Mask: mask, Action: act})
+		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: *obs, Mask: mask, Action: act})
 	}
 	switch act {
 	case Work:
@@ -170,7 +174,7 @@ func (a *agent) observe() (Observation, Mask) {
 		Attempts:  ep.res.Attempts,
 		Pending:   ep.pending,
 		Unchecked: a.held >= 0 && !a.checked,
-		Unshared:  a.held >= 0 && !a.shared && a.partners(a.held) > 0,
+		Unshared:  a.held >= 0 && !a.shared && a.hasPartners(a.held),
 	}
 	if ep.cfg.TimeLimit > 0 {
 		o.TimeUsed = float64(now) / float64(ep.cfg.TimeLimit)
@@ -235,25 +239,21 @@ func (a *agent) joinCoupling(v task.ID) float64 {
 	return k
 }
 
-// partners counts the parts that join v at a JoinAll node and are not
-// finished yet: their makers, present or future, could use a finding about
-// v. Whether they need it (the join's coupling) is not visible to the
-// agent: sharing at κ = 0 is the pure overhead a team pays on divisible
-// work.
-func (a *agent) partners(v task.ID) int {
-	g, at := a.ep.g, a.at
-	n := 0
+// hasPartners reports whether the held part v joins, at a JoinAll node,
+// parts not handed on yet: their makers, present or future, could use a
+// finding about v. Whether they need it (the join's coupling) is not
+// visible to the agent: sharing at κ = 0 is the pure overhead a team pays
+// on divisible work. It reads the joins' counters, not their parts, so it
+// costs O(successors).
+func (a *agent) hasPartners(v task.ID) bool {
+	g := a.ep.g
 	for _, w := range g.Succ(v) {
-		if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
-			continue
-		}
-		for _, q := range g.Pred(w) {
-			if s := at.nodes[q].status; q != v && s <= taken {
-				n++
-			}
+		// v itself is not released yet, so others remain if more than one does.
+		if g.Nodes[w].Join == task.JoinAll && a.at.nodes[w].left > 1 {
+			return true
 		}
 	}
-	return n
+	return false
 }
 
 func (a *agent) unreadBoard() int {
@@ -320,6 +320,9 @@ func (a *agent) startPart(v task.ID, delay sim.Time) {
 // on to a newcomer, and returns their size.
 func (a *agent) siblingFindings(v task.ID) int {
 	ep, at, g := a.ep, a.at, a.ep.g
+	if at.shares == 0 {
+		return 0 // nobody has shared anything: nothing to hand on
+	}
 	tokens := 0
 	now := ep.env.Now()
 	for _, w := range g.Succ(v) {
@@ -668,6 +671,7 @@ func (a *agent) share() {
 	avail := now + write + ep.transfer(tokens)
 	f := finding{part: v, from: a, avail: avail, steps: a.steps, tokens: tokens}
 	at.nodes[v].sharedAt = avail
+	at.shares++
 	switch ep.cfg.Comm.Topology {
 	case Blackboard:
 		at.board = append(at.board, f)

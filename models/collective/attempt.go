@@ -36,7 +36,7 @@ type nodeState struct {
 type attempt struct {
 	id        int
 	nodes     []nodeState
-	ready     idHeap
+	ready     task.IDQueue
 	nReady    int
 	left      int // nodes neither released nor skipped
 	sinksLeft int
@@ -46,6 +46,7 @@ type attempt struct {
 	nWaiting  int
 	busy      int
 	board     []finding
+	shares    int // findings shared so far
 	complete  bool
 	ok        bool
 	steps     int
@@ -71,7 +72,7 @@ func (ep *episode) newAttempt() *attempt {
 		ns.left = int32(len(g.Pred(task.ID(v))))
 		if ns.left == 0 {
 			ns.status = ready
-			at.ready.push(task.ID(v))
+			at.ready.Push(task.ID(v))
 			at.nReady++
 		}
 	}
@@ -145,7 +146,7 @@ func (at *attempt) skipAlternatives(ep *episode, w task.ID) {
 
 func (at *attempt) makeReady(ep *episode, w task.ID) {
 	at.nodes[w].status = ready
-	at.ready.push(w)
+	at.ready.Push(w)
 	at.nReady++
 	at.wakeOne(ep)
 }
@@ -169,7 +170,7 @@ func (at *attempt) completed(ep *episode) {
 // one.
 func (at *attempt) pop() task.ID {
 	for {
-		v := at.ready.pop()
+		v := at.ready.Pop()
 		if at.nodes[v].status == ready {
 			at.nReady--
 			return v
@@ -179,12 +180,12 @@ func (at *attempt) pop() task.ID {
 
 // peek returns the next ready subtask, or -1.
 func (at *attempt) peek() task.ID {
-	for len(at.ready) > 0 {
-		v := at.ready[0]
+	for at.ready.Len() > 0 {
+		v := at.ready.Min()
 		if at.nodes[v].status == ready {
 			return v
 		}
-		at.ready.pop()
+		at.ready.Pop()
 	}
 	return -1
 }
@@ -211,44 +212,4 @@ func (at *attempt) takeIdle() *agent {
 		}
 	}
 	return nil
-}
-
-// idHeap is a min-heap of subtask IDs.
-type idHeap []task.ID
-
-func (h *idHeap) push(v task.ID) {
-	*h = append(*h, v)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if s[p] <= s[i] {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
-	}
-}
-
-func (h *idHeap) pop() task.ID {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	*h = s
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && s[c+1] < s[c] {
-			c++
-		}
-		if s[i] <= s[c] {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
-	return top
 }

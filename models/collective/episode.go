@@ -94,6 +94,7 @@ type episode struct {
 	done       bool
 	err        error
 	res        *Result
+	obs        Observation // the observation of the decision being made
 }
 
 func (ep *episode) loop() error {

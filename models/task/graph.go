@@ -300,7 +300,7 @@ func checkNode(nd *Node) error {
 func (g *Graph) sortTopo() error {
 	n := len(g.Nodes)
 	indeg := make([]int32, n)
-	var ready idHeap
+	var ready IDQueue
 	for v := range n {
 		indeg[v] = g.predOff[v+1] - g.predOff[v]
 		if indeg[v] == 0 {
@@ -308,13 +308,13 @@ func (g *Graph) sortTopo() error {
 		}
 	}
 	g.topo = make([]ID, 0, n)
-	for len(ready) > 0 {
-		v := ready.pop()
+	for ready.Len() > 0 {
+		v := ready.Pop()
 		g.topo = append(g.topo, v)
 		for _, w := range g.Succ(v) {
 			indeg[w]--
 			if indeg[w] == 0 {
-				ready.push(w)
+				ready.Push(w)
 			}
 		}
 	}
@@ -403,48 +403,6 @@ func (g *Graph) computeLevels() {
 	for _, c := range count {
 		g.width = max(g.width, c)
 	}
-}
-
-// idHeap is a binary min-heap of IDs.
-type idHeap []ID
-
-func (h *idHeap) push(v ID) {
-	*h = append(*h, v)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if s[p] <= s[i] {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
-	}
-}
-
-func (h *idHeap) pop() ID {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(s) && s[l] < s[m] {
-			m = l
-		}
-		if r < len(s) && s[r] < s[m] {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
 }
 
 // Len returns the number of nodes.
