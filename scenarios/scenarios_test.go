@@ -135,6 +135,8 @@ func TestLoadBad(t *testing.T) {
 		{"missing-organization.yaml", []string{"missing-organization.yaml: policy.organization: missing (allowed: independent, sequential, split, team)"}},
 		{"not-a-mapping.yaml", []string{"not-a-mapping.yaml:1:1: got a list, want a mapping (allowed keys: name, description"}},
 		{"bad-name.yaml", []string{"bad-name.yaml:1:1: name:", `"my scenario" is not a valid name`}},
+		{"unknown-action.yaml", []string{"unknown-action.yaml:8:19: train.actions[1]:", `unknown action "delegat"`, "allowed: work, delegate, attempt, share, check, wait, submit"}},
+		{"one-action.yaml", []string{"one-action.yaml:8:3: train.actions: 1 listed, want at least 2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
