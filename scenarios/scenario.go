@@ -55,6 +55,10 @@ type Scenario struct {
 	// Trials enumerates its trials.
 	Sweep *Sweep
 
+	// rawBase and rawSpecs are Base and the variants' specs with file
+	// paths as written (relative to the scenario's folder).
+	rawBase  Spec
+	rawSpecs []Spec
 	// overrides lists, per variant, the field paths its `set:` names,
 	// in order: a sweep trial applies them on top of its own values.
 	overrides [][]string
@@ -253,6 +257,15 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		sc.overrides = append(sc.overrides, paths)
 	}
 	sc.Sweep = sweep
+	// Trials start from the specs as written, so that a trial's file
+	// paths are located once; callers get them located.
+	dir := scenarioDir(p.source)
+	sc.rawBase = cloneSpec(sc.Base)
+	locateSpec(dir, &sc.Base)
+	for i := range sc.Variants {
+		sc.rawSpecs = append(sc.rawSpecs, cloneSpec(sc.Variants[i].Spec))
+		locateSpec(dir, &sc.Variants[i].Spec)
+	}
 	if sweep != nil {
 		// Every trial's spec must be valid; random draws are checked with
 		// the scenario's seed here and again with the seed of a run.
@@ -407,6 +420,7 @@ func (p *parse) applyFlag(fl *file, s string) {
 	}
 	d := newDecoder(src, nil)
 	d.noPos = true
+	d.rebaseTo = scenarioDir(p.source)
 	d.decodeFlag(val, tgt, path)
 	for _, e := range d.errs {
 		p.errs.add(e)
@@ -429,7 +443,7 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
 		return
 	}
 	if t.Kind() == reflect.String {
-		v.SetString(val)
+		v.SetString(d.filePath(path, val))
 		return
 	}
 	var f *ast.File

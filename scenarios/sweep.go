@@ -709,7 +709,7 @@ func describeTrial(variant string, named bool, params []Param) string {
 // draws, and checks it.
 func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec, error) {
 	sw := sc.Sweep
-	spec := cloneSpec(sc.Base)
+	spec := cloneSpec(sc.rawBase)
 	root := reflect.ValueOf(&spec).Elem()
 	for a, ax := range sw.Grid {
 		if err := setField(root, ax.segs, reflect.ValueOf(ax.values[point[a]])); err != nil {
@@ -721,7 +721,7 @@ func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec,
 			return Spec{}, err
 		}
 	}
-	variant := reflect.ValueOf(&sc.Variants[vi].Spec).Elem()
+	variant := reflect.ValueOf(&sc.rawSpecs[vi]).Elem()
 	for _, path := range sc.overrides[vi] {
 		segs, err := parsePath(path)
 		if err != nil {
@@ -738,6 +738,7 @@ func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec,
 	if probs := specProblems(&spec); len(probs) > 0 {
 		return Spec{}, fmt.Errorf("%s: %s", probs[0].path, probs[0].msg)
 	}
+	locateSpec(scenarioDir(sc.Source), &spec)
 	return spec, nil
 }
 

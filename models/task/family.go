@@ -84,7 +84,8 @@ const (
 //   - file(path): the graph in path (see Load), read at every draw; node
 //     attributes the file does not give are drawn as above (WfFormat files
 //     give work and tokens; DOT files give what their attributes say).
-//     Relative paths are relative to the working directory.
+//     Relative paths are relative to the working directory (the scenarios
+//     package locates them relative to the scenario file first).
 //
 // Names are "t<ID>" except for file graphs, which keep their node names.
 type Family struct {
