@@ -157,7 +157,7 @@ func TestLoadBad(t *testing.T) {
 
 func TestLoadBadFileListsAll(t *testing.T) {
 	// Independent problems are reported together, in file order.
-	src := "name: x\ntask: {shape: chain, length: 2}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"
+	src := "name: x\ntask: {shape: chain, length: 2, work: 1m}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"
 	_, err := scenarios.Parse([]byte(src), "x.yaml", nil)
 	require.Error(t, err)
 	lines := strings.Split(err.Error(), "\n")
