@@ -659,6 +659,8 @@ func specProblems(s *Spec) []problem {
 	}
 	if err := s.Reward.Validate(&s.Collective); err != nil {
 		out = append(out, splitFieldErr("reward", err))
+	} else if err := s.Reward.ValidateTraining(&s.Train); err != nil {
+		out = append(out, splitFieldErr("reward", err))
 	}
 	if err := s.Train.Validate(); err != nil {
 		out = append(out, splitFieldErr("train", err))

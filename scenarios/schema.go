@@ -186,7 +186,7 @@ func refine(s *jsonschema.Schema) {
 	set("", "task", "The task family episodes draw their task graphs from.", nil)
 	set("", "collective", "The collective: agents and the costs of calls, messages, checks and spawning. Omitted fields keep their defaults.", nil)
 	set("", "policy", "The policy that decides for every agent.", nil)
-	set("", "reward", "The collective reward R = task·[acceptable] − latency·P(T) − cost·agent time/scale + annealed PARL terms, for `simulate train` and the reward column of `simulate run`.", nil)
+	set("", "reward", "The collective reward R = task·[acceptable] − latency·P(T) − cost·agent time/cost_scale + annealed PARL terms, for `simulate train` and the reward column of `simulate run`.", nil)
 	set("", "train", "The RLCR learner's hyperparameters, for `simulate train`.", nil)
 	set("", "variants", "Variants compared on the same task draws: the base with overrides. Without variants there is one, named default.", nil)
 
