@@ -78,7 +78,9 @@ type Report struct {
 	// attributes but no gen_ai.operation.name; NoTokens model calls
 	// without both token counts; Outside GenAI spans under no
 	// invoke_agent; NoRoot traces without an invoke_agent span at all.
-	NoEnd, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot int
+	// Adopted counts spans whose parent is not in the file, placed under
+	// the invoke_agent span that contains them in time.
+	NoEnd, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
 }
 
 // String writes the report as one line per count.
@@ -95,6 +97,7 @@ func (r Report) String() string {
 		{r.NoTokens, "model calls without token counts (kept for latency, left out of the token fit)"},
 		{r.Outside, "GenAI spans outside any invoke_agent span (left out)"},
 		{r.NoRoot, "traces without an invoke_agent span (left out)"},
+		{r.Adopted, "spans whose parent is not in the file (placed under the invoke_agent span containing them in time)"},
 	} {
 		if c.n > 0 {
 			fmt.Fprintf(&b, "%d %s\n", c.n, c.what)
@@ -239,9 +242,24 @@ func (t *Traces) tree(spans []*otel.Span) []*runBuild {
 		}
 		all = append(all, n)
 	}
-	var tops []*node
+	var tops, agents []*node
 	for _, n := range all {
-		if p, ok := nodes[n.s.ParentID]; ok && p != n {
+		if n.op == opAgent {
+			agents = append(agents, n)
+		}
+	}
+	for _, n := range all {
+		p, ok := nodes[n.s.ParentID]
+		if !ok && n.s.ParentID != "" {
+			// Frameworks export GenAI spans under spans of their own that
+			// they do not export (Google ADK does): the agent whose span
+			// contains this one in time is its agent.
+			if p = enclosing(agents, n); p != nil {
+				t.Report.Adopted++
+				ok = true
+			}
+		}
+		if ok && p != n {
 			p.children = append(p.children, n)
 		} else {
 			tops = append(tops, n)
@@ -272,6 +290,25 @@ func (t *Traces) tree(spans []*otel.Span) []*runBuild {
 		t.Report.NoRoot++
 	}
 	return runs
+}
+
+// enclosing returns the shortest invoke_agent span of agents (other than
+// n) that contains n in time, or nil.
+func enclosing(agents []*node, n *node) *node {
+	var best *node
+	end := n.s.End
+	if !n.s.HasEnd {
+		end = n.s.Start
+	}
+	for _, a := range agents {
+		if a == n || !a.s.HasEnd || a.s.Start > n.s.Start || a.s.End < end {
+			continue
+		}
+		if best == nil || a.s.End-a.s.Start < best.s.End-best.s.Start {
+			best = a
+		}
+	}
+	return best
 }
 
 func isCounted(op string) bool { return op == opTool || slices.Contains(modelOps, op) }
