@@ -182,6 +182,9 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 	if err := prob.Reward.Validate(&prob.Collective); err != nil {
 		return nil, fmt.Errorf("reward: %w", err)
 	}
+	if err := prob.Reward.ValidateTraining(&cfg); err != nil {
+		return nil, fmt.Errorf("reward: %w", err)
+	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}

@@ -21,7 +21,7 @@ func tinyProblem() Problem {
 	return Problem{
 		Task:       task.Family{Shape: "fork-join", Width: 4, Stages: 1, Work: sim.Exponential(300), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(300)},
 		Collective: c,
-		Reward:     Reward{Task: 1, Latency: 1, Penalty: PenaltyLinear, Steps: 100},
+		Reward:     Reward{Task: 1, Latency: 1, Penalty: PenaltyLinear},
 	}
 }
 
