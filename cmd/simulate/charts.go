@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
 	"math"
 	"os"
 	"path"
@@ -30,8 +31,8 @@ var chartExts = []string{".csv", ".svg", ".pdf", ".png"}
 // each variant into dir/charts. A chart that cannot be drawn (no variant
 // with an acceptable episode, too many agents for a timeline) is left out
 // with a warning: the tables are the results, the charts views of them.
-func writeCharts(ctx context.Context, s *session, dir *runDir, sc *scenarios.Scenario, seed uint64, sums []scenarios.Summary) (err error) {
-	if err := dir.subdir(chartsDir); err != nil {
+func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, seed uint64, sums []scenarios.Summary) (err error) {
+	if err := dir.Mkdir(chartsDir); err != nil {
 		return err
 	}
 	type chart struct {
@@ -95,7 +96,7 @@ func writeCharts(ctx context.Context, s *session, dir *runDir, sc *scenarios.Sce
 
 // timeline re-runs episode 0 of v with a trace and draws it as a Gantt
 // chart: one row per agent, spans coloured by kind, messages as arrows.
-func timeline(dir *runDir, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed uint64) error {
+func timeline(dir *rundir.Dir, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed uint64) error {
 	streams, g, err := drawEpisode(v, seed, 0)
 	if err != nil {
 		return err
@@ -160,17 +161,17 @@ func agentRow(a int) string {
 }
 
 // save writes chart name (PNG, SVG, PDF and CSV) into dir/charts.
-func save(dir *runDir, name string, p *plot.Plot, size plots.Size, data plots.Table) error {
+func save(dir *rundir.Dir, name string, p *plot.Plot, size plots.Size, data plots.Table) error {
 	base := path.Join(chartsDir, name)
-	if err := plots.Save(p, size, dir.join(base), data); err != nil {
+	if err := plots.Save(p, size, dir.Join(base), data); err != nil {
 		// Save may have renamed some files into place before failing.
 		for _, ext := range chartExts {
-			os.Remove(dir.join(base + ext))
+			os.Remove(dir.Join(base + ext))
 		}
 		return err
 	}
 	for _, ext := range chartExts {
-		dir.record(base + ext)
+		dir.Record(base+ext, false)
 	}
 	return nil
 }

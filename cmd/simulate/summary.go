@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
 	"io"
 	"math"
 	"text/tabwriter"
@@ -39,7 +40,7 @@ func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary) ([]byte, error) 
 		row = append(row, integer(s.CommChanged), num(s.CostPerAcceptable))
 		cells = append(cells, row)
 	}
-	return csvBytes(header, cells)
+	return rundir.CSV(header, cells), nil
 }
 
 // A summaryMetric is a column group of summary.csv: a mean with its
@@ -122,16 +123,16 @@ func scaled(iv scenarios.Interval, k float64) scenarios.Interval {
 }
 
 // writeTables writes episodes.csv and summary.csv.
-func writeTables(dir *runDir, rows []scenarios.Row, sums []scenarios.Summary) error {
+func writeTables(dir *rundir.Dir, rows []scenarios.Row, sums []scenarios.Summary) error {
 	b, err := episodesCSV(rows)
 	if err != nil {
 		return err
 	}
-	if err := dir.write("episodes.csv", b); err != nil {
+	if err := dir.Write("episodes.csv", b); err != nil {
 		return err
 	}
 	if b, err = summaryCSV(rows, sums); err != nil {
 		return err
 	}
-	return dir.write("summary.csv", b)
+	return dir.Write("summary.csv", b)
 }

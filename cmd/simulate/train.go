@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
 	"math"
 	"runtime"
 	"strconv"
@@ -108,7 +109,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	defer func() {
 		if err != nil {
-			dir.abort()
+			dir.Abort()
 		}
 	}()
 
@@ -124,10 +125,10 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 
-	if err := dir.write("iterations.csv", iterationsCSV(jobs)); err != nil {
+	if err := dir.Write("iterations.csv", iterationsCSV(jobs)); err != nil {
 		return err
 	}
-	if err := dir.subdir("policies"); err != nil {
+	if err := dir.Mkdir("policies"); err != nil {
 		return err
 	}
 	for _, j := range jobs {
@@ -135,7 +136,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err := policy.Save(&buf, j.policy); err != nil {
 			return err
 		}
-		if err := dir.write(policyFile(j), buf.Bytes()); err != nil {
+		if err := dir.Write(policyFile(j), buf.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -144,24 +145,13 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			return err
 		}
 	}
-	err = dir.commit(&manifest{
-		Scenario:        sc.Name,
-		Description:     sc.Description,
-		Source:          sc.Source,
-		Hash:            sc.Hash,
-		Seed:            seed,
-		Seeds:           o.seeds,
-		Variants:        variantNames(sc),
-		SwarmsimVersion: version(),
-		GoVersion:       goVersion(),
-		Command:         s.argv,
-		Resolved:        string(sc.Resolved),
-	})
-	if err != nil {
+	m := newManifest(s, rundir.KindTrain, sc, seed)
+	m.Seeds = o.seeds
+	if err = dir.Commit(m); err != nil {
 		return err
 	}
 	printTraining(s, sc, jobs)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.path)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
 
@@ -265,11 +255,7 @@ func iterationsCSV(jobs []*trainJob) []byte {
 			rows = append(rows, row)
 		}
 	}
-	b, err := csvBytes(header, rows)
-	if err != nil {
-		panic(err) // csv of strings into memory cannot fail
-	}
-	return b
+	return rundir.CSV(header, rows)
 }
 
 // lastTenth returns the mean of value over the last tenth of a job's
@@ -317,8 +303,8 @@ func printTraining(s *session, sc *scenarios.Scenario, jobs []*trainJob) {
 
 // writeLearningCurves draws one chart per metric with a curve per variant
 // (mean over seeds, 95% band), and the action mix of each variant.
-func writeLearningCurves(ctx context.Context, s *session, dir *runDir, sc *scenarios.Scenario, jobs []*trainJob) error {
-	if err := dir.subdir(chartsDir); err != nil {
+func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*trainJob) error {
+	if err := dir.Mkdir(chartsDir); err != nil {
 		return err
 	}
 	curve := func(name string, jobsOf []*trainJob, value func(*rlcr.Iteration) float64) (plots.Series, bool) {

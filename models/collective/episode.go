@@ -26,6 +26,11 @@ type Options struct {
 	// through what their policies choose: common random numbers within a
 	// group of rollouts.
 	Decisions *sim.Streams
+	// Actions restricts what the policy may choose: a decision's mask is
+	// the valid actions that Actions holds. Where none of them is valid,
+	// the agent does what it must without a decision (see Must). The zero
+	// Mask means every action.
+	Actions Mask
 }
 
 // ErrInvalidAction is returned when a policy picks an action outside its mask.

@@ -35,7 +35,7 @@ func TestCRNSharesTheEnvironmentWithinAGroup(t *testing.T) {
 		differ := 0
 		for seed := range uint64(10) {
 			iter := sim.NewStreams(seed).Derive("iteration", 0)
-			results, _, err := rollouts(context.Background(), prob, split, iter, B, G, crn, 2)
+			results, _, err := rollouts(context.Background(), prob, split, iter, B, G, 0, crn, 2)
 			require.NoError(t, err)
 			for b := range B {
 				for i := 1; i < G; i++ {
@@ -64,7 +64,7 @@ func TestCRNKeepsThePolicysDraws(t *testing.T) {
 	prob := luckyProblem()
 	iter := sim.NewStreams(5).Derive("iteration", 0)
 	const B, G = 2, 4
-	results, _, err := rollouts(context.Background(), prob, policy.NewLinear(), iter, B, G, true, 2)
+	results, _, err := rollouts(context.Background(), prob, policy.NewLinear(), iter, B, G, 0, true, 2)
 	require.NoError(t, err)
 	for b := range B {
 		distinct := map[string]bool{}
@@ -92,7 +92,7 @@ func flagshipLike() Problem {
 		Task: task.Family{Shape: "fork-join", Width: 12, Stages: 1,
 			Work: sim.LogNormal(600, 0.3), Difficulty: sim.Const(0.01), OutputTokens: sim.Const(500)},
 		Collective: c,
-		Reward:     Reward{Task: 1, Latency: 0.5, Penalty: PenaltyLinear, Cost: 1, Steps: 100},
+		Reward:     Reward{Task: 1, Latency: 0.5, Penalty: PenaltyLinear, Cost: 1},
 	}
 }
 
@@ -101,7 +101,7 @@ func flagshipLike() Problem {
 func batchGradient(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, iter sim.Streams) []float64 {
 	t.Helper()
 	B, G := cfg.Batch, cfg.Group
-	results, _, err := rollouts(context.Background(), prob, pol, iter, B, G, cfg.CRN, 2)
+	results, _, err := rollouts(context.Background(), prob, pol, iter, B, G, 0, cfg.CRN, 2)
 	require.NoError(t, err)
 	metrics := make([]collective.Metrics, B*G)
 	for i, r := range results {
