@@ -164,3 +164,36 @@ func TestLibraryLatencyPressure(t *testing.T) {
 	assert.GreaterOrEqual(t, high.parallelism, 1.5*none.parallelism, "high pressure learns at least 1.5× the parallelism")
 	assert.LessOrEqual(t, high.latency, 0.75*none.latency, "high pressure finishes in at most 0.75× the time")
 }
+
+// TestEveryPenaltyActsOnTheFlagship: with default settings otherwise,
+// every penalty form trains a different policy under a latency weight of 5
+// than under 0 (the flagship's none variant takes the flag's weight), and
+// a weight on penalty none is refused, naming the field. A few iterations
+// suffice: a penalty that cannot act leaves the parameters bit-identical.
+func TestEveryPenaltyActsOnTheFlagship(t *testing.T) {
+	final := func(sets ...string) ([]float64, error) {
+		sc, err := scenarios.Load("latency-pressure", append(sets, "train.iterations=3", "train.batch=4"))
+		if err != nil {
+			return nil, err
+		}
+		v := sc.Variants[0]
+		require.Equal(t, "none", v.Name)
+		pol, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, sc.Seed, 2, nil)
+		require.NoError(t, err)
+		return pol.Params(), nil
+	}
+	for _, p := range rlcr.Penalties {
+		t.Run(string(p), func(t *testing.T) {
+			on, err := final("reward.penalty="+string(p), "reward.latency=5")
+			if p == rlcr.PenaltyNone {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "--set reward.latency=5: reward.latency: 5 has no effect with penalty none")
+				return
+			}
+			require.NoError(t, err)
+			off, err := final("reward.penalty="+string(p), "reward.latency=0")
+			require.NoError(t, err)
+			assert.NotEqual(t, off, on, "the latency weight changes what is learned")
+		})
+	}
+}
