@@ -270,7 +270,7 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	pol := policy.NewLinear()
 	const B, G = 2, 4
 	iter := sim.NewStreams(3).Derive("iteration", 0)
-	results, graphs, err := rollouts(context.Background(), prob, pol, iter, B, G, 2)
+	results, graphs, err := rollouts(context.Background(), prob, pol, iter, B, G, 0, true, 2)
 	require.NoError(t, err)
 	rewards := make([]float64, B*G)
 	for b := range B {
@@ -317,14 +317,14 @@ func TestDifferenceRewards(t *testing.T) {
 	require.NoError(t, err)
 	const B, G = 2, 3
 	iter := sim.NewStreams(5).Derive("iteration", 0)
-	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 2)
+	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2)
 	require.NoError(t, err)
 	rewards := make([]float64, B*G) // the linear penalty scores a rollout alone as in its group
 	for i, r := range results {
 		prob.Reward.Group(&prob.Collective, 0, []collective.Metrics{r.Metrics}, rewards[i:i+1])
 	}
 
-	credit, replays, err := differenceRewards(context.Background(), prob, Contribution, split, iter, graphs, results, rewards, 0, 2)
+	credit, replays, err := differenceRewards(context.Background(), prob, Contribution, split, iter, graphs, results, rewards, 0, 0, true, 2)
 	require.NoError(t, err)
 	positive, zeros, jobs := 0, 0, 0
 	for i, r := range results {
@@ -355,7 +355,8 @@ func TestDifferenceRewards(t *testing.T) {
 				}
 				return act
 			})
-			rep, err := collective.Run(graphs[i/G], prob.Collective, cf, iter.Derive("rollout", uint64(i)), collective.Options{})
+			env, opts := rolloutStreams(iter, i, G, true)
+			rep, err := collective.Run(graphs[i/G], prob.Collective, cf, env, opts)
 			require.NoError(t, err)
 			out := []float64{0}
 			prob.Reward.Group(&prob.Collective, 0, []collective.Metrics{rep.Metrics}, out)
@@ -371,7 +372,7 @@ func TestDifferenceRewards(t *testing.T) {
 
 	// Passive: a replay for every agent; one that only worked anyway
 	// replays the same episode and gets 0.
-	credit, replays, err = differenceRewards(context.Background(), prob, Passive, split, iter, graphs, results, rewards, 0, 2)
+	credit, replays, err = differenceRewards(context.Background(), prob, Passive, split, iter, graphs, results, rewards, 0, 0, true, 2)
 	require.NoError(t, err)
 	n, helpersZero := 0, 0
 	for i := range results {

@@ -68,7 +68,7 @@ func TestTrainRunsEveryOption(t *testing.T) {
 		"ppo-gae":          func(c *Config) { c.Advantage = PPOGAE },
 		"ppo-gae lambda":   func(c *Config) { c.Advantage, c.Lambda = PPOGAE, 0.5 },
 		"ppo-gae gamma":    func(c *Config) { c.Advantage, c.Gamma = PPOGAE, 0.9 },
-		"ppo-gae per time": func(c *Config) { c.Advantage, c.Gamma, c.GammaUnit = PPOGAE, 0.9, 10 * sim.Minute },
+		"ppo-gae per time": func(c *Config) { c.Advantage, c.Gamma, c.GammaUnit = PPOGAE, 0.9, 10*sim.Minute },
 		"mlp":              func(c *Config) { c.Policy = "mlp" },
 		"mlp rollout":      func(c *Config) { c.Policy, c.LossNorm = "mlp", PerRollout },
 		"entropy":          func(c *Config) { c.Entropy, c.EntropyEnd = 0.1, 0.1 },
@@ -290,6 +290,8 @@ func TestTwoStepSolved(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	good := DefaultConfig()
 	require.NoError(t, good.Validate())
+	good.Actions = []string{"work", "delegate"}
+	require.NoError(t, good.Validate())
 	ppo := func(c *Config) { c.Advantage, c.Gamma = PPOGAE, 0.9 }
 	for _, tc := range []struct {
 		edit func(*Config)
@@ -317,6 +319,10 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { ppo(c); c.Gamma, c.GammaUnit = 1, sim.Minute }, "gamma_unit: has no effect with gamma 1"},
 		{func(c *Config) { c.Credit = "shapley" }, `credit: "shapley" is not allowed (allowed: contribution, passive)`},
 		{func(c *Config) { c.CreditBaseline = "mean" }, `credit_baseline: "mean" is not allowed (allowed: group, none)`},
+		{func(c *Config) { c.Actions = []string{"work"} }, "actions: 1 listed, want at least 2"},
+		{func(c *Config) { c.Actions = []string{} }, "actions: 0 listed"},
+		{func(c *Config) { c.Actions = []string{"work", "wrok"} }, "actions"},
+		{func(c *Config) { c.Actions = []string{"work", "work"} }, "actions"},
 	} {
 		c := DefaultConfig()
 		tc.edit(&c)
@@ -329,4 +335,27 @@ func TestConfigValidate(t *testing.T) {
 	ppo(&c)
 	c.GammaUnit = sim.Minute
 	assert.NoError(t, c.Validate())
+}
+
+// TestTrainActionsMasksTheRest trains a policy that may only work or
+// delegate: the other actions get no probability at any decision, and
+// their weights stay at zero.
+func TestTrainActionsMasksTheRest(t *testing.T) {
+	for _, adv := range []Advantage{FlatCollective, PerAgent, PPOGAE} {
+		cfg := tinyConfig()
+		cfg.Advantage = adv
+		cfg.Actions = []string{"work", "delegate"}
+		rows, params := train(t, tinyProblem(), cfg, 2)
+		for _, it := range rows {
+			require.Positive(t, it.Decisions)
+			assert.InDelta(t, 1, it.ActionProbs[collective.Work]+it.ActionProbs[collective.Delegate], 1e-9, "%s", adv)
+		}
+		for a := range collective.Action(collective.NumActions) {
+			if a == collective.Work || a == collective.Delegate {
+				continue
+			}
+			row := params[int(a)*policy.NumFeatures : (int(a)+1)*policy.NumFeatures]
+			assert.Equal(t, make([]float64, policy.NumFeatures), row, "%s: weights of %v", adv, a)
+		}
+	}
 }
