@@ -313,3 +313,37 @@ func totalTools(ts []ToolFit) int {
 	}
 	return n
 }
+
+// Curve is what one chart of observed against fitted CDFs shows.
+type Curve struct {
+	// Name is a file name (letters, digits, '.', '_', '-'): cdf_model_X
+	// or cdf_tool_X.
+	Name, XLabel string
+	Sample       []float64
+	Fits         []Dist
+}
+
+// Curves returns one chart per model (call latency) and per tool (tool
+// latency), in the order of f.Models and f.Tools.
+func (f *Fit) Curves(t *Traces) []Curve {
+	var out []Curve
+	for _, m := range f.Models {
+		var xs []float64
+		for _, c := range t.Calls {
+			if c.Model == m.Model {
+				xs = append(xs, max(c.Duration, minPositive))
+			}
+		}
+		out = append(out, Curve{Name: "cdf_model_" + variantName(m.Model), XLabel: "latency of a call to " + m.Model + " (s)", Sample: xs, Fits: m.Latency.Fits})
+	}
+	for _, tf := range f.Tools {
+		var xs []float64
+		for _, c := range t.Tools {
+			if c.Tool == tf.Tool {
+				xs = append(xs, max(c.Duration, minPositive))
+			}
+		}
+		out = append(out, Curve{Name: "cdf_tool_" + variantName(tf.Tool), XLabel: "latency of " + tf.Tool + " (s)", Sample: xs, Fits: tf.Latency.Fits})
+	}
+	return out
+}
