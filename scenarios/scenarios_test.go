@@ -135,6 +135,8 @@ func TestLoadBad(t *testing.T) {
 		{"missing-organization.yaml", []string{"missing-organization.yaml: policy.organization: missing (allowed: independent, sequential, split, team)"}},
 		{"not-a-mapping.yaml", []string{"not-a-mapping.yaml:1:1: got a list, want a mapping (allowed keys: name, description"}},
 		{"bad-name.yaml", []string{"bad-name.yaml:1:1: name:", `"my scenario" is not a valid name`}},
+		{"unknown-action.yaml", []string{"unknown-action.yaml:8:19: train.actions[1]:", `unknown action "delegat"`, "allowed: work, delegate, attempt, share, check, wait, submit"}},
+		{"one-action.yaml", []string{"one-action.yaml:8:3: train.actions: 1 listed, want at least 2"}},
 		// A reward term that could not act is an error like a bad value.
 		{"inert-latency.yaml", []string{"inert-latency.yaml:7:3: reward.latency: 2 has no effect with penalty none"}},
 		{"late-deadline.yaml", []string{"late-deadline.yaml:10:3: reward.deadline: 3h0m0s is at or beyond the time limit 3h0m0s", "allowed: below the time limit"}},
@@ -311,7 +313,7 @@ func TestLibrary(t *testing.T) {
 	assert.False(t, ok)
 	_, err := scenarios.Load("no-such-scenario", nil)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "embedded: coupled-work, divisible-work, latency-pressure, organizations, pressure-sweep, tiny")
+	assert.Contains(t, err.Error(), "embedded: coupled-work, divisible-work, latency-pressure, organizations, pressure-sweep, rlcr-peer, tiny")
 }
 
 func TestJSONSchema(t *testing.T) {

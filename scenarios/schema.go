@@ -242,6 +242,16 @@ func refine(s *jsonschema.Schema) {
 	set("Calls", "system_prompt", "", minimum("0"))
 	set("Comm", "bandwidth", "", minimum("0"))
 	set("Comm", "message_tokens", "", minimum("0"))
+	set("Train", "actions", "The actions the policy may choose among (at least two, each once); the others are masked, and where none of them is valid the agent does what it must without a decision. Omitted: every action.", func(p *jsonschema.Schema) {
+		if p.Items != nil {
+			for a := range collective.Action(collective.NumActions) {
+				p.Items.Enum = append(p.Items.Enum, a.String())
+			}
+			two := uint64(2)
+			p.MinItems = &two
+			p.UniqueItems = true
+		}
+	})
 	for _, f := range []string{"iterations", "batch", "group", "hidden", "epochs"} {
 		set("Train", f, "", minimum("1"))
 	}
