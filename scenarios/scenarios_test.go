@@ -156,6 +156,14 @@ func TestLoadBad(t *testing.T) {
 		{"bad-name.yaml", []string{"bad-name.yaml:1:1: name:", `"my scenario" is not a valid name`}},
 		{"serving-and-api.yaml", []string{"serving-and-api.yaml:5:3: collective.api:", "not both"}},
 		{"tools-unused.yaml", []string{"tools-unused.yaml:5:5: collective.tools.pool:", "the task makes no tool calls"}},
+		{"unknown-action.yaml", []string{"unknown-action.yaml:8:19: train.actions[1]:", `unknown action "delegat"`, "allowed: work, delegate, attempt, share, check, wait, submit"}},
+		{"one-action.yaml", []string{"one-action.yaml:8:3: train.actions: 1 listed, want at least 2"}},
+		// A reward term that could not act is an error like a bad value.
+		{"inert-latency.yaml", []string{"inert-latency.yaml:7:3: reward.latency: 2 has no effect with penalty none"}},
+		{"late-deadline.yaml", []string{"late-deadline.yaml:10:3: reward.deadline: 3h0m0s is at or beyond the time limit 3h0m0s", "allowed: below the time limit"}},
+		{"unused-penalty-param.yaml", []string{`unused-penalty-param.yaml:10:3: reward.buffer: not used by penalty "linear" (it uses: scale)`}},
+		{"inert-parl.yaml", []string{"inert-parl.yaml:5:1: reward.anneal: 0 leaves parallel and finish without effect"}},
+		{"group-of-one.yaml", []string{"group-of-one.yaml:8:3: reward.penalty: group-relative ranks the finish times of a group and has no effect with train.group 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -178,7 +186,7 @@ func TestLoadBad(t *testing.T) {
 
 func TestLoadBadFileListsAll(t *testing.T) {
 	// Independent problems are reported together, in file order.
-	src := "name: x\ntask: {shape: chain, length: 2}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"
+	src := "name: x\ntask: {shape: chain, length: 2, work: 1m}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"
 	_, err := scenarios.Parse([]byte(src), "x.yaml", nil)
 	require.Error(t, err)
 	lines := strings.Split(err.Error(), "\n")
@@ -330,7 +338,7 @@ func TestLibrary(t *testing.T) {
 	assert.False(t, ok)
 	_, err := scenarios.Load("no-such-scenario", nil)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "embedded: coupled-work, divisible-work, latency-pressure, organizations, pressure-sweep, tiny")
+	assert.Contains(t, err.Error(), "embedded: coupled-work, divisible-work, latency-pressure, organizations, pressure-sweep, rlcr-peer, tiny")
 }
 
 func TestJSONSchema(t *testing.T) {

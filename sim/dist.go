@@ -373,6 +373,32 @@ func (d Dist) Mean() float64 {
 	}
 }
 
+// Support returns the smallest and largest values d can draw: lo = hi for
+// a constant or a degenerate distribution, hi = +Inf for an unbounded one.
+// A value's allowed range is checked against it, so that a distribution
+// cannot draw what a constant would not be allowed to be.
+func (d Dist) Support() (lo, hi float64) {
+	switch d.kind {
+	case kindConst:
+		return d.a, d.a
+	case kindUniform:
+		return d.a, d.b
+	case kindExp:
+		if d.a == 0 {
+			return 0, 0
+		}
+	case kindLogNormal, kindGamma:
+		if d.a == 0 || d.b == 0 {
+			return d.a, d.a
+		}
+	case kindNormal:
+		if d.b == 0 {
+			return d.a, d.a
+		}
+	}
+	return 0, math.Inf(1)
+}
+
 // Sample draws one value from d using r, never the global generator; the
 // result is finite and non-negative. Given the state of r the result is
 // deterministic. Constants and degenerate distributions (zero mean, zero cv

@@ -398,7 +398,9 @@
 //
 // Validate loads each scenario FILE strictly, as run does, and checks it: the
 // YAML is well formed, every key is known, every value has the right type and
-// is in range, and every variant's policy can be built. It prints "ok" and
+// is in range, every file it refers to (task.path, policy.file: relative to
+// the scenario's folder) reads without error, and every variant's policy can
+// be built. It prints "ok" and
 // the file for a valid scenario, and each problem as file:line:col: message
 // otherwise. A FILE may also be an embedded scenario's name.
 //
@@ -407,7 +409,7 @@
 // Examples:
 //
 //	simulate validate my-scenario.yaml
-//	simulate validate scenarios/*.yaml
+//	simulate validate scenarios/library/*.yaml
 //
 // # List the embedded scenarios
 //

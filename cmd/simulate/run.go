@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
 	"runtime"
 	"slices"
 	"strings"
@@ -113,7 +114,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	}
 	defer func() {
 		if err != nil {
-			dir.abort()
+			dir.Abort()
 		}
 	}()
 
@@ -130,24 +131,13 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 			return err
 		}
 	}
-	err = dir.commit(&manifest{
-		Scenario:        sc.Name,
-		Description:     sc.Description,
-		Source:          sc.Source,
-		Hash:            sc.Hash,
-		Seed:            seed,
-		Episodes:        episodes,
-		Variants:        variantNames(sc),
-		SwarmsimVersion: version(),
-		GoVersion:       goVersion(),
-		Command:         s.argv,
-		Resolved:        string(sc.Resolved),
-	})
-	if err != nil {
+	m := newManifest(s, rundir.KindRun, sc, seed)
+	m.Episodes = episodes
+	if err = dir.Commit(m); err != nil {
 		return err
 	}
 	printSummary(s.stdout, sums)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.path)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
 

@@ -122,18 +122,33 @@ func (a *agent) decide() {
 	}
 	// The observation lives in the episode, so that handing its address to
 	// the policy allocates nothing; a policy must not keep it.
-	var mask Mask
-	ep.obs, mask = a.observe()
+	var valid Mask
+	ep.obs, valid = a.observe()
 	obs := &ep.obs
-	u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
-	a.decisions++
-	act := ep.pol.Decide(obs, mask, u)
-	if !mask.Has(act) {
-		ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
-		return
+	mask := valid
+	if ep.opts.Actions != 0 {
+		mask &= ep.opts.Actions
+	}
+	var act Action
+	switch {
+	case mask == 0 && valid != 0:
+		act = Must(obs, valid) // no action the policy may choose is valid: no decision
+	case mask.Single():
+		// One valid action: a decision without a choice, recorded (it
+		// counts, carries no gradient) but costing no policy evaluation.
+		act = mask.First()
+		a.decisions++
+	default:
+		u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
+		a.decisions++
+		act = ep.pol.Decide(obs, mask, u)
+		if !mask.Has(act) {
+			ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
+			return
+		}
 	}
 	ep.res.Actions[act]++
-	if ep.opts.Record {
+	if ep.opts.Record && mask != 0 {
 		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: *obs, Mask: mask, Action: act})
 	}
 	switch act {

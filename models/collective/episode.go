@@ -20,6 +20,11 @@ type Options struct {
 	// ends an episode fails it with an error. 0 means 1000 per subtask plus
 	// one million.
 	MaxEvents uint64
+	// Actions restricts what the policy may choose: a decision's mask is
+	// the valid actions that Actions holds. Where none of them is valid,
+	// the agent does what it must without a decision (see Must). The zero
+	// Mask means every action.
+	Actions Mask
 }
 
 // ErrInvalidAction is returned when a policy picks an action outside its mask.

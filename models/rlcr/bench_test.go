@@ -18,7 +18,7 @@ func BenchmarkTrainIteration(b *testing.B) {
 	prob := Problem{
 		Task:       task.Family{Shape: "fork-join", Width: 12, Stages: 1, Work: sim.LogNormal(600, 0.3), Difficulty: sim.Const(0.01), OutputTokens: sim.Const(500)},
 		Collective: c,
-		Reward:     Reward{Task: 1, Latency: 1, Penalty: PenaltyLinear, Cost: 1, Steps: 100},
+		Reward:     Reward{Task: 1, Latency: 1, Penalty: PenaltyLinear, Cost: 1},
 	}
 	cfg := DefaultConfig()
 	cfg.Iterations = 1

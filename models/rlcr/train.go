@@ -58,6 +58,11 @@ type Config struct {
 
 	Policy string `yaml:"policy" json:"policy"` // "linear" or "mlp"
 	Hidden int    `yaml:"hidden" json:"hidden"` // MLP hidden units
+	// Actions lists the actions the policy may choose among; the others
+	// are masked (an ablation of what the policy may do). Where none of
+	// them is valid the agent does what it must without a decision
+	// (collective.Must). Empty means every action.
+	Actions []string `yaml:"actions,omitempty" json:"actions,omitempty"`
 
 	LR         float64  `yaml:"lr" json:"lr"`                   // Adam learning rate at the start
 	LREnd      float64  `yaml:"lr_end" json:"lr_end"`           // ... and at the end
@@ -136,7 +141,22 @@ func (c *Config) Validate() error {
 	if c.LossNorm != PerDecision && c.LossNorm != PerRollout {
 		return fmt.Errorf("loss_norm: %q is not allowed (allowed: decision, rollout)", c.LossNorm)
 	}
+	if c.Actions != nil {
+		if _, err := collective.ParseMask(c.Actions); err != nil {
+			return fmt.Errorf("actions%w", err)
+		}
+		if len(c.Actions) < 2 {
+			return fmt.Errorf("actions: %d listed, want at least 2 (with fewer there is nothing to choose, and nothing to learn); leave it out for every action", len(c.Actions))
+		}
+	}
 	return nil
+}
+
+// actionMask is the mask of the actions the policy may choose; 0 for all.
+// The config must be valid.
+func (c *Config) actionMask() collective.Mask {
+	m, _ := collective.ParseMask(c.Actions)
+	return m
 }
 
 // Problem is what is learned: a task family, a collective and its reward.
@@ -182,6 +202,9 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 	if err := prob.Reward.Validate(&prob.Collective); err != nil {
 		return nil, fmt.Errorf("reward: %w", err)
 	}
+	if err := prob.Reward.ValidateTraining(&cfg); err != nil {
+		return nil, fmt.Errorf("reward: %w", err)
+	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -210,7 +233,7 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 		// 1. Rollouts: B task instances, G rollouts of each, all agents
 		// deciding with the same parameters.
-		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, workers)
+		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), workers)
 		if err != nil {
 			return nil, err
 		}
@@ -235,7 +258,7 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 				samples[i].adv = perRollout[samples[i].rollout]
 			}
 		case PerAgent:
-			credit, err := differenceRewards(ctx, prob, pol, iterStreams, graphs, results, rewards, it, workers)
+			credit, err := differenceRewards(ctx, prob, pol, iterStreams, graphs, results, rewards, it, cfg.actionMask(), workers)
 			if err != nil {
 				return nil, err
 			}
@@ -335,7 +358,7 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 // gets streams iter.Derive("rollout", b·G+i); task b is drawn from
 // iter.Derive("task", b). Results are indexed, so the pool's size changes
 // nothing.
-func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G, workers int) ([]*collective.Result, []*task.Graph, error) {
+func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G int, actions collective.Mask, workers int) ([]*collective.Result, []*task.Graph, error) {
 	graphs := make([]*task.Graph, B)
 	for b := range B {
 		g, err := prob.Task.Draw(iter.Derive("task", uint64(b)).New("graph", 0))
@@ -346,7 +369,7 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 	}
 	results := make([]*collective.Result, B*G)
 	err := parallel(ctx, B*G, workers, func(i int) error {
-		r, err := collective.Run(graphs[i/G], prob.Collective, pol, iter.Derive("rollout", uint64(i)), collective.Options{Record: true})
+		r, err := collective.Run(graphs[i/G], prob.Collective, pol, iter.Derive("rollout", uint64(i)), collective.Options{Record: true, Actions: actions})
 		results[i] = r
 		return err
 	})
@@ -432,7 +455,7 @@ func weigh(samples []sample, norm LossNorm, rollouts int) {
 
 // differenceRewards returns, for each rollout and agent, R minus the reward
 // of the same episode replayed with that agent acting passively.
-func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it, workers int) ([]map[int]float64, error) {
+func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it int, actions collective.Mask, workers int) ([]map[int]float64, error) {
 	type job struct{ rollout, agent int }
 	var jobs []job
 	for i, r := range results {
@@ -450,7 +473,7 @@ func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy,
 	replays := make([]collective.Metrics, len(jobs))
 	err := parallel(ctx, len(jobs), workers, func(j int) error {
 		jb := jobs[j]
-		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, passive{pol, jb.agent}, iter.Derive("rollout", uint64(jb.rollout)), collective.Options{})
+		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, passive{pol, jb.agent}, iter.Derive("rollout", uint64(jb.rollout)), collective.Options{Actions: actions})
 		if err == nil {
 			replays[j] = r.Metrics
 		}

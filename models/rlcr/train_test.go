@@ -21,7 +21,7 @@ func tinyProblem() Problem {
 	return Problem{
 		Task:       task.Family{Shape: "fork-join", Width: 4, Stages: 1, Work: sim.Exponential(300), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(300)},
 		Collective: c,
-		Reward:     Reward{Task: 1, Latency: 1, Penalty: PenaltyLinear, Steps: 100},
+		Reward:     Reward{Task: 1, Latency: 1, Penalty: PenaltyLinear},
 	}
 }
 
@@ -82,7 +82,7 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	prob := tinyProblem()
 	pol := policy.NewLinear()
 	iter := sim.NewStreams(3).Derive("iteration", 0)
-	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 2)
+	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 0, 2)
 	require.NoError(t, err)
 	rewards := make([]float64, 8)
 	metrics := make([]collective.Metrics, 8)
@@ -300,6 +300,8 @@ func TestTwoStepSolved(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	good := DefaultConfig()
 	require.NoError(t, good.Validate())
+	good.Actions = []string{"work", "delegate"}
+	require.NoError(t, good.Validate())
 	for _, mut := range []func(*Config){
 		func(c *Config) { c.Iterations = 0 },
 		func(c *Config) { c.Policy = "transformer" },
@@ -307,9 +309,36 @@ func TestConfigValidate(t *testing.T) {
 		func(c *Config) { c.LossNorm = "token" },
 		func(c *Config) { c.LRSchedule = "step" },
 		func(c *Config) { c.LR = math.NaN() },
+		func(c *Config) { c.Actions = []string{"work"} },
+		func(c *Config) { c.Actions = []string{} },
+		func(c *Config) { c.Actions = []string{"work", "wrok"} },
+		func(c *Config) { c.Actions = []string{"work", "work"} },
 	} {
 		c := DefaultConfig()
 		mut(&c)
 		assert.Error(t, c.Validate())
+	}
+}
+
+// TestTrainActionsMasksTheRest trains a policy that may only work or
+// delegate: the other actions get no probability at any decision, and
+// their weights stay at zero.
+func TestTrainActionsMasksTheRest(t *testing.T) {
+	for _, adv := range []Advantage{FlatCollective, PerAgent, PPOGAE} {
+		cfg := tinyConfig()
+		cfg.Advantage = adv
+		cfg.Actions = []string{"work", "delegate"}
+		rows, params := train(t, tinyProblem(), cfg, 2)
+		for _, it := range rows {
+			require.Positive(t, it.Decisions)
+			assert.InDelta(t, 1, it.ActionProbs[collective.Work]+it.ActionProbs[collective.Delegate], 1e-9, "%s", adv)
+		}
+		for a := range collective.Action(collective.NumActions) {
+			if a == collective.Work || a == collective.Delegate {
+				continue
+			}
+			row := params[int(a)*policy.NumFeatures : (int(a)+1)*policy.NumFeatures]
+			assert.Equal(t, make([]float64, policy.NumFeatures), row, "%s: weights of %v", adv, a)
+		}
 	}
 }

@@ -38,12 +38,14 @@ const (
 // written as sim.ParseDist reads them ("exp(90s)", "uniform(0.2, 0.6)").
 //
 // Every shape draws its attributes the same way, node by node in ID order:
-// Work from Work (seconds), Difficulty from Difficulty clamped to [0, 1)
-// (values ≥ 1 become the largest float64 below 1), OutputTokens from
-// OutputTokens rounded to an integer, Loop = Loop for each node with
-// probability LoopProb, and Coupling from Coupling clamped to [0, 1] but only
-// at nodes with at least two predecessors and Join = JoinAll (elsewhere it
-// is 0). Unset distributions are the constant 0. Draws whose Work exceeds
+// Work from Work (seconds), Difficulty from Difficulty (its support must
+// lie in [0, 1]; a draw of exactly 1 becomes the largest float64 below 1),
+// OutputTokens from OutputTokens rounded to an integer, Loop = Loop for each
+// node with probability LoopProb, and Coupling from Coupling (support in
+// [0, 1]) but only at nodes with at least two predecessors and Join =
+// JoinAll (elsewhere it is 0). Validate rejects a Difficulty or Coupling
+// distribution that can draw outside its range (uniform(0.5, 2), exp(0.3)),
+// not only constants. Unset distributions are the constant 0. Draws whose Work exceeds
 // the range of sim.Time or whose tokens exceed MaxTokens are errors.
 //
 // Structures, with n the number of nodes, e the number of edges and W the
@@ -87,7 +89,8 @@ const (
 //   - file(path): the graph in path (see Load), read at every draw; node
 //     attributes the file does not give are drawn as above (WfFormat files
 //     give work and tokens; DOT files give what their attributes say).
-//     Relative paths are relative to the working directory.
+//     Relative paths are relative to the working directory (the scenarios
+//     package locates them relative to the scenario file first).
 //
 // Names are "t<ID>" except for file graphs, which keep their node names.
 type Family struct {
@@ -265,6 +268,9 @@ func (f *Family) validate() (int, error) {
 }
 
 func (f *Family) validateAttrs() error {
+	if err := firstErr(inRange("difficulty", f.Difficulty, 1, false), inRange("coupling", f.Coupling, 1, true)); err != nil {
+		return err
+	}
 	switch {
 	case !f.ToolLatency.IsZero() && f.ToolCalls.IsZero():
 		return ferr("tool_latency", "needs tool_calls (no tool is ever called)")
@@ -315,6 +321,23 @@ func (f *Family) validateMixture() error {
 	}
 	if !(total > 0) || math.IsInf(total, 1) {
 		return ferr("components", "weights must have a positive, finite sum, got %v", total)
+	}
+	return nil
+}
+
+// inRange checks that every value d can draw lies in [0, hi] (or [0, hi)
+// when closed is false, where a constant must stay below hi).
+func inRange(field string, d sim.Dist, hi float64, closed bool) error {
+	lo, top := d.Support()
+	interval := fmt.Sprintf("[0, %v]", hi)
+	if !closed {
+		interval = fmt.Sprintf("[0, %v)", hi)
+	}
+	switch {
+	case lo == top && (top > hi || !closed && top == hi):
+		return ferr(field, "%v is out of range %s", d, interval)
+	case top > hi:
+		return ferr(field, "%v can draw values up to %v, outside %s (use a distribution whose support lies inside, such as uniform(0.2, 0.8))", d, top, interval)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package task
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -401,8 +400,23 @@ func (g *Graph) cycleError(indeg []int32) error {
 		}
 		sb.WriteString(strconv.Quote(g.Nodes[cycle[(first+i)%k]].Name))
 	}
-	return errors.New(sb.String())
+	ordered := make([]ID, k)
+	for i := range k {
+		ordered[i] = cycle[(first+i)%k]
+	}
+	return &CycleError{Cycle: ordered, msg: sb.String()}
 }
+
+// CycleError is the error of New for edges that close a cycle. Readers of
+// graph files use it to place the error at the edge that closes it.
+type CycleError struct {
+	// Cycle lists the nodes of one cycle in edge order, starting at the
+	// smallest ID: Cycle[i] -> Cycle[i+1], and the last back to the first.
+	Cycle []ID
+	msg   string
+}
+
+func (e *CycleError) Error() string { return e.msg }
 
 func (g *Graph) computeLevels() {
 	g.level = make([]int32, len(g.Nodes))
