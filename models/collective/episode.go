@@ -20,6 +20,13 @@ type Options struct {
 	// ends an episode fails it with an error. 0 means 1000 per subtask plus
 	// one million.
 	MaxEvents uint64
+	// Decisions, when not nil, are the streams of the policy's own draws;
+	// the environment (outcomes, checks, conflicts, selection) keeps
+	// drawing from Run's streams. Rollouts that share the environment's
+	// streams and differ only here see the same luck and differ only
+	// through what their policies choose: common random numbers within a
+	// group of rollouts.
+	Decisions *sim.Streams
 	// Actions restricts what the policy may choose: a decision's mask is
 	// the valid actions that Actions holds. Where none of them is valid,
 	// the agent does what it must without a decision (see Must). The zero
@@ -53,7 +60,7 @@ func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Option
 		outcome:  streams.Key("outcome"),
 		checkKey: streams.Key("check"),
 		conflict: streams.Key("conflict"),
-		decide:   streams.Key("decide"),
+		decide:   decisionStreams(streams, opts).Key("decide"),
 		selKey:   streams.Key("select"),
 		res:      &Result{},
 	}
@@ -77,6 +84,14 @@ func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Option
 	}
 	ep.finishMetrics()
 	return ep.res, nil
+}
+
+// decisionStreams returns the streams the policy's draws come from.
+func decisionStreams(env sim.Streams, opts Options) sim.Streams {
+	if opts.Decisions != nil {
+		return *opts.Decisions
+	}
+	return env
 }
 
 // scale multiplies a duration, rounding to the nanosecond.

@@ -82,7 +82,7 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	prob := tinyProblem()
 	pol := policy.NewLinear()
 	iter := sim.NewStreams(3).Derive("iteration", 0)
-	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 0, 2)
+	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 0, true, 2)
 	require.NoError(t, err)
 	rewards := make([]float64, 8)
 	metrics := make([]collective.Metrics, 8)
