@@ -150,36 +150,49 @@ func DefaultConfig() Config {
 
 // Validate reports the first out-of-range hyperparameter.
 func (c *Config) Validate() error {
-	switch {
-	case c.Iterations < 1:
+	if c.Iterations < 1 {
 		return fmt.Errorf("iterations: %d is out of range (at least 1)", c.Iterations)
-	case c.Batch < 1:
+	}
+	if c.Batch < 1 {
 		return fmt.Errorf("batch: %d is out of range (at least 1)", c.Batch)
-	case c.Group < 1:
+	}
+	if c.Group < 1 {
 		return fmt.Errorf("group: %d is out of range (at least 1)", c.Group)
-	case c.Policy != "linear" && c.Policy != "mlp":
+	}
+	if c.Policy != "linear" && c.Policy != "mlp" {
 		return fmt.Errorf("policy: %q is not allowed (allowed: linear, mlp)", c.Policy)
-	case c.Policy == "mlp" && c.Hidden < 1:
+	}
+	if c.Policy == "mlp" && c.Hidden < 1 {
 		return fmt.Errorf("hidden: %d is out of range (at least 1 for an mlp)", c.Hidden)
-	case !(c.LR > 0) || !(c.LREnd >= 0):
+	}
+	if !(c.LR > 0) || !(c.LREnd >= 0) {
 		return fmt.Errorf("lr: %v to %v is out of range (lr > 0, lr_end ≥ 0)", c.LR, c.LREnd)
-	case !(c.Beta1 >= 0 && c.Beta1 < 1) || !(c.Beta2 >= 0 && c.Beta2 < 1) || !(c.Eps > 0):
+	}
+	if !(c.Beta1 >= 0 && c.Beta1 < 1) || !(c.Beta2 >= 0 && c.Beta2 < 1) || !(c.Eps > 0) {
 		return fmt.Errorf("beta1, beta2, eps: %v, %v, %v are out of range ([0,1), [0,1), > 0)", c.Beta1, c.Beta2, c.Eps)
-	case !(c.ClipGrad >= 0):
+	}
+	if !(c.ClipGrad >= 0) {
 		return fmt.Errorf("clip_grad: %v is out of range (0 for none, or more)", c.ClipGrad)
-	case !(c.Entropy >= 0) || !(c.EntropyEnd >= 0):
+	}
+	if !(c.Entropy >= 0) || !(c.EntropyEnd >= 0) {
 		return fmt.Errorf("entropy: %v to %v is out of range (0 or more)", c.Entropy, c.EntropyEnd)
-	case !(c.BaselineRate > 0 && c.BaselineRate <= 1):
+	}
+	if !(c.BaselineRate > 0 && c.BaselineRate <= 1) {
 		return fmt.Errorf("baseline_rate: %v is out of range (0, 1]", c.BaselineRate)
-	case c.Epochs < 1 || !(c.ClipRatio > 0) || !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) || !(c.ValueLR > 0):
+	}
+	if c.Epochs < 1 || !(c.ClipRatio > 0) || !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) || !(c.ValueLR > 0) {
 		return fmt.Errorf("epochs, clip_ratio, gamma, lambda, value_lr: %d, %v, %v, %v, %v are out of range (≥ 1, > 0, [0,1], [0,1], > 0)", c.Epochs, c.ClipRatio, c.Gamma, c.Lambda, c.ValueLR)
-	case c.ValueEpochs < 1:
+	}
+	if c.ValueEpochs < 1 {
 		return fmt.Errorf("value_epochs: %d is out of range (at least 1)", c.ValueEpochs)
-	case c.GammaUnit < 0:
+	}
+	if c.GammaUnit < 0 {
 		return fmt.Errorf("gamma_unit: %v is out of range (0 for a discount per decision, or a duration)", c.GammaUnit)
-	case c.GammaUnit > 0 && c.Advantage != PPOGAE:
+	}
+	if c.GammaUnit > 0 && c.Advantage != PPOGAE {
 		return fmt.Errorf("gamma_unit: only the ppo-gae advantage discounts (advantage is %s)", c.Advantage)
-	case c.GammaUnit > 0 && c.Gamma == 1:
+	}
+	if c.GammaUnit > 0 && c.Gamma == 1 {
 		return fmt.Errorf("gamma_unit: has no effect with gamma 1 (set gamma below 1, or remove gamma_unit)")
 	}
 	for _, s := range []Schedule{c.LRSchedule, c.EntropySchedule} {
