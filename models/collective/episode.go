@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -19,7 +20,17 @@ type Options struct {
 	// ends an episode fails it with an error. 0 means 1000 per subtask plus
 	// one million.
 	MaxEvents uint64
+	// Context, when not nil, stops the episode when it is done: Run then
+	// returns its error. It is looked at every ctxEvery events, so that a
+	// long episode ends within milliseconds at a cost of one comparison
+	// per event.
+	Context context.Context
 }
+
+// ctxEvery is how many events pass between two looks at Options.Context:
+// a power of two (the test is a mask), a few hundred microseconds of
+// simulation, and ctx.Err costs nothing measurable at that rate.
+const ctxEvery = 4096
 
 // ErrInvalidAction is returned when a policy picks an action outside its mask.
 var ErrInvalidAction = errors.New("collective: policy chose an invalid action")
@@ -39,17 +50,18 @@ func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Option
 		maxEvents = 1000*uint64(g.Len()) + 1_000_000
 	}
 	ep := &episode{
-		env:      sim.New(sim.Limits{MaxEvents: maxEvents}),
-		g:        g,
-		cfg:      &cfg,
-		pol:      pol,
-		opts:     opts,
-		outcome:  streams.Key("outcome"),
-		checkKey: streams.Key("check"),
-		conflict: streams.Key("conflict"),
-		decide:   streams.Key("decide"),
-		selKey:   streams.Key("select"),
-		res:      &Result{},
+		env:       sim.New(sim.Limits{MaxEvents: maxEvents}),
+		maxEvents: maxEvents,
+		g:         g,
+		cfg:       &cfg,
+		pol:       pol,
+		opts:      opts,
+		outcome:   streams.Key("outcome"),
+		checkKey:  streams.Key("check"),
+		conflict:  streams.Key("conflict"),
+		decide:    streams.Key("decide"),
+		selKey:    streams.Key("select"),
+		res:       &Result{},
 	}
 	ep.meanWork = float64(g.TotalWork()) / float64(g.Len())
 	if opts.Trace {
@@ -81,6 +93,8 @@ type episode struct {
 	pol  Policy
 	opts Options
 
+	maxEvents uint64
+
 	outcome, checkKey, conflict, decide, selKey sim.Key
 
 	agents     []*agent
@@ -99,7 +113,13 @@ type episode struct {
 
 func (ep *episode) loop() error {
 	limit := ep.cfg.TimeLimit
+	ctx := ep.opts.Context
 	for !ep.done && ep.err == nil {
+		if ctx != nil && ep.env.Fired()&(ctxEvery-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		next := ep.env.Peek()
 		if next == sim.MaxTime {
 			ep.res.Stalled = true
@@ -113,6 +133,9 @@ func (ep *episode) loop() error {
 			break
 		}
 		if err := ep.env.Step(); err != nil {
+			if errors.Is(err, sim.ErrEventLimit) {
+				return fmt.Errorf("collective: %w (the episode's bound: %d events; simulate's --max-events raises it)", err, ep.maxEvents)
+			}
 			return fmt.Errorf("collective: %w", err)
 		}
 	}

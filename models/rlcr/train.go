@@ -144,6 +144,9 @@ type Problem struct {
 	Task       task.Family
 	Collective collective.Config
 	Reward     Reward
+	// MaxEvents bounds each rollout's events (collective.Options.MaxEvents);
+	// 0 means the default.
+	MaxEvents uint64
 }
 
 // Iteration summarises one training iteration: the rollouts it ran and the
@@ -349,7 +352,7 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 	}
 	results := make([]*collective.Result, B*G)
 	err := parallel(ctx, B*G, workers, func(i int) error {
-		r, err := collective.Run(graphs[i/G], prob.Collective, pol, iter.Derive("rollout", uint64(i)), collective.Options{Record: true})
+		r, err := collective.Run(graphs[i/G], prob.Collective, pol, iter.Derive("rollout", uint64(i)), collective.Options{Record: true, Context: ctx, MaxEvents: prob.MaxEvents})
 		results[i] = r
 		return err
 	})
@@ -453,7 +456,7 @@ func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy,
 	replays := make([]collective.Metrics, len(jobs))
 	err := parallel(ctx, len(jobs), workers, func(j int) error {
 		jb := jobs[j]
-		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, passive{pol, jb.agent}, iter.Derive("rollout", uint64(jb.rollout)), collective.Options{})
+		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, passive{pol, jb.agent}, iter.Derive("rollout", uint64(jb.rollout)), collective.Options{Context: ctx, MaxEvents: prob.MaxEvents})
 		if err == nil {
 			replays[j] = r.Metrics
 		}
