@@ -238,6 +238,10 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	fl := file{Episodes: defaultEpisodes, Spec: Spec{Collective: collective.Defaults(), Reward: rlcr.DefaultReward(), Train: rlcr.DefaultConfig()}, Sweep: fileSweep{Seeds: 1}}
 	p.dec.decode(p.root, reflect.ValueOf(&fl).Elem(), "", nil, 0)
 	p.merge(&p.dec.errs)
+	if p.dec.blown {
+		// A document too large to decode is not worth checking further.
+		return nil, p.errs.err()
+	}
 	fileSpec := cloneSpec(fl.Spec)
 	for _, s := range sets {
 		p.applyFlag(&fl, s)
@@ -656,6 +660,9 @@ func specProblems(s *Spec) []problem {
 		for _, e := range errs {
 			out = append(out, splitFieldErr("collective", e))
 		}
+	}
+	if p := s.Collective.Tools.Pool; p > 0 && !s.Task.UsesTools() {
+		out = append(out, problem{"collective.tools.pool", fmt.Sprintf("%d sandboxes, but the task makes no tool calls (set task.tool_calls and task.tool_latency)", p)})
 	}
 	if err := s.Reward.Validate(&s.Collective); err != nil {
 		out = append(out, splitFieldErr("reward", err))
