@@ -14,8 +14,8 @@ import (
 // absolute paths of the binary, so that the same scenario and seed give
 // the same manifest, byte for byte.
 type Manifest struct {
-	// Kind is what wrote the directory: KindRun, KindTrain, KindSweep or
-	// KindCompare.
+	// Kind is what wrote the directory: KindRun, KindTrain, KindSweep,
+	// KindFit or KindCompare.
 	Kind            Kind     `json:"kind"`
 	Scenario        string   `json:"scenario"`
 	Description     string   `json:"description,omitempty"`
@@ -42,6 +42,7 @@ const (
 	KindRun   Kind = "run"   // simulate run: episodes.csv, summary.csv
 	KindTrain Kind = "train" // simulate train: iterations.csv, summary.csv
 	KindSweep Kind = "sweep" // simulate sweep or merge: trials.csv
+	KindFit   Kind = "fit"   // simulate fit: calls.csv, fit.csv, scenario.yaml
 	// KindCompare is simulate compare: compare.csv.
 	KindCompare Kind = "compare"
 )
@@ -70,9 +71,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 		m.Kind = kindOf(m.Files)
 	}
 	switch m.Kind {
-	case KindRun, KindTrain, KindSweep, KindCompare:
+	case KindRun, KindTrain, KindSweep, KindFit, KindCompare:
 	default:
-		return nil, fmt.Errorf("%s: kind %q: want run, train, sweep or compare", path, m.Kind)
+		return nil, fmt.Errorf("%s: kind %q: want run, train, sweep, fit or compare", path, m.Kind)
 	}
 	return &m, nil
 }
@@ -87,6 +88,8 @@ func kindOf(files []string) Kind {
 			return KindTrain
 		case "trials.csv":
 			return KindSweep
+		case "fit.csv":
+			return KindFit
 		case "compare.csv":
 			return KindCompare
 		}

@@ -297,6 +297,15 @@ func seedComparison(variant, metric string, xa, xb []float64) comparison {
 	return c
 }
 
+// appendDefined appends c unless a side has no finite value (a metric an
+// estimator does not define, such as value_ev without a learned value).
+func appendDefined(rows []comparison, c comparison) []comparison {
+	if c.na == 0 || c.nb == 0 {
+		return rows
+	}
+	return append(rows, c)
+}
+
 func compareTrainings(a, b *rundir.Run) ([]comparison, error) {
 	var sv [2]*seedValues
 	for i, r := range []*rundir.Run{a, b} {
@@ -315,7 +324,7 @@ func compareTrainings(a, b *rundir.Run) ([]comparison, error) {
 		}
 		for _, m := range sv[0].metrics {
 			if xb, ok := sv[1].values[v][m]; ok {
-				rows = append(rows, seedComparison(v, m, sv[0].values[v][m], xb))
+				rows = appendDefined(rows, seedComparison(v, m, sv[0].values[v][m], xb))
 			}
 		}
 	}
@@ -377,7 +386,7 @@ func compareSweeps(a, b *rundir.Run) ([]comparison, error) {
 		}
 		for _, m := range metrics {
 			if xb, ok := vb[key][m]; ok {
-				rows = append(rows, seedComparison(key, m, va[key][m], xb))
+				rows = appendDefined(rows, seedComparison(key, m, va[key][m], xb))
 			}
 		}
 	}

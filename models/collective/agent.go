@@ -42,7 +42,15 @@ type agent struct {
 	activity    sim.Time // start of the current traced activity
 	kind        string
 
+	// Shared inference and tools.
+	req        request // the call at a shared server
+	callsTotal int     // model calls of the attempt in progress
+	toolsTotal int     // tool calls of the attempt in progress
+	toolsDue   int     // tool calls still to make after the current model call
+	toolQueued bool    // waiting for a sandbox since req.arrive
+
 	decideFn, callFn, callDoneFn, checkDoneFn func()
+	submitFn, apiDoneFn, toolDoneFn           func()
 }
 
 func (ep *episode) newAgent(at *attempt, main bool) *agent {
@@ -51,6 +59,15 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 	a.callFn = a.call
 	a.callDoneFn = a.callDone
 	a.checkDoneFn = a.checkDone
+	if ep.server != nil {
+		a.submitFn = func() { ep.server.submit(a) }
+	}
+	if ep.api != nil {
+		a.apiDoneFn = func() { ep.api.done(a) }
+	}
+	if ep.tools != nil {
+		a.toolDoneFn = a.toolDone
+	}
 	ep.agents = append(ep.agents, a)
 	at.members = append(at.members, a)
 	ep.live++
@@ -215,7 +232,7 @@ func (a *agent) observe() (Observation, Mask) {
 	if a.main && !at.alone && o.Free > 0 {
 		m = m.With(Attempt)
 	}
-	if o.Unshared && !ep.cfg.Comm.Disabled {
+	if o.Unshared {
 		m = m.With(Share)
 	}
 	if o.Unchecked && int(at.nodes[a.held].checks) <= ep.cfg.Check.Retries {
@@ -371,7 +388,11 @@ func (a *agent) setPart(v task.ID) {
 		calls = int((work + span - 1) / span)
 	}
 	a.callsLeft = calls
+	a.callsTotal = calls
 	a.workLeft = work
+	if a.ep.tools != nil {
+		a.toolsTotal = a.drawToolCalls()
+	}
 }
 
 // transfer is the delivery delay of a message of the given size.
@@ -441,24 +462,43 @@ func (a *agent) call() {
 	c := &ep.cfg.Calls
 	prompt := c.SystemPrompt + a.context + a.inputTokens
 	output := int64(math.Round(a.callWork.Seconds() * c.OutputRate))
-	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output
 	a.steps++
 	a.activity = now
 	a.kind = "work"
+	if ep.server != nil {
+		// The shared server prefills and decodes; the call reaches it
+		// after the agent has read its messages and the call's overhead.
+		a.req = request{prompt: int64(prompt), output: output}
+		a.later(read+c.Overhead, a.submitFn)
+		return
+	}
+	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
 	a.later(d, a.callDoneFn)
 }
 
-// callDone ends a model call; after the last one, the attempt's outcome is
-// drawn.
+// callDone ends a model call: the tool calls that follow it, if any, come
+// next.
 func (a *agent) callDone() {
 	if a.stale() {
 		return
 	}
-	ep := a.ep
 	a.callsLeft--
+	if a.toolsTotal > 0 {
+		if a.toolsDue = toolCallsAfter(a.toolsTotal, a.callsTotal-a.callsLeft, a.callsTotal); a.toolsDue > 0 {
+			a.startTool()
+			return
+		}
+	}
+	a.afterCall()
+}
+
+// afterCall goes on after a model call and its tool calls: the next call,
+// or after the last one, the attempt's outcome.
+func (a *agent) afterCall() {
+	ep := a.ep
 	if a.callsLeft > 0 {
 		a.call()
 		return
@@ -576,8 +616,12 @@ func (a *agent) reconcile(v task.ID, ok *bool) sim.Time {
 }
 
 // knew reports whether the maker of part late had read a finding about part
-// early before the last model call of late began.
+// early before the last model call of late began; in a silent replay
+// nobody ever knew.
 func (ep *episode) knew(late, early task.ID, at *attempt) bool {
+	if ep.opts.Silent {
+		return false
+	}
 	maker := ep.agents[at.nodes[late].maker]
 	t, ok := maker.reads[early]
 	return ok && t <= at.nodes[late].lastCall
