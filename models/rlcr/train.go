@@ -222,7 +222,8 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 	B, G := cfg.Batch, cfg.Group
 	grad := make([]float64, len(pol.Params()))
-	rewards := make([]float64, B*G)
+	mem := newMemory(B, G) // reused by every iteration
+	rewards := mem.rewards
 	for it := range cfg.Iterations {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -233,14 +234,14 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 		// 1. Rollouts: B task instances, G rollouts of each, all agents
 		// deciding with the same parameters.
-		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), workers)
+		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), workers, mem)
 		if err != nil {
 			return nil, err
 		}
 
 		// 2. The collective reward of every rollout, scored group by group
 		// (group-relative penalties compare the group's finish times).
-		metrics := make([]collective.Metrics, B*G)
+		metrics := mem.metrics
 		for i, r := range results {
 			metrics[i] = r.Metrics
 		}
@@ -250,10 +251,10 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 		// 3. Advantages: one value per rollout (flat) or per agent, then per
 		// decision.
-		samples := collect(results, pol)
+		samples := collect(results, mem)
 		switch cfg.Advantage {
 		case FlatCollective, NoBaseline, MovingAverage:
-			perRollout := rolloutAdvantages(cfg, rewards, G, &baseline)
+			perRollout := rolloutAdvantages(cfg, rewards, G, &baseline, mem.adv)
 			for i := range samples {
 				samples[i].adv = perRollout[samples[i].rollout]
 			}
@@ -269,9 +270,9 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 		case PPOGAE:
 			gae(samples, rewards, value, cfg.Gamma, cfg.Lambda)
 		}
-		weigh(samples, cfg.LossNorm, B*G)
-		stats := summarize(it, results, rewards, samples)
-		decisionStats(&stats, samples, pol) // of the policy that acted
+		weigh(samples, cfg.LossNorm, mem.count)
+		stats := summarize(it, results, rewards, samples, mem.finish)
+		decisionStats(&stats, samples) // of the policy that acted
 
 		// 4. The update: ascend Σ w·A·∇log π(a|x) + entropy bonus, clipped
 		// and stepped with Adam (PPO: several clipped epochs).
@@ -300,11 +301,10 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 	return pol, nil
 }
 
-// rolloutAdvantages returns one advantage per rollout from the rewards of
-// groups of g rollouts; baseline carries the moving average across
-// iterations (NaN before the first).
-func rolloutAdvantages(cfg Config, rewards []float64, g int, baseline *float64) []float64 {
-	adv := make([]float64, len(rewards))
+// rolloutAdvantages writes one advantage per rollout into adv, from the
+// rewards of groups of g rollouts, and returns it; baseline carries the
+// moving average across iterations (NaN before the first).
+func rolloutAdvantages(cfg Config, rewards []float64, g int, baseline *float64, adv []float64) []float64 {
 	if cfg.Advantage == MovingAverage && math.IsNaN(*baseline) {
 		*baseline = meanOf(rewards)
 	}
@@ -340,6 +340,9 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 	var probs [collective.NumActions]float64
 	for i := range samples {
 		s := &samples[i]
+		if s.mask.Single() {
+			continue // no choice, no gradient: both terms are exactly 0
+		}
 		scale := s.weight * s.adv
 		if ppo {
 			pol.Probs(&s.x, s.mask, &probs)
@@ -357,9 +360,10 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 // rollouts runs B×G episodes on a pool of workers. Rollout i of task b
 // gets streams iter.Derive("rollout", b·G+i); task b is drawn from
 // iter.Derive("task", b). Results are indexed, so the pool's size changes
-// nothing.
-func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G int, actions collective.Mask, workers int) ([]*collective.Result, []*task.Graph, error) {
-	graphs := make([]*task.Graph, B)
+// nothing. Each rollout runs on its own runner in mem and decides through
+// its own recorder; the results are valid until the next call.
+func rollouts(ctx context.Context, prob Problem, pol policy.Softmax, iter sim.Streams, B, G int, actions collective.Mask, workers int, mem *memory) ([]*collective.Result, []*task.Graph, error) {
+	graphs := mem.graphs
 	for b := range B {
 		g, err := prob.Task.Draw(iter.Derive("task", uint64(b)).New("graph", 0))
 		if err != nil {
@@ -367,9 +371,11 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 		}
 		graphs[b] = g
 	}
-	results := make([]*collective.Result, B*G)
+	results := mem.results
 	err := parallel(ctx, B*G, workers, func(i int) error {
-		r, err := collective.Run(graphs[i/G], prob.Collective, pol, iter.Derive("rollout", uint64(i)), collective.Options{Record: true, Actions: actions})
+		rec := &mem.recs[i]
+		rec.pol, rec.rollout, rec.buf = pol, i, rec.buf[:0]
+		r, err := mem.runners[i].Run(graphs[i/G], prob.Collective, rec, iter.Derive("rollout", uint64(i)), collective.Options{Record: true, Actions: actions})
 		results[i] = r
 		return err
 	})
@@ -377,8 +383,21 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 }
 
 // parallel calls fn(0..n-1) on up to workers goroutines and returns the
-// first error (by index, so that errors too are deterministic).
+// errors joined in index order, so that errors too are deterministic. One
+// worker runs them in order on the calling goroutine.
 func parallel(ctx context.Context, n, workers int, fn func(int) error) error {
+	if workers <= 1 {
+		var errs []error
+		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(i); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -414,37 +433,45 @@ type sample struct {
 	weight  float64
 	pOld    float64 // π(a|x) when the rollout ran
 	ret     float64 // PPO: the value target
+	probs   [collective.NumActions]float64 // π(·|x) when the rollout ran
 }
 
-func collect(results []*collective.Result, pol policy.Softmax) []sample {
-	n := 0
-	for _, r := range results {
-		n += len(r.Decisions)
-	}
-	out := make([]sample, 0, n)
-	var probs [collective.NumActions]float64
+// collect lists the decisions of every rollout, in order, as samples. The
+// recorders kept those the policy was asked about; a decision with one
+// valid action, which the collective took without asking, gets its
+// features here and probability 1.
+func collect(results []*collective.Result, mem *memory) []sample {
+	out := mem.samples[:0]
 	for i, r := range results {
-		for _, d := range r.Decisions {
-			s := sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent}
+		asked := mem.recs[i].buf
+		for j := range r.Decisions {
+			d := &r.Decisions[j]
+			if !d.Mask.Single() {
+				out = append(out, asked[0])
+				asked = asked[1:]
+				continue
+			}
+			out = append(out, sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, pOld: 1})
+			s := &out[len(out)-1]
 			policy.Features(&d.Obs, &s.x)
-			pol.Probs(&s.x, s.mask, &probs)
-			s.pOld = probs[d.Action]
-			out = append(out, s)
+			s.probs[d.Action] = 1
 		}
 	}
+	mem.samples = out
 	return out
 }
 
 // weigh sets each sample's loss weight: 1/(all decisions), or
-// 1/(rollouts × decisions of its rollout).
-func weigh(samples []sample, norm LossNorm, rollouts int) {
+// 1/(rollouts × decisions of its rollout); count has one entry per rollout.
+func weigh(samples []sample, norm LossNorm, count []int) {
 	if norm == PerDecision {
 		for i := range samples {
 			samples[i].weight = 1 / float64(len(samples))
 		}
 		return
 	}
-	count := make([]int, rollouts)
+	rollouts := len(count)
+	clear(count)
 	for _, s := range samples {
 		count[s.rollout]++
 	}
@@ -571,10 +598,9 @@ func fitValue(samples []sample, value *policy.Value, opt *adam, lr float64) {
 	opt.step(value.Params(), grad, lr)
 }
 
-func summarize(it int, results []*collective.Result, rewards []float64, samples []sample) Iteration {
+func summarize(it int, results []*collective.Result, rewards []float64, samples []sample, finish []float64) Iteration {
 	n := float64(len(results))
 	st := Iteration{Iteration: it, Episodes: len(results), Decisions: len(samples), RewardMean: meanOf(rewards)}
-	finish := make([]float64, len(results))
 	for i, r := range results {
 		m := &r.Metrics
 		finish[i] = m.Finish.Seconds()
@@ -593,11 +619,9 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 }
 
 // decisionStats fills the entropy and mean action probabilities.
-func decisionStats(st *Iteration, samples []sample, pol policy.Softmax) {
-	var probs [collective.NumActions]float64
+func decisionStats(st *Iteration, samples []sample) {
 	for i := range samples {
-		pol.Probs(&samples[i].x, samples[i].mask, &probs)
-		for a, p := range probs {
+		for a, p := range samples[i].probs {
 			st.ActionProbs[a] += p / float64(len(samples))
 			if p > 0 {
 				st.Entropy -= p * math.Log(p) / float64(len(samples))

@@ -82,7 +82,8 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	prob := tinyProblem()
 	pol := policy.NewLinear()
 	iter := sim.NewStreams(3).Derive("iteration", 0)
-	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 0, 2)
+	mem := newMemory(2, 4)
+	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 0, 2, mem)
 	require.NoError(t, err)
 	rewards := make([]float64, 8)
 	metrics := make([]collective.Metrics, 8)
@@ -93,8 +94,8 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 		prob.Reward.Group(&prob.Collective, 0, metrics[b*4:(b+1)*4], rewards[b*4:(b+1)*4])
 	}
 	baseline := math.NaN()
-	adv := rolloutAdvantages(DefaultConfig(), rewards, 4, &baseline)
-	samples := collect(results, pol)
+	adv := rolloutAdvantages(DefaultConfig(), rewards, 4, &baseline, make([]float64, 8))
+	samples := collect(results, mem)
 	agentsSeen := map[int]bool{}
 	for i := range samples {
 		samples[i].adv = adv[samples[i].rollout]
@@ -226,11 +227,11 @@ func TestBanditSolved(t *testing.T) {
 				rewards[i] = arms[s.action] + 0.3*r.NormFloat64()
 			}
 			baseline := math.NaN()
-			adv := rolloutAdvantages(DefaultConfig(), rewards, 16, &baseline)
+			adv := rolloutAdvantages(DefaultConfig(), rewards, 16, &baseline, make([]float64, 16))
 			for i := range samples {
 				samples[i].adv = adv[i]
 			}
-			weigh(samples, PerDecision, 16)
+			weigh(samples, PerDecision, make([]int, 16))
 			policyGradient(pol, samples, false, 0, 0, grad)
 			opt.step(pol.Params(), grad, 0.05)
 		}
@@ -278,11 +279,11 @@ func TestTwoStepSolved(t *testing.T) {
 			samples = append(samples, s1, s2)
 		}
 		baseline := math.NaN()
-		adv := rolloutAdvantages(DefaultConfig(), rewards, 16, &baseline)
+		adv := rolloutAdvantages(DefaultConfig(), rewards, 16, &baseline, make([]float64, 16))
 		for i := range samples {
 			samples[i].adv = adv[samples[i].rollout]
 		}
-		weigh(samples, PerDecision, 16)
+		weigh(samples, PerDecision, make([]int, 16))
 		policyGradient(pol, samples, false, 0, 0, grad)
 		opt.step(pol.Params(), grad, 0.05)
 	}
