@@ -41,6 +41,7 @@ const (
 	KindRun   Kind = "run"   // simulate run: episodes.csv, summary.csv
 	KindTrain Kind = "train" // simulate train: iterations.csv, summary.csv
 	KindSweep Kind = "sweep" // simulate sweep or merge: trials.csv
+	KindFit   Kind = "fit"   // simulate fit: calls.csv, fit.csv, scenario.yaml
 )
 
 // ErrIncomplete is wrapped by ReadManifest's error for a directory

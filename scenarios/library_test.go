@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"testing"
 
@@ -49,12 +50,12 @@ func runLibrary(t *testing.T, name string, shortEpisodes int) (map[string][]scen
 
 // pairedFinish returns the mean of b's finish time minus a's, episode by
 // episode, in minutes, with its interval.
-func pairedFinish(a, b []scenarios.Row) scenarios.Interval {
+func pairedFinish(a, b []scenarios.Row) stats.Interval {
 	d := make([]float64, len(a))
 	for k := range a {
 		d[k] = (b[k].Metrics.Finish - a[k].Metrics.Finish).Minutes()
 	}
-	return scenarios.MeanCI(d)
+	return stats.Default.CI(d, stats.Mean)
 }
 
 // successGapLo is a 95% lower bound on the success rate of a minus that

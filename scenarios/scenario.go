@@ -657,6 +657,9 @@ func specProblems(s *Spec) []problem {
 			out = append(out, splitFieldErr("collective", e))
 		}
 	}
+	if p := s.Collective.Tools.Pool; p > 0 && !s.Task.UsesTools() {
+		out = append(out, problem{"collective.tools.pool", fmt.Sprintf("%d sandboxes, but the task makes no tool calls (set task.tool_calls and task.tool_latency)", p)})
+	}
 	if err := s.Reward.Validate(&s.Collective); err != nil {
 		out = append(out, splitFieldErr("reward", err))
 	} else if err := s.Reward.ValidateTraining(&s.Train); err != nil {

@@ -33,6 +33,7 @@ const (
 	kindLogNormal                 // a = mean, b = cv
 	kindGamma                     // a = mean, b = cv
 	kindNormal                    // a = mean, b = sd (of the normal before truncation)
+	kindPoisson                   // a = mean; integer values
 )
 
 // distSpec describes one kind of distribution for the parser and printer.
@@ -49,6 +50,7 @@ var distSpecs = [...]distSpec{
 	kindLogNormal: {name: "lognormal", args: []string{"mean", "cv"}, named: true},
 	kindGamma:     {name: "gamma", args: []string{"mean", "cv"}, named: true},
 	kindNormal:    {name: "normal", args: []string{"mean", "sd"}, named: true},
+	kindPoisson:   {name: "poisson", args: []string{"mean"}},
 }
 
 // maxDistParam bounds every parameter, so that samples stay finite.
@@ -123,6 +125,11 @@ func Gamma(mean, cv float64) Dist { return mustDist(kindGamma, mean, cv) }
 // It panics if a parameter is negative, NaN, infinite or above 1e15.
 func TruncNormal(mean, sd float64) Dist { return mustDist(kindNormal, mean, sd) }
 
+// Poisson returns the Poisson distribution of the given mean: counts such
+// as tool calls per attempt. Its values are whole numbers.
+// It panics if mean is negative, NaN, infinite or above 1e15.
+func Poisson(mean float64) Dist { return mustDist(kindPoisson, mean) }
+
 // MustParseDist is like ParseDist but panics if s cannot be parsed.
 // It is meant for tests, examples and package-level variables.
 func MustParseDist(s string) Dist {
@@ -143,6 +150,7 @@ func MustParseDist(s string) Dist {
 //	lognormal(mean=M, cv=C)         log-normal by mean and coefficient of variation
 //	gamma(mean=M, cv=C)             gamma by mean and coefficient of variation
 //	normal(mean=M, sd=S)            normal truncated at 0 (see TruncNormal)
+//	poisson(MEAN)                   Poisson: whole numbers (counts)
 //
 // Arguments may be positional, in the order shown, or named (value=, mean=,
 // cv=, sd=, lo=, hi=); positional arguments come before named ones. Every
@@ -360,7 +368,7 @@ func (d Dist) Mean() float64 {
 		// Mean of a normal truncated below at 0: mu + sigma·φ(α)/(1−Φ(α)), α = −mu/sigma.
 		alpha := -d.a / d.b
 		return d.a + d.b*distuv.UnitNormal.Prob(alpha)/distuv.UnitNormal.Survival(alpha)
-	default: // const, exp, lognormal, gamma: a is the mean
+	default: // const, exp, lognormal, gamma, poisson: a is the mean
 		return d.a
 	}
 }
@@ -394,9 +402,9 @@ func (d Dist) Support() (lo, hi float64) {
 // Sample draws one value from d using r, never the global generator; the
 // result is finite and non-negative. Given the state of r the result is
 // deterministic. Constants and degenerate distributions (zero mean, zero cv
-// or zero sd) return their value without drawing from r. Sampling a
-// log-normal or gamma distribution allocates a little (gonum's distuv wraps r
-// in a new rand.Rand on every draw).
+// or zero sd) return their value without drawing from r. Sampling a gamma
+// distribution allocates a little (gonum's distuv wraps r in a new rand.Rand
+// on every draw); the others allocate nothing.
 func (d Dist) Sample(r *rand.Rand) float64 {
 	switch d.kind {
 	case kindConst:
@@ -413,9 +421,11 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 			return d.a
 		}
 		// mean = exp(mu + sigma²/2), cv² = exp(sigma²) − 1.
+		// The draw distuv.LogNormal makes, without the rand.Rand it
+		// allocates around r on every call.
 		s2 := math.Log1p(d.b * d.b)
-		ln := distuv.LogNormal{Mu: math.Log(d.a) - s2/2, Sigma: math.Sqrt(s2), Src: r}
-		return ln.Rand()
+		mu, sigma := math.Log(d.a)-s2/2, math.Sqrt(s2)
+		return math.Exp(r.NormFloat64()*sigma + mu)
 	case kindGamma:
 		shape := 1 / (d.b * d.b)
 		if d.a == 0 || shape > 1e300 {
@@ -436,13 +446,16 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 				return x
 			}
 		}
+	case kindPoisson:
+		return poisson(r, d.a)
 	}
 	panic("sim: invalid Dist kind") // unreachable: kind is unexported
 }
 
 // Scale returns the distribution of k·X where X is distributed as d: means,
 // bounds and standard deviations are multiplied by k, coefficients of
-// variation are kept. It is used to calibrate amounts of work. Scale panics
+// variation are kept. A Poisson distribution stays Poisson, with k times
+// the mean: the count over an interval k times as long. It is used to calibrate amounts of work. Scale panics
 // if k is not positive and finite or if a scaled parameter would exceed 1e15.
 func (d Dist) Scale(k float64) Dist {
 	if !(k > 0) || math.IsInf(k, 1) {
@@ -451,9 +464,55 @@ func (d Dist) Scale(k float64) Dist {
 	switch d.kind {
 	case kindConst, kindExp:
 		return mustDist(d.kind, d.a*k)
+	case kindPoisson:
+		// k·X is not a count; the count over a k times longer interval is.
+		return mustDist(d.kind, d.a*k)
 	case kindUniform, kindNormal:
 		return mustDist(d.kind, d.a*k, d.b*k)
 	default: // lognormal, gamma: (mean, cv)
 		return mustDist(d.kind, d.a*k, d.b)
+	}
+}
+
+// poissonSmall is the mean below which poisson multiplies uniforms (cost
+// proportional to the mean) instead of rejecting (constant cost).
+const poissonSmall = 10
+
+// poisson draws a Poisson count of mean lambda from r without allocating:
+// Knuth's product of uniforms for small means, and Hörmann's transformed
+// rejection with squeeze (PTRS, 1993) for the rest.
+func poisson(r *rand.Rand, lambda float64) float64 {
+	if lambda == 0 {
+		return 0
+	}
+	if lambda < poissonSmall {
+		limit := math.Exp(-lambda)
+		k, p := 0.0, r.Float64()
+		for p > limit {
+			k++
+			p *= r.Float64()
+		}
+		return k
+	}
+	slam, loglam := math.Sqrt(lambda), math.Log(lambda)
+	b := 0.931 + 2.53*slam
+	a := -0.059 + 0.02483*b
+	invAlpha := 1.1239 + 1.1328/(b-3.4)
+	vr := 0.9277 - 3.6224/(b-2)
+	for {
+		u := r.Float64() - 0.5
+		v := r.Float64()
+		us := 0.5 - math.Abs(u)
+		k := math.Floor((2*a/us+b)*u + lambda + 0.43)
+		if us >= 0.07 && v <= vr {
+			return k
+		}
+		if k < 0 || us < 0.013 && v > us {
+			continue
+		}
+		lg, _ := math.Lgamma(k + 1)
+		if math.Log(v)+math.Log(invAlpha)-math.Log(a/(us*us)+b) <= -lambda+k*loglam-lg {
+			return k
+		}
 	}
 }

@@ -28,6 +28,7 @@
 //	merge      merge the trials of a sweep's shards
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace
+//	fit        fit a scenario to recorded OpenTelemetry GenAI traces
 //	validate   check scenario files
 //	list       list the embedded scenarios
 //	schema     print the JSON Schema of scenario files
@@ -389,6 +390,41 @@
 //
 //	simulate trace tiny --variant team --episode 0 --out team0.json
 //	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
+//
+// # Fit a scenario to recorded OpenTelemetry GenAI traces
+//
+// Usage:
+//
+//	simulate fit [flags] FILE|DIR...
+//
+// Fit reads agent traces, OpenTelemetry spans under the GenAI semantic
+// conventions in OTLP/JSON (what the Collector's file exporter writes) or the
+// OpenTelemetry Python SDK's span JSON, from each FILE and every .json or
+// .jsonl file below each DIR. Each root invoke_agent span is a run.
+//
+// It writes to --out: calls.csv (one row per model call), tools.csv (one
+// row per tool call), runs.csv (one row per run), delegations.csv (who
+// delegated to whom), fit.csv (every distribution tried per quantity, its
+// parameters, KS distance and BIC, the one chosen and why), CDF charts of
+// observed against fitted latencies per model and per tool, and
+// scenario.yaml, a scenario that reproduces the traced workflow, with
+// comments saying what each value was fitted from. The scenario is
+// validated before anything is written. Spans without an end, attributes or
+// token counts are counted and reported on stderr. See docs/calibration.md.
+//
+// The flags are:
+//
+//	--force
+//		overwrite a complete directory at --out
+//	--name NAME
+//		the scenario's NAME
+//	--out DIR
+//		write the results to DIR (required)
+//
+// Examples:
+//
+//	simulate fit ../shared/data/agent-traces/any-agent --out fitted
+//	simulate fit traces.jsonl --out fitted --name my-workflow
 //
 // # Check scenario files
 //

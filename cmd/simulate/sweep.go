@@ -19,7 +19,6 @@ import (
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/scenarios/sweep"
-	"gonum.org/v1/plot"
 )
 
 var cmdSweep = &command{
@@ -316,7 +315,8 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 		}
 		return nil
 	}
-	if err := dir.Mkdir(chartsDir); err != nil {
+	cw, err := newChartWriter(dir)
+	if err != nil {
 		return err
 	}
 	bar := newProgress(s.stderr, "charts", len(charts))
@@ -327,24 +327,17 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 		}
 	}()
 	for _, c := range charts {
-		var p *plot.Plot
-		var table plots.Table
 		var err error
 		if c.Grid != nil {
-			cc := plots.Chart{XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: plots.Column}
-			p, err = plots.Heatmap(cc, *c.Grid)
-			if err != nil && c.Grid.Annotate {
-				g := *c.Grid
-				g.Annotate = false // values too wide for the cells
-				p, err = plots.Heatmap(cc, g)
+			spec := plots.Spec{Name: c.Name, Kind: "heatmap", XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
+			err = cw.draw(spec, plots.GridTable(*c.Grid))
+			if err != nil && spec.Annotate {
+				spec.Annotate = false // values too wide for the cells
+				err = cw.draw(spec, plots.GridTable(*c.Grid))
 			}
-			table = plots.GridTable(*c.Grid)
 		} else {
-			p, err = plots.Lines(plots.Chart{XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: plots.Column}, c.Series)
-			table = plots.LinesTable(c.Series)
-		}
-		if err == nil {
-			err = save(dir, c.Name, p, plots.Column, table)
+			spec := plots.Spec{Name: c.Name, Kind: "lines", XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: "column"}
+			err = cw.draw(spec, plots.LinesTable(c.Series))
 		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
@@ -354,7 +347,7 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 			return err
 		}
 	}
-	return nil
+	return cw.close()
 }
 
 // maxSummaryRows bounds the table printed at the end of a sweep.

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
@@ -125,7 +127,19 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 
-	if err := dir.Write("iterations.csv", iterationsCSV(jobs)); err != nil {
+	iters := iterationsCSV(jobs)
+	if err := dir.Write("iterations.csv", iters); err != nil {
+		return err
+	}
+	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
+	if err != nil {
+		return err
+	}
+	sv, err := lastTenths(table)
+	if err != nil {
+		return err
+	}
+	if err := dir.Write("summary.csv", trainSummaryCSV(sv)); err != nil {
 		return err
 	}
 	if err := dir.Mkdir("policies"); err != nil {
@@ -141,7 +155,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		}
 	}
 	if o.charts {
-		if err := writeLearningCurves(ctx, s, dir, sc, jobs); err != nil {
+		if err := writeLearningCurves(ctx, s, dir, sc, jobs, sv); err != nil {
 			return err
 		}
 	}
@@ -150,7 +164,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
-	printTraining(s, sc, jobs)
+	printTraining(s, sv)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
@@ -258,59 +272,42 @@ func iterationsCSV(jobs []*trainJob) []byte {
 	return rundir.CSV(header, rows)
 }
 
-// lastTenth returns the mean of value over the last tenth of a job's
-// iterations (at least one).
-func lastTenth(j *trainJob, value func(*rlcr.Iteration) float64) float64 {
-	n := max(1, len(j.rows)/10)
-	sum := 0.0
-	for i := len(j.rows) - n; i < len(j.rows); i++ {
-		sum += value(&j.rows[i])
-	}
-	return sum / float64(n)
-}
-
-// printTraining prints each variant's last-tenth figures, as mean ± CI
-// half-width over seeds.
-func printTraining(s *session, sc *scenarios.Scenario, jobs []*trainJob) {
+// printTraining prints each variant's figures over the last tenth of
+// training: the IQM over seeds with its 95% bootstrap interval.
+func printTraining(s *session, sv *seedValues) {
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "variant\tseeds\treward\tsuccess\tlatency (min)\tparallelism\tmessages\t(last tenth of training)")
-	for i := range sc.Variants {
-		v := &sc.Variants[i]
-		stat := func(value func(*rlcr.Iteration) float64, k float64) string {
-			var xs []float64
-			for _, j := range jobs {
-				if j.variant == v {
-					xs = append(xs, lastTenth(j, value)*k)
-				}
-			}
-			return plusMinus(scenarios.MeanCI(xs), 2)
+	fmt.Fprintln(tw, "variant\tseeds\treward\tsuccess\tlatency (s)\tparallelism\tmessages\t(IQM [95% CI] over seeds, last tenth of training)")
+	for _, v := range sv.variants {
+		cell := func(metric string, prec int) string {
+			return withCI(stats.Default.CI(sv.values[v][metric], stats.IQM), prec)
 		}
-		n := 0
-		for _, j := range jobs {
-			if j.variant == v {
-				n++
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v.Name, n,
-			stat(func(r *rlcr.Iteration) float64 { return r.RewardMean }, 1),
-			stat(func(r *rlcr.Iteration) float64 { return r.SuccessRate }, 1),
-			stat(func(r *rlcr.Iteration) float64 { return r.LatencyMean }, 1.0/60),
-			stat(func(r *rlcr.Iteration) float64 { return r.ParallelismMean }, 1),
-			stat(func(r *rlcr.Iteration) float64 { return r.MessagesMean }, 1))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v, len(sv.seeds[v]),
+			cell("reward_mean", 2), cell("success_rate", 2), cell("latency_mean", 0),
+			cell("parallelism_mean", 2), cell("messages_mean", 1))
 	}
 	tw.Flush()
 }
 
 // writeLearningCurves draws one chart per metric with a curve per variant
-// (mean over seeds, 95% band), and the action mix of each variant.
-func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*trainJob) error {
-	if err := dir.Mkdir(chartsDir); err != nil {
+// (the IQM over seeds with its 95% bootstrap band), each variant's action
+// mix, and performance profiles of the final reward and success.
+func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*trainJob, sv *seedValues) error {
+	cw, err := newChartWriter(dir)
+	if err != nil {
 		return err
 	}
-	curve := func(name string, jobsOf []*trainJob, value func(*rlcr.Iteration) float64) (plots.Series, bool) {
+	seeds := len(jobs) / len(sc.Variants)
+	// The number of resamples is in docs/statistics.md: the note must fit
+	// a column.
+	stat := fmt.Sprintf("IQM, %d seeds", seeds)
+	interval := "95% bootstrap CI"
+	// curve returns the IQM over seeds at every iteration, with the band
+	// when band is set and there are seeds to resample.
+	curve := func(name string, jobsOf []*trainJob, value func(*rlcr.Iteration) float64, band bool) (plots.Series, bool) {
 		n := len(jobsOf[0].rows)
 		sr := plots.Series{Name: name, X: make([]float64, n), Y: make([]float64, n)}
-		if len(jobsOf) > 1 {
+		band = band && len(jobsOf) > 1
+		if band {
 			sr.Lo, sr.Hi = make([]float64, n), make([]float64, n)
 		}
 		xs := make([]float64, len(jobsOf))
@@ -318,12 +315,14 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 			for k, j := range jobsOf {
 				xs[k] = value(&j.rows[i])
 			}
-			iv := scenarios.MeanCI(xs)
-			sr.X[i], sr.Y[i] = float64(i), iv.Value
-			if sr.Lo != nil {
-				sr.Lo[i], sr.Hi[i] = iv.Lo, iv.Hi
+			sr.X[i] = float64(i)
+			if !band {
+				sr.Y[i] = stats.IQM(xs)
+			} else {
+				iv := stats.Default.CI(xs, stats.IQM)
+				sr.Y[i], sr.Lo[i], sr.Hi[i] = iv.Value, iv.Lo, iv.Hi
 			}
-			if !finite(iv.Value) || (sr.Lo != nil && !(finite(iv.Lo) && finite(iv.Hi))) {
+			if !finite(sr.Y[i]) || (band && !(finite(sr.Lo[i]) && finite(sr.Hi[i]))) {
 				return sr, false
 			}
 		}
@@ -339,13 +338,10 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 		return out
 	}
 	var warnings []string
-	draw := func(name, ylabel string, series []plots.Series) {
-		p, err := plots.Lines(plots.Chart{XLabel: "training iteration", YLabel: ylabel, Size: plots.Column}, series)
-		if err == nil {
-			err = save(dir, name, p, plots.Column, plots.LinesTable(series))
-		}
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))
+	draw := func(spec plots.Spec, series []plots.Series) {
+		spec.Kind, spec.Size = "lines", "column"
+		if err := cw.draw(spec, plots.LinesTable(series)); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", spec.Name, err))
 		}
 	}
 	for _, m := range []struct {
@@ -353,18 +349,22 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 		value        func(*rlcr.Iteration) float64
 	}{
 		{"learning_reward", "mean reward", func(r *rlcr.Iteration) float64 { return r.RewardMean }},
-		{"learning_success", "success rate", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
-		{"learning_latency", "mean finish time (min)", func(r *rlcr.Iteration) float64 { return r.LatencyMean / 60 }},
+		{"learning_success", "success rate (fraction)", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
+		{"learning_latency", "mean finish time (s)", func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
 		{"learning_parallelism", "mean parallelism (busy agents)", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
 		{"learning_messages", "messages per episode", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
 	} {
 		var series []plots.Series
+		var left []string
 		for i := range sc.Variants {
-			if sr, ok := curve(sc.Variants[i].Name, byVariant(&sc.Variants[i]), m.value); ok {
+			if sr, ok := curve(sc.Variants[i].Name, byVariant(&sc.Variants[i]), m.value, true); ok {
 				series = append(series, sr)
+			} else {
+				left = append(left, sc.Variants[i].Name)
 			}
 		}
-		draw(m.name, m.ylabel, series)
+		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: stat, Interval: interval,
+			Note: leftOut(left, "undefined values")}, series)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -372,19 +372,74 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 	for i := range sc.Variants {
 		v := &sc.Variants[i]
 		var series []plots.Series
+		var rare []string
 		for a := range collective.Action(collective.NumActions) {
-			sr, ok := curve(a.String(), byVariant(v), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] })
+			// Bands over seven crossing curves would hide them.
+			sr, ok := curve(a.String(), byVariant(v), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }, false)
 			if ok && maxOf(sr.Y) > 0.01 {
-				sr.Lo, sr.Hi = nil, nil // bands over seven crossing curves hide them
 				series = append(series, sr)
+			} else {
+				rare = append(rare, a.String())
 			}
 		}
-		draw("action_mix_"+fileName(v.Name), "mean action probability", series)
+		draw(plots.Spec{Name: "action_mix_" + fileName(v.Name), Title: "action mix of " + v.Name,
+			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
+			Note: leftOut(rare, "never above 0.01")}, series)
+	}
+	for _, m := range []struct{ metric, label string }{
+		{"reward_mean", "final mean reward"},
+		{"success_rate", "final success rate (fraction)"},
+	} {
+		series := profiles(sv, m.metric)
+		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m.metric, "_mean"), XLabel: m.label + " threshold",
+			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
 	}
 	for _, w := range warnings {
 		s.warnf("%s", w)
 	}
-	return nil
+	return cw.close()
+}
+
+// profilePoints is the number of thresholds of a performance profile.
+const profilePoints = 41
+
+// profiles returns the performance profile of each variant for metric
+// (the fraction of seeds whose last-tenth value exceeds each threshold,
+// with its bootstrap band), over thresholds spanning every variant's
+// values.
+func profiles(sv *seedValues, metric string) []plots.Series {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range sv.variants {
+		for _, x := range stats.Finite(sv.values[v][metric]) {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	if lo > hi {
+		return nil
+	}
+	if lo == hi {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	taus := make([]float64, profilePoints)
+	for i := range taus {
+		taus[i] = lo + (hi-lo)*float64(i)/float64(profilePoints-1)
+	}
+	var out []plots.Series
+	for _, v := range sv.variants {
+		ivs := stats.Default.Profile(sv.values[v][metric], taus)
+		sr := plots.Series{Name: v, X: taus, Y: make([]float64, len(taus))}
+		if len(sv.values[v][metric]) > 1 {
+			sr.Lo, sr.Hi = make([]float64, len(taus)), make([]float64, len(taus))
+		}
+		for i, iv := range ivs {
+			sr.Y[i] = iv.Value
+			if sr.Lo != nil {
+				sr.Lo[i], sr.Hi[i] = iv.Lo, iv.Hi
+			}
+		}
+		out = append(out, sr)
+	}
+	return out
 }
 
 func maxOf(xs []float64) float64 {

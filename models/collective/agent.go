@@ -45,9 +45,17 @@ type agent struct {
 	activity    sim.Time // start of the current traced activity
 	kind        string
 
+	// Shared inference and tools.
+	req        request // the call at a shared server
+	callsTotal int     // model calls of the attempt in progress
+	toolsTotal int     // tool calls of the attempt in progress
+	toolsDue   int     // tool calls still to make after the current model call
+	toolQueued bool    // waiting for a sandbox since req.arrive
+
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
 	decideFn, callFn, callDoneFn, checkDoneFn, reworkDoneFn, deliverFn func()
+	submitFn, apiDoneFn, toolDoneFn                                    func()
 }
 
 // newAgent adds an agent to the episode, reusing one of an earlier episode
@@ -62,6 +70,9 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		a.checkDoneFn = a.checkDone
 		a.reworkDoneFn = func() { a.finishPart(a.reworkOK) }
 		a.deliverFn = a.deliver
+		a.submitFn = func() { ep.server.submit(a) } // the episode's server when it runs
+		a.apiDoneFn = func() { ep.api.done(a) }
+		a.toolDoneFn = a.toolDone
 		ep.agentPool = append(ep.agentPool, a)
 	}
 	a := ep.agentPool[n]
@@ -72,6 +83,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
 		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
 		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
+		submitFn: a.submitFn, apiDoneFn: a.apiDoneFn, toolDoneFn: a.toolDoneFn,
 	}
 	ep.agents = ep.agentPool[:n+1]
 	at.members = append(at.members, a)
@@ -393,7 +405,11 @@ func (a *agent) setPart(v task.ID) {
 		calls = int((work + span - 1) / span)
 	}
 	a.callsLeft = calls
+	a.callsTotal = calls
 	a.workLeft = work
+	if a.ep.tools != nil {
+		a.toolsTotal = a.drawToolCalls()
+	}
 }
 
 // transfer is the delivery delay of a message of the given size.
@@ -463,24 +479,43 @@ func (a *agent) call() {
 	c := &ep.cfg.Calls
 	prompt := c.SystemPrompt + a.context + a.inputTokens
 	output := int64(math.Round(a.callWork.Seconds() * c.OutputRate))
-	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output
 	a.steps++
 	a.activity = now
 	a.kind = "work"
+	if ep.server != nil {
+		// The shared server prefills and decodes; the call reaches it
+		// after the agent has read its messages and the call's overhead.
+		a.req = request{prompt: int64(prompt), output: output}
+		a.later(read+c.Overhead, a.submitFn)
+		return
+	}
+	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
 	a.later(d, a.callDoneFn)
 }
 
-// callDone ends a model call; after the last one, the attempt's outcome is
-// drawn.
+// callDone ends a model call: the tool calls that follow it, if any, come
+// next.
 func (a *agent) callDone() {
 	if a.stale() {
 		return
 	}
-	ep := a.ep
 	a.callsLeft--
+	if a.toolsTotal > 0 {
+		if a.toolsDue = toolCallsAfter(a.toolsTotal, a.callsTotal-a.callsLeft, a.callsTotal); a.toolsDue > 0 {
+			a.startTool()
+			return
+		}
+	}
+	a.afterCall()
+}
+
+// afterCall goes on after a model call and its tool calls: the next call,
+// or after the last one, the attempt's outcome.
+func (a *agent) afterCall() {
+	ep := a.ep
 	if a.callsLeft > 0 {
 		a.call()
 		return

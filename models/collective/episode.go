@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
@@ -19,6 +20,13 @@ type Options struct {
 	// ends an episode fails it with an error. 0 means 1000 per subtask plus
 	// one million.
 	MaxEvents uint64
+	// Decisions, when not nil, are the streams of the policy's own draws;
+	// the environment (outcomes, checks, conflicts, selection) keeps
+	// drawing from Run's streams. Rollouts that share the environment's
+	// streams and differ only here see the same luck and differ only
+	// through what their policies choose: common random numbers within a
+	// group of rollouts.
+	Decisions *sim.Streams
 	// Actions restricts what the policy may choose: a decision's mask is
 	// the valid actions that Actions holds. Where none of them is valid,
 	// the agent does what it must without a decision (see Must). The zero
@@ -82,7 +90,7 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 		outcome:  streams.Key("outcome"),
 		checkKey: streams.Key("check"),
 		conflict: streams.Key("conflict"),
-		decide:   streams.Key("decide"),
+		decide:   decisionStreams(streams, opts).Key("decide"),
 		selKey:   streams.Key("select"),
 		res:      &r.res,
 
@@ -93,6 +101,11 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 		candidates:  ep.candidates[:0],
 		cands:       ep.cands[:0],
 		endChosenFn: ep.endChosenFn,
+		pcg:         ep.pcg,
+		rng:         ep.rng,
+	}
+	if err := ep.shareInference(streams); err != nil {
+		return nil, fmt.Errorf("collective config: %w", err)
 	}
 	ep.meanWork = float64(g.TotalWork()) / float64(g.Len())
 	if opts.Trace {
@@ -119,6 +132,14 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 	return ep.res, nil
 }
 
+// decisionStreams returns the streams the policy's draws come from.
+func decisionStreams(env sim.Streams, opts Options) sim.Streams {
+	if opts.Decisions != nil {
+		return *opts.Decisions
+	}
+	return env
+}
+
 // scale multiplies a duration, rounding to the nanosecond.
 func scale(t sim.Time, k float64) sim.Time { return sim.Time(math.Round(float64(t) * k)) }
 
@@ -143,15 +164,64 @@ type episode struct {
 	chosen      *attempt
 	endChosenFn func() // ends the episode with chosen's result, after selection
 	cands       []*attempt
-	main       *agent
-	live       int // agents that exist (spawned and not gone)
-	busy       int // agents busy now
-	pending    int // independent attempts started and not yet submitted
-	meanWork   float64
-	done       bool
-	err        error
-	res        *Result
-	obs        Observation // the observation of the decision being made
+	main        *agent
+	live        int // agents that exist (spawned and not gone)
+	busy        int // agents busy now
+	pending     int // independent attempts started and not yet submitted
+	meanWork    float64
+	done        bool
+	err         error
+	res         *Result
+	obs         Observation // the observation of the decision being made
+
+	// Shared inference and tools; nil when every agent has its own server
+	// and tools are unlimited or unused.
+	server    server
+	api       *hostedAPI
+	tools     *toolPool
+	toolCalls sim.Key
+	pcg       *rand.PCG // re-seeded for every draw from a distribution
+	rng       *rand.Rand
+}
+
+// shareInference sets up the shared server or API and the tool pool the
+// configuration asks for.
+func (ep *episode) shareInference(streams sim.Streams) error {
+	cfg := &ep.cfg
+	switch {
+	case !cfg.Serving.IsZero():
+		d, err := newDeployment(ep, &cfg.Serving)
+		if err != nil {
+			return err
+		}
+		ep.server = d
+	case cfg.API != (API{}):
+		h, err := newHostedAPI(ep, &cfg.API, streams)
+		if err != nil {
+			return err
+		}
+		ep.server, ep.api = h, h
+	}
+	hasTools := ep.g.Tools() != (task.Tools{})
+	if err := cfg.checkGraphTools(hasTools); err != nil {
+		return err
+	}
+	if hasTools {
+		ep.tools = &toolPool{ep: ep, size: cfg.Tools.Pool, latency: streams.Key("tool-latency")}
+		ep.toolCalls = streams.Key("tool-calls")
+	}
+	if (ep.server != nil || ep.tools != nil) && ep.pcg == nil {
+		ep.pcg = rand.NewPCG(0, 0)
+		ep.rng = rand.New(ep.pcg)
+	}
+	return nil
+}
+
+// draw returns the episode's generator seeded for draw (a, b, c) of a
+// purpose: a counter-based draw from a distribution, with no allocation.
+func (ep *episode) draw(k sim.Key, a, b, c uint64) *rand.Rand {
+	ep.pcg.Seed(k.Uint64(a, b, c), k.Uint64(^a, b, c))
+	return ep.rng
 }
 
 func (ep *episode) loop() error {
@@ -197,6 +267,9 @@ func (ep *episode) finishMetrics() {
 		r.ParallelismMean = float64(r.AgentTime) / float64(r.Finish)
 	}
 	r.CriticalSteps = max(r.CriticalSteps, ep.main.steps)
+	if ep.server != nil {
+		ep.server.finish(r.Finish, &r.Metrics)
+	}
 	r.Events = ep.env.Fired()
 	if total := ep.g.TotalWork(); total > 0 {
 		r.Progress = float64(ep.main.at.progress) / float64(total)

@@ -4,6 +4,7 @@ import (
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // memory is what a training run reuses from one iteration to the next, so
@@ -43,18 +44,25 @@ func newMemory(B, G int) *memory {
 // the same u) and keeps each decision's features and probabilities, so
 // that the update need not compute them again. The collective asks a
 // policy only about decisions with a choice; collect fills in the others.
+// A policy that is not a Softmax (a fixed one, in tests) decides
+// unrecorded, and its rollouts cannot be collected.
 type recorder struct {
-	pol     policy.Softmax
+	pol     collective.Policy
+	soft    policy.Softmax // pol, if it is one
 	rollout int
+	own     sim.Streams // the rollout's own streams, for its decisions
 	buf     []sample
 }
 
 // Decide implements collective.Policy.
 func (r *recorder) Decide(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+	if r.soft == nil {
+		return r.pol.Decide(o, m, u)
+	}
 	r.buf = append(r.buf, sample{mask: m, rollout: r.rollout, agent: o.Agent})
 	s := &r.buf[len(r.buf)-1] // features and probabilities go straight to the heap slot
 	policy.Features(o, &s.x)
-	r.pol.Probs(&s.x, m, &s.probs)
+	r.soft.Probs(&s.x, m, &s.probs)
 	s.action = policy.Sample(&s.probs, m, u)
 	s.pOld = s.probs[s.action]
 	return s.action

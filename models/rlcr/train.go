@@ -76,6 +76,12 @@ type Config struct {
 	EntropyEnd      float64  `yaml:"entropy_end" json:"entropy_end"` // ... and at the end
 	EntropySchedule Schedule `yaml:"entropy_schedule" json:"entropy_schedule"`
 
+	// CRN gives the G rollouts of one task instance the same environment
+	// streams (attempt outcomes, checks, conflicts, selection), so that
+	// they differ only in the policy's own draws: common random numbers
+	// within a group.
+	CRN bool `yaml:"crn" json:"crn"`
+
 	Advantage    Advantage `yaml:"advantage" json:"advantage"`
 	StdNorm      bool      `yaml:"std_norm" json:"std_norm"`           // divide by the group's std (GRPO)
 	LossNorm     LossNorm  `yaml:"loss_norm" json:"loss_norm"`         // decision or rollout
@@ -97,6 +103,7 @@ func DefaultConfig() Config {
 		Policy: "linear", Hidden: 16,
 		LR: 0.05, LREnd: 0.01, LRSchedule: Linear, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, ClipGrad: 1,
 		Entropy: 0.01, EntropyEnd: 0.001, EntropySchedule: Linear,
+		CRN:       true,
 		Advantage: FlatCollective, LossNorm: PerDecision, BaselineRate: 0.1,
 		Epochs: 4, ClipRatio: 0.2, Gamma: 1, Lambda: 1, ValueLR: 0.01,
 	}
@@ -234,7 +241,7 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 		// 1. Rollouts: B task instances, G rollouts of each, all agents
 		// deciding with the same parameters.
-		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), workers, mem)
+		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), cfg.CRN, workers, mem)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +266,7 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 				samples[i].adv = perRollout[samples[i].rollout]
 			}
 		case PerAgent:
-			credit, err := differenceRewards(ctx, prob, pol, iterStreams, graphs, results, rewards, it, cfg.actionMask(), workers)
+			credit, err := differenceRewards(ctx, prob, pol, iterStreams, graphs, results, rewards, it, cfg.actionMask(), cfg.CRN, workers)
 			if err != nil {
 				return nil, err
 			}
@@ -357,12 +364,11 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 	}
 }
 
-// rollouts runs B×G episodes on a pool of workers. Rollout i of task b
-// gets streams iter.Derive("rollout", b·G+i); task b is drawn from
-// iter.Derive("task", b). Results are indexed, so the pool's size changes
-// nothing. Each rollout runs on its own runner in mem and decides through
-// its own recorder; the results are valid until the next call.
-func rollouts(ctx context.Context, prob Problem, pol policy.Softmax, iter sim.Streams, B, G int, actions collective.Mask, workers int, mem *memory) ([]*collective.Result, []*task.Graph, error) {
+// rollouts runs B×G episodes on a pool of workers; rolloutStreams says
+// which streams each draws from. Results are indexed, so the pool's size
+// changes nothing. Each rollout runs on its own runner in mem and decides
+// through its own recorder; the results are valid until the next call.
+func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G int, actions collective.Mask, crn bool, workers int, mem *memory) ([]*collective.Result, []*task.Graph, error) {
 	graphs := mem.graphs
 	for b := range B {
 		g, err := prob.Task.Draw(iter.Derive("task", uint64(b)).New("graph", 0))
@@ -375,11 +381,31 @@ func rollouts(ctx context.Context, prob Problem, pol policy.Softmax, iter sim.St
 	err := parallel(ctx, B*G, workers, func(i int) error {
 		rec := &mem.recs[i]
 		rec.pol, rec.rollout, rec.buf = pol, i, rec.buf[:0]
-		r, err := mem.runners[i].Run(graphs[i/G], prob.Collective, rec, iter.Derive("rollout", uint64(i)), collective.Options{Record: true, Actions: actions})
+		rec.soft, _ = pol.(policy.Softmax)
+		env, opts := rolloutStreams(iter, i, G, crn, &rec.own)
+		opts.Record, opts.Actions = true, actions
+		r, err := mem.runners[i].Run(graphs[i/G], prob.Collective, rec, env, opts)
 		results[i] = r
 		return err
 	})
 	return results, graphs, err
+}
+
+// rolloutStreams returns the environment's streams and the options that
+// carry the policy's streams for rollout i, of task instance i/G. Task b
+// is drawn from iter.Derive("task", b) and the policy of rollout i draws
+// from iter.Derive("rollout", i). With crn the environment of every
+// rollout of task b is iter.Derive("task", b) too (its purposes differ
+// from the task draw's); without, each rollout's environment is its own
+// rollout streams, as independent of its group's as of any other.
+// own receives the policy's streams: the caller's memory, so that nothing
+// is allocated.
+func rolloutStreams(iter sim.Streams, i, G int, crn bool, own *sim.Streams) (sim.Streams, collective.Options) {
+	*own = iter.Derive("rollout", uint64(i))
+	if !crn {
+		return *own, collective.Options{}
+	}
+	return iter.Derive("task", uint64(i/G)), collective.Options{Decisions: own}
 }
 
 // parallel calls fn(0..n-1) on up to workers goroutines and returns the
@@ -431,8 +457,8 @@ type sample struct {
 	agent   int
 	adv     float64
 	weight  float64
-	pOld    float64 // π(a|x) when the rollout ran
-	ret     float64 // PPO: the value target
+	pOld    float64                        // π(a|x) when the rollout ran
+	ret     float64                        // PPO: the value target
 	probs   [collective.NumActions]float64 // π(·|x) when the rollout ran
 }
 
@@ -482,7 +508,7 @@ func weigh(samples []sample, norm LossNorm, count []int) {
 
 // differenceRewards returns, for each rollout and agent, R minus the reward
 // of the same episode replayed with that agent acting passively.
-func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it int, actions collective.Mask, workers int) ([]map[int]float64, error) {
+func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it int, actions collective.Mask, crn bool, workers int) ([]map[int]float64, error) {
 	type job struct{ rollout, agent int }
 	var jobs []job
 	for i, r := range results {
@@ -500,7 +526,10 @@ func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy,
 	replays := make([]collective.Metrics, len(jobs))
 	err := parallel(ctx, len(jobs), workers, func(j int) error {
 		jb := jobs[j]
-		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, passive{pol, jb.agent}, iter.Derive("rollout", uint64(jb.rollout)), collective.Options{Actions: actions})
+		var own sim.Streams
+		env, opts := rolloutStreams(iter, jb.rollout, G, crn, &own)
+		opts.Actions = actions
+		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, passive{pol, jb.agent}, env, opts)
 		if err == nil {
 			replays[j] = r.Metrics
 		}

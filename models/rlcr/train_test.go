@@ -83,7 +83,7 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	pol := policy.NewLinear()
 	iter := sim.NewStreams(3).Derive("iteration", 0)
 	mem := newMemory(2, 4)
-	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 0, 2, mem)
+	results, _, err := rollouts(context.Background(), prob, pol, iter, 2, 4, 0, true, 2, mem)
 	require.NoError(t, err)
 	rewards := make([]float64, 8)
 	metrics := make([]collective.Metrics, 8)

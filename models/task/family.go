@@ -83,6 +83,9 @@ const (
 //     proportional to its weight and draws from it; components are complete
 //     families (nothing is inherited from the mixture, whose distributions
 //     and loop settings must be unset).
+//   - tool use (any shape): ToolCalls and ToolLatency are not drawn per
+//     node but carried by the graph (Graph.Tools), for the collective to
+//     draw at every attempt; both or neither must be set.
 //   - file(path): the graph in path (see Load), read at every draw; node
 //     attributes the file does not give are drawn as above (WfFormat files
 //     give work and tokens; DOT files give what their attributes say).
@@ -116,6 +119,10 @@ type Family struct {
 	// LoopProb is the probability that a node is a loop, in [0, 1]; when
 	// Loop > 0, the zero value means every node.
 	LoopProb float64 `json:"loop_prob,omitempty" yaml:"loop_prob,omitempty"`
+
+	// Tool use, drawn while the task is worked on (see Tools).
+	ToolCalls   sim.Dist `json:"tool_calls,omitzero" yaml:"tool_calls,omitempty"`     // per attempt at a subtask; rounded
+	ToolLatency sim.Dist `json:"tool_latency,omitzero" yaml:"tool_latency,omitempty"` // seconds per tool call
 }
 
 // Component is one weighted family of a mixture. Its family fields sit
@@ -265,6 +272,10 @@ func (f *Family) validateAttrs() error {
 		return err
 	}
 	switch {
+	case !f.ToolLatency.IsZero() && f.ToolCalls.IsZero():
+		return ferr("tool_latency", "needs tool_calls (no tool is ever called)")
+	case !f.ToolCalls.IsZero() && f.ToolLatency.IsZero():
+		return ferr("tool_calls", "needs tool_latency (a tool call that takes no time changes nothing)")
 	case f.Loop < 0 || f.Loop > MaxLoop:
 		return ferr("loop", "must be in [0, %d], got %d", MaxLoop, f.Loop)
 	case !(f.LoopProb >= 0 && f.LoopProb <= 1):
@@ -283,6 +294,7 @@ func (f *Family) validateMixture() error {
 		{"work", !f.Work.IsZero()}, {"difficulty", !f.Difficulty.IsZero()},
 		{"output_tokens", !f.OutputTokens.IsZero()}, {"coupling", !f.Coupling.IsZero()},
 		{"loop", f.Loop != 0}, {"loop_prob", f.LoopProb != 0},
+		{"tool_calls", !f.ToolCalls.IsZero()}, {"tool_latency", !f.ToolLatency.IsZero()},
 	} {
 		if d.set {
 			return ferr(d.name, "not used by shape %q (set it in each component)", ShapeMixture)
@@ -415,7 +427,26 @@ func (f *Family) draw(r *rand.Rand, n int) (*Graph, error) {
 	if f.Shape == ShapeFile {
 		name = f.Path
 	}
-	return b.build(name)
+	g, err := b.build(name)
+	if err != nil {
+		return nil, err
+	}
+	g.tools = Tools{Calls: f.ToolCalls, Latency: f.ToolLatency}
+	return g, nil
+}
+
+// UsesTools reports whether graphs drawn from f (from any component of a
+// mixture) make tool calls.
+func (f *Family) UsesTools() bool {
+	if !f.ToolCalls.IsZero() {
+		return true
+	}
+	for i := range f.Components {
+		if f.Components[i].UsesTools() {
+			return true
+		}
+	}
+	return false
 }
 
 // pick chooses a mixture component with probability proportional to weight.

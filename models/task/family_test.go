@@ -376,3 +376,31 @@ func TestDrawOutOfRangeSamples(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "output_tokens: drew 1e+15, above the limit")
 }
+
+func TestFamilyTools(t *testing.T) {
+	f := Family{Shape: ShapeChain, Length: 3, Work: sim.Const(60), ToolCalls: sim.Poisson(2), ToolLatency: sim.LogNormal(3, 1)}
+	g, err := f.Draw(rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	assert.Equal(t, Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)}, g.Tools(), "a drawn graph carries the tool use")
+	assert.True(t, f.UsesTools())
+	plain := f
+	plain.ToolCalls, plain.ToolLatency = sim.Dist{}, sim.Dist{}
+	h, err := plain.Draw(rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	assert.Equal(t, Tools{}, h.Tools())
+	assert.False(t, g.Equal(h), "tool use is part of the graph")
+	assert.True(t, g.Equal(h.WithTools(g.Tools())), "and the rest is shared")
+	mix := Family{Shape: ShapeMixture, Components: []Component{{Weight: 1, Family: plain}, {Weight: 1, Family: f}}}
+	assert.True(t, mix.UsesTools())
+
+	for _, tt := range []struct {
+		f    Family
+		want string
+	}{
+		{Family{Shape: ShapeChain, Length: 1, ToolCalls: sim.Poisson(2)}, "tool_calls: needs tool_latency"},
+		{Family{Shape: ShapeChain, Length: 1, ToolLatency: sim.Const(3)}, "tool_latency: needs tool_calls"},
+		{Family{Shape: ShapeMixture, ToolCalls: sim.Poisson(1), Components: []Component{{Weight: 1, Family: plain}}}, `tool_calls: not used by shape "mixture"`},
+	} {
+		assert.ErrorContains(t, tt.f.Validate(), tt.want)
+	}
+}

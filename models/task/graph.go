@@ -148,6 +148,31 @@ type Graph struct {
 	critical  sim.Time // computed once by New: consumers ask for it per episode
 	width     int
 	depth     int
+	tools     Tools
+}
+
+// Tools describes the tool use of a task: how many tool calls (sandboxes,
+// searches, browsers) an attempt at one of its subtasks makes, and how long
+// each takes. They are drawn anew at every attempt, not once per node, so
+// that a retry is not a replay. The zero Tools means no tool use.
+type Tools struct {
+	// Calls is the number of tool calls per attempt (rounded to a whole
+	// number), such as sim.Poisson(2).
+	Calls sim.Dist
+	// Latency is the duration of one tool call, in seconds.
+	Latency sim.Dist
+}
+
+// Tools returns the task's tool use; graphs read from files or built with
+// New have none unless WithTools gives it.
+func (g *Graph) Tools() Tools { return g.tools }
+
+// WithTools returns a copy of g that shares g's structure and has tool use
+// t. It costs O(1).
+func (g *Graph) WithTools(t Tools) *Graph {
+	c := *g
+	c.tools = t
+	return &c
 }
 
 // New checks nodes and edges and returns the graph they describe. It copies
@@ -574,10 +599,10 @@ func (g *Graph) Depth() int { return g.depth }
 // parallelism one would name.
 func (g *Graph) Width() int { return g.width }
 
-// Equal reports whether g and h have the same nodes, in the same order, and
-// the same edges carrying the same (resolved) tokens.
+// Equal reports whether g and h have the same nodes, in the same order,
+// the same edges carrying the same (resolved) tokens, and the same tool use.
 func (g *Graph) Equal(h *Graph) bool {
-	if g.Len() != h.Len() || g.Edges() != h.Edges() {
+	if g.Len() != h.Len() || g.Edges() != h.Edges() || g.tools != h.tools {
 		return false
 	}
 	for i := range g.Nodes {
