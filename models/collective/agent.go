@@ -249,7 +249,7 @@ func (a *agent) observe() (Observation, Mask) {
 	if a.main && !at.alone && o.Free > 0 {
 		m = m.With(Attempt)
 	}
-	if o.Unshared && !ep.cfg.Comm.Disabled {
+	if o.Unshared {
 		m = m.With(Share)
 	}
 	if o.Unchecked && int(at.nodes[a.held].checks) <= ep.cfg.Check.Retries {
@@ -634,8 +634,12 @@ func (a *agent) reconcile(v task.ID, ok *bool) sim.Time {
 }
 
 // knew reports whether the maker of part late had read a finding about part
-// early before the last model call of late began.
+// early before the last model call of late began; in a silent replay
+// nobody ever knew.
 func (ep *episode) knew(late, early task.ID, at *attempt) bool {
+	if ep.opts.Silent {
+		return false
+	}
 	maker := ep.agents[at.nodes[late].maker]
 	t, ok := maker.reads[early]
 	return ok && t <= at.nodes[late].lastCall

@@ -27,6 +27,15 @@ type Options struct {
 	// through what their policies choose: common random numbers within a
 	// group of rollouts.
 	Decisions *sim.Streams
+	// Silent is the communication counterfactual: the episode replayed
+	// with what was shared lost in transit. Every finding is still
+	// written, sent, read and paid for at the same times, and every
+	// decision sees the same observation, mask and draw, but nobody learns
+	// from a finding: parts at a coupled join count as made without it.
+	// The replay can therefore differ from the original only through the
+	// information findings carry, and at coupling 0 it is the same
+	// episode. (Masking Share instead would shift every later decision.)
+	Silent bool
 	// Actions restricts what the policy may choose: a decision's mask is
 	// the valid actions that Actions holds. Where none of them is valid,
 	// the agent does what it must without a decision (see Must). The zero

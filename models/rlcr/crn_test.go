@@ -113,12 +113,12 @@ func batchGradient(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, i
 		prob.Reward.Group(&prob.Collective, 0, metrics[b*G:(b+1)*G], rewards[b*G:(b+1)*G])
 	}
 	baseline := math.NaN()
-	adv := rolloutAdvantages(cfg, rewards, G, &baseline, make([]float64, B*G))
+	adv := rolloutAdvantages(cfg, rewards, G, &baseline)
 	samples := collect(results, mem)
 	for i := range samples {
 		samples[i].adv = adv[samples[i].rollout]
 	}
-	weigh(samples, cfg.LossNorm, make([]int, B*G))
+	weigh(samples, cfg.LossNorm, B*G)
 	grad := make([]float64, len(pol.Params()))
 	policyGradient(pol, samples, false, 0, 0, grad)
 	return grad

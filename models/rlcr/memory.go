@@ -18,9 +18,7 @@ type memory struct {
 	graphs  []*task.Graph
 	metrics []collective.Metrics
 	rewards []float64
-	adv     []float64 // per rollout
 	samples []sample
-	count   []int     // decisions per rollout
 	finish  []float64 // finish times, sorted for the percentile
 }
 
@@ -33,8 +31,6 @@ func newMemory(B, G int) *memory {
 		graphs:  make([]*task.Graph, B),
 		metrics: make([]collective.Metrics, n),
 		rewards: make([]float64, n),
-		adv:     make([]float64, n),
-		count:   make([]int, n),
 		finish:  make([]float64, n),
 	}
 }
@@ -59,7 +55,7 @@ func (r *recorder) Decide(o *collective.Observation, m collective.Mask, u float6
 	if r.soft == nil {
 		return r.pol.Decide(o, m, u)
 	}
-	r.buf = append(r.buf, sample{mask: m, rollout: r.rollout, agent: o.Agent})
+	r.buf = append(r.buf, sample{mask: m, rollout: r.rollout, agent: o.Agent, at: o.Elapsed})
 	s := &r.buf[len(r.buf)-1] // features and probabilities go straight to the heap slot
 	policy.Features(o, &s.x)
 	r.soft.Probs(&s.x, m, &s.probs)
