@@ -134,7 +134,11 @@
 //	                  parallelism_mean, messages_mean, model_calls_mean,
 //	                  agent_time_mean, decisions, entropy, prob_<action>
 //	                  (the mean probability of each action over the
-//	                  iteration's decisions), grad_norm, lr
+//	                  iteration's decisions), grad_norm, lr, replays
+//	                  (per-agent: counterfactual episodes run),
+//	                  policy_steps and value_steps (the Adam steps taken),
+//	                  value_ev (ppo-gae: the explained variance of the
+//	                  returns by the value; NaN for other estimators)
 //	policies/         the final policy of each variant and seed, as JSON;
 //	                  'simulate run --policy FILE' evaluates one
 //	charts/           learning curves (reward, success, latency,

@@ -45,7 +45,11 @@ and writes a directory:
 	                  parallelism_mean, messages_mean, model_calls_mean,
 	                  agent_time_mean, decisions, entropy, prob_<action>
 	                  (the mean probability of each action over the
-	                  iteration's decisions), grad_norm, lr
+	                  iteration's decisions), grad_norm, lr, replays
+	                  (per-agent: counterfactual episodes run),
+	                  policy_steps and value_steps (the Adam steps taken),
+	                  value_ev (ppo-gae: the explained variance of the
+	                  returns by the value; NaN for other estimators)
 	policies/         the final policy of each variant and seed, as JSON;
 	                  'simulate run --policy FILE' evaluates one
 	charts/           learning curves (reward, success, latency,
@@ -250,6 +254,10 @@ var iterationColumns = func() []struct {
 	}{
 		{"grad_norm", func(r *rlcr.Iteration) float64 { return r.GradNorm }},
 		{"lr", func(r *rlcr.Iteration) float64 { return r.LR }},
+		{"replays", func(r *rlcr.Iteration) float64 { return float64(r.Replays) }},
+		{"policy_steps", func(r *rlcr.Iteration) float64 { return float64(r.PolicySteps) }},
+		{"value_steps", func(r *rlcr.Iteration) float64 { return float64(r.ValueSteps) }},
+		{"value_ev", func(r *rlcr.Iteration) float64 { return r.ValueEV }},
 	}...)
 }()
 
