@@ -52,7 +52,7 @@ func TestFitRecovers(t *testing.T) {
 		assert.InDelta(t, 0, d.Mu, 0.05)
 		assert.InDelta(t, 3, d.Mu2, 0.15)
 		sd := cm.BestSim()
-			assert.InDelta(t, d.Mean(), sd.Mean(), 1e-3*d.Mean(), "the scenario's mixture has the fit's mean (to 4 digits)")
+		assert.InDelta(t, d.Mean(), sd.Mean(), 1e-3*d.Mean(), "the scenario's mixture has the fit's mean (to 4 digits)")
 	}
 }
 

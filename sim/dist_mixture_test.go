@@ -44,7 +44,7 @@ func TestLogNormalMixture(t *testing.T) {
 				tail++
 			}
 		}
-		sd := math.Sqrt(0.85*(1+0.64)+0.15*900*(1+0.81) - want*want)
+		sd := math.Sqrt(0.85*(1+0.64) + 0.15*900*(1+0.81) - want*want)
 		assert.InDelta(t, want, sum/n, 4*sd/math.Sqrt(n), "seed %d", seed)
 		assert.InDelta(t, p, float64(tail)/n, 4*math.Sqrt(p*(1-p)/n), "seed %d", seed)
 	}
