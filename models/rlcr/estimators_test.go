@@ -270,7 +270,8 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	pol := policy.NewLinear()
 	const B, G = 2, 4
 	iter := sim.NewStreams(3).Derive("iteration", 0)
-	results, graphs, err := rollouts(context.Background(), prob, pol, iter, B, G, 0, true, 2)
+	mem := newMemory(B, G)
+	results, graphs, err := rollouts(context.Background(), prob, pol, iter, B, G, 0, true, 2, mem)
 	require.NoError(t, err)
 	rewards := make([]float64, B*G)
 	for b := range B {
@@ -283,7 +284,7 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	for _, adv := range []Advantage{FlatCollective, NoBaseline} {
 		cfg := tinyConfig()
 		cfg.Batch, cfg.Group, cfg.Advantage = B, G, adv
-		samples := collect(results, pol)
+		samples := collect(results, mem)
 		baseline := math.NaN()
 		_, err := advantages(context.Background(), prob, cfg, pol, policy.NewValue(), iter, graphs, results, rewards, 0, 2, &baseline, samples)
 		require.NoError(t, err)
@@ -317,7 +318,7 @@ func TestDifferenceRewards(t *testing.T) {
 	require.NoError(t, err)
 	const B, G = 2, 3
 	iter := sim.NewStreams(5).Derive("iteration", 0)
-	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2)
+	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2, newMemory(B, G))
 	require.NoError(t, err)
 	rewards := make([]float64, B*G) // the linear penalty scores a rollout alone as in its group
 	for i, r := range results {
@@ -355,7 +356,8 @@ func TestDifferenceRewards(t *testing.T) {
 				}
 				return act
 			})
-			env, opts := rolloutStreams(iter, i, G, true)
+			var own sim.Streams
+			env, opts := rolloutStreams(iter, i, G, true, &own)
 			rep, err := collective.Run(graphs[i/G], prob.Collective, cf, env, opts)
 			require.NoError(t, err)
 			out := []float64{0}

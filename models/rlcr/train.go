@@ -237,6 +237,9 @@ type Problem struct {
 	Task       task.Family
 	Collective collective.Config
 	Reward     Reward
+	// MaxEvents bounds each rollout's events (collective.Options.MaxEvents);
+	// 0 means the default.
+	MaxEvents uint64
 }
 
 // Iteration summarises one training iteration: the rollouts it ran and the
@@ -299,7 +302,8 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 	B, G := cfg.Batch, cfg.Group
 	grad := make([]float64, len(pol.Params()))
-	rewards := make([]float64, B*G)
+	mem := newMemory(B, G) // reused by every iteration
+	rewards := mem.rewards
 	for it := range cfg.Iterations {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -310,14 +314,14 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 		// 1. Rollouts: B task instances, G rollouts of each, all agents
 		// deciding with the same parameters.
-		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), cfg.CRN, workers)
+		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), cfg.CRN, workers, mem)
 		if err != nil {
 			return nil, err
 		}
 
 		// 2. The collective reward of every rollout, scored group by group
 		// (group-relative penalties compare the group's finish times).
-		metrics := make([]collective.Metrics, B*G)
+		metrics := mem.metrics
 		for i, r := range results {
 			metrics[i] = r.Metrics
 		}
@@ -327,15 +331,15 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 		// 3. Advantages: one value per rollout (flat) or per agent, then per
 		// decision.
-		samples := collect(results, pol)
+		samples := collect(results, mem)
 		replays, err := advantages(ctx, prob, cfg, pol, value, iterStreams, graphs, results, rewards, it, workers, &baseline, samples)
 		if err != nil {
 			return nil, err
 		}
 		weigh(samples, cfg.LossNorm, B*G)
-		stats := summarize(it, results, rewards, samples)
+		stats := summarize(it, results, rewards, samples, mem.finish)
 		stats.Replays = replays
-		decisionStats(&stats, samples, pol) // of the policy that acted
+		decisionStats(&stats, samples) // of the policy that acted
 
 		// 4. The update: ascend Σ w·A·∇log π(a|x) + entropy bonus, clipped
 		// and stepped with Adam (PPO: several clipped epochs, then the
@@ -437,6 +441,9 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 	var probs [collective.NumActions]float64
 	for i := range samples {
 		s := &samples[i]
+		if s.mask.Single() {
+			continue // no choice, no gradient: both terms are exactly 0
+		}
 		scale := s.weight * s.adv
 		if ppo {
 			pol.Probs(&s.x, s.mask, &probs)
@@ -453,9 +460,10 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 
 // rollouts runs B×G episodes on a pool of workers; rolloutStreams says
 // which streams each draws from. Results are indexed, so the pool's size
-// changes nothing.
-func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G int, actions collective.Mask, crn bool, workers int) ([]*collective.Result, []*task.Graph, error) {
-	graphs := make([]*task.Graph, B)
+// changes nothing. Each rollout runs on its own runner in mem and decides
+// through its own recorder; the results are valid until the next call.
+func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G int, actions collective.Mask, crn bool, workers int, mem *memory) ([]*collective.Result, []*task.Graph, error) {
+	graphs := mem.graphs
 	for b := range B {
 		g, err := prob.Task.Draw(iter.Derive("task", uint64(b)).New("graph", 0))
 		if err != nil {
@@ -463,11 +471,15 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 		}
 		graphs[b] = g
 	}
-	results := make([]*collective.Result, B*G)
+	results := mem.results
 	err := parallel(ctx, B*G, workers, func(i int) error {
-		env, opts := rolloutStreams(iter, i, G, crn)
+		rec := &mem.recs[i]
+		rec.pol, rec.rollout, rec.buf = pol, i, rec.buf[:0]
+		rec.soft, _ = pol.(policy.Softmax)
+		env, opts := rolloutStreams(iter, i, G, crn, &rec.own)
 		opts.Record, opts.Actions = true, actions
-		r, err := collective.Run(graphs[i/G], prob.Collective, pol, env, opts)
+		opts.Context, opts.MaxEvents = ctx, prob.MaxEvents
+		r, err := mem.runners[i].Run(graphs[i/G], prob.Collective, rec, env, opts)
 		results[i] = r
 		return err
 	})
@@ -481,17 +493,32 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 // rollout of task b is iter.Derive("task", b) too (its purposes differ
 // from the task draw's); without, each rollout's environment is its own
 // rollout streams, as independent of its group's as of any other.
-func rolloutStreams(iter sim.Streams, i, G int, crn bool) (sim.Streams, collective.Options) {
-	own := iter.Derive("rollout", uint64(i))
+// own receives the policy's streams: the caller's memory, so that nothing
+// is allocated.
+func rolloutStreams(iter sim.Streams, i, G int, crn bool, own *sim.Streams) (sim.Streams, collective.Options) {
+	*own = iter.Derive("rollout", uint64(i))
 	if !crn {
-		return own, collective.Options{}
+		return *own, collective.Options{}
 	}
-	return iter.Derive("task", uint64(i/G)), collective.Options{Decisions: &own}
+	return iter.Derive("task", uint64(i/G)), collective.Options{Decisions: own}
 }
 
 // parallel calls fn(0..n-1) on up to workers goroutines and returns the
-// first error (by index, so that errors too are deterministic).
+// errors joined in index order, so that errors too are deterministic. One
+// worker runs them in order on the calling goroutine.
 func parallel(ctx context.Context, n, workers int, fn func(int) error) error {
+	if workers <= 1 {
+		var errs []error
+		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(i); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -525,28 +552,35 @@ type sample struct {
 	agent   int
 	adv     float64
 	weight  float64
-	pOld    float64 // π(a|x) when the rollout ran
-	at      float64 // virtual seconds when the decision was taken
-	v       float64 // PPO: the value's prediction when the advantages were computed
-	ret     float64 // PPO: the value target
+	pOld    float64                        // π(a|x) when the rollout ran
+	at      float64                        // virtual seconds when the decision was taken
+	v       float64                        // PPO: the value's prediction when the advantages were computed
+	ret     float64                        // PPO: the value target
+	probs   [collective.NumActions]float64 // π(·|x) when the rollout ran
 }
 
-func collect(results []*collective.Result, pol policy.Softmax) []sample {
-	n := 0
-	for _, r := range results {
-		n += len(r.Decisions)
-	}
-	out := make([]sample, 0, n)
-	var probs [collective.NumActions]float64
+// collect lists the decisions of every rollout, in order, as samples. The
+// recorders kept those the policy was asked about; a decision with one
+// valid action, which the collective took without asking, gets its
+// features here and probability 1.
+func collect(results []*collective.Result, mem *memory) []sample {
+	out := mem.samples[:0]
 	for i, r := range results {
-		for _, d := range r.Decisions {
-			s := sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, at: d.Obs.Elapsed}
+		asked := mem.recs[i].buf
+		for j := range r.Decisions {
+			d := &r.Decisions[j]
+			if !d.Mask.Single() {
+				out = append(out, asked[0])
+				asked = asked[1:]
+				continue
+			}
+			out = append(out, sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, pOld: 1, at: d.Obs.Elapsed})
+			s := &out[len(out)-1]
 			policy.Features(&d.Obs, &s.x)
-			pol.Probs(&s.x, s.mask, &probs)
-			s.pOld = probs[d.Action]
-			out = append(out, s)
+			s.probs[d.Action] = 1
 		}
 	}
+	mem.samples = out
 	return out
 }
 
@@ -597,8 +631,10 @@ func differenceRewards(ctx context.Context, prob Problem, cf Credit, pol collect
 		if cf == Passive {
 			p = passive{pol, jb.agent}
 		}
-		env, opts := rolloutStreams(iter, jb.rollout, G, crn)
+		var own sim.Streams
+		env, opts := rolloutStreams(iter, jb.rollout, G, crn, &own)
 		opts.Actions = actions
+		opts.Context, opts.MaxEvents = ctx, prob.MaxEvents
 		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, p, env, opts)
 		if err == nil {
 			replays[j] = r.Metrics
@@ -771,10 +807,9 @@ func explainedVariance(samples []sample) float64 {
 	return 1 - se*se/(sr*sr)
 }
 
-func summarize(it int, results []*collective.Result, rewards []float64, samples []sample) Iteration {
+func summarize(it int, results []*collective.Result, rewards []float64, samples []sample, finish []float64) Iteration {
 	n := float64(len(results))
 	st := Iteration{Iteration: it, Episodes: len(results), Decisions: len(samples), RewardMean: meanOf(rewards)}
-	finish := make([]float64, len(results))
 	for i, r := range results {
 		m := &r.Metrics
 		finish[i] = m.Finish.Seconds()
@@ -793,11 +828,9 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 }
 
 // decisionStats fills the entropy and mean action probabilities.
-func decisionStats(st *Iteration, samples []sample, pol policy.Softmax) {
-	var probs [collective.NumActions]float64
+func decisionStats(st *Iteration, samples []sample) {
 	for i := range samples {
-		pol.Probs(&samples[i].x, samples[i].mask, &probs)
-		for a, p := range probs {
+		for a, p := range samples[i].probs {
 			st.ActionProbs[a] += p / float64(len(samples))
 			if p > 0 {
 				st.Entropy -= p * math.Log(p) / float64(len(samples))
