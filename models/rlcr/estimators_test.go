@@ -425,7 +425,7 @@ func TestSummarize(t *testing.T) {
 		}}
 		rewards[i] = float64(i)
 	}
-	st := summarize(4, results, rewards, make([]sample, 7))
+	st := summarize(4, results, rewards, make([]sample, 7), make([]float64, 10))
 	assert.Equal(t, 4, st.Iteration)
 	assert.Equal(t, 10, st.Episodes)
 	assert.Equal(t, 7, st.Decisions)
@@ -437,21 +437,22 @@ func TestSummarize(t *testing.T) {
 	assert.InDelta(t, 4.5, st.MessagesMean, 1e-12)
 	assert.InDelta(t, 9, st.ModelCallsMean, 1e-12)
 	assert.InDelta(t, 13.5, st.AgentTimeMean, 1e-12)
-	one := summarize(0, results[:1], rewards[:1], nil)
+	one := summarize(0, results[:1], rewards[:1], nil, make([]float64, 1))
 	assert.Equal(t, 1.0, one.LatencyP90, "one rollout is its own 90th percentile")
 }
 
-// The entropy and mean action probabilities of the uniform policy: a
-// decision among k valid actions has entropy log k and probability 1/k
-// for each of them.
+// The entropy and mean action probabilities over decisions, from the
+// probabilities recorded when they were taken: uniform over two and over
+// four valid actions, entropies log 2 and log 4.
 func TestDecisionStats(t *testing.T) {
-	w, d, s := collective.Work, collective.Delegate, collective.Submit
-	samples := []sample{
-		{mask: collective.Mask(0).With(w).With(d)},
-		{mask: collective.Mask(0).With(w).With(d).With(s).With(collective.Wait)},
+	w, d, s, wait := collective.Work, collective.Delegate, collective.Submit, collective.Wait
+	samples := make([]sample, 2)
+	samples[0].probs[w], samples[0].probs[d] = 0.5, 0.5
+	for _, a := range []collective.Action{w, d, s, wait} {
+		samples[1].probs[a] = 0.25
 	}
 	var st Iteration
-	decisionStats(&st, samples, policy.NewLinear())
+	decisionStats(&st, samples)
 	assert.InDelta(t, (math.Log(2)+math.Log(4))/2, st.Entropy, 1e-12)
 	assert.InDelta(t, (0.5+0.25)/2, st.ActionProbs[w], 1e-12)
 	assert.InDelta(t, (0.5+0.25)/2, st.ActionProbs[d], 1e-12)
