@@ -232,6 +232,10 @@
 //	trials.csv        at the end, one row per trial in enumeration order:
 //	                  trial, variant, seed, the swept paths, the metrics
 //	                  (times in virtual seconds)
+//	summary.csv       one row per variant, point and metric: variant, the
+//	                  swept paths, metric, unit, n_seeds, mean, median,
+//	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
+//	                  median_hi (95% percentile bootstrap over seeds)
 //	charts/           each metric against each grid axis (mean over seeds
 //	                  with a 95% bootstrap band; one curve per value of the
 //	                  other axis when there are two), a heat map over the
