@@ -471,7 +471,7 @@ func (a *agent) call() {
 	if ep.server != nil {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.
-		a.req = request{prompt: int64(prompt), output: output}
+		a.req = request{prompt: int64(prompt), output: output, node: a.cur}
 		a.later(read+c.Overhead, a.submitFn)
 		return
 	}
@@ -770,11 +770,34 @@ func (a *agent) check() {
 	ep.res.ModelCalls++
 	a.steps++
 	a.at.nodes[v].checks++
-	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
 	a.becomeBusy()
 	now := ep.env.Now()
+	if ep.server != nil {
+		// The check is a model call on the shared server: it reads the
+		// part and writes its verdict, Cost times the part's work of output.
+		nd := &ep.g.Nodes[v]
+		prompt := ep.cfg.Calls.SystemPrompt + a.context + nd.OutputTokens
+		output := int64(math.Round(nd.Work.Seconds() * ep.cfg.Check.Cost * ep.cfg.Calls.OutputRate))
+		a.req = request{prompt: int64(prompt), output: output, node: v, check: true}
+		a.activity = now
+		a.kind = "check"
+		a.later(ep.cfg.Calls.Overhead, a.submitFn)
+		return
+	}
+	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
 	a.span(now, now+d, "check", ep.g.Nodes[v].Name)
 	a.later(d, a.checkDoneFn)
+}
+
+// served ends the agent's call at the shared server: a check or a model
+// call of the part in progress.
+func (a *agent) served() {
+	if a.req.check {
+		a.span(a.activity, a.ep.env.Now(), "check", a.ep.g.Nodes[a.req.node].Name)
+		a.checkDone()
+		return
+	}
+	a.callDone()
 }
 
 func (a *agent) checkDone() {
