@@ -22,6 +22,9 @@ const (
 	Gamma     Family = "gamma"
 	Mixture   Family = "lognormal-mixture" // two lognormal components
 	Poisson   Family = "poisson"
+	// Uniform counts are round(U(Lo, Hi)): a spread narrower than
+	// Poisson's, as a workflow that makes 3 to 5 calls has.
+	Uniform Family = "uniform-rounded"
 )
 
 // Dist is one fitted distribution.
@@ -30,7 +33,8 @@ type Dist struct {
 	// Parameters: lognormal Mu, Sigma (of log x); gamma Shape, Scale;
 	// mixture W (weight of the first component), Mu, Sigma, Mu2,
 	// Sigma2; poisson Mu (the mean).
-	Mu, Sigma, Shape, Scale, W, Mu2, Sigma2 float64
+	// uniform-rounded Lo, Hi.
+	Mu, Sigma, Shape, Scale, W, Mu2, Sigma2, Lo, Hi float64
 	// LogLik is the log-likelihood of the data it was fitted to; BIC is
 	// k·ln n − 2·LogLik for its k parameters.
 	LogLik, BIC float64
@@ -56,8 +60,20 @@ func (d Dist) CDF(x float64) float64 {
 			return 0
 		}
 		return distuv.Poisson{Lambda: d.Mu}.CDF(math.Floor(x))
+	case Uniform:
+		if d.Hi == d.Lo {
+			return b2f(x >= math.Round(d.Lo))
+		}
+		return math.Min(math.Max((math.Floor(x)+0.5-d.Lo)/(d.Hi-d.Lo), 0), 1)
 	}
 	return math.NaN()
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func lnCDF(x, mu, sigma float64) float64 {
@@ -83,6 +99,8 @@ func (d Dist) Mean() float64 {
 		return d.W*math.Exp(d.Mu+d.Sigma*d.Sigma/2) + (1-d.W)*math.Exp(d.Mu2+d.Sigma2*d.Sigma2/2)
 	case Poisson:
 		return d.Mu
+	case Uniform:
+		return (d.Lo + d.Hi) / 2
 	}
 	return math.NaN()
 }
@@ -99,6 +117,8 @@ func (d Dist) Params() string {
 		return fmt.Sprintf("w=%s mu=%s sigma=%s mu2=%s sigma2=%s", g(d.W), g(d.Mu), g(d.Sigma), g(d.Mu2), g(d.Sigma2))
 	case Poisson:
 		return "mean=" + g(d.Mu)
+	case Uniform:
+		return "lo=" + g(d.Lo) + " hi=" + g(d.Hi)
 	}
 	return ""
 }
@@ -112,6 +132,8 @@ func (d Dist) Sim() (sim.Dist, bool) {
 		return sim.LogNormal(d.Mean(), math.Sqrt(math.Expm1(d.Sigma*d.Sigma))), true
 	case Gamma:
 		return sim.Gamma(d.Mean(), 1/math.Sqrt(d.Shape)), true
+	case Uniform:
+		return sim.Uniform(d.Lo, d.Hi), true
 	}
 	return sim.Dist{}, false
 }
@@ -191,27 +213,41 @@ func FitPositive(xs []float64) (Choice, error) {
 	return Choice{Fits: fits, Chosen: best, Why: why}, nil
 }
 
-// FitCount fits a Poisson distribution to counts by its mean.
+// FitCount fits Poisson (by its mean) and rounded-uniform (by its mean
+// and variance) distributions to counts and chooses the one with the
+// smaller Kolmogorov–Smirnov distance: both have two or fewer parameters,
+// and the likelihood of a uniform is zero outside its range.
 func FitCount(ns []int) (Choice, error) {
 	if len(ns) == 0 {
 		return Choice{}, errNoData
 	}
 	x := make([]float64, len(ns))
-	sum, ll := 0.0, 0.0
 	for i, n := range ns {
+		if n < 0 {
+			return Choice{}, fmt.Errorf("count %d is negative (%d)", i, n)
+		}
 		x[i] = float64(n)
-		sum += x[i]
 	}
 	slices.Sort(x)
-	d := Dist{Family: Poisson, Mu: sum / float64(len(x))}
-	p := distuv.Poisson{Lambda: d.Mu}
+	m, sd := meanSD(x)
+	p := Dist{Family: Poisson, Mu: m}
+	pp := distuv.Poisson{Lambda: m}
 	for _, v := range x {
-		ll += p.LogProb(v)
+		p.LogLik += pp.LogProb(v)
 	}
-	d.LogLik = ll
-	d.BIC = math.Log(float64(len(x))) - 2*ll
-	d.KS = ksDistance(x, d.CDF)
-	return Choice{Fits: []Dist{d}, Why: "counts per run: Poisson, the scenario grammar's count distribution, by its mean"}, nil
+	// round(U(lo, hi)) has variance ≈ (hi−lo)²/12 + 1/12.
+	half := math.Sqrt(max(12*sd*sd-1, 0)) / 2
+	u := Dist{Family: Uniform, Lo: max(m-half, 0), Hi: m + half}
+	fits := []Dist{p, u}
+	best := 0
+	for i := range fits {
+		fits[i].KS = ksDistance(x, fits[i].CDF)
+		if fits[i].KS < fits[best].KS {
+			best = i
+		}
+	}
+	why := fmt.Sprintf("smaller KS distance (poisson %.3g, uniform-rounded %.3g)", fits[0].KS, fits[1].KS)
+	return Choice{Fits: fits, Chosen: best, Why: why}, nil
 }
 
 func fitLogNormal(x []float64) Dist {

@@ -61,12 +61,26 @@ func TestKSDistance(t *testing.T) {
 	u := func(x float64) float64 { return math.Min(math.Max(x, 0), 1) }
 	assert.InDelta(t, 0.4, ksDistance([]float64{0.2, 0.9}, u), 1e-12)
 	assert.InDelta(t, 0.5, ksDistance([]float64{0.5, 0.5}, u), 1e-12)
-	// A discrete CDF equal to the sample's has distance 0.
+	// Constant counts: Poisson(2) is off by its mass away from 2, the
+	// rounded uniform on [2, 2] not at all.
 	c, err := FitCount([]int{2, 2, 2})
 	require.NoError(t, err)
-	assert.InDelta(t, 2, c.Best().Mu, 0)
+	require.Len(t, c.Fits, 2)
+	assert.InDelta(t, 2, c.Fits[0].Mu, 0)
 	p := distuv.Poisson{Lambda: 2}
-	assert.InDelta(t, math.Max(p.CDF(1), 1-p.CDF(2)), c.Best().KS, 1e-12)
+	assert.InDelta(t, math.Max(p.CDF(1), 1-p.CDF(2)), c.Fits[0].KS, 1e-12)
+	assert.Equal(t, Uniform, c.Best().Family)
+	assert.InDelta(t, 0, c.Best().KS, 0)
+	// Poisson counts choose Poisson.
+	r := rand.New(rand.NewPCG(3, 4))
+	var ns []int
+	for range 500 {
+		ns = append(ns, int(distuv.Poisson{Lambda: 4, Src: r}.Rand()))
+	}
+	c, err = FitCount(ns)
+	require.NoError(t, err)
+	assert.Equal(t, Poisson, c.Best().Family, c.Why)
+	assert.InDelta(t, 4, c.Best().Mu, 4*math.Sqrt(4.0/500))
 }
 
 func TestFitLine(t *testing.T) {

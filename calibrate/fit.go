@@ -64,9 +64,11 @@ type Fit struct {
 	Runs, WithOutcome, Acceptable int
 	// MedianDuration is the median run duration in seconds.
 	MedianDuration float64
-	// MeanGap is the mean time per run not spent in the root agent's own
-	// model and tool calls or its delegations (framework overhead).
+	// MeanGap is the median, over runs without delegation, of the time
+	// per model call not spent in model or tool calls (the framework's
+	// overhead), in seconds.
 	MeanGap float64
+	maxRun  float64 // the longest run, in seconds
 }
 
 // Shape is the delegation structure fitted from nested invoke_agent spans.
@@ -122,6 +124,7 @@ func FitAll(t *Traces) (*Fit, error) {
 		calls = append(calls, int(math.Round(float64(r.Calls)/float64(agents))))
 		tools = append(tools, int(math.Round(float64(r.Tools)/float64(agents))))
 		durs = append(durs, r.Duration)
+		f.maxRun = max(f.maxRun, r.Duration)
 		if r.HasOutcome {
 			f.WithOutcome++
 			if r.Acceptable {
@@ -140,8 +143,32 @@ func FitAll(t *Traces) (*Fit, error) {
 		return nil, fmt.Errorf("run durations: %w", err)
 	}
 	f.MedianDuration = median(durs)
+	f.MeanGap = gap(t)
 	f.Shape = fitShape(t)
 	return f, nil
+}
+
+// gap returns the median over runs without delegation of the time per
+// model call that no model or tool call accounts for: the framework's own
+// work between calls.
+func gap(t *Traces) float64 {
+	busy := map[string]float64{}
+	for _, c := range t.Calls {
+		busy[c.Run] += c.Duration
+	}
+	for _, c := range t.Tools {
+		busy[c.Run] += c.Duration
+	}
+	var gaps []float64
+	for _, r := range t.Runs {
+		if r.Agents == 0 && r.Calls > 0 {
+			gaps = append(gaps, max(r.Duration-busy[r.ID], 0)/float64(r.Calls))
+		}
+	}
+	if len(gaps) == 0 {
+		return 0
+	}
+	return median(gaps)
 }
 
 func fitShape(t *Traces) Shape {
@@ -245,7 +272,11 @@ func (f *Fit) Rows() (header []string, rows [][]string) {
 			if i == c.Chosen {
 				why = c.Why
 			}
-			rows = append(rows, []string{what, string(d.Family), d.Params(), g(d.Mean()), strconv.Itoa(n), g(d.KS), g(d.BIC), strconv.FormatBool(i == c.Chosen), why})
+			bic := g(d.BIC)
+			if d.Family == Poisson || d.Family == Uniform {
+				bic = "" // chosen by KS: a uniform has no likelihood outside its range
+			}
+			rows = append(rows, []string{what, string(d.Family), d.Params(), g(d.Mean()), strconv.Itoa(n), g(d.KS), bic, strconv.FormatBool(i == c.Chosen), why})
 		}
 	}
 	for _, m := range f.Models {
@@ -281,4 +312,38 @@ func totalTools(ts []ToolFit) int {
 		n += t.N
 	}
 	return n
+}
+
+// Curve is what one chart of observed against fitted CDFs shows.
+type Curve struct {
+	// Name is a file name (letters, digits, '.', '_', '-'): cdf_model_X
+	// or cdf_tool_X.
+	Name, XLabel string
+	Sample       []float64
+	Fits         []Dist
+}
+
+// Curves returns one chart per model (call latency) and per tool (tool
+// latency), in the order of f.Models and f.Tools.
+func (f *Fit) Curves(t *Traces) []Curve {
+	var out []Curve
+	for _, m := range f.Models {
+		var xs []float64
+		for _, c := range t.Calls {
+			if c.Model == m.Model {
+				xs = append(xs, max(c.Duration, minPositive))
+			}
+		}
+		out = append(out, Curve{Name: "cdf_model_" + variantName(m.Model), XLabel: "latency of a call to " + m.Model + " (s)", Sample: xs, Fits: m.Latency.Fits})
+	}
+	for _, tf := range f.Tools {
+		var xs []float64
+		for _, c := range t.Tools {
+			if c.Tool == tf.Tool {
+				xs = append(xs, max(c.Duration, minPositive))
+			}
+		}
+		out = append(out, Curve{Name: "cdf_tool_" + variantName(tf.Tool), XLabel: "latency of " + tf.Tool + " (s)", Sample: xs, Fits: tf.Latency.Fits})
+	}
+	return out
 }

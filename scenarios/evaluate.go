@@ -16,9 +16,10 @@ type Row struct {
 	Variant string
 	Episode int
 	Metrics collective.Metrics
-	// CommChanged reports whether dropping every shared finding (the same
-	// episode replayed with collective.Comm.Disabled, under the same
-	// random streams) changes whether the result is acceptable.
+	// CommChanged reports whether losing what every shared finding
+	// carries (the same episode replayed with collective.Options.Silent,
+	// under the same random streams, decisions, masks and costs) changes
+	// whether the result is acceptable.
 	CommChanged bool
 	// Reward is the episode's collective reward under the variant's
 	// reward section, scored as a group of one (a group-relative penalty
@@ -49,10 +50,10 @@ type EvalOptions struct {
 // checks and conflicts; a variant that changes the family draws its own
 // graphs from the same stream.
 //
-// CommChanged replays the episode with messages dropped. The replay is
-// skipped, and CommChanged is false, when the episode shared no finding
-// (no Share action): with the fixed organizations, which never pick an
-// action because another is unavailable, the replay would be identical.
+// CommChanged replays the episode with what findings carry lost
+// (collective.Options.Silent). The replay is skipped, and CommChanged is
+// false, when the episode shared no finding (no Share action): the replay
+// would be the same episode.
 func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row) error) error {
 	if sc == nil || len(sc.Variants) == 0 {
 		return errors.New("scenarios: Evaluate: no scenario or no variants")
@@ -104,9 +105,8 @@ func episode(root sim.Streams, v Variant, pol collective.Policy, k int) (Row, er
 	reward := []float64{0}
 	v.Spec.Reward.Group(&cfg, 0, []collective.Metrics{res.Metrics}, reward)
 	row.Reward = reward[0]
-	if res.Actions[collective.Share] > 0 && !cfg.Comm.Disabled {
-		cfg.Comm.Disabled = true
-		silent, err := collective.Run(g, cfg, pol, streams, collective.Options{})
+	if res.Actions[collective.Share] > 0 {
+		silent, err := collective.Run(g, cfg, pol, streams, collective.Options{Silent: true})
 		if err != nil {
 			return Row{}, fmt.Errorf("replay without messages: %w", err)
 		}

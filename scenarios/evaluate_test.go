@@ -7,12 +7,16 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -167,4 +171,43 @@ func TestSummarize(t *testing.T) {
 	assert.True(t, math.IsNaN(a.FinishAcceptable.Value))
 	assert.Zero(t, a.Success.Lo)
 	assert.Empty(t, scenarios.Summarize(nil))
+}
+
+// TestCommCounterfactualIsExact trains the flagship's medium variant
+// briefly and evaluates the learned policy, which samples and still
+// shares findings now and then: at the flagship's coupling 0 what a
+// finding carries cannot matter, and the counterfactual never reports a
+// change; with the same policy on weakly coupled work (the control,
+// κ = 0.02: at κ near 1 nearly every episode fails with or without the few
+// findings it shares) it does.
+func TestCommCounterfactualIsExact(t *testing.T) {
+	sc, err := scenarios.Load("latency-pressure", []string{"train.iterations=15"})
+	require.NoError(t, err)
+	v := sc.Variants[2]
+	require.Equal(t, "medium", v.Name)
+	pol, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, 3, 2, nil)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, policy.Save(&buf, pol))
+	v.Spec.Policy.File = filepath.Join(t.TempDir(), "medium.json")
+	require.NoError(t, os.WriteFile(v.Spec.Policy.File, buf.Bytes(), 0o644))
+	coupled := v
+	coupled.Name = "coupled"
+	coupled.Spec.Task.Coupling = sim.Const(0.02)
+	sc.Variants = []scenarios.Variant{v, coupled}
+
+	const episodes = 300
+	rows := evaluate(t, sc, scenarios.EvalOptions{Episodes: episodes})
+	shared, changed := map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		if r.Metrics.Actions[collective.Share] > 0 {
+			shared[r.Variant]++
+		}
+		if r.CommChanged {
+			changed[r.Variant]++
+		}
+	}
+	assert.Greater(t, shared["medium"], episodes/10, "the learned policy shares in some episodes")
+	assert.Zero(t, changed["medium"], "at coupling 0 losing the findings changes no outcome")
+	assert.Positive(t, changed["coupled"], "at coupling 0.02 losing the findings changes some outcomes")
 }

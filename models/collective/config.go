@@ -92,9 +92,6 @@ type Comm struct {
 	Bandwidth float64 `yaml:"bandwidth" json:"bandwidth"`
 	// MessageTokens is the size of a shared finding or a delegation hand-off.
 	MessageTokens int `yaml:"message_tokens" json:"message_tokens"`
-	// Disabled turns sharing into a no-op: the counterfactual "what if
-	// nobody had shared" replay.
-	Disabled bool `yaml:"disabled" json:"disabled"`
 }
 
 // Verification prices checking a finished part. A check costs Cost times
