@@ -37,7 +37,7 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 	cfg.API = API{Concurrency: c, TTFT: sim.Exponential(1 / mu), OutputRate: 1}
 	// The episode is over from the start, so a call's end does nothing
 	// more (stale): the queue is all there is.
-	ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: &cfg, res: &Result{Trace: &Trace{}}, done: true}
+	ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: cfg, res: &Result{Trace: &Trace{}}, done: true}
 	streams := sim.NewStreams(seed)
 	require.NoError(t, ep.shareInference(streams))
 	at := &attempt{nodes: make([]nodeState, 1)}
