@@ -34,9 +34,11 @@ mean parallelism, messages) and writes a directory:
 	                the files below
 	episodes.csv    one row per variant and episode: finish_time,
 	                acceptable, reward, model_calls, tokens, agent_time,
-	                messages, message_bytes, parallelism, critical_steps,
-	                critical_path, speedup, comm_changed_outcome,
-	                actions_<action>, ...
+	                messages, message_bytes, subagent_tasks,
+	                subagent_done, spawn_finish_rate (completed / assigned
+	                subagent subtasks; NaN if none), parallelism,
+	                critical_steps, critical_path, speedup,
+	                comm_changed_outcome, actions_<action>, ...
 	summary.csv     one row per variant: n, success_rate with its interval,
 	                <metric>_mean, <metric>_lo, <metric>_hi (95% CI),
 	                cost_per_acceptable

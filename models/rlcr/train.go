@@ -186,6 +186,10 @@ type Iteration struct {
 	MessagesMean    float64
 	ModelCallsMean  float64
 	AgentTimeMean   float64 // virtual seconds
+	// SpawnFinishRate is PARL's r_finish over the iteration: subagent
+	// subtasks completed over those assigned, summed over its rollouts;
+	// NaN when no rollout assigned one.
+	SpawnFinishRate float64
 	Decisions       int
 	Entropy         float64                        // mean policy entropy over decisions
 	ActionProbs     [collective.NumActions]float64 // mean π(a|x) over decisions
@@ -600,6 +604,7 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 	n := float64(len(results))
 	st := Iteration{Iteration: it, Episodes: len(results), Decisions: len(samples), RewardMean: meanOf(rewards)}
 	finish := make([]float64, len(results))
+	assigned, done := 0, 0
 	for i, r := range results {
 		m := &r.Metrics
 		finish[i] = m.Finish.Seconds()
@@ -611,6 +616,12 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 		st.MessagesMean += float64(m.Messages) / n
 		st.ModelCallsMean += float64(m.ModelCalls) / n
 		st.AgentTimeMean += m.AgentTime.Seconds() / n
+		assigned += m.SubagentTasks
+		done += m.SubagentDone
+	}
+	st.SpawnFinishRate = math.NaN()
+	if assigned > 0 {
+		st.SpawnFinishRate = float64(done) / float64(assigned)
 	}
 	slices.Sort(finish)
 	st.LatencyP90 = finish[int(math.Ceil(0.9*n))-1]
