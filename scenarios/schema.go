@@ -116,6 +116,10 @@ func schemaMapper(t reflect.Type) *jsonschema.Schema {
 	case reflect.TypeFor[rlcr.Advantage]():
 		return enumSchema("How a rollout's reward becomes the advantage of its decisions.",
 			string(rlcr.FlatCollective), string(rlcr.NoBaseline), string(rlcr.MovingAverage), string(rlcr.PerAgent), string(rlcr.PPOGAE))
+	case reflect.TypeFor[rlcr.Credit]():
+		return enumSchema("The counterfactual of per-agent credit: remove the agent's delegations, attempts and shares, or make it passive.", string(rlcr.Contribution), string(rlcr.Passive))
+	case reflect.TypeFor[rlcr.CreditBaseline]():
+		return enumSchema("What per-agent credit subtracts: the group's mean difference reward of the agent, or nothing.", string(rlcr.GroupCredit), string(rlcr.NoCredit))
 	case reflect.TypeFor[rlcr.LossNorm]():
 		return enumSchema("How the loss is averaged: over all decisions, or per rollout first.", string(rlcr.PerDecision), string(rlcr.PerRollout))
 	case reflect.TypeFor[rlcr.Schedule]():

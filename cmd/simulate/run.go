@@ -25,9 +25,10 @@ same task draw with the same random streams, so that differences between
 variants come from their decisions alone. Episodes run on a pool of
 workers; the results do not depend on how many.
 
-Run prints a table of the variants (success rate with its 95% confidence
-interval, mean finish time of acceptable episodes, model calls, tokens,
-mean parallelism, messages) and writes a directory:
+Run prints a table of the variants (success rate with its 95% Wilson
+interval, then means with their 95% bootstrap intervals: finish time of
+acceptable episodes, model calls, tokens, parallelism, messages) and
+writes a directory:
 
 	manifest.json   what was run: the scenario as resolved, its hash, the
 	                seed, the episodes, the versions, the command line and
@@ -39,15 +40,22 @@ mean parallelism, messages) and writes a directory:
 	                subagent subtasks; NaN if none), parallelism,
 	                critical_steps, critical_path, speedup,
 	                comm_changed_outcome, actions_<action>, ...
-	summary.csv     one row per variant: n, success_rate with its interval,
-	                <metric>_mean, <metric>_lo, <metric>_hi (95% CI),
-	                cost_per_acceptable
-	charts/         comparison bars with 95% CIs (finish time of acceptable
-	                episodes, success rate, agent time) and a timeline of
-	                episode 0 of each variant, as PNG, SVG and PDF, each
-	                with the CSV of its data
+	summary.csv     one row per variant: n, acceptable, success_rate with
+	                its Wilson interval (success_lo, success_hi), then
+	                <metric>_mean, <metric>_lo, <metric>_hi (95%
+	                percentile bootstrap over episodes) for finish_time,
+	                finish_time_acceptable, reward, model_calls, tokens,
+	                agent_time, messages, message_bytes, parallelism,
+	                parallelism_peak, critical_steps and speedup, then
+	                comm_changed_outcome and cost_per_acceptable
+	charts/         comparison bars with 95% intervals (finish time of
+	                acceptable episodes, success rate, agent time) and a
+	                timeline of episode 0 of each variant, as PNG, SVG and
+	                PDF, each with the CSV of its data, and charts.json for
+	                'simulate plot'
 
-Times are in virtual seconds in the tables and in minutes in the charts.
+Virtual times are in seconds and rates are fractions, in the tables and
+the charts alike.
 Tables write floats in their shortest exact form, so the same scenario and
 seed give byte-identical tables and manifest on any machine; the manifest
 holds no time stamps or host names.

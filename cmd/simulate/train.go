@@ -47,17 +47,30 @@ and writes a directory:
 	                  subtasks completed / assigned; NaN if none),
 	                  decisions, entropy, prob_<action>
 	                  (the mean probability of each action over the
-	                  iteration's decisions), grad_norm, lr
+	                  iteration's decisions), grad_norm, lr, replays
+	                  (per-agent: counterfactual episodes run),
+	                  policy_steps and value_steps (the Adam steps taken),
+	                  value_ev (ppo-gae: the explained variance of the
+	                  returns by the value; NaN for other estimators)
+	summary.csv       one row per variant and metric of iterations.csv,
+	                  over the seeds' last tenths of training: variant,
+	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
+	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
+	                  interval (95% percentile bootstrap over seeds)
 	policies/         the final policy of each variant and seed, as JSON;
 	                  'simulate run --policy FILE' evaluates one
 	charts/           learning curves (reward, success, latency,
 	                  parallelism, messages) with one curve per variant,
-	                  the mean over seeds with a 95% confidence band, and
-	                  each variant's action mix, as PNG, SVG and PDF with
-	                  the CSV of each
+	                  the IQM over seeds with its 95% bootstrap band; each
+	                  variant's action mix; performance profiles of the
+	                  final reward and success (the fraction of seeds
+	                  above each threshold); as PNG, SVG and PDF with the
+	                  CSV of each, and charts.json for 'simulate plot'
 
-Latencies and agent time are in virtual seconds in the table and minutes
-in the charts. Writes are atomic and the manifest comes last, as for run.`,
+The table printed shows the IQM over seeds with its 95% interval.
+Virtual times are in seconds and rates are fractions, in the tables and
+the charts alike; docs/statistics.md explains the intervals. Writes are
+atomic and the manifest comes last, as for run.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
@@ -253,6 +266,10 @@ var iterationColumns = func() []struct {
 	}{
 		{"grad_norm", func(r *rlcr.Iteration) float64 { return r.GradNorm }},
 		{"lr", func(r *rlcr.Iteration) float64 { return r.LR }},
+		{"replays", func(r *rlcr.Iteration) float64 { return float64(r.Replays) }},
+		{"policy_steps", func(r *rlcr.Iteration) float64 { return float64(r.PolicySteps) }},
+		{"value_steps", func(r *rlcr.Iteration) float64 { return float64(r.ValueSteps) }},
+		{"value_ev", func(r *rlcr.Iteration) float64 { return r.ValueEV }},
 	}...)
 }()
 
@@ -342,7 +359,10 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 	}
 	var warnings []string
 	draw := func(spec plots.Spec, series []plots.Series) {
-		spec.Kind, spec.Size = "lines", "column"
+		spec.Kind = "lines"
+		if spec.Size == "" {
+			spec.Size = "column"
+		}
 		if err := cw.draw(spec, plots.LinesTable(series)); err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", spec.Name, err))
 		}
@@ -385,9 +405,10 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 				rare = append(rare, a.String())
 			}
 		}
+		// A page wide: seven curves, and a title with notes.
 		draw(plots.Spec{Name: "action_mix_" + fileName(v.Name), Title: "action mix of " + v.Name,
 			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
-			Note: leftOut(rare, "never above 0.01")}, series)
+			Note: leftOut(rare, "never above 0.01"), Size: "page"}, series)
 	}
 	for _, m := range []struct{ metric, label string }{
 		{"reward_mean", "final mean reward"},

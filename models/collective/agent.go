@@ -29,7 +29,10 @@ type agent struct {
 	shared      bool
 	context     int                  // tokens read into context (messages)
 	inbox       []finding            // delivered, unread
+	incoming    []finding            // in transit, in the order they arrive
 	reads       map[task.ID]sim.Time // findings read: part → when
+	sharedWith  uint64               // the episode's share count when a finding last came to it
+	reworkOK    bool                 // the outcome that finishes the part after rework
 	boardRead   int
 	steps       int
 	decisions   uint64
@@ -49,26 +52,40 @@ type agent struct {
 	toolsDue   int     // tool calls still to make after the current model call
 	toolQueued bool    // waiting for a sandbox since req.arrive
 
-	decideFn, callFn, callDoneFn, checkDoneFn func()
-	submitFn, apiDoneFn, toolDoneFn           func()
+	// The agent's events, made once so that scheduling one allocates
+	// nothing.
+	decideFn, callFn, callDoneFn, checkDoneFn, reworkDoneFn, deliverFn func()
+	submitFn, apiDoneFn, toolDoneFn                                    func()
 }
 
+// newAgent adds an agent to the episode, reusing one of an earlier episode
+// if the pool has one.
 func (ep *episode) newAgent(at *attempt, main bool) *agent {
-	a := &agent{id: len(ep.agents), ep: ep, at: at, main: main, held: -1, cur: -1}
-	a.decideFn = a.decide
-	a.callFn = a.call
-	a.callDoneFn = a.callDone
-	a.checkDoneFn = a.checkDone
-	if ep.server != nil {
-		a.submitFn = func() { ep.server.submit(a) }
-	}
-	if ep.api != nil {
+	n := len(ep.agents)
+	if n == len(ep.agentPool) {
+		a := &agent{}
+		a.decideFn = a.decide
+		a.callFn = a.call
+		a.callDoneFn = a.callDone
+		a.checkDoneFn = a.checkDone
+		a.reworkDoneFn = func() { a.finishPart(a.reworkOK) }
+		a.deliverFn = a.deliver
+		a.submitFn = func() { ep.server.submit(a) } // the episode's server when it runs
 		a.apiDoneFn = func() { ep.api.done(a) }
-	}
-	if ep.tools != nil {
 		a.toolDoneFn = a.toolDone
+		ep.agentPool = append(ep.agentPool, a)
 	}
-	ep.agents = append(ep.agents, a)
+	a := ep.agentPool[n]
+	reads := a.reads
+	clear(reads)
+	*a = agent{
+		id: n, ep: ep, at: at, main: main, held: -1, cur: -1,
+		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
+		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
+		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
+		submitFn: a.submitFn, apiDoneFn: a.apiDoneFn, toolDoneFn: a.toolDoneFn,
+	}
+	ep.agents = ep.agentPool[:n+1]
 	at.members = append(at.members, a)
 	ep.live++
 	return a
@@ -530,7 +547,8 @@ func (a *agent) afterCall() {
 		a.span(a.activity, ep.env.Now(), a.kind, nd.Name)
 		a.activity = ep.env.Now()
 		a.kind = "rework"
-		a.later(rework, func() { a.finishPart(ok) })
+		a.reworkOK = ok
+		a.later(rework, a.reworkDoneFn)
 		return
 	}
 	a.finishPart(ok)
@@ -670,7 +688,7 @@ func (a *agent) wait() {
 	a.state = waiting
 	at.nWaiting++
 	if !a.main {
-		at.waiting = append(at.waiting, a)
+		at.addWaiting(a)
 	}
 }
 
@@ -758,27 +776,41 @@ func (a *agent) share() {
 			}
 		}
 	default:
-		seen := map[int]bool{}
+		ep.shares++ // marks the partners this finding has gone to
 		for _, w := range g.Succ(v) {
 			if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
 				continue
 			}
 			for _, q := range g.Pred(w) {
 				s := &at.nodes[q]
-				if q == v || s.status != taken || int(s.maker) == a.id || seen[int(s.maker)] {
+				if q == v || s.status != taken || int(s.maker) == a.id {
 					continue
 				}
-				seen[int(s.maker)] = true
-				a.send(ep.agents[s.maker], f, now+write)
+				if b := ep.agents[s.maker]; b.sharedWith != ep.shares {
+					b.sharedWith = ep.shares
+					a.send(b, f, now+write)
+				}
 			}
 		}
 	}
 	a.busyFor(write, "share", g.Nodes[v].Name)
 }
 
+// send puts a finding on its way to b. Every finding of an episode takes
+// the same time from send to arrival (writing and delivering
+// Comm.MessageTokens), so those in transit to b arrive in the order they
+// were sent: each delivery event moves the first of them into b's inbox.
 func (a *agent) send(b *agent, f finding, sent sim.Time) {
 	a.ep.message(a, b, f.tokens, sent, f.avail, "finding")
-	a.later(f.avail-a.ep.env.Now(), func() { b.inbox = append(b.inbox, f) })
+	b.incoming = append(b.incoming, f)
+	a.later(f.avail-a.ep.env.Now(), b.deliverFn)
+}
+
+// deliver moves the first finding in transit into the inbox.
+func (a *agent) deliver() {
+	a.inbox = append(a.inbox, a.incoming[0])
+	n := copy(a.incoming, a.incoming[1:])
+	a.incoming = a.incoming[:n]
 }
 
 // check verifies the held part.
@@ -840,7 +872,8 @@ func (a *agent) submit() {
 	}
 	cands := ep.candidates
 	if at.complete {
-		cands = append([]*attempt{at}, cands...)
+		ep.cands = append(append(ep.cands[:0], at), cands...)
+		cands = ep.cands
 	}
 	if len(cands) == 0 {
 		ep.end(false)
@@ -867,5 +900,6 @@ func (a *agent) submit() {
 	now := ep.env.Now()
 	a.span(now, now+d, "select", "")
 	ep.res.ModelCalls += len(cands)
-	a.later(d, func() { ep.end(chosen.ok) })
+	ep.chosen = chosen
+	a.later(d, ep.endChosenFn)
 }

@@ -50,6 +50,26 @@ var ErrInvalidAction = errors.New("collective: policy chose an invalid action")
 // deciding with pol, drawing every random number from streams. The same
 // arguments give the same result, to the byte.
 func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Options) (*Result, error) {
+	var r Runner
+	return r.Run(g, cfg, pol, streams, opts)
+}
+
+// Runner runs episodes one after another on the same memory: agents,
+// subtask states, the event queue and the recorded decisions of one
+// episode are reset for the next, so that once a Runner has seen an
+// episode of a given size, running another allocates nothing (tracing
+// aside). This is what a learner running thousands of rollouts uses; its
+// zero value is ready. A Runner must be used from one goroutine.
+type Runner struct {
+	ep        episode
+	res       Result
+	decisions []Decision // the memory of Result.Decisions
+}
+
+// Run is collective.Run on the runner's memory, with the same result. The
+// Result, and the Decisions and Trace it holds, belong to the runner and
+// are valid until its next Run.
+func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Options) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("collective config: %w", err)
 	}
@@ -60,10 +80,20 @@ func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Option
 	if maxEvents == 0 {
 		maxEvents = 1000*uint64(g.Len()) + 1_000_000
 	}
-	ep := &episode{
-		env:      sim.New(sim.Limits{MaxEvents: maxEvents}),
+	ep := &r.ep
+	if ep.env == nil {
+		ep.env = sim.New(sim.Limits{})
+		ep.endChosenFn = func() { ep.end(ep.chosen.ok) }
+	}
+	ep.env.Reset(sim.Limits{MaxEvents: maxEvents})
+	r.res = Result{}
+	if opts.Record {
+		r.res.Decisions = r.decisions[:0]
+	}
+	*ep = episode{
+		env:      ep.env,
 		g:        g,
-		cfg:      &cfg,
+		cfg:      cfg,
 		pol:      pol,
 		opts:     opts,
 		outcome:  streams.Key("outcome"),
@@ -71,7 +101,17 @@ func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Option
 		conflict: streams.Key("conflict"),
 		decide:   decisionStreams(streams, opts).Key("decide"),
 		selKey:   streams.Key("select"),
-		res:      &Result{},
+		res:      &r.res,
+
+		agents:      ep.agentPool[:0],
+		agentPool:   ep.agentPool,
+		attempts:    ep.attemptPool[:0],
+		attemptPool: ep.attemptPool,
+		candidates:  ep.candidates[:0],
+		cands:       ep.cands[:0],
+		endChosenFn: ep.endChosenFn,
+		pcg:         ep.pcg,
+		rng:         ep.rng,
 	}
 	if err := ep.shareInference(streams); err != nil {
 		return nil, fmt.Errorf("collective config: %w", err)
@@ -80,15 +120,21 @@ func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Option
 	if opts.Trace {
 		ep.res.Trace = &Trace{}
 	}
-	cp, _ := g.CriticalPath()
-	ep.res.CriticalPath = scale(cp, 1/cfg.Speed)
+	ep.res.CriticalPath = scale(g.CriticalLength(), 1/cfg.Speed)
 	ep.res.SerialWork = scale(g.TotalWork(), 1/cfg.Speed)
 
 	main := ep.newAgent(ep.newAttempt(), true)
 	ep.main = main
 	main.becomeBusy()
 	main.later(0, main.decideFn)
-	if err := ep.loop(); err != nil {
+	err := ep.loop()
+	if opts.Record {
+		r.decisions = r.res.Decisions[:0]
+		if len(r.res.Decisions) == 0 {
+			r.res.Decisions = nil // as an episode on fresh memory has it
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	ep.finishMetrics()
@@ -110,24 +156,32 @@ func scale(t sim.Time, k float64) sim.Time { return sim.Time(math.Round(float64(
 type episode struct {
 	env  *sim.Env
 	g    *task.Graph
-	cfg  *Config
+	cfg  Config
 	pol  Policy
 	opts Options
 
 	outcome, checkKey, conflict, decide, selKey sim.Key
 
-	agents     []*agent
-	attempts   []*attempt
+	agents     []*agent   // a prefix of agentPool
+	attempts   []*attempt // a prefix of attemptPool
 	candidates []*attempt
-	main       *agent
-	live       int // agents that exist (spawned and not gone)
-	busy       int // agents busy now
-	pending    int // independent attempts started and not yet submitted
-	meanWork   float64
-	done       bool
-	err        error
-	res        *Result
-	obs        Observation // the observation of the decision being made
+	// The pools keep the agents and attempts of earlier episodes for
+	// reuse.
+	agentPool   []*agent
+	attemptPool []*attempt
+	shares      uint64 // share() calls so far: marks the partners a finding went to
+	chosen      *attempt
+	endChosenFn func() // ends the episode with chosen's result, after selection
+	cands       []*attempt
+	main        *agent
+	live        int // agents that exist (spawned and not gone)
+	busy        int // agents busy now
+	pending     int // independent attempts started and not yet submitted
+	meanWork    float64
+	done        bool
+	err         error
+	res         *Result
+	obs         Observation // the observation of the decision being made
 
 	// Shared inference and tools; nil when every agent has its own server
 	// and tools are unlimited or unused.
@@ -142,7 +196,7 @@ type episode struct {
 // shareInference sets up the shared server or API and the tool pool the
 // configuration asks for.
 func (ep *episode) shareInference(streams sim.Streams) error {
-	cfg := ep.cfg
+	cfg := &ep.cfg
 	switch {
 	case !cfg.Serving.IsZero():
 		d, err := newDeployment(ep, &cfg.Serving)
@@ -165,7 +219,7 @@ func (ep *episode) shareInference(streams sim.Streams) error {
 		ep.tools = &toolPool{ep: ep, size: cfg.Tools.Pool, latency: streams.Key("tool-latency")}
 		ep.toolCalls = streams.Key("tool-calls")
 	}
-	if ep.server != nil || ep.tools != nil {
+	if (ep.server != nil || ep.tools != nil) && ep.pcg == nil {
 		ep.pcg = rand.NewPCG(0, 0)
 		ep.rng = rand.New(ep.pcg)
 	}

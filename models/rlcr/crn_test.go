@@ -35,7 +35,7 @@ func TestCRNSharesTheEnvironmentWithinAGroup(t *testing.T) {
 		differ := 0
 		for seed := range uint64(10) {
 			iter := sim.NewStreams(seed).Derive("iteration", 0)
-			results, _, err := rollouts(context.Background(), prob, split, iter, B, G, 0, crn, 2)
+			results, _, err := rollouts(context.Background(), prob, split, iter, B, G, 0, crn, 2, newMemory(B, G))
 			require.NoError(t, err)
 			for b := range B {
 				for i := 1; i < G; i++ {
@@ -64,7 +64,7 @@ func TestCRNKeepsThePolicysDraws(t *testing.T) {
 	prob := luckyProblem()
 	iter := sim.NewStreams(5).Derive("iteration", 0)
 	const B, G = 2, 4
-	results, _, err := rollouts(context.Background(), prob, policy.NewLinear(), iter, B, G, 0, true, 2)
+	results, _, err := rollouts(context.Background(), prob, policy.NewLinear(), iter, B, G, 0, true, 2, newMemory(B, G))
 	require.NoError(t, err)
 	for b := range B {
 		distinct := map[string]bool{}
@@ -101,7 +101,8 @@ func flagshipLike() Problem {
 func batchGradient(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, iter sim.Streams) []float64 {
 	t.Helper()
 	B, G := cfg.Batch, cfg.Group
-	results, _, err := rollouts(context.Background(), prob, pol, iter, B, G, 0, cfg.CRN, 2)
+	mem := newMemory(B, G)
+	results, _, err := rollouts(context.Background(), prob, pol, iter, B, G, 0, cfg.CRN, 2, mem)
 	require.NoError(t, err)
 	metrics := make([]collective.Metrics, B*G)
 	for i, r := range results {
@@ -113,7 +114,7 @@ func batchGradient(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, i
 	}
 	baseline := math.NaN()
 	adv := rolloutAdvantages(cfg, rewards, G, &baseline)
-	samples := collect(results, pol)
+	samples := collect(results, mem)
 	for i := range samples {
 		samples[i].adv = adv[samples[i].rollout]
 	}

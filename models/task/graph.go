@@ -145,6 +145,7 @@ type Graph struct {
 	sinks     []ID
 	level     []int32
 	totalWork sim.Time // computed once by New: consumers ask for it per decision
+	critical  sim.Time // computed once by New: consumers ask for it per episode
 	width     int
 	depth     int
 	tools     Tools
@@ -279,6 +280,7 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 	for i := range g.Nodes {
 		g.totalWork = satAdd(g.totalWork, g.Nodes[i].Work)
 	}
+	g.critical, _ = g.CriticalPath()
 	for v := range n {
 		if g.predOff[v] == g.predOff[v+1] {
 			g.sources = append(g.sources, ID(v))
@@ -526,6 +528,10 @@ func (g *Graph) Sinks() []ID { return g.sinks[:len(g.sinks):len(g.sinks)] }
 // speed 1 needs for the whole graph, one attempt (or iteration) per node and
 // no overheads. It saturates at sim.MaxTime.
 func (g *Graph) TotalWork() sim.Time { return g.totalWork }
+
+// CriticalLength returns the length of CriticalPath, computed once when the
+// graph was built.
+func (g *Graph) CriticalLength() sim.Time { return g.critical }
 
 // CriticalPath returns the longest path through the graph weighted by Work
 // (one attempt or iteration per node), and its nodes from a source to a
