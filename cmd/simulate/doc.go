@@ -100,6 +100,12 @@
 //		run N episodes per variant (default: the scenario's episodes)
 //	--force
 //		overwrite a directory that holds a complete run
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out DIR
 //		write the run into directory DIR (default: out/SCENARIO-seedS)
 //	--policy FILE
@@ -179,6 +185,12 @@
 //		draw the charts; --charts=false writes the tables only
 //	--force
 //		overwrite a directory that holds a complete run
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out DIR
 //		write into directory DIR (default: out/SCENARIO-train-seedS)
 //	--seed S
@@ -495,6 +507,12 @@
 //
 //	--episode K
 //		the episode K, counting from 0 as in episodes.csv
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out FILE
 //		write the trace to FILE (default: standard output)
 //	--seed S
