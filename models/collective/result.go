@@ -42,8 +42,8 @@ type Metrics struct {
 	// submission, carried along hand-offs, inputs and findings as a
 	// Lamport clock.
 	CriticalSteps int
-	CriticalPath    sim.Time
-	SerialWork      sim.Time
+	CriticalPath  sim.Time
+	SerialWork    sim.Time
 
 	// Shared inference and tools (zero when every agent has its own
 	// server and tools are unlimited or unused).
