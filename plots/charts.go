@@ -94,16 +94,19 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 		}
 		names[s.Name] = true
 	}
-	named := false
+	named, banded := false, false
 	for _, s := range series {
-		if s.Name != "" && s.hasBand() {
-			named = true
-		}
+		named = named || s.Name != ""
+		banded = banded || s.hasBand()
 	}
-	if named {
+	if named && (banded || c.Stat != "") {
 		// Said once above the chart, not in every legend entry, where it
 		// would crowd out the names.
-		c.Note = strings.TrimSuffix("lines: "+c.stat()+"; bands: "+c.interval()+"\n"+c.Note, "\n")
+		what := "lines: " + c.stat()
+		if banded {
+			what += "; bands: " + c.interval()
+		}
+		c.Note = strings.TrimSuffix(what+"; "+c.Note, "; ")
 	}
 	p, err := newPlot(c)
 	if err != nil {

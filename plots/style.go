@@ -154,7 +154,7 @@ type Chart struct {
 	// Stat says what a line with a band is, such as "IQM of 3 seeds";
 	// it is written into legends. Empty means "mean".
 	Stat string
-	// Note is drawn under the title, such as the series left out of the
+	// Note is drawn beside the title, such as the series left out of the
 	// chart and why.
 	Note string
 	// Size is the printed size; zero means Column.
@@ -192,8 +192,13 @@ func newPlot(c Chart) (*plot.Plot, error) {
 	}
 	p := plot.New()
 	p.Title.Text = c.Title
-	if c.Note != "" {
-		p.Title.Text = strings.TrimPrefix(c.Title+"\n"+c.Note, "\n")
+	// One line: gonum spaces the lines of a text closer than the fit
+	// check allows.
+	switch {
+	case c.Note != "" && c.Title != "":
+		p.Title.Text = c.Title + " (" + c.Note + ")"
+	case c.Note != "":
+		p.Title.Text = c.Note
 	}
 	p.Title.TextStyle = textStyle(titleSize)
 	p.Title.TextStyle.XAlign = draw.XCenter

@@ -14,7 +14,8 @@ import (
 // absolute paths of the binary, so that the same scenario and seed give
 // the same manifest, byte for byte.
 type Manifest struct {
-	// Kind is what wrote the directory: KindRun, KindTrain or KindSweep.
+	// Kind is what wrote the directory: KindRun, KindTrain, KindSweep,
+	// KindFit or KindCompare.
 	Kind            Kind     `json:"kind"`
 	Scenario        string   `json:"scenario"`
 	Description     string   `json:"description,omitempty"`
@@ -42,6 +43,8 @@ const (
 	KindTrain Kind = "train" // simulate train: iterations.csv, summary.csv
 	KindSweep Kind = "sweep" // simulate sweep or merge: trials.csv
 	KindFit   Kind = "fit"   // simulate fit: calls.csv, fit.csv, scenario.yaml
+	// KindCompare is simulate compare: compare.csv.
+	KindCompare Kind = "compare"
 )
 
 // ErrIncomplete is wrapped by ReadManifest's error for a directory
@@ -68,9 +71,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 		m.Kind = kindOf(m.Files)
 	}
 	switch m.Kind {
-	case KindRun, KindTrain, KindSweep:
+	case KindRun, KindTrain, KindSweep, KindFit, KindCompare:
 	default:
-		return nil, fmt.Errorf("%s: kind %q: want run, train or sweep", path, m.Kind)
+		return nil, fmt.Errorf("%s: kind %q: want run, train, sweep, fit or compare", path, m.Kind)
 	}
 	return &m, nil
 }
@@ -85,6 +88,10 @@ func kindOf(files []string) Kind {
 			return KindTrain
 		case "trials.csv":
 			return KindSweep
+		case "fit.csv":
+			return KindFit
+		case "compare.csv":
+			return KindCompare
 		}
 	}
 	return ""

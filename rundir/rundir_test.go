@@ -164,8 +164,8 @@ func TestClaimRefusesACompleteRun(t *testing.T) {
 func TestReadManifestErrors(t *testing.T) {
 	for _, tc := range []struct{ name, manifest, want string }{
 		{"not json", "{", "manifest.json: unexpected end"},
-		{"bad kind", `{"kind": "walk"}`, `kind "walk": want run, train or sweep`},
-		{"no kind, no tables", `{"files": ["x.txt"]}`, `kind "": want run, train or sweep`},
+		{"bad kind", `{"kind": "walk"}`, `kind "walk": want run, train, sweep, fit or compare`},
+		{"no kind, no tables", `{"files": ["x.txt"]}`, `kind "": want run, train, sweep, fit or compare`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -59,11 +59,12 @@ Trials run on a pool of workers and write into a directory:
 	                  trial, variant, seed, the swept paths, the metrics
 	                  (times in virtual seconds)
 	charts/           each metric against each grid axis (mean over seeds
-	                  with a 95% band; one curve per value of the other
-	                  axis when there are two), a heat map over the first
-	                  two axes, and phase_parallelism (parallelism over
-	                  reward.latency and task.coupling) when both are swept,
-	                  as PNG, SVG and PDF with the CSV of each
+	                  with a 95% bootstrap band; one curve per value of the
+	                  other axis when there are two), a heat map over the
+	                  first two axes, and phase_parallelism (parallelism
+	                  over reward.latency and task.coupling) when both are
+	                  swept, as PNG, SVG and PDF with the CSV of each, and
+	                  charts.json for 'simulate plot'
 	manifest.json     as for 'simulate run', written last
 
 Resume: running the same command on the same directory skips the trials

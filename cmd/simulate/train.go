@@ -50,16 +50,25 @@ and writes a directory:
 	                  policy_steps and value_steps (the Adam steps taken),
 	                  value_ev (ppo-gae: the explained variance of the
 	                  returns by the value; NaN for other estimators)
+	summary.csv       one row per variant and metric of iterations.csv,
+	                  over the seeds' last tenths of training: variant,
+	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
+	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
+	                  interval (95% percentile bootstrap over seeds)
 	policies/         the final policy of each variant and seed, as JSON;
 	                  'simulate run --policy FILE' evaluates one
 	charts/           learning curves (reward, success, latency,
 	                  parallelism, messages) with one curve per variant,
-	                  the mean over seeds with a 95% confidence band, and
-	                  each variant's action mix, as PNG, SVG and PDF with
-	                  the CSV of each
+	                  the IQM over seeds with its 95% bootstrap band; each
+	                  variant's action mix; performance profiles of the
+	                  final reward and success (the fraction of seeds
+	                  above each threshold); as PNG, SVG and PDF with the
+	                  CSV of each, and charts.json for 'simulate plot'
 
-Latencies and agent time are in virtual seconds in the table and minutes
-in the charts. Writes are atomic and the manifest comes last, as for run.`,
+The table printed shows the IQM over seeds with its 95% interval.
+Virtual times are in seconds and rates are fractions, in the tables and
+the charts alike; docs/statistics.md explains the intervals. Writes are
+atomic and the manifest comes last, as for run.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
@@ -73,11 +82,13 @@ in the charts. Writes are atomic and the manifest comes last, as for run.`,
 		fs.IntVar(&o.workers, "workers", 0, "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		o.limits.flags(fs)
 		return o.run
 	},
 }
 
 type trainOptions struct {
+	limits  limitOptions
 	seed    seedFlag
 	seeds   int
 	out     string
@@ -109,6 +120,14 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
 	seed, dir, err := startRun(sc, o.seed, o.out, "-train", o.force)
 	if err != nil {
 		return err
@@ -127,7 +146,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			total += sc.Variants[i].Spec.Train.Iterations
 		}
 	}
-	if err := trainAll(ctx, s, jobs, o.workers, total); err != nil {
+	if err := trainAll(ctx, s, jobs, o.workers, total, o.limits.maxEvents); err != nil {
 		return err
 	}
 
@@ -179,7 +198,7 @@ func policyFile(j *trainJob) string {
 
 // trainAll runs the jobs on a pool of workers, each job on one goroutine:
 // a job's result depends only on its variant and seed.
-func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total int) error {
+func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total int, maxEvents uint64) error {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -193,7 +212,9 @@ func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total 
 		wg.Go(func() {
 			for i := range next {
 				j := jobs[i]
-				j.policy, errs[i] = rlcr.Train(ctx, j.variant.Problem(), j.variant.Spec.Train, j.seed, 1, func(it rlcr.Iteration) error {
+				prob := j.variant.Problem()
+				prob.MaxEvents = maxEvents
+				j.policy, errs[i] = rlcr.Train(ctx, prob, j.variant.Spec.Train, j.seed, 1, func(it rlcr.Iteration) error {
 					j.rows = append(j.rows, it)
 					bar.increment()
 					return nil
@@ -347,7 +368,10 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 	}
 	var warnings []string
 	draw := func(spec plots.Spec, series []plots.Series) {
-		spec.Kind, spec.Size = "lines", "column"
+		spec.Kind = "lines"
+		if spec.Size == "" {
+			spec.Size = "column"
+		}
 		if err := cw.draw(spec, plots.LinesTable(series)); err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", spec.Name, err))
 		}
@@ -390,9 +414,10 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 				rare = append(rare, a.String())
 			}
 		}
+		// A page wide: seven curves, and a title with notes.
 		draw(plots.Spec{Name: "action_mix_" + fileName(v.Name), Title: "action mix of " + v.Name,
 			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
-			Note: leftOut(rare, "never above 0.01")}, series)
+			Note: leftOut(rare, "never above 0.01"), Size: "page"}, series)
 	}
 	for _, m := range []struct{ metric, label string }{
 		{"reward_mean", "final mean reward"},

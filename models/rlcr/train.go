@@ -224,6 +224,9 @@ type Problem struct {
 	Task       task.Family
 	Collective collective.Config
 	Reward     Reward
+	// MaxEvents bounds each rollout's events (collective.Options.MaxEvents);
+	// 0 means the default.
+	MaxEvents uint64
 }
 
 // Iteration summarises one training iteration: the rollouts it ran and the
@@ -466,6 +469,7 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 		rec.soft, _ = pol.(policy.Softmax)
 		env, opts := rolloutStreams(iter, i, G, crn, &rec.own)
 		opts.Record, opts.Actions = true, actions
+		opts.Context, opts.MaxEvents = ctx, prob.MaxEvents
 		r, err := mem.runners[i].Run(graphs[i/G], prob.Collective, rec, env, opts)
 		results[i] = r
 		return err
@@ -625,6 +629,7 @@ func differenceRewards(ctx context.Context, prob Problem, cf Credit, pol collect
 		var own sim.Streams
 		env, opts := rolloutStreams(iter, jb.rollout, G, crn, &own)
 		opts.Actions = actions
+		opts.Context, opts.MaxEvents = ctx, prob.MaxEvents
 		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, p, env, opts)
 		if err == nil {
 			replays[j] = r.Metrics
