@@ -77,7 +77,9 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 	}
 	a := ep.agentPool[n]
 	reads := a.reads
-	clear(reads)
+	if len(reads) > 0 {
+		clear(reads) // clearing costs the map's capacity, even when empty
+	}
 	*a = agent{
 		id: n, ep: ep, at: at, main: main, held: -1, cur: -1,
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
