@@ -77,7 +77,9 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 	}
 	a := ep.agentPool[n]
 	reads := a.reads
-	clear(reads)
+	if len(reads) > 0 {
+		clear(reads) // clearing costs the map's capacity, even when empty
+	}
 	*a = agent{
 		id: n, ep: ep, at: at, main: main, held: -1, cur: -1,
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
@@ -155,6 +157,7 @@ func (a *agent) decide() {
 		// counts, carries no gradient) but costing no policy evaluation.
 		act = mask.First()
 		a.decisions++
+		a.turn()
 	default:
 		u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
 		a.decisions++
@@ -163,6 +166,7 @@ func (a *agent) decide() {
 			ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
 			return
 		}
+		a.turn()
 	}
 	ep.res.Actions[act]++
 	if ep.opts.Record && mask != 0 {
@@ -188,6 +192,14 @@ func (a *agent) decide() {
 	case Submit:
 		a.release()
 		a.submit()
+	}
+}
+
+// turn counts a decision of the orchestrator (the main agent) as one of
+// its steps: PARL's critical steps include the orchestration turns.
+func (a *agent) turn() {
+	if a.main {
+		a.steps++
 	}
 }
 
@@ -687,6 +699,8 @@ func (a *agent) wait() {
 func (a *agent) delegate() {
 	ep, at := a.ep, a.at
 	v := at.pop()
+	at.nodes[v].assigned = true
+	ep.res.SubagentTasks++
 	h := at.takeIdle()
 	if h != nil {
 		at.nWaiting--
@@ -709,6 +723,7 @@ func (a *agent) delegate() {
 	}
 	start := max(spawn, arrive) + scale(ep.cfg.Comm.Read, float64(tokens))
 	h.context += tokens
+	h.steps = max(h.steps, a.steps) // the subagent's stage starts after this turn
 	h.startPart(v, start)
 	a.busyFor(write, "handoff", ep.g.Nodes[v].Name)
 }
@@ -727,8 +742,10 @@ func (a *agent) startAttempt() {
 	at := ep.newAttempt()
 	at.alone = true
 	h := ep.newAgent(at, false)
+	h.steps = a.steps
 	ep.res.Spawned++
 	ep.res.Attempts++
+	ep.res.SubagentTasks++
 	ep.pending++
 	now := ep.env.Now()
 	h.becomeBusy()
@@ -869,8 +886,10 @@ func (a *agent) submit() {
 	ep, at := a.ep, a.at
 	if !a.main {
 		at.submitted = true
+		ep.res.SubagentDone++
 		ep.pending--
 		ep.candidates = append(ep.candidates, at)
+		ep.main.steps = max(ep.main.steps, at.steps)
 		a.state = gone
 		ep.live--
 		ep.main.wake()
