@@ -123,19 +123,32 @@ func (d Dist) Params() string {
 	return ""
 }
 
-// Sim returns the distribution in the scenario grammar (sim.Dist), which
-// has lognormal and gamma but no mixture: a mixture is not expressible
-// and returns false.
+// Sim returns the distribution in the scenario grammar (sim.Dist), and
+// false for a Poisson count (whose grammar form is poisson(MEAN)).
 func (d Dist) Sim() (sim.Dist, bool) {
+	lnMean := func(mu, sigma float64) float64 { return round4(math.Exp(mu + sigma*sigma/2)) }
+	lnCV := func(sigma float64) float64 { return round4(math.Sqrt(math.Expm1(sigma * sigma))) }
 	switch d.Family {
 	case LogNormal:
-		return sim.LogNormal(d.Mean(), math.Sqrt(math.Expm1(d.Sigma*d.Sigma))), true
+		return sim.LogNormal(lnMean(d.Mu, d.Sigma), lnCV(d.Sigma)), true
+	case Mixture:
+		return sim.LogNormalMixture(lnMean(d.Mu, d.Sigma), lnCV(d.Sigma), lnMean(d.Mu2, d.Sigma2), lnCV(d.Sigma2), round4(d.W)), true
 	case Gamma:
-		return sim.Gamma(d.Mean(), 1/math.Sqrt(d.Shape)), true
+		return sim.Gamma(round4(d.Mean()), round4(1/math.Sqrt(d.Shape))), true
 	case Uniform:
-		return sim.Uniform(d.Lo, d.Hi), true
+		return sim.Uniform(round4(d.Lo), round4(d.Hi)), true
 	}
 	return sim.Dist{}, false
+}
+
+// round4 rounds v to 4 significant digits, which is more than a fit from
+// tens or hundreds of calls can tell apart and keeps scenarios readable.
+func round4(v float64) float64 {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*p) / p
 }
 
 // Choice is the fits tried on one sample and the one chosen.
@@ -148,20 +161,10 @@ type Choice struct {
 // Best returns the chosen fit.
 func (c Choice) Best() Dist { return c.Fits[c.Chosen] }
 
-// BestSim returns the best fit the scenario grammar can express: the
-// chosen one, or the lower-BIC single family when a mixture was chosen.
-func (c Choice) BestSim() (Dist, sim.Dist) {
-	best := -1
-	for i, f := range c.Fits {
-		if _, ok := f.Sim(); ok && (best < 0 || f.BIC < c.Fits[best].BIC) {
-			best = i
-		}
-	}
-	if c.Fits[c.Chosen].Family != Mixture {
-		best = c.Chosen
-	}
-	d, _ := c.Fits[best].Sim()
-	return c.Fits[best], d
+// BestSim returns the chosen fit of positive data in the scenario grammar.
+func (c Choice) BestSim() sim.Dist {
+	d, _ := c.Best().Sim()
+	return d
 }
 
 // minPositive replaces values below it, so that logs stay finite: a span

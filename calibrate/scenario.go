@@ -61,11 +61,11 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 	}
 	w("  # Model calls per agent: %s(%s), KS %.3g over %d runs. A call is one", calls.Family, calls.Params(), calls.KS, f.Runs)
 	w("  # second of work (collective.calls.span), so work = calls - 1/2 rounds up to them.")
-	w("  work: %s", sim.Uniform(max(lo-0.5, 0), max(hi-0.5, 0)))
+	w("  work: %s", sim.Uniform(round4(max(lo-0.5, 0)), round4(max(hi-0.5, 0))))
 	w("  difficulty: %s", difficulty(f, nodes))
 	if len(f.AllTools.Fits) > 0 {
 		tc := f.ToolCalls.Best()
-		td, tsim := f.AllTools.BestSim()
+		td, tsim := f.AllTools.Best(), f.AllTools.BestSim()
 		tcDist := fmt.Sprintf("poisson(%s)", fmtG(tc.Mu))
 		if d, ok := tc.Sim(); ok {
 			tcDist = d.String()
@@ -103,15 +103,20 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 	w("    system_prompt: %d", int(math.Round(m.MeanInput)))
 	w("  api:")
 	f.writeAPI(w, m, "    ")
-	w("  # The traced runs never check or retry: a check costs nothing and always passes.")
+	w("  # The traced runs never check, retry or select: a check costs nothing and")
+	w("  # always passes, and selecting the one attempt takes no time.")
 	w("  check: {cost: 0, accuracy: 1, retries: 0}")
+	w("  select: {cost: 0s, accuracy: 1}")
 	w("")
 	w("policy:")
 	if nodes > 1 {
-		w("  # The delegating agent hands the parallel parts to helpers.")
+		w("  # The delegating agent hands the parallel parts to helpers (each part's")
+		w("  # check adds one free model call that the traces do not have).")
 		w("  organization: split")
 	} else {
-		w("  organization: sequential")
+		w("  # One agent makes one attempt: 'independent' with one agent, the")
+		w("  # organization that makes no check calls.")
+		w("  organization: independent")
 	}
 	w("")
 	w("variants:")
@@ -140,7 +145,7 @@ func (f *Fit) writeAPI(w func(string, ...any), m ModelFit, indent string) {
 
 // apiDists returns the model's time to first token and decode rate.
 func (m ModelFit) apiDists() (sim.Dist, float64) {
-	_, d := m.TTFT.BestSim()
+	d := m.TTFT.BestSim()
 	if m.ByTokens {
 		return d, m.OutputRate
 	}
@@ -149,7 +154,7 @@ func (m ModelFit) apiDists() (sim.Dist, float64) {
 
 // comment says what the model's API settings were fitted from.
 func (m ModelFit) comment() string {
-	chosen, single := m.TTFT.Best(), func() Dist { d, _ := m.TTFT.BestSim(); return d }()
+	chosen := m.TTFT.Best()
 	s := fmt.Sprintf("%s: %d calls", m.Model, m.N)
 	if m.ByTokens {
 		s += fmt.Sprintf("; latency = ttft + output tokens / %.4g tokens/s (R² %.2f over %d calls with tokens)", m.OutputRate, m.Line.R2, m.NTokens)
@@ -158,11 +163,7 @@ func (m ModelFit) comment() string {
 	} else {
 		s += fmt.Sprintf("; %d calls with token counts are too few to regress, so ttft is the whole latency", m.NTokens)
 	}
-	s += fmt.Sprintf("; %s KS %.3g", single.Family, single.KS)
-	if chosen.Family != single.Family {
-		s += fmt.Sprintf(" (a %s fits better, KS %.3g, but scenarios have no mixtures)", chosen.Family, chosen.KS)
-	}
-	return s
+	return s + fmt.Sprintf("; %s (%s), KS %.3g", chosen.Family, m.TTFT.Why, chosen.KS)
 }
 
 // difficulty is what makes the scenario's acceptance rate the traced one

@@ -20,8 +20,10 @@ import (
 // Every Dist obtained from a constructor or from ParseDist is valid: its
 // parameters are finite, non-negative and at most 1e15.
 type Dist struct {
-	kind distKind
-	a, b float64 // parameters; their meaning depends on kind (see distSpecs)
+	kind   distKind
+	a, b   float64 // parameters; their meaning depends on kind (see distSpecs)
+	a2, b2 float64 // a mixture's second component (mean, cv)
+	w      float64 // a mixture's weight of the first component
 }
 
 type distKind uint8
@@ -34,6 +36,7 @@ const (
 	kindGamma                     // a = mean, b = cv
 	kindNormal                    // a = mean, b = sd (of the normal before truncation)
 	kindPoisson                   // a = mean; integer values
+	kindMixture                   // two log-normals: a, b the first's mean and cv, a2, b2 the second's, w the first's weight
 )
 
 // distSpec describes one kind of distribution for the parser and printer.
@@ -51,6 +54,7 @@ var distSpecs = [...]distSpec{
 	kindGamma:     {name: "gamma", args: []string{"mean", "cv"}, named: true},
 	kindNormal:    {name: "normal", args: []string{"mean", "sd"}, named: true},
 	kindPoisson:   {name: "poisson", args: []string{"mean"}},
+	kindMixture:   {name: "lognormal2", args: []string{"mean", "cv", "mean2", "cv2", "w"}, named: true},
 }
 
 // maxDistParam bounds every parameter, so that samples stay finite.
@@ -80,6 +84,12 @@ func newDist(k distKind, params ...float64) (Dist, error) {
 	d := Dist{kind: k, a: params[0]}
 	if len(params) > 1 {
 		d.b = params[1]
+	}
+	if k == kindMixture {
+		d.a2, d.b2, d.w = params[2], params[3], params[4]
+		if d.w > 1 {
+			return Dist{}, fmt.Errorf("lognormal2: w (%s) is the first component's weight, at most 1", formatFloat(d.w))
+		}
 	}
 	if k == kindUniform && d.a > d.b {
 		return Dist{}, fmt.Errorf("uniform: lo (%s) must not exceed hi (%s)", formatFloat(d.a), formatFloat(d.b))
@@ -111,6 +121,15 @@ func Uniform(lo, hi float64) Dist { return mustDist(kindUniform, lo, hi) }
 // coefficient of variation cv (standard deviation divided by mean).
 // It panics if a parameter is negative, NaN, infinite or above 1e15.
 func LogNormal(mean, cv float64) Dist { return mustDist(kindLogNormal, mean, cv) }
+
+// LogNormalMixture returns the mixture that draws from LogNormal(mean, cv)
+// with probability w and from LogNormal(mean2, cv2) otherwise: a latency
+// with a body and a separate heavy tail (calls that were retried or
+// queued), which one log-normal cannot follow. It panics if w is outside
+// [0, 1] or a parameter is negative, NaN, infinite or above 1e15.
+func LogNormalMixture(mean, cv, mean2, cv2, w float64) Dist {
+	return mustDist(kindMixture, mean, cv, mean2, cv2, w)
+}
 
 // Gamma returns the gamma distribution with the given mean and coefficient
 // of variation cv (shape 1/cv², scale mean·cv²); cv = 1 is the exponential.
@@ -151,6 +170,10 @@ func MustParseDist(s string) Dist {
 //	gamma(mean=M, cv=C)             gamma by mean and coefficient of variation
 //	normal(mean=M, sd=S)            normal truncated at 0 (see TruncNormal)
 //	poisson(MEAN)                   Poisson: whole numbers (counts)
+//	lognormal2(mean=M, cv=C, mean2=M2, cv2=C2, w=W)
+//	                                a mixture of two log-normals: with
+//	                                probability W the first, else the second
+//	                                (a heavy tail of retried or queued calls)
 //
 // Arguments may be positional, in the order shown, or named (value=, mean=,
 // cv=, sd=, lo=, hi=); positional arguments come before named ones. Every
@@ -324,7 +347,7 @@ func (d Dist) String() string {
 	var sb strings.Builder
 	sb.WriteString(spec.name)
 	sb.WriteByte('(')
-	params := [2]float64{d.a, d.b}
+	params := [5]float64{d.a, d.b, d.a2, d.b2, d.w}
 	for i, v := range params[:len(spec.args)] {
 		if i > 0 {
 			sb.WriteString(", ")
@@ -368,6 +391,8 @@ func (d Dist) Mean() float64 {
 		// Mean of a normal truncated below at 0: mu + sigma·φ(α)/(1−Φ(α)), α = −mu/sigma.
 		alpha := -d.a / d.b
 		return d.a + d.b*distuv.UnitNormal.Prob(alpha)/distuv.UnitNormal.Survival(alpha)
+	case kindMixture:
+		return d.w*d.a + (1-d.w)*d.a2
 	default: // const, exp, lognormal, gamma, poisson: a is the mean
 		return d.a
 	}
@@ -417,15 +442,12 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 		}
 		return d.a + (d.b-d.a)*r.Float64()
 	case kindLogNormal:
-		if d.a == 0 || d.b == 0 {
-			return d.a
+		return logNormal(r, d.a, d.b)
+	case kindMixture:
+		if r.Float64() < d.w {
+			return logNormal(r, d.a, d.b)
 		}
-		// mean = exp(mu + sigma²/2), cv² = exp(sigma²) − 1.
-		// The draw distuv.LogNormal makes, without the rand.Rand it
-		// allocates around r on every call.
-		s2 := math.Log1p(d.b * d.b)
-		mu, sigma := math.Log(d.a)-s2/2, math.Sqrt(s2)
-		return math.Exp(r.NormFloat64()*sigma + mu)
+		return logNormal(r, d.a2, d.b2)
 	case kindGamma:
 		shape := 1 / (d.b * d.b)
 		if d.a == 0 || shape > 1e300 {
@@ -452,6 +474,19 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 	panic("sim: invalid Dist kind") // unreachable: kind is unexported
 }
 
+// logNormal draws from the log-normal distribution with the given mean and
+// cv: the draw distuv.LogNormal makes, without the rand.Rand it allocates
+// around r on every call.
+func logNormal(r *rand.Rand, mean, cv float64) float64 {
+	if mean == 0 || cv == 0 {
+		return mean
+	}
+	// mean = exp(mu + sigma²/2), cv² = exp(sigma²) − 1.
+	s2 := math.Log1p(cv * cv)
+	mu, sigma := math.Log(mean)-s2/2, math.Sqrt(s2)
+	return math.Exp(r.NormFloat64()*sigma + mu)
+}
+
 // Scale returns the distribution of k·X where X is distributed as d: means,
 // bounds and standard deviations are multiplied by k, coefficients of
 // variation are kept. A Poisson distribution stays Poisson, with k times
@@ -469,6 +504,8 @@ func (d Dist) Scale(k float64) Dist {
 		return mustDist(d.kind, d.a*k)
 	case kindUniform, kindNormal:
 		return mustDist(d.kind, d.a*k, d.b*k)
+	case kindMixture:
+		return mustDist(d.kind, d.a*k, d.b, d.a2*k, d.b2, d.w)
 	default: // lognormal, gamma: (mean, cv)
 		return mustDist(d.kind, d.a*k, d.b)
 	}

@@ -60,9 +60,11 @@
 //	                the files below
 //	episodes.csv    one row per variant and episode: finish_time,
 //	                acceptable, reward, model_calls, tokens, agent_time,
-//	                messages, message_bytes, parallelism, critical_steps,
-//	                critical_path, speedup, comm_changed_outcome,
-//	                actions_<action>, ...
+//	                messages, message_bytes, subagent_tasks,
+//	                subagent_done, spawn_finish_rate (completed / assigned
+//	                subagent subtasks; NaN if none), parallelism,
+//	                critical_steps, critical_path, speedup,
+//	                comm_changed_outcome, actions_<action>, ...
 //	summary.csv     one row per variant: n, acceptable, success_rate with
 //	                its Wilson interval (success_lo, success_hi), then
 //	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -98,6 +100,12 @@
 //		run N episodes per variant (default: the scenario's episodes)
 //	--force
 //		overwrite a directory that holds a complete run
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out DIR
 //		write the run into directory DIR (default: out/SCENARIO-seedS)
 //	--policy FILE
@@ -142,7 +150,9 @@
 //	iterations.csv    one row per variant, seed and iteration: episodes,
 //	                  reward_mean, success_rate, latency_mean, latency_p90,
 //	                  parallelism_mean, messages_mean, model_calls_mean,
-//	                  agent_time_mean, decisions, entropy, prob_<action>
+//	                  agent_time_mean, spawn_finish_rate (subagent
+//	                  subtasks completed / assigned; NaN if none),
+//	                  decisions, entropy, prob_<action>
 //	                  (the mean probability of each action over the
 //	                  iteration's decisions), grad_norm, lr, replays
 //	                  (per-agent: counterfactual episodes run),
@@ -175,6 +185,12 @@
 //		draw the charts; --charts=false writes the tables only
 //	--force
 //		overwrite a directory that holds a complete run
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out DIR
 //		write into directory DIR (default: out/SCENARIO-train-seedS)
 //	--seed S
@@ -495,6 +511,12 @@
 //
 //	--episode K
 //		the episode K, counting from 0 as in episodes.csv
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out FILE
 //		write the trace to FILE (default: standard output)
 //	--seed S

@@ -43,7 +43,9 @@ and writes a directory:
 	iterations.csv    one row per variant, seed and iteration: episodes,
 	                  reward_mean, success_rate, latency_mean, latency_p90,
 	                  parallelism_mean, messages_mean, model_calls_mean,
-	                  agent_time_mean, decisions, entropy, prob_<action>
+	                  agent_time_mean, spawn_finish_rate (subagent
+	                  subtasks completed / assigned; NaN if none),
+	                  decisions, entropy, prob_<action>
 	                  (the mean probability of each action over the
 	                  iteration's decisions), grad_norm, lr, replays
 	                  (per-agent: counterfactual episodes run),
@@ -82,11 +84,13 @@ atomic and the manifest comes last, as for run.`,
 		fs.IntVar(&o.workers, "workers", 0, "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		o.limits.flags(fs)
 		return o.run
 	},
 }
 
 type trainOptions struct {
+	limits  limitOptions
 	seed    seedFlag
 	seeds   int
 	out     string
@@ -118,6 +122,14 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
 	seed, dir, err := startRun(sc, o.seed, o.out, "-train", o.force)
 	if err != nil {
 		return err
@@ -136,7 +148,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			total += sc.Variants[i].Spec.Train.Iterations
 		}
 	}
-	if err := trainAll(ctx, s, jobs, o.workers, total); err != nil {
+	if err := trainAll(ctx, s, jobs, o.workers, total, o.limits.maxEvents); err != nil {
 		return err
 	}
 
@@ -188,7 +200,7 @@ func policyFile(j *trainJob) string {
 
 // trainAll runs the jobs on a pool of workers, each job on one goroutine:
 // a job's result depends only on its variant and seed.
-func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total int) error {
+func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total int, maxEvents uint64) error {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -202,7 +214,9 @@ func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total 
 		wg.Go(func() {
 			for i := range next {
 				j := jobs[i]
-				j.policy, errs[i] = rlcr.Train(ctx, j.variant.Problem(), j.variant.Spec.Train, j.seed, 1, func(it rlcr.Iteration) error {
+				prob := j.variant.Problem()
+				prob.MaxEvents = maxEvents
+				j.policy, errs[i] = rlcr.Train(ctx, prob, j.variant.Spec.Train, j.seed, 1, func(it rlcr.Iteration) error {
 					j.rows = append(j.rows, it)
 					bar.increment()
 					return nil
@@ -248,6 +262,7 @@ var iterationColumns = func() []struct {
 		{"messages_mean", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
 		{"model_calls_mean", func(r *rlcr.Iteration) float64 { return r.ModelCallsMean }},
 		{"agent_time_mean", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+		{"spawn_finish_rate", func(r *rlcr.Iteration) float64 { return r.SpawnFinishRate }},
 		{"decisions", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) }},
 		{"entropy", func(r *rlcr.Iteration) float64 { return r.Entropy }},
 	}
