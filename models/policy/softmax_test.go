@@ -560,3 +560,30 @@ func BenchmarkSoftmaxDecide(b *testing.B) {
 		})
 	}
 }
+
+// TestSoftmaxAddGradProbsIsAddGrad checks that the gradient from the
+// probabilities ProbsLog wrote is AddGrad's, bit for bit, with the same
+// log π(a) and entropy, and that ProbsLog's probabilities are Probs'.
+func TestSoftmaxAddGradProbsIsAddGrad(t *testing.T) {
+	for _, pc := range softmaxCases() {
+		t.Run(pc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(5, 6))
+			for k := range 200 {
+				p := pc.make(r, []float64{0.1, 2, 30}[k%3])
+				x, m := randFeatures(r), randMask(r, 1)
+				a := randAction(r, m)
+				var probs, again, logp [c.NumActions]float64
+				p.ProbsLog(x, m, &probs, &logp)
+				p.Probs(x, m, &again)
+				require.Equal(t, again, probs)
+				want := make([]float64, len(p.Params()))
+				got := make([]float64, len(p.Params()))
+				wl, we := p.AddGrad(x, m, a, 0.7, 0.05, want)
+				gl, ge := p.AddGradProbs(x, m, a, &probs, &logp, 0.7, 0.05, got)
+				require.Equal(t, want, got, "case %d", k)
+				require.Equal(t, wl, gl)
+				require.Equal(t, we, ge)
+			}
+		})
+	}
+}

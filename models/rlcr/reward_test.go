@@ -164,7 +164,7 @@ func TestCostAndPARLTerms(t *testing.T) {
 	c.TimeLimit = sim.Hour
 	r := Reward{Task: 1, Penalty: PenaltyNone, Cost: 0.5, Parallel: 0.2, Finish: 0.4, Anneal: 10}
 	require.NoError(t, r.Validate(&c))
-	m := []collective.Metrics{{Finish: sim.Minute, Acceptable: true, AgentTime: 2 * sim.Hour, ParallelismPeak: 3, Progress: 0.5}}
+	m := []collective.Metrics{{Finish: sim.Minute, Acceptable: true, AgentTime: 2 * sim.Hour, Spawned: 2, SubagentTasks: 4, SubagentDone: 2}}
 	out := make([]float64, 1)
 	r.Group(&c, 0, m, out)
 	assert.InDelta(t, 1-0.5*2+(0.2*0.5+0.4*0.5), out[0], 1e-12)

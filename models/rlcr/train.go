@@ -255,6 +255,10 @@ type Iteration struct {
 	MessagesMean    float64
 	ModelCallsMean  float64
 	AgentTimeMean   float64 // virtual seconds
+	// SpawnFinishRate is PARL's r_finish over the iteration: subagent
+	// subtasks completed over those assigned, summed over its rollouts;
+	// NaN when no rollout assigned one.
+	SpawnFinishRate float64
 	Decisions       int
 	Entropy         float64                        // mean policy entropy over decisions
 	ActionProbs     [collective.NumActions]float64 // mean π(a|x) over decisions
@@ -454,6 +458,10 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 				scale *= ratio // ∇ρ = ρ·∇log π
 			}
 		}
+		if s.recorded && !ppo {
+			pol.AddGradProbs(&s.x, s.mask, s.action, &s.probs, &s.logp, scale, s.weight*entCoef, grad)
+			continue
+		}
 		pol.AddGrad(&s.x, s.mask, s.action, scale, s.weight*entCoef, grad)
 	}
 }
@@ -557,6 +565,10 @@ type sample struct {
 	v       float64                        // PPO: the value's prediction when the advantages were computed
 	ret     float64                        // PPO: the value target
 	probs   [collective.NumActions]float64 // π(·|x) when the rollout ran
+	logp    [collective.NumActions]float64 // log π(·|x) when the rollout ran
+	// recorded says probs and logp were computed when the rollout ran, so
+	// that the first gradient at those parameters need not compute them.
+	recorded bool
 }
 
 // collect lists the decisions of every rollout, in order, as samples. The
@@ -574,7 +586,7 @@ func collect(results []*collective.Result, mem *memory) []sample {
 				asked = asked[1:]
 				continue
 			}
-			out = append(out, sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, pOld: 1, at: d.Obs.Elapsed})
+			out = append(out, sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, pOld: 1, at: d.Obs.Elapsed, recorded: true})
 			s := &out[len(out)-1]
 			policy.Features(&d.Obs, &s.x)
 			s.probs[d.Action] = 1
@@ -810,6 +822,7 @@ func explainedVariance(samples []sample) float64 {
 func summarize(it int, results []*collective.Result, rewards []float64, samples []sample, finish []float64) Iteration {
 	n := float64(len(results))
 	st := Iteration{Iteration: it, Episodes: len(results), Decisions: len(samples), RewardMean: meanOf(rewards)}
+	assigned, done := 0, 0
 	for i, r := range results {
 		m := &r.Metrics
 		finish[i] = m.Finish.Seconds()
@@ -821,6 +834,12 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 		st.MessagesMean += float64(m.Messages) / n
 		st.ModelCallsMean += float64(m.ModelCalls) / n
 		st.AgentTimeMean += m.AgentTime.Seconds() / n
+		assigned += m.SubagentTasks
+		done += m.SubagentDone
+	}
+	st.SpawnFinishRate = math.NaN()
+	if assigned > 0 {
+		st.SpawnFinishRate = float64(done) / float64(assigned)
 	}
 	slices.Sort(finish)
 	st.LatencyP90 = finish[int(math.Ceil(0.9*n))-1]
@@ -830,6 +849,10 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 // decisionStats fills the entropy and mean action probabilities.
 func decisionStats(st *Iteration, samples []sample) {
 	for i := range samples {
+		if s := &samples[i]; s.mask.Single() {
+			st.ActionProbs[s.action] += 1 / float64(len(samples)) // and no entropy
+			continue
+		}
 		for a, p := range samples[i].probs {
 			st.ActionProbs[a] += p / float64(len(samples))
 			if p > 0 {
