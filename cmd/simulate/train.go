@@ -45,7 +45,9 @@ and writes a directory:
 	iterations.csv    one row per variant, seed and iteration: episodes,
 	                  reward_mean, success_rate, latency_mean, latency_p90,
 	                  parallelism_mean, messages_mean, model_calls_mean,
-	                  agent_time_mean, decisions, entropy, prob_<action>
+	                  agent_time_mean, spawn_finish_rate (subagent
+	                  subtasks completed / assigned; NaN if none),
+	                  decisions, entropy, prob_<action>
 	                  (the mean probability of each action over the
 	                  iteration's decisions), grad_norm, lr, replays
 	                  (per-agent: counterfactual episodes run),
@@ -314,6 +316,7 @@ var iterationColumns = func() []struct {
 		{"messages_mean", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
 		{"model_calls_mean", func(r *rlcr.Iteration) float64 { return r.ModelCallsMean }},
 		{"agent_time_mean", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+		{"spawn_finish_rate", func(r *rlcr.Iteration) float64 { return r.SpawnFinishRate }},
 		{"decisions", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) }},
 		{"entropy", func(r *rlcr.Iteration) float64 { return r.Entropy }},
 	}
