@@ -179,12 +179,21 @@
 // the charts alike; docs/statistics.md explains the intervals. Writes are
 // atomic and the manifest comes last, as for run.
 //
+// Training resumes. Every job (variant and seed) leaves a checkpoint in
+// DIR/checkpoints after its iterations (the policy, the optimiser's state,
+// the iteration; at most four a second), and DIR/train.json names the
+// training. Run the same command again after Ctrl-C, a crash or a kill, and
+// each job continues where its checkpoint left it; the tables are
+// byte-identical to those of a training that never stopped. A complete
+// directory keeps no checkpoints; --force discards them and starts over.
+//
 // The flags are:
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only
 //	--force
-//		overwrite a directory that holds a complete run
+//		overwrite a directory that holds a complete run, or discard
+//		the checkpoints of an unfinished one
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
