@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,4 +58,35 @@ func TestFitBadInput(t *testing.T) {
 		assert.NotContains(t, stderr, "panic")
 		assert.NoDirExists(t, out)
 	}
+}
+
+// TestTraceOTLPFit exports simulated episodes as OTLP GenAI spans and fits
+// them: every model and tool call of the episodes comes back.
+func TestTraceOTLPFit(t *testing.T) {
+	dir := t.TempDir()
+	spans := filepath.Join(dir, "spans.jsonl")
+	mustSimulate(t, "trace", "../../calibrate/testdata/roundtrip.yaml", "--format", "otlp", "--count", "20", "--out", spans)
+	runDir := filepath.Join(dir, "run")
+	mustSimulate(t, "run", "../../calibrate/testdata/roundtrip.yaml", "--episodes", "20", "--out", runDir)
+	rows := readCSV(t, filepath.Join(runDir, "episodes.csv"))
+	col := slices.Index(rows[0], "model_calls")
+	calls := 0
+	for _, r := range rows[1:] {
+		calls += atoiT(t, r[col])
+	}
+	stdout := mustSimulate(t, "fit", spans, "--out", filepath.Join(dir, "fit"))
+	assert.Contains(t, stdout, "20 runs, "+itoa(calls)+" model calls")
+
+	_, stderr, code := simulate(t, "trace", "tiny", "--count", "2")
+	assert.NotZero(t, code)
+	assert.Contains(t, stderr, "a Chrome trace holds one episode")
+	_, stderr, code = simulate(t, "trace", "tiny", "--format", "perfetto")
+	assert.NotZero(t, code)
+	assert.Contains(t, stderr, "--format perfetto: want chrome or otlp")
+}
+
+func atoiT(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
 }
