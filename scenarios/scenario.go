@@ -238,6 +238,10 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	fl := file{Episodes: defaultEpisodes, Spec: Spec{Collective: collective.Defaults(), Reward: rlcr.DefaultReward(), Train: rlcr.DefaultConfig()}, Sweep: fileSweep{Seeds: 1}}
 	p.dec.decode(p.root, reflect.ValueOf(&fl).Elem(), "", nil, 0)
 	p.merge(&p.dec.errs)
+	if p.dec.blown {
+		// A document too large to decode is not worth checking further.
+		return nil, p.errs.err()
+	}
 	fileSpec := cloneSpec(fl.Spec)
 	for _, s := range sets {
 		p.applyFlag(&fl, s)

@@ -71,7 +71,7 @@ func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios
 	for i := range sc.Variants {
 		v := &sc.Variants[i]
 		name := "timeline_" + fileName(v.Name)
-		charts = append(charts, chart{name, func() error { return timeline(cw, name, sc, v, seed) }})
+		charts = append(charts, chart{name, func() error { return timeline(ctx, cw, name, sc, v, seed) }})
 	}
 
 	// Warnings wait until the progress bar is gone.
@@ -109,13 +109,13 @@ func leftOut(names []string, why string) string {
 
 // timeline re-runs episode 0 of v with a trace and draws it as a Gantt
 // chart: one row per agent, spans coloured by kind, messages as arrows.
-func timeline(cw *chartWriter, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed uint64) error {
+func timeline(ctx context.Context, cw *chartWriter, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed uint64) error {
 	streams, g, err := drawEpisode(v, seed, 0)
 	if err != nil {
 		return err
 	}
 	ep := &episode{sc: sc, variant: v, seed: seed, graph: g, streams: streams}
-	res, err := ep.run(true)
+	res, err := ep.run(ctx, true)
 	if err != nil {
 		return err
 	}

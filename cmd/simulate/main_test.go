@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"flag"
@@ -361,7 +362,7 @@ func TestTraceIsTheRunEpisode(t *testing.T) {
 		o.seed = seedFlag{v: 5, set: true}
 		ep, err := o.load(testScenario)
 		require.NoError(t, err)
-		res, err := ep.run(false)
+		res, err := ep.run(context.Background(), false)
 		require.NoError(t, err)
 		r := scenarios.Row{Variant: row[0], Episode: k, Metrics: res.Metrics}
 		for j, c := range episodeColumns {

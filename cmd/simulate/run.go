@@ -35,9 +35,11 @@ writes a directory:
 	                the files below
 	episodes.csv    one row per variant and episode: finish_time,
 	                acceptable, reward, model_calls, tokens, agent_time,
-	                messages, message_bytes, parallelism, critical_steps,
-	                critical_path, speedup, comm_changed_outcome,
-	                actions_<action>, ...
+	                messages, message_bytes, subagent_tasks,
+	                subagent_done, spawn_finish_rate (completed / assigned
+	                subagent subtasks; NaN if none), parallelism,
+	                critical_steps, critical_path, speedup,
+	                comm_changed_outcome, actions_<action>, ...
 	summary.csv     one row per variant: n, acceptable, success_rate with
 	                its Wilson interval (success_lo, success_hi), then
 	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -78,12 +80,14 @@ A progress bar is drawn on standard error when it is a terminal.`,
 		fs.IntVar(&o.workers, "workers", 0, "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		o.limits.flags(fs)
 		fs.StringVar(&o.policy, "policy", "", "evaluate the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
 		return o.run
 	},
 }
 
 type runOptions struct {
+	limits   limitOptions
 	policy   string
 	seed     seedFlag
 	episodes int
@@ -116,6 +120,14 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.episodes > 0 {
 		episodes = o.episodes
 	}
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
 	seed, dir, err := startRun(sc, o.seed, o.out, "", o.force)
 	if err != nil {
 		return err
@@ -126,7 +138,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		}
 	}()
 
-	rows, err := evaluate(ctx, s, sc, seed, episodes, o.workers)
+	rows, err := evaluate(ctx, s, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: o.workers, MaxEvents: o.limits.maxEvents})
 	if err != nil {
 		return err
 	}
@@ -151,16 +163,13 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 
 // evaluate runs every variant of sc for episodes episodes and returns the
 // rows ordered by variant (in scenario order) and episode.
-func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, seed uint64, episodes, workers int) ([]scenarios.Row, error) {
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	bar := newProgress(s.stderr, "episodes", len(sc.Variants)*episodes)
+func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, opt scenarios.EvalOptions) ([]scenarios.Row, error) {
+	bar := newProgress(s.stderr, "episodes", len(sc.Variants)*opt.Episodes)
 	var (
 		mu   sync.Mutex // emit may be called from several workers
 		rows []scenarios.Row
 	)
-	err := scenarios.Evaluate(ctx, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers}, func(r scenarios.Row) error {
+	err := scenarios.Evaluate(ctx, sc, opt, func(r scenarios.Row) error {
 		mu.Lock()
 		rows = append(rows, r)
 		mu.Unlock()

@@ -45,17 +45,19 @@ output.`,
 		fs.StringVar(&o.format, "format", "chrome", "the trace's `FORMAT`: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans)")
 		fs.IntVar(&o.count, "count", 1, "with --format otlp, write `N` episodes from --episode on")
 		o.draw.flags(fs)
+		o.limits.flags(fs)
 		return o.run
 	},
 }
 
 type traceOptions struct {
+	limits      limitOptions
 	out, format string
 	count       int
 	draw        drawOptions
 }
 
-func (o *traceOptions) run(ctx context.Context, s *session, args []string) error {
+func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
@@ -69,27 +71,37 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) error
 	first := o.draw.episode
 	for k := first; k < first+o.count; k++ {
 		o.draw.episode = k
-		ep, err := o.draw.load(args[0])
-		if err != nil {
-			return err
-		}
-		res, err := ep.run(true)
-		if err != nil {
-			return fmt.Errorf("%s: %w", ep.title(), err)
-		}
-		if o.format == "chrome" {
-			err = res.Trace.WriteChrome(&b, ep.title())
-		} else {
-			err = calibrate.WriteOTLP(&b, calibrate.Episode{Trace: res.Trace, Finish: int64(res.Metrics.Finish),
-				Model: ep.variant.Name, ID: uint64(k), Acceptable: res.Metrics.Acceptable})
-		}
-		if err != nil {
+		if err := o.episode(ctx, args[0], k, &b); err != nil {
 			return err
 		}
 	}
 	if o.out == "" || o.out == "-" {
-		_, err := s.stdout.Write(b.Bytes())
+		_, err = s.stdout.Write(b.Bytes())
 		return err
 	}
 	return atomicfile.Write(o.out, b.Bytes())
+}
+
+// episode runs episode k of the scenario nameOrPath and appends its trace
+// to b.
+func (o *traceOptions) episode(ctx context.Context, nameOrPath string, k int, b *bytes.Buffer) (err error) {
+	ep, err := o.draw.load(nameOrPath)
+	if err != nil {
+		return err
+	}
+	ctx, done, err := o.limits.start(ctx, ep.sc, 1)
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
+	ep.maxEvents = o.limits.maxEvents
+	res, err := ep.run(ctx, true)
+	if err != nil {
+		return fmt.Errorf("%s: %w", ep.title(), err)
+	}
+	if o.format == "chrome" {
+		return res.Trace.WriteChrome(b, ep.title())
+	}
+	return calibrate.WriteOTLP(b, calibrate.Episode{Trace: res.Trace, Finish: int64(res.Metrics.Finish),
+		Model: ep.variant.Name, ID: uint64(k), Acceptable: res.Metrics.Acceptable})
 }

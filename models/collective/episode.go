@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -20,6 +21,11 @@ type Options struct {
 	// ends an episode fails it with an error. 0 means 1000 per subtask plus
 	// one million.
 	MaxEvents uint64
+	// Context, when not nil, stops the episode when it is done: Run then
+	// returns its error. It is looked at every ctxEvery events, so that a
+	// long episode ends within milliseconds at a cost of one comparison
+	// per event.
+	Context context.Context
 	// Decisions, when not nil, are the streams of the policy's own draws;
 	// the environment (outcomes, checks, conflicts, selection) keeps
 	// drawing from Run's streams. Rollouts that share the environment's
@@ -42,6 +48,11 @@ type Options struct {
 	// Mask means every action.
 	Actions Mask
 }
+
+// ctxEvery is how many events pass between two looks at Options.Context:
+// a power of two (the test is a mask), a few hundred microseconds of
+// simulation, and ctx.Err costs nothing measurable at that rate.
+const ctxEvery = 4096
 
 // ErrInvalidAction is returned when a policy picks an action outside its mask.
 var ErrInvalidAction = errors.New("collective: policy chose an invalid action")
@@ -91,17 +102,18 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 		r.res.Decisions = r.decisions[:0]
 	}
 	*ep = episode{
-		env:      ep.env,
-		g:        g,
-		cfg:      cfg,
-		pol:      pol,
-		opts:     opts,
-		outcome:  streams.Key("outcome"),
-		checkKey: streams.Key("check"),
-		conflict: streams.Key("conflict"),
-		decide:   decisionStreams(streams, opts).Key("decide"),
-		selKey:   streams.Key("select"),
-		res:      &r.res,
+		env:       ep.env,
+		maxEvents: maxEvents,
+		g:         g,
+		cfg:       cfg,
+		pol:       pol,
+		opts:      opts,
+		outcome:   streams.Key("outcome"),
+		checkKey:  streams.Key("check"),
+		conflict:  streams.Key("conflict"),
+		decide:    decisionStreams(streams, opts).Key("decide"),
+		selKey:    streams.Key("select"),
+		res:       &r.res,
 
 		agents:      ep.agentPool[:0],
 		agentPool:   ep.agentPool,
@@ -159,6 +171,8 @@ type episode struct {
 	cfg  Config
 	pol  Policy
 	opts Options
+
+	maxEvents uint64
 
 	outcome, checkKey, conflict, decide, selKey sim.Key
 
@@ -235,7 +249,13 @@ func (ep *episode) draw(k sim.Key, a, b, c uint64) *rand.Rand {
 
 func (ep *episode) loop() error {
 	limit := ep.cfg.TimeLimit
+	ctx := ep.opts.Context
 	for !ep.done && ep.err == nil {
+		if ctx != nil && ep.env.Fired()&(ctxEvery-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		next := ep.env.Peek()
 		if next == sim.MaxTime {
 			ep.res.Stalled = true
@@ -249,6 +269,9 @@ func (ep *episode) loop() error {
 			break
 		}
 		if err := ep.env.Step(); err != nil {
+			if errors.Is(err, sim.ErrEventLimit) {
+				return fmt.Errorf("collective: %w (the episode's bound: %d events; simulate's --max-events raises it)", err, ep.maxEvents)
+			}
 			return fmt.Errorf("collective: %w", err)
 		}
 	}
@@ -280,11 +303,6 @@ func (ep *episode) finishMetrics() {
 		ep.server.finish(r.Finish, &r.Metrics)
 	}
 	r.Events = ep.env.Fired()
-	if total := ep.g.TotalWork(); total > 0 {
-		r.Progress = float64(ep.main.at.progress) / float64(total)
-	} else if ep.main.at.complete {
-		r.Progress = 1
-	}
 }
 
 func (ep *episode) fail(err error) {

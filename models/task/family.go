@@ -385,6 +385,26 @@ func treeSize(b, d int) (splits, leaves int) {
 	return splits, leaves
 }
 
+// Nodes returns the most nodes a graph drawn from f can have: exact for
+// the generated shapes, the largest component's for a mixture, and 0 for a
+// file, whose size is known only once it is read. It is what a caller
+// needs to estimate an episode's memory before running it; an invalid f
+// has 0.
+func (f Family) Nodes() int {
+	if f.Shape == ShapeMixture {
+		most := 0
+		for i := range f.Components {
+			most = max(most, f.Components[i].Family.Nodes())
+		}
+		return most
+	}
+	n, err := f.validate()
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // Draw draws one graph from f using r (and nothing else: the same state of r
 // gives the same graph). It validates f first; the errors of the "file"
 // shape are those of Load.
