@@ -853,6 +853,9 @@ func (a *agent) check() {
 // served ends the agent's call at the shared server: a check or a model
 // call of the part in progress.
 func (a *agent) served() {
+	res := a.ep.res
+	res.ServedCalls++
+	res.ServingTime += a.ep.env.Now() - a.req.arrive
 	if a.req.check {
 		a.span(a.activity, a.ep.env.Now(), "check", a.ep.g.Nodes[a.req.node].Name)
 		a.checkDone()
