@@ -17,10 +17,15 @@ import (
 // interval (stats.Default)
 // (<metric>_mean, <metric>_lo, <metric>_hi; NaN where undefined), the
 // episodes in which communication changed the outcome, and the agent time
-// per acceptable result. Times are in seconds.
+// per acceptable result. Times are in seconds. Episodes that used a shared
+// server, an API or tools add sharedMetrics.
 func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary) ([]byte, error) {
 	header := []string{"variant", "n", "acceptable", "success_rate", "success_lo", "success_hi"}
-	for _, m := range summaryMetrics {
+	metrics := summaryMetrics
+	if usesShared(rows) {
+		metrics = append(metrics[:len(metrics):len(metrics)], sharedMetrics...)
+	}
+	for _, m := range metrics {
 		header = append(header, m.name+"_mean", m.name+"_lo", m.name+"_hi")
 	}
 	header = append(header, "comm_changed_outcome", "cost_per_acceptable")
@@ -34,7 +39,7 @@ func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary) ([]byte, error) 
 			}
 		}
 		row := []string{s.Variant, integer(s.N), integer(s.Acceptable), num(s.Success.Value), num(s.Success.Lo), num(s.Success.Hi)}
-		for _, m := range summaryMetrics {
+		for _, m := range metrics {
 			iv := m.value(s, mine)
 			row = append(row, num(iv.Value), num(iv.Lo), num(iv.Hi))
 		}
@@ -83,6 +88,16 @@ var summaryMetrics = []summaryMetric{
 	{"parallelism_peak", fromRows(func(m *collective.Metrics) float64 { return float64(m.ParallelismPeak) })},
 	{"critical_steps", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.CriticalSteps })},
 	{"speedup", fromRows(func(m *collective.Metrics) float64 { return m.Speedup() })},
+}
+
+// sharedMetrics follow summaryMetrics in the summaries of episodes that
+// used a shared server, an API or tools (see usesShared).
+var sharedMetrics = []summaryMetric{
+	{"call_latency", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.CallLatency })},
+	{"serving_wait", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.ServingWait })},
+	{"server_utilisation", fromRows(func(m *collective.Metrics) float64 { return m.ServerUtilisation })},
+	{"output_rate", fromRows(func(m *collective.Metrics) float64 { return m.OutputRate() })},
+	{"tool_wait", fromRows(func(m *collective.Metrics) float64 { return m.ToolWait.Seconds() })},
 }
 
 // printSummary prints the variants as an aligned table: the success rate

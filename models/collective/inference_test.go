@@ -36,6 +36,7 @@ func quantize(t testing.TB, g *task.Graph, q sim.Time) *task.Graph {
 // event count, which differs by the server's own events.
 func sharedOnly(m collective.Metrics) collective.Metrics {
 	m.ServerUtilisation, m.BatchMean, m.ServingQueueMean, m.Events = 0, 0, 0, 0
+	m.ServedCalls, m.ServingTime = 0, 0
 	return m
 }
 
@@ -154,6 +155,11 @@ func TestServingQueueLittle(t *testing.T) {
 			require.False(t, res.TimedOut)
 			area := res.ServingQueueMean * float64(res.Finish)
 			assert.InDelta(t, float64(res.ServingWait), area, 1e-9*area+1, "%s seed %d", f.Shape, seed)
+			// And on the whole server: the mean number of calls there is
+			// the call rate times the mean time a call spends there.
+			require.Equal(t, res.ModelCalls, res.ServedCalls, "every call and check goes to the server")
+			inSystem := res.ServingQueueMean + res.ServerUtilisation*2*res.BatchMean // 2 replicas
+			assert.InDelta(t, inSystem, float64(res.ServedCalls)/res.Finish.Seconds()*res.CallLatency(), 1e-6*inSystem, "%s seed %d", f.Shape, seed)
 		}
 	}
 	// Enough queueing to make the check mean something.

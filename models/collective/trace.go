@@ -15,6 +15,8 @@ type Span struct {
 	Start, End sim.Time
 	Kind       string // input, work, rework, check, share, handoff, spawn, select; send, queue, tool, tool-wait with shared inference or tools
 	Label      string // the subtask's name, if any
+	// Prompt and Output are the tokens of the model call a work span is.
+	Prompt, Output int64
 }
 
 // Flow is one message between agents.
