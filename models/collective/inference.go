@@ -77,13 +77,20 @@ func (s *queueStats) set(now sim.Time, n int) {
 // waited books the wait of a call admitted now, and traces it as a slice.
 func (a *agent) waited(now sim.Time) {
 	arrive := a.req.arrive
+	if a.ep.res.Trace != nil {
+		// Reading messages and the call's overhead precede the call at the
+		// server even when it does not wait, so that a trace's work span
+		// is the server's time alone (what a client's span of a call to a
+		// hosted API measures).
+		label := a.ep.g.Nodes[a.req.node].Name
+		a.span(a.activity, arrive, "send", label)
+		a.span(arrive, now, "queue", label)
+		a.activity = max(a.activity, arrive)
+	}
 	if now <= arrive {
 		return
 	}
 	a.ep.res.ServingWait += now - arrive
-	label := a.ep.g.Nodes[a.req.node].Name
-	a.span(a.activity, arrive, "send", label) // reading messages and the call's overhead
-	a.span(arrive, now, "queue", label)
 	a.activity = now
 }
 
