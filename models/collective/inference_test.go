@@ -356,7 +356,10 @@ func TestSharedRunnerAllocatesNothing(t *testing.T) {
 	}
 	g := draw(t, families[1], 1).WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
 	for name, edit := range map[string]func(*collective.Config){
-		"serving": func(c *collective.Config) { c.Serving = collective.DefaultServing(); c.Serving.Replicas, c.Serving.MaxBatch = 2, 2 },
+		"serving": func(c *collective.Config) {
+			c.Serving = collective.DefaultServing()
+			c.Serving.Replicas, c.Serving.MaxBatch = 2, 2
+		},
 		"api": func(c *collective.Config) {
 			c.API = collective.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 		},
