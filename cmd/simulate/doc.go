@@ -507,7 +507,9 @@
 // activity and message, and writes it in the Chrome Trace Event JSON format,
 // which Perfetto (https://ui.perfetto.dev) and chrome://tracing open: agents
 // are threads, model calls, checks, shares and waits are slices, messages are
-// flow arrows from sender to receiver. Times are virtual.
+// flow arrows from sender to receiver. Times are virtual, in whole
+// microseconds, every one rounded from the exact virtual time, so that
+// slices that touch in the simulation touch exactly in the trace.
 //
 // The episode is the one 'simulate run' evaluates as episode --episode of
 // variant --variant with the same seed and --set values: the same task draw
