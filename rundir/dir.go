@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"sync"
+	"syscall"
 
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
 )
