@@ -5,6 +5,7 @@ import (
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 	"io"
+	"math"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -134,4 +135,16 @@ func writeTables(dir *rundir.Dir, rows []scenarios.Row, sums []scenarios.Summary
 		return err
 	}
 	return dir.Write("summary.csv", b)
+}
+
+// withCI formats an interval as "value [lo, hi]" with prec decimals;
+// "–" for an undefined value, the value alone without an interval.
+func withCI(iv stats.Interval, prec int) string {
+	if math.IsNaN(iv.Value) {
+		return "–"
+	}
+	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
+		return fmt.Sprintf("%.*f", prec, iv.Value)
+	}
+	return fmt.Sprintf("%.*f [%.*f, %.*f]", prec, iv.Value, prec, iv.Lo, prec, iv.Hi)
 }
