@@ -52,6 +52,11 @@ func (s *session) warnf(format string, args ...any) {
 	fmt.Fprintf(s.stderr, "%s: warning: %s\n", s.name, fmt.Sprintf(format, args...))
 }
 
+// infof prints a one-line note on stderr.
+func (s *session) infof(format string, args ...any) {
+	fmt.Fprintf(s.stderr, "%s: %s\n", s.name, fmt.Sprintf(format, args...))
+}
+
 // commands lists the commands in the order 'simulate help' shows them.
 // It is filled in init to break the cycle through the help command.
 var commands []*command
@@ -136,6 +141,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	name, rest := args[0], args[1:]
 	switch name {
+	case "-version", "--version":
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "simulate: %s takes no arguments\n", name)
+			return exitUsage
+		}
+		return report(s, cmdVersion, runVersion(ctx, s, nil))
 	case "help", "-h", "-help", "--help":
 		if name != "help" {
 			rest = nil

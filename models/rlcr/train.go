@@ -275,6 +275,36 @@ type Iteration struct {
 // it. emit receives each iteration's summary as soon as it is done. The
 // result depends only on the arguments, never on workers.
 func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, emit func(Iteration) error) (policy.Softmax, error) {
+	return Resume(ctx, prob, cfg, seed, workers, nil, emit, nil)
+}
+
+// Checkpoint is what Train carries from one iteration to the next: the
+// policy, the optimisers' moments and step counts, the learned value and
+// the moving-average baseline. The random streams need nothing saved:
+// iteration t draws from streams derived from the seed and t alone. So
+// training resumed from a checkpoint takes exactly the steps it would
+// have taken without stopping.
+type Checkpoint struct {
+	Done      int       // iterations done
+	Params    []float64 // the policy's parameters
+	Adam      AdamState
+	Value     []float64 // the learned value's parameters (PPO)
+	ValueAdam AdamState
+	Baseline  float64 // the moving average of rewards; NaN before the first
+}
+
+// AdamState is the state of one Adam optimiser.
+type AdamState struct {
+	M, V []float64
+	T    int
+}
+
+// Resume is Train continued from a checkpoint from (nil: from the start)
+// with the same arguments: the iterations from.Done onwards are run and
+// emitted, and the policy returned is the one an uninterrupted Train
+// returns. save, when not nil, receives the checkpoint after each
+// iteration (after emit); it may keep it, as it is not reused.
+func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, from *Checkpoint, emit func(Iteration) error, save func(*Checkpoint) error) (policy.Softmax, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -304,12 +334,19 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 	value := policy.NewValue()
 	valueOpt := newAdam(len(value.Params()), cfg.Beta1, cfg.Beta2, cfg.Eps)
 	baseline := math.NaN() // moving average of rewards
+	start := 0
+	if from != nil {
+		if err := from.restore(cfg, pol, opt, value, valueOpt); err != nil {
+			return nil, err
+		}
+		start, baseline = from.Done, from.Baseline
+	}
 
 	B, G := cfg.Batch, cfg.Group
 	grad := make([]float64, len(pol.Params()))
 	mem := newMemory(B, G) // reused by every iteration
 	rewards := mem.rewards
-	for it := range cfg.Iterations {
+	for it := start; it < cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -373,8 +410,36 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 				return nil, err
 			}
 		}
+		if save != nil {
+			cp := &Checkpoint{Done: it + 1, Params: slices.Clone(pol.Params()), Adam: opt.state(),
+				Value: slices.Clone(value.Params()), ValueAdam: valueOpt.state(), Baseline: baseline}
+			if err := save(cp); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return pol, nil
+}
+
+// restore puts the checkpoint's state into a freshly built learner,
+// refusing one that does not fit it (another policy kind or size, or more
+// iterations than cfg has).
+func (cp *Checkpoint) restore(cfg Config, pol policy.Softmax, opt *adam, value *policy.Value, valueOpt *adam) error {
+	switch {
+	case cp.Done < 0 || cp.Done > cfg.Iterations:
+		return fmt.Errorf("checkpoint: %d iterations done, of %d", cp.Done, cfg.Iterations)
+	case len(cp.Params) != len(pol.Params()) || len(cp.Value) != len(value.Params()):
+		return fmt.Errorf("checkpoint: %d policy and %d value parameters, not %d and %d", len(cp.Params), len(cp.Value), len(pol.Params()), len(value.Params()))
+	}
+	if err := opt.restore(cp.Adam); err != nil {
+		return fmt.Errorf("checkpoint: policy optimiser: %w", err)
+	}
+	if err := valueOpt.restore(cp.ValueAdam); err != nil {
+		return fmt.Errorf("checkpoint: value optimiser: %w", err)
+	}
+	copy(pol.Params(), cp.Params)
+	copy(value.Params(), cp.Value)
+	return nil
 }
 
 // advantages sets the advantage of every decision of the batch by the
