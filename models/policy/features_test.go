@@ -87,3 +87,21 @@ func TestFeaturesBounded(t *testing.T) {
 		}
 	}
 }
+
+// Log-count features equal log1p(n)/3 for every count, those read from
+// the table of small counts and those beyond it.
+func TestLogCountFeatures(t *testing.T) {
+	names := policy.FeatureNames()
+	at := -1
+	for i, n := range names {
+		if n == "log_ready" {
+			at = i
+		}
+	}
+	require.GreaterOrEqual(t, at, 0)
+	for n := range 1000 {
+		var x [policy.NumFeatures]float64
+		policy.Features(&c.Observation{Ready: n}, &x)
+		assert.InDelta(t, math.Log1p(float64(n))/3, x[at], 1e-15, "ready %d", n)
+	}
+}

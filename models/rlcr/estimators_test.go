@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -626,5 +627,43 @@ func TestParallelReturnsErrors(t *testing.T) {
 		require.Error(t, err, "%d workers", workers)
 		assert.Equal(t, "job 1\njob 3", err.Error(), "%d workers", workers)
 		assert.NoError(t, parallel(context.Background(), 5, workers, func(int) error { return nil }))
+	}
+}
+
+// With a group-relative penalty the counterfactual is scored within its
+// own group: the rollout's replay among the group's other rollouts.
+func TestDifferenceRewardsScoreReplaysInTheirGroup(t *testing.T) {
+	prob := tinyProblem()
+	prob.Reward.Penalty = PenaltyGroupRelative
+	// A stochastic policy, so that the rollouts of a group differ and the
+	// ranks depend on which group the replay is scored in.
+	split := policy.NewLinear()
+	r := rand.New(rand.NewPCG(15, 16))
+	for i := range split.Params() {
+		split.Params()[i] = r.NormFloat64()
+	}
+	const B, G = 3, 4
+	iter := sim.NewStreams(9).Derive("iteration", 0)
+	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2, newMemory(B, G))
+	require.NoError(t, err)
+	metrics := make([]collective.Metrics, B*G)
+	for i, r := range results {
+		metrics[i] = r.Metrics
+	}
+	rewards := make([]float64, B*G)
+	for b := range B {
+		prob.Reward.Group(&prob.Collective, 0, metrics[b*G:(b+1)*G], rewards[b*G:(b+1)*G])
+	}
+	credit, _, err := differenceRewards(context.Background(), prob, Passive, split, iter, graphs, results, rewards, 0, 0, true, 2)
+	require.NoError(t, err)
+	for i := range results {
+		env, opts := rolloutStreams(iter, i, G, true, new(sim.Streams))
+		rep, err := collective.Run(graphs[i/G], prob.Collective, passive{split, 0}, env, opts)
+		require.NoError(t, err)
+		group := slices.Clone(metrics[i/G*G : i/G*G+G])
+		group[i%G] = rep.Metrics
+		out := make([]float64, G)
+		prob.Reward.Group(&prob.Collective, 0, group, out)
+		assert.InDelta(t, rewards[i]-out[i%G], credit[i][0], 1e-12, "rollout %d", i)
 	}
 }
