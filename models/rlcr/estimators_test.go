@@ -424,6 +424,7 @@ func TestSummarize(t *testing.T) {
 		results[i] = &collective.Result{Metrics: collective.Metrics{
 			Finish: sim.Time(i+1) * sim.Second, Acceptable: i%2 == 1, ParallelismMean: float64(i),
 			Messages: i, ModelCalls: 2 * i, AgentTime: sim.Time(3*i) * sim.Second,
+			SubagentTasks: i, SubagentDone: i / 2,
 		}}
 		rewards[i] = float64(i)
 	}
@@ -439,8 +440,10 @@ func TestSummarize(t *testing.T) {
 	assert.InDelta(t, 4.5, st.MessagesMean, 1e-12)
 	assert.InDelta(t, 9, st.ModelCallsMean, 1e-12)
 	assert.InDelta(t, 13.5, st.AgentTimeMean, 1e-12)
+	assert.InDelta(t, 20.0/45, st.SpawnFinishRate, 1e-15, "subagent subtasks done over assigned, pooled")
 	one := summarize(0, results[:1], rewards[:1], nil, make([]float64, 1))
 	assert.Equal(t, 1.0, one.LatencyP90, "one rollout is its own 90th percentile")
+	assert.True(t, math.IsNaN(one.SpawnFinishRate), "no subtask assigned")
 }
 
 // The entropy and mean action probabilities over decisions, from the
