@@ -85,6 +85,9 @@
 //		draw the charts; --charts=false writes the tables only
 //	--episodes N
 //		run N episodes per variant (default: the scenario's episodes)
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
 //		overwrite a directory that holds a complete run
 //	--out DIR
@@ -149,6 +152,9 @@
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
 //		overwrite a directory that holds a complete run
 //	--out DIR
@@ -242,6 +248,9 @@
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
 //		never with several shards at once

@@ -69,6 +69,7 @@ A progress bar is drawn on standard error when it is a terminal.`,
 		fs.IntVar(&o.workers, "workers", 0, "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		addFiguresFlag(fs, &o.figures)
 		fs.StringVar(&o.policy, "policy", "", "evaluate the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
 		return o.run
 	},
@@ -76,6 +77,7 @@ A progress bar is drawn on standard error when it is a terminal.`,
 
 type runOptions struct {
 	policy   string
+	figures  string
 	seed     seedFlag
 	episodes int
 	out      string
@@ -129,6 +131,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		if err := writeCharts(ctx, s, dir, sc, seed, sums); err != nil {
 			return err
 		}
+	}
+	if err := copyFigures(s, dir, sc, o.figures); err != nil {
+		return err
 	}
 	err = dir.commit(&manifest{
 		Scenario:        sc.Name,

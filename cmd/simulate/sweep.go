@@ -105,11 +105,13 @@ sweeps about 1.5 times faster.`,
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type sweepOptions struct {
+	figures   string
 	seed      seedFlag
 	out       string
 	sets      stringsFlag
@@ -224,7 +226,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	}
 	printSweepSummary(s.stdout, plan, mine)
 	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n", len(st.Shard), ran, len(st.Shard)-ran, out)
-	return nil
+	return copyFigures(s, dir, sc, o.figures)
 }
 
 // writeTrialDir writes a trial's own outputs into trials/<id>/.
@@ -328,7 +330,7 @@ func writeSweepCharts(ctx context.Context, s *session, dir *runDir, plan *sweep.
 		var table plots.Table
 		var err error
 		if c.Grid != nil {
-			cc := plots.Chart{XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: plots.Column}
+			cc := plots.Chart{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: plots.Column}
 			p, err = plots.Heatmap(cc, *c.Grid)
 			if err != nil && c.Grid.Annotate {
 				g := *c.Grid
@@ -337,7 +339,7 @@ func writeSweepCharts(ctx context.Context, s *session, dir *runDir, plan *sweep.
 			}
 			table = plots.GridTable(*c.Grid)
 		} else {
-			p, err = plots.Lines(plots.Chart{XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: plots.Column}, c.Series)
+			p, err = plots.Lines(plots.Chart{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: plots.Column}, c.Series)
 			table = plots.LinesTable(c.Series)
 		}
 		if err == nil {

@@ -66,11 +66,13 @@ in the charts. Writes are atomic and the manifest comes last, as for run.`,
 		fs.IntVar(&o.workers, "workers", 0, "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type trainOptions struct {
+	figures string
 	seed    seedFlag
 	seeds   int
 	out     string
@@ -143,6 +145,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err := writeLearningCurves(ctx, s, dir, sc, jobs); err != nil {
 			return err
 		}
+	}
+	if err := copyFigures(s, dir, sc, o.figures); err != nil {
+		return err
 	}
 	err = dir.commit(&manifest{
 		Scenario:        sc.Name,
@@ -231,7 +236,10 @@ var iterationColumns = func() []struct {
 		{"messages_mean", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
 		{"model_calls_mean", func(r *rlcr.Iteration) float64 { return r.ModelCallsMean }},
 		{"agent_time_mean", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+		{"critical_steps_mean", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
 		{"decisions", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) }},
+		{"decisions_acceptable", func(r *rlcr.Iteration) float64 { return r.DecisionsAcceptable }},
+		{"decisions_failed", func(r *rlcr.Iteration) float64 { return r.DecisionsFailed }},
 		{"entropy", func(r *rlcr.Iteration) float64 { return r.Entropy }},
 	}
 	for a := range collective.Action(collective.NumActions) {
@@ -371,6 +379,9 @@ func writeLearningCurves(ctx context.Context, s *session, dir *runDir, sc *scena
 		{"learning_latency", "mean finish time (min)", func(r *rlcr.Iteration) float64 { return r.LatencyMean / 60 }},
 		{"learning_parallelism", "mean parallelism (busy agents)", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
 		{"learning_messages", "messages per episode", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
+		{"learning_decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }},
+		{"learning_critical_steps", "critical steps per episode", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
+		{"learning_agent_time", "agent time per episode (min)", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean / 60 }},
 	} {
 		var series []plots.Series
 		for i := range sc.Variants {
@@ -395,10 +406,64 @@ func writeLearningCurves(ctx context.Context, s *session, dir *runDir, sc *scena
 		}
 		draw("action_mix_"+fileName(v.Name), "mean action probability", series)
 	}
+	warnings = append(warnings, writeFinalBars(dir, sc, jobs)...)
 	for _, w := range warnings {
 		s.warnf("%s", w)
 	}
 	return nil
+}
+
+// finalMetrics are the metrics that final_<name> charts compare across
+// variants, over the last tenth of training.
+var finalMetrics = []struct {
+	name, ylabel string
+	value        func(*rlcr.Iteration) float64
+	signed       bool // may be negative
+}{
+	{"reward", "mean reward", func(r *rlcr.Iteration) float64 { return r.RewardMean }, true},
+	{"success", "success rate", func(r *rlcr.Iteration) float64 { return r.SuccessRate }, false},
+	{"latency", "mean finish time (min)", func(r *rlcr.Iteration) float64 { return r.LatencyMean / 60 }, false},
+	{"parallelism", "mean parallelism (busy agents)", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }, false},
+	{"agent_time", "agent time per episode (min)", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean / 60 }, false},
+	{"decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }, false},
+}
+
+// writeFinalBars draws, for each of finalMetrics, one bar per variant: the
+// mean over seeds of the last tenth of training, with its 95% interval. It
+// returns the charts it left out, as warnings.
+func writeFinalBars(dir *runDir, sc *scenarios.Scenario, jobs []*trainJob) []string {
+	var warnings []string
+	for _, m := range finalMetrics {
+		var bars []plots.Bar
+		for i := range sc.Variants {
+			var xs []float64
+			for _, j := range jobs {
+				if j.variant == &sc.Variants[i] {
+					xs = append(xs, lastTenth(j, m.value))
+				}
+			}
+			iv := scenarios.MeanCI(xs)
+			if b, ok := ciBar(sc.Variants[i].Name, iv); ok {
+				if m.signed && finite(iv.Lo) && finite(iv.Hi) {
+					b.Lo, b.Hi = iv.Lo, iv.Hi // rewards may be negative
+				}
+				bars = append(bars, b)
+			}
+		}
+		name := "final_" + m.name
+		if len(bars) == 0 {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: no variant has a value", name))
+			continue
+		}
+		p, err := plots.Bars(plots.Chart{YLabel: m.ylabel + ", last tenth", Size: plots.Column}, bars)
+		if err == nil {
+			err = save(dir, name, p, plots.Column, plots.BarsTable(bars))
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))
+		}
+	}
+	return warnings
 }
 
 func maxOf(xs []float64) float64 {
