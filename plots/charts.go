@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -61,8 +62,9 @@ const maxMarkers = 8
 
 // Lines returns a line chart of series: learning curves, or a metric
 // against a swept parameter. A series with Lo and Hi gets a translucent
-// band and the legend entry "name (mean, 95% CI)", or "mean, 95% CI" for a
-// lone unnamed series (Chart.Interval names the band). Each series has its own colour, dash pattern and marker;
+// band; a note above the chart says what the lines and bands are
+// ("lines: mean; bands: 95% CI", from Chart.Stat and Chart.Interval), or
+// for a lone unnamed series its legend entry does. Each series has its own colour, dash pattern and marker;
 // the legend sits above the data.
 //
 // It returns an error when there are no series or more than MaxSeries,
@@ -91,6 +93,20 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 			return nil, fmt.Errorf("plots: series name %q is repeated", s.Name)
 		}
 		names[s.Name] = true
+	}
+	named, banded := false, false
+	for _, s := range series {
+		named = named || s.Name != ""
+		banded = banded || s.hasBand()
+	}
+	if named && (banded || c.Stat != "") {
+		// Said once above the chart, not in every legend entry, where it
+		// would crowd out the names.
+		what := "lines: " + c.stat()
+		if banded {
+			what += "; bands: " + c.interval()
+		}
+		c.Note = strings.TrimSuffix(what+"; "+c.Note, "; ")
 	}
 	p, err := newPlot(c)
 	if err != nil {
@@ -124,11 +140,11 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 		p.Add(line, marks)
 		switch {
 		case s.Name != "" && bands[i] != nil:
-			legend.add(fmt.Sprintf("%s (mean, %s)", s.Name, c.interval()), bands[i], line, marks)
+			legend.add(s.Name, bands[i], line, marks)
 		case s.Name != "":
 			legend.add(s.Name, line, marks)
 		case bands[i] != nil: // A lone unnamed series: still say what the band is.
-			legend.add("mean, "+c.interval(), bands[i], line, marks)
+			legend.add(c.stat()+", "+c.interval(), bands[i], line, marks)
 		}
 	}
 	return finish(p, c, legend)
@@ -200,7 +216,7 @@ func Bars(c Chart, bars []Bar) (*plot.Plot, error) {
 	cat.Padding = 0 // bars start at the axis line
 	legend := newLegendStrip()
 	if b.hasIntervals() {
-		legend.add("mean, "+c.interval(), b)
+		legend.add(c.stat()+", "+c.interval(), b)
 	}
 	return finish(p, c, legend)
 }

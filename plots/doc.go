@@ -11,7 +11,8 @@
 //	...
 //	err = plots.Save(p, plots.Column, "out/learning", plots.LinesTable(series))
 //
-// Lines, Bars, Timeline and Heatmap return a *plot.Plot; Save writes it as
+// Lines, Bars, Timeline, Heatmap and CDF (observed against fitted
+// distribution functions) return a *plot.Plot; Save writes it as
 // SVG, PDF and PNG (300 dpi) and writes the data behind it as CSV beside
 // it (LinesTable, BarsTable, TimelineTable, GridTable), so that a reader
 // can redraw it in a tool of their own.

@@ -3,6 +3,7 @@ package plots_test
 import (
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -220,4 +221,41 @@ func ExampleNewGantt() {
 	// 2 lead
 	// 1 worker
 	// 0 critic
+}
+
+func ExampleCDF() {
+	dir, err := os.MkdirTemp("", "plots")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	obs, err := plots.ECDF("observed", []float64{0.8, 1.1, 1.0, 19})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// An exponential fit with mean 5.5 s, evaluated where the data are.
+	fit := plots.Series{Name: "exponential", X: []float64{0.5, 1, 2, 5, 10, 20}}
+	for _, x := range fit.X {
+		fit.Y = append(fit.Y, 1-math.Exp(-x/5.5))
+	}
+	chart := plots.Chart{XLabel: "call latency (s)", YLabel: "P(latency <= x)", Size: plots.Column}
+	p, err := plots.CDF(chart, obs, []plots.Series{fit}, true)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := plots.Save(p, chart.Size, filepath.Join(dir, "latency_cdf"), plots.LinesTable([]plots.Series{obs})); err != nil {
+		log.Fatal(err)
+	}
+	printFile(filepath.Join(dir, "latency_cdf.csv"))
+	// Output:
+	// series,x,y,lo,hi
+	// observed,0.8,0,,
+	// observed,0.8,0.25,,
+	// observed,1,0.25,,
+	// observed,1,0.5,,
+	// observed,1.1,0.5,,
+	// observed,1.1,0.75,,
+	// observed,19,0.75,,
+	// observed,19,1,,
 }

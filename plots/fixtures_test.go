@@ -136,5 +136,39 @@ func buildAll(size plots.Size) ([]built, error) {
 	if err := add("heatmap", p, plots.GridTable(g), err); err != nil {
 		return nil, err
 	}
+	obs, fitted := latencyFit()
+	p, err = plots.CDF(plots.Chart{XLabel: "call latency (s)", YLabel: "P(latency <= x)", Size: size}, obs, fitted, true)
+	if err := add("cdf", p, plots.LinesTable(append([]plots.Series{obs}, fitted...)), err); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// latencyFit is a heavy-tailed latency sample (most calls near 1 s, a
+// few near 18 s) with two fitted CDFs: one lognormal, one mixture.
+func latencyFit() (plots.Series, []plots.Series) {
+	var sample []float64
+	for i := range 40 {
+		u := (float64(i) + 0.5) / 40
+		v := math.Exp(0.6 * (u - 0.5) * 3)
+		if i%8 == 7 {
+			v *= 18
+		}
+		sample = append(sample, v)
+	}
+	obs, err := plots.ECDF("observed", sample)
+	if err != nil {
+		panic(err)
+	}
+	lognormal := plots.Series{Name: "lognormal"}
+	mixture := plots.Series{Name: "mixture"}
+	for x := 0.3; x < 60; x *= 1.15 {
+		z := math.Log(x) / 1.3
+		lognormal.X = append(lognormal.X, x)
+		lognormal.Y = append(lognormal.Y, 0.5*math.Erfc(-z/math.Sqrt2))
+		z1, z2 := math.Log(x)/0.5, (math.Log(x)-math.Log(18))/0.5
+		mixture.X = append(mixture.X, x)
+		mixture.Y = append(mixture.Y, 0.875*0.5*math.Erfc(-z1/math.Sqrt2)+0.125*0.5*math.Erfc(-z2/math.Sqrt2))
+	}
+	return obs, []plots.Series{lognormal, mixture}
 }

@@ -166,7 +166,7 @@ func TestEveryChartFitsEverySize(t *testing.T) {
 	for _, sz := range sizes {
 		charts, err := buildAll(sz.size)
 		require.NoError(t, err, sz.name)
-		assert.Len(t, charts, 5)
+		assert.Len(t, charts, 6)
 	}
 }
 
@@ -188,7 +188,7 @@ func TestTitleAndLoneBand(t *testing.T) {
 	require.NoError(t, plots.Save(p, plots.Column, filepath.Join(dir, "b"), plots.LinesTable([]plots.Series{s})))
 	svg, err = os.ReadFile(filepath.Join(dir, "b.svg"))
 	require.NoError(t, err)
-	assert.Contains(t, string(svg), ">team (mean, 90% bootstrap CI)<")
+	assert.Contains(t, string(svg), ">lines: mean; bands: 90% bootstrap CI<")
 }
 
 func TestLongLabelDoesNotFit(t *testing.T) {
@@ -320,7 +320,7 @@ func TestSaveWritesFourFiles(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(dir, "a.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), `width="252pt" height="187.2pt"`)
-	assert.Contains(t, string(svg), "team (mean, 95% CI)")
+	assert.Contains(t, string(svg), "lines: mean; bands: 95% CI")
 }
 
 // TestSaveAtomic makes the rename of the SVG fail (its name is taken by a
@@ -383,4 +383,23 @@ func TestTables(t *testing.T) {
 
 	g := plots.GridTable(plots.Grid{X: []float64{0.1, 1e-9}, Y: []float64{3}, Z: [][]float64{{1.0 / 3, 2}}})
 	assert.Equal(t, [][]string{{"0.1", "3", "0.3333333333333333"}, {"1e-09", "3", "2"}}, g.Rows)
+}
+
+func TestCDFErrors(t *testing.T) {
+	_, err := plots.ECDF("x", nil)
+	assert.Error(t, err)
+	_, err = plots.ECDF("x", []float64{1, math.Inf(1)})
+	assert.Error(t, err)
+	obs, err := plots.ECDF("observed", []float64{0, 1})
+	require.NoError(t, err)
+	c := plots.Chart{XLabel: "latency (s)", YLabel: "P(X <= x)"}
+	_, err = plots.CDF(c, obs, nil, true)
+	assert.ErrorContains(t, err, "x = 0 at 0 on a log axis must be positive")
+	_, err = plots.CDF(c, obs, nil, false)
+	assert.NoError(t, err)
+	bad := plots.Series{Name: "fit", X: []float64{1, 2}, Y: []float64{0.5, 1.5}}
+	_, err = plots.CDF(c, obs, []plots.Series{bad}, false)
+	assert.ErrorContains(t, err, `series 1 ("fit"): P(X <= x) = 1.5 at 1 is outside [0, 1]`)
+	_, err = plots.CDF(plots.Chart{XLabel: "latency (s)"}, obs, nil, false)
+	assert.ErrorContains(t, err, "needs a YLabel")
 }

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"os"
 	"regexp"
+	"slices"
 
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
 	"gonum.org/v1/plot"
@@ -36,6 +37,21 @@ const PNGDPI = 300
 // Sans, embedded in the PDF; the SVG names them with Arial (metrically
 // identical) and sans-serif as fallbacks.
 func Save(p *plot.Plot, size Size, base string, data Table) error {
+	return SaveFormats(p, size, base, data, Formats)
+}
+
+// Formats are the image formats Save writes, by file extension.
+var Formats = []string{"svg", "pdf", "png"}
+
+// SaveFormats is Save for some of Formats only (the CSV is always
+// written); an unknown format is an error naming the known ones.
+func SaveFormats(p *plot.Plot, size Size, base string, data Table, formats []string) error {
+	renders := map[string]func(*plot.Plot, Size) ([]byte, error){"svg": renderSVG, "pdf": renderPDF, "png": renderPNG}
+	for _, f := range formats {
+		if renders[f] == nil {
+			return fmt.Errorf("plots: format %q: want one of %v", f, Formats)
+		}
+	}
 	if p == nil {
 		return errors.New("plots: nil plot")
 	}
@@ -48,22 +64,20 @@ func Save(p *plot.Plot, size Size, base string, data Table) error {
 	if err := checkFit(p, size); err != nil {
 		return err
 	}
-	var files []file
-	for _, f := range []struct {
-		ext    string
-		render func(*plot.Plot, Size) ([]byte, error)
-	}{{".csv", nil}, {".svg", renderSVG}, {".pdf", renderPDF}, {".png", renderPNG}} {
-		var b []byte
-		var err error
-		if f.render == nil {
-			b, err = data.csvBytes()
-		} else {
-			b, err = f.render(p, size)
+	b, err := data.csvBytes()
+	if err != nil {
+		return fmt.Errorf("plots: %s.csv: %w", base, err)
+	}
+	files := []file{{path: base + ".csv", data: b}}
+	for _, f := range Formats { // in a fixed order, whatever the caller's
+		if !slices.Contains(formats, f) {
+			continue
 		}
+		b, err := renders[f](p, size)
 		if err != nil {
-			return fmt.Errorf("plots: %s%s: %w", base, f.ext, err)
+			return fmt.Errorf("plots: %s.%s: %w", base, f, err)
 		}
-		files = append(files, file{path: base + f.ext, data: b})
+		files = append(files, file{path: base + "." + f, data: b})
 	}
 	return writeAtomic(files)
 }

@@ -151,6 +151,12 @@ type Chart struct {
 	// Interval says what Lo and Hi are; it is written into legends
 	// ("team (mean, 95% CI)"). Empty means "95% CI".
 	Interval string
+	// Stat says what a line with a band is, such as "IQM of 3 seeds";
+	// it is written into legends. Empty means "mean".
+	Stat string
+	// Note is drawn beside the title, such as the series left out of the
+	// chart and why.
+	Note string
 	// Size is the printed size; zero means Column.
 	Size Size
 }
@@ -160,6 +166,13 @@ func (c Chart) size() Size {
 		return Column
 	}
 	return c.Size
+}
+
+func (c Chart) stat() string {
+	if c.Stat == "" {
+		return "mean"
+	}
+	return c.Stat
 }
 
 func (c Chart) interval() string {
@@ -179,6 +192,14 @@ func newPlot(c Chart) (*plot.Plot, error) {
 	}
 	p := plot.New()
 	p.Title.Text = c.Title
+	// One line: gonum spaces the lines of a text closer than the fit
+	// check allows.
+	switch {
+	case c.Note != "" && c.Title != "":
+		p.Title.Text = c.Title + " (" + c.Note + ")"
+	case c.Note != "":
+		p.Title.Text = c.Note
+	}
 	p.Title.TextStyle = textStyle(titleSize)
 	p.Title.TextStyle.XAlign = draw.XCenter
 	p.Title.TextStyle.YAlign = draw.YTop
@@ -191,7 +212,7 @@ func newPlot(c Chart) (*plot.Plot, error) {
 		a.Tick.Length = vg.Points(3)
 		a.Tick.LineStyle = thinLine
 		a.LineStyle = thinLine
-		a.Padding = vg.Points(2)
+		a.Padding = vg.Points(4) // room for a marker on the frame's edge
 		a.Tick.Marker = tidyTicks{}
 	}
 	p.X.Label.Text = c.XLabel

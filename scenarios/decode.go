@@ -47,6 +47,9 @@ type decoder struct {
 	blown   bool
 	errs    errList
 	variant string // set on errors, when decoding a variant's override
+	// rebaseTo, when set, is the scenario's folder: file paths given on
+	// the command line are rewritten relative to it (see isFilePath).
+	rebaseTo string
 }
 
 func newDecoder(source string, anchors map[string]ast.Node) *decoder {
@@ -454,7 +457,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 		s, ok := scalarText(n)
 		switch n.(type) {
 		case *ast.StringNode, *ast.LiteralNode:
-			v.SetString(s)
+			v.SetString(d.filePath(path, s))
 		default:
 			if ok {
 				d.fail(at, path, "got %s, want a string (quote it: %q)", nodeKind(n), s)
@@ -554,6 +557,15 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 	default:
 		d.fail(at, path, "cannot decode a field of type %s", t)
 	}
+}
+
+// filePath returns s, rebased onto the scenario's folder when the decoder
+// reads command-line values and path names a file.
+func (d *decoder) filePath(path, s string) string {
+	if d.rebaseTo != "" && isFilePath(path) {
+		return rebase(d.rebaseTo, s)
+	}
+	return s
 }
 
 // decodeText decodes a scalar through the type's UnmarshalText.

@@ -65,29 +65,69 @@ func (e *Error) Snippet(colored bool) string {
 	return p.PrintErrorToken(e.tok, colored)
 }
 
-// errList collects errors, keeping the first few.
-type errList []*Error
-
-// maxErrors bounds how many problems one Parse reports.
-const maxErrors = 20
-
-func (l *errList) add(e *Error) {
-	if len(*l) < maxErrors {
-		*l = append(*l, e)
-	}
+// errList collects errors, keeping the first few: past that, a file is
+// more likely the wrong file than one with that many mistakes, and the
+// count says so without flooding the terminal.
+type errList struct {
+	list    []*Error
+	dropped int
 }
 
-// err returns nil, the single error, or the errors joined.
-func (l errList) err() error {
-	switch len(l) {
+// maxErrors bounds how many problems one Parse reports.
+const maxErrors = 10
+
+func (l *errList) add(e *Error) {
+	if len(l.list) < maxErrors {
+		l.list = append(l.list, e)
+		return
+	}
+	l.dropped++
+}
+
+// merge adds the errors of other, and counts those it dropped.
+func (l *errList) merge(other *errList) {
+	for _, e := range other.list {
+		l.add(e)
+	}
+	l.dropped += other.dropped
+}
+
+func (l *errList) len() int { return len(l.list) + l.dropped }
+
+// err returns nil, the single error, or the errors joined, followed by
+// "and N more problems" when some were dropped.
+func (l *errList) err() error {
+	errs := l.sorted()
+	if l.dropped > 0 {
+		errs = append(errs, &Error{Source: l.list[0].Source, Msg: fmt.Sprintf("and %d more %s", l.dropped, plural(l.dropped, "problem"))})
+	}
+	switch len(errs) {
 	case 0:
 		return nil
 	case 1:
-		return l[0]
+		return errs[0]
 	}
-	// File order: errors with a position by line and column, then the
-	// others as they came.
-	sorted := slices.Clone(l)
+	joined := make([]error, len(errs))
+	for i, e := range errs {
+		joined[i] = e
+	}
+	return errors.Join(joined...)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// sorted returns the errors kept, in file order: errors with a position by
+// line and column, then the others as they came.
+func (l *errList) sorted() []*Error {
+	if len(l.list) < 2 {
+		return slices.Clone(l.list)
+	}
+	sorted := slices.Clone(l.list)
 	unplaced := func(e *Error) int {
 		if e.Line > 0 {
 			return 0
@@ -100,11 +140,7 @@ func (l errList) err() error {
 		}
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
-	errs := make([]error, len(sorted))
-	for i, e := range sorted {
-		errs[i] = e
-	}
-	return errors.Join(errs...)
+	return sorted
 }
 
 // newError returns an error at tk (which may be nil) in source.

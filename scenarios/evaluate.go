@@ -16,9 +16,10 @@ type Row struct {
 	Variant string
 	Episode int
 	Metrics collective.Metrics
-	// CommChanged reports whether dropping every shared finding (the same
-	// episode replayed with collective.Comm.Disabled, under the same
-	// random streams) changes whether the result is acceptable.
+	// CommChanged reports whether losing what every shared finding
+	// carries (the same episode replayed with collective.Options.Silent,
+	// under the same random streams, decisions, masks and costs) changes
+	// whether the result is acceptable.
 	CommChanged bool
 	// Reward is the episode's collective reward under the variant's
 	// reward section, scored as a group of one (a group-relative penalty
@@ -35,12 +36,16 @@ type EvalOptions struct {
 	// Workers is the number of episodes simulated at once; 0 or 1 means
 	// one. The rows, and every number in them, do not depend on it.
 	Workers int
+	// MaxEvents bounds each episode's events (collective.Options.MaxEvents);
+	// 0 means the default.
+	MaxEvents uint64
 }
 
 // Evaluate runs every variant of sc for the given number of episodes and
 // passes each row to emit: variant by variant in file order, episodes
 // 0 to N-1 within each. It stops at the first error from the model or from
-// emit, and between episodes when ctx is done (returning ctx.Err()).
+// emit, and when ctx is done (returning ctx.Err()), also inside a long
+// episode.
 //
 // Common random numbers: episode k of every variant draws its task graph
 // from the stream ("task", 0) of sim.NewStreams(seed).Derive("episode", k),
@@ -49,10 +54,10 @@ type EvalOptions struct {
 // checks and conflicts; a variant that changes the family draws its own
 // graphs from the same stream.
 //
-// CommChanged replays the episode with messages dropped. The replay is
-// skipped, and CommChanged is false, when the episode shared no finding
-// (no Share action): with the fixed organizations, which never pick an
-// action because another is unavailable, the replay would be identical.
+// CommChanged replays the episode with what findings carry lost
+// (collective.Options.Silent). The replay is skipped, and CommChanged is
+// false, when the episode shared no finding (no Share action): the replay
+// would be the same episode.
 func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row) error) error {
 	if sc == nil || len(sc.Variants) == 0 {
 		return errors.New("scenarios: Evaluate: no scenario or no variants")
@@ -75,7 +80,7 @@ func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row)
 			return err
 		}
 		run := func(k int) (Row, error) {
-			row, err := episode(root, v, pol, k)
+			row, err := episode(ctx, root, v, pol, k, opt.MaxEvents)
 			if err != nil {
 				return Row{}, fmt.Errorf("%s: variant %q, episode %d: %w", sc.Name, v.Name, k, err)
 			}
@@ -89,14 +94,15 @@ func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row)
 }
 
 // episode simulates episode k of variant v.
-func episode(root sim.Streams, v Variant, pol collective.Policy, k int) (Row, error) {
+func episode(ctx context.Context, root sim.Streams, v Variant, pol collective.Policy, k int, maxEvents uint64) (Row, error) {
+	opts := collective.Options{Context: ctx, MaxEvents: maxEvents}
 	streams := root.Derive("episode", uint64(k))
 	g, err := drawTask(v.Spec.Task, streams)
 	if err != nil {
 		return Row{}, err
 	}
 	cfg := v.Spec.Collective
-	res, err := collective.Run(g, cfg, pol, streams, collective.Options{})
+	res, err := collective.Run(g, cfg, pol, streams, opts)
 	if err != nil {
 		return Row{}, err
 	}
@@ -104,9 +110,9 @@ func episode(root sim.Streams, v Variant, pol collective.Policy, k int) (Row, er
 	reward := []float64{0}
 	v.Spec.Reward.Group(&cfg, 0, []collective.Metrics{res.Metrics}, reward)
 	row.Reward = reward[0]
-	if res.Actions[collective.Share] > 0 && !cfg.Comm.Disabled {
-		cfg.Comm.Disabled = true
-		silent, err := collective.Run(g, cfg, pol, streams, collective.Options{})
+	if res.Actions[collective.Share] > 0 {
+		opts.Silent = true
+		silent, err := collective.Run(g, cfg, pol, streams, opts)
 		if err != nil {
 			return Row{}, fmt.Errorf("replay without messages: %w", err)
 		}

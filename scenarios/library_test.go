@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"testing"
 
@@ -49,12 +50,12 @@ func runLibrary(t *testing.T, name string, shortEpisodes int) (map[string][]scen
 
 // pairedFinish returns the mean of b's finish time minus a's, episode by
 // episode, in minutes, with its interval.
-func pairedFinish(a, b []scenarios.Row) scenarios.Interval {
+func pairedFinish(a, b []scenarios.Row) stats.Interval {
 	d := make([]float64, len(a))
 	for k := range a {
 		d[k] = (b[k].Metrics.Finish - a[k].Metrics.Finish).Minutes()
 	}
-	return scenarios.MeanCI(d)
+	return stats.Default.CI(d, stats.Mean)
 }
 
 // successGapLo is a 95% lower bound on the success rate of a minus that
@@ -162,4 +163,37 @@ func TestLibraryLatencyPressure(t *testing.T) {
 	assert.LessOrEqual(t, none.parallelism, none.first, "without latency pressure parallelism does not grow")
 	assert.GreaterOrEqual(t, high.parallelism, 1.5*none.parallelism, "high pressure learns at least 1.5× the parallelism")
 	assert.LessOrEqual(t, high.latency, 0.75*none.latency, "high pressure finishes in at most 0.75× the time")
+}
+
+// TestEveryPenaltyActsOnTheFlagship: with default settings otherwise,
+// every penalty form trains a different policy under a latency weight of 5
+// than under 0 (the flagship's none variant takes the flag's weight), and
+// a weight on penalty none is refused, naming the field. A few iterations
+// suffice: a penalty that cannot act leaves the parameters bit-identical.
+func TestEveryPenaltyActsOnTheFlagship(t *testing.T) {
+	final := func(sets ...string) ([]float64, error) {
+		sc, err := scenarios.Load("latency-pressure", append(sets, "train.iterations=3", "train.batch=4"))
+		if err != nil {
+			return nil, err
+		}
+		v := sc.Variants[0]
+		require.Equal(t, "none", v.Name)
+		pol, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, sc.Seed, 2, nil)
+		require.NoError(t, err)
+		return pol.Params(), nil
+	}
+	for _, p := range rlcr.Penalties {
+		t.Run(string(p), func(t *testing.T) {
+			on, err := final("reward.penalty="+string(p), "reward.latency=5")
+			if p == rlcr.PenaltyNone {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "--set reward.latency=5: reward.latency: 5 has no effect with penalty none")
+				return
+			}
+			require.NoError(t, err)
+			off, err := final("reward.penalty="+string(p), "reward.latency=0")
+			require.NoError(t, err)
+			assert.NotEqual(t, off, on, "the latency weight changes what is learned")
+		})
+	}
 }

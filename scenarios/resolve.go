@@ -69,6 +69,17 @@ func resolve(fl *file, variants []variantState, sweep *Sweep) ([]byte, error) {
 	return yaml.MarshalWithOptions(doc, yaml.Indent(2), yaml.IndentSequence(true))
 }
 
+// isZero reports whether v is zero, by its own IsZero method where it has
+// one (as encoding/json's omitzero does): a section such as
+// collective.serving is absent when its switch is off, whatever defaults
+// its other fields hold.
+func isZero(v reflect.Value) bool {
+	if z, ok := v.Interface().(interface{ IsZero() bool }); ok {
+		return z.IsZero()
+	}
+	return v.IsZero()
+}
+
 // encodeValue turns v into plain values that the YAML encoder writes in
 // canonical form. Struct fields are written in declaration order; with
 // full unset, those tagged omitempty are left out when zero.
@@ -100,7 +111,7 @@ func encodeValue(v reflect.Value, full bool) any {
 		ms := yaml.MapSlice{}
 		for _, f := range fieldsOf(t) {
 			fv := v.FieldByIndex(f.index)
-			if !full && fv.IsZero() && omitEmpty(t, f.index) {
+			if !full && isZero(fv) && omitEmpty(t, f.index) {
 				continue
 			}
 			ms = append(ms, yaml.MapItem{Key: f.name, Value: encodeValue(fv, full)})

@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -59,6 +62,10 @@ type Scenario struct {
 	// carry the scenario's finding. Empty means every chart.
 	Figures []string
 
+	// rawBase and rawSpecs are Base and the variants' specs with file
+	// paths as written (relative to the scenario's folder).
+	rawBase  Spec
+	rawSpecs []Spec
 	// overrides lists, per variant, the field paths its `set:` names,
 	// in order: a sweep trial applies them on top of its own values.
 	overrides [][]string
@@ -179,6 +186,32 @@ type parse struct {
 	seen   map[string]bool
 
 	fileProblems, baseProblems map[problem]bool
+	// failed lists the paths of values that did not decode: checks of
+	// their values are left out (they would judge a default), while the
+	// other checks still run, so that one pass reports every problem.
+	failed []string
+}
+
+// merge adds the errors of a decoder and notes the paths that failed.
+func (p *parse) merge(errs *errList) {
+	for _, e := range errs.list {
+		p.failed = append(p.failed, e.Path)
+	}
+	p.errs.merge(errs)
+}
+
+// shadowed reports whether a problem at path may stem from a value that
+// did not decode: the value itself, or a sibling in the same mapping.
+func (p *parse) shadowed(path string) bool {
+	for _, f := range p.failed {
+		if f == "" || related(path, f) {
+			return true
+		}
+		if i := strings.LastIndexAny(f, ".["); i > 0 && related(path, f[:i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func problemSet(ps []problem) map[problem]bool {
@@ -209,24 +242,20 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	}
 	fl := file{Episodes: defaultEpisodes, Spec: Spec{Collective: collective.Defaults(), Reward: rlcr.DefaultReward(), Train: rlcr.DefaultConfig()}, Sweep: fileSweep{Seeds: 1}}
 	p.dec.decode(p.root, reflect.ValueOf(&fl).Elem(), "", nil, 0)
-	if err := p.dec.errs.err(); err != nil {
-		return nil, err
+	p.merge(&p.dec.errs)
+	if p.dec.blown {
+		// A document too large to decode is not worth checking further.
+		return nil, p.errs.err()
 	}
 	fileSpec := cloneSpec(fl.Spec)
 	for _, s := range sets {
 		p.applyFlag(&fl, s)
-	}
-	if err := p.errs.err(); err != nil {
-		return nil, err
 	}
 	if _, given := p.dec.lookupNode(p.root, "name"); fl.Name == "" && !given {
 		fl.Name = nameFromSource(p.source)
 	}
 	p.checkTop(&fl)
 	variants := p.buildVariants(&fl)
-	if err := p.errs.err(); err != nil {
-		return nil, err
-	}
 	// Problems that the file has before any override are the file's;
 	// the others were introduced by --set or by a variant's `set:`.
 	p.fileProblems = problemSet(specProblems(&fileSpec))
@@ -259,6 +288,15 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		sc.overrides = append(sc.overrides, paths)
 	}
 	sc.Sweep = sweep
+	// Trials start from the specs as written, so that a trial's file
+	// paths are located once; callers get them located.
+	dir := scenarioDir(p.source)
+	sc.rawBase = cloneSpec(sc.Base)
+	locateSpec(dir, &sc.Base)
+	for i := range sc.Variants {
+		sc.rawSpecs = append(sc.rawSpecs, cloneSpec(sc.Variants[i].Spec))
+		locateSpec(dir, &sc.Variants[i].Spec)
+	}
 	if sweep != nil {
 		// Every trial's spec must be valid; random draws are checked with
 		// the scenario's seed here and again with the seed of a run.
@@ -283,6 +321,12 @@ func (p *parse) syntax(data []byte) (err error) {
 	// files are small and shallow.
 	if len(data) > maxFileSize {
 		return &Error{Source: p.source, Msg: fmt.Sprintf("file too large (%d bytes; the limit is %d)", len(data), maxFileSize)}
+	}
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return &Error{Source: p.source, Msg: "not a text file (a scenario is a YAML text file; see 'simulate help run')"}
+	}
+	if kind := graphFormat(data); kind != "" {
+		return &Error{Source: p.source, Msg: fmt.Sprintf("this is a task graph (%s), not a scenario; run it from a scenario that names it:\n\ttask: {shape: file, path: %s, work: exp(5m)}\n\tpolicy: {organization: team}", kind, graphPathHint(p.source))}
 	}
 	if line, ok := shallow(data); !ok {
 		return &Error{Source: p.source, Line: line, Column: 1, Msg: fmt.Sprintf("brackets nested too deeply (more than %d levels)", maxDepth)}
@@ -333,6 +377,47 @@ func (p *parse) syntax(data []byte) (err error) {
 			nodeKind(p.dec.resolve(p.root)), strings.Join(fieldNames(fieldsOf(reflect.TypeFor[file]())), ", "))
 	}
 	return nil
+}
+
+var dotStart = regexp.MustCompile(`^(?i)(strict\s+)?(di)?graph(\s+("[^"]*"|[A-Za-z0-9_.]+))?\s*\{`)
+
+// graphFormat says which task-graph format data is in ("DOT", "WfCommons
+// WfFormat JSON"), or "" for anything else: a graph file given where a
+// scenario belongs gets a message about what to do instead of a list of
+// unknown keys.
+func graphFormat(data []byte) string {
+	text := bytes.TrimSpace(data)
+	// DOT files may start with comments.
+	for {
+		switch {
+		case bytes.HasPrefix(text, []byte("//")), bytes.HasPrefix(text, []byte("#")):
+			_, rest, _ := bytes.Cut(text, []byte("\n"))
+			text = bytes.TrimSpace(rest)
+			continue
+		case bytes.HasPrefix(text, []byte("/*")):
+			if _, rest, ok := bytes.Cut(text, []byte("*/")); ok {
+				text = bytes.TrimSpace(rest)
+				continue
+			}
+		}
+		break
+	}
+	if dotStart.Match(text) {
+		return "DOT"
+	}
+	if bytes.HasPrefix(text, []byte("{")) {
+		var doc map[string]json.RawMessage
+		if json.Unmarshal(text, &doc) == nil && doc["workflow"] != nil && (doc["schemaVersion"] != nil || doc["wfcommons"] != nil || doc["author"] != nil) {
+			return "WfCommons WfFormat JSON"
+		}
+	}
+	return ""
+}
+
+// graphPathHint is the path to a graph file as a scenario next to it
+// would write it.
+func graphPathHint(source string) string {
+	return filepath.ToSlash(filepath.Base(source))
 }
 
 // maxFileSize bounds the size of a scenario file.
@@ -413,10 +498,9 @@ func (p *parse) applyFlag(fl *file, s string) {
 	}
 	d := newDecoder(src, nil)
 	d.noPos = true
+	d.rebaseTo = scenarioDir(p.source)
 	d.decodeFlag(val, tgt, path)
-	for _, e := range d.errs {
-		p.errs.add(e)
-	}
+	p.merge(&d.errs)
 	p.flags = append(p.flags, override{path: path, source: src})
 }
 
@@ -435,7 +519,7 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
 		return
 	}
 	if t.Kind() == reflect.String {
-		v.SetString(val)
+		v.SetString(d.filePath(path, val))
 		return
 	}
 	var f *ast.File
@@ -551,9 +635,7 @@ func (p *parse) buildVariants(fl *file) []variantState {
 			d.decode(e.Value, tgt, path, e.key, 0)
 			vs.overrides = append(vs.overrides, override{path: path, key: e.key})
 		}
-		for _, e := range d.errs {
-			p.errs.add(e)
-		}
+		p.merge(&d.errs)
 	}
 	return out
 }
@@ -585,6 +667,7 @@ func specProblems(s *Spec) []problem {
 	if err := s.Task.Validate(); err != nil {
 		out = append(out, splitFieldErr("task", err))
 	}
+	out = append(out, workProblems("task", &s.Task)...)
 	if err := s.Collective.Validate(); err != nil {
 		errs := []error{err}
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -594,7 +677,12 @@ func specProblems(s *Spec) []problem {
 			out = append(out, splitFieldErr("collective", e))
 		}
 	}
+	if p := s.Collective.Tools.Pool; p > 0 && !s.Task.UsesTools() {
+		out = append(out, problem{"collective.tools.pool", fmt.Sprintf("%d sandboxes, but the task makes no tool calls (set task.tool_calls and task.tool_latency)", p)})
+	}
 	if err := s.Reward.Validate(&s.Collective); err != nil {
+		out = append(out, splitFieldErr("reward", err))
+	} else if err := s.Reward.ValidateTraining(&s.Train); err != nil {
 		out = append(out, splitFieldErr("reward", err))
 	}
 	if err := s.Train.Validate(); err != nil {
@@ -611,6 +699,23 @@ func specProblems(s *Spec) []problem {
 	return out
 }
 
+// workProblems reports families that leave out work: without it every
+// subtask takes no time, and an episode succeeds in 0 minutes, which is
+// never what was meant. Graph files may give each node's work themselves.
+func workProblems(at string, f *task.Family) []problem {
+	switch {
+	case f.Shape == task.ShapeMixture:
+		var out []problem
+		for i := range f.Components {
+			out = append(out, workProblems(fmt.Sprintf("%s.components[%d]", at, i), &f.Components[i].Family)...)
+		}
+		return out
+	case f.Shape != task.ShapeFile && f.Work.IsZero():
+		return []problem{{at + ".work", "missing (every subtask's work at speed 1, a duration or a distribution such as 5m or exp(5m); required, since without it every episode ends at once)"}}
+	}
+	return nil
+}
+
 // OrganizationNames lists the fixed organizations a policy may name,
 // sorted.
 func OrganizationNames() []string { return sortedKeys(policy.Organizations()) }
@@ -618,6 +723,9 @@ func OrganizationNames() []string { return sortedKeys(policy.Organizations()) }
 // report records a problem with the field at path, placing it where the
 // value came from: the variant's `set:` entry, a --set flag, or the file.
 func (p *parse) report(path, msg string, vs *variantState) {
+	if p.shadowed(path) {
+		return
+	}
 	e := p.place(path, msg, vs)
 	if key := e.Error(); !p.seen[key] {
 		p.seen[key] = true

@@ -61,6 +61,25 @@ func TestLoadGood(t *testing.T) {
 			},
 		},
 		{
+			file: "shared.yaml", name: "shared", variants: []string{"api", "self-hosted"},
+			check: func(t *testing.T, sc *scenarios.Scenario) {
+				c := sc.Base.Collective
+				assert.Equal(t, 8, c.Tools.Pool)
+				assert.True(t, c.Serving.IsZero(), "no self-hosted server in the base")
+				assert.Equal(t, collective.API{}, c.API)
+				assert.Equal(t, sim.Poisson(2), sc.Base.Task.ToolCalls)
+				assert.Equal(t, sim.LogNormal(3, 1), sc.Base.Task.ToolLatency)
+				want := collective.API{RPM: 500, TPM: 400000, Concurrency: 64, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+				assert.Equal(t, want, sc.Variants[0].Spec.Collective.API)
+				def := collective.DefaultServing()
+				def.Replicas, def.MaxBatch = 2, 32
+				assert.Equal(t, def, sc.Variants[1].Spec.Collective.Serving, "the keys left out keep the fitted defaults")
+				assert.Contains(t, string(sc.Resolved), "tool_calls: poisson(2)")
+				resolvedBase, _, _ := strings.Cut(string(sc.Resolved), "variants:")
+				assert.NotContains(t, resolvedBase, "serving:", "the base has no server")
+			},
+		},
+		{
 			file: "mixture.yaml", name: "mixture", variants: []string{"independent", "heavier-needles"},
 			check: func(t *testing.T, sc *scenarios.Scenario) {
 				assert.Equal(t, 2.0, sc.Base.Task.Components[0].Weight, "the base keeps its own components")
@@ -135,6 +154,16 @@ func TestLoadBad(t *testing.T) {
 		{"missing-organization.yaml", []string{"missing-organization.yaml: policy.organization: missing (allowed: independent, sequential, split, team)"}},
 		{"not-a-mapping.yaml", []string{"not-a-mapping.yaml:1:1: got a list, want a mapping (allowed keys: name, description"}},
 		{"bad-name.yaml", []string{"bad-name.yaml:1:1: name:", `"my scenario" is not a valid name`}},
+		{"serving-and-api.yaml", []string{"serving-and-api.yaml:5:3: collective.api:", "not both"}},
+		{"tools-unused.yaml", []string{"tools-unused.yaml:5:5: collective.tools.pool:", "the task makes no tool calls"}},
+		{"unknown-action.yaml", []string{"unknown-action.yaml:8:19: train.actions[1]:", `unknown action "delegat"`, "allowed: work, delegate, attempt, share, check, wait, submit"}},
+		{"one-action.yaml", []string{"one-action.yaml:8:3: train.actions: 1 listed, want at least 2"}},
+		// A reward term that could not act is an error like a bad value.
+		{"inert-latency.yaml", []string{"inert-latency.yaml:7:3: reward.latency: 2 has no effect with penalty none"}},
+		{"late-deadline.yaml", []string{"late-deadline.yaml:10:3: reward.deadline: 3h0m0s is at or beyond the time limit 3h0m0s", "allowed: below the time limit"}},
+		{"unused-penalty-param.yaml", []string{`unused-penalty-param.yaml:10:3: reward.buffer: not used by penalty "linear" (it uses: scale)`}},
+		{"inert-parl.yaml", []string{"inert-parl.yaml:5:1: reward.anneal: 0 leaves parallel and finish without effect"}},
+		{"group-of-one.yaml", []string{"group-of-one.yaml:8:3: reward.penalty: group-relative ranks the finish times of a group and has no effect with train.group 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -157,7 +186,7 @@ func TestLoadBad(t *testing.T) {
 
 func TestLoadBadFileListsAll(t *testing.T) {
 	// Independent problems are reported together, in file order.
-	src := "name: x\ntask: {shape: chain, length: 2}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"
+	src := "name: x\ntask: {shape: chain, length: 2, work: 1m}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"
 	_, err := scenarios.Parse([]byte(src), "x.yaml", nil)
 	require.Error(t, err)
 	lines := strings.Split(err.Error(), "\n")
@@ -225,6 +254,10 @@ func TestSetFlagErrors(t *testing.T) {
 		{"task.shape=needle", []string{"--set task.shape=needle: task.width: not used by shape"}},
 		{"episodes=0", []string{"--set episodes=0: episodes: 0 is out of range"}},
 		{"collective.check.accuracy=[1, 2", []string{"malformed value"}},
+		{"collective.serving.step_per_seq=0s", []string{"collective.serving.step_per_seq:", "replicas is 0"}},
+		{"collective.api.rpm=10", []string{"collective.api.output_rate:", "greater than 0"}},
+		{"task.tool_calls=poisson(2)", []string{"task.tool_calls: needs tool_latency"}},
+		{"task.tool_calls=poison(2)", []string{"task.tool_calls:", `unknown distribution "poison"`, "poisson"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {

@@ -116,6 +116,10 @@ func schemaMapper(t reflect.Type) *jsonschema.Schema {
 	case reflect.TypeFor[rlcr.Advantage]():
 		return enumSchema("How a rollout's reward becomes the advantage of its decisions.",
 			string(rlcr.FlatCollective), string(rlcr.NoBaseline), string(rlcr.MovingAverage), string(rlcr.PerAgent), string(rlcr.PPOGAE))
+	case reflect.TypeFor[rlcr.Credit]():
+		return enumSchema("The counterfactual of per-agent credit: remove the agent's delegations, attempts and shares, or make it passive.", string(rlcr.Contribution), string(rlcr.Passive))
+	case reflect.TypeFor[rlcr.CreditBaseline]():
+		return enumSchema("What per-agent credit subtracts: the group's mean difference reward of the agent, or nothing.", string(rlcr.GroupCredit), string(rlcr.NoCredit))
 	case reflect.TypeFor[rlcr.LossNorm]():
 		return enumSchema("How the loss is averaged: over all decisions, or per rollout first.", string(rlcr.PerDecision), string(rlcr.PerRollout))
 	case reflect.TypeFor[rlcr.Schedule]():
@@ -162,6 +166,21 @@ func refine(s *jsonschema.Schema) {
 		return func(p *jsonschema.Schema) { p.Minimum = json.Number(v) }
 	}
 	unit := func(p *jsonschema.Schema) { p.Minimum, p.Maximum = "0", "1" }
+	// A distribution's constants have the field's range; the loader also
+	// checks the support of the other forms, which a pattern cannot.
+	distAtMost := func(hi string, exclusive bool) func(*jsonschema.Schema) {
+		return func(p *jsonschema.Schema) {
+			for _, alt := range p.AnyOf {
+				if alt.Type == "number" {
+					if exclusive {
+						alt.ExclusiveMaximum = json.Number(hi)
+					} else {
+						alt.Maximum = json.Number(hi)
+					}
+				}
+			}
+		}
+	}
 	positive := func(p *jsonschema.Schema) { p.ExclusiveMinimum = "0" }
 
 	set("", "name", "The scenario's name ("+nameRule+"); defaults to the file's base name.", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
@@ -171,7 +190,7 @@ func refine(s *jsonschema.Schema) {
 	set("", "task", "The task family episodes draw their task graphs from.", nil)
 	set("", "collective", "The collective: agents and the costs of calls, messages, checks and spawning. Omitted fields keep their defaults.", nil)
 	set("", "policy", "The policy that decides for every agent.", nil)
-	set("", "reward", "The collective reward R = task·[acceptable] − latency·P(T) − cost·agent time/scale + annealed PARL terms, for `simulate train` and the reward column of `simulate run`.", nil)
+	set("", "reward", "The collective reward R = task·[acceptable] − latency·P(T) − cost·agent time/cost_scale + annealed PARL terms, for `simulate train` and the reward column of `simulate run`.", nil)
 	set("", "train", "The RLCR learner's hyperparameters, for `simulate train`.", nil)
 	set("", "variants", "Variants compared on the same task draws: the base with overrides. Without variants there is one, named default.", nil)
 
@@ -209,6 +228,11 @@ func refine(s *jsonschema.Schema) {
 		set(def, "loop_prob", "", unit)
 		set(def, "loop", "", minimum("0"))
 	}
+	for _, def := range []string{"TaskFamily", "TaskComponent"} {
+		set(def, "coupling", "κ at joins: a distribution whose values all lie in [0, 1].", distAtMost("1", false))
+		set(def, "difficulty", "A subtask's difficulty: a distribution whose values all lie in [0, 1).", distAtMost("1", true))
+		set(def, "work", "A subtask's work at speed 1 (required unless the shape is file).", nil)
+	}
 	set("TaskComponent", "weight", "The component's weight, relative to the others.", minimum("0"))
 	set("Collective", "agents", "The most agents that may exist at once, the main agent included.", minimum("1"))
 	set("Collective", "speed", "Work done per unit of virtual time.", positive)
@@ -223,6 +247,33 @@ func refine(s *jsonschema.Schema) {
 	set("Calls", "system_prompt", "", minimum("0"))
 	set("Comm", "bandwidth", "", minimum("0"))
 	set("Comm", "message_tokens", "", minimum("0"))
+	set("Train", "actions", "The actions the policy may choose among (at least two, each once); the others are masked, and where none of them is valid the agent does what it must without a decision. Omitted: every action.", func(p *jsonschema.Schema) {
+		if p.Items != nil {
+			for a := range collective.Action(collective.NumActions) {
+				p.Items.Enum = append(p.Items.Enum, a.String())
+			}
+			two := uint64(2)
+			p.MinItems = &two
+			p.UniqueItems = true
+		}
+	})
+	for _, f := range []string{"iterations", "batch", "group", "hidden", "epochs"} {
+		set("Train", f, "", minimum("1"))
+	}
+	for _, f := range []string{"lr", "eps", "clip_ratio", "value_lr"} {
+		set("Train", f, "", positive)
+	}
+	for _, f := range []string{"lr_end", "clip_grad", "entropy", "entropy_end"} {
+		set("Train", f, "", minimum("0"))
+	}
+	for _, f := range []string{"beta1", "beta2"} {
+		set("Train", f, "", func(p *jsonschema.Schema) { p.Minimum, p.ExclusiveMaximum = "0", "1" })
+	}
+	set("Train", "gamma", "", unit)
+	set("Train", "lambda", "", unit)
+	set("Train", "baseline_rate", "", func(p *jsonschema.Schema) { p.ExclusiveMinimum, p.Maximum = "0", "1" })
+	set("Reward", "anneal", "", minimum("0"))
+	set("Reward", "steps", "", positive)
 
 	// The reflector drops the descriptions of mapped types; put them back.
 	var walk func(p *jsonschema.Schema)

@@ -253,7 +253,7 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 	case len(fs.Random) == 0 && fs.Samples != 0:
 		p.report("sweep.samples", "given without random axes (samples are draws of the random axes per grid point)", nil)
 	}
-	if len(p.errs) > 0 {
+	if p.errs.len() > 0 {
 		return nil
 	}
 	total := float64(len(variants)) * float64(max(1, sw.Samples)) * float64(sw.Seeds)
@@ -348,9 +348,9 @@ func (p *parse) gridAxis(fl *file, variants []variantState, e setEntry, base ref
 		val := reflect.New(fv.Type()).Elem()
 		val.Set(fv)
 		deepCopy(val)
-		before := len(d.errs)
+		before := d.errs.len()
 		d.decode(elem, val, path, tok, 0)
-		if len(d.errs) > before {
+		if d.errs.len() > before {
 			ok = false
 			continue
 		}
@@ -372,9 +372,7 @@ func (p *parse) gridAxis(fl *file, variants []variantState, e setEntry, base ref
 		ax.values = append(ax.values, val.Interface())
 		ax.Values = append(ax.Values, text)
 	}
-	for _, e := range d.errs {
-		p.errs.add(e)
-	}
+	p.errs.merge(&d.errs)
 	if !ok {
 		return GridAxis{}, false
 	}
@@ -709,7 +707,7 @@ func describeTrial(variant string, named bool, params []Param) string {
 // draws, and checks it.
 func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec, error) {
 	sw := sc.Sweep
-	spec := cloneSpec(sc.Base)
+	spec := cloneSpec(sc.rawBase)
 	root := reflect.ValueOf(&spec).Elem()
 	for a, ax := range sw.Grid {
 		if err := setField(root, ax.segs, reflect.ValueOf(ax.values[point[a]])); err != nil {
@@ -721,7 +719,7 @@ func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec,
 			return Spec{}, err
 		}
 	}
-	variant := reflect.ValueOf(&sc.Variants[vi].Spec).Elem()
+	variant := reflect.ValueOf(&sc.rawSpecs[vi]).Elem()
 	for _, path := range sc.overrides[vi] {
 		segs, err := parsePath(path)
 		if err != nil {
@@ -738,6 +736,7 @@ func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec,
 	if probs := specProblems(&spec); len(probs) > 0 {
 		return Spec{}, fmt.Errorf("%s: %s", probs[0].path, probs[0].msg)
 	}
+	locateSpec(scenarioDir(sc.Source), &spec)
 	return spec, nil
 }
 

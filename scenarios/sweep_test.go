@@ -36,7 +36,7 @@ func TestSweepParse(t *testing.T) {
   command: train
   seeds: 2
   grid:
-    reward.latency: [0, 0.5, 1]
+    reward.task: [0, 0.5, 1]
     task.coupling: [0, 0.9]
     collective.spawn: [0, 2m]
   random:
@@ -52,7 +52,7 @@ func TestSweepParse(t *testing.T) {
 	assert.Equal(t, 2, sw.Samples)
 	assert.Equal(t, []string{"reward_mean", "success_rate", "latency_mean", "parallelism_mean"}, sw.Metrics, "the default metrics")
 	require.Len(t, sw.Grid, 3)
-	assert.Equal(t, "reward.latency", sw.Grid[0].Path)
+	assert.Equal(t, "reward.task", sw.Grid[0].Path)
 	assert.Equal(t, []string{"0", "0.5", "1"}, sw.Grid[0].Values)
 	assert.Equal(t, []float64{0, 0.5, 1}, sw.Grid[0].Numbers)
 	assert.Equal(t, []string{"0", "0.9"}, sw.Grid[1].Values, "distributions")
@@ -115,13 +115,13 @@ func TestSweepParseErrors(t *testing.T) {
 		{"sweep:\n  command: run\n  random:\n    train.lr: expo(3)\n  samples: 1\n", nil, []string{`s.yaml:15:15: train.lr: invalid distribution "expo(3)"`}},
 		{"sweep:\n  command: run\n  random:\n    policy.organization: uniform(0, 1)\n  samples: 1\n", nil,
 			[]string{"s.yaml:15:5: policy.organization: holds a string; random axes draw numbers"}},
-		{"sweep:\n  command: run\n  grid:\n    reward.latency: [1]\n  random:\n    reward.latency: uniform(0, 1)\n  samples: 1\n", nil,
-			[]string{"s.yaml:17:5: sweep.random: reward.latency overlaps the axis reward.latency"}},
-		{"variants:\n  - name: a\n    set: {reward.latency: 1}\nsweep:\n  command: run\n  grid:\n    reward.latency: [0, 1]\n", nil,
-			[]string{`s.yaml:18:5: sweep.grid: reward.latency: variant "a" sets reward.latency, which would replace every swept value`}},
+		{"sweep:\n  command: run\n  grid:\n    reward.task: [1]\n  random:\n    reward.task: uniform(0, 1)\n  samples: 1\n", nil,
+			[]string{"s.yaml:17:5: sweep.random: reward.task overlaps the axis reward.task"}},
+		{"variants:\n  - name: a\n    set: {reward.task: 1}\nsweep:\n  command: run\n  grid:\n    reward.task: [0, 1]\n", nil,
+			[]string{`s.yaml:18:5: sweep.grid: reward.task: variant "a" sets reward.task, which would replace every swept value`}},
 		// Random draws out of range are reported with the trial's values.
-		{"sweep:\n  command: run\n  grid:\n    reward.latency: [0, 1]\n  random:\n    collective.agents: uniform(0, 0.4)\n  samples: 1\n", nil,
-			[]string{"s.yaml:12:1: sweep: trial reward.latency=0, collective.agents=0: collective.agents: 0 is out of range (at least 1)"}},
+		{"sweep:\n  command: run\n  grid:\n    reward.task: [0, 1]\n  random:\n    collective.agents: uniform(0, 0.4)\n  samples: 1\n", nil,
+			[]string{"s.yaml:12:1: sweep: trial reward.task=0, collective.agents=0: collective.agents: 0 is out of range (at least 1)"}},
 		// Problems of a --set sweep name the flag.
 		{"", []string{"sweep={command: run, grid: {collective.agents: [0]}}"},
 			[]string{"--set sweep={command: run, grid: {collective.agents: [0]}}: collective.agents: 0 is out of range"}},

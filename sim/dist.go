@@ -20,8 +20,10 @@ import (
 // Every Dist obtained from a constructor or from ParseDist is valid: its
 // parameters are finite, non-negative and at most 1e15.
 type Dist struct {
-	kind distKind
-	a, b float64 // parameters; their meaning depends on kind (see distSpecs)
+	kind   distKind
+	a, b   float64 // parameters; their meaning depends on kind (see distSpecs)
+	a2, b2 float64 // a mixture's second component (mean, cv)
+	w      float64 // a mixture's weight of the first component
 }
 
 type distKind uint8
@@ -33,6 +35,8 @@ const (
 	kindLogNormal                 // a = mean, b = cv
 	kindGamma                     // a = mean, b = cv
 	kindNormal                    // a = mean, b = sd (of the normal before truncation)
+	kindPoisson                   // a = mean; integer values
+	kindMixture                   // two log-normals: a, b the first's mean and cv, a2, b2 the second's, w the first's weight
 )
 
 // distSpec describes one kind of distribution for the parser and printer.
@@ -49,6 +53,8 @@ var distSpecs = [...]distSpec{
 	kindLogNormal: {name: "lognormal", args: []string{"mean", "cv"}, named: true},
 	kindGamma:     {name: "gamma", args: []string{"mean", "cv"}, named: true},
 	kindNormal:    {name: "normal", args: []string{"mean", "sd"}, named: true},
+	kindPoisson:   {name: "poisson", args: []string{"mean"}},
+	kindMixture:   {name: "lognormal2", args: []string{"mean", "cv", "mean2", "cv2", "w"}, named: true},
 }
 
 // maxDistParam bounds every parameter, so that samples stay finite.
@@ -78,6 +84,12 @@ func newDist(k distKind, params ...float64) (Dist, error) {
 	d := Dist{kind: k, a: params[0]}
 	if len(params) > 1 {
 		d.b = params[1]
+	}
+	if k == kindMixture {
+		d.a2, d.b2, d.w = params[2], params[3], params[4]
+		if d.w > 1 {
+			return Dist{}, fmt.Errorf("lognormal2: w (%s) is the first component's weight, at most 1", formatFloat(d.w))
+		}
 	}
 	if k == kindUniform && d.a > d.b {
 		return Dist{}, fmt.Errorf("uniform: lo (%s) must not exceed hi (%s)", formatFloat(d.a), formatFloat(d.b))
@@ -110,6 +122,15 @@ func Uniform(lo, hi float64) Dist { return mustDist(kindUniform, lo, hi) }
 // It panics if a parameter is negative, NaN, infinite or above 1e15.
 func LogNormal(mean, cv float64) Dist { return mustDist(kindLogNormal, mean, cv) }
 
+// LogNormalMixture returns the mixture that draws from LogNormal(mean, cv)
+// with probability w and from LogNormal(mean2, cv2) otherwise: a latency
+// with a body and a separate heavy tail (calls that were retried or
+// queued), which one log-normal cannot follow. It panics if w is outside
+// [0, 1] or a parameter is negative, NaN, infinite or above 1e15.
+func LogNormalMixture(mean, cv, mean2, cv2, w float64) Dist {
+	return mustDist(kindMixture, mean, cv, mean2, cv2, w)
+}
+
 // Gamma returns the gamma distribution with the given mean and coefficient
 // of variation cv (shape 1/cv², scale mean·cv²); cv = 1 is the exponential.
 // It panics if a parameter is negative, NaN, infinite or above 1e15.
@@ -122,6 +143,11 @@ func Gamma(mean, cv float64) Dist { return mustDist(kindGamma, mean, cv) }
 // truncated distribution, which exceeds the mean parameter when sd > 0.
 // It panics if a parameter is negative, NaN, infinite or above 1e15.
 func TruncNormal(mean, sd float64) Dist { return mustDist(kindNormal, mean, sd) }
+
+// Poisson returns the Poisson distribution of the given mean: counts such
+// as tool calls per attempt. Its values are whole numbers.
+// It panics if mean is negative, NaN, infinite or above 1e15.
+func Poisson(mean float64) Dist { return mustDist(kindPoisson, mean) }
 
 // MustParseDist is like ParseDist but panics if s cannot be parsed.
 // It is meant for tests, examples and package-level variables.
@@ -143,6 +169,11 @@ func MustParseDist(s string) Dist {
 //	lognormal(mean=M, cv=C)         log-normal by mean and coefficient of variation
 //	gamma(mean=M, cv=C)             gamma by mean and coefficient of variation
 //	normal(mean=M, sd=S)            normal truncated at 0 (see TruncNormal)
+//	poisson(MEAN)                   Poisson: whole numbers (counts)
+//	lognormal2(mean=M, cv=C, mean2=M2, cv2=C2, w=W)
+//	                                a mixture of two log-normals: with
+//	                                probability W the first, else the second
+//	                                (a heavy tail of retried or queued calls)
 //
 // Arguments may be positional, in the order shown, or named (value=, mean=,
 // cv=, sd=, lo=, hi=); positional arguments come before named ones. Every
@@ -316,7 +347,7 @@ func (d Dist) String() string {
 	var sb strings.Builder
 	sb.WriteString(spec.name)
 	sb.WriteByte('(')
-	params := [2]float64{d.a, d.b}
+	params := [5]float64{d.a, d.b, d.a2, d.b2, d.w}
 	for i, v := range params[:len(spec.args)] {
 		if i > 0 {
 			sb.WriteString(", ")
@@ -360,17 +391,45 @@ func (d Dist) Mean() float64 {
 		// Mean of a normal truncated below at 0: mu + sigma·φ(α)/(1−Φ(α)), α = −mu/sigma.
 		alpha := -d.a / d.b
 		return d.a + d.b*distuv.UnitNormal.Prob(alpha)/distuv.UnitNormal.Survival(alpha)
-	default: // const, exp, lognormal, gamma: a is the mean
+	case kindMixture:
+		return d.w*d.a + (1-d.w)*d.a2
+	default: // const, exp, lognormal, gamma, poisson: a is the mean
 		return d.a
 	}
+}
+
+// Support returns the smallest and largest values d can draw: lo = hi for
+// a constant or a degenerate distribution, hi = +Inf for an unbounded one.
+// A value's allowed range is checked against it, so that a distribution
+// cannot draw what a constant would not be allowed to be.
+func (d Dist) Support() (lo, hi float64) {
+	switch d.kind {
+	case kindConst:
+		return d.a, d.a
+	case kindUniform:
+		return d.a, d.b
+	case kindExp:
+		if d.a == 0 {
+			return 0, 0
+		}
+	case kindLogNormal, kindGamma:
+		if d.a == 0 || d.b == 0 {
+			return d.a, d.a
+		}
+	case kindNormal:
+		if d.b == 0 {
+			return d.a, d.a
+		}
+	}
+	return 0, math.Inf(1)
 }
 
 // Sample draws one value from d using r, never the global generator; the
 // result is finite and non-negative. Given the state of r the result is
 // deterministic. Constants and degenerate distributions (zero mean, zero cv
-// or zero sd) return their value without drawing from r. Sampling a
-// log-normal or gamma distribution allocates a little (gonum's distuv wraps r
-// in a new rand.Rand on every draw).
+// or zero sd) return their value without drawing from r. Sampling a gamma
+// distribution allocates a little (gonum's distuv wraps r in a new rand.Rand
+// on every draw); the others allocate nothing.
 func (d Dist) Sample(r *rand.Rand) float64 {
 	switch d.kind {
 	case kindConst:
@@ -383,13 +442,12 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 		}
 		return d.a + (d.b-d.a)*r.Float64()
 	case kindLogNormal:
-		if d.a == 0 || d.b == 0 {
-			return d.a
+		return logNormal(r, d.a, d.b)
+	case kindMixture:
+		if r.Float64() < d.w {
+			return logNormal(r, d.a, d.b)
 		}
-		// mean = exp(mu + sigma²/2), cv² = exp(sigma²) − 1.
-		s2 := math.Log1p(d.b * d.b)
-		ln := distuv.LogNormal{Mu: math.Log(d.a) - s2/2, Sigma: math.Sqrt(s2), Src: r}
-		return ln.Rand()
+		return logNormal(r, d.a2, d.b2)
 	case kindGamma:
 		shape := 1 / (d.b * d.b)
 		if d.a == 0 || shape > 1e300 {
@@ -410,13 +468,29 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 				return x
 			}
 		}
+	case kindPoisson:
+		return poisson(r, d.a)
 	}
 	panic("sim: invalid Dist kind") // unreachable: kind is unexported
 }
 
+// logNormal draws from the log-normal distribution with the given mean and
+// cv: the draw distuv.LogNormal makes, without the rand.Rand it allocates
+// around r on every call.
+func logNormal(r *rand.Rand, mean, cv float64) float64 {
+	if mean == 0 || cv == 0 {
+		return mean
+	}
+	// mean = exp(mu + sigma²/2), cv² = exp(sigma²) − 1.
+	s2 := math.Log1p(cv * cv)
+	mu, sigma := math.Log(mean)-s2/2, math.Sqrt(s2)
+	return math.Exp(r.NormFloat64()*sigma + mu)
+}
+
 // Scale returns the distribution of k·X where X is distributed as d: means,
 // bounds and standard deviations are multiplied by k, coefficients of
-// variation are kept. It is used to calibrate amounts of work. Scale panics
+// variation are kept. A Poisson distribution stays Poisson, with k times
+// the mean: the count over an interval k times as long. It is used to calibrate amounts of work. Scale panics
 // if k is not positive and finite or if a scaled parameter would exceed 1e15.
 func (d Dist) Scale(k float64) Dist {
 	if !(k > 0) || math.IsInf(k, 1) {
@@ -425,9 +499,57 @@ func (d Dist) Scale(k float64) Dist {
 	switch d.kind {
 	case kindConst, kindExp:
 		return mustDist(d.kind, d.a*k)
+	case kindPoisson:
+		// k·X is not a count; the count over a k times longer interval is.
+		return mustDist(d.kind, d.a*k)
 	case kindUniform, kindNormal:
 		return mustDist(d.kind, d.a*k, d.b*k)
+	case kindMixture:
+		return mustDist(d.kind, d.a*k, d.b, d.a2*k, d.b2, d.w)
 	default: // lognormal, gamma: (mean, cv)
 		return mustDist(d.kind, d.a*k, d.b)
+	}
+}
+
+// poissonSmall is the mean below which poisson multiplies uniforms (cost
+// proportional to the mean) instead of rejecting (constant cost).
+const poissonSmall = 10
+
+// poisson draws a Poisson count of mean lambda from r without allocating:
+// Knuth's product of uniforms for small means, and Hörmann's transformed
+// rejection with squeeze (PTRS, 1993) for the rest.
+func poisson(r *rand.Rand, lambda float64) float64 {
+	if lambda == 0 {
+		return 0
+	}
+	if lambda < poissonSmall {
+		limit := math.Exp(-lambda)
+		k, p := 0.0, r.Float64()
+		for p > limit {
+			k++
+			p *= r.Float64()
+		}
+		return k
+	}
+	slam, loglam := math.Sqrt(lambda), math.Log(lambda)
+	b := 0.931 + 2.53*slam
+	a := -0.059 + 0.02483*b
+	invAlpha := 1.1239 + 1.1328/(b-3.4)
+	vr := 0.9277 - 3.6224/(b-2)
+	for {
+		u := r.Float64() - 0.5
+		v := r.Float64()
+		us := 0.5 - math.Abs(u)
+		k := math.Floor((2*a/us+b)*u + lambda + 0.43)
+		if us >= 0.07 && v <= vr {
+			return k
+		}
+		if k < 0 || us < 0.013 && v > us {
+			continue
+		}
+		lg, _ := math.Lgamma(k + 1)
+		if math.Log(v)+math.Log(invAlpha)-math.Log(a/(us*us)+b) <= -lambda+k*loglam-lg {
+			return k
+		}
 	}
 }

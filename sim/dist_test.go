@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -46,6 +47,8 @@ func TestParseDistValid(t *testing.T) {
 		{"normal(mean=0, sd=1)", "normal(mean=0, sd=1)", math.Sqrt(2 / math.Pi)},
 		{"normal(mean=1, sd=2)", "normal(mean=1, sd=2)", 1 + 2*phiOverSurvival(-0.5)},
 		{"exp(1e15)", "exp(1e+15)", 1e15},
+		{"poisson(2)", "poisson(2)", 2},
+		{"poisson( mean = 0.5 )", "poisson(0.5)", 0.5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -129,6 +132,7 @@ func allKinds(v, w float64) []sim.Dist {
 		sim.LogNormal(v, w),
 		sim.Gamma(v, w),
 		sim.TruncNormal(v, w),
+		sim.Poisson(v),
 	}
 }
 
@@ -236,6 +240,11 @@ func TestDistSampleMoments(t *testing.T) {
 		{sim.TruncNormal(10, 2), 2}, // truncation at 5 sd: negligible
 		{sim.TruncNormal(1, 2), 0},
 		{sim.TruncNormal(0, 1), math.Sqrt(1 - 2/math.Pi)},
+		{sim.Poisson(0.3), math.Sqrt(0.3)}, // product of uniforms
+		{sim.Poisson(9.5), math.Sqrt(9.5)},
+		{sim.Poisson(10), math.Sqrt(10)}, // rejection (PTRS) from here on
+		{sim.Poisson(250), math.Sqrt(250)},
+		{sim.Poisson(0), 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.d.String(), func(t *testing.T) {
@@ -256,6 +265,80 @@ func TestDistSampleMoments(t *testing.T) {
 				assert.InDelta(t, tt.wantSD, sd, 5*seSD, "sd (SE %.3g)", seSD)
 			}
 		})
+	}
+}
+
+// TestPoissonPMF compares Poisson draws with the probability mass function,
+// by a chi-square goodness-of-fit test at α = 0.001 on each of 10 seeds,
+// for means on both sides of the switch between the two samplers.
+func TestPoissonPMF(t *testing.T) {
+	const n = 50_000
+	for _, mean := range []float64{0.7, 3, 9.9, 10, 17, 120} {
+		d := sim.Poisson(mean)
+		pois := distuv.Poisson{Lambda: mean}
+		for seed := range uint64(10) {
+			r := rand.New(rand.NewPCG(seed, 99))
+			counts := map[int]int{}
+			for range n {
+				x := d.Sample(r)
+				require.Equal(t, math.Trunc(x), x, "whole numbers only")
+				counts[int(x)]++
+			}
+			// Cells: every k with expected count ≥ 5, the two tails pooled.
+			lo, hi := int(mean), int(mean)
+			for lo > 0 && n*pois.Prob(float64(lo-1)) >= 5 {
+				lo--
+			}
+			for n*pois.Prob(float64(hi+1)) >= 5 {
+				hi++
+			}
+			var chi2 float64
+			cells := 0
+			add := func(obs int, p float64) {
+				e := n * p
+				chi2 += (float64(obs) - e) * (float64(obs) - e) / e
+				cells++
+			}
+			below, above := 0, 0
+			for k, c := range counts {
+				switch {
+				case k < lo:
+					below += c
+				case k > hi:
+					above += c
+				}
+			}
+			if lo > 0 {
+				add(below, pois.CDF(float64(lo-1)))
+			}
+			for k := lo; k <= hi; k++ {
+				add(counts[k], pois.Prob(float64(k)))
+			}
+			add(above, pois.Survival(float64(hi)))
+			crit := distuv.ChiSquared{K: float64(cells - 1)}.Quantile(0.999)
+			assert.Less(t, chi2, crit, "mean %v seed %d: χ² = %.1f with %d cells", mean, seed, chi2, cells)
+		}
+	}
+}
+
+// TestLogNormalSameDraws pins the log-normal sampler to gonum's: the same
+// generator state gives the same value, so that dropping gonum's per-draw
+// allocation changed no result.
+func TestLogNormalSameDraws(t *testing.T) {
+	r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+	for _, d := range []struct{ mean, cv float64 }{{5, 0.5}, {0.6, 1}, {3e4, 2}} {
+		s2 := math.Log1p(d.cv * d.cv)
+		ln := distuv.LogNormal{Mu: math.Log(d.mean) - s2/2, Sigma: math.Sqrt(s2), Src: r2}
+		for range 1000 {
+			require.Equal(t, ln.Rand(), sim.LogNormal(d.mean, d.cv).Sample(r1))
+		}
+	}
+}
+
+func TestDistSampleAllocations(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []sim.Dist{sim.Exponential(2), sim.LogNormal(5, 0.5), sim.Poisson(3), sim.Poisson(40), sim.TruncNormal(1, 2)} {
+		assert.Zero(t, testing.AllocsPerRun(100, func() { d.Sample(r) }), d.String())
 	}
 }
 
@@ -293,7 +376,7 @@ func TestDistSampleExtremes(t *testing.T) {
 func FuzzParseDist(f *testing.F) {
 	for _, s := range []string{
 		"0.3", "5m", "1h30m", "const(2)", "exp(5m)", "uniform(2, 5)", "uniform(hi=1m, lo=30s)",
-		"lognormal(mean=5m, cv=0.5)", "gamma(mean=2, cv=3)", "normal(mean=0, sd=1)",
+		"lognormal(mean=5m, cv=0.5)", "gamma(mean=2, cv=3)", "normal(mean=0, sd=1)", "poisson(2)",
 		"expo(1)", "uniform(5, 2)", "exp(-1)", "NaN", "exp(1e400)", "lognormal(1, mean=2)",
 		"gamma(mean=1e15, cv=1e15)", "normal(1e15, 1e15)", "exp(0x1p-1074)",
 	} {

@@ -100,6 +100,8 @@ type Env struct {
 	live   procList
 	err    error // a failure that stops the run
 	closed bool
+	// closedItems keeps the queue's memory after Close, for Reset.
+	closedItems []item
 }
 
 // New returns an environment with the given limits.
@@ -259,6 +261,17 @@ func (e *Env) fail(err error) {
 	}
 }
 
+// Reset returns the environment to the state New(limits) gives, keeping the
+// memory of its event queue, so that a series of runs on one Env allocates
+// nothing once the queue has grown. Processes still waiting are ended
+// first, as by Close. The observer is removed.
+func (e *Env) Reset(limits Limits) {
+	e.Close()
+	items := e.closedItems[:0]
+	*e = Env{limits: limits}
+	e.q.items = items
+}
+
 // Close ends every process still waiting, so that their coroutines are
 // released, and drops all scheduled events. Waits in those processes return
 // ErrClosed; a process must then return. The Env cannot be used afterwards.
@@ -272,5 +285,7 @@ func (e *Env) Close() {
 		e.live.remove(p)
 		p.stop()
 	}
+	clear(e.q.items) // drop the handlers for the garbage collector
+	e.closedItems = e.q.items[:0]
 	e.q.items = nil
 }

@@ -5,15 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"os"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/scenarios"
-	"gonum.org/v1/plot"
 )
 
 // chartsDir is the subdirectory of a run that holds the charts.
@@ -30,8 +32,9 @@ var chartExts = []string{".csv", ".svg", ".pdf", ".png"}
 // each variant into dir/charts. A chart that cannot be drawn (no variant
 // with an acceptable episode, too many agents for a timeline) is left out
 // with a warning: the tables are the results, the charts views of them.
-func writeCharts(ctx context.Context, s *session, dir *runDir, sc *scenarios.Scenario, seed uint64, sums []scenarios.Summary) (err error) {
-	if err := dir.subdir(chartsDir); err != nil {
+func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, seed uint64, sums []scenarios.Summary) (err error) {
+	cw, err := newChartWriter(dir)
+	if err != nil {
 		return err
 	}
 	type chart struct {
@@ -41,35 +44,34 @@ func writeCharts(ctx context.Context, s *session, dir *runDir, sc *scenarios.Sce
 	var charts []chart
 	for _, b := range []struct {
 		name, ylabel string
-		value        func(*scenarios.Summary) scenarios.Interval
+		value        func(*scenarios.Summary) stats.Interval
+		interval     string
 	}{
-		{"finish_time", "finish time, acceptable episodes (min)", func(s *scenarios.Summary) scenarios.Interval {
-			return scaled(s.FinishAcceptable, 1.0/60)
-		}},
-		{"success_rate", "success rate (%)", func(s *scenarios.Summary) scenarios.Interval { return scaled(s.Success, 100) }},
-		{"agent_time", "agent time (min)", func(s *scenarios.Summary) scenarios.Interval { return scaled(s.AgentTime, 1.0/60) }},
+		{"finish_time", "finish time, acceptable episodes (s)", func(s *scenarios.Summary) stats.Interval { return s.FinishAcceptable }, bootInterval},
+		{"success_rate", "success rate (fraction)", func(s *scenarios.Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
+		{"agent_time", "agent time (s)", func(s *scenarios.Summary) stats.Interval { return s.AgentTime }, bootInterval},
 	} {
 		charts = append(charts, chart{b.name, func() error {
 			var data []plots.Bar
+			var left []string
 			for i := range sums {
 				if bar, ok := ciBar(sums[i].Variant, b.value(&sums[i])); ok {
 					data = append(data, bar)
+				} else {
+					left = append(left, sums[i].Variant)
 				}
 			}
 			if len(data) == 0 {
 				return errors.New("no variant has a value")
 			}
-			p, err := plots.Bars(plots.Chart{YLabel: b.ylabel, Size: plots.Column}, data)
-			if err != nil {
-				return err
-			}
-			return save(dir, b.name, p, plots.Column, plots.BarsTable(data))
+			spec := plots.Spec{Name: b.name, Kind: "bars", YLabel: b.ylabel, Interval: b.interval, Size: "column", Note: leftOut(left, "no acceptable episode")}
+			return cw.draw(spec, plots.BarsTable(data))
 		}})
 	}
 	for i := range sc.Variants {
 		v := &sc.Variants[i]
 		name := "timeline_" + fileName(v.Name)
-		charts = append(charts, chart{name, func() error { return timeline(dir, name, sc, v, seed) }})
+		charts = append(charts, chart{name, func() error { return timeline(ctx, cw, name, sc, v, seed) }})
 	}
 
 	// Warnings wait until the progress bar is gone.
@@ -90,18 +92,30 @@ func writeCharts(ctx context.Context, s *session, dir *runDir, sc *scenarios.Sce
 			return err
 		}
 	}
-	return nil
+	return cw.close()
+}
+
+// bootInterval names the interval of means over episodes.
+const bootInterval = "95% bootstrap CI"
+
+// leftOut returns the note of a chart that leaves out the series names,
+// for the reason why; "" when none is left out.
+func leftOut(names []string, why string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("left out (%s): %s", why, strings.Join(names, ", "))
 }
 
 // timeline re-runs episode 0 of v with a trace and draws it as a Gantt
 // chart: one row per agent, spans coloured by kind, messages as arrows.
-func timeline(dir *runDir, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed uint64) error {
+func timeline(ctx context.Context, cw *chartWriter, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed uint64) error {
 	streams, g, err := drawEpisode(v, seed, 0)
 	if err != nil {
 		return err
 	}
 	ep := &episode{sc: sc, variant: v, seed: seed, graph: g, streams: streams}
-	res, err := ep.run(true)
+	res, err := ep.run(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -116,19 +130,11 @@ func timeline(dir *runDir, name string, sc *scenarios.Scenario, v *scenarios.Var
 	if agents > maxTimelineRows {
 		return fmt.Errorf("%d agents are too many rows (at most %d); see 'simulate trace'", agents, maxTimelineRows)
 	}
-	c := plots.Chart{
-		Title:  fmt.Sprintf("%s, episode 0", v.Name),
-		XLabel: "virtual time (min)",
-		Size:   plots.Page,
-	}
-	p, err := plots.Timeline(c, spans, flows)
-	if err != nil {
-		return err
-	}
-	return save(dir, name, p, plots.Page, plots.TimelineTable(spans, flows))
+	spec := plots.Spec{Name: name, Kind: "timeline", Title: fmt.Sprintf("%s, episode 0", v.Name), XLabel: "virtual time (s)", Size: "page"}
+	return cw.draw(spec, plots.TimelineTable(spans, flows))
 }
 
-// ganttData converts a trace to the plots' spans and flows, in minutes,
+// ganttData converts a trace to the plots' spans and flows, in seconds,
 // with the agents' rows in order (agent 0, the main agent, on top).
 func ganttData(tr *collective.Trace) ([]plots.Span, []plots.Flow) {
 	ss := slices.Clone(tr.Spans)
@@ -139,15 +145,15 @@ func ganttData(tr *collective.Trace) ([]plots.Span, []plots.Flow) {
 	for _, sp := range ss {
 		spans = append(spans, plots.Span{
 			Row:   agentRow(sp.Agent),
-			Start: sp.Start.Minutes(),
-			End:   sp.End.Minutes(),
+			Start: sp.Start.Seconds(),
+			End:   sp.End.Seconds(),
 			Kind:  sp.Kind,
 			Label: sp.Label,
 		})
 	}
 	flows := make([]plots.Flow, 0, len(tr.Flows))
 	for _, f := range tr.Flows {
-		flows = append(flows, plots.Flow{FromRow: agentRow(f.From), From: f.Send.Minutes(), ToRow: agentRow(f.To), To: f.Arrive.Minutes()})
+		flows = append(flows, plots.Flow{FromRow: agentRow(f.From), From: f.Send.Seconds(), ToRow: agentRow(f.To), To: f.Arrive.Seconds()})
 	}
 	return spans, flows
 }
@@ -159,33 +165,70 @@ func agentRow(a int) string {
 	return fmt.Sprintf("agent %d", a)
 }
 
-// save writes chart name (PNG, SVG, PDF and CSV) into dir/charts.
-func save(dir *runDir, name string, p *plot.Plot, size plots.Size, data plots.Table) error {
-	base := path.Join(chartsDir, name)
-	if err := plots.Save(p, size, dir.join(base), data); err != nil {
+// chartIndex is the file of a charts directory that lists the charts
+// with their specs, so that 'simulate plot' can draw them again.
+const chartIndex = "charts.json"
+
+// A chartWriter draws charts into a directory from their specs and
+// tables, and keeps the index of what it drew.
+type chartWriter struct {
+	dir     *rundir.Dir
+	sub     string // the charts' subdirectory of dir, "" for dir itself
+	size    string // overrides every spec's size when set
+	formats []string
+	specs   []plots.Spec
+}
+
+func newChartWriter(dir *rundir.Dir) (*chartWriter, error) {
+	if err := dir.Mkdir(chartsDir); err != nil {
+		return nil, err
+	}
+	return &chartWriter{dir: dir, sub: chartsDir, formats: plots.Formats}, nil
+}
+
+// draw draws the chart spec describes from table t and saves it (the
+// chosen formats and the CSV of t); the chart then belongs to the index.
+func (w *chartWriter) draw(spec plots.Spec, t plots.Table) error {
+	if w.size != "" {
+		spec.Size = w.size
+	}
+	p, err := plots.Draw(&spec, t)
+	if err != nil {
+		return err
+	}
+	c, _ := spec.Chart() // Draw checked the size
+	base := path.Join(w.sub, spec.Name)
+	if err := plots.SaveFormats(p, c.Size, w.dir.Join(base), t, w.formats); err != nil {
 		// Save may have renamed some files into place before failing.
 		for _, ext := range chartExts {
-			os.Remove(dir.join(base + ext))
+			os.Remove(w.dir.Join(base + ext))
 		}
 		return err
 	}
-	for _, ext := range chartExts {
-		dir.record(base + ext)
+	w.dir.Record(base+".csv", false)
+	for _, f := range w.formats {
+		w.dir.Record(base+"."+f, false)
 	}
+	w.specs = append(w.specs, spec)
 	return nil
+}
+
+// close writes the index of the charts drawn.
+func (w *chartWriter) close() error {
+	return w.dir.Write(path.Join(w.sub, chartIndex), plots.MarshalSpecs(w.specs))
 }
 
 // ciBar returns the bar of a mean with its interval; false when the mean
 // is undefined. An undefined interval (a single episode) draws no
-// whisker, and intervals of means that cannot be negative stop at zero.
-func ciBar(label string, iv scenarios.Interval) (plots.Bar, bool) {
+// whisker.
+func ciBar(label string, iv stats.Interval) (plots.Bar, bool) {
 	if !finite(iv.Value) {
 		return plots.Bar{}, false
 	}
 	if !finite(iv.Lo) || !finite(iv.Hi) {
 		iv.Lo, iv.Hi = iv.Value, iv.Value
 	}
-	return plots.Bar{Label: label, Mean: iv.Value, Lo: max(iv.Lo, 0), Hi: iv.Hi}, true
+	return plots.Bar{Label: label, Mean: iv.Value, Lo: iv.Lo, Hi: iv.Hi}, true
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

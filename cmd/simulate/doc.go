@@ -26,8 +26,11 @@
 //	train      train a shared policy for every variant with RLCR
 //	sweep      run a scenario's sweep: many trials, in parallel, resumable, sharded
 //	merge      merge the trials of a sweep's shards
+//	compare    compare two run, train or sweep directories: differences with CIs
+//	plot       redraw the charts of a run, train or sweep directory from its tables
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace
+//	fit        fit a scenario to recorded OpenTelemetry GenAI traces
 //	validate   check scenario files
 //	list       list the embedded scenarios
 //	schema     print the JSON Schema of scenario files
@@ -47,9 +50,10 @@
 // variants come from their decisions alone. Episodes run on a pool of
 // workers; the results do not depend on how many.
 //
-// Run prints a table of the variants (success rate with its 95% confidence
-// interval, mean finish time of acceptable episodes, model calls, tokens,
-// mean parallelism, messages) and writes a directory:
+// Run prints a table of the variants (success rate with its 95% Wilson
+// interval, then means with their 95% bootstrap intervals: finish time of
+// acceptable episodes, model calls, tokens, parallelism, messages) and
+// writes a directory:
 //
 //	manifest.json   what was run: the scenario as resolved, its hash, the
 //	                seed, the episodes, the versions, the command line and
@@ -59,15 +63,22 @@
 //	                messages, message_bytes, parallelism, critical_steps,
 //	                critical_path, speedup, comm_changed_outcome,
 //	                actions_<action>, ...
-//	summary.csv     one row per variant: n, success_rate with its interval,
-//	                <metric>_mean, <metric>_lo, <metric>_hi (95% CI),
-//	                cost_per_acceptable
-//	charts/         comparison bars with 95% CIs (finish time of acceptable
-//	                episodes, success rate, agent time) and a timeline of
-//	                episode 0 of each variant, as PNG, SVG and PDF, each
-//	                with the CSV of its data
+//	summary.csv     one row per variant: n, acceptable, success_rate with
+//	                its Wilson interval (success_lo, success_hi), then
+//	                <metric>_mean, <metric>_lo, <metric>_hi (95%
+//	                percentile bootstrap over episodes) for finish_time,
+//	                finish_time_acceptable, reward, model_calls, tokens,
+//	                agent_time, messages, message_bytes, parallelism,
+//	                parallelism_peak, critical_steps and speedup, then
+//	                comm_changed_outcome and cost_per_acceptable
+//	charts/         comparison bars with 95% intervals (finish time of
+//	                acceptable episodes, success rate, agent time) and a
+//	                timeline of episode 0 of each variant, as PNG, SVG and
+//	                PDF, each with the CSV of its data, and charts.json for
+//	                'simulate plot'
 //
-// Times are in virtual seconds in the tables and in minutes in the charts.
+// Virtual times are in seconds and rates are fractions, in the tables and
+// the charts alike.
 // Tables write floats in their shortest exact form, so the same scenario and
 // seed give byte-identical tables and manifest on any machine; the manifest
 // holds no time stamps or host names.
@@ -90,6 +101,12 @@
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
 //		overwrite a directory that holds a complete run
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out DIR
 //		write the run into directory DIR (default: out/SCENARIO-seedS)
 //	--policy FILE
@@ -136,17 +153,30 @@
 //	                  parallelism_mean, messages_mean, model_calls_mean,
 //	                  agent_time_mean, decisions, entropy, prob_<action>
 //	                  (the mean probability of each action over the
-//	                  iteration's decisions), grad_norm, lr
+//	                  iteration's decisions), grad_norm, lr, replays
+//	                  (per-agent: counterfactual episodes run),
+//	                  policy_steps and value_steps (the Adam steps taken),
+//	                  value_ev (ppo-gae: the explained variance of the
+//	                  returns by the value; NaN for other estimators)
+//	summary.csv       one row per variant and metric of iterations.csv,
+//	                  over the seeds' last tenths of training: variant,
+//	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
+//	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
+//	                  interval (95% percentile bootstrap over seeds)
 //	policies/         the final policy of each variant and seed, as JSON;
 //	                  'simulate run --policy FILE' evaluates one
 //	charts/           learning curves (reward, success, latency,
 //	                  parallelism, messages) with one curve per variant,
-//	                  the mean over seeds with a 95% confidence band, and
-//	                  each variant's action mix, as PNG, SVG and PDF with
-//	                  the CSV of each
+//	                  the IQM over seeds with its 95% bootstrap band; each
+//	                  variant's action mix; performance profiles of the
+//	                  final reward and success (the fraction of seeds
+//	                  above each threshold); as PNG, SVG and PDF with the
+//	                  CSV of each, and charts.json for 'simulate plot'
 //
-// Latencies and agent time are in virtual seconds in the table and minutes
-// in the charts. Writes are atomic and the manifest comes last, as for run.
+// The table printed shows the IQM over seeds with its 95% interval.
+// Virtual times are in seconds and rates are fractions, in the tables and
+// the charts alike; docs/statistics.md explains the intervals. Writes are
+// atomic and the manifest comes last, as for run.
 //
 // The flags are:
 //
@@ -157,6 +187,12 @@
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
 //		overwrite a directory that holds a complete run
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out DIR
 //		write into directory DIR (default: out/SCENARIO-train-seedS)
 //	--seed S
@@ -215,11 +251,12 @@
 //	                  trial, variant, seed, the swept paths, the metrics
 //	                  (times in virtual seconds)
 //	charts/           each metric against each grid axis (mean over seeds
-//	                  with a 95% band; one curve per value of the other
-//	                  axis when there are two), a heat map over the first
-//	                  two axes, and phase_parallelism (parallelism over
-//	                  reward.latency and task.coupling) when both are swept,
-//	                  as PNG, SVG and PDF with the CSV of each
+//	                  with a 95% bootstrap band; one curve per value of the
+//	                  other axis when there are two), a heat map over the
+//	                  first two axes, and phase_parallelism (parallelism
+//	                  over reward.latency and task.coupling) when both are
+//	                  swept, as PNG, SVG and PDF with the CSV of each, and
+//	                  charts.json for 'simulate plot'
 //	manifest.json     as for 'simulate run', written last
 //
 // Resume: running the same command on the same directory skips the trials
@@ -318,6 +355,96 @@
 //	simulate merge shard0 shard1 shard2 --out merged
 //	simulate merge $SCRATCH/my-sweep --out $SCRATCH/my-sweep --partial
 //
+// # Compare two run, train or sweep directories: differences with CIs
+//
+// Usage:
+//
+//	simulate compare [flags] A B
+//
+// Compare reads two complete directories of the same kind and scenario (run
+// with different --set values, say, or built by different versions) and
+// reports, for every variant both hold and every metric, A's figure, B's,
+// the difference B − A with its 95% bootstrap interval, and the probability
+// of improvement: the chance that B does better than A.
+//
+//	run directories    per episode. When both used the same seed and
+//	                   episodes, episode k of A and of B worked on the same
+//	                   task draw, so the differences are paired (episode by
+//	                   episode: the draw's noise cancels); a is A's mean, b
+//	                   B's, diff the mean of the differences, with the
+//	                   bootstrap over episodes, and prob_improvement the
+//	                   fraction of episodes in which B did better.
+//	                   Otherwise the two are resampled independently.
+//	train directories  per seed: each seed's mean over its last tenth of
+//	                   iterations; a and b are IQMs over seeds, diff their
+//	                   difference with the stratified bootstrap (each
+//	                   directory's seeds resampled on their own) and
+//	                   prob_improvement P(a seed of B beats a seed of A).
+//	sweep directories  as train, at every point both sweeps hold (the same
+//	                   variant and swept values); the variant column names
+//	                   the point.
+//
+// "Better" is higher for rewards, rates, parallelism and speedup, lower for
+// times, counts and costs (the better column says which). Directories of
+// different scenarios are refused unless --any-scenario is given. Compare
+// writes a directory (--out, default out/compare-A-vs-B):
+//
+//	compare.csv     variant, metric, a, b, diff, diff_lo, diff_hi,
+//	                prob_improvement, unit, better, n_a, n_b, paired
+//	charts/         diff_<metric>: each variant's difference B − A with
+//	                its interval, for the main metrics, as PNG, SVG and
+//	                PDF with the CSV of each
+//	manifest.json   both directories' scenarios, written last
+//
+// docs/statistics.md explains the intervals.
+//
+// The flags are:
+//
+//	--any-scenario
+//		compare directories of different scenarios
+//	--charts
+//		draw the chart; --charts=false writes the table only
+//	--force
+//		overwrite a directory that holds a complete comparison
+//	--out DIR
+//		write into directory DIR (default: out/compare-A-vs-B)
+//
+// Examples:
+//
+//	simulate compare out/lp-train out/lp-train-stdnorm
+//	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
+//
+// # Redraw the charts of a run, train or sweep directory from its tables
+//
+// Usage:
+//
+//	simulate plot [flags] DIR
+//
+// Plot draws every chart of DIR again, from the chart tables the run wrote
+// (charts/NAME.csv) and the index of how each was drawn (charts/charts.json:
+// its kind, labels and size), without running anything: the same charts the
+// run drew, or the same at another size or in other formats, after a change
+// of style or to make figures for a paper. DIR must be complete (hold a
+// manifest.json) and have been written with charts.
+//
+// The charts and their CSVs go into --out (default: DIR/charts, replacing
+// the old ones), with the index.
+//
+// The flags are:
+//
+//	--format F
+//		write the formats F, a comma-separated list of png, svg and pdf
+//	--out D
+//		write the charts into directory D (default: DIR/charts)
+//	--size S
+//		draw every chart at size S, column (3.5 in) or page (7 in)
+//		(default: each chart's own)
+//
+// Examples:
+//
+//	simulate plot out/latency-pressure-train-seed1 --out figures
+//	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny
+//
 // # Describe a task graph
 //
 // Usage:
@@ -385,6 +512,12 @@
 //
 //	--episode K
 //		the episode K, counting from 0 as in episodes.csv
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more
 //	--out FILE
 //		write the trace to FILE (default: standard output)
 //	--seed S
@@ -399,6 +532,41 @@
 //	simulate trace tiny --variant team --episode 0 --out team0.json
 //	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
 //
+// # Fit a scenario to recorded OpenTelemetry GenAI traces
+//
+// Usage:
+//
+//	simulate fit [flags] FILE|DIR...
+//
+// Fit reads agent traces, OpenTelemetry spans under the GenAI semantic
+// conventions in OTLP/JSON (what the Collector's file exporter writes) or the
+// OpenTelemetry Python SDK's span JSON, from each FILE and every .json or
+// .jsonl file below each DIR. Each root invoke_agent span is a run.
+//
+// It writes to --out: calls.csv (one row per model call), tools.csv (one
+// row per tool call), runs.csv (one row per run), delegations.csv (who
+// delegated to whom), fit.csv (every distribution tried per quantity, its
+// parameters, KS distance and BIC, the one chosen and why), CDF charts of
+// observed against fitted latencies per model and per tool, and
+// scenario.yaml, a scenario that reproduces the traced workflow, with
+// comments saying what each value was fitted from. The scenario is
+// validated before anything is written. Spans without an end, attributes or
+// token counts are counted and reported on stderr. See docs/calibration.md.
+//
+// The flags are:
+//
+//	--force
+//		overwrite a complete directory at --out
+//	--name NAME
+//		the scenario's NAME
+//	--out DIR
+//		write the results to DIR (required)
+//
+// Examples:
+//
+//	simulate fit ../shared/data/agent-traces/any-agent --out fitted
+//	simulate fit traces.jsonl --out fitted --name my-workflow
+//
 // # Check scenario files
 //
 // Usage:
@@ -407,7 +575,9 @@
 //
 // Validate loads each scenario FILE strictly, as run does, and checks it: the
 // YAML is well formed, every key is known, every value has the right type and
-// is in range, and every variant's policy can be built. It prints "ok" and
+// is in range, every file it refers to (task.path, policy.file: relative to
+// the scenario's folder) reads without error, and every variant's policy can
+// be built. It prints "ok" and
 // the file for a valid scenario, and each problem as file:line:col: message
 // otherwise. A FILE may also be an embedded scenario's name.
 //
@@ -416,7 +586,7 @@
 // Examples:
 //
 //	simulate validate my-scenario.yaml
-//	simulate validate scenarios/*.yaml
+//	simulate validate scenarios/library/*.yaml
 //
 // # List the embedded scenarios
 //

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strings"
@@ -40,6 +41,8 @@ type episode struct {
 	k       int
 	graph   *task.Graph
 	streams sim.Streams
+	// maxEvents bounds the episode's events; 0 means the default.
+	maxEvents uint64
 }
 
 // load loads the scenario nameOrPath and draws the chosen episode.
@@ -92,12 +95,12 @@ func drawEpisode(v *scenarios.Variant, seed uint64, k int) (sim.Streams, *task.G
 }
 
 // run runs the episode, keeping its trace when trace is set.
-func (ep *episode) run(trace bool) (*collective.Result, error) {
+func (ep *episode) run(ctx context.Context, trace bool) (*collective.Result, error) {
 	pol, err := ep.variant.Policy()
 	if err != nil {
 		return nil, err
 	}
-	return collective.Run(ep.graph, ep.variant.Spec.Collective, pol, ep.streams, collective.Options{Trace: trace})
+	return collective.Run(ep.graph, ep.variant.Spec.Collective, pol, ep.streams, collective.Options{Trace: trace, Context: ctx, MaxEvents: ep.maxEvents})
 }
 
 // title names the episode: "tiny, variant team, episode 0, seed 1".

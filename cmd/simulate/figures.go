@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -28,9 +29,9 @@ func addFiguresFlag(fs *flag.FlagSet, dir *string) {
 // scenario. It checks every name before it copies anything, so that a
 // figure the run did not draw is an error and no half set is left; each
 // file is written atomically. It returns the paths written.
-func exportFigures(run *runDir, sc *scenarios.Scenario, dir string) ([]string, error) {
+func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]string, error) {
 	var drawn []string
-	for _, f := range run.files {
+	for _, f := range run.Files() {
 		if name, ok := strings.CutPrefix(f, chartsDir+"/"); ok && path.Ext(name) == ".svg" {
 			drawn = append(drawn, strings.TrimSuffix(name, ".svg"))
 		}
@@ -54,7 +55,7 @@ func exportFigures(run *runDir, sc *scenarios.Scenario, dir string) ([]string, e
 	var wrote []string
 	for _, name := range want {
 		for _, ext := range figureExts {
-			data, err := os.ReadFile(run.join(path.Join(chartsDir, name+ext)))
+			data, err := os.ReadFile(run.Join(path.Join(chartsDir, name+ext)))
 			if err != nil {
 				return wrote, fmt.Errorf("--figures: %w", err)
 			}
@@ -70,7 +71,7 @@ func exportFigures(run *runDir, sc *scenarios.Scenario, dir string) ([]string, e
 
 // copyFigures exports the figures of a run into dir when --figures names
 // one, and says what it wrote.
-func copyFigures(s *session, run *runDir, sc *scenarios.Scenario, dir string) error {
+func copyFigures(s *session, run *rundir.Dir, sc *scenarios.Scenario, dir string) error {
 	if dir == "" {
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // withFigures writes a copy of the test scenario that lists figures.
@@ -50,7 +52,7 @@ func TestFiguresRejectsAChartNotDrawn(t *testing.T) {
 	assert.Contains(t, stderr, `figures[1]: chart "no_such_chart" was not drawn`)
 	assert.Contains(t, stderr, "finish_time", "the error lists what was drawn")
 	assert.NoDirExists(t, figs, "nothing is copied when a name is wrong")
-	assert.NoFileExists(t, filepath.Join(out, manifestName), "the run is not left looking complete")
+	assert.NoFileExists(t, filepath.Join(out, rundir.ManifestName), "the run is not left looking complete")
 }
 
 func TestFiguresNeedCharts(t *testing.T) {

@@ -57,7 +57,7 @@ func (s *session) warnf(format string, args ...any) {
 var commands []*command
 
 func init() {
-	commands = []*command{cmdRun, cmdTrain, cmdSweep, cmdMerge, cmdGraph, cmdTrace, cmdValidate, cmdList, cmdSchema, cmdVersion}
+	commands = []*command{cmdRun, cmdTrain, cmdSweep, cmdMerge, cmdCompare, cmdPlot, cmdGraph, cmdTrace, cmdFit, cmdValidate, cmdList, cmdSchema, cmdVersion}
 }
 
 func lookup(name string) *command {
@@ -85,7 +85,19 @@ const (
 	exitOK    = 0
 	exitFail  = 1 // the command failed
 	exitUsage = 2 // the command was called wrongly
+	// exitInterrupt is the status after SIGINT, as shells report a
+	// process killed by it (128 + 2); SIGTERM gives 143.
+	exitInterrupt = 130
 )
+
+// signal returns the signal number of an interrupt, if there was one.
+func (e *interrupted) signal() (syscall.Signal, bool) {
+	if e == nil {
+		return 0, false
+	}
+	sig, ok := e.sig.(syscall.Signal)
+	return sig, ok
+}
 
 // gcPercent is the garbage collector's target unless GOGC is set.
 // Simulations keep little memory live and allocate steadily, so at the
@@ -105,7 +117,7 @@ func main() {
 // cleans up after itself. run never panics: an unexpected panic becomes a
 // one-line internal error (with the stack when SIMULATE_DEBUG is set).
 func run(args []string, stdout, stderr io.Writer) (code int) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	s := &session{stdout: stdout, stderr: stderr, argv: append([]string{"simulate"}, args...), name: "simulate"}
 	defer func() {
@@ -151,7 +163,41 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if err == nil {
 		err = act(ctx, s, pos)
 	}
+	if err != nil && ctx.Err() != nil {
+		// Work stopped because of an interrupt: say that, not what the
+		// cancelled work happened to return.
+		err = context.Cause(ctx)
+	}
 	return report(s, cmd, err)
+}
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (e *interrupted) Error() string { return "interrupted" }
+
+// interruptible returns a context that the first SIGINT or SIGTERM
+// cancels, with an *interrupted cause. After that the signals get their
+// default action back, so that a second Ctrl-C ends a process that is slow
+// to clean up.
+func interruptible(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs)
+			cancel(&interrupted{sig})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
 }
 
 // report prints err for cmd on stderr and returns the exit status.
@@ -165,9 +211,14 @@ func report(s *session, cmd *command, err error) int {
 		fmt.Fprintf(s.stderr, "usage: %s\nRun 'simulate help %s' for details.\n", usageLine(cmd), cmd.Name)
 		return exitUsage
 	}
-	if errors.Is(err, context.Canceled) {
+	var in *interrupted
+	if errors.As(err, &in) || errors.Is(err, context.Canceled) {
 		fmt.Fprintf(s.stderr, "%s: interrupted\n", s.name)
-		return exitFail
+		code := exitInterrupt
+		if sig, ok := in.signal(); ok {
+			code = 128 + int(sig)
+		}
+		return code
 	}
 	for _, line := range errorLines(err) {
 		fmt.Fprintf(s.stderr, "%s: %s\n", s.name, line)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"github.com/swarmsim/swarmsim/rundir"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,12 +90,10 @@ func readCSV(t *testing.T, path string) [][]string {
 	return recs
 }
 
-func readManifest(t *testing.T, dir string) manifest {
+func readManifest(t *testing.T, dir string) *rundir.Manifest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	m, err := rundir.ReadManifest(dir)
 	require.NoError(t, err)
-	var m manifest
-	require.NoError(t, json.Unmarshal(b, &m))
 	return m
 }
 
@@ -103,6 +103,7 @@ func TestRunWritesAllFiles(t *testing.T) {
 
 	m := readManifest(t, out)
 	assert.Equal(t, testScenario, m.Scenario)
+	assert.Equal(t, rundir.KindRun, m.Kind)
 	assert.NotEmpty(t, m.Hash)
 	assert.NotEmpty(t, m.Resolved)
 	assert.NotEmpty(t, m.Variants)
@@ -144,7 +145,7 @@ func TestRunWritesAllFiles(t *testing.T) {
 	}
 
 	// The table names every variant under the expected headings.
-	for _, h := range []string{"variant", "success", "finish (min)", "calls", "tokens", "parallelism", "messages"} {
+	for _, h := range []string{"variant", "success", "finish (s)", "calls", "tokens", "parallelism", "messages"} {
 		assert.Contains(t, stdout, h)
 	}
 	for _, v := range m.Variants {
@@ -189,7 +190,7 @@ func TestRunDefaultOut(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	mustSimulate(t, "run", testScenario, "--episodes", "2", "--seed", "9", "--charts=false")
-	assert.FileExists(t, filepath.Join(dir, "out", testScenario+"-seed9", manifestName))
+	assert.FileExists(t, filepath.Join(dir, "out", testScenario+"-seed9", rundir.ManifestName))
 }
 
 func TestGoldenEpisodes(t *testing.T) {
@@ -238,7 +239,7 @@ func TestRunFailureCleansUp(t *testing.T) {
 	_, stderr, code := simulate(t, "run", testScenario, "--episodes", "2", "--out", out)
 	assert.Equal(t, exitFail, code)
 	assert.True(t, strings.HasPrefix(stderr, "simulate run: "), stderr)
-	assert.NoFileExists(t, filepath.Join(out, manifestName))
+	assert.NoFileExists(t, filepath.Join(out, rundir.ManifestName))
 	assert.NoFileExists(t, filepath.Join(out, "episodes.csv"))
 	assert.NoFileExists(t, filepath.Join(out, "summary.csv"))
 	assert.FileExists(t, filepath.Join(out, chartsDir), "a file that the run did not write stays")
@@ -281,7 +282,7 @@ func TestBadInput(t *testing.T) {
 			assert.Empty(t, stdout)
 			assert.NotContains(t, stderr, "goroutine ", "no stack traces")
 			assert.NotContains(t, stderr, "panic")
-			assert.NoFileExists(t, filepath.Join(out, manifestName))
+			assert.NoFileExists(t, filepath.Join(out, rundir.ManifestName))
 			assert.NoDirExists(t, out, "a failed run leaves no directory it made")
 		})
 	}
@@ -361,7 +362,7 @@ func TestTraceIsTheRunEpisode(t *testing.T) {
 		o.seed = seedFlag{v: 5, set: true}
 		ep, err := o.load(testScenario)
 		require.NoError(t, err)
-		res, err := ep.run(false)
+		res, err := ep.run(context.Background(), false)
 		require.NoError(t, err)
 		r := scenarios.Row{Variant: row[0], Episode: k, Metrics: res.Metrics}
 		for j, c := range episodeColumns {

@@ -78,7 +78,8 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 		}
 		s.warnf("%d of %d trials are missing: the tables and charts hold the others", n, len(plan.Trials))
 	}
-	if err := sweep.Prepare(o.out, plan, false); err != nil {
+	dir, err := sweep.Prepare(o.out, plan, false)
+	if err != nil {
 		return err
 	}
 	recs := make([]*sweep.Record, 0, len(m.Records))
@@ -87,10 +88,9 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 			recs = append(recs, r)
 		}
 	}
-	if err := sweep.CopyRecords(o.out, recs); err != nil {
+	if err := sweep.CopyRecords(dir, recs); err != nil {
 		return err
 	}
-	dir := &runDir{path: o.out}
 	if err := recordSweepFiles(dir, plan, m.Records); err != nil {
 		return err
 	}

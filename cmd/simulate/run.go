@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
 	"runtime"
 	"slices"
 	"strings"
@@ -24,9 +25,10 @@ same task draw with the same random streams, so that differences between
 variants come from their decisions alone. Episodes run on a pool of
 workers; the results do not depend on how many.
 
-Run prints a table of the variants (success rate with its 95% confidence
-interval, mean finish time of acceptable episodes, model calls, tokens,
-mean parallelism, messages) and writes a directory:
+Run prints a table of the variants (success rate with its 95% Wilson
+interval, then means with their 95% bootstrap intervals: finish time of
+acceptable episodes, model calls, tokens, parallelism, messages) and
+writes a directory:
 
 	manifest.json   what was run: the scenario as resolved, its hash, the
 	                seed, the episodes, the versions, the command line and
@@ -36,15 +38,22 @@ mean parallelism, messages) and writes a directory:
 	                messages, message_bytes, parallelism, critical_steps,
 	                critical_path, speedup, comm_changed_outcome,
 	                actions_<action>, ...
-	summary.csv     one row per variant: n, success_rate with its interval,
-	                <metric>_mean, <metric>_lo, <metric>_hi (95% CI),
-	                cost_per_acceptable
-	charts/         comparison bars with 95% CIs (finish time of acceptable
-	                episodes, success rate, agent time) and a timeline of
-	                episode 0 of each variant, as PNG, SVG and PDF, each
-	                with the CSV of its data
+	summary.csv     one row per variant: n, acceptable, success_rate with
+	                its Wilson interval (success_lo, success_hi), then
+	                <metric>_mean, <metric>_lo, <metric>_hi (95%
+	                percentile bootstrap over episodes) for finish_time,
+	                finish_time_acceptable, reward, model_calls, tokens,
+	                agent_time, messages, message_bytes, parallelism,
+	                parallelism_peak, critical_steps and speedup, then
+	                comm_changed_outcome and cost_per_acceptable
+	charts/         comparison bars with 95% intervals (finish time of
+	                acceptable episodes, success rate, agent time) and a
+	                timeline of episode 0 of each variant, as PNG, SVG and
+	                PDF, each with the CSV of its data, and charts.json for
+	                'simulate plot'
 
-Times are in virtual seconds in the tables and in minutes in the charts.
+Virtual times are in seconds and rates are fractions, in the tables and
+the charts alike.
 Tables write floats in their shortest exact form, so the same scenario and
 seed give byte-identical tables and manifest on any machine; the manifest
 holds no time stamps or host names.
@@ -69,6 +78,7 @@ A progress bar is drawn on standard error when it is a terminal.`,
 		fs.IntVar(&o.workers, "workers", 0, "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		o.limits.flags(fs)
 		addFiguresFlag(fs, &o.figures)
 		fs.StringVar(&o.policy, "policy", "", "evaluate the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
 		return o.run
@@ -76,6 +86,7 @@ A progress bar is drawn on standard error when it is a terminal.`,
 }
 
 type runOptions struct {
+	limits   limitOptions
 	policy   string
 	figures  string
 	seed     seedFlag
@@ -109,17 +120,25 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.episodes > 0 {
 		episodes = o.episodes
 	}
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
 	seed, dir, err := startRun(sc, o.seed, o.out, "", o.force)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			dir.abort()
+			dir.Abort()
 		}
 	}()
 
-	rows, err := evaluate(ctx, s, sc, seed, episodes, o.workers)
+	rows, err := evaluate(ctx, s, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: o.workers, MaxEvents: o.limits.maxEvents})
 	if err != nil {
 		return err
 	}
@@ -135,39 +154,25 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err := copyFigures(s, dir, sc, o.figures); err != nil {
 		return err
 	}
-	err = dir.commit(&manifest{
-		Scenario:        sc.Name,
-		Description:     sc.Description,
-		Source:          sc.Source,
-		Hash:            sc.Hash,
-		Seed:            seed,
-		Episodes:        episodes,
-		Variants:        variantNames(sc),
-		SwarmsimVersion: version(),
-		GoVersion:       goVersion(),
-		Command:         s.argv,
-		Resolved:        string(sc.Resolved),
-	})
-	if err != nil {
+	m := newManifest(s, rundir.KindRun, sc, seed)
+	m.Episodes = episodes
+	if err = dir.Commit(m); err != nil {
 		return err
 	}
 	printSummary(s.stdout, sums)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.path)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
 
 // evaluate runs every variant of sc for episodes episodes and returns the
 // rows ordered by variant (in scenario order) and episode.
-func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, seed uint64, episodes, workers int) ([]scenarios.Row, error) {
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	bar := newProgress(s.stderr, "episodes", len(sc.Variants)*episodes)
+func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, opt scenarios.EvalOptions) ([]scenarios.Row, error) {
+	bar := newProgress(s.stderr, "episodes", len(sc.Variants)*opt.Episodes)
 	var (
 		mu   sync.Mutex // emit may be called from several workers
 		rows []scenarios.Row
 	)
-	err := scenarios.Evaluate(ctx, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers}, func(r scenarios.Row) error {
+	err := scenarios.Evaluate(ctx, sc, opt, func(r scenarios.Row) error {
 		mu.Lock()
 		rows = append(rows, r)
 		mu.Unlock()

@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 	"io"
-	"math"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -12,7 +13,8 @@ import (
 
 // summaryCSV renders the per-variant summaries as summary.csv: the
 // episodes, the acceptable ones and the success rate with its Wilson
-// interval, then each metric's mean with its 95% t interval
+// interval, then each metric's mean with its 95% percentile bootstrap
+// interval (stats.Default)
 // (<metric>_mean, <metric>_lo, <metric>_hi; NaN where undefined), the
 // episodes in which communication changed the outcome, and the agent time
 // per acceptable result. Times are in seconds.
@@ -39,7 +41,7 @@ func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary) ([]byte, error) 
 		row = append(row, integer(s.CommChanged), num(s.CostPerAcceptable))
 		cells = append(cells, row)
 	}
-	return csvBytes(header, cells)
+	return rundir.CSV(header, cells), nil
 }
 
 // A summaryMetric is a column group of summary.csv: a mean with its
@@ -47,91 +49,74 @@ func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary) ([]byte, error) 
 // not hold, from its rows.
 type summaryMetric struct {
 	name  string
-	value func(s *scenarios.Summary, rows []*scenarios.Row) scenarios.Interval
+	value func(s *scenarios.Summary, rows []*scenarios.Row) stats.Interval
 }
 
 // fromSummary reads an interval of the summary.
-func fromSummary(f func(s *scenarios.Summary) scenarios.Interval) func(*scenarios.Summary, []*scenarios.Row) scenarios.Interval {
-	return func(s *scenarios.Summary, _ []*scenarios.Row) scenarios.Interval { return f(s) }
+func fromSummary(f func(s *scenarios.Summary) stats.Interval) func(*scenarios.Summary, []*scenarios.Row) stats.Interval {
+	return func(s *scenarios.Summary, _ []*scenarios.Row) stats.Interval { return f(s) }
 }
 
 // fromRows averages a metric over the rows.
-func fromRows(f func(m *collective.Metrics) float64) func(*scenarios.Summary, []*scenarios.Row) scenarios.Interval {
-	return func(_ *scenarios.Summary, rows []*scenarios.Row) scenarios.Interval {
+func fromRows(f func(m *collective.Metrics) float64) func(*scenarios.Summary, []*scenarios.Row) stats.Interval {
+	return func(_ *scenarios.Summary, rows []*scenarios.Row) stats.Interval {
 		xs := make([]float64, len(rows))
 		for i, r := range rows {
 			xs[i] = f(&r.Metrics)
 		}
-		return scenarios.MeanCI(xs)
+		return stats.Default.CI(xs, stats.Mean)
 	}
 }
 
 // summaryMetrics are the metric columns of summary.csv, in order.
 var summaryMetrics = []summaryMetric{
-	{"finish_time", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.Finish })},
-	{"finish_time_acceptable", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.FinishAcceptable })},
-	{"reward", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.Reward })},
-	{"model_calls", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.ModelCalls })},
-	{"tokens", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.Tokens })},
-	{"agent_time", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.AgentTime })},
-	{"messages", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.Messages })},
+	{"finish_time", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Finish })},
+	{"finish_time_acceptable", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.FinishAcceptable })},
+	{"reward", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Reward })},
+	{"model_calls", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.ModelCalls })},
+	{"tokens", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Tokens })},
+	{"agent_time", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.AgentTime })},
+	{"messages", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Messages })},
 	{"message_bytes", fromRows(func(m *collective.Metrics) float64 { return float64(m.MessageBytes()) })},
-	{"parallelism_mean", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.Parallelism })},
+	// Not "parallelism_mean": its columns would read parallelism_mean_mean.
+	{"parallelism", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Parallelism })},
 	{"parallelism_peak", fromRows(func(m *collective.Metrics) float64 { return float64(m.ParallelismPeak) })},
-	{"critical_steps", fromSummary(func(s *scenarios.Summary) scenarios.Interval { return s.CriticalSteps })},
+	{"critical_steps", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.CriticalSteps })},
 	{"speedup", fromRows(func(m *collective.Metrics) float64 { return m.Speedup() })},
 }
 
-// printSummary prints the variants as an aligned table: success rate
-// with its 95% interval, then means ± the half-width of their 95%
+// printSummary prints the variants as an aligned table: the success rate
+// with its 95% Wilson interval, then means with their 95% bootstrap
 // intervals.
 func printSummary(w io.Writer, sums []scenarios.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "variant\tsuccess\t95%% CI\tfinish (min)\tcalls\ttokens\tparallelism\tmessages\n")
+	fmt.Fprintf(tw, "variant\tsuccess [95%% Wilson]\tfinish (s)\tcalls\ttokens\tparallelism\tmessages\n")
 	for i := range sums {
 		s := &sums[i]
-		fmt.Fprintf(tw, "%s\t%.0f%%\t%.0f–%.0f%%\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			s.Variant,
-			100*s.Success.Value, 100*s.Success.Lo, 100*s.Success.Hi,
-			plusMinus(scaled(s.FinishAcceptable, 1.0/60), 1),
-			plusMinus(s.ModelCalls, 1),
-			plusMinus(s.Tokens, 0),
-			plusMinus(s.Parallelism, 2),
-			plusMinus(s.Messages, 1),
+			withCI(s.Success, 2),
+			withCI(s.FinishAcceptable, 0),
+			withCI(s.ModelCalls, 1),
+			withCI(s.Tokens, 0),
+			withCI(s.Parallelism, 2),
+			withCI(s.Messages, 1),
 		)
 	}
 	return tw.Flush()
 }
 
-// plusMinus formats e as "mean ± half-width" with prec decimals; "–"
-// stands for a mean that is not defined (no episode to average).
-func plusMinus(iv scenarios.Interval, prec int) string {
-	if math.IsNaN(iv.Value) {
-		return "–"
-	}
-	h := (iv.Hi - iv.Lo) / 2
-	if math.IsNaN(h) || h == 0 {
-		return fmt.Sprintf("%.*f", prec, iv.Value)
-	}
-	return fmt.Sprintf("%.*f ± %.*f", prec, iv.Value, prec, h)
-}
-
-// scaled multiplies an estimate by k, to change its unit.
-func scaled(iv scenarios.Interval, k float64) scenarios.Interval {
-	return scenarios.Interval{Value: iv.Value * k, Lo: iv.Lo * k, Hi: iv.Hi * k}
-}
-
 // writeTables writes episodes.csv and summary.csv.
-func writeTables(dir *runDir, rows []scenarios.Row, sums []scenarios.Summary) error {
+func writeTables(dir *rundir.Dir, rows []scenarios.Row, sums []scenarios.Summary) error {
 	b, err := episodesCSV(rows)
 	if err != nil {
 		return err
 	}
-	if err := dir.write("episodes.csv", b); err != nil {
+	if err := dir.Write("episodes.csv", b); err != nil {
 		return err
 	}
 	if b, err = summaryCSV(rows, sums); err != nil {
 		return err
 	}
-	return dir.write("summary.csv", b)
+	return dir.Write("summary.csv", b)
 }

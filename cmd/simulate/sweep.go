@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
 	"io"
 	"io/fs"
 	"os"
@@ -18,7 +19,6 @@ import (
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/scenarios/sweep"
-	"gonum.org/v1/plot"
 )
 
 var cmdSweep = &command{
@@ -59,11 +59,12 @@ Trials run on a pool of workers and write into a directory:
 	                  trial, variant, seed, the swept paths, the metrics
 	                  (times in virtual seconds)
 	charts/           each metric against each grid axis (mean over seeds
-	                  with a 95% band; one curve per value of the other
-	                  axis when there are two), a heat map over the first
-	                  two axes, and phase_parallelism (parallelism over
-	                  reward.latency and task.coupling) when both are swept,
-	                  as PNG, SVG and PDF with the CSV of each
+	                  with a 95% bootstrap band; one curve per value of the
+	                  other axis when there are two), a heat map over the
+	                  first two axes, and phase_parallelism (parallelism
+	                  over reward.latency and task.coupling) when both are
+	                  swept, as PNG, SVG and PDF with the CSV of each, and
+	                  charts.json for 'simulate plot'
 	manifest.json     as for 'simulate run', written last
 
 Resume: running the same command on the same directory skips the trials
@@ -162,7 +163,8 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	if out == "" {
 		out = filepath.Join("out", fmt.Sprintf("%s-sweep-seed%d", fileName(sc.Name), seed))
 	}
-	if err := sweep.Prepare(out, plan, o.fresh); err != nil {
+	dir, err := sweep.Prepare(out, plan, o.fresh)
+	if err != nil {
 		return err
 	}
 	st, err := sweep.Check(out, plan, shard)
@@ -206,18 +208,18 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	ran := len(st.Pending)
 	if shard.Sharded() {
 		sub := fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
-		dir := &runDir{path: filepath.Join(out, sub)}
-		if err := dir.mkdirAll(dir.path); err != nil {
+		// A shard's table is rewritten whenever the shard runs.
+		sdir, err := rundir.Create(filepath.Join(out, sub), true)
+		if err != nil {
 			return err
 		}
-		if err := writeSweepOutputs(ctx, s, dir, sc.Source, s.argv, plan, mine, false); err != nil {
+		if err := writeSweepOutputs(ctx, s, sdir, sc.Source, s.argv, plan, mine, false); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
 		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with 'simulate merge')\n", filepath.Join(out, sub))
 		return nil
 	}
-	dir := &runDir{path: out}
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
 		return err
 	}
@@ -240,28 +242,28 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 		if err := policy.Save(&buf, oc.Policy); err != nil {
 			return err
 		}
-		if err := sweep.WriteFile(filepath.Join(d, "policy.json"), buf.Bytes()); err != nil {
+		if err := rundir.WriteFile(filepath.Join(d, "policy.json"), buf.Bytes()); err != nil {
 			return err
 		}
-		return sweep.WriteFile(filepath.Join(d, "iterations.csv"), sweep.IterationsCSV(oc.Iterations))
+		return rundir.WriteFile(filepath.Join(d, "iterations.csv"), sweep.IterationsCSV(oc.Iterations))
 	}
 	b, err := episodesCSV(oc.Rows)
 	if err != nil {
 		return err
 	}
-	return sweep.WriteFile(filepath.Join(d, "episodes.csv"), b)
+	return rundir.WriteFile(filepath.Join(d, "episodes.csv"), b)
 }
 
 // recordSweepFiles lists sweep.json, the trial files of recs and the files
 // of their trial directories in dir's manifest.
-func recordSweepFiles(dir *runDir, plan *sweep.Plan, recs map[string]*sweep.Record) error {
-	dir.record(sweep.PlanFile)
+func recordSweepFiles(dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.Record) error {
+	dir.Record(sweep.PlanFile, true)
 	for _, t := range plan.Trials {
 		if _, ok := recs[t.ID]; !ok {
 			continue
 		}
-		dir.record(path.Join(sweep.TrialsDir, t.ID+".json"))
-		sub := sweep.TrialDir(dir.path, t.ID)
+		dir.Record(path.Join(sweep.TrialsDir, t.ID+".json"), true)
+		sub := sweep.TrialDir(dir.Path(), t.ID)
 		entries, err := os.ReadDir(sub)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -271,7 +273,7 @@ func recordSweepFiles(dir *runDir, plan *sweep.Plan, recs map[string]*sweep.Reco
 		}
 		for _, e := range entries {
 			if name := e.Name(); e.Type().IsRegular() && name[0] != '.' {
-				dir.record(path.Join(sweep.TrialsDir, t.ID, name))
+				dir.Record(path.Join(sweep.TrialsDir, t.ID, name), true)
 			}
 		}
 	}
@@ -280,8 +282,8 @@ func recordSweepFiles(dir *runDir, plan *sweep.Plan, recs map[string]*sweep.Reco
 
 // writeSweepOutputs writes trials.csv of recs, the charts (if wanted) and
 // the manifest into dir.
-func writeSweepOutputs(ctx context.Context, s *session, dir *runDir, source string, argv []string, plan *sweep.Plan, recs map[string]*sweep.Record, charts bool) error {
-	if err := dir.write("trials.csv", sweep.Table(plan, recs)); err != nil {
+func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source string, argv []string, plan *sweep.Plan, recs map[string]*sweep.Record, charts bool) error {
+	if err := dir.Write("trials.csv", sweep.Table(plan, recs)); err != nil {
 		return err
 	}
 	if charts {
@@ -289,7 +291,8 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *runDir, source stri
 			return err
 		}
 	}
-	return dir.commit(&manifest{
+	return dir.Commit(&rundir.Manifest{
+		Kind:            rundir.KindSweep,
 		Scenario:        plan.Scenario,
 		Description:     plan.Description,
 		Source:          source,
@@ -307,7 +310,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *runDir, source stri
 
 // writeSweepCharts draws the charts of sweep.Charts into dir/charts. A
 // chart that cannot be drawn is left out with a warning.
-func writeSweepCharts(ctx context.Context, s *session, dir *runDir, plan *sweep.Plan, recs map[string]*sweep.Record) (err error) {
+func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.Record) (err error) {
 	charts, warnings := sweep.Charts(plan, recs)
 	if len(charts) == 0 {
 		for _, w := range warnings {
@@ -315,7 +318,8 @@ func writeSweepCharts(ctx context.Context, s *session, dir *runDir, plan *sweep.
 		}
 		return nil
 	}
-	if err := dir.subdir(chartsDir); err != nil {
+	cw, err := newChartWriter(dir)
+	if err != nil {
 		return err
 	}
 	bar := newProgress(s.stderr, "charts", len(charts))
@@ -326,24 +330,17 @@ func writeSweepCharts(ctx context.Context, s *session, dir *runDir, plan *sweep.
 		}
 	}()
 	for _, c := range charts {
-		var p *plot.Plot
-		var table plots.Table
 		var err error
 		if c.Grid != nil {
-			cc := plots.Chart{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: plots.Column}
-			p, err = plots.Heatmap(cc, *c.Grid)
-			if err != nil && c.Grid.Annotate {
-				g := *c.Grid
-				g.Annotate = false // values too wide for the cells
-				p, err = plots.Heatmap(cc, g)
+			spec := plots.Spec{Name: c.Name, Kind: "heatmap", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
+			err = cw.draw(spec, plots.GridTable(*c.Grid))
+			if err != nil && spec.Annotate {
+				spec.Annotate = false // values too wide for the cells
+				err = cw.draw(spec, plots.GridTable(*c.Grid))
 			}
-			table = plots.GridTable(*c.Grid)
 		} else {
-			p, err = plots.Lines(plots.Chart{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: plots.Column}, c.Series)
-			table = plots.LinesTable(c.Series)
-		}
-		if err == nil {
-			err = save(dir, c.Name, p, plots.Column, table)
+			spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: "column"}
+			err = cw.draw(spec, plots.LinesTable(c.Series))
 		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
@@ -353,7 +350,7 @@ func writeSweepCharts(ctx context.Context, s *session, dir *runDir, plan *sweep.
 			return err
 		}
 	}
-	return nil
+	return cw.close()
 }
 
 // maxSummaryRows bounds the table printed at the end of a sweep.

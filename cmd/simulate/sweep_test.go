@@ -311,7 +311,7 @@ func TestSweepRefusesOtherSweep(t *testing.T) {
 	} {
 		_, errOut, code := exe(t, nil, append(args, "--charts=false", "--out", dir)...)
 		assert.Equal(t, exitFail, code, "%v", args)
-		assert.Contains(t, errOut, "holds another sweep")
+		assert.Contains(t, errOut, "holds other work: the sweep of scenario")
 		assert.Contains(t, errOut, "--fresh")
 		assert.Equal(t, string(old), string(readFile(t, filepath.Join(dir, "sweep.json"))), "a refused sweep changes nothing")
 	}
@@ -325,7 +325,7 @@ func TestSweepRefusesOtherSweep(t *testing.T) {
 	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--out", run)
 	_, errOut, code := exe(t, nil, "sweep", sweepScenario, "--fresh", "--out", run)
 	assert.Equal(t, exitFail, code)
-	assert.Contains(t, errOut, "not a sweep")
+	assert.Contains(t, errOut, "holds a complete run without sweep.json")
 }
 
 func TestMergeReportsMissing(t *testing.T) {

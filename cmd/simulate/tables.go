@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -76,5 +77,5 @@ func episodesCSV(rows []scenarios.Row) ([]byte, error) {
 			cells[i][j] = c.value(&rows[i])
 		}
 	}
-	return csvBytes(header, cells)
+	return rundir.CSV(header, cells), nil
 }

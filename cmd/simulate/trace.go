@@ -33,16 +33,18 @@ output.`,
 		o := &traceOptions{}
 		fs.StringVar(&o.out, "out", "", "write the trace to `FILE` (default: standard output)")
 		o.draw.flags(fs)
+		o.limits.flags(fs)
 		return o.run
 	},
 }
 
 type traceOptions struct {
-	out  string
-	draw drawOptions
+	limits limitOptions
+	out    string
+	draw   drawOptions
 }
 
-func (o *traceOptions) run(ctx context.Context, s *session, args []string) error {
+func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
@@ -50,7 +52,13 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) error
 	if err != nil {
 		return err
 	}
-	res, err := ep.run(true)
+	ctx, done, err := o.limits.start(ctx, ep.sc, 1)
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
+	ep.maxEvents = o.limits.maxEvents
+	res, err := ep.run(ctx, true)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ep.title(), err)
 	}

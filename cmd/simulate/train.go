@@ -5,9 +5,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
@@ -42,17 +45,30 @@ and writes a directory:
 	                  parallelism_mean, messages_mean, model_calls_mean,
 	                  agent_time_mean, decisions, entropy, prob_<action>
 	                  (the mean probability of each action over the
-	                  iteration's decisions), grad_norm, lr
+	                  iteration's decisions), grad_norm, lr, replays
+	                  (per-agent: counterfactual episodes run),
+	                  policy_steps and value_steps (the Adam steps taken),
+	                  value_ev (ppo-gae: the explained variance of the
+	                  returns by the value; NaN for other estimators)
+	summary.csv       one row per variant and metric of iterations.csv,
+	                  over the seeds' last tenths of training: variant,
+	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
+	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
+	                  interval (95% percentile bootstrap over seeds)
 	policies/         the final policy of each variant and seed, as JSON;
 	                  'simulate run --policy FILE' evaluates one
 	charts/           learning curves (reward, success, latency,
 	                  parallelism, messages) with one curve per variant,
-	                  the mean over seeds with a 95% confidence band, and
-	                  each variant's action mix, as PNG, SVG and PDF with
-	                  the CSV of each
+	                  the IQM over seeds with its 95% bootstrap band; each
+	                  variant's action mix; performance profiles of the
+	                  final reward and success (the fraction of seeds
+	                  above each threshold); as PNG, SVG and PDF with the
+	                  CSV of each, and charts.json for 'simulate plot'
 
-Latencies and agent time are in virtual seconds in the table and minutes
-in the charts. Writes are atomic and the manifest comes last, as for run.`,
+The table printed shows the IQM over seeds with its 95% interval.
+Virtual times are in seconds and rates are fractions, in the tables and
+the charts alike; docs/statistics.md explains the intervals. Writes are
+atomic and the manifest comes last, as for run.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
@@ -66,12 +82,14 @@ in the charts. Writes are atomic and the manifest comes last, as for run.`,
 		fs.IntVar(&o.workers, "workers", 0, "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		o.limits.flags(fs)
 		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type trainOptions struct {
+	limits  limitOptions
 	figures string
 	seed    seedFlag
 	seeds   int
@@ -104,13 +122,21 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
 	seed, dir, err := startRun(sc, o.seed, o.out, "-train", o.force)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			dir.abort()
+			dir.Abort()
 		}
 	}()
 
@@ -122,14 +148,26 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			total += sc.Variants[i].Spec.Train.Iterations
 		}
 	}
-	if err := trainAll(ctx, s, jobs, o.workers, total); err != nil {
+	if err := trainAll(ctx, s, jobs, o.workers, total, o.limits.maxEvents); err != nil {
 		return err
 	}
 
-	if err := dir.write("iterations.csv", iterationsCSV(jobs)); err != nil {
+	iters := iterationsCSV(jobs)
+	if err := dir.Write("iterations.csv", iters); err != nil {
 		return err
 	}
-	if err := dir.subdir("policies"); err != nil {
+	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
+	if err != nil {
+		return err
+	}
+	sv, err := lastTenths(table)
+	if err != nil {
+		return err
+	}
+	if err := dir.Write("summary.csv", trainSummaryCSV(sv)); err != nil {
+		return err
+	}
+	if err := dir.Mkdir("policies"); err != nil {
 		return err
 	}
 	for _, j := range jobs {
@@ -137,36 +175,25 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err := policy.Save(&buf, j.policy); err != nil {
 			return err
 		}
-		if err := dir.write(policyFile(j), buf.Bytes()); err != nil {
+		if err := dir.Write(policyFile(j), buf.Bytes()); err != nil {
 			return err
 		}
 	}
 	if o.charts {
-		if err := writeLearningCurves(ctx, s, dir, sc, jobs); err != nil {
+		if err := writeLearningCurves(ctx, s, dir, sc, jobs, sv); err != nil {
 			return err
 		}
 	}
 	if err := copyFigures(s, dir, sc, o.figures); err != nil {
 		return err
 	}
-	err = dir.commit(&manifest{
-		Scenario:        sc.Name,
-		Description:     sc.Description,
-		Source:          sc.Source,
-		Hash:            sc.Hash,
-		Seed:            seed,
-		Seeds:           o.seeds,
-		Variants:        variantNames(sc),
-		SwarmsimVersion: version(),
-		GoVersion:       goVersion(),
-		Command:         s.argv,
-		Resolved:        string(sc.Resolved),
-	})
-	if err != nil {
+	m := newManifest(s, rundir.KindTrain, sc, seed)
+	m.Seeds = o.seeds
+	if err = dir.Commit(m); err != nil {
 		return err
 	}
-	printTraining(s, sc, jobs)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.path)
+	printTraining(s, sv)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
 
@@ -176,7 +203,7 @@ func policyFile(j *trainJob) string {
 
 // trainAll runs the jobs on a pool of workers, each job on one goroutine:
 // a job's result depends only on its variant and seed.
-func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total int) error {
+func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total int, maxEvents uint64) error {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -190,7 +217,9 @@ func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total 
 		wg.Go(func() {
 			for i := range next {
 				j := jobs[i]
-				j.policy, errs[i] = rlcr.Train(ctx, j.variant.Problem(), j.variant.Spec.Train, j.seed, 1, func(it rlcr.Iteration) error {
+				prob := j.variant.Problem()
+				prob.MaxEvents = maxEvents
+				j.policy, errs[i] = rlcr.Train(ctx, prob, j.variant.Spec.Train, j.seed, 1, func(it rlcr.Iteration) error {
 					j.rows = append(j.rows, it)
 					bar.increment()
 					return nil
@@ -254,6 +283,10 @@ var iterationColumns = func() []struct {
 	}{
 		{"grad_norm", func(r *rlcr.Iteration) float64 { return r.GradNorm }},
 		{"lr", func(r *rlcr.Iteration) float64 { return r.LR }},
+		{"replays", func(r *rlcr.Iteration) float64 { return float64(r.Replays) }},
+		{"policy_steps", func(r *rlcr.Iteration) float64 { return float64(r.PolicySteps) }},
+		{"value_steps", func(r *rlcr.Iteration) float64 { return float64(r.ValueSteps) }},
+		{"value_ev", func(r *rlcr.Iteration) float64 { return r.ValueEV }},
 	}...)
 }()
 
@@ -273,66 +306,45 @@ func iterationsCSV(jobs []*trainJob) []byte {
 			rows = append(rows, row)
 		}
 	}
-	b, err := csvBytes(header, rows)
-	if err != nil {
-		panic(err) // csv of strings into memory cannot fail
-	}
-	return b
+	return rundir.CSV(header, rows)
 }
 
-// lastTenth returns the mean of value over the last tenth of a job's
-// iterations (at least one).
-func lastTenth(j *trainJob, value func(*rlcr.Iteration) float64) float64 {
-	n := max(1, len(j.rows)/10)
-	sum := 0.0
-	for i := len(j.rows) - n; i < len(j.rows); i++ {
-		sum += value(&j.rows[i])
-	}
-	return sum / float64(n)
-}
-
-// printTraining prints each variant's last-tenth figures, as mean ± CI
-// half-width over seeds.
-func printTraining(s *session, sc *scenarios.Scenario, jobs []*trainJob) {
+// printTraining prints each variant's figures over the last tenth of
+// training: the IQM over seeds with its 95% bootstrap interval.
+func printTraining(s *session, sv *seedValues) {
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "variant\tseeds\treward\tsuccess\tlatency (min)\tparallelism\tmessages\t(last tenth of training)")
-	for i := range sc.Variants {
-		v := &sc.Variants[i]
-		stat := func(value func(*rlcr.Iteration) float64, k float64) string {
-			var xs []float64
-			for _, j := range jobs {
-				if j.variant == v {
-					xs = append(xs, lastTenth(j, value)*k)
-				}
-			}
-			return plusMinus(scenarios.MeanCI(xs), 2)
+	fmt.Fprintln(tw, "variant\tseeds\treward\tsuccess\tlatency (s)\tparallelism\tmessages\t(IQM [95% CI] over seeds, last tenth of training)")
+	for _, v := range sv.variants {
+		cell := func(metric string, prec int) string {
+			return withCI(stats.Default.CI(sv.values[v][metric], stats.IQM), prec)
 		}
-		n := 0
-		for _, j := range jobs {
-			if j.variant == v {
-				n++
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v.Name, n,
-			stat(func(r *rlcr.Iteration) float64 { return r.RewardMean }, 1),
-			stat(func(r *rlcr.Iteration) float64 { return r.SuccessRate }, 1),
-			stat(func(r *rlcr.Iteration) float64 { return r.LatencyMean }, 1.0/60),
-			stat(func(r *rlcr.Iteration) float64 { return r.ParallelismMean }, 1),
-			stat(func(r *rlcr.Iteration) float64 { return r.MessagesMean }, 1))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v, len(sv.seeds[v]),
+			cell("reward_mean", 2), cell("success_rate", 2), cell("latency_mean", 0),
+			cell("parallelism_mean", 2), cell("messages_mean", 1))
 	}
 	tw.Flush()
 }
 
 // writeLearningCurves draws one chart per metric with a curve per variant
-// (mean over seeds, 95% band), and the action mix of each variant.
-func writeLearningCurves(ctx context.Context, s *session, dir *runDir, sc *scenarios.Scenario, jobs []*trainJob) error {
-	if err := dir.subdir(chartsDir); err != nil {
+// (the IQM over seeds with its 95% bootstrap band), each variant's action
+// mix, and performance profiles of the final reward and success.
+func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*trainJob, sv *seedValues) error {
+	cw, err := newChartWriter(dir)
+	if err != nil {
 		return err
 	}
-	curve := func(name string, jobsOf []*trainJob, value func(*rlcr.Iteration) float64) (plots.Series, bool) {
+	seeds := len(jobs) / len(sc.Variants)
+	// The number of resamples is in docs/statistics.md: the note must fit
+	// a column.
+	stat := fmt.Sprintf("IQM, %d seeds", seeds)
+	interval := "95% bootstrap CI"
+	// curve returns the IQM over seeds at every iteration, with the band
+	// when band is set and there are seeds to resample.
+	curve := func(name string, jobsOf []*trainJob, value func(*rlcr.Iteration) float64, band bool) (plots.Series, bool) {
 		n := len(jobsOf[0].rows)
 		sr := plots.Series{Name: name, X: make([]float64, n), Y: make([]float64, n)}
-		if len(jobsOf) > 1 {
+		band = band && len(jobsOf) > 1
+		if band {
 			sr.Lo, sr.Hi = make([]float64, n), make([]float64, n)
 		}
 		xs := make([]float64, len(jobsOf))
@@ -340,12 +352,14 @@ func writeLearningCurves(ctx context.Context, s *session, dir *runDir, sc *scena
 			for k, j := range jobsOf {
 				xs[k] = value(&j.rows[i])
 			}
-			iv := scenarios.MeanCI(xs)
-			sr.X[i], sr.Y[i] = float64(i), iv.Value
-			if sr.Lo != nil {
-				sr.Lo[i], sr.Hi[i] = iv.Lo, iv.Hi
+			sr.X[i] = float64(i)
+			if !band {
+				sr.Y[i] = stats.IQM(xs)
+			} else {
+				iv := stats.Default.CI(xs, stats.IQM)
+				sr.Y[i], sr.Lo[i], sr.Hi[i] = iv.Value, iv.Lo, iv.Hi
 			}
-			if !finite(iv.Value) || (sr.Lo != nil && !(finite(iv.Lo) && finite(iv.Hi))) {
+			if !finite(sr.Y[i]) || (band && !(finite(sr.Lo[i]) && finite(sr.Hi[i]))) {
 				return sr, false
 			}
 		}
@@ -361,13 +375,13 @@ func writeLearningCurves(ctx context.Context, s *session, dir *runDir, sc *scena
 		return out
 	}
 	var warnings []string
-	draw := func(name, ylabel string, series []plots.Series) {
-		p, err := plots.Lines(plots.Chart{XLabel: "training iteration", YLabel: ylabel, Size: plots.Column}, series)
-		if err == nil {
-			err = save(dir, name, p, plots.Column, plots.LinesTable(series))
+	draw := func(spec plots.Spec, series []plots.Series) {
+		spec.Kind = "lines"
+		if spec.Size == "" {
+			spec.Size = "column"
 		}
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))
+		if err := cw.draw(spec, plots.LinesTable(series)); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", spec.Name, err))
 		}
 	}
 	for _, m := range []struct {
@@ -375,21 +389,25 @@ func writeLearningCurves(ctx context.Context, s *session, dir *runDir, sc *scena
 		value        func(*rlcr.Iteration) float64
 	}{
 		{"learning_reward", "mean reward", func(r *rlcr.Iteration) float64 { return r.RewardMean }},
-		{"learning_success", "success rate", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
-		{"learning_latency", "mean finish time (min)", func(r *rlcr.Iteration) float64 { return r.LatencyMean / 60 }},
+		{"learning_success", "success rate (fraction)", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
+		{"learning_latency", "mean finish time (s)", func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
 		{"learning_parallelism", "mean parallelism (busy agents)", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
 		{"learning_messages", "messages per episode", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
 		{"learning_decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }},
 		{"learning_critical_steps", "critical steps per episode", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
-		{"learning_agent_time", "agent time per episode (min)", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean / 60 }},
+		{"learning_agent_time", "agent time per episode (s)", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
 	} {
 		var series []plots.Series
+		var left []string
 		for i := range sc.Variants {
-			if sr, ok := curve(sc.Variants[i].Name, byVariant(&sc.Variants[i]), m.value); ok {
+			if sr, ok := curve(sc.Variants[i].Name, byVariant(&sc.Variants[i]), m.value, true); ok {
 				series = append(series, sr)
+			} else {
+				left = append(left, sc.Variants[i].Name)
 			}
 		}
-		draw(m.name, m.ylabel, series)
+		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: stat, Interval: interval,
+			Note: leftOut(left, "undefined values")}, series)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -397,57 +415,61 @@ func writeLearningCurves(ctx context.Context, s *session, dir *runDir, sc *scena
 	for i := range sc.Variants {
 		v := &sc.Variants[i]
 		var series []plots.Series
+		var rare []string
 		for a := range collective.Action(collective.NumActions) {
-			sr, ok := curve(a.String(), byVariant(v), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] })
+			// Bands over seven crossing curves would hide them.
+			sr, ok := curve(a.String(), byVariant(v), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }, false)
 			if ok && maxOf(sr.Y) > 0.01 {
-				sr.Lo, sr.Hi = nil, nil // bands over seven crossing curves hide them
 				series = append(series, sr)
+			} else {
+				rare = append(rare, a.String())
 			}
 		}
-		draw("action_mix_"+fileName(v.Name), "mean action probability", series)
+		// A page wide: seven curves, and a title with notes.
+		draw(plots.Spec{Name: "action_mix_" + fileName(v.Name), Title: "action mix of " + v.Name,
+			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
+			Note: leftOut(rare, "never above 0.01"), Size: "page"}, series)
 	}
-	warnings = append(warnings, writeFinalBars(dir, sc, jobs)...)
+	for _, m := range []struct{ metric, label string }{
+		{"reward_mean", "final mean reward"},
+		{"success_rate", "final success rate (fraction)"},
+	} {
+		series := profiles(sv, m.metric)
+		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m.metric, "_mean"), XLabel: m.label + " threshold",
+			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
+	}
+	warnings = append(warnings, finalBars(cw, sv, stat, interval)...)
 	for _, w := range warnings {
 		s.warnf("%s", w)
 	}
-	return nil
+	return cw.close()
 }
 
-// finalMetrics are the metrics that final_<name> charts compare across
-// variants, over the last tenth of training.
-var finalMetrics = []struct {
-	name, ylabel string
-	value        func(*rlcr.Iteration) float64
-	signed       bool // may be negative
-}{
-	{"reward", "mean reward", func(r *rlcr.Iteration) float64 { return r.RewardMean }, true},
-	{"success", "success rate", func(r *rlcr.Iteration) float64 { return r.SuccessRate }, false},
-	{"latency", "mean finish time (min)", func(r *rlcr.Iteration) float64 { return r.LatencyMean / 60 }, false},
-	{"parallelism", "mean parallelism (busy agents)", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }, false},
-	{"agent_time", "agent time per episode (min)", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean / 60 }, false},
-	{"decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }, false},
+// finalMetrics are the columns that final_<name> charts compare across
+// variants, with their axis labels.
+var finalMetrics = []struct{ name, metric, ylabel string }{
+	{"reward", "reward_mean", "final mean reward"},
+	{"success", "success_rate", "final success rate (fraction)"},
+	{"latency", "latency_mean", "final mean finish time (s)"},
+	{"parallelism", "parallelism_mean", "final parallelism (busy agents)"},
+	{"agent_time", "agent_time_mean", "final agent time per episode (s)"},
+	{"decisions", "decisions", "final decisions per iteration"},
+	{"critical_steps", "critical_steps_mean", "final critical steps per episode"},
 }
 
-// writeFinalBars draws, for each of finalMetrics, one bar per variant: the
-// mean over seeds of the last tenth of training, with its 95% interval. It
-// returns the charts it left out, as warnings.
-func writeFinalBars(dir *runDir, sc *scenarios.Scenario, jobs []*trainJob) []string {
+// finalBars draws, for each of finalMetrics, one bar per variant: the IQM
+// over seeds of the last tenth of training with its bootstrap interval.
+// It returns the charts it left out, as warnings.
+func finalBars(cw *chartWriter, sv *seedValues, stat, interval string) []string {
 	var warnings []string
 	for _, m := range finalMetrics {
 		var bars []plots.Bar
-		for i := range sc.Variants {
-			var xs []float64
-			for _, j := range jobs {
-				if j.variant == &sc.Variants[i] {
-					xs = append(xs, lastTenth(j, m.value))
-				}
-			}
-			iv := scenarios.MeanCI(xs)
-			if b, ok := ciBar(sc.Variants[i].Name, iv); ok {
-				if m.signed && finite(iv.Lo) && finite(iv.Hi) {
-					b.Lo, b.Hi = iv.Lo, iv.Hi // rewards may be negative
-				}
+		var left []string
+		for _, v := range sv.variants {
+			if b, ok := ciBar(v, stats.Default.CI(sv.values[v][m.metric], stats.IQM)); ok {
 				bars = append(bars, b)
+			} else {
+				left = append(left, v)
 			}
 		}
 		name := "final_" + m.name
@@ -455,15 +477,55 @@ func writeFinalBars(dir *runDir, sc *scenarios.Scenario, jobs []*trainJob) []str
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: no variant has a value", name))
 			continue
 		}
-		p, err := plots.Bars(plots.Chart{YLabel: m.ylabel + ", last tenth", Size: plots.Column}, bars)
-		if err == nil {
-			err = save(dir, name, p, plots.Column, plots.BarsTable(bars))
-		}
-		if err != nil {
+		spec := plots.Spec{Name: name, Kind: "bars", YLabel: m.ylabel, Stat: stat, Interval: interval, Size: "column",
+			Note: leftOut(left, "undefined values")}
+		if err := cw.draw(spec, plots.BarsTable(bars)); err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))
 		}
 	}
 	return warnings
+}
+
+// profilePoints is the number of thresholds of a performance profile.
+const profilePoints = 41
+
+// profiles returns the performance profile of each variant for metric
+// (the fraction of seeds whose last-tenth value exceeds each threshold,
+// with its bootstrap band), over thresholds spanning every variant's
+// values.
+func profiles(sv *seedValues, metric string) []plots.Series {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range sv.variants {
+		for _, x := range stats.Finite(sv.values[v][metric]) {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	if lo > hi {
+		return nil
+	}
+	if lo == hi {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	taus := make([]float64, profilePoints)
+	for i := range taus {
+		taus[i] = lo + (hi-lo)*float64(i)/float64(profilePoints-1)
+	}
+	var out []plots.Series
+	for _, v := range sv.variants {
+		ivs := stats.Default.Profile(sv.values[v][metric], taus)
+		sr := plots.Series{Name: v, X: taus, Y: make([]float64, len(taus))}
+		if len(sv.values[v][metric]) > 1 {
+			sr.Lo, sr.Hi = make([]float64, len(taus)), make([]float64, len(taus))
+		}
+		for i, iv := range ivs {
+			sr.Y[i] = iv.Value
+			if sr.Lo != nil {
+				sr.Lo[i], sr.Hi[i] = iv.Lo, iv.Hi
+			}
+		}
+		out = append(out, sr)
+	}
+	return out
 }
 
 func maxOf(xs []float64) float64 {

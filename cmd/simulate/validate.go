@@ -18,14 +18,16 @@ var cmdValidate = &command{
 	Long: `
 Validate loads each scenario FILE strictly, as run does, and checks it: the
 YAML is well formed, every key is known, every value has the right type and
-is in range, and every variant's policy can be built. It prints "ok" and
+is in range, every file it refers to (task.path, policy.file: relative to
+the scenario's folder) reads without error, and every variant's policy can
+be built. It prints "ok" and
 the file for a valid scenario, and each problem as file:line:col: message
 otherwise. A FILE may also be an embedded scenario's name.
 
 The exit status is 1 when any file has a problem.`,
 	Examples: `
 	simulate validate my-scenario.yaml
-	simulate validate scenarios/*.yaml`,
+	simulate validate scenarios/library/*.yaml`,
 	Setup: func(fs *flag.FlagSet) action {
 		return runValidate
 	},
@@ -54,6 +56,9 @@ func runValidate(ctx context.Context, s *session, args []string) error {
 func validate(file string) error {
 	sc, err := scenarios.Load(file, nil)
 	if err != nil {
+		return err
+	}
+	if err := sc.CheckFiles(); err != nil {
 		return err
 	}
 	var errs []error

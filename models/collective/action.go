@@ -2,6 +2,7 @@ package collective
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -65,6 +66,47 @@ func (m Mask) Has(a Action) bool { return m&(1<<a) != 0 }
 
 // With returns the mask with a added.
 func (m Mask) With(a Action) Mask { return m | 1<<a }
+
+// Single reports whether the mask holds exactly one action.
+func (m Mask) Single() bool { return m != 0 && m&(m-1) == 0 }
+
+// First returns the lowest action in the mask; the mask must not be empty.
+func (m Mask) First() Action { return Action(bits.TrailingZeros8(uint8(m))) }
+
+// ParseMask returns the mask holding the named actions. Each name must be
+// an action's and appear once.
+func ParseMask(names []string) (Mask, error) {
+	var m Mask
+	for i, n := range names {
+		a, err := ParseAction(n)
+		if err != nil {
+			return 0, fmt.Errorf("[%d]: %w", i, err)
+		}
+		if m.Has(a) {
+			return 0, fmt.Errorf("[%d]: %q is listed twice", i, n)
+		}
+		m = m.With(a)
+	}
+	return m, nil
+}
+
+// Must is what an agent does when none of the actions its policy may choose
+// is valid: it goes on working while there is work, submits a complete
+// result, and otherwise waits; failing those, it takes its lowest valid
+// action. valid must not be empty.
+func Must(o *Observation, valid Mask) Action {
+	switch {
+	case valid.Has(Work):
+		return Work
+	case valid.Has(Submit) && o.Complete:
+		return Submit
+	case valid.Has(Wait):
+		return Wait
+	case valid.Has(Submit):
+		return Submit
+	}
+	return valid.First()
+}
 
 // Observation is what an agent can see when it decides. Counts refer to the
 // agent's own attempt (the main team, or an independent attempt).

@@ -29,7 +29,10 @@ type agent struct {
 	shared      bool
 	context     int                  // tokens read into context (messages)
 	inbox       []finding            // delivered, unread
+	incoming    []finding            // in transit, in the order they arrive
 	reads       map[task.ID]sim.Time // findings read: part → when
+	sharedWith  uint64               // the episode's share count when a finding last came to it
+	reworkOK    bool                 // the outcome that finishes the part after rework
 	boardRead   int
 	steps       int
 	decisions   uint64
@@ -42,16 +45,47 @@ type agent struct {
 	activity    sim.Time // start of the current traced activity
 	kind        string
 
-	decideFn, callFn, callDoneFn, checkDoneFn func()
+	// Shared inference and tools.
+	req        request // the call at a shared server
+	callsTotal int     // model calls of the attempt in progress
+	toolsTotal int     // tool calls of the attempt in progress
+	toolsDue   int     // tool calls still to make after the current model call
+	toolQueued bool    // waiting for a sandbox since req.arrive
+
+	// The agent's events, made once so that scheduling one allocates
+	// nothing.
+	decideFn, callFn, callDoneFn, checkDoneFn, reworkDoneFn, deliverFn func()
+	submitFn, apiDoneFn, toolDoneFn                                    func()
 }
 
+// newAgent adds an agent to the episode, reusing one of an earlier episode
+// if the pool has one.
 func (ep *episode) newAgent(at *attempt, main bool) *agent {
-	a := &agent{id: len(ep.agents), ep: ep, at: at, main: main, held: -1, cur: -1}
-	a.decideFn = a.decide
-	a.callFn = a.call
-	a.callDoneFn = a.callDone
-	a.checkDoneFn = a.checkDone
-	ep.agents = append(ep.agents, a)
+	n := len(ep.agents)
+	if n == len(ep.agentPool) {
+		a := &agent{}
+		a.decideFn = a.decide
+		a.callFn = a.call
+		a.callDoneFn = a.callDone
+		a.checkDoneFn = a.checkDone
+		a.reworkDoneFn = func() { a.finishPart(a.reworkOK) }
+		a.deliverFn = a.deliver
+		a.submitFn = func() { ep.server.submit(a) } // the episode's server when it runs
+		a.apiDoneFn = func() { ep.api.done(a) }
+		a.toolDoneFn = a.toolDone
+		ep.agentPool = append(ep.agentPool, a)
+	}
+	a := ep.agentPool[n]
+	reads := a.reads
+	clear(reads)
+	*a = agent{
+		id: n, ep: ep, at: at, main: main, held: -1, cur: -1,
+		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
+		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
+		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
+		submitFn: a.submitFn, apiDoneFn: a.apiDoneFn, toolDoneFn: a.toolDoneFn,
+	}
+	ep.agents = ep.agentPool[:n+1]
 	at.members = append(at.members, a)
 	ep.live++
 	return a
@@ -105,18 +139,33 @@ func (a *agent) decide() {
 	}
 	// The observation lives in the episode, so that handing its address to
 	// the policy allocates nothing; a policy must not keep it.
-	var mask Mask
-	ep.obs, mask = a.observe()
+	var valid Mask
+	ep.obs, valid = a.observe()
 	obs := &ep.obs
-	u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
-	a.decisions++
-	act := ep.pol.Decide(obs, mask, u)
-	if !mask.Has(act) {
-		ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
-		return
+	mask := valid
+	if ep.opts.Actions != 0 {
+		mask &= ep.opts.Actions
+	}
+	var act Action
+	switch {
+	case mask == 0 && valid != 0:
+		act = Must(obs, valid) // no action the policy may choose is valid: no decision
+	case mask.Single():
+		// One valid action: a decision without a choice, recorded (it
+		// counts, carries no gradient) but costing no policy evaluation.
+		act = mask.First()
+		a.decisions++
+	default:
+		u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
+		a.decisions++
+		act = ep.pol.Decide(obs, mask, u)
+		if !mask.Has(act) {
+			ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
+			return
+		}
 	}
 	ep.res.Actions[act]++
-	if ep.opts.Record {
+	if ep.opts.Record && mask != 0 {
 		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: *obs, Mask: mask, Action: act})
 	}
 	switch act {
@@ -200,7 +249,7 @@ func (a *agent) observe() (Observation, Mask) {
 	if a.main && !at.alone && o.Free > 0 {
 		m = m.With(Attempt)
 	}
-	if o.Unshared && !ep.cfg.Comm.Disabled {
+	if o.Unshared {
 		m = m.With(Share)
 	}
 	if o.Unchecked && int(at.nodes[a.held].checks) <= ep.cfg.Check.Retries {
@@ -356,7 +405,11 @@ func (a *agent) setPart(v task.ID) {
 		calls = int((work + span - 1) / span)
 	}
 	a.callsLeft = calls
+	a.callsTotal = calls
 	a.workLeft = work
+	if a.ep.tools != nil {
+		a.toolsTotal = a.drawToolCalls()
+	}
 }
 
 // transfer is the delivery delay of a message of the given size.
@@ -426,24 +479,43 @@ func (a *agent) call() {
 	c := &ep.cfg.Calls
 	prompt := c.SystemPrompt + a.context + a.inputTokens
 	output := int64(math.Round(a.callWork.Seconds() * c.OutputRate))
-	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output
 	a.steps++
 	a.activity = now
 	a.kind = "work"
+	if ep.server != nil {
+		// The shared server prefills and decodes; the call reaches it
+		// after the agent has read its messages and the call's overhead.
+		a.req = request{prompt: int64(prompt), output: output}
+		a.later(read+c.Overhead, a.submitFn)
+		return
+	}
+	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
 	a.later(d, a.callDoneFn)
 }
 
-// callDone ends a model call; after the last one, the attempt's outcome is
-// drawn.
+// callDone ends a model call: the tool calls that follow it, if any, come
+// next.
 func (a *agent) callDone() {
 	if a.stale() {
 		return
 	}
-	ep := a.ep
 	a.callsLeft--
+	if a.toolsTotal > 0 {
+		if a.toolsDue = toolCallsAfter(a.toolsTotal, a.callsTotal-a.callsLeft, a.callsTotal); a.toolsDue > 0 {
+			a.startTool()
+			return
+		}
+	}
+	a.afterCall()
+}
+
+// afterCall goes on after a model call and its tool calls: the next call,
+// or after the last one, the attempt's outcome.
+func (a *agent) afterCall() {
+	ep := a.ep
 	if a.callsLeft > 0 {
 		a.call()
 		return
@@ -465,7 +537,8 @@ func (a *agent) callDone() {
 		a.span(a.activity, ep.env.Now(), a.kind, nd.Name)
 		a.activity = ep.env.Now()
 		a.kind = "rework"
-		a.later(rework, func() { a.finishPart(ok) })
+		a.reworkOK = ok
+		a.later(rework, a.reworkDoneFn)
 		return
 	}
 	a.finishPart(ok)
@@ -561,8 +634,12 @@ func (a *agent) reconcile(v task.ID, ok *bool) sim.Time {
 }
 
 // knew reports whether the maker of part late had read a finding about part
-// early before the last model call of late began.
+// early before the last model call of late began; in a silent replay
+// nobody ever knew.
 func (ep *episode) knew(late, early task.ID, at *attempt) bool {
+	if ep.opts.Silent {
+		return false
+	}
 	maker := ep.agents[at.nodes[late].maker]
 	t, ok := maker.reads[early]
 	return ok && t <= at.nodes[late].lastCall
@@ -601,7 +678,7 @@ func (a *agent) wait() {
 	a.state = waiting
 	at.nWaiting++
 	if !a.main {
-		at.waiting = append(at.waiting, a)
+		at.addWaiting(a)
 	}
 }
 
@@ -684,27 +761,41 @@ func (a *agent) share() {
 			}
 		}
 	default:
-		seen := map[int]bool{}
+		ep.shares++ // marks the partners this finding has gone to
 		for _, w := range g.Succ(v) {
 			if nd := &g.Nodes[w]; nd.Join != task.JoinAll || len(g.Pred(w)) < 2 {
 				continue
 			}
 			for _, q := range g.Pred(w) {
 				s := &at.nodes[q]
-				if q == v || s.status != taken || int(s.maker) == a.id || seen[int(s.maker)] {
+				if q == v || s.status != taken || int(s.maker) == a.id {
 					continue
 				}
-				seen[int(s.maker)] = true
-				a.send(ep.agents[s.maker], f, now+write)
+				if b := ep.agents[s.maker]; b.sharedWith != ep.shares {
+					b.sharedWith = ep.shares
+					a.send(b, f, now+write)
+				}
 			}
 		}
 	}
 	a.busyFor(write, "share", g.Nodes[v].Name)
 }
 
+// send puts a finding on its way to b. Every finding of an episode takes
+// the same time from send to arrival (writing and delivering
+// Comm.MessageTokens), so those in transit to b arrive in the order they
+// were sent: each delivery event moves the first of them into b's inbox.
 func (a *agent) send(b *agent, f finding, sent sim.Time) {
 	a.ep.message(a, b, f.tokens, sent, f.avail, "finding")
-	a.later(f.avail-a.ep.env.Now(), func() { b.inbox = append(b.inbox, f) })
+	b.incoming = append(b.incoming, f)
+	a.later(f.avail-a.ep.env.Now(), b.deliverFn)
+}
+
+// deliver moves the first finding in transit into the inbox.
+func (a *agent) deliver() {
+	a.inbox = append(a.inbox, a.incoming[0])
+	n := copy(a.incoming, a.incoming[1:])
+	a.incoming = a.incoming[:n]
 }
 
 // check verifies the held part.
@@ -764,7 +855,8 @@ func (a *agent) submit() {
 	}
 	cands := ep.candidates
 	if at.complete {
-		cands = append([]*attempt{at}, cands...)
+		ep.cands = append(append(ep.cands[:0], at), cands...)
+		cands = ep.cands
 	}
 	if len(cands) == 0 {
 		ep.end(false)
@@ -791,5 +883,6 @@ func (a *agent) submit() {
 	now := ep.env.Now()
 	a.span(now, now+d, "select", "")
 	ep.res.ModelCalls += len(cands)
-	a.later(d, func() { ep.end(chosen.ok) })
+	ep.chosen = chosen
+	a.later(d, ep.endChosenFn)
 }

@@ -42,7 +42,8 @@ type attempt struct {
 	sinksLeft int
 	progress  sim.Time // work released or skipped
 	members   []*agent
-	waiting   []*agent // FIFO; entries whose agent stopped waiting are skipped
+	waiting   []*agent // FIFO from waitHead; entries whose agent stopped waiting are skipped
+	waitHead  int
 	nWaiting  int
 	busy      int
 	board     []finding
@@ -62,21 +63,32 @@ type finding struct {
 	tokens int
 }
 
+// newAttempt adds a copy of the task's progress to the episode, reusing
+// the memory of an earlier episode's if the pool has one.
 func (ep *episode) newAttempt() *attempt {
 	g := ep.g
-	at := &attempt{id: len(ep.attempts), nodes: make([]nodeState, g.Len()), left: g.Len(), sinksLeft: len(g.Sinks())}
+	n := len(ep.attempts)
+	if n == len(ep.attemptPool) {
+		ep.attemptPool = append(ep.attemptPool, &attempt{})
+	}
+	at := ep.attemptPool[n]
+	nodes := at.nodes[:0]
+	if cap(nodes) < g.Len() {
+		nodes = make([]nodeState, 0, g.Len())
+	}
+	*at = attempt{
+		id: n, nodes: nodes[:g.Len()], left: g.Len(), sinksLeft: len(g.Sinks()),
+		ready: at.ready[:0], members: at.members[:0], waiting: at.waiting[:0], board: at.board[:0],
+	}
 	for v := range g.Len() {
-		ns := &at.nodes[v]
-		ns.maker = -1
-		ns.trigger = -1
-		ns.left = int32(len(g.Pred(task.ID(v))))
-		if ns.left == 0 {
-			ns.status = ready
+		at.nodes[v] = nodeState{maker: -1, trigger: -1, left: int32(len(g.Pred(task.ID(v))))}
+		if at.nodes[v].left == 0 {
+			at.nodes[v].status = ready
 			at.ready.Push(task.ID(v))
 			at.nReady++
 		}
 	}
-	ep.attempts = append(ep.attempts, at)
+	ep.attempts = ep.attemptPool[:n+1]
 	return at
 }
 
@@ -204,12 +216,24 @@ func (at *attempt) wakeOne(ep *episode) {
 
 // takeIdle removes and returns the longest-waiting helper, or nil.
 func (at *attempt) takeIdle() *agent {
-	for len(at.waiting) > 0 {
-		a := at.waiting[0]
-		at.waiting = at.waiting[1:]
+	for at.waitHead < len(at.waiting) {
+		a := at.waiting[at.waitHead]
+		at.waitHead++
+		if at.waitHead == len(at.waiting) {
+			at.waiting, at.waitHead = at.waiting[:0], 0 // empty: start again at the front
+		}
 		if a.state == waiting {
 			return a
 		}
 	}
 	return nil
+}
+
+// addWaiting queues a helper that starts waiting.
+func (at *attempt) addWaiting(a *agent) {
+	if at.waitHead > 0 && len(at.waiting) == cap(at.waiting) {
+		n := copy(at.waiting, at.waiting[at.waitHead:])
+		at.waiting, at.waitHead = at.waiting[:n], 0
+	}
+	at.waiting = append(at.waiting, a)
 }

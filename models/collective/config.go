@@ -35,6 +35,13 @@ type Config struct {
 	// TimeLimit interrupts the episode; an unfinished episode is not
 	// acceptable. Zero means no limit.
 	TimeLimit sim.Time `yaml:"time_limit" json:"time_limit"`
+	// Serving is a self-hosted server shared by every agent; with no
+	// replicas (the default) each agent has its own, priced by Calls.
+	Serving Serving `yaml:"serving,omitempty" json:"serving,omitzero"`
+	// API is a hosted API shared by every agent, instead of Serving.
+	API API `yaml:"api,omitempty" json:"api,omitzero"`
+	// Tools is the pool of tool sandboxes, for tasks that call tools.
+	Tools Tools `yaml:"tools,omitempty" json:"tools,omitzero"`
 }
 
 // Calls prices model calls. Work on a subtask is carried out in calls of at
@@ -85,9 +92,6 @@ type Comm struct {
 	Bandwidth float64 `yaml:"bandwidth" json:"bandwidth"`
 	// MessageTokens is the size of a shared finding or a delegation hand-off.
 	MessageTokens int `yaml:"message_tokens" json:"message_tokens"`
-	// Disabled turns sharing into a no-op: the counterfactual "what if
-	// nobody had shared" replay.
-	Disabled bool `yaml:"disabled" json:"disabled"`
 }
 
 // Verification prices checking a finished part. A check costs Cost times
@@ -159,6 +163,7 @@ func Defaults() Config {
 		Check:     Verification{Cost: 0.2, Accuracy: 0.9, Retries: 3},
 		Reconcile: Reconcile{Mode: ConflictFail, Rework: 0.5},
 		Select:    Selection{Cost: 30 * sim.Second, Accuracy: 0.9},
+		Serving:   DefaultServing(),
 	}
 }
 
@@ -228,5 +233,6 @@ func (c *Config) Validate() error {
 	if !(c.Select.Accuracy >= 0 && c.Select.Accuracy <= 1) {
 		bad("select.accuracy", "%v is out of range [0, 1]", c.Select.Accuracy)
 	}
+	c.validateInference(bad)
 	return errors.Join(errs...)
 }

@@ -24,7 +24,7 @@
 //
 // Every random number is a counter-based draw from sim.Streams keyed by
 // what it decides (attempt k of subtask v in attempt copy a), so variants
-// and counterfactual replays (Comm.Disabled) see the same luck. Agents are
+// and counterfactual replays (Options.Silent) see the same luck. Agents are
 // event-driven state machines on engine callbacks rather than coroutines:
 // a 10,000-agent collective then costs heap operations, not 10,000 stacks,
 // and no decision scans all agents or all subtasks.

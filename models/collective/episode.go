@@ -1,9 +1,11 @@
 package collective
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
@@ -19,7 +21,38 @@ type Options struct {
 	// ends an episode fails it with an error. 0 means 1000 per subtask plus
 	// one million.
 	MaxEvents uint64
+	// Context, when not nil, stops the episode when it is done: Run then
+	// returns its error. It is looked at every ctxEvery events, so that a
+	// long episode ends within milliseconds at a cost of one comparison
+	// per event.
+	Context context.Context
+	// Decisions, when not nil, are the streams of the policy's own draws;
+	// the environment (outcomes, checks, conflicts, selection) keeps
+	// drawing from Run's streams. Rollouts that share the environment's
+	// streams and differ only here see the same luck and differ only
+	// through what their policies choose: common random numbers within a
+	// group of rollouts.
+	Decisions *sim.Streams
+	// Silent is the communication counterfactual: the episode replayed
+	// with what was shared lost in transit. Every finding is still
+	// written, sent, read and paid for at the same times, and every
+	// decision sees the same observation, mask and draw, but nobody learns
+	// from a finding: parts at a coupled join count as made without it.
+	// The replay can therefore differ from the original only through the
+	// information findings carry, and at coupling 0 it is the same
+	// episode. (Masking Share instead would shift every later decision.)
+	Silent bool
+	// Actions restricts what the policy may choose: a decision's mask is
+	// the valid actions that Actions holds. Where none of them is valid,
+	// the agent does what it must without a decision (see Must). The zero
+	// Mask means every action.
+	Actions Mask
 }
+
+// ctxEvery is how many events pass between two looks at Options.Context:
+// a power of two (the test is a mask), a few hundred microseconds of
+// simulation, and ctx.Err costs nothing measurable at that rate.
+const ctxEvery = 4096
 
 // ErrInvalidAction is returned when a policy picks an action outside its mask.
 var ErrInvalidAction = errors.New("collective: policy chose an invalid action")
@@ -28,6 +61,26 @@ var ErrInvalidAction = errors.New("collective: policy chose an invalid action")
 // deciding with pol, drawing every random number from streams. The same
 // arguments give the same result, to the byte.
 func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Options) (*Result, error) {
+	var r Runner
+	return r.Run(g, cfg, pol, streams, opts)
+}
+
+// Runner runs episodes one after another on the same memory: agents,
+// subtask states, the event queue and the recorded decisions of one
+// episode are reset for the next, so that once a Runner has seen an
+// episode of a given size, running another allocates nothing (tracing
+// aside). This is what a learner running thousands of rollouts uses; its
+// zero value is ready. A Runner must be used from one goroutine.
+type Runner struct {
+	ep        episode
+	res       Result
+	decisions []Decision // the memory of Result.Decisions
+}
+
+// Run is collective.Run on the runner's memory, with the same result. The
+// Result, and the Decisions and Trace it holds, belong to the runner and
+// are valid until its next Run.
+func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Options) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("collective config: %w", err)
 	}
@@ -38,36 +91,74 @@ func Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Option
 	if maxEvents == 0 {
 		maxEvents = 1000*uint64(g.Len()) + 1_000_000
 	}
-	ep := &episode{
-		env:      sim.New(sim.Limits{MaxEvents: maxEvents}),
-		g:        g,
-		cfg:      &cfg,
-		pol:      pol,
-		opts:     opts,
-		outcome:  streams.Key("outcome"),
-		checkKey: streams.Key("check"),
-		conflict: streams.Key("conflict"),
-		decide:   streams.Key("decide"),
-		selKey:   streams.Key("select"),
-		res:      &Result{},
+	ep := &r.ep
+	if ep.env == nil {
+		ep.env = sim.New(sim.Limits{})
+		ep.endChosenFn = func() { ep.end(ep.chosen.ok) }
+	}
+	ep.env.Reset(sim.Limits{MaxEvents: maxEvents})
+	r.res = Result{}
+	if opts.Record {
+		r.res.Decisions = r.decisions[:0]
+	}
+	*ep = episode{
+		env:       ep.env,
+		maxEvents: maxEvents,
+		g:         g,
+		cfg:       cfg,
+		pol:       pol,
+		opts:      opts,
+		outcome:   streams.Key("outcome"),
+		checkKey:  streams.Key("check"),
+		conflict:  streams.Key("conflict"),
+		decide:    decisionStreams(streams, opts).Key("decide"),
+		selKey:    streams.Key("select"),
+		res:       &r.res,
+
+		agents:      ep.agentPool[:0],
+		agentPool:   ep.agentPool,
+		attempts:    ep.attemptPool[:0],
+		attemptPool: ep.attemptPool,
+		candidates:  ep.candidates[:0],
+		cands:       ep.cands[:0],
+		endChosenFn: ep.endChosenFn,
+		pcg:         ep.pcg,
+		rng:         ep.rng,
+	}
+	if err := ep.shareInference(streams); err != nil {
+		return nil, fmt.Errorf("collective config: %w", err)
 	}
 	ep.meanWork = float64(g.TotalWork()) / float64(g.Len())
 	if opts.Trace {
 		ep.res.Trace = &Trace{}
 	}
-	cp, _ := g.CriticalPath()
-	ep.res.CriticalPath = scale(cp, 1/cfg.Speed)
+	ep.res.CriticalPath = scale(g.CriticalLength(), 1/cfg.Speed)
 	ep.res.SerialWork = scale(g.TotalWork(), 1/cfg.Speed)
 
 	main := ep.newAgent(ep.newAttempt(), true)
 	ep.main = main
 	main.becomeBusy()
 	main.later(0, main.decideFn)
-	if err := ep.loop(); err != nil {
+	err := ep.loop()
+	if opts.Record {
+		r.decisions = r.res.Decisions[:0]
+		if len(r.res.Decisions) == 0 {
+			r.res.Decisions = nil // as an episode on fresh memory has it
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	ep.finishMetrics()
 	return ep.res, nil
+}
+
+// decisionStreams returns the streams the policy's draws come from.
+func decisionStreams(env sim.Streams, opts Options) sim.Streams {
+	if opts.Decisions != nil {
+		return *opts.Decisions
+	}
+	return env
 }
 
 // scale multiplies a duration, rounding to the nanosecond.
@@ -77,29 +168,94 @@ func scale(t sim.Time, k float64) sim.Time { return sim.Time(math.Round(float64(
 type episode struct {
 	env  *sim.Env
 	g    *task.Graph
-	cfg  *Config
+	cfg  Config
 	pol  Policy
 	opts Options
 
+	maxEvents uint64
+
 	outcome, checkKey, conflict, decide, selKey sim.Key
 
-	agents     []*agent
-	attempts   []*attempt
+	agents     []*agent   // a prefix of agentPool
+	attempts   []*attempt // a prefix of attemptPool
 	candidates []*attempt
-	main       *agent
-	live       int // agents that exist (spawned and not gone)
-	busy       int // agents busy now
-	pending    int // independent attempts started and not yet submitted
-	meanWork   float64
-	done       bool
-	err        error
-	res        *Result
-	obs        Observation // the observation of the decision being made
+	// The pools keep the agents and attempts of earlier episodes for
+	// reuse.
+	agentPool   []*agent
+	attemptPool []*attempt
+	shares      uint64 // share() calls so far: marks the partners a finding went to
+	chosen      *attempt
+	endChosenFn func() // ends the episode with chosen's result, after selection
+	cands       []*attempt
+	main        *agent
+	live        int // agents that exist (spawned and not gone)
+	busy        int // agents busy now
+	pending     int // independent attempts started and not yet submitted
+	meanWork    float64
+	done        bool
+	err         error
+	res         *Result
+	obs         Observation // the observation of the decision being made
+
+	// Shared inference and tools; nil when every agent has its own server
+	// and tools are unlimited or unused.
+	server    server
+	api       *hostedAPI
+	tools     *toolPool
+	toolCalls sim.Key
+	pcg       *rand.PCG // re-seeded for every draw from a distribution
+	rng       *rand.Rand
+}
+
+// shareInference sets up the shared server or API and the tool pool the
+// configuration asks for.
+func (ep *episode) shareInference(streams sim.Streams) error {
+	cfg := &ep.cfg
+	switch {
+	case !cfg.Serving.IsZero():
+		d, err := newDeployment(ep, &cfg.Serving)
+		if err != nil {
+			return err
+		}
+		ep.server = d
+	case cfg.API != (API{}):
+		h, err := newHostedAPI(ep, &cfg.API, streams)
+		if err != nil {
+			return err
+		}
+		ep.server, ep.api = h, h
+	}
+	hasTools := ep.g.Tools() != (task.Tools{})
+	if err := cfg.checkGraphTools(hasTools); err != nil {
+		return err
+	}
+	if hasTools {
+		ep.tools = &toolPool{ep: ep, size: cfg.Tools.Pool, latency: streams.Key("tool-latency")}
+		ep.toolCalls = streams.Key("tool-calls")
+	}
+	if (ep.server != nil || ep.tools != nil) && ep.pcg == nil {
+		ep.pcg = rand.NewPCG(0, 0)
+		ep.rng = rand.New(ep.pcg)
+	}
+	return nil
+}
+
+// draw returns the episode's generator seeded for draw (a, b, c) of a
+// purpose: a counter-based draw from a distribution, with no allocation.
+func (ep *episode) draw(k sim.Key, a, b, c uint64) *rand.Rand {
+	ep.pcg.Seed(k.Uint64(a, b, c), k.Uint64(^a, b, c))
+	return ep.rng
 }
 
 func (ep *episode) loop() error {
 	limit := ep.cfg.TimeLimit
+	ctx := ep.opts.Context
 	for !ep.done && ep.err == nil {
+		if ctx != nil && ep.env.Fired()&(ctxEvery-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		next := ep.env.Peek()
 		if next == sim.MaxTime {
 			ep.res.Stalled = true
@@ -113,6 +269,9 @@ func (ep *episode) loop() error {
 			break
 		}
 		if err := ep.env.Step(); err != nil {
+			if errors.Is(err, sim.ErrEventLimit) {
+				return fmt.Errorf("collective: %w (the episode's bound: %d events; simulate's --max-events raises it)", err, ep.maxEvents)
+			}
 			return fmt.Errorf("collective: %w", err)
 		}
 	}
@@ -140,6 +299,9 @@ func (ep *episode) finishMetrics() {
 		r.ParallelismMean = float64(r.AgentTime) / float64(r.Finish)
 	}
 	r.CriticalSteps = max(r.CriticalSteps, ep.main.steps)
+	if ep.server != nil {
+		ep.server.finish(r.Finish, &r.Metrics)
+	}
 	r.Events = ep.env.Fired()
 	if total := ep.g.TotalWork(); total > 0 {
 		r.Progress = float64(ep.main.at.progress) / float64(total)

@@ -31,8 +31,26 @@ type Metrics struct {
 	CriticalPath    sim.Time
 	SerialWork      sim.Time
 
+	// Shared inference and tools (zero when every agent has its own
+	// server and tools are unlimited or unused).
+	ServingWait       sim.Time // time calls queued for a batch slot, a concurrency slot or a rate limit, summed over calls
+	ServingQueueMean  float64  // time-average number of calls queued at the shared server
+	ServerUtilisation float64  // replicas: fraction of replica-time with a batch; API: mean calls in flight over the concurrency cap
+	BatchMean         float64  // replicas: mean batch while busy; API: mean calls in flight
+	ToolCalls         int
+	ToolWait          sim.Time // time tool calls queued for a sandbox, summed over calls
+
 	Actions [NumActions]int // decisions taken, by action
 	Events  uint64          // engine events processed
+}
+
+// OutputRate is output tokens per second of agent time: the generation
+// speed an agent sees, which falls as agents crowd a shared server.
+func (m *Metrics) OutputRate() float64 {
+	if m.AgentTime <= 0 {
+		return 0
+	}
+	return float64(m.OutputTokens) / m.AgentTime.Seconds()
 }
 
 // Tokens returns prompt plus output tokens.

@@ -13,7 +13,7 @@ import (
 type Span struct {
 	Agent      int
 	Start, End sim.Time
-	Kind       string // input, work, rework, check, share, handoff, spawn, select
+	Kind       string // input, work, rework, check, share, handoff, spawn, select; send, queue, tool, tool-wait with shared inference or tools
 	Label      string // the subtask's name, if any
 }
 

@@ -137,5 +137,21 @@ func clamp(v, lo, hi float64) float64 {
 	return v
 }
 
-// logCount is log1p(n)/div, with negative counts as 0.
-func logCount(n int, div float64) float64 { return math.Log1p(float64(max(n, 0))) / div }
+// logCount is log1p(n)/div, with negative counts as 0. Small counts, the
+// common case, read log1p from a table: the same values, without a
+// logarithm per feature.
+func logCount(n int, div float64) float64 {
+	n = max(n, 0)
+	if n < len(log1pTable) {
+		return log1pTable[n] / div
+	}
+	return math.Log1p(float64(n)) / div
+}
+
+// log1pTable holds math.Log1p(n) for small n.
+var log1pTable = func() (t [64]float64) {
+	for n := range t {
+		t[n] = math.Log1p(float64(n))
+	}
+	return t
+}()

@@ -103,7 +103,7 @@ func (m *MLP) Decide(o *c.Observation, mask c.Mask, u float64) c.Action {
 	var p [c.NumActions]float64
 	Features(o, &x)
 	m.Probs(&x, mask, &p)
-	return sample(&p, mask, u)
+	return Sample(&p, mask, u)
 }
 
 // AddGrad implements Softmax, by backpropagation through both layers.

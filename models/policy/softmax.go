@@ -82,7 +82,7 @@ func (l *Linear) Decide(o *c.Observation, m c.Mask, u float64) c.Action {
 	var p [c.NumActions]float64
 	Features(o, &x)
 	l.Probs(&x, m, &p)
-	return sample(&p, m, u)
+	return Sample(&p, m, u)
 }
 
 // AddGrad implements Softmax.
@@ -162,8 +162,11 @@ func logitGrad(z *[c.NumActions]float64, m c.Mask, a c.Action, scale, entCoef fl
 	return g, logp[a], entropy
 }
 
-// sample picks an action by inverse CDF; see Softmax.Decide.
-func sample(p *[c.NumActions]float64, m c.Mask, u float64) c.Action {
+// Sample picks an action from the masked probabilities p by inverse CDF
+// with u in [0, 1), as Softmax.Decide does: a caller that computes the
+// features and probabilities itself (to keep them) samples the same action
+// with the same u.
+func Sample(p *[c.NumActions]float64, m c.Mask, u float64) c.Action {
 	last := c.Submit
 	var cum float64
 	for a := range c.Action(c.NumActions) {

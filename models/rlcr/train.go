@@ -30,12 +30,41 @@ const (
 	// MovingAverage subtracts a running mean of past rewards.
 	MovingAverage Advantage = "moving-average"
 	// PerAgent gives each agent its difference reward: R minus the reward
-	// of a replay, with the same random numbers, in which that agent only
-	// ever works or waits (no delegation, attempts, sharing or checks).
+	// of a counterfactual replay with the same random numbers (Credit),
+	// less the group's mean difference reward for that agent
+	// (CreditBaseline).
 	PerAgent Advantage = "per-agent"
 	// PPOGAE is PPO-clip with GAE(γ, λ) over each agent's decisions and a
 	// learned linear value.
 	PPOGAE Advantage = "ppo-gae"
+)
+
+// Credit names the counterfactual of per-agent credit.
+type Credit string
+
+// Counterfactuals of a difference reward.
+const (
+	// Contribution replays the episode with every decision drawn as
+	// before, except that the agent's delegations, attempts and shares are
+	// replaced by the first valid of work, wait, check, submit: what it
+	// contributed is removed, not the agent. An agent that contributed
+	// none of these gets exactly 0 without a replay.
+	Contribution Credit = "contribution"
+	// Passive replays the episode with the agent only working, waiting or
+	// submitting at every decision.
+	Passive Credit = "passive"
+)
+
+// CreditBaseline names what is subtracted from difference rewards.
+type CreditBaseline string
+
+// Baselines of difference rewards.
+const (
+	// GroupCredit subtracts, from agent k's difference reward in a rollout,
+	// its mean over the rollouts of the group in which agent k decided.
+	GroupCredit CreditBaseline = "group"
+	// NoCredit uses the difference reward itself.
+	NoCredit CreditBaseline = "none"
 )
 
 // LossNorm names how the policy-gradient loss is averaged.
@@ -58,6 +87,11 @@ type Config struct {
 
 	Policy string `yaml:"policy" json:"policy"` // "linear" or "mlp"
 	Hidden int    `yaml:"hidden" json:"hidden"` // MLP hidden units
+	// Actions lists the actions the policy may choose among; the others
+	// are masked (an ablation of what the policy may do). Where none of
+	// them is valid the agent does what it must without a decision
+	// (collective.Must). Empty means every action.
+	Actions []string `yaml:"actions,omitempty" json:"actions,omitempty"`
 
 	LR         float64  `yaml:"lr" json:"lr"`                   // Adam learning rate at the start
 	LREnd      float64  `yaml:"lr_end" json:"lr_end"`           // ... and at the end
@@ -71,10 +105,19 @@ type Config struct {
 	EntropyEnd      float64  `yaml:"entropy_end" json:"entropy_end"` // ... and at the end
 	EntropySchedule Schedule `yaml:"entropy_schedule" json:"entropy_schedule"`
 
+	// CRN gives the G rollouts of one task instance the same environment
+	// streams (attempt outcomes, checks, conflicts, selection), so that
+	// they differ only in the policy's own draws: common random numbers
+	// within a group.
+	CRN bool `yaml:"crn" json:"crn"`
+
 	Advantage    Advantage `yaml:"advantage" json:"advantage"`
 	StdNorm      bool      `yaml:"std_norm" json:"std_norm"`           // divide by the group's std (GRPO)
 	LossNorm     LossNorm  `yaml:"loss_norm" json:"loss_norm"`         // decision or rollout
 	BaselineRate float64   `yaml:"baseline_rate" json:"baseline_rate"` // moving-average step
+
+	Credit         Credit         `yaml:"credit" json:"credit"`                   // per-agent: contribution or passive
+	CreditBaseline CreditBaseline `yaml:"credit_baseline" json:"credit_baseline"` // per-agent: group or none
 
 	// WarmStart, when set, names a fixed organization whose decisions
 	// the policy imitates for WarmIterations iterations before RLCR
@@ -85,8 +128,14 @@ type Config struct {
 	Epochs    int     `yaml:"epochs" json:"epochs"`         // PPO epochs per batch
 	ClipRatio float64 `yaml:"clip_ratio" json:"clip_ratio"` // PPO ε
 	Gamma     float64 `yaml:"gamma" json:"gamma"`           // GAE γ
-	Lambda    float64 `yaml:"lambda" json:"lambda"`         // GAE λ (1 was more stable in Open-Reasoner-Zero)
-	ValueLR   float64 `yaml:"value_lr" json:"value_lr"`
+	// GammaUnit, if set, makes γ a discount per this much virtual time
+	// (γ^(Δt/unit) between decisions Δt apart, and from the last decision
+	// to the finish) instead of per decision, so that zero-time
+	// re-decisions are not discounted.
+	GammaUnit   sim.Time `yaml:"gamma_unit" json:"gamma_unit"`
+	Lambda      float64  `yaml:"lambda" json:"lambda"`             // GAE λ (1 was more stable in Open-Reasoner-Zero)
+	ValueLR     float64  `yaml:"value_lr" json:"value_lr"`         // Adam learning rate of the value
+	ValueEpochs int      `yaml:"value_epochs" json:"value_epochs"` // Adam steps on the value per iteration
 }
 
 // DefaultConfig returns the defaults: a linear policy trained with the
@@ -98,8 +147,10 @@ func DefaultConfig() Config {
 		Policy: "linear", Hidden: 16,
 		LR: 0.05, LREnd: 0.01, LRSchedule: Linear, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, ClipGrad: 1,
 		Entropy: 0.01, EntropyEnd: 0.001, EntropySchedule: Linear,
+		CRN:       true,
 		Advantage: FlatCollective, LossNorm: PerDecision, BaselineRate: 0.1,
-		Epochs: 4, ClipRatio: 0.2, Gamma: 1, Lambda: 1, ValueLR: 0.01,
+		Credit: Contribution, CreditBaseline: GroupCredit,
+		Epochs: 4, ClipRatio: 0.2, Gamma: 1, Lambda: 1, ValueLR: 0.01, ValueEpochs: 10,
 	}
 }
 
@@ -128,6 +179,14 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("baseline_rate: %v is out of range (0, 1]", c.BaselineRate)
 	case c.Epochs < 1 || !(c.ClipRatio > 0) || !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) || !(c.ValueLR > 0):
 		return fmt.Errorf("epochs, clip_ratio, gamma, lambda, value_lr: %d, %v, %v, %v, %v are out of range (≥ 1, > 0, [0,1], [0,1], > 0)", c.Epochs, c.ClipRatio, c.Gamma, c.Lambda, c.ValueLR)
+	case c.ValueEpochs < 1:
+		return fmt.Errorf("value_epochs: %d is out of range (at least 1)", c.ValueEpochs)
+	case c.GammaUnit < 0:
+		return fmt.Errorf("gamma_unit: %v is out of range (0 for a discount per decision, or a duration)", c.GammaUnit)
+	case c.GammaUnit > 0 && c.Advantage != PPOGAE:
+		return fmt.Errorf("gamma_unit: only the ppo-gae advantage discounts (advantage is %s)", c.Advantage)
+	case c.GammaUnit > 0 && c.Gamma == 1:
+		return fmt.Errorf("gamma_unit: has no effect with gamma 1 (set gamma below 1, or remove gamma_unit)")
 	}
 	for _, s := range []Schedule{c.LRSchedule, c.EntropySchedule} {
 		if s != Constant && s != Linear && s != Cosine {
@@ -154,7 +213,28 @@ func (c *Config) Validate() error {
 	if c.LossNorm != PerDecision && c.LossNorm != PerRollout {
 		return fmt.Errorf("loss_norm: %q is not allowed (allowed: decision, rollout)", c.LossNorm)
 	}
+	if c.Credit != Contribution && c.Credit != Passive {
+		return fmt.Errorf("credit: %q is not allowed (allowed: contribution, passive)", c.Credit)
+	}
+	if c.CreditBaseline != GroupCredit && c.CreditBaseline != NoCredit {
+		return fmt.Errorf("credit_baseline: %q is not allowed (allowed: group, none)", c.CreditBaseline)
+	}
+	if c.Actions != nil {
+		if _, err := collective.ParseMask(c.Actions); err != nil {
+			return fmt.Errorf("actions%w", err)
+		}
+		if len(c.Actions) < 2 {
+			return fmt.Errorf("actions: %d listed, want at least 2 (with fewer there is nothing to choose, and nothing to learn); leave it out for every action", len(c.Actions))
+		}
+	}
 	return nil
+}
+
+// actionMask is the mask of the actions the policy may choose; 0 for all.
+// The config must be valid.
+func (c *Config) actionMask() collective.Mask {
+	m, _ := collective.ParseMask(c.Actions)
+	return m
 }
 
 // Problem is what is learned: a task family, a collective and its reward.
@@ -162,6 +242,9 @@ type Problem struct {
 	Task       task.Family
 	Collective collective.Config
 	Reward     Reward
+	// MaxEvents bounds each rollout's events (collective.Options.MaxEvents);
+	// 0 means the default.
+	MaxEvents uint64
 }
 
 // Iteration summarises one training iteration: the rollouts it ran and the
@@ -190,6 +273,10 @@ type Iteration struct {
 	ActionProbs         [collective.NumActions]float64 // mean π(a|x) over decisions
 	GradNorm            float64
 	LR                  float64
+	Replays             int     // per-agent: counterfactual episodes run
+	PolicySteps         int     // Adam steps on the policy this iteration
+	ValueSteps          int     // Adam steps on the value (PPO)
+	ValueEV             float64 // PPO: explained variance of the returns by the value that computed the advantages; NaN otherwise
 }
 
 // Train learns a shared policy for prob with the RLCR update and returns
@@ -208,6 +295,9 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 	if err := prob.Reward.Validate(&prob.Collective); err != nil {
 		return nil, fmt.Errorf("reward: %w", err)
 	}
+	if err := prob.Reward.ValidateTraining(&cfg); err != nil {
+		return nil, fmt.Errorf("reward: %w", err)
+	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -224,13 +314,14 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 	baseline := math.NaN() // moving average of rewards
 
 	B, G := cfg.Batch, cfg.Group
+	grad := make([]float64, len(pol.Params()))
 	if cfg.WarmStart != "" {
 		if err := warmStart(ctx, prob, pol, cfg, streams, workers); err != nil {
 			return nil, err
 		}
 	}
-	grad := make([]float64, len(pol.Params()))
-	rewards := make([]float64, B*G)
+	mem := newMemory(B, G) // reused by every iteration
+	rewards := mem.rewards
 	for it := range cfg.Iterations {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -241,14 +332,14 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 		// 1. Rollouts: B task instances, G rollouts of each, all agents
 		// deciding with the same parameters.
-		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, workers)
+		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), cfg.CRN, workers, mem)
 		if err != nil {
 			return nil, err
 		}
 
 		// 2. The collective reward of every rollout, scored group by group
 		// (group-relative penalties compare the group's finish times).
-		metrics := make([]collective.Metrics, B*G)
+		metrics := mem.metrics
 		for i, r := range results {
 			metrics[i] = r.Metrics
 		}
@@ -258,31 +349,19 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 
 		// 3. Advantages: one value per rollout (flat) or per agent, then per
 		// decision.
-		samples := collect(results, pol)
-		switch cfg.Advantage {
-		case FlatCollective, NoBaseline, MovingAverage:
-			perRollout := rolloutAdvantages(cfg, rewards, G, &baseline)
-			for i := range samples {
-				samples[i].adv = perRollout[samples[i].rollout]
-			}
-		case PerAgent:
-			credit, err := differenceRewards(ctx, prob, pol, iterStreams, graphs, results, rewards, it, workers)
-			if err != nil {
-				return nil, err
-			}
-			for i := range samples {
-				s := &samples[i]
-				s.adv = credit[s.rollout][s.agent]
-			}
-		case PPOGAE:
-			gae(samples, rewards, value, cfg.Gamma, cfg.Lambda)
+		samples := collect(results, mem)
+		replays, err := advantages(ctx, prob, cfg, pol, value, iterStreams, graphs, results, rewards, it, workers, &baseline, samples)
+		if err != nil {
+			return nil, err
 		}
 		weigh(samples, cfg.LossNorm, B*G)
-		stats := summarize(it, results, rewards, samples)
-		decisionStats(&stats, samples, pol) // of the policy that acted
+		stats := summarize(it, results, rewards, samples, mem.finish)
+		stats.Replays = replays
+		decisionStats(&stats, samples) // of the policy that acted
 
 		// 4. The update: ascend Σ w·A·∇log π(a|x) + entropy bonus, clipped
-		// and stepped with Adam (PPO: several clipped epochs).
+		// and stepped with Adam (PPO: several clipped epochs, then the
+		// value fitted to the returns with several passes).
 		var gradNorm float64
 		epochs := 1
 		if cfg.Advantage == PPOGAE {
@@ -292,9 +371,12 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 			policyGradient(pol, samples, cfg.Advantage == PPOGAE, cfg.ClipRatio, entCoef, grad)
 			gradNorm = clipNorm(grad, cfg.ClipGrad)
 			opt.step(pol.Params(), grad, lr)
+			stats.PolicySteps++
 		}
+		stats.ValueEV = math.NaN()
 		if cfg.Advantage == PPOGAE {
-			fitValue(samples, value, valueOpt, cfg.ValueLR)
+			stats.ValueEV = explainedVariance(samples)
+			stats.ValueSteps = fitValue(samples, value, valueOpt, cfg.ValueLR, cfg.ValueEpochs)
 		}
 
 		// 5. Report.
@@ -306,6 +388,35 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 		}
 	}
 	return pol, nil
+}
+
+// advantages sets the advantage of every decision of the batch by the
+// configured estimator and returns the number of counterfactual replays it
+// ran.
+func advantages(ctx context.Context, prob Problem, cfg Config, pol policy.Softmax, value *policy.Value, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it, workers int, baseline *float64, samples []sample) (int, error) {
+	switch cfg.Advantage {
+	case FlatCollective, NoBaseline, MovingAverage:
+		perRollout := rolloutAdvantages(cfg, rewards, cfg.Group, baseline)
+		for i := range samples {
+			samples[i].adv = perRollout[samples[i].rollout]
+		}
+	case PerAgent:
+		credit, replays, err := differenceRewards(ctx, prob, cfg.Credit, pol, iter, graphs, results, rewards, it, cfg.actionMask(), cfg.CRN, workers)
+		if err != nil {
+			return 0, err
+		}
+		if cfg.CreditBaseline == GroupCredit {
+			groupBaseline(credit, cfg.Group)
+		}
+		for i := range samples {
+			s := &samples[i]
+			s.adv = credit[s.rollout][s.agent]
+		}
+		return replays, nil
+	case PPOGAE:
+		gae(samples, results, rewards, value, cfg.Gamma, cfg.GammaUnit, cfg.Lambda)
+	}
+	return 0, nil
 }
 
 // rolloutAdvantages returns one advantage per rollout from the rewards of
@@ -348,6 +459,9 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 	var probs [collective.NumActions]float64
 	for i := range samples {
 		s := &samples[i]
+		if s.mask.Single() {
+			continue // no choice, no gradient: both terms are exactly 0
+		}
 		scale := s.weight * s.adv
 		if ppo {
 			pol.Probs(&s.x, s.mask, &probs)
@@ -362,12 +476,12 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 	}
 }
 
-// rollouts runs B×G episodes on a pool of workers. Rollout i of task b
-// gets streams iter.Derive("rollout", b·G+i); task b is drawn from
-// iter.Derive("task", b). Results are indexed, so the pool's size changes
-// nothing.
-func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G, workers int) ([]*collective.Result, []*task.Graph, error) {
-	graphs := make([]*task.Graph, B)
+// rollouts runs B×G episodes on a pool of workers; rolloutStreams says
+// which streams each draws from. Results are indexed, so the pool's size
+// changes nothing. Each rollout runs on its own runner in mem and decides
+// through its own recorder; the results are valid until the next call.
+func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G int, actions collective.Mask, crn bool, workers int, mem *memory) ([]*collective.Result, []*task.Graph, error) {
+	graphs := mem.graphs
 	for b := range B {
 		g, err := prob.Task.Draw(iter.Derive("task", uint64(b)).New("graph", 0))
 		if err != nil {
@@ -375,18 +489,54 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 		}
 		graphs[b] = g
 	}
-	results := make([]*collective.Result, B*G)
+	results := mem.results
 	err := parallel(ctx, B*G, workers, func(i int) error {
-		r, err := collective.Run(graphs[i/G], prob.Collective, pol, iter.Derive("rollout", uint64(i)), collective.Options{Record: true})
+		rec := &mem.recs[i]
+		rec.pol, rec.rollout, rec.buf = pol, i, rec.buf[:0]
+		rec.soft, _ = pol.(policy.Softmax)
+		env, opts := rolloutStreams(iter, i, G, crn, &rec.own)
+		opts.Record, opts.Actions = true, actions
+		opts.Context, opts.MaxEvents = ctx, prob.MaxEvents
+		r, err := mem.runners[i].Run(graphs[i/G], prob.Collective, rec, env, opts)
 		results[i] = r
 		return err
 	})
 	return results, graphs, err
 }
 
+// rolloutStreams returns the environment's streams and the options that
+// carry the policy's streams for rollout i, of task instance i/G. Task b
+// is drawn from iter.Derive("task", b) and the policy of rollout i draws
+// from iter.Derive("rollout", i). With crn the environment of every
+// rollout of task b is iter.Derive("task", b) too (its purposes differ
+// from the task draw's); without, each rollout's environment is its own
+// rollout streams, as independent of its group's as of any other.
+// own receives the policy's streams: the caller's memory, so that nothing
+// is allocated.
+func rolloutStreams(iter sim.Streams, i, G int, crn bool, own *sim.Streams) (sim.Streams, collective.Options) {
+	*own = iter.Derive("rollout", uint64(i))
+	if !crn {
+		return *own, collective.Options{}
+	}
+	return iter.Derive("task", uint64(i/G)), collective.Options{Decisions: own}
+}
+
 // parallel calls fn(0..n-1) on up to workers goroutines and returns the
-// first error (by index, so that errors too are deterministic).
+// errors joined in index order, so that errors too are deterministic. One
+// worker runs them in order on the calling goroutine.
 func parallel(ctx context.Context, n, workers int, fn func(int) error) error {
+	if workers <= 1 {
+		var errs []error
+		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(i); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -420,26 +570,35 @@ type sample struct {
 	agent   int
 	adv     float64
 	weight  float64
-	pOld    float64 // π(a|x) when the rollout ran
-	ret     float64 // PPO: the value target
+	pOld    float64                        // π(a|x) when the rollout ran
+	at      float64                        // virtual seconds when the decision was taken
+	v       float64                        // PPO: the value's prediction when the advantages were computed
+	ret     float64                        // PPO: the value target
+	probs   [collective.NumActions]float64 // π(·|x) when the rollout ran
 }
 
-func collect(results []*collective.Result, pol policy.Softmax) []sample {
-	n := 0
-	for _, r := range results {
-		n += len(r.Decisions)
-	}
-	out := make([]sample, 0, n)
-	var probs [collective.NumActions]float64
+// collect lists the decisions of every rollout, in order, as samples. The
+// recorders kept those the policy was asked about; a decision with one
+// valid action, which the collective took without asking, gets its
+// features here and probability 1.
+func collect(results []*collective.Result, mem *memory) []sample {
+	out := mem.samples[:0]
 	for i, r := range results {
-		for _, d := range r.Decisions {
-			s := sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent}
+		asked := mem.recs[i].buf
+		for j := range r.Decisions {
+			d := &r.Decisions[j]
+			if !d.Mask.Single() {
+				out = append(out, asked[0])
+				asked = asked[1:]
+				continue
+			}
+			out = append(out, sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, pOld: 1, at: d.Obs.Elapsed})
+			s := &out[len(out)-1]
 			policy.Features(&d.Obs, &s.x)
-			pol.Probs(&s.x, s.mask, &probs)
-			s.pOld = probs[d.Action]
-			out = append(out, s)
+			s.probs[d.Action] = 1
 		}
 	}
+	mem.samples = out
 	return out
 }
 
@@ -461,18 +620,23 @@ func weigh(samples []sample, norm LossNorm, rollouts int) {
 	}
 }
 
-// differenceRewards returns, for each rollout and agent, R minus the reward
-// of the same episode replayed with that agent acting passively.
-func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it, workers int) ([]map[int]float64, error) {
+// differenceRewards returns, for each rollout and agent that decided, R
+// minus the reward of the same episode replayed under the counterfactual,
+// and the number of replays it ran: one per agent that decided (passive),
+// or per agent that delegated, attempted or shared (contribution).
+func differenceRewards(ctx context.Context, prob Problem, cf Credit, pol collective.Policy, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it int, actions collective.Mask, crn bool, workers int) ([]map[int]float64, int, error) {
 	type job struct{ rollout, agent int }
 	var jobs []job
+	credit := make([]map[int]float64, len(results))
 	for i, r := range results {
-		agents := map[int]bool{}
+		credit[i] = map[int]float64{}
+		contributed := map[int]bool{}
 		for _, d := range r.Decisions {
-			agents[d.Agent] = true
+			credit[i][d.Agent] = 0
+			contributed[d.Agent] = contributed[d.Agent] || contribution(d.Action)
 		}
 		for a := range len(r.Decisions) + 1 {
-			if agents[a] {
+			if _, decided := credit[i][a]; decided && (cf == Passive || contributed[a]) {
 				jobs = append(jobs, job{i, a})
 			}
 		}
@@ -481,18 +645,22 @@ func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy,
 	replays := make([]collective.Metrics, len(jobs))
 	err := parallel(ctx, len(jobs), workers, func(j int) error {
 		jb := jobs[j]
-		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, passive{pol, jb.agent}, iter.Derive("rollout", uint64(jb.rollout)), collective.Options{})
+		var p collective.Policy = withoutContribution{pol, jb.agent}
+		if cf == Passive {
+			p = passive{pol, jb.agent}
+		}
+		var own sim.Streams
+		env, opts := rolloutStreams(iter, jb.rollout, G, crn, &own)
+		opts.Actions = actions
+		opts.Context, opts.MaxEvents = ctx, prob.MaxEvents
+		r, err := collective.Run(graphs[jb.rollout/G], prob.Collective, p, env, opts)
 		if err == nil {
 			replays[j] = r.Metrics
 		}
 		return err
 	})
 	if err != nil {
-		return nil, err
-	}
-	credit := make([]map[int]float64, len(results))
-	for i := range credit {
-		credit[i] = map[int]float64{}
+		return nil, 0, err
 	}
 	for j, jb := range jobs {
 		// Score the replay within the original group, so that
@@ -507,7 +675,53 @@ func differenceRewards(ctx context.Context, prob Problem, pol collective.Policy,
 		prob.Reward.Group(&prob.Collective, it, group, out)
 		credit[jb.rollout][jb.agent] = rewards[jb.rollout] - out[jb.rollout%G]
 	}
-	return credit, nil
+	return credit, len(jobs), nil
+}
+
+// groupBaseline subtracts from each agent's difference reward its mean
+// over the rollouts of the group (of g) in which that agent decided.
+func groupBaseline(credit []map[int]float64, g int) {
+	for b := 0; b < len(credit); b += g {
+		sum, n := map[int]float64{}, map[int]int{}
+		for _, c := range credit[b : b+g] {
+			for a, d := range c {
+				sum[a] += d
+				n[a]++
+			}
+		}
+		for _, c := range credit[b : b+g] {
+			for a := range c {
+				c[a] -= sum[a] / float64(n[a])
+			}
+		}
+	}
+}
+
+// contribution reports whether an action is one the contribution
+// counterfactual removes.
+func contribution(a collective.Action) bool {
+	return a == collective.Delegate || a == collective.Attempt || a == collective.Share
+}
+
+// withoutContribution lets every agent decide as the policy does, with
+// the same draws, except that one agent's delegations, attempts and shares
+// become its first other valid action.
+type withoutContribution struct {
+	collective.Policy
+	agent int
+}
+
+func (p withoutContribution) Decide(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+	act := p.Policy.Decide(o, m, u)
+	if o.Agent != p.agent || !contribution(act) {
+		return act
+	}
+	for _, a := range []collective.Action{collective.Work, collective.Wait, collective.Check, collective.Submit} {
+		if m.Has(a) {
+			return a
+		}
+	}
+	return act // nothing else is valid: the contribution stands
 }
 
 // passive makes one agent only work, wait or submit; the others follow the
@@ -530,9 +744,19 @@ func (p passive) Decide(o *collective.Observation, m collective.Mask, u float64)
 }
 
 // gae computes GAE(γ, λ) advantages over each agent's decisions, in the
-// order it took them, with the rollout's reward at its last decision, then
-// normalises them over the batch.
-func gae(samples []sample, rewards []float64, value *policy.Value, gamma, lambda float64) {
+// order it took them, with the rollout's reward after its last decision,
+// then normalises them over the batch. The discount between two decisions
+// is γ, or γ^(Δt/unit) with a time unit (and the reward, which arrives at
+// the finish, is discounted from the last decision to it):
+//
+//	δ_j = γ_j·V(x_{j+1}) − V(x_j) (the last: γ_end·R − V(x_j)),  A_j = δ_j + γ_j·λ·A_{j+1}
+func gae(samples []sample, results []*collective.Result, rewards []float64, value *policy.Value, gamma float64, unit sim.Time, lambda float64) {
+	discount := func(from, to float64) float64 {
+		if unit <= 0 {
+			return gamma
+		}
+		return math.Pow(gamma, (to-from)/unit.Seconds())
+	}
 	type key struct{ rollout, agent int }
 	traj := map[key][]int{}
 	var order []key
@@ -545,19 +769,20 @@ func gae(samples []sample, rewards []float64, value *policy.Value, gamma, lambda
 	}
 	for _, k := range order {
 		idx := traj[k]
-		next, acc := 0.0, 0.0
-		for j := len(idx) - 1; j >= 0; j-- {
-			s := &samples[idx[j]]
-			v := value.Predict(&s.x)
-			r := 0.0
-			if j == len(idx)-1 {
-				r = rewards[k.rollout]
-			}
-			delta := r + gamma*next - v
-			acc = delta + gamma*lambda*acc
-			s.adv = acc
-			s.ret = acc + v
-			next = v
+		last := &samples[idx[len(idx)-1]]
+		last.v = value.Predict(&last.x)
+		end := 1.0 // the reward comes right after the last decision...
+		if unit > 0 {
+			end = discount(last.at, results[k.rollout].Metrics.Finish.Seconds()) // ... or at the finish
+		}
+		last.adv = end*rewards[k.rollout] - last.v
+		last.ret = last.adv + last.v
+		for j := len(idx) - 2; j >= 0; j-- {
+			s, next := &samples[idx[j]], &samples[idx[j+1]]
+			s.v = value.Predict(&s.x)
+			g := discount(s.at, next.at)
+			s.adv = g*next.v - s.v + g*lambda*next.adv
+			s.ret = s.adv + s.v
 		}
 	}
 	advs := make([]float64, len(samples))
@@ -570,19 +795,39 @@ func gae(samples []sample, rewards []float64, value *policy.Value, gamma, lambda
 	}
 }
 
-// fitValue takes one Adam step on the value's squared error to the returns.
-func fitValue(samples []sample, value *policy.Value, opt *adam, lr float64) {
+// fitValue takes epochs Adam steps on the value's mean squared error to
+// the returns and returns how many it took.
+func fitValue(samples []sample, value *policy.Value, opt *adam, lr float64, epochs int) int {
 	grad := make([]float64, len(value.Params()))
-	for i := range samples {
-		value.AddGrad(&samples[i].x, samples[i].ret, -1/float64(len(samples)), grad)
+	for range epochs {
+		clear(grad)
+		for i := range samples {
+			value.AddGrad(&samples[i].x, samples[i].ret, -1/float64(len(samples)), grad)
+		}
+		opt.step(value.Params(), grad, lr)
 	}
-	opt.step(value.Params(), grad, lr)
+	return epochs
 }
 
-func summarize(it int, results []*collective.Result, rewards []float64, samples []sample) Iteration {
+// explainedVariance is 1 − Var(ret − v)/Var(ret) over the batch: 1 for a
+// value that predicts the returns, 0 for one that predicts their mean, NaN
+// when the returns do not vary.
+func explainedVariance(samples []sample) float64 {
+	ret, res := make([]float64, len(samples)), make([]float64, len(samples))
+	for i, s := range samples {
+		ret[i], res[i] = s.ret, s.ret-s.v
+	}
+	_, sr := meanStd(ret)
+	_, se := meanStd(res)
+	if sr == 0 {
+		return math.NaN()
+	}
+	return 1 - se*se/(sr*sr)
+}
+
+func summarize(it int, results []*collective.Result, rewards []float64, samples []sample, finish []float64) Iteration {
 	n := float64(len(results))
 	st := Iteration{Iteration: it, Episodes: len(results), Decisions: len(samples), RewardMean: meanOf(rewards)}
-	finish := make([]float64, len(results))
 	var okDecisions, okRollouts, failDecisions, failRollouts int
 	for i, r := range results {
 		m := &r.Metrics
@@ -610,11 +855,9 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 }
 
 // decisionStats fills the entropy and mean action probabilities.
-func decisionStats(st *Iteration, samples []sample, pol policy.Softmax) {
-	var probs [collective.NumActions]float64
+func decisionStats(st *Iteration, samples []sample) {
 	for i := range samples {
-		pol.Probs(&samples[i].x, samples[i].mask, &probs)
-		for a, p := range probs {
+		for a, p := range samples[i].probs {
 			st.ActionProbs[a] += p / float64(len(samples))
 			if p > 0 {
 				st.Entropy -= p * math.Log(p) / float64(len(samples))

@@ -19,22 +19,32 @@ func agreement(t *testing.T, prob Problem, pol policy.Softmax, org string) float
 	t.Helper()
 	f, err := policy.Organization(org)
 	require.NoError(t, err)
-	results, _, err := rollouts(context.Background(), prob, f, sim.NewStreams(99), 4, 4, 1)
-	require.NoError(t, err)
+	streams := sim.NewStreams(99)
 	agree, n := 0, 0
+	var x [policy.NumFeatures]float64
 	var probs [collective.NumActions]float64
-	for _, s := range collect(results, pol) {
-		pol.Probs(&s.x, s.mask, &probs)
-		best := collective.Action(0)
-		for a := range collective.Action(collective.NumActions) {
-			if probs[a] > probs[best] {
-				best = a
+	for i := range uint64(16) {
+		g, err := prob.Task.Draw(streams.Derive("task", i).New("graph", 0))
+		require.NoError(t, err)
+		r, err := collective.Run(g, prob.Collective, f, streams.Derive("rollout", i), collective.Options{Record: true})
+		require.NoError(t, err)
+		for _, d := range r.Decisions {
+			if d.Mask.Single() {
+				continue
 			}
+			policy.Features(&d.Obs, &x)
+			pol.Probs(&x, d.Mask, &probs)
+			best := collective.Action(0)
+			for a := range collective.Action(collective.NumActions) {
+				if probs[a] > probs[best] {
+					best = a
+				}
+			}
+			if best == d.Action {
+				agree++
+			}
+			n++
 		}
-		if best == s.action {
-			agree++
-		}
-		n++
 	}
 	return float64(agree) / float64(n)
 }

@@ -544,6 +544,7 @@ func (p *dotParser) edgeStmt(first dotToken) error {
 		}
 		p.edgeAt[key] = len(p.rg.edges)
 		p.rg.edges = append(p.rg.edges, Edge{From: from, To: to, Tokens: tokens})
+		p.rg.edgeAt = append(p.rg.edgeAt, chain[i-1].at.String())
 	}
 	return p.endStmt()
 }

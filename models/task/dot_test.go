@@ -132,7 +132,8 @@ func TestReadDOTErrors(t *testing.T) {
 		{"bad edge default", "digraph { edge [tokens=x] }", `edge defaults: tokens`},
 		{"self loop", "digraph { a -> b -> b }", `g.dot:1:21: self loop on "b"`},
 		{"duplicate edge", "digraph { a -> b\n a -> b }", `g.dot:2:7: duplicate edge "a" -> "b" (a strict digraph merges duplicates)`},
-		{"cycle", "digraph { a -> b -> c -> a }", `g.dot: task: cycle: "a" -> "b" -> "c" -> "a"`},
+		{"cycle", "digraph { a -> b -> c -> a }", `g.dot:1:21: task: cycle: "a" -> "b" -> "c" -> "a"`},
+		{"cycle on a later line", "digraph {\n  a -> b\n  b -> c\n  c -> a\n}", `g.dot:4:3: task: cycle: "a" -> "b" -> "c" -> "a"`},
 		{"plus without string", `digraph { "a" + b }`, `g.dot:1:17: expected a quoted string after '+'`},
 		{"empty input", "", "g.dot:1:1: expected digraph, found end of input"},
 	}

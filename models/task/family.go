@@ -38,12 +38,14 @@ const (
 // written as sim.ParseDist reads them ("exp(90s)", "uniform(0.2, 0.6)").
 //
 // Every shape draws its attributes the same way, node by node in ID order:
-// Work from Work (seconds), Difficulty from Difficulty clamped to [0, 1)
-// (values ≥ 1 become the largest float64 below 1), OutputTokens from
-// OutputTokens rounded to an integer, Loop = Loop for each node with
-// probability LoopProb, and Coupling from Coupling clamped to [0, 1] but only
-// at nodes with at least two predecessors and Join = JoinAll (elsewhere it
-// is 0). Unset distributions are the constant 0. Draws whose Work exceeds
+// Work from Work (seconds), Difficulty from Difficulty (its support must
+// lie in [0, 1]; a draw of exactly 1 becomes the largest float64 below 1),
+// OutputTokens from OutputTokens rounded to an integer, Loop = Loop for each
+// node with probability LoopProb, and Coupling from Coupling (support in
+// [0, 1]) but only at nodes with at least two predecessors and Join =
+// JoinAll (elsewhere it is 0). Validate rejects a Difficulty or Coupling
+// distribution that can draw outside its range (uniform(0.5, 2), exp(0.3)),
+// not only constants. Unset distributions are the constant 0. Draws whose Work exceeds
 // the range of sim.Time or whose tokens exceed MaxTokens are errors.
 //
 // Structures, with n the number of nodes, e the number of edges and W the
@@ -81,10 +83,14 @@ const (
 //     proportional to its weight and draws from it; components are complete
 //     families (nothing is inherited from the mixture, whose distributions
 //     and loop settings must be unset).
+//   - tool use (any shape): ToolCalls and ToolLatency are not drawn per
+//     node but carried by the graph (Graph.Tools), for the collective to
+//     draw at every attempt; both or neither must be set.
 //   - file(path): the graph in path (see Load), read at every draw; node
 //     attributes the file does not give are drawn as above (WfFormat files
 //     give work and tokens; DOT files give what their attributes say).
-//     Relative paths are relative to the working directory.
+//     Relative paths are relative to the working directory (the scenarios
+//     package locates them relative to the scenario file first).
 //
 // Names are "t<ID>" except for file graphs, which keep their node names.
 type Family struct {
@@ -113,6 +119,10 @@ type Family struct {
 	// LoopProb is the probability that a node is a loop, in [0, 1]; when
 	// Loop > 0, the zero value means every node.
 	LoopProb float64 `json:"loop_prob,omitempty" yaml:"loop_prob,omitempty"`
+
+	// Tool use, drawn while the task is worked on (see Tools).
+	ToolCalls   sim.Dist `json:"tool_calls,omitzero" yaml:"tool_calls,omitempty"`     // per attempt at a subtask; rounded
+	ToolLatency sim.Dist `json:"tool_latency,omitzero" yaml:"tool_latency,omitempty"` // seconds per tool call
 }
 
 // Component is one weighted family of a mixture. Its family fields sit
@@ -258,7 +268,14 @@ func (f *Family) validate() (int, error) {
 }
 
 func (f *Family) validateAttrs() error {
+	if err := firstErr(inRange("difficulty", f.Difficulty, 1, false), inRange("coupling", f.Coupling, 1, true)); err != nil {
+		return err
+	}
 	switch {
+	case !f.ToolLatency.IsZero() && f.ToolCalls.IsZero():
+		return ferr("tool_latency", "needs tool_calls (no tool is ever called)")
+	case !f.ToolCalls.IsZero() && f.ToolLatency.IsZero():
+		return ferr("tool_calls", "needs tool_latency (a tool call that takes no time changes nothing)")
 	case f.Loop < 0 || f.Loop > MaxLoop:
 		return ferr("loop", "must be in [0, %d], got %d", MaxLoop, f.Loop)
 	case !(f.LoopProb >= 0 && f.LoopProb <= 1):
@@ -277,6 +294,7 @@ func (f *Family) validateMixture() error {
 		{"work", !f.Work.IsZero()}, {"difficulty", !f.Difficulty.IsZero()},
 		{"output_tokens", !f.OutputTokens.IsZero()}, {"coupling", !f.Coupling.IsZero()},
 		{"loop", f.Loop != 0}, {"loop_prob", f.LoopProb != 0},
+		{"tool_calls", !f.ToolCalls.IsZero()}, {"tool_latency", !f.ToolLatency.IsZero()},
 	} {
 		if d.set {
 			return ferr(d.name, "not used by shape %q (set it in each component)", ShapeMixture)
@@ -303,6 +321,23 @@ func (f *Family) validateMixture() error {
 	}
 	if !(total > 0) || math.IsInf(total, 1) {
 		return ferr("components", "weights must have a positive, finite sum, got %v", total)
+	}
+	return nil
+}
+
+// inRange checks that every value d can draw lies in [0, hi] (or [0, hi)
+// when closed is false, where a constant must stay below hi).
+func inRange(field string, d sim.Dist, hi float64, closed bool) error {
+	lo, top := d.Support()
+	interval := fmt.Sprintf("[0, %v]", hi)
+	if !closed {
+		interval = fmt.Sprintf("[0, %v)", hi)
+	}
+	switch {
+	case lo == top && (top > hi || !closed && top == hi):
+		return ferr(field, "%v is out of range %s", d, interval)
+	case top > hi:
+		return ferr(field, "%v can draw values up to %v, outside %s (use a distribution whose support lies inside, such as uniform(0.2, 0.8))", d, top, interval)
 	}
 	return nil
 }
@@ -350,6 +385,26 @@ func treeSize(b, d int) (splits, leaves int) {
 	return splits, leaves
 }
 
+// Nodes returns the most nodes a graph drawn from f can have: exact for
+// the generated shapes, the largest component's for a mixture, and 0 for a
+// file, whose size is known only once it is read. It is what a caller
+// needs to estimate an episode's memory before running it; an invalid f
+// has 0.
+func (f Family) Nodes() int {
+	if f.Shape == ShapeMixture {
+		most := 0
+		for i := range f.Components {
+			most = max(most, f.Components[i].Family.Nodes())
+		}
+		return most
+	}
+	n, err := f.validate()
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // Draw draws one graph from f using r (and nothing else: the same state of r
 // gives the same graph). It validates f first; the errors of the "file"
 // shape are those of Load.
@@ -392,7 +447,26 @@ func (f *Family) draw(r *rand.Rand, n int) (*Graph, error) {
 	if f.Shape == ShapeFile {
 		name = f.Path
 	}
-	return b.build(name)
+	g, err := b.build(name)
+	if err != nil {
+		return nil, err
+	}
+	g.tools = Tools{Calls: f.ToolCalls, Latency: f.ToolLatency}
+	return g, nil
+}
+
+// UsesTools reports whether graphs drawn from f (from any component of a
+// mixture) make tool calls.
+func (f *Family) UsesTools() bool {
+	if !f.ToolCalls.IsZero() {
+		return true
+	}
+	for i := range f.Components {
+		if f.Components[i].UsesTools() {
+			return true
+		}
+	}
+	return false
 }
 
 // pick chooses a mixture component with probability proportional to weight.

@@ -176,17 +176,14 @@ func TestDrawDeterministic(t *testing.T) {
 
 func TestDrawAttributes(t *testing.T) {
 	f := Family{Shape: "layered", Width: 30, Depth: 30, EdgeProb: 0.1,
-		Work: sim.Exponential(60), Difficulty: sim.Uniform(0.5, 3), OutputTokens: sim.Uniform(10, 20),
-		Coupling: sim.Uniform(0.5, 5), Loop: 5, LoopProb: 0.25}
+		Work: sim.Exponential(60), Difficulty: sim.Uniform(0.5, 1), OutputTokens: sim.Uniform(10, 20),
+		Coupling: sim.Uniform(0.5, 1), Loop: 5, LoopProb: 0.25}
 	g, err := f.Draw(newRand(3))
 	require.NoError(t, err)
-	loops, joins, clampedD, clampedC := 0, 0, 0, 0
+	loops, joins := 0, 0
 	for v, nd := range g.Nodes {
 		assert.GreaterOrEqual(t, nd.Work, sim.Time(0))
 		assert.True(t, nd.Difficulty >= 0.5 && nd.Difficulty < 1)
-		if nd.Difficulty == maxDifficulty {
-			clampedD++
-		}
 		assert.True(t, nd.OutputTokens >= 10 && nd.OutputTokens <= 20)
 		if nd.Loop > 0 {
 			assert.Equal(t, 5, nd.Loop)
@@ -195,17 +192,27 @@ func TestDrawAttributes(t *testing.T) {
 		if len(g.Pred(ID(v))) >= 2 {
 			joins++
 			assert.True(t, nd.Coupling >= 0.5 && nd.Coupling <= 1)
-			if nd.Coupling == 1 {
-				clampedC++
-			}
 		} else {
 			assert.Zero(t, nd.Coupling)
 		}
 	}
 	assert.InDelta(t, 0.25*900, loops, 40)
 	assert.Positive(t, joins)
-	assert.Positive(t, clampedD, "difficulty samples ≥ 1 are clamped below 1")
-	assert.Positive(t, clampedC, "coupling samples > 1 are clamped to 1")
+
+	// A distribution that can draw outside the allowed range is an error,
+	// as the same value written as a constant would be.
+	for _, tt := range []struct {
+		f    Family
+		want string
+	}{
+		{Family{Shape: "chain", Length: 2, Coupling: sim.Uniform(0.5, 2)}, "coupling: uniform(0.5, 2) can draw values up to 2, outside [0, 1]"},
+		{Family{Shape: "chain", Length: 2, Coupling: sim.Const(1.5)}, "coupling: 1.5 is out of range [0, 1]"},
+		{Family{Shape: "chain", Length: 2, Coupling: sim.Exponential(0.3)}, "coupling: exp(0.3) can draw values up to +Inf"},
+		{Family{Shape: "chain", Length: 2, Difficulty: sim.Const(1)}, "difficulty: 1 is out of range [0, 1)"},
+		{Family{Shape: "chain", Length: 2, Difficulty: sim.MustParseDist("lognormal(mean=0.3, cv=0.5)")}, "difficulty: lognormal(mean=0.3, cv=0.5) can draw values up to +Inf, outside [0, 1)"},
+	} {
+		assert.ErrorContains(t, tt.f.Validate(), tt.want)
+	}
 
 	// loop without loop_prob: every node loops.
 	g, err = Family{Shape: "chain", Length: 5, Loop: 2}.Draw(newRand(1))
@@ -368,4 +375,32 @@ func TestDrawOutOfRangeSamples(t *testing.T) {
 	_, err = Family{Shape: "chain", Length: 1, OutputTokens: sim.Const(1e15)}.Draw(newRand(1))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "output_tokens: drew 1e+15, above the limit")
+}
+
+func TestFamilyTools(t *testing.T) {
+	f := Family{Shape: ShapeChain, Length: 3, Work: sim.Const(60), ToolCalls: sim.Poisson(2), ToolLatency: sim.LogNormal(3, 1)}
+	g, err := f.Draw(rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	assert.Equal(t, Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)}, g.Tools(), "a drawn graph carries the tool use")
+	assert.True(t, f.UsesTools())
+	plain := f
+	plain.ToolCalls, plain.ToolLatency = sim.Dist{}, sim.Dist{}
+	h, err := plain.Draw(rand.New(rand.NewPCG(1, 2)))
+	require.NoError(t, err)
+	assert.Equal(t, Tools{}, h.Tools())
+	assert.False(t, g.Equal(h), "tool use is part of the graph")
+	assert.True(t, g.Equal(h.WithTools(g.Tools())), "and the rest is shared")
+	mix := Family{Shape: ShapeMixture, Components: []Component{{Weight: 1, Family: plain}, {Weight: 1, Family: f}}}
+	assert.True(t, mix.UsesTools())
+
+	for _, tt := range []struct {
+		f    Family
+		want string
+	}{
+		{Family{Shape: ShapeChain, Length: 1, ToolCalls: sim.Poisson(2)}, "tool_calls: needs tool_latency"},
+		{Family{Shape: ShapeChain, Length: 1, ToolLatency: sim.Const(3)}, "tool_latency: needs tool_calls"},
+		{Family{Shape: ShapeMixture, ToolCalls: sim.Poisson(1), Components: []Component{{Weight: 1, Family: plain}}}, `tool_calls: not used by shape "mixture"`},
+	} {
+		assert.ErrorContains(t, tt.f.Validate(), tt.want)
+	}
 }

@@ -1,7 +1,6 @@
 package task
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -146,8 +145,34 @@ type Graph struct {
 	sinks     []ID
 	level     []int32
 	totalWork sim.Time // computed once by New: consumers ask for it per decision
+	critical  sim.Time // computed once by New: consumers ask for it per episode
 	width     int
 	depth     int
+	tools     Tools
+}
+
+// Tools describes the tool use of a task: how many tool calls (sandboxes,
+// searches, browsers) an attempt at one of its subtasks makes, and how long
+// each takes. They are drawn anew at every attempt, not once per node, so
+// that a retry is not a replay. The zero Tools means no tool use.
+type Tools struct {
+	// Calls is the number of tool calls per attempt (rounded to a whole
+	// number), such as sim.Poisson(2).
+	Calls sim.Dist
+	// Latency is the duration of one tool call, in seconds.
+	Latency sim.Dist
+}
+
+// Tools returns the task's tool use; graphs read from files or built with
+// New have none unless WithTools gives it.
+func (g *Graph) Tools() Tools { return g.tools }
+
+// WithTools returns a copy of g that shares g's structure and has tool use
+// t. It costs O(1).
+func (g *Graph) WithTools(t Tools) *Graph {
+	c := *g
+	c.tools = t
+	return &c
 }
 
 // New checks nodes and edges and returns the graph they describe. It copies
@@ -255,6 +280,7 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 	for i := range g.Nodes {
 		g.totalWork = satAdd(g.totalWork, g.Nodes[i].Work)
 	}
+	g.critical, _ = g.CriticalPath()
 	for v := range n {
 		if g.predOff[v] == g.predOff[v+1] {
 			g.sources = append(g.sources, ID(v))
@@ -376,8 +402,23 @@ func (g *Graph) cycleError(indeg []int32) error {
 		}
 		sb.WriteString(strconv.Quote(g.Nodes[cycle[(first+i)%k]].Name))
 	}
-	return errors.New(sb.String())
+	ordered := make([]ID, k)
+	for i := range k {
+		ordered[i] = cycle[(first+i)%k]
+	}
+	return &CycleError{Cycle: ordered, msg: sb.String()}
 }
+
+// CycleError is the error of New for edges that close a cycle. Readers of
+// graph files use it to place the error at the edge that closes it.
+type CycleError struct {
+	// Cycle lists the nodes of one cycle in edge order, starting at the
+	// smallest ID: Cycle[i] -> Cycle[i+1], and the last back to the first.
+	Cycle []ID
+	msg   string
+}
+
+func (e *CycleError) Error() string { return e.msg }
 
 func (g *Graph) computeLevels() {
 	g.level = make([]int32, len(g.Nodes))
@@ -488,6 +529,10 @@ func (g *Graph) Sinks() []ID { return g.sinks[:len(g.sinks):len(g.sinks)] }
 // no overheads. It saturates at sim.MaxTime.
 func (g *Graph) TotalWork() sim.Time { return g.totalWork }
 
+// CriticalLength returns the length of CriticalPath, computed once when the
+// graph was built.
+func (g *Graph) CriticalLength() sim.Time { return g.critical }
+
 // CriticalPath returns the longest path through the graph weighted by Work
 // (one attempt or iteration per node), and its nodes from a source to a
 // sink: the finish time of the graph with unlimited agents of speed 1 and
@@ -554,10 +599,10 @@ func (g *Graph) Depth() int { return g.depth }
 // parallelism one would name.
 func (g *Graph) Width() int { return g.width }
 
-// Equal reports whether g and h have the same nodes, in the same order, and
-// the same edges carrying the same (resolved) tokens.
+// Equal reports whether g and h have the same nodes, in the same order,
+// the same edges carrying the same (resolved) tokens, and the same tool use.
 func (g *Graph) Equal(h *Graph) bool {
-	if g.Len() != h.Len() || g.Edges() != h.Edges() {
+	if g.Len() != h.Len() || g.Edges() != h.Edges() || g.tools != h.tools {
 		return false
 	}
 	for i := range g.Nodes {

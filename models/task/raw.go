@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,14 +26,33 @@ type rawGraph struct {
 	nodes []Node
 	set   []attrs // parallel to nodes
 	edges []Edge
+	// edgeAt is where each edge was written ("line:col"), for readers
+	// that know; nil otherwise.
+	edgeAt []string
 }
 
 func (rg *rawGraph) build(name string) (*Graph, error) {
 	g, err := New(rg.nodes, rg.edges)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s%s: %w", name, rg.where(err), err)
 	}
 	return g, nil
+}
+
+// where returns ":line:col" of the edge that closes the cycle err reports,
+// when err is a cycle and the reader recorded positions.
+func (rg *rawGraph) where(err error) string {
+	var ce *CycleError
+	if !errors.As(err, &ce) || len(rg.edgeAt) != len(rg.edges) || len(ce.Cycle) == 0 {
+		return ""
+	}
+	from, to := ce.Cycle[len(ce.Cycle)-1], ce.Cycle[0]
+	for i, e := range rg.edges {
+		if e.From == from && e.To == to {
+			return ":" + rg.edgeAt[i]
+		}
+	}
+	return ""
 }
 
 // Load reads a graph file, choosing the format by extension: ".dot" and

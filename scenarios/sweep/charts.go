@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"slices"
 	"strings"
@@ -29,38 +30,27 @@ type Chart struct {
 const PhaseChart = "phase_parallelism"
 
 // metricLabels give each metric's axis label and the factor from its
-// table unit (seconds for times) to the chart's (minutes).
+// table unit to the chart's: 1 for every metric, since charts and tables
+// share one unit per quantity (seconds for times), kept so that a chart
+// could rescale a metric without touching the tables.
 var metricLabels = map[string]struct {
 	label string
 	scale float64
 }{
 	"reward_mean":            {"mean reward", 1},
-	"success_rate":           {"success rate", 1},
-	"latency_mean":           {"mean finish time (min)", 1.0 / 60},
-	"latency_p90":            {"90th percentile finish time (min)", 1.0 / 60},
+	"success_rate":           {"success rate (fraction)", 1},
+	"latency_mean":           {"mean finish time (s)", 1},
+	"latency_p90":            {"90th percentile finish time (s)", 1},
 	"parallelism_mean":       {"mean parallelism (busy agents)", 1},
 	"messages_mean":          {"messages per episode", 1},
 	"model_calls_mean":       {"model calls per episode", 1},
-	"agent_time_mean":        {"agent time per episode (min)", 1.0 / 60},
+	"agent_time_mean":        {"agent time per episode (s)", 1},
 	"critical_steps_mean":    {"critical steps per episode", 1},
 	"entropy":                {"policy entropy (nats)", 1},
-	"finish_mean":            {"mean finish time (min)", 1.0 / 60},
-	"finish_acceptable_mean": {"finish time, acceptable episodes (min)", 1.0 / 60},
+	"finish_mean":            {"mean finish time (s)", 1},
+	"finish_acceptable_mean": {"finish time, acceptable episodes (s)", 1},
 	"tokens_mean":            {"tokens per episode", 1},
-	"cost_per_acceptable":    {"agent time per acceptable result (min)", 1.0 / 60},
-}
-
-// metricRange returns the values a metric can take, to which bands are
-// clipped: rates and probabilities lie in [0, 1], rewards anywhere,
-// everything else is at least 0.
-func metricRange(m string) (lo, hi float64) {
-	switch {
-	case m == "reward_mean":
-		return math.Inf(-1), math.Inf(1)
-	case m == "success_rate", strings.HasPrefix(m, "prob_"):
-		return 0, 1
-	}
-	return 0, math.Inf(1)
+	"cost_per_acceptable":    {"agent time per acceptable result (s)", 1},
 }
 
 func metricLabel(m string) (string, float64) {
@@ -68,7 +58,7 @@ func metricLabel(m string) (string, float64) {
 		return l.label, l.scale
 	}
 	if a, ok := strings.CutPrefix(m, "prob_"); ok {
-		return "probability of " + a, 1
+		return "probability of " + a + " (fraction)", 1
 	}
 	return m, 1
 }
@@ -139,7 +129,7 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 	case len(plan.Grid) > 2:
 		over = "seeds and other axes"
 	}
-	interval := "95% CI over " + over
+	interval := "95% bootstrap CI over " + over
 
 	// Two numeric axes carry the heat maps: the first two, unless one
 	// axis is categorical (such as policy.organization), which then gets
@@ -282,8 +272,6 @@ outer:
 // axis other, or one series when other is -1.
 func lineSeries(plan *Plan, rs []*trialResult, m string, scale float64, a, other int) []plots.Series {
 	ax := &plan.Grid[a]
-	floor, ceil := metricRange(m)
-	floor, ceil = floor*scale, ceil*scale
 	groups := []int{-1}
 	if other >= 0 {
 		groups = groups[:0]
@@ -307,13 +295,13 @@ func lineSeries(plan *Plan, rs []*trialResult, m string, scale float64, a, other
 			if g >= 0 {
 				axes, want = append(axes, other), append(want, g)
 			}
-			iv := scenarios.MeanCI(values(rs, m, scale, axes, want))
+			iv := stats.Default.CI(values(rs, m, scale, axes, want), stats.Mean)
 			if math.IsNaN(iv.Value) {
 				continue
 			}
 			s.X = append(s.X, ax.Numbers[i])
 			s.Y = append(s.Y, iv.Value)
-			lo, hi = append(lo, max(iv.Lo, floor)), append(hi, min(iv.Hi, ceil))
+			lo, hi = append(lo, iv.Lo), append(hi, iv.Hi)
 			if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) || math.IsInf(iv.Lo, 0) || math.IsInf(iv.Hi, 0) {
 				band = false
 			}
@@ -403,7 +391,7 @@ func heatGrid(plan *Plan, rs []*trialResult, m string, scale float64, x, y int, 
 			if fix != nil {
 				axes, want = append(axes, fix[0]), append(want, fix[1])
 			}
-			iv := scenarios.MeanCI(values(rs, m, scale, axes, want))
+			iv := stats.Default.CI(values(rs, m, scale, axes, want), stats.Mean)
 			if math.IsNaN(iv.Value) {
 				return nil, false
 			}

@@ -1,17 +1,18 @@
 package sweep
 
 import (
-	"github.com/swarmsim/swarmsim/internal/atomicfile"
-
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // Names in a sweep directory.
@@ -24,74 +25,44 @@ const (
 var idRE = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // ErrOtherSweep is returned by Prepare for a directory that holds another
-// sweep.
-var ErrOtherSweep = errors.New("holds another sweep")
+// sweep. It is rundir.ErrOtherWork.
+var ErrOtherSweep = rundir.ErrOtherWork
 
 // Prepare makes dir ready to run plan's trials: it creates the directory
 // and writes sweep.json, or checks that the sweep.json there is the same
-// sweep. A directory of another sweep is refused (an error wrapping
-// ErrOtherSweep) unless fresh is set, which first clears it (see Clear).
-// With fresh, no other process may be working in dir.
+// sweep, whose trial records then count as done. A directory of another
+// sweep is refused (an error wrapping ErrOtherSweep) unless fresh is set,
+// which first clears what sweeps write: sweep.json, trials/, trials.csv,
+// charts/, manifest.json and shard-*/ directories. With fresh, no other
+// process may be working in dir.
 //
 // Several processes may prepare the same directory at once: each writes
 // the same sweep.json atomically.
-func Prepare(dir string, plan *Plan, fresh bool) error {
-	old, err := ReadPlan(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
-			return fmt.Errorf("%s holds a run that is not a sweep (a manifest.json without %s); choose another directory with --out", dir, PlanFile)
-		}
-		if fresh {
-			if err := Clear(dir); err != nil {
-				return err
+func Prepare(dir string, plan *Plan, fresh bool) (*rundir.Dir, error) {
+	c := &rundir.Claim{
+		File: PlanFile,
+		Data: plan.Marshal(),
+		Same: func(data []byte) error {
+			old, err := parsePlan(data)
+			if err != nil {
+				return fmt.Errorf("an unreadable %s (%w)", PlanFile, err)
 			}
-		}
-	case err == nil && old.Hash == plan.Hash && !fresh:
-		return os.MkdirAll(filepath.Join(dir, TrialsDir), 0o755)
-	case !fresh:
-		what := "an unreadable " + PlanFile + " (" + errString(err) + ")"
-		if err == nil {
-			what = fmt.Sprintf("the sweep of scenario %s (hash %s), not this one (scenario %s, hash %s)", old.Scenario, short(old.Hash), plan.Scenario, short(plan.Hash))
+			if old.Hash == plan.Hash {
+				return nil
+			}
+			what := fmt.Sprintf("the sweep of scenario %s (hash %s), not this one (scenario %s, hash %s)", old.Scenario, short(old.Hash), plan.Scenario, short(plan.Hash))
 			if old.Scenario == plan.Scenario {
 				what += ": the scenario, the --set overrides, the seed or --variant changed"
 			}
-		}
-		return fmt.Errorf("%s %w: %s; use --fresh to discard it, or --out to choose another directory", dir, ErrOtherSweep, what)
-	default:
-		if err := Clear(dir); err != nil {
-			return err
-		}
+			return errors.New(what)
+		},
+		Clear: []string{TrialsDir, "trials.csv", "charts", "shard-*-of-*"},
 	}
-	if err := os.MkdirAll(filepath.Join(dir, TrialsDir), 0o755); err != nil {
-		return err
+	d, err := c.Open(dir, fresh)
+	if err != nil {
+		return nil, err
 	}
-	return atomicfile.Write(filepath.Join(dir, PlanFile), plan.Marshal())
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
-// Clear removes what sweeps write into dir: sweep.json, trials/,
-// trials.csv, charts/, manifest.json and shard-*/ directories. Other files
-// are left alone.
-func Clear(dir string) error {
-	for _, name := range []string{"manifest.json", "trials.csv", PlanFile} {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	shards, _ := filepath.Glob(filepath.Join(dir, "shard-*-of-*"))
-	for _, d := range append(shards, filepath.Join(dir, TrialsDir), filepath.Join(dir, "charts")) {
-		if err := os.RemoveAll(d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return d, d.Mkdir(TrialsDir)
 }
 
 // ReadPlan reads dir/sweep.json. The error wraps fs.ErrNotExist when there
@@ -165,32 +136,24 @@ func ReadRecords(dir string, plan *Plan) (map[string]*Record, []Invalid, error) 
 
 // writeRecord writes r into dir atomically.
 func writeRecord(dir string, r *Record) error {
-	return atomicfile.Write(RecordPath(dir, r.ID), r.marshal())
+	return rundir.WriteFile(RecordPath(dir, r.ID), r.marshal())
 }
 
-// CopyRecords writes the records into dir/trials, skipping files that
-// already hold the same bytes.
-func CopyRecords(dir string, recs []*Record) error {
-	if err := os.MkdirAll(filepath.Join(dir, TrialsDir), 0o755); err != nil {
-		return err
-	}
+// CopyRecords writes the records into d's trials/ as parts, skipping
+// files that already hold the same bytes.
+func CopyRecords(d *rundir.Dir, recs []*Record) error {
 	for _, r := range recs {
+		name := path.Join(TrialsDir, r.ID+".json")
 		data := r.marshal()
-		if old, err := os.ReadFile(RecordPath(dir, r.ID)); err == nil && bytes.Equal(old, data) {
+		if old, err := d.ReadPart(name); err == nil && bytes.Equal(old, data) {
 			continue
 		}
-		if err := atomicfile.Write(RecordPath(dir, r.ID), data); err != nil {
+		if err := d.WritePart(name, data); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// WriteFile writes data to path atomically: through a hidden temporary
-// file in the same directory, synced and renamed into place, so that
-// readers (and a resumed sweep) see the old file or the new one, never a
-// part of one.
-func WriteFile(path string, data []byte) error { return atomicfile.Write(path, data) }
 
 // sortedIDs returns the keys of recs in plan order.
 func sortedIDs(plan *Plan, recs map[string]*Record) []string {

@@ -197,7 +197,8 @@ func runAll(t *testing.T, dir string, sc *scenarios.Scenario, workers int, shard
 	t.Helper()
 	p, trials, err := NewPlan(sc, sc.Seed, "")
 	require.NoError(t, err)
-	require.NoError(t, Prepare(dir, p, false))
+	_, err = Prepare(dir, p, false)
+	require.NoError(t, err)
 	st, err := Check(dir, p, shard)
 	require.NoError(t, err)
 	require.NoError(t, Execute(context.Background(), dir, p, sc, trials, st.Pending, Options{Workers: workers}))
@@ -251,10 +252,11 @@ func TestExecuteResumeMerge(t *testing.T) {
 	// Another sweep is refused, then cleared with fresh.
 	other, _, err := NewPlan(load(t, small, "sweep.seeds=1"), 4, "")
 	require.NoError(t, err)
-	err = Prepare(dir, other, false)
+	_, err = Prepare(dir, other, false)
 	assert.ErrorIs(t, err, ErrOtherSweep)
 	assert.ErrorContains(t, err, "--fresh")
-	require.NoError(t, Prepare(dir, other, true))
+	_, err = Prepare(dir, other, true)
+	require.NoError(t, err)
 	recs, _, err = ReadRecords(dir, other)
 	require.NoError(t, err)
 	assert.Empty(t, recs)
@@ -265,7 +267,8 @@ func TestExecuteStopsOnCancel(t *testing.T) {
 	dir := t.TempDir()
 	p, trials, err := NewPlan(sc, sc.Seed, "")
 	require.NoError(t, err)
-	require.NoError(t, Prepare(dir, p, false))
+	_, err = Prepare(dir, p, false)
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	var n atomic.Int32
 	err = Execute(ctx, dir, p, sc, trials, []int{0, 1, 2, 3, 4, 5, 6, 7}, Options{Workers: 1, Finished: func(*scenarios.Trial) {

@@ -1,0 +1,441 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/mathext"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// Family names a fitted distribution family.
+type Family string
+
+// The families Fit tries on positive continuous data, and Poisson for
+// counts.
+const (
+	LogNormal Family = "lognormal"
+	Gamma     Family = "gamma"
+	Mixture   Family = "lognormal-mixture" // two lognormal components
+	Poisson   Family = "poisson"
+	// Uniform counts are round(U(Lo, Hi)): a spread narrower than
+	// Poisson's, as a workflow that makes 3 to 5 calls has.
+	Uniform Family = "uniform-rounded"
+)
+
+// Dist is one fitted distribution.
+type Dist struct {
+	Family Family
+	// Parameters: lognormal Mu, Sigma (of log x); gamma Shape, Scale;
+	// mixture W (weight of the first component), Mu, Sigma, Mu2,
+	// Sigma2; poisson Mu (the mean).
+	// uniform-rounded Lo, Hi.
+	Mu, Sigma, Shape, Scale, W, Mu2, Sigma2, Lo, Hi float64
+	// LogLik is the log-likelihood of the data it was fitted to; BIC is
+	// k·ln n − 2·LogLik for its k parameters.
+	LogLik, BIC float64
+	// KS is the Kolmogorov–Smirnov distance between the data's empirical
+	// CDF and the fitted CDF.
+	KS float64
+}
+
+// CDF returns P(X <= x).
+func (d Dist) CDF(x float64) float64 {
+	switch d.Family {
+	case LogNormal:
+		return lnCDF(x, d.Mu, d.Sigma)
+	case Gamma:
+		if x <= 0 {
+			return 0
+		}
+		return mathext.GammaIncReg(d.Shape, x/d.Scale)
+	case Mixture:
+		return d.W*lnCDF(x, d.Mu, d.Sigma) + (1-d.W)*lnCDF(x, d.Mu2, d.Sigma2)
+	case Poisson:
+		if x < 0 {
+			return 0
+		}
+		return distuv.Poisson{Lambda: d.Mu}.CDF(math.Floor(x))
+	case Uniform:
+		if d.Hi == d.Lo {
+			return b2f(x >= math.Round(d.Lo))
+		}
+		return math.Min(math.Max((math.Floor(x)+0.5-d.Lo)/(d.Hi-d.Lo), 0), 1)
+	}
+	return math.NaN()
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func lnCDF(x, mu, sigma float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	return 0.5 * math.Erfc(-(math.Log(x)-mu)/(sigma*math.Sqrt2))
+}
+
+func lnLogPDF(x, mu, sigma float64) float64 {
+	z := (math.Log(x) - mu) / sigma
+	return -0.5*z*z - math.Log(x*sigma*math.Sqrt(2*math.Pi))
+}
+
+// Mean returns the distribution's mean.
+func (d Dist) Mean() float64 {
+	switch d.Family {
+	case LogNormal:
+		return math.Exp(d.Mu + d.Sigma*d.Sigma/2)
+	case Gamma:
+		return d.Shape * d.Scale
+	case Mixture:
+		return d.W*math.Exp(d.Mu+d.Sigma*d.Sigma/2) + (1-d.W)*math.Exp(d.Mu2+d.Sigma2*d.Sigma2/2)
+	case Poisson:
+		return d.Mu
+	case Uniform:
+		return (d.Lo + d.Hi) / 2
+	}
+	return math.NaN()
+}
+
+// Params writes the parameters as "name=value" pairs.
+func (d Dist) Params() string {
+	g := func(v float64) string { return fmt.Sprintf("%.6g", v) }
+	switch d.Family {
+	case LogNormal:
+		return "mu=" + g(d.Mu) + " sigma=" + g(d.Sigma)
+	case Gamma:
+		return "shape=" + g(d.Shape) + " scale=" + g(d.Scale)
+	case Mixture:
+		return fmt.Sprintf("w=%s mu=%s sigma=%s mu2=%s sigma2=%s", g(d.W), g(d.Mu), g(d.Sigma), g(d.Mu2), g(d.Sigma2))
+	case Poisson:
+		return "mean=" + g(d.Mu)
+	case Uniform:
+		return "lo=" + g(d.Lo) + " hi=" + g(d.Hi)
+	}
+	return ""
+}
+
+// Sim returns the distribution in the scenario grammar (sim.Dist), and
+// false for a Poisson count (whose grammar form is poisson(MEAN)).
+func (d Dist) Sim() (sim.Dist, bool) {
+	lnMean := func(mu, sigma float64) float64 { return round4(math.Exp(mu + sigma*sigma/2)) }
+	lnCV := func(sigma float64) float64 { return round4(math.Sqrt(math.Expm1(sigma * sigma))) }
+	switch d.Family {
+	case LogNormal:
+		return sim.LogNormal(lnMean(d.Mu, d.Sigma), lnCV(d.Sigma)), true
+	case Mixture:
+		return sim.LogNormalMixture(lnMean(d.Mu, d.Sigma), lnCV(d.Sigma), lnMean(d.Mu2, d.Sigma2), lnCV(d.Sigma2), round4(d.W)), true
+	case Gamma:
+		return sim.Gamma(round4(d.Mean()), round4(1/math.Sqrt(d.Shape))), true
+	case Uniform:
+		return sim.Uniform(round4(d.Lo), round4(d.Hi)), true
+	}
+	return sim.Dist{}, false
+}
+
+// round4 rounds v to 4 significant digits, which is more than a fit from
+// tens or hundreds of calls can tell apart and keeps scenarios readable.
+func round4(v float64) float64 {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*p) / p
+}
+
+// Choice is the fits tried on one sample and the one chosen.
+type Choice struct {
+	Fits   []Dist // in the order tried
+	Chosen int    // index into Fits
+	Why    string
+}
+
+// Best returns the chosen fit.
+func (c Choice) Best() Dist { return c.Fits[c.Chosen] }
+
+// BestSim returns the chosen fit of positive data in the scenario grammar.
+func (c Choice) BestSim() sim.Dist {
+	d, _ := c.Best().Sim()
+	return d
+}
+
+// minPositive replaces values below it, so that logs stay finite: a span
+// of 0 ns happens when a clock ticks coarsely.
+const minPositive = 1e-6
+
+// minMixture is the smallest sample a two-component mixture is tried on:
+// with five parameters, fewer points would fit noise.
+const minMixture = 20
+
+// FitPositive fits lognormal, gamma and, for at least minMixture points, a
+// two-component lognormal mixture to xs (values below 1 µs count as
+// 1 µs), and chooses by the Bayesian information criterion: heavy tails
+// make lognormal or a mixture win where gamma's exponential tail cannot
+// follow, and BIC charges the mixture for its three extra parameters.
+func FitPositive(xs []float64) (Choice, error) {
+	if len(xs) < 2 {
+		return Choice{}, fmt.Errorf("%w: %d values, need at least 2", errNoData, len(xs))
+	}
+	x := make([]float64, len(xs))
+	for i, v := range xs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Choice{}, fmt.Errorf("value %d is %v", i, v)
+		}
+		x[i] = max(v, minPositive)
+	}
+	slices.Sort(x)
+	fits := []Dist{fitLogNormal(x), fitGamma(x)}
+	if len(x) >= minMixture {
+		if m, ok := fitMixture(x); ok {
+			fits = append(fits, m)
+		}
+	}
+	n := float64(len(x))
+	k := map[Family]float64{LogNormal: 2, Gamma: 2, Mixture: 5}
+	best := 0
+	for i := range fits {
+		fits[i].BIC = k[fits[i].Family]*math.Log(n) - 2*fits[i].LogLik
+		fits[i].KS = ksDistance(x, fits[i].CDF)
+		if fits[i].BIC < fits[best].BIC {
+			best = i
+		}
+	}
+	var parts []string
+	for _, f := range fits {
+		parts = append(parts, fmt.Sprintf("%s %.4g", f.Family, f.BIC))
+	}
+	why := fmt.Sprintf("lowest BIC (%s)", strings.Join(parts, ", "))
+	return Choice{Fits: fits, Chosen: best, Why: why}, nil
+}
+
+// FitCount fits Poisson (by its mean) and rounded-uniform (by its mean
+// and variance) distributions to counts and chooses the one with the
+// smaller Kolmogorov–Smirnov distance: both have two or fewer parameters,
+// and the likelihood of a uniform is zero outside its range.
+func FitCount(ns []int) (Choice, error) {
+	if len(ns) == 0 {
+		return Choice{}, errNoData
+	}
+	x := make([]float64, len(ns))
+	for i, n := range ns {
+		if n < 0 {
+			return Choice{}, fmt.Errorf("count %d is negative (%d)", i, n)
+		}
+		x[i] = float64(n)
+	}
+	slices.Sort(x)
+	m, sd := meanSD(x)
+	p := Dist{Family: Poisson, Mu: m}
+	pp := distuv.Poisson{Lambda: m}
+	for _, v := range x {
+		p.LogLik += pp.LogProb(v)
+	}
+	// round(U(lo, hi)) has variance ≈ (hi−lo)²/12 + 1/12.
+	half := math.Sqrt(max(12*sd*sd-1, 0)) / 2
+	u := Dist{Family: Uniform, Lo: max(m-half, 0), Hi: m + half}
+	fits := []Dist{p, u}
+	best := 0
+	for i := range fits {
+		fits[i].KS = ksDistance(x, fits[i].CDF)
+		if fits[i].KS < fits[best].KS {
+			best = i
+		}
+	}
+	why := fmt.Sprintf("smaller KS distance (poisson %.3g, uniform-rounded %.3g)", fits[0].KS, fits[1].KS)
+	return Choice{Fits: fits, Chosen: best, Why: why}, nil
+}
+
+func fitLogNormal(x []float64) Dist {
+	mu, sigma := logMoments(x)
+	d := Dist{Family: LogNormal, Mu: mu, Sigma: sigma}
+	for _, v := range x {
+		d.LogLik += lnLogPDF(v, mu, sigma)
+	}
+	return d
+}
+
+// logMoments returns the mean and (maximum-likelihood) standard deviation
+// of log x; the deviation is at least 1e-3, so that equal values still fit.
+func logMoments(x []float64) (mu, sigma float64) {
+	for _, v := range x {
+		mu += math.Log(v)
+	}
+	mu /= float64(len(x))
+	for _, v := range x {
+		d := math.Log(v) - mu
+		sigma += d * d
+	}
+	return mu, max(math.Sqrt(sigma/float64(len(x))), 1e-3)
+}
+
+// fitGamma finds the maximum-likelihood shape k from s = ln(mean) −
+// mean(ln x) (Minka's starting point, then Newton on ln k − ψ(k) = s).
+func fitGamma(x []float64) Dist {
+	mean, meanLog := 0.0, 0.0
+	for _, v := range x {
+		mean += v
+		meanLog += math.Log(v)
+	}
+	n := float64(len(x))
+	mean /= n
+	meanLog /= n
+	s := max(math.Log(mean)-meanLog, 1e-9)
+	k := (3 - s + math.Sqrt((s-3)*(s-3)+24*s)) / (12 * s)
+	for range 20 {
+		f := math.Log(k) - mathext.Digamma(k) - s
+		h := 1e-6 * k
+		fp := 1/k - (mathext.Digamma(k+h)-mathext.Digamma(k-h))/(2*h)
+		next := k - f/fp
+		if !(next > 0) {
+			next = k / 2
+		}
+		if math.Abs(next-k) < 1e-10*k {
+			k = next
+			break
+		}
+		k = next
+	}
+	d := Dist{Family: Gamma, Shape: k, Scale: mean / k}
+	g := distuv.Gamma{Alpha: k, Beta: 1 / d.Scale}
+	for _, v := range x {
+		d.LogLik += g.LogProb(v)
+	}
+	return d
+}
+
+// fitMixture fits two normal components to log x by expectation
+// maximisation, started from the lower and upper halves of the sorted
+// data. It reports false when a component collapses.
+func fitMixture(x []float64) (Dist, bool) {
+	n := len(x)
+	y := make([]float64, n)
+	for i, v := range x {
+		y[i] = math.Log(v)
+	}
+	h := n / 2
+	m1, s1 := meanSD(y[:h])
+	m2, s2 := meanSD(y[h:])
+	w := 0.5
+	resp := make([]float64, n)
+	prev := math.Inf(-1)
+	ll := 0.0
+	for range 500 {
+		ll = 0
+		for i, v := range y {
+			a := w * normPDF(v, m1, s1)
+			b := (1 - w) * normPDF(v, m2, s2)
+			resp[i] = a / (a + b)
+			if a+b == 0 {
+				resp[i] = 0.5
+			}
+			ll += math.Log(a + b)
+		}
+		var r, sy1, sy2 float64
+		for i, v := range y {
+			r += resp[i]
+			sy1 += resp[i] * v
+			sy2 += (1 - resp[i]) * v
+		}
+		if r < 2 || float64(n)-r < 2 {
+			return Dist{}, false
+		}
+		m1, m2 = sy1/r, sy2/(float64(n)-r)
+		var v1, v2 float64
+		for i, v := range y {
+			v1 += resp[i] * (v - m1) * (v - m1)
+			v2 += (1 - resp[i]) * (v - m2) * (v - m2)
+		}
+		s1 = max(math.Sqrt(v1/r), 1e-3)
+		s2 = max(math.Sqrt(v2/(float64(n)-r)), 1e-3)
+		w = r / float64(n)
+		if math.Abs(ll-prev) < 1e-10*math.Abs(ll)+1e-12 {
+			break
+		}
+		prev = ll
+	}
+	if m1 > m2 { // the first component is the faster one
+		m1, m2, s1, s2, w = m2, m1, s2, s1, 1-w
+	}
+	d := Dist{Family: Mixture, W: w, Mu: m1, Sigma: s1, Mu2: m2, Sigma2: s2}
+	for _, v := range x {
+		d.LogLik += math.Log(w*math.Exp(lnLogPDF(v, m1, s1)) + (1-w)*math.Exp(lnLogPDF(v, m2, s2)))
+	}
+	return d, !math.IsNaN(d.LogLik) && !math.IsInf(d.LogLik, 0)
+}
+
+func meanSD(y []float64) (float64, float64) {
+	m := 0.0
+	for _, v := range y {
+		m += v
+	}
+	m /= float64(len(y))
+	s := 0.0
+	for _, v := range y {
+		s += (v - m) * (v - m)
+	}
+	return m, max(math.Sqrt(s/float64(len(y))), 1e-3)
+}
+
+func normPDF(v, m, s float64) float64 {
+	z := (v - m) / s
+	return math.Exp(-0.5*z*z) / (s * math.Sqrt(2*math.Pi))
+}
+
+// ksDistance returns sup |F_n(x) − F(x)| for the sorted sample x: at each
+// distinct value, the empirical CDF just below and at it.
+func ksDistance(x []float64, cdf func(float64) float64) float64 {
+	n := float64(len(x))
+	d := 0.0
+	for i := 0; i < len(x); {
+		j := i
+		for j < len(x) && x[j] == x[i] {
+			j++
+		}
+		f := cdf(x[i])
+		below := cdf(math.Nextafter(x[i], math.Inf(-1)))
+		d = max(d, math.Abs(float64(i)/n-below), math.Abs(float64(j)/n-f))
+		i = j
+	}
+	return d
+}
+
+// Line is a least-squares fit y = Intercept + Slope·x with its R².
+type Line struct {
+	Intercept, Slope, R2 float64
+	N                    int
+}
+
+// FitLine fits y against x by ordinary least squares.
+func FitLine(x, y []float64) Line {
+	n := float64(len(x))
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= n
+	my /= n
+	var sxx, sxy, syy float64
+	for i := range x {
+		sxx += (x[i] - mx) * (x[i] - mx)
+		sxy += (x[i] - mx) * (y[i] - my)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	l := Line{N: len(x)}
+	if sxx == 0 || syy == 0 {
+		l.Intercept = my
+		return l
+	}
+	l.Slope = sxy / sxx
+	l.Intercept = my - l.Slope*mx
+	l.R2 = sxy * sxy / (sxx * syy)
+	return l
+}

@@ -1,0 +1,103 @@
+package calibrate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// TestFitRecovers draws samples from known distributions and requires the
+// fit to choose the family and recover its parameters, on 10 seeds each.
+// The tolerance is 4 standard errors of the estimator at n = 1000.
+func TestFitRecovers(t *testing.T) {
+	const n = 1000
+	for seed := uint64(1); seed <= 10; seed++ {
+		r := rand.New(rand.NewPCG(seed, 42))
+		ln := distuv.LogNormal{Mu: 0.3, Sigma: 0.8, Src: r}
+		g := distuv.Gamma{Alpha: 3, Beta: 2, Src: r}
+		var xl, xg, xm []float64
+		for range n {
+			xl = append(xl, ln.Rand())
+			xg = append(xg, g.Rand())
+			if r.Float64() < 0.8 {
+				xm = append(xm, math.Exp(r.NormFloat64()*0.3))
+			} else {
+				xm = append(xm, math.Exp(3+r.NormFloat64()*0.5))
+			}
+		}
+		cl, err := FitPositive(xl)
+		require.NoError(t, err)
+		d := cl.Best()
+		assert.Equal(t, LogNormal, d.Family, "seed %d: %s", seed, cl.Why)
+		assert.InDelta(t, 0.3, d.Mu, 4*0.8/math.Sqrt(n))
+		assert.InDelta(t, 0.8, d.Sigma, 4*0.8/math.Sqrt(2*n))
+		assert.Less(t, d.KS, 1.63/math.Sqrt(n), "KS below the 1% critical value")
+
+		cg, err := FitPositive(xg)
+		require.NoError(t, err)
+		d = cg.Best()
+		assert.Equal(t, Gamma, d.Family, "seed %d: %s", seed, cg.Why)
+		assert.InDelta(t, 3, d.Shape, 4*0.127) // se of the MLE shape: sqrt(k/(n(kψ'(k)−1))) = 0.127 at k = 3
+		assert.InDelta(t, 1.5, d.Mean(), 4*math.Sqrt(3)/2/math.Sqrt(n))
+
+		cm, err := FitPositive(xm)
+		require.NoError(t, err)
+		d = cm.Best()
+		assert.Equal(t, Mixture, d.Family, "seed %d: %s", seed, cm.Why)
+		assert.InDelta(t, 0.8, d.W, 4*math.Sqrt(0.16/n))
+		assert.InDelta(t, 0, d.Mu, 0.05)
+		assert.InDelta(t, 3, d.Mu2, 0.15)
+		sd := cm.BestSim()
+		assert.InDelta(t, d.Mean(), sd.Mean(), 1e-3*d.Mean(), "the scenario's mixture has the fit's mean (to 4 digits)")
+	}
+}
+
+func TestKSDistance(t *testing.T) {
+	// Against U(0,1): for {0.2, 0.9} the largest gap is at 0.9⁻: 0.9 − 0.5.
+	u := func(x float64) float64 { return math.Min(math.Max(x, 0), 1) }
+	assert.InDelta(t, 0.4, ksDistance([]float64{0.2, 0.9}, u), 1e-12)
+	assert.InDelta(t, 0.5, ksDistance([]float64{0.5, 0.5}, u), 1e-12)
+	// Constant counts: Poisson(2) is off by its mass away from 2, the
+	// rounded uniform on [2, 2] not at all.
+	c, err := FitCount([]int{2, 2, 2})
+	require.NoError(t, err)
+	require.Len(t, c.Fits, 2)
+	assert.InDelta(t, 2, c.Fits[0].Mu, 0)
+	p := distuv.Poisson{Lambda: 2}
+	assert.InDelta(t, math.Max(p.CDF(1), 1-p.CDF(2)), c.Fits[0].KS, 1e-12)
+	assert.Equal(t, Uniform, c.Best().Family)
+	assert.InDelta(t, 0, c.Best().KS, 0)
+	// Poisson counts choose Poisson.
+	r := rand.New(rand.NewPCG(3, 4))
+	var ns []int
+	for range 500 {
+		ns = append(ns, int(distuv.Poisson{Lambda: 4, Src: r}.Rand()))
+	}
+	c, err = FitCount(ns)
+	require.NoError(t, err)
+	assert.Equal(t, Poisson, c.Best().Family, c.Why)
+	assert.InDelta(t, 4, c.Best().Mu, 4*math.Sqrt(4.0/500))
+}
+
+func TestFitLine(t *testing.T) {
+	l := FitLine([]float64{0, 1, 2, 3}, []float64{1, 3, 5, 7})
+	assert.InDelta(t, 1, l.Intercept, 1e-12)
+	assert.InDelta(t, 2, l.Slope, 1e-12)
+	assert.InDelta(t, 1, l.R2, 1e-12)
+	l = FitLine([]float64{0, 1, 0, 1}, []float64{1, 1, 3, 3})
+	assert.InDelta(t, 0, l.R2, 1e-12)
+}
+
+func TestFitErrors(t *testing.T) {
+	_, err := FitPositive([]float64{1})
+	assert.ErrorIs(t, err, errNoData)
+	_, err = FitPositive([]float64{1, math.NaN()})
+	assert.ErrorContains(t, err, "value 1 is NaN")
+	c, err := FitPositive([]float64{0, 0, 0})
+	require.NoError(t, err, "zero durations count as 1 µs")
+	assert.InDelta(t, 1e-6, c.Best().Mean(), 1e-8)
+}

@@ -1,0 +1,349 @@
+package calibrate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// MinR2 is the share of a model's latency variance that output tokens
+// must explain for the fit to model a call as time to first token plus
+// tokens at an output rate; below it the whole latency is one
+// distribution.
+const MinR2 = 0.5
+
+// minTokenCalls is the fewest calls with token counts the regression is
+// tried on.
+const minTokenCalls = 10
+
+// ModelFit is what was fitted for one model.
+type ModelFit struct {
+	Model string
+	// N counts the model's calls, NTokens those with token counts.
+	N, NTokens int
+	// Latency is the call duration's distribution.
+	Latency Choice
+	// Line regresses duration on output tokens (calls with counts).
+	Line Line
+	// ByTokens says that tokens explain the latency (Line.R2 >= MinR2 and
+	// a positive slope): then OutputRate is 1/Line.Slope and TTFT the
+	// distribution of duration − output/OutputRate; otherwise TTFT is
+	// Latency and OutputRate 0.
+	ByTokens   bool
+	TTFT       Choice
+	OutputRate float64
+	// MeanInput and MeanOutput are mean token counts per call.
+	MeanInput, MeanOutput float64
+}
+
+// ToolFit is a tool's latency distribution.
+type ToolFit struct {
+	Tool    string
+	N       int
+	Latency Choice
+}
+
+// Fit is every fitted quantity of a set of traces.
+type Fit struct {
+	Models []ModelFit // most calls first
+	Tools  []ToolFit  // most calls first
+	// AllTools is the latency of every tool call together: a scenario has
+	// one tool latency.
+	AllTools Choice
+	// Calls and ToolCalls are counts per run (per agent, with
+	// delegation); Duration the runs' durations.
+	Calls, ToolCalls Choice
+	Duration         Choice
+	// Shape is the delegation structure: median waves and fan-out of the
+	// runs that delegate, and the share of runs that do.
+	Shape Shape
+	// Runs counts runs; Acceptable those with swarmsim.acceptable true
+	// among the HasOutcome runs that say.
+	Runs, WithOutcome, Acceptable int
+	// MedianDuration is the median run duration in seconds.
+	MedianDuration float64
+	// MeanGap is the median, over runs without delegation, of the time
+	// per model call not spent in model or tool calls (the framework's
+	// overhead), in seconds.
+	MeanGap float64
+	maxRun  float64 // the longest run, in seconds
+}
+
+// Shape is the delegation structure fitted from nested invoke_agent spans.
+type Shape struct {
+	Delegating int // runs with at least one nested agent
+	// Fanout and Waves are medians over delegating runs; Startup is the
+	// median time from a delegated agent's start to its first model call.
+	Fanout, Waves int
+	Startup       float64
+	// MaxParallel is the largest number of agents at once in any run.
+	MaxParallel int
+}
+
+// FitAll fits every quantity of t.
+func FitAll(t *Traces) (*Fit, error) {
+	f := &Fit{Runs: len(t.Runs)}
+	byModel := map[string][]Call{}
+	for _, c := range t.Calls {
+		byModel[c.Model] = append(byModel[c.Model], c)
+	}
+	for _, m := range sortedKeys(byModel, func(cs []Call) int { return len(cs) }) {
+		mf, err := fitModel(m, byModel[m])
+		if err != nil {
+			return nil, err
+		}
+		f.Models = append(f.Models, mf)
+	}
+	byTool := map[string][]float64{}
+	var all []float64
+	for _, tc := range t.Tools {
+		byTool[tc.Tool] = append(byTool[tc.Tool], tc.Duration)
+		all = append(all, tc.Duration)
+	}
+	for _, name := range sortedKeys(byTool, func(d []float64) int { return len(d) }) {
+		ch, err := FitPositive(byTool[name])
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", name, err)
+		}
+		f.Tools = append(f.Tools, ToolFit{Tool: name, N: len(byTool[name]), Latency: ch})
+	}
+	if len(all) >= 2 {
+		ch, err := FitPositive(all)
+		if err != nil {
+			return nil, fmt.Errorf("all tools: %w", err)
+		}
+		f.AllTools = ch
+	}
+	var calls, tools []int
+	var durs []float64
+	for _, r := range t.Runs {
+		agents := 1 + r.Agents
+		// Counts are per agent: the scenario draws them per subtask.
+		calls = append(calls, int(math.Round(float64(r.Calls)/float64(agents))))
+		tools = append(tools, int(math.Round(float64(r.Tools)/float64(agents))))
+		durs = append(durs, r.Duration)
+		f.maxRun = max(f.maxRun, r.Duration)
+		if r.HasOutcome {
+			f.WithOutcome++
+			if r.Acceptable {
+				f.Acceptable++
+			}
+		}
+	}
+	var err error
+	if f.Calls, err = FitCount(calls); err != nil {
+		return nil, err
+	}
+	if f.ToolCalls, err = FitCount(tools); err != nil {
+		return nil, err
+	}
+	if f.Duration, err = FitPositive(durs); err != nil {
+		return nil, fmt.Errorf("run durations: %w", err)
+	}
+	f.MedianDuration = median(durs)
+	f.MeanGap = gap(t)
+	f.Shape = fitShape(t)
+	return f, nil
+}
+
+// gap returns the median over runs without delegation of the time per
+// model call that no model or tool call accounts for: the framework's own
+// work between calls.
+func gap(t *Traces) float64 {
+	busy := map[string]float64{}
+	for _, c := range t.Calls {
+		busy[c.Run] += c.Duration
+	}
+	for _, c := range t.Tools {
+		busy[c.Run] += c.Duration
+	}
+	var gaps []float64
+	for _, r := range t.Runs {
+		if r.Agents == 0 && r.Calls > 0 {
+			gaps = append(gaps, max(r.Duration-busy[r.ID], 0)/float64(r.Calls))
+		}
+	}
+	if len(gaps) == 0 {
+		return 0
+	}
+	return median(gaps)
+}
+
+func fitShape(t *Traces) Shape {
+	var s Shape
+	var fan, waves []float64
+	for _, r := range t.Runs {
+		s.MaxParallel = max(s.MaxParallel, r.MaxParallel)
+		if r.Agents > 0 {
+			s.Delegating++
+			fan = append(fan, float64(r.Fanout))
+			waves = append(waves, float64(r.Waves))
+		}
+	}
+	var startup []float64
+	for _, d := range t.Delegs {
+		startup = append(startup, d.Startup)
+	}
+	if s.Delegating > 0 {
+		s.Fanout = int(math.Round(median(fan)))
+		s.Waves = int(math.Round(median(waves)))
+		s.Startup = median(startup)
+	}
+	return s
+}
+
+func fitModel(m string, calls []Call) (ModelFit, error) {
+	mf := ModelFit{Model: m, N: len(calls)}
+	durs := make([]float64, len(calls))
+	var x, y []float64
+	for i, c := range calls {
+		durs[i] = c.Duration
+		if c.HasTokens {
+			x = append(x, float64(c.OutputTokens))
+			y = append(y, c.Duration)
+			mf.MeanInput += float64(c.InputTokens)
+			mf.MeanOutput += float64(c.OutputTokens)
+		}
+	}
+	mf.NTokens = len(x)
+	if mf.NTokens > 0 {
+		mf.MeanInput /= float64(mf.NTokens)
+		mf.MeanOutput /= float64(mf.NTokens)
+	}
+	var err error
+	if mf.Latency, err = FitPositive(durs); err != nil {
+		return mf, fmt.Errorf("model %s: %w", m, err)
+	}
+	mf.TTFT = mf.Latency
+	if mf.NTokens < minTokenCalls {
+		return mf, nil
+	}
+	mf.Line = FitLine(x, y)
+	if mf.Line.R2 < MinR2 || mf.Line.Slope <= 0 {
+		return mf, nil
+	}
+	mf.ByTokens = true
+	mf.OutputRate = 1 / mf.Line.Slope
+	res := make([]float64, len(x))
+	for i := range x {
+		res[i] = y[i] - x[i]/mf.OutputRate
+	}
+	if mf.TTFT, err = FitPositive(res); err != nil {
+		return mf, fmt.Errorf("model %s: time to first token: %w", m, err)
+	}
+	return mf, nil
+}
+
+// sortedKeys returns m's keys, largest size first, then by name.
+func sortedKeys[V any](m map[string]V, size func(V) int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(size(m[b]), size(m[a])), cmp.Compare(a, b))
+	})
+	return keys
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Rows returns fit.csv: one row per fit tried per quantity, with the
+// chosen one marked and why it was chosen.
+func (f *Fit) Rows() (header []string, rows [][]string) {
+	header = []string{"what", "distribution", "parameters", "mean", "n", "ks", "bic", "chosen", "why"}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	add := func(what string, n int, c Choice) {
+		for i, d := range c.Fits {
+			why := ""
+			if i == c.Chosen {
+				why = c.Why
+			}
+			bic := g(d.BIC)
+			if d.Family == Poisson || d.Family == Uniform {
+				bic = "" // chosen by KS: a uniform has no likelihood outside its range
+			}
+			rows = append(rows, []string{what, string(d.Family), d.Params(), g(d.Mean()), strconv.Itoa(n), g(d.KS), bic, strconv.FormatBool(i == c.Chosen), why})
+		}
+	}
+	for _, m := range f.Models {
+		add("model/"+m.Model+"/latency_s", m.N, m.Latency)
+		if m.NTokens >= minTokenCalls {
+			why := fmt.Sprintf("R² %.3g < %g: tokens explain little; the scenario uses the latency distribution", m.Line.R2, MinR2)
+			if m.ByTokens {
+				why = fmt.Sprintf("R² %.3g >= %g: output rate %.4g tokens/s", m.Line.R2, MinR2, m.OutputRate)
+			}
+			rows = append(rows, []string{"model/" + m.Model + "/latency_s~output_tokens", "linear",
+				fmt.Sprintf("intercept=%s slope=%s r2=%s", g(m.Line.Intercept), g(m.Line.Slope), g(m.Line.R2)),
+				"", strconv.Itoa(m.NTokens), "", "", strconv.FormatBool(m.ByTokens), why})
+		}
+		if m.ByTokens {
+			add("model/"+m.Model+"/ttft_s", m.NTokens, m.TTFT)
+		}
+	}
+	for _, t := range f.Tools {
+		add("tool/"+t.Tool+"/latency_s", t.N, t.Latency)
+	}
+	if len(f.AllTools.Fits) > 0 {
+		add("tools/latency_s", totalTools(f.Tools), f.AllTools)
+	}
+	add("run/calls_per_agent", f.Runs, f.Calls)
+	add("run/tool_calls_per_agent", f.Runs, f.ToolCalls)
+	add("run/duration_s", f.Runs, f.Duration)
+	return header, rows
+}
+
+func totalTools(ts []ToolFit) int {
+	n := 0
+	for _, t := range ts {
+		n += t.N
+	}
+	return n
+}
+
+// Curve is what one chart of observed against fitted CDFs shows.
+type Curve struct {
+	// Name is a file name (letters, digits, '.', '_', '-'): cdf_model_X
+	// or cdf_tool_X.
+	Name, XLabel string
+	Sample       []float64
+	Fits         []Dist
+}
+
+// Curves returns one chart per model (call latency) and per tool (tool
+// latency), in the order of f.Models and f.Tools.
+func (f *Fit) Curves(t *Traces) []Curve {
+	var out []Curve
+	for _, m := range f.Models {
+		var xs []float64
+		for _, c := range t.Calls {
+			if c.Model == m.Model {
+				xs = append(xs, max(c.Duration, minPositive))
+			}
+		}
+		out = append(out, Curve{Name: "cdf_model_" + variantName(m.Model), XLabel: "latency of a call to " + m.Model + " (s)", Sample: xs, Fits: m.Latency.Fits})
+	}
+	for _, tf := range f.Tools {
+		var xs []float64
+		for _, c := range t.Tools {
+			if c.Tool == tf.Tool {
+				xs = append(xs, max(c.Duration, minPositive))
+			}
+		}
+		out = append(out, Curve{Name: "cdf_tool_" + variantName(tf.Tool), XLabel: "latency of " + tf.Tool + " (s)", Sample: xs, Fits: tf.Latency.Fits})
+	}
+	return out
+}

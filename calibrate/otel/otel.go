@@ -1,0 +1,223 @@
+package otel
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// Format names the JSON form a span was read from.
+type Format string
+
+// The forms Read understands.
+const (
+	OTLP   Format = "otlp"   // OTLP/JSON (resourceSpans)
+	Python Format = "python" // the OpenTelemetry Python SDK's span JSON
+)
+
+// Span is one span, whatever form it came from.
+type Span struct {
+	// TraceID and SpanID are lower-case hex (32 and 16 digits); ParentID
+	// is the parent's SpanID, empty for a root.
+	TraceID, SpanID, ParentID string
+	Name                      string
+	// Start and End are Unix nanoseconds; End is meaningful only when
+	// HasEnd.
+	Start, End int64
+	HasEnd     bool
+	// Attrs holds the span's attributes: string, int64, float64, bool or
+	// []any of those. It is empty (possibly nil) for a span without any.
+	Attrs map[string]any
+	// Format is the form the span was read from.
+	Format Format
+}
+
+// Duration returns End - Start in seconds, and false when the span has
+// no end or ends before it starts.
+func (s *Span) Duration() (float64, bool) {
+	if !s.HasEnd || s.End < s.Start {
+		return 0, false
+	}
+	return float64(s.End-s.Start) / 1e9, true
+}
+
+// Int returns the integer attribute key (an int64, or a float64 or string
+// holding a whole number, as some exporters write counts) and whether it
+// is there.
+func (s *Span) Int(key string) (int64, bool) {
+	switch v := s.Attrs[key].(type) {
+	case int64:
+		return v, true
+	case float64:
+		if v == float64(int64(v)) {
+			return int64(v), true
+		}
+	case string:
+		n, err := strconv.ParseInt(v, 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// String returns the string attribute key, or "" when it is absent or not
+// a string.
+func (s *Span) String(key string) string {
+	v, _ := s.Attrs[key].(string)
+	return v
+}
+
+// Bool returns the boolean attribute key (a bool, or the strings "true"
+// and "false") and whether it is there.
+func (s *Span) Bool(key string) (value, ok bool) {
+	switch v := s.Attrs[key].(type) {
+	case bool:
+		return v, true
+	case string:
+		b, err := strconv.ParseBool(v)
+		return b, err == nil
+	}
+	return false, false
+}
+
+// ErrNotSpans is wrapped by the error of a document in neither form.
+var ErrNotSpans = errors.New("not OpenTelemetry span JSON")
+
+// Read reads every span of the JSON document (or sequence of documents,
+// one per line as the Collector writes them) in r. name names the source
+// in errors.
+func Read(r io.Reader, name string) ([]Span, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var spans []Span
+	for doc := 1; ; doc++ {
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			if doc == 1 {
+				return nil, fmt.Errorf("%s: empty file: %w", name, ErrNotSpans)
+			}
+			return spans, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s", name, syntaxError(data, err))
+		}
+		where := name
+		if doc > 1 {
+			where = fmt.Sprintf("%s: document %d", name, doc)
+		}
+		got, err := readDoc(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		spans = append(spans, got...)
+	}
+}
+
+// syntaxError turns a JSON decoding error into "line L, column C: ...".
+func syntaxError(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(data)) {
+		return "invalid JSON: " + err.Error()
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	return fmt.Sprintf("line %d, column %d: invalid JSON: %v", line, col, err)
+}
+
+// readDoc reads one top-level JSON value of either form.
+func readDoc(v any) ([]Span, error) {
+	switch d := v.(type) {
+	case map[string]any:
+		if rs, ok := d["resourceSpans"]; ok {
+			return readOTLP(rs)
+		}
+		if ss, ok := d["spans"]; ok {
+			return readPythonList(ss, "spans")
+		}
+		if _, ok := d["context"]; ok {
+			s, err := readPython(d)
+			if err != nil {
+				return nil, err
+			}
+			return []Span{s}, nil
+		}
+	case []any:
+		if len(d) == 0 {
+			return nil, nil
+		}
+		if first, ok := d[0].(map[string]any); ok {
+			if _, ok := first["context"]; ok {
+				return readPythonList(d, "")
+			}
+			if _, ok := first["resourceSpans"]; ok {
+				var out []Span
+				for i, e := range d {
+					m, ok := e.(map[string]any)
+					if !ok {
+						return nil, fmt.Errorf("element %d: want an object, got %s", i, kind(e))
+					}
+					got, err := readOTLP(m["resourceSpans"])
+					if err != nil {
+						return nil, fmt.Errorf("element %d: %w", i, err)
+					}
+					out = append(out, got...)
+				}
+				return out, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w: want an OTLP/JSON object with \"resourceSpans\", or OpenTelemetry Python SDK span JSON (a span with \"context\", an array of spans, or an object with \"spans\"); got %s", ErrNotSpans, describe(v))
+}
+
+// describe says what a top-level value is, for the error of a file in
+// neither form.
+func describe(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return kind(v)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, strconv.Quote(k))
+	}
+	slices.Sort(keys)
+	if len(keys) > 5 {
+		keys = append(keys[:5], "...")
+	}
+	return fmt.Sprintf("an object with keys %v", keys)
+}
+
+// kind names a decoded JSON value's type.
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}

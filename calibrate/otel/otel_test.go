@@ -1,0 +1,244 @@
+package otel_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/calibrate/otel"
+)
+
+func read(t *testing.T, path string) []otel.Span {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	spans, err := otel.Read(f, path)
+	require.NoError(t, err)
+	return spans
+}
+
+// key is what both forms must agree on for one span.
+type key struct {
+	Trace, ID, Parent, Name string
+	Start, End              int64
+	HasEnd                  bool
+	Attrs                   string
+}
+
+func keys(spans []otel.Span) []key {
+	out := make([]key, len(spans))
+	for i, s := range spans {
+		a, _ := json.Marshal(s.Attrs) // sorted keys
+		if len(s.Attrs) == 0 {
+			a = nil
+		}
+		out[i] = key{s.TraceID, s.SpanID, s.ParentID, s.Name, s.Start, s.End, s.HasEnd, string(a)}
+	}
+	return out
+}
+
+// TestFormsAgree reads the same runs written in both forms (by
+// ../testdata/multiagent.py) and requires the same spans.
+func TestFormsAgree(t *testing.T) {
+	o := read(t, "../testdata/multiagent.otlp.json")
+	p := read(t, "../testdata/multiagent.python.json")
+	require.Len(t, o, 38)
+	assert.Equal(t, keys(o), keys(p))
+	assert.Equal(t, otel.OTLP, o[0].Format)
+	assert.Equal(t, otel.Python, p[0].Format)
+	root := o[0]
+	assert.Equal(t, "00000000000000000000000000000001", root.TraceID)
+	assert.Equal(t, "", root.ParentID)
+	assert.Equal(t, "00000000000003e9", root.SpanID)
+	d, ok := root.Duration()
+	assert.True(t, ok)
+	assert.InDelta(t, 30, d, 1e-9)
+	acc, ok := root.Bool("swarmsim.acceptable")
+	assert.True(t, ok)
+	assert.True(t, acc)
+	var noEnd, noAttrs int
+	for _, s := range o {
+		if !s.HasEnd {
+			noEnd++
+			assert.Equal(t, "execute_tool write_file", s.Name)
+		}
+		if len(s.Attrs) == 0 {
+			noAttrs++
+			assert.Equal(t, "http.request", s.Name)
+		}
+	}
+	assert.Equal(t, 2, noEnd)
+	assert.Equal(t, 2, noAttrs)
+}
+
+// TestAnyAgent reads a recorded run in the form any-agent stores: integer
+// IDs and times, a parent context, {"spans": [...]}.
+func TestAnyAgent(t *testing.T) {
+	in := `{"spans": [
+	 {"name": "call_llm m", "parent": {"trace_id": 340282366920938463463374607431768211455, "span_id": 17700730060412036331},
+	  "context": {"trace_id": 340282366920938463463374607431768211455, "span_id": 651388875576976777},
+	  "start_time": 1752494930378918000, "end_time": 1752494931193687000,
+	  "attributes": {"gen_ai.operation.name": "call_llm", "gen_ai.usage.input_tokens": 447, "gen_ai.usage.input_cost": 4.47e-05}},
+	 {"name": "invoke_agent [a]", "parent": null,
+	  "context": {"trace_id": 340282366920938463463374607431768211455, "span_id": 17700730060412036331},
+	  "start_time": 1752494930000000000, "end_time": null, "attributes": null}],
+	 "final_output": "done"}`
+	spans, err := otel.Read(strings.NewReader(in), "run.json")
+	require.NoError(t, err)
+	require.Len(t, spans, 2)
+	c := spans[0]
+	assert.Equal(t, strings.Repeat("f", 32), c.TraceID)
+	assert.Equal(t, "090a32bb2b682589", c.SpanID)
+	assert.Equal(t, "f5a5a0351bf024eb", c.ParentID)
+	n, ok := c.Int("gen_ai.usage.input_tokens")
+	assert.True(t, ok)
+	assert.EqualValues(t, 447, n)
+	assert.Equal(t, 4.47e-05, c.Attrs["gen_ai.usage.input_cost"])
+	d, ok := c.Duration()
+	assert.True(t, ok)
+	assert.InDelta(t, 0.814769, d, 1e-9)
+	root := spans[1]
+	assert.Equal(t, "", root.ParentID)
+	assert.False(t, root.HasEnd)
+	assert.Empty(t, root.Attrs)
+	_, ok = root.Duration()
+	assert.False(t, ok)
+}
+
+// TestSharedData reads every recorded run of ../shared/data, when it is
+// there, and checks the spans against the files' own count.
+func TestSharedData(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(sharedTraces(t), "*", "*.json"))
+	require.Len(t, files, 68)
+	count := regexp.MustCompile(`"context"`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		spans := read(t, f)
+		assert.Len(t, spans, len(count.FindAll(b, -1)), f)
+		for _, s := range spans {
+			assert.Len(t, s.SpanID, 16, f)
+			assert.Len(t, s.TraceID, 32, f)
+		}
+	}
+}
+
+// sharedTraces returns the recorded runs' folder: shared/data beside the
+// repository (or beside a folder above it, as for a git worktree), or skips.
+func sharedTraces(t *testing.T) string {
+	dir, err := filepath.Abs(".")
+	require.NoError(t, err)
+	for ; ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "data", "agent-traces", "any-agent")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if dir == filepath.Dir(dir) {
+			t.Skip("shared/data/agent-traces is not beside the repository")
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     string // regexp
+		notSpans bool
+	}{
+		{"empty", "", `^f\.json: empty file: not OpenTelemetry span JSON$`, true},
+		{"other JSON", `{"traceEvents": [], "displayTimeUnit": "ms"}`,
+			`^f\.json: not OpenTelemetry span JSON: want an OTLP/JSON object .*; got an object with keys \["displayTimeUnit" "traceEvents"\]$`, true},
+		{"a number", `42`, `got a number$`, true},
+		{"syntax", "{\"spans\": [\n  {\"name\": 1,,}]}", `^f\.json: line 2, column 15: invalid JSON`, false},
+		{"second document", `{"resourceSpans": []}` + "\n" + `{"x": 1}`, `^f\.json: document 2: not OpenTelemetry span JSON`, true},
+		{"OTLP time", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "0000000000000001", "startTimeUnixNano": {}}]}]}]}`,
+			`^f\.json: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: span "a": startTimeUnixNano: want a string of Unix nanoseconds, got an object$`, false},
+		{"OTLP id", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "xyz"}]}]}]}`,
+			`span "a": spanId: "xyz" is not 16 hex digits`, false},
+		{"OTLP int attribute", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "0000000000000001", "attributes": [{"key": "n", "value": {"intValue": "1.5"}}]}]}]}]}`,
+			`span "a": attributes: n: intValue: "1.5" is not a 64-bit integer$`, false},
+		{"Python time", `[{"name": "b", "context": {"span_id": "0x1"}, "start_time": "yesterday"}]`,
+			`^f\.json: span 0: span "b": start_time: "yesterday" is neither Unix nanoseconds nor an RFC 3339 time$`, false},
+		{"Python no id", `[{"name": "b", "context": {}}]`, `span "b": context\.span_id: missing$`, false},
+		{"Python attributes", `{"spans": [{"name": "b", "context": {"span_id": 1}, "attributes": []}]}`,
+			`span "b": attributes: want an object, got an array$`, false},
+		{"Python big id", `{"spans": [{"name": "b", "context": {"span_id": 18446744073709551616}}]}`,
+			`span_id: 18446744073709551616 does not fit 64 bits$`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := otel.Read(strings.NewReader(tc.in), "f.json")
+			require.Error(t, err)
+			assert.Regexp(t, tc.want, err.Error())
+			assert.Equal(t, tc.notSpans, errors.Is(err, otel.ErrNotSpans))
+		})
+	}
+}
+
+func TestAttributeAccessors(t *testing.T) {
+	s := otel.Span{Attrs: map[string]any{"i": int64(3), "f": 4.0, "h": 4.5, "s": "12", "b": "true", "x": []any{"a"}}}
+	for _, tc := range []struct {
+		key  string
+		want int64
+		ok   bool
+	}{{"i", 3, true}, {"f", 4, true}, {"h", 0, false}, {"s", 12, true}, {"x", 0, false}, {"none", 0, false}} {
+		got, ok := s.Int(tc.key)
+		assert.Equal(t, tc.ok, ok, tc.key)
+		assert.Equal(t, tc.want, got, tc.key)
+	}
+	b, ok := s.Bool("b")
+	assert.True(t, b && ok)
+	_, ok = s.Bool("i")
+	assert.False(t, ok)
+	assert.Equal(t, "12", s.String("s"))
+	assert.Equal(t, "", s.String("i"))
+}
+
+// fuzzRead is the property both fuzz targets check: Read never panics,
+// and what it returns is well formed.
+func fuzzRead(t *testing.T, data []byte) {
+	spans, err := otel.Read(strings.NewReader(string(data)), "fuzz.json")
+	if err != nil {
+		assert.True(t, strings.HasPrefix(err.Error(), "fuzz.json: "), err.Error())
+		return
+	}
+	for _, s := range spans {
+		assert.Regexp(t, `^[0-9a-f]{16}$`, s.SpanID)
+		assert.Regexp(t, `^([0-9a-f]{16})?$`, s.ParentID)
+		assert.Regexp(t, `^([0-9a-f]{32})?$`, s.TraceID)
+		assert.True(t, slices.Contains([]otel.Format{otel.OTLP, otel.Python}, s.Format))
+		if d, ok := s.Duration(); ok {
+			assert.GreaterOrEqual(t, d, 0.0)
+		}
+	}
+}
+
+func seed(f *testing.F, path string) {
+	b, err := os.ReadFile(path)
+	require.NoError(f, err)
+	f.Add(b)
+}
+
+func FuzzReadOTLP(f *testing.F) {
+	seed(f, "../testdata/multiagent.otlp.json")
+	f.Add([]byte(`{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "AAAAAAAAAAE=", "startTimeUnixNano": 5, "endTimeUnixNano": "3",
+		"attributes": [{"key": "a", "value": {"arrayValue": {"values": [{"doubleValue": "NaN"}, {"boolValue": true}]}}}]}]}]}]}`))
+	f.Add([]byte(`[{"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": []}]}]}]`))
+	f.Fuzz(fuzzRead)
+}
+
+func FuzzReadPython(f *testing.F) {
+	seed(f, "../testdata/multiagent.python.json")
+	f.Add([]byte(`{"spans": [{"name": "a", "parent": {"span_id": 7}, "context": {"trace_id": 1, "span_id": 2},
+		"start_time": 10, "end_time": "1970-01-01T00:00:00.000001Z", "attributes": {"k": [1, 2.5, "x", null]}}]}`))
+	f.Add([]byte(`{"name": "b", "context": {"span_id": "0x0"}, "parent_id": "0xff"}`))
+	f.Fuzz(fuzzRead)
+}

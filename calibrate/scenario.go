@@ -1,0 +1,212 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// noDecode is the API output rate written when tokens explain little of a
+// model's latency: decoding then takes no time and the whole latency is
+// in ttft. It is the largest rate a scenario allows.
+const noDecode = 1e9
+
+// Scenario returns a scenario file that reproduces the traced workflow:
+// one variant per model (the model with the most calls first), each a
+// hosted API whose ttft and output_rate were fitted from that model's
+// calls; the tool latency of every tool call; calls and tool calls per
+// agent; and, where runs delegate, a fork-join task whose width and stages
+// are the runs' median fan-out and waves of delegation. Comments say what
+// each value was fitted from. sources names the traces, for the header.
+func (f *Fit) Scenario(name string, sources []string) []byte {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	w("# Fitted by 'simulate fit' from %d runs in %s.", f.Runs, strings.Join(sources, ", "))
+	w("# Every value below says what it was fitted from; fit.csv has the fits and")
+	w("# their Kolmogorov-Smirnov distances, calls.csv, tools.csv and runs.csv the data.")
+	w("name: %s", name)
+	w("description: %q", fmt.Sprintf("Fitted from %d traced runs (median %.3g s).", f.Runs, f.MedianDuration))
+	w("seed: 1")
+	w("episodes: 200")
+	w("")
+	w("task:")
+	sh := f.Shape
+	nodes := 1
+	if sh.Delegating*2 >= f.Runs && sh.Fanout >= 1 {
+		nodes = sh.Waves * (sh.Fanout + 2)
+		w("  # %d of %d runs delegate: median %d agents at once per delegating agent,", sh.Delegating, f.Runs, sh.Fanout)
+		w("  # median %d waves of delegation (invoke_agent spans under invoke_agent).", sh.Waves)
+		w("  # Each wave is a fork (the delegating agent's calls), %d parallel parts", sh.Fanout)
+		w("  # (the delegated agents) and a join.")
+		w("  shape: fork-join")
+		w("  width: %d", sh.Fanout)
+		w("  stages: %d", sh.Waves)
+	} else {
+		w("  # %d of %d runs delegate (nested invoke_agent spans): the workflow is one", sh.Delegating, f.Runs)
+		w("  # agent working on one subtask.")
+		w("  shape: chain")
+		w("  length: 1")
+	}
+	calls := f.Calls.Best()
+	lo, hi := calls.Lo, calls.Hi
+	if calls.Family == Poisson {
+		// A Poisson count has no range: the rounded uniform with its mean
+		// and variance stands in.
+		half := math.Sqrt(max(12*calls.Mu-1, 0)) / 2
+		lo, hi = max(calls.Mu-half, 0), calls.Mu+half
+	}
+	w("  # Model calls per agent: %s(%s), KS %.3g over %d runs. A call is one", calls.Family, calls.Params(), calls.KS, f.Runs)
+	w("  # second of work (collective.calls.span), so work = calls - 1/2 rounds up to them.")
+	w("  work: %s", sim.Uniform(round4(max(lo-0.5, 0)), round4(max(hi-0.5, 0))))
+	w("  difficulty: %s", difficulty(f, nodes))
+	if len(f.AllTools.Fits) > 0 {
+		tc := f.ToolCalls.Best()
+		td, tsim := f.AllTools.Best(), f.AllTools.BestSim()
+		tcDist := fmt.Sprintf("poisson(%s)", fmtG(tc.Mu))
+		if d, ok := tc.Sim(); ok {
+			tcDist = d.String()
+		}
+		w("  # Tool calls per agent: %s(%s), KS %.3g over %d runs.", tc.Family, tc.Params(), tc.KS, f.Runs)
+		w("  tool_calls: %s", tcDist)
+		w("  # Latency of all %d tool calls together (%s), %s, KS %.3g:", totalTools(f.Tools), toolNames(f.Tools), td.Family, td.KS)
+		for _, t := range f.Tools {
+			d := t.Latency.Best()
+			w("  #   %s: %d calls, mean %s, %s KS %.3g", t.Tool, t.N, seconds(d.Mean()), d.Family, d.KS)
+		}
+		w("  tool_latency: %s", tsim)
+	}
+	w("")
+	w("collective:")
+	agents := max(sh.MaxParallel, 1)
+	w("  # Most agents running at once in any run (overlapping invoke_agent spans).")
+	w("  agents: %d", agents)
+	if sh.Delegating > 0 {
+		w("  # Median time from a delegated agent's start to its first model call.")
+		w("  spawn: %s", seconds(sh.Startup))
+	} else {
+		w("  spawn: 0s")
+	}
+	w("  # Ten times the longest run, so that the limit never decides a run.")
+	w("  time_limit: %s", seconds(10*f.maxDuration()))
+	w("  calls:")
+	w("    span: 1s")
+	w("    # Median time per model call not spent in model or tool calls (framework")
+	w("    # overhead) over runs without delegation; it precedes each call.")
+	w("    overhead: %s", seconds(f.MeanGap))
+	m := f.Models[0]
+	w("    # Mean output tokens per call of %s (one call is one second of work).", m.Model)
+	w("    output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)))
+	w("    system_prompt: %d", int(math.Round(m.MeanInput)))
+	w("  api:")
+	f.writeAPI(w, m, "    ")
+	w("  # The traced runs never check, retry or select: a check costs nothing and")
+	w("  # always passes, and selecting the one attempt takes no time.")
+	w("  check: {cost: 0, accuracy: 1, retries: 0}")
+	w("  select: {cost: 0s, accuracy: 1}")
+	w("")
+	w("policy:")
+	if nodes > 1 {
+		w("  # The delegating agent hands the parallel parts to helpers (each part's")
+		w("  # check adds one free model call that the traces do not have).")
+		w("  organization: split")
+	} else {
+		w("  # One agent makes one attempt: 'independent' with one agent, the")
+		w("  # organization that makes no check calls.")
+		w("  organization: independent")
+	}
+	w("")
+	w("variants:")
+	for i, m := range f.Models {
+		w("  - name: %s", variantName(m.Model))
+		if i == 0 {
+			continue
+		}
+		ttft, rate := m.apiDists()
+		w("    # %s", m.comment())
+		w("    set:")
+		w("      collective.api.ttft: %s", ttft)
+		w("      collective.api.output_rate: %s", fmtG(rate))
+		w("      collective.calls.output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)))
+		w("      collective.calls.system_prompt: %d", int(math.Round(m.MeanInput)))
+	}
+	return []byte(b.String())
+}
+
+func (f *Fit) writeAPI(w func(string, ...any), m ModelFit, indent string) {
+	ttft, rate := m.apiDists()
+	w(indent+"# %s", m.comment())
+	w(indent+"ttft: %s", ttft)
+	w(indent+"output_rate: %s", fmtG(rate))
+}
+
+// apiDists returns the model's time to first token and decode rate.
+func (m ModelFit) apiDists() (sim.Dist, float64) {
+	d := m.TTFT.BestSim()
+	if m.ByTokens {
+		return d, m.OutputRate
+	}
+	return d, noDecode
+}
+
+// comment says what the model's API settings were fitted from.
+func (m ModelFit) comment() string {
+	chosen := m.TTFT.Best()
+	s := fmt.Sprintf("%s: %d calls", m.Model, m.N)
+	if m.ByTokens {
+		s += fmt.Sprintf("; latency = ttft + output tokens / %.4g tokens/s (R² %.2f over %d calls with tokens)", m.OutputRate, m.Line.R2, m.NTokens)
+	} else if m.NTokens >= minTokenCalls {
+		s += fmt.Sprintf("; output tokens explain little of the latency (R² %.2f), so ttft is the whole latency and decoding takes no time", m.Line.R2)
+	} else {
+		s += fmt.Sprintf("; %d calls with token counts are too few to regress, so ttft is the whole latency", m.NTokens)
+	}
+	return s + fmt.Sprintf("; %s (%s), KS %.3g", chosen.Family, m.TTFT.Why, chosen.KS)
+}
+
+// difficulty is what makes the scenario's acceptance rate the traced one
+// when the root spans say (swarmsim.acceptable): each of nodes parts is
+// acceptable with probability p^(1/nodes) for a strength-1 agent.
+func difficulty(f *Fit, nodes int) string {
+	if f.WithOutcome == 0 {
+		return "0 # the traces carry no outcome (swarmsim.acceptable): every run is acceptable; set it"
+	}
+	p := float64(f.Acceptable) / float64(f.WithOutcome)
+	d := 1 - math.Pow(p, 1/float64(nodes))
+	return fmt.Sprintf("%s # %d of %d runs acceptable (swarmsim.acceptable), over %d parts", fmtG(math.Min(d, 0.999999)), f.Acceptable, f.WithOutcome, nodes)
+}
+
+func (f *Fit) maxDuration() float64 { return f.maxRun }
+
+var nonName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// variantName makes a scenario name of a model's: "mistral/mistral-small"
+// becomes "mistral-small".
+func variantName(model string) string {
+	if i := strings.LastIndexByte(model, '/'); i >= 0 && i+1 < len(model) {
+		model = model[i+1:]
+	}
+	return strings.Trim(nonName.ReplaceAllString(model, "-"), "-._")
+}
+
+func toolNames(ts []ToolFit) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Tool
+	}
+	return strings.Join(names, ", ")
+}
+
+func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
+
+// seconds writes a duration in seconds as the scenario grammar reads it,
+// rounded to 4 significant digits.
+func seconds(s float64) string {
+	if s <= 0 {
+		return "0s"
+	}
+	d := time.Duration(s * 1e9)
+	return d.Round(time.Duration(math.Pow(10, math.Floor(math.Log10(s*1e9))-3))).String()
+}

@@ -1,0 +1,482 @@
+package calibrate
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/calibrate/otel"
+)
+
+// Operation names of the GenAI semantic conventions. call_llm is what
+// any-agent wrote before the conventions settled on chat.
+const (
+	opAgent = "invoke_agent"
+	opTool  = "execute_tool"
+)
+
+var modelOps = []string{"chat", "call_llm", "text_completion", "generate_content"}
+
+// AcceptableAttr is the root-span attribute that carries a run's outcome,
+// which the GenAI conventions do not.
+const AcceptableAttr = "swarmsim.acceptable"
+
+// Call is one model call.
+type Call struct {
+	Run, Agent, Model string
+	// InputTokens and OutputTokens are meaningful only when HasTokens.
+	InputTokens, OutputTokens int64
+	HasTokens                 bool
+	// Duration is in seconds; Start is seconds after the run's start.
+	Duration, Start float64
+}
+
+// ToolCall is one tool call.
+type ToolCall struct {
+	Run, Agent, Tool string
+	Duration, Start  float64 // seconds; Start after the run's start
+}
+
+// Delegation is one invoke_agent span under another: From delegated to To.
+type Delegation struct {
+	Run, From, To string
+	// Start is seconds after the run's start; Wave numbers the groups of
+	// delegations from one agent that overlap in time (0, 1, ...).
+	Start float64
+	Wave  int
+	// Startup is the time from the delegated agent's start to its first
+	// model call, in seconds (0 when it made none).
+	Startup float64
+}
+
+// Run is one root invoke_agent span and everything under it.
+type Run struct {
+	ID, File string
+	Duration float64 // seconds
+	Calls    int     // model calls with a duration
+	Tools    int     // tool calls with a duration
+	// Agents counts nested invoke_agent spans; MaxParallel is the largest
+	// number of agents (the root included) running at once.
+	Agents, MaxParallel int
+	// Fanout is the largest number of agents one agent had running at
+	// once on its behalf; Waves the most waves of delegation of one agent.
+	Fanout, Waves int
+	// Acceptable is the root's swarmsim.acceptable, when HasOutcome.
+	Acceptable, HasOutcome bool
+}
+
+// Report counts what was read and what could not be used.
+type Report struct {
+	Files, Spans int
+	// NoEnd counts spans without an end time (or ending before they
+	// start); NoAttributes spans without attributes; NotGenAI spans with
+	// attributes but no gen_ai.operation.name; NoTokens model calls
+	// without both token counts; Outside GenAI spans under no
+	// invoke_agent; NoRoot traces without an invoke_agent span at all.
+	// Adopted counts spans whose parent is not in the file, placed under
+	// the invoke_agent span that contains them in time.
+	NoEnd, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
+}
+
+// String writes the report as one line per count.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "read %d spans from %d files\n", r.Spans, r.Files)
+	for _, c := range []struct {
+		n    int
+		what string
+	}{
+		{r.NoEnd, "spans without an end time (left out)"},
+		{r.NoAttributes, "spans without attributes (left out)"},
+		{r.NotGenAI, "spans without gen_ai.operation.name (left out)"},
+		{r.NoTokens, "model calls without token counts (kept for latency, left out of the token fit)"},
+		{r.Outside, "GenAI spans outside any invoke_agent span (left out)"},
+		{r.NoRoot, "traces without an invoke_agent span (left out)"},
+		{r.Adopted, "spans whose parent is not in the file (placed under the invoke_agent span containing them in time)"},
+	} {
+		if c.n > 0 {
+			fmt.Fprintf(&b, "%d %s\n", c.n, c.what)
+		}
+	}
+	return b.String()
+}
+
+// Traces is everything read from a set of trace files.
+type Traces struct {
+	Calls  []Call
+	Tools  []ToolCall
+	Runs   []Run
+	Delegs []Delegation
+	Report Report
+}
+
+// Load reads every trace file named in paths; a directory stands for the
+// .json and .jsonl files below it, in lexical order. Run IDs are the
+// files' paths relative to the argument they were found under.
+func Load(paths []string) (*Traces, error) {
+	var t Traces
+	for _, p := range paths {
+		files, err := expand(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if err := t.readFile(f.path, f.name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(t.Runs) == 0 {
+		return nil, fmt.Errorf("no run found in %s: no invoke_agent span without an invoke_agent above it\n%s", strings.Join(paths, ", "), t.Report)
+	}
+	return &t, nil
+}
+
+type traceFile struct{ path, name string }
+
+func expand(p string) ([]traceFile, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []traceFile{{p, filepath.ToSlash(p)}}, nil
+	}
+	var out []traceFile
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")) {
+			rel, err := filepath.Rel(p, path)
+			if err != nil {
+				return err
+			}
+			out = append(out, traceFile{path, filepath.ToSlash(rel)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no .json or .jsonl file", p)
+	}
+	return out, nil
+}
+
+func (t *Traces) readFile(path, name string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	spans, err := otel.Read(f, path)
+	if err != nil {
+		return err
+	}
+	t.Report.Files++
+	t.Add(name, spans)
+	return nil
+}
+
+// Add gathers the runs in spans, read from the file called name.
+func (t *Traces) Add(name string, spans []otel.Span) {
+	t.Report.Spans += len(spans)
+	byTrace := map[string][]*otel.Span{}
+	var order []string
+	for i := range spans {
+		s := &spans[i]
+		if _, ok := byTrace[s.TraceID]; !ok {
+			order = append(order, s.TraceID)
+		}
+		byTrace[s.TraceID] = append(byTrace[s.TraceID], s)
+	}
+	var runs []*runBuild
+	for _, id := range order {
+		runs = append(runs, t.tree(byTrace[id])...)
+	}
+	slices.SortStableFunc(runs, func(a, b *runBuild) int { return cmp.Compare(a.root.Start, b.root.Start) })
+	for i, r := range runs {
+		r.id = name
+		if len(runs) > 1 {
+			r.id = fmt.Sprintf("%s#%d", name, i+1)
+		}
+		t.addRun(name, r)
+	}
+}
+
+// node is a span in its trace's tree.
+type node struct {
+	s        *otel.Span
+	op       string
+	children []*node
+}
+
+// runBuild is a run whose rows are being made.
+type runBuild struct {
+	id   string
+	root *otel.Span
+	node *node
+}
+
+// tree links one trace's spans and returns its runs; it counts what it
+// leaves out.
+func (t *Traces) tree(spans []*otel.Span) []*runBuild {
+	nodes := make(map[string]*node, len(spans))
+	all := make([]*node, 0, len(spans))
+	for _, s := range spans {
+		n := &node{s: s, op: s.String("gen_ai.operation.name")}
+		if len(s.Attrs) == 0 {
+			t.Report.NoAttributes++
+		} else if n.op == "" {
+			t.Report.NotGenAI++
+		}
+		if _, dup := nodes[s.SpanID]; !dup {
+			nodes[s.SpanID] = n
+		}
+		all = append(all, n)
+	}
+	var tops, agents []*node
+	for _, n := range all {
+		if n.op == opAgent {
+			agents = append(agents, n)
+		}
+	}
+	for _, n := range all {
+		p, ok := nodes[n.s.ParentID]
+		if !ok && n.s.ParentID != "" {
+			// Frameworks export GenAI spans under spans of their own that
+			// they do not export (Google ADK does): the agent whose span
+			// contains this one in time is its agent.
+			if p = enclosing(agents, n); p != nil {
+				t.Report.Adopted++
+				ok = true
+			}
+		}
+		if ok && p != n {
+			p.children = append(p.children, n)
+		} else {
+			tops = append(tops, n)
+		}
+	}
+	// Children in start order, so that rows follow time.
+	for _, n := range all {
+		slices.SortStableFunc(n.children, func(a, b *node) int { return cmp.Compare(a.s.Start, b.s.Start) })
+	}
+	var runs []*runBuild
+	var visit func(n *node, inAgent bool)
+	visit = func(n *node, inAgent bool) {
+		if n.op == opAgent && !inAgent {
+			runs = append(runs, &runBuild{root: n.s, node: n})
+			return
+		}
+		if n.op != "" && n.op != opAgent && isCounted(n.op) {
+			t.Report.Outside++
+		}
+		for _, c := range n.children {
+			visit(c, inAgent)
+		}
+	}
+	for _, n := range tops {
+		visit(n, false)
+	}
+	if len(runs) == 0 {
+		t.Report.NoRoot++
+	}
+	return runs
+}
+
+// enclosing returns the shortest invoke_agent span of agents (other than
+// n) that contains n in time, or nil.
+func enclosing(agents []*node, n *node) *node {
+	var best *node
+	end := n.s.End
+	if !n.s.HasEnd {
+		end = n.s.Start
+	}
+	for _, a := range agents {
+		if a == n || !a.s.HasEnd || a.s.Start > n.s.Start || a.s.End < end {
+			continue
+		}
+		if best == nil || a.s.End-a.s.Start < best.s.End-best.s.Start {
+			best = a
+		}
+	}
+	return best
+}
+
+func isCounted(op string) bool { return op == opTool || slices.Contains(modelOps, op) }
+
+// agentName is an invoke_agent span's agent: gen_ai.agent.name, or what
+// follows "invoke_agent " in its name.
+func agentName(s *otel.Span) string {
+	if a := s.String("gen_ai.agent.name"); a != "" {
+		return a
+	}
+	if a, ok := strings.CutPrefix(s.Name, opAgent+" "); ok {
+		return strings.Trim(a, "[]")
+	}
+	return s.Name
+}
+
+// interval is an agent's time span, for counting how many ran at once.
+type interval struct{ start, end int64 }
+
+func (t *Traces) addRun(file string, r *runBuild) {
+	root := r.root
+	run := Run{ID: r.id, File: file}
+	run.Acceptable, run.HasOutcome = root.Bool(AcceptableAttr)
+	end := root.End
+	if d, ok := root.Duration(); ok {
+		run.Duration = d
+	} else {
+		t.Report.NoEnd++
+	}
+	rel := func(ns int64) float64 { return float64(ns-root.Start) / 1e9 }
+	agents := []interval{}
+	var walk func(n *node, agent string)
+	// agentSpan records an agent and its delegations; it returns the
+	// agent's interval.
+	agentSpan := func(n *node) interval {
+		iv := interval{n.s.Start, n.s.End}
+		if !n.s.HasEnd || n.s.End < n.s.Start {
+			iv.end = max(end, n.s.Start)
+		}
+		return iv
+	}
+	walk = func(n *node, agent string) {
+		var kids []*node
+		for _, c := range n.children {
+			switch {
+			case c.op == opAgent:
+				kids = append(kids, c)
+			case slices.Contains(modelOps, c.op):
+				t.addCall(&run, c.s, agent, rel)
+			case c.op == opTool:
+				t.addTool(&run, c.s, agent, rel)
+			}
+			if c.op != opAgent {
+				walk(c, agent)
+			}
+		}
+		t.delegations(&run, n, agent, kids, agentSpan, rel)
+		for _, k := range kids {
+			agents = append(agents, agentSpan(k))
+			run.Agents++
+			if !k.s.HasEnd {
+				t.Report.NoEnd++
+			}
+			walk(k, agentName(k.s))
+		}
+	}
+	agents = append(agents, agentSpan(r.node))
+	walk(r.node, agentName(root))
+	run.MaxParallel = maxOverlap(agents)
+	t.Runs = append(t.Runs, run)
+}
+
+// delegations records the invoke_agent children kids of the agent
+// working in n: their waves (groups that overlap in time) and fan-out.
+func (t *Traces) delegations(run *Run, n *node, from string, kids []*node, span func(*node) interval, rel func(int64) float64) {
+	if len(kids) == 0 {
+		return
+	}
+	ivs := make([]interval, len(kids))
+	for i, k := range kids {
+		ivs[i] = span(k)
+	}
+	run.Fanout = max(run.Fanout, maxOverlap(ivs))
+	wave, waveEnd := 0, int64(0)
+	for i, k := range kids {
+		if i > 0 && ivs[i].start >= waveEnd {
+			wave++
+		}
+		waveEnd = max(waveEnd, ivs[i].end)
+		d := Delegation{Run: run.ID, From: from, To: agentName(k.s), Start: rel(k.s.Start), Wave: wave}
+		if first := firstCall(k); first != nil {
+			d.Startup = float64(first.Start-k.s.Start) / 1e9
+		}
+		t.Delegs = append(t.Delegs, d)
+	}
+	run.Waves = max(run.Waves, wave+1)
+}
+
+// firstCall returns the earliest model call of the agent in n (not of
+// agents it delegated to), or nil.
+func firstCall(n *node) *otel.Span {
+	var first *otel.Span
+	var walk func(*node)
+	walk = func(n *node) {
+		for _, c := range n.children {
+			if slices.Contains(modelOps, c.op) && (first == nil || c.s.Start < first.Start) {
+				first = c.s
+			}
+			if c.op != opAgent {
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return first
+}
+
+// maxOverlap returns the largest number of intervals that contain one
+// instant; an interval ending when another starts does not overlap it.
+func maxOverlap(ivs []interval) int {
+	type edge struct {
+		at    int64
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(ivs))
+	for _, iv := range ivs {
+		edges = append(edges, edge{iv.start, 1}, edge{iv.end, -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta))
+	})
+	best, cur := 0, 0
+	for _, e := range edges {
+		cur += e.delta
+		best = max(best, cur)
+	}
+	return best
+}
+
+func (t *Traces) addCall(run *Run, s *otel.Span, agent string, rel func(int64) float64) {
+	d, ok := s.Duration()
+	if !ok {
+		t.Report.NoEnd++
+		return
+	}
+	c := Call{Run: run.ID, Agent: agent, Model: cmp.Or(s.String("gen_ai.request.model"), s.String("gen_ai.response.model"), "unknown"),
+		Duration: d, Start: rel(s.Start)}
+	in, okIn := s.Int("gen_ai.usage.input_tokens")
+	out, okOut := s.Int("gen_ai.usage.output_tokens")
+	if okIn && okOut && in >= 0 && out >= 0 {
+		c.InputTokens, c.OutputTokens, c.HasTokens = in, out, true
+	} else {
+		t.Report.NoTokens++
+	}
+	run.Calls++
+	t.Calls = append(t.Calls, c)
+}
+
+func (t *Traces) addTool(run *Run, s *otel.Span, agent string, rel func(int64) float64) {
+	d, ok := s.Duration()
+	if !ok {
+		t.Report.NoEnd++
+		return
+	}
+	tool := cmp.Or(s.String("gen_ai.tool.name"), strings.TrimPrefix(s.Name, opTool+" "))
+	run.Tools++
+	t.Tools = append(t.Tools, ToolCall{Run: run.ID, Agent: agent, Tool: tool, Duration: d, Start: rel(s.Start)})
+}
+
+// errNoData is returned when there is nothing to fit.
+var errNoData = errors.New("no data")

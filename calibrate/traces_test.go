@@ -1,0 +1,104 @@
+package calibrate_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/calibrate"
+)
+
+// TestMultiAgent reads the multi-agent runs of testdata/multiagent.py in
+// both forms: an orchestrator fans out to 2 (then 3) researchers at once,
+// then hands over to a writer.
+func TestMultiAgent(t *testing.T) {
+	for _, file := range []string{"testdata/multiagent.otlp.json", "testdata/multiagent.python.json"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			tr, err := calibrate.Load([]string{file})
+			require.NoError(t, err)
+			assert.Equal(t, calibrate.Report{Files: 1, Spans: 38, NoEnd: 2, NoAttributes: 2, NoTokens: 2}, tr.Report)
+			require.Len(t, tr.Runs, 2)
+			for i, want := range []struct {
+				calls, tools, agents, parallel, fanout int
+				acceptable                             bool
+			}{{9, 2, 3, 3, 2, true}, {11, 3, 4, 4, 3, false}} {
+				r := tr.Runs[i]
+				assert.Equal(t, want.calls, r.Calls, r.ID)
+				assert.Equal(t, want.tools, r.Tools, r.ID)
+				assert.Equal(t, want.agents, r.Agents, r.ID)
+				assert.Equal(t, want.parallel, r.MaxParallel, r.ID)
+				assert.Equal(t, want.fanout, r.Fanout, r.ID)
+				assert.Equal(t, 2, r.Waves, r.ID)
+				assert.True(t, r.HasOutcome)
+				assert.Equal(t, want.acceptable, r.Acceptable)
+				assert.InDelta(t, 30, r.Duration, 1e-9)
+			}
+			assert.Equal(t, file+"#1", tr.Runs[0].ID)
+			var who []string
+			for _, d := range tr.Delegs {
+				who = append(who, d.From+">"+d.To+"@"+string(rune('0'+d.Wave)))
+				assert.InDelta(t, 0.1, d.Startup, 1e-9)
+			}
+			assert.Equal(t, []string{
+				"orchestrator>researcher@0", "orchestrator>researcher@0", "orchestrator>writer@1",
+				"orchestrator>researcher@0", "orchestrator>researcher@0", "orchestrator>researcher@0", "orchestrator>writer@1",
+			}, who)
+			agents := map[string]int{}
+			for _, c := range tr.Calls {
+				agents[c.Agent]++
+			}
+			assert.Equal(t, map[string]int{"orchestrator": 6, "researcher": 10, "writer": 4}, agents)
+			f, err := calibrate.FitAll(tr)
+			require.NoError(t, err)
+			assert.Equal(t, calibrate.Shape{Delegating: 2, Fanout: 3, Waves: 2, Startup: 0.1, MaxParallel: 4}, f.Shape)
+		})
+	}
+}
+
+// TestAdopted reads a run whose model call's parent was not exported: it
+// belongs to the agent whose span contains it.
+func TestAdopted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "adk.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"spans": [
+	 {"name": "call_llm m", "parent": {"span_id": 99}, "context": {"trace_id": 1, "span_id": 2},
+	  "start_time": 1000000000, "end_time": 2000000000,
+	  "attributes": {"gen_ai.operation.name": "call_llm", "gen_ai.request.model": "m"}},
+	 {"name": "call_llm m", "parent": {"span_id": 98}, "context": {"trace_id": 1, "span_id": 3},
+	  "start_time": 5000000000, "end_time": 6000000000,
+	  "attributes": {"gen_ai.operation.name": "call_llm", "gen_ai.request.model": "m"}},
+	 {"name": "invoke_agent [a]", "parent": null, "context": {"trace_id": 1, "span_id": 1},
+	  "start_time": 0, "end_time": 3000000000, "attributes": {"gen_ai.operation.name": "invoke_agent"}}]}`), 0o644))
+	tr, err := calibrate.Load([]string{path})
+	require.NoError(t, err)
+	require.Len(t, tr.Runs, 1)
+	assert.Equal(t, 1, tr.Runs[0].Calls)
+	assert.Equal(t, "a", tr.Calls[0].Agent)
+	assert.Equal(t, 1, tr.Report.Adopted)
+	assert.Equal(t, 1, tr.Report.Outside, "the call outside the agent's time is left out")
+	assert.Equal(t, 1, tr.Report.NoTokens)
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "chrome.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"traceEvents": []}`), 0o644))
+	_, err := calibrate.Load([]string{dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), bad+": not OpenTelemetry span JSON")
+
+	none := filepath.Join(t.TempDir(), "none.json")
+	require.NoError(t, os.WriteFile(none, []byte(`{"resourceSpans": []}`), 0o644))
+	_, err = calibrate.Load([]string{none})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no run found in "+none)
+
+	_, err = calibrate.Load([]string{filepath.Join(dir, "missing.json")})
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	empty := t.TempDir()
+	_, err = calibrate.Load([]string{empty})
+	assert.ErrorContains(t, err, empty+": no .json or .jsonl file")
+}

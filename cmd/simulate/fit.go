@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+var cmdFit = &command{
+	Name:  "fit",
+	Args:  "FILE|DIR...",
+	Short: "fit a scenario to recorded OpenTelemetry GenAI traces",
+	Long: `
+Fit reads agent traces, OpenTelemetry spans under the GenAI semantic
+conventions in OTLP/JSON (what the Collector's file exporter writes) or the
+OpenTelemetry Python SDK's span JSON, from each FILE and every .json or
+.jsonl file below each DIR. Each root invoke_agent span is a run.
+
+It writes to --out: calls.csv (one row per model call), tools.csv (one
+row per tool call), runs.csv (one row per run), delegations.csv (who
+delegated to whom), fit.csv (every distribution tried per quantity, its
+parameters, KS distance and BIC, the one chosen and why), CDF charts of
+observed against fitted latencies per model and per tool, and
+scenario.yaml, a scenario that reproduces the traced workflow, with
+comments saying what each value was fitted from. The scenario is
+validated before anything is written. Spans without an end, attributes or
+token counts are counted and reported on stderr. See docs/calibration.md.`,
+	Examples: `
+	simulate fit ../shared/data/agent-traces/any-agent --out fitted
+	simulate fit traces.jsonl --out fitted --name my-workflow`,
+	Setup: func(fs *flag.FlagSet) action {
+		o := &fitOptions{}
+		fs.StringVar(&o.out, "out", "", "write the results to `DIR` (required)")
+		fs.StringVar(&o.name, "name", "fitted", "the scenario's `NAME`")
+		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out")
+		return o.run
+	},
+}
+
+type fitOptions struct {
+	out, name string
+	force     bool
+}
+
+func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
+	if len(args) == 0 {
+		return usagef("want at least one trace file or directory")
+	}
+	if o.out == "" {
+		return usagef("--out DIR is required")
+	}
+	tr, err := calibrate.Load(args)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(s.stderr, tr.Report)
+	f, err := calibrate.FitAll(tr)
+	if err != nil {
+		return err
+	}
+	yaml := f.Scenario(o.name, args)
+	sc, err := scenarios.Parse(yaml, "scenario.yaml", nil)
+	if err != nil {
+		return fmt.Errorf("the fitted scenario does not validate (a bug; please report it): %w\n%s", err, yaml)
+	}
+	dir, err := rundir.Create(o.out, o.force)
+	if err != nil {
+		return err
+	}
+	if err := writeFit(dir, tr, f, yaml); err != nil {
+		dir.Abort()
+		return err
+	}
+	m := newManifest(s, rundir.KindFit, sc, sc.Seed)
+	if err := dir.Commit(m); err != nil {
+		dir.Abort()
+		return err
+	}
+	fmt.Fprintf(s.stdout, "%d runs, %d model calls, %d tool calls; median run %.3g s\n", len(tr.Runs), len(tr.Calls), len(tr.Tools), f.MedianDuration)
+	for _, m := range f.Models {
+		d := m.Latency.Best()
+		fmt.Fprintf(s.stdout, "  %s: %d calls, latency %s (KS %.3g)\n", m.Model, m.N, d.Family, d.KS)
+	}
+	fmt.Fprintf(s.stdout, "wrote %s\n", dir.Join("scenario.yaml"))
+	return nil
+}
+
+func writeFit(dir *rundir.Dir, tr *calibrate.Traces, f *calibrate.Fit, yaml []byte) error {
+	for _, t := range []struct {
+		name string
+		rows func() ([]string, [][]string)
+	}{
+		{"calls.csv", tr.CallRows}, {"tools.csv", tr.ToolRows}, {"runs.csv", tr.RunRows},
+		{"delegations.csv", tr.DelegationRows}, {"fit.csv", f.Rows},
+	} {
+		h, rows := t.rows()
+		if err := dir.Write(t.name, rundir.CSV(h, rows)); err != nil {
+			return err
+		}
+	}
+	if err := dir.Mkdir("charts"); err != nil {
+		return err
+	}
+	for _, c := range f.Curves(tr) {
+		if err := writeCDF(dir, c); err != nil {
+			return fmt.Errorf("chart %s: %w", c.Name, err)
+		}
+	}
+	return dir.Write("scenario.yaml", yaml)
+}
+
+// writeCDF draws the observed latencies of c against each fit, on a log
+// axis from the smallest to the largest observation.
+func writeCDF(dir *rundir.Dir, c calibrate.Curve) error {
+	obs, err := plots.ECDF("observed", c.Sample)
+	if err != nil {
+		return err
+	}
+	lo, hi := slices.Min(c.Sample), slices.Max(c.Sample)
+	if hi <= lo {
+		hi = lo * 2
+	}
+	const points = 60
+	series := []plots.Series{obs}
+	for _, d := range c.Fits {
+		s := plots.Series{Name: string(d.Family)}
+		for i := range points {
+			x := lo * math.Pow(hi/lo, float64(i)/(points-1))
+			s.X = append(s.X, x)
+			s.Y = append(s.Y, d.CDF(x))
+		}
+		series = append(series, s)
+	}
+	chart := plots.Chart{XLabel: c.XLabel, YLabel: "P(latency <= x)", Size: plots.Page}
+	p, err := plots.CDF(chart, series[0], series[1:], true)
+	if err != nil {
+		return err
+	}
+	base := dir.Join("charts/" + c.Name)
+	if err := plots.Save(p, chart.Size, base, plots.LinesTable(series)); err != nil {
+		return err
+	}
+	for _, ext := range []string{".csv", ".svg", ".pdf", ".png"} {
+		dir.Record("charts/"+c.Name+ext, false)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// longEpisode is one episode that runs for tens of seconds: 20,000 parallel
+// parts, 4,000 agents sharing findings.
+var longEpisode = []string{"run", "tiny", "--set", "task.width=20000", "--set", "collective.agents=4000", "--episodes", "1", "--workers", "1"}
+
+// TestInterruptInsideAnEpisode sends SIGINT while one long episode runs:
+// the process ends within a second, with status 130, "interrupted", and
+// no result files.
+func TestInterruptInsideAnEpisode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulate binary")
+	}
+	bin := binary(t)
+	out := filepath.Join(t.TempDir(), "results", "long")
+	cmd := exec.Command(bin, append(longEpisode, "--out", out)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	select {
+	case err := <-exited:
+		t.Fatalf("the episode ended before the interrupt: %v\n%s", err, stderr.String())
+	case <-time.After(1500 * time.Millisecond):
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	sent := time.Now()
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("still running 10 s after SIGINT")
+	}
+	took := time.Since(sent)
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee), "exit status: %v", err)
+	assert.Equal(t, exitInterrupt, ee.ExitCode())
+	assert.Equal(t, "simulate run: interrupted\n", stderr.String())
+	assert.Less(t, took, time.Second, "ended %v after SIGINT", took)
+	_, statErr := os.Stat(filepath.Dir(out))
+	assert.True(t, errors.Is(statErr, os.ErrNotExist), "the run leaves no directory behind: %v", statErr)
+}
+
+func TestMemoryBound(t *testing.T) {
+	// Refused before running: the graphs alone pass the bound.
+	out := filepath.Join(t.TempDir(), "r")
+	_, stderr, code := simulate(t, "run", "tiny", "--set", "task.width=1000000", "--max-memory", "64MiB", "--workers", "2", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, `variant "split": its task graphs have up to 1000002 subtasks, about 488.3MiB per episode and 976.6MiB for 2 at once, above --max-memory 64MiB; raise --max-memory`)
+	assert.NoDirExists(t, out)
+
+	// Stopped while running: what the episode builds passes the bound.
+	_, stderr, code = simulate(t, append(longEpisode, "--max-memory", "40MiB", "--out", out)...)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "memory bound reached: the heap holds")
+	assert.Contains(t, stderr, "above --max-memory 40MiB (raise it")
+	assert.NoDirExists(t, out)
+
+	_, stderr, code = simulate(t, "run", "tiny", "--max-memory", "lots")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `want a size such as 512MiB, 16GiB or 0, not "lots"`)
+}
+
+func TestEventLimitSaysHowToRaiseIt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	_, stderr, code := simulate(t, "run", "tiny", "--max-events", "50", "--episodes", "1", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "sim: event limit reached: 50 events processed")
+	assert.Contains(t, stderr, "the episode's bound: 50 events; simulate's --max-events raises it")
+	assert.NoDirExists(t, out)
+	mustSimulate(t, "run", "tiny", "--max-events", "100000", "--episodes", "1", "--charts=false", "--out", out)
+}

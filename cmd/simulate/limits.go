@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// limitOptions bound the resources of long work: the events of one
+// episode, and the memory of the whole process. A runaway scenario (a
+// typo that asks for 200,000 subtasks and 4,000 agents) then ends with a
+// message that says which bound it met and how to raise it, instead of
+// growing until the kernel kills it.
+type limitOptions struct {
+	maxMemory byteSize
+	maxEvents uint64
+}
+
+// defaultMaxMemory is the memory bound without --max-memory: far above
+// what the library's scenarios need (tens of MB), below what a shared
+// machine can give before swapping.
+const defaultMaxMemory = 8 << 30
+
+// bytesPerNode is what one subtask costs an episode, measured as peak
+// RSS over nodes for fork-join graphs of 2·10⁴ to 10⁶ nodes (about 480 B,
+// at the GC target simulate sets), rounded up.
+const bytesPerNode = 512
+
+// memoryPoll is how often the heap is measured against the bound.
+const memoryPoll = 50 * time.Millisecond
+
+func (o *limitOptions) flags(fs *flag.FlagSet) {
+	o.maxMemory = defaultMaxMemory
+	fs.Var(&o.maxMemory, "max-memory", "stop when the process's heap passes `SIZE` (such as 512MiB or 16GiB;\n0 for no bound), and refuse work estimated to need more")
+	fs.Uint64Var(&o.maxEvents, "max-events", 0, "end an episode with an error after `N` events\n(default: 1000 per subtask plus one million)")
+}
+
+// errMemory is the cause of a context cancelled by the memory guard.
+var errMemory = errors.New("memory bound reached")
+
+// check refuses a scenario whose task graphs alone, concurrent episodes
+// at once, would pass the memory bound. What an episode builds while it
+// runs (messages, agents) is not foreseeable; guard bounds that.
+func (o *limitOptions) check(sc *scenarios.Scenario, concurrent int) error {
+	if o.maxMemory == 0 {
+		return nil
+	}
+	for _, v := range sc.Variants {
+		nodes := v.Spec.Task.Nodes()
+		need := float64(nodes) * bytesPerNode * float64(max(1, concurrent))
+		if need > float64(o.maxMemory) {
+			return fmt.Errorf("variant %q: its task graphs have up to %d subtasks, about %s per episode and %s for %d at once, above --max-memory %s; raise --max-memory, lower --workers, or make the task smaller",
+				v.Name, nodes, byteSize(float64(nodes)*bytesPerNode), byteSize(need), max(1, concurrent), o.maxMemory)
+		}
+	}
+	return nil
+}
+
+// guard returns a context that is cancelled, with a cause that names the
+// bound, when the heap passes it, and a function that stops watching. It
+// also sets the garbage collector's soft limit to the bound, so that the
+// collector works harder before the guard gives up.
+func (o *limitOptions) guard(ctx context.Context) (context.Context, func()) {
+	if o.maxMemory == 0 {
+		return ctx, func() {}
+	}
+	old := debug.SetMemoryLimit(int64(o.maxMemory))
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		tick := time.NewTicker(memoryPoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 {
+				if heap := sample[0].Value.Uint64(); heap > uint64(o.maxMemory) {
+					cancel(fmt.Errorf("%w: the heap holds %s, above --max-memory %s (raise it, or make the scenario smaller)", errMemory, byteSize(float64(heap)), o.maxMemory))
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel(nil)
+		debug.SetMemoryLimit(old)
+	}
+}
+
+// byteSize is a number of bytes, written and read with binary units
+// (KiB, MiB, GiB, TiB; K, M, G, T mean the same).
+type byteSize float64
+
+var byteUnits = []struct {
+	names []string
+	scale float64
+}{
+	{[]string{"TiB", "T", "TB"}, 1 << 40},
+	{[]string{"GiB", "G", "GB"}, 1 << 30},
+	{[]string{"MiB", "M", "MB"}, 1 << 20},
+	{[]string{"KiB", "K", "KB"}, 1 << 10},
+	{[]string{"B", ""}, 1},
+}
+
+func (b byteSize) String() string {
+	for _, u := range byteUnits {
+		if float64(b) >= u.scale && u.scale > 1 {
+			return strconv.FormatFloat(math.Round(float64(b)/u.scale*10)/10, 'f', -1, 64) + u.names[0]
+		}
+	}
+	return strconv.FormatFloat(float64(b), 'f', 0, 64) + "B"
+}
+
+func (b *byteSize) Set(s string) error {
+	text := strings.TrimSpace(s)
+	for _, u := range byteUnits {
+		for _, name := range u.names {
+			num, ok := strings.CutSuffix(text, name)
+			if !ok || (name == "" && strings.ContainsAny(num, "KMGTBiktmg")) {
+				continue
+			}
+			x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+			if err != nil || x < 0 || math.IsInf(x, 0) {
+				continue
+			}
+			*b = byteSize(x * u.scale)
+			return nil
+		}
+	}
+	return fmt.Errorf("want a size such as 512MiB, 16GiB or 0, not %q", s)
+}
+
+// start prepares long work on sc, with concurrent episodes at once: it
+// reads the files sc refers to and checks the memory estimate before
+// anything is written, then guards the memory. done, called with the
+// work's error, stops the guard and returns the error to report: the
+// bound that stopped the work, if one did.
+func (o *limitOptions) start(ctx context.Context, sc *scenarios.Scenario, concurrent int) (_ context.Context, done func(error) error, _ error) {
+	if err := sc.CheckFiles(); err != nil {
+		return nil, nil, err
+	}
+	if err := o.check(sc, concurrent); err != nil {
+		return nil, nil, err
+	}
+	gctx, stop := o.guard(ctx)
+	return gctx, func(err error) error {
+		if err != nil && gctx.Err() != nil && ctx.Err() == nil {
+			err = context.Cause(gctx)
+		}
+		stop()
+		return err
+	}, nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+var cmdPlot = &command{
+	Name:  "plot",
+	Args:  "DIR",
+	Short: "redraw the charts of a run, train or sweep directory from its tables",
+	Long: `
+Plot draws every chart of DIR again, from the chart tables the run wrote
+(charts/NAME.csv) and the index of how each was drawn (charts/charts.json:
+its kind, labels and size), without running anything: the same charts the
+run drew, or the same at another size or in other formats, after a change
+of style or to make figures for a paper. DIR must be complete (hold a
+manifest.json) and have been written with charts.
+
+The charts and their CSVs go into --out (default: DIR/charts, replacing
+the old ones), with the index.`,
+	Examples: `
+	simulate plot out/latency-pressure-train-seed1 --out figures
+	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny`,
+	Setup: func(fs *flag.FlagSet) action {
+		o := &plotOptions{}
+		fs.StringVar(&o.out, "out", "", "write the charts into directory `D` (default: DIR/charts)")
+		fs.StringVar(&o.size, "size", "", "draw every chart at size `S`, column (3.5 in) or page (7 in)\n(default: each chart's own)")
+		fs.StringVar(&o.format, "format", strings.Join(plots.Formats, ","), "write the formats `F`, a comma-separated list of png, svg and pdf")
+		return o.run
+	},
+}
+
+type plotOptions struct {
+	out, size, format string
+}
+
+func (o *plotOptions) run(ctx context.Context, s *session, args []string) error {
+	if len(args) != 1 {
+		return usagef("want one directory, got %d arguments", len(args))
+	}
+	if _, ok := plots.Sizes[o.size]; o.size != "" && !ok {
+		return usagef("--size %s: want column or page", o.size)
+	}
+	formats := strings.Split(o.format, ",")
+	for _, f := range formats {
+		if !slices.Contains(plots.Formats, f) {
+			return usagef("--format %s: %q is not one of png, svg and pdf", o.format, f)
+		}
+	}
+	r, err := rundir.Open(args[0])
+	if err != nil {
+		return err
+	}
+	index := path.Join(chartsDir, chartIndex)
+	if !r.Manifest.Has(index) {
+		return fmt.Errorf("%s has no %s: it was written with --charts=false or by an older simulate; run it again to draw its charts", r.Path, index)
+	}
+	data, err := os.ReadFile(r.Join(index))
+	if err != nil {
+		return err
+	}
+	specs, err := plots.ParseSpecs(r.Join(index), data)
+	if err != nil {
+		return err
+	}
+	out := o.out
+	if out == "" {
+		out = r.Join(chartsDir)
+	}
+	// The charts directory is not a run directory: it has no manifest, and
+	// redrawing into it again is expected.
+	dir, err := rundir.Create(out, false)
+	if err != nil {
+		return err
+	}
+	cw := &chartWriter{dir: dir, size: o.size, formats: formats}
+	for i := range specs {
+		t, err := r.Table(path.Join(chartsDir, specs[i].Name+".csv"))
+		if err != nil {
+			return err
+		}
+		if err := cw.draw(specs[i], plots.Table{Header: t.Header, Rows: t.Rows}); err != nil {
+			return fmt.Errorf("%s: %w", t.Path, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err := cw.close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.stdout, "drew %d charts of %s\nwrote %s\n", len(specs), r.Path, filepath.Clean(out))
+	return nil
+}

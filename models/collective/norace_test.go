@@ -1,0 +1,5 @@
+//go:build !race
+
+package collective_test
+
+const raceEnabled = false

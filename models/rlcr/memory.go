@@ -1,0 +1,65 @@
+package rlcr
+
+import (
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// memory is what a training run reuses from one iteration to the next, so
+// that an iteration in steady state allocates nothing for its rollouts and
+// its update: one episode runner and one decision recorder per rollout,
+// and the iteration's tables. It is plumbing; train.go tells the algorithm.
+type memory struct {
+	runners []collective.Runner
+	recs    []recorder
+	results []*collective.Result // results[i] belongs to runners[i] until the next iteration
+	graphs  []*task.Graph
+	metrics []collective.Metrics
+	rewards []float64
+	samples []sample
+	finish  []float64 // finish times, sorted for the percentile
+}
+
+func newMemory(B, G int) *memory {
+	n := B * G
+	return &memory{
+		runners: make([]collective.Runner, n),
+		recs:    make([]recorder, n),
+		results: make([]*collective.Result, n),
+		graphs:  make([]*task.Graph, B),
+		metrics: make([]collective.Metrics, n),
+		rewards: make([]float64, n),
+		finish:  make([]float64, n),
+	}
+}
+
+// recorder is the policy one rollout decides with: it decides as the
+// shared policy does (features, masked softmax, inverse-CDF sample, with
+// the same u) and keeps each decision's features and probabilities, so
+// that the update need not compute them again. The collective asks a
+// policy only about decisions with a choice; collect fills in the others.
+// A policy that is not a Softmax (a fixed one, in tests) decides
+// unrecorded, and its rollouts cannot be collected.
+type recorder struct {
+	pol     collective.Policy
+	soft    policy.Softmax // pol, if it is one
+	rollout int
+	own     sim.Streams // the rollout's own streams, for its decisions
+	buf     []sample
+}
+
+// Decide implements collective.Policy.
+func (r *recorder) Decide(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+	if r.soft == nil {
+		return r.pol.Decide(o, m, u)
+	}
+	r.buf = append(r.buf, sample{mask: m, rollout: r.rollout, agent: o.Agent, at: o.Elapsed})
+	s := &r.buf[len(r.buf)-1] // features and probabilities go straight to the heap slot
+	policy.Features(o, &s.x)
+	r.soft.Probs(&s.x, m, &s.probs)
+	s.action = policy.Sample(&s.probs, m, u)
+	s.pOld = s.probs[s.action]
+	return s.action
+}

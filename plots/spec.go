@@ -1,0 +1,271 @@
+package plots
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+)
+
+// A Spec says how to draw a chart from its table: what kind of chart, and
+// its labels and size. A chart drawn with Draw from a Spec and a Table can
+// be drawn again, identically, from the same two read back from disk;
+// that is what 'simulate plot' does.
+type Spec struct {
+	// Name is the chart's file name without extension.
+	Name string `json:"name"`
+	// Kind is "lines", "bars", "timeline" or "heatmap": which of Lines,
+	// Bars, Timeline and Heatmap draws it, from the table LinesTable,
+	// BarsTable, TimelineTable or GridTable writes.
+	Kind     string `json:"kind"`
+	Title    string `json:"title,omitempty"`
+	XLabel   string `json:"xlabel,omitempty"`
+	YLabel   string `json:"ylabel,omitempty"`
+	ZLabel   string `json:"zlabel,omitempty"`
+	Interval string `json:"interval,omitempty"`
+	Stat     string `json:"stat,omitempty"`
+	Note     string `json:"note,omitempty"`
+	// Size is "column" or "page".
+	Size string `json:"size"`
+	// Annotate writes a heat map's values in its cells.
+	Annotate bool `json:"annotate,omitempty"`
+}
+
+// Sizes are the named sizes of Spec.Size.
+var Sizes = map[string]Size{"column": Column, "page": Page}
+
+// Chart returns the Chart of s at its size.
+func (s *Spec) Chart() (Chart, error) {
+	size, ok := Sizes[s.Size]
+	if !ok {
+		return Chart{}, fmt.Errorf("plots: chart %s: size %q: want column or page", s.Name, s.Size)
+	}
+	return Chart{Title: s.Title, XLabel: s.XLabel, YLabel: s.YLabel, ZLabel: s.ZLabel,
+		Interval: s.Interval, Stat: s.Stat, Note: s.Note, Size: size}, nil
+}
+
+// Draw draws the chart s describes from its table t.
+func Draw(s *Spec, t Table) (*plot.Plot, error) {
+	c, err := s.Chart()
+	if err != nil {
+		return nil, err
+	}
+	p, err := drawKind(s, c, t)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", s.Name, err)
+	}
+	return p, nil
+}
+
+func drawKind(s *Spec, c Chart, t Table) (*plot.Plot, error) {
+	switch s.Kind {
+	case "lines":
+		series, err := ParseLinesTable(t)
+		if err != nil {
+			return nil, err
+		}
+		return Lines(c, series)
+	case "bars":
+		bars, err := ParseBarsTable(t)
+		if err != nil {
+			return nil, err
+		}
+		return Bars(c, bars)
+	case "timeline":
+		spans, flows, err := ParseTimelineTable(t)
+		if err != nil {
+			return nil, err
+		}
+		return Timeline(c, spans, flows)
+	case "heatmap":
+		g, err := ParseGridTable(t)
+		if err != nil {
+			return nil, err
+		}
+		g.Annotate = s.Annotate
+		return Heatmap(c, g)
+	}
+	return nil, fmt.Errorf("kind %q: want lines, bars, timeline or heatmap", s.Kind)
+}
+
+// MarshalSpecs renders specs as the JSON index of a charts directory.
+func MarshalSpecs(specs []Spec) []byte {
+	b, err := json.MarshalIndent(specs, "", "  ")
+	if err != nil {
+		panic(err) // strings and bools always marshal
+	}
+	return append(b, '\n')
+}
+
+// ParseSpecs reads the JSON index of a charts directory written by
+// MarshalSpecs; path names it in errors.
+func ParseSpecs(path string, data []byte) ([]Spec, error) {
+	var specs []Spec
+	if err := json.Unmarshal(data, &specs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i, s := range specs {
+		if s.Name == "" {
+			return nil, fmt.Errorf("%s: chart %d has no name", path, i)
+		}
+	}
+	return specs, nil
+}
+
+// cols checks that t has exactly the header want.
+func cols(t Table, want ...string) error {
+	if !slices.Equal(t.Header, want) {
+		return fmt.Errorf("table has columns %v, want %v", t.Header, want)
+	}
+	return t.check()
+}
+
+// cell parses the number in row i, column j of t.
+func cell(t Table, i, j int) (float64, error) {
+	v, err := strconv.ParseFloat(t.Rows[i][j], 64)
+	if err != nil {
+		return 0, fmt.Errorf("row %d, column %s: %q is not a number", i+1, t.Header[j], t.Rows[i][j])
+	}
+	return v, nil
+}
+
+// ParseLinesTable reads the series of a table written by LinesTable.
+func ParseLinesTable(t Table) ([]Series, error) {
+	if err := cols(t, "series", "x", "y", "lo", "hi"); err != nil {
+		return nil, err
+	}
+	var out []Series
+	at := map[string]int{}
+	for i, r := range t.Rows {
+		k, ok := at[r[0]]
+		if !ok {
+			k = len(out)
+			at[r[0]] = k
+			out = append(out, Series{Name: r[0]})
+		}
+		s := &out[k]
+		x, err := cell(t, i, 1)
+		if err != nil {
+			return nil, err
+		}
+		y, err := cell(t, i, 2)
+		if err != nil {
+			return nil, err
+		}
+		s.X, s.Y = append(s.X, x), append(s.Y, y)
+		if r[3] == "" && r[4] == "" {
+			if s.Lo != nil {
+				return nil, fmt.Errorf("row %d: series %q has a band elsewhere but none here", i+1, r[0])
+			}
+			continue
+		}
+		if len(s.X) > 1 && s.Lo == nil {
+			return nil, fmt.Errorf("row %d: series %q has a band here but none before", i+1, r[0])
+		}
+		lo, err := cell(t, i, 3)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := cell(t, i, 4)
+		if err != nil {
+			return nil, err
+		}
+		s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
+	}
+	return out, nil
+}
+
+// ParseBarsTable reads the bars of a table written by BarsTable.
+func ParseBarsTable(t Table) ([]Bar, error) {
+	if err := cols(t, "label", "mean", "lo", "hi"); err != nil {
+		return nil, err
+	}
+	bars := make([]Bar, len(t.Rows))
+	for i, r := range t.Rows {
+		bars[i].Label = r[0]
+		for j, p := range []*float64{&bars[i].Mean, &bars[i].Lo, &bars[i].Hi} {
+			v, err := cell(t, i, j+1)
+			if err != nil {
+				return nil, err
+			}
+			*p = v
+		}
+	}
+	return bars, nil
+}
+
+// ParseTimelineTable reads the spans and flows of a table written by
+// TimelineTable.
+func ParseTimelineTable(t Table) ([]Span, []Flow, error) {
+	if err := cols(t, "record", "row", "start", "end", "kind", "label", "to_row"); err != nil {
+		return nil, nil, err
+	}
+	var spans []Span
+	var flows []Flow
+	for i, r := range t.Rows {
+		start, err := cell(t, i, 2)
+		if err != nil {
+			return nil, nil, err
+		}
+		end, err := cell(t, i, 3)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch r[0] {
+		case "span":
+			spans = append(spans, Span{Row: r[1], Start: start, End: end, Kind: r[4], Label: r[5]})
+		case "flow":
+			flows = append(flows, Flow{FromRow: r[1], From: start, ToRow: r[6], To: end})
+		default:
+			return nil, nil, fmt.Errorf("row %d, column record: %q: want span or flow", i+1, r[0])
+		}
+	}
+	return spans, flows, nil
+}
+
+// ParseGridTable reads the grid of a table written by GridTable: the X
+// and Y values in the order first seen, one row of cells per Y.
+func ParseGridTable(t Table) (Grid, error) {
+	if err := cols(t, "x", "y", "z"); err != nil {
+		return Grid{}, err
+	}
+	var g Grid
+	xi, yi := map[float64]int{}, map[float64]int{}
+	type c struct {
+		i, j int
+		z    float64
+	}
+	var cells []c
+	for i := range t.Rows {
+		var v [3]float64
+		for j := range v {
+			f, err := cell(t, i, j)
+			if err != nil {
+				return Grid{}, err
+			}
+			v[j] = f
+		}
+		if _, ok := xi[v[0]]; !ok {
+			xi[v[0]] = len(g.X)
+			g.X = append(g.X, v[0])
+		}
+		if _, ok := yi[v[1]]; !ok {
+			yi[v[1]] = len(g.Y)
+			g.Y = append(g.Y, v[1])
+		}
+		cells = append(cells, c{yi[v[1]], xi[v[0]], v[2]})
+	}
+	if len(cells) != len(g.X)*len(g.Y) {
+		return Grid{}, fmt.Errorf("%d cells for %d x and %d y values", len(cells), len(g.X), len(g.Y))
+	}
+	g.Z = make([][]float64, len(g.Y))
+	for i := range g.Z {
+		g.Z[i] = make([]float64, len(g.X))
+	}
+	for _, c := range cells {
+		g.Z[c.i][c.j] = c.z
+	}
+	return g, nil
+}

@@ -1,0 +1,82 @@
+package plots_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/plots"
+)
+
+// Every table reads back as the data it was written from, so a chart can
+// be drawn again from its CSV.
+func TestParseTablesRoundTrip(t *testing.T) {
+	series := []plots.Series{
+		{Name: "a", X: []float64{0, 1}, Y: []float64{0.5, 0.25}, Lo: []float64{0.25, 0}, Hi: []float64{1, 0.5}},
+		{Name: "b", X: []float64{0, 1}, Y: []float64{2, 3}},
+	}
+	got, err := plots.ParseLinesTable(plots.LinesTable(series))
+	require.NoError(t, err)
+	assert.Equal(t, series, got)
+
+	bars := []plots.Bar{{Label: "x", Mean: 1, Lo: 0.5, Hi: 2}, {Label: "y", Mean: 0, Lo: 0, Hi: 0}}
+	gotBars, err := plots.ParseBarsTable(plots.BarsTable(bars))
+	require.NoError(t, err)
+	assert.Equal(t, bars, gotBars)
+
+	spans := []plots.Span{{Row: "main", Start: 0, End: 1.5, Kind: "work", Label: "t1"}}
+	flows := []plots.Flow{{FromRow: "main", From: 1, ToRow: "agent 1", To: 2}}
+	gotSpans, gotFlows, err := plots.ParseTimelineTable(plots.TimelineTable(spans, flows))
+	require.NoError(t, err)
+	assert.Equal(t, spans, gotSpans)
+	assert.Equal(t, flows, gotFlows)
+
+	g := plots.Grid{X: []float64{0, 0.5}, Y: []float64{1, 2, 3}, Z: [][]float64{{1, 2}, {3, 4}, {5, 6}}}
+	gotGrid, err := plots.ParseGridTable(plots.GridTable(g))
+	require.NoError(t, err)
+	assert.Equal(t, g, gotGrid)
+}
+
+func TestParseTablesErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		parse func(plots.Table) error
+		table plots.Table
+		want  string
+	}{
+		{"lines header", func(t plots.Table) error { _, err := plots.ParseLinesTable(t); return err },
+			plots.Table{Header: []string{"x"}}, "want [series x y lo hi]"},
+		{"lines number", func(t plots.Table) error { _, err := plots.ParseLinesTable(t); return err },
+			plots.Table{Header: []string{"series", "x", "y", "lo", "hi"}, Rows: [][]string{{"a", "one", "1", "", ""}}}, `row 1, column x: "one" is not a number`},
+		{"lines ragged band", func(t plots.Table) error { _, err := plots.ParseLinesTable(t); return err },
+			plots.Table{Header: []string{"series", "x", "y", "lo", "hi"}, Rows: [][]string{{"a", "0", "1", "0", "2"}, {"a", "1", "1", "", ""}}}, "has a band elsewhere"},
+		{"timeline record", func(t plots.Table) error { _, _, err := plots.ParseTimelineTable(t); return err },
+			plots.Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}, Rows: [][]string{{"arrow", "a", "0", "1", "", "", ""}}}, "want span or flow"},
+		{"grid holes", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
+			plots.Table{Header: []string{"x", "y", "z"}, Rows: [][]string{{"0", "0", "1"}, {"1", "1", "1"}}}, "2 cells for 2 x and 2 y values"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.ErrorContains(t, tc.parse(tc.table), tc.want)
+		})
+	}
+}
+
+func TestDrawSpec(t *testing.T) {
+	spec := plots.Spec{Name: "c", Kind: "bars", YLabel: "y (s)", Size: "column"}
+	_, err := plots.Draw(&spec, plots.BarsTable([]plots.Bar{{Label: "x", Mean: 1, Lo: 0.5, Hi: 2}}))
+	require.NoError(t, err)
+	spec.Size = "poster"
+	_, err = plots.Draw(&spec, plots.BarsTable(nil))
+	assert.ErrorContains(t, err, `size "poster": want column or page`)
+	spec.Size, spec.Kind = "page", "pie"
+	_, err = plots.Draw(&spec, plots.BarsTable(nil))
+	assert.ErrorContains(t, err, `kind "pie"`)
+
+	specs := []plots.Spec{spec, {Name: "d", Kind: "lines", Size: "column", Note: "left out: x"}}
+	back, err := plots.ParseSpecs("charts.json", plots.MarshalSpecs(specs))
+	require.NoError(t, err)
+	assert.Equal(t, specs, back)
+	_, err = plots.ParseSpecs("charts.json", []byte(`[{"kind": "lines"}]`))
+	assert.ErrorContains(t, err, "charts.json: chart 0 has no name")
+}

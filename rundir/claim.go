@@ -1,0 +1,110 @@
+package rundir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/swarmsim/swarmsim/internal/atomicfile"
+)
+
+// ErrOtherWork is returned by Claim.Open for a directory that holds other
+// work.
+var ErrOtherWork = errors.New("holds other work")
+
+// A Claim describes work that resumes in its directory, such as a sweep:
+// the identity file that marks the directory as this work's, and the
+// parts it leaves as it goes.
+type Claim struct {
+	// File is the identity file's name, such as "sweep.json".
+	File string
+	// Data is the identity file's content for this work.
+	Data []byte
+	// Same checks a directory's identity file: nil when old describes
+	// this work (it resumes), else an error saying how it differs.
+	Same func(old []byte) error
+	// Clear names what a fresh start removes besides the identity file,
+	// the manifest and the files the manifest lists: the parts'
+	// directories and outputs written before the manifest, as
+	// filepath.Match patterns relative to the directory.
+	Clear []string
+}
+
+// Open prepares path for the work: it creates the directory and writes
+// the identity file, or checks that the identity file there describes
+// the same work, which then resumes with the parts already written. A
+// directory of other work is refused (an error wrapping ErrOtherWork)
+// unless fresh is set, which first clears it; a complete directory of
+// work that does not resume (a manifest without an identity file) is
+// always refused. With fresh, no other process may be working in path.
+//
+// Several processes may open the same directory at once (the shards of a
+// cluster job): each writes the same identity file atomically.
+func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
+	d := &Dir{path: path}
+	old, err := os.ReadFile(d.Join(c.File))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, err := os.Stat(d.Join(ManifestName)); err == nil {
+			return nil, fmt.Errorf("%s holds a complete run without %s; choose another directory with --out", path, c.File)
+		}
+		if fresh {
+			if err := c.clear(path); err != nil {
+				return nil, err
+			}
+		}
+	case err != nil && !fresh:
+		return nil, fmt.Errorf("%s %w: an unreadable %s (%v); use --fresh to discard it, or --out to choose another directory", path, ErrOtherWork, c.File, err)
+	case err == nil && !fresh:
+		serr := c.Same(old)
+		if serr == nil {
+			return d, d.mkdirAll(path)
+		}
+		return nil, fmt.Errorf("%s %w: %w; use --fresh to discard it, or --out to choose another directory", path, ErrOtherWork, serr)
+	default:
+		if err := c.clear(path); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.mkdirAll(path); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(d.Join(c.File), c.Data); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// clear removes what the work writes into dir; other files are left
+// alone.
+func (c *Claim) clear(dir string) error {
+	if err := removeResult(dir); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(dir, c.File)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, pat := range c.Clear {
+		matches, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return fmt.Errorf("clear pattern %q: %w", pat, err)
+		}
+		for _, m := range matches {
+			if err := os.RemoveAll(m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteFile writes data to path atomically, for a writer that has no Dir
+// at hand (a worker writing a part by its path).
+func WriteFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, data)
+}

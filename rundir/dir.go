@@ -1,0 +1,237 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/swarmsim/swarmsim/internal/atomicfile"
+)
+
+// ManifestName is the file whose presence marks a complete directory. It
+// is written last.
+const ManifestName = "manifest.json"
+
+// A Dir is an output directory being written. Its methods may be called
+// from several goroutines.
+type Dir struct {
+	path string
+
+	mu sync.Mutex
+	// created lists directories made by this run, outermost first.
+	created []string
+	// files lists the files of the result so far, relative to path, with
+	// slashes, in the order written.
+	files []string
+	// written lists the files Abort removes: those of files written by
+	// this process, not parts.
+	written []string
+}
+
+// Create prepares path for new work. It refuses a directory that holds a
+// complete result (a manifest) unless force is set; with force, it first
+// removes the old manifest, then the files it lists, so that the
+// directory never mixes a stale manifest with new results. Files that no
+// manifest lists (the parts of interrupted work) are left alone.
+func Create(path string, force bool) (*Dir, error) {
+	d := &Dir{path: path}
+	if _, err := os.Stat(d.Join(ManifestName)); err == nil {
+		if !force {
+			return nil, fmt.Errorf("%s holds a complete run (%s); use --force to overwrite it, or --out to choose another directory", path, ManifestName)
+		}
+		if err := removeResult(path); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err := d.mkdirAll(path); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// removeResult removes the manifest in dir and the files it lists.
+func removeResult(dir string) error {
+	path := filepath.Join(dir, ManifestName)
+	var m struct {
+		Files []string `json:"files"`
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// A manifest that does not parse lists nothing we may remove.
+	_ = json.Unmarshal(b, &m)
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	for _, f := range m.Files {
+		if !filepath.IsLocal(filepath.FromSlash(f)) || f == ManifestName {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Path returns the directory's path.
+func (d *Dir) Path() string { return d.path }
+
+// Join returns the path of name (slash-separated, relative to d).
+func (d *Dir) Join(name string) string { return filepath.Join(d.path, filepath.FromSlash(name)) }
+
+// mkdirAll makes dir and its missing parents, remembering those it made.
+func (d *Dir) mkdirAll(dir string) error {
+	var missing []string
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Stat(p); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		missing = append(missing, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	slices.Reverse(missing)
+	d.mu.Lock()
+	d.created = append(d.created, missing...)
+	d.mu.Unlock()
+	return nil
+}
+
+// Mkdir makes the subdirectory name of d (and its parents).
+func (d *Dir) Mkdir(name string) error { return d.mkdirAll(d.Join(name)) }
+
+// Write writes data to the file name in d atomically and lists it in the
+// manifest. Abort removes it.
+func (d *Dir) Write(name string, data []byte) error {
+	if err := d.Mkdir(filepath.ToSlash(filepath.Dir(filepath.FromSlash(name)))); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(d.Join(name), data); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.written = append(d.written, name)
+	d.addFile(name)
+	return nil
+}
+
+// WritePart writes data to the file name in d atomically, as a part of
+// work that may resume: a sweep's trial record, a training checkpoint.
+// Abort keeps it, and the manifest lists it only if Record is called.
+func (d *Dir) WritePart(name string, data []byte) error {
+	if err := d.Mkdir(filepath.ToSlash(filepath.Dir(filepath.FromSlash(name)))); err != nil {
+		return err
+	}
+	return atomicfile.Write(d.Join(name), data)
+}
+
+// ReadPart reads the part name of d. The error wraps fs.ErrNotExist when
+// there is none.
+func (d *Dir) ReadPart(name string) ([]byte, error) { return os.ReadFile(d.Join(name)) }
+
+// Parts lists the parts in the subdirectory sub of d whose names end in
+// ext, sorted: the regular files written whole, never the hidden
+// temporary files a killed process leaves behind. A missing sub holds
+// none.
+func (d *Dir) Parts(sub, ext string) ([]string, error) {
+	entries, err := os.ReadDir(d.Join(sub))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && n[0] != '.' && filepath.Ext(n) == ext {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// Remove removes the file name from d and from the manifest's list, as
+// when a checkpoint is no longer needed. A missing file is no error.
+func (d *Dir) Remove(name string) error {
+	if err := os.Remove(d.Join(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.files = slices.DeleteFunc(d.files, func(f string) bool { return f == name })
+	d.written = slices.DeleteFunc(d.written, func(f string) bool { return f == name })
+	return nil
+}
+
+// Record lists the file name, written into d by another atomic writer
+// (plots.Save) or as a part, in the manifest. Abort removes it unless it
+// is a part.
+func (d *Dir) Record(name string, part bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !part {
+		d.written = append(d.written, name)
+	}
+	d.addFile(name)
+}
+
+func (d *Dir) addFile(name string) {
+	if !slices.Contains(d.files, name) {
+		d.files = append(d.files, name)
+	}
+}
+
+// Files returns the files listed so far, sorted.
+func (d *Dir) Files() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fs := slices.Clone(d.files)
+	slices.Sort(fs)
+	return fs
+}
+
+// Commit writes the manifest, listing every recorded file: the last file
+// of the work, which makes the directory complete.
+func (d *Dir) Commit(m *Manifest) error {
+	m.Files = d.Files()
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("manifest of %s: %w", d.path, err)
+	}
+	return atomicfile.Write(d.Join(ManifestName), append(b, '\n'))
+}
+
+// Abort removes every file this process wrote (not the parts), then the
+// directories it made if they are empty. It is best effort: the error
+// being reported is the one that matters.
+func (d *Dir) Abort() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range d.written {
+		os.Remove(d.Join(f))
+	}
+	d.files, d.written = nil, nil
+	for _, dir := range slices.Backward(d.created) {
+		os.Remove(dir) // fails, as it should, on a directory that is not empty
+	}
+}

@@ -1,0 +1,108 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// A Manifest describes a complete directory: what was run, with which
+// build, and which files it wrote. It holds no timestamps, host names or
+// absolute paths of the binary, so that the same scenario and seed give
+// the same manifest, byte for byte.
+type Manifest struct {
+	// Kind is what wrote the directory: KindRun, KindTrain, KindSweep,
+	// KindFit or KindCompare.
+	Kind            Kind     `json:"kind"`
+	Scenario        string   `json:"scenario"`
+	Description     string   `json:"description,omitempty"`
+	Source          string   `json:"source"`
+	Hash            string   `json:"hash"`
+	Seed            uint64   `json:"seed"`
+	Episodes        int      `json:"episodes,omitempty"`
+	Seeds           int      `json:"seeds,omitempty"`
+	Variants        []string `json:"variants"`
+	SwarmsimVersion string   `json:"swarmsim_version"`
+	GoVersion       string   `json:"go_version"`
+	Command         []string `json:"command"`
+	Files           []string `json:"files"`
+	// Resolved is the scenario as run: defaults filled in and --set
+	// applied, in canonical YAML.
+	Resolved string `json:"resolved"`
+}
+
+// Kind is the kind of work a directory holds.
+type Kind string
+
+// The kinds of directories.
+const (
+	KindRun   Kind = "run"   // simulate run: episodes.csv, summary.csv
+	KindTrain Kind = "train" // simulate train: iterations.csv, summary.csv
+	KindSweep Kind = "sweep" // simulate sweep or merge: trials.csv
+	KindFit   Kind = "fit"   // simulate fit: calls.csv, fit.csv, scenario.yaml
+	// KindCompare is simulate compare: compare.csv.
+	KindCompare Kind = "compare"
+)
+
+// ErrIncomplete is wrapped by ReadManifest's error for a directory
+// without a manifest: work that never finished, or no output directory
+// at all.
+var ErrIncomplete = errors.New("no " + ManifestName + ": not a complete run directory")
+
+// ReadManifest reads the manifest of dir. A manifest without a kind
+// (written before kinds were recorded) gets one from the files it lists.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", dir, ErrIncomplete)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Kind == "" {
+		m.Kind = kindOf(m.Files)
+	}
+	switch m.Kind {
+	case KindRun, KindTrain, KindSweep, KindFit, KindCompare:
+	default:
+		return nil, fmt.Errorf("%s: kind %q: want run, train, sweep, fit or compare", path, m.Kind)
+	}
+	return &m, nil
+}
+
+// kindOf infers a directory's kind from its files.
+func kindOf(files []string) Kind {
+	for _, f := range files {
+		switch f {
+		case "episodes.csv":
+			return KindRun
+		case "iterations.csv":
+			return KindTrain
+		case "trials.csv":
+			return KindSweep
+		case "fit.csv":
+			return KindFit
+		case "compare.csv":
+			return KindCompare
+		}
+	}
+	return ""
+}
+
+// Has reports whether the manifest lists the file name.
+func (m *Manifest) Has(name string) bool {
+	for _, f := range m.Files {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,131 @@
+package rundir
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// A Run is a complete directory read back.
+type Run struct {
+	Path     string
+	Manifest *Manifest
+}
+
+// Open reads the complete directory at path. The error wraps
+// ErrIncomplete for a directory without a manifest.
+func Open(path string) (*Run, error) {
+	m, err := ReadManifest(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Run{Path: path, Manifest: m}, nil
+}
+
+// Join returns the path of name (slash-separated, relative to r).
+func (r *Run) Join(name string) string { return filepath.Join(r.Path, filepath.FromSlash(name)) }
+
+// Table reads the CSV file name that the manifest lists.
+func (r *Run) Table(name string) (*Table, error) {
+	if !r.Manifest.Has(name) {
+		return nil, fmt.Errorf("%s: the %s directory has no %s", r.Path, r.Manifest.Kind, name)
+	}
+	return ReadTable(r.Join(name))
+}
+
+// A Table is a CSV file with a header row.
+type Table struct {
+	// Path is the file the table was read from, for error messages.
+	Path   string
+	Header []string
+	Rows   [][]string
+}
+
+// ReadTable reads the CSV file at path: a header, then rows of as many
+// fields.
+func ReadTable(path string) (*Table, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTable(path, b)
+}
+
+// ParseTable parses data, the CSV file at path, as a table.
+func ParseTable(path string, data []byte) (*Table, error) {
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: empty, want a header row", path)
+	}
+	return &Table{Path: path, Header: recs[0], Rows: recs[1:]}, nil
+}
+
+// Col returns the index of the column name, or an error naming the file
+// and the columns it has.
+func (t *Table) Col(name string) (int, error) {
+	if i := slices.Index(t.Header, name); i >= 0 {
+		return i, nil
+	}
+	return -1, fmt.Errorf("%s: no column %q (it has %v)", t.Path, name, t.Header)
+}
+
+// Float reads the number in column col of row i (0 is the first row
+// after the header); the error names the file, line and column.
+func (t *Table) Float(i, col int) (float64, error) {
+	v, err := strconv.ParseFloat(t.Rows[i][col], 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s:%d: column %s: %q is not a number", t.Path, i+2, t.Header[col], t.Rows[i][col])
+	}
+	return v, nil
+}
+
+// Bool reads the true or false in column col of row i.
+func (t *Table) Bool(i, col int) (bool, error) {
+	v, err := strconv.ParseBool(t.Rows[i][col])
+	if err != nil {
+		return false, fmt.Errorf("%s:%d: column %s: %q is not true or false", t.Path, i+2, t.Header[col], t.Rows[i][col])
+	}
+	return v, nil
+}
+
+// CSV renders rows under header as CSV (RFC 4180, "\n" line ends).
+func CSV(header []string, rows [][]string) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(header)
+	w.WriteAll(rows) // writing strings into memory cannot fail
+	return b.Bytes()
+}
+
+// List returns the complete directories at or below root (those with a
+// manifest that reads), sorted. It searches every depth, so the shards a
+// sweep keeps inside its directory are listed beside it. A manifest that
+// does not read is an error naming it.
+func List(root string) ([]string, error) {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() {
+			return nil
+		}
+		if _, err := ReadManifest(path); err == nil {
+			dirs = append(dirs, path)
+		} else if !errors.Is(err, ErrIncomplete) {
+			return err
+		}
+		return nil
+	})
+	slices.Sort(dirs)
+	return dirs, err
+}

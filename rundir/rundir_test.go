@@ -1,0 +1,207 @@
+package rundir_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+func exists(t *testing.T, path string) bool {
+	t.Helper()
+	_, err := os.Stat(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+func TestCreateCommitOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b")
+	d, err := rundir.Create(path, false)
+	require.NoError(t, err)
+	require.NoError(t, d.Write("episodes.csv", []byte("variant,x\nv,1\n")))
+	require.NoError(t, d.Write("charts/c.csv", []byte("x\n")))
+	require.NoError(t, d.Commit(&rundir.Manifest{Scenario: "s", Variants: []string{"v"}}))
+
+	r, err := rundir.Open(path)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"charts/c.csv", "episodes.csv"}, r.Manifest.Files)
+	assert.Equal(t, rundir.KindRun, r.Manifest.Kind, "kind inferred from the files")
+	tab, err := r.Table("episodes.csv")
+	require.NoError(t, err)
+	col, err := tab.Col("x")
+	require.NoError(t, err)
+	v, err := tab.Float(0, col)
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, v)
+	_, err = tab.Col("y")
+	assert.ErrorContains(t, err, `no column "y"`)
+	_, err = r.Table("summary.csv")
+	assert.ErrorContains(t, err, "has no summary.csv")
+
+	_, err = rundir.Create(path, false)
+	assert.ErrorContains(t, err, "holds a complete run")
+
+	// Force removes the old result, file by file, and leaves other files.
+	require.NoError(t, os.WriteFile(filepath.Join(path, "notes.txt"), nil, 0o644))
+	_, err = rundir.Create(path, true)
+	require.NoError(t, err)
+	assert.False(t, exists(t, filepath.Join(path, rundir.ManifestName)))
+	assert.False(t, exists(t, filepath.Join(path, "episodes.csv")))
+	assert.True(t, exists(t, filepath.Join(path, "notes.txt")))
+	_, err = rundir.Open(path)
+	assert.ErrorIs(t, err, rundir.ErrIncomplete)
+}
+
+func TestAbortKeepsParts(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "new", "run")
+	d, err := rundir.Create(path, false)
+	require.NoError(t, err)
+	require.NoError(t, d.Write("iterations.csv", []byte("x\n")))
+	require.NoError(t, d.WritePart("checkpoints/v-seed1.json", []byte("{}")))
+	require.NoError(t, os.WriteFile(filepath.Join(path, "checkpoints", ".v-seed2.json.123.tmp"), nil, 0o644))
+	parts, err := d.Parts("checkpoints", ".json")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"v-seed1.json"}, parts, "hidden temporary files are not parts")
+	b, err := d.ReadPart("checkpoints/v-seed1.json")
+	require.NoError(t, err)
+	assert.Equal(t, "{}", string(b))
+	d.Abort()
+	assert.False(t, exists(t, filepath.Join(path, "iterations.csv")))
+	assert.True(t, exists(t, filepath.Join(path, "checkpoints", "v-seed1.json")))
+
+	// Without parts, Abort removes the directories it made.
+	path2 := filepath.Join(root, "other", "run")
+	d2, err := rundir.Create(path2, false)
+	require.NoError(t, err)
+	require.NoError(t, d2.Write("x.csv", nil))
+	d2.Abort()
+	assert.False(t, exists(t, filepath.Join(root, "other")))
+}
+
+func TestRemoveAndRecord(t *testing.T) {
+	d, err := rundir.Create(t.TempDir(), false)
+	require.NoError(t, err)
+	require.NoError(t, d.Write("a.csv", nil))
+	require.NoError(t, d.WritePart("parts/p.json", nil))
+	d.Record("parts/p.json", true)
+	d.Record("a.csv", false) // twice is once
+	assert.Equal(t, []string{"a.csv", "parts/p.json"}, d.Files())
+	require.NoError(t, d.Remove("a.csv"))
+	require.NoError(t, d.Remove("missing.csv"))
+	assert.Equal(t, []string{"parts/p.json"}, d.Files())
+	assert.False(t, exists(t, d.Join("a.csv")))
+}
+
+func claim(id string) *rundir.Claim {
+	return &rundir.Claim{
+		File: "plan.json",
+		Data: []byte(id),
+		Same: func(old []byte) error {
+			if string(old) == id {
+				return nil
+			}
+			return fmt.Errorf("plan %s, not %s", old, id)
+		},
+		Clear: []string{"parts", "shard-*"},
+	}
+}
+
+func TestClaim(t *testing.T) {
+	path := t.TempDir()
+	d, err := claim("A").Open(path, false)
+	require.NoError(t, err)
+	require.NoError(t, d.WritePart("parts/1.json", []byte("1")))
+	require.NoError(t, os.MkdirAll(filepath.Join(path, "shard-0-of-2"), 0o755))
+	require.NoError(t, d.Write("table.csv", nil))
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindSweep}))
+
+	// The same work resumes: its parts are there.
+	d, err = claim("A").Open(path, false)
+	require.NoError(t, err)
+	parts, err := d.Parts("parts", ".json")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"1.json"}, parts)
+
+	// Other work is refused, and nothing is touched.
+	_, err = claim("B").Open(path, false)
+	assert.ErrorIs(t, err, rundir.ErrOtherWork)
+	assert.ErrorContains(t, err, "plan A, not B")
+	assert.True(t, exists(t, filepath.Join(path, "parts", "1.json")))
+
+	// Fresh clears the identity, the result and the parts, then claims.
+	require.NoError(t, os.WriteFile(filepath.Join(path, "notes.txt"), nil, 0o644))
+	_, err = claim("B").Open(path, true)
+	require.NoError(t, err)
+	for _, gone := range []string{"parts", "shard-0-of-2", "table.csv", rundir.ManifestName} {
+		assert.False(t, exists(t, filepath.Join(path, gone)), gone)
+	}
+	assert.True(t, exists(t, filepath.Join(path, "notes.txt")))
+	b, err := os.ReadFile(filepath.Join(path, "plan.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "B", string(b))
+}
+
+func TestClaimRefusesACompleteRun(t *testing.T) {
+	path := t.TempDir()
+	d, err := rundir.Create(path, false)
+	require.NoError(t, err)
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun}))
+	for _, fresh := range []bool{false, true} {
+		_, err := claim("A").Open(path, fresh)
+		assert.ErrorContains(t, err, "holds a complete run without plan.json")
+	}
+}
+
+func TestReadManifestErrors(t *testing.T) {
+	for _, tc := range []struct{ name, manifest, want string }{
+		{"not json", "{", "manifest.json: unexpected end"},
+		{"bad kind", `{"kind": "walk"}`, `kind "walk": want run, train, sweep, fit or compare`},
+		{"no kind, no tables", `{"files": ["x.txt"]}`, `kind "": want run, train, sweep, fit or compare`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, rundir.ManifestName), []byte(tc.manifest), 0o644))
+			_, err := rundir.ReadManifest(dir)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func TestList(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a", "b/c", "b/c/shard-0-of-2"} {
+		d, err := rundir.Create(filepath.Join(root, p), false)
+		require.NoError(t, err)
+		require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindSweep}))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "incomplete"), 0o755))
+	got, err := rundir.List(root)
+	require.NoError(t, err)
+	want := []string{filepath.Join(root, "a"), filepath.Join(root, "b/c"), filepath.Join(root, "b/c/shard-0-of-2")}
+	assert.Equal(t, want, got)
+}
+
+func TestParseTableErrors(t *testing.T) {
+	_, err := rundir.ParseTable("t.csv", nil)
+	assert.ErrorContains(t, err, "t.csv: empty")
+	_, err = rundir.ParseTable("t.csv", []byte("a,b\n1\n"))
+	assert.ErrorContains(t, err, "t.csv")
+	tab, err := rundir.ParseTable("t.csv", []byte("a,b\nx,true\n"))
+	require.NoError(t, err)
+	_, err = tab.Float(0, 0)
+	assert.ErrorContains(t, err, `t.csv:2: column a: "x" is not a number`)
+	v, err := tab.Bool(0, 1)
+	require.NoError(t, err)
+	assert.True(t, v)
+	_, err = tab.Bool(0, 0)
+	assert.ErrorContains(t, err, `t.csv:2: column a: "x" is not true or false`)
+}

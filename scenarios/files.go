@@ -1,0 +1,130 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
+)
+
+// Files a scenario refers to (task.path, policy.file) are written relative
+// to the folder of the scenario file, so that a scenario and its graphs move
+// together and run from any working directory. A --set value is typed at a
+// shell, so it is relative to the working directory; it is rewritten
+// relative to the scenario's folder, which keeps every path in the resolved
+// scenario relative to one place. Embedded scenarios have no folder: their
+// paths are relative to the working directory.
+
+// isFilePath reports whether the field at path holds a file path.
+func isFilePath(path string) bool {
+	if path == "policy.file" {
+		return true
+	}
+	return topKey(path) == "task" && (path == "task.path" || strings.HasSuffix(path, ".path"))
+}
+
+// scenarioDir returns the folder that the relative paths of a scenario read
+// from source are relative to, or "" for an embedded scenario.
+func scenarioDir(source string) string {
+	if strings.HasPrefix(source, "embedded:") {
+		return ""
+	}
+	return filepath.Dir(source)
+}
+
+// rebase turns a path relative to the working directory into one relative
+// to dir (or absolute where no relative path exists).
+func rebase(dir, p string) string {
+	if dir == "" || p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	absDir, err1 := filepath.Abs(dir)
+	absP, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(absDir, absP); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return absP
+}
+
+// located returns p as the program opens it: joined to dir when relative.
+func located(dir, p string) string {
+	if dir == "" || p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, filepath.FromSlash(p))
+}
+
+// locateSpec rewrites the file paths of s so that they open from the
+// working directory.
+func locateSpec(dir string, s *Spec) {
+	s.Policy.File = located(dir, s.Policy.File)
+	locateFamily(dir, &s.Task)
+}
+
+func locateFamily(dir string, f *task.Family) {
+	f.Path = located(dir, f.Path)
+	for i := range f.Components {
+		locateFamily(dir, &f.Components[i].Family)
+	}
+}
+
+// CheckFiles reads every file the scenario's variants refer to (graph files
+// of task.path, learned policies of policy.file) and reports what is wrong
+// with them. Errors start with the referenced file's own position, such as
+// "graphs/cycle.dot:3:6: ...", and name the field and scenario that refer
+// to it. Load does not read them, so that a scenario can be checked before
+// its files exist.
+func (sc *Scenario) CheckFiles() error {
+	var errs []error
+	seen := map[string]bool{}
+	check := func(v *Variant, field, path string, load func(string) error) {
+		if path == "" || seen[path] {
+			return
+		}
+		seen[path] = true
+		if err := load(path); err != nil {
+			where := field + " of " + sc.Source
+			if len(sc.Variants) > 1 {
+				where = fmt.Sprintf("%s (variant %q)", where, v.Name)
+			}
+			errs = append(errs, fmt.Errorf("%w (the %s)", err, where))
+		}
+	}
+	for i := range sc.Variants {
+		v := &sc.Variants[i]
+		var visit func(prefix string, f *task.Family)
+		visit = func(prefix string, f *task.Family) {
+			if f.Shape == task.ShapeFile {
+				check(v, prefix+".path", f.Path, loadGraph)
+			}
+			for k := range f.Components {
+				visit(fmt.Sprintf("%s.components[%d]", prefix, k), &f.Components[k].Family)
+			}
+		}
+		visit("task", &v.Spec.Task)
+		check(v, "policy.file", v.Spec.Policy.File, loadPolicy)
+	}
+	return errors.Join(errs...)
+}
+
+func loadGraph(path string) error {
+	_, err := task.Load(path)
+	return err
+}
+
+func loadPolicy(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = policy.Load(f, path)
+	return err
+}

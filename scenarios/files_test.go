@@ -1,0 +1,102 @@
+package scenarios_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// writeFiles writes name -> content under dir, making folders.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	}
+}
+
+const graphScenario = `
+task: {shape: file, path: %s, work: 1m}
+policy: {organization: split}
+variants:
+  - name: a
+  - name: b
+    set: {task.path: %s}
+`
+
+func TestPathsRelativeToTheScenario(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"exp/s.yaml":         sprintf(graphScenario, "g.dot", "graphs/h.dot"),
+		"exp/g.dot":          "digraph { a -> b }",
+		"exp/graphs/h.dot":   "digraph { a -> b -> c }",
+		"elsewhere/cli.dot":  "digraph { x -> y }",
+		"exp/graphs/bad.dot": "digraph {\n  a -> b\n  b -> a\n}\n",
+	})
+	source := filepath.Join(dir, "exp", "s.yaml")
+	sc, err := scenarios.Load(source, nil)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "exp", "g.dot"), sc.Variants[0].Spec.Task.Path, "the file's path is relative to its folder")
+	assert.Equal(t, filepath.Join(dir, "exp", "graphs", "h.dot"), sc.Variants[1].Spec.Task.Path, "so is a variant's set:")
+	assert.Contains(t, string(sc.Resolved), "path: g.dot", "the resolved scenario keeps the path as written")
+	require.NoError(t, sc.CheckFiles())
+
+	// A --set path is typed at a shell: relative to the working directory.
+	t.Chdir(filepath.Join(dir, "elsewhere"))
+	sc, err = scenarios.Load(source, []string{"task.path=cli.dot"})
+	require.NoError(t, err)
+	got, err := filepath.EvalSymlinks(sc.Variants[0].Spec.Task.Path)
+	require.NoError(t, err)
+	want, err := filepath.EvalSymlinks(filepath.Join(dir, "elsewhere", "cli.dot"))
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Contains(t, string(sc.Resolved), "path: ../elsewhere/cli.dot", "and recorded relative to the scenario's folder")
+	require.NoError(t, sc.CheckFiles())
+
+	// The resolved scenario, saved beside the original, loads equal.
+	again, err := scenarios.Parse(sc.Resolved, source, nil)
+	require.NoError(t, err)
+	assert.Equal(t, sc.Variants, again.Variants)
+}
+
+func TestCheckFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"s.yaml":         sprintf(graphScenario, "bad.dot", "missing.dot"),
+		"bad.dot":        "digraph {\n  a -> b\n  b -> c\n  c -> a\n}\n",
+		"policy.yaml":    "task: {shape: chain, length: 2, work: 1m}\npolicy: {file: p.json}\n",
+		"p.json":         `{"format": "nonsense"}`,
+		"graph-ok.yaml":  sprintf(graphScenario, "ok.dot", "ok.dot"),
+		"ok.dot":         "digraph { a -> b }",
+		"not-read.yaml":  sprintf(graphScenario, "absent.dot", "absent.dot"),
+		"unrelated.yaml": "task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\n",
+	})
+	sc, err := scenarios.Load(filepath.Join(dir, "s.yaml"), nil)
+	require.NoError(t, err, "Load does not read the graph")
+	err = sc.CheckFiles()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Join(dir, "bad.dot")+`:4:3: task: cycle: "a" -> "b" -> "c" -> "a" (the task.path of `+filepath.Join(dir, "s.yaml")+` (variant "a"))`)
+	assert.Contains(t, err.Error(), filepath.Join(dir, "missing.dot")+": no such file")
+
+	sc, err = scenarios.Load(filepath.Join(dir, "policy.yaml"), nil)
+	require.NoError(t, err)
+	err = sc.CheckFiles()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "policy "+filepath.Join(dir, "p.json"))
+	assert.Contains(t, err.Error(), "(the policy.file of ")
+
+	for _, name := range []string{"graph-ok.yaml", "unrelated.yaml"} {
+		sc, err = scenarios.Load(filepath.Join(dir, name), nil)
+		require.NoError(t, err)
+		assert.NoError(t, sc.CheckFiles(), name)
+	}
+}
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

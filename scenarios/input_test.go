@@ -1,0 +1,179 @@
+package scenarios_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+func TestGraphFileGivenAsScenario(t *testing.T) {
+	wf := filepath.Join("..", "..", "shared", "data", "wfcommons", "helloworld-chain-5-chameleon.json")
+	tests := []struct {
+		name, src, want string
+	}{
+		{"g.dot", "digraph { a -> b }", "this is a task graph (DOT)"},
+		{"g.gv", "// made by hand\n/* two nodes */\nstrict digraph \"g\" {\n a -> b\n}", "this is a task graph (DOT)"},
+		{"w.json", `{"name": "w", "schemaVersion": "1.5", "workflow": {"specification": {"tasks": []}}}`, "this is a task graph (WfCommons WfFormat JSON)"},
+	}
+	if data, err := os.ReadFile(wf); err == nil {
+		tests = append(tests, struct{ name, src, want string }{"helloworld-chain-5-chameleon.json", string(data), "WfCommons WfFormat JSON"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(tt.src), tt.name, nil)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Contains(t, err.Error(), "task: {shape: file, path: "+tt.name)
+			assert.NotContains(t, err.Error(), "unknown key")
+		})
+	}
+	// A scenario whose first key looks like a graph keyword is a scenario.
+	_, err := scenarios.Parse([]byte("graph: 1\n"), "s.yaml", nil)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "task graph")
+}
+
+func TestBinaryFile(t *testing.T) {
+	data := make([]byte, 17<<10)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	_, err := scenarios.Parse(data, "a.out", nil)
+	require.Error(t, err)
+	assert.Equal(t, "a.out: not a text file (a scenario is a YAML text file; see 'simulate help run')", err.Error())
+}
+
+func TestErrorsCapped(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\ncollective:\n")
+	for i := range 25 {
+		sb.WriteString("  key" + string(rune('a'+i)) + ": 1\n")
+	}
+	_, err := scenarios.Parse([]byte(sb.String()), "many.yaml", nil)
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, 11, "ten problems and a count")
+	assert.Equal(t, "many.yaml: and 15 more problems", lines[10])
+	assert.Less(t, len(err.Error()), 2500)
+}
+
+func TestRangeAndTypeErrorsTogether(t *testing.T) {
+	src := "task: {shape: chain, length: 2, work: 1m, coupling: 1.5}\ncollective:\n  agents: four\npolicy: {organization: team}\ntrain: {iterations: 0}\n"
+	_, err := scenarios.Parse([]byte(src), "x.yaml", nil)
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Contains(t, msg, `x.yaml:3:3: collective.agents: got "four", want an integer`)
+	assert.Contains(t, msg, "task.coupling:")
+	assert.Contains(t, msg, "train.iterations: 0 is out of range")
+	// No check judges the default that stands in for the value that failed.
+	assert.NotContains(t, msg, "collective.agents: 0")
+}
+
+// TestRangesInSchema checks each range twice: the loader refuses a value
+// just outside it (from --set, as from a file), and the JSON Schema has a
+// bound that the same value breaks.
+func TestRangesInSchema(t *testing.T) {
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var s struct {
+		Defs map[string]struct {
+			Properties map[string]map[string]any `json:"properties"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	tests := []struct {
+		set, def, field string
+		bad             float64
+	}{
+		{"task.coupling", "TaskFamily", "coupling", 1.5},
+		{"task.difficulty", "TaskFamily", "difficulty", 1},
+		{"collective.agents", "Collective", "agents", 0},
+		{"collective.speed", "Collective", "speed", 0},
+		{"collective.check.accuracy", "Verification", "accuracy", 1.1},
+		{"collective.select.accuracy", "Selection", "accuracy", -0.1},
+		{"train.iterations", "Train", "iterations", 0},
+		{"train.batch", "Train", "batch", 0},
+		{"train.group", "Train", "group", 0},
+		{"train.lr", "Train", "lr", 0},
+		{"train.beta1", "Train", "beta1", 1},
+		{"train.beta2", "Train", "beta2", 1},
+		{"train.eps", "Train", "eps", 0},
+		{"train.gamma", "Train", "gamma", 1.5},
+		{"train.lambda", "Train", "lambda", -1},
+		{"train.baseline_rate", "Train", "baseline_rate", 0},
+		{"train.clip_grad", "Train", "clip_grad", -1},
+		{"train.entropy", "Train", "entropy", -1},
+		{"train.epochs", "Train", "epochs", 0},
+		{"train.clip_ratio", "Train", "clip_ratio", 0},
+		{"train.value_lr", "Train", "value_lr", 0},
+		{"reward.anneal", "Reward", "anneal", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			// Advantage settings that make the PPO fields matter.
+			sets := []string{"train.advantage=ppo-gae", fmt.Sprintf("%s=%v", tt.set, tt.bad)}
+			_, err := scenarios.Load("tiny", sets)
+			assert.ErrorContains(t, err, tt.set, "the loader refuses %v", tt.bad)
+
+			p := s.Defs[tt.def].Properties[tt.field]
+			require.NotNil(t, p, "schema has %s.%s", tt.def, tt.field)
+			alts := []map[string]any{p}
+			if list, ok := p["anyOf"].([]any); ok {
+				alts = nil
+				for _, a := range list {
+					if m := a.(map[string]any); m["type"] == "number" {
+						alts = append(alts, m)
+					}
+				}
+			}
+			require.Len(t, alts, 1)
+			assert.True(t, breaks(alts[0], tt.bad), "the schema of %s.%s (%v) refuses %v", tt.def, tt.field, alts[0], tt.bad)
+		})
+	}
+	// The constant form of a distribution keeps its range apart from other fields.
+	work := s.Defs["TaskFamily"].Properties["work"]["anyOf"].([]any)[1].(map[string]any)
+	assert.NotContains(t, work, "maximum")
+}
+
+// breaks reports whether x violates a bound of the schema p.
+func breaks(p map[string]any, x float64) bool {
+	bound := func(key string) (float64, bool) {
+		v, ok := p[key].(float64)
+		return v, ok
+	}
+	if v, ok := bound("minimum"); ok && x < v {
+		return true
+	}
+	if v, ok := bound("exclusiveMinimum"); ok && x <= v {
+		return true
+	}
+	if v, ok := bound("maximum"); ok && x > v {
+		return true
+	}
+	if v, ok := bound("exclusiveMaximum"); ok && x >= v {
+		return true
+	}
+	return false
+}
+
+func TestDistributionSupportFromSet(t *testing.T) {
+	_, err := scenarios.Load("tiny", []string{"task.coupling=uniform(0.5, 2)"})
+	assert.EqualError(t, err, "--set task.coupling=uniform(0.5, 2): task.coupling: uniform(0.5, 2) can draw values up to 2, outside [0, 1] (use a distribution whose support lies inside, such as uniform(0.2, 0.8))")
+	_, err = scenarios.Load("tiny", []string{"task.coupling=uniform(0, 1)"})
+	assert.NoError(t, err)
+}
+
+func TestWorkRequired(t *testing.T) {
+	_, err := scenarios.Parse([]byte("task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {weight: 1, shape: chain, length: 3}]}\npolicy: {organization: team}\n"), "w.yaml", nil)
+	assert.ErrorContains(t, err, "task.components[1].work: missing")
+	_, err = scenarios.Load("tiny", []string{"task.work=0"})
+	assert.ErrorContains(t, err, "--set task.work=0: task.work: missing")
+}

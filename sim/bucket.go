@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// TokenBucket is a rate limiter: a bucket that holds at most a capacity of
+// tokens, gains tokens continuously at a rate, and starts full. Taking n
+// tokens needs n in the bucket. Over any window of length w it therefore
+// lets at most capacity + rate·w tokens through.
+//
+// The arithmetic is exact: the level is kept in integer fractions of a
+// token fine enough that the bucket gains a whole number of them every
+// nanosecond, so that no rounding can let a token through early. A bucket
+// is plain state, not tied to an Env: its owner asks when tokens will be
+// available and schedules its own wake-up.
+type TokenBucket struct {
+	scale    int64 // fractions per token
+	gain     int64 // fractions gained per nanosecond
+	capacity int64 // in fractions
+	level    int64 // in fractions, as of at
+	at       Time
+}
+
+// NewTokenBucket returns a full bucket of capacity tokens that gains rate
+// tokens every per. rate, per and capacity must be positive, and
+// capacity·per/gcd(rate, per) must fit in an int64 (it does for any
+// capacity up to 150 million tokens per minute).
+func NewTokenBucket(rate int64, per Time, capacity int64) (*TokenBucket, error) {
+	if rate <= 0 || per <= 0 || capacity <= 0 {
+		return nil, fmt.Errorf("sim: token bucket: rate %d per %v with capacity %d (all must be positive)", rate, per, capacity)
+	}
+	g := gcd(rate, int64(per))
+	scale, gain := int64(per)/g, rate/g
+	if capacity > math.MaxInt64/scale {
+		return nil, fmt.Errorf("sim: token bucket: capacity %d at %d per %v is too fine to count exactly", capacity, rate, per)
+	}
+	return &TokenBucket{scale: scale, gain: gain, capacity: capacity * scale, level: capacity * scale}, nil
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// ErrTooLarge is returned by TokenBucket.Ready for a request of more tokens
+// than the bucket can hold: it could never be granted.
+var ErrTooLarge = errors.New("more tokens than the bucket holds")
+
+// refill brings the level up to now. Times before the last refill are
+// treated as that time, so that the level never goes backwards.
+func (b *TokenBucket) refill(now Time) {
+	if now <= b.at {
+		return
+	}
+	dt := int64(now - b.at)
+	b.at = now
+	room := b.capacity - b.level
+	if dt >= (room+b.gain-1)/b.gain {
+		b.level = b.capacity
+		return
+	}
+	b.level += dt * b.gain
+}
+
+// Ready returns the earliest time, now or later, at which the bucket will
+// hold n tokens if nobody else takes any. It returns ErrTooLarge when n
+// exceeds the capacity. Ready costs O(1).
+func (b *TokenBucket) Ready(now Time, n int64) (Time, error) {
+	if n > b.capacity/b.scale {
+		return MaxTime, fmt.Errorf("%w: %d needed, %d held at most", ErrTooLarge, n, b.capacity/b.scale)
+	}
+	b.refill(now)
+	need := n*b.scale - b.level
+	if need <= 0 {
+		return max(now, b.at), nil
+	}
+	return max(now, b.at) + Time((need+b.gain-1)/b.gain), nil
+}
+
+// Take removes n tokens at time now if the bucket holds them, and reports
+// whether it did. Take costs O(1).
+func (b *TokenBucket) Take(now Time, n int64) bool {
+	b.refill(now)
+	if n < 0 || n > b.capacity/b.scale || n*b.scale > b.level {
+		return false
+	}
+	b.level -= n * b.scale
+	return true
+}
+
+// Level returns the tokens in the bucket at time now (a fraction when the
+// bucket is refilling).
+func (b *TokenBucket) Level(now Time) float64 {
+	b.refill(now)
+	return float64(b.level) / float64(b.scale)
+}

@@ -1,0 +1,190 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Sharing is a processor-sharing server whose speed depends on how many
+// jobs share it: with n jobs in service, every one of them receives one
+// unit of work per Unit + PerJob·(n−1) of time. A continuously batching
+// inference server is one: every sequence in the batch gets one token per
+// decode step, and a step is longer the larger the batch. A job may also
+// bring a setup time (a prompt to prefill) during which the whole server
+// makes no progress.
+//
+// Sharing is plain state, not tied to an Env: its owner adds jobs, asks
+// when the next one finishes, schedules its own wake-up and pops finished
+// jobs. That costs O(log n) per arrival and per departure, however much
+// work the jobs have: the server's speed is constant between arrivals and
+// departures, so every job's remaining work falls linearly in between and
+// the next departure is known exactly, with no event per unit of work.
+//
+// Work is tracked as attained service per job, V(t): the service every
+// job in service has received since the server started, in nanoseconds of
+// a lone job's time (a unit of work is Unit of it). A job that joins at V0
+// with w units finishes when V reaches V0 + w·Unit (its tag), whatever
+// joins or leaves meanwhile, so jobs finish in the order of their tags and
+// only the smallest needs a timer. Departure times are rounded up to the
+// nanosecond. They are exact when PerJob is 0 (V then advances by whole
+// nanoseconds) and for jobs that start together with whole units of work;
+// otherwise they are within a nanosecond of the exact fluid model.
+type Sharing struct {
+	unit, perJob Time
+	v            float64 // attained service per job, in nanoseconds at one job's speed
+	at           Time    // when v was last brought up to date
+	paused       Time    // no progress before this (setups)
+	jobs         []shareJob
+
+	busy, area float64 // ∫[n>0] dt and ∫n dt, in nanoseconds
+}
+
+type shareJob struct {
+	tag float64
+	id  int
+}
+
+// NewSharing returns an idle server that gives each job one unit of work
+// per unit + perJob·(n−1) with n jobs in service. unit must be positive
+// and perJob non-negative.
+func NewSharing(unit, perJob Time) (*Sharing, error) {
+	if unit <= 0 || perJob < 0 {
+		return nil, fmt.Errorf("sim: sharing server: unit %v must be positive and per-job %v not negative", unit, perJob)
+	}
+	return &Sharing{unit: unit, perJob: perJob}, nil
+}
+
+// Len returns the number of jobs in service.
+func (s *Sharing) Len() int { return len(s.jobs) }
+
+// step is the time one unit of work takes for each of n jobs.
+func (s *Sharing) step(n int) float64 {
+	return float64(s.unit) + float64(s.perJob)*float64(n-1)
+}
+
+// advance brings the attained service up to now.
+func (s *Sharing) advance(now Time) {
+	if now <= s.at {
+		return
+	}
+	n := len(s.jobs)
+	if n > 0 {
+		dt := float64(now - s.at)
+		s.busy += dt
+		s.area += dt * float64(n)
+		if from := max(s.at, s.paused); now > from {
+			if s.perJob == 0 {
+				s.v += float64(now - from)
+			} else {
+				s.v += float64(now-from) * float64(s.unit) / s.step(n)
+			}
+		}
+	}
+	s.at = now
+}
+
+// Add puts job id in service at time now with work units to do, after a
+// setup during which the server makes no progress (setups of jobs added
+// together run one after the other). It costs O(log n). Times must not go
+// backwards.
+func (s *Sharing) Add(now Time, id int, work float64, setup Time) {
+	s.advance(now)
+	s.paused = max(s.paused, now) + setup
+	s.jobs = append(s.jobs, shareJob{tag: s.v + work*float64(s.unit), id: id})
+	s.up(len(s.jobs) - 1)
+}
+
+// Next returns when the first job will finish if nothing joins or leaves,
+// and false if the server is idle.
+func (s *Sharing) Next() (Time, bool) {
+	if len(s.jobs) == 0 {
+		return 0, false
+	}
+	from := max(s.at, s.paused)
+	left := s.jobs[0].tag - s.v
+	if left <= 0 {
+		return from, true
+	}
+	d := left // one job's speed: no rounding at all
+	if s.perJob != 0 {
+		// In units of work first: whole units give whole steps exactly.
+		d = math.Ceil(left / float64(s.unit) * s.step(len(s.jobs)))
+	}
+	if d >= float64(MaxTime-from) {
+		return MaxTime, true
+	}
+	return from + Time(d), true
+}
+
+// Pop removes and returns a job that has finished by now, if any; call it
+// until it reports false. A job whose departure time (from Next) has come
+// is finished, even where rounding left its attained service a hair short.
+func (s *Sharing) Pop(now Time) (id int, ok bool) {
+	if len(s.jobs) == 0 {
+		return 0, false
+	}
+	if due, _ := s.Next(); due > now {
+		return 0, false
+	}
+	s.advance(now)
+	j := s.jobs[0]
+	s.v = max(s.v, j.tag)
+	last := len(s.jobs) - 1
+	s.jobs[0] = s.jobs[last]
+	s.jobs = s.jobs[:last]
+	if last > 0 {
+		s.down(0)
+	}
+	return j.id, true
+}
+
+// Busy returns the time the server has had at least one job, up to now.
+func (s *Sharing) Busy(now Time) Time {
+	s.advance(now)
+	return Time(s.busy)
+}
+
+// Area returns ∫ n dt up to now, the integral of the number of jobs in
+// service over time, in nanoseconds: divided by the elapsed time, the mean
+// number in service.
+func (s *Sharing) Area(now Time) float64 {
+	s.advance(now)
+	return s.area
+}
+
+// less orders jobs by tag, then by id, so that jobs that finish together
+// leave in a fixed order.
+func (s *Sharing) less(i, j int) bool {
+	a, b := s.jobs[i], s.jobs[j]
+	return a.tag < b.tag || a.tag == b.tag && a.id < b.id
+}
+
+func (s *Sharing) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			return
+		}
+		s.jobs[i], s.jobs[p] = s.jobs[p], s.jobs[i]
+		i = p
+	}
+}
+
+func (s *Sharing) down(i int) {
+	n := len(s.jobs)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && s.less(r, l) {
+			m = r
+		}
+		if !s.less(m, i) {
+			return
+		}
+		s.jobs[i], s.jobs[m] = s.jobs[m], s.jobs[i]
+		i = m
+	}
+}

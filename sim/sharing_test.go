@@ -1,0 +1,223 @@
+package sim_test
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// drain pops every job due by the server's next departure, repeatedly, and
+// returns the departure time of each job id.
+func drain(t *testing.T, s *sim.Sharing) map[int]sim.Time {
+	out := map[int]sim.Time{}
+	for {
+		due, ok := s.Next()
+		if !ok {
+			return out
+		}
+		id, ok := s.Pop(due)
+		require.True(t, ok, "a job is due at %v", due)
+		out[id] = due
+	}
+}
+
+// TestSharingSimultaneous is the closed form of the batch: W identical
+// jobs of O units, each with setup P, added together, all finish at
+// W·P + O·(unit + perJob·(W−1)).
+func TestSharingSimultaneous(t *testing.T) {
+	const unit, perJob = 5800 * sim.Microsecond, 200 * sim.Microsecond
+	for _, w := range []int{1, 2, 3, 8, 32, 100} {
+		for _, o := range []float64{1, 170, 4096} {
+			s, err := sim.NewSharing(unit, perJob)
+			require.NoError(t, err)
+			const setup = 17 * sim.Microsecond * 500
+			for id := range w {
+				s.Add(0, id, o, setup)
+			}
+			want := sim.Time(w)*setup + sim.Time(o)*(unit+perJob*sim.Time(w-1))
+			got := drain(t, s)
+			require.Len(t, got, w)
+			for id, at := range got {
+				assert.Equal(t, want, at, "W=%d O=%v job %d", w, o, id)
+			}
+			assert.Equal(t, want, s.Busy(want))
+			assert.InDelta(t, float64(w)*float64(want), s.Area(want), 1e-6*float64(want))
+		}
+	}
+}
+
+// TestSharingOrder: jobs that finish together leave in id order, and a
+// job never leaves before its time.
+func TestSharingOrder(t *testing.T) {
+	s, err := sim.NewSharing(sim.Millisecond, 0)
+	require.NoError(t, err)
+	for _, id := range []int{5, 2, 9} {
+		s.Add(0, id, 10, 0)
+	}
+	_, ok := s.Pop(10*sim.Millisecond - 1)
+	assert.False(t, ok, "not yet")
+	var order []int
+	for id, ok := s.Pop(10 * sim.Millisecond); ok; id, ok = s.Pop(10 * sim.Millisecond) {
+		order = append(order, id)
+	}
+	assert.Equal(t, []int{2, 5, 9}, order)
+	_, ok = s.Next()
+	assert.False(t, ok)
+}
+
+// fluidJob is a job of the reference model.
+type fluidJob struct {
+	id   int
+	left *big.Rat // units of work still to do
+}
+
+// fluidReference simulates the same server the slow, obvious way, in exact
+// rational arithmetic: at every arrival and departure it recomputes every
+// job's remaining work (what Sharing avoids), and it lets a job leave at
+// the first whole nanosecond at or after the instant its work is done, as
+// Sharing does. It returns each job's departure time.
+func fluidReference(unit, perJob sim.Time, arrivals []sim.Time, works []int64, setups []sim.Time) map[int]sim.Time {
+	out := map[int]sim.Time{}
+	var jobs []*fluidJob
+	now := new(big.Rat)
+	paused := new(big.Rat)
+	step := func(n int) *big.Rat { return new(big.Rat).SetInt64(int64(unit) + int64(perJob)*int64(n-1)) }
+	advance := func(to *big.Rat) {
+		from := now
+		if paused.Cmp(from) > 0 {
+			from = paused
+		}
+		if to.Cmp(from) > 0 && len(jobs) > 0 {
+			got := new(big.Rat).Sub(to, from)
+			got.Quo(got, step(len(jobs)))
+			for _, j := range jobs {
+				j.left.Sub(j.left, got)
+			}
+		}
+		now = new(big.Rat).Set(to)
+	}
+	next := 0
+	for next < len(arrivals) || len(jobs) > 0 {
+		// The next departure: the smallest remaining work, at the current speed.
+		var dep *big.Rat
+		var first *fluidJob
+		if len(jobs) > 0 {
+			for _, j := range jobs {
+				if first == nil || j.left.Cmp(first.left) < 0 || j.left.Cmp(first.left) == 0 && j.id < first.id {
+					first = j
+				}
+			}
+			from := now
+			if paused.Cmp(from) > 0 {
+				from = paused
+			}
+			exact := new(big.Rat).Mul(first.left, step(len(jobs)))
+			exact.Add(exact, from)
+			// Round up to the nanosecond.
+			q := new(big.Int).Quo(exact.Num(), exact.Denom())
+			if new(big.Rat).SetInt(q).Cmp(exact) < 0 {
+				q.Add(q, big.NewInt(1))
+			}
+			dep = new(big.Rat).SetInt(q)
+		}
+		if next < len(arrivals) {
+			arr := new(big.Rat).SetInt64(int64(arrivals[next]))
+			if dep == nil || arr.Cmp(dep) < 0 {
+				advance(arr)
+				if paused.Cmp(now) < 0 {
+					paused = new(big.Rat).Set(now)
+				}
+				paused = new(big.Rat).Add(paused, new(big.Rat).SetInt64(int64(setups[next])))
+				jobs = append(jobs, &fluidJob{id: next, left: new(big.Rat).SetInt64(works[next])})
+				next++
+				continue
+			}
+		}
+		advance(dep)
+		for i, j := range jobs {
+			if j == first {
+				jobs = append(jobs[:i], jobs[i+1:]...)
+				break
+			}
+		}
+		out[first.id] = sim.Time(new(big.Int).Quo(dep.Num(), dep.Denom()).Int64())
+	}
+	return out
+}
+
+// TestSharingAgainstReference compares Sharing with the exact reference on
+// random arrival patterns, 50 seeds: every departure within a nanosecond
+// (the reference rounds exactly, Sharing in floating point).
+func TestSharingAgainstReference(t *testing.T) {
+	for seed := range uint64(50) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		unit := sim.Time(1 + r.Int64N(int64(10*sim.Millisecond)))
+		perJob := sim.Time(r.Int64N(int64(unit)))
+		n := 2 + r.IntN(40)
+		arrivals := make([]sim.Time, n)
+		works := make([]int64, n)
+		setups := make([]sim.Time, n)
+		var at sim.Time
+		for i := range n {
+			at += sim.Time(r.Int64N(int64(200 * unit)))
+			arrivals[i] = at
+			works[i] = 1 + r.Int64N(400)
+			if r.IntN(2) == 0 {
+				setups[i] = sim.Time(r.Int64N(int64(20 * unit)))
+			}
+		}
+		want := fluidReference(unit, perJob, arrivals, works, setups)
+
+		s, err := sim.NewSharing(unit, perJob)
+		require.NoError(t, err)
+		got := map[int]sim.Time{}
+		for i := 0; i < n || s.Len() > 0; {
+			due, busy := s.Next()
+			if i < n && (!busy || arrivals[i] < due) {
+				s.Add(arrivals[i], i, float64(works[i]), setups[i])
+				i++
+				continue
+			}
+			id, ok := s.Pop(due)
+			require.True(t, ok)
+			got[id] = due
+		}
+		require.Len(t, got, n)
+		for id, w := range want {
+			assert.InDelta(t, int64(w), int64(got[id]), 1, "seed %d job %d", seed, id)
+		}
+	}
+}
+
+func TestSharingErrors(t *testing.T) {
+	_, err := sim.NewSharing(0, 1)
+	assert.Error(t, err)
+	_, err = sim.NewSharing(1, -1)
+	assert.Error(t, err)
+}
+
+func ExampleSharing() {
+	// A decode step of 6 ms with one sequence, 0.5 ms longer per further
+	// sequence: two calls of 100 tokens each, the second joining 300 ms in,
+	// when the first has 50 tokens; together they take 6.5 ms a token.
+	s, _ := sim.NewSharing(6*sim.Millisecond, 500*sim.Microsecond)
+	s.Add(0, 1, 100, 0)
+	s.Add(300*sim.Millisecond, 2, 100, 0)
+	for {
+		due, ok := s.Next()
+		if !ok {
+			break
+		}
+		id, _ := s.Pop(due)
+		fmt.Printf("call %d done at %v\n", id, due)
+	}
+	// Output:
+	// call 1 done at 625ms
+	// call 2 done at 925ms
+}

@@ -1,0 +1,32 @@
+package stats_test
+
+import (
+	"fmt"
+
+	"github.com/swarmsim/swarmsim/stats"
+)
+
+// Success over three seeds: the IQM with its bootstrap interval, which
+// stays inside [0, 1] because it is made of values the IQM takes on
+// resamples of the seeds.
+func ExampleBootstrap_Aggregate() {
+	a := stats.Default.Aggregate([]float64{0.9, 1, 1})
+	fmt.Printf("n=%d IQM %.3f [%.3f, %.3f]\n", a.N, a.IQM.Value, a.IQM.Lo, a.IQM.Hi)
+	// Output: n=3 IQM 0.983 [0.900, 1.000]
+}
+
+// A success rate of 30 out of 30 episodes: the Wilson interval ends at 1
+// exactly.
+func ExampleWilson() {
+	iv := stats.Wilson(30, 30)
+	fmt.Printf("%.3f [%.3f, %g]\n", iv.Value, iv.Lo, iv.Hi)
+	// Output: 1.000 [0.886, 1]
+}
+
+// The probability that a seed of B beats a seed of A.
+func ExampleProbImprovement() {
+	a := []float64{0.2, 0.4, 0.5}
+	b := []float64{0.45, 0.6, 0.7}
+	fmt.Printf("%.3f\n", stats.ProbImprovement(a, b))
+	// Output: 0.889
+}

@@ -1,0 +1,50 @@
+package stats
+
+import "math"
+
+// Interval is an estimate with its confidence interval [Lo, Hi].
+// Undefined parts are NaN: everything when there is no data, the bounds
+// when one value cannot give an interval.
+type Interval struct {
+	Value, Lo, Hi float64
+}
+
+// nan is the interval of no data.
+var nan = Interval{math.NaN(), math.NaN(), math.NaN()}
+
+// Contains reports whether x lies in [Lo, Hi].
+func (iv Interval) Contains(x float64) bool { return iv.Lo <= x && x <= iv.Hi }
+
+// Scale multiplies the estimate and its bounds by k > 0, to change its
+// unit.
+func (iv Interval) Scale(k float64) Interval {
+	return Interval{Value: iv.Value * k, Lo: iv.Lo * k, Hi: iv.Hi * k}
+}
+
+// z975 is the 0.975 quantile of the standard normal distribution.
+const z975 = 1.959963984540054
+
+// Wilson returns the proportion k/n with its 95% Wilson score interval.
+// The interval always holds k/n and lies inside [0, 1]: its ends are
+// exactly 0 at k = 0 and exactly 1 at k = n, where floating-point rounding
+// of the formula would otherwise leave them a hair inside. All fields are
+// NaN when n is 0.
+func Wilson(k, n int) Interval {
+	if n <= 0 || k < 0 || k > n {
+		return nan
+	}
+	p := float64(k) / float64(n)
+	nf := float64(n)
+	z2 := z975 * z975
+	den := 1 + z2/nf
+	center := (p + z2/(2*nf)) / den
+	half := z975 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
+	iv := Interval{p, math.Min(p, center-half), math.Max(p, center+half)}
+	if k == 0 {
+		iv.Lo = 0
+	}
+	if k == n {
+		iv.Hi = 1
+	}
+	return iv
+}
