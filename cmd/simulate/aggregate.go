@@ -5,24 +5,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 )
-
-// unitOf returns the unit of a metric of the tables, by the naming rules
-// every table follows: virtual times in seconds, rates and probabilities
-// as fractions, everything else a count or a plain number ("1").
-func unitOf(metric string) string {
-	switch {
-	case strings.Contains(metric, "time"), strings.HasPrefix(metric, "latency"), metric == "critical_path", metric == "serial_work", metric == "cost_per_acceptable":
-		return "s"
-	case strings.HasSuffix(metric, "_rate"), strings.HasPrefix(metric, "prob_"), metric == "acceptable", metric == "timed_out", metric == "comm_changed_outcome":
-		return "fraction"
-	}
-	return "1"
-}
 
 // seedValues holds, for each variant and metric of a training's
 // iterations.csv, one value per seed: the mean over the seed's last tenth
@@ -102,7 +88,7 @@ func trainSummaryCSV(sv *seedValues) []byte {
 	for _, v := range sv.variants {
 		for _, m := range sv.metrics {
 			a := stats.Default.Aggregate(sv.values[v][m])
-			rows = append(rows, []string{v, m, unitOf(m), integer(a.N),
+			rows = append(rows, []string{v, m, rundir.Unit(m), integer(a.N),
 				num(a.Mean.Value), num(a.Median.Value), num(a.IQM.Value), num(a.IQM.Lo), num(a.IQM.Hi),
 				num(a.Mean.Lo), num(a.Mean.Hi), num(a.Median.Lo), num(a.Median.Hi), intervalNote})
 		}

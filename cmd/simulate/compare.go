@@ -97,7 +97,7 @@ func betterOf(metric string) string {
 	case strings.HasPrefix(metric, "prob_"), strings.HasPrefix(metric, "actions_"), metric == "episodes",
 		metric == "decisions", metric == "entropy", metric == "grad_norm", metric == "lr":
 		return "none"
-	case unitOf(metric) == "s", strings.Contains(metric, "token"), strings.Contains(metric, "calls"),
+	case rundir.Unit(metric) == "s", strings.Contains(metric, "token"), strings.Contains(metric, "calls"),
 		strings.HasPrefix(metric, "messages"), strings.HasPrefix(metric, "message_"), metric == "timed_out",
 		metric == "retries", metric == "conflicts", metric == "critical_steps", metric == "stretch":
 		return "lower"
@@ -398,7 +398,7 @@ func compareCSV(rows []comparison) []byte {
 	var cells [][]string
 	for _, c := range rows {
 		cells = append(cells, []string{c.variant, c.metric, num(c.a), num(c.b), num(c.diff.Value), num(c.diff.Lo), num(c.diff.Hi),
-			num(c.prob), unitOf(c.metric), c.better, integer(c.na), integer(c.nb), boolean(c.paired)})
+			num(c.prob), rundir.Unit(c.metric), c.better, integer(c.na), integer(c.nb), boolean(c.paired)})
 	}
 	return rundir.CSV(header, cells)
 }
@@ -434,7 +434,7 @@ func compareChart(dir *rundir.Dir, rows []comparison) error {
 		if len(bars) == 0 {
 			continue
 		}
-		unit := unitOf(m)
+		unit := rundir.Unit(m)
 		if unit == "1" {
 			unit = ""
 		} else {
@@ -461,8 +461,12 @@ func printComparison(s *session, rows []comparison) {
 	tw.Flush()
 }
 
-// withCIg formats an interval with four significant digits.
+// withCIg formats an interval with four significant digits; "–" for an
+// undefined value.
 func withCIg(iv stats.Interval) string {
+	if math.IsNaN(iv.Value) {
+		return "–"
+	}
 	if math.IsNaN(iv.Lo) {
 		return fmt.Sprintf("%.4g", iv.Value)
 	}

@@ -60,9 +60,11 @@
 //	                the files below
 //	episodes.csv    one row per variant and episode: finish_time,
 //	                acceptable, reward, model_calls, tokens, agent_time,
-//	                messages, message_bytes, parallelism, critical_steps,
-//	                critical_path, speedup, comm_changed_outcome,
-//	                actions_<action>, ...
+//	                messages, message_bytes, subagent_tasks,
+//	                subagent_done, spawn_finish_rate (completed / assigned
+//	                subagent subtasks; NaN if none), parallelism,
+//	                critical_steps, critical_path, speedup,
+//	                comm_changed_outcome, actions_<action>, ...
 //	summary.csv     one row per variant: n, acceptable, success_rate with
 //	                its Wilson interval (success_lo, success_hi), then
 //	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -151,7 +153,9 @@
 //	iterations.csv    one row per variant, seed and iteration: episodes,
 //	                  reward_mean, success_rate, latency_mean, latency_p90,
 //	                  parallelism_mean, messages_mean, model_calls_mean,
-//	                  agent_time_mean, decisions, entropy, prob_<action>
+//	                  agent_time_mean, spawn_finish_rate (subagent
+//	                  subtasks completed / assigned; NaN if none),
+//	                  decisions, entropy, prob_<action>
 //	                  (the mean probability of each action over the
 //	                  iteration's decisions), grad_norm, lr, replays
 //	                  (per-agent: counterfactual episodes run),
@@ -178,6 +182,14 @@
 // the charts alike; docs/statistics.md explains the intervals. Writes are
 // atomic and the manifest comes last, as for run.
 //
+// Training resumes. Every job (variant and seed) leaves a checkpoint in
+// DIR/checkpoints after its iterations (the policy, the optimiser's state,
+// the iteration; at most four a second), and DIR/train.json names the
+// training. Run the same command again after Ctrl-C, a crash or a kill, and
+// each job continues where its checkpoint left it; the tables are
+// byte-identical to those of a training that never stopped. A complete
+// directory keeps no checkpoints; --force discards them and starts over.
+//
 // The flags are:
 //
 //	--charts
@@ -186,7 +198,8 @@
 //		copy the charts that the scenario's figures list names (else every chart)
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
-//		overwrite a directory that holds a complete run
+//		overwrite a directory that holds a complete run, or discard
+//		the checkpoints of an unfinished one
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -250,6 +263,10 @@
 //	trials.csv        at the end, one row per trial in enumeration order:
 //	                  trial, variant, seed, the swept paths, the metrics
 //	                  (times in virtual seconds)
+//	summary.csv       one row per variant, point and metric: variant, the
+//	                  swept paths, metric, unit, n_seeds, mean, median,
+//	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
+//	                  median_hi (95% percentile bootstrap over seeds)
 //	charts/           each metric against each grid axis (mean over seeds
 //	                  with a 95% bootstrap band; one curve per value of the
 //	                  other axis when there are two), a heat map over the

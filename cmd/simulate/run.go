@@ -35,9 +35,11 @@ writes a directory:
 	                the files below
 	episodes.csv    one row per variant and episode: finish_time,
 	                acceptable, reward, model_calls, tokens, agent_time,
-	                messages, message_bytes, parallelism, critical_steps,
-	                critical_path, speedup, comm_changed_outcome,
-	                actions_<action>, ...
+	                messages, message_bytes, subagent_tasks,
+	                subagent_done, spawn_finish_rate (completed / assigned
+	                subagent subtasks; NaN if none), parallelism,
+	                critical_steps, critical_path, speedup,
+	                comm_changed_outcome, actions_<action>, ...
 	summary.csv     one row per variant: n, acceptable, success_rate with
 	                its Wilson interval (success_lo, success_hi), then
 	                <metric>_mean, <metric>_lo, <metric>_hi (95%

@@ -8,11 +8,13 @@ import (
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 	"math"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
@@ -43,7 +45,9 @@ and writes a directory:
 	iterations.csv    one row per variant, seed and iteration: episodes,
 	                  reward_mean, success_rate, latency_mean, latency_p90,
 	                  parallelism_mean, messages_mean, model_calls_mean,
-	                  agent_time_mean, decisions, entropy, prob_<action>
+	                  agent_time_mean, spawn_finish_rate (subagent
+	                  subtasks completed / assigned; NaN if none),
+	                  decisions, entropy, prob_<action>
 	                  (the mean probability of each action over the
 	                  iteration's decisions), grad_norm, lr, replays
 	                  (per-agent: counterfactual episodes run),
@@ -68,7 +72,15 @@ and writes a directory:
 The table printed shows the IQM over seeds with its 95% interval.
 Virtual times are in seconds and rates are fractions, in the tables and
 the charts alike; docs/statistics.md explains the intervals. Writes are
-atomic and the manifest comes last, as for run.`,
+atomic and the manifest comes last, as for run.
+
+Training resumes. Every job (variant and seed) leaves a checkpoint in
+DIR/checkpoints after its iterations (the policy, the optimiser's state,
+the iteration; at most four a second), and DIR/train.json names the
+training. Run the same command again after Ctrl-C, a crash or a kill, and
+each job continues where its checkpoint left it; the tables are
+byte-identical to those of a training that never stopped. A complete
+directory keeps no checkpoints; --force discards them and starts over.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
@@ -80,7 +92,7 @@ atomic and the manifest comes last, as for run.`,
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-train-seedS)")
 		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated")
 		fs.IntVar(&o.workers, "workers", 0, "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
-		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
+		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
 		addFiguresFlag(fs, &o.figures)
@@ -106,6 +118,10 @@ type trainJob struct {
 	seed    uint64
 	rows    []rlcr.Iteration
 	policy  policy.Softmax
+	// from is the checkpoint the job resumes from; nil for a fresh start.
+	from *rlcr.Checkpoint
+	// saved is when the job last wrote its checkpoint.
+	saved time.Time
 }
 
 func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err error) {
@@ -130,13 +146,21 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	defer func() { err = done(err) }()
-	seed, dir, err := startRun(sc, o.seed, o.out, "-train", o.force)
+	seed := sc.Seed
+	if o.seed.set {
+		seed = o.seed.v
+	}
+	out := o.out
+	if out == "" {
+		out = defaultOut(sc, "-train", seed)
+	}
+	dir, err := openTrainDir(out, newTrainIdentity(sc, seed, o.seeds, o.limits.maxEvents), o.force)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			dir.Abort()
+			dir.Abort() // keeps the checkpoints: the same command resumes
 		}
 	}()
 
@@ -148,7 +172,24 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			total += sc.Variants[i].Spec.Train.Iterations
 		}
 	}
-	if err := trainAll(ctx, s, jobs, o.workers, total, o.limits.maxEvents); err != nil {
+	resumed := 0
+	for _, j := range jobs {
+		cp, err := loadCheckpoint(dir, j)
+		if err != nil {
+			return err
+		}
+		if cp != nil {
+			j.from, j.rows = &cp.Learner, cp.Rows
+			resumed += len(cp.Rows)
+		}
+	}
+	if resumed > 0 {
+		s.infof("resuming %s: %d of %d iterations done", dir.Path(), resumed, total)
+	}
+	if err := trainAll(ctx, s, dir, jobs, o.workers, total, o.limits.maxEvents); err != nil {
+		if ctx.Err() != nil && dir != nil {
+			s.infof("the finished iterations are kept in %s; run the same command again to continue", dir.Join(checkpointDir))
+		}
 		return err
 	}
 
@@ -192,6 +233,10 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
+	// The result is complete: its checkpoints are no longer needed.
+	if err := os.RemoveAll(dir.Join(checkpointDir)); err != nil {
+		s.warnf("%v", err)
+	}
 	printTraining(s, sv)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
@@ -203,11 +248,14 @@ func policyFile(j *trainJob) string {
 
 // trainAll runs the jobs on a pool of workers, each job on one goroutine:
 // a job's result depends only on its variant and seed.
-func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total int, maxEvents uint64) error {
+func trainAll(ctx context.Context, s *session, dir *rundir.Dir, jobs []*trainJob, workers, total int, maxEvents uint64) error {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	bar := newProgress(s.stderr, "iterations", total)
+	for _, j := range jobs {
+		bar.add(len(j.rows))
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(jobs))
@@ -219,10 +267,18 @@ func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total 
 				j := jobs[i]
 				prob := j.variant.Problem()
 				prob.MaxEvents = maxEvents
-				j.policy, errs[i] = rlcr.Train(ctx, prob, j.variant.Spec.Train, j.seed, 1, func(it rlcr.Iteration) error {
+				j.policy, errs[i] = rlcr.Resume(ctx, prob, j.variant.Spec.Train, j.seed, 1, j.from, func(it rlcr.Iteration) error {
 					j.rows = append(j.rows, it)
 					bar.increment()
 					return nil
+				}, func(cp *rlcr.Checkpoint) error {
+					// Each write is synced: a few per second at most
+					// keep the disk out of the training's time.
+					if cp.Done < j.variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
+						return nil
+					}
+					j.saved = time.Now()
+					return saveCheckpoint(dir, j, cp)
 				})
 				if errs[i] != nil {
 					errs[i] = fmt.Errorf("variant %q, seed %d: %w", j.variant.Name, j.seed, errs[i])
@@ -265,6 +321,7 @@ var iterationColumns = func() []struct {
 		{"messages_mean", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
 		{"model_calls_mean", func(r *rlcr.Iteration) float64 { return r.ModelCallsMean }},
 		{"agent_time_mean", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+		{"spawn_finish_rate", func(r *rlcr.Iteration) float64 { return r.SpawnFinishRate }},
 		{"critical_steps_mean", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
 		{"decisions", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) }},
 		{"decisions_acceptable", func(r *rlcr.Iteration) float64 { return r.DecisionsAcceptable }},

@@ -77,7 +77,9 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 	}
 	a := ep.agentPool[n]
 	reads := a.reads
-	clear(reads)
+	if len(reads) > 0 {
+		clear(reads) // clearing costs the map's capacity, even when empty
+	}
 	*a = agent{
 		id: n, ep: ep, at: at, main: main, held: -1, cur: -1,
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
@@ -155,6 +157,7 @@ func (a *agent) decide() {
 		// counts, carries no gradient) but costing no policy evaluation.
 		act = mask.First()
 		a.decisions++
+		a.turn()
 	default:
 		u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
 		a.decisions++
@@ -163,6 +166,7 @@ func (a *agent) decide() {
 			ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
 			return
 		}
+		a.turn()
 	}
 	ep.res.Actions[act]++
 	if ep.opts.Record && mask != 0 {
@@ -188,6 +192,14 @@ func (a *agent) decide() {
 	case Submit:
 		a.release()
 		a.submit()
+	}
+}
+
+// turn counts a decision of the orchestrator (the main agent) as one of
+// its steps: PARL's critical steps include the orchestration turns.
+func (a *agent) turn() {
+	if a.main {
+		a.steps++
 	}
 }
 
@@ -488,7 +500,7 @@ func (a *agent) call() {
 	if ep.server != nil {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.
-		a.req = request{prompt: int64(prompt), output: output}
+		a.req = request{prompt: int64(prompt), output: output, node: a.cur}
 		a.later(read+c.Overhead, a.submitFn)
 		return
 	}
@@ -687,6 +699,8 @@ func (a *agent) wait() {
 func (a *agent) delegate() {
 	ep, at := a.ep, a.at
 	v := at.pop()
+	at.nodes[v].assigned = true
+	ep.res.SubagentTasks++
 	h := at.takeIdle()
 	if h != nil {
 		at.nWaiting--
@@ -709,6 +723,7 @@ func (a *agent) delegate() {
 	}
 	start := max(spawn, arrive) + scale(ep.cfg.Comm.Read, float64(tokens))
 	h.context += tokens
+	h.steps = max(h.steps, a.steps) // the subagent's stage starts after this turn
 	h.startPart(v, start)
 	a.busyFor(write, "handoff", ep.g.Nodes[v].Name)
 }
@@ -727,8 +742,10 @@ func (a *agent) startAttempt() {
 	at := ep.newAttempt()
 	at.alone = true
 	h := ep.newAgent(at, false)
+	h.steps = a.steps
 	ep.res.Spawned++
 	ep.res.Attempts++
+	ep.res.SubagentTasks++
 	ep.pending++
 	now := ep.env.Now()
 	h.becomeBusy()
@@ -806,11 +823,34 @@ func (a *agent) check() {
 	ep.res.ModelCalls++
 	a.steps++
 	a.at.nodes[v].checks++
-	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
 	a.becomeBusy()
 	now := ep.env.Now()
+	if ep.server != nil {
+		// The check is a model call on the shared server: it reads the
+		// part and writes its verdict, Cost times the part's work of output.
+		nd := &ep.g.Nodes[v]
+		prompt := ep.cfg.Calls.SystemPrompt + a.context + nd.OutputTokens
+		output := int64(math.Round(nd.Work.Seconds() * ep.cfg.Check.Cost * ep.cfg.Calls.OutputRate))
+		a.req = request{prompt: int64(prompt), output: output, node: v, check: true}
+		a.activity = now
+		a.kind = "check"
+		a.later(ep.cfg.Calls.Overhead, a.submitFn)
+		return
+	}
+	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
 	a.span(now, now+d, "check", ep.g.Nodes[v].Name)
 	a.later(d, a.checkDoneFn)
+}
+
+// served ends the agent's call at the shared server: a check or a model
+// call of the part in progress.
+func (a *agent) served() {
+	if a.req.check {
+		a.span(a.activity, a.ep.env.Now(), "check", a.ep.g.Nodes[a.req.node].Name)
+		a.checkDone()
+		return
+	}
+	a.callDone()
 }
 
 func (a *agent) checkDone() {
@@ -846,8 +886,10 @@ func (a *agent) submit() {
 	ep, at := a.ep, a.at
 	if !a.main {
 		at.submitted = true
+		ep.res.SubagentDone++
 		ep.pending--
 		ep.candidates = append(ep.candidates, at)
+		ep.main.steps = max(ep.main.steps, at.steps)
 		a.state = gone
 		ep.live--
 		ep.main.wake()

@@ -29,6 +29,7 @@ type nodeState struct {
 	trigger  task.ID  // for JoinAny: the predecessor that made it ready
 	sharedAt sim.Time // when a finding about it became available; 0 if never
 	flagged  bool     // its maker's last check flagged it, with no retry left
+	assigned bool     // delegated to a subagent
 }
 
 // attempt is one copy of the task's progress: the main team's, or an
@@ -96,6 +97,9 @@ func (at *attempt) release(ep *episode, v task.ID) {
 	g := ep.g
 	ns := &at.nodes[v]
 	ns.status = released
+	if ns.assigned {
+		ep.res.SubagentDone++
+	}
 	at.left--
 	at.progress += g.Nodes[v].Work
 	for _, w := range g.Succ(v) {
@@ -170,6 +174,8 @@ func (at *attempt) completed(ep *episode) {
 		at.steps = max(at.steps, a.steps)
 	}
 	if at == ep.main.at {
+		// The orchestrator's next turn follows its team's longest chain.
+		ep.main.steps = max(ep.main.steps, at.steps)
 		ep.main.wake()
 		return
 	}

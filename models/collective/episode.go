@@ -303,11 +303,6 @@ func (ep *episode) finishMetrics() {
 		ep.server.finish(r.Finish, &r.Metrics)
 	}
 	r.Events = ep.env.Fired()
-	if total := ep.g.TotalWork(); total > 0 {
-		r.Progress = float64(ep.main.at.progress) / float64(total)
-	} else if ep.main.at.complete {
-		r.Progress = 1
-	}
 }
 
 func (ep *episode) fail(err error) {

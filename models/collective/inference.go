@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -22,6 +23,8 @@ type server interface {
 type request struct {
 	prompt, output int64
 	arrive         sim.Time // when it reached the server
+	node           task.ID  // the part it works on or checks
+	check          bool     // a check of a held part, not a call of the part in progress
 }
 
 // fifo is a first-in first-out queue of agents; it allocates only when it
@@ -72,7 +75,7 @@ func (a *agent) waited(now sim.Time) {
 		return
 	}
 	a.ep.res.ServingWait += now - arrive
-	label := a.ep.g.Nodes[a.cur].Name
+	label := a.ep.g.Nodes[a.req.node].Name
 	a.span(a.activity, arrive, "send", label) // reading messages and the call's overhead
 	a.span(arrive, now, "queue", label)
 	a.activity = now
@@ -176,7 +179,7 @@ func (r *replica) wake() {
 			r.qstats.set(now, r.queue.n)
 		}
 		r.rearm()
-		ep.agents[id].callDone()
+		ep.agents[id].served()
 	}
 	r.rearm()
 }
@@ -293,7 +296,13 @@ func (h *hostedAPI) pump() {
 // the time to generate its output.
 func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 	ep := h.ep
-	x, y := a.workKey()
+	var x, y uint64
+	if a.req.check {
+		// Checks are named by the part and how many checks it had.
+		x, y = uint64(a.at.id)<<32|uint64(a.req.node), 1<<63|uint64(a.at.nodes[a.req.node].checks)
+	} else {
+		x, y = a.workKey()
+	}
 	ttft := h.cfg.TTFT.Sample(ep.draw(h.ttft, x, y, 0))
 	out := float64(a.req.output) / h.cfg.OutputRate
 	d, err := sim.FromSeconds(ttft + out)
@@ -308,7 +317,7 @@ func (h *hostedAPI) done(a *agent) {
 	h.inFlight--
 	h.flight.set(h.ep.env.Now(), h.inFlight)
 	h.pump()
-	a.callDone()
+	a.served()
 }
 
 func (h *hostedAPI) finish(now sim.Time, m *Metrics) {

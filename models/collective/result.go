@@ -1,6 +1,10 @@
 package collective
 
-import "github.com/swarmsim/swarmsim/sim"
+import (
+	"math"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
 
 // BytesPerToken converts message tokens to bytes for reporting.
 const BytesPerToken = 4
@@ -22,14 +26,24 @@ type Metrics struct {
 	Attempts      int // independent attempts started
 	Checks        int
 	Retries       int
-	Conflicts     int     // unreconciled conflicts at coupled joins
-	Progress      float64 // fraction of the task's work the main team released
+	Conflicts     int // unreconciled conflicts at coupled joins
+	// SubagentTasks counts the subtasks assigned to subagents: each
+	// delegation, and each independent attempt (the whole task).
+	SubagentTasks int
+	// SubagentDone counts those completed: a delegated subtask whose
+	// result was handed on, an attempt whose result was submitted.
+	SubagentDone int
 
 	ParallelismMean float64 // AgentTime / Finish
 	ParallelismPeak int     // most agents busy at once
-	CriticalSteps   int     // model calls on the longest causal chain to the submission
-	CriticalPath    sim.Time
-	SerialWork      sim.Time
+	// CriticalSteps is PARL's latency in steps, Σ over stages of (the
+	// orchestrator's steps + the longest subagent's): model calls and the
+	// orchestrator's decision turns on the longest causal chain to the
+	// submission, carried along hand-offs, inputs and findings as a
+	// Lamport clock.
+	CriticalSteps int
+	CriticalPath  sim.Time
+	SerialWork    sim.Time
 
 	// Shared inference and tools (zero when every agent has its own
 	// server and tools are unlimited or unused).
@@ -51,6 +65,15 @@ func (m *Metrics) OutputRate() float64 {
 		return 0
 	}
 	return float64(m.OutputTokens) / m.AgentTime.Seconds()
+}
+
+// SpawnFinishRate is PARL's r_finish: the fraction of the subtasks
+// assigned to subagents that they completed; NaN when none was assigned.
+func (m *Metrics) SpawnFinishRate() float64 {
+	if m.SubagentTasks == 0 {
+		return math.NaN()
+	}
+	return float64(m.SubagentDone) / float64(m.SubagentTasks)
 }
 
 // Tokens returns prompt plus output tokens.

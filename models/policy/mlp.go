@@ -91,10 +91,22 @@ func (m *MLP) forward(x *[NumFeatures]float64, mask c.Mask, h []float64, z *[c.N
 
 // Probs implements Softmax. Cost O(Hidden·(NumFeatures+NumActions)).
 func (m *MLP) Probs(x *[NumFeatures]float64, mask c.Mask, out *[c.NumActions]float64) {
+	var logp [c.NumActions]float64
+	m.ProbsLog(x, mask, out, &logp)
+}
+
+// ProbsLog implements Softmax.
+func (m *MLP) ProbsLog(x *[NumFeatures]float64, mask c.Mask, out, logp *[c.NumActions]float64) {
 	var buf [128]float64
-	var z, logp [c.NumActions]float64
+	var z [c.NumActions]float64
 	m.forward(x, mask, m.scratch(buf[:]), &z)
-	maskedSoftmax(&z, mask, out, &logp)
+	maskedSoftmax(&z, mask, out, logp)
+}
+
+// AddGradProbs implements Softmax. Backpropagation needs the hidden layer,
+// so it is AddGrad.
+func (m *MLP) AddGradProbs(x *[NumFeatures]float64, mask c.Mask, a c.Action, _, _ *[c.NumActions]float64, scale, entCoef float64, grad []float64) (logpA, entropy float64) {
+	return m.AddGrad(x, mask, a, scale, entCoef, grad)
 }
 
 // Decide implements collective.Policy; see Softmax.

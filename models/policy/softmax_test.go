@@ -223,7 +223,39 @@ func TestSoftmaxAddGradPanics(t *testing.T) {
 	assert.Panics(t, func() { p.AddGrad(x, m, c.Submit, 1, 0, grad) }, "action outside mask")
 	assert.Panics(t, func() { p.AddGrad(x, m, c.Work, 1, 0, grad[1:]) }, "short gradient")
 	assert.Panics(t, func() { policy.NewMLP(0, rand.New(rand.NewPCG(1, 1))) })
+	assert.Panics(t, func() { policy.NewMLP(policy.MaxHidden+1, rand.New(rand.NewPCG(1, 1))) })
+	assert.NotPanics(t, func() { policy.NewMLP(1, rand.New(rand.NewPCG(1, 1))) })
+	assert.NotPanics(t, func() { policy.NewMLP(policy.MaxHidden, rand.New(rand.NewPCG(1, 1))) })
 	assert.Panics(t, func() { policy.NewMLP(4, nil) })
+	// An action beyond the last, even where its mask bit is set, is
+	// refused by the check, not by an index out of range.
+	assert.PanicsWithValue(t, "policy: AddGrad for action Action(7) outside its mask", func() {
+		p.AddGrad(x, c.Mask(0xff), c.Action(c.NumActions), 1, 0, grad)
+	})
+}
+
+// NewMLP draws every first-layer weight, normal with standard deviation
+// 1/√NumFeatures, and leaves the output layer at zero.
+func TestNewMLPInitialisation(t *testing.T) {
+	const hidden = policy.MaxHidden
+	m := policy.NewMLP(hidden, rand.New(rand.NewPCG(3, 3)))
+	p := m.Params()
+	w1 := p[:hidden*policy.NumFeatures]
+	sum, ss := 0.0, 0.0
+	for i, w := range w1 {
+		require.NotZero(t, w, "W1[%d] is drawn", i)
+		sum += w
+		ss += w * w
+	}
+	n := float64(len(w1))
+	sd := math.Sqrt(ss/n - (sum/n)*(sum/n))
+	// The sample sd of n normal draws has a standard error of about sd/√(2n).
+	want := 1 / math.Sqrt(policy.NumFeatures)
+	assert.InDelta(t, want, sd, 5*want/math.Sqrt(2*n))
+	assert.InDelta(t, 0, sum/n, 5*want/math.Sqrt(n))
+	for i, w := range p[len(w1):] {
+		require.Zero(t, w, "output parameter %d starts at 0", i)
+	}
 }
 
 func TestSoftmaxSingleValidAction(t *testing.T) {
@@ -524,6 +556,33 @@ func BenchmarkSoftmaxDecide(b *testing.B) {
 			obs, m := randObservation(r), randMask(r, 3)
 			for b.Loop() {
 				p.Decide(obs, m, 0.3)
+			}
+		})
+	}
+}
+
+// TestSoftmaxAddGradProbsIsAddGrad checks that the gradient from the
+// probabilities ProbsLog wrote is AddGrad's, bit for bit, with the same
+// log π(a) and entropy, and that ProbsLog's probabilities are Probs'.
+func TestSoftmaxAddGradProbsIsAddGrad(t *testing.T) {
+	for _, pc := range softmaxCases() {
+		t.Run(pc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(5, 6))
+			for k := range 200 {
+				p := pc.make(r, []float64{0.1, 2, 30}[k%3])
+				x, m := randFeatures(r), randMask(r, 1)
+				a := randAction(r, m)
+				var probs, again, logp [c.NumActions]float64
+				p.ProbsLog(x, m, &probs, &logp)
+				p.Probs(x, m, &again)
+				require.Equal(t, again, probs)
+				want := make([]float64, len(p.Params()))
+				got := make([]float64, len(p.Params()))
+				wl, we := p.AddGrad(x, m, a, 0.7, 0.05, want)
+				gl, ge := p.AddGradProbs(x, m, a, &probs, &logp, 0.7, 0.05, got)
+				require.Equal(t, want, got, "case %d", k)
+				require.Equal(t, wl, gl)
+				require.Equal(t, we, ge)
 			}
 		})
 	}

@@ -29,11 +29,14 @@ func benchProblem() Problem {
 // the loop is over b.N, not b.Loop: iteration 0 grows the trainer's
 // memory, and the timer and allocation counts start after it.
 func BenchmarkTrainIteration(b *testing.B) {
-	cfg := DefaultConfig()
+	benchTrain(b, benchProblem(), DefaultConfig())
+}
+
+func benchTrain(b *testing.B, prob Problem, cfg Config) {
 	cfg.Iterations = b.N + 1
 	var episodes, decisions int
 	b.ReportAllocs()
-	_, err := Train(context.Background(), benchProblem(), cfg, 1, 1, func(it Iteration) error {
+	_, err := Train(context.Background(), prob, cfg, 1, 1, func(it Iteration) error {
 		if it.Iteration == 0 {
 			b.ResetTimer()
 			return nil
@@ -49,4 +52,33 @@ func BenchmarkTrainIteration(b *testing.B) {
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(episodes)/sec, "episodes/s")
 	b.ReportMetric(float64(decisions)/sec, "decisions/s")
+}
+
+// peerProblem is the model of the rlcr-peer scenario and of
+// bench/rlcr_peer.py: a fork-join of 8 Exp(10 min) parts, eight agents,
+// free model calls and messages, a 200 min limit, the latency weight 0.5.
+func peerProblem() (Problem, Config) {
+	c := collective.Defaults()
+	c.Agents, c.Spawn, c.TimeLimit = 8, 2*sim.Minute, 200*sim.Minute
+	c.Calls = collective.Calls{}
+	c.Comm = collective.Comm{Topology: collective.PointToPoint}
+	c.Check.Retries = 0
+	prob := Problem{
+		Task:       task.Family{Shape: "fork-join", Width: 8, Stages: 1, Work: sim.Exponential(600)},
+		Collective: c,
+		Reward:     Reward{Task: 1, Latency: 0.5, Penalty: PenaltyLinear},
+	}
+	cfg := DefaultConfig()
+	cfg.Batch, cfg.Group = 4, 8
+	cfg.LR, cfg.LREnd, cfg.LRSchedule, cfg.ClipGrad = 0.05, 0.05, Constant, 0
+	cfg.Entropy, cfg.EntropyEnd = 0, 0
+	cfg.Actions = []string{"work", "delegate"}
+	return prob, cfg
+}
+
+// BenchmarkTrainPeer is BenchmarkTrainIteration on the peer's model:
+// 32 rollouts of about ten decisions each, then the update.
+func BenchmarkTrainPeer(b *testing.B) {
+	prob, cfg := peerProblem()
+	benchTrain(b, prob, cfg)
 }

@@ -55,10 +55,10 @@ func (r *recorder) Decide(o *collective.Observation, m collective.Mask, u float6
 	if r.soft == nil {
 		return r.pol.Decide(o, m, u)
 	}
-	r.buf = append(r.buf, sample{mask: m, rollout: r.rollout, agent: o.Agent, at: o.Elapsed})
+	r.buf = append(r.buf, sample{mask: m, rollout: r.rollout, agent: o.Agent, at: o.Elapsed, recorded: true})
 	s := &r.buf[len(r.buf)-1] // features and probabilities go straight to the heap slot
 	policy.Features(o, &s.x)
-	r.soft.Probs(&s.x, m, &s.probs)
+	r.soft.ProbsLog(&s.x, m, &s.probs, &s.logp)
 	s.action = policy.Sample(&s.probs, m, u)
 	s.pOld = s.probs[s.action]
 	return s.action

@@ -44,10 +44,10 @@ const (
 //
 //	R = Task·[acceptable] − Latency·P(T) − Cost·AgentTime/CostScale + λ1(t)·r_parallel + λ2(t)·r_finish
 //
-// where r_parallel = (peak parallelism − 1) / (agents − 1) rewards
-// spawning helpers, r_finish is the fraction of the task's work completed,
-// and λ1, λ2 (the PARL terms) anneal linearly from Parallel and Finish to 0
-// over Anneal iterations. An episode stopped by the time limit is not
+// where λ1, λ2 (Kimi K2.5's PARL terms) anneal linearly from Parallel and
+// Finish to 0 over Anneal iterations: r_parallel rewards instantiating
+// subagents and r_finish their completing what they were given (see
+// rParallel and rFinish). An episode stopped by the time limit is not
 // acceptable, and an episode that never submitted (stopped by the time
 // limit, or stalled) is scored as finishing at the time limit. The latency
 // penalty and the cost have scales of their own, so that setting one
@@ -130,10 +130,10 @@ func (r *Reward) Validate(c *collective.Config) error {
 	}
 	if slices.Contains(uses, "deadline") {
 		d := r.deadline(c)
-		switch {
-		case d <= 0:
+		if d <= 0 {
 			return fmt.Errorf("deadline: needs a duration greater than 0 when the collective has no time limit")
-		case limit > 0 && d >= limit:
+		}
+		if limit > 0 && d >= limit {
 			return fmt.Errorf("deadline: %v is at or beyond the time limit %v, so no episode can be late (allowed: below the time limit)", d, limit)
 		}
 		if b := r.buffer(c); r.Penalty == PenaltySoftOverlong && b > d {
@@ -147,12 +147,13 @@ func (r *Reward) Validate(c *collective.Config) error {
 		return fmt.Errorf("cost_scale: needs a duration greater than 0 when the collective has no time limit (it normalises the agent time)")
 	}
 	parl := r.Parallel != 0 || r.Finish != 0
-	switch {
-	case r.Anneal < 0:
+	if r.Anneal < 0 {
 		return fmt.Errorf("anneal: %d is negative (0 or more iterations)", r.Anneal)
-	case parl && r.Anneal == 0:
+	}
+	if parl && r.Anneal == 0 {
 		return fmt.Errorf("anneal: 0 leaves parallel and finish without effect (the PARL terms anneal to 0 over anneal iterations: set at least 1)")
-	case !parl && r.Anneal > 0:
+	}
+	if !parl && r.Anneal > 0 {
 		return fmt.Errorf("anneal: %d has no effect with parallel and finish 0", r.Anneal)
 	}
 	return nil
@@ -256,14 +257,31 @@ func (r *Reward) Group(c *collective.Config, iter int, group []collective.Metric
 			R -= r.Cost * float64(m.AgentTime) / costScale
 		}
 		if anneal > 0 {
-			par := 0.0
-			if c.Agents > 1 {
-				par = float64(m.ParallelismPeak-1) / float64(c.Agents-1)
-			}
-			R += anneal * (r.Parallel*par + r.Finish*m.Progress)
+			R += anneal * (r.Parallel*rParallel(c, m) + r.Finish*rFinish(m))
 		}
 		out[i] = R
 	}
+}
+
+// rParallel is PARL's r_parallel: the subagents instantiated (helpers and
+// independent attempts), over the most the collective could instantiate
+// at once, capped at 1. Instantiation, not peak busy agents: a helper
+// woken for an instant counts no more than one that worked.
+func rParallel(c *collective.Config, m *collective.Metrics) float64 {
+	if c.Agents < 2 {
+		return 0
+	}
+	return math.Min(1, float64(m.Spawned)/float64(c.Agents-1))
+}
+
+// rFinish is PARL's r_finish: subagent subtasks completed over those
+// assigned (collective.Metrics.SpawnFinishRate), 0 when none was assigned,
+// so that working alone earns neither PARL term.
+func rFinish(m *collective.Metrics) float64 {
+	if m.SubagentTasks == 0 {
+		return 0
+	}
+	return m.SpawnFinishRate()
 }
 
 // penalty is P(T) of one rollout finishing at T in a group whose finish
@@ -283,10 +301,10 @@ func (r *Reward) penalty(c *collective.Config, m *collective.Metrics, T, minT, m
 		}
 	case PenaltySoftOverlong:
 		d, b := float64(r.deadline(c)), float64(r.buffer(c))
-		switch {
-		case T > d:
+		if T > d {
 			return 1 // beyond the limit: DAPO's overlong punishment
-		case T > d-b:
+		}
+		if T > d-b {
 			return (T - (d - b)) / b
 		}
 	case PenaltyGroupRelative:
