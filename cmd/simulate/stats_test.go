@@ -189,7 +189,7 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 	out := trainTiny(t)
 	d2 := filepath.Join(t.TempDir(), "d2")
 	stdout := mustSimulate(t, "plot", out, "--out", d2)
-	assert.Contains(t, stdout, "drew 19 charts", "8 learning curves, 2 action mixes, 2 profiles, 7 final bars")
+	assert.Contains(t, stdout, "drew 20 charts", "8 learning curves, 2 action mixes, 2 profiles, 8 final bars")
 	entries, err := os.ReadDir(filepath.Join(out, "charts"))
 	require.NoError(t, err)
 	for _, e := range entries {

@@ -512,10 +512,12 @@ var finalMetrics = []struct{ name, metric, ylabel string }{
 	{"agent_time", "agent_time_mean", "final agent time per episode (s)"},
 	{"decisions", "decisions", "final decisions per iteration"},
 	{"critical_steps", "critical_steps_mean", "final critical steps per episode"},
+	{"spawn_finish_rate", "spawn_finish_rate", "final spawn finish rate (fraction)"},
 }
 
 // finalBars draws, for each of finalMetrics, one bar per variant: the IQM
-// over seeds of the last tenth of training with its bootstrap interval.
+// over seeds (those with a value) of the last tenth of training with its
+// bootstrap interval.
 // It returns the charts it left out, as warnings.
 func finalBars(cw *chartWriter, sv *seedValues, stat, interval string) []string {
 	var warnings []string
@@ -523,7 +525,9 @@ func finalBars(cw *chartWriter, sv *seedValues, stat, interval string) []string 
 		var bars []plots.Bar
 		var left []string
 		for _, v := range sv.variants {
-			if b, ok := ciBar(v, stats.Default.CI(sv.values[v][m.metric], stats.IQM)); ok {
+			// A seed whose rollouts assigned no subagent has no spawn
+			// finish rate: the IQM is over the seeds that have one.
+			if b, ok := ciBar(v, stats.Default.CI(stats.Finite(sv.values[v][m.metric]), stats.IQM)); ok {
 				bars = append(bars, b)
 			} else {
 				left = append(left, v)

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,17 +72,9 @@ func sweepTrials(t *testing.T, sc *scenarios.Scenario, n int, keep func(*scenari
 	return trials, metrics
 }
 
-// lastTenth trains variant v of sc from seed and returns the mean of
-// value over the last tenth of its iterations (as sweeps and the train
-// table report them).
-func lastTenth(t *testing.T, sc *scenarios.Scenario, v string, seed uint64, value func(*rlcr.Iteration) float64) float64 {
-	t.Helper()
-	return trainTail(t, sc, v, seed, []func(*rlcr.Iteration) float64{value})[0]
-}
-
-// trainTail trains variant v of sc from seed and returns the last-tenth
-// mean of each value.
-func trainTail(t *testing.T, sc *scenarios.Scenario, v string, seed uint64, values []func(*rlcr.Iteration) float64) []float64 {
+// trainRows trains variant v of sc from seed on one worker and returns
+// its iterations.
+func trainRows(t *testing.T, sc *scenarios.Scenario, v string, seed uint64) []rlcr.Iteration {
 	t.Helper()
 	var variant *scenarios.Variant
 	for i := range sc.Variants {
@@ -96,14 +89,32 @@ func trainTail(t *testing.T, sc *scenarios.Scenario, v string, seed uint64, valu
 		return nil
 	})
 	require.NoError(t, err)
-	n := max(1, len(rows)/10)
-	out := make([]float64, len(values))
-	for k, value := range values {
-		for i := len(rows) - n; i < len(rows); i++ {
-			out[k] += value(&rows[i]) / float64(n)
+	return rows
+}
+
+// mean returns the mean of value over rows, leaving out NaN values (an
+// iteration without a failed rollout has no failed length); NaN when
+// none is left.
+func mean(rows []rlcr.Iteration, value func(*rlcr.Iteration) float64) float64 {
+	sum, n := 0.0, 0
+	for i := range rows {
+		if v := value(&rows[i]); !math.IsNaN(v) {
+			sum += v
+			n++
 		}
 	}
-	return out
+	return sum / float64(n)
+}
+
+// tenth returns the last tenth of rows (at least one), as sweeps and the
+// train table average them.
+func tenth(rows []rlcr.Iteration) []rlcr.Iteration { return rows[len(rows)-max(1, len(rows)/10):] }
+
+// lastTenth trains variant v of sc from seed and returns the mean of
+// value over the last tenth of its iterations.
+func lastTenth(t *testing.T, sc *scenarios.Scenario, v string, seed uint64, value func(*rlcr.Iteration) float64) float64 {
+	t.Helper()
+	return mean(tenth(trainRows(t, sc, v, seed)), value)
 }
 
 // claim fails the test unless p is below alpha, and logs the test.

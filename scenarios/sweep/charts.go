@@ -123,11 +123,11 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 	over := "seeds"
 	switch {
 	case len(plan.Random) > 0 && len(plan.Grid) > 2:
-		over = "seeds, samples and other axes"
+		over = "seeds, samples, axes"
 	case len(plan.Random) > 0:
 		over = "seeds and samples"
 	case len(plan.Grid) > 2:
-		over = "seeds and other axes"
+		over = "seeds, axes" // short enough for a column chart's note
 	}
 	interval := "95% bootstrap CI over " + over
 
