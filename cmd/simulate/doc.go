@@ -29,7 +29,7 @@
 //	compare    compare two run, train or sweep directories: differences with CIs
 //	plot       redraw the charts of a run, train or sweep directory from its tables
 //	graph      describe a task graph
-//	trace      export one episode as a Chrome trace
+//	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
 //	validate   check scenario files
 //	list       list the embedded scenarios
@@ -95,7 +95,7 @@
 // The flags are:
 //
 //	--charts
-//		draw the charts; --charts=false writes the tables only
+//		draw the charts; --charts=false writes the tables only (default true)
 //	--episodes N
 //		run N episodes per variant (default: the scenario's episodes)
 //	--figures DIR
@@ -108,7 +108,7 @@
 //		(default: 1000 per subtask plus one million)
 //	--max-memory SIZE
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
-//		0 for no bound), and refuse work estimated to need more
+//		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
 //		write the run into directory DIR (default: out/SCENARIO-seedS)
 //	--policy FILE
@@ -193,7 +193,7 @@
 // The flags are:
 //
 //	--charts
-//		draw the charts; --charts=false writes the tables only
+//		draw the charts; --charts=false writes the tables only (default true)
 //	--figures DIR
 //		copy the charts that the scenario's figures list names (else every chart)
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
@@ -205,13 +205,13 @@
 //		(default: 1000 per subtask plus one million)
 //	--max-memory SIZE
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
-//		0 for no bound), and refuse work estimated to need more
+//		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
 //		write into directory DIR (default: out/SCENARIO-train-seedS)
 //	--seed S
 //		the first seed S (default: the scenario's seed)
 //	--seeds K
-//		train each variant for K seeds
+//		train each variant for K seeds (default 3)
 //	--set path=value
 //		override a scenario value, as path=value (such as train.iterations=50);
 //		may be repeated
@@ -301,7 +301,7 @@
 // The flags are:
 //
 //	--charts
-//		draw the charts; --charts=false writes the tables only
+//		draw the charts; --charts=false writes the tables only (default true)
 //	--figures DIR
 //		copy the charts that the scenario's figures list names (else every chart)
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
@@ -360,7 +360,7 @@
 // The flags are:
 //
 //	--charts
-//		draw the charts; --charts=false writes the tables only
+//		draw the charts; --charts=false writes the tables only (default true)
 //	--out DIR
 //		write the merged sweep into directory DIR (required; may be one of the inputs)
 //	--partial
@@ -420,7 +420,7 @@
 //	--any-scenario
 //		compare directories of different scenarios
 //	--charts
-//		draw the chart; --charts=false writes the table only
+//		draw the chart; --charts=false writes the table only (default true)
 //	--force
 //		overwrite a directory that holds a complete comparison
 //	--out DIR
@@ -450,7 +450,7 @@
 // The flags are:
 //
 //	--format F
-//		write the formats F, a comma-separated list of png, svg and pdf
+//		write the formats F, a comma-separated list of png, svg and pdf (default svg,pdf,png)
 //	--out D
 //		write the charts into directory D (default: DIR/charts)
 //	--size S
@@ -506,7 +506,7 @@
 //	simulate graph tiny --json
 //	simulate graph tiny --episode 3 --dot tiny3.dot && dot -Tsvg tiny3.dot >tiny3.svg
 //
-// # Export one episode as a Chrome trace
+// # Export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //
 // Usage:
 //
@@ -516,25 +516,39 @@
 // activity and message, and writes it in the Chrome Trace Event JSON format,
 // which Perfetto (https://ui.perfetto.dev) and chrome://tracing open: agents
 // are threads, model calls, checks, shares and waits are slices, messages are
-// flow arrows from sender to receiver. Times are virtual.
+// flow arrows from sender to receiver. Times are virtual, in whole
+// microseconds, every one rounded from the exact virtual time, so that
+// slices that touch in the simulation touch exactly in the trace.
 //
 // The episode is the one 'simulate run' evaluates as episode --episode of
 // variant --variant with the same seed and --set values: the same task draw
 // and the same random streams, so the trace shows the row of episodes.csv.
+//
+// With --format otlp the episode is written as OpenTelemetry spans under the
+// GenAI semantic conventions, in OTLP/JSON as the Collector's file exporter
+// writes them: an invoke_agent span per agent, a chat span per model call
+// (gen_ai.request.model is the variant's name; its prompt and output
+// tokens), an execute_tool span per tool call. --count N writes N episodes
+// from --episode on, one OTLP document per line; 'simulate fit' reads them
+// back.
 //
 // The file is written atomically; without --out the trace goes to standard
 // output.
 //
 // The flags are:
 //
+//	--count N
+//		with --format otlp, write N episodes from --episode on (default 1)
 //	--episode K
 //		the episode K, counting from 0 as in episodes.csv
+//	--format FORMAT
+//		the trace's FORMAT: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans) (default chrome)
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
 //	--max-memory SIZE
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
-//		0 for no bound), and refuse work estimated to need more
+//		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out FILE
 //		write the trace to FILE (default: standard output)
 //	--seed S
@@ -548,6 +562,7 @@
 //
 //	simulate trace tiny --variant team --episode 0 --out team0.json
 //	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
+//	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl
 //
 // # Fit a scenario to recorded OpenTelemetry GenAI traces
 //
@@ -575,7 +590,7 @@
 //	--force
 //		overwrite a complete directory at --out
 //	--name NAME
-//		the scenario's NAME
+//		the scenario's NAME (default fitted)
 //	--out DIR
 //		write the results to DIR (required)
 //
@@ -641,10 +656,14 @@
 //
 //	simulate version
 //
-// Version prints the version of swarmsim that simulate was built from
-// ("devel" for a build from a working tree), the Go release that built it,
-// and the operating system and architecture. The same version is recorded
-// in every run's manifest.json.
+// Version prints the version of swarmsim that simulate was built from, the
+// Go release that built it, and the operating system and architecture. The
+// same version is recorded in every run's manifest.json, so that a result
+// names the code that made it. A release prints its module version; a
+// build from a working tree prints "devel+" and its commit (from the build
+// information, or else from the git state of the tree 'go run' compiled),
+// with "+dirty" when the tree had uncommitted changes. 'simulate --version'
+// is the same.
 //
 // Examples:
 //

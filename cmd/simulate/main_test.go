@@ -108,7 +108,7 @@ func TestRunWritesAllFiles(t *testing.T) {
 	assert.NotEmpty(t, m.Resolved)
 	assert.NotEmpty(t, m.Variants)
 	assert.Equal(t, 6, m.Episodes)
-	assert.Equal(t, "devel", m.SwarmsimVersion)
+	assert.Equal(t, version(), m.SwarmsimVersion)
 	assert.Equal(t, []string{"simulate", "run", testScenario, "--episodes", testEpisodes, "--out", out}, m.Command)
 	for _, want := range []string{"episodes.csv", "summary.csv",
 		"charts/finish_time.png", "charts/finish_time.svg", "charts/finish_time.pdf", "charts/finish_time.csv",
@@ -396,7 +396,8 @@ func TestListSchemaVersion(t *testing.T) {
 	var schema map[string]any
 	require.NoError(t, json.Unmarshal([]byte(mustSimulate(t, "schema")), &schema))
 
-	assert.Regexp(t, `^simulate version devel go1\.\S+ \S+/\S+\n$`, mustSimulate(t, "version"))
+	assert.Regexp(t, `^simulate version devel(\+[0-9a-f]{12}(\+dirty)?)? go1\.\S+ \S+/\S+\n$`, mustSimulate(t, "version"))
+	assert.Equal(t, mustSimulate(t, "version"), mustSimulate(t, "--version"))
 
 	_, _, code := simulate(t, "list", "extra")
 	assert.Equal(t, exitUsage, code)
@@ -468,4 +469,29 @@ func TestFileName(t *testing.T) {
 	assert.Equal(t, "a_b_c", fileName("a/b c"))
 	assert.Equal(t, "_..", fileName(".."))
 	assert.Equal(t, "_", fileName(""))
+}
+
+// TestRunSharedColumns: a run whose episodes share a server has the shared
+// columns in its tables and a chart of the time per call; a run without
+// keeps its tables as they were.
+func TestRunSharedColumns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", "contention", "--episodes", "2", "--out", out, "--set", "task.width=8")
+	m := readManifest(t, out)
+	assert.Contains(t, m.Files, "charts/call_latency.png")
+	eps, err := os.ReadFile(filepath.Join(out, "episodes.csv"))
+	require.NoError(t, err)
+	header, _, _ := strings.Cut(string(eps), "\n")
+	for _, c := range sharedColumns {
+		assert.Contains(t, header, ","+c.name)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.csv"))
+	require.NoError(t, err)
+	assert.Contains(t, string(sum), "call_latency_mean,call_latency_lo,call_latency_hi")
+
+	plain := filepath.Join(t.TempDir(), "plain")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", plain, "--charts=false")
+	eps, err = os.ReadFile(filepath.Join(plain, "episodes.csv"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(eps), "call_latency")
 }

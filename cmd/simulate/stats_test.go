@@ -185,18 +185,39 @@ func TestTrainSummary(t *testing.T) {
 	assert.True(t, found)
 }
 
+// sameCharts checks that d2 holds every chart of dir/charts with the
+// same SVG, PDF and CSV bytes (PNG pixels may differ across CPUs).
+func sameCharts(t *testing.T, dir, d2 string) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, "charts"))
+	require.NoError(t, err)
+	require.NotEmpty(t, entries)
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) == ".png" {
+			assert.FileExists(t, filepath.Join(d2, e.Name()))
+			continue
+		}
+		assert.Equal(t, string(readFile(t, filepath.Join(dir, "charts", e.Name()))), string(readFile(t, filepath.Join(d2, e.Name()))), e.Name())
+	}
+}
+
 func TestPlotRedrawsEveryChart(t *testing.T) {
 	out := trainTiny(t)
 	d2 := filepath.Join(t.TempDir(), "d2")
 	stdout := mustSimulate(t, "plot", out, "--out", d2)
 	assert.Contains(t, stdout, "drew 20 charts", "8 learning curves, 2 action mixes, 2 profiles, 8 final bars")
-	entries, err := os.ReadDir(filepath.Join(out, "charts"))
-	require.NoError(t, err)
-	for _, e := range entries {
-		if filepath.Ext(e.Name()) == ".png" {
-			continue // pixels may differ across CPUs; SVG, PDF and CSV may not
-		}
-		assert.Equal(t, string(readFile(t, filepath.Join(out, "charts", e.Name()))), string(readFile(t, filepath.Join(d2, e.Name()))), e.Name())
+	sameCharts(t, out, d2)
+
+	// Run directories (bars and timelines) and sweeps (lines and heat
+	// maps) too.
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "4", "--out", run)
+	sweepDir := filepath.Join(t.TempDir(), "sweep")
+	mustSimulate(t, "sweep", sweepScenario, "--out", sweepDir)
+	for _, dir := range []string{run, sweepDir} {
+		d := filepath.Join(t.TempDir(), "redrawn")
+		mustSimulate(t, "plot", dir, "--out", d)
+		sameCharts(t, dir, d)
 	}
 
 	d3 := filepath.Join(t.TempDir(), "d3")

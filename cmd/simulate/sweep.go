@@ -345,7 +345,7 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 				err = cw.draw(spec, plots.GridTable(*c.Grid))
 			}
 		} else {
-			spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: "column"}
+			spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
 			err = cw.draw(spec, plots.LinesTable(c.Series))
 		}
 		if err != nil {

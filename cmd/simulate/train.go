@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 	"math"
@@ -201,11 +202,11 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
-	sv, err := lastTenths(table)
+	sv, err := results.LastTenths(table)
 	if err != nil {
 		return err
 	}
-	if err := dir.Write("summary.csv", trainSummaryCSV(sv)); err != nil {
+	if err := dir.Write("summary.csv", results.TrainSummary(sv)); err != nil {
 		return err
 	}
 	if err := dir.Mkdir("policies"); err != nil {
@@ -368,14 +369,14 @@ func iterationsCSV(jobs []*trainJob) []byte {
 
 // printTraining prints each variant's figures over the last tenth of
 // training: the IQM over seeds with its 95% bootstrap interval.
-func printTraining(s *session, sv *seedValues) {
+func printTraining(s *session, sv *results.SeedValues) {
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "variant\tseeds\treward\tsuccess\tlatency (s)\tparallelism\tmessages\t(IQM [95% CI] over seeds, last tenth of training)")
-	for _, v := range sv.variants {
+	for _, v := range sv.Variants {
 		cell := func(metric string, prec int) string {
-			return withCI(stats.Default.CI(sv.values[v][metric], stats.IQM), prec)
+			return withCI(stats.Default.CI(sv.Values[v][metric], stats.IQM), prec)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v, len(sv.seeds[v]),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v, len(sv.Seeds[v]),
 			cell("reward_mean", 2), cell("success_rate", 2), cell("latency_mean", 0),
 			cell("parallelism_mean", 2), cell("messages_mean", 1))
 	}
@@ -385,7 +386,7 @@ func printTraining(s *session, sv *seedValues) {
 // writeLearningCurves draws one chart per metric with a curve per variant
 // (the IQM over seeds with its 95% bootstrap band), each variant's action
 // mix, and performance profiles of the final reward and success.
-func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*trainJob, sv *seedValues) error {
+func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*trainJob, sv *results.SeedValues) error {
 	cw, err := newChartWriter(dir)
 	if err != nil {
 		return err
@@ -519,15 +520,15 @@ var finalMetrics = []struct{ name, metric, ylabel string }{
 // over seeds (those with a value) of the last tenth of training with its
 // bootstrap interval.
 // It returns the charts it left out, as warnings.
-func finalBars(cw *chartWriter, sv *seedValues, stat, interval string) []string {
+func finalBars(cw *chartWriter, sv *results.SeedValues, stat, interval string) []string {
 	var warnings []string
 	for _, m := range finalMetrics {
 		var bars []plots.Bar
 		var left []string
-		for _, v := range sv.variants {
+		for _, v := range sv.Variants {
 			// A seed whose rollouts assigned no subagent has no spawn
 			// finish rate: the IQM is over the seeds that have one.
-			if b, ok := ciBar(v, stats.Default.CI(stats.Finite(sv.values[v][m.metric]), stats.IQM)); ok {
+			if b, ok := ciBar(v, stats.Default.CI(stats.Finite(sv.Values[v][m.metric]), stats.IQM)); ok {
 				bars = append(bars, b)
 			} else {
 				left = append(left, v)
@@ -554,10 +555,10 @@ const profilePoints = 41
 // (the fraction of seeds whose last-tenth value exceeds each threshold,
 // with its bootstrap band), over thresholds spanning every variant's
 // values.
-func profiles(sv *seedValues, metric string) []plots.Series {
+func profiles(sv *results.SeedValues, metric string) []plots.Series {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range sv.variants {
-		for _, x := range stats.Finite(sv.values[v][metric]) {
+	for _, v := range sv.Variants {
+		for _, x := range stats.Finite(sv.Values[v][metric]) {
 			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}
@@ -572,10 +573,10 @@ func profiles(sv *seedValues, metric string) []plots.Series {
 		taus[i] = lo + (hi-lo)*float64(i)/float64(profilePoints-1)
 	}
 	var out []plots.Series
-	for _, v := range sv.variants {
-		ivs := stats.Default.Profile(sv.values[v][metric], taus)
+	for _, v := range sv.Variants {
+		ivs := stats.Default.Profile(sv.Values[v][metric], taus)
 		sr := plots.Series{Name: v, X: taus, Y: make([]float64, len(taus))}
-		if len(sv.values[v][metric]) > 1 {
+		if len(sv.Values[v][metric]) > 1 {
 			sr.Lo, sr.Hi = make([]float64, len(taus)), make([]float64, len(taus))
 		}
 		for i, iv := range ivs {

@@ -51,6 +51,9 @@ type agent struct {
 	toolsTotal int     // tool calls of the attempt in progress
 	toolsDue   int     // tool calls still to make after the current model call
 	toolQueued bool    // waiting for a sandbox since req.arrive
+	// callPrompt and callOutput are the tokens of the model call in
+	// progress, for its span in a trace.
+	callPrompt, callOutput int64
 
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
@@ -125,7 +128,11 @@ func (a *agent) becomeFree() {
 // span records a traced activity of this agent from start to end.
 func (a *agent) span(start, end sim.Time, kind, label string) {
 	if t := a.ep.res.Trace; t != nil && end > start {
-		t.Spans = append(t.Spans, Span{Agent: a.id, Start: start, End: end, Kind: kind, Label: label})
+		s := Span{Agent: a.id, Start: start, End: end, Kind: kind, Label: label}
+		if kind == "work" {
+			s.Prompt, s.Output = a.callPrompt, a.callOutput
+		}
+		t.Spans = append(t.Spans, s)
 	}
 }
 
@@ -494,6 +501,7 @@ func (a *agent) call() {
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output
+	a.callPrompt, a.callOutput = int64(prompt), output
 	a.steps++
 	a.activity = now
 	a.kind = "work"
@@ -845,6 +853,9 @@ func (a *agent) check() {
 // served ends the agent's call at the shared server: a check or a model
 // call of the part in progress.
 func (a *agent) served() {
+	res := a.ep.res
+	res.ServedCalls++
+	res.ServingTime += a.ep.env.Now() - a.req.arrive
 	if a.req.check {
 		a.span(a.activity, a.ep.env.Now(), "check", a.ep.g.Nodes[a.req.node].Name)
 		a.checkDone()

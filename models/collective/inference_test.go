@@ -36,6 +36,7 @@ func quantize(t testing.TB, g *task.Graph, q sim.Time) *task.Graph {
 // event count, which differs by the server's own events.
 func sharedOnly(m collective.Metrics) collective.Metrics {
 	m.ServerUtilisation, m.BatchMean, m.ServingQueueMean, m.Events = 0, 0, 0, 0
+	m.ServedCalls, m.ServingTime = 0, 0
 	return m
 }
 
@@ -154,6 +155,11 @@ func TestServingQueueLittle(t *testing.T) {
 			require.False(t, res.TimedOut)
 			area := res.ServingQueueMean * float64(res.Finish)
 			assert.InDelta(t, float64(res.ServingWait), area, 1e-9*area+1, "%s seed %d", f.Shape, seed)
+			// And on the whole server: the mean number of calls there is
+			// the call rate times the mean time a call spends there.
+			require.Equal(t, res.ModelCalls, res.ServedCalls, "every call and check goes to the server")
+			inSystem := res.ServingQueueMean + res.ServerUtilisation*2*res.BatchMean // 2 replicas
+			assert.InDelta(t, inSystem, float64(res.ServedCalls)/res.Finish.Seconds()*res.CallLatency(), 1e-6*inSystem, "%s seed %d", f.Shape, seed)
 		}
 	}
 	// Enough queueing to make the check mean something.
@@ -339,4 +345,70 @@ func ExampleServing() {
 	fmt.Printf("finish %.1f s, %d calls, waited %.1f s in all, server busy %.0f%%\n",
 		res.Finish.Seconds(), res.ModelCalls, res.ServingWait.Seconds(), 100*res.ServerUtilisation)
 	// Output: finish 359.1 s, 33 calls, waited 492.5 s in all, server busy 99%
+}
+
+// TestSharedRunnerAllocatesNothing: with a shared server, an API or a tool
+// pool, a Runner in steady state still runs an episode without allocating:
+// nothing is allocated per call or per event.
+func TestSharedRunnerAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	g := draw(t, families[1], 1).WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
+	for name, edit := range map[string]func(*collective.Config){
+		"serving": func(c *collective.Config) {
+			c.Serving = collective.DefaultServing()
+			c.Serving.Replicas, c.Serving.MaxBatch = 2, 2
+		},
+		"api": func(c *collective.Config) {
+			c.API = collective.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+		},
+	} {
+		cfg := collective.Defaults()
+		cfg.Agents = 6
+		cfg.Tools.Pool = 2
+		edit(&cfg)
+		var r collective.Runner
+		seed := uint64(0)
+		team := org(t, "team")
+		run := func() {
+			seed++
+			if _, err := r.Run(g, cfg, team, sim.NewStreams(seed%8), collective.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 16 {
+			run()
+		}
+		assert.Zero(t, testing.AllocsPerRun(20, run), name)
+	}
+}
+
+// TestSharedRunnerMatchesRun: a Runner that alternates between a shared
+// server, an API, tools and none gives every episode the result a fresh
+// Run gives it: nothing of a server's state leaks into the next episode.
+func TestSharedRunnerMatchesRun(t *testing.T) {
+	g := draw(t, families[1], 2)
+	tools := g.WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
+	serving := collective.Defaults()
+	serving.Agents = 6
+	serving.Serving = collective.DefaultServing()
+	serving.Serving.Replicas, serving.Serving.MaxBatch = 2, 2
+	api := collective.Defaults()
+	api.Agents = 6
+	api.API = collective.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	pooled := api
+	pooled.Tools.Pool = 1
+	var r collective.Runner
+	for i := range 12 {
+		cfg, h := []collective.Config{serving, api, pooled, collective.Defaults()}[i%4], g
+		if i%4 == 2 {
+			h = tools
+		}
+		want, err := collective.Run(h, cfg, org(t, "team"), sim.NewStreams(uint64(i)), collective.Options{})
+		require.NoError(t, err)
+		got, err := r.Run(h, cfg, org(t, "team"), sim.NewStreams(uint64(i)), collective.Options{})
+		require.NoError(t, err)
+		require.Equal(t, want.Metrics, got.Metrics, "episode %d", i)
+	}
 }

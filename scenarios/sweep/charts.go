@@ -19,10 +19,11 @@ type Chart struct {
 	// Title, when set, says which slice of the sweep a chart shows.
 	Title                  string
 	XLabel, YLabel, ZLabel string
-	// Interval says what the bands are.
-	Interval string
-	Series   []plots.Series
-	Grid     *plots.Grid
+	// Stat says what the lines are ("mean, 2 seeds"), Interval what the
+	// bands are.
+	Stat, Interval string
+	Series         []plots.Series
+	Grid           *plots.Grid
 }
 
 // PhaseChart is the name of the phase diagram: learned parallelism over
@@ -120,16 +121,17 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 			byVariant[t.Variant] = append(byVariant[t.Variant], &trialResult{info: &plan.Trials[j], rec: r})
 		}
 	}
-	over := "seeds"
+	// Short: the legend's note must fit a column.
+	stat := fmt.Sprintf("mean, %d seeds", plan.Seeds)
 	switch {
 	case len(plan.Random) > 0 && len(plan.Grid) > 2:
-		over = "seeds, samples, axes"
+		stat += ", samples, axes"
 	case len(plan.Random) > 0:
-		over = "seeds and samples"
+		stat += ", samples"
 	case len(plan.Grid) > 2:
-		over = "seeds, axes" // short enough for a column chart's note
+		stat += ", other axes"
 	}
-	interval := "95% bootstrap CI over " + over
+	const interval = "95% bootstrap CI"
 
 	// Two numeric axes carry the heat maps: the first two, unless one
 	// axis is categorical (such as policy.organization), which then gets
@@ -181,6 +183,7 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 					Name:     fmt.Sprintf("%s_vs_%s%s", m, chartName(plan.Grid[a].Path), suffix),
 					XLabel:   axisLabel(&plan.Grid[a]),
 					YLabel:   label,
+					Stat:     stat,
 					Interval: interval,
 					Series:   series,
 				})
