@@ -8,19 +8,18 @@ import (
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
-// TestPressure checks exp-pressure's dose-response in the priced variant
-// (agent time costs reward): over latency weights 0, 0.5 and 2, the
-// learned parallelism (last tenth of training) rises and the finish time
-// falls. Jonckheere–Terpstra, one-sided, by 20,000 permutations,
-// α = 0.01, 10 seeds per weight, trained for half the scenario's
-// iterations to keep the test cheap.
+// TestPressure checks exp-pressure's dose-response: over latency weights
+// 0, 0.5 and 2, the learned parallelism (last tenth of training) rises
+// and the finish time falls. Jonckheere–Terpstra, one-sided, by 20,000
+// permutations, α = 0.01, 10 seeds per weight, trained for half the
+// scenario's iterations to keep the test cheap.
 func TestPressure(t *testing.T) {
 	sc := load(t, "exp-pressure", "train.iterations=75") // half the scenario's: the trend appears early
 	require.Equal(t, "reward.latency", sc.Sweep.Grid[0].Path)
 	weights := []string{"0", "0.5", "2"}
 	trials, metrics := sweepTrials(t, sc, 10, func(tr *scenarios.Trial) bool {
 		w := param(tr, "reward.latency")
-		return tr.Variant.Name == "priced" && (w == weights[0] || w == weights[1] || w == weights[2])
+		return w == weights[0] || w == weights[1] || w == weights[2]
 	})
 	par := make([][]float64, len(weights))
 	lat := make([][]float64, len(weights))
