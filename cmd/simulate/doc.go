@@ -98,7 +98,9 @@
 // files it wrote. Run refuses a directory that holds a manifest.json unless
 // --force is given.
 //
-// A progress bar is drawn on standard error when it is a terminal.
+// A progress bar is drawn on standard error when it is a terminal;
+// otherwise (a log file, a batch job) a plain progress line is printed
+// there at most every 30 seconds.
 //
 // The flags are:
 //
@@ -296,7 +298,8 @@
 // interruptions: trials.csv is the same, byte for byte.
 //
 // A progress bar with an ETA is drawn on standard error when it is a
-// terminal. Unless GOGC is set, simulate runs the garbage collector at
+// terminal, and a plain progress line at most every 30 seconds when it is
+// not (a SLURM log). Unless GOGC is set, simulate runs the garbage collector at
 // GOGC=400: trials keep little memory live, and collecting less often makes
 // sweeps about 1.5 times faster.
 //

@@ -73,7 +73,9 @@ manifest.json is complete. A run that fails or is interrupted removes the
 files it wrote. Run refuses a directory that holds a manifest.json unless
 --force is given.
 
-A progress bar is drawn on standard error when it is a terminal.`,
+A progress bar is drawn on standard error when it is a terminal;
+otherwise (a log file, a batch job) a plain progress line is printed
+there at most every 30 seconds.`,
 	Examples: `
 	simulate run tiny
 	simulate run tiny --seed 7 --episodes 200 --out results/tiny7
