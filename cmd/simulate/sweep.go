@@ -88,7 +88,8 @@ examples. Results never depend on the workers, the shards or
 interruptions: trials.csv is the same, byte for byte.
 
 A progress bar with an ETA is drawn on standard error when it is a
-terminal. Unless GOGC is set, simulate runs the garbage collector at
+terminal, and a plain progress line at most every 30 seconds when it is
+not (a SLURM log). Unless GOGC is set, simulate runs the garbage collector at
 GOGC=400: trials keep little memory live, and collecting less often makes
 sweeps about 1.5 times faster.`,
 	Examples: `

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -475,7 +476,7 @@ func (cp *Checkpoint) restore(cfg Config, pol policy.Softmax, opt *adam, value *
 // advantages sets the advantage of every decision of the batch by the
 // configured estimator and returns the number of counterfactual replays it
 // ran.
-func advantages(ctx context.Context, prob Problem, cfg Config, pol policy.Softmax, value *policy.Value, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it, workers int, baseline *float64, samples []sample) (int, error) {
+func advantages(ctx context.Context, prob Problem, cfg Config, pol collective.Policy, value *policy.Value, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it, workers int, baseline *float64, samples []sample) (int, error) {
 	switch cfg.Advantage {
 	case FlatCollective, NoBaseline, MovingAverage:
 		perRollout := rolloutAdvantages(cfg, rewards, cfg.Group, baseline)
@@ -725,8 +726,8 @@ func differenceRewards(ctx context.Context, prob Problem, cf Credit, pol collect
 			credit[i][d.Agent] = 0
 			contributed[d.Agent] = contributed[d.Agent] || contribution(d.Action)
 		}
-		for a := range len(r.Decisions) + 1 {
-			if _, decided := credit[i][a]; decided && (cf == Passive || contributed[a]) {
+		for _, a := range slices.Sorted(maps.Keys(credit[i])) { // sorted: the jobs' order is fixed
+			if cf == Passive || contributed[a] {
 				jobs = append(jobs, job{i, a})
 			}
 		}
