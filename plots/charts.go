@@ -63,8 +63,8 @@ const maxMarkers = 8
 // Lines returns a line chart of series: learning curves, or a metric
 // against a swept parameter. A series with Lo and Hi gets a translucent
 // band; a note above the chart says what the lines and bands are
-// ("lines: mean; bands: 95% CI", from Chart.Stat and Chart.Interval), or
-// for a lone unnamed series its legend entry does. Each series has its own colour, dash pattern and marker;
+// ("mean; band 95% CI", from Chart.Stat and Chart.Interval), or for a
+// lone unnamed series its legend entry does. Each series has its own colour, dash pattern and marker;
 // the legend sits above the data.
 //
 // It returns an error when there are no series or more than MaxSeries,
@@ -102,9 +102,9 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 	if named && (banded || c.Stat != "") {
 		// Said once above the chart, not in every legend entry, where it
 		// would crowd out the names.
-		what := "lines: " + c.stat()
+		what := c.stat()
 		if banded {
-			what += "; bands: " + c.interval()
+			what += "; band " + c.interval()
 		}
 		c.Note = strings.TrimSuffix(what+"; "+c.Note, "; ")
 	}

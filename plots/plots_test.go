@@ -188,7 +188,7 @@ func TestTitleAndLoneBand(t *testing.T) {
 	require.NoError(t, plots.Save(p, plots.Column, filepath.Join(dir, "b"), plots.LinesTable([]plots.Series{s})))
 	svg, err = os.ReadFile(filepath.Join(dir, "b.svg"))
 	require.NoError(t, err)
-	assert.Contains(t, string(svg), ">lines: mean; bands: 90% bootstrap CI<")
+	assert.Contains(t, string(svg), ">mean; band 90% bootstrap CI<")
 }
 
 func TestLongLabelDoesNotFit(t *testing.T) {
@@ -320,7 +320,7 @@ func TestSaveWritesFourFiles(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(dir, "a.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), `width="252pt" height="187.2pt"`)
-	assert.Contains(t, string(svg), "lines: mean; bands: 95% CI")
+	assert.Contains(t, string(svg), "mean; band 95% CI")
 }
 
 // TestSaveAtomic makes the rename of the SVG fail (its name is taken by a

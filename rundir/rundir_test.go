@@ -205,3 +205,14 @@ func TestParseTableErrors(t *testing.T) {
 	_, err = tab.Bool(0, 0)
 	assert.ErrorContains(t, err, `t.csv:2: column a: "x" is not true or false`)
 }
+
+func TestUnit(t *testing.T) {
+	for col, want := range map[string]string{
+		"finish_time": "s", "finish_mean": "s", "finish_acceptable_mean": "s", "latency_p90": "s",
+		"agent_time_mean": "s", "critical_path": "s", "cost_per_acceptable": "s",
+		"success_rate": "fraction", "prob_delegate": "fraction", "acceptable": "fraction", "timed_out": "fraction",
+		"reward_mean": "1", "messages": "1", "parallelism_mean": "1", "tokens": "1",
+	} {
+		assert.Equal(t, want, rundir.Unit(col), col)
+	}
+}

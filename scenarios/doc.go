@@ -53,7 +53,8 @@
 // # Library
 //
 // Ready scenarios are embedded in the binary (see List): organizations,
-// coupled-work, divisible-work, latency-pressure, pressure-sweep and tiny.
+// coupled-work, divisible-work, contention, latency-pressure,
+// pressure-sweep and tiny.
 // Load takes either a library name or a file path.
 //
 // # Sweeps

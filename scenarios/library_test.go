@@ -268,3 +268,56 @@ func TestEveryPenaltyActsOnTheFlagship(t *testing.T) {
 		})
 	}
 }
+
+// TestLibraryContention checks the claims of the contention scenario on its
+// own seed: on one shared server the fastest team is neither the smallest
+// nor the largest, each beyond sampling error (95% intervals of the paired
+// differences of finish time, the variants sharing task draws); and with
+// the step independent of the batch and room for everyone, a larger team
+// is never slower on average (the paired difference of each doubling has
+// its interval's upper end at or below 0).
+func TestLibraryContention(t *testing.T) {
+	teams := []string{"agents-1", "agents-2", "agents-4", "agents-8", "agents-16", "agents-32"}
+	run := func(sets ...string) map[string][]scenarios.Row {
+		sc, err := scenarios.Load("contention", sets)
+		require.NoError(t, err)
+		opt := scenarios.EvalOptions{Workers: 4}
+		if testing.Short() {
+			opt.Episodes = 15
+		}
+		byVariant := map[string][]scenarios.Row{}
+		for _, r := range evaluate(t, sc, opt) {
+			byVariant[r.Variant] = append(byVariant[r.Variant], r)
+		}
+		return byVariant
+	}
+	mean := func(rows []scenarios.Row) float64 {
+		s := 0.0
+		for _, r := range rows {
+			s += r.Metrics.Finish.Minutes()
+		}
+		return s / float64(len(rows))
+	}
+
+	shared := run()
+	fastest := teams[0]
+	for _, v := range teams {
+		t.Logf("%-10s finish %.1f min, serving wait %.1f min per episode", v, mean(shared[v]), shared[v][0].Metrics.ServingWait.Minutes())
+		if mean(shared[v]) < mean(shared[fastest]) {
+			fastest = v
+		}
+	}
+	require.NotEqual(t, teams[0], fastest)
+	require.NotEqual(t, teams[len(teams)-1], fastest)
+	for _, v := range []string{teams[0], teams[len(teams)-1]} {
+		d := pairedFinish(shared[fastest], shared[v])
+		assert.Positive(t, d.Lo, "%s minus %s, paired: %+v min", v, fastest, d)
+	}
+
+	own := run("collective.serving.step_per_seq=0s", "collective.serving.max_batch=100000")
+	for i := 1; i < len(teams); i++ {
+		d := pairedFinish(own[teams[i-1]], own[teams[i]])
+		t.Logf("no contention: %s minus %s %+.1f min [%.1f, %.1f]", teams[i], teams[i-1], d.Value, d.Lo, d.Hi)
+		assert.LessOrEqual(t, d.Hi, 0.0, "%s is not slower than %s without contention", teams[i], teams[i-1])
+	}
+}

@@ -31,6 +31,11 @@ type Summary struct {
 	Messages      stats.Interval
 	Parallelism   stats.Interval // mean parallelism: agent time over finish time
 	CriticalSteps stats.Interval
+	// CallLatency is the mean time a call spent at a shared server or API
+	// (collective.Metrics.CallLatency), and ServingWait the mean time per
+	// episode that calls queued there; both 0 without one.
+	CallLatency stats.Interval
+	ServingWait stats.Interval
 	// CostPerAcceptable is the total agent time of all episodes divided by
 	// the number of acceptable ones, in seconds: what one acceptable result
 	// costs. It is +Inf when no episode was acceptable (print it as "inf",
@@ -95,6 +100,8 @@ func summarize(name string, rows []*Row) Summary {
 	s.Messages = col(func(m *collective.Metrics) float64 { return float64(m.Messages) })
 	s.Parallelism = col(func(m *collective.Metrics) float64 { return m.ParallelismMean })
 	s.CriticalSteps = col(func(m *collective.Metrics) float64 { return float64(m.CriticalSteps) })
+	s.CallLatency = col(func(m *collective.Metrics) float64 { return m.CallLatency() })
+	s.ServingWait = col(func(m *collective.Metrics) float64 { return m.ServingWait.Seconds() })
 	switch {
 	case s.N == 0:
 		s.CostPerAcceptable = math.NaN()

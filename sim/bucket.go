@@ -29,15 +29,26 @@ type TokenBucket struct {
 // capacity·per/gcd(rate, per) must fit in an int64 (it does for any
 // capacity up to 150 million tokens per minute).
 func NewTokenBucket(rate int64, per Time, capacity int64) (*TokenBucket, error) {
+	b := &TokenBucket{}
+	if err := b.Reset(rate, per, capacity); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Reset makes b the full bucket NewTokenBucket(rate, per, capacity) would
+// return, at time 0; on error b is unchanged.
+func (b *TokenBucket) Reset(rate int64, per Time, capacity int64) error {
 	if rate <= 0 || per <= 0 || capacity <= 0 {
-		return nil, fmt.Errorf("sim: token bucket: rate %d per %v with capacity %d (all must be positive)", rate, per, capacity)
+		return fmt.Errorf("sim: token bucket: rate %d per %v with capacity %d (all must be positive)", rate, per, capacity)
 	}
 	g := gcd(rate, int64(per))
 	scale, gain := int64(per)/g, rate/g
 	if capacity > math.MaxInt64/scale {
-		return nil, fmt.Errorf("sim: token bucket: capacity %d at %d per %v is too fine to count exactly", capacity, rate, per)
+		return fmt.Errorf("sim: token bucket: capacity %d at %d per %v is too fine to count exactly", capacity, rate, per)
 	}
-	return &TokenBucket{scale: scale, gain: gain, capacity: capacity * scale, level: capacity * scale}, nil
+	*b = TokenBucket{scale: scale, gain: gain, capacity: capacity * scale, level: capacity * scale}
+	return nil
 }
 
 func gcd(a, b int64) int64 {

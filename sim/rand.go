@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"hash/fnv"
-	"math/rand/v2"
-)
+import "math/rand/v2"
 
 // Streams derives independent random streams from one master seed.
 //
@@ -44,22 +41,31 @@ func (s Streams) PCG(purpose string, id uint64) *rand.PCG {
 	return rand.NewPCG(a, b)
 }
 
-// key hashes (seed, purpose, id) with FNV-1a and spreads the result with
-// SplitMix64 into the two words a PCG needs.
+// key hashes (seed, purpose, id) with FNV-1a (the bytes of seed, purpose,
+// len(purpose) and id, integers little-endian) and spreads the result with
+// SplitMix64 into the two words a PCG needs. FNV-1a is written out rather
+// than taken from hash/fnv: the same numbers, without a hash.Hash per key
+// (an episode derives several).
 func (s Streams) key(purpose string, id uint64) (uint64, uint64) {
-	h := fnv.New64a()
-	var buf [8]byte
-	put := func(v uint64) {
-		for i := range buf {
-			buf[i] = byte(v >> (8 * i))
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	word := func(v uint64) {
+		for i := range 8 {
+			h ^= uint64(byte(v >> (8 * i)))
+			h *= prime
 		}
-		h.Write(buf[:])
 	}
-	put(s.seed)
-	h.Write([]byte(purpose))
-	put(uint64(len(purpose)))
-	put(id)
-	x := h.Sum64()
+	word(s.seed)
+	for i := range len(purpose) {
+		h ^= uint64(purpose[i])
+		h *= prime
+	}
+	word(uint64(len(purpose)))
+	word(id)
+	x := h
 	return splitmix(&x), splitmix(&x)
 }
 

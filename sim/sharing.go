@@ -35,6 +35,7 @@ type Sharing struct {
 	at           Time    // when v was last brought up to date
 	paused       Time    // no progress before this (setups)
 	jobs         []shareJob
+	due          Time // when the first job finishes: planned at every change, since the speed is constant between changes
 
 	busy, area float64 // ∫[n>0] dt and ∫n dt, in nanoseconds
 }
@@ -48,10 +49,21 @@ type shareJob struct {
 // per unit + perJob·(n−1) with n jobs in service. unit must be positive
 // and perJob non-negative.
 func NewSharing(unit, perJob Time) (*Sharing, error) {
-	if unit <= 0 || perJob < 0 {
-		return nil, fmt.Errorf("sim: sharing server: unit %v must be positive and per-job %v not negative", unit, perJob)
+	s := &Sharing{}
+	if err := s.Reset(unit, perJob); err != nil {
+		return nil, err
 	}
-	return &Sharing{unit: unit, perJob: perJob}, nil
+	return s, nil
+}
+
+// Reset empties s and gives it the speed of NewSharing(unit, perJob),
+// keeping its memory; on error s is unchanged.
+func (s *Sharing) Reset(unit, perJob Time) error {
+	if unit <= 0 || perJob < 0 {
+		return fmt.Errorf("sim: sharing server: unit %v must be positive and per-job %v not negative", unit, perJob)
+	}
+	*s = Sharing{unit: unit, perJob: perJob, jobs: s.jobs[:0]}
+	return nil
 }
 
 // Len returns the number of jobs in service.
@@ -92,18 +104,29 @@ func (s *Sharing) Add(now Time, id int, work float64, setup Time) {
 	s.paused = max(s.paused, now) + setup
 	s.jobs = append(s.jobs, shareJob{tag: s.v + work*float64(s.unit), id: id})
 	s.up(len(s.jobs) - 1)
+	s.plan()
 }
 
 // Next returns when the first job will finish if nothing joins or leaves,
-// and false if the server is idle.
+// and false if the server is idle. It costs O(1).
 func (s *Sharing) Next() (Time, bool) {
+	return s.due, len(s.jobs) > 0
+}
+
+// plan computes when the first job finishes at the current speed.
+func (s *Sharing) plan() {
 	if len(s.jobs) == 0 {
-		return 0, false
+		s.due = 0
+		return
 	}
+	s.due = s.departure()
+}
+
+func (s *Sharing) departure() Time {
 	from := max(s.at, s.paused)
 	left := s.jobs[0].tag - s.v
 	if left <= 0 {
-		return from, true
+		return from
 	}
 	d := left // one job's speed: no rounding at all
 	if s.perJob != 0 {
@@ -111,19 +134,16 @@ func (s *Sharing) Next() (Time, bool) {
 		d = math.Ceil(left / float64(s.unit) * s.step(len(s.jobs)))
 	}
 	if d >= float64(MaxTime-from) {
-		return MaxTime, true
+		return MaxTime
 	}
-	return from + Time(d), true
+	return from + Time(d)
 }
 
 // Pop removes and returns a job that has finished by now, if any; call it
 // until it reports false. A job whose departure time (from Next) has come
 // is finished, even where rounding left its attained service a hair short.
 func (s *Sharing) Pop(now Time) (id int, ok bool) {
-	if len(s.jobs) == 0 {
-		return 0, false
-	}
-	if due, _ := s.Next(); due > now {
+	if len(s.jobs) == 0 || s.due > now {
 		return 0, false
 	}
 	s.advance(now)
@@ -135,6 +155,7 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	if last > 0 {
 		s.down(0)
 	}
+	s.plan()
 	return j.id, true
 }
 

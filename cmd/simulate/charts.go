@@ -42,15 +42,20 @@ func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios
 		draw func() error
 	}
 	var charts []chart
-	for _, b := range []struct {
+	type barChart struct {
 		name, ylabel string
 		value        func(*scenarios.Summary) stats.Interval
 		interval     string
-	}{
+	}
+	bars := []barChart{
 		{"finish_time", "finish time, acceptable episodes (s)", func(s *scenarios.Summary) stats.Interval { return s.FinishAcceptable }, bootInterval},
 		{"success_rate", "success rate (fraction)", func(s *scenarios.Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
 		{"agent_time", "agent time (s)", func(s *scenarios.Summary) stats.Interval { return s.AgentTime }, bootInterval},
-	} {
+	}
+	if slices.ContainsFunc(sums, func(s scenarios.Summary) bool { return s.CallLatency.Value > 0 }) {
+		bars = append(bars, barChart{"call_latency", "time per call at the server (s)", func(s *scenarios.Summary) stats.Interval { return s.CallLatency }, bootInterval})
+	}
+	for _, b := range bars {
 		charts = append(charts, chart{b.name, func() error {
 			var data []plots.Bar
 			var left []string

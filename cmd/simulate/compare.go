@@ -8,12 +8,11 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -78,42 +77,6 @@ type compareOptions struct {
 	charts      bool
 }
 
-// A comparison is one row of compare.csv.
-type comparison struct {
-	variant, metric string
-	a, b            float64
-	diff            stats.Interval
-	prob            float64
-	better          string // "higher" or "lower"
-	na, nb          int
-	paired          bool
-}
-
-// betterOf says which values of metric are better: "higher", "lower", or
-// "none" for what is neither good nor bad in itself (an action's
-// probability, bookkeeping), for which compare reports P(B > A).
-func betterOf(metric string) string {
-	switch {
-	case strings.HasPrefix(metric, "prob_"), strings.HasPrefix(metric, "actions_"), metric == "episodes",
-		metric == "decisions", metric == "entropy", metric == "grad_norm", metric == "lr":
-		return "none"
-	case unitOf(metric) == "s", strings.Contains(metric, "token"), strings.Contains(metric, "calls"),
-		strings.HasPrefix(metric, "messages"), strings.HasPrefix(metric, "message_"), metric == "timed_out",
-		metric == "retries", metric == "conflicts", metric == "critical_steps", metric == "stretch":
-		return "lower"
-	}
-	return "higher"
-}
-
-// oriented returns the values of a and b oriented so that larger is
-// better, for the probability of improvement.
-func oriented(metric string, a, b []float64) ([]float64, []float64) {
-	if betterOf(metric) == "lower" {
-		return negated(a), negated(b)
-	}
-	return a, b
-}
-
 func (o *compareOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 2 {
 		return usagef("want two directories, got %d arguments", len(args))
@@ -126,23 +89,10 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	if err != nil {
 		return err
 	}
-	if a.Manifest.Kind != b.Manifest.Kind {
-		return fmt.Errorf("%s is a %s directory and %s a %s directory: compare two of the same kind", a.Path, a.Manifest.Kind, b.Path, b.Manifest.Kind)
-	}
 	if a.Manifest.Scenario != b.Manifest.Scenario && !o.anyScenario {
 		return fmt.Errorf("%s holds scenario %s and %s scenario %s: compare runs of one scenario, or give --any-scenario", a.Path, a.Manifest.Scenario, b.Path, b.Manifest.Scenario)
 	}
-	var rows []comparison
-	switch a.Manifest.Kind {
-	case rundir.KindRun:
-		rows, err = compareRuns(a, b)
-	case rundir.KindTrain:
-		rows, err = compareTrainings(a, b)
-	case rundir.KindSweep:
-		rows, err = compareSweeps(a, b)
-	default:
-		err = fmt.Errorf("%s: a %s directory cannot be compared", a.Path, a.Manifest.Kind)
-	}
+	rows, err := results.Compare(a, b)
 	if err != nil {
 		return err
 	}
@@ -162,7 +112,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 			dir.Abort()
 		}
 	}()
-	if err := dir.Write("compare.csv", compareCSV(rows)); err != nil {
+	if err := dir.Write("compare.csv", results.Table(rows)); err != nil {
 		return err
 	}
 	if o.charts {
@@ -172,8 +122,8 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	}
 	var variants []string
 	for _, r := range rows {
-		if !slices.Contains(variants, r.variant) {
-			variants = append(variants, r.variant)
+		if !slices.Contains(variants, r.Variant) {
+			variants = append(variants, r.Variant)
 		}
 	}
 	err = dir.Commit(&rundir.Manifest{
@@ -196,245 +146,31 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	return nil
 }
 
-// runMetrics are the columns of episodes.csv that compare reports.
-var runMetrics = []string{"acceptable", "finish_time", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
-
-// episodeValues reads the metrics of each variant's episodes, in episode
-// order.
-func episodeValues(r *rundir.Run) (map[string]map[string][]float64, []string, error) {
-	t, err := r.Table("episodes.csv")
-	if err != nil {
-		return nil, nil, err
-	}
-	vc, err := t.Col("variant")
-	if err != nil {
-		return nil, nil, err
-	}
-	out := map[string]map[string][]float64{}
-	var order []string
-	for _, m := range runMetrics {
-		c, err := t.Col(m)
-		if err != nil {
-			return nil, nil, err
-		}
-		for i, row := range t.Rows {
-			v := row[vc]
-			if out[v] == nil {
-				out[v] = map[string][]float64{}
-				order = append(order, v)
-			}
-			var x float64
-			if m == "acceptable" {
-				ok, err := t.Bool(i, c)
-				if err != nil {
-					return nil, nil, err
-				}
-				x = b2f(ok)
-			} else if x, err = t.Float(i, c); err != nil {
-				return nil, nil, err
-			}
-			out[v][m] = append(out[v][m], x)
-		}
-	}
-	return out, order, nil
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func compareRuns(a, b *rundir.Run) ([]comparison, error) {
-	va, order, err := episodeValues(a)
-	if err != nil {
-		return nil, err
-	}
-	vb, _, err := episodeValues(b)
-	if err != nil {
-		return nil, err
-	}
-	paired := a.Manifest.Seed == b.Manifest.Seed && a.Manifest.Episodes == b.Manifest.Episodes
-	var rows []comparison
-	for _, v := range order {
-		if vb[v] == nil {
-			continue
-		}
-		for _, m := range runMetrics {
-			xa, xb := va[v][m], vb[v][m]
-			c := comparison{variant: v, metric: m, a: stats.Mean(slices.Clone(xa)), b: stats.Mean(slices.Clone(xb)),
-				na: len(xa), nb: len(xb), paired: paired && len(xa) == len(xb), better: betterOf(m)}
-			sa, sb := oriented(m, xa, xb)
-			if c.paired {
-				c.diff = stats.Default.PairedDiff(xa, xb)
-				c.prob = stats.PairedProbImprovement(sa, sb)
-			} else {
-				c.diff = stats.Default.Diff(xa, xb, stats.Mean)
-				c.prob = stats.ProbImprovement(sa, sb)
-			}
-			rows = append(rows, c)
-		}
-	}
-	return rows, nil
-}
-
-func negated(xs []float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = -x
-	}
-	return out
-}
-
-// seedComparison compares per-seed values: IQMs, their stratified
-// bootstrap difference and P(a seed of B beats a seed of A).
-func seedComparison(variant, metric string, xa, xb []float64) comparison {
-	xa, xb = stats.Finite(xa), stats.Finite(xb)
-	c := comparison{variant: variant, metric: metric, a: stats.IQM(slices.Clone(xa)), b: stats.IQM(slices.Clone(xb)),
-		na: len(xa), nb: len(xb), better: betterOf(metric), diff: stats.Default.Diff(xa, xb, stats.IQM)}
-	c.prob = stats.ProbImprovement(oriented(metric, xa, xb))
-	return c
-}
-
-// appendDefined appends c unless a side has no finite value (a metric an
-// estimator does not define, such as value_ev without a learned value).
-func appendDefined(rows []comparison, c comparison) []comparison {
-	if c.na == 0 || c.nb == 0 {
-		return rows
-	}
-	return append(rows, c)
-}
-
-func compareTrainings(a, b *rundir.Run) ([]comparison, error) {
-	var sv [2]*seedValues
-	for i, r := range []*rundir.Run{a, b} {
-		t, err := r.Table("iterations.csv")
-		if err != nil {
-			return nil, err
-		}
-		if sv[i], err = lastTenths(t); err != nil {
-			return nil, err
-		}
-	}
-	var rows []comparison
-	for _, v := range sv[0].variants {
-		if sv[1].values[v] == nil {
-			continue
-		}
-		for _, m := range sv[0].metrics {
-			if xb, ok := sv[1].values[v][m]; ok {
-				rows = appendDefined(rows, seedComparison(v, m, sv[0].values[v][m], xb))
-			}
-		}
-	}
-	return rows, nil
-}
-
-// sweepValues groups a sweep's trials by variant and point: the values of
-// each metric over the point's seeds.
-func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]float64, error) {
-	plan, err := sweep.ReadPlan(r.Path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	t, err := r.Table("trials.csv")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	params := plan.ParamNames()
-	first := 3 // trial, variant, seed
-	var order []string
-	out := map[string]map[string][]float64{}
-	for i, row := range t.Rows {
-		var at []string
-		for k, p := range params {
-			at = append(at, p+"="+row[first+k])
-		}
-		key := row[1]
-		if len(at) > 0 {
-			key += " @ " + strings.Join(at, " ")
-		}
-		if out[key] == nil {
-			out[key] = map[string][]float64{}
-			order = append(order, key)
-		}
-		for k, m := range plan.Metrics {
-			x, err := t.Float(i, first+len(params)+k)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			out[key][m] = append(out[key][m], x)
-		}
-	}
-	return order, plan.Metrics, out, nil
-}
-
-func compareSweeps(a, b *rundir.Run) ([]comparison, error) {
-	order, metrics, va, err := sweepValues(a)
-	if err != nil {
-		return nil, err
-	}
-	_, _, vb, err := sweepValues(b)
-	if err != nil {
-		return nil, err
-	}
-	var rows []comparison
-	for _, key := range order {
-		if vb[key] == nil {
-			continue
-		}
-		for _, m := range metrics {
-			if xb, ok := vb[key][m]; ok {
-				rows = appendDefined(rows, seedComparison(key, m, va[key][m], xb))
-			}
-		}
-	}
-	return rows, nil
-}
-
-func compareCSV(rows []comparison) []byte {
-	header := []string{"variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement", "unit", "better", "n_a", "n_b", "paired"}
-	var cells [][]string
-	for _, c := range rows {
-		cells = append(cells, []string{c.variant, c.metric, num(c.a), num(c.b), num(c.diff.Value), num(c.diff.Lo), num(c.diff.Hi),
-			num(c.prob), unitOf(c.metric), c.better, integer(c.na), integer(c.nb), boolean(c.paired)})
-	}
-	return rundir.CSV(header, cells)
-}
-
-// chartedMetrics are the metrics compare draws, when the directories
-// hold them: the figures a reader judges a variant by.
-var chartedMetrics = []string{
-	"acceptable", "success_rate", "reward", "reward_mean", "finish_time", "latency_mean", "latency_p90",
-	"agent_time", "agent_time_mean", "parallelism_mean", "messages", "messages_mean",
-}
-
 // compareChart draws, for each charted metric, each variant's difference
 // B − A with its interval.
-func compareChart(dir *rundir.Dir, rows []comparison) error {
+func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
 	cw, err := newChartWriter(dir)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, m := range chartedMetrics {
+	for _, m := range results.Charted {
 		var bars []plots.Bar
 		var left []string
 		for _, c := range rows {
-			if c.metric != m {
+			if c.Metric != m {
 				continue
 			}
-			if bar, ok := ciBar(c.variant, c.diff); ok {
+			if bar, ok := ciBar(c.Variant, c.Diff); ok {
 				bars = append(bars, bar)
 			} else {
-				left = append(left, c.variant)
+				left = append(left, c.Variant)
 			}
 		}
 		if len(bars) == 0 {
 			continue
 		}
-		unit := unitOf(m)
+		unit := rundir.Unit(m)
 		if unit == "1" {
 			unit = ""
 		} else {
@@ -452,17 +188,21 @@ func compareChart(dir *rundir.Dir, rows []comparison) error {
 	return errors.Join(errs...)
 }
 
-func printComparison(s *session, rows []comparison) {
+func printComparison(s *session, rows []results.Comparison) {
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "variant\tmetric\tA\tB\tB − A [95% CI]\tP(B better)\t")
 	for _, c := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%s\t%.2f\t\n", c.variant, c.metric, c.a, c.b, withCIg(c.diff), c.prob)
+		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%s\t%.2f\t\n", c.Variant, c.Metric, c.A, c.B, withCIg(c.Diff), c.Prob)
 	}
 	tw.Flush()
 }
 
-// withCIg formats an interval with four significant digits.
+// withCIg formats an interval with four significant digits; "–" for an
+// undefined value.
 func withCIg(iv stats.Interval) string {
+	if math.IsNaN(iv.Value) {
+		return "–"
+	}
 	if math.IsNaN(iv.Lo) {
 		return fmt.Sprintf("%.4g", iv.Value)
 	}

@@ -29,7 +29,7 @@
 //	compare    compare two run, train or sweep directories: differences with CIs
 //	plot       redraw the charts of a run, train or sweep directory from its tables
 //	graph      describe a task graph
-//	trace      export one episode as a Chrome trace
+//	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
 //	validate   check scenario files
 //	list       list the embedded scenarios
@@ -179,12 +179,21 @@
 // the charts alike; docs/statistics.md explains the intervals. Writes are
 // atomic and the manifest comes last, as for run.
 //
+// Training resumes. Every job (variant and seed) leaves a checkpoint in
+// DIR/checkpoints after its iterations (the policy, the optimiser's state,
+// the iteration; at most four a second), and DIR/train.json names the
+// training. Run the same command again after Ctrl-C, a crash or a kill, and
+// each job continues where its checkpoint left it; the tables are
+// byte-identical to those of a training that never stopped. A complete
+// directory keeps no checkpoints; --force discards them and starts over.
+//
 // The flags are:
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only
 //	--force
-//		overwrite a directory that holds a complete run
+//		overwrite a directory that holds a complete run, or discard
+//		the checkpoints of an unfinished one
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -248,6 +257,10 @@
 //	trials.csv        at the end, one row per trial in enumeration order:
 //	                  trial, variant, seed, the swept paths, the metrics
 //	                  (times in virtual seconds)
+//	summary.csv       one row per variant, point and metric: variant, the
+//	                  swept paths, metric, unit, n_seeds, mean, median,
+//	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
+//	                  median_hi (95% percentile bootstrap over seeds)
 //	charts/           each metric against each grid axis (mean over seeds
 //	                  with a 95% bootstrap band; one curve per value of the
 //	                  other axis when there are two), a heat map over the
@@ -484,7 +497,7 @@
 //	simulate graph tiny --json
 //	simulate graph tiny --episode 3 --dot tiny3.dot && dot -Tsvg tiny3.dot >tiny3.svg
 //
-// # Export one episode as a Chrome trace
+// # Export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //
 // Usage:
 //
@@ -494,19 +507,33 @@
 // activity and message, and writes it in the Chrome Trace Event JSON format,
 // which Perfetto (https://ui.perfetto.dev) and chrome://tracing open: agents
 // are threads, model calls, checks, shares and waits are slices, messages are
-// flow arrows from sender to receiver. Times are virtual.
+// flow arrows from sender to receiver. Times are virtual, in whole
+// microseconds, every one rounded from the exact virtual time, so that
+// slices that touch in the simulation touch exactly in the trace.
 //
 // The episode is the one 'simulate run' evaluates as episode --episode of
 // variant --variant with the same seed and --set values: the same task draw
 // and the same random streams, so the trace shows the row of episodes.csv.
+//
+// With --format otlp the episode is written as OpenTelemetry spans under the
+// GenAI semantic conventions, in OTLP/JSON as the Collector's file exporter
+// writes them: an invoke_agent span per agent, a chat span per model call
+// (gen_ai.request.model is the variant's name; its prompt and output
+// tokens), an execute_tool span per tool call. --count N writes N episodes
+// from --episode on, one OTLP document per line; 'simulate fit' reads them
+// back.
 //
 // The file is written atomically; without --out the trace goes to standard
 // output.
 //
 // The flags are:
 //
+//	--count N
+//		with --format otlp, write N episodes from --episode on
 //	--episode K
 //		the episode K, counting from 0 as in episodes.csv
+//	--format FORMAT
+//		the trace's FORMAT: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans)
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -526,6 +553,7 @@
 //
 //	simulate trace tiny --variant team --episode 0 --out team0.json
 //	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
+//	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl
 //
 // # Fit a scenario to recorded OpenTelemetry GenAI traces
 //

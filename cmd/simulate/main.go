@@ -52,6 +52,11 @@ func (s *session) warnf(format string, args ...any) {
 	fmt.Fprintf(s.stderr, "%s: warning: %s\n", s.name, fmt.Sprintf(format, args...))
 }
 
+// infof prints a one-line note on stderr.
+func (s *session) infof(format string, args ...any) {
+	fmt.Fprintf(s.stderr, "%s: %s\n", s.name, fmt.Sprintf(format, args...))
+}
+
 // commands lists the commands in the order 'simulate help' shows them.
 // It is filled in init to break the cycle through the help command.
 var commands []*command

@@ -469,3 +469,28 @@ func TestFileName(t *testing.T) {
 	assert.Equal(t, "_..", fileName(".."))
 	assert.Equal(t, "_", fileName(""))
 }
+
+// TestRunSharedColumns: a run whose episodes share a server has the shared
+// columns in its tables and a chart of the time per call; a run without
+// keeps its tables as they were.
+func TestRunSharedColumns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", "contention", "--episodes", "2", "--out", out, "--set", "task.width=8")
+	m := readManifest(t, out)
+	assert.Contains(t, m.Files, "charts/call_latency.png")
+	eps, err := os.ReadFile(filepath.Join(out, "episodes.csv"))
+	require.NoError(t, err)
+	header, _, _ := strings.Cut(string(eps), "\n")
+	for _, c := range sharedColumns {
+		assert.Contains(t, header, ","+c.name)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.csv"))
+	require.NoError(t, err)
+	assert.Contains(t, string(sum), "call_latency_mean,call_latency_lo,call_latency_hi")
+
+	plain := filepath.Join(t.TempDir(), "plain")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", plain, "--charts=false")
+	eps, err = os.ReadFile(filepath.Join(plain, "episodes.csv"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(eps), "call_latency")
+}

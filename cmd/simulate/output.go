@@ -33,10 +33,16 @@ func startRun(sc *scenarios.Scenario, seedFlag seedFlag, out, suffix string, for
 		seed = seedFlag.v
 	}
 	if out == "" {
-		out = filepath.Join("out", fmt.Sprintf("%s%s-seed%d", fileName(sc.Name), suffix, seed))
+		out = defaultOut(sc, suffix, seed)
 	}
 	dir, err := rundir.Create(out, force)
 	return seed, dir, err
+}
+
+// defaultOut is the directory of a run without --out:
+// out/NAME<suffix>-seedS.
+func defaultOut(sc *scenarios.Scenario, suffix string, seed uint64) string {
+	return filepath.Join("out", fmt.Sprintf("%s%s-seed%d", fileName(sc.Name), suffix, seed))
 }
 
 // newManifest returns the manifest of a run of sc: what every kind of

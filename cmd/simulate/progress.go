@@ -50,6 +50,13 @@ func (p *progress) increment() {
 	}
 }
 
+// add advances the bar by n, for work done before (a resumed training).
+func (p *progress) add(n int) {
+	if p != nil && n > 0 {
+		p.bar.IncrBy(n)
+	}
+}
+
 // finish completes the bar, or removes it when the work failed, and waits
 // until it is drawn for the last time.
 func (p *progress) finish(ok bool) {

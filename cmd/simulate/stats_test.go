@@ -185,18 +185,39 @@ func TestTrainSummary(t *testing.T) {
 	assert.True(t, found)
 }
 
+// sameCharts checks that d2 holds every chart of dir/charts with the
+// same SVG, PDF and CSV bytes (PNG pixels may differ across CPUs).
+func sameCharts(t *testing.T, dir, d2 string) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, "charts"))
+	require.NoError(t, err)
+	require.NotEmpty(t, entries)
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) == ".png" {
+			assert.FileExists(t, filepath.Join(d2, e.Name()))
+			continue
+		}
+		assert.Equal(t, string(readFile(t, filepath.Join(dir, "charts", e.Name()))), string(readFile(t, filepath.Join(d2, e.Name()))), e.Name())
+	}
+}
+
 func TestPlotRedrawsEveryChart(t *testing.T) {
 	out := trainTiny(t)
 	d2 := filepath.Join(t.TempDir(), "d2")
 	stdout := mustSimulate(t, "plot", out, "--out", d2)
 	assert.Contains(t, stdout, "drew 9 charts", "5 learning curves, 2 action mixes, 2 profiles")
-	entries, err := os.ReadDir(filepath.Join(out, "charts"))
-	require.NoError(t, err)
-	for _, e := range entries {
-		if filepath.Ext(e.Name()) == ".png" {
-			continue // pixels may differ across CPUs; SVG, PDF and CSV may not
-		}
-		assert.Equal(t, string(readFile(t, filepath.Join(out, "charts", e.Name()))), string(readFile(t, filepath.Join(d2, e.Name()))), e.Name())
+	sameCharts(t, out, d2)
+
+	// Run directories (bars and timelines) and sweeps (lines and heat
+	// maps) too.
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "4", "--out", run)
+	sweepDir := filepath.Join(t.TempDir(), "sweep")
+	mustSimulate(t, "sweep", sweepScenario, "--out", sweepDir)
+	for _, dir := range []string{run, sweepDir} {
+		d := filepath.Join(t.TempDir(), "redrawn")
+		mustSimulate(t, "plot", dir, "--out", d)
+		sameCharts(t, dir, d)
 	}
 
 	d3 := filepath.Join(t.TempDir(), "d3")
@@ -268,4 +289,33 @@ func TestCompare(t *testing.T) {
 	assert.NotEqual(t, exitOK, code)
 	assert.Contains(t, stderr, "give --any-scenario")
 	mustSimulate(t, "compare", run, other, "--any-scenario", "--out", filepath.Join(t.TempDir(), "any"))
+}
+
+// Two sweeps of one scenario (the second with a lower cost weight)
+// compare point by point, and their summaries hold IQMs over seeds.
+func TestCompareSweeps(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a")
+	b := filepath.Join(t.TempDir(), "b")
+	mustSimulate(t, "sweep", sweepScenario, "--charts=false", "--out", a)
+	mustSimulate(t, "sweep", sweepScenario, "--charts=false", "--set", "reward.cost=0.25", "--out", b)
+
+	sum := readCSV(t, filepath.Join(a, "summary.csv"))
+	assert.Equal(t, []string{"variant", "reward.latency", "task.coupling", "train.lr", "metric", "unit", "n_seeds", "mean", "median", "iqm", "iqm_lo", "iqm_hi"}, sum[0][:12])
+	assert.Len(t, sum, 1+6*5, "6 points × 5 metrics")
+	for _, r := range sum[1:] {
+		assert.Equal(t, "2", r[6], "%v", r)
+		lo, iqm, hi := parse(t, r[10]), parse(t, r[9]), parse(t, r[11])
+		assert.True(t, lo <= iqm && iqm <= hi, "%v", r)
+	}
+
+	cmp := filepath.Join(t.TempDir(), "cmp")
+	mustSimulate(t, "compare", a, b, "--out", cmp)
+	rows := readCSV(t, filepath.Join(cmp, "compare.csv"))
+	// Every point matches: the random axis (train.lr) draws the same
+	// values in both, from the same seed.
+	require.Len(t, rows, 1+6*5, "6 points × 5 metrics")
+	for _, r := range rows[1:] {
+		assert.Contains(t, r[0], "default @ reward.latency=")
+		assert.Equal(t, "2", r[10], "two seeds in A: %v", r)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 	"io"
+	"math"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -17,10 +18,15 @@ import (
 // interval (stats.Default)
 // (<metric>_mean, <metric>_lo, <metric>_hi; NaN where undefined), the
 // episodes in which communication changed the outcome, and the agent time
-// per acceptable result. Times are in seconds.
+// per acceptable result. Times are in seconds. Episodes that used a shared
+// server, an API or tools add sharedMetrics.
 func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary) ([]byte, error) {
 	header := []string{"variant", "n", "acceptable", "success_rate", "success_lo", "success_hi"}
-	for _, m := range summaryMetrics {
+	metrics := summaryMetrics
+	if usesShared(rows) {
+		metrics = append(metrics[:len(metrics):len(metrics)], sharedMetrics...)
+	}
+	for _, m := range metrics {
 		header = append(header, m.name+"_mean", m.name+"_lo", m.name+"_hi")
 	}
 	header = append(header, "comm_changed_outcome", "cost_per_acceptable")
@@ -34,7 +40,7 @@ func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary) ([]byte, error) 
 			}
 		}
 		row := []string{s.Variant, integer(s.N), integer(s.Acceptable), num(s.Success.Value), num(s.Success.Lo), num(s.Success.Hi)}
-		for _, m := range summaryMetrics {
+		for _, m := range metrics {
 			iv := m.value(s, mine)
 			row = append(row, num(iv.Value), num(iv.Lo), num(iv.Hi))
 		}
@@ -85,6 +91,16 @@ var summaryMetrics = []summaryMetric{
 	{"speedup", fromRows(func(m *collective.Metrics) float64 { return m.Speedup() })},
 }
 
+// sharedMetrics follow summaryMetrics in the summaries of episodes that
+// used a shared server, an API or tools (see usesShared).
+var sharedMetrics = []summaryMetric{
+	{"call_latency", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.CallLatency })},
+	{"serving_wait", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.ServingWait })},
+	{"server_utilisation", fromRows(func(m *collective.Metrics) float64 { return m.ServerUtilisation })},
+	{"output_rate", fromRows(func(m *collective.Metrics) float64 { return m.OutputRate() })},
+	{"tool_wait", fromRows(func(m *collective.Metrics) float64 { return m.ToolWait.Seconds() })},
+}
+
 // printSummary prints the variants as an aligned table: the success rate
 // with its 95% Wilson interval, then means with their 95% bootstrap
 // intervals.
@@ -119,4 +135,16 @@ func writeTables(dir *rundir.Dir, rows []scenarios.Row, sums []scenarios.Summary
 		return err
 	}
 	return dir.Write("summary.csv", b)
+}
+
+// withCI formats an interval as "value [lo, hi]" with prec decimals;
+// "–" for an undefined value, the value alone without an interval.
+func withCI(iv stats.Interval, prec int) string {
+	if math.IsNaN(iv.Value) {
+		return "–"
+	}
+	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
+		return fmt.Sprintf("%.*f", prec, iv.Value)
+	}
+	return fmt.Sprintf("%.*f [%.*f, %.*f]", prec, iv.Value, prec, iv.Lo, prec, iv.Hi)
 }

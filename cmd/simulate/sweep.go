@@ -12,7 +12,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/models/policy"
@@ -58,6 +57,10 @@ Trials run on a pool of workers and write into a directory:
 	trials.csv        at the end, one row per trial in enumeration order:
 	                  trial, variant, seed, the swept paths, the metrics
 	                  (times in virtual seconds)
+	summary.csv       one row per variant, point and metric: variant, the
+	                  swept paths, metric, unit, n_seeds, mean, median,
+	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
+	                  median_hi (95% percentile bootstrap over seeds)
 	charts/           each metric against each grid axis (mean over seeds
 	                  with a 95% bootstrap band; one curve per value of the
 	                  other axis when there are two), a heat map over the
@@ -284,6 +287,9 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 	if err := dir.Write("trials.csv", sweep.Table(plan, recs)); err != nil {
 		return err
 	}
+	if err := dir.Write("summary.csv", sweep.SummaryTable(plan, sweep.Summarize(plan, recs))); err != nil {
+		return err
+	}
 	if charts {
 		if err := writeSweepCharts(ctx, s, dir, plan, recs); err != nil {
 			return err
@@ -337,7 +343,7 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 				err = cw.draw(spec, plots.GridTable(*c.Grid))
 			}
 		} else {
-			spec := plots.Spec{Name: c.Name, Kind: "lines", XLabel: c.XLabel, YLabel: c.YLabel, Interval: c.Interval, Size: "column"}
+			spec := plots.Spec{Name: c.Name, Kind: "lines", XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
 			err = cw.draw(spec, plots.LinesTable(c.Series))
 		}
 		if err != nil {
@@ -354,8 +360,8 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 // maxSummaryRows bounds the table printed at the end of a sweep.
 const maxSummaryRows = 40
 
-// printSweepSummary prints the mean over seeds of each metric per variant
-// and point.
+// printSweepSummary prints the IQM over seeds of each metric per variant
+// and point, with its 95% bootstrap interval.
 func printSweepSummary(w io.Writer, plan *sweep.Plan, recs map[string]*sweep.Record) {
 	sums := sweep.Summarize(plan, recs)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -370,10 +376,10 @@ func printSweepSummary(w io.Writer, plan *sweep.Plan, recs map[string]*sweep.Rec
 	for _, m := range plan.Metrics {
 		fmt.Fprintf(tw, "%s\t", m)
 	}
-	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "(IQM [95% CI] over seeds)")
 	for i, ps := range sums {
 		if i == maxSummaryRows {
-			fmt.Fprintf(tw, "... %d more rows: see trials.csv\n", len(sums)-i)
+			fmt.Fprintf(tw, "... %d more rows: see summary.csv\n", len(sums)-i)
 			break
 		}
 		if multi {
@@ -383,8 +389,8 @@ func printSweepSummary(w io.Writer, plan *sweep.Plan, recs map[string]*sweep.Rec
 			fmt.Fprintf(tw, "%s\t", v)
 		}
 		fmt.Fprintf(tw, "%d\t", ps.N)
-		for _, m := range ps.Means {
-			fmt.Fprintf(tw, "%s\t", strconv.FormatFloat(m, 'g', 4, 64))
+		for _, a := range ps.Aggregates {
+			fmt.Fprintf(tw, "%s\t", withCIg(a.IQM))
 		}
 		fmt.Fprintln(tw)
 	}

@@ -67,16 +67,51 @@ var episodeColumns = func() []column {
 	return cols
 }()
 
+// sharedColumns follow episodeColumns in the tables of episodes that used a
+// shared server, an API or tools.
+var sharedColumns = func() []column {
+	m := func(f func(m *collective.Metrics) string) func(r *scenarios.Row) string {
+		return func(r *scenarios.Row) string { return f(&r.Metrics) }
+	}
+	return []column{
+		{"served_calls", m(func(m *collective.Metrics) string { return integer(m.ServedCalls) })},
+		{"call_latency", m(func(m *collective.Metrics) string { return num(m.CallLatency()) })},
+		{"serving_wait", m(func(m *collective.Metrics) string { return secs(m.ServingWait) })},
+		{"serving_queue_mean", m(func(m *collective.Metrics) string { return num(m.ServingQueueMean) })},
+		{"server_utilisation", m(func(m *collective.Metrics) string { return num(m.ServerUtilisation) })},
+		{"batch_mean", m(func(m *collective.Metrics) string { return num(m.BatchMean) })},
+		{"output_rate", m(func(m *collective.Metrics) string { return num(m.OutputRate()) })},
+		{"tool_calls", m(func(m *collective.Metrics) string { return integer(m.ToolCalls) })},
+		{"tool_wait", m(func(m *collective.Metrics) string { return secs(m.ToolWait) })},
+	}
+}()
+
+// usesShared reports whether any episode used a shared server, an API or
+// tools: then the tables have the shared columns too, and the tables of
+// other scenarios keep theirs.
+func usesShared(rows []scenarios.Row) bool {
+	for i := range rows {
+		if m := &rows[i].Metrics; m.ServedCalls > 0 || m.ToolCalls > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // episodesCSV renders rows as episodes.csv.
 func episodesCSV(rows []scenarios.Row) ([]byte, error) {
-	header := make([]string, len(episodeColumns))
-	for i, c := range episodeColumns {
+	cols := episodeColumns
+	if usesShared(rows) {
+		cols = append(cols[:len(cols):len(cols)], sharedColumns...)
+	}
+	header := make([]string, len(cols))
+	for i, c := range cols {
 		header[i] = c.name
 	}
 	cells := make([][]string, len(rows))
 	for i := range rows {
-		cells[i] = make([]string, len(episodeColumns))
-		for j, c := range episodeColumns {
+		cells[i] = make([]string, len(cols))
+		for j, c := range cols {
 			cells[i][j] = c.value(&rows[i])
 		}
 	}

@@ -6,32 +6,46 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
 )
 
 var cmdTrace = &command{
 	Name:  "trace",
 	Args:  "SCENARIO",
-	Short: "export one episode as a Chrome trace",
+	Short: "export one episode as a Chrome trace, or episodes as OTLP GenAI spans",
 	Long: `
 Trace runs one episode of one variant of SCENARIO again, recording every
 activity and message, and writes it in the Chrome Trace Event JSON format,
 which Perfetto (https://ui.perfetto.dev) and chrome://tracing open: agents
 are threads, model calls, checks, shares and waits are slices, messages are
-flow arrows from sender to receiver. Times are virtual.
+flow arrows from sender to receiver. Times are virtual, in whole
+microseconds, every one rounded from the exact virtual time, so that
+slices that touch in the simulation touch exactly in the trace.
 
 The episode is the one 'simulate run' evaluates as episode --episode of
 variant --variant with the same seed and --set values: the same task draw
 and the same random streams, so the trace shows the row of episodes.csv.
 
+With --format otlp the episode is written as OpenTelemetry spans under the
+GenAI semantic conventions, in OTLP/JSON as the Collector's file exporter
+writes them: an invoke_agent span per agent, a chat span per model call
+(gen_ai.request.model is the variant's name; its prompt and output
+tokens), an execute_tool span per tool call. --count N writes N episodes
+from --episode on, one OTLP document per line; 'simulate fit' reads them
+back.
+
 The file is written atomically; without --out the trace goes to standard
 output.`,
 	Examples: `
 	simulate trace tiny --variant team --episode 0 --out team0.json
-	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json`,
+	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
+	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &traceOptions{}
 		fs.StringVar(&o.out, "out", "", "write the trace to `FILE` (default: standard output)")
+		fs.StringVar(&o.format, "format", "chrome", "the trace's `FORMAT`: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans)")
+		fs.IntVar(&o.count, "count", 1, "with --format otlp, write `N` episodes from --episode on")
 		o.draw.flags(fs)
 		o.limits.flags(fs)
 		return o.run
@@ -39,16 +53,41 @@ output.`,
 }
 
 type traceOptions struct {
-	limits limitOptions
-	out    string
-	draw   drawOptions
+	limits      limitOptions
+	out, format string
+	count       int
+	draw        drawOptions
 }
 
 func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
-	ep, err := o.draw.load(args[0])
+	if o.format != "chrome" && o.format != "otlp" {
+		return usagef("--format %s: want chrome or otlp", o.format)
+	}
+	if o.count < 1 || (o.count > 1 && o.format != "otlp") {
+		return usagef("--count %d: want 1, or more with --format otlp (a Chrome trace holds one episode)", o.count)
+	}
+	var b bytes.Buffer
+	first := o.draw.episode
+	for k := first; k < first+o.count; k++ {
+		o.draw.episode = k
+		if err := o.episode(ctx, args[0], k, &b); err != nil {
+			return err
+		}
+	}
+	if o.out == "" || o.out == "-" {
+		_, err = s.stdout.Write(b.Bytes())
+		return err
+	}
+	return atomicfile.Write(o.out, b.Bytes())
+}
+
+// episode runs episode k of the scenario nameOrPath and appends its trace
+// to b.
+func (o *traceOptions) episode(ctx context.Context, nameOrPath string, k int, b *bytes.Buffer) (err error) {
+	ep, err := o.draw.load(nameOrPath)
 	if err != nil {
 		return err
 	}
@@ -62,13 +101,9 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return fmt.Errorf("%s: %w", ep.title(), err)
 	}
-	var b bytes.Buffer
-	if err := res.Trace.WriteChrome(&b, ep.title()); err != nil {
-		return err
+	if o.format == "chrome" {
+		return res.Trace.WriteChrome(b, ep.title())
 	}
-	if o.out == "" || o.out == "-" {
-		_, err = s.stdout.Write(b.Bytes())
-		return err
-	}
-	return atomicfile.Write(o.out, b.Bytes())
+	return calibrate.WriteOTLP(b, calibrate.Episode{Trace: res.Trace, Finish: int64(res.Metrics.Finish),
+		Model: ep.variant.Name, ID: uint64(k), Acceptable: res.Metrics.Acceptable})
 }

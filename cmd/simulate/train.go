@@ -5,14 +5,17 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 	"math"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
@@ -70,7 +73,15 @@ and writes a directory:
 The table printed shows the IQM over seeds with its 95% interval.
 Virtual times are in seconds and rates are fractions, in the tables and
 the charts alike; docs/statistics.md explains the intervals. Writes are
-atomic and the manifest comes last, as for run.`,
+atomic and the manifest comes last, as for run.
+
+Training resumes. Every job (variant and seed) leaves a checkpoint in
+DIR/checkpoints after its iterations (the policy, the optimiser's state,
+the iteration; at most four a second), and DIR/train.json names the
+training. Run the same command again after Ctrl-C, a crash or a kill, and
+each job continues where its checkpoint left it; the tables are
+byte-identical to those of a training that never stopped. A complete
+directory keeps no checkpoints; --force discards them and starts over.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
@@ -82,7 +93,7 @@ atomic and the manifest comes last, as for run.`,
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-train-seedS)")
 		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated")
 		fs.IntVar(&o.workers, "workers", 0, "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
-		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
+		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
 		return o.run
@@ -106,6 +117,10 @@ type trainJob struct {
 	seed    uint64
 	rows    []rlcr.Iteration
 	policy  policy.Softmax
+	// from is the checkpoint the job resumes from; nil for a fresh start.
+	from *rlcr.Checkpoint
+	// saved is when the job last wrote its checkpoint.
+	saved time.Time
 }
 
 func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err error) {
@@ -130,13 +145,21 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	defer func() { err = done(err) }()
-	seed, dir, err := startRun(sc, o.seed, o.out, "-train", o.force)
+	seed := sc.Seed
+	if o.seed.set {
+		seed = o.seed.v
+	}
+	out := o.out
+	if out == "" {
+		out = defaultOut(sc, "-train", seed)
+	}
+	dir, err := openTrainDir(out, newTrainIdentity(sc, seed, o.seeds, o.limits.maxEvents), o.force)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			dir.Abort()
+			dir.Abort() // keeps the checkpoints: the same command resumes
 		}
 	}()
 
@@ -148,7 +171,24 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			total += sc.Variants[i].Spec.Train.Iterations
 		}
 	}
-	if err := trainAll(ctx, s, jobs, o.workers, total, o.limits.maxEvents); err != nil {
+	resumed := 0
+	for _, j := range jobs {
+		cp, err := loadCheckpoint(dir, j)
+		if err != nil {
+			return err
+		}
+		if cp != nil {
+			j.from, j.rows = &cp.Learner, cp.Rows
+			resumed += len(cp.Rows)
+		}
+	}
+	if resumed > 0 {
+		s.infof("resuming %s: %d of %d iterations done", dir.Path(), resumed, total)
+	}
+	if err := trainAll(ctx, s, dir, jobs, o.workers, total, o.limits.maxEvents); err != nil {
+		if ctx.Err() != nil && dir != nil {
+			s.infof("the finished iterations are kept in %s; run the same command again to continue", dir.Join(checkpointDir))
+		}
 		return err
 	}
 
@@ -160,11 +200,11 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
-	sv, err := lastTenths(table)
+	sv, err := results.LastTenths(table)
 	if err != nil {
 		return err
 	}
-	if err := dir.Write("summary.csv", trainSummaryCSV(sv)); err != nil {
+	if err := dir.Write("summary.csv", results.TrainSummary(sv)); err != nil {
 		return err
 	}
 	if err := dir.Mkdir("policies"); err != nil {
@@ -189,6 +229,10 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
+	// The result is complete: its checkpoints are no longer needed.
+	if err := os.RemoveAll(dir.Join(checkpointDir)); err != nil {
+		s.warnf("%v", err)
+	}
 	printTraining(s, sv)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
@@ -200,11 +244,14 @@ func policyFile(j *trainJob) string {
 
 // trainAll runs the jobs on a pool of workers, each job on one goroutine:
 // a job's result depends only on its variant and seed.
-func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total int, maxEvents uint64) error {
+func trainAll(ctx context.Context, s *session, dir *rundir.Dir, jobs []*trainJob, workers, total int, maxEvents uint64) error {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	bar := newProgress(s.stderr, "iterations", total)
+	for _, j := range jobs {
+		bar.add(len(j.rows))
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(jobs))
@@ -216,10 +263,18 @@ func trainAll(ctx context.Context, s *session, jobs []*trainJob, workers, total 
 				j := jobs[i]
 				prob := j.variant.Problem()
 				prob.MaxEvents = maxEvents
-				j.policy, errs[i] = rlcr.Train(ctx, prob, j.variant.Spec.Train, j.seed, 1, func(it rlcr.Iteration) error {
+				j.policy, errs[i] = rlcr.Resume(ctx, prob, j.variant.Spec.Train, j.seed, 1, j.from, func(it rlcr.Iteration) error {
 					j.rows = append(j.rows, it)
 					bar.increment()
 					return nil
+				}, func(cp *rlcr.Checkpoint) error {
+					// Each write is synced: a few per second at most
+					// keep the disk out of the training's time.
+					if cp.Done < j.variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
+						return nil
+					}
+					j.saved = time.Now()
+					return saveCheckpoint(dir, j, cp)
 				})
 				if errs[i] != nil {
 					errs[i] = fmt.Errorf("variant %q, seed %d: %w", j.variant.Name, j.seed, errs[i])
@@ -306,14 +361,14 @@ func iterationsCSV(jobs []*trainJob) []byte {
 
 // printTraining prints each variant's figures over the last tenth of
 // training: the IQM over seeds with its 95% bootstrap interval.
-func printTraining(s *session, sv *seedValues) {
+func printTraining(s *session, sv *results.SeedValues) {
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "variant\tseeds\treward\tsuccess\tlatency (s)\tparallelism\tmessages\t(IQM [95% CI] over seeds, last tenth of training)")
-	for _, v := range sv.variants {
+	for _, v := range sv.Variants {
 		cell := func(metric string, prec int) string {
-			return withCI(stats.Default.CI(sv.values[v][metric], stats.IQM), prec)
+			return withCI(stats.Default.CI(sv.Values[v][metric], stats.IQM), prec)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v, len(sv.seeds[v]),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v, len(sv.Seeds[v]),
 			cell("reward_mean", 2), cell("success_rate", 2), cell("latency_mean", 0),
 			cell("parallelism_mean", 2), cell("messages_mean", 1))
 	}
@@ -323,7 +378,7 @@ func printTraining(s *session, sv *seedValues) {
 // writeLearningCurves draws one chart per metric with a curve per variant
 // (the IQM over seeds with its 95% bootstrap band), each variant's action
 // mix, and performance profiles of the final reward and success.
-func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*trainJob, sv *seedValues) error {
+func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*trainJob, sv *results.SeedValues) error {
 	cw, err := newChartWriter(dir)
 	if err != nil {
 		return err
@@ -443,10 +498,10 @@ const profilePoints = 41
 // (the fraction of seeds whose last-tenth value exceeds each threshold,
 // with its bootstrap band), over thresholds spanning every variant's
 // values.
-func profiles(sv *seedValues, metric string) []plots.Series {
+func profiles(sv *results.SeedValues, metric string) []plots.Series {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range sv.variants {
-		for _, x := range stats.Finite(sv.values[v][metric]) {
+	for _, v := range sv.Variants {
+		for _, x := range stats.Finite(sv.Values[v][metric]) {
 			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}
@@ -461,10 +516,10 @@ func profiles(sv *seedValues, metric string) []plots.Series {
 		taus[i] = lo + (hi-lo)*float64(i)/float64(profilePoints-1)
 	}
 	var out []plots.Series
-	for _, v := range sv.variants {
-		ivs := stats.Default.Profile(sv.values[v][metric], taus)
+	for _, v := range sv.Variants {
+		ivs := stats.Default.Profile(sv.Values[v][metric], taus)
 		sr := plots.Series{Name: v, X: taus, Y: make([]float64, len(taus))}
-		if len(sv.values[v][metric]) > 1 {
+		if len(sv.Values[v][metric]) > 1 {
 			sr.Lo, sr.Hi = make([]float64, len(taus)), make([]float64, len(taus))
 		}
 		for i, iv := range ivs {

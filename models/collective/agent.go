@@ -51,6 +51,9 @@ type agent struct {
 	toolsTotal int     // tool calls of the attempt in progress
 	toolsDue   int     // tool calls still to make after the current model call
 	toolQueued bool    // waiting for a sandbox since req.arrive
+	// callPrompt and callOutput are the tokens of the model call in
+	// progress, for its span in a trace.
+	callPrompt, callOutput int64
 
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
@@ -125,7 +128,11 @@ func (a *agent) becomeFree() {
 // span records a traced activity of this agent from start to end.
 func (a *agent) span(start, end sim.Time, kind, label string) {
 	if t := a.ep.res.Trace; t != nil && end > start {
-		t.Spans = append(t.Spans, Span{Agent: a.id, Start: start, End: end, Kind: kind, Label: label})
+		s := Span{Agent: a.id, Start: start, End: end, Kind: kind, Label: label}
+		if kind == "work" {
+			s.Prompt, s.Output = a.callPrompt, a.callOutput
+		}
+		t.Spans = append(t.Spans, s)
 	}
 }
 
@@ -500,13 +507,14 @@ func (a *agent) call() {
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output
+	a.callPrompt, a.callOutput = int64(prompt), output
 	a.steps++
 	a.activity = now
 	a.kind = "work"
 	if ep.server != nil {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.
-		a.req = request{prompt: int64(prompt), output: output}
+		a.req = request{prompt: int64(prompt), output: output, node: a.cur}
 		a.later(read+c.Overhead, a.submitFn)
 		return
 	}
@@ -829,11 +837,37 @@ func (a *agent) check() {
 	ep.res.ModelCalls++
 	a.steps++
 	a.at.nodes[v].checks++
-	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
 	a.becomeBusy()
 	now := ep.env.Now()
+	if ep.server != nil {
+		// The check is a model call on the shared server: it reads the
+		// part and writes its verdict, Cost times the part's work of output.
+		nd := &ep.g.Nodes[v]
+		prompt := ep.cfg.Calls.SystemPrompt + a.context + nd.OutputTokens
+		output := int64(math.Round(nd.Work.Seconds() * ep.cfg.Check.Cost * ep.cfg.Calls.OutputRate))
+		a.req = request{prompt: int64(prompt), output: output, node: v, check: true}
+		a.activity = now
+		a.kind = "check"
+		a.later(ep.cfg.Calls.Overhead, a.submitFn)
+		return
+	}
+	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
 	a.span(now, now+d, "check", ep.g.Nodes[v].Name)
 	a.later(d, a.checkDoneFn)
+}
+
+// served ends the agent's call at the shared server: a check or a model
+// call of the part in progress.
+func (a *agent) served() {
+	res := a.ep.res
+	res.ServedCalls++
+	res.ServingTime += a.ep.env.Now() - a.req.arrive
+	if a.req.check {
+		a.span(a.activity, a.ep.env.Now(), "check", a.ep.g.Nodes[a.req.node].Name)
+		a.checkDone()
+		return
+	}
+	a.callDone()
 }
 
 func (a *agent) checkDone() {

@@ -43,3 +43,50 @@ func BenchmarkEpisode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShared runs the same split episode (a layered DAG of 100
+// subtasks, 10 agents) with every agent on its own server, on one shared
+// replica, on a hosted API and with a tool pool, on a Runner so that
+// episodes reuse their memory. A shared server adds events per call (the
+// call's arrival and its departure, and a wake-up per change of plan),
+// never per token: the target is at most 2× the episode without it, and
+// no allocation per event.
+func BenchmarkShared(b *testing.B) {
+	fam := task.Family{Shape: "layered", Width: 10, Depth: 10, EdgeProb: 0.3,
+		Work: sim.Exponential(120), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(200)}
+	g, err := fam.Draw(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := g.WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
+	own := collective.Defaults()
+	own.Agents = 10
+	serving := own
+	serving.Serving = collective.DefaultServing()
+	serving.Serving.Replicas, serving.Serving.MaxBatch = 1, 4
+	api := own
+	api.API = collective.API{RPM: 100, TPM: 200000, Concurrency: 4, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	pool := own
+	pool.Tools.Pool = 2
+	pol := org(b, "split")
+	for _, c := range []struct {
+		name string
+		g    *task.Graph
+		cfg  collective.Config
+	}{{"own", g, own}, {"serving", g, serving}, {"api", g, api}, {"tools", tools, pool}} {
+		b.Run(c.name, func(b *testing.B) {
+			var r collective.Runner
+			var events uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := r.Run(c.g, c.cfg, pol, sim.NewStreams(1), collective.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			b.ReportMetric(float64(events)/float64(b.N), "events/op")
+		})
+	}
+}

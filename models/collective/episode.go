@@ -124,6 +124,7 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 		endChosenFn: ep.endChosenFn,
 		pcg:         ep.pcg,
 		rng:         ep.rng,
+		spare:       ep.spare,
 	}
 	if err := ep.shareInference(streams); err != nil {
 		return nil, fmt.Errorf("collective config: %w", err)
@@ -205,6 +206,15 @@ type episode struct {
 	toolCalls sim.Key
 	pcg       *rand.PCG // re-seeded for every draw from a distribution
 	rng       *rand.Rand
+	spare     spare // servers of earlier episodes, for reuse
+}
+
+// spare keeps the shared servers of a Runner's earlier episodes, so that
+// the next episode reuses their memory.
+type spare struct {
+	dep   *deployment
+	api   *hostedAPI
+	tools *toolPool
 }
 
 // shareInference sets up the shared server or API and the tool pool the
@@ -213,24 +223,30 @@ func (ep *episode) shareInference(streams sim.Streams) error {
 	cfg := &ep.cfg
 	switch {
 	case !cfg.Serving.IsZero():
-		d, err := newDeployment(ep, &cfg.Serving)
+		d, err := newDeployment(ep, &cfg.Serving, ep.spare.dep)
 		if err != nil {
 			return err
 		}
-		ep.server = d
+		ep.server, ep.spare.dep = d, d
 	case cfg.API != (API{}):
-		h, err := newHostedAPI(ep, &cfg.API, streams)
+		h, err := newHostedAPI(ep, &cfg.API, streams, ep.spare.api)
 		if err != nil {
 			return err
 		}
-		ep.server, ep.api = h, h
+		ep.server, ep.api, ep.spare.api = h, h, h
 	}
 	hasTools := ep.g.Tools() != (task.Tools{})
 	if err := cfg.checkGraphTools(hasTools); err != nil {
 		return err
 	}
 	if hasTools {
-		ep.tools = &toolPool{ep: ep, size: cfg.Tools.Pool, latency: streams.Key("tool-latency")}
+		t := ep.spare.tools
+		if t == nil {
+			t = &toolPool{}
+			ep.spare.tools = t
+		}
+		*t = toolPool{ep: ep, size: cfg.Tools.Pool, latency: streams.Key("tool-latency"), queue: t.queue.reset()}
+		ep.tools = t
 		ep.toolCalls = streams.Key("tool-calls")
 	}
 	if (ep.server != nil || ep.tools != nil) && ep.pcg == nil {

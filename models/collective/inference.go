@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -22,6 +23,8 @@ type server interface {
 type request struct {
 	prompt, output int64
 	arrive         sim.Time // when it reached the server
+	node           task.ID  // the part it works on or checks
+	check          bool     // a check of a held part, not a call of the part in progress
 }
 
 // fifo is a first-in first-out queue of agents; it allocates only when it
@@ -44,6 +47,12 @@ func (q *fifo) push(a *agent) {
 }
 
 func (q *fifo) peek() *agent { return q.buf[q.head] }
+
+// reset empties the queue and returns it, keeping its memory.
+func (q fifo) reset() fifo {
+	clear(q.buf)
+	return fifo{buf: q.buf}
+}
 
 func (q *fifo) pop() *agent {
 	a := q.buf[q.head]
@@ -68,26 +77,44 @@ func (s *queueStats) set(now sim.Time, n int) {
 // waited books the wait of a call admitted now, and traces it as a slice.
 func (a *agent) waited(now sim.Time) {
 	arrive := a.req.arrive
+	if a.ep.res.Trace != nil {
+		// Reading messages and the call's overhead precede the call at the
+		// server even when it does not wait, so that a trace's work span
+		// is the server's time alone (what a client's span of a call to a
+		// hosted API measures).
+		label := a.ep.g.Nodes[a.req.node].Name
+		a.span(a.activity, arrive, "send", label)
+		a.span(arrive, now, "queue", label)
+		a.activity = max(a.activity, arrive)
+	}
 	if now <= arrive {
 		return
 	}
 	a.ep.res.ServingWait += now - arrive
-	label := a.ep.g.Nodes[a.cur].Name
-	a.span(a.activity, arrive, "send", label) // reading messages and the call's overhead
-	a.span(arrive, now, "queue", label)
 	a.activity = now
 }
 
-// wakeUp schedules fn at due unless the latest wake-up already is at due:
-// earlier wake-ups that are no longer needed fire and find nothing to do,
-// which costs an event per change of plan, never one per token.
+// wakeUp makes sure fn runs at due or before: armed is the earliest
+// wake-up still pending (sim.MaxTime for none), and a plan that moved later
+// (an arrival slowed the batch down) needs no new one, because the pending
+// wake-up fires first and plans again. Only a plan that moved earlier costs
+// an event; a wake-up that finds nothing due does nothing. That is events
+// per call, never per token.
 func (ep *episode) wakeUp(armed *sim.Time, due sim.Time, fn func()) {
-	if due == *armed {
+	if *armed <= due {
 		return
 	}
 	*armed = due
 	if err := ep.env.Call(due-ep.env.Now(), fn); err != nil {
 		ep.fail(err)
+	}
+}
+
+// woken marks the earliest pending wake-up as fired, if it is the one
+// firing now.
+func (ep *episode) woken(armed *sim.Time) {
+	if *armed == ep.env.Now() {
+		*armed = sim.MaxTime
 	}
 }
 
@@ -113,16 +140,28 @@ type replica struct {
 	wakeFn func()
 }
 
-func newDeployment(ep *episode, cfg *Serving) (*deployment, error) {
-	d := &deployment{ep: ep, cfg: cfg, replicas: make([]replica, cfg.Replicas)}
+// newDeployment returns the deployment of cfg for ep, on the memory of old
+// (a deployment of an earlier episode) when there is one.
+func newDeployment(ep *episode, cfg *Serving, old *deployment) (*deployment, error) {
+	d := old
+	if d == nil {
+		d = &deployment{}
+	}
+	d.ep, d.cfg = ep, cfg
+	if cap(d.replicas) < cfg.Replicas {
+		d.replicas = make([]replica, cfg.Replicas)
+	}
+	d.replicas = d.replicas[:cfg.Replicas]
 	for i := range d.replicas {
 		r := &d.replicas[i]
-		ps, err := sim.NewSharing(cfg.Step, cfg.StepPerSeq)
-		if err != nil {
+		if r.ps == nil {
+			r.ps = &sim.Sharing{}
+			r.wakeFn = r.wake
+		}
+		if err := r.ps.Reset(cfg.Step, cfg.StepPerSeq); err != nil {
 			return nil, err
 		}
-		r.d, r.ps, r.armed = d, ps, -1
-		r.wakeFn = r.wake
+		r.d, r.armed, r.queue, r.qstats = d, sim.MaxTime, r.queue.reset(), queueStats{}
 	}
 	return d, nil
 }
@@ -165,6 +204,7 @@ func (r *replica) rearm() {
 // freed batch slots.
 func (r *replica) wake() {
 	ep := r.d.ep
+	ep.woken(&r.armed)
 	now := ep.env.Now()
 	for {
 		id, ok := r.ps.Pop(now)
@@ -176,7 +216,7 @@ func (r *replica) wake() {
 			r.qstats.set(now, r.queue.n)
 		}
 		r.rearm()
-		ep.agents[id].callDone()
+		ep.agents[id].served()
 	}
 	r.rearm()
 }
@@ -206,31 +246,52 @@ func (d *deployment) finish(now sim.Time, m *Metrics) {
 type hostedAPI struct {
 	ep       *episode
 	cfg      *API
-	rpm, tpm *sim.TokenBucket
+	rpm, tpm *sim.TokenBucket // nil for no limit
 	inFlight int
-	queue    fifo
-	qstats   queueStats
-	flight   queueStats // calls in flight over time
-	armed    sim.Time
-	pumpFn   func()
-	ttft     sim.Key
+
+	rpmSpare, tpmSpare *sim.TokenBucket // the buckets' memory, kept for the next episode
+	queue              fifo
+	qstats             queueStats
+	flight             queueStats // calls in flight over time
+	armed              sim.Time
+	pumpFn             func()
+	ttft               sim.Key
 }
 
-func newHostedAPI(ep *episode, cfg *API, streams sim.Streams) (*hostedAPI, error) {
-	h := &hostedAPI{ep: ep, cfg: cfg, armed: -1, ttft: streams.Key("ttft")}
-	h.pumpFn = h.pump
-	var err error
-	if cfg.RPM > 0 {
-		if h.rpm, err = sim.NewTokenBucket(cfg.RPM, sim.Minute, cfg.RPM); err != nil {
-			return nil, fmt.Errorf("api.rpm: %w", err)
+// newHostedAPI returns the API of cfg for ep, on the memory of old (an API
+// of an earlier episode) when there is one.
+func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*hostedAPI, error) {
+	h := old
+	if h == nil {
+		h = &hostedAPI{}
+		h.pumpFn = func() {
+			h.ep.woken(&h.armed)
+			h.pump()
 		}
 	}
-	if cfg.TPM > 0 {
-		if h.tpm, err = sim.NewTokenBucket(cfg.TPM, sim.Minute, cfg.TPM); err != nil {
-			return nil, fmt.Errorf("api.tpm: %w", err)
-		}
+	*h = hostedAPI{ep: ep, cfg: cfg, armed: sim.MaxTime, ttft: streams.Key("ttft"), queue: h.queue.reset(), pumpFn: h.pumpFn,
+		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare}
+	if err := resetBucket(&h.rpm, &h.rpmSpare, cfg.RPM); err != nil {
+		return nil, fmt.Errorf("api.rpm: %w", err)
+	}
+	if err := resetBucket(&h.tpm, &h.tpmSpare, cfg.TPM); err != nil {
+		return nil, fmt.Errorf("api.tpm: %w", err)
 	}
 	return h, nil
+}
+
+// resetBucket makes *b a full bucket of perMinute tokens a minute, or nil
+// for no limit, on the memory of the bucket it held.
+func resetBucket(b **sim.TokenBucket, spare **sim.TokenBucket, perMinute int64) error {
+	if perMinute == 0 {
+		*b = nil
+		return nil
+	}
+	if *spare == nil {
+		*spare = &sim.TokenBucket{}
+	}
+	*b = *spare
+	return (*b).Reset(perMinute, sim.Minute, perMinute)
 }
 
 func (h *hostedAPI) submit(a *agent) {
@@ -293,7 +354,13 @@ func (h *hostedAPI) pump() {
 // the time to generate its output.
 func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 	ep := h.ep
-	x, y := a.workKey()
+	var x, y uint64
+	if a.req.check {
+		// Checks are named by the part and how many checks it had.
+		x, y = uint64(a.at.id)<<32|uint64(a.req.node), 1<<63|uint64(a.at.nodes[a.req.node].checks)
+	} else {
+		x, y = a.workKey()
+	}
 	ttft := h.cfg.TTFT.Sample(ep.draw(h.ttft, x, y, 0))
 	out := float64(a.req.output) / h.cfg.OutputRate
 	d, err := sim.FromSeconds(ttft + out)
@@ -308,7 +375,7 @@ func (h *hostedAPI) done(a *agent) {
 	h.inFlight--
 	h.flight.set(h.ep.env.Now(), h.inFlight)
 	h.pump()
-	a.callDone()
+	a.served()
 }
 
 func (h *hostedAPI) finish(now sim.Time, m *Metrics) {

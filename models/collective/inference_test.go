@@ -36,14 +36,15 @@ func quantize(t testing.TB, g *task.Graph, q sim.Time) *task.Graph {
 // event count, which differs by the server's own events.
 func sharedOnly(m collective.Metrics) collective.Metrics {
 	m.ServerUtilisation, m.BatchMean, m.ServingQueueMean, m.Events = 0, 0, 0, 0
+	m.ServedCalls, m.ServingTime = 0, 0
 	return m
 }
 
 // perAgentEquivalent returns a per-agent configuration and a shared one
 // that must give the same results: one model call per attempt, work in
-// whole milliseconds, one output token per millisecond of work and a 1 ms
-// decode step, so that a call decodes in exactly the time the per-agent
-// model gives it.
+// multiples of 5 ms, one output token per millisecond of work and a 1 ms
+// decode step, so that a call, and a check of a fifth of the work, decode
+// in exactly the time the per-agent model gives them.
 func perAgentEquivalent(t testing.TB, g *task.Graph) (*task.Graph, collective.Config, collective.Config) {
 	const step = sim.Millisecond
 	own := collective.Defaults()
@@ -52,7 +53,7 @@ func perAgentEquivalent(t testing.TB, g *task.Graph) (*task.Graph, collective.Co
 	own.Calls.OutputRate = 1000
 	shared := own
 	shared.Serving = collective.Serving{Replicas: 1, MaxBatch: 8, Step: step}
-	return quantize(t, g, step), own, shared
+	return quantize(t, g, 5*step), own, shared
 }
 
 // TestServingEqualsPerAgentServers: with step_per_seq 0 and a batch with
@@ -81,16 +82,19 @@ func TestServingEqualsPerAgentServers(t *testing.T) {
 
 // TestServingPrefillAlone: a single agent never shares the server, so
 // prefill at the per-agent prompt price gives the per-agent results too,
-// even with a batch of one and a step that grows with the batch.
+// even with a batch of one and a step that grows with the batch. The agent
+// does not check its parts: a check on the shared server reads the part
+// (prefill), which a per-agent check is not charged for.
 func TestServingPrefillAlone(t *testing.T) {
 	for _, f := range families {
 		for seed := range uint64(10) {
 			g, own, shared := perAgentEquivalent(t, draw(t, f, seed))
 			shared.Serving.MaxBatch, shared.Serving.StepPerSeq = 1, sim.Millisecond
 			shared.Serving.PrefillToken = own.Calls.PromptToken
-			a, err := collective.Run(g, own, org(t, "sequential"), sim.NewStreams(seed), collective.Options{})
+			solo := policy.Fixed{Name: "sequential"}
+			a, err := collective.Run(g, own, solo, sim.NewStreams(seed), collective.Options{})
 			require.NoError(t, err)
-			b, err := collective.Run(g, shared, org(t, "sequential"), sim.NewStreams(seed), collective.Options{})
+			b, err := collective.Run(g, shared, solo, sim.NewStreams(seed), collective.Options{})
 			require.NoError(t, err)
 			require.Equal(t, sharedOnly(a.Metrics), sharedOnly(b.Metrics), "%s seed %d", f.Shape, seed)
 		}
@@ -123,9 +127,11 @@ func TestServingSimultaneousCalls(t *testing.T) {
 		res, err := collective.Run(g, cfg, org(t, "split"), sim.NewStreams(1), collective.Options{})
 		require.NoError(t, err)
 		require.True(t, res.Acceptable)
+		// Every part is checked, by a call of the same prompt and no output
+		// (check.cost is 0): the W checks of the stage are admitted together too.
 		const o, p = 300, 800
-		alone := p*prefill + o*step
-		stage := sim.Time(w)*p*prefill + o*(step+perSeq*sim.Time(w-1))
+		alone := p*prefill + o*step + p*prefill
+		stage := sim.Time(w)*p*prefill + o*(step+perSeq*sim.Time(w-1)) + sim.Time(w)*p*prefill
 		assert.Equal(t, alone+stage+alone, res.Finish, "W = %d", w)
 		assert.Equal(t, 2*(w+2), res.ModelCalls, "a call and a check per part")
 		assert.Equal(t, float64(1), res.ServerUtilisation, "never idle")
@@ -149,6 +155,11 @@ func TestServingQueueLittle(t *testing.T) {
 			require.False(t, res.TimedOut)
 			area := res.ServingQueueMean * float64(res.Finish)
 			assert.InDelta(t, float64(res.ServingWait), area, 1e-9*area+1, "%s seed %d", f.Shape, seed)
+			// And on the whole server: the mean number of calls there is
+			// the call rate times the mean time a call spends there.
+			require.Equal(t, res.ModelCalls, res.ServedCalls, "every call and check goes to the server")
+			inSystem := res.ServingQueueMean + res.ServerUtilisation*2*res.BatchMean // 2 replicas
+			assert.InDelta(t, inSystem, float64(res.ServedCalls)/res.Finish.Seconds()*res.CallLatency(), 1e-6*inSystem, "%s seed %d", f.Shape, seed)
 		}
 	}
 	// Enough queueing to make the check mean something.
@@ -168,6 +179,7 @@ func TestSlowerNotDifferent(t *testing.T) {
 	tools := task.Tools{Calls: sim.Poisson(20), Latency: sim.LogNormal(3, 1)}
 	base := collective.Defaults()
 	base.Agents = 8
+	base.Check.Cost = 0.02 // a check's output fits a minute of the tpm bucket
 	api := collective.API{TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 	tests := []struct {
 		name        string
@@ -175,7 +187,7 @@ func TestSlowerNotDifferent(t *testing.T) {
 		serve, tool bool
 	}{
 		{"rpm", func(c *collective.Config) { c.API = api }, func(c *collective.Config) { c.API = api; c.API.RPM = 4 }, true, false},
-		{"tpm", func(c *collective.Config) { c.API = api }, func(c *collective.Config) { c.API = api; c.API.TPM = 30000 }, true, false},
+		{"tpm", func(c *collective.Config) { c.API = api }, func(c *collective.Config) { c.API = api; c.API.TPM = 20000 }, true, false},
 		{"concurrency", func(c *collective.Config) { c.API = api }, func(c *collective.Config) { c.API = api; c.API.Concurrency = 2 }, true, false},
 		{"max_batch", func(c *collective.Config) { c.Serving = collective.DefaultServing(); c.Serving.Replicas = 1 },
 			func(c *collective.Config) {
@@ -332,5 +344,71 @@ func ExampleServing() {
 	res, _ := collective.Run(g, cfg, split, sim.NewStreams(1), collective.Options{})
 	fmt.Printf("finish %.1f s, %d calls, waited %.1f s in all, server busy %.0f%%\n",
 		res.Finish.Seconds(), res.ModelCalls, res.ServingWait.Seconds(), 100*res.ServerUtilisation)
-	// Output: finish 348.1 s, 33 calls, waited 327.2 s in all, server busy 86%
+	// Output: finish 359.1 s, 33 calls, waited 492.5 s in all, server busy 99%
+}
+
+// TestSharedRunnerAllocatesNothing: with a shared server, an API or a tool
+// pool, a Runner in steady state still runs an episode without allocating:
+// nothing is allocated per call or per event.
+func TestSharedRunnerAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	g := draw(t, families[1], 1).WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
+	for name, edit := range map[string]func(*collective.Config){
+		"serving": func(c *collective.Config) {
+			c.Serving = collective.DefaultServing()
+			c.Serving.Replicas, c.Serving.MaxBatch = 2, 2
+		},
+		"api": func(c *collective.Config) {
+			c.API = collective.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+		},
+	} {
+		cfg := collective.Defaults()
+		cfg.Agents = 6
+		cfg.Tools.Pool = 2
+		edit(&cfg)
+		var r collective.Runner
+		seed := uint64(0)
+		team := org(t, "team")
+		run := func() {
+			seed++
+			if _, err := r.Run(g, cfg, team, sim.NewStreams(seed%8), collective.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 16 {
+			run()
+		}
+		assert.Zero(t, testing.AllocsPerRun(20, run), name)
+	}
+}
+
+// TestSharedRunnerMatchesRun: a Runner that alternates between a shared
+// server, an API, tools and none gives every episode the result a fresh
+// Run gives it: nothing of a server's state leaks into the next episode.
+func TestSharedRunnerMatchesRun(t *testing.T) {
+	g := draw(t, families[1], 2)
+	tools := g.WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
+	serving := collective.Defaults()
+	serving.Agents = 6
+	serving.Serving = collective.DefaultServing()
+	serving.Serving.Replicas, serving.Serving.MaxBatch = 2, 2
+	api := collective.Defaults()
+	api.Agents = 6
+	api.API = collective.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	pooled := api
+	pooled.Tools.Pool = 1
+	var r collective.Runner
+	for i := range 12 {
+		cfg, h := []collective.Config{serving, api, pooled, collective.Defaults()}[i%4], g
+		if i%4 == 2 {
+			h = tools
+		}
+		want, err := collective.Run(h, cfg, org(t, "team"), sim.NewStreams(uint64(i)), collective.Options{})
+		require.NoError(t, err)
+		got, err := r.Run(h, cfg, org(t, "team"), sim.NewStreams(uint64(i)), collective.Options{})
+		require.NoError(t, err)
+		require.Equal(t, want.Metrics, got.Metrics, "episode %d", i)
+	}
 }

@@ -47,6 +47,8 @@ type Metrics struct {
 
 	// Shared inference and tools (zero when every agent has its own
 	// server and tools are unlimited or unused).
+	ServedCalls       int      // calls (work and checks) made at the shared server or API
+	ServingTime       sim.Time // time those calls spent there, queued or served, summed over calls
 	ServingWait       sim.Time // time calls queued for a batch slot, a concurrency slot or a rate limit, summed over calls
 	ServingQueueMean  float64  // time-average number of calls queued at the shared server
 	ServerUtilisation float64  // replicas: fraction of replica-time with a batch; API: mean calls in flight over the concurrency cap
@@ -56,6 +58,15 @@ type Metrics struct {
 
 	Actions [NumActions]int // decisions taken, by action
 	Events  uint64          // engine events processed
+}
+
+// CallLatency is the mean time a call spent at the shared server or API,
+// from its arrival to its last token, in seconds; 0 without one.
+func (m *Metrics) CallLatency() float64 {
+	if m.ServedCalls == 0 {
+		return 0
+	}
+	return m.ServingTime.Seconds() / float64(m.ServedCalls)
 }
 
 // OutputRate is output tokens per second of agent time: the generation

@@ -15,6 +15,8 @@ type Span struct {
 	Start, End sim.Time
 	Kind       string // input, work, rework, check, share, handoff, spawn, select; send, queue, tool, tool-wait with shared inference or tools
 	Label      string // the subtask's name, if any
+	// Prompt and Output are the tokens of the model call a work span is.
+	Prompt, Output int64
 }
 
 // Flow is one message between agents.
@@ -31,13 +33,13 @@ type Trace struct {
 }
 
 // chromeEvent is one entry of the Chrome Trace Event format; times are in
-// microseconds.
+// whole microseconds.
 type chromeEvent struct {
 	Name string         `json:"name"`
 	Cat  string         `json:"cat,omitempty"`
 	Ph   string         `json:"ph"`
-	Ts   float64        `json:"ts"`
-	Dur  *float64       `json:"dur,omitempty"`
+	Ts   int64          `json:"ts"`
+	Dur  *int64         `json:"dur,omitempty"`
 	Pid  int            `json:"pid"`
 	Tid  int            `json:"tid"`
 	ID   int            `json:"id,omitempty"`
@@ -45,7 +47,19 @@ type chromeEvent struct {
 	Args map[string]any `json:"args,omitempty"`
 }
 
-func micros(t sim.Time) float64 { return float64(t) / float64(sim.Microsecond) }
+// micros rounds a virtual time to whole microseconds. Every time in a
+// trace goes through it, start and end alike, and a duration is the
+// difference of two rounded times: rounding is monotone, so slices that
+// touch in virtual time touch exactly in the trace and nested slices stay
+// nested. (A duration rounded on its own, added to a rounded start, can
+// end a microsecond after the next slice starts: a badly nested slice.)
+func micros(t sim.Time) int64 {
+	us := int64(t / sim.Microsecond)
+	if t%sim.Microsecond >= sim.Microsecond/2 {
+		us++
+	}
+	return us
+}
 
 // WriteChrome writes the trace in the Chrome Trace Event JSON format, which
 // Perfetto (ui.perfetto.dev) and chrome://tracing open: agents are threads,
@@ -67,7 +81,7 @@ func (t *Trace) WriteChrome(w io.Writer, title string) error {
 		events = append(events, chromeEvent{Name: "thread_name", Ph: "M", Pid: 1, Tid: a, Args: map[string]any{"name": name}})
 	}
 	for _, s := range t.Spans {
-		dur := micros(s.End - s.Start)
+		dur := micros(s.End) - micros(s.Start)
 		name := s.Kind
 		if s.Label != "" {
 			name = s.Kind + " " + s.Label
@@ -77,7 +91,7 @@ func (t *Trace) WriteChrome(w io.Writer, title string) error {
 	for i, f := range t.Flows {
 		// A flow arrow binds to enclosing slices; give each end an instant
 		// slice of its own so the arrow always has an anchor.
-		zero := 0.0
+		zero := int64(0)
 		events = append(events,
 			chromeEvent{Name: "send " + f.Kind, Cat: "message", Ph: "X", Ts: micros(f.Send), Dur: &zero, Pid: 1, Tid: f.From},
 			chromeEvent{Name: f.Kind, Cat: "message", Ph: "s", Ts: micros(f.Send), Pid: 1, Tid: f.From, ID: i + 1},

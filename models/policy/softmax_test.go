@@ -223,7 +223,39 @@ func TestSoftmaxAddGradPanics(t *testing.T) {
 	assert.Panics(t, func() { p.AddGrad(x, m, c.Submit, 1, 0, grad) }, "action outside mask")
 	assert.Panics(t, func() { p.AddGrad(x, m, c.Work, 1, 0, grad[1:]) }, "short gradient")
 	assert.Panics(t, func() { policy.NewMLP(0, rand.New(rand.NewPCG(1, 1))) })
+	assert.Panics(t, func() { policy.NewMLP(policy.MaxHidden+1, rand.New(rand.NewPCG(1, 1))) })
+	assert.NotPanics(t, func() { policy.NewMLP(1, rand.New(rand.NewPCG(1, 1))) })
+	assert.NotPanics(t, func() { policy.NewMLP(policy.MaxHidden, rand.New(rand.NewPCG(1, 1))) })
 	assert.Panics(t, func() { policy.NewMLP(4, nil) })
+	// An action beyond the last, even where its mask bit is set, is
+	// refused by the check, not by an index out of range.
+	assert.PanicsWithValue(t, "policy: AddGrad for action Action(7) outside its mask", func() {
+		p.AddGrad(x, c.Mask(0xff), c.Action(c.NumActions), 1, 0, grad)
+	})
+}
+
+// NewMLP draws every first-layer weight, normal with standard deviation
+// 1/√NumFeatures, and leaves the output layer at zero.
+func TestNewMLPInitialisation(t *testing.T) {
+	const hidden = policy.MaxHidden
+	m := policy.NewMLP(hidden, rand.New(rand.NewPCG(3, 3)))
+	p := m.Params()
+	w1 := p[:hidden*policy.NumFeatures]
+	sum, ss := 0.0, 0.0
+	for i, w := range w1 {
+		require.NotZero(t, w, "W1[%d] is drawn", i)
+		sum += w
+		ss += w * w
+	}
+	n := float64(len(w1))
+	sd := math.Sqrt(ss/n - (sum/n)*(sum/n))
+	// The sample sd of n normal draws has a standard error of about sd/√(2n).
+	want := 1 / math.Sqrt(policy.NumFeatures)
+	assert.InDelta(t, want, sd, 5*want/math.Sqrt(2*n))
+	assert.InDelta(t, 0, sum/n, 5*want/math.Sqrt(n))
+	for i, w := range p[len(w1):] {
+		require.Zero(t, w, "output parameter %d starts at 0", i)
+	}
 }
 
 func TestSoftmaxSingleValidAction(t *testing.T) {

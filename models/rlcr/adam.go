@@ -1,6 +1,10 @@
 package rlcr
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // adam is the Adam optimiser, ascending: step moves params along grad.
 // Adam divides each coordinate by a running estimate of its own scale, so
@@ -26,6 +30,22 @@ func (o *adam) step(params, grad []float64, lr float64) {
 		o.v[i] = o.beta2*o.v[i] + (1-o.beta2)*g*g
 		params[i] += lr * (o.m[i] / c1) / (math.Sqrt(o.v[i]/c2) + o.eps)
 	}
+}
+
+// state returns a copy of the optimiser's moments and step count.
+func (o *adam) state() AdamState {
+	return AdamState{M: slices.Clone(o.m), V: slices.Clone(o.v), T: o.t}
+}
+
+// restore sets the moments and step count from st.
+func (o *adam) restore(st AdamState) error {
+	if len(st.M) != len(o.m) || len(st.V) != len(o.v) || st.T < 0 {
+		return fmt.Errorf("%d and %d moments at step %d, not %d", len(st.M), len(st.V), st.T, len(o.m))
+	}
+	copy(o.m, st.M)
+	copy(o.v, st.V)
+	o.t = st.T
+	return nil
 }
 
 // clipNorm scales grad down to a Euclidean norm of at most limit (if limit

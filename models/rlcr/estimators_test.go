@@ -121,10 +121,10 @@ func TestRolloutAdvantages(t *testing.T) {
 	}{
 		// Group means 3 and 11.
 		{"flat", func(*Config) {}, []float64{-2, -1, 0, 3, -1, -1, -1, 3}},
-		// Population stds √3.5 and √3.
+		// Population stds √3.5 and √3, kept off 0 by 1e-8.
 		{"flat ÷ std", func(c *Config) { c.StdNorm = true }, []float64{
-			-2 / math.Sqrt(3.5), -1 / math.Sqrt(3.5), 0, 3 / math.Sqrt(3.5),
-			-1 / math.Sqrt(3), -1 / math.Sqrt(3), -1 / math.Sqrt(3), 3 / math.Sqrt(3)}},
+			-2 / (math.Sqrt(3.5) + 1e-8), -1 / (math.Sqrt(3.5) + 1e-8), 0, 3 / (math.Sqrt(3.5) + 1e-8),
+			-1 / (math.Sqrt(3) + 1e-8), -1 / (math.Sqrt(3) + 1e-8), -1 / (math.Sqrt(3) + 1e-8), 3 / (math.Sqrt(3) + 1e-8)}},
 		{"none", func(c *Config) { c.Advantage = NoBaseline }, rewards},
 		{"none ignores std_norm", func(c *Config) { c.Advantage, c.StdNorm = NoBaseline, true }, rewards},
 		// The first baseline is the first batch's mean, 7.
@@ -136,7 +136,7 @@ func TestRolloutAdvantages(t *testing.T) {
 		baseline := nan
 		got := rolloutAdvantages(c, rewards, 4, &baseline)
 		for i := range tc.want {
-			assert.InDelta(t, tc.want[i], got[i], 1e-7, "%s: rollout %d", tc.name, i)
+			assert.InDelta(t, tc.want[i], got[i], 1e-14, "%s: rollout %d", tc.name, i)
 		}
 	}
 	// A group whose rewards are all equal has advantage 0, with or
@@ -409,6 +409,134 @@ func TestPerAgentTrainsWithEachCredit(t *testing.T) {
 				assert.NotEqual(t, other, p, "%s/%s trains like %s", cf, b, k)
 			}
 			params[string(cf)+"/"+string(b)] = p
+		}
+	}
+}
+
+// The iteration's summary, against values worked by hand: ten rollouts
+// finishing at 1..10 s, the odd ones acceptable.
+func TestSummarize(t *testing.T) {
+	results := make([]*collective.Result, 10)
+	rewards := make([]float64, 10)
+	for i := range results {
+		results[i] = &collective.Result{Metrics: collective.Metrics{
+			Finish: sim.Time(i+1) * sim.Second, Acceptable: i%2 == 1, ParallelismMean: float64(i),
+			Messages: i, ModelCalls: 2 * i, AgentTime: sim.Time(3*i) * sim.Second,
+		}}
+		rewards[i] = float64(i)
+	}
+	st := summarize(4, results, rewards, make([]sample, 7), make([]float64, 10))
+	assert.Equal(t, 4, st.Iteration)
+	assert.Equal(t, 10, st.Episodes)
+	assert.Equal(t, 7, st.Decisions)
+	assert.InDelta(t, 4.5, st.RewardMean, 1e-12)
+	assert.InDelta(t, 0.5, st.SuccessRate, 1e-12)
+	assert.InDelta(t, 5.5, st.LatencyMean, 1e-12)
+	assert.Equal(t, 9.0, st.LatencyP90, "the 9th of 10 sorted finish times")
+	assert.InDelta(t, 4.5, st.ParallelismMean, 1e-12)
+	assert.InDelta(t, 4.5, st.MessagesMean, 1e-12)
+	assert.InDelta(t, 9, st.ModelCallsMean, 1e-12)
+	assert.InDelta(t, 13.5, st.AgentTimeMean, 1e-12)
+	one := summarize(0, results[:1], rewards[:1], nil, make([]float64, 1))
+	assert.Equal(t, 1.0, one.LatencyP90, "one rollout is its own 90th percentile")
+}
+
+// The entropy and mean action probabilities over decisions, from the
+// probabilities recorded when they were taken: uniform over two and over
+// four valid actions, entropies log 2 and log 4.
+func TestDecisionStats(t *testing.T) {
+	w, d, s, wait := collective.Work, collective.Delegate, collective.Submit, collective.Wait
+	samples := make([]sample, 2)
+	samples[0].probs[w], samples[0].probs[d] = 0.5, 0.5
+	for _, a := range []collective.Action{w, d, s, wait} {
+		samples[1].probs[a] = 0.25
+	}
+	var st Iteration
+	decisionStats(&st, samples)
+	assert.InDelta(t, (math.Log(2)+math.Log(4))/2, st.Entropy, 1e-12)
+	assert.InDelta(t, (0.5+0.25)/2, st.ActionProbs[w], 1e-12)
+	assert.InDelta(t, (0.5+0.25)/2, st.ActionProbs[d], 1e-12)
+	assert.InDelta(t, 0.25/2, st.ActionProbs[s], 1e-12)
+	assert.Zero(t, st.ActionProbs[collective.Check])
+}
+
+// The passive counterfactual's agent works while it can, waits rather
+// than submit an incomplete result, and submits a complete one; the other
+// agents decide as the policy does.
+func TestPassive(t *testing.T) {
+	all := collective.Mask(0)
+	for a := range collective.Action(collective.NumActions) {
+		all = all.With(a)
+	}
+	always := collective.PolicyFunc(func(*collective.Observation, collective.Mask, float64) collective.Action { return collective.Check })
+	p := passive{always, 1}
+	cases := []struct {
+		obs  collective.Observation
+		mask collective.Mask
+		want collective.Action
+	}{
+		{collective.Observation{Agent: 0}, all, collective.Check},
+		{collective.Observation{Agent: 1}, all, collective.Work},
+		{collective.Observation{Agent: 1}, all &^ (1 << collective.Work), collective.Wait},
+		{collective.Observation{Agent: 1, Complete: true}, collective.Mask(0).With(collective.Wait).With(collective.Submit), collective.Wait},
+		{collective.Observation{Agent: 1, Complete: true}, collective.Mask(0).With(collective.Submit), collective.Submit},
+		{collective.Observation{Agent: 1}, collective.Mask(0).With(collective.Submit).With(collective.Check), collective.Submit},
+		{collective.Observation{Agent: 1}, collective.Mask(0).With(collective.Check).With(collective.Share), collective.Check},
+	}
+	for i, tc := range cases {
+		assert.Equal(t, tc.want, p.Decide(&tc.obs, tc.mask, 0.5), "case %d", i)
+	}
+	w := withoutContribution{collective.PolicyFunc(func(*collective.Observation, collective.Mask, float64) collective.Action { return collective.Share }), 1}
+	for _, tc := range []struct {
+		agent int
+		mask  collective.Mask
+		want  collective.Action
+	}{
+		{0, all, collective.Share},
+		{1, all, collective.Work},
+		{1, all &^ (1 << collective.Work), collective.Wait},
+		{1, collective.Mask(0).With(collective.Share).With(collective.Check).With(collective.Submit), collective.Check},
+		{1, collective.Mask(0).With(collective.Share).With(collective.Submit), collective.Submit},
+		{1, collective.Mask(0).With(collective.Share).With(collective.Delegate), collective.Share},
+	} {
+		o := collective.Observation{Agent: tc.agent}
+		assert.Equal(t, tc.want, w.Decide(&o, tc.mask, 0.5), "without contribution, agent %d", tc.agent)
+	}
+}
+
+func TestTrainStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Train(ctx, tinyProblem(), tinyConfig(), 1, 2, nil)
+	assert.ErrorIs(t, err, context.Canceled)
+	n := 0
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	_, err = Train(ctx, tinyProblem(), tinyConfig(), 1, 2, func(Iteration) error {
+		n++
+		cancel()
+		return nil
+	})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, n, "no iteration after the cancellation")
+}
+
+func TestTrainRejectsBadProblems(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*Problem, *Config)
+		want string
+	}{
+		{func(_ *Problem, c *Config) { c.Batch = 0 }, "batch: 0"},
+		{func(p *Problem, _ *Config) { p.Collective.Agents = 0 }, "collective: "},
+		{func(p *Problem, _ *Config) { p.Task.Width = 0 }, "task: "},
+		{func(p *Problem, _ *Config) { p.Reward.Penalty = "cubic" }, `reward: penalty: "cubic"`},
+		{func(p *Problem, c *Config) { p.Reward.Penalty, c.Group = PenaltyGroupRelative, 1 }, "reward: penalty: group-relative"},
+	} {
+		prob, cfg := tinyProblem(), tinyConfig()
+		tc.edit(&prob, &cfg)
+		_, err := Train(context.Background(), prob, cfg, 1, 2, nil)
+		if assert.Error(t, err) {
+			assert.Contains(t, err.Error(), tc.want)
 		}
 	}
 }

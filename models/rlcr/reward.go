@@ -130,10 +130,10 @@ func (r *Reward) Validate(c *collective.Config) error {
 	}
 	if slices.Contains(uses, "deadline") {
 		d := r.deadline(c)
-		switch {
-		case d <= 0:
+		if d <= 0 {
 			return fmt.Errorf("deadline: needs a duration greater than 0 when the collective has no time limit")
-		case limit > 0 && d >= limit:
+		}
+		if limit > 0 && d >= limit {
 			return fmt.Errorf("deadline: %v is at or beyond the time limit %v, so no episode can be late (allowed: below the time limit)", d, limit)
 		}
 		if b := r.buffer(c); r.Penalty == PenaltySoftOverlong && b > d {
@@ -147,12 +147,13 @@ func (r *Reward) Validate(c *collective.Config) error {
 		return fmt.Errorf("cost_scale: needs a duration greater than 0 when the collective has no time limit (it normalises the agent time)")
 	}
 	parl := r.Parallel != 0 || r.Finish != 0
-	switch {
-	case r.Anneal < 0:
+	if r.Anneal < 0 {
 		return fmt.Errorf("anneal: %d is negative (0 or more iterations)", r.Anneal)
-	case parl && r.Anneal == 0:
+	}
+	if parl && r.Anneal == 0 {
 		return fmt.Errorf("anneal: 0 leaves parallel and finish without effect (the PARL terms anneal to 0 over anneal iterations: set at least 1)")
-	case !parl && r.Anneal > 0:
+	}
+	if !parl && r.Anneal > 0 {
 		return fmt.Errorf("anneal: %d has no effect with parallel and finish 0", r.Anneal)
 	}
 	return nil
@@ -300,10 +301,10 @@ func (r *Reward) penalty(c *collective.Config, m *collective.Metrics, T, minT, m
 		}
 	case PenaltySoftOverlong:
 		d, b := float64(r.deadline(c)), float64(r.buffer(c))
-		switch {
-		case T > d:
+		if T > d {
 			return 1 // beyond the limit: DAPO's overlong punishment
-		case T > d-b:
+		}
+		if T > d-b {
 			return (T - (d - b)) / b
 		}
 	case PenaltyGroupRelative:

@@ -172,6 +172,21 @@ func TestCostAndPARLTerms(t *testing.T) {
 	assert.InDelta(t, 1-0.5*2+0.5*(0.2*0.5+0.4*0.5), out[0], 1e-12)
 	r.Group(&c, 10, m, out) // fully annealed
 	assert.InDelta(t, 0.0, out[0], 1e-12)
+	// One agent cannot spawn helpers: r_parallel is 0, not 0/0.
+	c.Agents = 1
+	m[0].ParallelismPeak = 1
+	r.Group(&c, 0, m, out)
+	assert.InDelta(t, 1-0.5*2+0.4*0.5, out[0], 1e-12)
+}
+
+// Without a time limit an episode that stalled is scored at the time it
+// stalled: there is no limit to score it at.
+func TestUnfinishedWithoutTimeLimit(t *testing.T) {
+	c := collective.Defaults()
+	c.TimeLimit = 0
+	got := penalties(t, Reward{Penalty: PenaltyLinear, Scale: secs(40)}, &c, []collective.Metrics{stalled(30), ep(20)})
+	assert.InDelta(t, 0.75, got[0], 1e-12)
+	assert.InDelta(t, 0.5, got[1], 1e-12)
 }
 
 // Each bad reward names its field; a parameter that cannot change the
@@ -237,6 +252,8 @@ func TestRewardValidateTraining(t *testing.T) {
 	cfg := DefaultConfig()
 	r := Reward{Penalty: PenaltyGroupRelative, Latency: 1}
 	require.NoError(t, r.ValidateTraining(&cfg))
+	cfg.Group = 2
+	require.NoError(t, r.ValidateTraining(&cfg), "two rollouts can be ranked")
 	cfg.Group = 1
 	err := r.ValidateTraining(&cfg)
 	require.Error(t, err)

@@ -150,36 +150,49 @@ func DefaultConfig() Config {
 
 // Validate reports the first out-of-range hyperparameter.
 func (c *Config) Validate() error {
-	switch {
-	case c.Iterations < 1:
+	if c.Iterations < 1 {
 		return fmt.Errorf("iterations: %d is out of range (at least 1)", c.Iterations)
-	case c.Batch < 1:
+	}
+	if c.Batch < 1 {
 		return fmt.Errorf("batch: %d is out of range (at least 1)", c.Batch)
-	case c.Group < 1:
+	}
+	if c.Group < 1 {
 		return fmt.Errorf("group: %d is out of range (at least 1)", c.Group)
-	case c.Policy != "linear" && c.Policy != "mlp":
+	}
+	if c.Policy != "linear" && c.Policy != "mlp" {
 		return fmt.Errorf("policy: %q is not allowed (allowed: linear, mlp)", c.Policy)
-	case c.Policy == "mlp" && c.Hidden < 1:
+	}
+	if c.Policy == "mlp" && c.Hidden < 1 {
 		return fmt.Errorf("hidden: %d is out of range (at least 1 for an mlp)", c.Hidden)
-	case !(c.LR > 0) || !(c.LREnd >= 0):
+	}
+	if !(c.LR > 0) || !(c.LREnd >= 0) {
 		return fmt.Errorf("lr: %v to %v is out of range (lr > 0, lr_end ≥ 0)", c.LR, c.LREnd)
-	case !(c.Beta1 >= 0 && c.Beta1 < 1) || !(c.Beta2 >= 0 && c.Beta2 < 1) || !(c.Eps > 0):
+	}
+	if !(c.Beta1 >= 0 && c.Beta1 < 1) || !(c.Beta2 >= 0 && c.Beta2 < 1) || !(c.Eps > 0) {
 		return fmt.Errorf("beta1, beta2, eps: %v, %v, %v are out of range ([0,1), [0,1), > 0)", c.Beta1, c.Beta2, c.Eps)
-	case !(c.ClipGrad >= 0):
+	}
+	if !(c.ClipGrad >= 0) {
 		return fmt.Errorf("clip_grad: %v is out of range (0 for none, or more)", c.ClipGrad)
-	case !(c.Entropy >= 0) || !(c.EntropyEnd >= 0):
+	}
+	if !(c.Entropy >= 0) || !(c.EntropyEnd >= 0) {
 		return fmt.Errorf("entropy: %v to %v is out of range (0 or more)", c.Entropy, c.EntropyEnd)
-	case !(c.BaselineRate > 0 && c.BaselineRate <= 1):
+	}
+	if !(c.BaselineRate > 0 && c.BaselineRate <= 1) {
 		return fmt.Errorf("baseline_rate: %v is out of range (0, 1]", c.BaselineRate)
-	case c.Epochs < 1 || !(c.ClipRatio > 0) || !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) || !(c.ValueLR > 0):
+	}
+	if c.Epochs < 1 || !(c.ClipRatio > 0) || !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) || !(c.ValueLR > 0) {
 		return fmt.Errorf("epochs, clip_ratio, gamma, lambda, value_lr: %d, %v, %v, %v, %v are out of range (≥ 1, > 0, [0,1], [0,1], > 0)", c.Epochs, c.ClipRatio, c.Gamma, c.Lambda, c.ValueLR)
-	case c.ValueEpochs < 1:
+	}
+	if c.ValueEpochs < 1 {
 		return fmt.Errorf("value_epochs: %d is out of range (at least 1)", c.ValueEpochs)
-	case c.GammaUnit < 0:
+	}
+	if c.GammaUnit < 0 {
 		return fmt.Errorf("gamma_unit: %v is out of range (0 for a discount per decision, or a duration)", c.GammaUnit)
-	case c.GammaUnit > 0 && c.Advantage != PPOGAE:
+	}
+	if c.GammaUnit > 0 && c.Advantage != PPOGAE {
 		return fmt.Errorf("gamma_unit: only the ppo-gae advantage discounts (advantage is %s)", c.Advantage)
-	case c.GammaUnit > 0 && c.Gamma == 1:
+	}
+	if c.GammaUnit > 0 && c.Gamma == 1 {
 		return fmt.Errorf("gamma_unit: has no effect with gamma 1 (set gamma below 1, or remove gamma_unit)")
 	}
 	for _, s := range []Schedule{c.LRSchedule, c.EntropySchedule} {
@@ -261,6 +274,36 @@ type Iteration struct {
 // it. emit receives each iteration's summary as soon as it is done. The
 // result depends only on the arguments, never on workers.
 func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, emit func(Iteration) error) (policy.Softmax, error) {
+	return Resume(ctx, prob, cfg, seed, workers, nil, emit, nil)
+}
+
+// Checkpoint is what Train carries from one iteration to the next: the
+// policy, the optimisers' moments and step counts, the learned value and
+// the moving-average baseline. The random streams need nothing saved:
+// iteration t draws from streams derived from the seed and t alone. So
+// training resumed from a checkpoint takes exactly the steps it would
+// have taken without stopping.
+type Checkpoint struct {
+	Done      int       // iterations done
+	Params    []float64 // the policy's parameters
+	Adam      AdamState
+	Value     []float64 // the learned value's parameters (PPO)
+	ValueAdam AdamState
+	Baseline  float64 // the moving average of rewards; NaN before the first
+}
+
+// AdamState is the state of one Adam optimiser.
+type AdamState struct {
+	M, V []float64
+	T    int
+}
+
+// Resume is Train continued from a checkpoint from (nil: from the start)
+// with the same arguments: the iterations from.Done onwards are run and
+// emitted, and the policy returned is the one an uninterrupted Train
+// returns. save, when not nil, receives the checkpoint after each
+// iteration (after emit); it may keep it, as it is not reused.
+func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, from *Checkpoint, emit func(Iteration) error, save func(*Checkpoint) error) (policy.Softmax, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -290,12 +333,19 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 	value := policy.NewValue()
 	valueOpt := newAdam(len(value.Params()), cfg.Beta1, cfg.Beta2, cfg.Eps)
 	baseline := math.NaN() // moving average of rewards
+	start := 0
+	if from != nil {
+		if err := from.restore(cfg, pol, opt, value, valueOpt); err != nil {
+			return nil, err
+		}
+		start, baseline = from.Done, from.Baseline
+	}
 
 	B, G := cfg.Batch, cfg.Group
 	grad := make([]float64, len(pol.Params()))
 	mem := newMemory(B, G) // reused by every iteration
 	rewards := mem.rewards
-	for it := range cfg.Iterations {
+	for it := start; it < cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -359,8 +409,36 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 				return nil, err
 			}
 		}
+		if save != nil {
+			cp := &Checkpoint{Done: it + 1, Params: slices.Clone(pol.Params()), Adam: opt.state(),
+				Value: slices.Clone(value.Params()), ValueAdam: valueOpt.state(), Baseline: baseline}
+			if err := save(cp); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return pol, nil
+}
+
+// restore puts the checkpoint's state into a freshly built learner,
+// refusing one that does not fit it (another policy kind or size, or more
+// iterations than cfg has).
+func (cp *Checkpoint) restore(cfg Config, pol policy.Softmax, opt *adam, value *policy.Value, valueOpt *adam) error {
+	switch {
+	case cp.Done < 0 || cp.Done > cfg.Iterations:
+		return fmt.Errorf("checkpoint: %d iterations done, of %d", cp.Done, cfg.Iterations)
+	case len(cp.Params) != len(pol.Params()) || len(cp.Value) != len(value.Params()):
+		return fmt.Errorf("checkpoint: %d policy and %d value parameters, not %d and %d", len(cp.Params), len(cp.Value), len(pol.Params()), len(value.Params()))
+	}
+	if err := opt.restore(cp.Adam); err != nil {
+		return fmt.Errorf("checkpoint: policy optimiser: %w", err)
+	}
+	if err := valueOpt.restore(cp.ValueAdam); err != nil {
+		return fmt.Errorf("checkpoint: value optimiser: %w", err)
+	}
+	copy(pol.Params(), cp.Params)
+	copy(value.Params(), cp.Value)
+	return nil
 }
 
 // advantages sets the advantage of every decision of the batch by the

@@ -17,10 +17,11 @@ type Chart struct {
 	// Name is the chart's file name without extension.
 	Name                   string
 	XLabel, YLabel, ZLabel string
-	// Interval says what the bands are.
-	Interval string
-	Series   []plots.Series
-	Grid     *plots.Grid
+	// Stat says what the lines are ("mean, 2 seeds"), Interval what the
+	// bands are.
+	Stat, Interval string
+	Series         []plots.Series
+	Grid           *plots.Grid
 }
 
 // PhaseChart is the name of the phase diagram: learned parallelism over
@@ -115,16 +116,17 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 			byVariant[t.Variant] = append(byVariant[t.Variant], &trialResult{info: &plan.Trials[j], rec: r})
 		}
 	}
-	over := "seeds"
+	// Short: the legend's note must fit a column.
+	stat := fmt.Sprintf("mean, %d seeds", plan.Seeds)
 	switch {
 	case len(plan.Random) > 0 && len(plan.Grid) > 2:
-		over = "seeds, samples and other axes"
+		stat += ", samples, axes"
 	case len(plan.Random) > 0:
-		over = "seeds and samples"
+		stat += ", samples"
 	case len(plan.Grid) > 2:
-		over = "seeds and other axes"
+		stat += ", other axes"
 	}
-	interval := "95% bootstrap CI over " + over
+	const interval = "95% bootstrap CI"
 
 	for _, v := range plan.Variants {
 		suffix := ""
@@ -154,6 +156,7 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 					Name:     fmt.Sprintf("%s_vs_%s%s", m, chartName(plan.Grid[a].Path), suffix),
 					XLabel:   axisLabel(&plan.Grid[a]),
 					YLabel:   label,
+					Stat:     stat,
 					Interval: interval,
 					Series:   series,
 				})

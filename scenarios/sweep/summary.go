@@ -1,63 +1,88 @@
 package sweep
 
 import (
-	"math"
+	"bytes"
+	"encoding/csv"
 	"slices"
 	"strconv"
+
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
-// PointSummary is the mean of each metric over the seeds of one variant at
+// PointSummary aggregates each metric over the seeds of one variant at
 // one grid point and random sample.
 type PointSummary struct {
 	Variant string
 	Params  []string // values, in ParamNames order
 	N       int      // trials with a record
-	Means   []float64
+	// Aggregates holds each metric's mean, median and IQM over the seeds
+	// with their 95% bootstrap intervals (stats.Default), in
+	// Plan.Metrics order. Non-finite values are left out of them.
+	Aggregates []stats.Aggregate
 }
 
-// Summarize averages the records over seeds: one PointSummary per variant,
-// grid point and sample, in plan order, for those with at least one
-// record. Means skip non-finite values (NaN when none is finite).
+// Summarize aggregates the records over seeds: one PointSummary per
+// variant, grid point and sample, in plan order, for those with at least
+// one record.
 func Summarize(plan *Plan, recs map[string]*Record) []PointSummary {
 	var out []PointSummary
 	at := map[string]int{}
-	sums := [][]float64{}
-	counts := [][]int{}
+	var values [][][]float64 // point, metric -> the seeds' values
 	for _, t := range plan.Trials {
 		r, ok := recs[t.ID]
 		if !ok {
 			continue
-		}
-		vals := make([]string, len(t.Params))
-		for i, p := range t.Params {
-			vals[i] = p.Value
 		}
 		key := t.Variant + "\x00" + strconv.Itoa(t.Sample) + "\x00" + intsKey(t.Point)
 		i, seen := at[key]
 		if !seen {
 			i = len(out)
 			at[key] = i
-			out = append(out, PointSummary{Variant: t.Variant, Params: vals, Means: make([]float64, len(plan.Metrics))})
-			sums = append(sums, make([]float64, len(plan.Metrics)))
-			counts = append(counts, make([]int, len(plan.Metrics)))
+			vals := make([]string, len(t.Params))
+			for k, p := range t.Params {
+				vals[k] = p.Value
+			}
+			out = append(out, PointSummary{Variant: t.Variant, Params: vals})
+			values = append(values, make([][]float64, len(plan.Metrics)))
 		}
 		out[i].N++
 		for k, m := range plan.Metrics {
-			if v := float64(r.Metrics[m]); !math.IsNaN(v) && !math.IsInf(v, 0) {
-				sums[i][k] += v
-				counts[i][k]++
-			}
+			values[i][k] = append(values[i][k], float64(r.Metrics[m]))
 		}
 	}
 	for i := range out {
-		for k := range out[i].Means {
-			out[i].Means[k] = math.NaN()
-			if counts[i][k] > 0 {
-				out[i].Means[k] = sums[i][k] / float64(counts[i][k])
-			}
+		out[i].Aggregates = make([]stats.Aggregate, len(plan.Metrics))
+		for k := range plan.Metrics {
+			out[i].Aggregates[k] = stats.Default.Aggregate(values[i][k])
 		}
 	}
 	return slices.Clip(out)
+}
+
+// SummaryTable returns summary.csv of a sweep: one row per variant, point
+// and metric (tidy), with the swept values as columns: variant, the
+// parameters, metric, unit, n_seeds, mean, median, iqm, iqm_lo, iqm_hi,
+// mean_lo, mean_hi, median_lo, median_hi.
+func SummaryTable(plan *Plan, sums []PointSummary) []byte {
+	header := append([]string{"variant"}, plan.ParamNames()...)
+	header = append(header, "metric", "unit", "n_seeds", "mean", "median", "iqm", "iqm_lo", "iqm_hi", "mean_lo", "mean_hi", "median_lo", "median_hi")
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(header)
+	for _, ps := range sums {
+		for k, m := range plan.Metrics {
+			a := ps.Aggregates[k]
+			row := append([]string{ps.Variant}, ps.Params...)
+			row = append(row, m, rundir.Unit(m), strconv.Itoa(a.N))
+			for _, v := range []float64{a.Mean.Value, a.Median.Value, a.IQM.Value, a.IQM.Lo, a.IQM.Hi, a.Mean.Lo, a.Mean.Hi, a.Median.Lo, a.Median.Hi} {
+				row = append(row, format(v))
+			}
+			w.Write(row)
+		}
+	}
+	w.Flush()
+	return b.Bytes()
 }
 
 func intsKey(xs []int) string {

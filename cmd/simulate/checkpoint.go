@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/gob"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// Training resumes. A train directory is claimed by train.json, which names
+// what is trained (the resolved scenario's hash, the first seed, the
+// number of seeds and the event bound: everything the numbers depend on);
+// each job (variant and seed) leaves a checkpoint in checkpoints/ after
+// every iteration, written atomically: the learner's state (rlcr.Checkpoint)
+// and the rows so far. The same command, run again after an interrupt or a
+// kill, finds the checkpoints and continues each job where it stopped, and
+// its tables are byte-identical to those of a run that was never stopped,
+// since an iteration's random draws depend only on the seed and its index.
+
+// trainIdentity is the content of train.json.
+type trainIdentity struct {
+	Scenario  string `json:"scenario"`
+	Hash      string `json:"hash"`
+	Seed      uint64 `json:"seed"`
+	Seeds     int    `json:"seeds"`
+	MaxEvents uint64 `json:"max_events,omitempty"`
+}
+
+const (
+	trainIdentityFile = "train.json"
+	checkpointDir     = "checkpoints"
+	// checkpointEvery is the least time between two checkpoints of a job
+	// (its last iteration is always saved): what a kill can lose.
+	checkpointEvery = 250 * time.Millisecond
+)
+
+// trainCheckpoint is one job's checkpoint file. gob keeps every float64
+// exactly, NaN included (a PPO-less iteration's value_ev).
+type trainCheckpoint struct {
+	Learner rlcr.Checkpoint
+	Rows    []rlcr.Iteration
+}
+
+func checkpointFile(j *trainJob) string {
+	return fmt.Sprintf("%s/%s-seed%d.gob", checkpointDir, fileName(j.variant.Name), j.seed)
+}
+
+// openTrainDir opens out for training sc: a new directory, or one that
+// holds checkpoints of the same training, which then resumes. A directory
+// that holds a complete result is refused unless force is set; force also
+// discards checkpoints.
+func openTrainDir(out string, id trainIdentity, force bool) (*rundir.Dir, error) {
+	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil && !force {
+		return nil, fmt.Errorf("%s holds a complete run (%s); use --force to overwrite it, or --out to choose another directory", out, rundir.ManifestName)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(id, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	data = append(data, '\n')
+	c := &rundir.Claim{
+		File: trainIdentityFile,
+		Data: data,
+		Same: func(old []byte) error {
+			var prev trainIdentity
+			if err := json.Unmarshal(old, &prev); err != nil {
+				return fmt.Errorf("an unreadable %s (%w)", trainIdentityFile, err)
+			}
+			if prev != id {
+				return fmt.Errorf("the training of scenario %s (hash %s, seeds %d from %d), not this one (scenario %s, hash %s, seeds %d from %d)",
+					prev.Scenario, short(prev.Hash), prev.Seeds, prev.Seed, id.Scenario, short(id.Hash), id.Seeds, id.Seed)
+			}
+			return nil
+		},
+		Clear: []string{checkpointDir},
+	}
+	d, err := c.Open(out, force)
+	if err != nil && errors.Is(err, rundir.ErrOtherWork) {
+		err = fmt.Errorf("%w (use --force to discard it)", err)
+	}
+	return d, err
+}
+
+// short abbreviates a "sha256:..." hash for messages.
+func short(hash string) string {
+	if len(hash) > 19 {
+		return hash[:19]
+	}
+	return hash
+}
+
+// newTrainIdentity describes training sc from seed for seeds seeds.
+func newTrainIdentity(sc *scenarios.Scenario, seed uint64, seeds int, maxEvents uint64) trainIdentity {
+	return trainIdentity{Scenario: sc.Name, Hash: sc.Hash, Seed: seed, Seeds: seeds, MaxEvents: maxEvents}
+}
+
+// loadCheckpoint reads job j's checkpoint, if it has one.
+func loadCheckpoint(dir *rundir.Dir, j *trainJob) (*trainCheckpoint, error) {
+	data, err := dir.ReadPart(checkpointFile(j))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cp trainCheckpoint
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&cp); err != nil {
+		return nil, fmt.Errorf("%s: unreadable checkpoint (%v); use --force to start over", dir.Join(checkpointFile(j)), err)
+	}
+	if len(cp.Rows) != cp.Learner.Done {
+		return nil, fmt.Errorf("%s: %d rows for %d iterations; use --force to start over", dir.Join(checkpointFile(j)), len(cp.Rows), cp.Learner.Done)
+	}
+	return &cp, nil
+}
+
+// saveCheckpoint writes job j's checkpoint atomically.
+func saveCheckpoint(dir *rundir.Dir, j *trainJob, learner *rlcr.Checkpoint) error {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(trainCheckpoint{Learner: *learner, Rows: j.rows}); err != nil {
+		return err
+	}
+	return dir.WritePart(checkpointFile(j), b.Bytes())
+}

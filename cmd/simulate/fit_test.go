@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+// TestFitWritesAllFiles fits the multi-agent traces of
+// calibrate/testdata and checks the directory: every table with one row
+// per call, tool call, run and delegation, the charts, and a scenario that
+// 'simulate run' runs.
+func TestFitWritesAllFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fit")
+	stdout := mustSimulate(t, "fit", "../../calibrate/testdata/multiagent.otlp.json", "--out", out)
+	assert.Contains(t, stdout, "2 runs, 20 model calls, 5 tool calls")
+	m := readManifest(t, out)
+	assert.Equal(t, rundir.KindFit, m.Kind)
+	for _, f := range []string{"calls.csv", "tools.csv", "runs.csv", "delegations.csv", "fit.csv", "scenario.yaml",
+		"charts/cdf_model_gpt-4.1-mini.svg", "charts/cdf_model_gpt-4.1-mini.pdf", "charts/cdf_tool_web_search.png", "charts/cdf_tool_web_search.csv"} {
+		assert.FileExists(t, filepath.Join(out, f))
+		assert.True(t, slices.Contains(m.Files, f), f)
+	}
+	assert.Len(t, readCSV(t, filepath.Join(out, "calls.csv")), 1+20)
+	assert.Len(t, readCSV(t, filepath.Join(out, "tools.csv")), 1+5)
+	assert.Len(t, readCSV(t, filepath.Join(out, "runs.csv")), 1+2)
+	assert.Len(t, readCSV(t, filepath.Join(out, "delegations.csv")), 1+7)
+	mustSimulate(t, "run", filepath.Join(out, "scenario.yaml"), "--episodes", "5", "--out", filepath.Join(t.TempDir(), "run"))
+}
+
+// TestFitBadInput: a file in neither form is named, nothing is written,
+// and so is an unreadable path or no --out.
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "chrome.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"traceEvents": []}`), 0o644))
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", bad, "--out", out}, bad + ": not OpenTelemetry span JSON"},
+		{[]string{"fit", filepath.Join(dir, "missing.json"), "--out", out}, "missing.json: no such file"},
+		{[]string{"fit", bad}, "--out DIR is required"},
+		{[]string{"fit", "--out", out}, "want at least one trace file or directory"},
+	} {
+		stdout, stderr, code := simulate(t, tc.args...)
+		assert.NotZero(t, code, tc.args)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, tc.want)
+		assert.NotContains(t, stderr, "panic")
+		assert.NoDirExists(t, out)
+	}
+}
+
+// TestTraceOTLPFit exports simulated episodes as OTLP GenAI spans and fits
+// them: every model and tool call of the episodes comes back.
+func TestTraceOTLPFit(t *testing.T) {
+	dir := t.TempDir()
+	spans := filepath.Join(dir, "spans.jsonl")
+	mustSimulate(t, "trace", "../../calibrate/testdata/roundtrip.yaml", "--format", "otlp", "--count", "20", "--out", spans)
+	runDir := filepath.Join(dir, "run")
+	mustSimulate(t, "run", "../../calibrate/testdata/roundtrip.yaml", "--episodes", "20", "--out", runDir)
+	rows := readCSV(t, filepath.Join(runDir, "episodes.csv"))
+	col := slices.Index(rows[0], "model_calls")
+	calls := 0
+	for _, r := range rows[1:] {
+		calls += atoiT(t, r[col])
+	}
+	stdout := mustSimulate(t, "fit", spans, "--out", filepath.Join(dir, "fit"))
+	assert.Contains(t, stdout, "20 runs, "+itoa(calls)+" model calls")
+
+	_, stderr, code := simulate(t, "trace", "tiny", "--count", "2")
+	assert.NotZero(t, code)
+	assert.Contains(t, stderr, "a Chrome trace holds one episode")
+	_, stderr, code = simulate(t, "trace", "tiny", "--format", "perfetto")
+	assert.NotZero(t, code)
+	assert.Contains(t, stderr, "--format perfetto: want chrome or otlp")
+}
+
+func atoiT(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// resumeArgs is a training of a few seconds: long enough to be killed in
+// the middle.
+func resumeArgs(out string) []string {
+	return []string{"train", "tiny", "--set", "train.iterations=100", "--seeds", "2", "--workers", "1", "--charts=false", "--out", out}
+}
+
+// TestTrainResumesAfterKill kills a training with SIGKILL once it has
+// checkpoints, runs the same command again, and compares its tables with
+// those of a training that was never stopped: byte for byte.
+func TestTrainResumesAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulate binary")
+	}
+	bin := binary(t)
+	root := t.TempDir()
+	killed := filepath.Join(root, "killed")
+
+	cmd := exec.Command(bin, resumeArgs(killed)...)
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for waiting := true; waiting; {
+		select {
+		case err := <-exited:
+			t.Fatalf("the training ended before it was killed: %v", err)
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatal("no checkpoint after 60 s")
+		case <-time.After(20 * time.Millisecond):
+			parts, _ := filepath.Glob(filepath.Join(killed, checkpointDir, "*.gob"))
+			waiting = len(parts) == 0
+		}
+	}
+	require.NoError(t, cmd.Process.Kill())
+	<-exited
+	_, err := os.Stat(filepath.Join(killed, "manifest.json"))
+	require.True(t, os.IsNotExist(err), "killed in the middle: no manifest")
+
+	var stderr bytes.Buffer
+	again := exec.Command(bin, resumeArgs(killed)...)
+	again.Stderr = &stderr
+	require.NoError(t, again.Run(), stderr.String())
+	assert.Contains(t, stderr.String(), "simulate train: resuming "+killed+": ")
+	assert.NoDirExists(t, filepath.Join(killed, checkpointDir), "a complete result keeps no checkpoints")
+
+	whole := filepath.Join(root, "whole")
+	mustSimulate(t, resumeArgs(whole)...)
+	for _, name := range []string{"iterations.csv", "summary.csv", "policies/split-seed7.json", "policies/team-seed8.json"} {
+		want, err := os.ReadFile(filepath.Join(whole, name))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(killed, name))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(want, got), "%s differs after the resume\n%s", name, firstDiff(want, got))
+	}
+}
+
+func TestTrainDirectoryIdentity(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t")
+	args := []string{"train", "tiny", "--set", "train.iterations=3", "--seeds", "1", "--charts=false", "--out", out}
+	mustSimulate(t, args...)
+
+	_, stderr, code := simulate(t, args...)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "holds a complete run (manifest.json); use --force to overwrite it")
+	mustSimulate(t, append(args, "--force")...)
+
+	// Checkpoints of another training are not mixed with this one's.
+	require.NoError(t, os.Remove(filepath.Join(out, "manifest.json")))
+	other := append([]string{"train", "tiny", "--set", "train.iterations=4"}, args[4:]...)
+	_, stderr, code = simulate(t, other...)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "holds other work: the training of scenario tiny")
+	assert.Contains(t, stderr, "use --force to discard it")
+}

@@ -1,0 +1,147 @@
+package collective
+
+import (
+	"math"
+	"runtime/debug"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// erlangC returns the probability that a call waits in an M/M/c queue with
+// offered load a = λ/μ, written out from the textbook formula.
+func erlangC(c int, a float64) float64 {
+	sum, term := 0.0, 1.0 // term = a^k/k!
+	for k := range c {
+		sum += term
+		term *= a / float64(k+1)
+	}
+	top := term / (1 - a/float64(c))
+	return top / (sum + top)
+}
+
+// apiQueue runs the hosted API alone as an M/M/c queue: Poisson arrivals at
+// rate lambda, a concurrency cap of c, no rate limit, and calls whose time
+// to first token is exponential with rate mu and that have no output. It
+// returns the mean wait of the calls after the warm-up, and checks
+// Little's law on the queue over the whole run.
+func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint64) float64 {
+	g, err := task.New([]task.Node{{Name: "call"}}, nil)
+	require.NoError(t, err)
+	cfg := Defaults()
+	cfg.API = API{Concurrency: c, TTFT: sim.Exponential(1 / mu), OutputRate: 1}
+	// The episode is over from the start, so a call's end does nothing
+	// more (stale): the queue is all there is.
+	ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: cfg, res: &Result{Trace: &Trace{}}, done: true}
+	streams := sim.NewStreams(seed)
+	require.NoError(t, ep.shareInference(streams))
+	at := &attempt{nodes: make([]nodeState, 1)}
+	// An agent has one call at a time; customers reuse a ring of agents
+	// far larger than the queue ever gets.
+	const ring = 1 << 12
+	agents := make([]*agent, ring)
+	for i := range agents {
+		agents[i] = &agent{id: i, ep: ep, at: at}
+		a := agents[i]
+		a.apiDoneFn = func() { ep.api.done(a) }
+	}
+	arrivals := streams.New("arrivals", 0)
+	arrive := make([]sim.Time, 0, warmup+calls)
+	var next func()
+	next = func() {
+		i := len(arrive)
+		a := agents[i%ring]
+		a.callsTotal = i // names the call's draw
+		now := ep.env.Now()
+		a.activity = now
+		a.req = request{}
+		arrive = append(arrive, now)
+		ep.server.submit(a)
+		if len(arrive) < warmup+calls {
+			d, _ := sim.FromSeconds(arrivals.ExpFloat64() / lambda)
+			require.NoError(t, ep.env.Call(d, next))
+		}
+	}
+	require.NoError(t, ep.env.Call(0, next))
+	require.NoError(t, ep.env.Run())
+	require.Zero(t, ep.api.queue.n)
+	require.Zero(t, ep.api.inFlight)
+
+	// Waits from the trace's queue slices, which start at the arrival.
+	waits := map[sim.Time]sim.Time{}
+	var total sim.Time
+	for _, s := range ep.res.Trace.Spans {
+		if s.Kind == "queue" {
+			waits[s.Start] = s.End - s.Start
+			total += s.End - s.Start
+		}
+	}
+	require.Equal(t, ep.res.ServingWait, total)
+	// Little's law on the queue: ∫Q dt is the sum of the waits.
+	ep.api.qstats.set(ep.env.Now(), 0)
+	require.InDelta(t, float64(total), ep.api.qstats.area, 1e-9*ep.api.qstats.area)
+	sum := 0.0
+	for _, t := range arrive[warmup:] {
+		sum += waits[t].Seconds()
+	}
+	return sum / float64(calls)
+}
+
+// TestAPIErlangC compares the hosted API's queue with the M/M/c waiting
+// time: the mean wait over 40 independent replications (seeds) has a 99%
+// Student-t interval that must contain the Erlang C value and be narrower
+// than ±5% of it. Two loads, each on its own seeds. (Near saturation the
+// means of single runs are skewed and a t interval over 20 of them is too
+// narrow; 400 replications at ρ = 0.75 agreed with Erlang C to 0.5%.)
+func TestAPIErlangC(t *testing.T) {
+	const reps = 40
+	calls := 25_000
+	maxRel := 0.05
+	if raceEnabled() {
+		calls, maxRel = 2_500, 0.25 // race runs look for data races; full runs check the numbers
+	}
+	for _, m := range []struct {
+		lambda, mu float64
+		c          int
+		seeds      uint64 // first of reps
+	}{
+		{2, 1, 4, 1},    // ρ = 0.5
+		{1.2, 1, 2, 41}, // ρ = 0.6
+	} {
+		a := m.lambda / m.mu
+		want := erlangC(m.c, a) / (float64(m.c)*m.mu - m.lambda)
+		var means []float64
+		for s := range uint64(reps) {
+			means = append(means, apiQueue(t, m.lambda, m.mu, m.c, 5000, calls, m.seeds+s))
+		}
+		mean, sd := 0.0, 0.0
+		for _, x := range means {
+			mean += x
+		}
+		mean /= reps
+		for _, x := range means {
+			sd += (x - mean) * (x - mean)
+		}
+		sd = math.Sqrt(sd / (reps - 1))
+		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: reps - 1}.Quantile(0.995) * sd / math.Sqrt(reps)
+		t.Logf("M/M/%d ρ=%.2f: Wq %.4f ± %.4f s (99%% CI, %d seeds × %d calls), Erlang C %.4f s", m.c, a/float64(m.c), mean, half, reps, calls, want)
+		require.Less(t, half, maxRel*want, "CI too wide to be a test")
+		require.InDelta(t, want, mean, half)
+	}
+}
+
+// raceEnabled reports whether the test binary was built with -race.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	return ok && slices.ContainsFunc(bi.Settings, func(s debug.BuildSetting) bool { return s.Key == "-race" && s.Value == "true" })
+}
+
+func TestErlangCFormula(t *testing.T) {
+	require.InDelta(t, 1.0/3, erlangC(2, 1), 1e-12) // textbook: c=2, a=1
+	require.InDelta(t, 0.5, erlangC(1, 0.5), 1e-12) // M/M/1: P(wait) = ρ
+}

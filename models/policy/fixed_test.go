@@ -1,0 +1,64 @@
+package policy_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	c "github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+)
+
+// Each fixed organization's rule, case by case, from docs/model.md: share
+// unshared findings (team), check an unchecked part (all but
+// independent), start independent attempts at time 0 (independent), fan
+// out when more than one subtask is ready (split, team), work while
+// anything is ready, submit a complete result (the main agent once no
+// attempt is pending), else wait.
+func TestFixedOrganizations(t *testing.T) {
+	all := c.Mask(0)
+	for a := range c.Action(c.NumActions) {
+		all = all.With(a)
+	}
+	without := func(m c.Mask, as ...c.Action) c.Mask {
+		for _, a := range as {
+			m &^= 1 << a
+		}
+		return m
+	}
+	cases := []struct {
+		name string
+		org  string
+		obs  c.Observation
+		mask c.Mask
+		want c.Action
+	}{
+		{"team shares first", "team", c.Observation{Unshared: true, Unchecked: true, Ready: 3}, all, c.Share},
+		{"split does not share", "split", c.Observation{Unshared: true, Unchecked: true, Ready: 3}, all, c.Check},
+		{"a share that is not valid", "team", c.Observation{Unshared: true, Ready: 1}, without(all, c.Share), c.Work},
+		{"check before fanning out", "split", c.Observation{Unchecked: true, Ready: 3}, all, c.Check},
+		{"independent does not check", "independent", c.Observation{Unchecked: true, Ready: 1}, all, c.Work},
+		{"a check that is not valid", "sequential", c.Observation{Unchecked: true, Ready: 1}, without(all, c.Check), c.Work},
+		{"attempts from the start", "independent", c.Observation{Main: true, Ready: 3}, all, c.Attempt},
+		{"no attempts later", "independent", c.Observation{Main: true, Elapsed: 1, Ready: 3}, all, c.Work},
+		{"helpers do not attempt", "independent", c.Observation{Ready: 3}, all, c.Work},
+		{"an attempt that is not valid", "independent", c.Observation{Main: true, Ready: 3}, without(all, c.Attempt), c.Work},
+		{"fan out", "split", c.Observation{Ready: 2}, all, c.Delegate},
+		{"one ready part is worked", "split", c.Observation{Ready: 1}, all, c.Work},
+		{"sequential does not fan out", "sequential", c.Observation{Ready: 5}, all, c.Work},
+		{"a delegation that is not valid", "team", c.Observation{Ready: 5}, without(all, c.Delegate), c.Work},
+		{"nothing ready, complete: submit", "split", c.Observation{Main: true, Complete: true}, all, c.Submit},
+		{"a helper submits its part", "split", c.Observation{Complete: true, Pending: 2}, all, c.Submit},
+		{"the main agent waits for attempts", "independent", c.Observation{Main: true, Elapsed: 1, Complete: true, Pending: 1}, all, c.Wait},
+		{"incomplete: wait", "split", c.Observation{Main: true}, all, c.Wait},
+		{"incomplete, no wait: submit", "split", c.Observation{Main: true}, without(all, c.Wait), c.Submit},
+		{"submit not valid: the first valid", "split", c.Observation{Main: true, Complete: true}, c.Mask(0).With(c.Check).With(c.Wait), c.Check},
+		{"nothing valid", "split", c.Observation{Main: true}, 0, c.Submit},
+	}
+	for _, tc := range cases {
+		f, err := policy.Organization(tc.org)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, f.Decide(&tc.obs, tc.mask, 0.5), "%s (%s)", tc.name, tc.org)
+	}
+}

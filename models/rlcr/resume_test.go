@@ -1,0 +1,77 @@
+package rlcr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestResumeIsExact stops training after k iterations, resumes it from the
+// checkpoint, and gets the rows and the policy of an uninterrupted run, for
+// estimators that carry every piece of state (Adam moments, the moving
+// baseline, a learned value, an MLP's parameters).
+func TestResumeIsExact(t *testing.T) {
+	configs := map[string]func(*Config){
+		"linear flat":           func(*Config) {},
+		"moving average":        func(c *Config) { c.Advantage = MovingAverage },
+		"mlp ppo":               func(c *Config) { c.Policy, c.Advantage = "mlp", PPOGAE },
+		"cosine schedules, mlp": func(c *Config) { c.Policy, c.LRSchedule, c.EntropySchedule = "mlp", Cosine, Cosine },
+	}
+	for name, edit := range configs {
+		t.Run(name, func(t *testing.T) {
+			cfg := tinyConfig()
+			cfg.Iterations = 6
+			edit(&cfg)
+			want, wantParams := train(t, tinyProblem(), cfg, 1)
+
+			for _, stop := range []int{1, 3, 5} {
+				var rows []Iteration
+				var last *Checkpoint
+				errStop := errors.New("stop")
+				_, err := Resume(context.Background(), tinyProblem(), cfg, 7, 2, nil,
+					func(it Iteration) error { rows = append(rows, it); return nil },
+					func(cp *Checkpoint) error {
+						last = cp
+						if cp.Done == stop {
+							return errStop
+						}
+						return nil
+					})
+				require.ErrorIs(t, err, errStop)
+				require.Equal(t, stop, last.Done)
+
+				pol, err := Resume(context.Background(), tinyProblem(), cfg, 7, 1, last,
+					func(it Iteration) error { rows = append(rows, it); return nil }, nil)
+				require.NoError(t, err)
+				assert.Equal(t, fmt.Sprint(want), fmt.Sprint(rows), "stopped after %d", stop)
+				assert.Equal(t, wantParams, pol.Params(), "stopped after %d", stop)
+			}
+		})
+	}
+}
+
+func TestResumeRefusesAForeignCheckpoint(t *testing.T) {
+	cfg := tinyConfig()
+	var last *Checkpoint
+	_, err := Resume(context.Background(), tinyProblem(), cfg, 7, 1, nil, nil, func(cp *Checkpoint) error { last = cp; return nil })
+	require.NoError(t, err)
+
+	mlp := cfg
+	mlp.Policy = "mlp"
+	_, err = Resume(context.Background(), tinyProblem(), mlp, 7, 1, last, nil, nil)
+	assert.ErrorContains(t, err, "checkpoint: ")
+
+	short := cfg
+	short.Iterations = 2
+	_, err = Resume(context.Background(), tinyProblem(), short, 7, 1, last, nil, nil)
+	assert.ErrorContains(t, err, "checkpoint: 4 iterations done, of 2")
+
+	// A finished checkpoint gives back its policy without training.
+	pol, err := Resume(context.Background(), tinyProblem(), cfg, 7, 1, last, func(Iteration) error { t.Fatal("no iteration left"); return nil }, nil)
+	require.NoError(t, err)
+	assert.Equal(t, last.Params, pol.Params())
+}

@@ -1,0 +1,50 @@
+package plots_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"testing"
+
+	"github.com/swarmsim/swarmsim/plots"
+)
+
+// FuzzParseSpecs: any bytes give specs or an error, never a panic.
+func FuzzParseSpecs(f *testing.F) {
+	f.Add([]byte(`[{"name": "a", "kind": "lines", "size": "column"}]`))
+	f.Add([]byte(`[{"kind": "bars"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		specs, err := plots.ParseSpecs("charts.json", data)
+		if err != nil {
+			return
+		}
+		for _, s := range specs {
+			if s.Name == "" {
+				t.Fatal("a spec without a name was accepted")
+			}
+		}
+	})
+}
+
+// FuzzParseChartTables: any CSV read as a chart's table gives data or an
+// error for every kind, never a panic.
+func FuzzParseChartTables(f *testing.F) {
+	f.Add([]byte("series,x,y,lo,hi\na,0,1,0,2\na,1,1,,\n"))
+	f.Add([]byte("label,mean,lo,hi\nx,1,0,2\n"))
+	f.Add([]byte("record,row,start,end,kind,label,to_row\nspan,main,0,1,work,t,\nflow,main,0,1,,,agent 1\n"))
+	f.Add([]byte("x,y,z\n0,0,1\n1,0,2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := csv.NewReader(bytes.NewReader(data))
+		r.FieldsPerRecord = -1
+		recs, err := r.ReadAll()
+		if err != nil || len(recs) == 0 {
+			return
+		}
+		tab := plots.Table{Header: recs[0], Rows: recs[1:]}
+		plots.ParseLinesTable(tab)
+		plots.ParseBarsTable(tab)
+		plots.ParseTimelineTable(tab)
+		if g, err := plots.ParseGridTable(tab); err == nil && len(g.Z) != len(g.Y) {
+			t.Fatalf("grid has %d rows for %d y values", len(g.Z), len(g.Y))
+		}
+	})
+}

@@ -1,0 +1,290 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios/sweep"
+	"github.com/swarmsim/swarmsim/stats"
+)
+
+// Compare compares two complete directories of the same kind: run
+// directories per episode (paired when both used the same seed and
+// episodes), train and sweep directories per seed (IQMs, the stratified
+// bootstrap and rliable's probability of improvement). It does not check
+// that they hold the same scenario; the caller decides.
+func Compare(a, b *rundir.Run) ([]Comparison, error) {
+	if a.Manifest.Kind != b.Manifest.Kind {
+		return nil, fmt.Errorf("%s is a %s directory and %s a %s directory: compare two of the same kind", a.Path, a.Manifest.Kind, b.Path, b.Manifest.Kind)
+	}
+	switch a.Manifest.Kind {
+	case rundir.KindRun:
+		return compareRuns(a, b)
+	case rundir.KindTrain:
+		return compareTrainings(a, b)
+	case rundir.KindSweep:
+		return compareSweeps(a, b)
+	}
+	return nil, fmt.Errorf("%s: a %s directory cannot be compared", a.Path, a.Manifest.Kind)
+}
+
+// A Comparison is one row of compare.csv: one variant's metric in A and
+// in B.
+type Comparison struct {
+	Variant, Metric string
+	// A and B are the directories' figures: means over episodes for runs,
+	// IQMs over seeds for trainings and sweeps.
+	A, B float64
+	// Diff is B − A with its 95% bootstrap interval, paired or stratified.
+	Diff stats.Interval
+	// Prob is the probability that B does better than A.
+	Prob float64
+	// Better says which way is better: "higher", "lower" or "none".
+	Better string
+	NA, NB int // episodes or seeds
+	Paired bool
+}
+
+// Better says which values of metric are better: "higher", "lower", or
+// "none" for what is neither good nor bad in itself (an action's
+// probability, bookkeeping), for which compare reports P(B > A).
+func Better(metric string) string {
+	switch {
+	case strings.HasPrefix(metric, "prob_"), strings.HasPrefix(metric, "actions_"), metric == "episodes",
+		metric == "decisions", metric == "entropy", metric == "grad_norm", metric == "lr":
+		return "none"
+	case rundir.Unit(metric) == "s", strings.Contains(metric, "token"), strings.Contains(metric, "calls"),
+		strings.HasPrefix(metric, "messages"), strings.HasPrefix(metric, "message_"), metric == "timed_out",
+		metric == "retries", metric == "conflicts", metric == "critical_steps", metric == "stretch":
+		return "lower"
+	}
+	return "higher"
+}
+
+// oriented returns the values of a and b oriented so that larger is
+// better, for the probability of improvement.
+func oriented(metric string, a, b []float64) ([]float64, []float64) {
+	if Better(metric) == "lower" {
+		return negated(a), negated(b)
+	}
+	return a, b
+}
+
+// runMetrics are the columns of episodes.csv that compare reports.
+var runMetrics = []string{"acceptable", "finish_time", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
+
+// episodeValues reads the metrics of each variant's episodes, in episode
+// order.
+func episodeValues(r *rundir.Run) (map[string]map[string][]float64, []string, error) {
+	t, err := r.Table("episodes.csv")
+	if err != nil {
+		return nil, nil, err
+	}
+	vc, err := t.Col("variant")
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]map[string][]float64{}
+	var order []string
+	for _, m := range runMetrics {
+		c, err := t.Col(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, row := range t.Rows {
+			v := row[vc]
+			if out[v] == nil {
+				out[v] = map[string][]float64{}
+				order = append(order, v)
+			}
+			var x float64
+			if m == "acceptable" {
+				ok, err := t.Bool(i, c)
+				if err != nil {
+					return nil, nil, err
+				}
+				x = b2f(ok)
+			} else if x, err = t.Float(i, c); err != nil {
+				return nil, nil, err
+			}
+			out[v][m] = append(out[v][m], x)
+		}
+	}
+	return out, order, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func compareRuns(a, b *rundir.Run) ([]Comparison, error) {
+	va, order, err := episodeValues(a)
+	if err != nil {
+		return nil, err
+	}
+	vb, _, err := episodeValues(b)
+	if err != nil {
+		return nil, err
+	}
+	paired := a.Manifest.Seed == b.Manifest.Seed && a.Manifest.Episodes == b.Manifest.Episodes
+	var rows []Comparison
+	for _, v := range order {
+		if vb[v] == nil {
+			continue
+		}
+		for _, m := range runMetrics {
+			xa, xb := va[v][m], vb[v][m]
+			c := Comparison{Variant: v, Metric: m, A: stats.Mean(slices.Clone(xa)), B: stats.Mean(slices.Clone(xb)),
+				NA: len(xa), NB: len(xb), Paired: paired && len(xa) == len(xb), Better: Better(m)}
+			sa, sb := oriented(m, xa, xb)
+			if c.Paired {
+				c.Diff = stats.Default.PairedDiff(xa, xb)
+				c.Prob = stats.PairedProbImprovement(sa, sb)
+			} else {
+				c.Diff = stats.Default.Diff(xa, xb, stats.Mean)
+				c.Prob = stats.ProbImprovement(sa, sb)
+			}
+			rows = append(rows, c)
+		}
+	}
+	return rows, nil
+}
+
+func negated(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = -x
+	}
+	return out
+}
+
+// seedComparison compares per-seed values: IQMs, their stratified
+// bootstrap difference and P(a seed of B beats a seed of A).
+func seedComparison(variant, metric string, xa, xb []float64) Comparison {
+	xa, xb = stats.Finite(xa), stats.Finite(xb)
+	c := Comparison{Variant: variant, Metric: metric, A: stats.IQM(slices.Clone(xa)), B: stats.IQM(slices.Clone(xb)),
+		NA: len(xa), NB: len(xb), Better: Better(metric), Diff: stats.Default.Diff(xa, xb, stats.IQM)}
+	c.Prob = stats.ProbImprovement(oriented(metric, xa, xb))
+	return c
+}
+
+// appendDefined appends c unless a side has no finite value (a metric an
+// estimator does not define, such as value_ev without a learned value).
+func appendDefined(rows []Comparison, c Comparison) []Comparison {
+	if c.NA == 0 || c.NB == 0 {
+		return rows
+	}
+	return append(rows, c)
+}
+
+func compareTrainings(a, b *rundir.Run) ([]Comparison, error) {
+	var sv [2]*SeedValues
+	for i, r := range []*rundir.Run{a, b} {
+		t, err := r.Table("iterations.csv")
+		if err != nil {
+			return nil, err
+		}
+		if sv[i], err = LastTenths(t); err != nil {
+			return nil, err
+		}
+	}
+	var rows []Comparison
+	for _, v := range sv[0].Variants {
+		if sv[1].Values[v] == nil {
+			continue
+		}
+		for _, m := range sv[0].Metrics {
+			if xb, ok := sv[1].Values[v][m]; ok {
+				rows = appendDefined(rows, seedComparison(v, m, sv[0].Values[v][m], xb))
+			}
+		}
+	}
+	return rows, nil
+}
+
+// sweepValues groups a sweep's trials by variant and point: the values of
+// each metric over the point's seeds.
+func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]float64, error) {
+	plan, err := sweep.ReadPlan(r.Path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t, err := r.Table("trials.csv")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	params := plan.ParamNames()
+	first := 3 // trial, variant, seed
+	var order []string
+	out := map[string]map[string][]float64{}
+	for i, row := range t.Rows {
+		var at []string
+		for k, p := range params {
+			at = append(at, p+"="+row[first+k])
+		}
+		key := row[1]
+		if len(at) > 0 {
+			key += " @ " + strings.Join(at, " ")
+		}
+		if out[key] == nil {
+			out[key] = map[string][]float64{}
+			order = append(order, key)
+		}
+		for k, m := range plan.Metrics {
+			x, err := t.Float(i, first+len(params)+k)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			out[key][m] = append(out[key][m], x)
+		}
+	}
+	return order, plan.Metrics, out, nil
+}
+
+func compareSweeps(a, b *rundir.Run) ([]Comparison, error) {
+	order, metrics, va, err := sweepValues(a)
+	if err != nil {
+		return nil, err
+	}
+	_, _, vb, err := sweepValues(b)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Comparison
+	for _, key := range order {
+		if vb[key] == nil {
+			continue
+		}
+		for _, m := range metrics {
+			if xb, ok := vb[key][m]; ok {
+				rows = appendDefined(rows, seedComparison(key, m, va[key][m], xb))
+			}
+		}
+	}
+	return rows, nil
+}
+
+// Table renders compare.csv: variant, metric, a, b, diff, diff_lo,
+// diff_hi, prob_improvement, unit, better, n_a, n_b, paired.
+func Table(rows []Comparison) []byte {
+	header := []string{"variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement", "unit", "better", "n_a", "n_b", "paired"}
+	var cells [][]string
+	for _, c := range rows {
+		cells = append(cells, []string{c.Variant, c.Metric, num(c.A), num(c.B), num(c.Diff.Value), num(c.Diff.Lo), num(c.Diff.Hi),
+			num(c.Prob), rundir.Unit(c.Metric), c.Better, strconv.Itoa(c.NA), strconv.Itoa(c.NB), strconv.FormatBool(c.Paired)})
+	}
+	return rundir.CSV(header, cells)
+}
+
+// Charted are the metrics compare draws, when the directories
+// hold them: the figures a reader judges a variant by.
+var Charted = []string{
+	"acceptable", "success_rate", "reward", "reward_mean", "finish_time", "latency_mean", "latency_p90",
+	"agent_time", "agent_time_mean", "parallelism_mean", "messages", "messages_mean",
+}

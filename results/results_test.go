@@ -1,0 +1,164 @@
+package results_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/results"
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+// runDir writes a run directory whose variant v has the given finish
+// times, one per episode (the other metrics constant), and opens it.
+func runDir(t *testing.T, seed uint64, finish []float64) *rundir.Run {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run")
+	d, err := rundir.Create(path, false)
+	require.NoError(t, err)
+	header := []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
+	var rows [][]string
+	for i, f := range finish {
+		rows = append(rows, []string{"v", strconv.Itoa(i), fmt.Sprint(f), "true", "1", "3", "100", "60", "2", "1.5", "1"})
+	}
+	require.NoError(t, d.Write("episodes.csv", rundir.CSV(header, rows)))
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Seed: seed, Episodes: len(finish)}))
+	r, err := rundir.Open(path)
+	require.NoError(t, err)
+	return r
+}
+
+func find(t *testing.T, rows []results.Comparison, metric string) results.Comparison {
+	t.Helper()
+	for _, c := range rows {
+		if c.Metric == metric {
+			return c
+		}
+	}
+	t.Fatalf("no row for %s", metric)
+	return results.Comparison{}
+}
+
+func TestCompareRuns(t *testing.T) {
+	a := runDir(t, 1, []float64{10, 20, 30, 40})
+	for _, tc := range []struct {
+		name   string
+		seed   uint64
+		paired bool
+		// B beats A when it finishes sooner: episode by episode only in
+		// episode 1 (19 < 20); over all 16 pairs 3 + 3 + 1 + 0 times.
+		prob float64
+	}{
+		{"same seed: paired", 1, true, 1.0 / 4},
+		{"other seed: independent", 2, false, 7.0 / 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := runDir(t, tc.seed, []float64{12, 19, 35, 44})
+			rows, err := results.Compare(a, b)
+			require.NoError(t, err)
+			c := find(t, rows, "finish_time")
+			assert.Equal(t, "v", c.Variant)
+			assert.Equal(t, 25.0, c.A)
+			assert.Equal(t, 27.5, c.B)
+			assert.InDelta(t, 2.5, c.Diff.Value, 1e-12)
+			assert.True(t, c.Diff.Lo <= c.Diff.Value && c.Diff.Value <= c.Diff.Hi)
+			assert.Equal(t, tc.paired, c.Paired)
+			assert.Equal(t, "lower", c.Better)
+			assert.InDelta(t, tc.prob, c.Prob, 1e-12)
+			assert.Equal(t, 4, c.NA)
+			if tc.paired {
+				// The per-episode differences are 2, -1, 5, 4: the paired
+				// interval lies between them.
+				assert.True(t, -1 <= c.Diff.Lo && c.Diff.Hi <= 5, "%+v", c.Diff)
+			}
+			same := find(t, rows, "reward")
+			assert.Equal(t, 0.0, same.Diff.Value)
+			assert.Equal(t, 0.5, same.Prob, "ties count a half")
+		})
+	}
+}
+
+// trainDir writes a training of variant v over len(final) seeds, ten
+// iterations each, whose reward_mean is final[k] in seed k's last
+// iteration (the last tenth) and 0 before; value_ev is undefined.
+func trainDir(t *testing.T, final []float64) *rundir.Run {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "train")
+	d, err := rundir.Create(path, false)
+	require.NoError(t, err)
+	var rows [][]string
+	for k, f := range final {
+		for it := range 10 {
+			r := "0"
+			if it == 9 {
+				r = fmt.Sprint(f)
+			}
+			rows = append(rows, []string{"v", strconv.Itoa(k + 1), strconv.Itoa(it), r, "NaN"})
+		}
+	}
+	require.NoError(t, d.Write("iterations.csv", rundir.CSV([]string{"variant", "seed", "iteration", "reward_mean", "value_ev"}, rows)))
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain, Scenario: "s"}))
+	r, err := rundir.Open(path)
+	require.NoError(t, err)
+	return r
+}
+
+func TestCompareTrainings(t *testing.T) {
+	rows, err := results.Compare(trainDir(t, []float64{0.1, 0.2, 0.3}), trainDir(t, []float64{0.6, 0.4, 0.5}))
+	require.NoError(t, err)
+	require.Len(t, rows, 1, "value_ev is undefined on both sides: no row")
+	c := rows[0]
+	// IQM of three: weights 1/4, 1, 1/4 over 1.5.
+	assert.InDelta(t, 0.2, c.A, 1e-12)
+	assert.InDelta(t, 0.5, c.B, 1e-12)
+	assert.InDelta(t, 0.3, c.Diff.Value, 1e-12)
+	assert.Equal(t, 1.0, c.Prob, "every seed of B beats every seed of A")
+	assert.False(t, c.Paired)
+	// Resampled IQMs stay within each side's range: B − A in [0.1, 0.5].
+	assert.True(t, 0.1-1e-12 <= c.Diff.Lo && c.Diff.Hi <= 0.5+1e-12, "%+v", c.Diff)
+
+	table, err := rundir.ParseTable("compare.csv", results.Table(rows))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement", "unit", "better", "n_a", "n_b", "paired"}, table.Header)
+	assert.Equal(t, []string{"v", "reward_mean"}, table.Rows[0][:2])
+
+	_, err = results.Compare(trainDir(t, []float64{1}), runDir(t, 1, []float64{1}))
+	assert.ErrorContains(t, err, "compare two of the same kind")
+}
+
+func TestLastTenthsAndSummary(t *testing.T) {
+	r := trainDir(t, []float64{0.1, 0.2, 0.3})
+	tab, err := r.Table("iterations.csv")
+	require.NoError(t, err)
+	sv, err := results.LastTenths(tab)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"v"}, sv.Variants)
+	assert.Equal(t, []uint64{1, 2, 3}, sv.Seeds["v"])
+	assert.Equal(t, []float64{0.1, 0.2, 0.3}, sv.Values["v"]["reward_mean"])
+
+	sum, err := rundir.ParseTable("summary.csv", results.TrainSummary(sv))
+	require.NoError(t, err)
+	require.Len(t, sum.Rows, 2)
+	assert.Equal(t, []string{"v", "reward_mean", "1", "3"}, sum.Rows[0][:4])
+	for c := 4; c <= 6; c++ { // mean, median, IQM of 0.1, 0.2, 0.3
+		v, err := sum.Float(0, c)
+		require.NoError(t, err)
+		assert.InDelta(t, 0.2, v, 1e-12, sum.Header[c])
+	}
+	assert.Equal(t, []string{"v", "value_ev", "1", "0", "NaN"}, sum.Rows[1][:5], "no finite value: no seeds, no aggregate")
+
+	for _, tc := range []struct{ csv, want string }{
+		{"variant,iteration,seed\n", `column 2 is "iteration", want "seed"`},
+		{"variant,seed,iteration,x\nv,one,0,1\n", `:2: column seed: "one" is not a seed`},
+		{"variant,seed,iteration,x\nv,1,0,big\n", `:2: column x: "big" is not a number`},
+	} {
+		tab, err := rundir.ParseTable("iterations.csv", []byte(tc.csv))
+		require.NoError(t, err)
+		_, err = results.LastTenths(tab)
+		assert.ErrorContains(t, err, tc.want)
+	}
+}

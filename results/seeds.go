@@ -1,0 +1,102 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
+)
+
+// SeedValues holds, for each variant and metric of a training's
+// iterations.csv, one value per seed: the mean over the seed's last tenth
+// of iterations (at least one), the figure a training is judged by.
+type SeedValues struct {
+	Variants []string // in table order
+	Metrics  []string // the numeric columns after variant, seed, iteration
+	Seeds    map[string][]uint64
+	Values   map[string]map[string][]float64 // variant, metric -> per seed
+}
+
+// LastTenths reads a training's iterations.csv (variant, seed,
+// iteration, metrics...) into SeedValues. Errors name the file, line and
+// column.
+func LastTenths(t *rundir.Table) (*SeedValues, error) {
+	for i, want := range []string{"variant", "seed", "iteration"} {
+		if len(t.Header) <= i || t.Header[i] != want {
+			return nil, fmt.Errorf("%s: column %d is %q, want %q", t.Path, i+1, colName(t.Header, i), want)
+		}
+	}
+	sv := &SeedValues{Metrics: t.Header[3:], Seeds: map[string][]uint64{}, Values: map[string]map[string][]float64{}}
+	type key struct {
+		variant string
+		seed    uint64
+	}
+	var order []key
+	rows := map[key][]int{}
+	for i, r := range t.Rows {
+		seed, err := strconv.ParseUint(r[1], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: column seed: %q is not a seed", t.Path, i+2, r[1])
+		}
+		k := key{r[0], seed}
+		if _, ok := rows[k]; !ok {
+			order = append(order, k)
+			if !slices.Contains(sv.Variants, k.variant) {
+				sv.Variants = append(sv.Variants, k.variant)
+				sv.Values[k.variant] = map[string][]float64{}
+			}
+			sv.Seeds[k.variant] = append(sv.Seeds[k.variant], seed)
+		}
+		rows[k] = append(rows[k], i)
+	}
+	for _, k := range order {
+		idx := rows[k]
+		last := idx[len(idx)-max(1, len(idx)/10):]
+		for c, m := range sv.Metrics {
+			sum := 0.0
+			for _, i := range last {
+				v, err := t.Float(i, c+3)
+				if err != nil {
+					return nil, err
+				}
+				sum += v
+			}
+			sv.Values[k.variant][m] = append(sv.Values[k.variant][m], sum/float64(len(last)))
+		}
+	}
+	return sv, nil
+}
+
+func colName(h []string, i int) string {
+	if i < len(h) {
+		return h[i]
+	}
+	return ""
+}
+
+// IntervalNote says how the intervals of the aggregates are computed.
+var IntervalNote = fmt.Sprintf("95%% percentile bootstrap over seeds, %d resamples", stats.DefaultResamples)
+
+// TrainSummary renders summary.csv of a training: one row per variant
+// and metric (tidy) with the aggregates of the seeds' last-tenth values:
+// variant, metric, unit, n_seeds, mean, median, iqm, iqm_lo, iqm_hi,
+// mean_lo, mean_hi, median_lo, median_hi, interval.
+func TrainSummary(sv *SeedValues) []byte {
+	header := []string{"variant", "metric", "unit", "n_seeds", "mean", "median", "iqm", "iqm_lo", "iqm_hi",
+		"mean_lo", "mean_hi", "median_lo", "median_hi", "interval"}
+	var rows [][]string
+	for _, v := range sv.Variants {
+		for _, m := range sv.Metrics {
+			a := stats.Default.Aggregate(sv.Values[v][m])
+			rows = append(rows, []string{v, m, rundir.Unit(m), strconv.Itoa(a.N),
+				num(a.Mean.Value), num(a.Median.Value), num(a.IQM.Value), num(a.IQM.Lo), num(a.IQM.Hi),
+				num(a.Mean.Lo), num(a.Mean.Hi), num(a.Median.Lo), num(a.Median.Hi), IntervalNote})
+		}
+	}
+	return rundir.CSV(header, rows)
+}
+
+// num formats v in its shortest exact form, as every table does.
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
