@@ -216,13 +216,19 @@ func FitPositive(xs []float64) (Choice, error) {
 	return Choice{Fits: fits, Chosen: best, Why: why}, nil
 }
 
-// FitCount fits Poisson (by its mean) and rounded-uniform (by its mean
-// and variance) distributions to counts and chooses the one with the
-// smaller Kolmogorov–Smirnov distance: both have two or fewer parameters,
-// and the likelihood of a uniform is zero outside its range.
-func FitCount(ns []int) (Choice, error) {
+// FitCount fits the count per part when each of ns is the sum of per
+// parts' counts: per = 1 fits Poisson (by its mean) and rounded-uniform
+// (by its mean and variance) distributions and chooses the one with the
+// smaller Kolmogorov–Smirnov distance (both have two or fewer parameters,
+// and a uniform has no likelihood outside its range); per > 1 fits a
+// Poisson per part, whose sum over the parts is Poisson too, and its KS
+// distance is that of the sums against ns.
+func FitCount(ns []int, per int) (Choice, error) {
 	if len(ns) == 0 {
 		return Choice{}, errNoData
+	}
+	if per < 1 {
+		return Choice{}, fmt.Errorf("%d parts per count, need at least 1", per)
 	}
 	x := make([]float64, len(ns))
 	for i, n := range ns {
@@ -233,23 +239,27 @@ func FitCount(ns []int) (Choice, error) {
 	}
 	slices.Sort(x)
 	m, sd := meanSD(x)
-	p := Dist{Family: Poisson, Mu: m}
+	p := Dist{Family: Poisson, Mu: m / float64(per)}
+	sum := Dist{Family: Poisson, Mu: m}
 	pp := distuv.Poisson{Lambda: m}
 	for _, v := range x {
 		p.LogLik += pp.LogProb(v)
 	}
+	p.KS = ksDistance(x, sum.CDF)
+	if per > 1 {
+		why := fmt.Sprintf("Poisson per part, so that %d parts sum to the counts' mean; KS of the sums %.3g", per, p.KS)
+		return Choice{Fits: []Dist{p}, Why: why}, nil
+	}
 	// round(U(lo, hi)) has variance ≈ (hi−lo)²/12 + 1/12.
 	half := math.Sqrt(max(12*sd*sd-1, 0)) / 2
 	u := Dist{Family: Uniform, Lo: max(m-half, 0), Hi: m + half}
+	u.KS = ksDistance(x, u.CDF)
 	fits := []Dist{p, u}
 	best := 0
-	for i := range fits {
-		fits[i].KS = ksDistance(x, fits[i].CDF)
-		if fits[i].KS < fits[best].KS {
-			best = i
-		}
+	if u.KS < p.KS {
+		best = 1
 	}
-	why := fmt.Sprintf("smaller KS distance (poisson %.3g, uniform-rounded %.3g)", fits[0].KS, fits[1].KS)
+	why := fmt.Sprintf("smaller KS distance (poisson %.3g, uniform-rounded %.3g)", p.KS, u.KS)
 	return Choice{Fits: fits, Chosen: best, Why: why}, nil
 }
 

@@ -63,7 +63,7 @@ func TestKSDistance(t *testing.T) {
 	assert.InDelta(t, 0.5, ksDistance([]float64{0.5, 0.5}, u), 1e-12)
 	// Constant counts: Poisson(2) is off by its mass away from 2, the
 	// rounded uniform on [2, 2] not at all.
-	c, err := FitCount([]int{2, 2, 2})
+	c, err := FitCount([]int{2, 2, 2}, 1)
 	require.NoError(t, err)
 	require.Len(t, c.Fits, 2)
 	assert.InDelta(t, 2, c.Fits[0].Mu, 0)
@@ -77,10 +77,18 @@ func TestKSDistance(t *testing.T) {
 	for range 500 {
 		ns = append(ns, int(distuv.Poisson{Lambda: 4, Src: r}.Rand()))
 	}
-	c, err = FitCount(ns)
+	c, err = FitCount(ns, 1)
 	require.NoError(t, err)
 	assert.Equal(t, Poisson, c.Best().Family, c.Why)
 	assert.InDelta(t, 4, c.Best().Mu, 4*math.Sqrt(4.0/500))
+	// Sums of 4 parts: the per-part mean is a quarter of theirs.
+	c, err = FitCount(ns, 4)
+	require.NoError(t, err)
+	require.Len(t, c.Fits, 1)
+	assert.InDelta(t, 1, c.Best().Mu, math.Sqrt(4.0/500))
+	assert.Less(t, c.Best().KS, 1.63/math.Sqrt(500))
+	_, err = FitCount(ns, 0)
+	assert.Error(t, err)
 }
 
 func TestFitLine(t *testing.T) {

@@ -52,8 +52,8 @@ type Fit struct {
 	// AllTools is the latency of every tool call together: a scenario has
 	// one tool latency.
 	AllTools Choice
-	// Calls and ToolCalls are counts per run (per agent, with
-	// delegation); Duration the runs' durations.
+	// Calls and ToolCalls are counts per subtask of the scenario's task
+	// graph (Shape.Parts of them per run); Duration the runs' durations.
 	Calls, ToolCalls Choice
 	Duration         Choice
 	// Shape is the delegation structure: median waves and fan-out of the
@@ -116,13 +116,15 @@ func FitAll(t *Traces) (*Fit, error) {
 		}
 		f.AllTools = ch
 	}
+	f.Shape = fitShape(t)
+	// Counts are per subtask of the scenario's task graph, which draws
+	// them per attempt at a subtask.
+	parts := f.Shape.Parts(f.Runs)
 	var calls, tools []int
 	var durs []float64
 	for _, r := range t.Runs {
-		agents := 1 + r.Agents
-		// Counts are per agent: the scenario draws them per subtask.
-		calls = append(calls, int(math.Round(float64(r.Calls)/float64(agents))))
-		tools = append(tools, int(math.Round(float64(r.Tools)/float64(agents))))
+		calls = append(calls, r.Calls)
+		tools = append(tools, r.Tools)
 		durs = append(durs, r.Duration)
 		f.maxRun = max(f.maxRun, r.Duration)
 		if r.HasOutcome {
@@ -133,10 +135,10 @@ func FitAll(t *Traces) (*Fit, error) {
 		}
 	}
 	var err error
-	if f.Calls, err = FitCount(calls); err != nil {
+	if f.Calls, err = FitCount(calls, parts); err != nil {
 		return nil, err
 	}
-	if f.ToolCalls, err = FitCount(tools); err != nil {
+	if f.ToolCalls, err = FitCount(tools, parts); err != nil {
 		return nil, err
 	}
 	if f.Duration, err = FitPositive(durs); err != nil {
@@ -144,7 +146,6 @@ func FitAll(t *Traces) (*Fit, error) {
 	}
 	f.MedianDuration = median(durs)
 	f.MeanGap = gap(t)
-	f.Shape = fitShape(t)
 	return f, nil
 }
 
@@ -169,6 +170,19 @@ func gap(t *Traces) float64 {
 		return 0
 	}
 	return median(gaps)
+}
+
+// Delegates reports whether the scenario should delegate: when at least
+// half the runs of runs do.
+func (s Shape) Delegates(runs int) bool { return s.Delegating*2 >= runs && s.Fanout >= 1 }
+
+// Parts returns the subtasks of the scenario's task graph: a fork, Fanout
+// parallel parts and a join per wave when runs delegate, else one.
+func (s Shape) Parts(runs int) int {
+	if s.Delegates(runs) {
+		return s.Waves * (s.Fanout + 2)
+	}
+	return 1
 }
 
 func fitShape(t *Traces) Shape {
@@ -300,8 +314,8 @@ func (f *Fit) Rows() (header []string, rows [][]string) {
 	if len(f.AllTools.Fits) > 0 {
 		add("tools/latency_s", totalTools(f.Tools), f.AllTools)
 	}
-	add("run/calls_per_agent", f.Runs, f.Calls)
-	add("run/tool_calls_per_agent", f.Runs, f.ToolCalls)
+	add("run/calls_per_subtask", f.Runs, f.Calls)
+	add("run/tool_calls_per_subtask", f.Runs, f.ToolCalls)
 	add("run/duration_s", f.Runs, f.Duration)
 	return header, rows
 }

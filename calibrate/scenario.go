@@ -35,9 +35,8 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 	w("")
 	w("task:")
 	sh := f.Shape
-	nodes := 1
-	if sh.Delegating*2 >= f.Runs && sh.Fanout >= 1 {
-		nodes = sh.Waves * (sh.Fanout + 2)
+	nodes := sh.Parts(f.Runs)
+	if sh.Delegates(f.Runs) {
 		w("  # %d of %d runs delegate: median %d agents at once per delegating agent,", sh.Delegating, f.Runs, sh.Fanout)
 		w("  # median %d waves of delegation (invoke_agent spans under invoke_agent).", sh.Waves)
 		w("  # Each wave is a fork (the delegating agent's calls), %d parallel parts", sh.Fanout)
@@ -55,11 +54,12 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 	lo, hi := calls.Lo, calls.Hi
 	if calls.Family == Poisson {
 		// A Poisson count has no range: the rounded uniform with its mean
-		// and variance stands in.
-		half := math.Sqrt(max(12*calls.Mu-1, 0)) / 2
-		lo, hi = max(calls.Mu-half, 0), calls.Mu+half
+		// and variance stands in, narrowed to keep its mean where a
+		// subtask's one call at least would raise it.
+		half := min(math.Sqrt(max(12*calls.Mu-1, 0))/2, max(calls.Mu-0.5, 0))
+		lo, hi = calls.Mu-half, calls.Mu+half
 	}
-	w("  # Model calls per agent: %s(%s), KS %.3g over %d runs. A call is one", calls.Family, calls.Params(), calls.KS, f.Runs)
+	w("  # Model calls per subtask (%d per run): %s(%s), KS %.3g over %d runs. A call is one", nodes, calls.Family, calls.Params(), calls.KS, f.Runs)
 	w("  # second of work (collective.calls.span), so work = calls - 1/2 rounds up to them.")
 	w("  work: %s", sim.Uniform(round4(max(lo-0.5, 0)), round4(max(hi-0.5, 0))))
 	w("  difficulty: %s", difficulty(f, nodes))
@@ -70,7 +70,7 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 		if d, ok := tc.Sim(); ok {
 			tcDist = d.String()
 		}
-		w("  # Tool calls per agent: %s(%s), KS %.3g over %d runs.", tc.Family, tc.Params(), tc.KS, f.Runs)
+		w("  # Tool calls per subtask: %s(%s), KS %.3g over %d runs.", tc.Family, tc.Params(), tc.KS, f.Runs)
 		w("  tool_calls: %s", tcDist)
 		w("  # Latency of all %d tool calls together (%s), %s, KS %.3g:", totalTools(f.Tools), toolNames(f.Tools), td.Family, td.KS)
 		for _, t := range f.Tools {

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // TestMultiAgent reads the multi-agent runs of testdata/multiagent.py in
@@ -54,6 +56,20 @@ func TestMultiAgent(t *testing.T) {
 			f, err := calibrate.FitAll(tr)
 			require.NoError(t, err)
 			assert.Equal(t, calibrate.Shape{Delegating: 2, Fanout: 3, Waves: 2, Startup: 0.1, MaxParallel: 4}, f.Shape)
+			// The scenario's task graph is the delegation: two waves of a
+			// fork, three parallel parts and a join, split among up to four
+			// agents, one call per subtask (20 calls over 2 runs of 10).
+			sc, err := scenarios.Parse(f.Scenario("multiagent", []string{file}), "scenario.yaml", nil)
+			require.NoError(t, err)
+			task, coll := sc.Base.Task, sc.Base.Collective
+			assert.Equal(t, "fork-join", task.Shape)
+			assert.Equal(t, 3, task.Width)
+			assert.Equal(t, 2, task.Stages)
+			assert.Equal(t, 4, coll.Agents)
+			assert.Equal(t, "split", sc.Base.Policy.Organization)
+			assert.Equal(t, 100*sim.Millisecond, coll.Spawn)
+			assert.InDelta(t, 1, f.Calls.Best().Mean(), 0)
+			assert.InDelta(t, 0.25, f.ToolCalls.Best().Mean(), 0, "5 tool calls over 2 runs of 10 subtasks")
 		})
 	}
 }

@@ -43,6 +43,9 @@ type Claim struct {
 // Several processes may open the same directory at once (the shards of a
 // cluster job): each writes the same identity file atomically.
 func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
+	if err := CheckDir(path); err != nil {
+		return nil, err
+	}
 	d := &Dir{path: path}
 	old, err := os.ReadFile(d.Join(c.File))
 	switch {

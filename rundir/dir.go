@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
 )
@@ -39,6 +40,9 @@ type Dir struct {
 // directory never mixes a stale manifest with new results. Files that no
 // manifest lists (the parts of interrupted work) are left alone.
 func Create(path string, force bool) (*Dir, error) {
+	if err := CheckDir(path); err != nil {
+		return nil, err
+	}
 	d := &Dir{path: path}
 	if _, err := os.Stat(d.Join(ManifestName)); err == nil {
 		if !force {
@@ -54,6 +58,32 @@ func Create(path string, force bool) (*Dir, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// ErrNotDir is wrapped by the error for a path that cannot become a
+// directory: it, or a folder above it, is a file.
+var ErrNotDir = errors.New("not a directory")
+
+// CheckDir reports, in one clear sentence, why path cannot be made into a
+// directory, before anything is written: it names a file, or a file stands
+// where one of its parent folders would be.
+func CheckDir(path string) error {
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && fi.IsDir():
+			return nil
+		case err == nil && p == filepath.Clean(path):
+			return fmt.Errorf("%s is a file, %w: the results are a directory of files; choose another --out", path, ErrNotDir)
+		case err == nil:
+			return fmt.Errorf("%s cannot be made: %s is a file, %w; choose another --out", path, p, ErrNotDir)
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return err // a file above p answers ENOTDIR: look further up
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }
 
 // removeResult removes the manifest in dir and the files it lists.

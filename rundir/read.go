@@ -20,9 +20,22 @@ type Run struct {
 }
 
 // Open reads the complete directory at path. The error wraps
-// ErrIncomplete for a directory without a manifest.
+// ErrIncomplete for a directory without a manifest, and names the
+// complete directories below it (the ones meant, perhaps) when there are.
 func Open(path string) (*Run, error) {
 	m, err := ReadManifest(path)
+	if errors.Is(err, ErrIncomplete) {
+		// Two levels: enough for out/NAME, not a walk of a whole disk.
+		if below, lerr := list(path, 2); lerr == nil && len(below) > 0 {
+			const most = 5
+			more := ""
+			if len(below) > most {
+				more = fmt.Sprintf(" and %d more", len(below)-most)
+				below = below[:most]
+			}
+			return nil, fmt.Errorf("%w; complete directories below it: %s%s", err, strings.Join(below, ", "), more)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +124,11 @@ func CSV(header []string, rows [][]string) []byte {
 // manifest that reads), sorted. It searches every depth, so the shards a
 // sweep keeps inside its directory are listed beside it. A manifest that
 // does not read is an error naming it.
-func List(root string) ([]string, error) {
+func List(root string) ([]string, error) { return list(root, -1) }
+
+// list is List down to depth levels below root; -1 for every level.
+func list(root string, depth int) ([]string, error) {
+	root = filepath.Clean(root)
 	var dirs []string
 	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -124,6 +141,9 @@ func List(root string) ([]string, error) {
 			dirs = append(dirs, path)
 		} else if !errors.Is(err, ErrIncomplete) {
 			return err
+		}
+		if rel, _ := filepath.Rel(root, path); depth >= 0 && rel != "." && strings.Count(rel, string(filepath.Separator)) >= depth-1 {
+			return filepath.SkipDir
 		}
 		return nil
 	})

@@ -188,6 +188,13 @@ func TestList(t *testing.T) {
 	require.NoError(t, err)
 	want := []string{filepath.Join(root, "a"), filepath.Join(root, "b/c"), filepath.Join(root, "b/c/shard-0-of-2")}
 	assert.Equal(t, want, got)
+
+	// Opening the root, which is no run, names the runs below it.
+	_, err = rundir.Open(root)
+	assert.ErrorIs(t, err, rundir.ErrIncomplete)
+	assert.ErrorContains(t, err, "complete directories below it: "+filepath.Join(root, "a")+", ")
+	_, err = rundir.Open(filepath.Join(root, "incomplete"))
+	assert.NotContains(t, err.Error(), "below it")
 }
 
 func TestParseTableErrors(t *testing.T) {

@@ -177,3 +177,10 @@ func TestWorkRequired(t *testing.T) {
 	_, err = scenarios.Load("tiny", []string{"task.work=0"})
 	assert.ErrorContains(t, err, "--set task.work=0: task.work: missing")
 }
+
+func TestMixtureWeightRequired(t *testing.T) {
+	_, err := scenarios.Parse([]byte("task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {shape: chain, length: 3, work: 1m}]}\npolicy: {organization: team}\n"), "m.yaml", nil)
+	assert.ErrorContains(t, err, "task.components[1].weight: missing or 0")
+	_, err = scenarios.Parse([]byte("task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {weight: 0.5, shape: chain, length: 3, work: 1m}]}\npolicy: {organization: team}\n"), "m.yaml", nil)
+	assert.NoError(t, err)
+}

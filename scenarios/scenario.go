@@ -685,13 +685,20 @@ func specProblems(s *Spec) []problem {
 
 // workProblems reports families that leave out work: without it every
 // subtask takes no time, and an episode succeeds in 0 minutes, which is
-// never what was meant. Graph files may give each node's work themselves.
+// never what was meant (graph files may give each node's work
+// themselves); and mixture components that can never be drawn.
 func workProblems(at string, f *task.Family) []problem {
 	switch {
 	case f.Shape == task.ShapeMixture:
 		var out []problem
 		for i := range f.Components {
-			out = append(out, workProblems(fmt.Sprintf("%s.components[%d]", at, i), &f.Components[i].Family)...)
+			c := &f.Components[i]
+			cat := fmt.Sprintf("%s.components[%d]", at, i)
+			if c.Weight == 0 {
+				// The zero weight is also what a missing weight decodes to.
+				out = append(out, problem{cat + ".weight", "missing or 0 (a component is drawn with probability weight / the sum of the weights, so weight 0 never draws it; give a positive weight, or remove the component)"})
+			}
+			out = append(out, workProblems(cat, &c.Family)...)
 		}
 		return out
 	case f.Shape != task.ShapeFile && f.Work.IsZero():

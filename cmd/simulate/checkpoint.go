@@ -59,6 +59,9 @@ func checkpointFile(j *trainJob) string {
 // that holds a complete result is refused unless force is set; force also
 // discards checkpoints.
 func openTrainDir(out string, id trainIdentity, force bool) (*rundir.Dir, error) {
+	if err := rundir.CheckDir(out); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil && !force {
 		return nil, fmt.Errorf("%s holds a complete run (%s); use --force to overwrite it, or --out to choose another directory", out, rundir.ManifestName)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {

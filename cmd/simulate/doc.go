@@ -95,7 +95,7 @@
 // The flags are:
 //
 //	--charts
-//		draw the charts; --charts=false writes the tables only
+//		draw the charts; --charts=false writes the tables only (default true)
 //	--episodes N
 //		run N episodes per variant (default: the scenario's episodes)
 //	--force
@@ -105,7 +105,7 @@
 //		(default: 1000 per subtask plus one million)
 //	--max-memory SIZE
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
-//		0 for no bound), and refuse work estimated to need more
+//		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
 //		write the run into directory DIR (default: out/SCENARIO-seedS)
 //	--policy FILE
@@ -190,7 +190,7 @@
 // The flags are:
 //
 //	--charts
-//		draw the charts; --charts=false writes the tables only
+//		draw the charts; --charts=false writes the tables only (default true)
 //	--force
 //		overwrite a directory that holds a complete run, or discard
 //		the checkpoints of an unfinished one
@@ -199,13 +199,13 @@
 //		(default: 1000 per subtask plus one million)
 //	--max-memory SIZE
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
-//		0 for no bound), and refuse work estimated to need more
+//		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
 //		write into directory DIR (default: out/SCENARIO-train-seedS)
 //	--seed S
 //		the first seed S (default: the scenario's seed)
 //	--seeds K
-//		train each variant for K seeds
+//		train each variant for K seeds (default 3)
 //	--set path=value
 //		override a scenario value, as path=value (such as train.iterations=50);
 //		may be repeated
@@ -295,7 +295,7 @@
 // The flags are:
 //
 //	--charts
-//		draw the charts; --charts=false writes the tables only
+//		draw the charts; --charts=false writes the tables only (default true)
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
 //		never with several shards at once
@@ -351,7 +351,7 @@
 // The flags are:
 //
 //	--charts
-//		draw the charts; --charts=false writes the tables only
+//		draw the charts; --charts=false writes the tables only (default true)
 //	--out DIR
 //		write the merged sweep into directory DIR (required; may be one of the inputs)
 //	--partial
@@ -411,7 +411,7 @@
 //	--any-scenario
 //		compare directories of different scenarios
 //	--charts
-//		draw the chart; --charts=false writes the table only
+//		draw the chart; --charts=false writes the table only (default true)
 //	--force
 //		overwrite a directory that holds a complete comparison
 //	--out DIR
@@ -441,7 +441,7 @@
 // The flags are:
 //
 //	--format F
-//		write the formats F, a comma-separated list of png, svg and pdf
+//		write the formats F, a comma-separated list of png, svg and pdf (default svg,pdf,png)
 //	--out D
 //		write the charts into directory D (default: DIR/charts)
 //	--size S
@@ -529,17 +529,17 @@
 // The flags are:
 //
 //	--count N
-//		with --format otlp, write N episodes from --episode on
+//		with --format otlp, write N episodes from --episode on (default 1)
 //	--episode K
 //		the episode K, counting from 0 as in episodes.csv
 //	--format FORMAT
-//		the trace's FORMAT: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans)
+//		the trace's FORMAT: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans) (default chrome)
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
 //	--max-memory SIZE
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
-//		0 for no bound), and refuse work estimated to need more
+//		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out FILE
 //		write the trace to FILE (default: standard output)
 //	--seed S
@@ -581,7 +581,7 @@
 //	--force
 //		overwrite a complete directory at --out
 //	--name NAME
-//		the scenario's NAME
+//		the scenario's NAME (default fitted)
 //	--out DIR
 //		write the results to DIR (required)
 //
@@ -647,10 +647,14 @@
 //
 //	simulate version
 //
-// Version prints the version of swarmsim that simulate was built from
-// ("devel" for a build from a working tree), the Go release that built it,
-// and the operating system and architecture. The same version is recorded
-// in every run's manifest.json.
+// Version prints the version of swarmsim that simulate was built from, the
+// Go release that built it, and the operating system and architecture. The
+// same version is recorded in every run's manifest.json, so that a result
+// names the code that made it. A release prints its module version; a
+// build from a working tree prints "devel+" and its commit (from the build
+// information, or else from the git state of the tree 'go run' compiled),
+// with "+dirty" when the tree had uncommitted changes. 'simulate --version'
+// is the same.
 //
 // Examples:
 //

@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,4 +37,81 @@ func TestValidateResolvesGraphFiles(t *testing.T) {
 	assert.Contains(t, stderr, filepath.Join(dir, "cycle.dot")+`:4:3: task: cycle: "a" -> "b" -> "c" -> "a"`)
 	assert.Contains(t, stderr, filepath.Join(dir, "nowhere.dot"))
 	assert.Contains(t, stderr, "2 of 2 scenarios have problems")
+}
+
+// TestVersionNamesTheCommit: a build from a checkout records its commit.
+func TestVersionNamesTheCommit(t *testing.T) {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skip("not in a git checkout")
+	}
+	rev := strings.TrimSpace(string(out))
+	assert.Regexp(t, `^devel\+`+rev[:12]+`(\+dirty)?$`, version())
+}
+
+// TestOutCases gives every command that writes the same bad --out values
+// and expects one clear sentence each, the same for all.
+func TestOutCases(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "existing.txt")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	commands := map[string][]string{
+		"run":   {"run", "tiny", "--episodes", "2", "--charts=false"},
+		"train": {"train", "tiny", "--set", "train.iterations=2", "--seeds", "1", "--charts=false"},
+		"sweep": {"sweep", sweepScenario, "--charts=false"},
+	}
+	for name, args := range commands {
+		t.Run(name, func(t *testing.T) {
+			_, stderr, code := simulate(t, append(args, "--out", file)...)
+			assert.Equal(t, exitFail, code)
+			assert.Equal(t, "simulate "+name+": "+file+" is a file, not a directory: the results are a directory of files; choose another --out\n", stderr)
+
+			below := filepath.Join(file, "sub")
+			_, stderr, code = simulate(t, append(args, "--out", below)...)
+			assert.Equal(t, exitFail, code)
+			assert.Equal(t, "simulate "+name+": "+below+" cannot be made: "+file+" is a file, not a directory; choose another --out\n", stderr)
+
+			nested := filepath.Join(root, name, "a", "b")
+			mustSimulate(t, append(args, "--out", nested)...)
+			assert.FileExists(t, filepath.Join(nested, "manifest.json"), "parents are made")
+		})
+	}
+	t.Run("trace", func(t *testing.T) {
+		_, stderr, code := simulate(t, "trace", "tiny", "--out", root)
+		assert.Equal(t, exitFail, code)
+		assert.Equal(t, "simulate trace: "+root+" is a directory: this command writes one file; give a file name, such as "+filepath.Join(root, "trace.json")+"\n", stderr)
+
+		below := filepath.Join(file, "t.json")
+		_, stderr, code = simulate(t, "trace", "tiny", "--out", below)
+		assert.Equal(t, exitFail, code)
+		assert.Equal(t, "simulate trace: "+file+" is a file, not a directory: the results are a directory of files; choose another --out\n", stderr)
+
+		nested := filepath.Join(root, "traces", "a", "b", "t.json")
+		mustSimulate(t, "trace", "tiny", "--out", nested)
+		assert.FileExists(t, nested, "parents are made")
+	})
+}
+
+func TestFlagMessages(t *testing.T) {
+	_, stderr, code := simulate(t, "run", "tiny", "--seed", "-1")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `invalid value "-1" for flag -seed: want a whole number from 0 to 18446744073709551615, not "-1"`)
+
+	help := mustSimulate(t, "help", "train")
+	assert.Contains(t, help, "train each variant for K seeds (default 3)")
+	assert.Contains(t, help, "(default 8GiB)")
+	assert.NotContains(t, help, "(default false)")
+
+	assert.Equal(t, "1 directory", count(1, "directory", "directories"))
+	assert.Equal(t, "0 directories", count(0, "directory", "directories"))
+}
+
+// TestHelpExamplesWork runs the validate example of the help text.
+func TestHelpExamplesWork(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "library", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	require.Contains(t, cmdValidate.Examples, "simulate validate scenarios/library/*.yaml")
+	out := mustSimulate(t, append([]string{"validate"}, files...)...)
+	assert.Equal(t, len(files), strings.Count(out, "ok\t"))
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -32,17 +34,8 @@ func (f *seedFlag) String() string {
 func (f *seedFlag) Set(s string) error {
 	v, err := strconv.ParseUint(s, 0, 64)
 	if err != nil {
-		return numError(err)
+		return fmt.Errorf("want a whole number from 0 to %d, not %q", uint64(math.MaxUint64), s)
 	}
 	f.v, f.set = v, true
 	return nil
-}
-
-// numError turns a strconv error into the short message flag prints
-// ("invalid value "x" for flag -seed: parse error").
-func numError(err error) error {
-	if ne, ok := err.(*strconv.NumError); ok {
-		return ne.Err
-	}
-	return err
 }

@@ -114,6 +114,14 @@ func flagHelp(cmd *command) string {
 			fmt.Fprintf(&b, " %s", value)
 		}
 		fmt.Fprintf(&b, "\n")
+		// A default that is not zero is shown, unless the usage says it.
+		switch f.DefValue {
+		case "", "0", "false", "0B":
+		default:
+			if !strings.Contains(usage, "(default") {
+				usage += fmt.Sprintf(" (default %s)", f.DefValue)
+			}
+		}
 		for line := range strings.SplitSeq(usage, "\n") {
 			fmt.Fprintf(&b, "\t\t%s\n", line)
 		}

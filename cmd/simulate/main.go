@@ -141,6 +141,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	name, rest := args[0], args[1:]
 	switch name {
+	case "-version", "--version":
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "simulate: %s takes no arguments\n", name)
+			return exitUsage
+		}
+		return report(s, cmdVersion, runVersion(ctx, s, nil))
 	case "help", "-h", "-help", "--help":
 		if name != "help" {
 			rest = nil

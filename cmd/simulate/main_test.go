@@ -108,7 +108,7 @@ func TestRunWritesAllFiles(t *testing.T) {
 	assert.NotEmpty(t, m.Resolved)
 	assert.NotEmpty(t, m.Variants)
 	assert.Equal(t, 6, m.Episodes)
-	assert.Equal(t, "devel", m.SwarmsimVersion)
+	assert.Equal(t, version(), m.SwarmsimVersion)
 	assert.Equal(t, []string{"simulate", "run", testScenario, "--episodes", testEpisodes, "--out", out}, m.Command)
 	for _, want := range []string{"episodes.csv", "summary.csv",
 		"charts/finish_time.png", "charts/finish_time.svg", "charts/finish_time.pdf", "charts/finish_time.csv",
@@ -396,7 +396,8 @@ func TestListSchemaVersion(t *testing.T) {
 	var schema map[string]any
 	require.NoError(t, json.Unmarshal([]byte(mustSimulate(t, "schema")), &schema))
 
-	assert.Regexp(t, `^simulate version devel go1\.\S+ \S+/\S+\n$`, mustSimulate(t, "version"))
+	assert.Regexp(t, `^simulate version devel(\+[0-9a-f]{12}(\+dirty)?)? go1\.\S+ \S+/\S+\n$`, mustSimulate(t, "version"))
+	assert.Equal(t, mustSimulate(t, "version"), mustSimulate(t, "--version"))
 
 	_, _, code := simulate(t, "list", "extra")
 	assert.Equal(t, exitUsage, code)

@@ -98,7 +98,16 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 		return err
 	}
 	printSweepSummary(s.stdout, plan, m.Records)
-	fmt.Fprintf(s.stdout, "\nmerged %d of %d trials from %d directories (%d files, %d identical duplicates)\nwrote %s\n",
-		len(m.Records), len(plan.Trials), len(args), m.Read, m.Duplicates, filepath.Clean(o.out))
+	fmt.Fprintf(s.stdout, "\nmerged %d of %d trials from %s (%s, %s)\nwrote %s\n",
+		len(m.Records), len(plan.Trials), count(len(args), "directory", "directories"), count(m.Read, "file", "files"),
+		count(m.Duplicates, "identical duplicate", "identical duplicates"), filepath.Clean(o.out))
 	return nil
+}
+
+// count writes n with the word's singular or plural.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

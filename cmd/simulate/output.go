@@ -2,24 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
-
-// version returns the version of the main module simulate was built
-// from, or "devel" for a build from a working tree.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			return v
-		}
-	}
-	return "devel"
-}
 
 // goVersion returns the Go release simulate was built with.
 func goVersion() string { return runtime.Version() }
@@ -61,4 +50,18 @@ func newManifest(s *session, kind rundir.Kind, sc *scenarios.Scenario, seed uint
 		Command:         s.argv,
 		Resolved:        string(sc.Resolved),
 	}
+}
+
+// writeOutFile writes data to the file path that --out names, atomically,
+// making its missing parent folders as run does for its directory. A path
+// that is a directory, or below a file, is refused with one sentence that
+// says what to give instead (example is a file name to suggest).
+func writeOutFile(path, example string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory: this command writes one file; give a file name, such as %s", path, filepath.Join(path, example))
+	}
+	if err := rundir.CheckDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return rundir.WriteFile(path, data)
 }

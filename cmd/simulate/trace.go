@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/swarmsim/swarmsim/calibrate"
-	"github.com/swarmsim/swarmsim/internal/atomicfile"
 )
 
 var cmdTrace = &command{
@@ -81,7 +80,7 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 		_, err = s.stdout.Write(b.Bytes())
 		return err
 	}
-	return atomicfile.Write(o.out, b.Bytes())
+	return writeOutFile(o.out, "trace.json", b.Bytes())
 }
 
 // episode runs episode k of the scenario nameOrPath and appends its trace
