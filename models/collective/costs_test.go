@@ -45,6 +45,7 @@ func TestCallAndCheckCosts(t *testing.T) {
 	assert.Zero(t, res.Retries)
 	assert.Equal(t, int64(1000), res.PromptTokens)
 	assert.Equal(t, int64(600), res.OutputTokens)
+	assert.Equal(t, 30*sim.Second, res.SerialWork, "60 s of work at speed 2")
 }
 
 // TestRetriesUntilExhausted: a subtask that (nearly) always fails is caught by a
@@ -193,6 +194,78 @@ func TestChromeTrace(t *testing.T) {
 	assert.Equal(t, want, slices)
 	assert.Equal(t, len(res.Trace.Flows), flows)
 	assert.Equal(t, 2, flows, "the two hand-offs")
+	names := map[string]bool{}
+	for _, e := range doc.TraceEvents {
+		names[e.Name] = true
+	}
+	labelled := 0
+	for _, sp := range res.Trace.Spans {
+		if sp.Label != "" {
+			labelled++
+			assert.True(t, names[sp.Kind+" "+sp.Label], "a slice is named by its kind and subtask: %s %s", sp.Kind, sp.Label)
+		}
+	}
+	assert.Positive(t, labelled)
+	assert.True(t, names["handoff"], "a flow is named by its kind")
+}
+
+// TestFlowIDs: each message's two ends share one id, distinct per message
+// and never 0 (which the trace format reads as no id).
+func TestFlowIDs(t *testing.T) {
+	res, err := collective.Run(stageGraph(t), free(3), orchestrator(true), sim.NewStreams(1), collective.Options{Trace: true})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, res.Trace.WriteChrome(&buf, "ids"))
+	var doc struct {
+		TraceEvents []struct {
+			Ph  string `json:"ph"`
+			ID  int    `json:"id"`
+			Tid int    `json:"tid"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	starts, ends := map[int]int{}, map[int]int{}
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "s":
+			starts[e.ID] = e.Tid
+		case "f":
+			ends[e.ID] = e.Tid
+		}
+	}
+	require.Len(t, starts, len(res.Trace.Flows))
+	for i, f := range res.Trace.Flows {
+		assert.Equal(t, f.From, starts[i+1], "flow %d starts at its sender", i)
+		assert.Equal(t, f.To, ends[i+1], "flow %d ends at its receiver", i)
+	}
+}
+
+// TestValidateEdges: the edges of each range are allowed or refused as
+// documented.
+func TestValidateEdges(t *testing.T) {
+	for _, tc := range []struct {
+		set   func(*collective.Config)
+		field string // "" when valid
+	}{
+		{func(c *collective.Config) { c.Speed = 0 }, "speed"},
+		{func(c *collective.Config) { c.Strength = 0 }, "strength"},
+		{func(c *collective.Config) { c.Check.Accuracy = 0 }, ""},
+		{func(c *collective.Config) { c.Check.Accuracy = 1 }, ""},
+		{func(c *collective.Config) { c.Check.Accuracy = 1.01 }, "check.accuracy"},
+		{func(c *collective.Config) { c.Reconcile.Rework = 0 }, ""},
+		{func(c *collective.Config) { c.Reconcile.Rework = -0.1 }, "reconcile.rework"},
+		{func(c *collective.Config) { c.Select.Accuracy = 0 }, ""},
+	} {
+		c := collective.Defaults()
+		tc.set(&c)
+		err := c.Validate()
+		if tc.field == "" {
+			assert.NoError(t, err)
+			continue
+		}
+		require.Error(t, err, tc.field)
+		assert.Contains(t, err.Error(), tc.field+":")
+	}
 }
 
 // TestActionNamesAndErrors: names round-trip, an unknown action prints

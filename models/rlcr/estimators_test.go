@@ -2,6 +2,7 @@ package rlcr
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -538,5 +539,92 @@ func TestTrainRejectsBadProblems(t *testing.T) {
 		if assert.Error(t, err) {
 			assert.Contains(t, err.Error(), tc.want)
 		}
+	}
+}
+
+// PPO's clipped surrogate is what its later epochs ascend: with a clip
+// ratio too small to move, the update differs from one with a clip ratio
+// too large to bind.
+func TestPPOClipActsInLaterEpochs(t *testing.T) {
+	params := map[float64][]float64{}
+	for _, clip := range []float64{1e-9, 100} {
+		cfg := tinyConfig()
+		cfg.Advantage, cfg.Epochs, cfg.ClipRatio = PPOGAE, 3, clip
+		_, params[clip] = train(t, tinyProblem(), cfg, 2)
+	}
+	assert.NotEqual(t, params[1e-9], params[100])
+}
+
+// Per-agent advantages read back from the trainer: with the group
+// baseline each agent's credits have mean 0 over the rollouts of a group
+// in which it decided; without it they are the difference rewards.
+func TestPerAgentAdvantagesReadBack(t *testing.T) {
+	prob := tinyProblem()
+	split, err := policy.Organization("split")
+	require.NoError(t, err)
+	const B, G = 2, 4
+	iter := sim.NewStreams(5).Derive("iteration", 0)
+	mem := newMemory(B, G)
+	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2, mem)
+	require.NoError(t, err)
+	rewards := make([]float64, B*G)
+	for i, r := range results {
+		prob.Reward.Group(&prob.Collective, 0, []collective.Metrics{r.Metrics}, rewards[i:i+1])
+	}
+	raw, _, err := differenceRewards(context.Background(), prob, Contribution, split, iter, graphs, results, rewards, 0, 0, true, 2)
+	require.NoError(t, err)
+	for _, base := range []CreditBaseline{GroupCredit, NoCredit} {
+		cfg := tinyConfig()
+		cfg.Batch, cfg.Group, cfg.Advantage, cfg.CreditBaseline = B, G, PerAgent, base
+		samples := make([]sample, 0)
+		for i, r := range results {
+			for _, d := range r.Decisions {
+				samples = append(samples, sample{rollout: i, agent: d.Agent})
+			}
+		}
+		baseline := math.NaN()
+		_, err := advantages(context.Background(), prob, cfg, split, policy.NewValue(), iter, graphs, results, rewards, 0, 2, &baseline, samples)
+		require.NoError(t, err)
+		type key struct{ group, agent int }
+		sum, n := map[key]float64{}, map[key]int{}
+		seen := map[[2]int]bool{}
+		for _, s := range samples {
+			if base == NoCredit {
+				assert.Equal(t, raw[s.rollout][s.agent], s.adv)
+			}
+			if !seen[[2]int{s.rollout, s.agent}] {
+				seen[[2]int{s.rollout, s.agent}] = true
+				k := key{s.rollout / G, s.agent}
+				sum[k] += s.adv
+				n[k]++
+			}
+		}
+		nonzero := false
+		for k := range sum {
+			if base == GroupCredit {
+				assert.InDelta(t, 0, sum[k]/float64(n[k]), 1e-12, "group %d agent %d", k.group, k.agent)
+			} else if sum[k] != 0 {
+				nonzero = true
+			}
+		}
+		if base == NoCredit {
+			assert.True(t, nonzero, "raw difference rewards do not average to 0")
+		}
+	}
+}
+
+// parallel returns the errors of fn joined in index order, whether it
+// runs on the caller's goroutine or on a pool.
+func TestParallelReturnsErrors(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		err := parallel(context.Background(), 5, workers, func(i int) error {
+			if i == 1 || i == 3 {
+				return fmt.Errorf("job %d", i)
+			}
+			return nil
+		})
+		require.Error(t, err, "%d workers", workers)
+		assert.Equal(t, "job 1\njob 3", err.Error(), "%d workers", workers)
+		assert.NoError(t, parallel(context.Background(), 5, workers, func(int) error { return nil }))
 	}
 }

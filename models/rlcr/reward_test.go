@@ -177,6 +177,11 @@ func TestCostAndPARLTerms(t *testing.T) {
 	m[0].ParallelismPeak = 1
 	r.Group(&c, 0, m, out)
 	assert.InDelta(t, 1-0.5*2+0.4*0.5, out[0], 1e-12)
+	// Two agents: one helper is all that can be instantiated, and more
+	// instantiations over the episode still count as 1.
+	c.Agents = 2
+	r.Group(&c, 0, m, out)
+	assert.InDelta(t, 1-0.5*2+0.2*1+0.4*0.5, out[0], 1e-12)
 }
 
 // Without a time limit an episode that stalled is scored at the time it

@@ -335,6 +335,38 @@ func TestConfigValidate(t *testing.T) {
 	ppo(&c)
 	c.GammaUnit = sim.Minute
 	assert.NoError(t, c.Validate())
+	// The ends of every range are allowed.
+	for i, edit := range []func(*Config){
+		func(c *Config) { c.Iterations, c.Batch, c.Group = 1, 1, 1 },
+		func(c *Config) { c.Policy, c.Hidden = "mlp", 1 },
+		func(c *Config) { c.LREnd = 0 },
+		func(c *Config) { c.Beta1, c.Beta2 = 0, 0 },
+		func(c *Config) { c.ClipGrad = 0 },
+		func(c *Config) { c.Entropy, c.EntropyEnd = 0, 0 },
+		func(c *Config) { c.BaselineRate = 1 },
+		func(c *Config) { c.Epochs, c.ValueEpochs = 1, 1 },
+		func(c *Config) { c.Gamma, c.Lambda = 0, 0 },
+		func(c *Config) { c.Gamma, c.Lambda = 1, 1 },
+	} {
+		c := DefaultConfig()
+		edit(&c)
+		assert.NoError(t, c.Validate(), "boundary %d", i)
+	}
+	for i, edit := range []func(*Config){
+		func(c *Config) { c.LR = 0 },
+		func(c *Config) { c.Beta2 = 1 },
+		func(c *Config) { c.Eps = 0 },
+		func(c *Config) { c.ClipRatio = 0 },
+		func(c *Config) { c.ValueLR = 0 },
+		func(c *Config) { c.Lambda = -0.1 },
+		func(c *Config) { c.Lambda = 1.1 },
+		func(c *Config) { c.Beta1 = -0.1 },
+		func(c *Config) { c.Entropy = -1 },
+	} {
+		c := DefaultConfig()
+		edit(&c)
+		assert.Error(t, c.Validate(), "beyond the boundary %d", i)
+	}
 }
 
 // TestTrainActionsMasksTheRest trains a policy that may only work or
