@@ -108,6 +108,9 @@
 //		draw the charts; --charts=false writes the tables only (default true)
 //	--episodes N
 //		run N episodes per variant (default: the scenario's episodes)
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
 //		overwrite a directory that holds a complete run
 //	--max-events N
@@ -201,6 +204,9 @@
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only (default true)
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
 //		overwrite a directory that holds a complete run, or discard
 //		the checkpoints of an unfinished one
@@ -307,6 +313,9 @@
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only (default true)
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
 //		never with several shards at once

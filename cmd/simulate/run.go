@@ -91,6 +91,7 @@ there at most every 30 seconds.`,
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
+		addFiguresFlag(fs, &o.figures)
 		fs.StringVar(&o.policy, "policy", "", "evaluate the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
 		return o.run
 	},
@@ -99,6 +100,7 @@ there at most every 30 seconds.`,
 type runOptions struct {
 	limits   limitOptions
 	policy   string
+	figures  string
 	seed     seedFlag
 	episodes int
 	out      string
@@ -160,6 +162,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		if err := writeCharts(ctx, s, dir, sc, seed, sums); err != nil {
 			return err
 		}
+	}
+	if err := copyFigures(s, dir, sc, o.figures); err != nil {
+		return err
 	}
 	m := newManifest(s, rundir.KindRun, sc, seed)
 	m.Episodes = episodes
