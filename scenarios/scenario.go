@@ -61,6 +61,10 @@ type Scenario struct {
 	// Sweep is the file's sweep section, resolved; nil when it has none.
 	// Trials enumerates its trials.
 	Sweep *Sweep
+	// Figures names the charts of a run, training or sweep that
+	// `--figures DIR` copies into DIR (as SCENARIO_CHART): the few that
+	// carry the scenario's finding. Empty means every chart.
+	Figures []string
 
 	// rawBase and rawSpecs are Base and the variants' specs with file
 	// paths as written (relative to the scenario's folder).
@@ -146,6 +150,7 @@ type file struct {
 	Spec        `yaml:",inline"`
 	Variants    []fileVariant `yaml:"variants" json:"variants,omitempty"`
 	Sweep       fileSweep     `yaml:"sweep" json:"sweep,omitempty"`
+	Figures     []string      `yaml:"figures" json:"figures,omitempty"`
 }
 
 type fileVariant struct {
@@ -279,6 +284,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		Episodes:    fl.Episodes,
 		Base:        fl.Spec,
 		Warnings:    warnings,
+		Figures:     fl.Figures,
 	}
 	for _, v := range variants {
 		sc.Variants = append(sc.Variants, v.Variant)
@@ -571,6 +577,16 @@ func (p *parse) checkTop(fl *file) {
 	}
 	if fl.Episodes < 1 || fl.Episodes > maxEpisodes {
 		p.report("episodes", fmt.Sprintf("%d is out of range (1 to %d)", fl.Episodes, maxEpisodes), nil)
+	}
+	figures := map[string]int{}
+	for i, f := range fl.Figures {
+		at := fmt.Sprintf("figures[%d]", i)
+		if prev, dup := figures[f]; dup {
+			p.report(at, fmt.Sprintf("duplicate figure %q (figures[%d] names it too)", f, prev), nil)
+		} else if !nameRE.MatchString(f) {
+			p.report(at, fmt.Sprintf("%q is not a chart name (%s)", f, nameRule), nil)
+		}
+		figures[f] = i
 	}
 	seen := map[string]int{}
 	for i, v := range fl.Variants {

@@ -110,11 +110,13 @@ sweeps about 1.5 times faster.`,
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type sweepOptions struct {
+	figures   string
 	seed      seedFlag
 	out       string
 	sets      stringsFlag
@@ -230,7 +232,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	}
 	printSweepSummary(s.stdout, plan, mine)
 	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n", len(st.Shard), ran, len(st.Shard)-ran, out)
-	return nil
+	return copyFigures(s, dir, sc, o.figures)
 }
 
 // writeTrialDir writes a trial's own outputs into trials/<id>/.
@@ -337,14 +339,14 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 	for _, c := range charts {
 		var err error
 		if c.Grid != nil {
-			spec := plots.Spec{Name: c.Name, Kind: "heatmap", XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
+			spec := plots.Spec{Name: c.Name, Kind: "heatmap", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
 			err = cw.draw(spec, plots.GridTable(*c.Grid))
 			if err != nil && spec.Annotate {
 				spec.Annotate = false // values too wide for the cells
 				err = cw.draw(spec, plots.GridTable(*c.Grid))
 			}
 		} else {
-			spec := plots.Spec{Name: c.Name, Kind: "lines", XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
+			spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
 			err = cw.draw(spec, plots.LinesTable(c.Series))
 		}
 		if err != nil {
