@@ -54,6 +54,10 @@ type Scenario struct {
 	Resolved []byte
 	// Hash is "sha256:<hex>" of Resolved.
 	Hash string
+	// Warnings are things the scenario does that are probably not meant
+	// but not wrong either, such as a --set that some variants override
+	// with their own value; the command line prints them.
+	Warnings []string
 	// Sweep is the file's sweep section, resolved; nil when it has none.
 	// Trials enumerates its trials.
 	Sweep *Sweep
@@ -262,7 +266,9 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	p.baseProblems = problemSet(specProblems(&fl.Spec))
 	for i := range variants {
 		p.validate(&variants[i])
+		p.checkInert(&variants[i])
 	}
+	warnings := p.shadowedFlags(variants)
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
@@ -277,6 +283,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		Seed:        fl.Seed,
 		Episodes:    fl.Episodes,
 		Base:        fl.Spec,
+		Warnings:    warnings,
 		Figures:     fl.Figures,
 	}
 	for _, v := range variants {

@@ -124,7 +124,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.policy != "" {
 		sets = append(sets, "policy.file="+o.policy)
 	}
-	sc, err := scenarios.Load(args[0], sets)
+	sc, err := loadScenario(s, args[0], sets)
 	if err != nil {
 		return err
 	}

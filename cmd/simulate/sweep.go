@@ -148,7 +148,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	if err != nil {
 		return err
 	}
-	sc, err := scenarios.Load(args[0], o.sets)
+	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.workers < 0 {
 		return usagef("--workers %d: want 1 or more", o.workers)
 	}
-	sc, err := scenarios.Load(args[0], o.sets)
+	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
 		return err
 	}
@@ -381,6 +381,7 @@ func printTraining(s *session, sv *results.SeedValues) {
 			cell("parallelism_mean", 2), cell("messages_mean", 1))
 	}
 	tw.Flush()
+	fmt.Fprintln(s.stdout, "Training replaces each variant's policy.organization with the policy it learns (train.policy):\nvariants that differ only in their organization train alike.")
 }
 
 // writeLearningCurves draws one chart per metric with a curve per variant
