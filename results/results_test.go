@@ -82,9 +82,10 @@ func TestCompareRuns(t *testing.T) {
 	}
 }
 
-// trainDir writes a training of variant v over len(final) seeds, ten
-// iterations each, whose reward_mean is final[k] in seed k's last
-// iteration (the last tenth) and 0 before; value_ev is undefined.
+// trainDir writes a training of variant v over len(final) seeds, twenty
+// iterations each, whose reward_mean averages final[k] over seed k's last
+// two iterations (the last tenth: final[k] ∓ 0.05) and is 0 before;
+// value_ev is undefined.
 func trainDir(t *testing.T, final []float64) *rundir.Run {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "train")
@@ -92,10 +93,13 @@ func trainDir(t *testing.T, final []float64) *rundir.Run {
 	require.NoError(t, err)
 	var rows [][]string
 	for k, f := range final {
-		for it := range 10 {
+		for it := range 20 {
 			r := "0"
-			if it == 9 {
-				r = fmt.Sprint(f)
+			switch it {
+			case 18:
+				r = fmt.Sprint(f - 0.05)
+			case 19:
+				r = fmt.Sprint(f + 0.05)
 			}
 			rows = append(rows, []string{"v", strconv.Itoa(k + 1), strconv.Itoa(it), r, "NaN"})
 		}
@@ -138,7 +142,7 @@ func TestLastTenthsAndSummary(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"v"}, sv.Variants)
 	assert.Equal(t, []uint64{1, 2, 3}, sv.Seeds["v"])
-	assert.Equal(t, []float64{0.1, 0.2, 0.3}, sv.Values["v"]["reward_mean"])
+	assert.InDeltaSlice(t, []float64{0.1, 0.2, 0.3}, sv.Values["v"]["reward_mean"], 1e-12)
 
 	sum, err := rundir.ParseTable("summary.csv", results.TrainSummary(sv))
 	require.NoError(t, err)
@@ -152,6 +156,7 @@ func TestLastTenthsAndSummary(t *testing.T) {
 	assert.Equal(t, []string{"v", "value_ev", "1", "0", "NaN"}, sum.Rows[1][:5], "no finite value: no seeds, no aggregate")
 
 	for _, tc := range []struct{ csv, want string }{
+		{"variant,seed\n", `column 3 is "", want "iteration"`},
 		{"variant,iteration,seed\n", `column 2 is "iteration", want "seed"`},
 		{"variant,seed,iteration,x\nv,one,0,1\n", `:2: column seed: "one" is not a seed`},
 		{"variant,seed,iteration,x\nv,1,0,big\n", `:2: column x: "big" is not a number`},

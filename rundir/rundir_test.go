@@ -223,3 +223,45 @@ func TestUnit(t *testing.T) {
 		assert.Equal(t, want, rundir.Unit(col), col)
 	}
 }
+
+func TestClaimEdges(t *testing.T) {
+	// Fresh on a directory with parts but no identity (an interrupted
+	// start) clears the parts.
+	path := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(path, "parts"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(path, "parts", "1.json"), nil, 0o644))
+	_, err := claim("A").Open(path, true)
+	require.NoError(t, err)
+	assert.False(t, exists(t, filepath.Join(path, "parts")))
+
+	// An identity that cannot be read is other work, unless fresh.
+	path = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(path, "plan.json"), 0o755))
+	_, err = claim("A").Open(path, false)
+	assert.ErrorIs(t, err, rundir.ErrOtherWork)
+	assert.ErrorContains(t, err, "an unreadable plan.json")
+}
+
+func TestOpenNamesWhatIsBelow(t *testing.T) {
+	root := t.TempDir()
+	for i := range 7 {
+		d, err := rundir.Create(filepath.Join(root, fmt.Sprintf("run%d", i)), false)
+		require.NoError(t, err)
+		require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun}))
+	}
+	deep, err := rundir.Create(filepath.Join(root, "x", "y", "z"), false)
+	require.NoError(t, err)
+	require.NoError(t, deep.Commit(&rundir.Manifest{Kind: rundir.KindRun}))
+
+	_, err = rundir.Open(root)
+	assert.ErrorContains(t, err, filepath.Join(root, "run4")+" and 2 more", "five named, the rest counted; x/y/z is too deep")
+	all, err := rundir.List(root)
+	require.NoError(t, err)
+	assert.Len(t, all, 8, "List goes all the way down")
+
+	tab, err := rundir.ParseTable("t.csv", []byte("a,b\n1,2\n"))
+	require.NoError(t, err)
+	c, err := tab.Col("a")
+	require.NoError(t, err)
+	assert.Equal(t, 0, c)
+}

@@ -184,3 +184,42 @@ func TestMixtureWeightRequired(t *testing.T) {
 	_, err = scenarios.Parse([]byte("task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {weight: 0.5, shape: chain, length: 3, work: 1m}]}\npolicy: {organization: team}\n"), "m.yaml", nil)
 	assert.NoError(t, err)
 }
+
+func TestInertValues(t *testing.T) {
+	tests := []struct{ set, want string }{
+		{"train.hidden=32", "train.hidden: given but never used: only an mlp policy has hidden units"},
+		{"train.clip_ratio=0.3", `train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective")`},
+		{"train.baseline_rate=0.5", "train.baseline_rate: given but never used: only the moving-average advantage"},
+		{"collective.reconcile.rework=0.9", `collective.reconcile.rework: given but never used: only reconcile.mode rework redoes work (the mode is "fail")`},
+	}
+	for _, tt := range tests {
+		_, err := scenarios.Load("tiny", []string{tt.set})
+		assert.ErrorContains(t, err, "--set "+tt.set+": "+tt.want)
+	}
+	// The same values count where their settings read them.
+	for _, sets := range [][]string{
+		{"train.policy=mlp", "train.hidden=32"},
+		{"train.advantage=ppo-gae", "train.clip_ratio=0.3"},
+		{"collective.reconcile.mode=rework", "collective.reconcile.rework=0.9"},
+	} {
+		_, err := scenarios.Load("tiny", sets)
+		assert.NoError(t, err, "%v", sets)
+	}
+}
+
+func TestShadowedSet(t *testing.T) {
+	// tiny's team variant sets policy.organization; split does not.
+	sc, err := scenarios.Load("tiny", []string{"policy.organization=sequential"})
+	require.NoError(t, err)
+	require.Len(t, sc.Warnings, 1)
+	assert.Equal(t, "--set policy.organization=sequential applies only to the variants that do not set policy.organization themselves: not to team", sc.Warnings[0])
+	assert.Equal(t, "sequential", sc.Variants[0].Spec.Policy.Organization)
+
+	src := "task: {shape: chain, length: 2, work: 1m}\ncollective: {time_limit: 1h}\nreward: {penalty: linear}\npolicy: {organization: team}\nvariants:\n  - {name: a, set: {reward.latency: 1}}\n  - {name: b, set: {reward: {latency: 2}}}\n"
+	_, err = scenarios.Parse([]byte(src), "v.yaml", []string{"reward.latency=3"})
+	assert.EqualError(t, err, "--set reward.latency=3: reward.latency: changes nothing: every variant sets reward.latency itself (a, b); edit the variants, or give --set variants' own values in the file")
+
+	sc, err = scenarios.Load("tiny", []string{"collective.agents=5"})
+	require.NoError(t, err)
+	assert.Empty(t, sc.Warnings)
+}

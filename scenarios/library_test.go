@@ -1,10 +1,13 @@
 package scenarios_test
 
 import (
+	"cmp"
 	"context"
-	"github.com/swarmsim/swarmsim/stats"
 	"math"
+	"slices"
 	"testing"
+
+	"github.com/swarmsim/swarmsim/stats"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -126,12 +129,24 @@ func TestLibraryDivisibleWork(t *testing.T) {
 }
 
 // TestLibraryLatencyPressure trains the flagship's none and high variants
-// for three seeds and checks the claims its description makes, on the
-// mean over seeds of the last tenth of training.
+// for ten seeds and checks the two claims its description makes, on each
+// seed's mean over the last tenth of training: high pressure learns at
+// least 1.5× the parallelism of none, and finishes in at most 0.75× its
+// time. Each claim is a one-sided exact Wilcoxon signed-rank test over the
+// seeds, paired by seed (the variants of a seed share task draws), at
+// α = 0.01. Written and checked on seeds 500–509. On the unseen seeds
+// 4000–4009 the parallelism claim failed (p = 0.032: one none seed stayed
+// at 4.1) before the scenario was retuned (std_norm, on seeds 500–509);
+// the seeds below, 6000–6009, were first run after the retuning.
+// docs/rlcr.md reports the 20-seed figures of all four variants.
 func TestLibraryLatencyPressure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 20 runs of 150 iterations")
+	}
 	sc, err := scenarios.Load("latency-pressure", nil)
 	require.NoError(t, err)
-	type outcome struct{ first, parallelism, latency float64 }
+	const first, seeds = 6000, 10
+	type outcome struct{ parallelism, latency []float64 }
 	train := func(name string) outcome {
 		var v *scenarios.Variant
 		for i := range sc.Variants {
@@ -141,28 +156,84 @@ func TestLibraryLatencyPressure(t *testing.T) {
 		}
 		require.NotNil(t, v, name)
 		var o outcome
-		const seeds = 3
-		for seed := range uint64(seeds) {
+		for seed := uint64(first); seed < first+seeds; seed++ {
 			var rows []rlcr.Iteration
-			_, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, sc.Seed+seed, 2, func(it rlcr.Iteration) error {
+			_, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, seed, 2, func(it rlcr.Iteration) error {
 				rows = append(rows, it)
 				return nil
 			})
 			require.NoError(t, err)
 			tenth := rows[len(rows)-len(rows)/10:]
-			o.first += rows[0].ParallelismMean / seeds
+			var par, lat float64
 			for _, r := range tenth {
-				o.parallelism += r.ParallelismMean / float64(len(tenth)) / seeds
-				o.latency += r.LatencyMean / float64(len(tenth)) / seeds
+				par += r.ParallelismMean / float64(len(tenth))
+				lat += r.LatencyMean / float64(len(tenth))
 			}
+			o.parallelism = append(o.parallelism, par)
+			o.latency = append(o.latency, lat)
 		}
-		t.Logf("%-5s parallelism %.2f → %.2f, latency %.1f min", name, o.first, o.parallelism, o.latency/60)
+		t.Logf("%-5s parallelism %.2f, latency %.0f s (per seed)", name, o.parallelism, o.latency)
 		return o
 	}
 	none, high := train("none"), train("high")
-	assert.LessOrEqual(t, none.parallelism, none.first, "without latency pressure parallelism does not grow")
-	assert.GreaterOrEqual(t, high.parallelism, 1.5*none.parallelism, "high pressure learns at least 1.5× the parallelism")
-	assert.LessOrEqual(t, high.latency, 0.75*none.latency, "high pressure finishes in at most 0.75× the time")
+	moreParallel := make([]float64, seeds)
+	faster := make([]float64, seeds)
+	for i := range seeds {
+		moreParallel[i] = high.parallelism[i] - 1.5*none.parallelism[i]
+		faster[i] = 0.75*none.latency[i] - high.latency[i]
+	}
+	const alpha = 0.01
+	p := signedRankP(moreParallel)
+	assert.LessOrEqual(t, p, alpha, "high pressure learns at least 1.5× the parallelism of none (signed-rank p = %.4f)", p)
+	p = signedRankP(faster)
+	assert.LessOrEqual(t, p, alpha, "high pressure finishes in at most 0.75× none's time (signed-rank p = %.4f)", p)
+}
+
+// signedRankP is the exact one-sided p-value of the Wilcoxon signed-rank
+// test of "the differences d are centred above 0": the probability, under
+// random signs, of a sum of negative ranks no larger than the one seen.
+// Differences are continuous, so ties and zeros are left to chance.
+func signedRankP(d []float64) float64 {
+	n := len(d)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(math.Abs(d[a]), math.Abs(d[b])) })
+	negative := 0
+	for rank, i := range idx {
+		if d[i] < 0 {
+			negative += rank + 1
+		}
+	}
+	// ways[s] counts the sign patterns whose negative ranks sum to s.
+	ways := make([]float64, n*(n+1)/2+1)
+	ways[0] = 1
+	for r := 1; r <= n; r++ {
+		for s := len(ways) - 1; s >= r; s-- {
+			ways[s] += ways[s-r]
+		}
+	}
+	atMost := 0.0
+	for s := 0; s <= negative; s++ {
+		atMost += ways[s]
+	}
+	return atMost / math.Exp2(float64(n))
+}
+
+// TestSignedRankP checks the exact test against values worked by hand:
+// with ten differences all positive p = 1/1024; one negative at the
+// smallest rank, 2/1024; at the largest rank, the sets of distinct ranks
+// summing to at most 10 (1+1+1+2+2+3+4+5+6+8+10 = 43 for sums 0 to 10),
+// 43/1024.
+func TestSignedRankP(t *testing.T) {
+	d := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	assert.InDelta(t, 1.0/1024, signedRankP(d), 1e-15)
+	d[0] = -1
+	assert.InDelta(t, 2.0/1024, signedRankP(d), 1e-15)
+	d[0], d[9] = 1, -10
+	assert.InDelta(t, 43.0/1024, signedRankP(d), 1e-15)
+	assert.InDelta(t, 1.0, signedRankP([]float64{-1, -2, -3}), 1e-15)
 }
 
 // TestEveryPenaltyActsOnTheFlagship: with default settings otherwise,

@@ -63,6 +63,9 @@ func resolve(fl *file, variants []variantState, sweep *Sweep) ([]byte, error) {
 	if sweep != nil {
 		doc = append(doc, yaml.MapItem{Key: "sweep", Value: sweep.resolved()})
 	}
+	if len(fl.Figures) > 0 {
+		doc = append(doc, yaml.MapItem{Key: "figures", Value: fl.Figures})
+	}
 	return yaml.MarshalWithOptions(doc, yaml.Indent(2), yaml.IndentSequence(true))
 }
 

@@ -54,9 +54,17 @@ type Scenario struct {
 	Resolved []byte
 	// Hash is "sha256:<hex>" of Resolved.
 	Hash string
+	// Warnings are things the scenario does that are probably not meant
+	// but not wrong either, such as a --set that some variants override
+	// with their own value; the command line prints them.
+	Warnings []string
 	// Sweep is the file's sweep section, resolved; nil when it has none.
 	// Trials enumerates its trials.
 	Sweep *Sweep
+	// Figures names the charts of a run, training or sweep that
+	// `--figures DIR` copies into DIR (as SCENARIO_CHART): the few that
+	// carry the scenario's finding. Empty means every chart.
+	Figures []string
 
 	// rawBase and rawSpecs are Base and the variants' specs with file
 	// paths as written (relative to the scenario's folder).
@@ -142,6 +150,7 @@ type file struct {
 	Spec        `yaml:",inline"`
 	Variants    []fileVariant `yaml:"variants" json:"variants,omitempty"`
 	Sweep       fileSweep     `yaml:"sweep" json:"sweep,omitempty"`
+	Figures     []string      `yaml:"figures" json:"figures,omitempty"`
 }
 
 type fileVariant struct {
@@ -257,7 +266,9 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	p.baseProblems = problemSet(specProblems(&fl.Spec))
 	for i := range variants {
 		p.validate(&variants[i])
+		p.checkInert(&variants[i])
 	}
+	warnings := p.shadowedFlags(variants)
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
@@ -272,6 +283,8 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		Seed:        fl.Seed,
 		Episodes:    fl.Episodes,
 		Base:        fl.Spec,
+		Warnings:    warnings,
+		Figures:     fl.Figures,
 	}
 	for _, v := range variants {
 		sc.Variants = append(sc.Variants, v.Variant)
@@ -564,6 +577,16 @@ func (p *parse) checkTop(fl *file) {
 	}
 	if fl.Episodes < 1 || fl.Episodes > maxEpisodes {
 		p.report("episodes", fmt.Sprintf("%d is out of range (1 to %d)", fl.Episodes, maxEpisodes), nil)
+	}
+	figures := map[string]int{}
+	for i, f := range fl.Figures {
+		at := fmt.Sprintf("figures[%d]", i)
+		if prev, dup := figures[f]; dup {
+			p.report(at, fmt.Sprintf("duplicate figure %q (figures[%d] names it too)", f, prev), nil)
+		} else if !nameRE.MatchString(f) {
+			p.report(at, fmt.Sprintf("%q is not a chart name (%s)", f, nameRule), nil)
+		}
+		figures[f] = i
 	}
 	seen := map[string]int{}
 	for i, v := range fl.Variants {

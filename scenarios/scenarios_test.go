@@ -338,7 +338,7 @@ func TestLibrary(t *testing.T) {
 	assert.False(t, ok)
 	_, err := scenarios.Load("no-such-scenario", nil)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "embedded: contention, coupled-work, divisible-work, latency-pressure, organizations, pressure-sweep, rlcr-peer, tiny")
+	assert.Contains(t, err.Error(), "embedded: "+strings.Join(names, ", "))
 }
 
 func TestJSONSchema(t *testing.T) {

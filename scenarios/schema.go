@@ -194,6 +194,7 @@ func refine(s *jsonschema.Schema) {
 	set("", "train", "The RLCR learner's hyperparameters, for `simulate train`.", nil)
 	set("", "variants", "Variants compared on the same task draws: the base with overrides. Without variants there is one, named default.", nil)
 
+	set("", "figures", "The charts that `--figures DIR` copies into DIR as SCENARIO_CHART (SVG, PNG and CSV); default every chart.", nil)
 	set("", "sweep", "A sweep: trials of the scenario over grid and random values of spec fields, with several seeds each (simulate sweep).", nil)
 	set("Sweep", "command", "What each trial does: train (RLCR) or run (evaluate).", func(p *jsonschema.Schema) { p.Enum = []any{SweepTrain, SweepRun} })
 	set("Sweep", "seeds", "Seeds per point: S, S+1, ... (default 1).", minimum("1"))

@@ -139,7 +139,7 @@ type Trial struct {
 var sweepMetrics = map[string][]string{
 	SweepTrain: func() []string {
 		names := []string{"reward_mean", "success_rate", "latency_mean", "latency_p90", "parallelism_mean",
-			"messages_mean", "model_calls_mean", "agent_time_mean", "entropy"}
+			"messages_mean", "model_calls_mean", "agent_time_mean", "critical_steps_mean", "entropy"}
 		for a := range collective.Action(collective.NumActions) {
 			names = append(names, "prob_"+a.String())
 		}

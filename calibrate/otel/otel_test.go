@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/calibrate/otel"
+	"github.com/swarmsim/swarmsim/internal/shareddata"
 )
 
 func read(t *testing.T, path string) []otel.Span {
@@ -132,20 +133,13 @@ func TestSharedData(t *testing.T) {
 	}
 }
 
-// sharedTraces returns the recorded runs' folder: shared/data beside the
-// repository (or beside a folder above it, as for a git worktree), or skips.
+// sharedTraces returns the recorded runs' folder, or skips.
 func sharedTraces(t *testing.T) string {
-	dir, err := filepath.Abs(".")
-	require.NoError(t, err)
-	for ; ; dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "shared", "data", "agent-traces", "any-agent")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		if dir == filepath.Dir(dir) {
-			t.Skip("shared/data/agent-traces is not beside the repository")
-		}
+	dir, ok := shareddata.Find("agent-traces", "any-agent")
+	if !ok {
+		t.Skip("shared/data/agent-traces is not beside the repository")
 	}
+	return dir
 }
 
 func TestErrors(t *testing.T) {

@@ -64,17 +64,25 @@
 //	                subagent_done, spawn_finish_rate (completed / assigned
 //	                subagent subtasks; NaN if none), parallelism,
 //	                critical_steps, critical_path, speedup,
-//	                comm_changed_outcome, actions_<action>, ...
+//	                comm_changed_outcome, actions_<action>, ...; with a
+//	                shared server, an API or tools also served_calls,
+//	                call_latency, serving_wait, serving_queue_mean,
+//	                server_utilisation, batch_mean, output_rate,
+//	                tool_calls and tool_wait
 //	summary.csv     one row per variant: n, acceptable, success_rate with
 //	                its Wilson interval (success_lo, success_hi), then
 //	                <metric>_mean, <metric>_lo, <metric>_hi (95%
 //	                percentile bootstrap over episodes) for finish_time,
 //	                finish_time_acceptable, reward, model_calls, tokens,
 //	                agent_time, messages, message_bytes, parallelism,
-//	                parallelism_peak, critical_steps and speedup, then
-//	                comm_changed_outcome and cost_per_acceptable
+//	                parallelism_peak, critical_steps and speedup (and
+//	                call_latency, serving_wait, server_utilisation,
+//	                output_rate and tool_wait with a shared server or
+//	                tools), then comm_changed_outcome and
+//	                cost_per_acceptable
 //	charts/         comparison bars with 95% intervals (finish time of
-//	                acceptable episodes, success rate, agent time) and a
+//	                acceptable episodes, success rate, agent time, and the
+//	                time per call at a shared server) and a
 //	                timeline of episode 0 of each variant, as PNG, SVG and
 //	                PDF, each with the CSV of its data, and charts.json for
 //	                'simulate plot'
@@ -90,7 +98,9 @@
 // files it wrote. Run refuses a directory that holds a manifest.json unless
 // --force is given.
 //
-// A progress bar is drawn on standard error when it is a terminal.
+// A progress bar is drawn on standard error when it is a terminal;
+// otherwise (a log file, a batch job) a plain progress line is printed
+// there at most every 30 seconds.
 //
 // The flags are:
 //
@@ -98,6 +108,9 @@
 //		draw the charts; --charts=false writes the tables only (default true)
 //	--episodes N
 //		run N episodes per variant (default: the scenario's episodes)
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
 //		overwrite a directory that holds a complete run
 //	--max-events N
@@ -191,6 +204,9 @@
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only (default true)
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
 //		overwrite a directory that holds a complete run, or discard
 //		the checkpoints of an unfinished one
@@ -288,7 +304,8 @@
 // interruptions: trials.csv is the same, byte for byte.
 //
 // A progress bar with an ETA is drawn on standard error when it is a
-// terminal. Unless GOGC is set, simulate runs the garbage collector at
+// terminal, and a plain progress line at most every 30 seconds when it is
+// not (a SLURM log). Unless GOGC is set, simulate runs the garbage collector at
 // GOGC=400: trials keep little memory live, and collecting less often makes
 // sweeps about 1.5 times faster.
 //
@@ -296,6 +313,9 @@
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only (default true)
+//	--figures DIR
+//		copy the charts that the scenario's figures list names (else every chart)
+//		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
 //		never with several shards at once

@@ -65,3 +65,16 @@ func writeOutFile(path, example string, data []byte) error {
 	}
 	return rundir.WriteFile(path, data)
 }
+
+// loadScenario loads a scenario with --set overrides and prints its
+// warnings (such as a --set that some variants override) on stderr.
+func loadScenario(s *session, nameOrPath string, sets []string) (*scenarios.Scenario, error) {
+	sc, err := scenarios.Load(nameOrPath, sets)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range sc.Warnings {
+		s.warnf("%s", w)
+	}
+	return sc, nil
+}

@@ -39,17 +39,25 @@ writes a directory:
 	                subagent_done, spawn_finish_rate (completed / assigned
 	                subagent subtasks; NaN if none), parallelism,
 	                critical_steps, critical_path, speedup,
-	                comm_changed_outcome, actions_<action>, ...
+	                comm_changed_outcome, actions_<action>, ...; with a
+	                shared server, an API or tools also served_calls,
+	                call_latency, serving_wait, serving_queue_mean,
+	                server_utilisation, batch_mean, output_rate,
+	                tool_calls and tool_wait
 	summary.csv     one row per variant: n, acceptable, success_rate with
 	                its Wilson interval (success_lo, success_hi), then
 	                <metric>_mean, <metric>_lo, <metric>_hi (95%
 	                percentile bootstrap over episodes) for finish_time,
 	                finish_time_acceptable, reward, model_calls, tokens,
 	                agent_time, messages, message_bytes, parallelism,
-	                parallelism_peak, critical_steps and speedup, then
-	                comm_changed_outcome and cost_per_acceptable
+	                parallelism_peak, critical_steps and speedup (and
+	                call_latency, serving_wait, server_utilisation,
+	                output_rate and tool_wait with a shared server or
+	                tools), then comm_changed_outcome and
+	                cost_per_acceptable
 	charts/         comparison bars with 95% intervals (finish time of
-	                acceptable episodes, success rate, agent time) and a
+	                acceptable episodes, success rate, agent time, and the
+	                time per call at a shared server) and a
 	                timeline of episode 0 of each variant, as PNG, SVG and
 	                PDF, each with the CSV of its data, and charts.json for
 	                'simulate plot'
@@ -65,7 +73,9 @@ manifest.json is complete. A run that fails or is interrupted removes the
 files it wrote. Run refuses a directory that holds a manifest.json unless
 --force is given.
 
-A progress bar is drawn on standard error when it is a terminal.`,
+A progress bar is drawn on standard error when it is a terminal;
+otherwise (a log file, a batch job) a plain progress line is printed
+there at most every 30 seconds.`,
 	Examples: `
 	simulate run tiny
 	simulate run tiny --seed 7 --episodes 200 --out results/tiny7
@@ -81,6 +91,7 @@ A progress bar is drawn on standard error when it is a terminal.`,
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
+		addFiguresFlag(fs, &o.figures)
 		fs.StringVar(&o.policy, "policy", "", "evaluate the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
 		return o.run
 	},
@@ -89,6 +100,7 @@ A progress bar is drawn on standard error when it is a terminal.`,
 type runOptions struct {
 	limits   limitOptions
 	policy   string
+	figures  string
 	seed     seedFlag
 	episodes int
 	out      string
@@ -112,7 +124,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.policy != "" {
 		sets = append(sets, "policy.file="+o.policy)
 	}
-	sc, err := scenarios.Load(args[0], sets)
+	sc, err := loadScenario(s, args[0], sets)
 	if err != nil {
 		return err
 	}
@@ -150,6 +162,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		if err := writeCharts(ctx, s, dir, sc, seed, sums); err != nil {
 			return err
 		}
+	}
+	if err := copyFigures(s, dir, sc, o.figures); err != nil {
+		return err
 	}
 	m := newManifest(s, rundir.KindRun, sc, seed)
 	m.Episodes = episodes

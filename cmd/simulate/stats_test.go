@@ -205,7 +205,7 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 	out := trainTiny(t)
 	d2 := filepath.Join(t.TempDir(), "d2")
 	stdout := mustSimulate(t, "plot", out, "--out", d2)
-	assert.Contains(t, stdout, "drew 9 charts", "5 learning curves, 2 action mixes, 2 profiles")
+	assert.Contains(t, stdout, "drew 20 charts", "8 learning curves, 2 action mixes, 2 profiles, 8 final bars")
 	sameCharts(t, out, d2)
 
 	// Run directories (bars and timelines) and sweeps (lines and heat

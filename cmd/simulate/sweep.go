@@ -88,7 +88,8 @@ examples. Results never depend on the workers, the shards or
 interruptions: trials.csv is the same, byte for byte.
 
 A progress bar with an ETA is drawn on standard error when it is a
-terminal. Unless GOGC is set, simulate runs the garbage collector at
+terminal, and a plain progress line at most every 30 seconds when it is
+not (a SLURM log). Unless GOGC is set, simulate runs the garbage collector at
 GOGC=400: trials keep little memory live, and collecting less often makes
 sweeps about 1.5 times faster.`,
 	Examples: `
@@ -109,11 +110,13 @@ sweeps about 1.5 times faster.`,
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type sweepOptions struct {
+	figures   string
 	seed      seedFlag
 	out       string
 	sets      stringsFlag
@@ -145,7 +148,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	if err != nil {
 		return err
 	}
-	sc, err := scenarios.Load(args[0], o.sets)
+	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
 		return err
 	}
@@ -229,7 +232,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	}
 	printSweepSummary(s.stdout, plan, mine)
 	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n", len(st.Shard), ran, len(st.Shard)-ran, out)
-	return nil
+	return copyFigures(s, dir, sc, o.figures)
 }
 
 // writeTrialDir writes a trial's own outputs into trials/<id>/.
@@ -336,14 +339,14 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 	for _, c := range charts {
 		var err error
 		if c.Grid != nil {
-			spec := plots.Spec{Name: c.Name, Kind: "heatmap", XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
+			spec := plots.Spec{Name: c.Name, Kind: "heatmap", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
 			err = cw.draw(spec, plots.GridTable(*c.Grid))
 			if err != nil && spec.Annotate {
 				spec.Annotate = false // values too wide for the cells
 				err = cw.draw(spec, plots.GridTable(*c.Grid))
 			}
 		} else {
-			spec := plots.Spec{Name: c.Name, Kind: "lines", XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
+			spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
 			err = cw.draw(spec, plots.LinesTable(c.Series))
 		}
 		if err != nil {

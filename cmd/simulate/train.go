@@ -96,12 +96,14 @@ directory keeps no checkpoints; --force discards them and starts over.`,
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
+		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type trainOptions struct {
 	limits  limitOptions
+	figures string
 	seed    seedFlag
 	seeds   int
 	out     string
@@ -133,7 +135,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.workers < 0 {
 		return usagef("--workers %d: want 1 or more", o.workers)
 	}
-	sc, err := scenarios.Load(args[0], o.sets)
+	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
 		return err
 	}
@@ -223,6 +225,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err := writeLearningCurves(ctx, s, dir, sc, jobs, sv); err != nil {
 			return err
 		}
+	}
+	if err := copyFigures(s, dir, sc, o.figures); err != nil {
+		return err
 	}
 	m := newManifest(s, rundir.KindTrain, sc, seed)
 	m.Seeds = o.seeds
@@ -318,7 +323,10 @@ var iterationColumns = func() []struct {
 		{"model_calls_mean", func(r *rlcr.Iteration) float64 { return r.ModelCallsMean }},
 		{"agent_time_mean", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
 		{"spawn_finish_rate", func(r *rlcr.Iteration) float64 { return r.SpawnFinishRate }},
+		{"critical_steps_mean", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
 		{"decisions", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) }},
+		{"decisions_acceptable", func(r *rlcr.Iteration) float64 { return r.DecisionsAcceptable }},
+		{"decisions_failed", func(r *rlcr.Iteration) float64 { return r.DecisionsFailed }},
 		{"entropy", func(r *rlcr.Iteration) float64 { return r.Entropy }},
 	}
 	for a := range collective.Action(collective.NumActions) {
@@ -373,6 +381,7 @@ func printTraining(s *session, sv *results.SeedValues) {
 			cell("parallelism_mean", 2), cell("messages_mean", 1))
 	}
 	tw.Flush()
+	fmt.Fprintln(s.stdout, "Training replaces each variant's policy.organization with the policy it learns (train.policy):\nvariants that differ only in their organization train alike.")
 }
 
 // writeLearningCurves draws one chart per metric with a curve per variant
@@ -443,6 +452,9 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 		{"learning_latency", "mean finish time (s)", func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
 		{"learning_parallelism", "mean parallelism (busy agents)", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
 		{"learning_messages", "messages per episode", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
+		{"learning_decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }},
+		{"learning_critical_steps", "critical steps per episode", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
+		{"learning_agent_time", "agent time per episode (s)", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
 	} {
 		var series []plots.Series
 		var left []string
@@ -485,10 +497,56 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m.metric, "_mean"), XLabel: m.label + " threshold",
 			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
 	}
+	warnings = append(warnings, finalBars(cw, sv, stat, interval)...)
 	for _, w := range warnings {
 		s.warnf("%s", w)
 	}
 	return cw.close()
+}
+
+// finalMetrics are the columns that final_<name> charts compare across
+// variants, with their axis labels.
+var finalMetrics = []struct{ name, metric, ylabel string }{
+	{"reward", "reward_mean", "final mean reward"},
+	{"success", "success_rate", "final success rate (fraction)"},
+	{"latency", "latency_mean", "final mean finish time (s)"},
+	{"parallelism", "parallelism_mean", "final parallelism (busy agents)"},
+	{"agent_time", "agent_time_mean", "final agent time per episode (s)"},
+	{"decisions", "decisions", "final decisions per iteration"},
+	{"critical_steps", "critical_steps_mean", "final critical steps per episode"},
+	{"spawn_finish_rate", "spawn_finish_rate", "final spawn finish rate (fraction)"},
+}
+
+// finalBars draws, for each of finalMetrics, one bar per variant: the IQM
+// over seeds (those with a value) of the last tenth of training with its
+// bootstrap interval.
+// It returns the charts it left out, as warnings.
+func finalBars(cw *chartWriter, sv *results.SeedValues, stat, interval string) []string {
+	var warnings []string
+	for _, m := range finalMetrics {
+		var bars []plots.Bar
+		var left []string
+		for _, v := range sv.Variants {
+			// A seed whose rollouts assigned no subagent has no spawn
+			// finish rate: the IQM is over the seeds that have one.
+			if b, ok := ciBar(v, stats.Default.CI(stats.Finite(sv.Values[v][m.metric]), stats.IQM)); ok {
+				bars = append(bars, b)
+			} else {
+				left = append(left, v)
+			}
+		}
+		name := "final_" + m.name
+		if len(bars) == 0 {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: no variant has a value", name))
+			continue
+		}
+		spec := plots.Spec{Name: name, Kind: "bars", YLabel: m.ylabel, Stat: stat, Interval: interval, Size: "column",
+			Note: leftOut(left, "undefined values")}
+		if err := cw.draw(spec, plots.BarsTable(bars)); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))
+		}
+	}
+	return warnings
 }
 
 // profilePoints is the number of thresholds of a performance profile.

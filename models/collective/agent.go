@@ -261,7 +261,13 @@ func (a *agent) observe() (Observation, Mask) {
 	var m Mask
 	if o.Ready > 0 {
 		m = m.With(Work)
-		if !at.alone && (o.Idle > 0 || o.Free > 0) {
+		// A delegation goes to an idle helper or a new one; a waiting main
+		// agent counts as idle but takes no delegation.
+		idleHelpers := o.Idle
+		if ep.main.at == at && ep.main.state == waiting {
+			idleHelpers--
+		}
+		if !at.alone && (idleHelpers > 0 || o.Free > 0) {
 			m = m.With(Delegate)
 		}
 	}

@@ -38,6 +38,6 @@ func ExampleTrain() {
 	fmt.Printf("p(delegate) %.2f -> %.2f\n", first.ActionProbs[collective.Delegate], last.ActionProbs[collective.Delegate])
 	fmt.Printf("latency %.0f -> %.0f min\n", first.LatencyMean/60, last.LatencyMean/60)
 	// Output:
-	// p(delegate) 0.06 -> 0.21
+	// p(delegate) 0.06 -> 0.20
 	// latency 85 -> 38 min
 }

@@ -120,6 +120,12 @@ type Config struct {
 	Credit         Credit         `yaml:"credit" json:"credit"`                   // per-agent: contribution or passive
 	CreditBaseline CreditBaseline `yaml:"credit_baseline" json:"credit_baseline"` // per-agent: group or none
 
+	// WarmStart, when set, names a fixed organization whose decisions
+	// the policy imitates for WarmIterations iterations before RLCR
+	// starts (behaviour cloning: a base that already knows a tactic).
+	WarmStart      string `yaml:"warm_start" json:"warm_start,omitempty"`
+	WarmIterations int    `yaml:"warm_iterations" json:"warm_iterations,omitempty"`
+
 	Epochs    int     `yaml:"epochs" json:"epochs"`         // PPO epochs per batch
 	ClipRatio float64 `yaml:"clip_ratio" json:"clip_ratio"` // PPO ε
 	Gamma     float64 `yaml:"gamma" json:"gamma"`           // GAE γ
@@ -206,6 +212,18 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("advantage: %q is not allowed (allowed: flat-collective, none, moving-average, per-agent, ppo-gae)", c.Advantage)
 	}
+	switch {
+	case c.WarmIterations < 0:
+		return fmt.Errorf("warm_iterations: %d is out of range (0 or more)", c.WarmIterations)
+	case c.WarmStart == "" && c.WarmIterations > 0:
+		return fmt.Errorf("warm_iterations: %d has nothing to imitate (set warm_start to an organization)", c.WarmIterations)
+	case c.WarmStart != "" && c.WarmIterations == 0:
+		return fmt.Errorf("warm_start: %q needs warm_iterations of 1 or more", c.WarmStart)
+	case c.WarmStart != "":
+		if _, err := policy.Organization(c.WarmStart); err != nil {
+			return fmt.Errorf("warm_start: %w", err)
+		}
+	}
 	if c.LossNorm != PerDecision && c.LossNorm != PerRollout {
 		return fmt.Errorf("loss_norm: %q is not allowed (allowed: decision, rollout)", c.LossNorm)
 	}
@@ -260,15 +278,23 @@ type Iteration struct {
 	// subtasks completed over those assigned, summed over its rollouts;
 	// NaN when no rollout assigned one.
 	SpawnFinishRate float64
-	Decisions       int
-	Entropy         float64                        // mean policy entropy over decisions
-	ActionProbs     [collective.NumActions]float64 // mean π(a|x) over decisions
-	GradNorm        float64
-	LR              float64
-	Replays         int     // per-agent: counterfactual episodes run
-	PolicySteps     int     // Adam steps on the policy this iteration
-	ValueSteps      int     // Adam steps on the value (PPO)
-	ValueEV         float64 // PPO: explained variance of the returns by the value that computed the advantages; NaN otherwise
+	// CriticalStepsMean is the mean of the episodes' critical steps.
+	CriticalStepsMean float64
+	Decisions         int
+	// DecisionsAcceptable and DecisionsFailed are the mean decisions per
+	// rollout of the acceptable and of the other rollouts (NaN when there
+	// are none): the length bias that loss normalisation can introduce
+	// shows as a gap between them.
+	DecisionsAcceptable float64
+	DecisionsFailed     float64
+	Entropy             float64                        // mean policy entropy over decisions
+	ActionProbs         [collective.NumActions]float64 // mean π(a|x) over decisions
+	GradNorm            float64
+	LR                  float64
+	Replays             int     // per-agent: counterfactual episodes run
+	PolicySteps         int     // Adam steps on the policy this iteration
+	ValueSteps          int     // Adam steps on the value (PPO)
+	ValueEV             float64 // PPO: explained variance of the returns by the value that computed the advantages; NaN otherwise
 }
 
 // Train learns a shared policy for prob with the RLCR update and returns
@@ -344,6 +370,11 @@ func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers 
 
 	B, G := cfg.Batch, cfg.Group
 	grad := make([]float64, len(pol.Params()))
+	if cfg.WarmStart != "" && start == 0 { // a resumed run was warmed before
+		if err := warmStart(ctx, prob, pol, cfg, streams, workers); err != nil {
+			return nil, err
+		}
+	}
 	mem := newMemory(B, G) // reused by every iteration
 	rewards := mem.rewards
 	for it := start; it < cfg.Iterations; it++ {
@@ -889,12 +920,19 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 	n := float64(len(results))
 	st := Iteration{Iteration: it, Episodes: len(results), Decisions: len(samples), RewardMean: meanOf(rewards)}
 	assigned, done := 0, 0
+	var okDecisions, okRollouts, failDecisions, failRollouts int
 	for i, r := range results {
 		m := &r.Metrics
 		finish[i] = m.Finish.Seconds()
 		if m.Acceptable {
 			st.SuccessRate += 1 / n
+			okDecisions += len(r.Decisions)
+			okRollouts++
+		} else {
+			failDecisions += len(r.Decisions)
+			failRollouts++
 		}
+		st.CriticalStepsMean += float64(m.CriticalSteps) / n
 		st.LatencyMean += finish[i] / n
 		st.ParallelismMean += m.ParallelismMean / n
 		st.MessagesMean += float64(m.Messages) / n
@@ -907,6 +945,8 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 	if assigned > 0 {
 		st.SpawnFinishRate = float64(done) / float64(assigned)
 	}
+	st.DecisionsAcceptable = float64(okDecisions) / float64(okRollouts)
+	st.DecisionsFailed = float64(failDecisions) / float64(failRollouts)
 	slices.Sort(finish)
 	st.LatencyP90 = finish[int(math.Ceil(0.9*n))-1]
 	return st

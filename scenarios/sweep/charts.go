@@ -15,7 +15,9 @@ import (
 // line chart when Series is set, a heat map when Grid is.
 type Chart struct {
 	// Name is the chart's file name without extension.
-	Name                   string
+	Name string
+	// Title, when set, says which slice of the sweep a chart shows.
+	Title                  string
 	XLabel, YLabel, ZLabel string
 	// Stat says what the lines are ("mean, 2 seeds"), Interval what the
 	// bands are.
@@ -44,6 +46,7 @@ var metricLabels = map[string]struct {
 	"messages_mean":          {"messages per episode", 1},
 	"model_calls_mean":       {"model calls per episode", 1},
 	"agent_time_mean":        {"agent time per episode (s)", 1},
+	"critical_steps_mean":    {"critical steps per episode", 1},
 	"entropy":                {"policy entropy (nats)", 1},
 	"finish_mean":            {"mean finish time (s)", 1},
 	"finish_acceptable_mean": {"finish time, acceptable episodes (s)", 1},
@@ -63,11 +66,13 @@ func metricLabel(m string) (string, float64) {
 
 // axisLabels name well-known swept fields.
 var axisLabels = map[string]string{
-	"reward.latency":    "latency weight (reward.latency)",
-	"reward.cost":       "cost weight (reward.cost)",
-	"task.coupling":     "coupling (task.coupling)",
-	"collective.agents": "agents (collective.agents)",
-	"train.lr":          "learning rate (train.lr)",
+	"reward.latency":                 "latency weight (reward.latency)",
+	"reward.cost":                    "cost weight (reward.cost)",
+	"task.coupling":                  "coupling (task.coupling)",
+	"collective.agents":              "agents (collective.agents)",
+	"collective.comm.message_tokens": "message size (tokens)",
+	"collective.strength":            "base-model strength (collective.strength)",
+	"train.lr":                       "learning rate (train.lr)",
 }
 
 func axisLabel(ax *Axis) string {
@@ -128,6 +133,25 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 	}
 	const interval = "95% bootstrap CI"
 
+	// Two numeric axes carry the heat maps: the first two, unless one
+	// axis is categorical (such as policy.organization), which then gets
+	// a heat map per value over the numeric ones, and a curve per value
+	// in the line charts.
+	var nums []int
+	category := -1
+	for a := range plan.Grid {
+		switch {
+		case numeric[a]:
+			nums = append(nums, a)
+		case category == -1:
+			category = a
+		default:
+			category = -2 // more than one: no per-value charts
+		}
+	}
+	if category >= 0 && len(plan.Grid[category].Values) > plots.MaxSeries {
+		category = -2
+	}
 	for _, v := range plan.Variants {
 		suffix := ""
 		if len(plan.Variants) > 1 {
@@ -144,7 +168,10 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 					continue
 				}
 				other := -1
-				if len(plan.Grid) == 2 && len(plan.Grid[1-a].Values) <= plots.MaxSeries {
+				switch {
+				case category >= 0:
+					other = category
+				case len(plan.Grid) == 2 && len(plan.Grid[1-a].Values) <= plots.MaxSeries:
 					other = 1 - a
 				}
 				series := lineSeries(plan, rs, m, scale, a, other)
@@ -161,19 +188,23 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 					Series:   series,
 				})
 			}
-			if len(plan.Grid) >= 2 && numeric[0] && numeric[1] {
+			if category < 0 && len(plan.Grid) >= 2 && numeric[0] && numeric[1] {
 				name := m + "_heatmap" + suffix
-				if g, ok := heatGrid(plan, rs, m, scale, 0, 1); ok {
+				if g, ok := heatGrid(plan, rs, m, scale, 0, 1, nil); ok {
 					charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[0]), YLabel: axisLabel(&plan.Grid[1]), ZLabel: label, Grid: g})
 				} else {
 					warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
 				}
 			}
+			if category >= 0 && len(nums) >= 2 {
+				c, w := categoryHeatmaps(plan, rs, m, label, scale, category, nums[0], nums[1], suffix)
+				charts, warnings = append(charts, c...), append(warnings, w...)
+			}
 		}
 		lat, coup := axisIndex(plan, "reward.latency"), axisIndex(plan, "task.coupling")
 		if lat >= 0 && coup >= 0 && numeric[lat] && numeric[coup] {
 			name := PhaseChart + suffix
-			switch g, ok := heatGrid(plan, rs, "parallelism_mean", 1, lat, coup); {
+			switch g, ok := heatGrid(plan, rs, "parallelism_mean", 1, lat, coup, nil); {
 			case !slices.Contains(plan.Metrics, "parallelism_mean"):
 				warnings = append(warnings, fmt.Sprintf("chart %s left out: parallelism_mean is not among the sweep's metrics", name))
 			case !ok:
@@ -254,7 +285,10 @@ func lineSeries(plan *Plan, rs []*trialResult, m string, scale float64, a, other
 	var out []plots.Series
 	for _, g := range groups {
 		s := plots.Series{}
-		if g >= 0 {
+		switch {
+		case g >= 0 && plan.Grid[other].Numbers == nil:
+			s.Name = plan.Grid[other].Values[g] // a category names itself: "team"
+		case g >= 0:
 			s.Name = fmt.Sprintf("%s = %s", plan.Grid[other].Path, plan.Grid[other].Values[g])
 		}
 		band := true
@@ -298,9 +332,54 @@ func lineSeries(plan *Plan, rs []*trialResult, m string, scale float64, a, other
 	return out
 }
 
-// heatGrid returns the mean of metric m over axes x and y; false when a
-// cell has no finite value.
-func heatGrid(plan *Plan, rs []*trialResult, m string, scale float64, x, y int) (*plots.Grid, bool) {
+// categoryHeatmaps returns, for a categorical axis c, the heat map of
+// metric m over the numeric axes x and y for each of c's values
+// (METRIC_heatmap_VALUE), and the difference of each later value from the
+// first (METRIC_diff_VALUE_minus_FIRST): where one organization starts to
+// beat another.
+func categoryHeatmaps(plan *Plan, rs []*trialResult, m, label string, scale float64, c, x, y int, suffix string) ([]Chart, []string) {
+	var charts []Chart
+	var warnings []string
+	ax := &plan.Grid[c]
+	grids := make([]*plots.Grid, len(ax.Values))
+	for k, val := range ax.Values {
+		name := fmt.Sprintf("%s_heatmap_%s%s", m, chartName(val), suffix)
+		g, ok := heatGrid(plan, rs, m, scale, x, y, []int{c, k})
+		if !ok {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
+			continue
+		}
+		grids[k] = g
+		charts = append(charts, Chart{Name: name, Title: fmt.Sprintf("%s = %s", ax.Path, val),
+			XLabel: axisLabel(&plan.Grid[x]), YLabel: axisLabel(&plan.Grid[y]), ZLabel: label, Grid: g})
+	}
+	for k := 1; k < len(grids); k++ {
+		if grids[0] == nil || grids[k] == nil {
+			continue
+		}
+		d := &plots.Grid{X: grids[0].X, Y: grids[0].Y, Annotate: grids[0].Annotate}
+		for r := range grids[0].Z {
+			row := make([]float64, len(grids[0].Z[r]))
+			for i := range row {
+				row[i] = grids[k].Z[r][i] - grids[0].Z[r][i]
+			}
+			d.Z = append(d.Z, row)
+		}
+		charts = append(charts, Chart{
+			Name:   fmt.Sprintf("%s_diff_%s_minus_%s%s", m, chartName(ax.Values[k]), chartName(ax.Values[0]), suffix),
+			Title:  fmt.Sprintf("%s: %s minus %s", ax.Path, ax.Values[k], ax.Values[0]),
+			XLabel: axisLabel(&plan.Grid[x]), YLabel: axisLabel(&plan.Grid[y]),
+			ZLabel: "difference in " + label,
+			Grid:   d,
+		})
+	}
+	return charts, warnings
+}
+
+// heatGrid returns the mean of metric m over axes x and y, of the results
+// whose point has value fix[1] on axis fix[0] when fix is given; false
+// when a cell has no finite value.
+func heatGrid(plan *Plan, rs []*trialResult, m string, scale float64, x, y int, fix []int) (*plots.Grid, bool) {
 	ax, ay := &plan.Grid[x], &plan.Grid[y]
 	xi, yi := ascending(ax), ascending(ay)
 	g := &plots.Grid{Annotate: len(xi) <= 8 && len(yi) <= 8}
@@ -311,7 +390,11 @@ func heatGrid(plan *Plan, rs []*trialResult, m string, scale float64, x, y int) 
 		g.Y = append(g.Y, ay.Numbers[j])
 		row := make([]float64, len(xi))
 		for c, i := range xi {
-			iv := stats.Default.CI(values(rs, m, scale, []int{x, y}, []int{i, j}), stats.Mean)
+			axes, want := []int{x, y}, []int{i, j}
+			if fix != nil {
+				axes, want = append(axes, fix[0]), append(want, fix[1])
+			}
+			iv := stats.Default.CI(values(rs, m, scale, axes, want), stats.Mean)
 			if math.IsNaN(iv.Value) {
 				return nil, false
 			}

@@ -344,3 +344,51 @@ func TestCharts(t *testing.T) {
 		assert.Nil(t, c.Grid, "heat maps need every cell: %s", c.Name)
 	}
 }
+
+func TestChartsWithACategoricalAxis(t *testing.T) {
+	sc := load(t, small, `sweep={command: run, seeds: 2, grid: {task.coupling: [0, 0.9], collective.spawn: [2s, 1m], policy.organization: [split, team]}, metrics: [success_rate]}`)
+	dir := t.TempDir()
+	runAll(t, dir, sc, 2, All)
+	p, err := ReadPlan(dir)
+	require.NoError(t, err)
+	recs, _, err := ReadRecords(dir, p)
+	require.NoError(t, err)
+	charts, warnings := Charts(p, recs)
+	assert.Equal(t, []string{"axis policy.organization has values that are not numbers: no charts over it"}, warnings)
+	byName := map[string]Chart{}
+	var names []string
+	for _, c := range charts {
+		names = append(names, c.Name)
+		byName[c.Name] = c
+	}
+	assert.Equal(t, []string{
+		"success_rate_vs_task_coupling", "success_rate_vs_collective_spawn",
+		"success_rate_heatmap_split", "success_rate_heatmap_team", "success_rate_diff_team_minus_split",
+	}, names)
+	line := byName["success_rate_vs_task_coupling"]
+	require.Len(t, line.Series, 2, "one curve per organization")
+	assert.Equal(t, "split", line.Series[0].Name)
+	assert.Equal(t, "team", line.Series[1].Name)
+
+	// Each cell of an organization's map is its mean over seeds; the
+	// difference map subtracts split's cell from team's.
+	mean := func(org, coupling, spawn int) float64 {
+		var xs []float64
+		for _, tr := range p.Trials {
+			if slices.Equal(tr.Point, []int{coupling, spawn, org}) {
+				xs = append(xs, float64(recs[tr.ID].Metrics["success_rate"]))
+			}
+		}
+		require.Len(t, xs, 2)
+		return (xs[0] + xs[1]) / 2
+	}
+	split, team, diff := byName["success_rate_heatmap_split"], byName["success_rate_heatmap_team"], byName["success_rate_diff_team_minus_split"]
+	for r := range 2 { // spawn, up
+		for c := range 2 { // coupling, across
+			assert.InDelta(t, mean(0, c, r), split.Grid.Z[r][c], 1e-12)
+			assert.InDelta(t, mean(1, c, r), team.Grid.Z[r][c], 1e-12)
+			assert.InDelta(t, mean(1, c, r)-mean(0, c, r), diff.Grid.Z[r][c], 1e-12)
+		}
+	}
+	assert.Contains(t, diff.Title, "team minus split")
+}

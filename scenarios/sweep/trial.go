@@ -27,15 +27,16 @@ type Outcome struct {
 // trainMetrics reads the train metrics from an iteration.
 var trainMetrics = func() map[string]func(*rlcr.Iteration) float64 {
 	m := map[string]func(*rlcr.Iteration) float64{
-		"reward_mean":      func(r *rlcr.Iteration) float64 { return r.RewardMean },
-		"success_rate":     func(r *rlcr.Iteration) float64 { return r.SuccessRate },
-		"latency_mean":     func(r *rlcr.Iteration) float64 { return r.LatencyMean },
-		"latency_p90":      func(r *rlcr.Iteration) float64 { return r.LatencyP90 },
-		"parallelism_mean": func(r *rlcr.Iteration) float64 { return r.ParallelismMean },
-		"messages_mean":    func(r *rlcr.Iteration) float64 { return r.MessagesMean },
-		"model_calls_mean": func(r *rlcr.Iteration) float64 { return r.ModelCallsMean },
-		"agent_time_mean":  func(r *rlcr.Iteration) float64 { return r.AgentTimeMean },
-		"entropy":          func(r *rlcr.Iteration) float64 { return r.Entropy },
+		"reward_mean":         func(r *rlcr.Iteration) float64 { return r.RewardMean },
+		"success_rate":        func(r *rlcr.Iteration) float64 { return r.SuccessRate },
+		"latency_mean":        func(r *rlcr.Iteration) float64 { return r.LatencyMean },
+		"latency_p90":         func(r *rlcr.Iteration) float64 { return r.LatencyP90 },
+		"parallelism_mean":    func(r *rlcr.Iteration) float64 { return r.ParallelismMean },
+		"messages_mean":       func(r *rlcr.Iteration) float64 { return r.MessagesMean },
+		"model_calls_mean":    func(r *rlcr.Iteration) float64 { return r.ModelCallsMean },
+		"agent_time_mean":     func(r *rlcr.Iteration) float64 { return r.AgentTimeMean },
+		"critical_steps_mean": func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean },
+		"entropy":             func(r *rlcr.Iteration) float64 { return r.Entropy },
 	}
 	for a := range collective.Action(collective.NumActions) {
 		m["prob_"+a.String()] = func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/internal/atomicfile"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// figureExts are the files of a chart that --figures copies: the vector
+// and raster images a document embeds, and the data to redraw them. The
+// PDF stays in the run directory (its embedded fonts make it the largest).
+var figureExts = []string{".svg", ".png", ".csv"}
+
+// addFiguresFlag declares --figures on a command that draws charts.
+func addFiguresFlag(fs *flag.FlagSet, dir *string) {
+	fs.StringVar(dir, "figures", "", "copy the charts that the scenario's figures list names (else every chart)\ninto directory `DIR` as SCENARIO_CHART.svg, .png and .csv, such as docs/figures")
+}
+
+// exportFigures copies the charts that sc.Figures names (every chart when
+// it names none) from the run directory into dir, named after the
+// scenario. It checks every name before it copies anything, so that a
+// figure the run did not draw is an error and no half set is left; each
+// file is written atomically. It returns the paths written.
+func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]string, error) {
+	var drawn []string
+	for _, f := range run.Files() {
+		if name, ok := strings.CutPrefix(f, chartsDir+"/"); ok && path.Ext(name) == ".svg" {
+			drawn = append(drawn, strings.TrimSuffix(name, ".svg"))
+		}
+	}
+	slices.Sort(drawn)
+	want := sc.Figures
+	if len(want) == 0 {
+		want = drawn
+	}
+	if len(want) == 0 {
+		return nil, fmt.Errorf("--figures %s: the run drew no charts (was --charts=false given?)", dir)
+	}
+	for i, name := range want {
+		if !slices.Contains(drawn, name) {
+			return nil, fmt.Errorf("%s: figures[%d]: chart %q was not drawn by this run (drawn: %s)", sc.Source, i, name, strings.Join(drawn, ", "))
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--figures: %w", err)
+	}
+	var wrote []string
+	for _, name := range want {
+		for _, ext := range figureExts {
+			data, err := os.ReadFile(run.Join(path.Join(chartsDir, name+ext)))
+			if err != nil {
+				return wrote, fmt.Errorf("--figures: %w", err)
+			}
+			to := filepath.Join(dir, fileName(sc.Name)+"_"+name+ext)
+			if err := atomicfile.Write(to, data); err != nil {
+				return wrote, fmt.Errorf("--figures: %w", err)
+			}
+			wrote = append(wrote, to)
+		}
+	}
+	return wrote, nil
+}
+
+// copyFigures exports the figures of a run into dir when --figures names
+// one, and says what it wrote.
+func copyFigures(s *session, run *rundir.Dir, sc *scenarios.Scenario, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	wrote, err := exportFigures(run, sc, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.stderr, "%s: %d figure files in %s\n", s.name, len(wrote), dir)
+	return nil
+}

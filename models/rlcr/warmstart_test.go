@@ -1,0 +1,87 @@
+package rlcr
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// agreement is the fraction of the organization's decisions (on episodes
+// it ran itself) on which pol's most probable action is the
+// organization's.
+func agreement(t *testing.T, prob Problem, pol policy.Softmax, org string) float64 {
+	t.Helper()
+	f, err := policy.Organization(org)
+	require.NoError(t, err)
+	streams := sim.NewStreams(99)
+	agree, n := 0, 0
+	var x [policy.NumFeatures]float64
+	var probs [collective.NumActions]float64
+	for i := range uint64(16) {
+		g, err := prob.Task.Draw(streams.Derive("task", i).New("graph", 0))
+		require.NoError(t, err)
+		r, err := collective.Run(g, prob.Collective, f, streams.Derive("rollout", i), collective.Options{Record: true})
+		require.NoError(t, err)
+		for _, d := range r.Decisions {
+			if d.Mask.Single() {
+				continue
+			}
+			policy.Features(&d.Obs, &x)
+			pol.Probs(&x, d.Mask, &probs)
+			best := collective.Action(0)
+			for a := range collective.Action(collective.NumActions) {
+				if probs[a] > probs[best] {
+					best = a
+				}
+			}
+			if best == d.Action {
+				agree++
+			}
+			n++
+		}
+	}
+	return float64(agree) / float64(n)
+}
+
+func TestWarmStartImitatesTheOrganization(t *testing.T) {
+	prob := tinyProblem()
+	for _, org := range []string{"split", "sequential"} {
+		cfg := tinyConfig()
+		cfg.WarmStart, cfg.WarmIterations, cfg.LR = org, 30, 0.1
+		cold := policy.NewLinear()
+		before := agreement(t, prob, cold, org)
+		warm := policy.NewLinear()
+		require.NoError(t, warmStart(context.Background(), prob, warm, cfg, sim.NewStreams(7), 1))
+		after := agreement(t, prob, warm, org)
+		assert.Greater(t, after, 0.9, "%s: agreement after cloning", org)
+		assert.Greater(t, after, before, "%s: cloning must move towards the organization", org)
+	}
+}
+
+func TestWarmStartValidation(t *testing.T) {
+	for _, c := range []struct {
+		org   string
+		iters int
+		want  string
+	}{
+		{"", 5, "nothing to imitate"},
+		{"split", 0, "needs warm_iterations"},
+		{"split", -1, "out of range"},
+		{"committee", 5, "unknown organization"},
+	} {
+		cfg := DefaultConfig()
+		cfg.WarmStart, cfg.WarmIterations = c.org, c.iters
+		err := cfg.Validate()
+		require.Error(t, err, "%+v", c)
+		assert.Contains(t, err.Error(), c.want)
+	}
+	cfg := DefaultConfig()
+	cfg.WarmStart, cfg.WarmIterations = "team", 3
+	assert.NoError(t, cfg.Validate())
+}
