@@ -1,0 +1,29 @@
+package experiments
+
+import (
+	"testing"
+
+	"github.com/swarmsim/swarmsim/models/rlcr"
+)
+
+// TestContention checks exp-contention's finding: trained with up to 32
+// agents on one shared server, the policy learns less parallelism than
+// the same training with a server of its own, and finishes later. Wilcoxon
+// signed-rank over seeds (the variants share their task draws), one-sided,
+// α = 0.01, 10 seeds, each claim on the last tenth of training.
+func TestContention(t *testing.T) {
+	sc := load(t, "exp-contention")
+	var par, lat []float64
+	for k := range uint64(seeds(10)) {
+		shared := tenth(trainRows(t, sc, "shared-server", testSeed+k))
+		own := tenth(trainRows(t, sc, "own-server", testSeed+k))
+		parallelism := func(r *rlcr.Iteration) float64 { return r.ParallelismMean }
+		latency := func(r *rlcr.Iteration) float64 { return r.LatencyMean }
+		par = append(par, mean(own, parallelism)-mean(shared, parallelism))
+		lat = append(lat, mean(shared, latency)-mean(own, latency))
+	}
+	t.Logf("parallelism, own server minus shared: %.2f", par)
+	t.Logf("finish time (s), shared server minus own: %.0f", lat)
+	claim(t, "a shared server lowers the learned parallelism", signedRankP(par))
+	claim(t, "a shared server lengthens the learned finish time", signedRankP(lat))
+}
