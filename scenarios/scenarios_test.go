@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -430,11 +429,9 @@ func TestHostileInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
 			_, err := scenarios.Parse([]byte(tt.src), "hostile.yaml", nil)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
-			assert.Less(t, time.Since(start), 2*time.Second)
 		})
 	}
 }
