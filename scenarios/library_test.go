@@ -35,7 +35,7 @@ func runLibrary(t *testing.T, name string, shortEpisodes int) (map[string][]scen
 	if testing.Short() {
 		opt.Episodes = shortEpisodes
 	}
-	rows := evaluate(t, sc, opt)
+	rows := evaluate(t, sc, scenarios.EvalOptions{Workers: 4})
 	byVariant := map[string][]scenarios.Row{}
 	for _, r := range rows {
 		byVariant[r.Variant] = append(byVariant[r.Variant], r)
@@ -277,16 +277,15 @@ func TestEveryPenaltyActsOnTheFlagship(t *testing.T) {
 // is never slower on average (the paired difference of each doubling has
 // its interval's upper end at or below 0).
 func TestLibraryContention(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a statistical claim over the scenario's 40 episodes; runs without -short")
+	}
 	teams := []string{"agents-1", "agents-2", "agents-4", "agents-8", "agents-16", "agents-32"}
 	run := func(sets ...string) map[string][]scenarios.Row {
 		sc, err := scenarios.Load("contention", sets)
 		require.NoError(t, err)
-		opt := scenarios.EvalOptions{Workers: 4}
-		if testing.Short() {
-			opt.Episodes = 15
-		}
 		byVariant := map[string][]scenarios.Row{}
-		for _, r := range evaluate(t, sc, opt) {
+		for _, r := range evaluate(t, sc, scenarios.EvalOptions{Workers: 4}) {
 			byVariant[r.Variant] = append(byVariant[r.Variant], r)
 		}
 		return byVariant
