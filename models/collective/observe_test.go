@@ -168,3 +168,32 @@ func TestSharingByHand(t *testing.T) {
 		assert.Equal(t, res.Decisions, silent.Decisions, "%s", tc.topology)
 	}
 }
+
+// TestHeldFirstPartObserved: the part with ID 0 is observed like any other
+// when held. Parts a (ID 0, one minute) and b (two minutes) join at a
+// coupled assembly (κ = 0.5); the main agent delegates a and works on b.
+// The helper holding a at 60 s sees it unchecked, unshared (b's maker
+// could use a finding) and coupled at 0.5, and may share, check or wait.
+func TestHeldFirstPartObserved(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "a", Work: sim.Minute},
+		{Name: "b", Work: 2 * sim.Minute},
+		{Name: "asm", Work: sim.Minute, Coupling: 0.5},
+	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
+	require.NoError(t, err)
+	cfg := free(3)
+	cfg.TimeLimit = 1000 * sim.Second
+	res, err := collective.Run(g, cfg, sharer, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	require.Greater(t, len(res.Decisions), 2)
+	const D, W = collective.Delegate, collective.Work
+	assert.Equal(t, []collective.Action{D, W}, []collective.Action{res.Decisions[0].Action, res.Decisions[1].Action})
+	d := res.Decisions[2]
+	want := collective.Observation{
+		Agent: 1, Elapsed: 60, TimeUsed: 0.06, Busy: 1, Free: 1,
+		Unchecked: true, Unshared: true, Coupling: 0.5,
+	}
+	assert.Equal(t, want, d.Obs)
+	assert.Equal(t, mask(collective.Share, collective.Check, collective.Wait), d.Mask)
+	assert.Equal(t, collective.Share, d.Action)
+}
