@@ -361,3 +361,37 @@ func TestNeedleSkipsAlternativesByHand(t *testing.T) {
 	// The helper from 0 to 660 s, the main agent until it dropped its try.
 	assert.Equal(t, 21*sim.Minute, res.AgentTime)
 }
+
+// TestAnyJoinInheritsItsTrigger: an `any` join's input is the alternative
+// that settled the search. One agent that never checks works on the first
+// try, hands it on (which settles the search and skips the others) and
+// makes the pick, which is itself always acceptable: the result is
+// acceptable exactly when the first try is. The other tries' quality does
+// not matter.
+func TestAnyJoinInheritsItsTrigger(t *testing.T) {
+	const bad = 0.999999 // an attempt succeeds with probability 1e-6
+	for _, tc := range []struct {
+		difficulty []float64
+		acceptable bool
+	}{
+		{[]float64{bad, 0, 0}, false},
+		{[]float64{0, bad, bad}, true},
+	} {
+		var nodes []task.Node
+		var edges []task.Edge
+		for i, d := range tc.difficulty {
+			nodes = append(nodes, task.Node{Name: fmt.Sprint("try", i), Work: sim.Minute, Difficulty: d})
+			edges = append(edges, task.Edge{From: task.ID(i), To: task.ID(len(tc.difficulty))})
+		}
+		nodes = append(nodes, task.Node{Name: "pick", Work: sim.Minute, Join: task.JoinAny})
+		g, err := task.New(nodes, edges)
+		require.NoError(t, err)
+		for seed := range uint64(10) {
+			res, err := collective.Run(g, free(1), boss, sim.NewStreams(seed), collective.Options{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.acceptable, res.Acceptable, "%v seed %d", tc.difficulty, seed)
+			assert.Equal(t, 2*sim.Minute, res.Finish, "%v seed %d: the first try and the pick", tc.difficulty, seed)
+			assert.Zero(t, res.Checks)
+		}
+	}
+}
