@@ -236,19 +236,23 @@ func TestFindingTimesInTrace(t *testing.T) {
 		{Name: "a", Work: sim.Minute}, {Name: "b", Work: 2 * sim.Minute}, {Name: "asm", Work: sim.Minute, Coupling: 1},
 	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
 	require.NoError(t, err)
-	cfg := free(3)
-	cfg.Comm = collective.Comm{Topology: collective.PointToPoint, MessageTokens: 100, Write: 10 * sim.Millisecond, Latency: sim.Second}
-	res, err := collective.Run(g, cfg, sharer, sim.NewStreams(1), collective.Options{Trace: true})
-	require.NoError(t, err)
-	var findings []collective.Flow
-	for _, f := range res.Trace.Flows {
-		if f.Kind == "finding" {
-			findings = append(findings, f)
+	// Point to point, the finding goes to b's maker; broadcast, to the
+	// only other member of the team, the same agent.
+	for _, topology := range []collective.Topology{collective.PointToPoint, collective.Broadcast} {
+		cfg := free(3)
+		cfg.Comm = collective.Comm{Topology: topology, MessageTokens: 100, Write: 10 * sim.Millisecond, Latency: sim.Second}
+		res, err := collective.Run(g, cfg, sharer, sim.NewStreams(1), collective.Options{Trace: true})
+		require.NoError(t, err)
+		var findings []collective.Flow
+		for _, f := range res.Trace.Flows {
+			if f.Kind == "finding" {
+				findings = append(findings, f)
+			}
 		}
+		// a's maker starts when the hand-off has arrived (2 s): a is done at 62 s.
+		assert.Equal(t, []collective.Flow{{From: 1, To: 0, Send: 63 * sim.Second, Arrive: 64 * sim.Second, Kind: "finding"}}, findings, "%s", topology)
+		assert.Zero(t, res.Conflicts, "%s: b's last call began at 91 s, after the finding arrived", topology)
 	}
-	// a's maker starts when the hand-off has arrived (2 s): a is done at 62 s.
-	assert.Equal(t, []collective.Flow{{From: 1, To: 0, Send: 63 * sim.Second, Arrive: 64 * sim.Second, Kind: "finding"}}, findings)
-	assert.Zero(t, res.Conflicts, "b's last call began at 91 s, after the finding arrived")
 }
 
 // TestIndependentAttemptsAreSpawned: every independent attempt is a new
