@@ -268,3 +268,41 @@ func TestIndependentAttemptsAreSpawned(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryDroppedAsMoot: a part being made again after its check flagged
+// it is dropped when an alternative settles the search, and its maker then
+// holds nothing. Tries of 60 s (always bad) and 100 s (always good) feed
+// a one-minute pick; every agent checks what it may (perfect checks). The
+// first try is flagged at 60 s and made again; the second is checked and
+// handed on at 100 s, which skips the first; its maker drops it at its
+// next call (120 s) and has nothing to check. Three checks: each try once
+// and the pick.
+func TestRetryDroppedAsMoot(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "try0", Work: sim.Minute, Difficulty: 0.999999},
+		{Name: "try1", Work: 100 * sim.Second},
+		{Name: "pick", Work: sim.Minute, Join: task.JoinAny},
+	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
+	require.NoError(t, err)
+	checker := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+		if m.Has(collective.Check) {
+			return collective.Check
+		}
+		return boss.Decide(o, m, u)
+	})
+	res, err := collective.Run(g, free(3), checker, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	assert.True(t, res.Acceptable)
+	assert.Equal(t, 160*sim.Second, res.Finish)
+	assert.Equal(t, 3, res.Checks)
+	assert.Equal(t, 1, res.Retries)
+	dropped := 0
+	for _, d := range res.Decisions {
+		if d.Agent == 1 && d.Obs.Elapsed == 120 {
+			dropped++
+			assert.False(t, d.Obs.Unchecked, "the dropped try's maker holds nothing")
+			assert.Equal(t, collective.Wait, d.Action)
+		}
+	}
+	assert.Equal(t, 1, dropped, "the first try's maker decides once when it drops it")
+}
