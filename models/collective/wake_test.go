@@ -306,3 +306,36 @@ func TestRetryDroppedAsMoot(t *testing.T) {
 	}
 	assert.Equal(t, 1, dropped, "the first try's maker decides once when it drops it")
 }
+
+// TestFinishedAttemptFreesItsAgent: an independent attempt's agent leaves
+// when it submits, and its place is free again. A chain of two one-minute
+// parts and three agents: the main agent starts an attempt, hands the
+// first part to a helper (whose hand-off takes 10 s to arrive) and makes
+// the second itself, from 70 s to 130 s. The attempt, alone and without
+// messages, submits at 120 s; at 130 s the main agent sees one agent free
+// again and no attempt pending.
+func TestFinishedAttemptFreesItsAgent(t *testing.T) {
+	f := task.Family{Shape: "chain", Length: 2, Work: sim.Const(60)}
+	g := draw(t, f, 1)
+	hedger := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+		switch {
+		case o.Main && o.Attempts == 0 && m.Has(collective.Attempt):
+			return collective.Attempt
+		case m.Has(collective.Submit) && o.Complete:
+			return collective.Submit
+		}
+		return boss.Decide(o, m, u)
+	})
+	cfg := free(3)
+	cfg.Comm.Latency = 10 * sim.Second
+	res, err := collective.Run(g, cfg, hedger, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	last := res.Decisions[len(res.Decisions)-1]
+	require.Equal(t, 0, last.Agent)
+	assert.Equal(t, 130.0, last.Obs.Elapsed)
+	assert.Equal(t, 1, last.Obs.Free, "the attempt's agent has left")
+	assert.Zero(t, last.Obs.Pending)
+	assert.Equal(t, 1, last.Obs.Attempts)
+	assert.Equal(t, collective.Submit, last.Action)
+	assert.Equal(t, 2, res.Spawned)
+}
