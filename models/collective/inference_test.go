@@ -431,3 +431,29 @@ func TestServingCheckReadsThePart(t *testing.T) {
 	assert.Equal(t, 1, res.Checks)
 	assert.Equal(t, 800*prefill+300*step+(800+500)*prefill, res.Finish)
 }
+
+// TestServingBalancesReplicas: a call goes to the replica with the fewest
+// sequences, batched or queued. W independent parts, handed at once to W
+// helpers that never check, make W simultaneous calls of the same prompt
+// and output on two replicas that batch one sequence each: each replica
+// serves ⌈W/2⌉ of them one after the other.
+func TestServingBalancesReplicas(t *testing.T) {
+	const step, prefill = 5800 * sim.Microsecond, 17 * sim.Microsecond
+	const o, p = 300, 800
+	call := p*prefill + o*step
+	for _, w := range []int{1, 2, 3, 4, 6} {
+		nodes := make([]task.Node, w)
+		for i := range nodes {
+			nodes[i] = task.Node{Name: fmt.Sprint("part", i), Work: 3 * sim.Second}
+		}
+		g, err := task.New(nodes, nil)
+		require.NoError(t, err)
+		cfg := free(w + 1)
+		cfg.Calls = collective.Calls{OutputRate: 100, SystemPrompt: p, PromptToken: collective.Defaults().Calls.PromptToken}
+		cfg.Serving = collective.Serving{Replicas: 2, MaxBatch: 1, Step: step, PrefillToken: prefill}
+		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		require.Equal(t, w, res.ModelCalls)
+		assert.Equal(t, sim.Time((w+1)/2)*call, res.Finish, "W = %d", w)
+	}
+}
