@@ -457,3 +457,22 @@ func TestServingBalancesReplicas(t *testing.T) {
 		assert.Equal(t, sim.Time((w+1)/2)*call, res.Finish, "W = %d", w)
 	}
 }
+
+// TestServingCallsWithoutTokens: calls with no prompt and no output (a
+// millisecond of work at 100 tokens a second rounds to none) cost a shared
+// server nothing; the episode ends at 0 and its serving metrics are 0,
+// not the NaN of 0/0.
+func TestServingCallsWithoutTokens(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "tiny", Work: sim.Millisecond}}, nil)
+	require.NoError(t, err)
+	cfg := free(1)
+	cfg.Calls = collective.Calls{OutputRate: 100, PromptToken: collective.Defaults().Calls.PromptToken}
+	cfg.Serving = collective.Serving{Replicas: 1, MaxBatch: 1, Step: sim.Millisecond}
+	res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.ModelCalls)
+	assert.Zero(t, res.Finish)
+	assert.Zero(t, res.ServerUtilisation)
+	assert.Zero(t, res.BatchMean)
+	assert.Zero(t, res.ServingQueueMean)
+}
