@@ -375,3 +375,32 @@ func TestToolCallsPerAttempt(t *testing.T) {
 		assert.Equal(t, 3*sim.Minute+sim.Time(3*calls)*10*sim.Second, res.Finish, "%v tool calls per attempt", calls)
 	}
 }
+
+// TestReworkTime: a conflict at a coupled join in rework mode costs the
+// joining agent Rework times the smaller part's work, at its speed. Parts a
+// and b of a minute, made by two helpers, join at an assembly of coupling
+// 1 (a conflict is certain: nobody shared); at speed s the parts take
+// 60/s, the assembly 60/s and the rework 60·Rework/s seconds.
+func TestReworkTime(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "a", Work: sim.Minute}, {Name: "b", Work: sim.Minute}, {Name: "asm", Work: sim.Minute, Coupling: 1},
+	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		speed, rework float64
+		finish        sim.Time
+	}{
+		{1, 0.5, 150 * sim.Second},
+		{2, 0.5, 75 * sim.Second},
+		{2, 1, 90 * sim.Second},
+	} {
+		cfg := free(3)
+		cfg.Speed = tc.speed
+		cfg.Reconcile = collective.Reconcile{Mode: collective.ConflictRework, Rework: tc.rework}
+		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, 1, res.Conflicts, "%+v", tc)
+		assert.True(t, res.Acceptable, "%+v: rework mends the conflict", tc)
+		assert.Equal(t, tc.finish, res.Finish, "%+v", tc)
+	}
+}
