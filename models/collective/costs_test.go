@@ -260,6 +260,18 @@ func TestValidateEdges(t *testing.T) {
 		{func(c *collective.Config) { c.Reconcile.Rework = 0 }, ""},
 		{func(c *collective.Config) { c.Reconcile.Rework = -0.1 }, "reconcile.rework"},
 		{func(c *collective.Config) { c.Select.Accuracy = 0 }, ""},
+		// Shared inference: the largest allowed values, and one beyond.
+		{func(c *collective.Config) { c.Serving = served(collective.MaxReplicas, collective.MaxBatch) }, ""},
+		{func(c *collective.Config) { c.Serving = served(collective.MaxReplicas+1, 1) }, "serving.replicas"},
+		{func(c *collective.Config) { c.Serving = served(1, collective.MaxBatch+1) }, "serving.max_batch"},
+		{func(c *collective.Config) { c.Serving = served(1, 1); c.Serving.StepPerSeq = 0 }, ""},
+		{func(c *collective.Config) { c.Serving = served(1, 1); c.Serving.Step = sim.Nanosecond }, ""},
+		{func(c *collective.Config) { c.API = collective.API{RPM: collective.MaxRate, TPM: collective.MaxRate, OutputRate: 1e9} }, ""},
+		{func(c *collective.Config) { c.API = collective.API{TPM: collective.MaxRate + 1, OutputRate: 1} }, "api.tpm"},
+		{func(c *collective.Config) { c.API = collective.API{RPM: -1, OutputRate: 1} }, "api.rpm"},
+		{func(c *collective.Config) { c.API = collective.API{OutputRate: 1.0000001e9} }, "api.output_rate"},
+		{func(c *collective.Config) { c.API = collective.API{Concurrency: 0, OutputRate: 1} }, ""},
+		{func(c *collective.Config) { c.Tools.Pool = 0 }, ""},
 	} {
 		c := collective.Defaults()
 		tc.set(&c)
@@ -302,6 +314,16 @@ func TestDefaultsAsDocumented(t *testing.T) {
 	assert.Equal(t, 2*sim.Second, c.Spawn)
 	assert.Equal(t, 30*sim.Second, c.Select.Cost)
 	require.NoError(t, c.Validate())
+	// The shared server's fitted coefficients (DefaultServing's comment).
+	s := collective.DefaultServing()
+	assert.Equal(t, collective.Serving{MaxBatch: 256, Step: 5759 * sim.Microsecond, StepPerSeq: 6 * sim.Microsecond, PrefillToken: 17250 * sim.Nanosecond}, s)
+}
+
+// served is DefaultServing with the given replicas and batch.
+func served(replicas, batch int) collective.Serving {
+	s := collective.DefaultServing()
+	s.Replicas, s.MaxBatch = replicas, batch
+	return s
 }
 
 // TestLoopIterations: a loop node repeats its work until an iteration is
