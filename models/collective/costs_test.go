@@ -266,7 +266,9 @@ func TestValidateEdges(t *testing.T) {
 		{func(c *collective.Config) { c.Serving = served(1, collective.MaxBatch+1) }, "serving.max_batch"},
 		{func(c *collective.Config) { c.Serving = served(1, 1); c.Serving.StepPerSeq = 0 }, ""},
 		{func(c *collective.Config) { c.Serving = served(1, 1); c.Serving.Step = sim.Nanosecond }, ""},
-		{func(c *collective.Config) { c.API = collective.API{RPM: collective.MaxRate, TPM: collective.MaxRate, OutputRate: 1e9} }, ""},
+		{func(c *collective.Config) {
+			c.API = collective.API{RPM: collective.MaxRate, TPM: collective.MaxRate, OutputRate: 1e9}
+		}, ""},
 		{func(c *collective.Config) { c.API = collective.API{TPM: collective.MaxRate + 1, OutputRate: 1} }, "api.tpm"},
 		{func(c *collective.Config) { c.API = collective.API{RPM: -1, OutputRate: 1} }, "api.rpm"},
 		{func(c *collective.Config) { c.API = collective.API{OutputRate: 1.0000001e9} }, "api.output_rate"},
