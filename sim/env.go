@@ -92,6 +92,7 @@ type handler interface {
 type Env struct {
 	now    Time
 	q      queue
+	timers timerHeap // pending Timers, beside q
 	seq    uint64
 	fired  uint64
 	limits Limits
@@ -100,8 +101,10 @@ type Env struct {
 	live   procList
 	err    error // a failure that stops the run
 	closed bool
-	// closedItems keeps the queue's memory after Close, for Reset.
-	closedItems []item
+	// closedItems and closedTimers keep the queues' memory after Close,
+	// for Reset.
+	closedItems  []item
+	closedTimers []*Timer
 }
 
 // New returns an environment with the given limits.
@@ -117,14 +120,31 @@ func (e *Env) Fired() uint64 { return e.fired }
 
 // Pending returns the number of events scheduled and not yet processed,
 // including stale timers of interrupted waits.
-func (e *Env) Pending() int { return e.q.len() }
+func (e *Env) Pending() int { return e.q.len() + e.timers.len() }
 
 // Peek returns the time of the next scheduled event, or MaxTime if none.
 func (e *Env) Peek() Time {
-	if e.q.len() == 0 {
-		return MaxTime
+	at := Time(MaxTime)
+	if e.q.len() > 0 {
+		at = e.q.items[0].at
 	}
-	return e.q.items[0].at
+	if e.timers.len() > 0 {
+		at = min(at, e.timers.t[0].at)
+	}
+	return at
+}
+
+// nextTimer returns the pending timer that fires before everything in the
+// event queue, or nil if the queue's head comes first.
+func (e *Env) nextTimer() *Timer {
+	if e.timers.len() == 0 {
+		return nil
+	}
+	t := e.timers.t[0]
+	if e.q.len() > 0 && !t.beforeItem(&e.q.items[0]) {
+		return nil
+	}
+	return t
 }
 
 // SetObserver installs o to be told about every firing; nil removes it.
@@ -185,8 +205,11 @@ func (e *Env) Step() error { return e.fireNext() }
 
 // fireNext processes the next event: the body of Step and of the run loops.
 func (e *Env) fireNext() error {
-	if e.err != nil || e.q.len() == 0 {
+	if e.err != nil || e.Pending() == 0 {
 		return e.cannotStep()
+	}
+	if t := e.nextTimer(); t != nil {
+		return e.fireTimer(t)
 	}
 	next := &e.q.items[0]
 	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents || e.limits.MaxTime != 0 && next.at > e.limits.MaxTime {
@@ -200,6 +223,21 @@ func (e *Env) fireNext() error {
 		e.obs.Observe(Record{Seq: it.key & seqMask, Time: it.at, Priority: Priority(it.key >> seqBits), Kind: kind, Name: name})
 	}
 	it.h.fire(e, it.key)
+	return e.err
+}
+
+// fireTimer fires t, the earliest of everything scheduled.
+func (e *Env) fireTimer(t *Timer) error {
+	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents || e.limits.MaxTime != 0 && t.at > e.limits.MaxTime {
+		return e.limitReached(t.at)
+	}
+	e.timers.pop()
+	e.now = t.at
+	e.fired++
+	if e.obs != nil {
+		e.obs.Observe(Record{Seq: t.key & seqMask, Time: t.at, Priority: Priority(t.key >> seqBits), Kind: KindCallback})
+	}
+	t.fn()
 	return e.err
 }
 
@@ -228,7 +266,7 @@ func (e *Env) cannotStep() error {
 // Run processes events until none are left. It returns nil when the queue
 // runs dry, or the first error Step would report.
 func (e *Env) Run() error {
-	for e.err == nil && e.q.len() > 0 {
+	for e.err == nil && e.Pending() > 0 {
 		if err := e.fireNext(); err != nil {
 			return err
 		}
@@ -242,7 +280,7 @@ func (e *Env) RunUntil(t Time) error {
 	if t < e.now {
 		return fmt.Errorf("sim: RunUntil(%v) is before the current time %v", t, e.now)
 	}
-	for e.err == nil && e.q.len() > 0 && e.q.items[0].at < t {
+	for e.err == nil && e.Pending() > 0 && e.Peek() < t {
 		if err := e.fireNext(); err != nil {
 			return err
 		}
@@ -267,9 +305,9 @@ func (e *Env) fail(err error) {
 // first, as by Close. The observer is removed.
 func (e *Env) Reset(limits Limits) {
 	e.Close()
-	items := e.closedItems[:0]
+	items, timers := e.closedItems[:0], e.closedTimers[:0]
 	*e = Env{limits: limits}
-	e.q.items = items
+	e.q.items, e.timers.t = items, timers
 }
 
 // Close ends every process still waiting, so that their coroutines are
@@ -288,4 +326,7 @@ func (e *Env) Close() {
 	clear(e.q.items) // drop the handlers for the garbage collector
 	e.closedItems = e.q.items[:0]
 	e.q.items = nil
+	e.timers.drop()
+	e.closedTimers = e.timers.t
+	e.timers.t = nil
 }

@@ -36,7 +36,11 @@ type agent struct {
 	boardRead   int
 	steps       int
 	decisions   uint64
-	cur         task.ID // part in progress
+	cur         task.ID   // part in progress
+	dup         bool      // cur is a duplicate of a part another agent is making
+	shadow      nodeState // a duplicate's own state of its part, which the original's never sees
+	delegated   task.ID   // the last part this agent delegated; -1 if none
+	sharedN     int       // findings this agent has shared
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
 	workLeft    sim.Time // work of the attempt not yet in a call
@@ -90,7 +94,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		clear(reads) // clearing costs the map's capacity, even when empty
 	}
 	*a = agent{
-		id: n, ep: ep, at: at, main: main, held: -1, cur: -1, callCosts: callCosts{callWork: -1, prompt: -1},
+		id: n, ep: ep, at: at, main: main, held: -1, cur: -1, delegated: -1, callCosts: callCosts{callWork: -1, prompt: -1},
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
 		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
 		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
@@ -276,6 +280,8 @@ func (a *agent) observe() (Observation, Mask) {
 		if !at.alone && (idleHelpers > 0 || o.Free > 0) {
 			m = m.With(Delegate)
 		}
+	} else if a.canDuplicate() {
+		m = m.With(Delegate)
 	}
 	if a.main && !at.alone && o.Free > 0 {
 		m = m.With(Attempt)
@@ -354,7 +360,7 @@ func (a *agent) unreadBoard() int {
 // then carry the work out in model calls.
 func (a *agent) startPart(v task.ID, delay sim.Time) {
 	ep, at, g := a.ep, a.at, a.ep.g
-	ns := &at.nodes[v]
+	ns := a.part(v)
 	ns.status = taken
 	ns.maker = int32(a.id)
 	a.cur = v
@@ -532,7 +538,7 @@ func (a *agent) call() {
 	}
 	read := a.readMessages()
 	if a.callsLeft == 1 {
-		a.at.nodes[a.cur].lastCall = now + read
+		a.part(a.cur).lastCall = now + read
 	}
 	a.callWork = nextCallWork(a.callQ, a.callR, a.callsLeft)
 	a.workLeft -= a.callWork
@@ -608,12 +614,21 @@ func (a *agent) afterCall() {
 		a.call()
 		return
 	}
+	if a.dup {
+		a.abandon() // done before the original: its result is not used
+		return
+	}
 	v := a.cur
 	at := a.at
 	nd := &ep.g.Nodes[v]
 	ns := &at.nodes[v]
 	ns.tries++
 	ok := ep.outcome.Float64(uint64(at.id), uint64(v), uint64(ns.tries)) < successProb(nd.Difficulty, ep.cfg.Strength)
+	if ns.misread {
+		ns.misread = false
+		ok = false
+		ep.res.HandoffMisses++
+	}
 	if nd.Loop > 0 && !ok && a.iteration+1 < nd.Loop {
 		a.iteration++
 		a.setPart(v)
@@ -639,11 +654,36 @@ func (a *agent) stale() bool {
 	if a.ep.done {
 		return true
 	}
-	if a.at.nodes[a.cur].status == skipped {
+	if s := a.at.nodes[a.cur].status; s == skipped || a.dup && s != taken {
 		a.abandon()
 		return true
 	}
 	return false
+}
+
+// part is the state of part v as the agent starting or working it sees
+// it: a duplicate works on its own copy, so that nothing it does reaches
+// the original's maker, its outcome or the join.
+func (a *agent) part(v task.ID) *nodeState {
+	if a.dup {
+		return &a.shadow
+	}
+	return &a.at.nodes[v]
+}
+
+// canDuplicate reports whether the agent may delegate a duplicate of its
+// last delegation (Handoff.Duplicates): one is still in progress, and a
+// helper is idle or may be spawned.
+func (a *agent) canDuplicate() bool {
+	at := a.at
+	if !a.ep.cfg.Handoff.Duplicates || a.delegated < 0 || at.alone || at.nodes[a.delegated].status != taken {
+		return false
+	}
+	idle := at.nWaiting
+	if a.ep.main.at == at && a.ep.main.state == waiting {
+		idle--
+	}
+	return idle > 0 || a.ep.cfg.Agents > a.ep.live
 }
 
 // abandon drops the part in progress, which is no longer needed, at the
@@ -651,6 +691,7 @@ func (a *agent) stale() bool {
 func (a *agent) abandon() {
 	a.span(a.activity, a.ep.env.Now(), a.kind, a.ep.g.Nodes[a.cur].Name)
 	a.cur = -1
+	a.dup = false
 	a.decide()
 }
 
@@ -771,11 +812,22 @@ func (a *agent) wait() {
 }
 
 // delegate hands the next ready subtask to a helper: an idle one if any,
-// else a new one.
+// else a new one. With nothing ready, the delegation is a duplicate of the
+// agent's last one (Handoff.Duplicates).
 func (a *agent) delegate() {
 	ep, at := a.ep, a.at
-	v := at.pop()
-	at.nodes[v].assigned = true
+	dup := at.nReady == 0
+	v := a.delegated
+	if dup {
+		ep.res.Duplicates++
+	} else {
+		v = at.pop()
+		at.nodes[v].assigned = true
+		a.delegated = v
+		if p := ep.cfg.Handoff.missChance(a.sharedN); p > 0 {
+			at.nodes[v].misread = ep.handoff.Float64(uint64(at.id), uint64(v), 0) < p
+		}
+	}
 	ep.res.SubagentTasks++
 	h := at.takeIdle()
 	if h != nil {
@@ -800,6 +852,9 @@ func (a *agent) delegate() {
 	start := max(spawn, arrive) + scale(ep.cfg.Comm.Read, float64(tokens))
 	h.context += tokens
 	h.steps = max(h.steps, a.steps) // the subagent's stage starts after this turn
+	if h.dup = dup; dup {
+		h.shadow = at.nodes[v]
+	}
 	h.startPart(v, start)
 	a.busyFor(write, "handoff", ep.g.Nodes[v].Name)
 }
@@ -835,6 +890,7 @@ func (a *agent) share() {
 	ep, at, g := a.ep, a.at, a.ep.g
 	v := a.held
 	a.shared = true
+	a.sharedN++
 	now := ep.env.Now()
 	tokens := ep.cfg.Comm.MessageTokens
 	write := scale(ep.cfg.Comm.Write, float64(tokens))

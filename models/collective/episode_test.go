@@ -182,24 +182,6 @@ func TestSilentReplay(t *testing.T) {
 func TestSilentReplayAtCouplingZero(t *testing.T) {
 	f := families[1]
 	f.Coupling = sim.Const(0)
-	uniform := collective.PolicyFunc(func(_ *collective.Observation, m collective.Mask, u float64) collective.Action {
-		n := 0
-		for a := range collective.Action(collective.NumActions) {
-			if m.Has(a) {
-				n++
-			}
-		}
-		k := int(u * float64(n))
-		for a := range collective.Action(collective.NumActions) {
-			if m.Has(a) {
-				if k == 0 {
-					return a
-				}
-				k--
-			}
-		}
-		panic("empty mask")
-	})
 	shared := 0
 	for seed := range uint64(30) {
 		g := draw(t, f, seed)
@@ -304,4 +286,94 @@ func TestNeedleTeamDropsMootAlternatives(t *testing.T) {
 	// the model call in progress when the first try was done), then the pick.
 	span := collective.Defaults().Calls.Span
 	assert.LessOrEqual(t, res.AgentTime, 4*10*sim.Minute+3*span+sim.Minute)
+}
+
+// TestNeedleSkipsAlternativesByHand follows a needle search of two agents
+// decision by decision: tries of 10, 20, 30 and 40 minutes (all
+// acceptable) feed a one-minute pick. The main agent delegates the first
+// try and, with nobody left to delegate to, works on the second itself.
+// When the helper hands the first try on, the pick becomes ready and the
+// other three tries are skipped: the one in progress and the two still
+// ready. The progress then counts the skipped work as done, no try is
+// ready any more, and the pick is the only part left, so its maker sees
+// the result as complete.
+func TestNeedleSkipsAlternativesByHand(t *testing.T) {
+	g := needle(t, 0, 10*sim.Minute, 20*sim.Minute, 30*sim.Minute, 40*sim.Minute)
+	cfg := free(2)
+	cfg.TimeLimit = 2000 * sim.Second
+	res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	const (
+		W, D, A, C, Wt, Sub = collective.Work, collective.Delegate, collective.Attempt, collective.Check, collective.Wait, collective.Submit
+	)
+	mean := float64(101*sim.Minute) / 5 // the mean work of a part
+	done := float64(100) / 101          // everything but the pick
+	want := []struct {
+		obs  collective.Observation
+		mask collective.Mask
+		act  collective.Action
+	}{
+		// t = 0: four tries ready, one helper may be spawned.
+		{collective.Observation{Agent: 0, Main: true, Ready: 4, Free: 1, NextWork: float64(10*sim.Minute) / mean}, mask(W, D, A), D},
+		// Nobody left to delegate to: working on the second try is all
+		// the main agent may do.
+		{collective.Observation{Agent: 0, Main: true, Ready: 3, Busy: 1, NextWork: float64(20*sim.Minute) / mean}, mask(W), W},
+		// t = 600 s: the helper holds the first try; the third and fourth
+		// are ready. It works: hands the try on and takes the pick.
+		{collective.Observation{Agent: 1, TimeUsed: 0.3, Elapsed: 600, Ready: 2, Busy: 1, Unchecked: true, NextWork: float64(30*sim.Minute) / mean}, mask(W, C), W},
+		// The main agent drops the second try at its call's end.
+		{collective.Observation{Agent: 0, Main: true, TimeUsed: 0.3, Elapsed: 600, Progress: done, Busy: 1}, mask(Wt), Wt},
+		// t = 660 s: the pick is the last part, held.
+		{collective.Observation{Agent: 1, TimeUsed: 0.33, Elapsed: 660, Progress: done, Idle: 1, Unchecked: true, Complete: true}, mask(C, Wt), Wt},
+		{collective.Observation{Agent: 0, Main: true, TimeUsed: 0.33, Elapsed: 660, Progress: 1, Idle: 1, Complete: true}, mask(Sub), Sub},
+	}
+	require.Len(t, res.Decisions, len(want))
+	for i, w := range want {
+		d := res.Decisions[i]
+		assert.InDelta(t, w.obs.NextWork, d.Obs.NextWork, 1e-12, "decision %d", i)
+		assert.InDelta(t, w.obs.Progress, d.Obs.Progress, 1e-12, "decision %d", i)
+		assert.InDelta(t, w.obs.TimeUsed, d.Obs.TimeUsed, 1e-12, "decision %d", i)
+		d.Obs.NextWork, d.Obs.Progress, d.Obs.TimeUsed = w.obs.NextWork, w.obs.Progress, w.obs.TimeUsed
+		assert.Equal(t, w.obs, d.Obs, "decision %d", i)
+		assert.Equal(t, w.mask, d.Mask, "decision %d: mask", i)
+		assert.Equal(t, w.act, d.Action, "decision %d: action", i)
+	}
+	assert.True(t, res.Acceptable)
+	assert.Equal(t, 11*sim.Minute, res.Finish)
+	// The helper from 0 to 660 s, the main agent until it dropped its try.
+	assert.Equal(t, 21*sim.Minute, res.AgentTime)
+}
+
+// TestAnyJoinInheritsItsTrigger: an `any` join's input is the alternative
+// that settled the search. One agent that never checks works on the first
+// try, hands it on (which settles the search and skips the others) and
+// makes the pick, which is itself always acceptable: the result is
+// acceptable exactly when the first try is. The other tries' quality does
+// not matter.
+func TestAnyJoinInheritsItsTrigger(t *testing.T) {
+	const bad = 0.999999 // an attempt succeeds with probability 1e-6
+	for _, tc := range []struct {
+		difficulty []float64
+		acceptable bool
+	}{
+		{[]float64{bad, 0, 0}, false},
+		{[]float64{0, bad, bad}, true},
+	} {
+		var nodes []task.Node
+		var edges []task.Edge
+		for i, d := range tc.difficulty {
+			nodes = append(nodes, task.Node{Name: fmt.Sprint("try", i), Work: sim.Minute, Difficulty: d})
+			edges = append(edges, task.Edge{From: task.ID(i), To: task.ID(len(tc.difficulty))})
+		}
+		nodes = append(nodes, task.Node{Name: "pick", Work: sim.Minute, Join: task.JoinAny})
+		g, err := task.New(nodes, edges)
+		require.NoError(t, err)
+		for seed := range uint64(10) {
+			res, err := collective.Run(g, free(1), boss, sim.NewStreams(seed), collective.Options{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.acceptable, res.Acceptable, "%v seed %d", tc.difficulty, seed)
+			assert.Equal(t, 2*sim.Minute, res.Finish, "%v seed %d: the first try and the pick", tc.difficulty, seed)
+			assert.Zero(t, res.Checks)
+		}
+	}
 }

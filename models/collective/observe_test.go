@@ -168,3 +168,77 @@ func TestSharingByHand(t *testing.T) {
 		assert.Equal(t, res.Decisions, silent.Decisions, "%s", tc.topology)
 	}
 }
+
+// TestHeldFirstPartObserved: the part with ID 0 is observed like any other
+// when held. Parts a (ID 0, one minute) and b (two minutes) join at a
+// coupled assembly (κ = 0.5); the main agent delegates a and works on b.
+// The helper holding a at 60 s sees it unchecked, unshared (b's maker
+// could use a finding) and coupled at 0.5, and may share, check or wait.
+func TestHeldFirstPartObserved(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "a", Work: sim.Minute},
+		{Name: "b", Work: 2 * sim.Minute},
+		{Name: "asm", Work: sim.Minute, Coupling: 0.5},
+	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
+	require.NoError(t, err)
+	cfg := free(3)
+	cfg.TimeLimit = 1000 * sim.Second
+	res, err := collective.Run(g, cfg, sharer, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	require.Greater(t, len(res.Decisions), 2)
+	const D, W = collective.Delegate, collective.Work
+	assert.Equal(t, []collective.Action{D, W}, []collective.Action{res.Decisions[0].Action, res.Decisions[1].Action})
+	d := res.Decisions[2]
+	want := collective.Observation{
+		Agent: 1, Elapsed: 60, TimeUsed: 0.06, Busy: 1, Free: 1,
+		Unchecked: true, Unshared: true, Coupling: 0.5,
+	}
+	assert.Equal(t, want, d.Obs)
+	assert.Equal(t, mask(collective.Share, collective.Check, collective.Wait), d.Mask)
+	assert.Equal(t, collective.Share, d.Action)
+}
+
+// TestBoardAndLoneJoinByHand: parts a and b of a minute join at an
+// assembly (κ = 0.5) that feeds a tail whose coupling (0.7) is ignored, as
+// it has a single predecessor. The main agent delegates a and works on b;
+// both are done at 60 s. On a blackboard where writing and delivery cost
+// nothing, the helper's finding about a is available the instant it is
+// written, so the main agent, deciding at that same instant, has it
+// unread. Whoever looks at the assembly, ready or held, sees the tail's
+// coupling as 0.
+func TestBoardAndLoneJoinByHand(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "a", Work: sim.Minute},
+		{Name: "b", Work: sim.Minute},
+		{Name: "asm", Work: sim.Minute, Coupling: 0.5},
+		{Name: "tail", Work: sim.Minute, Coupling: 0.7},
+	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}, {From: 2, To: 3}})
+	require.NoError(t, err)
+	cfg := free(3)
+	cfg.Comm = collective.Comm{Topology: collective.Blackboard, MessageTokens: 100}
+	res, err := collective.Run(g, cfg, sharer, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	require.Greater(t, len(res.Decisions), 8)
+	type seen struct {
+		agent           int
+		elapsed         float64
+		unread          int
+		coupling        float64
+		ready, unshared bool
+		act             collective.Action
+	}
+	var got []seen
+	for _, d := range res.Decisions[2:9] {
+		o := d.Obs
+		got = append(got, seen{o.Agent, o.Elapsed, o.Unread, o.Coupling, o.Ready > 0, o.Unshared, d.Action})
+	}
+	assert.Equal(t, []seen{
+		{1, 60, 0, 0.5, false, true, collective.Share}, // the helper holds a
+		{0, 60, 1, 0.5, false, true, collective.Share}, // the main agent holds b; a's finding is on the board
+		{1, 60, 1, 0.5, false, false, collective.Wait}, // b's finding too; a is handed on
+		{0, 60, 1, 0.5, false, false, collective.Wait}, // b is handed on: the assembly is ready
+		{1, 60, 1, 0, true, false, collective.Work},    // the assembly feeds only the tail
+		{0, 60, 1, 0, false, false, collective.Wait},
+		{1, 120, 0, 0, false, false, collective.Wait}, // the helper holds the assembly
+	}, got)
+}
