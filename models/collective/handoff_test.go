@@ -269,3 +269,45 @@ func TestHandoffConfigErrors(t *testing.T) {
 	cfg.Handoff = collective.Handoff{Miss: 1, Findings: 3, Duplicates: true}
 	assert.NoError(t, cfg.Validate())
 }
+
+// TestHandoffFindingsWhileWorking: context may also reach a helper while it
+// works. The orchestrator plans (0–60 s), delegates part a to a helper that
+// takes `spawn` to start, works part b itself (60–120 s) and shares it at
+// 120 s. A helper that starts at 100 s reads the finding when its last call
+// begins (130 s) and understands a; one that starts at 80 s began its last
+// call at 110 s and misunderstands it, and so does the first in a silent
+// replay, where findings carry nothing.
+func TestHandoffFindingsWhileWorking(t *testing.T) {
+	pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case m.Has(collective.Share):
+			return collective.Share
+		case o.Main && o.Complete && m.Has(collective.Submit):
+			return collective.Submit
+		case o.Main && o.Ready > 1 && o.Progress > 0:
+			return collective.Delegate
+		case m.Has(collective.Work):
+			return collective.Work
+		}
+		return collective.Wait
+	})
+	g := fanOut(t, 2)
+	for _, tt := range []struct {
+		spawn  sim.Time
+		silent bool
+		misses int
+	}{
+		{40 * sim.Second, false, 0},
+		{20 * sim.Second, false, 1},
+		{40 * sim.Second, true, 1},
+	} {
+		cfg := free(2)
+		cfg.Spawn = tt.spawn
+		cfg.Handoff = collective.Handoff{Miss: 1, Findings: 1}
+		res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{Silent: tt.silent})
+		require.NoError(t, err)
+		assert.Equal(t, 1, res.SubagentTasks, "%+v", tt)
+		assert.Equal(t, tt.misses, res.HandoffMisses, "%+v", tt)
+		assert.Equal(t, tt.misses == 0, res.Acceptable, "%+v", tt)
+	}
+}
