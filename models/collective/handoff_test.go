@@ -70,10 +70,10 @@ func briefer(own int) collective.Policy {
 }
 
 // TestHandoffMissChance counts misunderstood hand-offs over many episodes
-// against the chance Miss·(1 − min(1, s/Findings)) of a delegator that has
-// shared s findings: the orchestrator shares s of its own parts before it
-// delegates the other eight. Each count is binomial; the bound is five
-// standard deviations.
+// against the chance Miss·(1 − min(1, r/Findings)) of a helper that has
+// read findings about r parts: the orchestrator shares r of its own parts
+// before it delegates the other eight, and each helper receives them as it
+// starts. Each count is binomial; the bound is five standard deviations.
 func TestHandoffMissChance(t *testing.T) {
 	const episodes, delegated = 200, 8
 	for _, tt := range []struct {
