@@ -58,7 +58,7 @@ type agent struct {
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
 	decideFn, callFn, callDoneFn, checkDoneFn, reworkDoneFn, deliverFn func()
-	submitFn, apiDoneFn, toolDoneFn                                    func()
+	toolDoneFn                                                         func()
 }
 
 // newAgent adds an agent to the episode, reusing one of an earlier episode
@@ -73,8 +73,6 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		a.checkDoneFn = a.checkDone
 		a.reworkDoneFn = func() { a.finishPart(a.reworkOK) }
 		a.deliverFn = a.deliver
-		a.submitFn = func() { ep.server.submit(a) } // the episode's server when it runs
-		a.apiDoneFn = func() { ep.api.done(a) }
 		a.toolDoneFn = a.toolDone
 		ep.agentPool = append(ep.agentPool, a)
 	}
@@ -88,7 +86,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
 		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
 		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
-		submitFn: a.submitFn, apiDoneFn: a.apiDoneFn, toolDoneFn: a.toolDoneFn,
+		toolDoneFn: a.toolDoneFn,
 	}
 	ep.agents = ep.agentPool[:n+1]
 	at.members = append(at.members, a)
@@ -515,7 +513,7 @@ func (a *agent) call() {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.
 		a.req = request{prompt: int64(prompt), output: output, node: a.cur}
-		a.later(read+c.Overhead, a.submitFn)
+		ep.server.submit(a, read+c.Overhead)
 		return
 	}
 	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
@@ -848,7 +846,7 @@ func (a *agent) check() {
 		a.req = request{prompt: int64(prompt), output: output, node: v, check: true}
 		a.activity = now
 		a.kind = "check"
-		a.later(ep.cfg.Calls.Overhead, a.submitFn)
+		ep.server.submit(a, ep.cfg.Calls.Overhead)
 		return
 	}
 	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
