@@ -155,6 +155,9 @@ func TestLoadBad(t *testing.T) {
 		{"bad-name.yaml", []string{"bad-name.yaml:1:1: name:", `"my scenario" is not a valid name`}},
 		{"serving-and-api.yaml", []string{"serving-and-api.yaml:5:3: collective.api:", "not both"}},
 		{"tools-unused.yaml", []string{"tools-unused.yaml:5:5: collective.tools.pool:", "the task makes no tool calls"}},
+		{"handoff-out-of-range.yaml", []string{"handoff-out-of-range.yaml:5:5: collective.handoff.miss: 1.5 is out of range [0, 1]"}},
+		{"handoff-inert.yaml", []string{"handoff-inert.yaml:5:5: collective.handoff.findings: 2 has no effect with handoff.miss 0"}},
+		{"handoff-alone.yaml", []string{"handoff-alone.yaml:6:5: collective.handoff.duplicates: true has no effect with agents 1"}},
 		{"unknown-action.yaml", []string{"unknown-action.yaml:8:19: train.actions[1]:", `unknown action "delegat"`, "allowed: work, delegate, attempt, share, check, wait, submit"}},
 		{"one-action.yaml", []string{"one-action.yaml:8:3: train.actions: 1 listed, want at least 2"}},
 		// A reward term that could not act is an error like a bad value.

@@ -36,7 +36,11 @@ type agent struct {
 	boardRead   int
 	steps       int
 	decisions   uint64
-	cur         task.ID // part in progress
+	cur         task.ID   // part in progress
+	dup         bool      // cur is a duplicate of a part another agent is making
+	shadow      nodeState // a duplicate's own state of its part, which the original's never sees
+	delegated   task.ID   // the last part this agent delegated; -1 if none
+	sharedN     int       // findings this agent has shared
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
 	workLeft    sim.Time // work of the attempt not yet in a call
@@ -44,6 +48,12 @@ type agent struct {
 	inputTokens int
 	activity    sim.Time // start of the current traced activity
 	kind        string
+
+	// The attempt's work in calls, as splitWork gives it, and the costs
+	// of the last call.
+	callQ     sim.Time
+	callR     int
+	callCosts callCosts
 
 	// Shared inference and tools.
 	req        request // the call at a shared server
@@ -82,7 +92,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		clear(reads) // clearing costs the map's capacity, even when empty
 	}
 	*a = agent{
-		id: n, ep: ep, at: at, main: main, held: -1, cur: -1,
+		id: n, ep: ep, at: at, main: main, held: -1, cur: -1, delegated: -1, callCosts: callCosts{callWork: -1, prompt: -1},
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
 		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
 		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
@@ -268,6 +278,8 @@ func (a *agent) observe() (Observation, Mask) {
 		if !at.alone && (idleHelpers > 0 || o.Free > 0) {
 			m = m.With(Delegate)
 		}
+	} else if a.canDuplicate() {
+		m = m.With(Delegate)
 	}
 	if a.main && !at.alone && o.Free > 0 {
 		m = m.With(Attempt)
@@ -346,7 +358,7 @@ func (a *agent) unreadBoard() int {
 // then carry the work out in model calls.
 func (a *agent) startPart(v task.ID, delay sim.Time) {
 	ep, at, g := a.ep, a.at, a.ep.g
-	ns := &at.nodes[v]
+	ns := a.part(v)
 	ns.status = taken
 	ns.maker = int32(a.id)
 	a.cur = v
@@ -430,9 +442,27 @@ func (a *agent) setPart(v task.ID) {
 	a.callsLeft = calls
 	a.callsTotal = calls
 	a.workLeft = work
+	a.callQ, a.callR = splitWork(work, calls)
 	if a.ep.tools != nil {
 		a.toolsTotal = a.drawToolCalls()
 	}
+}
+
+// splitWork returns q and r of work = calls·q + r, 0 ≤ r < calls, for
+// nextCallWork. work must not be negative.
+func splitWork(work sim.Time, calls int) (q sim.Time, r int) {
+	return work / sim.Time(calls), int(work % sim.Time(calls))
+}
+
+// nextCallWork is the work of the next call of a part split by splitWork
+// into q and r, with left calls to go: what is left over the calls left,
+// rounded down, as the calls go. That is q for the first calls − r calls
+// and q+1 for the last r, so that no call divides.
+func nextCallWork(q sim.Time, r, left int) sim.Time {
+	if left <= r {
+		return q + 1
+	}
+	return q
 }
 
 // transfer is the delivery delay of a message of the given size.
@@ -454,8 +484,17 @@ func (ep *episode) message(from, to *agent, tokens int, send, arrive sim.Time, k
 }
 
 // readMessages reads delivered findings into context and returns the time
-// it takes.
+// it takes. It is called before every model call, which usually finds
+// nothing to read: that case costs two comparisons.
 func (a *agent) readMessages() sim.Time {
+	if len(a.inbox) == 0 && a.boardRead == len(a.at.board) {
+		return 0
+	}
+	return a.readDelivered()
+}
+
+// readDelivered is readMessages with something to look at.
+func (a *agent) readDelivered() sim.Time {
 	ep := a.ep
 	now := ep.env.Now()
 	tokens := 0
@@ -492,16 +531,20 @@ func (a *agent) call() {
 	}
 	ep := a.ep
 	now := ep.env.Now()
-	a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
+	if ep.res.Trace != nil {
+		a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
+	}
 	read := a.readMessages()
 	if a.callsLeft == 1 {
-		a.at.nodes[a.cur].lastCall = now + read
+		a.part(a.cur).lastCall = now + read
 	}
-	a.callWork = a.workLeft / sim.Time(a.callsLeft) // the last call takes the remainder
+	a.callWork = nextCallWork(a.callQ, a.callR, a.callsLeft)
 	a.workLeft -= a.callWork
 	c := &ep.cfg.Calls
 	prompt := c.SystemPrompt + a.context + a.inputTokens
-	output := int64(math.Round(a.callWork.Seconds() * c.OutputRate))
+	cc := &a.callCosts
+	cc.update(ep, a.callWork, prompt)
+	output := cc.output
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output
@@ -516,8 +559,33 @@ func (a *agent) call() {
 		ep.server.submit(a, read+c.Overhead)
 		return
 	}
-	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
+	d := read + c.Overhead + cc.prefill + cc.work
 	a.later(d, a.callDoneFn)
+}
+
+// callCosts holds the costs of a model call that depend only on its work
+// and its prompt, for the last work and prompt seen: the calls of a part
+// have at most two sizes of work and the same prompt until a message is
+// read, so most calls reuse them instead of rounding three products again.
+type callCosts struct {
+	callWork sim.Time // the work output and work are for; -1 for none
+	prompt   int      // the prompt prefill is for; -1 for none
+	output   int64    // output tokens of callWork
+	work     sim.Time // the time callWork takes at the collective's speed
+	prefill  sim.Time // the time reading prompt takes
+}
+
+func (cc *callCosts) update(ep *episode, callWork sim.Time, prompt int) {
+	c := &ep.cfg.Calls
+	if callWork != cc.callWork {
+		cc.callWork = callWork
+		cc.output = int64(math.Round(callWork.Seconds() * c.OutputRate))
+		cc.work = scale(callWork, 1/ep.cfg.Speed)
+	}
+	if prompt != cc.prompt {
+		cc.prompt = prompt
+		cc.prefill = scale(c.PromptToken, float64(prompt))
+	}
 }
 
 // callDone ends a model call: the tool calls that follow it, if any, come
@@ -544,12 +612,21 @@ func (a *agent) afterCall() {
 		a.call()
 		return
 	}
+	if a.dup {
+		a.abandon() // done before the original: its result is not used
+		return
+	}
 	v := a.cur
 	at := a.at
 	nd := &ep.g.Nodes[v]
 	ns := &at.nodes[v]
 	ns.tries++
 	ok := ep.outcome.Float64(uint64(at.id), uint64(v), uint64(ns.tries)) < successProb(nd.Difficulty, ep.cfg.Strength)
+	if ns.misread {
+		ns.misread = false
+		ok = false
+		ep.res.HandoffMisses++
+	}
 	if nd.Loop > 0 && !ok && a.iteration+1 < nd.Loop {
 		a.iteration++
 		a.setPart(v)
@@ -575,11 +652,36 @@ func (a *agent) stale() bool {
 	if a.ep.done {
 		return true
 	}
-	if a.at.nodes[a.cur].status == skipped {
+	if s := a.at.nodes[a.cur].status; s == skipped || a.dup && s != taken {
 		a.abandon()
 		return true
 	}
 	return false
+}
+
+// part is the state of part v as the agent starting or working it sees
+// it: a duplicate works on its own copy, so that nothing it does reaches
+// the original's maker, its outcome or the join.
+func (a *agent) part(v task.ID) *nodeState {
+	if a.dup {
+		return &a.shadow
+	}
+	return &a.at.nodes[v]
+}
+
+// canDuplicate reports whether the agent may delegate a duplicate of its
+// last delegation (Handoff.Duplicates): one is still in progress, and a
+// helper is idle or may be spawned.
+func (a *agent) canDuplicate() bool {
+	at := a.at
+	if !a.ep.cfg.Handoff.Duplicates || a.delegated < 0 || at.alone || at.nodes[a.delegated].status != taken {
+		return false
+	}
+	idle := at.nWaiting
+	if a.ep.main.at == at && a.ep.main.state == waiting {
+		idle--
+	}
+	return idle > 0 || a.ep.cfg.Agents > a.ep.live
 }
 
 // abandon drops the part in progress, which is no longer needed, at the
@@ -587,6 +689,7 @@ func (a *agent) stale() bool {
 func (a *agent) abandon() {
 	a.span(a.activity, a.ep.env.Now(), a.kind, a.ep.g.Nodes[a.cur].Name)
 	a.cur = -1
+	a.dup = false
 	a.decide()
 }
 
@@ -707,11 +810,22 @@ func (a *agent) wait() {
 }
 
 // delegate hands the next ready subtask to a helper: an idle one if any,
-// else a new one.
+// else a new one. With nothing ready, the delegation is a duplicate of the
+// agent's last one (Handoff.Duplicates).
 func (a *agent) delegate() {
 	ep, at := a.ep, a.at
-	v := at.pop()
-	at.nodes[v].assigned = true
+	dup := at.nReady == 0
+	v := a.delegated
+	if dup {
+		ep.res.Duplicates++
+	} else {
+		v = at.pop()
+		at.nodes[v].assigned = true
+		a.delegated = v
+		if p := ep.cfg.Handoff.missChance(a.sharedN); p > 0 {
+			at.nodes[v].misread = ep.handoff.Float64(uint64(at.id), uint64(v), 0) < p
+		}
+	}
 	ep.res.SubagentTasks++
 	h := at.takeIdle()
 	if h != nil {
@@ -736,6 +850,9 @@ func (a *agent) delegate() {
 	start := max(spawn, arrive) + scale(ep.cfg.Comm.Read, float64(tokens))
 	h.context += tokens
 	h.steps = max(h.steps, a.steps) // the subagent's stage starts after this turn
+	if h.dup = dup; dup {
+		h.shadow = at.nodes[v]
+	}
 	h.startPart(v, start)
 	a.busyFor(write, "handoff", ep.g.Nodes[v].Name)
 }
@@ -771,6 +888,7 @@ func (a *agent) share() {
 	ep, at, g := a.ep, a.at, a.ep.g
 	v := a.held
 	a.shared = true
+	a.sharedN++
 	now := ep.env.Now()
 	tokens := ep.cfg.Comm.MessageTokens
 	write := scale(ep.cfg.Comm.Write, float64(tokens))

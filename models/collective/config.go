@@ -3,6 +3,7 @@ package collective
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -42,6 +43,42 @@ type Config struct {
 	API API `yaml:"api,omitempty" json:"api,omitzero"`
 	// Tools is the pool of tool sandboxes, for tasks that call tools.
 	Tools Tools `yaml:"tools,omitempty" json:"tools,omitzero"`
+	// Handoff says what a delegation hands over and whether a policy may
+	// delegate duplicates; the zero Handoff leaves delegation perfect.
+	Handoff Handoff `yaml:"handoff,omitempty" json:"handoff,omitzero"`
+}
+
+// Handoff governs delegation beyond its latency. Both settings model what
+// makes delegation fail in trained agent swarms (Kimi K2.5's PARL): a
+// subagent that misunderstands a subtask it was handed without context,
+// and subagents spawned for work that is already being done.
+type Handoff struct {
+	// Miss is the chance that a helper misunderstands a subtask handed to
+	// it by a delegator that has shared no findings yet, so that its first
+	// attempt at the part is unacceptable (a check can catch it, and the
+	// retry is understood). Each finding the delegator shared before the
+	// delegation lowers the chance: it is Miss·(1 − min(1, s/Findings))
+	// after s findings. 0 (the default) turns misses off.
+	Miss float64 `yaml:"miss" json:"miss"`
+	// Findings is the number of findings a delegator must have shared for
+	// its hand-offs to be complete; at least 1 when Miss is set.
+	Findings int `yaml:"findings" json:"findings"`
+	// Duplicates lets an agent with no ready subtask delegate once more the
+	// last subtask it delegated, while that is still in progress: a
+	// subagent assigned work that is already being done. A duplicate's
+	// result is never used: it is abandoned at its next model call once the
+	// original is finished, and dropped if it ends first, so its subtask
+	// counts as assigned and never as completed (spawn_finish_rate).
+	Duplicates bool `yaml:"duplicates" json:"duplicates"`
+}
+
+// missChance is the chance that a hand-off by a delegator that has shared
+// the given number of findings is misunderstood.
+func (h *Handoff) missChance(shared int) float64 {
+	if h.Miss == 0 {
+		return 0
+	}
+	return h.Miss * (1 - math.Min(1, float64(shared)/float64(h.Findings)))
 }
 
 // Calls prices model calls. Work on a subtask is carried out in calls of at
@@ -233,6 +270,32 @@ func (c *Config) Validate() error {
 	if !(c.Select.Accuracy >= 0 && c.Select.Accuracy <= 1) {
 		bad("select.accuracy", "%v is out of range [0, 1]", c.Select.Accuracy)
 	}
+	c.validateHandoff(bad)
 	c.validateInference(bad)
 	return errors.Join(errs...)
+}
+
+// validateHandoff adds the problems of the handoff section: out-of-range
+// values, and settings that could never act.
+func (c *Config) validateHandoff(bad func(field, format string, args ...any)) {
+	h := &c.Handoff
+	if !(h.Miss >= 0 && h.Miss <= 1) {
+		bad("handoff.miss", "%v is out of range [0, 1]", h.Miss)
+	}
+	switch {
+	case h.Findings < 0:
+		bad("handoff.findings", "%d is negative (1 or more findings, with handoff.miss above 0)", h.Findings)
+	case h.Miss > 0 && h.Findings == 0:
+		bad("handoff.findings", "0 would make every hand-off complete, so handoff.miss could never act (set at least 1)")
+	case h.Miss == 0 && h.Findings > 0:
+		bad("handoff.findings", "%d has no effect with handoff.miss 0", h.Findings)
+	}
+	if c.Agents < 2 {
+		if h.Miss > 0 {
+			bad("handoff.miss", "%v has no effect with agents %d (nobody can be delegated to)", h.Miss, c.Agents)
+		}
+		if h.Duplicates {
+			bad("handoff.duplicates", "true has no effect with agents %d (nobody can be delegated to)", c.Agents)
+		}
+	}
 }

@@ -113,6 +113,7 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 		conflict:  streams.Key("conflict"),
 		decide:    decisionStreams(streams, opts).Key("decide"),
 		selKey:    streams.Key("select"),
+		handoff:   streams.Key("handoff"),
 		res:       &r.res,
 
 		agents:      ep.agentPool[:0],
@@ -175,7 +176,7 @@ type episode struct {
 
 	maxEvents uint64
 
-	outcome, checkKey, conflict, decide, selKey sim.Key
+	outcome, checkKey, conflict, decide, selKey, handoff sim.Key
 
 	agents     []*agent   // a prefix of agentPool
 	attempts   []*attempt // a prefix of attemptPool

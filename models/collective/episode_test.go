@@ -182,24 +182,6 @@ func TestSilentReplay(t *testing.T) {
 func TestSilentReplayAtCouplingZero(t *testing.T) {
 	f := families[1]
 	f.Coupling = sim.Const(0)
-	uniform := collective.PolicyFunc(func(_ *collective.Observation, m collective.Mask, u float64) collective.Action {
-		n := 0
-		for a := range collective.Action(collective.NumActions) {
-			if m.Has(a) {
-				n++
-			}
-		}
-		k := int(u * float64(n))
-		for a := range collective.Action(collective.NumActions) {
-			if m.Has(a) {
-				if k == 0 {
-					return a
-				}
-				k--
-			}
-		}
-		panic("empty mask")
-	})
 	shared := 0
 	for seed := range uint64(30) {
 		g := draw(t, f, seed)

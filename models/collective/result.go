@@ -27,6 +27,8 @@ type Metrics struct {
 	Checks        int
 	Retries       int
 	Conflicts     int // unreconciled conflicts at coupled joins
+	HandoffMisses int // delegated parts whose first attempt failed on a poor hand-off
+	Duplicates    int // delegations of a part already in progress (Handoff.Duplicates)
 	// SubagentTasks counts the subtasks assigned to subagents: each
 	// delegation, and each independent attempt (the whole task).
 	SubagentTasks int

@@ -1,0 +1,271 @@
+package collective_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// uniform picks one of the valid actions with equal chances.
+var uniform = collective.PolicyFunc(func(_ *collective.Observation, m collective.Mask, u float64) collective.Action {
+	n := 0
+	for a := range collective.Action(collective.NumActions) {
+		if m.Has(a) {
+			n++
+		}
+	}
+	k := int(u * float64(n))
+	for a := range collective.Action(collective.NumActions) {
+		if m.Has(a) {
+			if k == 0 {
+				return a
+			}
+			k--
+		}
+	}
+	return m.First()
+})
+
+// fanOut is a plan and width parts of a minute each, assembled by a join;
+// every attempt succeeds and nothing conflicts.
+func fanOut(t *testing.T, width int) *task.Graph {
+	f := task.Family{Shape: "fork-join", Width: width, Stages: 1, Work: sim.Const(60)}
+	g, err := f.Draw(nil)
+	require.NoError(t, err)
+	return g
+}
+
+// briefer is the orchestrator of a fan-out that works the plan and the
+// first `own` parts itself, shares each of them, then delegates the rest
+// and submits; helpers work and never check or share.
+func briefer(own int) collective.Policy {
+	worked := 0
+	return collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case !o.Main:
+			if m.Has(collective.Work) {
+				return collective.Work
+			}
+			return collective.Wait
+		case m.Has(collective.Share):
+			return collective.Share
+		case o.Complete && m.Has(collective.Submit):
+			return collective.Submit
+		case m.Has(collective.Work) && (o.Progress == 0 || worked < own):
+			if o.Progress > 0 {
+				worked++
+			}
+			return collective.Work
+		case m.Has(collective.Delegate):
+			return collective.Delegate
+		}
+		return collective.Wait
+	})
+}
+
+// TestHandoffMissChance counts misunderstood hand-offs over many episodes
+// against the chance Miss·(1 − min(1, s/Findings)) of a delegator that has
+// shared s findings: the orchestrator shares s of its own parts before it
+// delegates the other eight. Each count is binomial; the bound is five
+// standard deviations.
+func TestHandoffMissChance(t *testing.T) {
+	const episodes, delegated = 200, 8
+	for _, tt := range []struct {
+		miss     float64
+		findings int
+		shared   int
+		want     float64
+	}{
+		{1, 1, 0, 1},
+		{0.6, 1, 0, 0.6},
+		{0.6, 2, 1, 0.3},
+		{0.6, 2, 2, 0},
+		{0.6, 2, 3, 0},
+	} {
+		cfg := free(delegated + 1)
+		cfg.Handoff = collective.Handoff{Miss: tt.miss, Findings: tt.findings}
+		g := fanOut(t, delegated+tt.shared)
+		misses := 0
+		for seed := range uint64(episodes) {
+			res, err := collective.Run(g, cfg, briefer(tt.shared), sim.NewStreams(seed), collective.Options{})
+			require.NoError(t, err)
+			require.Equal(t, delegated, res.SubagentTasks)
+			misses += res.HandoffMisses
+			// Nobody checks, so a misunderstood part fails the result.
+			assert.Equal(t, res.HandoffMisses == 0, res.Acceptable, "seed %d", seed)
+		}
+		n := float64(episodes * delegated)
+		sd := math.Sqrt(tt.want * (1 - tt.want) / n)
+		assert.InDelta(t, tt.want, float64(misses)/n, 5*sd+1e-12, "%+v", tt)
+	}
+}
+
+// TestHandoffMissCaughtByCheck: a helper that checks its part catches a
+// misunderstanding (with a perfect check) and redoes the part, which is
+// then understood: the result is acceptable, every part was attempted
+// twice, and the redo costs a minute of work per part.
+func TestHandoffMissCaughtByCheck(t *testing.T) {
+	checker := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+		if !o.Main && m.Has(collective.Check) {
+			return collective.Check
+		}
+		return briefer(0).Decide(o, m, u)
+	})
+	g := fanOut(t, 4)
+	cfg := free(5)
+	base, err := collective.Run(g, cfg, checker, sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	cfg.Handoff = collective.Handoff{Miss: 1, Findings: 1}
+	res, err := collective.Run(g, cfg, checker, sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	require.True(t, base.Acceptable)
+	assert.True(t, res.Acceptable)
+	assert.Equal(t, 4, res.HandoffMisses)
+	assert.Equal(t, 4, res.Retries)
+	assert.Equal(t, base.Finish+60*sim.Second, res.Finish, "the parts are redone side by side")
+	assert.Equal(t, base.AgentTime+4*60*sim.Second, res.AgentTime)
+}
+
+// TestDuplicateByHand: a chain of two one-minute steps (two 30 s calls
+// each). Hand-offs take the orchestrator 10 s to write and helpers 10 s to
+// start. It delegates step a at 0 s (its helper works 10–70 s) and then,
+// with nothing ready, a duplicate of a at 10 s, whose helper works from
+// 20 s. When a is finished at 70 s the orchestrator works b; the duplicate
+// is abandoned at the end of its call in progress (80 s), having made two
+// calls and been busy from 10 s: 70 s of agent time, besides the
+// orchestrator's extra 10 s of writing. Nothing else changes: the
+// duplicate's work is never used.
+func TestDuplicateByHand(t *testing.T) {
+	f := task.Family{Shape: "chain", Length: 2, Work: sim.Const(60)}
+	g, err := f.Draw(nil)
+	require.NoError(t, err)
+	cfg := free(3)
+	cfg.Spawn = 10 * sim.Second
+	cfg.Comm = collective.Comm{Topology: collective.PointToPoint, Write: sim.Second, MessageTokens: 10}
+	cfg.Handoff.Duplicates = true
+	run := func(dups int) *collective.Result {
+		pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+			switch {
+			case !o.Main && m.Has(collective.Work):
+				return collective.Work
+			case !o.Main:
+				return collective.Wait
+			case o.Complete && m.Has(collective.Submit):
+				return collective.Submit
+			case o.Ready > 0 && o.Progress > 0:
+				return collective.Work
+			case o.Ready > 0, o.Ready == 0 && m.Has(collective.Delegate) && dups > 0:
+				if o.Ready == 0 {
+					dups--
+				}
+				return collective.Delegate
+			}
+			return collective.Wait
+		})
+		res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{Record: true})
+		require.NoError(t, err)
+		return res
+	}
+	base, dup := run(0), run(1)
+	require.True(t, base.Acceptable)
+	assert.Equal(t, 130*sim.Second, base.Finish)
+	assert.Equal(t, base.Finish, dup.Finish)
+	assert.Equal(t, base.Acceptable, dup.Acceptable)
+	assert.Equal(t, base.ModelCalls+2, dup.ModelCalls, "the duplicate made two calls")
+	assert.Equal(t, base.AgentTime+80*sim.Second, dup.AgentTime)
+	assert.Equal(t, 1, dup.Duplicates)
+	assert.Zero(t, base.Duplicates)
+	assert.Equal(t, []int{1, 2}, []int{base.Spawned, dup.Spawned})
+	assert.Equal(t, []int{1, 2}, []int{base.SubagentTasks, dup.SubagentTasks})
+	assert.Equal(t, []int{1, 1}, []int{base.SubagentDone, dup.SubagentDone})
+	assert.Equal(t, 0.5, dup.SpawnFinishRate())
+	// Once a was finished, nothing was left to duplicate.
+	for _, d := range dup.Decisions {
+		if d.Obs.Main && d.Obs.Ready == 0 && d.Obs.Elapsed >= 70 {
+			assert.False(t, d.Mask.Has(collective.Delegate), "at %v s", d.Obs.Elapsed)
+		}
+	}
+}
+
+// TestDuplicatesMasked: without Handoff.Duplicates, delegation needs a
+// ready subtask, so a policy that delegates whenever it may behaves as it
+// always did; with it, delegations with nothing ready occur and are
+// counted as assigned and never as completed. Independent attempts are
+// left out, since the submission abandons those still running.
+func TestDuplicatesMasked(t *testing.T) {
+	var actions collective.Mask
+	for a := range collective.Action(collective.NumActions) {
+		if a != collective.Attempt {
+			actions = actions.With(a)
+		}
+	}
+	opts := collective.Options{Record: true, Actions: actions}
+	total := 0
+	for _, f := range families[1:] {
+		for seed := range uint64(5) {
+			g := draw(t, f, seed)
+			cfg := collective.Defaults()
+			cfg.Agents = 6
+			res, err := collective.Run(g, cfg, uniform, sim.NewStreams(seed), opts)
+			require.NoError(t, err)
+			for _, d := range res.Decisions {
+				if d.Obs.Ready == 0 {
+					assert.False(t, d.Mask.Has(collective.Delegate), "%s seed %d", f.Shape, seed)
+				}
+			}
+			assert.Zero(t, res.Duplicates)
+
+			cfg.Handoff.Duplicates = true
+			res, err = collective.Run(g, cfg, uniform, sim.NewStreams(seed), opts)
+			require.NoError(t, err)
+			dups := 0
+			for _, d := range res.Decisions {
+				if d.Obs.Ready == 0 && d.Action == collective.Delegate {
+					dups++
+				}
+			}
+			assert.Equal(t, dups, res.Duplicates, "%s seed %d", f.Shape, seed)
+			total += dups
+			assert.Equal(t, res.Actions[collective.Delegate], res.SubagentTasks, "%s seed %d", f.Shape, seed)
+			if !res.TimedOut {
+				assert.Equal(t, res.SubagentTasks-dups, res.SubagentDone, "%s seed %d: every original finishes, no duplicate does", f.Shape, seed)
+			}
+		}
+	}
+	assert.Positive(t, total, "a uniform policy delegates duplicates")
+}
+
+// TestHandoffConfigErrors: each field's range, and settings that could
+// never act.
+func TestHandoffConfigErrors(t *testing.T) {
+	for _, tt := range []struct {
+		agents int
+		h      collective.Handoff
+		want   string
+	}{
+		{4, collective.Handoff{Miss: -0.1, Findings: 1}, "handoff.miss: -0.1 is out of range [0, 1]"},
+		{4, collective.Handoff{Miss: 1.5, Findings: 1}, "handoff.miss: 1.5 is out of range [0, 1]"},
+		{4, collective.Handoff{Miss: math.NaN(), Findings: 1}, "handoff.miss: NaN is out of range"},
+		{4, collective.Handoff{Miss: 0.5, Findings: -1}, "handoff.findings: -1 is negative"},
+		{4, collective.Handoff{Miss: 0.5}, "handoff.findings: 0 would make every hand-off complete"},
+		{4, collective.Handoff{Findings: 2}, "handoff.findings: 2 has no effect with handoff.miss 0"},
+		{1, collective.Handoff{Miss: 0.5, Findings: 1}, "handoff.miss: 0.5 has no effect with agents 1"},
+		{1, collective.Handoff{Duplicates: true}, "handoff.duplicates: true has no effect with agents 1"},
+	} {
+		cfg := collective.Defaults()
+		cfg.Agents = tt.agents
+		cfg.Handoff = tt.h
+		err := cfg.Validate()
+		require.Error(t, err, "%+v", tt.h)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+	cfg := collective.Defaults()
+	cfg.Handoff = collective.Handoff{Miss: 1, Findings: 3, Duplicates: true}
+	assert.NoError(t, cfg.Validate())
+}
