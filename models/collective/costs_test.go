@@ -3,6 +3,7 @@ package collective_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -145,6 +146,10 @@ func TestInputMessages(t *testing.T) {
 	assert.Equal(t, []sim.Time{4 * sim.Second, 4 * sim.Second, 3 * sim.Second}, inputs)
 	assert.Equal(t, 5, res.Messages)
 	assert.Equal(t, int64(300), res.MessageTokens)
+	// Every model call's prompt holds its inputs (there is no system
+	// prompt): two calls each for the two parts and the assembly, each
+	// with 100 tokens received.
+	assert.Equal(t, int64(6*100), res.PromptTokens)
 	// Plan 60 s; the hand-off takes the 1 s latency; the helpers wait 3 s
 	// for the plan's output and read it in 1 s; 60 s of work; the
 	// assembler waits 3 s and reads 1 s for the other part; 60 s.
@@ -297,4 +302,76 @@ func TestDefaultsAsDocumented(t *testing.T) {
 	assert.Equal(t, 2*sim.Second, c.Spawn)
 	assert.Equal(t, 30*sim.Second, c.Select.Cost)
 	require.NoError(t, c.Validate())
+}
+
+// TestLoopIterations: a loop node repeats its work until an iteration is
+// acceptable, at most Loop times. One agent that never checks makes one
+// loop part of a minute (two 30 s calls an iteration): an easy part takes
+// one iteration, a part that always fails all Loop of them, and a part
+// without a loop one attempt however it turns out.
+func TestLoopIterations(t *testing.T) {
+	const bad = 0.999999 // an iteration succeeds with probability 1e-6
+	for _, tc := range []struct {
+		difficulty float64
+		loop       int
+		iterations int
+		acceptable bool
+	}{
+		{0, 3, 1, true},
+		{bad, 1, 1, false},
+		{bad, 3, 3, false},
+		{bad, 0, 1, false},
+	} {
+		g, err := task.New([]task.Node{{Name: "loop", Work: sim.Minute, Difficulty: tc.difficulty, Loop: tc.loop}}, nil)
+		require.NoError(t, err)
+		for seed := range uint64(10) {
+			res, err := collective.Run(g, free(1), boss, sim.NewStreams(seed), collective.Options{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.acceptable, res.Acceptable, "%+v seed %d", tc, seed)
+			assert.Equal(t, 2*tc.iterations, res.ModelCalls, "%+v seed %d", tc, seed)
+			assert.Equal(t, sim.Time(tc.iterations)*sim.Minute, res.Finish, "%+v seed %d", tc, seed)
+		}
+	}
+}
+
+// TestStrengthSetsSuccess: an attempt of difficulty d by agents of
+// strength s succeeds with probability (1−d)^(1/s). One unchecked attempt
+// at a part of difficulty 0.5 per episode, over 2000 seeds for each
+// strength; the acceptable fraction must lie within four standard errors
+// of the closed form.
+func TestStrengthSetsSuccess(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "part", Work: sim.Minute, Difficulty: 0.5}}, nil)
+	require.NoError(t, err)
+	const n = 2000
+	for _, s := range []float64{0.5, 1, 2} {
+		cfg := free(1)
+		cfg.Strength = s
+		ok := 0
+		for seed := range uint64(n) {
+			res, err := collective.Run(g, cfg, boss, sim.NewStreams(seed), collective.Options{})
+			require.NoError(t, err)
+			if res.Acceptable {
+				ok++
+			}
+		}
+		p := math.Pow(0.5, 1/s)
+		assert.InDelta(t, p, float64(ok)/n, 4*math.Sqrt(p*(1-p)/n), "strength %v", s)
+	}
+}
+
+// TestToolCallsPerAttempt: every attempt makes the tool calls drawn for
+// it, after its model calls, and no more. A chain of three one-minute
+// parts (two model calls each) made by one agent, one tool call of 10 s
+// per attempt: three tool calls, and the finish is the work plus their
+// latency.
+func TestToolCallsPerAttempt(t *testing.T) {
+	f := task.Family{Shape: "chain", Length: 3, Work: sim.Const(60)}
+	for _, calls := range []float64{1, 2, 3} {
+		g := draw(t, f, 1).WithTools(task.Tools{Calls: sim.Const(calls), Latency: sim.Const(10)})
+		res, err := collective.Run(g, free(1), boss, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, 3*int(calls), res.ToolCalls, "%v tool calls per attempt", calls)
+		assert.Equal(t, 6, res.ModelCalls)
+		assert.Equal(t, 3*sim.Minute+sim.Time(3*calls)*10*sim.Second, res.Finish, "%v tool calls per attempt", calls)
+	}
 }

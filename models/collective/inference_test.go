@@ -412,3 +412,22 @@ func TestSharedRunnerMatchesRun(t *testing.T) {
 		require.Equal(t, want.Metrics, got.Metrics, "episode %d", i)
 	}
 }
+
+// TestServingCheckReadsThePart: a check on the shared server reads the
+// part it checks, so its prefill covers the system prompt and the part's
+// output tokens. One agent makes one part of 3 s (300 output tokens)
+// whose result is 500 tokens, then checks it (no output): the call's
+// prefill and decode, then the check's prefill.
+func TestServingCheckReadsThePart(t *testing.T) {
+	const step, prefill = 5800 * sim.Microsecond, 17 * sim.Microsecond
+	g, err := task.New([]task.Node{{Name: "part", Work: 3 * sim.Second, OutputTokens: 500}}, nil)
+	require.NoError(t, err)
+	cfg := free(1)
+	cfg.Calls = collective.Calls{OutputRate: 100, SystemPrompt: 800, PromptToken: collective.Defaults().Calls.PromptToken}
+	cfg.Serving = collective.Serving{Replicas: 1, MaxBatch: 1, Step: step, PrefillToken: prefill}
+	res, err := collective.Run(g, cfg, org(t, "sequential"), sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	require.True(t, res.Acceptable)
+	assert.Equal(t, 1, res.Checks)
+	assert.Equal(t, 800*prefill+300*step+(800+500)*prefill, res.Finish)
+}

@@ -242,3 +242,35 @@ func TestBoardAndLoneJoinByHand(t *testing.T) {
 		{1, 120, 0, 0, false, false, collective.Wait}, // the helper holds the assembly
 	}, got)
 }
+
+// TestNewcomerGetsSiblingFindings: parts a and b join at an assembly of
+// coupling 1, so they conflict unless b's maker read a finding about a. A
+// helper makes a (60 s), shares it and goes on to z, a five-minute part
+// after a; b follows y, which the main agent makes, and goes to a second
+// helper when y is handed on (at 60 s or at 120 s). Nobody works on b when
+// a is shared, so no message carries the finding: the newcomer is handed
+// it when it starts b, even at the very instant it became available. Its
+// two calls read the hand-off and the finding (2·200 tokens), the first
+// helper's twelve the hand-off (12·100): 1600 prompt tokens.
+func TestNewcomerGetsSiblingFindings(t *testing.T) {
+	for _, y := range []sim.Time{sim.Minute, 2 * sim.Minute} {
+		g, err := task.New([]task.Node{
+			{Name: "a", Work: sim.Minute},
+			{Name: "y", Work: y},
+			{Name: "z", Work: 5 * sim.Minute},
+			{Name: "b", Work: sim.Minute},
+			{Name: "asm", Work: sim.Minute, Coupling: 1},
+		}, []task.Edge{{From: 0, To: 2}, {From: 0, To: 4}, {From: 1, To: 3}, {From: 3, To: 4}})
+		require.NoError(t, err)
+		cfg := free(3)
+		cfg.Comm = collective.Comm{Topology: collective.PointToPoint, MessageTokens: 100}
+		res, err := collective.Run(g, cfg, sharer, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		assert.Zero(t, res.Conflicts, "y %v", y)
+		assert.True(t, res.Acceptable, "y %v", y)
+		assert.Equal(t, 1, res.Actions[collective.Share], "y %v", y)
+		assert.Equal(t, 2, res.Messages, "y %v: the two hand-offs", y)
+		assert.Equal(t, int64(1600), res.PromptTokens, "y %v", y)
+		assert.Equal(t, 6*sim.Minute, res.Finish, "y %v: a and z", y)
+	}
+}

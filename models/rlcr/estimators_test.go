@@ -3,6 +3,7 @@ package rlcr
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -634,17 +635,30 @@ func TestParallelReturnsErrors(t *testing.T) {
 }
 
 // With a group-relative penalty the counterfactual is scored within its
-// own group: the rollout's replay among the group's other rollouts.
+// own group: the rollout's replay among the group's other rollouts, for
+// every agent that decided. (A policy that never submits would score every
+// rollout at the time limit, every rank 0, wherever it was scored.)
 func TestDifferenceRewardsScoreReplaysInTheirGroup(t *testing.T) {
 	prob := tinyProblem()
 	prob.Reward.Penalty = PenaltyGroupRelative
+	// Every attempt acceptable: the rank of an unacceptable rollout is
+	// cut at 0, which would hide where it was scored.
+	prob.Task.Difficulty = sim.Const(0)
 	// A stochastic policy, so that the rollouts of a group differ and the
-	// ranks depend on which group the replay is scored in.
-	split := policy.NewLinear()
+	// ranks depend on which group the replay is scored in; it submits a
+	// complete result, so that the finish times differ (an episode that
+	// never submits is scored at the time limit).
+	lin := policy.NewLinear()
 	r := rand.New(rand.NewPCG(15, 16))
-	for i := range split.Params() {
-		split.Params()[i] = r.NormFloat64()
+	for i := range lin.Params() {
+		lin.Params()[i] = r.NormFloat64()
 	}
+	split := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+		if o.Complete && m.Has(collective.Submit) {
+			return collective.Submit
+		}
+		return lin.Decide(o, m, u)
+	})
 	const B, G = 3, 4
 	iter := sim.NewStreams(9).Derive("iteration", 0)
 	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2, newMemory(B, G))
@@ -659,14 +673,28 @@ func TestDifferenceRewardsScoreReplaysInTheirGroup(t *testing.T) {
 	}
 	credit, _, err := differenceRewards(context.Background(), prob, Passive, split, iter, graphs, results, rewards, 0, 0, true, 2)
 	require.NoError(t, err)
+	checked := 0
 	for i := range results {
-		env, opts := rolloutStreams(iter, i, G, true, new(sim.Streams))
-		rep, err := collective.Run(graphs[i/G], prob.Collective, passive{split, 0}, env, opts)
-		require.NoError(t, err)
-		group := slices.Clone(metrics[i/G*G : i/G*G+G])
-		group[i%G] = rep.Metrics
-		out := make([]float64, G)
-		prob.Reward.Group(&prob.Collective, 0, group, out)
-		assert.InDelta(t, rewards[i]-out[i%G], credit[i][0], 1e-12, "rollout %d", i)
+		for _, a := range slices.Sorted(maps.Keys(credit[i])) {
+			env, opts := rolloutStreams(iter, i, G, true, new(sim.Streams))
+			rep, err := collective.Run(graphs[i/G], prob.Collective, passive{split, a}, env, opts)
+			require.NoError(t, err)
+			group := slices.Clone(metrics[i/G*G : i/G*G+G])
+			group[i%G] = rep.Metrics
+			out := make([]float64, G)
+			prob.Reward.Group(&prob.Collective, 0, group, out)
+			assert.InDelta(t, rewards[i]-out[i%G], credit[i][a], 1e-12, "rollout %d agent %d", i, a)
+			checked++
+		}
+	}
+	require.Greater(t, checked, len(results), "helpers' credit is checked too")
+	for b := range B {
+		moved := false
+		for _, c := range credit[b*G : (b+1)*G] {
+			for _, d := range c {
+				moved = moved || d != 0
+			}
+		}
+		require.True(t, moved, "group %d: a passive agent moves some rank", b)
 	}
 }
