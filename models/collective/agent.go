@@ -40,7 +40,6 @@ type agent struct {
 	dup         bool      // cur is a duplicate of a part another agent is making
 	shadow      nodeState // a duplicate's own state of its part, which the original's never sees
 	delegated   task.ID   // the last part this agent delegated; -1 if none
-	sharedN     int       // findings this agent has shared
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
 	workLeft    sim.Time // work of the attempt not yet in a call
@@ -68,7 +67,7 @@ type agent struct {
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
 	decideFn, callFn, callDoneFn, checkDoneFn, reworkDoneFn, deliverFn func()
-	submitFn, apiDoneFn, toolDoneFn                                    func()
+	toolDoneFn                                                         func()
 }
 
 // newAgent adds an agent to the episode, reusing one of an earlier episode
@@ -83,8 +82,6 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		a.checkDoneFn = a.checkDone
 		a.reworkDoneFn = func() { a.finishPart(a.reworkOK) }
 		a.deliverFn = a.deliver
-		a.submitFn = func() { ep.server.submit(a) } // the episode's server when it runs
-		a.apiDoneFn = func() { ep.api.done(a) }
 		a.toolDoneFn = a.toolDone
 		ep.agentPool = append(ep.agentPool, a)
 	}
@@ -98,7 +95,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
 		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
 		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
-		submitFn: a.submitFn, apiDoneFn: a.apiDoneFn, toolDoneFn: a.toolDoneFn,
+		toolDoneFn: a.toolDoneFn,
 	}
 	ep.agents = ep.agentPool[:n+1]
 	at.members = append(at.members, a)
@@ -558,7 +555,7 @@ func (a *agent) call() {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.
 		a.req = request{prompt: int64(prompt), output: output, node: a.cur}
-		a.later(read+c.Overhead, a.submitFn)
+		ep.server.submit(a, read+c.Overhead)
 		return
 	}
 	d := read + c.Overhead + cc.prefill + cc.work
@@ -624,8 +621,7 @@ func (a *agent) afterCall() {
 	ns := &at.nodes[v]
 	ns.tries++
 	ok := ep.outcome.Float64(uint64(at.id), uint64(v), uint64(ns.tries)) < successProb(nd.Difficulty, ep.cfg.Strength)
-	if ns.misread {
-		ns.misread = false
+	if ns.tries == 1 && ns.assigned && a.misread(v) {
 		ok = false
 		ep.res.HandoffMisses++
 	}
@@ -659,6 +655,22 @@ func (a *agent) stale() bool {
 		return true
 	}
 	return false
+}
+
+// misread reports whether the agent misunderstood part v, delegated to it,
+// in its first attempt (Handoff.Miss): the fewer parts it had read findings
+// about when it finished, the likelier. In a silent replay findings carry
+// nothing.
+func (a *agent) misread(v task.ID) bool {
+	ep := a.ep
+	if ep.cfg.Handoff.Miss == 0 {
+		return false
+	}
+	read := 0
+	if !ep.opts.Silent {
+		read = len(a.reads)
+	}
+	return ep.handoff.Float64(uint64(a.at.id), uint64(v), 0) < ep.cfg.Handoff.missChance(read)
 }
 
 // part is the state of part v as the agent starting or working it sees
@@ -824,9 +836,6 @@ func (a *agent) delegate() {
 		v = at.pop()
 		at.nodes[v].assigned = true
 		a.delegated = v
-		if p := ep.cfg.Handoff.missChance(a.sharedN); p > 0 {
-			at.nodes[v].misread = ep.handoff.Float64(uint64(at.id), uint64(v), 0) < p
-		}
 	}
 	ep.res.SubagentTasks++
 	h := at.takeIdle()
@@ -890,7 +899,6 @@ func (a *agent) share() {
 	ep, at, g := a.ep, a.at, a.ep.g
 	v := a.held
 	a.shared = true
-	a.sharedN++
 	now := ep.env.Now()
 	tokens := ep.cfg.Comm.MessageTokens
 	write := scale(ep.cfg.Comm.Write, float64(tokens))
@@ -966,7 +974,7 @@ func (a *agent) check() {
 		a.req = request{prompt: int64(prompt), output: output, node: v, check: true}
 		a.activity = now
 		a.kind = "check"
-		a.later(ep.cfg.Calls.Overhead, a.submitFn)
+		ep.server.submit(a, ep.cfg.Calls.Overhead)
 		return
 	}
 	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead
