@@ -478,13 +478,31 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 // cv: the draw distuv.LogNormal makes, without the rand.Rand it allocates
 // around r on every call.
 func logNormal(r *rand.Rand, mean, cv float64) float64 {
+	l := newLogNormalDraw(mean, cv)
+	return l.sample(r)
+}
+
+// logNormalDraw is a log-normal distribution's draw with its constants
+// worked out: a point mass (zero mean or cv) draws nothing from r.
+type logNormalDraw struct {
+	mean, mu, sigma float64
+	point           bool
+}
+
+func newLogNormalDraw(mean, cv float64) logNormalDraw {
 	if mean == 0 || cv == 0 {
-		return mean
+		return logNormalDraw{mean: mean, point: true}
 	}
 	// mean = exp(mu + sigma²/2), cv² = exp(sigma²) − 1.
 	s2 := math.Log1p(cv * cv)
-	mu, sigma := math.Log(mean)-s2/2, math.Sqrt(s2)
-	return math.Exp(r.NormFloat64()*sigma + mu)
+	return logNormalDraw{mean: mean, mu: math.Log(mean) - s2/2, sigma: math.Sqrt(s2)}
+}
+
+func (l *logNormalDraw) sample(r *rand.Rand) float64 {
+	if l.point {
+		return l.mean
+	}
+	return math.Exp(r.NormFloat64()*l.sigma + l.mu)
 }
 
 // Scale returns the distribution of k·X where X is distributed as d: means,

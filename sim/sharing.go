@@ -30,14 +30,21 @@ import (
 // nanoseconds) and for jobs that start together with whole units of work;
 // otherwise they are within a nanosecond of the exact fluid model.
 type Sharing struct {
+	c    clock
+	jobs []shareJob
+	due  Time // when the first job finishes: planned at every change, since the speed is constant between changes
+
+	busy, area float64 // ∫[n>0] dt and ∫n dt, in nanoseconds
+}
+
+// clock is a server's speed and attained service, the part of its state
+// that decides when jobs finish; Sharing and Lookahead share its arithmetic,
+// so that a lookahead's plan is bit for bit what the server will compute.
+type clock struct {
 	unit, perJob Time
 	v            float64 // attained service per job, in nanoseconds at one job's speed
 	at           Time    // when v was last brought up to date
 	paused       Time    // no progress before this (setups)
-	jobs         []shareJob
-	due          Time // when the first job finishes: planned at every change, since the speed is constant between changes
-
-	busy, area float64 // ∫[n>0] dt and ∫n dt, in nanoseconds
 }
 
 type shareJob struct {
@@ -62,7 +69,7 @@ func (s *Sharing) Reset(unit, perJob Time) error {
 	if unit <= 0 || perJob < 0 {
 		return fmt.Errorf("sim: sharing server: unit %v must be positive and per-job %v not negative", unit, perJob)
 	}
-	*s = Sharing{unit: unit, perJob: perJob, jobs: s.jobs[:0]}
+	*s = Sharing{c: clock{unit: unit, perJob: perJob}, jobs: s.jobs[:0]}
 	return nil
 }
 
@@ -70,29 +77,59 @@ func (s *Sharing) Reset(unit, perJob Time) error {
 func (s *Sharing) Len() int { return len(s.jobs) }
 
 // step is the time one unit of work takes for each of n jobs.
-func (s *Sharing) step(n int) float64 {
-	return float64(s.unit) + float64(s.perJob)*float64(n-1)
+func (c *clock) step(n int) float64 {
+	return float64(c.unit) + float64(c.perJob)*float64(n-1)
 }
 
-// advance brings the attained service up to now.
-func (s *Sharing) advance(now Time) {
-	if now <= s.at {
+// advance brings the attained service of n jobs up to now.
+func (c *clock) advance(now Time, n int) {
+	if now <= c.at {
 		return
 	}
-	n := len(s.jobs)
 	if n > 0 {
-		dt := float64(now - s.at)
-		s.busy += dt
-		s.area += dt * float64(n)
-		if from := max(s.at, s.paused); now > from {
-			if s.perJob == 0 {
-				s.v += float64(now - from)
+		if from := max(c.at, c.paused); now > from {
+			if c.perJob == 0 {
+				c.v += float64(now - from)
 			} else {
-				s.v += float64(now-from) * float64(s.unit) / s.step(n)
+				c.v += float64(now-from) * float64(c.unit) / c.step(n)
 			}
 		}
 	}
-	s.at = now
+	c.at = now
+}
+
+// join starts a job of work units with a setup at now and returns its tag.
+func (c *clock) join(now Time, work float64, setup Time) float64 {
+	c.paused = max(c.paused, now) + setup
+	return c.v + work*float64(c.unit)
+}
+
+// departure returns when the job with the given tag finishes among n.
+func (c *clock) departure(tag float64, n int) Time {
+	from := max(c.at, c.paused)
+	left := tag - c.v
+	if left <= 0 {
+		return from
+	}
+	d := left // one job's speed: no rounding at all
+	if c.perJob != 0 {
+		// In units of work first: whole units give whole steps exactly.
+		d = math.Ceil(left / float64(c.unit) * c.step(n))
+	}
+	if d >= float64(MaxTime-from) {
+		return MaxTime
+	}
+	return from + Time(d)
+}
+
+// advance brings the attained service and the integrals up to now.
+func (s *Sharing) advance(now Time) {
+	if n := len(s.jobs); n > 0 && now > s.c.at {
+		dt := float64(now - s.c.at)
+		s.busy += dt
+		s.area += dt * float64(n)
+	}
+	s.c.advance(now, len(s.jobs))
 }
 
 // Add puts job id in service at time now with work units to do, after a
@@ -101,8 +138,7 @@ func (s *Sharing) advance(now Time) {
 // backwards.
 func (s *Sharing) Add(now Time, id int, work float64, setup Time) {
 	s.advance(now)
-	s.paused = max(s.paused, now) + setup
-	s.jobs = append(s.jobs, shareJob{tag: s.v + work*float64(s.unit), id: id})
+	s.jobs = append(s.jobs, shareJob{tag: s.c.join(now, work, setup), id: id})
 	s.up(len(s.jobs) - 1)
 	s.plan()
 }
@@ -119,24 +155,7 @@ func (s *Sharing) plan() {
 		s.due = 0
 		return
 	}
-	s.due = s.departure()
-}
-
-func (s *Sharing) departure() Time {
-	from := max(s.at, s.paused)
-	left := s.jobs[0].tag - s.v
-	if left <= 0 {
-		return from
-	}
-	d := left // one job's speed: no rounding at all
-	if s.perJob != 0 {
-		// In units of work first: whole units give whole steps exactly.
-		d = math.Ceil(left / float64(s.unit) * s.step(len(s.jobs)))
-	}
-	if d >= float64(MaxTime-from) {
-		return MaxTime
-	}
-	return from + Time(d)
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs))
 }
 
 // Pop removes and returns a job that has finished by now, if any; call it
@@ -148,7 +167,7 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	}
 	s.advance(now)
 	j := s.jobs[0]
-	s.v = max(s.v, j.tag)
+	s.c.v = max(s.c.v, j.tag)
 	last := len(s.jobs) - 1
 	s.jobs[0] = s.jobs[last]
 	s.jobs = s.jobs[:last]
@@ -158,6 +177,50 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	s.plan()
 	return j.id, true
 }
+
+// Lookahead returns a what-if copy of the server's progress, to find when
+// its first job would finish if given jobs joined at given times: a
+// server's owner that knows of arrivals before they happen plans its
+// wake-up with it, with no event per arrival. It costs O(1) and allocates
+// nothing.
+func (s *Sharing) Lookahead() Lookahead {
+	l := Lookahead{c: s.c, n: len(s.jobs), due: s.due}
+	if l.n > 0 {
+		l.first = s.jobs[0].tag
+	}
+	return l
+}
+
+// Lookahead is a what-if copy of a Sharing server's progress. Add and Next
+// do what the server's Add and Next would, with the server's arithmetic, so
+// that after the same Adds at the same times its Next is bit for bit the
+// server's; the server itself is not changed. It keeps only the first job
+// to finish, not the jobs.
+type Lookahead struct {
+	c     clock
+	n     int
+	first float64 // the smallest tag
+	due   Time    // when the job of that tag finishes
+}
+
+// Len returns the number of jobs the server would have in service.
+func (l *Lookahead) Len() int { return l.n }
+
+// Add is Sharing.Add on the copy. Times must not go backwards.
+func (l *Lookahead) Add(now Time, work float64, setup Time) {
+	l.c.advance(now, l.n)
+	tag := l.c.join(now, work, setup)
+	if l.n == 0 || tag < l.first {
+		l.first = tag
+	}
+	l.n++
+	l.due = l.c.departure(l.first, l.n)
+}
+
+// Next is Sharing.Next on the copy: when the first job would finish if
+// nothing else joined, and false if the server would be idle. It costs
+// O(1).
+func (l *Lookahead) Next() (Time, bool) { return l.due, l.n > 0 }
 
 // Busy returns the time the server has had at least one job, up to now.
 func (s *Sharing) Busy(now Time) Time {

@@ -40,7 +40,6 @@ type agent struct {
 	dup         bool      // cur is a duplicate of a part another agent is making
 	shadow      nodeState // a duplicate's own state of its part, which the original's never sees
 	delegated   task.ID   // the last part this agent delegated; -1 if none
-	sharedN     int       // findings this agent has shared
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
 	workLeft    sim.Time // work of the attempt not yet in a call
@@ -48,6 +47,12 @@ type agent struct {
 	inputTokens int
 	activity    sim.Time // start of the current traced activity
 	kind        string
+
+	// The attempt's work in calls, as splitWork gives it, and the costs
+	// of the last call.
+	callQ     sim.Time
+	callR     int
+	callCosts callCosts
 
 	// Shared inference and tools.
 	req        request // the call at a shared server
@@ -62,7 +67,7 @@ type agent struct {
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
 	decideFn, callFn, callDoneFn, checkDoneFn, reworkDoneFn, deliverFn func()
-	submitFn, apiDoneFn, toolDoneFn                                    func()
+	toolDoneFn                                                         func()
 }
 
 // newAgent adds an agent to the episode, reusing one of an earlier episode
@@ -77,8 +82,6 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		a.checkDoneFn = a.checkDone
 		a.reworkDoneFn = func() { a.finishPart(a.reworkOK) }
 		a.deliverFn = a.deliver
-		a.submitFn = func() { ep.server.submit(a) } // the episode's server when it runs
-		a.apiDoneFn = func() { ep.api.done(a) }
 		a.toolDoneFn = a.toolDone
 		ep.agentPool = append(ep.agentPool, a)
 	}
@@ -88,11 +91,11 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		clear(reads) // clearing costs the map's capacity, even when empty
 	}
 	*a = agent{
-		id: n, ep: ep, at: at, main: main, held: -1, cur: -1, delegated: -1,
+		id: n, ep: ep, at: at, main: main, held: -1, cur: -1, delegated: -1, callCosts: callCosts{callWork: -1, prompt: -1},
 		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
 		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
 		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
-		submitFn: a.submitFn, apiDoneFn: a.apiDoneFn, toolDoneFn: a.toolDoneFn,
+		toolDoneFn: a.toolDoneFn,
 	}
 	ep.agents = ep.agentPool[:n+1]
 	at.members = append(at.members, a)
@@ -438,9 +441,27 @@ func (a *agent) setPart(v task.ID) {
 	a.callsLeft = calls
 	a.callsTotal = calls
 	a.workLeft = work
+	a.callQ, a.callR = splitWork(work, calls)
 	if a.ep.tools != nil {
 		a.toolsTotal = a.drawToolCalls()
 	}
+}
+
+// splitWork returns q and r of work = calls·q + r, 0 ≤ r < calls, for
+// nextCallWork. work must not be negative.
+func splitWork(work sim.Time, calls int) (q sim.Time, r int) {
+	return work / sim.Time(calls), int(work % sim.Time(calls))
+}
+
+// nextCallWork is the work of the next call of a part split by splitWork
+// into q and r, with left calls to go: what is left over the calls left,
+// rounded down, as the calls go. That is q for the first calls − r calls
+// and q+1 for the last r, so that no call divides.
+func nextCallWork(q sim.Time, r, left int) sim.Time {
+	if left <= r {
+		return q + 1
+	}
+	return q
 }
 
 // transfer is the delivery delay of a message of the given size.
@@ -462,8 +483,17 @@ func (ep *episode) message(from, to *agent, tokens int, send, arrive sim.Time, k
 }
 
 // readMessages reads delivered findings into context and returns the time
-// it takes.
+// it takes. It is called before every model call, which usually finds
+// nothing to read: that case costs two comparisons.
 func (a *agent) readMessages() sim.Time {
+	if len(a.inbox) == 0 && a.boardRead == len(a.at.board) {
+		return 0
+	}
+	return a.readDelivered()
+}
+
+// readDelivered is readMessages with something to look at.
+func (a *agent) readDelivered() sim.Time {
 	ep := a.ep
 	now := ep.env.Now()
 	tokens := 0
@@ -500,16 +530,20 @@ func (a *agent) call() {
 	}
 	ep := a.ep
 	now := ep.env.Now()
-	a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
+	if ep.res.Trace != nil {
+		a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
+	}
 	read := a.readMessages()
 	if a.callsLeft == 1 {
 		a.part(a.cur).lastCall = now + read
 	}
-	a.callWork = a.workLeft / sim.Time(a.callsLeft) // the last call takes the remainder
+	a.callWork = nextCallWork(a.callQ, a.callR, a.callsLeft)
 	a.workLeft -= a.callWork
 	c := &ep.cfg.Calls
 	prompt := c.SystemPrompt + a.context + a.inputTokens
-	output := int64(math.Round(a.callWork.Seconds() * c.OutputRate))
+	cc := &a.callCosts
+	cc.update(ep, a.callWork, prompt)
+	output := cc.output
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output
@@ -521,11 +555,36 @@ func (a *agent) call() {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.
 		a.req = request{prompt: int64(prompt), output: output, node: a.cur}
-		a.later(read+c.Overhead, a.submitFn)
+		ep.server.submit(a, read+c.Overhead)
 		return
 	}
-	d := read + c.Overhead + scale(c.PromptToken, float64(prompt)) + scale(a.callWork, 1/ep.cfg.Speed)
+	d := read + c.Overhead + cc.prefill + cc.work
 	a.later(d, a.callDoneFn)
+}
+
+// callCosts holds the costs of a model call that depend only on its work
+// and its prompt, for the last work and prompt seen: the calls of a part
+// have at most two sizes of work and the same prompt until a message is
+// read, so most calls reuse them instead of rounding three products again.
+type callCosts struct {
+	callWork sim.Time // the work output and work are for; -1 for none
+	prompt   int      // the prompt prefill is for; -1 for none
+	output   int64    // output tokens of callWork
+	work     sim.Time // the time callWork takes at the collective's speed
+	prefill  sim.Time // the time reading prompt takes
+}
+
+func (cc *callCosts) update(ep *episode, callWork sim.Time, prompt int) {
+	c := &ep.cfg.Calls
+	if callWork != cc.callWork {
+		cc.callWork = callWork
+		cc.output = int64(math.Round(callWork.Seconds() * c.OutputRate))
+		cc.work = scale(callWork, 1/ep.cfg.Speed)
+	}
+	if prompt != cc.prompt {
+		cc.prompt = prompt
+		cc.prefill = scale(c.PromptToken, float64(prompt))
+	}
 }
 
 // callDone ends a model call: the tool calls that follow it, if any, come
@@ -562,8 +621,7 @@ func (a *agent) afterCall() {
 	ns := &at.nodes[v]
 	ns.tries++
 	ok := ep.outcome.Float64(uint64(at.id), uint64(v), uint64(ns.tries)) < successProb(nd.Difficulty, ep.cfg.Strength)
-	if ns.misread {
-		ns.misread = false
+	if ns.tries == 1 && ns.assigned && a.misread(v) {
 		ok = false
 		ep.res.HandoffMisses++
 	}
@@ -597,6 +655,22 @@ func (a *agent) stale() bool {
 		return true
 	}
 	return false
+}
+
+// misread reports whether the agent misunderstood part v, delegated to it,
+// in its first attempt (Handoff.Miss): the fewer parts it had read findings
+// about when it finished, the likelier. In a silent replay findings carry
+// nothing.
+func (a *agent) misread(v task.ID) bool {
+	ep := a.ep
+	if ep.cfg.Handoff.Miss == 0 {
+		return false
+	}
+	read := 0
+	if !ep.opts.Silent {
+		read = len(a.reads)
+	}
+	return ep.handoff.Float64(uint64(a.at.id), uint64(v), 0) < ep.cfg.Handoff.missChance(read)
 }
 
 // part is the state of part v as the agent starting or working it sees
@@ -762,9 +836,6 @@ func (a *agent) delegate() {
 		v = at.pop()
 		at.nodes[v].assigned = true
 		a.delegated = v
-		if p := ep.cfg.Handoff.missChance(a.sharedN); p > 0 {
-			at.nodes[v].misread = ep.handoff.Float64(uint64(at.id), uint64(v), 0) < p
-		}
 	}
 	ep.res.SubagentTasks++
 	h := at.takeIdle()
@@ -828,7 +899,6 @@ func (a *agent) share() {
 	ep, at, g := a.ep, a.at, a.ep.g
 	v := a.held
 	a.shared = true
-	a.sharedN++
 	now := ep.env.Now()
 	tokens := ep.cfg.Comm.MessageTokens
 	write := scale(ep.cfg.Comm.Write, float64(tokens))
@@ -904,7 +974,7 @@ func (a *agent) check() {
 		a.req = request{prompt: int64(prompt), output: output, node: v, check: true}
 		a.activity = now
 		a.kind = "check"
-		a.later(ep.cfg.Calls.Overhead, a.submitFn)
+		ep.server.submit(a, ep.cfg.Calls.Overhead)
 		return
 	}
 	d := scale(ep.g.Nodes[v].Work, ep.cfg.Check.Cost/ep.cfg.Speed) + ep.cfg.Calls.Overhead

@@ -246,7 +246,7 @@ func (ep *episode) shareInference(streams sim.Streams) error {
 			t = &toolPool{}
 			ep.spare.tools = t
 		}
-		*t = toolPool{ep: ep, size: cfg.Tools.Pool, latency: streams.Key("tool-latency"), queue: t.queue.reset()}
+		*t = toolPool{ep: ep, size: cfg.Tools.Pool, latency: streams.Key("tool-latency"), draw: ep.g.Tools().Latency.Sampler(), queue: t.queue.reset()}
 		ep.tools = t
 		ep.toolCalls = streams.Key("tool-calls")
 	}

@@ -11,10 +11,21 @@ import (
 // A shared model server: a self-hosted deployment (replicas) or a hosted
 // API. An agent has at most one model call in flight, so the call's state
 // lives in the agent and nothing is allocated per call.
+//
+// A server knows of a call when it is sent, before it arrives (the agent
+// reads its messages and pays the call's overhead on the way), and owns
+// one timer, set for its next departure with the calls on their way
+// counted in. It takes calls in, queues and admits them in its own
+// bookkeeping when that timer fires, at the times they happened, so an
+// arrival costs no event: a call costs one event, its end, as it does on
+// an agent's own server. The timer moves in place when a new call changes
+// the plan. At one nanosecond a server's departures come before its
+// arrivals, and its timer ties with other events as a Call made when its
+// time last changed would.
 type server interface {
-	// submit hands the server the agent's call (a.req), which has just
-	// reached it; the server calls a.callDone when the call is complete.
-	submit(a *agent)
+	// submit hands the server the agent's call (a.req), which reaches it
+	// after delay; the server calls a.served when the call is complete.
+	submit(a *agent, delay sim.Time)
 	// finish records the server's utilisation in the episode's metrics.
 	finish(now sim.Time, m *Metrics)
 }
@@ -22,9 +33,14 @@ type server interface {
 // request is the model call an agent has at a shared server.
 type request struct {
 	prompt, output int64
-	arrive         sim.Time // when it reached the server
+	arrive         sim.Time // when it reaches the server
 	node           task.ID  // the part it works on or checks
 	check          bool     // a check of a held part, not a call of the part in progress
+	// At a hosted API: the call's time there once admitted, drawn when it
+	// is sent (the draw is named by the call, not by the time), and when
+	// it ends, with its place among calls admitted at the same time.
+	service, end sim.Time
+	seq          uint64
 }
 
 // fifo is a first-in first-out queue of agents; it allocates only when it
@@ -46,7 +62,8 @@ func (q *fifo) push(a *agent) {
 	q.n++
 }
 
-func (q *fifo) peek() *agent { return q.buf[q.head] }
+// at returns the i-th agent from the head.
+func (q *fifo) at(i int) *agent { return q.buf[(q.head+i)%len(q.buf)] }
 
 // reset empties the queue and returns it, keeping its memory.
 func (q fifo) reset() fifo {
@@ -62,6 +79,59 @@ func (q *fifo) pop() *agent {
 	return a
 }
 
+// arrivals holds the calls on their way to a server, in order of arrival,
+// calls that arrive together in the order they were sent. A call usually
+// arrives after those sent before it, so insertion is usually an append.
+type arrivals struct {
+	calls []*agent
+	head  int
+}
+
+func (q *arrivals) len() int { return len(q.calls) - q.head }
+
+// at returns the i-th call to arrive.
+func (q *arrivals) at(i int) *agent { return q.calls[q.head+i] }
+
+func (q *arrivals) insert(a *agent) {
+	if q.head > 0 && len(q.calls) == cap(q.calls) {
+		n := copy(q.calls, q.calls[q.head:])
+		clear(q.calls[n:])
+		q.calls, q.head = q.calls[:n], 0
+	}
+	i := len(q.calls)
+	for i > q.head && q.calls[i-1].req.arrive > a.req.arrive {
+		i--
+	}
+	q.calls = append(q.calls, nil)
+	copy(q.calls[i+1:], q.calls[i:])
+	q.calls[i] = a
+}
+
+func (q *arrivals) pop() *agent {
+	a := q.calls[q.head]
+	q.calls[q.head] = nil
+	q.head++
+	if q.head == len(q.calls) {
+		q.calls, q.head = q.calls[:0], 0
+	}
+	return a
+}
+
+// due reports whether the next call arrives before t, or at t with atT.
+func (q *arrivals) due(t sim.Time, atT bool) bool {
+	if q.len() == 0 {
+		return false
+	}
+	at := q.at(0).req.arrive
+	return at < t || atT && at == t
+}
+
+// reset empties the queue and returns it, keeping its memory.
+func (q arrivals) reset() arrivals {
+	clear(q.calls)
+	return arrivals{calls: q.calls[:0]}
+}
+
 // queueStats integrates a queue's length over time, for Little's law.
 type queueStats struct {
 	area float64 // ∫ length dt, in nanoseconds
@@ -74,8 +144,9 @@ func (s *queueStats) set(now sim.Time, n int) {
 	s.at, s.n = now, n
 }
 
-// waited books the wait of a call admitted now, and traces it as a slice.
-func (a *agent) waited(now sim.Time) {
+// waited books the wait of a call admitted at time at, and traces it as a
+// slice.
+func (a *agent) waited(at sim.Time) {
 	arrive := a.req.arrive
 	if a.ep.res.Trace != nil {
 		// Reading messages and the call's overhead precede the call at the
@@ -84,37 +155,27 @@ func (a *agent) waited(now sim.Time) {
 		// hosted API measures).
 		label := a.ep.g.Nodes[a.req.node].Name
 		a.span(a.activity, arrive, "send", label)
-		a.span(arrive, now, "queue", label)
+		a.span(arrive, at, "queue", label)
 		a.activity = max(a.activity, arrive)
 	}
-	if now <= arrive {
+	if at <= arrive {
 		return
 	}
-	a.ep.res.ServingWait += now - arrive
-	a.activity = now
+	a.ep.res.ServingWait += at - arrive
+	a.activity = at
 }
 
-// wakeUp makes sure fn runs at due or before: armed is the earliest
-// wake-up still pending (sim.MaxTime for none), and a plan that moved later
-// (an arrival slowed the batch down) needs no new one, because the pending
-// wake-up fires first and plans again. Only a plan that moved earlier costs
-// an event; a wake-up that finds nothing due does nothing. That is events
-// per call, never per token.
-func (ep *episode) wakeUp(armed *sim.Time, due sim.Time, fn func()) {
-	if *armed <= due {
-		return
-	}
-	*armed = due
-	if err := ep.env.Call(due-ep.env.Now(), fn); err != nil {
-		ep.fail(err)
-	}
-}
-
-// woken marks the earliest pending wake-up as fired, if it is the one
-// firing now.
-func (ep *episode) woken(armed *sim.Time) {
-	if *armed == ep.env.Now() {
-		*armed = sim.MaxTime
+// setTimer moves t to fire at due, keeping its place among events of the
+// same time when due has not changed; idle (no due) stops it.
+func (ep *episode) setTimer(t *sim.Timer, due sim.Time, idle bool) {
+	switch {
+	case idle:
+		t.Stop()
+	case t.Pending() && t.When() == due:
+	default:
+		if err := t.Set(due - ep.env.Now()); err != nil {
+			ep.fail(err)
+		}
 	}
 }
 
@@ -124,20 +185,31 @@ func (ep *episode) woken(armed *sim.Time) {
 // is constant, so each call's remaining tokens fall linearly and the next
 // departure is known exactly: the model costs events per call, not per
 // token, and is exact for the fluid model of the batch (each sequence gets
-// 1/step(b) tokens per unit time; a prefill pauses the batch).
+// 1/step(b) tokens per unit time; a prefill pauses the batch). The calls
+// on their way are known, so the next departure is planned with them
+// (sim.Lookahead) and a change of plan moves the one timer.
 type deployment struct {
 	ep       *episode
 	cfg      *Serving
 	replicas []replica
+	arriving arrivals
+	timer    sim.Timer
+	wakeFn   func()
+	waking   bool // in wake, which plans once at its end
+	// The plan: each replica's lookahead and queue length with the first
+	// planned calls on their way taken in, and the first departure then.
+	// A call sent later than those continues it.
+	ahead   []sim.Lookahead
+	queued  []int
+	planned int // calls on their way taken in; -1 when the plan stopped at its departure, or is out of date
+	due     sim.Time
+	busy    bool
 }
 
 type replica struct {
-	d      *deployment
 	ps     *sim.Sharing
 	queue  fifo
 	qstats queueStats
-	armed  sim.Time
-	wakeFn func()
 }
 
 // newDeployment returns the deployment of cfg for ep, on the memory of old
@@ -146,82 +218,170 @@ func newDeployment(ep *episode, cfg *Serving, old *deployment) (*deployment, err
 	d := old
 	if d == nil {
 		d = &deployment{}
+		d.wakeFn = d.wake
 	}
-	d.ep, d.cfg = ep, cfg
+	d.ep, d.cfg, d.arriving, d.waking = ep, cfg, d.arriving.reset(), false
+	d.planned, d.busy = -1, false
+	d.timer.Init(ep.env, d.wakeFn)
 	if cap(d.replicas) < cfg.Replicas {
 		d.replicas = make([]replica, cfg.Replicas)
+		d.ahead, d.queued = make([]sim.Lookahead, cfg.Replicas), make([]int, cfg.Replicas)
 	}
-	d.replicas = d.replicas[:cfg.Replicas]
+	d.replicas, d.ahead, d.queued = d.replicas[:cfg.Replicas], d.ahead[:cfg.Replicas], d.queued[:cfg.Replicas]
 	for i := range d.replicas {
 		r := &d.replicas[i]
 		if r.ps == nil {
 			r.ps = &sim.Sharing{}
-			r.wakeFn = r.wake
 		}
 		if err := r.ps.Reset(cfg.Step, cfg.StepPerSeq); err != nil {
 			return nil, err
 		}
-		r.d, r.armed, r.queue, r.qstats = d, sim.MaxTime, r.queue.reset(), queueStats{}
+		r.queue, r.qstats = r.queue.reset(), queueStats{}
 	}
 	return d, nil
 }
 
-// submit sends the call to the replica with the fewest sequences, batched
-// or queued (the lowest-numbered on a tie).
-func (d *deployment) submit(a *agent) {
-	now := d.ep.env.Now()
-	a.req.arrive = now
-	best := &d.replicas[0]
-	for i := 1; i < len(d.replicas); i++ {
-		r := &d.replicas[i]
-		if r.ps.Len()+r.queue.n < best.ps.Len()+best.queue.n {
-			best = r
+// pick returns the replica a call goes to: the one with the fewest
+// sequences, batched or queued, by load, the lowest-numbered on a tie.
+func pick(n int, load func(i int) int) int {
+	best := 0
+	for i := 1; i < n; i++ {
+		if load(i) < load(best) {
+			best = i
 		}
 	}
-	if best.ps.Len() < d.cfg.MaxBatch {
-		best.admit(a, now)
-	} else {
-		best.queue.push(a)
-		best.qstats.set(now, best.queue.n)
-	}
-	best.rearm()
+	return best
 }
 
-// admit puts the call in the batch: its prompt is prefilled first, which
-// pauses the whole batch, then it gets one token per step.
-func (r *replica) admit(a *agent, now sim.Time) {
-	a.waited(now)
-	r.ps.Add(now, a.id, float64(a.req.output), scale(r.d.cfg.PrefillToken, float64(a.req.prompt)))
-}
-
-func (r *replica) rearm() {
-	if due, ok := r.ps.Next(); ok {
-		r.d.ep.wakeUp(&r.armed, due, r.wakeFn)
+func (d *deployment) submit(a *agent, delay sim.Time) {
+	a.req.arrive = d.ep.env.Now() + delay
+	last := d.arriving.len() == 0 || d.arriving.at(d.arriving.len()-1).req.arrive <= a.req.arrive
+	d.arriving.insert(a)
+	switch {
+	case d.waking:
+		// wake plans when it is done.
+	case d.busy && d.due <= a.req.arrive:
+		// A call that arrives after the next departure changes nothing
+		// before it.
+	case last && d.planned == d.arriving.len()-1:
+		d.extend() // the plan took in every call before this one
+	default:
+		d.plan()
 	}
 }
 
-// wake ends the calls that are complete, letting queued calls into the
-// freed batch slots.
-func (r *replica) wake() {
-	ep := r.d.ep
-	ep.woken(&r.armed)
-	now := ep.env.Now()
+// prefill is the time the call's prompt pauses the batch that admits it.
+func (d *deployment) prefill(a *agent) sim.Time {
+	return scale(d.cfg.PrefillToken, float64(a.req.prompt))
+}
+
+// plan sets the timer for the first departure, with the calls that arrive
+// before it taken in on lookahead copies of the replicas, as arrive will.
+func (d *deployment) plan() {
+	for i := range d.replicas {
+		d.ahead[i], d.queued[i] = d.replicas[i].ps.Lookahead(), d.replicas[i].queue.n
+	}
+	d.due, d.busy = d.firstDeparture()
+	d.planned = 0
+	d.extend()
+}
+
+// extend takes the calls on their way that the plan has not taken in
+// into it, until the first departure, and sets the timer.
+func (d *deployment) extend() {
+	for ; d.planned < d.arriving.len(); d.planned++ {
+		a := d.arriving.at(d.planned)
+		if d.busy && d.due <= a.req.arrive {
+			d.planned = -1
+			break
+		}
+		i := pick(len(d.replicas), func(i int) int { return d.ahead[i].Len() + d.queued[i] })
+		if d.ahead[i].Len() >= d.cfg.MaxBatch {
+			d.queued[i]++
+			continue
+		}
+		d.ahead[i].Add(a.req.arrive, float64(a.req.output), d.prefill(a))
+		d.due, d.busy = d.firstDeparture()
+	}
+	d.ep.setTimer(&d.timer, d.due, !d.busy)
+}
+
+// firstDeparture returns the earliest departure of the lookahead copies,
+// and false if none has a call in service.
+func (d *deployment) firstDeparture() (sim.Time, bool) {
+	first, busy := sim.MaxTime, false
+	for i := range d.ahead {
+		if due, ok := d.ahead[i].Next(); ok {
+			first, busy = min(first, due), true
+		}
+	}
+	return first, busy
+}
+
+// arrive takes in the calls that reached the servers before t (and at t,
+// with atT), each at its arrival time: it sends it to a replica, which
+// batches or queues it. It reports whether there were any.
+func (d *deployment) arrive(t sim.Time, atT bool) bool {
+	took := false
+	for d.arriving.due(t, atT) {
+		a := d.arriving.pop()
+		r := &d.replicas[pick(len(d.replicas), func(i int) int { return d.replicas[i].ps.Len() + d.replicas[i].queue.n })]
+		if r.ps.Len() < d.cfg.MaxBatch {
+			r.admit(d, a, a.req.arrive)
+		} else {
+			r.queue.push(a)
+			r.qstats.set(a.req.arrive, r.queue.n)
+		}
+		took = true
+	}
+	return took
+}
+
+// admit puts the call in the batch at time at: its prompt is prefilled
+// first, which pauses the whole batch, then it gets one token per step.
+func (r *replica) admit(d *deployment, a *agent, at sim.Time) {
+	a.waited(at)
+	r.ps.Add(at, a.id, float64(a.req.output), d.prefill(a))
+}
+
+// wake is the timer's: it takes in the calls that arrived before now,
+// ends the calls that are complete (replica by replica), letting queued
+// calls into the freed batch slots, takes in the calls that arrive now, and
+// plans again.
+func (d *deployment) wake() {
+	now := d.ep.env.Now()
+	d.waking = true
+	d.planned = -1 // out of date from here on
+	d.arrive(now, false)
+	for {
+		for i := range d.replicas {
+			d.replicas[i].depart(d, now)
+		}
+		if !d.arrive(now, true) {
+			break // else a call with no work may be done already
+		}
+	}
+	d.waking = false
+	d.plan()
+}
+
+// depart ends the replica's calls that are complete by now.
+func (r *replica) depart(d *deployment, now sim.Time) {
 	for {
 		id, ok := r.ps.Pop(now)
 		if !ok {
-			break
+			return
 		}
-		for r.queue.n > 0 && r.ps.Len() < r.d.cfg.MaxBatch {
-			r.admit(r.queue.pop(), now)
+		for r.queue.n > 0 && r.ps.Len() < d.cfg.MaxBatch {
+			r.admit(d, r.queue.pop(), now)
 			r.qstats.set(now, r.queue.n)
 		}
-		r.rearm()
-		ep.agents[id].served()
+		d.ep.agents[id].served()
 	}
-	r.rearm()
 }
 
 func (d *deployment) finish(now sim.Time, m *Metrics) {
+	d.arrive(now, false)
 	var busy, area, queued float64
 	for i := range d.replicas {
 		r := &d.replicas[i]
@@ -242,20 +402,27 @@ func (d *deployment) finish(now sim.Time, m *Metrics) {
 // hostedAPI is a hosted API: a concurrency cap and request and token rate
 // limits (token buckets holding a minute's worth) in front of calls that
 // take a time to first token plus their output at a fixed rate. Calls wait
-// in one FIFO queue for all three.
+// in one FIFO queue for all three. Its timer is set for the first end of a
+// call, those the calls on their way will be admitted to counted in
+// (apiView): arrivals and admissions cost no event, each end one.
 type hostedAPI struct {
 	ep       *episode
 	cfg      *API
-	rpm, tpm *sim.TokenBucket // nil for no limit
-	inFlight int
+	state    apiView // rate limits (nil for none), calls in flight, and the time of the last arrival, admission or end taken in
+	admitted uint64  // calls admitted so far, to order ends that tie
 
 	rpmSpare, tpmSpare *sim.TokenBucket // the buckets' memory, kept for the next episode
+	rpmPlan, tpmPlan   sim.TokenBucket  // the buckets' copies for plan
 	queue              fifo
+	arriving           arrivals
+	ends               ends
 	qstats             queueStats
 	flight             queueStats // calls in flight over time
-	armed              sim.Time
-	pumpFn             func()
+	timer              sim.Timer
+	wakeFn             func()
+	waking             bool
 	ttft               sim.Key
+	ttftDraw           sim.Sampler
 }
 
 // newHostedAPI returns the API of cfg for ep, on the memory of old (an API
@@ -264,17 +431,16 @@ func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*
 	h := old
 	if h == nil {
 		h = &hostedAPI{}
-		h.pumpFn = func() {
-			h.ep.woken(&h.armed)
-			h.pump()
-		}
+		h.wakeFn = h.wake
 	}
-	*h = hostedAPI{ep: ep, cfg: cfg, armed: sim.MaxTime, ttft: streams.Key("ttft"), queue: h.queue.reset(), pumpFn: h.pumpFn,
+	*h = hostedAPI{ep: ep, cfg: cfg, ttft: streams.Key("ttft"), ttftDraw: cfg.TTFT.Sampler(), wakeFn: h.wakeFn,
+		queue: h.queue.reset(), arriving: h.arriving.reset(), ends: h.ends.reset(),
 		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare}
-	if err := resetBucket(&h.rpm, &h.rpmSpare, cfg.RPM); err != nil {
+	h.timer.Init(ep.env, h.wakeFn)
+	if err := resetBucket(&h.state.rpm, &h.rpmSpare, cfg.RPM); err != nil {
 		return nil, fmt.Errorf("api.rpm: %w", err)
 	}
-	if err := resetBucket(&h.tpm, &h.tpmSpare, cfg.TPM); err != nil {
+	if err := resetBucket(&h.state.tpm, &h.tpmSpare, cfg.TPM); err != nil {
 		return nil, fmt.Errorf("api.tpm: %w", err)
 	}
 	return h, nil
@@ -294,60 +460,191 @@ func resetBucket(b **sim.TokenBucket, spare **sim.TokenBucket, perMinute int64) 
 	return (*b).Reset(perMinute, sim.Minute, perMinute)
 }
 
-func (h *hostedAPI) submit(a *agent) {
-	now := h.ep.env.Now()
-	a.req.arrive = now
-	h.queue.push(a)
-	h.qstats.set(now, h.queue.n)
-	h.pump()
+func (h *hostedAPI) submit(a *agent, delay sim.Time) {
+	a.req.arrive = h.ep.env.Now() + delay
+	d, err := h.serviceTime(a)
+	if err != nil {
+		h.ep.fail(err)
+		return
+	}
+	a.req.service = d
+	h.arriving.insert(a)
+	if !h.waking && (!h.timer.Pending() || a.req.arrive < h.timer.When()) {
+		h.plan() // a call that arrives after the next end changes nothing before it
+	}
 }
 
-// pump admits queued calls, in order, while the limits allow, and else
-// schedules itself for when the rate limits will let the first one through.
-func (h *hostedAPI) pump() {
-	ep := h.ep
-	now := ep.env.Now()
-	for h.queue.n > 0 {
-		if h.cfg.Concurrency > 0 && h.inFlight >= h.cfg.Concurrency {
-			return // a call's end pumps again
-		}
-		a := h.queue.peek()
-		ready := now
-		if h.rpm != nil {
-			t, _ := h.rpm.Ready(now, 1) // one request always fits
-			ready = max(ready, t)
-		}
-		tokens := a.req.prompt + a.req.output
-		if h.tpm != nil {
-			t, err := h.tpm.Ready(now, tokens)
-			if err != nil {
-				ep.fail(fmt.Errorf("collective: api.tpm: a call of %d tokens can never be admitted: %w", tokens, err))
-				return
-			}
-			ready = max(ready, t)
-		}
-		if ready > now {
-			ep.wakeUp(&h.armed, ready, h.pumpFn)
-			return
-		}
-		if h.rpm != nil {
-			h.rpm.Take(now, 1)
-		}
-		if h.tpm != nil {
-			h.tpm.Take(now, tokens)
-		}
-		h.queue.pop()
-		h.qstats.set(now, h.queue.n)
-		h.inFlight++
-		h.flight.set(now, h.inFlight)
-		a.waited(now)
-		d, err := h.serviceTime(a)
-		if err != nil {
-			ep.fail(err)
-			return
-		}
-		a.later(d, a.apiDoneFn)
+// apiView is the API's state as its next steps change it: the real state
+// when they are taken in (commit), copies when they are only planned.
+// Calls are named by position: the queue's first qi have been admitted, and
+// of the calls on their way the first pi have arrived, the first pa of
+// them admitted too (pa is 0 until the queue is empty), so the queue is
+// queue[qi:] followed by arriving[pa:pi].
+type apiView struct {
+	rpm, tpm   *sim.TokenBucket
+	inFlight   int
+	at         sim.Time
+	qi, pa, pi int
+}
+
+// planView returns a copy of the API's state to plan on, with copies of
+// its buckets.
+func (h *hostedAPI) planView() apiView {
+	v := h.state
+	if v.rpm != nil {
+		h.rpmPlan = *v.rpm
+		v.rpm = &h.rpmPlan
 	}
+	if v.tpm != nil {
+		h.tpmPlan = *v.tpm
+		v.tpm = &h.tpmPlan
+	}
+	return v
+}
+
+// queued returns the length of the view's queue.
+func (h *hostedAPI) queued(v *apiView) int { return h.queue.n - v.qi + v.pi - v.pa }
+
+// head returns the first call of the view's queue, or nil.
+func (h *hostedAPI) head(v *apiView) *agent {
+	switch {
+	case v.qi < h.queue.n:
+		return h.queue.at(v.qi)
+	case v.pa < v.pi:
+		return h.arriving.at(v.pa)
+	}
+	return nil
+}
+
+// ready returns when the rate limits let the queue's first call in, from
+// the view's time on.
+func (h *hostedAPI) ready(v *apiView, a *agent) (sim.Time, error) {
+	ready := v.at
+	if v.rpm != nil {
+		t, _ := v.rpm.Ready(v.at, 1) // one request always fits
+		ready = max(ready, t)
+	}
+	if v.tpm != nil {
+		tokens := a.req.prompt + a.req.output
+		t, err := v.tpm.Ready(v.at, tokens)
+		if err != nil {
+			return 0, fmt.Errorf("collective: api.tpm: a call of %d tokens can never be admitted: %w", tokens, err)
+		}
+		ready = max(ready, t)
+	}
+	return ready, nil
+}
+
+// run takes the view's arrivals and admissions in time order, an arrival
+// before an admission at the same time, until one is after limit (at limit
+// with atLimit). Committing, it changes the API's statistics and books the
+// calls' waits and ends (the caller applies the view); planning, limit
+// falls to the earliest end of a call it admits. It returns limit.
+func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.Time, error) {
+	admit, fresh := sim.MaxTime, false // when the queue's first call is admitted, if fresh
+	for {
+		arrive := sim.MaxTime
+		if v.pi < h.arriving.len() {
+			arrive = h.arriving.at(v.pi).req.arrive
+		}
+		a := h.head(v)
+		if !fresh {
+			// Only an admission or the first call into an empty queue
+			// changes it: the rate limits' answer holds until then.
+			admit, fresh = sim.MaxTime, true
+			if a != nil && (h.cfg.Concurrency == 0 || v.inFlight < h.cfg.Concurrency) {
+				var err error
+				if admit, err = h.ready(v, a); err != nil {
+					return limit, err
+				}
+			}
+		}
+		t := min(arrive, admit)
+		if t > limit || t == limit && !atLimit || t == sim.MaxTime {
+			return limit, nil
+		}
+		v.at = t
+		if arrive <= admit {
+			v.pi++
+			fresh = a != nil
+			if commit {
+				h.qstats.set(t, h.queued(v))
+			}
+			continue
+		}
+		fresh = false
+		if v.rpm != nil {
+			v.rpm.Take(t, 1)
+		}
+		if v.tpm != nil {
+			v.tpm.Take(t, a.req.prompt+a.req.output)
+		}
+		if v.qi < h.queue.n {
+			v.qi++
+		} else {
+			v.pa++
+		}
+		v.inFlight++
+		if !commit {
+			limit = min(limit, t+a.req.service)
+			continue
+		}
+		h.qstats.set(t, h.queued(v))
+		h.flight.set(t, v.inFlight)
+		a.waited(t)
+		h.admitted++
+		a.req.end, a.req.seq = t+a.req.service, h.admitted
+		h.ends.push(a)
+	}
+}
+
+// commit takes in the arrivals and admissions before t (and at t, with
+// atT).
+func (h *hostedAPI) commit(t sim.Time, atT bool) {
+	v := &h.state
+	if _, err := h.run(v, t, atT, true); err != nil {
+		h.ep.fail(err)
+	}
+	for range v.qi {
+		h.queue.pop()
+	}
+	for i := range v.pi {
+		if a := h.arriving.pop(); i >= v.pa {
+			h.queue.push(a)
+		}
+	}
+	v.qi, v.pa, v.pi = 0, 0, 0
+}
+
+// plan sets the timer for the first end of a call, in flight or admitted
+// before it.
+func (h *hostedAPI) plan() {
+	v := h.planView()
+	first, err := h.run(&v, h.ends.first(), false, false)
+	if err != nil {
+		h.ep.fail(err)
+		return
+	}
+	h.ep.setTimer(&h.timer, first, first == sim.MaxTime)
+}
+
+// wake is the timer's: it takes in what happened before now, ends the
+// calls due now, each freeing its place for the queue before the agent
+// goes on, and plans again.
+func (h *hostedAPI) wake() {
+	now := h.ep.env.Now()
+	h.waking = true
+	h.commit(now, false)
+	for h.ends.first() <= now {
+		a := h.ends.pop()
+		h.state.inFlight--
+		h.flight.set(now, h.state.inFlight)
+		h.state.at = now
+		h.commit(now, true)
+		a.served()
+	}
+	h.waking = false
+	h.plan()
 }
 
 // serviceTime draws the time to first token of the agent's call and adds
@@ -361,7 +658,7 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 	} else {
 		x, y = a.workKey()
 	}
-	ttft := h.cfg.TTFT.Sample(ep.draw(h.ttft, x, y, 0))
+	ttft := h.ttftDraw.Sample(ep.draw(h.ttft, x, y, 0))
 	out := float64(a.req.output) / h.cfg.OutputRate
 	d, err := sim.FromSeconds(ttft + out)
 	if err != nil {
@@ -370,17 +667,10 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 	return d, nil
 }
 
-// done ends a call at the API.
-func (h *hostedAPI) done(a *agent) {
-	h.inFlight--
-	h.flight.set(h.ep.env.Now(), h.inFlight)
-	h.pump()
-	a.served()
-}
-
 func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
+	h.commit(now, false)
 	h.qstats.set(now, h.queue.n)
-	h.flight.set(now, h.inFlight)
+	h.flight.set(now, h.state.inFlight)
 	if now <= 0 {
 		return
 	}
@@ -392,6 +682,65 @@ func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
 	m.BatchMean = inFlight
 }
 
+// ends holds the calls in flight at the API as a binary heap, the first
+// to end on top, of calls that end together the first admitted.
+type ends []*agent
+
+func (e ends) less(i, j int) bool {
+	a, b := &e[i].req, &e[j].req
+	return a.end < b.end || a.end == b.end && a.seq < b.seq
+}
+
+// first returns when the first call ends, or sim.MaxTime for none.
+func (e ends) first() sim.Time {
+	if len(e) == 0 {
+		return sim.MaxTime
+	}
+	return e[0].req.end
+}
+
+func (e *ends) push(a *agent) {
+	*e = append(*e, a)
+	h := *e
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (e *ends) pop() *agent {
+	h := *e
+	a, last := h[0], len(h)-1
+	h[0], h[last] = h[last], nil
+	h = h[:last]
+	*e = h
+	for i := 0; ; {
+		m := 2*i + 1
+		if m >= last {
+			break
+		}
+		if r := m + 1; r < last && h.less(r, m) {
+			m = r
+		}
+		if !h.less(m, i) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	return a
+}
+
+// reset empties the heap and returns it, keeping its memory.
+func (e ends) reset() ends {
+	clear(e)
+	return e[:0]
+}
+
 // toolPool is the collective's pool of tool sandboxes; size 0 is
 // unlimited.
 type toolPool struct {
@@ -400,6 +749,7 @@ type toolPool struct {
 	inUse   int
 	queue   fifo
 	latency sim.Key
+	draw    sim.Sampler // of the task's tool latency
 }
 
 // startTool begins the agent's next tool call, or queues it for a sandbox.
@@ -427,7 +777,7 @@ func (t *toolPool) run(a *agent, now sim.Time) {
 	}
 	a.toolQueued = false
 	x, y := a.workKey()
-	s := ep.g.Tools().Latency.Sample(ep.draw(t.latency, x, y, uint64(a.toolsDue)))
+	s := t.draw.Sample(ep.draw(t.latency, x, y, uint64(a.toolsDue)))
 	d, err := sim.FromSeconds(s)
 	if err != nil {
 		ep.fail(fmt.Errorf("collective: task.tool_latency: drew %v s, beyond the range of virtual time", s))

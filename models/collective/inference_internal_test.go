@@ -47,8 +47,6 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 	agents := make([]*agent, ring)
 	for i := range agents {
 		agents[i] = &agent{id: i, ep: ep, at: at}
-		a := agents[i]
-		a.apiDoneFn = func() { ep.api.done(a) }
 	}
 	arrivals := streams.New("arrivals", 0)
 	arrive := make([]sim.Time, 0, warmup+calls)
@@ -61,7 +59,7 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 		a.activity = now
 		a.req = request{}
 		arrive = append(arrive, now)
-		ep.server.submit(a)
+		ep.server.submit(a, 0)
 		if len(arrive) < warmup+calls {
 			d, _ := sim.FromSeconds(arrivals.ExpFloat64() / lambda)
 			require.NoError(t, ep.env.Call(d, next))
@@ -70,7 +68,7 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 	require.NoError(t, ep.env.Call(0, next))
 	require.NoError(t, ep.env.Run())
 	require.Zero(t, ep.api.queue.n)
-	require.Zero(t, ep.api.inFlight)
+	require.Zero(t, ep.api.state.inFlight)
 
 	// Waits from the trace's queue slices, which start at the arrival.
 	waits := map[sim.Time]sim.Time{}

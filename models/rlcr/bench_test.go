@@ -82,3 +82,28 @@ func BenchmarkTrainPeer(b *testing.B) {
 	prob, cfg := peerProblem()
 	benchTrain(b, prob, cfg)
 }
+
+// BenchmarkTrainIssue9 is the workload whose figure issue 9 quotes as
+// "today" (3,590 episodes/s): a whole one-iteration Train from scratch per
+// loop, start-up included, on the flagship's problem. Its policy is the
+// uniform one of iteration 0 (about 114 decisions per episode), and its
+// allocations are what a sweep of many short trainings pays per training.
+func BenchmarkTrainIssue9(b *testing.B) {
+	prob, cfg := benchProblem(), DefaultConfig()
+	cfg.Iterations = 1
+	var episodes, decisions int
+	b.ReportAllocs()
+	for b.Loop() {
+		_, err := Train(context.Background(), prob, cfg, 1, 1, func(it Iteration) error {
+			episodes += it.Episodes
+			decisions += it.Decisions
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(episodes)/sec, "episodes/s")
+	b.ReportMetric(float64(decisions)/sec, "decisions/s")
+}
