@@ -37,10 +37,8 @@ type request struct {
 	node           task.ID  // the part it works on or checks
 	check          bool     // a check of a held part, not a call of the part in progress
 	// At a hosted API: the call's time there once admitted, drawn when it
-	// is sent (the draw is named by the call, not by the time), and when
-	// it ends, with its place among calls admitted at the same time.
-	service, end sim.Time
-	seq          uint64
+	// is sent (the draw is named by the call, not by the time).
+	service sim.Time
 }
 
 // fifo is a first-in first-out queue of agents; it allocates only when it
@@ -421,8 +419,13 @@ type hostedAPI struct {
 	timer              sim.Timer
 	wakeFn             func()
 	waking             bool
-	ttft               sim.Key
-	ttftDraw           sim.Sampler
+	// The plan, kept so that a call sent later than those it took in
+	// continues it; valid while nothing was taken in since.
+	plan      apiView
+	planFirst sim.Time
+	planValid bool
+	ttft      sim.Key
+	ttftDraw  sim.Sampler
 }
 
 // newHostedAPI returns the API of cfg for ep, on the memory of old (an API
@@ -468,9 +471,17 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 		return
 	}
 	a.req.service = d
+	last := h.arriving.len() == 0 || h.arriving.at(h.arriving.len()-1).req.arrive <= a.req.arrive
 	h.arriving.insert(a)
-	if !h.waking && (!h.timer.Pending() || a.req.arrive < h.timer.When()) {
-		h.plan() // a call that arrives after the next end changes nothing before it
+	switch {
+	case h.waking:
+		// wake plans when it is done.
+	case h.timer.Pending() && h.timer.When() <= a.req.arrive:
+		// A call that arrives after the next end changes nothing before it.
+	case last && h.planValid && h.plan.pi == h.arriving.len()-1:
+		h.extend() // the plan took in every call before this one
+	default:
+		h.replan()
 	}
 }
 
@@ -593,14 +604,14 @@ func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.T
 		h.flight.set(t, v.inFlight)
 		a.waited(t)
 		h.admitted++
-		a.req.end, a.req.seq = t+a.req.service, h.admitted
-		h.ends.push(a)
+		h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
 	}
 }
 
 // commit takes in the arrivals and admissions before t (and at t, with
 // atT).
 func (h *hostedAPI) commit(t sim.Time, atT bool) {
+	h.planValid = false
 	v := &h.state
 	if _, err := h.run(v, t, atT, true); err != nil {
 		h.ep.fail(err)
@@ -616,15 +627,22 @@ func (h *hostedAPI) commit(t sim.Time, atT bool) {
 	v.qi, v.pa, v.pi = 0, 0, 0
 }
 
-// plan sets the timer for the first end of a call, in flight or admitted
-// before it.
-func (h *hostedAPI) plan() {
-	v := h.planView()
-	first, err := h.run(&v, h.ends.first(), false, false)
+// replan sets the timer for the first end of a call, in flight or
+// admitted before it.
+func (h *hostedAPI) replan() {
+	h.plan, h.planFirst, h.planValid = h.planView(), h.ends.first(), true
+	h.extend()
+}
+
+// extend goes on with the plan, taking in the calls on their way it has
+// not, and sets the timer.
+func (h *hostedAPI) extend() {
+	first, err := h.run(&h.plan, h.planFirst, false, false)
 	if err != nil {
 		h.ep.fail(err)
 		return
 	}
+	h.planFirst = first
 	h.ep.setTimer(&h.timer, first, first == sim.MaxTime)
 }
 
@@ -644,7 +662,7 @@ func (h *hostedAPI) wake() {
 		a.served()
 	}
 	h.waking = false
-	h.plan()
+	h.replan()
 }
 
 // serviceTime draws the time to first token of the agent's call and adds
@@ -684,11 +702,16 @@ func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
 
 // ends holds the calls in flight at the API as a binary heap, the first
 // to end on top, of calls that end together the first admitted.
-type ends []*agent
+type ends []endItem
+
+type endItem struct {
+	at  sim.Time
+	seq uint64
+	a   *agent
+}
 
 func (e ends) less(i, j int) bool {
-	a, b := &e[i].req, &e[j].req
-	return a.end < b.end || a.end == b.end && a.seq < b.seq
+	return e[i].at < e[j].at || e[i].at == e[j].at && e[i].seq < e[j].seq
 }
 
 // first returns when the first call ends, or sim.MaxTime for none.
@@ -696,11 +719,11 @@ func (e ends) first() sim.Time {
 	if len(e) == 0 {
 		return sim.MaxTime
 	}
-	return e[0].req.end
+	return e[0].at
 }
 
-func (e *ends) push(a *agent) {
-	*e = append(*e, a)
+func (e *ends) push(it endItem) {
+	*e = append(*e, it)
 	h := *e
 	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
@@ -714,8 +737,8 @@ func (e *ends) push(a *agent) {
 
 func (e *ends) pop() *agent {
 	h := *e
-	a, last := h[0], len(h)-1
-	h[0], h[last] = h[last], nil
+	a, last := h[0].a, len(h)-1
+	h[0], h[last] = h[last], endItem{}
 	h = h[:last]
 	*e = h
 	for i := 0; ; {
