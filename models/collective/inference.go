@@ -80,34 +80,48 @@ func (q *fifo) pop() *agent {
 // arrivals holds the calls on their way to a server, in order of arrival,
 // calls that arrive together in the order they were sent. A call usually
 // arrives after those sent before it, so insertion is usually an append.
+// The times are kept beside the agents, so that ordering and planning do
+// not read every agent.
 type arrivals struct {
-	calls []*agent
+	calls []arrival
 	head  int
+}
+
+type arrival struct {
+	at sim.Time
+	a  *agent
 }
 
 func (q *arrivals) len() int { return len(q.calls) - q.head }
 
-// at returns the i-th call to arrive.
-func (q *arrivals) at(i int) *agent { return q.calls[q.head+i] }
+// at returns the i-th call to arrive, and when.
+func (q *arrivals) at(i int) (*agent, sim.Time) {
+	c := &q.calls[q.head+i]
+	return c.a, c.at
+}
 
-func (q *arrivals) insert(a *agent) {
+// insert adds the agent's call, which arrives at a.req.arrive, and reports
+// whether it arrives last.
+func (q *arrivals) insert(a *agent) bool {
 	if q.head > 0 && len(q.calls) == cap(q.calls) {
 		n := copy(q.calls, q.calls[q.head:])
 		clear(q.calls[n:])
 		q.calls, q.head = q.calls[:n], 0
 	}
+	t := a.req.arrive
 	i := len(q.calls)
-	for i > q.head && q.calls[i-1].req.arrive > a.req.arrive {
+	for i > q.head && q.calls[i-1].at > t {
 		i--
 	}
-	q.calls = append(q.calls, nil)
+	q.calls = append(q.calls, arrival{})
 	copy(q.calls[i+1:], q.calls[i:])
-	q.calls[i] = a
+	q.calls[i] = arrival{at: t, a: a}
+	return i == len(q.calls)-1
 }
 
 func (q *arrivals) pop() *agent {
-	a := q.calls[q.head]
-	q.calls[q.head] = nil
+	a := q.calls[q.head].a
+	q.calls[q.head] = arrival{}
 	q.head++
 	if q.head == len(q.calls) {
 		q.calls, q.head = q.calls[:0], 0
@@ -117,10 +131,10 @@ func (q *arrivals) pop() *agent {
 
 // due reports whether the next call arrives before t, or at t with atT.
 func (q *arrivals) due(t sim.Time, atT bool) bool {
-	if q.len() == 0 {
+	if q.head == len(q.calls) {
 		return false
 	}
-	at := q.at(0).req.arrive
+	at := q.calls[q.head].at
 	return at < t || atT && at == t
 }
 
@@ -253,8 +267,7 @@ func pick(n int, load func(i int) int) int {
 
 func (d *deployment) submit(a *agent, delay sim.Time) {
 	a.req.arrive = d.ep.env.Now() + delay
-	last := d.arriving.len() == 0 || d.arriving.at(d.arriving.len()-1).req.arrive <= a.req.arrive
-	d.arriving.insert(a)
+	last := d.arriving.insert(a)
 	switch {
 	case d.waking:
 		// wake plans when it is done.
@@ -277,7 +290,8 @@ func (d *deployment) prefill(a *agent) sim.Time {
 // before it taken in on lookahead copies of the replicas, as arrive will.
 func (d *deployment) plan() {
 	for i := range d.replicas {
-		d.ahead[i], d.queued[i] = d.replicas[i].ps.Lookahead(), d.replicas[i].queue.n
+		d.ahead[i].Reset(d.replicas[i].ps)
+		d.queued[i] = d.replicas[i].queue.n
 	}
 	d.due, d.busy = d.firstDeparture()
 	d.planned = 0
@@ -288,8 +302,8 @@ func (d *deployment) plan() {
 // into it, until the first departure, and sets the timer.
 func (d *deployment) extend() {
 	for ; d.planned < d.arriving.len(); d.planned++ {
-		a := d.arriving.at(d.planned)
-		if d.busy && d.due <= a.req.arrive {
+		a, arrive := d.arriving.at(d.planned)
+		if d.busy && d.due <= arrive {
 			d.planned = -1
 			break
 		}
@@ -298,7 +312,7 @@ func (d *deployment) extend() {
 			d.queued[i]++
 			continue
 		}
-		d.ahead[i].Add(a.req.arrive, float64(a.req.output), d.prefill(a))
+		d.ahead[i].Add(arrive, float64(a.req.output), d.prefill(a))
 		d.due, d.busy = d.firstDeparture()
 	}
 	d.ep.setTimer(&d.timer, d.due, !d.busy)
@@ -471,8 +485,7 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 		return
 	}
 	a.req.service = d
-	last := h.arriving.len() == 0 || h.arriving.at(h.arriving.len()-1).req.arrive <= a.req.arrive
-	h.arriving.insert(a)
+	last := h.arriving.insert(a)
 	switch {
 	case h.waking:
 		// wake plans when it is done.
@@ -522,7 +535,8 @@ func (h *hostedAPI) head(v *apiView) *agent {
 	case v.qi < h.queue.n:
 		return h.queue.at(v.qi)
 	case v.pa < v.pi:
-		return h.arriving.at(v.pa)
+		a, _ := h.arriving.at(v.pa)
+		return a
 	}
 	return nil
 }
@@ -556,7 +570,7 @@ func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.T
 	for {
 		arrive := sim.MaxTime
 		if v.pi < h.arriving.len() {
-			arrive = h.arriving.at(v.pi).req.arrive
+			_, arrive = h.arriving.at(v.pi)
 		}
 		a := h.head(v)
 		if !fresh {
