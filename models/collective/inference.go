@@ -509,20 +509,15 @@ type apiView struct {
 	inFlight   int
 	at         sim.Time
 	qi, pa, pi int
+	// A plan reads the real buckets until it first asks them (asking
+	// brings them up to a time that may lie ahead) and copies them then.
+	plan bool
 }
 
-// planView returns a copy of the API's state to plan on, with copies of
-// its buckets.
+// planView returns a copy of the API's state to plan on.
 func (h *hostedAPI) planView() apiView {
 	v := h.state
-	if v.rpm != nil {
-		h.rpmPlan = *v.rpm
-		v.rpm = &h.rpmPlan
-	}
-	if v.tpm != nil {
-		h.tpmPlan = *v.tpm
-		v.tpm = &h.tpmPlan
-	}
+	v.plan = true
 	return v
 }
 
@@ -544,6 +539,17 @@ func (h *hostedAPI) head(v *apiView) *agent {
 // ready returns when the rate limits let the queue's first call in, from
 // the view's time on.
 func (h *hostedAPI) ready(v *apiView, a *agent) (sim.Time, error) {
+	if v.plan {
+		v.plan = false
+		if v.rpm != nil {
+			h.rpmPlan = *v.rpm
+			v.rpm = &h.rpmPlan
+		}
+		if v.tpm != nil {
+			h.tpmPlan = *v.tpm
+			v.tpm = &h.tpmPlan
+		}
+	}
 	ready := v.at
 	if v.rpm != nil {
 		t, _ := v.rpm.Ready(v.at, 1) // one request always fits
