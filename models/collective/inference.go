@@ -36,9 +36,10 @@ type request struct {
 	arrive         sim.Time // when it reaches the server
 	node           task.ID  // the part it works on or checks
 	check          bool     // a check of a held part, not a call of the part in progress
-	// At a hosted API: the call's time there once admitted, drawn when it
-	// is sent (the draw is named by the call, not by the time).
-	service sim.Time
+	// On a replica, the prefill of its prompt, which pauses the batch that
+	// admits it; at a hosted API, its time there once admitted, drawn when
+	// it is sent (the draw is named by the call, not by the time).
+	setup, service sim.Time
 }
 
 // fifo is a first-in first-out queue of agents; it allocates only when it
@@ -267,6 +268,7 @@ func pick(n int, load func(i int) int) int {
 
 func (d *deployment) submit(a *agent, delay sim.Time) {
 	a.req.arrive = d.ep.env.Now() + delay
+	a.req.setup = scale(d.cfg.PrefillToken, float64(a.req.prompt)) // the prefill pauses the batch that admits the call
 	last := d.arriving.insert(a)
 	switch {
 	case d.waking:
@@ -279,11 +281,6 @@ func (d *deployment) submit(a *agent, delay sim.Time) {
 	default:
 		d.plan()
 	}
-}
-
-// prefill is the time the call's prompt pauses the batch that admits it.
-func (d *deployment) prefill(a *agent) sim.Time {
-	return scale(d.cfg.PrefillToken, float64(a.req.prompt))
 }
 
 // plan sets the timer for the first departure, with the calls that arrive
@@ -312,7 +309,7 @@ func (d *deployment) extend() {
 			d.queued[i]++
 			continue
 		}
-		d.ahead[i].Add(arrive, float64(a.req.output), d.prefill(a))
+		d.ahead[i].Add(arrive, float64(a.req.output), a.req.setup)
 		d.due, d.busy = d.firstDeparture()
 	}
 	d.ep.setTimer(&d.timer, d.due, !d.busy)
@@ -353,7 +350,7 @@ func (d *deployment) arrive(t sim.Time, atT bool) bool {
 // first, which pauses the whole batch, then it gets one token per step.
 func (r *replica) admit(d *deployment, a *agent, at sim.Time) {
 	a.waited(at)
-	r.ps.Add(at, a.id, float64(a.req.output), d.prefill(a))
+	r.ps.Add(at, a.id, float64(a.req.output), a.req.setup)
 }
 
 // wake is the timer's: it takes in the calls that arrived before now,
