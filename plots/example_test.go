@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -31,6 +32,32 @@ func printFile(path string) {
 		log.Fatal(err)
 	}
 	fmt.Print(string(b))
+}
+
+// Draw iterations to a target against team size on a logarithmic axis
+// ticked at the sizes measured, and read the chart back from its CSV
+// through its spec, as `simulate plot` does.
+func ExampleScaling() {
+	series := []plots.Series{
+		{Name: "flat", X: []float64{2, 4, 8, 16, 32}, Y: []float64{5, 30, 55, 34, 18}},
+		{Name: "÷std", X: []float64{2, 4, 8, 16, 32}, Y: []float64{5, 10, 12, 13, 11}},
+	}
+	spec := plots.Spec{Name: "scaling", Kind: "scaling", XLabel: "team size (agents)", YLabel: "iterations to target", Size: "column"}
+	p, err := plots.Draw(&spec, plots.LinesTable(series))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		labels = append(labels, tk.Label)
+	}
+	fmt.Println(strings.Join(labels, " "))
+	_, err = plots.Scaling(plots.Chart{XLabel: "team size (agents)", YLabel: "iterations to target", Size: plots.Column},
+		[]plots.Series{{X: []float64{0, 1}, Y: []float64{1, 2}}})
+	fmt.Println(err)
+	// Output:
+	// 2 4 8 16 32
+	// plots: series 0 (""): x = 0: a logarithmic axis needs x > 0
 }
 
 func ExampleLines() {

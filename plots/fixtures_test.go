@@ -116,6 +116,11 @@ func buildAll(size plots.Size) ([]built, error) {
 	if err := add("lines", p, plots.LinesTable(series), err); err != nil {
 		return nil, err
 	}
+	scaling := teamScaling()
+	p, err = plots.Scaling(plots.Chart{XLabel: "team size (agents)", YLabel: "iterations to target", Size: size}, scaling)
+	if err := add("scaling", p, plots.LinesTable(scaling), err); err != nil {
+		return nil, err
+	}
 	bars := finishTimes()
 	p, err = plots.Bars(plots.Chart{XLabel: "organization", YLabel: "finish time (min)", Size: size}, bars)
 	if err := add("bars", p, plots.BarsTable(bars), err); err != nil {
@@ -142,6 +147,22 @@ func buildAll(size plots.Size) ([]built, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// teamScaling is a measure at doubling team sizes: one estimator's grows
+// linearly, the other's logarithmically, with bands.
+func teamScaling() []plots.Series {
+	sizes := []float64{2, 4, 8, 16, 32}
+	linear := plots.Series{Name: "global reward"}
+	logarithmic := plots.Series{Name: "local rewards"}
+	for _, n := range sizes {
+		linear.X, linear.Y = append(linear.X, n), append(linear.Y, 3*n)
+		linear.Lo, linear.Hi = append(linear.Lo, 2.5*n), append(linear.Hi, 3.5*n)
+		l := 10 * math.Log2(n)
+		logarithmic.X, logarithmic.Y = append(logarithmic.X, n), append(logarithmic.Y, l)
+		logarithmic.Lo, logarithmic.Hi = append(logarithmic.Lo, l-3), append(logarithmic.Hi, l+3)
+	}
+	return []plots.Series{linear, logarithmic}
 }
 
 // latencyFit is a heavy-tailed latency sample (most calls near 1 s, a

@@ -166,7 +166,7 @@ func TestEveryChartFitsEverySize(t *testing.T) {
 	for _, sz := range sizes {
 		charts, err := buildAll(sz.size)
 		require.NoError(t, err, sz.name)
-		assert.Len(t, charts, 6)
+		assert.Len(t, charts, 7)
 	}
 }
 

@@ -16,9 +16,10 @@ import (
 type Spec struct {
 	// Name is the chart's file name without extension.
 	Name string `json:"name"`
-	// Kind is "lines", "bars", "timeline" or "heatmap": which of Lines,
-	// Bars, Timeline and Heatmap draws it, from the table LinesTable,
-	// BarsTable, TimelineTable or GridTable writes.
+	// Kind is "lines", "scaling", "bars", "timeline" or "heatmap": which
+	// of Lines, Scaling, Bars, Timeline and Heatmap draws it, from the
+	// table LinesTable (lines and scaling), BarsTable, TimelineTable or
+	// GridTable writes.
 	Kind     string `json:"kind"`
 	Title    string `json:"title,omitempty"`
 	XLabel   string `json:"xlabel,omitempty"`
@@ -67,6 +68,12 @@ func drawKind(s *Spec, c Chart, t Table) (*plot.Plot, error) {
 			return nil, err
 		}
 		return Lines(c, series)
+	case "scaling":
+		series, err := ParseLinesTable(t)
+		if err != nil {
+			return nil, err
+		}
+		return Scaling(c, series)
 	case "bars":
 		bars, err := ParseBarsTable(t)
 		if err != nil {
@@ -87,7 +94,7 @@ func drawKind(s *Spec, c Chart, t Table) (*plot.Plot, error) {
 		g.Annotate = s.Annotate
 		return Heatmap(c, g)
 	}
-	return nil, fmt.Errorf("kind %q: want lines, bars, timeline or heatmap", s.Kind)
+	return nil, fmt.Errorf("kind %q: want lines, scaling, bars, timeline or heatmap", s.Kind)
 }
 
 // MarshalSpecs renders specs as the JSON index of a charts directory.

@@ -497,6 +497,12 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m.metric, "_mean"), XLabel: m.label + " threshold",
 			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
 	}
+	specs, series := scalingCharts(sc.Variants, jobs, stat, interval)
+	for i := range specs {
+		if err := cw.draw(specs[i], plots.LinesTable(series[i])); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", specs[i].Name, err))
+		}
+	}
 	warnings = append(warnings, finalBars(cw, sv, stat, interval)...)
 	for _, w := range warnings {
 		s.warnf("%s", w)
