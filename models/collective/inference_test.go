@@ -75,6 +75,9 @@ func TestServingEqualsPerAgentServers(t *testing.T) {
 				require.Zero(t, b.ServingWait)
 				require.Positive(t, b.ServerUtilisation)
 				require.Equal(t, sharedOnly(a.Metrics), sharedOnly(b.Metrics), "%s %s seed %d", f.Shape, name, seed)
+				// A call's arrival costs no event, its end at most one (calls
+				// that end together share one).
+				require.LessOrEqual(t, b.Events, a.Events, "%s %s seed %d", f.Shape, name, seed)
 			}
 		}
 	}
