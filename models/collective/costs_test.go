@@ -240,6 +240,8 @@ func TestFlowIDs(t *testing.T) {
 	}
 	require.Len(t, starts, len(res.Trace.Flows))
 	for i, f := range res.Trace.Flows {
+		require.Contains(t, starts, i+1, "flow %d has a start", i)
+		require.Contains(t, ends, i+1, "flow %d has an end", i)
 		assert.Equal(t, f.From, starts[i+1], "flow %d starts at its sender", i)
 		assert.Equal(t, f.To, ends[i+1], "flow %d ends at its receiver", i)
 	}
