@@ -225,7 +225,14 @@ func TestDuplicatesMasked(t *testing.T) {
 			res, err = collective.Run(g, cfg, uniform, sim.NewStreams(seed), opts)
 			require.NoError(t, err)
 			dups := 0
+			delegated := map[int]bool{} // agents that delegated a ready subtask
 			for _, d := range res.Decisions {
+				if d.Obs.Ready == 0 && d.Mask.Has(collective.Delegate) {
+					assert.True(t, delegated[d.Agent], "%s seed %d: agent %d has no delegation to duplicate", f.Shape, seed, d.Agent)
+				}
+				if d.Action == collective.Delegate && d.Obs.Ready > 0 {
+					delegated[d.Agent] = true
+				}
 				if d.Obs.Ready == 0 && d.Action == collective.Delegate {
 					dups++
 				}
