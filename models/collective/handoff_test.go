@@ -318,3 +318,32 @@ func TestHandoffFindingsWhileWorking(t *testing.T) {
 		assert.Equal(t, tt.misses == 0, res.Acceptable, "%+v", tt)
 	}
 }
+
+// TestDuplicateNeedsAHelper: a duplicate goes to an idle helper or a new
+// one. The main agent hands the first part of a chain to a helper and
+// looks again with nothing ready: with two agents nobody is left to take a
+// duplicate, with three a third may be spawned.
+func TestDuplicateNeedsAHelper(t *testing.T) {
+	g := draw(t, task.Family{Shape: "chain", Length: 2, Work: sim.Const(60)}, 1)
+	for _, tc := range []struct {
+		agents int
+		dup    bool
+	}{{2, false}, {3, true}} {
+		cfg := free(tc.agents)
+		cfg.Handoff.Duplicates = true
+		once := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+			if o.Main && o.Ready > 0 && m.Has(collective.Delegate) {
+				return collective.Delegate
+			}
+			return boss.Decide(o, m, u)
+		})
+		res, err := collective.Run(g, cfg, once, sim.NewStreams(1), collective.Options{Record: true})
+		require.NoError(t, err)
+		require.Greater(t, len(res.Decisions), 2)
+		require.Equal(t, collective.Delegate, res.Decisions[0].Action)
+		d := res.Decisions[1]
+		require.True(t, d.Obs.Main)
+		require.Zero(t, d.Obs.Ready)
+		assert.Equal(t, tc.dup, d.Mask.Has(collective.Delegate), "%d agents", tc.agents)
+	}
+}
