@@ -40,7 +40,6 @@ type agent struct {
 	dup         bool      // cur is a duplicate of a part another agent is making
 	shadow      nodeState // a duplicate's own state of its part, which the original's never sees
 	delegated   task.ID   // the last part this agent delegated; -1 if none
-	sharedN     int       // findings this agent has shared
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
 	workLeft    sim.Time // work of the attempt not yet in a call
@@ -622,8 +621,7 @@ func (a *agent) afterCall() {
 	ns := &at.nodes[v]
 	ns.tries++
 	ok := ep.outcome.Float64(uint64(at.id), uint64(v), uint64(ns.tries)) < successProb(nd.Difficulty, ep.cfg.Strength)
-	if ns.misread {
-		ns.misread = false
+	if ns.tries == 1 && ns.assigned && a.misread(v) {
 		ok = false
 		ep.res.HandoffMisses++
 	}
@@ -657,6 +655,22 @@ func (a *agent) stale() bool {
 		return true
 	}
 	return false
+}
+
+// misread reports whether the agent misunderstood part v, delegated to it,
+// in its first attempt (Handoff.Miss): the fewer parts it had read findings
+// about when it finished, the likelier. In a silent replay findings carry
+// nothing.
+func (a *agent) misread(v task.ID) bool {
+	ep := a.ep
+	if ep.cfg.Handoff.Miss == 0 {
+		return false
+	}
+	read := 0
+	if !ep.opts.Silent {
+		read = len(a.reads)
+	}
+	return ep.handoff.Float64(uint64(a.at.id), uint64(v), 0) < ep.cfg.Handoff.missChance(read)
 }
 
 // part is the state of part v as the agent starting or working it sees
@@ -822,9 +836,6 @@ func (a *agent) delegate() {
 		v = at.pop()
 		at.nodes[v].assigned = true
 		a.delegated = v
-		if p := ep.cfg.Handoff.missChance(a.sharedN); p > 0 {
-			at.nodes[v].misread = ep.handoff.Float64(uint64(at.id), uint64(v), 0) < p
-		}
 	}
 	ep.res.SubagentTasks++
 	h := at.takeIdle()
@@ -888,7 +899,6 @@ func (a *agent) share() {
 	ep, at, g := a.ep, a.at, a.ep.g
 	v := a.held
 	a.shared = true
-	a.sharedN++
 	now := ep.env.Now()
 	tokens := ep.cfg.Comm.MessageTokens
 	write := scale(ep.cfg.Comm.Write, float64(tokens))

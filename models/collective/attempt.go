@@ -30,7 +30,6 @@ type nodeState struct {
 	sharedAt sim.Time // when a finding about it became available; 0 if never
 	flagged  bool     // its maker's last check flagged it, with no retry left
 	assigned bool     // delegated to a subagent
-	misread  bool     // its helper misunderstood the hand-off: the next attempt fails
 }
 
 // attempt is one copy of the task's progress: the main team's, or an

@@ -53,15 +53,16 @@ type Config struct {
 // subagent that misunderstands a subtask it was handed without context,
 // and subagents spawned for work that is already being done.
 type Handoff struct {
-	// Miss is the chance that a helper misunderstands a subtask handed to
-	// it by a delegator that has shared no findings yet, so that its first
-	// attempt at the part is unacceptable (a check can catch it, and the
-	// retry is understood). Each finding the delegator shared before the
-	// delegation lowers the chance: it is Miss·(1 − min(1, s/Findings))
-	// after s findings. 0 (the default) turns misses off.
+	// Miss is the chance that a helper misunderstands a subtask it was
+	// delegated without context, so that its first attempt at the part is
+	// unacceptable (a check can catch it, and the retry is understood).
+	// Findings give the context: for a helper that had read findings about
+	// r parts (shared by the delegator or anyone, before or while it
+	// worked) when it finished the attempt, the chance is
+	// Miss·(1 − min(1, r/Findings)). 0 (the default) turns misses off.
 	Miss float64 `yaml:"miss" json:"miss"`
-	// Findings is the number of findings a delegator must have shared for
-	// its hand-offs to be complete; at least 1 when Miss is set.
+	// Findings is the number of parts a helper must have read findings
+	// about to understand its subtask; at least 1 when Miss is set.
 	Findings int `yaml:"findings" json:"findings"`
 	// Duplicates lets an agent with no ready subtask delegate once more the
 	// last subtask it delegated, while that is still in progress: a
@@ -72,13 +73,10 @@ type Handoff struct {
 	Duplicates bool `yaml:"duplicates" json:"duplicates"`
 }
 
-// missChance is the chance that a hand-off by a delegator that has shared
-// the given number of findings is misunderstood.
-func (h *Handoff) missChance(shared int) float64 {
-	if h.Miss == 0 {
-		return 0
-	}
-	return h.Miss * (1 - math.Min(1, float64(shared)/float64(h.Findings)))
+// missChance is the chance that a helper that has read findings about the
+// given number of parts misunderstands its subtask.
+func (h *Handoff) missChance(read int) float64 {
+	return h.Miss * (1 - math.Min(1, float64(read)/float64(h.Findings)))
 }
 
 // Calls prices model calls. Work on a subtask is carried out in calls of at

@@ -70,10 +70,10 @@ func briefer(own int) collective.Policy {
 }
 
 // TestHandoffMissChance counts misunderstood hand-offs over many episodes
-// against the chance Miss·(1 − min(1, s/Findings)) of a delegator that has
-// shared s findings: the orchestrator shares s of its own parts before it
-// delegates the other eight. Each count is binomial; the bound is five
-// standard deviations.
+// against the chance Miss·(1 − min(1, r/Findings)) of a helper that has
+// read findings about r parts: the orchestrator shares r of its own parts
+// before it delegates the other eight, and each helper receives them as it
+// starts. Each count is binomial; the bound is five standard deviations.
 func TestHandoffMissChance(t *testing.T) {
 	const episodes, delegated = 200, 8
 	for _, tt := range []struct {
@@ -268,4 +268,46 @@ func TestHandoffConfigErrors(t *testing.T) {
 	cfg := collective.Defaults()
 	cfg.Handoff = collective.Handoff{Miss: 1, Findings: 3, Duplicates: true}
 	assert.NoError(t, cfg.Validate())
+}
+
+// TestHandoffFindingsWhileWorking: context may also reach a helper while it
+// works. The orchestrator plans (0–60 s), delegates part a to a helper that
+// takes `spawn` to start, works part b itself (60–120 s) and shares it at
+// 120 s. A helper that starts at 100 s reads the finding when its last call
+// begins (130 s) and understands a; one that starts at 80 s began its last
+// call at 110 s and misunderstands it, and so does the first in a silent
+// replay, where findings carry nothing.
+func TestHandoffFindingsWhileWorking(t *testing.T) {
+	pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case m.Has(collective.Share):
+			return collective.Share
+		case o.Main && o.Complete && m.Has(collective.Submit):
+			return collective.Submit
+		case o.Main && o.Ready > 1 && o.Progress > 0:
+			return collective.Delegate
+		case m.Has(collective.Work):
+			return collective.Work
+		}
+		return collective.Wait
+	})
+	g := fanOut(t, 2)
+	for _, tt := range []struct {
+		spawn  sim.Time
+		silent bool
+		misses int
+	}{
+		{40 * sim.Second, false, 0},
+		{20 * sim.Second, false, 1},
+		{40 * sim.Second, true, 1},
+	} {
+		cfg := free(2)
+		cfg.Spawn = tt.spawn
+		cfg.Handoff = collective.Handoff{Miss: 1, Findings: 1}
+		res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{Silent: tt.silent})
+		require.NoError(t, err)
+		assert.Equal(t, 1, res.SubagentTasks, "%+v", tt)
+		assert.Equal(t, tt.misses, res.HandoffMisses, "%+v", tt)
+		assert.Equal(t, tt.misses == 0, res.Acceptable, "%+v", tt)
+	}
 }

@@ -69,13 +69,41 @@ func (l *Linear) Params() []float64 { return l.w }
 func (l *Linear) Clone() Softmax { return &Linear{w: append([]float64(nil), l.w...)} }
 
 // logits computes the logits of the valid actions; the others are left 0.
+// Each is dot's sum, in feature order, but four valid actions' sums run
+// side by side: a single sum waits on each of its additions, and several
+// fill the time instead of queueing behind one another.
 func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]float64) {
+	var rows [c.NumActions + 3]*[NumFeatures]float64 // padded to a multiple of 4
+	var acts [c.NumActions]c.Action
+	n := 0
 	for a := range c.Action(c.NumActions) {
 		if m.Has(a) {
-			z[a] = dot(l.w[int(a)*NumFeatures:(int(a)+1)*NumFeatures], x[:])
+			rows[n], acts[n] = (*[NumFeatures]float64)(l.w[int(a)*NumFeatures:]), a
+			n++
+		}
+	}
+	for i := n; i < len(rows); i++ {
+		rows[i] = &zeroRow
+	}
+	for i := 0; i < n; i += 4 {
+		r0, r1, r2, r3 := rows[i], rows[i+1], rows[i+2], rows[i+3]
+		var s0, s1, s2, s3 float64
+		for k, xk := range x {
+			s0 += r0[k] * xk
+			s1 += r1[k] * xk
+			s2 += r2[k] * xk
+			s3 += r3[k] * xk
+		}
+		for j, s := range [4]float64{s0, s1, s2, s3} {
+			if i+j < n {
+				z[acts[i+j]] = s
+			}
 		}
 	}
 }
+
+// zeroRow pads the rows of logits.
+var zeroRow [NumFeatures]float64
 
 // Probs implements Softmax. Cost O(NumActions·NumFeatures).
 func (l *Linear) Probs(x *[NumFeatures]float64, m c.Mask, out *[c.NumActions]float64) {
