@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // TokenBucket is a rate limiter: a bucket that holds at most a capacity of
@@ -20,6 +21,7 @@ type TokenBucket struct {
 	scale    int64 // fractions per token
 	gain     int64 // fractions gained per nanosecond
 	capacity int64 // in fractions
+	tokens   int64 // capacity in whole tokens, the most one request may take
 	level    int64 // in fractions, as of at
 	at       Time
 }
@@ -47,7 +49,7 @@ func (b *TokenBucket) Reset(rate int64, per Time, capacity int64) error {
 	if capacity > math.MaxInt64/scale {
 		return fmt.Errorf("sim: token bucket: capacity %d at %d per %v is too fine to count exactly", capacity, rate, per)
 	}
-	*b = TokenBucket{scale: scale, gain: gain, capacity: capacity * scale, level: capacity * scale}
+	*b = TokenBucket{scale: scale, gain: gain, capacity: capacity * scale, tokens: capacity, level: capacity * scale}
 	return nil
 }
 
@@ -68,22 +70,22 @@ func (b *TokenBucket) refill(now Time) {
 	if now <= b.at {
 		return
 	}
-	dt := int64(now - b.at)
+	// dt·gain in 128 bits: it fills the room or fits in an int64.
+	hi, lo := bits.Mul64(uint64(now-b.at), uint64(b.gain))
 	b.at = now
-	room := b.capacity - b.level
-	if dt >= (room+b.gain-1)/b.gain {
+	if room := b.capacity - b.level; hi != 0 || lo >= uint64(room) {
 		b.level = b.capacity
 		return
 	}
-	b.level += dt * b.gain
+	b.level += int64(lo)
 }
 
 // Ready returns the earliest time, now or later, at which the bucket will
 // hold n tokens if nobody else takes any. It returns ErrTooLarge when n
 // exceeds the capacity. Ready costs O(1).
 func (b *TokenBucket) Ready(now Time, n int64) (Time, error) {
-	if n > b.capacity/b.scale {
-		return MaxTime, fmt.Errorf("%w: %d needed, %d held at most", ErrTooLarge, n, b.capacity/b.scale)
+	if n > b.tokens {
+		return MaxTime, fmt.Errorf("%w: %d needed, %d held at most", ErrTooLarge, n, b.tokens)
 	}
 	b.refill(now)
 	need := n*b.scale - b.level
@@ -97,7 +99,7 @@ func (b *TokenBucket) Ready(now Time, n int64) (Time, error) {
 // whether it did. Take costs O(1).
 func (b *TokenBucket) Take(now Time, n int64) bool {
 	b.refill(now)
-	if n < 0 || n > b.capacity/b.scale || n*b.scale > b.level {
+	if n < 0 || n > b.tokens || n*b.scale > b.level {
 		return false
 	}
 	b.level -= n * b.scale

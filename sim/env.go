@@ -124,12 +124,20 @@ func (e *Env) Pending() int { return e.q.len() + e.timers.len() }
 
 // Peek returns the time of the next scheduled event, or MaxTime if none.
 func (e *Env) Peek() Time {
-	at := Time(MaxTime)
-	if e.q.len() > 0 {
-		at = e.q.items[0].at
-	}
 	if e.timers.len() > 0 {
-		at = min(at, e.timers.t[0].at)
+		return e.peekWithTimers()
+	}
+	if e.q.len() == 0 {
+		return MaxTime
+	}
+	return e.q.head().at
+}
+
+// peekWithTimers is Peek when timers are pending.
+func (e *Env) peekWithTimers() Time {
+	at := e.timers.t[0].at
+	if e.q.len() > 0 {
+		at = min(at, e.q.head().at)
 	}
 	return at
 }
@@ -141,7 +149,7 @@ func (e *Env) nextTimer() *Timer {
 		return nil
 	}
 	t := e.timers.t[0]
-	if e.q.len() > 0 && !t.beforeItem(&e.q.items[0]) {
+	if e.q.len() > 0 && !t.beforeItem(e.q.head()) {
 		return nil
 	}
 	return t
@@ -186,15 +194,20 @@ func (e *Env) Call(delay Time, fn func()) error {
 
 // CallPriority is Call with an explicit priority.
 func (e *Env) CallPriority(delay Time, prio Priority, fn func()) error {
+	if e.closed || delay < 0 || delay > MaxTime-e.now {
+		return e.callError(delay) // checked here too, as due would: a Call is the most common event
+	}
+	e.schedule(e.now+delay, prio, callback(fn))
+	return nil
+}
+
+// callError is the error of a Call that cannot be scheduled.
+func (e *Env) callError(delay Time) error {
 	if e.closed {
 		return ErrClosed
 	}
-	at, err := e.due(delay)
-	if err != nil {
-		return err
-	}
-	e.schedule(at, prio, callback(fn))
-	return nil
+	_, err := e.due(delay)
+	return err
 }
 
 // Step processes the next event. It returns ErrNoEvents when nothing is
@@ -205,13 +218,18 @@ func (e *Env) Step() error { return e.fireNext() }
 
 // fireNext processes the next event: the body of Step and of the run loops.
 func (e *Env) fireNext() error {
-	if e.err != nil || e.Pending() == 0 {
+	if e.err != nil {
+		return e.err
+	}
+	if e.timers.len() > 0 {
+		if t := e.nextTimer(); t != nil {
+			return e.fireTimer(t)
+		}
+	}
+	if e.q.len() == 0 {
 		return e.cannotStep()
 	}
-	if t := e.nextTimer(); t != nil {
-		return e.fireTimer(t)
-	}
-	next := &e.q.items[0]
+	next := e.q.head()
 	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents || e.limits.MaxTime != 0 && next.at > e.limits.MaxTime {
 		return e.limitReached(next.at)
 	}
@@ -325,7 +343,7 @@ func (e *Env) Close() {
 	}
 	clear(e.q.items) // drop the handlers for the garbage collector
 	e.closedItems = e.q.items[:0]
-	e.q.items = nil
+	e.q = queue{}
 	e.timers.drop()
 	e.closedTimers = e.timers.t
 	e.timers.t = nil

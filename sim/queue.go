@@ -24,14 +24,40 @@ func (a *item) before(b *item) bool {
 // binary heap, and its four children usually share a cache line pair, which
 // is what a hold workload (pop the minimum, push a later item) spends its
 // time on.
+//
+// pop leaves the root empty (hole) rather than filling it at once: most
+// events schedule another, and a push into the hole sifts the new item
+// down from the root, one pass instead of filling the hole with the last
+// item and then sifting the new one up. Any correct heap pops in the same
+// order, since the order of items is total.
 type queue struct {
 	items []item
+	hole  bool // items[0] is empty; the rest is a heap under it
 }
 
-func (q *queue) len() int { return len(q.items) }
+func (q *queue) len() int {
+	if q.hole {
+		return len(q.items) - 1
+	}
+	return len(q.items)
+}
+
+// head returns the earliest item, which stays queued. The queue must not
+// be empty.
+func (q *queue) head() *item {
+	if q.hole {
+		q.fill()
+	}
+	return &q.items[0]
+}
 
 // push adds it in O(log n).
 func (q *queue) push(it item) {
+	if q.hole {
+		q.hole = false
+		q.down(it)
+		return
+	}
 	q.items = append(q.items, it)
 	items := q.items
 	i := len(items) - 1
@@ -49,16 +75,36 @@ func (q *queue) push(it item) {
 // pop removes and returns the earliest item in O(log n). The queue must not
 // be empty.
 func (q *queue) pop() item {
+	if q.hole {
+		q.fill()
+	}
+	top := q.items[0]
+	if len(q.items) == 1 {
+		q.items[0] = item{} // drop the handler reference for the garbage collector
+		q.items = q.items[:0]
+		return top
+	}
+	q.hole = true
+	return top
+}
+
+// fill moves the last item into the hole at the root and restores the heap.
+func (q *queue) fill() {
+	q.hole = false
 	items := q.items
-	top := items[0]
 	n := len(items) - 1
 	last := items[n]
 	items[n] = item{} // drop the handler reference for the garbage collector
-	items = items[:n]
-	q.items = items
-	if n == 0 {
-		return top
+	q.items = items[:n]
+	if n > 0 {
+		q.down(last)
 	}
+}
+
+// down puts it at the root, which is empty, and sifts it down to its place.
+func (q *queue) down(it item) {
+	items := q.items
+	n := len(items)
 	i := 0
 	for {
 		first := 4*i + 1
@@ -87,12 +133,11 @@ func (q *queue) pop() item {
 				}
 			}
 		}
-		if !items[best].before(&last) {
+		if !items[best].before(&it) {
 			break
 		}
 		items[i] = items[best]
 		i = best
 	}
-	items[i] = last
-	return top
+	items[i] = it
 }

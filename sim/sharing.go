@@ -178,29 +178,27 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	return j.id, true
 }
 
-// Lookahead returns a what-if copy of the server's progress, to find when
+// Lookahead is a what-if copy of a Sharing server's progress, to find when
 // its first job would finish if given jobs joined at given times: a
 // server's owner that knows of arrivals before they happen plans its
-// wake-up with it, with no event per arrival. It costs O(1) and allocates
-// nothing.
-func (s *Sharing) Lookahead() Lookahead {
-	l := Lookahead{c: s.c, n: len(s.jobs), due: s.due}
-	if l.n > 0 {
-		l.first = s.jobs[0].tag
-	}
-	return l
-}
-
-// Lookahead is a what-if copy of a Sharing server's progress. Add and Next
-// do what the server's Add and Next would, with the server's arithmetic, so
-// that after the same Adds at the same times its Next is bit for bit the
-// server's; the server itself is not changed. It keeps only the first job
-// to finish, not the jobs.
+// wake-up with it, with no event per arrival. Add and Next do what the
+// server's Add and Next would, with the server's arithmetic, so that after
+// the same Adds at the same times its Next is bit for bit the server's;
+// the server itself is not changed. It keeps only the first job to finish,
+// not the jobs, so that it costs O(1) to make and allocates nothing.
 type Lookahead struct {
 	c     clock
 	n     int
 	first float64 // the smallest tag
 	due   Time    // when the job of that tag finishes
+}
+
+// Reset makes l a copy of s's progress as it is now.
+func (l *Lookahead) Reset(s *Sharing) {
+	l.c, l.n, l.due, l.first = s.c, len(s.jobs), s.due, 0
+	if l.n > 0 {
+		l.first = s.jobs[0].tag
+	}
 }
 
 // Len returns the number of jobs the server would have in service.

@@ -195,6 +195,86 @@ func TestSharingAgainstReference(t *testing.T) {
 	}
 }
 
+// TestLookaheadEqualsSharing: a lookahead made at any point of a random
+// run and given the next arrivals predicts, bit for bit, the server's next
+// departure after the same arrivals, and leaves the server unchanged; 50
+// seeds, with and without a per-job cost, with setups, and with the
+// lookahead made again over reused memory.
+func TestLookaheadEqualsSharing(t *testing.T) {
+	var l sim.Lookahead
+	for seed := range uint64(50) {
+		r := rand.New(rand.NewPCG(seed, 12))
+		unit := sim.Time(1 + r.Int64N(int64(10*sim.Millisecond)))
+		perJob := sim.Time(0)
+		if seed%2 == 0 {
+			perJob = sim.Time(r.Int64N(int64(unit)))
+		}
+		s, err := sim.NewSharing(unit, perJob)
+		require.NoError(t, err)
+		var at sim.Time
+		checks := 0
+		for id := 0; id < 60; {
+			due, busy := s.Next()
+			// The next few arrivals, all before the server's next departure.
+			k := r.IntN(4)
+			arrive := make([]sim.Time, 0, k)
+			t0 := at
+			for range k {
+				t0 += sim.Time(r.Int64N(int64(50 * unit)))
+				if busy && t0 >= due {
+					break
+				}
+				arrive = append(arrive, t0)
+			}
+			if len(arrive) == 0 {
+				if !busy {
+					at += sim.Time(r.Int64N(int64(50 * unit)))
+					s.Add(at, id, float64(1+r.Int64N(300)), 0)
+					id++
+					continue
+				}
+				_, ok := s.Pop(due)
+				require.True(t, ok)
+				at = due
+				continue
+			}
+			works := make([]float64, len(arrive))
+			setups := make([]sim.Time, len(arrive))
+			for i := range arrive {
+				works[i] = float64(1 + r.Int64N(300))
+				if r.IntN(3) == 0 {
+					setups[i] = sim.Time(r.Int64N(int64(20 * unit)))
+				}
+			}
+			l.Reset(s)
+			require.Equal(t, s.Len(), l.Len())
+			gotDue, gotBusy := l.Next()
+			require.Equal(t, busy, gotBusy)
+			if busy {
+				require.Equal(t, due, gotDue, "seed %d: a fresh lookahead is the server", seed)
+			}
+			for i, a := range arrive {
+				l.Add(a, works[i], setups[i])
+			}
+			predicted, _ := l.Next()
+			require.Equal(t, len(arrive)+s.Len(), l.Len())
+			if busy {
+				stillDue, _ := s.Next()
+				require.Equal(t, due, stillDue, "seed %d: the server is unchanged", seed)
+			}
+			for i, a := range arrive {
+				s.Add(a, id, works[i], setups[i])
+				id++
+			}
+			actual, _ := s.Next()
+			require.Equal(t, actual, predicted, "seed %d after %d arrivals", seed, len(arrive))
+			at = arrive[len(arrive)-1]
+			checks++
+		}
+		require.Greater(t, checks, 5, "seed %d: the script must compare something", seed)
+	}
+}
+
 func TestSharingErrors(t *testing.T) {
 	_, err := sim.NewSharing(0, 1)
 	assert.Error(t, err)

@@ -36,11 +36,10 @@ type request struct {
 	arrive         sim.Time // when it reaches the server
 	node           task.ID  // the part it works on or checks
 	check          bool     // a check of a held part, not a call of the part in progress
-	// At a hosted API: the call's time there once admitted, drawn when it
-	// is sent (the draw is named by the call, not by the time), and when
-	// it ends, with its place among calls admitted at the same time.
-	service, end sim.Time
-	seq          uint64
+	// On a replica, the prefill of its prompt, which pauses the batch that
+	// admits it; at a hosted API, its time there once admitted, drawn when
+	// it is sent (the draw is named by the call, not by the time).
+	setup, service sim.Time
 }
 
 // fifo is a first-in first-out queue of agents; it allocates only when it
@@ -82,34 +81,48 @@ func (q *fifo) pop() *agent {
 // arrivals holds the calls on their way to a server, in order of arrival,
 // calls that arrive together in the order they were sent. A call usually
 // arrives after those sent before it, so insertion is usually an append.
+// The times are kept beside the agents, so that ordering and planning do
+// not read every agent.
 type arrivals struct {
-	calls []*agent
+	calls []arrival
 	head  int
+}
+
+type arrival struct {
+	at sim.Time
+	a  *agent
 }
 
 func (q *arrivals) len() int { return len(q.calls) - q.head }
 
-// at returns the i-th call to arrive.
-func (q *arrivals) at(i int) *agent { return q.calls[q.head+i] }
+// at returns the i-th call to arrive, and when.
+func (q *arrivals) at(i int) (*agent, sim.Time) {
+	c := &q.calls[q.head+i]
+	return c.a, c.at
+}
 
-func (q *arrivals) insert(a *agent) {
+// insert adds the agent's call, which arrives at a.req.arrive, and reports
+// whether it arrives last.
+func (q *arrivals) insert(a *agent) bool {
 	if q.head > 0 && len(q.calls) == cap(q.calls) {
 		n := copy(q.calls, q.calls[q.head:])
 		clear(q.calls[n:])
 		q.calls, q.head = q.calls[:n], 0
 	}
+	t := a.req.arrive
 	i := len(q.calls)
-	for i > q.head && q.calls[i-1].req.arrive > a.req.arrive {
+	for i > q.head && q.calls[i-1].at > t {
 		i--
 	}
-	q.calls = append(q.calls, nil)
+	q.calls = append(q.calls, arrival{})
 	copy(q.calls[i+1:], q.calls[i:])
-	q.calls[i] = a
+	q.calls[i] = arrival{at: t, a: a}
+	return i == len(q.calls)-1
 }
 
 func (q *arrivals) pop() *agent {
-	a := q.calls[q.head]
-	q.calls[q.head] = nil
+	a := q.calls[q.head].a
+	q.calls[q.head] = arrival{}
 	q.head++
 	if q.head == len(q.calls) {
 		q.calls, q.head = q.calls[:0], 0
@@ -119,10 +132,10 @@ func (q *arrivals) pop() *agent {
 
 // due reports whether the next call arrives before t, or at t with atT.
 func (q *arrivals) due(t sim.Time, atT bool) bool {
-	if q.len() == 0 {
+	if q.head == len(q.calls) {
 		return false
 	}
-	at := q.at(0).req.arrive
+	at := q.calls[q.head].at
 	return at < t || atT && at == t
 }
 
@@ -255,8 +268,8 @@ func pick(n int, load func(i int) int) int {
 
 func (d *deployment) submit(a *agent, delay sim.Time) {
 	a.req.arrive = d.ep.env.Now() + delay
-	last := d.arriving.len() == 0 || d.arriving.at(d.arriving.len()-1).req.arrive <= a.req.arrive
-	d.arriving.insert(a)
+	a.req.setup = scale(d.cfg.PrefillToken, float64(a.req.prompt)) // the prefill pauses the batch that admits the call
+	last := d.arriving.insert(a)
 	switch {
 	case d.waking:
 		// wake plans when it is done.
@@ -270,16 +283,12 @@ func (d *deployment) submit(a *agent, delay sim.Time) {
 	}
 }
 
-// prefill is the time the call's prompt pauses the batch that admits it.
-func (d *deployment) prefill(a *agent) sim.Time {
-	return scale(d.cfg.PrefillToken, float64(a.req.prompt))
-}
-
 // plan sets the timer for the first departure, with the calls that arrive
 // before it taken in on lookahead copies of the replicas, as arrive will.
 func (d *deployment) plan() {
 	for i := range d.replicas {
-		d.ahead[i], d.queued[i] = d.replicas[i].ps.Lookahead(), d.replicas[i].queue.n
+		d.ahead[i].Reset(d.replicas[i].ps)
+		d.queued[i] = d.replicas[i].queue.n
 	}
 	d.due, d.busy = d.firstDeparture()
 	d.planned = 0
@@ -290,8 +299,8 @@ func (d *deployment) plan() {
 // into it, until the first departure, and sets the timer.
 func (d *deployment) extend() {
 	for ; d.planned < d.arriving.len(); d.planned++ {
-		a := d.arriving.at(d.planned)
-		if d.busy && d.due <= a.req.arrive {
+		a, arrive := d.arriving.at(d.planned)
+		if d.busy && d.due <= arrive {
 			d.planned = -1
 			break
 		}
@@ -300,7 +309,7 @@ func (d *deployment) extend() {
 			d.queued[i]++
 			continue
 		}
-		d.ahead[i].Add(a.req.arrive, float64(a.req.output), d.prefill(a))
+		d.ahead[i].Add(arrive, float64(a.req.output), a.req.setup)
 		d.due, d.busy = d.firstDeparture()
 	}
 	d.ep.setTimer(&d.timer, d.due, !d.busy)
@@ -341,7 +350,7 @@ func (d *deployment) arrive(t sim.Time, atT bool) bool {
 // first, which pauses the whole batch, then it gets one token per step.
 func (r *replica) admit(d *deployment, a *agent, at sim.Time) {
 	a.waited(at)
-	r.ps.Add(at, a.id, float64(a.req.output), d.prefill(a))
+	r.ps.Add(at, a.id, float64(a.req.output), a.req.setup)
 }
 
 // wake is the timer's: it takes in the calls that arrived before now,
@@ -421,8 +430,13 @@ type hostedAPI struct {
 	timer              sim.Timer
 	wakeFn             func()
 	waking             bool
-	ttft               sim.Key
-	ttftDraw           sim.Sampler
+	// The plan, kept so that a call sent later than those it took in
+	// continues it; valid while nothing was taken in since.
+	plan      apiView
+	planFirst sim.Time
+	planValid bool
+	ttft      sim.Key
+	ttftDraw  sim.Sampler
 }
 
 // newHostedAPI returns the API of cfg for ep, on the memory of old (an API
@@ -468,9 +482,16 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 		return
 	}
 	a.req.service = d
-	h.arriving.insert(a)
-	if !h.waking && (!h.timer.Pending() || a.req.arrive < h.timer.When()) {
-		h.plan() // a call that arrives after the next end changes nothing before it
+	last := h.arriving.insert(a)
+	switch {
+	case h.waking:
+		// wake plans when it is done.
+	case h.timer.Pending() && h.timer.When() <= a.req.arrive:
+		// A call that arrives after the next end changes nothing before it.
+	case last && h.planValid && h.plan.pi == h.arriving.len()-1:
+		h.extend() // the plan took in every call before this one
+	default:
+		h.replan()
 	}
 }
 
@@ -485,20 +506,15 @@ type apiView struct {
 	inFlight   int
 	at         sim.Time
 	qi, pa, pi int
+	// A plan reads the real buckets until it first asks them (asking
+	// brings them up to a time that may lie ahead) and copies them then.
+	plan bool
 }
 
-// planView returns a copy of the API's state to plan on, with copies of
-// its buckets.
+// planView returns a copy of the API's state to plan on.
 func (h *hostedAPI) planView() apiView {
 	v := h.state
-	if v.rpm != nil {
-		h.rpmPlan = *v.rpm
-		v.rpm = &h.rpmPlan
-	}
-	if v.tpm != nil {
-		h.tpmPlan = *v.tpm
-		v.tpm = &h.tpmPlan
-	}
+	v.plan = true
 	return v
 }
 
@@ -511,7 +527,8 @@ func (h *hostedAPI) head(v *apiView) *agent {
 	case v.qi < h.queue.n:
 		return h.queue.at(v.qi)
 	case v.pa < v.pi:
-		return h.arriving.at(v.pa)
+		a, _ := h.arriving.at(v.pa)
+		return a
 	}
 	return nil
 }
@@ -519,6 +536,17 @@ func (h *hostedAPI) head(v *apiView) *agent {
 // ready returns when the rate limits let the queue's first call in, from
 // the view's time on.
 func (h *hostedAPI) ready(v *apiView, a *agent) (sim.Time, error) {
+	if v.plan {
+		v.plan = false
+		if v.rpm != nil {
+			h.rpmPlan = *v.rpm
+			v.rpm = &h.rpmPlan
+		}
+		if v.tpm != nil {
+			h.tpmPlan = *v.tpm
+			v.tpm = &h.tpmPlan
+		}
+	}
 	ready := v.at
 	if v.rpm != nil {
 		t, _ := v.rpm.Ready(v.at, 1) // one request always fits
@@ -545,7 +573,7 @@ func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.T
 	for {
 		arrive := sim.MaxTime
 		if v.pi < h.arriving.len() {
-			arrive = h.arriving.at(v.pi).req.arrive
+			_, arrive = h.arriving.at(v.pi)
 		}
 		a := h.head(v)
 		if !fresh {
@@ -593,14 +621,14 @@ func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.T
 		h.flight.set(t, v.inFlight)
 		a.waited(t)
 		h.admitted++
-		a.req.end, a.req.seq = t+a.req.service, h.admitted
-		h.ends.push(a)
+		h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
 	}
 }
 
 // commit takes in the arrivals and admissions before t (and at t, with
 // atT).
 func (h *hostedAPI) commit(t sim.Time, atT bool) {
+	h.planValid = false
 	v := &h.state
 	if _, err := h.run(v, t, atT, true); err != nil {
 		h.ep.fail(err)
@@ -616,15 +644,22 @@ func (h *hostedAPI) commit(t sim.Time, atT bool) {
 	v.qi, v.pa, v.pi = 0, 0, 0
 }
 
-// plan sets the timer for the first end of a call, in flight or admitted
-// before it.
-func (h *hostedAPI) plan() {
-	v := h.planView()
-	first, err := h.run(&v, h.ends.first(), false, false)
+// replan sets the timer for the first end of a call, in flight or
+// admitted before it.
+func (h *hostedAPI) replan() {
+	h.plan, h.planFirst, h.planValid = h.planView(), h.ends.first(), true
+	h.extend()
+}
+
+// extend goes on with the plan, taking in the calls on their way it has
+// not, and sets the timer.
+func (h *hostedAPI) extend() {
+	first, err := h.run(&h.plan, h.planFirst, false, false)
 	if err != nil {
 		h.ep.fail(err)
 		return
 	}
+	h.planFirst = first
 	h.ep.setTimer(&h.timer, first, first == sim.MaxTime)
 }
 
@@ -635,6 +670,11 @@ func (h *hostedAPI) wake() {
 	now := h.ep.env.Now()
 	h.waking = true
 	h.commit(now, false)
+	if h.ends.first() > now {
+		// The planned end is of a call that arrives now and takes no
+		// time (no time to first token, no output): it is admitted now.
+		h.commit(now, true)
+	}
 	for h.ends.first() <= now {
 		a := h.ends.pop()
 		h.state.inFlight--
@@ -644,7 +684,7 @@ func (h *hostedAPI) wake() {
 		a.served()
 	}
 	h.waking = false
-	h.plan()
+	h.replan()
 }
 
 // serviceTime draws the time to first token of the agent's call and adds
@@ -684,11 +724,16 @@ func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
 
 // ends holds the calls in flight at the API as a binary heap, the first
 // to end on top, of calls that end together the first admitted.
-type ends []*agent
+type ends []endItem
+
+type endItem struct {
+	at  sim.Time
+	seq uint64
+	a   *agent
+}
 
 func (e ends) less(i, j int) bool {
-	a, b := &e[i].req, &e[j].req
-	return a.end < b.end || a.end == b.end && a.seq < b.seq
+	return e[i].at < e[j].at || e[i].at == e[j].at && e[i].seq < e[j].seq
 }
 
 // first returns when the first call ends, or sim.MaxTime for none.
@@ -696,11 +741,11 @@ func (e ends) first() sim.Time {
 	if len(e) == 0 {
 		return sim.MaxTime
 	}
-	return e[0].req.end
+	return e[0].at
 }
 
-func (e *ends) push(a *agent) {
-	*e = append(*e, a)
+func (e *ends) push(it endItem) {
+	*e = append(*e, it)
 	h := *e
 	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
@@ -714,8 +759,8 @@ func (e *ends) push(a *agent) {
 
 func (e *ends) pop() *agent {
 	h := *e
-	a, last := h[0], len(h)-1
-	h[0], h[last] = h[last], nil
+	a, last := h[0].a, len(h)-1
+	h[0], h[last] = h[last], endItem{}
 	h = h[:last]
 	*e = h
 	for i := 0; ; {

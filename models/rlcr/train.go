@@ -673,18 +673,31 @@ type sample struct {
 // valid action, which the collective took without asking, gets its
 // features here and probability 1.
 func collect(results []*collective.Result, mem *memory) []sample {
-	out := mem.samples[:0]
+	// The decisions are counted first, so that the samples are made in
+	// place (a sample is half a kilobyte): growing the slice as they come
+	// cost a fresh training five times their size in copies.
+	n := 0
+	for _, r := range results {
+		n += len(r.Decisions)
+	}
+	out := mem.samples
+	if cap(out) < n {
+		out = make([]sample, n, n+n/4)
+	}
+	out = out[:n]
+	k := 0
 	for i, r := range results {
 		asked := mem.recs[i].buf
 		for j := range r.Decisions {
 			d := &r.Decisions[j]
+			s := &out[k]
+			k++
 			if !d.Mask.Single() {
-				out = append(out, asked[0])
+				*s = asked[0]
 				asked = asked[1:]
 				continue
 			}
-			out = append(out, sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, pOld: 1, at: d.Obs.Elapsed, recorded: true})
-			s := &out[len(out)-1]
+			*s = sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, pOld: 1, at: d.Obs.Elapsed, recorded: true}
 			policy.Features(&d.Obs, &s.x)
 			s.probs[d.Action] = 1
 		}
