@@ -184,8 +184,13 @@
 //	                  the IQM over seeds with its 95% bootstrap band; each
 //	                  variant's action mix; performance profiles of the
 //	                  final reward and success (the fraction of seeds
-//	                  above each threshold); as PNG, SVG and PDF with the
-//	                  CSV of each, and charts.json for 'simulate plot'
+//	                  above each threshold); when the variants train
+//	                  several team sizes (collective.agents), the final
+//	                  reward and the iterations to a target reward
+//	                  against team size, one curve per estimator
+//	                  (scaling_*, docs/experiments.md, exp-credit); as
+//	                  PNG, SVG and PDF with the CSV of each, and
+//	                  charts.json for 'simulate plot'
 //
 // The table printed shows the IQM over seeds with its 95% interval.
 // Virtual times are in seconds and rates are fractions, in the tables and

@@ -260,6 +260,20 @@ func TestValidateEdges(t *testing.T) {
 		{func(c *collective.Config) { c.Reconcile.Rework = 0 }, ""},
 		{func(c *collective.Config) { c.Reconcile.Rework = -0.1 }, "reconcile.rework"},
 		{func(c *collective.Config) { c.Select.Accuracy = 0 }, ""},
+		// Shared inference: the largest allowed values, and one beyond.
+		{func(c *collective.Config) { c.Serving = served(collective.MaxReplicas, collective.MaxBatch) }, ""},
+		{func(c *collective.Config) { c.Serving = served(collective.MaxReplicas+1, 1) }, "serving.replicas"},
+		{func(c *collective.Config) { c.Serving = served(1, collective.MaxBatch+1) }, "serving.max_batch"},
+		{func(c *collective.Config) { c.Serving = served(1, 1); c.Serving.StepPerSeq = 0 }, ""},
+		{func(c *collective.Config) { c.Serving = served(1, 1); c.Serving.Step = sim.Nanosecond }, ""},
+		{func(c *collective.Config) {
+			c.API = collective.API{RPM: collective.MaxRate, TPM: collective.MaxRate, OutputRate: 1e9}
+		}, ""},
+		{func(c *collective.Config) { c.API = collective.API{TPM: collective.MaxRate + 1, OutputRate: 1} }, "api.tpm"},
+		{func(c *collective.Config) { c.API = collective.API{RPM: -1, OutputRate: 1} }, "api.rpm"},
+		{func(c *collective.Config) { c.API = collective.API{OutputRate: 1.0000001e9} }, "api.output_rate"},
+		{func(c *collective.Config) { c.API = collective.API{Concurrency: 0, OutputRate: 1} }, ""},
+		{func(c *collective.Config) { c.Tools.Pool = 0 }, ""},
 	} {
 		c := collective.Defaults()
 		tc.set(&c)
@@ -302,6 +316,16 @@ func TestDefaultsAsDocumented(t *testing.T) {
 	assert.Equal(t, 2*sim.Second, c.Spawn)
 	assert.Equal(t, 30*sim.Second, c.Select.Cost)
 	require.NoError(t, c.Validate())
+	// The shared server's fitted coefficients (DefaultServing's comment).
+	s := collective.DefaultServing()
+	assert.Equal(t, collective.Serving{MaxBatch: 256, Step: 5759 * sim.Microsecond, StepPerSeq: 6 * sim.Microsecond, PrefillToken: 17250 * sim.Nanosecond}, s)
+}
+
+// served is DefaultServing with the given replicas and batch.
+func served(replicas, batch int) collective.Serving {
+	s := collective.DefaultServing()
+	s.Replicas, s.MaxBatch = replicas, batch
+	return s
 }
 
 // TestLoopIterations: a loop node repeats its work until an iteration is
@@ -373,5 +397,34 @@ func TestToolCallsPerAttempt(t *testing.T) {
 		assert.Equal(t, 3*int(calls), res.ToolCalls, "%v tool calls per attempt", calls)
 		assert.Equal(t, 6, res.ModelCalls)
 		assert.Equal(t, 3*sim.Minute+sim.Time(3*calls)*10*sim.Second, res.Finish, "%v tool calls per attempt", calls)
+	}
+}
+
+// TestReworkTime: a conflict at a coupled join in rework mode costs the
+// joining agent Rework times the smaller part's work, at its speed. Parts a
+// and b of a minute, made by two helpers, join at an assembly of coupling
+// 1 (a conflict is certain: nobody shared); at speed s the parts take
+// 60/s, the assembly 60/s and the rework 60·Rework/s seconds.
+func TestReworkTime(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "a", Work: sim.Minute}, {Name: "b", Work: sim.Minute}, {Name: "asm", Work: sim.Minute, Coupling: 1},
+	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		speed, rework float64
+		finish        sim.Time
+	}{
+		{1, 0.5, 150 * sim.Second},
+		{2, 0.5, 75 * sim.Second},
+		{2, 1, 90 * sim.Second},
+	} {
+		cfg := free(3)
+		cfg.Speed = tc.speed
+		cfg.Reconcile = collective.Reconcile{Mode: collective.ConflictRework, Rework: tc.rework}
+		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, 1, res.Conflicts, "%+v", tc)
+		assert.True(t, res.Acceptable, "%+v: rework mends the conflict", tc)
+		assert.Equal(t, tc.finish, res.Finish, "%+v", tc)
 	}
 }

@@ -670,6 +670,11 @@ func (h *hostedAPI) wake() {
 	now := h.ep.env.Now()
 	h.waking = true
 	h.commit(now, false)
+	if h.ends.first() > now {
+		// The planned end is of a call that arrives now and takes no
+		// time (no time to first token, no output): it is admitted now.
+		h.commit(now, true)
+	}
 	for h.ends.first() <= now {
 		a := h.ends.pop()
 		h.state.inFlight--

@@ -434,3 +434,140 @@ func TestServingCheckReadsThePart(t *testing.T) {
 	assert.Equal(t, 1, res.Checks)
 	assert.Equal(t, 800*prefill+300*step+(800+500)*prefill, res.Finish)
 }
+
+// TestServingBalancesReplicas: a call goes to the replica with the fewest
+// sequences, batched or queued. W independent parts, handed at once to W
+// helpers that never check, make W simultaneous calls of the same prompt
+// and output on two replicas that batch one sequence each: each replica
+// serves ⌈W/2⌉ of them one after the other.
+func TestServingBalancesReplicas(t *testing.T) {
+	const step, prefill = 5800 * sim.Microsecond, 17 * sim.Microsecond
+	const o, p = 300, 800
+	call := p*prefill + o*step
+	for _, w := range []int{1, 2, 3, 4, 6} {
+		nodes := make([]task.Node, w)
+		for i := range nodes {
+			nodes[i] = task.Node{Name: fmt.Sprint("part", i), Work: 3 * sim.Second}
+		}
+		g, err := task.New(nodes, nil)
+		require.NoError(t, err)
+		cfg := free(w + 1)
+		cfg.Calls = collective.Calls{OutputRate: 100, SystemPrompt: p, PromptToken: collective.Defaults().Calls.PromptToken}
+		cfg.Serving = collective.Serving{Replicas: 2, MaxBatch: 1, Step: step, PrefillToken: prefill}
+		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		require.Equal(t, w, res.ModelCalls)
+		assert.Equal(t, sim.Time((w+1)/2)*call, res.Finish, "W = %d", w)
+	}
+}
+
+// TestServingCallsWithoutTokens: calls with no prompt and no output (a
+// millisecond of work at 100 tokens a second rounds to none) cost a shared
+// server, or an API without a time to first token, nothing; the episode
+// ends at 0 and its serving metrics are 0, not the NaN of 0/0.
+func TestServingCallsWithoutTokens(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "tiny", Work: sim.Millisecond}}, nil)
+	require.NoError(t, err)
+	for name, edit := range map[string]func(*collective.Config){
+		"serving": func(c *collective.Config) {
+			c.Serving = collective.Serving{Replicas: 1, MaxBatch: 1, Step: sim.Millisecond}
+		},
+		"api": func(c *collective.Config) {
+			c.API = collective.API{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 100}
+		},
+	} {
+		cfg := free(1)
+		cfg.Calls = collective.Calls{OutputRate: 100, PromptToken: collective.Defaults().Calls.PromptToken}
+		edit(&cfg)
+		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err, name)
+		require.Equal(t, 1, res.ModelCalls, name)
+		assert.Zero(t, res.Finish, name)
+		assert.Zero(t, res.ServerUtilisation, name)
+		assert.Zero(t, res.BatchMean, name)
+		assert.Zero(t, res.ServingQueueMean, name)
+	}
+}
+
+// parallelParts is W independent parts of 3 s (300 output tokens at 100 a
+// second) handed at once to W helpers that never check: W simultaneous
+// calls of an 800-token prompt.
+func parallelParts(t *testing.T, w int) (*task.Graph, collective.Config) {
+	nodes := make([]task.Node, w)
+	for i := range nodes {
+		nodes[i] = task.Node{Name: fmt.Sprint("part", i), Work: 3 * sim.Second}
+	}
+	g, err := task.New(nodes, nil)
+	require.NoError(t, err)
+	cfg := free(w + 1)
+	cfg.Calls = collective.Calls{OutputRate: 100, SystemPrompt: 800, PromptToken: collective.Defaults().Calls.PromptToken}
+	return g, cfg
+}
+
+// TestAPIByHand: calls at a hosted API take the time to first token (2 s)
+// plus their output at the API's rate (300 tokens at 100 a second): 5 s.
+// A concurrency cap, a request limit or a token limit makes the second of
+// two simultaneous calls wait: for the first to end (5 s); for the request
+// bucket to refill (one request a minute: 60 s); or for the token bucket
+// to hold the call's 1100 tokens again (1500 a minute hold 400 after the
+// first call and refill at 25 a second: 28 s). Utilisation is the mean
+// number of calls in flight over the cap, and the batch mean that number.
+func TestAPIByHand(t *testing.T) {
+	api := collective.API{TTFT: sim.Const(2), OutputRate: 100}
+	s := sim.Second
+	for _, tc := range []struct {
+		name         string
+		w            int
+		edit         func(*collective.API)
+		finish, wait sim.Time
+		utilisation  float64
+	}{
+		{"alone", 1, func(a *collective.API) { a.Concurrency = 2 }, 5 * s, 0, 0.5},
+		{"no limit", 2, func(a *collective.API) {}, 5 * s, 0, 0},
+		{"concurrency", 2, func(a *collective.API) { a.Concurrency = 1 }, 10 * s, 5 * s, 1},
+		{"rpm", 2, func(a *collective.API) { a.RPM = 1 }, 65 * s, 60 * s, 0},
+		{"tpm", 2, func(a *collective.API) { a.TPM = 1500 }, 33 * s, 28 * s, 0},
+	} {
+		g, cfg := parallelParts(t, tc.w)
+		cfg.API = api
+		tc.edit(&cfg.API)
+		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.finish, res.Finish, tc.name)
+		assert.Equal(t, tc.wait, res.ServingWait, tc.name)
+		inFlight := float64(sim.Time(tc.w)*5*s) / float64(tc.finish)
+		assert.InDelta(t, inFlight, res.BatchMean, 1e-12, tc.name)
+		assert.InDelta(t, tc.utilisation, res.ServerUtilisation, 1e-12, tc.name)
+		assert.InDelta(t, float64(tc.wait)/float64(tc.finish), res.ServingQueueMean, 1e-12, tc.name)
+		assert.Equal(t, tc.w, res.ServedCalls, tc.name)
+		assert.Equal(t, sim.Time(tc.w)*5*s+tc.wait, res.ServingTime, tc.name)
+	}
+}
+
+// TestToolPoolByHand: after its model call each part makes one tool call
+// of 10 s; a pool of one sandbox makes the second of two simultaneous tool
+// calls wait for the first. Without a shared server a 3 s part's call
+// takes 3 s.
+func TestToolPoolByHand(t *testing.T) {
+	s := sim.Second
+	for _, tc := range []struct {
+		pool, w      int
+		finish, wait sim.Time
+	}{
+		{0, 2, 13 * s, 0},
+		{1, 1, 13 * s, 0},
+		{1, 2, 23 * s, 10 * s},
+		{1, 3, 33 * s, 30 * s},
+		{2, 3, 23 * s, 10 * s},
+	} {
+		g, cfg := parallelParts(t, tc.w)
+		g = g.WithTools(task.Tools{Calls: sim.Const(1), Latency: sim.Const(10)})
+		cfg.Calls.PromptToken = 0
+		cfg.Tools.Pool = tc.pool
+		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{Trace: true})
+		require.NoError(t, err)
+		assert.Equal(t, tc.finish, res.Finish, "%+v", tc)
+		assert.Equal(t, tc.wait, res.ToolWait, "%+v", tc)
+		assert.Equal(t, tc.w, res.ToolCalls, "%+v", tc)
+	}
+}

@@ -1,0 +1,89 @@
+package collective_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// chromeEvents writes tr in the Chrome format and reads back its events.
+func chromeEvents(t *testing.T, tr *collective.Trace) []map[string]any {
+	var buf bytes.Buffer
+	require.NoError(t, tr.WriteChrome(&buf, "hand-made"))
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	return doc.TraceEvents
+}
+
+// TestChromeTimesRoundToMicroseconds: a trace's times are rounded to the
+// nearest microsecond, half a microsecond up, and a slice's duration is
+// the difference of its rounded ends.
+func TestChromeTimesRoundToMicroseconds(t *testing.T) {
+	ns := sim.Nanosecond
+	for _, tc := range []struct {
+		start, end sim.Time
+		ts, dur    float64
+	}{
+		{1499 * ns, 1500 * ns, 1, 1},
+		{1500 * ns, 2499 * ns, 2, 0},
+		{0, 999 * ns, 0, 1},
+		{2000 * ns, 3501 * ns, 2, 2},
+	} {
+		events := chromeEvents(t, &collective.Trace{Spans: []collective.Span{{Start: tc.start, End: tc.end, Kind: "work"}}})
+		var found bool
+		for _, e := range events {
+			if e["ph"] == "X" {
+				found = true
+				assert.Equal(t, tc.ts, e["ts"], "%+v", tc)
+				assert.Equal(t, tc.dur, e["dur"], "%+v", tc)
+			}
+		}
+		assert.True(t, found)
+	}
+}
+
+// TestChromeThreadsCoverEveryAgent: every agent that has a slice, sends or
+// receives a message gets a named thread, the lower-numbered ones too.
+func TestChromeThreadsCoverEveryAgent(t *testing.T) {
+	for _, tc := range []struct {
+		tr      collective.Trace
+		threads int
+	}{
+		{collective.Trace{Spans: []collective.Span{{Agent: 3, End: sim.Second, Kind: "work"}}}, 4},
+		{collective.Trace{Flows: []collective.Flow{{From: 0, To: 2, Kind: "finding"}}}, 3},
+		{collective.Trace{Flows: []collective.Flow{{From: 4, To: 1, Kind: "finding"}}}, 5},
+	} {
+		threads := 0
+		for _, e := range chromeEvents(t, &tc.tr) {
+			if e["name"] == "thread_name" {
+				threads++
+			}
+		}
+		assert.Equal(t, tc.threads, threads, "%+v", tc.tr)
+	}
+}
+
+// TestDerivedMetrics works the ratios of Metrics out by hand.
+func TestDerivedMetrics(t *testing.T) {
+	m := collective.Metrics{
+		Finish: 20 * sim.Second, CriticalPath: 10 * sim.Second, SerialWork: 60 * sim.Second,
+		AgentTime: 40 * sim.Second, OutputTokens: 2000, PromptTokens: 500, MessageTokens: 10,
+	}
+	assert.Equal(t, 3.0, m.Speedup())
+	assert.Equal(t, 2.0, m.Stretch())
+	assert.Equal(t, 50.0, m.OutputRate())
+	assert.Equal(t, int64(2500), m.Tokens())
+	assert.Equal(t, int64(10*collective.BytesPerToken), m.MessageBytes())
+	var zero collective.Metrics
+	assert.Zero(t, zero.Speedup())
+	assert.Zero(t, zero.Stretch())
+	assert.Zero(t, zero.OutputRate())
+}
