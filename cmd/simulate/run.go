@@ -128,6 +128,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err != nil {
 		return err
 	}
+	if err := sc.RunInert(); err != nil {
+		return err
+	}
 	episodes := sc.Episodes
 	if o.episodes > 0 {
 		episodes = o.episodes
