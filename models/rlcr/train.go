@@ -91,7 +91,8 @@ type Config struct {
 	// Actions lists the actions the policy may choose among; the others
 	// are masked (an ablation of what the policy may do). Where none of
 	// them is valid the agent does what it must without a decision
-	// (collective.Must). Empty means every action.
+	// (collective.Must), and if submit is not listed a complete result is
+	// submitted without one. Empty means every action.
 	Actions []string `yaml:"actions,omitempty" json:"actions,omitempty"`
 
 	LR         float64  `yaml:"lr" json:"lr"`                   // Adam learning rate at the start
