@@ -91,7 +91,8 @@ type Config struct {
 	// Actions lists the actions the policy may choose among; the others
 	// are masked (an ablation of what the policy may do). Where none of
 	// them is valid the agent does what it must without a decision
-	// (collective.Must). Empty means every action.
+	// (collective.Must), and if submit is not listed a complete result is
+	// submitted without one. Empty means every action.
 	Actions []string `yaml:"actions,omitempty" json:"actions,omitempty"`
 
 	LR         float64  `yaml:"lr" json:"lr"`                   // Adam learning rate at the start
@@ -974,18 +975,26 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 
 // decisionStats fills the entropy and mean action probabilities.
 func decisionStats(st *Iteration, samples []sample) {
+	// The sums are kept in locals, not in st, so that each addition need
+	// not wait for the store of the one before; their order is the same.
+	probs, entropy := st.ActionProbs, st.Entropy
+	n := float64(len(samples))
 	for i := range samples {
 		if s := &samples[i]; s.mask.Single() {
-			st.ActionProbs[s.action] += 1 / float64(len(samples)) // and no entropy
+			probs[s.action] += 1 / n // and no entropy
 			continue
 		}
 		for a, p := range samples[i].probs {
-			st.ActionProbs[a] += p / float64(len(samples))
+			if p == 0 {
+				continue // ±0 leaves a sum begun at +0 as it is
+			}
+			probs[a] += p / n
 			if p > 0 {
-				st.Entropy -= p * math.Log(p) / float64(len(samples))
+				entropy -= p * math.Log(p) / n
 			}
 		}
 	}
+	st.ActionProbs, st.Entropy = probs, entropy
 }
 
 func meanOf(xs []float64) float64 {
