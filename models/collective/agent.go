@@ -164,6 +164,11 @@ func (a *agent) decide() {
 	}
 	var act Action
 	switch {
+	case obs.Complete && valid.Has(Submit) && !mask.Has(Submit):
+		// A restriction that leaves submitting out makes it automatic, as
+		// Must would: a finished result is submitted without a decision,
+		// not waited on until nothing is left to happen.
+		act, mask = Submit, 0
 	case mask == 0 && valid != 0:
 		act = Must(obs, valid) // no action the policy may choose is valid: no decision
 	case mask.Single():
