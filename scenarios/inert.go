@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 )
 
@@ -54,16 +55,38 @@ func unless(used bool, format string, args ...any) string {
 	return fmt.Sprintf(format, args...)
 }
 
-// checkInert reports the values of a variant that do nothing.
+// checkInert reports the values of a variant that do nothing, and keeps
+// those that do nothing under `simulate run` for RunInert.
 func (p *parse) checkInert(vs *variantState) {
+	always, run := inertProblems(&vs.Spec)
+	for _, pr := range always {
+		p.report(pr.path, pr.msg, vs)
+	}
+	for _, pr := range run {
+		p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
+	}
+}
+
+// inertProblems returns the values of spec that do nothing, and those
+// that do nothing when it is evaluated rather than trained.
+func inertProblems(spec *Spec) (always, run []problem) {
+	always = inertValues(spec, inertRules, "given but never used: %s; remove it, or set what makes it count")
+	run = inertValues(spec, runInertRules, "never acts under simulate run: %s; it acts under simulate train, or simulate run --policy FILE (a learned policy)")
+	return always, run
+}
+
+// inertValues returns a problem for every rule's field that spec changes
+// from its default and that does nothing there, saying why with format.
+func inertValues(spec *Spec, rules []inertRule, format string) []problem {
+	var out []problem
 	defaults := reflect.ValueOf(&defaultSpec).Elem()
-	spec := reflect.ValueOf(&vs.Spec).Elem()
-	for _, r := range inertRules {
+	sv := reflect.ValueOf(spec).Elem()
+	for _, r := range rules {
 		segs, err := parsePath(r.path)
 		if err != nil {
 			panic(err) // a rule's path is a constant
 		}
-		v, err1 := findField(spec, segs, nil)
+		v, err1 := findField(sv, segs, nil)
 		d, err2 := findField(defaults, segs, nil)
 		if err1 != nil || err2 != nil {
 			panic(fmt.Sprintf("inert rule %s: %v %v", r.path, err1, err2))
@@ -71,11 +94,66 @@ func (p *parse) checkInert(vs *variantState) {
 		if reflect.DeepEqual(v.Interface(), d.Interface()) {
 			continue
 		}
-		if why := r.inert(&vs.Spec); why != "" {
-			p.report(r.path, "given but never used: "+why+"; remove it, or set what makes it count", vs)
+		if why := r.inert(spec); why != "" {
+			out = append(out, problem{r.path, fmt.Sprintf(format, why)})
 		}
 	}
+	return out
 }
+
+// runInertRules say when a field does nothing in an evaluation
+// (`simulate run`, or a sweep of command run): a variant without
+// policy.file is evaluated with its fixed organization, whose decisions
+// (package policy) delegate only ready subtasks, and only in the
+// organizations that fan out. Training learns a policy that may do
+// either, so there these fields count.
+var runInertRules = []inertRule{
+	{"collective.handoff.duplicates", func(s *Spec) string {
+		return unless(s.Policy.File != "", "every fixed organization (policy.organization) delegates only ready subtasks, so none hands out a duplicate")
+	}},
+	{"collective.handoff.miss", func(s *Spec) string {
+		if s.Policy.File != "" {
+			return ""
+		}
+		org, err := policy.Organization(s.Policy.Organization)
+		return unless(err != nil || org.Fanout, "the fixed organization %q never delegates, so no hand-off can be misunderstood (split and team do)", s.Policy.Organization)
+	}},
+}
+
+// checkRunTrials reports the values that a sweep of command run leaves
+// inert in some trial: a trial is evaluated, never trained.
+func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
+	vis := make([]int, len(sc.Variants))
+	for i := range vis {
+		vis[i] = i
+	}
+	// The trials were checked before (checkTrials): eachSpec has no error
+	// left to return.
+	_ = sc.eachSpec(sc.Seed, vis, func(vi int, _ []int, _ int, params []Param, spec Spec) {
+		// Only the swept values that the rules read tell trials apart;
+		// report counts a problem that trials share once.
+		var which []Param
+		for _, pm := range params {
+			if related(pm.Path, "policy") || related(pm.Path, "collective.handoff") {
+				which = append(which, pm)
+			}
+		}
+		for _, pr := range inertValues(&spec, runInertRules, "never acts in a sweep of command run: %s; it acts with sweep.command train, or with policy.file (a learned policy)") {
+			if len(which) > 0 {
+				pr.msg = "in the trials with " + describeTrial(sc.Variants[vi].Name, false, which) + ": " + pr.msg
+			}
+			p.report(pr.path, pr.msg, &variants[vi])
+		}
+	})
+}
+
+// RunInert returns the errors of values that an evaluation of the
+// scenario's variants (`simulate run`) would leave without effect, though
+// training would use them: a hand-off setting under a fixed organization
+// that never makes such a hand-off. Load accepts them, since the same
+// file trains; the run command refuses them. Errors are *Error values,
+// joined when there are several; nil when there are none.
+func (sc *Scenario) RunInert() error { return sc.runInert }
 
 // shadowedFlags returns a warning for every --set that some variants
 // override with their own set:, and an error for one that every variant

@@ -207,6 +207,66 @@ func TestInertValues(t *testing.T) {
 	}
 }
 
+// TestRunInert: a hand-off setting that a fixed organization never
+// exercises loads (training uses it) but is refused for an evaluation,
+// at the place the value was given; a learned policy, or an organization
+// that delegates, makes it count; a sweep of command run refuses it
+// outright.
+func TestRunInert(t *testing.T) {
+	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective:\n  agents: 4\n"
+	tests := []struct {
+		name, src string
+		sets      []string
+		want      []string // substrings of RunInert's error; none: nil
+	}{
+		{"duplicates under split", head + "  handoff: {duplicates: true}\npolicy: {organization: split}\n", nil,
+			[]string{`d.yaml:4:13: collective.handoff.duplicates: never acts under simulate run: every fixed organization (policy.organization) delegates only ready subtasks`, "it acts under simulate train, or simulate run --policy FILE"}},
+		{"duplicates with a learned policy", head + "  handoff: {duplicates: true}\npolicy: {organization: split}\n", []string{"policy.file=p.json"}, nil},
+		{"miss under split", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\n", nil, nil},
+		{"miss under team", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: team}\n", nil, nil},
+		{"miss under sequential", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: sequential}\n", nil,
+			[]string{`d.yaml:4:13: collective.handoff.miss: never acts under simulate run: the fixed organization "sequential" never delegates`}},
+		{"miss under independent", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: independent}\n", nil,
+			[]string{`collective.handoff.miss: never acts under simulate run: the fixed organization "independent" never delegates`}},
+		{"miss with a learned policy", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: sequential}\n", []string{"policy.file=p.json"}, nil},
+		{"an organization given by a flag", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\n", []string{"policy.organization=independent"},
+			[]string{`--set policy.organization=independent: collective.handoff.miss: never acts under simulate run`}},
+		{"an organization given by a variant", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil,
+			[]string{`d.yaml:8:21: variant "b": collective.handoff.miss: never acts under simulate run: the fixed organization "sequential"`}},
+		{"no handoff", head + "policy: {organization: sequential}\n", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := scenarios.Parse([]byte(tt.src), "d.yaml", tt.sets)
+			require.NoError(t, err, "training would use the value")
+			err = sc.RunInert()
+			if tt.want == nil {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			var e *scenarios.Error
+			require.ErrorAs(t, err, &e)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+
+	// A sweep of command run evaluates every trial: the value is refused
+	// when it loads, naming the trials when a swept value decides.
+	sweep := head + "  handoff: {miss: 0.5, findings: 1, duplicates: true}\npolicy: {organization: split}\nsweep:\n  command: run\n"
+	_, err := scenarios.Parse([]byte(sweep), "s.yaml", nil)
+	assert.ErrorContains(t, err, "s.yaml:4:37: collective.handoff.duplicates: never acts in a sweep of command run: every fixed organization")
+	assert.ErrorContains(t, err, "it acts with sweep.command train, or with policy.file")
+	assert.NotContains(t, err.Error(), "handoff.miss", "split delegates")
+	sweep = strings.Replace(sweep, ", duplicates: true", "", 1)
+	_, err = scenarios.Parse([]byte(sweep+"  grid: {policy.organization: [split, sequential]}\n"), "s.yaml", nil)
+	assert.EqualError(t, err, `s.yaml:4:13: collective.handoff.miss: in the trials with policy.organization=sequential: never acts in a sweep of command run: the fixed organization "sequential" never delegates, so no hand-off can be misunderstood (split and team do); it acts with sweep.command train, or with policy.file (a learned policy)`)
+	_, err = scenarios.Parse([]byte(sweep+"  grid: {collective.agents: [2, 4]}\n"), "s.yaml", []string{"sweep.command=train"})
+	assert.NoError(t, err)
+}
+
 func TestShadowedSet(t *testing.T) {
 	// tiny's team variant sets policy.organization; split does not.
 	sc, err := scenarios.Load("tiny", []string{"policy.organization=sequential"})

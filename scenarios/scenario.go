@@ -73,6 +73,8 @@ type Scenario struct {
 	// overrides lists, per variant, the field paths its `set:` names,
 	// in order: a sweep trial applies them on top of its own values.
 	overrides [][]string
+	// runInert is what RunInert returns.
+	runInert error
 }
 
 // Spec is what one variant simulates: the task family episodes draw from,
@@ -188,6 +190,9 @@ type parse struct {
 	flags  []override
 	errs   errList
 	seen   map[string]bool
+	// runErrs are the values that only an evaluation leaves inert
+	// (Scenario.RunInert).
+	runErrs errList
 
 	fileProblems, baseProblems map[problem]bool
 	// failed lists the paths of values that did not decode: checks of
@@ -216,6 +221,13 @@ func (p *parse) shadowed(path string) bool {
 		}
 	}
 	return false
+}
+
+// allProblems returns a spec's problems, inert values included, so that
+// report can tell those a variant or a flag brought in.
+func allProblems(s *Spec) []problem {
+	always, run := inertProblems(s)
+	return append(append(specProblems(s), always...), run...)
 }
 
 func problemSet(ps []problem) map[problem]bool {
@@ -262,8 +274,8 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	variants := p.buildVariants(&fl)
 	// Problems that the file has before any override are the file's;
 	// the others were introduced by --set or by a variant's `set:`.
-	p.fileProblems = problemSet(specProblems(&fileSpec))
-	p.baseProblems = problemSet(specProblems(&fl.Spec))
+	p.fileProblems = problemSet(allProblems(&fileSpec))
+	p.baseProblems = problemSet(allProblems(&fl.Spec))
 	for i := range variants {
 		p.validate(&variants[i])
 		p.checkInert(&variants[i])
@@ -285,6 +297,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		Base:        fl.Spec,
 		Warnings:    warnings,
 		Figures:     fl.Figures,
+		runInert:    p.runErrs.err(),
 	}
 	for _, v := range variants {
 		sc.Variants = append(sc.Variants, v.Variant)
@@ -310,6 +323,12 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		if err := sc.checkTrials(sc.Seed); err != nil {
 			p.report("sweep", err.Error(), nil)
 			return nil, p.errs.err()
+		}
+		if sweep.Command == SweepRun {
+			p.checkRunTrials(sc, variants)
+			if err := p.errs.err(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	resolved, err := resolve(&fl, variants, sweep)
@@ -737,13 +756,19 @@ func OrganizationNames() []string { return sortedKeys(policy.Organizations()) }
 // report records a problem with the field at path, placing it where the
 // value came from: the variant's `set:` entry, a --set flag, or the file.
 func (p *parse) report(path, msg string, vs *variantState) {
+	p.reportTo(&p.errs, path, msg, vs)
+}
+
+// reportTo is report into list: p.errs, or p.runErrs for problems that
+// only an evaluation has.
+func (p *parse) reportTo(list *errList, path, msg string, vs *variantState) {
 	if p.shadowed(path) {
 		return
 	}
 	e := p.place(path, msg, vs)
 	if key := e.Error(); !p.seen[key] {
 		p.seen[key] = true
-		p.errs.add(e)
+		list.add(e)
 	}
 }
 

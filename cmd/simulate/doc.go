@@ -68,7 +68,10 @@
 //	                shared server, an API or tools also served_calls,
 //	                call_latency, serving_wait, serving_queue_mean,
 //	                server_utilisation, batch_mean, output_rate,
-//	                tool_calls and tool_wait
+//	                tool_calls and tool_wait; with a handoff section
+//	                (collective.handoff) also handoff_misses (delegated
+//	                parts misunderstood) and duplicates (duplicate
+//	                delegations)
 //	summary.csv     one row per variant: n, acceptable, success_rate with
 //	                its Wilson interval (success_lo, success_hi), then
 //	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -78,7 +81,8 @@
 //	                parallelism_peak, critical_steps and speedup (and
 //	                call_latency, serving_wait, server_utilisation,
 //	                output_rate and tool_wait with a shared server or
-//	                tools), then comm_changed_outcome and
+//	                tools; handoff_misses and duplicates with a handoff
+//	                section), then comm_changed_outcome and
 //	                cost_per_acceptable
 //	charts/         comparison bars with 95% intervals (finish time of
 //	                acceptable episodes, success rate, agent time, and the
@@ -171,7 +175,10 @@
 //	                  (per-agent: counterfactual episodes run),
 //	                  policy_steps and value_steps (the Adam steps taken),
 //	                  value_ev (ppo-gae: the explained variance of the
-//	                  returns by the value; NaN for other estimators)
+//	                  returns by the value; NaN for other estimators);
+//	                  with a handoff section (collective.handoff) also
+//	                  handoff_misses_mean and duplicates_mean (per
+//	                  episode)
 //	summary.csv       one row per variant and metric of iterations.csv,
 //	                  over the seeds' last tenths of training: variant,
 //	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
@@ -184,8 +191,13 @@
 //	                  the IQM over seeds with its 95% bootstrap band; each
 //	                  variant's action mix; performance profiles of the
 //	                  final reward and success (the fraction of seeds
-//	                  above each threshold); as PNG, SVG and PDF with the
-//	                  CSV of each, and charts.json for 'simulate plot'
+//	                  above each threshold); when the variants train
+//	                  several team sizes (collective.agents), the final
+//	                  reward and the iterations to a target reward
+//	                  against team size, one curve per estimator
+//	                  (scaling_*, docs/experiments.md, exp-credit); as
+//	                  PNG, SVG and PDF with the CSV of each, and
+//	                  charts.json for 'simulate plot'
 //
 // The table printed shows the IQM over seeds with its 95% interval.
 // Virtual times are in seconds and rates are fractions, in the tables and

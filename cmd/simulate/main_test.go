@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"github.com/swarmsim/swarmsim/rundir"
 	"io"
 	"os"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -262,6 +265,7 @@ func TestBadInput(t *testing.T) {
 		{"no scenario", []string{"run"}, exitUsage, []string{"simulate run: ", "usage: simulate run"}},
 		{"two scenarios", []string{"run", testScenario, testScenario}, exitUsage, []string{"usage: simulate run"}},
 		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{"--episodes"}},
+		{"a hand-off setting no fixed organization uses", []string{"run", "exp-parl"}, exitFail, []string{"simulate run: embedded:exp-parl:", "collective.handoff.duplicates: never acts under simulate run", "--policy FILE"}},
 		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command"}},
 		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},
 		{"trace unknown variant", []string{"trace", testScenario, "--variant", "no-such-variant"}, exitUsage, []string{"simulate trace: ", "no-such-variant", "allowed"}},
@@ -494,4 +498,66 @@ func TestRunSharedColumns(t *testing.T) {
 	eps, err = os.ReadFile(filepath.Join(plain, "episodes.csv"))
 	require.NoError(t, err)
 	assert.NotContains(t, string(eps), "call_latency")
+}
+
+// TestHandoffColumns: the tables of a scenario with a handoff section
+// count hand-off misses and duplicates, read from their own metrics; the
+// tables of other scenarios keep their columns.
+func TestHandoffColumns(t *testing.T) {
+	rows := []scenarios.Row{
+		{Variant: "a", Metrics: collective.Metrics{HandoffMisses: 2, Duplicates: 5}},
+		{Variant: "a", Metrics: collective.Metrics{HandoffMisses: 4, Duplicates: 1}},
+	}
+	b, err := episodesCSV(rows, true)
+	require.NoError(t, err)
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	require.NoError(t, err)
+	n := len(recs[0])
+	assert.Equal(t, []string{"handoff_misses", "duplicates"}, recs[0][n-2:])
+	assert.Equal(t, []string{"2", "5"}, recs[1][n-2:])
+	assert.Equal(t, []string{"4", "1"}, recs[2][n-2:])
+	plain, err := episodesCSV(rows, false)
+	require.NoError(t, err)
+	plainRecs, err := csv.NewReader(bytes.NewReader(plain)).ReadAll()
+	require.NoError(t, err)
+	for i := range recs {
+		assert.Equal(t, recs[i][:n-2], plainRecs[i], "without a handoff section, the same table less the two columns")
+	}
+
+	b, err = summaryCSV(rows, scenarios.Summarize(rows), true)
+	require.NoError(t, err)
+	recs, err = csv.NewReader(bytes.NewReader(b)).ReadAll()
+	require.NoError(t, err)
+	for _, want := range []struct {
+		col  string
+		mean string
+	}{{"handoff_misses_mean", "3"}, {"duplicates_mean", "3"}} {
+		i := slices.Index(recs[0], want.col)
+		require.GreaterOrEqual(t, i, 0, want.col)
+		assert.Equal(t, want.mean, recs[1][i], want.col)
+	}
+
+	// Training: duplicates off, then on; the uniform initial policy of
+	// tiny's split and team fans out, and without shares every hand-off
+	// is misunderstood.
+	for _, dup := range []bool{false, true} {
+		out := trainTiny(t, "--charts=false", "--set", "collective.handoff.miss=1", "--set", "collective.handoff.findings=1",
+			"--set", fmt.Sprintf("collective.handoff.duplicates=%t", dup))
+		recs := readCSV(t, filepath.Join(out, "iterations.csv"))
+		n := len(recs[0])
+		require.Equal(t, []string{"handoff_misses_mean", "duplicates_mean"}, recs[0][n-2:])
+		var misses, dups float64
+		for _, r := range recs[1:] {
+			m, err := strconv.ParseFloat(r[n-2], 64)
+			require.NoError(t, err)
+			d, err := strconv.ParseFloat(r[n-1], 64)
+			require.NoError(t, err)
+			misses, dups = misses+m, dups+d
+		}
+		assert.Positive(t, misses)
+		assert.Equal(t, dup, dups > 0, "duplicates=%t", dup)
+	}
+	plainIters, err := os.ReadFile(filepath.Join(trainTiny(t, "--charts=false"), "iterations.csv"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(plainIters), "handoff_misses")
 }

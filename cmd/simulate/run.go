@@ -43,7 +43,10 @@ writes a directory:
 	                shared server, an API or tools also served_calls,
 	                call_latency, serving_wait, serving_queue_mean,
 	                server_utilisation, batch_mean, output_rate,
-	                tool_calls and tool_wait
+	                tool_calls and tool_wait; with a handoff section
+	                (collective.handoff) also handoff_misses (delegated
+	                parts misunderstood) and duplicates (duplicate
+	                delegations)
 	summary.csv     one row per variant: n, acceptable, success_rate with
 	                its Wilson interval (success_lo, success_hi), then
 	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -53,7 +56,8 @@ writes a directory:
 	                parallelism_peak, critical_steps and speedup (and
 	                call_latency, serving_wait, server_utilisation,
 	                output_rate and tool_wait with a shared server or
-	                tools), then comm_changed_outcome and
+	                tools; handoff_misses and duplicates with a handoff
+	                section), then comm_changed_outcome and
 	                cost_per_acceptable
 	charts/         comparison bars with 95% intervals (finish time of
 	                acceptable episodes, success rate, agent time, and the
@@ -128,6 +132,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err != nil {
 		return err
 	}
+	if err := sc.RunInert(); err != nil {
+		return err
+	}
 	episodes := sc.Episodes
 	if o.episodes > 0 {
 		episodes = o.episodes
@@ -155,7 +162,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	sums := scenarios.Summarize(rows)
-	if err := writeTables(dir, rows, sums); err != nil {
+	if err := writeTables(dir, rows, sums, usesHandoff(variantSpecs(sc)...)); err != nil {
 		return err
 	}
 	if o.charts {

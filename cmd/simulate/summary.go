@@ -19,12 +19,16 @@ import (
 // (<metric>_mean, <metric>_lo, <metric>_hi; NaN where undefined), the
 // episodes in which communication changed the outcome, and the agent time
 // per acceptable result. Times are in seconds. Episodes that used a shared
-// server, an API or tools add sharedMetrics.
-func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary) ([]byte, error) {
+// server, an API or tools add sharedMetrics, and with handoff set,
+// handoffMetrics follow.
+func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary, handoff bool) ([]byte, error) {
 	header := []string{"variant", "n", "acceptable", "success_rate", "success_lo", "success_hi"}
 	metrics := summaryMetrics
 	if usesShared(rows) {
 		metrics = append(metrics[:len(metrics):len(metrics)], sharedMetrics...)
+	}
+	if handoff {
+		metrics = append(metrics[:len(metrics):len(metrics)], handoffMetrics...)
 	}
 	for _, m := range metrics {
 		header = append(header, m.name+"_mean", m.name+"_lo", m.name+"_hi")
@@ -101,6 +105,13 @@ var sharedMetrics = []summaryMetric{
 	{"tool_wait", fromRows(func(m *collective.Metrics) float64 { return m.ToolWait.Seconds() })},
 }
 
+// handoffMetrics follow in the summaries of scenarios with a handoff
+// section (see usesHandoff).
+var handoffMetrics = []summaryMetric{
+	{"handoff_misses", fromRows(func(m *collective.Metrics) float64 { return float64(m.HandoffMisses) })},
+	{"duplicates", fromRows(func(m *collective.Metrics) float64 { return float64(m.Duplicates) })},
+}
+
 // printSummary prints the variants as an aligned table: the success rate
 // with its 95% Wilson interval, then means with their 95% bootstrap
 // intervals.
@@ -122,16 +133,17 @@ func printSummary(w io.Writer, sums []scenarios.Summary) error {
 	return tw.Flush()
 }
 
-// writeTables writes episodes.csv and summary.csv.
-func writeTables(dir *rundir.Dir, rows []scenarios.Row, sums []scenarios.Summary) error {
-	b, err := episodesCSV(rows)
+// writeTables writes episodes.csv and summary.csv, with the hand-off
+// columns if handoff is set.
+func writeTables(dir *rundir.Dir, rows []scenarios.Row, sums []scenarios.Summary, handoff bool) error {
+	b, err := episodesCSV(rows, handoff)
 	if err != nil {
 		return err
 	}
 	if err := dir.Write("episodes.csv", b); err != nil {
 		return err
 	}
-	if b, err = summaryCSV(rows, sums); err != nil {
+	if b, err = summaryCSV(rows, sums, handoff); err != nil {
 		return err
 	}
 	return dir.Write("summary.csv", b)

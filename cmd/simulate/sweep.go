@@ -251,7 +251,7 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 		}
 		return rundir.WriteFile(filepath.Join(d, "iterations.csv"), sweep.IterationsCSV(oc.Iterations))
 	}
-	b, err := episodesCSV(oc.Rows)
+	b, err := episodesCSV(oc.Rows, usesHandoff(&t.Variant.Spec))
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,34 @@ var sharedColumns = func() []column {
 	}
 }()
 
+// handoffColumns follow in the tables of scenarios with a handoff section
+// (see usesHandoff).
+var handoffColumns = []column{
+	{"handoff_misses", func(r *scenarios.Row) string { return integer(r.Metrics.HandoffMisses) }},
+	{"duplicates", func(r *scenarios.Row) string { return integer(r.Metrics.Duplicates) }},
+}
+
+// usesHandoff reports whether any of the specs sets collective.handoff:
+// then the tables count hand-off misses and duplicates, even where an
+// episode had none, and the tables of other scenarios keep their columns.
+func usesHandoff(specs ...*scenarios.Spec) bool {
+	for _, s := range specs {
+		if s.Collective.Handoff != (collective.Handoff{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// variantSpecs returns the specs of sc's variants.
+func variantSpecs(sc *scenarios.Scenario) []*scenarios.Spec {
+	specs := make([]*scenarios.Spec, len(sc.Variants))
+	for i := range sc.Variants {
+		specs[i] = &sc.Variants[i].Spec
+	}
+	return specs
+}
+
 // usesShared reports whether any episode used a shared server, an API or
 // tools: then the tables have the shared columns too, and the tables of
 // other scenarios keep theirs.
@@ -98,11 +126,15 @@ func usesShared(rows []scenarios.Row) bool {
 	return false
 }
 
-// episodesCSV renders rows as episodes.csv.
-func episodesCSV(rows []scenarios.Row) ([]byte, error) {
+// episodesCSV renders rows as episodes.csv, with the hand-off columns if
+// handoff is set.
+func episodesCSV(rows []scenarios.Row, handoff bool) ([]byte, error) {
 	cols := episodeColumns
 	if usesShared(rows) {
 		cols = append(cols[:len(cols):len(cols)], sharedColumns...)
+	}
+	if handoff {
+		cols = append(cols[:len(cols):len(cols)], handoffColumns...)
 	}
 	header := make([]string, len(cols))
 	for i, c := range cols {

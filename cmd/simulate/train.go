@@ -54,7 +54,10 @@ and writes a directory:
 	                  (per-agent: counterfactual episodes run),
 	                  policy_steps and value_steps (the Adam steps taken),
 	                  value_ev (ppo-gae: the explained variance of the
-	                  returns by the value; NaN for other estimators)
+	                  returns by the value; NaN for other estimators);
+	                  with a handoff section (collective.handoff) also
+	                  handoff_misses_mean and duplicates_mean (per
+	                  episode)
 	summary.csv       one row per variant and metric of iterations.csv,
 	                  over the seeds' last tenths of training: variant,
 	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
@@ -67,8 +70,13 @@ and writes a directory:
 	                  the IQM over seeds with its 95% bootstrap band; each
 	                  variant's action mix; performance profiles of the
 	                  final reward and success (the fraction of seeds
-	                  above each threshold); as PNG, SVG and PDF with the
-	                  CSV of each, and charts.json for 'simulate plot'
+	                  above each threshold); when the variants train
+	                  several team sizes (collective.agents), the final
+	                  reward and the iterations to a target reward
+	                  against team size, one curve per estimator
+	                  (scaling_*, docs/experiments.md, exp-credit); as
+	                  PNG, SVG and PDF with the CSV of each, and
+	                  charts.json for 'simulate plot'
 
 The table printed shows the IQM over seeds with its 95% interval.
 Virtual times are in seconds and rates are fractions, in the tables and
@@ -303,16 +311,17 @@ func trainAll(ctx context.Context, s *session, dir *rundir.Dir, jobs []*trainJob
 	return ctx.Err()
 }
 
-// iterationColumns are the columns of iterations.csv after variant, seed
-// and iteration.
-var iterationColumns = func() []struct {
+// An iterationColumn is a column of iterations.csv: a stable name and how
+// to read it from an iteration.
+type iterationColumn struct {
 	name  string
 	value func(*rlcr.Iteration) float64
-} {
-	cols := []struct {
-		name  string
-		value func(*rlcr.Iteration) float64
-	}{
+}
+
+// iterationColumns are the columns of iterations.csv after variant, seed
+// and iteration.
+var iterationColumns = func() []iterationColumn {
+	cols := []iterationColumn{
 		{"episodes", func(r *rlcr.Iteration) float64 { return float64(r.Episodes) }},
 		{"reward_mean", func(r *rlcr.Iteration) float64 { return r.RewardMean }},
 		{"success_rate", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
@@ -330,15 +339,9 @@ var iterationColumns = func() []struct {
 		{"entropy", func(r *rlcr.Iteration) float64 { return r.Entropy }},
 	}
 	for a := range collective.Action(collective.NumActions) {
-		cols = append(cols, struct {
-			name  string
-			value func(*rlcr.Iteration) float64
-		}{"prob_" + a.String(), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }})
+		cols = append(cols, iterationColumn{"prob_" + a.String(), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }})
 	}
-	return append(cols, []struct {
-		name  string
-		value func(*rlcr.Iteration) float64
-	}{
+	return append(cols, []iterationColumn{
 		{"grad_norm", func(r *rlcr.Iteration) float64 { return r.GradNorm }},
 		{"lr", func(r *rlcr.Iteration) float64 { return r.LR }},
 		{"replays", func(r *rlcr.Iteration) float64 { return float64(r.Replays) }},
@@ -348,9 +351,24 @@ var iterationColumns = func() []struct {
 	}...)
 }()
 
+// handoffIterationColumns follow in the iterations of scenarios with a
+// handoff section (see usesHandoff).
+var handoffIterationColumns = []iterationColumn{
+	{"handoff_misses_mean", func(r *rlcr.Iteration) float64 { return r.HandoffMissesMean }},
+	{"duplicates_mean", func(r *rlcr.Iteration) float64 { return r.DuplicatesMean }},
+}
+
 func iterationsCSV(jobs []*trainJob) []byte {
+	cols := iterationColumns
+	specs := make([]*scenarios.Spec, len(jobs))
+	for i, j := range jobs {
+		specs[i] = &j.variant.Spec
+	}
+	if usesHandoff(specs...) {
+		cols = append(cols[:len(cols):len(cols)], handoffIterationColumns...)
+	}
 	header := []string{"variant", "seed", "iteration"}
-	for _, c := range iterationColumns {
+	for _, c := range cols {
 		header = append(header, c.name)
 	}
 	var rows [][]string
@@ -358,7 +376,7 @@ func iterationsCSV(jobs []*trainJob) []byte {
 		for i := range j.rows {
 			r := &j.rows[i]
 			row := []string{j.variant.Name, strconv.FormatUint(j.seed, 10), strconv.Itoa(r.Iteration)}
-			for _, c := range iterationColumns {
+			for _, c := range cols {
 				row = append(row, num(c.value(r)))
 			}
 			rows = append(rows, row)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -102,4 +103,32 @@ func TestParseMask(t *testing.T) {
 	assert.ErrorContains(t, err, `[1]: unknown action "wrk"`)
 	_, err = collective.ParseMask([]string{"work", "work"})
 	assert.ErrorContains(t, err, `[1]: "work" is listed twice`)
+}
+
+// TestUnlistedSubmitIsAutomatic restricts the policy to actions that leave
+// submitting out but keep waiting and sharing: a main agent holding the
+// finished result must then submit without a decision, not wait (forced,
+// since wait is its only listed valid action) until nothing is left to
+// happen and the episode ends without a result.
+func TestUnlistedSubmitIsAutomatic(t *testing.T) {
+	allowed := collective.Mask(0).With(collective.Work).With(collective.Delegate).With(collective.Wait).With(collective.Share)
+	lin := policy.NewLinear()
+	fam := task.Family{Shape: "fork-join", Width: 2, Stages: 1, Work: sim.LogNormal(600, 0.3), Difficulty: sim.Const(0), OutputTokens: sim.Const(500)}
+	c := collective.Defaults()
+	c.Agents, c.Spawn = 2, 2*sim.Minute
+	for seed := range uint64(20) {
+		g, err := fam.Draw(sim.NewStreams(seed).New("task", 0))
+		require.NoError(t, err)
+		pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+			require.False(t, m.Has(collective.Submit), "seed %d: offered submit in %08b", seed, m)
+			return lin.Decide(o, m, u)
+		})
+		res, err := collective.Run(g, c, pol, sim.NewStreams(seed), collective.Options{Record: true, Actions: allowed})
+		require.NoError(t, err)
+		assert.True(t, res.Acceptable, "seed %d: no result was submitted (finish %v)", seed, res.Finish)
+		assert.Equal(t, 1, res.Actions[collective.Submit], "seed %d", seed)
+		for _, d := range res.Decisions {
+			assert.NotEqual(t, collective.Submit, d.Action, "seed %d: a submit was recorded as a decision", seed)
+		}
+	}
 }

@@ -164,6 +164,11 @@ func (a *agent) decide() {
 	}
 	var act Action
 	switch {
+	case obs.Complete && valid.Has(Submit) && !mask.Has(Submit):
+		// A restriction that leaves submitting out makes it automatic, as
+		// Must would: a finished result is submitted without a decision,
+		// not waited on until nothing is left to happen.
+		act, mask = Submit, 0
 	case mask == 0 && valid != 0:
 		act = Must(obs, valid) // no action the policy may choose is valid: no decision
 	case mask.Single():
@@ -523,11 +528,18 @@ func (a *agent) readDelivered() sim.Time {
 	return scale(ep.cfg.Comm.Read, float64(tokens))
 }
 
-// call starts one model call of the part in progress.
+// call starts one model call of the part in progress, unless the part
+// became moot while the agent waited for its inputs.
 func (a *agent) call() {
 	if a.stale() {
 		return
 	}
+	a.startCall()
+}
+
+// startCall starts one model call of the part in progress, which is not
+// stale: afterCall calls it right after callDone or toolDone found so.
+func (a *agent) startCall() {
 	ep := a.ep
 	now := ep.env.Now()
 	if ep.res.Trace != nil {
@@ -604,11 +616,12 @@ func (a *agent) callDone() {
 }
 
 // afterCall goes on after a model call and its tool calls: the next call,
-// or after the last one, the attempt's outcome.
+// or after the last one, the attempt's outcome. Its callers have just
+// found the part not stale, and nothing here changes that.
 func (a *agent) afterCall() {
 	ep := a.ep
 	if a.callsLeft > 0 {
-		a.call()
+		a.startCall()
 		return
 	}
 	if a.dup {
@@ -628,7 +641,7 @@ func (a *agent) afterCall() {
 	if nd.Loop > 0 && !ok && a.iteration+1 < nd.Loop {
 		a.iteration++
 		a.setPart(v)
-		a.call()
+		a.startCall()
 		return
 	}
 	rework := a.reconcile(v, &ok)

@@ -44,8 +44,9 @@ type Options struct {
 	Silent bool
 	// Actions restricts what the policy may choose: a decision's mask is
 	// the valid actions that Actions holds. Where none of them is valid,
-	// the agent does what it must without a decision (see Must). The zero
-	// Mask means every action.
+	// the agent does what it must without a decision (see Must), and where
+	// Actions leaves out Submit a complete result is submitted without
+	// one. The zero Mask means every action.
 	Actions Mask
 }
 

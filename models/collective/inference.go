@@ -43,7 +43,8 @@ type request struct {
 }
 
 // fifo is a first-in first-out queue of agents; it allocates only when it
-// grows beyond its largest size so far.
+// grows beyond its largest size so far. Its ring's length is a power of two,
+// so that positions wrap with a mask.
 type fifo struct {
 	buf     []*agent
 	head, n int
@@ -53,16 +54,16 @@ func (q *fifo) push(a *agent) {
 	if q.n == len(q.buf) {
 		grown := make([]*agent, max(8, 2*len(q.buf)))
 		for i := range q.n {
-			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+			grown[i] = q.at(i)
 		}
 		q.buf, q.head = grown, 0
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = a
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = a
 	q.n++
 }
 
 // at returns the i-th agent from the head.
-func (q *fifo) at(i int) *agent { return q.buf[(q.head+i)%len(q.buf)] }
+func (q *fifo) at(i int) *agent { return q.buf[(q.head+i)&(len(q.buf)-1)] }
 
 // reset empties the queue and returns it, keeping its memory.
 func (q fifo) reset() fifo {
@@ -73,7 +74,7 @@ func (q fifo) reset() fifo {
 func (q *fifo) pop() *agent {
 	a := q.buf[q.head]
 	q.buf[q.head] = nil
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
 	return a
 }
@@ -569,17 +570,18 @@ func (h *hostedAPI) ready(v *apiView, a *agent) (sim.Time, error) {
 // calls' waits and ends (the caller applies the view); planning, limit
 // falls to the earliest end of a call it admits. It returns limit.
 func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.Time, error) {
-	admit, fresh := sim.MaxTime, false // when the queue's first call is admitted, if fresh
+	// The queue's first call and when it is admitted, if fresh: only an
+	// admission or the first call into an empty queue changes them, and
+	// the rate limits' answer holds until then.
+	var a *agent
+	admit, fresh := sim.MaxTime, false
 	for {
 		arrive := sim.MaxTime
 		if v.pi < h.arriving.len() {
 			_, arrive = h.arriving.at(v.pi)
 		}
-		a := h.head(v)
 		if !fresh {
-			// Only an admission or the first call into an empty queue
-			// changes it: the rate limits' answer holds until then.
-			admit, fresh = sim.MaxTime, true
+			a, admit, fresh = h.head(v), sim.MaxTime, true
 			if a != nil && (h.cfg.Concurrency == 0 || v.inFlight < h.cfg.Concurrency) {
 				var err error
 				if admit, err = h.ready(v, a); err != nil {

@@ -143,3 +143,28 @@ func TestErlangCFormula(t *testing.T) {
 	require.InDelta(t, 1.0/3, erlangC(2, 1), 1e-12) // textbook: c=2, a=1
 	require.InDelta(t, 0.5, erlangC(1, 0.5), 1e-12) // M/M/1: P(wait) = ρ
 }
+
+// TestAPIInstantCalls: calls that take no time at the API (no time to
+// first token, no output) end the instant they arrive, two of them behind a
+// concurrency cap of one, and one sent later on its own; the API's timer
+// does not fire again and again at that instant (the event limit would
+// stop it).
+func TestAPIInstantCalls(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "call"}}, nil)
+	require.NoError(t, err)
+	cfg := Defaults()
+	cfg.API = API{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1}
+	ep := &episode{env: sim.New(sim.Limits{MaxEvents: 100}), g: g, cfg: cfg, res: &Result{}, done: true}
+	require.NoError(t, ep.shareInference(sim.NewStreams(1)))
+	at := &attempt{nodes: make([]nodeState, 1)}
+	for i, sent := range []sim.Time{0, 0, sim.Second} {
+		a := &agent{id: i, ep: ep, at: at, callsTotal: i}
+		require.NoError(t, ep.env.Call(sent, func() { ep.server.submit(a, 0) }))
+	}
+	require.NoError(t, ep.env.Run())
+	require.Equal(t, 3, ep.res.ServedCalls)
+	require.Zero(t, ep.res.ServingTime, "every call ends when it arrives")
+	require.Equal(t, sim.Second, ep.env.Now())
+	require.Zero(t, ep.api.state.inFlight)
+	require.Zero(t, ep.api.queue.n)
+}

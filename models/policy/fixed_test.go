@@ -8,6 +8,8 @@ import (
 
 	c "github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // Each fixed organization's rule, case by case, from docs/model.md: share
@@ -60,5 +62,52 @@ func TestFixedOrganizations(t *testing.T) {
 		f, err := policy.Organization(tc.org)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, f.Decide(&tc.obs, tc.mask, 0.5), "%s (%s)", tc.name, tc.org)
+	}
+}
+
+// TestFixedHandoffs: the fixed organizations delegate only ready subtasks,
+// and only split and team delegate at all. Scenarios rest on it: under
+// `simulate run` they refuse handoff.duplicates for every fixed
+// organization and handoff.miss for sequential and independent
+// (scenarios' runInertRules). On a fan-out with misses and duplicates on,
+// a uniform policy hands out duplicates; no organization does, and only
+// the fanning-out ones have hand-offs to misunderstand.
+func TestFixedHandoffs(t *testing.T) {
+	f := task.Family{Shape: "fork-join", Width: 6, Stages: 1, Work: sim.LogNormal(600, 0.3), Difficulty: sim.Const(0.2)}
+	cfg := c.Defaults()
+	cfg.Agents, cfg.Spawn = 12, 120*sim.Second
+	cfg.Handoff = c.Handoff{Miss: 1, Findings: 1, Duplicates: true}
+	uniform := c.PolicyFunc(func(_ *c.Observation, m c.Mask, u float64) c.Action {
+		var valid []c.Action
+		for a := range c.Action(c.NumActions) {
+			if m.Has(a) {
+				valid = append(valid, a)
+			}
+		}
+		return valid[int(u*float64(len(valid)))]
+	})
+	count := func(pol c.Policy) (delegated, misses, duplicates int) {
+		for seed := range uint64(100) {
+			streams := sim.NewStreams(seed)
+			g, err := f.Draw(streams.New("task", 0))
+			require.NoError(t, err)
+			res, err := c.Run(g, cfg, pol, streams, c.Options{})
+			require.NoError(t, err)
+			delegated += res.Actions[c.Delegate]
+			misses += res.HandoffMisses
+			duplicates += res.Duplicates
+		}
+		return delegated, misses, duplicates
+	}
+	_, _, dups := count(uniform)
+	require.Positive(t, dups, "the setting lets a policy hand out duplicates")
+	for name, org := range policy.Organizations() {
+		delegated, misses, dups := count(org)
+		assert.Zero(t, dups, name)
+		if org.Fanout {
+			assert.Positive(t, misses, "%s: a hand-off to misunderstand", name)
+		} else {
+			assert.Zero(t, delegated+misses, "%s never delegates", name)
+		}
 	}
 }

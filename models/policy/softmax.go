@@ -69,8 +69,8 @@ func (l *Linear) Params() []float64 { return l.w }
 func (l *Linear) Clone() Softmax { return &Linear{w: append([]float64(nil), l.w...)} }
 
 // logits computes the logits of the valid actions; the others are left 0.
-// Each is dot's sum, in feature order, but four valid actions' sums run
-// side by side: a single sum waits on each of its additions, and several
+// Each is dot's sum, in feature order, but up to four valid actions' sums
+// run side by side: a single sum waits on each of its additions, and several
 // fill the time instead of queueing behind one another.
 func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]float64) {
 	var rows [c.NumActions + 3]*[NumFeatures]float64 // padded to a multiple of 4
@@ -85,7 +85,20 @@ func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]floa
 	for i := n; i < len(rows); i++ {
 		rows[i] = &zeroRow
 	}
-	for i := 0; i < n; i += 4 {
+	for i := 0; i < n; {
+		if n-i <= 2 { // two at a time, so that one or two cost no four
+			r0, r1 := rows[i], rows[i+1]
+			var s0, s1 float64
+			for k, xk := range x {
+				s0 += r0[k] * xk
+				s1 += r1[k] * xk
+			}
+			z[acts[i]] = s0
+			if i+1 < n {
+				z[acts[i+1]] = s1
+			}
+			return
+		}
 		r0, r1, r2, r3 := rows[i], rows[i+1], rows[i+2], rows[i+3]
 		var s0, s1, s2, s3 float64
 		for k, xk := range x {
@@ -99,6 +112,7 @@ func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]floa
 				z[acts[i+j]] = s
 			}
 		}
+		i += 4
 	}
 }
 
@@ -149,12 +163,13 @@ func (l *Linear) AddGradProbs(x *[NumFeatures]float64, m c.Mask, a c.Action, p, 
 // addOuter adds the logits' gradient gz times the features to grad.
 func (l *Linear) addOuter(x *[NumFeatures]float64, m c.Mask, gz *[c.NumActions]float64, grad []float64) {
 	for b := range c.Action(c.NumActions) {
-		if !m.Has(b) || gz[b] == 0 {
+		g := gz[b] // held, as the stores into grad could otherwise change it
+		if !m.Has(b) || g == 0 {
 			continue
 		}
-		row := grad[int(b)*NumFeatures : (int(b)+1)*NumFeatures]
+		row := (*[NumFeatures]float64)(grad[int(b)*NumFeatures:])
 		for k, xk := range x {
-			row[k] += gz[b] * xk
+			row[k] += g * xk
 		}
 	}
 }

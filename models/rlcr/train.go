@@ -91,7 +91,8 @@ type Config struct {
 	// Actions lists the actions the policy may choose among; the others
 	// are masked (an ablation of what the policy may do). Where none of
 	// them is valid the agent does what it must without a decision
-	// (collective.Must). Empty means every action.
+	// (collective.Must), and if submit is not listed a complete result is
+	// submitted without one. Empty means every action.
 	Actions []string `yaml:"actions,omitempty" json:"actions,omitempty"`
 
 	LR         float64  `yaml:"lr" json:"lr"`                   // Adam learning rate at the start
@@ -280,6 +281,11 @@ type Iteration struct {
 	SpawnFinishRate float64
 	// CriticalStepsMean is the mean of the episodes' critical steps.
 	CriticalStepsMean float64
+	// HandoffMissesMean and DuplicatesMean are the mean per rollout of the
+	// delegated parts misunderstood and of the duplicate delegations
+	// (collective.Metrics.HandoffMisses, Duplicates).
+	HandoffMissesMean float64
+	DuplicatesMean    float64
 	Decisions         int
 	// DecisionsAcceptable and DecisionsFailed are the mean decisions per
 	// rollout of the acceptable and of the other rollouts (NaN when there
@@ -951,6 +957,8 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 		st.MessagesMean += float64(m.Messages) / n
 		st.ModelCallsMean += float64(m.ModelCalls) / n
 		st.AgentTimeMean += m.AgentTime.Seconds() / n
+		st.HandoffMissesMean += float64(m.HandoffMisses) / n
+		st.DuplicatesMean += float64(m.Duplicates) / n
 		assigned += m.SubagentTasks
 		done += m.SubagentDone
 	}
@@ -967,18 +975,26 @@ func summarize(it int, results []*collective.Result, rewards []float64, samples 
 
 // decisionStats fills the entropy and mean action probabilities.
 func decisionStats(st *Iteration, samples []sample) {
+	// The sums are kept in locals, not in st, so that each addition need
+	// not wait for the store of the one before; their order is the same.
+	probs, entropy := st.ActionProbs, st.Entropy
+	n := float64(len(samples))
 	for i := range samples {
 		if s := &samples[i]; s.mask.Single() {
-			st.ActionProbs[s.action] += 1 / float64(len(samples)) // and no entropy
+			probs[s.action] += 1 / n // and no entropy
 			continue
 		}
 		for a, p := range samples[i].probs {
-			st.ActionProbs[a] += p / float64(len(samples))
+			if p == 0 {
+				continue // ±0 leaves a sum begun at +0 as it is
+			}
+			probs[a] += p / n
 			if p > 0 {
-				st.Entropy -= p * math.Log(p) / float64(len(samples))
+				entropy -= p * math.Log(p) / n
 			}
 		}
 	}
+	st.ActionProbs, st.Entropy = probs, entropy
 }
 
 func meanOf(xs []float64) float64 {
