@@ -240,6 +240,8 @@ func TestFlowIDs(t *testing.T) {
 	}
 	require.Len(t, starts, len(res.Trace.Flows))
 	for i, f := range res.Trace.Flows {
+		require.Contains(t, starts, i+1, "flow %d has a start", i)
+		require.Contains(t, ends, i+1, "flow %d has an end", i)
 		assert.Equal(t, f.From, starts[i+1], "flow %d starts at its sender", i)
 		assert.Equal(t, f.To, ends[i+1], "flow %d ends at its receiver", i)
 	}
@@ -426,5 +428,30 @@ func TestReworkTime(t *testing.T) {
 		assert.Equal(t, 1, res.Conflicts, "%+v", tc)
 		assert.True(t, res.Acceptable, "%+v: rework mends the conflict", tc)
 		assert.Equal(t, tc.finish, res.Finish, "%+v", tc)
+	}
+}
+
+// TestSmallestCallCosts: a call's costs are its own at the smallest sizes
+// too. One call of a nanosecond of work takes that nanosecond; one call
+// whose prompt is a single token takes that token's prefill.
+func TestSmallestCallCosts(t *testing.T) {
+	for _, tc := range []struct {
+		work   sim.Time
+		prompt int
+		finish sim.Time
+	}{
+		{sim.Nanosecond, 0, sim.Nanosecond},
+		{2 * sim.Nanosecond, 0, 2 * sim.Nanosecond},
+		{sim.Nanosecond, 1, sim.Nanosecond + 17*sim.Microsecond},
+		{sim.Nanosecond, 2, sim.Nanosecond + 34*sim.Microsecond},
+	} {
+		g, err := task.New([]task.Node{{Name: "tiny", Work: tc.work}}, nil)
+		require.NoError(t, err)
+		cfg := free(1)
+		cfg.Calls = collective.Calls{SystemPrompt: tc.prompt, PromptToken: 17 * sim.Microsecond, OutputRate: 100}
+		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, tc.finish, res.Finish, "%+v", tc)
+		assert.Equal(t, int64(tc.prompt), res.PromptTokens, "%+v", tc)
 	}
 }

@@ -225,7 +225,14 @@ func TestDuplicatesMasked(t *testing.T) {
 			res, err = collective.Run(g, cfg, uniform, sim.NewStreams(seed), opts)
 			require.NoError(t, err)
 			dups := 0
+			delegated := map[int]bool{} // agents that delegated a ready subtask
 			for _, d := range res.Decisions {
+				if d.Obs.Ready == 0 && d.Mask.Has(collective.Delegate) {
+					assert.True(t, delegated[d.Agent], "%s seed %d: agent %d has no delegation to duplicate", f.Shape, seed, d.Agent)
+				}
+				if d.Action == collective.Delegate && d.Obs.Ready > 0 {
+					delegated[d.Agent] = true
+				}
 				if d.Obs.Ready == 0 && d.Action == collective.Delegate {
 					dups++
 				}
@@ -309,5 +316,34 @@ func TestHandoffFindingsWhileWorking(t *testing.T) {
 		assert.Equal(t, 1, res.SubagentTasks, "%+v", tt)
 		assert.Equal(t, tt.misses, res.HandoffMisses, "%+v", tt)
 		assert.Equal(t, tt.misses == 0, res.Acceptable, "%+v", tt)
+	}
+}
+
+// TestDuplicateNeedsAHelper: a duplicate goes to an idle helper or a new
+// one. The main agent hands the first part of a chain to a helper and
+// looks again with nothing ready: with two agents nobody is left to take a
+// duplicate, with three a third may be spawned.
+func TestDuplicateNeedsAHelper(t *testing.T) {
+	g := draw(t, task.Family{Shape: "chain", Length: 2, Work: sim.Const(60)}, 1)
+	for _, tc := range []struct {
+		agents int
+		dup    bool
+	}{{2, false}, {3, true}} {
+		cfg := free(tc.agents)
+		cfg.Handoff.Duplicates = true
+		once := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+			if o.Main && o.Ready > 0 && m.Has(collective.Delegate) {
+				return collective.Delegate
+			}
+			return boss.Decide(o, m, u)
+		})
+		res, err := collective.Run(g, cfg, once, sim.NewStreams(1), collective.Options{Record: true})
+		require.NoError(t, err)
+		require.Greater(t, len(res.Decisions), 2)
+		require.Equal(t, collective.Delegate, res.Decisions[0].Action)
+		d := res.Decisions[1]
+		require.True(t, d.Obs.Main)
+		require.Zero(t, d.Obs.Ready)
+		assert.Equal(t, tc.dup, d.Mask.Has(collective.Delegate), "%d agents", tc.agents)
 	}
 }

@@ -339,3 +339,38 @@ func TestFinishedAttemptFreesItsAgent(t *testing.T) {
 	assert.Equal(t, collective.Submit, last.Action)
 	assert.Equal(t, 2, res.Spawned)
 }
+
+// TestHeldAlternativeDroppedAsMoot: an alternative held while it is
+// checked is dropped when another settles the search first, and its maker
+// then holds nothing. Tries of 60 s and 40 s feed a pick; checks cost the
+// part's work. The second try is checked from 40 s to 80 s and handed on;
+// the first, checked from 60 s, is moot when its check ends at 120 s.
+func TestHeldAlternativeDroppedAsMoot(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "try0", Work: sim.Minute},
+		{Name: "try1", Work: 40 * sim.Second},
+		{Name: "pick", Work: sim.Minute, Join: task.JoinAny},
+	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
+	require.NoError(t, err)
+	checker := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+		if m.Has(collective.Check) {
+			return collective.Check
+		}
+		return boss.Decide(o, m, u)
+	})
+	cfg := free(3)
+	cfg.Check.Cost = 1
+	res, err := collective.Run(g, cfg, checker, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	assert.True(t, res.Acceptable)
+	dropped := 0
+	for _, d := range res.Decisions {
+		if d.Agent == 1 && d.Obs.Elapsed == 120 {
+			dropped++
+			assert.False(t, d.Obs.Unchecked, "the moot try's maker holds nothing")
+			assert.False(t, d.Mask.Has(collective.Check))
+		}
+	}
+	assert.Equal(t, 1, dropped, "the first try's maker decides once when its check ends")
+	assert.Equal(t, 3, res.Checks, "each try and the pick")
+}
