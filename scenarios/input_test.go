@@ -196,6 +196,11 @@ func TestInertValues(t *testing.T) {
 		_, err := scenarios.Load("tiny", []string{tt.set})
 		assert.ErrorContains(t, err, "--set "+tt.set+": "+tt.want)
 	}
+	// An inert value of the file is the file's, though a variant sets
+	// other fields of its section.
+	src := "task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\ntrain:\n  hidden: 32\nvariants:\n  - {name: a, set: {train.lr: 0.2}}\n"
+	_, err := scenarios.Parse([]byte(src), "h.yaml", nil)
+	assert.ErrorContains(t, err, "h.yaml:4:3: train.hidden: given but never used")
 	// The same values count where their settings read them.
 	for _, sets := range [][]string{
 		{"train.policy=mlp", "train.hidden=32"},
