@@ -426,7 +426,8 @@ func TestSummarize(t *testing.T) {
 			Finish: sim.Time(i+1) * sim.Second, Acceptable: i%2 == 1, ParallelismMean: float64(i),
 			Messages: i, ModelCalls: 2 * i, AgentTime: sim.Time(3*i) * sim.Second,
 			SubagentTasks: i, SubagentDone: i / 2,
-		}}
+			CriticalSteps: 4 * i, HandoffMisses: i % 4, Duplicates: i % 3,
+		}, Decisions: make([]collective.Decision, i)}
 		rewards[i] = float64(i)
 	}
 	st := summarize(4, results, rewards, make([]sample, 7), make([]float64, 10))
@@ -442,6 +443,11 @@ func TestSummarize(t *testing.T) {
 	assert.InDelta(t, 9, st.ModelCallsMean, 1e-12)
 	assert.InDelta(t, 13.5, st.AgentTimeMean, 1e-12)
 	assert.InDelta(t, 20.0/45, st.SpawnFinishRate, 1e-15, "subagent subtasks done over assigned, pooled")
+	assert.InDelta(t, 18, st.CriticalStepsMean, 1e-12)
+	assert.InDelta(t, 1.3, st.HandoffMissesMean, 1e-12)
+	assert.InDelta(t, 0.9, st.DuplicatesMean, 1e-12)
+	assert.InDelta(t, 5, st.DecisionsAcceptable, 1e-12, "decisions of the acceptable rollouts 1, 3, 5, 7, 9")
+	assert.InDelta(t, 4, st.DecisionsFailed, 1e-12, "decisions of the failed rollouts 0, 2, 4, 6, 8")
 	one := summarize(0, results[:1], rewards[:1], nil, make([]float64, 1))
 	assert.Equal(t, 1.0, one.LatencyP90, "one rollout is its own 90th percentile")
 	assert.True(t, math.IsNaN(one.SpawnFinishRate), "no subtask assigned")
