@@ -51,6 +51,7 @@ func parse(t *testing.T, s string) float64 {
 // iterations.csv), which is what "inside the domain by construction"
 // means for any metric.
 func TestBandsInsideTheirDomain(t *testing.T) {
+	skipUnderRace(t)
 	for _, seeds := range []int{2, 3, 5, 20} {
 		t.Run(fmt.Sprintf("seeds=%d", seeds), func(t *testing.T) {
 			out := trainTiny(t, "--seeds", strconv.Itoa(seeds))
@@ -202,6 +203,7 @@ func sameCharts(t *testing.T, dir, d2 string) {
 }
 
 func TestPlotRedrawsEveryChart(t *testing.T) {
+	skipUnderRace(t)
 	out := trainTiny(t)
 	d2 := filepath.Join(t.TempDir(), "d2")
 	stdout := mustSimulate(t, "plot", out, "--out", d2)
@@ -242,6 +244,7 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	skipUnderRace(t)
 	a := trainTiny(t, "--seeds", "3")
 	b := trainTiny(t, "--seeds", "3", "--set", "train.std_norm=true")
 	cmp := filepath.Join(t.TempDir(), "cmp")
@@ -317,5 +320,17 @@ func TestCompareSweeps(t *testing.T) {
 	for _, r := range rows[1:] {
 		assert.Contains(t, r[0], "default @ reward.latency=")
 		assert.Equal(t, "2", r[10], "two seeds in A: %v", r)
+	}
+}
+
+// skipUnderRace skips a test of charts and statistics under the race
+// detector, which makes its trainings some fifteen times slower: the test
+// has no concurrency of its own (the trainings' workers are race-tested by
+// TestTrainWritesEverything and TestSweepDeterministicAcrossWorkersAndShards),
+// and the plain pass of CI runs it in full.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("chart and statistics logic without concurrency of its own; run without -race")
 	}
 }
