@@ -11,19 +11,26 @@ import (
 	"github.com/swarmsim/swarmsim/sim"
 )
 
-// boss delegates whenever it may, submits a complete result, and
-// otherwise works or waits; helpers work or wait.
-var boss = collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
-	switch {
-	case o.Main && m.Has(collective.Delegate):
-		return collective.Delegate
-	case o.Main && m.Has(collective.Submit) && o.Complete:
-		return collective.Submit
-	case m.Has(collective.Work):
-		return collective.Work
-	}
-	return collective.Wait
-})
+// delegator delegates whenever it may (the main agent only, or every agent
+// with helpers too), the main agent submits a complete result, and
+// otherwise agents work or wait.
+func delegator(helpersToo bool) collective.Policy {
+	return collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case (o.Main || helpersToo) && m.Has(collective.Delegate):
+			return collective.Delegate
+		case o.Main && m.Has(collective.Submit) && o.Complete:
+			return collective.Submit
+		case m.Has(collective.Work):
+			return collective.Work
+		}
+		return collective.Wait
+	})
+}
+
+// boss delegates from the main agent; helpers work or wait. passer
+// delegates from every agent.
+var boss, passer = delegator(false), delegator(true)
 
 // TestWaitingMainAgentTakesNewWork: a part x of a minute feeds two parts w
 // and z of a minute each; there are two agents. The main agent delegates x
@@ -119,20 +126,6 @@ func TestWorkSpansCarryTheirTokens(t *testing.T) {
 		}
 	}
 }
-
-// passer delegates whenever it may, helpers included; the main agent
-// submits a complete result; otherwise agents work or wait.
-var passer = collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
-	switch {
-	case m.Has(collective.Delegate):
-		return collective.Delegate
-	case o.Main && m.Has(collective.Submit) && o.Complete:
-		return collective.Submit
-	case m.Has(collective.Work):
-		return collective.Work
-	}
-	return collective.Wait
-})
 
 // TestHelperDelegatesToIdleHelper: parts a and b (a minute each) and x
 // (two minutes), and y after x; four agents. The main agent hands a, b and
