@@ -3,6 +3,7 @@ package collective
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
@@ -115,10 +116,13 @@ func (q *arrivals) insert(a *agent) bool {
 	for i > q.head && q.calls[i-1].at > t {
 		i--
 	}
-	q.calls = append(q.calls, arrival{})
+	q.calls = append(q.calls, arrival{at: t, a: a})
+	if i == len(q.calls)-1 {
+		return true
+	}
 	copy(q.calls[i+1:], q.calls[i:])
 	q.calls[i] = arrival{at: t, a: a}
-	return i == len(q.calls)-1
+	return false
 }
 
 func (q *arrivals) pop() *agent {
@@ -438,6 +442,10 @@ type hostedAPI struct {
 	planValid bool
 	ttft      sim.Key
 	ttftDraw  sim.Sampler
+	// The time to first token is drawn from src, named by the call: one
+	// hash per call, where the episode's PCG takes two to seed.
+	src sim.Source
+	rng *rand.Rand
 }
 
 // newHostedAPI returns the API of cfg for ep, on the memory of old (an API
@@ -450,7 +458,10 @@ func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*
 	}
 	*h = hostedAPI{ep: ep, cfg: cfg, ttft: streams.Key("ttft"), ttftDraw: cfg.TTFT.Sampler(), wakeFn: h.wakeFn,
 		queue: h.queue.reset(), arriving: h.arriving.reset(), ends: h.ends.reset(),
-		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare}
+		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare, rng: h.rng}
+	if h.rng == nil {
+		h.rng = rand.New(&h.src)
+	}
 	h.timer.Init(ep.env, h.wakeFn)
 	if err := resetBucket(&h.state.rpm, &h.rpmSpare, cfg.RPM); err != nil {
 		return nil, fmt.Errorf("api.rpm: %w", err)
@@ -692,7 +703,6 @@ func (h *hostedAPI) wake() {
 // serviceTime draws the time to first token of the agent's call and adds
 // the time to generate its output.
 func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
-	ep := h.ep
 	var x, y uint64
 	if a.req.check {
 		// Checks are named by the part and how many checks it had.
@@ -700,7 +710,8 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 	} else {
 		x, y = a.workKey()
 	}
-	ttft := h.ttftDraw.Sample(ep.draw(h.ttft, x, y, 0))
+	h.src.Seed(h.ttft, x, y, 0)
+	ttft := h.ttftDraw.Sample(h.rng)
 	out := float64(a.req.output) / h.cfg.OutputRate
 	d, err := sim.FromSeconds(ttft + out)
 	if err != nil {
