@@ -581,6 +581,10 @@ func (h *hostedAPI) ready(v *apiView, a *agent) (sim.Time, error) {
 // calls' waits and ends (the caller applies the view); planning, limit
 // falls to the earliest end of a call it admits. It returns limit.
 func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.Time, error) {
+	if h.full(v) {
+		h.arrive(v, limit, atLimit, commit)
+		return limit, nil
+	}
 	// The queue's first call and when it is admitted, if fresh: only an
 	// admission or the first call into an empty queue changes them, and
 	// the rate limits' answer holds until then.
@@ -628,13 +632,42 @@ func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.T
 		v.inFlight++
 		if !commit {
 			limit = min(limit, t+a.req.service)
-			continue
+		} else {
+			h.qstats.set(t, h.queued(v))
+			h.flight.set(t, v.inFlight)
+			a.waited(t)
+			h.admitted++
+			h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
 		}
-		h.qstats.set(t, h.queued(v))
-		h.flight.set(t, v.inFlight)
-		a.waited(t)
-		h.admitted++
-		h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
+		if h.full(v) {
+			h.arrive(v, limit, atLimit, commit)
+			return limit, nil
+		}
+	}
+}
+
+// full reports whether the view has as many calls in flight as the
+// concurrency cap allows. No call ends within a run, so until it does
+// there are only arrivals.
+func (h *hostedAPI) full(v *apiView) bool {
+	return h.cfg.Concurrency > 0 && v.inFlight >= h.cfg.Concurrency
+}
+
+// arrive is run when the API is full: it takes the view's arrivals in, up
+// to limit (and at it, with atLimit), with no admission to look for, in a
+// loop that does not ask for the queue's first call at each step.
+func (h *hostedAPI) arrive(v *apiView, limit sim.Time, atLimit, commit bool) {
+	calls := h.arriving.calls[h.arriving.head:]
+	for v.pi < len(calls) {
+		t := calls[v.pi].at
+		if t > limit || t == limit && !atLimit {
+			return
+		}
+		v.at = t
+		v.pi++
+		if commit {
+			h.qstats.set(t, h.queued(v))
+		}
 	}
 }
 
