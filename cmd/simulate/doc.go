@@ -303,6 +303,9 @@
 // killed with SIGKILL) completes without running a trial twice. A
 // directory holding a different sweep (another scenario, --set, seed or
 // --variant) is refused unless --fresh is given, which clears it first.
+// --workers, --max-events and --max-memory are not part of a sweep: a
+// sweep stopped by an episode's event bound resumes with a higher
+// --max-events.
 //
 // Shards: trial j (in enumeration order) belongs to shard j mod n. The
 // shard comes from --shard i/n, else from SLURM_ARRAY_TASK_ID and
@@ -331,6 +334,12 @@
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
 //		never with several shards at once
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
 //		write into directory DIR (default: out/SCENARIO-sweep-seedS)
 //	--seed S

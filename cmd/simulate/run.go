@@ -142,7 +142,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), o.workers)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	if o.charts {
-		if err := writeCharts(ctx, s, dir, sc, seed, sums); err != nil {
+		if err := writeCharts(ctx, s, dir, sc, seed, o.limits.maxEvents, sums); err != nil {
 			return err
 		}
 	}

@@ -90,7 +90,7 @@ func (o *traceOptions) episode(ctx context.Context, nameOrPath string, k int, b 
 	if err != nil {
 		return err
 	}
-	ctx, done, err := o.limits.start(ctx, ep.sc, 1)
+	ctx, done, err := o.limits.start(ctx, ep.sc, []workload{variantWorkload(ep.variant)}, 1)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/swarmsim/swarmsim/results"
@@ -150,7 +151,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), o.workers)
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if out == "" {
 		out = defaultOut(sc, "-train", seed)
 	}
-	dir, err := openTrainDir(out, newTrainIdentity(sc, seed, o.seeds, o.limits.maxEvents), o.force)
+	dir, err := openTrainDir(out, newTrainIdentity(sc, seed, o.seeds), o.force)
 	if err != nil {
 		return err
 	}
@@ -301,13 +302,18 @@ func trainAll(ctx context.Context, s *session, dir *rundir.Dir, jobs []*trainJob
 	}
 	close(next)
 	wg.Wait()
+	// A failed job cancels the others: report its error, not the
+	// cancellations it caused in jobs before it.
+	var first error
 	for _, err := range errs {
-		if err != nil {
-			bar.finish(false)
-			return err
+		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
 		}
 	}
-	bar.finish(true)
+	bar.finish(first == nil)
+	if first != nil {
+		return first
+	}
 	return ctx.Err()
 }
 
