@@ -52,8 +52,9 @@
 //
 // Run prints a table of the variants (success rate with its 95% Wilson
 // interval, then means with their 95% bootstrap intervals: finish time of
-// acceptable episodes, model calls, tokens, parallelism, messages) and
-// writes a directory:
+// acceptable episodes, model calls, tokens, parallelism, messages, and
+// with a handoff section hand-off misses and duplicates) and writes a
+// directory:
 //
 //	manifest.json   what was run: the scenario as resolved, its hash, the
 //	                seed, the episodes, the versions, the command line and
@@ -161,7 +162,8 @@
 // Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
 // are spread over a pool of workers, and the results do not depend on how
 // many. Train prints each variant's figures over the last tenth of training
-// and writes a directory:
+// (reward, success, latency, parallelism and messages, and with a handoff
+// section hand-off misses and duplicates) and writes a directory:
 //
 //	manifest.json     what was run, as for 'simulate run', with the seeds
 //	iterations.csv    one row per variant, seed and iteration: episodes,

@@ -561,3 +561,28 @@ func TestHandoffColumns(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(plainIters), "handoff_misses")
 }
+
+// TestScreenGolden keeps the tables that run and train print: the
+// hand-off columns only with a handoff section, the other tables as
+// they were.
+func TestScreenGolden(t *testing.T) {
+	handoff := []string{"--set", "collective.handoff.miss=1", "--set", "collective.handoff.findings=1"}
+	train := []string{"train", testScenario, "--seeds", "2", "--set", "train.iterations=3", "--set", "train.batch=2", "--set", "train.group=3", "--charts=false"}
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{"tiny_run_stdout.golden", []string{"run", testScenario, "--seed", "1", "--episodes", testEpisodes, "--charts=false"}},
+		{"tiny_handoff_run_stdout.golden", append([]string{"run", testScenario, "--seed", "1", "--episodes", testEpisodes, "--charts=false"}, handoff...)},
+		{"tiny_train_stdout.golden", train},
+		{"tiny_handoff_train_stdout.golden", append(append(slices.Clone(train), handoff...), "--set", "collective.handoff.duplicates=true")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			out := mustSimulate(t, append(tt.args, "--out", filepath.Join(t.TempDir(), "o"))...)
+			table, _, ok := strings.Cut(out, "\nwrote ")
+			require.True(t, ok, "the output ends with the directory written:\n%s", out)
+			golden(t, tt.golden, []byte(table))
+		})
+	}
+}

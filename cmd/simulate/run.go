@@ -27,8 +27,9 @@ workers; the results do not depend on how many.
 
 Run prints a table of the variants (success rate with its 95% Wilson
 interval, then means with their 95% bootstrap intervals: finish time of
-acceptable episodes, model calls, tokens, parallelism, messages) and
-writes a directory:
+acceptable episodes, model calls, tokens, parallelism, messages, and
+with a handoff section hand-off misses and duplicates) and writes a
+directory:
 
 	manifest.json   what was run: the scenario as resolved, its hash, the
 	                seed, the episodes, the versions, the command line and
@@ -162,7 +163,8 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	sums := scenarios.Summarize(rows)
-	if err := writeTables(dir, rows, sums, usesHandoff(variantSpecs(sc)...)); err != nil {
+	handoff := usesHandoff(variantSpecs(sc)...)
+	if err := writeTables(dir, rows, sums, handoff); err != nil {
 		return err
 	}
 	if o.charts {
@@ -178,7 +180,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
-	printSummary(s.stdout, sums)
+	printSummary(s.stdout, rows, sums, handoff)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
