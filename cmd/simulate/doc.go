@@ -127,7 +127,7 @@
 //	--out DIR
 //		write the run into directory DIR (default: out/SCENARIO-seedS)
 //	--policy FILE
-//		evaluate the learned policy in FILE (written by 'simulate train')
+//		decide with the learned policy in FILE (written by 'simulate train')
 //		in every variant, instead of the scenario's organization
 //	--seed S
 //		the master seed S (default: the scenario's seed)
@@ -555,8 +555,11 @@
 // slices that touch in the simulation touch exactly in the trace.
 //
 // The episode is the one 'simulate run' evaluates as episode --episode of
-// variant --variant with the same seed and --set values: the same task draw
-// and the same random streams, so the trace shows the row of episodes.csv.
+// variant --variant with the same seed, --set values and --policy: the
+// same task draw and the same random streams, so the trace shows the row
+// of episodes.csv. As run does, trace refuses a setting that no fixed
+// organization exercises (collective.handoff.duplicates, for one) unless
+// --policy gives a learned policy that may.
 //
 // With --format otlp the episode is written as OpenTelemetry spans under the
 // GenAI semantic conventions, in OTLP/JSON as the Collector's file exporter
@@ -585,6 +588,9 @@
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out FILE
 //		write the trace to FILE (default: standard output)
+//	--policy FILE
+//		decide with the learned policy in FILE (written by 'simulate train')
+//		in every variant, instead of the scenario's organization
 //	--seed S
 //		the master seed S (default: the scenario's seed)
 //	--set path=value
@@ -597,6 +603,7 @@
 //	simulate trace tiny --variant team --episode 0 --out team0.json
 //	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
 //	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl
+//	simulate trace exp-parl --policy out/exp-parl-train-seed1/policies/annealed-seed1.json --out parl.json
 //
 // # Fit a scenario to recorded OpenTelemetry GenAI traces
 //

@@ -97,14 +97,14 @@ there at most every 30 seconds.`,
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
 		addFiguresFlag(fs, &o.figures)
-		fs.StringVar(&o.policy, "policy", "", "evaluate the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
+		o.policy.flags(fs)
 		return o.run
 	},
 }
 
 type runOptions struct {
 	limits   limitOptions
-	policy   string
+	policy   policyFlag
 	figures  string
 	seed     seedFlag
 	episodes int
@@ -125,11 +125,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.workers < 0 {
 		return usagef("--workers %d: want 1 or more", o.workers)
 	}
-	sets := o.sets
-	if o.policy != "" {
-		sets = append(sets, "policy.file="+o.policy)
-	}
-	sc, err := loadScenario(s, args[0], sets)
+	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
 	if err != nil {
 		return err
 	}
