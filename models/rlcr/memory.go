@@ -1,6 +1,8 @@
 package rlcr
 
 import (
+	"sync"
+
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/task"
@@ -20,6 +22,36 @@ type memory struct {
 	rewards []float64
 	samples []sample
 	finish  []float64 // finish times, sorted for the percentile
+}
+
+// memories keeps the memory of finished trainings for the next one: a
+// sweep or a multi-seed study runs many trainings one after another on
+// each worker, and each fresh training would otherwise grow its runners'
+// agents, decisions and event queues and its recorders' samples from
+// nothing again (a quarter of a one-iteration training's time, in
+// clearing new memory and collecting the old). Reuse changes no result:
+// a Runner's episode is the same on used memory as on fresh.
+var memories sync.Pool
+
+// getMemory returns memory for B×G rollouts: a finished training's if one
+// of that size is kept, else new.
+func getMemory(B, G int) *memory {
+	if m, ok := memories.Get().(*memory); ok && len(m.runners) == B*G && len(m.graphs) == B {
+		return m
+	}
+	return newMemory(B, G)
+}
+
+// release hands m on to the next training. Nothing of this training may
+// be used afterwards: m drops what refers to it (the policy, the task
+// graphs), so that kept memory keeps nothing else alive.
+func (m *memory) release() {
+	for i := range m.recs {
+		m.recs[i].pol, m.recs[i].soft = nil, nil
+	}
+	clear(m.graphs)
+	clear(m.results)
+	memories.Put(m)
 }
 
 func newMemory(B, G int) *memory {

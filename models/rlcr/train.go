@@ -381,7 +381,7 @@ func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers 
 			return nil, err
 		}
 	}
-	mem := newMemory(B, G) // reused by every iteration
+	mem := getMemory(B, G) // reused by every iteration, and by the next training
 	rewards := mem.rewards
 	for it := start; it < cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
@@ -455,6 +455,7 @@ func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers 
 			}
 		}
 	}
+	mem.release()
 	return pol, nil
 }
 
