@@ -30,6 +30,9 @@ type Claim struct {
 	// directories and outputs written before the manifest, as
 	// filepath.Match patterns relative to the directory.
 	Clear []string
+	// Fresh is how messages tell the user to ask for a fresh start:
+	// the command's flag that sets Open's fresh, such as "--fresh".
+	Fresh string
 }
 
 // Open prepares path for the work: it creates the directory and writes
@@ -59,13 +62,13 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 			}
 		}
 	case err != nil && !fresh:
-		return nil, fmt.Errorf("%s %w: an unreadable %s (%v); use --fresh to discard it, or --out to choose another directory", path, ErrOtherWork, c.File, err)
+		return nil, fmt.Errorf("%s %w: an unreadable %s (%v); use %s to discard it, or --out to choose another directory", path, ErrOtherWork, c.File, err, c.Fresh)
 	case err == nil && !fresh:
 		serr := c.Same(old)
 		if serr == nil {
 			return d, d.mkdirAll(path)
 		}
-		return nil, fmt.Errorf("%s %w: %w; use --fresh to discard it, or --out to choose another directory", path, ErrOtherWork, serr)
+		return nil, fmt.Errorf("%s %w: %w; use %s to discard it, or --out to choose another directory", path, ErrOtherWork, serr, c.Fresh)
 	default:
 		if err := c.clear(path); err != nil {
 			return nil, err

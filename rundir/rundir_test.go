@@ -112,6 +112,7 @@ func claim(id string) *rundir.Claim {
 			return fmt.Errorf("plan %s, not %s", old, id)
 		},
 		Clear: []string{"parts", "shard-*"},
+		Fresh: "--anew",
 	}
 }
 
@@ -134,7 +135,7 @@ func TestClaim(t *testing.T) {
 	// Other work is refused, and nothing is touched.
 	_, err = claim("B").Open(path, false)
 	assert.ErrorIs(t, err, rundir.ErrOtherWork)
-	assert.ErrorContains(t, err, "plan A, not B")
+	assert.ErrorContains(t, err, "plan A, not B; use --anew to discard it")
 	assert.True(t, exists(t, filepath.Join(path, "parts", "1.json")))
 
 	// Fresh clears the identity, the result and the parts, then claims.

@@ -71,7 +71,7 @@ func (p *parse) checkInert(vs *variantState) {
 // that do nothing when it is evaluated rather than trained.
 func inertProblems(spec *Spec) (always, run []problem) {
 	always = inertValues(spec, inertRules, "given but never used: %s; remove it, or set what makes it count")
-	run = inertValues(spec, runInertRules, "never acts under simulate run: %s; it acts under simulate train, or simulate run --policy FILE (a learned policy)")
+	run = inertValues(spec, runInertRules, "never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): %s; it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)")
 	return always, run
 }
 
@@ -148,11 +148,12 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 }
 
 // RunInert returns the errors of values that an evaluation of the
-// scenario's variants (`simulate run`) would leave without effect, though
-// training would use them: a hand-off setting under a fixed organization
-// that never makes such a hand-off. Load accepts them, since the same
-// file trains; the run command refuses them. Errors are *Error values,
-// joined when there are several; nil when there are none.
+// scenario's variants (`simulate run`, `simulate trace`) would leave
+// without effect, though training would use them: a hand-off setting
+// under a fixed organization that never makes such a hand-off. Load
+// accepts them, since the same file trains; the run and trace commands
+// refuse them. Errors are *Error values, joined when there are several;
+// nil when there are none.
 func (sc *Scenario) RunInert() error { return sc.runInert }
 
 // shadowedFlags returns a warning for every --set that some variants

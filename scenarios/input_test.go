@@ -225,19 +225,19 @@ func TestRunInert(t *testing.T) {
 		want      []string // substrings of RunInert's error; none: nil
 	}{
 		{"duplicates under split", head + "  handoff: {duplicates: true}\npolicy: {organization: split}\n", nil,
-			[]string{`d.yaml:4:13: collective.handoff.duplicates: never acts under simulate run: every fixed organization (policy.organization) delegates only ready subtasks`, "it acts under simulate train, or simulate run --policy FILE"}},
+			[]string{`d.yaml:4:13: collective.handoff.duplicates: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): every fixed organization (policy.organization) delegates only ready subtasks`, "it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)"}},
 		{"duplicates with a learned policy", head + "  handoff: {duplicates: true}\npolicy: {organization: split}\n", []string{"policy.file=p.json"}, nil},
 		{"miss under split", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\n", nil, nil},
 		{"miss under team", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: team}\n", nil, nil},
 		{"miss under sequential", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: sequential}\n", nil,
-			[]string{`d.yaml:4:13: collective.handoff.miss: never acts under simulate run: the fixed organization "sequential" never delegates`}},
+			[]string{`d.yaml:4:13: collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential" never delegates`}},
 		{"miss under independent", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: independent}\n", nil,
-			[]string{`collective.handoff.miss: never acts under simulate run: the fixed organization "independent" never delegates`}},
+			[]string{`collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "independent" never delegates`}},
 		{"miss with a learned policy", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: sequential}\n", []string{"policy.file=p.json"}, nil},
 		{"an organization given by a flag", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\n", []string{"policy.organization=independent"},
-			[]string{`--set policy.organization=independent: collective.handoff.miss: never acts under simulate run`}},
+			[]string{`--set policy.organization=independent: collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)`}},
 		{"an organization given by a variant", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil,
-			[]string{`d.yaml:8:21: variant "b": collective.handoff.miss: never acts under simulate run: the fixed organization "sequential"`}},
+			[]string{`d.yaml:8:21: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
 		{"no handoff", head + "policy: {organization: sequential}\n", nil, nil},
 	}
 	for _, tt := range tests {

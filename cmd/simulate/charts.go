@@ -32,7 +32,8 @@ var chartExts = []string{".csv", ".svg", ".pdf", ".png"}
 // each variant into dir/charts. A chart that cannot be drawn (no variant
 // with an acceptable episode, too many agents for a timeline) is left out
 // with a warning: the tables are the results, the charts views of them.
-func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, seed uint64, sums []scenarios.Summary) (err error) {
+// maxEvents is the episodes' event bound, as they ran (0: the default).
+func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, seed, maxEvents uint64, sums []scenarios.Summary) (err error) {
 	cw, err := newChartWriter(dir)
 	if err != nil {
 		return err
@@ -76,7 +77,7 @@ func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios
 	for i := range sc.Variants {
 		v := &sc.Variants[i]
 		name := "timeline_" + fileName(v.Name)
-		charts = append(charts, chart{name, func() error { return timeline(ctx, cw, name, sc, v, seed) }})
+		charts = append(charts, chart{name, func() error { return timeline(ctx, cw, name, sc, v, seed, maxEvents) }})
 	}
 
 	// Warnings wait until the progress bar is gone.
@@ -114,12 +115,12 @@ func leftOut(names []string, why string) string {
 
 // timeline re-runs episode 0 of v with a trace and draws it as a Gantt
 // chart: one row per agent, spans coloured by kind, messages as arrows.
-func timeline(ctx context.Context, cw *chartWriter, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed uint64) error {
+func timeline(ctx context.Context, cw *chartWriter, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed, maxEvents uint64) error {
 	streams, g, err := drawEpisode(v, seed, 0)
 	if err != nil {
 		return err
 	}
-	ep := &episode{sc: sc, variant: v, seed: seed, graph: g, streams: streams}
+	ep := &episode{sc: sc, variant: v, seed: seed, graph: g, streams: streams, maxEvents: maxEvents}
 	res, err := ep.run(ctx, true)
 	if err != nil {
 		return err

@@ -18,7 +18,9 @@ import (
 
 // Training resumes. A train directory is claimed by train.json, which names
 // what is trained (the resolved scenario's hash, the first seed, the
-// number of seeds and the event bound: everything the numbers depend on);
+// number of seeds: everything the numbers depend on; not the event bound,
+// which only stops an episode with an error, so that a training it
+// stopped resumes under a higher one);
 // each job (variant and seed) leaves a checkpoint in checkpoints/ after
 // every iteration, written atomically: the learner's state (rlcr.Checkpoint)
 // and the rows so far. The same command, run again after an interrupt or a
@@ -28,11 +30,10 @@ import (
 
 // trainIdentity is the content of train.json.
 type trainIdentity struct {
-	Scenario  string `json:"scenario"`
-	Hash      string `json:"hash"`
-	Seed      uint64 `json:"seed"`
-	Seeds     int    `json:"seeds"`
-	MaxEvents uint64 `json:"max_events,omitempty"`
+	Scenario string `json:"scenario"`
+	Hash     string `json:"hash"`
+	Seed     uint64 `json:"seed"`
+	Seeds    int    `json:"seeds"`
 }
 
 const (
@@ -87,12 +88,9 @@ func openTrainDir(out string, id trainIdentity, force bool) (*rundir.Dir, error)
 			return nil
 		},
 		Clear: []string{checkpointDir},
+		Fresh: "--force",
 	}
-	d, err := c.Open(out, force)
-	if err != nil && errors.Is(err, rundir.ErrOtherWork) {
-		err = fmt.Errorf("%w (use --force to discard it)", err)
-	}
-	return d, err
+	return c.Open(out, force)
 }
 
 // short abbreviates a "sha256:..." hash for messages.
@@ -104,8 +102,8 @@ func short(hash string) string {
 }
 
 // newTrainIdentity describes training sc from seed for seeds seeds.
-func newTrainIdentity(sc *scenarios.Scenario, seed uint64, seeds int, maxEvents uint64) trainIdentity {
-	return trainIdentity{Scenario: sc.Name, Hash: sc.Hash, Seed: seed, Seeds: seeds, MaxEvents: maxEvents}
+func newTrainIdentity(sc *scenarios.Scenario, seed uint64, seeds int) trainIdentity {
+	return trainIdentity{Scenario: sc.Name, Hash: sc.Hash, Seed: seed, Seeds: seeds}
 }
 
 // loadCheckpoint reads job j's checkpoint, if it has one.

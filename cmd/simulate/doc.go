@@ -52,8 +52,9 @@
 //
 // Run prints a table of the variants (success rate with its 95% Wilson
 // interval, then means with their 95% bootstrap intervals: finish time of
-// acceptable episodes, model calls, tokens, parallelism, messages) and
-// writes a directory:
+// acceptable episodes, model calls, tokens, parallelism, messages, and
+// with a handoff section hand-off misses and duplicates) and writes a
+// directory:
 //
 //	manifest.json   what was run: the scenario as resolved, its hash, the
 //	                seed, the episodes, the versions, the command line and
@@ -126,7 +127,7 @@
 //	--out DIR
 //		write the run into directory DIR (default: out/SCENARIO-seedS)
 //	--policy FILE
-//		evaluate the learned policy in FILE (written by 'simulate train')
+//		decide with the learned policy in FILE (written by 'simulate train')
 //		in every variant, instead of the scenario's organization
 //	--seed S
 //		the master seed S (default: the scenario's seed)
@@ -161,7 +162,8 @@
 // Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
 // are spread over a pool of workers, and the results do not depend on how
 // many. Train prints each variant's figures over the last tenth of training
-// and writes a directory:
+// (reward, success, latency, parallelism and messages, and with a handoff
+// section hand-off misses and duplicates) and writes a directory:
 //
 //	manifest.json     what was run, as for 'simulate run', with the seeds
 //	iterations.csv    one row per variant, seed and iteration: episodes,
@@ -303,6 +305,9 @@
 // killed with SIGKILL) completes without running a trial twice. A
 // directory holding a different sweep (another scenario, --set, seed or
 // --variant) is refused unless --fresh is given, which clears it first.
+// --workers, --max-events and --max-memory are not part of a sweep: a
+// sweep stopped by an episode's event bound resumes with a higher
+// --max-events.
 //
 // Shards: trial j (in enumeration order) belongs to shard j mod n. The
 // shard comes from --shard i/n, else from SLURM_ARRAY_TASK_ID and
@@ -331,6 +336,12 @@
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
 //		never with several shards at once
+//	--max-events N
+//		end an episode with an error after N events
+//		(default: 1000 per subtask plus one million)
+//	--max-memory SIZE
+//		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
+//		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
 //		write into directory DIR (default: out/SCENARIO-sweep-seedS)
 //	--seed S
@@ -544,8 +555,11 @@
 // slices that touch in the simulation touch exactly in the trace.
 //
 // The episode is the one 'simulate run' evaluates as episode --episode of
-// variant --variant with the same seed and --set values: the same task draw
-// and the same random streams, so the trace shows the row of episodes.csv.
+// variant --variant with the same seed, --set values and --policy: the
+// same task draw and the same random streams, so the trace shows the row
+// of episodes.csv. As run does, trace refuses a setting that no fixed
+// organization exercises (collective.handoff.duplicates, for one) unless
+// --policy gives a learned policy that may.
 //
 // With --format otlp the episode is written as OpenTelemetry spans under the
 // GenAI semantic conventions, in OTLP/JSON as the Collector's file exporter
@@ -574,6 +588,9 @@
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out FILE
 //		write the trace to FILE (default: standard output)
+//	--policy FILE
+//		decide with the learned policy in FILE (written by 'simulate train')
+//		in every variant, instead of the scenario's organization
 //	--seed S
 //		the master seed S (default: the scenario's seed)
 //	--set path=value
@@ -586,6 +603,7 @@
 //	simulate trace tiny --variant team --episode 0 --out team0.json
 //	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
 //	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl
+//	simulate trace exp-parl --policy out/exp-parl-train-seed1/policies/annealed-seed1.json --out parl.json
 //
 // # Fit a scenario to recorded OpenTelemetry GenAI traces
 //

@@ -45,12 +45,14 @@ type episode struct {
 	maxEvents uint64
 }
 
-// load loads the scenario nameOrPath and draws the chosen episode.
-func (o *drawOptions) load(nameOrPath string) (*episode, error) {
+// load loads the scenario nameOrPath, with extra (what other flags stand
+// for, such as --policy) after the --set overrides, and draws the chosen
+// episode.
+func (o *drawOptions) load(s *session, nameOrPath string, extra []string) (*episode, error) {
 	if o.episode < 0 {
 		return nil, usagef("--episode %d: want 0 or more", o.episode)
 	}
-	sc, err := scenarios.Load(nameOrPath, o.sets)
+	sc, err := loadScenario(s, nameOrPath, append(o.sets[:len(o.sets):len(o.sets)], extra...))
 	if err != nil {
 		return nil, err
 	}
@@ -62,12 +64,18 @@ func (o *drawOptions) load(nameOrPath string) (*episode, error) {
 	if o.seed.set {
 		seed = o.seed.v
 	}
-	ep := &episode{sc: sc, variant: v, seed: seed, k: o.episode}
-	ep.streams, ep.graph, err = drawEpisode(v, seed, o.episode)
+	ep := &episode{sc: sc, variant: v, seed: seed}
+	return ep, ep.draw(o.episode)
+}
+
+// draw makes the episode episode k of its variant under its seed.
+func (ep *episode) draw(k int) error {
+	streams, g, err := drawEpisode(ep.variant, ep.seed, k)
 	if err != nil {
-		return nil, fmt.Errorf("%s: variant %s, episode %d: %w", sc.Source, v.Name, o.episode, err)
+		return fmt.Errorf("%s: variant %s, episode %d: %w", ep.sc.Source, ep.variant.Name, k, err)
 	}
-	return ep, nil
+	ep.streams, ep.graph, ep.k = streams, g, k
+	return nil
 }
 
 // findVariant returns sc's variant name, or the first when name is empty.

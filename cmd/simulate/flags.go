@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -38,4 +39,22 @@ func (f *seedFlag) Set(s string) error {
 	}
 	f.v, f.set = v, true
 	return nil
+}
+
+// policyFlag is --policy: a policy learned by 'simulate train', which
+// decides in every variant instead of the scenario's organization. It
+// stands for --set policy.file=FILE, so that the scenario's loading reads
+// and checks the file as it does a policy.file in the scenario.
+type policyFlag struct{ file string }
+
+func (p *policyFlag) flags(fs *flag.FlagSet) {
+	fs.StringVar(&p.file, "policy", "", "decide with the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
+}
+
+// sets returns the overrides that the flag stands for.
+func (p *policyFlag) sets() []string {
+	if p.file == "" {
+		return nil
+	}
+	return []string{"policy.file=" + p.file}
 }

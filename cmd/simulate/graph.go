@@ -82,7 +82,7 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 		title = args[0]
 	} else {
 		var ep *episode
-		ep, err = o.draw.load(args[0])
+		ep, err = o.draw.load(s, args[0], nil)
 		if ep != nil {
 			g = ep.graph
 			title = ep.title()

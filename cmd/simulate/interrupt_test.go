@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -78,12 +79,73 @@ func TestMemoryBound(t *testing.T) {
 	assert.Contains(t, stderr, `want a size such as 512MiB, 16GiB or 0, not "lots"`)
 }
 
-func TestEventLimitSaysHowToRaiseIt(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "r")
-	_, stderr, code := simulate(t, "run", "tiny", "--max-events", "50", "--episodes", "1", "--out", out)
+// runSweep is a sweep of command run over tiny: two trials of five episodes.
+var runSweep = []string{"sweep", "tiny", "--set", "sweep={command: run, grid: {collective.agents: [1, 2]}}", "--variant", "team", "--charts=false"}
+
+// TestEventLimitSaysHowToRaiseIt: every command that runs episodes takes
+// --max-events; an episode past it fails the command, names the flag and
+// leaves no result; the default bound lets the same command finish.
+// TestSweepMemoryBound: a sweep whose largest trial would pass
+// --max-memory is refused before anything is written, naming the trial.
+func TestSweepMemoryBound(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s")
+	_, stderr, code := simulate(t, "sweep", "tiny", "--set", "sweep={command: run, grid: {task.width: [3, 1000000]}}", "--variant", "team",
+		"--max-memory", "64MiB", "--workers", "2", "--out", out)
 	assert.Equal(t, exitFail, code)
-	assert.Contains(t, stderr, "sim: event limit reached: 50 events processed")
-	assert.Contains(t, stderr, "the episode's bound: 50 events; simulate's --max-events raises it")
+	assert.Regexp(t, `simulate sweep: trial [0-9a-f]{16} \(task.width=1000000, variant team, seed 7\): its task graphs have up to 1000002 subtasks, about 488.3MiB per episode and 976.6MiB for 2 at once, above --max-memory 64MiB; raise --max-memory`, stderr)
 	assert.NoDirExists(t, out)
-	mustSimulate(t, "run", "tiny", "--max-events", "100000", "--episodes", "1", "--charts=false", "--out", out)
+	_, stderr, code = simulate(t, "sweep", "tiny", "--max-memory", "lots")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `want a size such as 512MiB, 16GiB or 0, not "lots"`)
+}
+
+func TestEventLimitSaysHowToRaiseIt(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		// gone is what must not be in the output directory after the
+		// failure; "" when the directory itself must not be there. A
+		// train keeps its checkpoints and a sweep its finished trials,
+		// to resume.
+		gone string
+	}{
+		{"run", []string{"run", "tiny", "--episodes", "1", "--charts=false"}, ""},
+		{"train", []string{"train", "tiny", "--seeds", "1", "--set", "train.iterations=2", "--charts=false"}, "manifest.json"},
+		{"sweep", runSweep, "manifest.json"},
+		{"trace", []string{"trace", "tiny"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r")
+			args := append(slices.Clone(tt.args), "--out", out)
+			_, stderr, code := simulate(t, append(args, "--max-events", "50")...)
+			assert.Equal(t, exitFail, code, stderr)
+			assert.Contains(t, stderr, "simulate "+tt.name+": ")
+			assert.Contains(t, stderr, "sim: event limit reached: 50 events processed")
+			assert.Contains(t, stderr, "(the episode's bound: 50 events); --max-events raises the bound")
+			if tt.gone == "" {
+				assert.NoFileExists(t, out)
+				assert.NoDirExists(t, out)
+			} else {
+				assert.NoFileExists(t, filepath.Join(out, tt.gone))
+				assert.NoFileExists(t, filepath.Join(out, "trials.csv"))
+				assert.NoFileExists(t, filepath.Join(out, "iterations.csv"))
+			}
+			mustSimulate(t, args...)
+		})
+	}
+}
+
+// TestSweepEventLimitResumes: a sweep stopped by the event bound keeps its
+// finished trials and resumes under a higher bound, which is not part of
+// the sweep.
+func TestSweepEventLimitResumes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s")
+	// One agent alone needs about 100 events an episode, two need more.
+	_, stderr, code := simulate(t, append(runSweep, "--out", out, "--workers", "1", "--max-events", "150")...)
+	require.Equal(t, exitFail, code, stderr)
+	assert.Contains(t, stderr, "1 of 2 trials done; run it again with a higher --max-events to resume")
+	assert.Len(t, trialFiles(t, out), 1)
+	got := mustSimulate(t, append(runSweep, "--out", out, "--max-events", "100000")...)
+	assert.Contains(t, got, "2 trials, 1 run now, 1 done before")
 }

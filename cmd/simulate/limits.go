@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // limitOptions bound the resources of long work: the events of one
@@ -47,19 +48,39 @@ func (o *limitOptions) flags(fs *flag.FlagSet) {
 // errMemory is the cause of a context cancelled by the memory guard.
 var errMemory = errors.New("memory bound reached")
 
-// check refuses a scenario whose task graphs alone, concurrent episodes
-// at once, would pass the memory bound. What an episode builds while it
-// runs (messages, agents) is not foreseeable; guard bounds that.
-func (o *limitOptions) check(sc *scenarios.Scenario, concurrent int) error {
+// A workload is one thing whose episodes the memory estimate sizes: a
+// variant of a run, or a trial of a sweep, named as messages name it.
+type workload struct {
+	name    string
+	variant *scenarios.Variant
+}
+
+func variantWorkload(v *scenarios.Variant) workload {
+	return workload{fmt.Sprintf("variant %q", v.Name), v}
+}
+
+// variantWorkloads returns sc's variants as workloads.
+func variantWorkloads(sc *scenarios.Scenario) []workload {
+	ws := make([]workload, len(sc.Variants))
+	for i := range sc.Variants {
+		ws[i] = variantWorkload(&sc.Variants[i])
+	}
+	return ws
+}
+
+// check refuses work whose task graphs alone, concurrent episodes at
+// once, would pass the memory bound. What an episode builds while it runs
+// (messages, agents) is not foreseeable; guard bounds that.
+func (o *limitOptions) check(work []workload, concurrent int) error {
 	if o.maxMemory == 0 {
 		return nil
 	}
-	for _, v := range sc.Variants {
-		nodes := v.Spec.Task.Nodes()
+	for _, w := range work {
+		nodes := w.variant.Spec.Task.Nodes()
 		need := float64(nodes) * bytesPerNode * float64(max(1, concurrent))
 		if need > float64(o.maxMemory) {
-			return fmt.Errorf("variant %q: its task graphs have up to %d subtasks, about %s per episode and %s for %d at once, above --max-memory %s; raise --max-memory, lower --workers, or make the task smaller",
-				v.Name, nodes, byteSize(float64(nodes)*bytesPerNode), byteSize(need), max(1, concurrent), o.maxMemory)
+			return fmt.Errorf("%s: its task graphs have up to %d subtasks, about %s per episode and %s for %d at once, above --max-memory %s; raise --max-memory, lower --workers, or make the task smaller",
+				w.name, nodes, byteSize(float64(nodes)*bytesPerNode), byteSize(need), max(1, concurrent), o.maxMemory)
 		}
 	}
 	return nil
@@ -147,22 +168,26 @@ func (b *byteSize) Set(s string) error {
 	return fmt.Errorf("want a size such as 512MiB, 16GiB or 0, not %q", s)
 }
 
-// start prepares long work on sc, with concurrent episodes at once: it
-// reads the files sc refers to and checks the memory estimate before
-// anything is written, then guards the memory. done, called with the
-// work's error, stops the guard and returns the error to report: the
-// bound that stopped the work, if one did.
-func (o *limitOptions) start(ctx context.Context, sc *scenarios.Scenario, concurrent int) (_ context.Context, done func(error) error, _ error) {
+// start prepares long work on sc, the episodes of work with concurrent
+// at once: it reads the files sc refers to and checks the memory estimate
+// before anything is written, then guards the memory. done, called with
+// the work's error, stops the guard and returns the error to report: the
+// bound that stopped the work, if one did, or an episode's event limit
+// with the flag that raises it.
+func (o *limitOptions) start(ctx context.Context, sc *scenarios.Scenario, work []workload, concurrent int) (_ context.Context, done func(error) error, _ error) {
 	if err := sc.CheckFiles(); err != nil {
 		return nil, nil, err
 	}
-	if err := o.check(sc, concurrent); err != nil {
+	if err := o.check(work, concurrent); err != nil {
 		return nil, nil, err
 	}
 	gctx, stop := o.guard(ctx)
 	return gctx, func(err error) error {
 		if err != nil && gctx.Err() != nil && ctx.Err() == nil {
 			err = context.Cause(gctx)
+		}
+		if errors.Is(err, sim.ErrEventLimit) {
+			err = fmt.Errorf("%w; --max-events raises the bound", err)
 		}
 		stop()
 		return err

@@ -265,9 +265,10 @@ func TestBadInput(t *testing.T) {
 		{"no scenario", []string{"run"}, exitUsage, []string{"simulate run: ", "usage: simulate run"}},
 		{"two scenarios", []string{"run", testScenario, testScenario}, exitUsage, []string{"usage: simulate run"}},
 		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{"--episodes"}},
-		{"a hand-off setting no fixed organization uses", []string{"run", "exp-parl"}, exitFail, []string{"simulate run: embedded:exp-parl:", "collective.handoff.duplicates: never acts under simulate run", "--policy FILE"}},
+		{"a hand-off setting no fixed organization uses", []string{"run", "exp-parl"}, exitFail, []string{"simulate run: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)", "--policy FILE"}},
 		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command"}},
 		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},
+		{"a trace of a hand-off setting no fixed organization uses", []string{"trace", "exp-parl"}, exitFail, []string{"simulate trace: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated", "--policy FILE"}},
 		{"trace unknown variant", []string{"trace", testScenario, "--variant", "no-such-variant"}, exitUsage, []string{"simulate trace: ", "no-such-variant", "allowed"}},
 		{"graph missing file", []string{"graph", "no-such-file.json"}, exitFail, []string{"simulate graph: ", "no-such-file.json"}},
 		{"graph flags on a file", []string{"graph", "x.dot", "--episode", "2"}, exitUsage, []string{"apply to scenarios"}},
@@ -351,31 +352,66 @@ func firstVariant(t *testing.T) string {
 }
 
 // TestTraceIsTheRunEpisode checks that the episode trace and the timeline
-// charts re-run is the one in episodes.csv: same task draw, same streams.
+// charts re-run is the one in episodes.csv: same task draw, same streams,
+// and with --policy the same learned policy.
 func TestTraceIsTheRunEpisode(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "run")
-	mustSimulate(t, "run", testScenario, "--episodes", "3", "--seed", "5", "--out", out, "--charts=false")
-	eps := readCSV(t, filepath.Join(out, "episodes.csv"))
-	header := eps[0]
-	for _, row := range eps[1:] {
-		var o drawOptions
-		o.variant = row[0]
-		k, err := strconv.Atoi(row[1])
-		require.NoError(t, err)
-		o.episode = k
-		o.seed = seedFlag{v: 5, set: true}
-		ep, err := o.load(testScenario)
-		require.NoError(t, err)
-		res, err := ep.run(context.Background(), false)
-		require.NoError(t, err)
-		r := scenarios.Row{Variant: row[0], Episode: k, Metrics: res.Metrics}
-		for j, c := range episodeColumns {
-			if c.name == "comm_changed_outcome" || c.name == "reward" {
-				continue // from the replay and the reward section, not the episode
+	learned := filepath.Join(trainTiny(t, "--charts=false"), "policies", "split-seed7.json")
+	for _, tt := range []struct {
+		name   string
+		policy policyFlag
+	}{
+		{"organization", policyFlag{}},
+		{"learned policy", policyFlag{learned}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			args := []string{"run", testScenario, "--episodes", "3", "--seed", "5", "--out", out, "--charts=false"}
+			if tt.policy.file != "" {
+				args = append(args, "--policy", tt.policy.file)
 			}
-			assert.Equal(t, row[j], c.value(&r), "%s episode %s: %s", row[0], row[1], header[j])
-		}
+			mustSimulate(t, args...)
+			eps := readCSV(t, filepath.Join(out, "episodes.csv"))
+			header := eps[0]
+			for _, row := range eps[1:] {
+				var o drawOptions
+				o.variant = row[0]
+				k, err := strconv.Atoi(row[1])
+				require.NoError(t, err)
+				o.episode = k
+				o.seed = seedFlag{v: 5, set: true}
+				ep, err := o.load(&session{stdout: io.Discard, stderr: io.Discard}, testScenario, tt.policy.sets())
+				require.NoError(t, err)
+				res, err := ep.run(context.Background(), false)
+				require.NoError(t, err)
+				r := scenarios.Row{Variant: row[0], Episode: k, Metrics: res.Metrics}
+				for j, c := range episodeColumns {
+					if c.name == "comm_changed_outcome" || c.name == "reward" {
+						continue // from the replay and the reward section, not the episode
+					}
+					assert.Equal(t, row[j], c.value(&r), "%s episode %s: %s", row[0], row[1], header[j])
+				}
+			}
+		})
 	}
+}
+
+// TestTracePolicy: trace --policy traces the learned policy's episode,
+// not the organization's, and makes a hand-off setting that only a
+// learned policy exercises count.
+func TestTracePolicy(t *testing.T) {
+	learned := filepath.Join(trainTiny(t, "--charts=false"), "policies", "split-seed7.json")
+	org := mustSimulate(t, "trace", testScenario, "--seed", "5")
+	pol := mustSimulate(t, "trace", testScenario, "--seed", "5", "--policy", learned)
+	assert.NotEqual(t, org, pol, "the learned policy decides")
+	assert.Contains(t, pol, `"name": "tiny, variant split, episode 0, seed 5"`)
+
+	parl := mustSimulate(t, "trace", "exp-parl", "--policy", learned, "--format", "otlp", "--count", "2")
+	assert.Len(t, strings.Split(strings.TrimSpace(parl), "\n"), 2, "one OTLP document per episode")
+
+	_, stderr, code := simulate(t, "trace", testScenario, "--policy", "no-such-policy.json")
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "policy.file")
+	assert.Contains(t, stderr, "no-such-policy.json")
 }
 
 func TestValidate(t *testing.T) {
@@ -560,4 +596,29 @@ func TestHandoffColumns(t *testing.T) {
 	plainIters, err := os.ReadFile(filepath.Join(trainTiny(t, "--charts=false"), "iterations.csv"))
 	require.NoError(t, err)
 	assert.NotContains(t, string(plainIters), "handoff_misses")
+}
+
+// TestScreenGolden keeps the tables that run and train print: the
+// hand-off columns only with a handoff section, the other tables as
+// they were.
+func TestScreenGolden(t *testing.T) {
+	handoff := []string{"--set", "collective.handoff.miss=1", "--set", "collective.handoff.findings=1"}
+	train := []string{"train", testScenario, "--seeds", "2", "--set", "train.iterations=3", "--set", "train.batch=2", "--set", "train.group=3", "--charts=false"}
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{"tiny_run_stdout.golden", []string{"run", testScenario, "--seed", "1", "--episodes", testEpisodes, "--charts=false"}},
+		{"tiny_handoff_run_stdout.golden", append([]string{"run", testScenario, "--seed", "1", "--episodes", testEpisodes, "--charts=false"}, handoff...)},
+		{"tiny_train_stdout.golden", train},
+		{"tiny_handoff_train_stdout.golden", append(append(slices.Clone(train), handoff...), "--set", "collective.handoff.duplicates=true")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			out := mustSimulate(t, append(tt.args, "--out", filepath.Join(t.TempDir(), "o"))...)
+			table, _, ok := strings.Cut(out, "\nwrote ")
+			require.True(t, ok, "the output ends with the directory written:\n%s", out)
+			golden(t, tt.golden, []byte(table))
+		})
+	}
 }

@@ -86,4 +86,5 @@ func TestTrainDirectoryIdentity(t *testing.T) {
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, stderr, "holds other work: the training of scenario tiny")
 	assert.Contains(t, stderr, "use --force to discard it")
+	assert.NotContains(t, stderr, "--fresh", "train has no --fresh")
 }

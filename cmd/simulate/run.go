@@ -27,8 +27,9 @@ workers; the results do not depend on how many.
 
 Run prints a table of the variants (success rate with its 95% Wilson
 interval, then means with their 95% bootstrap intervals: finish time of
-acceptable episodes, model calls, tokens, parallelism, messages) and
-writes a directory:
+acceptable episodes, model calls, tokens, parallelism, messages, and
+with a handoff section hand-off misses and duplicates) and writes a
+directory:
 
 	manifest.json   what was run: the scenario as resolved, its hash, the
 	                seed, the episodes, the versions, the command line and
@@ -96,14 +97,14 @@ there at most every 30 seconds.`,
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
 		addFiguresFlag(fs, &o.figures)
-		fs.StringVar(&o.policy, "policy", "", "evaluate the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
+		o.policy.flags(fs)
 		return o.run
 	},
 }
 
 type runOptions struct {
 	limits   limitOptions
-	policy   string
+	policy   policyFlag
 	figures  string
 	seed     seedFlag
 	episodes int
@@ -124,11 +125,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.workers < 0 {
 		return usagef("--workers %d: want 1 or more", o.workers)
 	}
-	sets := o.sets
-	if o.policy != "" {
-		sets = append(sets, "policy.file="+o.policy)
-	}
-	sc, err := loadScenario(s, args[0], sets)
+	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
 	if err != nil {
 		return err
 	}
@@ -142,7 +139,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), o.workers)
 	if err != nil {
 		return err
 	}
@@ -162,11 +159,12 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	sums := scenarios.Summarize(rows)
-	if err := writeTables(dir, rows, sums, usesHandoff(variantSpecs(sc)...)); err != nil {
+	handoff := usesHandoff(variantSpecs(sc)...)
+	if err := writeTables(dir, rows, sums, handoff); err != nil {
 		return err
 	}
 	if o.charts {
-		if err := writeCharts(ctx, s, dir, sc, seed, sums); err != nil {
+		if err := writeCharts(ctx, s, dir, sc, seed, o.limits.maxEvents, sums); err != nil {
 			return err
 		}
 	}
@@ -178,7 +176,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
-	printSummary(s.stdout, sums)
+	printSummary(s.stdout, rows, sums, handoff)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/swarmsim/swarmsim/stats"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -37,12 +38,7 @@ func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary, handoff bool) ([
 	var cells [][]string
 	for i := range sums {
 		s := &sums[i]
-		var mine []*scenarios.Row
-		for j := range rows {
-			if rows[j].Variant == s.Variant {
-				mine = append(mine, &rows[j])
-			}
-		}
+		mine := variantRows(rows, s.Variant)
 		row := []string{s.Variant, integer(s.N), integer(s.Acceptable), num(s.Success.Value), num(s.Success.Lo), num(s.Success.Hi)}
 		for _, m := range metrics {
 			iv := m.value(s, mine)
@@ -112,15 +108,40 @@ var handoffMetrics = []summaryMetric{
 	{"duplicates", fromRows(func(m *collective.Metrics) float64 { return float64(m.Duplicates) })},
 }
 
+// variantRows returns the rows of the variant.
+func variantRows(rows []scenarios.Row, variant string) []*scenarios.Row {
+	var mine []*scenarios.Row
+	for j := range rows {
+		if rows[j].Variant == variant {
+			mine = append(mine, &rows[j])
+		}
+	}
+	return mine
+}
+
+// screenName is a column's name as a table on the terminal heads it:
+// handoff_misses_mean is "handoff misses".
+func screenName(column string) string {
+	return strings.ReplaceAll(strings.TrimSuffix(column, "_mean"), "_", " ")
+}
+
 // printSummary prints the variants as an aligned table: the success rate
 // with its 95% Wilson interval, then means with their 95% bootstrap
-// intervals.
-func printSummary(w io.Writer, sums []scenarios.Summary) error {
+// intervals, and with handoff set the hand-off metrics of summary.csv.
+func printSummary(w io.Writer, rows []scenarios.Row, sums []scenarios.Summary, handoff bool) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "variant\tsuccess [95%% Wilson]\tfinish (s)\tcalls\ttokens\tparallelism\tmessages\n")
+	fmt.Fprintf(tw, "variant\tsuccess [95%% Wilson]\tfinish (s)\tcalls\ttokens\tparallelism\tmessages")
+	var extra []summaryMetric
+	if handoff {
+		extra = handoffMetrics
+	}
+	for _, m := range extra {
+		fmt.Fprintf(tw, "\t%s", screenName(m.name))
+	}
+	fmt.Fprintln(tw)
 	for i := range sums {
 		s := &sums[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s",
 			s.Variant,
 			withCI(s.Success, 2),
 			withCI(s.FinishAcceptable, 0),
@@ -129,6 +150,11 @@ func printSummary(w io.Writer, sums []scenarios.Summary) error {
 			withCI(s.Parallelism, 2),
 			withCI(s.Messages, 1),
 		)
+		mine := variantRows(rows, s.Variant)
+		for _, m := range extra {
+			fmt.Fprintf(tw, "\t%s", withCI(m.value(s, mine), 2))
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

@@ -12,12 +12,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/scenarios/sweep"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 var cmdSweep = &command{
@@ -75,6 +77,9 @@ whose file exists and runs the rest, so an interrupted sweep (even one
 killed with SIGKILL) completes without running a trial twice. A
 directory holding a different sweep (another scenario, --set, seed or
 --variant) is refused unless --fresh is given, which clears it first.
+--workers, --max-events and --max-memory are not part of a sweep: a
+sweep stopped by an episode's event bound resumes with a higher
+--max-events.
 
 Shards: trial j (in enumeration order) belongs to shard j mod n. The
 shard comes from --shard i/n, else from SLURM_ARRAY_TASK_ID and
@@ -110,12 +115,14 @@ sweeps about 1.5 times faster.`,
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		o.limits.flags(fs)
 		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type sweepOptions struct {
+	limits    limitOptions
 	figures   string
 	seed      seedFlag
 	out       string
@@ -129,7 +136,7 @@ type sweepOptions struct {
 	charts    bool
 }
 
-func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error {
+func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
@@ -163,6 +170,21 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	if err != nil {
 		return err
 	}
+	var work []workload
+	for j := range trials {
+		if shard.Owns(j) {
+			work = append(work, workload{fmt.Sprintf("trial %s (%s)", trials[j].ID, plan.Describe(j)), &trials[j].Variant})
+		}
+	}
+	workers := o.workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, done, err := o.limits.start(ctx, sc, work, min(workers, len(work)))
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
 	out := o.out
 	if out == "" {
 		out = filepath.Join("out", fmt.Sprintf("%s-sweep-seed%d", fileName(sc.Name), seed))
@@ -180,7 +202,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	}
 
 	bar := newProgress(s.stderr, "trials", len(st.Pending))
-	opt := sweep.Options{Workers: o.workers, Finished: func(*scenarios.Trial) { bar.increment() }}
+	opt := sweep.Options{Workers: workers, MaxEvents: o.limits.maxEvents, Finished: func(*scenarios.Trial) { bar.increment() }}
 	if o.trialDirs {
 		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, t, oc) }
 	}
@@ -188,7 +210,11 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) error
 	bar.finish(err == nil)
 	if err != nil {
 		if after, cerr := sweep.Check(out, plan, shard); cerr == nil {
-			fmt.Fprintf(s.stderr, "%s: %d of %d trials done; run the same command again to resume\n", s.name, after.Done(), len(after.Shard))
+			again := "run the same command again to resume"
+			if errors.Is(err, sim.ErrEventLimit) {
+				again = "run it again with a higher --max-events to resume"
+			}
+			fmt.Fprintf(s.stderr, "%s: %d of %d trials done; %s\n", s.name, after.Done(), len(after.Shard), again)
 		}
 		return err
 	}

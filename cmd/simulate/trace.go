@@ -23,8 +23,11 @@ microseconds, every one rounded from the exact virtual time, so that
 slices that touch in the simulation touch exactly in the trace.
 
 The episode is the one 'simulate run' evaluates as episode --episode of
-variant --variant with the same seed and --set values: the same task draw
-and the same random streams, so the trace shows the row of episodes.csv.
+variant --variant with the same seed, --set values and --policy: the
+same task draw and the same random streams, so the trace shows the row
+of episodes.csv. As run does, trace refuses a setting that no fixed
+organization exercises (collective.handoff.duplicates, for one) unless
+--policy gives a learned policy that may.
 
 With --format otlp the episode is written as OpenTelemetry spans under the
 GenAI semantic conventions, in OTLP/JSON as the Collector's file exporter
@@ -39,7 +42,8 @@ output.`,
 	Examples: `
 	simulate trace tiny --variant team --episode 0 --out team0.json
 	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
-	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl`,
+	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl
+	simulate trace exp-parl --policy out/exp-parl-train-seed1/policies/annealed-seed1.json --out parl.json`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &traceOptions{}
 		fs.StringVar(&o.out, "out", "", "write the trace to `FILE` (default: standard output)")
@@ -47,12 +51,14 @@ output.`,
 		fs.IntVar(&o.count, "count", 1, "with --format otlp, write `N` episodes from --episode on")
 		o.draw.flags(fs)
 		o.limits.flags(fs)
+		o.policy.flags(fs)
 		return o.run
 	},
 }
 
 type traceOptions struct {
 	limits      limitOptions
+	policy      policyFlag
 	out, format string
 	count       int
 	draw        drawOptions
@@ -68,11 +74,25 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.count < 1 || (o.count > 1 && o.format != "otlp") {
 		return usagef("--count %d: want 1, or more with --format otlp (a Chrome trace holds one episode)", o.count)
 	}
+	ep, err := o.draw.load(s, args[0], o.policy.sets())
+	if err != nil {
+		return err
+	}
+	if err := ep.sc.RunInert(); err != nil {
+		return err
+	}
+	ctx, done, err := o.limits.start(ctx, ep.sc, []workload{variantWorkload(ep.variant)}, 1)
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
+	ep.maxEvents = o.limits.maxEvents
 	var b bytes.Buffer
-	first := o.draw.episode
-	for k := first; k < first+o.count; k++ {
-		o.draw.episode = k
-		if err := o.episode(ctx, args[0], k, &b); err != nil {
+	for k := ep.k; k < o.draw.episode+o.count; k++ {
+		if err := ep.draw(k); err != nil {
+			return err
+		}
+		if err := o.write(ctx, ep, &b); err != nil {
 			return err
 		}
 	}
@@ -83,19 +103,8 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	return writeOutFile(o.out, "trace.json", b.Bytes())
 }
 
-// episode runs episode k of the scenario nameOrPath and appends its trace
-// to b.
-func (o *traceOptions) episode(ctx context.Context, nameOrPath string, k int, b *bytes.Buffer) (err error) {
-	ep, err := o.draw.load(nameOrPath)
-	if err != nil {
-		return err
-	}
-	ctx, done, err := o.limits.start(ctx, ep.sc, 1)
-	if err != nil {
-		return err
-	}
-	defer func() { err = done(err) }()
-	ep.maxEvents = o.limits.maxEvents
+// write runs the episode and appends its trace to b.
+func (o *traceOptions) write(ctx context.Context, ep *episode, b *bytes.Buffer) error {
 	res, err := ep.run(ctx, true)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ep.title(), err)
@@ -104,5 +113,5 @@ func (o *traceOptions) episode(ctx context.Context, nameOrPath string, k int, b 
 		return res.Trace.WriteChrome(b, ep.title())
 	}
 	return calibrate.WriteOTLP(b, calibrate.Episode{Trace: res.Trace, Finish: int64(res.Metrics.Finish),
-		Model: ep.variant.Name, ID: uint64(k), Acceptable: res.Metrics.Acceptable})
+		Model: ep.variant.Name, ID: uint64(ep.k), Acceptable: res.Metrics.Acceptable})
 }

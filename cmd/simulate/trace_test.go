@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -17,18 +18,25 @@ import (
 // TestTraceSlicesNest traces the first episodes of every variant of every
 // library scenario and checks that the slices of each thread nest: two
 // slices of one agent are disjoint (touching is allowed) or one holds the
-// other. Perfetto draws anything else as badly nested.
+// other. Perfetto draws anything else as badly nested. A scenario that
+// trace refuses under its organizations (a setting only a learned policy
+// exercises) is traced with a learned policy.
 func TestTraceSlicesNest(t *testing.T) {
 	episodes := 4
 	if testing.Short() {
 		episodes = 1
 	}
+	learned := filepath.Join(trainTiny(t, "--charts=false"), "policies", "split-seed7.json")
 	for _, name := range scenarios.Names() {
 		sc, err := scenarios.Load(name, nil)
 		require.NoError(t, err)
+		var extra []string
+		if sc.RunInert() != nil {
+			extra = []string{"--policy", learned}
+		}
 		for _, v := range sc.Variants {
 			for k := range episodes {
-				out := mustSimulate(t, "trace", name, "--variant", v.Name, "--episode", strconv.Itoa(k))
+				out := mustSimulate(t, append([]string{"trace", name, "--variant", v.Name, "--episode", strconv.Itoa(k)}, extra...)...)
 				slices := parseSlices(t, []byte(out))
 				require.NotEmpty(t, slices)
 				for _, bad := range badlyNested(slices) {

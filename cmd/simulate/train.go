@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/swarmsim/swarmsim/results"
@@ -40,7 +41,8 @@ hyperparameters, its reward section the reward and latency penalty.
 Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
 are spread over a pool of workers, and the results do not depend on how
 many. Train prints each variant's figures over the last tenth of training
-and writes a directory:
+(reward, success, latency, parallelism and messages, and with a handoff
+section hand-off misses and duplicates) and writes a directory:
 
 	manifest.json     what was run, as for 'simulate run', with the seeds
 	iterations.csv    one row per variant, seed and iteration: episodes,
@@ -150,7 +152,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, done, err := o.limits.start(ctx, sc, o.workers)
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), o.workers)
 	if err != nil {
 		return err
 	}
@@ -163,7 +165,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if out == "" {
 		out = defaultOut(sc, "-train", seed)
 	}
-	dir, err := openTrainDir(out, newTrainIdentity(sc, seed, o.seeds, o.limits.maxEvents), o.force)
+	dir, err := openTrainDir(out, newTrainIdentity(sc, seed, o.seeds), o.force)
 	if err != nil {
 		return err
 	}
@@ -246,7 +248,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := os.RemoveAll(dir.Join(checkpointDir)); err != nil {
 		s.warnf("%v", err)
 	}
-	printTraining(s, sv)
+	printTraining(s, sv, usesHandoff(variantSpecs(sc)...))
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
@@ -301,13 +303,18 @@ func trainAll(ctx context.Context, s *session, dir *rundir.Dir, jobs []*trainJob
 	}
 	close(next)
 	wg.Wait()
+	// A failed job cancels the others: report its error, not the
+	// cancellations it caused in jobs before it.
+	var first error
 	for _, err := range errs {
-		if err != nil {
-			bar.finish(false)
-			return err
+		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
 		}
 	}
-	bar.finish(true)
+	bar.finish(first == nil)
+	if first != nil {
+		return first
+	}
 	return ctx.Err()
 }
 
@@ -385,18 +392,41 @@ func iterationsCSV(jobs []*trainJob) []byte {
 	return rundir.CSV(header, rows)
 }
 
+// A screenColumn is a column of a table on the terminal: the metric it
+// reads, its head and its decimals.
+type screenColumn struct {
+	metric, head string
+	prec         int
+}
+
 // printTraining prints each variant's figures over the last tenth of
-// training: the IQM over seeds with its 95% bootstrap interval.
-func printTraining(s *session, sv *results.SeedValues) {
-	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "variant\tseeds\treward\tsuccess\tlatency (s)\tparallelism\tmessages\t(IQM [95% CI] over seeds, last tenth of training)")
-	for _, v := range sv.Variants {
-		cell := func(metric string, prec int) string {
-			return withCI(stats.Default.CI(sv.Values[v][metric], stats.IQM), prec)
+// training: the IQM over seeds with its 95% bootstrap interval; with
+// handoff set also the hand-off columns of iterations.csv.
+func printTraining(s *session, sv *results.SeedValues, handoff bool) {
+	cols := []screenColumn{
+		{"reward_mean", "reward", 2},
+		{"success_rate", "success", 2},
+		{"latency_mean", "latency (s)", 0},
+		{"parallelism_mean", "parallelism", 2},
+		{"messages_mean", "messages", 1},
+	}
+	if handoff {
+		for _, c := range handoffIterationColumns {
+			cols = append(cols, screenColumn{c.name, screenName(c.name), 2})
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", v, len(sv.Seeds[v]),
-			cell("reward_mean", 2), cell("success_rate", 2), cell("latency_mean", 0),
-			cell("parallelism_mean", 2), cell("messages_mean", 1))
+	}
+	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "variant\tseeds\t")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c.head)
+	}
+	fmt.Fprintln(tw, "(IQM [95% CI] over seeds, last tenth of training)")
+	for _, v := range sv.Variants {
+		fmt.Fprintf(tw, "%s\t%d\t", v, len(sv.Seeds[v]))
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t", withCI(stats.Default.CI(sv.Values[v][c.metric], stats.IQM), c.prec))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	fmt.Fprintln(s.stdout, "Training replaces each variant's policy.organization with the policy it learns (train.policy):\nvariants that differ only in their organization train alike.")

@@ -284,7 +284,7 @@ func (ep *episode) loop() error {
 		switch {
 		case err != nil:
 			if errors.Is(err, sim.ErrEventLimit) {
-				return fmt.Errorf("collective: %w (the episode's bound: %d events; simulate's --max-events raises it)", err, ep.maxEvents)
+				return fmt.Errorf("collective: %w (the episode's bound: %d events)", err, ep.maxEvents)
 			}
 			return fmt.Errorf("collective: %w", err)
 		case ep.done || ep.err != nil:

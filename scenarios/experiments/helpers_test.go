@@ -64,7 +64,7 @@ func sweepTrials(t *testing.T, sc *scenarios.Scenario, n int, keep func(*scenari
 		if tr.Seed >= testSeed+uint64(seeds(n)) || !keep(tr) {
 			continue
 		}
-		out, err := sweep.RunTrial(context.Background(), sc, tr)
+		out, err := sweep.RunTrial(context.Background(), sc, tr, 0)
 		require.NoError(t, err, "trial %d", tr.Index)
 		trials = append(trials, *tr)
 		metrics = append(metrics, out.Metrics)

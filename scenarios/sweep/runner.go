@@ -57,6 +57,11 @@ type Options struct {
 	// Finished, if not nil, is called after each trial's record is
 	// written, from the goroutine that ran it.
 	Finished func(t *scenarios.Trial)
+	// MaxEvents bounds the events of each episode of every trial
+	// (collective.Options.MaxEvents); 0 means the default. A bound only
+	// stops an episode with an error, so a trial's record never depends
+	// on it and a sweep stopped by it resumes under a higher one.
+	MaxEvents uint64
 }
 
 // Execute runs the trials listed in pending (indices into trials, which
@@ -134,7 +139,7 @@ func Execute(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario
 }
 
 func runOne(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario, t *scenarios.Trial, opt Options) error {
-	o, err := RunTrial(ctx, sc, t)
+	o, err := RunTrial(ctx, sc, t, opt.MaxEvents)
 	if err != nil {
 		return err
 	}

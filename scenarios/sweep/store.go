@@ -57,6 +57,7 @@ func Prepare(dir string, plan *Plan, fresh bool) (*rundir.Dir, error) {
 			return errors.New(what)
 		},
 		Clear: []string{TrialsDir, "trials.csv", "charts", "shard-*-of-*"},
+		Fresh: "--fresh",
 	}
 	d, err := c.Open(dir, fresh)
 	if err != nil {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // small is a sweep of 2 × 2 points and 2 seeds with short trainings.
@@ -286,7 +288,7 @@ func TestRunTrial(t *testing.T) {
 	sc := load(t, small, "sweep.command=run", "sweep.metrics=[success_rate, finish_mean, cost_per_acceptable]")
 	p, trials, err := NewPlan(sc, 1, "")
 	require.NoError(t, err)
-	o, err := RunTrial(context.Background(), sc, &trials[0])
+	o, err := RunTrial(context.Background(), sc, &trials[0], 0)
 	require.NoError(t, err)
 	assert.Len(t, o.Rows, 3, "the scenario's episodes")
 	assert.Len(t, o.Metrics, len(runMetrics))
@@ -295,6 +297,35 @@ func TestRunTrial(t *testing.T) {
 	back, err := parseRecord(p, p.index(), r.marshal())
 	require.NoError(t, err)
 	assert.True(t, same(r, back))
+}
+
+// TestRunTrialMaxEvents: the event bound reaches the episodes of both
+// commands' trials; without one they finish.
+func TestRunTrialMaxEvents(t *testing.T) {
+	tests := []struct {
+		command   string
+		maxEvents uint64
+		wantErr   bool
+	}{
+		{"train", 20, true},
+		{"run", 20, true},
+		{"train", 0, false},
+		{"run", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%d", tt.command, tt.maxEvents), func(t *testing.T) {
+			sc := load(t, small, "sweep.command="+tt.command, "sweep.metrics=[reward_mean]")
+			_, trials, err := NewPlan(sc, 1, "")
+			require.NoError(t, err)
+			_, err = RunTrial(context.Background(), sc, &trials[0], tt.maxEvents)
+			if !tt.wantErr {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, sim.ErrEventLimit)
+			assert.Contains(t, err.Error(), "the episode's bound: 20 events")
+		})
+	}
 }
 
 func TestCharts(t *testing.T) {

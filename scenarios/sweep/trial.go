@@ -62,24 +62,27 @@ var runMetrics = map[string]func(*scenarios.Summary) float64{
 // metric the command offers. A train trial runs rlcr.Train on one worker
 // and averages each metric over the last tenth of the iterations (at
 // least one); a run trial evaluates the variant for the scenario's
-// episodes from the trial's seed and summarizes them. The outcome depends
-// only on the trial's spec and seed.
-func RunTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial) (*Outcome, error) {
+// episodes from the trial's seed and summarizes them. maxEvents bounds
+// each episode's events (0: the default); an episode past it is an error.
+// The outcome depends only on the trial's spec and seed.
+func RunTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial, maxEvents uint64) (*Outcome, error) {
 	if sc.Sweep == nil {
 		return nil, fmt.Errorf("scenario %s has no sweep section", sc.Name)
 	}
 	switch sc.Sweep.Command {
 	case scenarios.SweepTrain:
-		return trainTrial(ctx, t)
+		return trainTrial(ctx, t, maxEvents)
 	case scenarios.SweepRun:
-		return runTrial(ctx, sc, t)
+		return runTrial(ctx, sc, t, maxEvents)
 	}
 	return nil, fmt.Errorf("sweep command %q is not train or run", sc.Sweep.Command)
 }
 
-func trainTrial(ctx context.Context, t *scenarios.Trial) (*Outcome, error) {
+func trainTrial(ctx context.Context, t *scenarios.Trial, maxEvents uint64) (*Outcome, error) {
 	o := &Outcome{Metrics: map[string]float64{}}
-	pol, err := rlcr.Train(ctx, t.Variant.Problem(), t.Variant.Spec.Train, t.Seed, 1, func(it rlcr.Iteration) error {
+	prob := t.Variant.Problem()
+	prob.MaxEvents = maxEvents
+	pol, err := rlcr.Train(ctx, prob, t.Variant.Spec.Train, t.Seed, 1, func(it rlcr.Iteration) error {
 		o.Iterations = append(o.Iterations, it)
 		return nil
 	})
@@ -99,7 +102,7 @@ func trainTrial(ctx context.Context, t *scenarios.Trial) (*Outcome, error) {
 	return o, nil
 }
 
-func runTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial) (*Outcome, error) {
+func runTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial, maxEvents uint64) (*Outcome, error) {
 	one := &scenarios.Scenario{
 		Name:     sc.Name,
 		Source:   sc.Source,
@@ -109,7 +112,7 @@ func runTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial) (
 		Variants: []scenarios.Variant{t.Variant},
 	}
 	o := &Outcome{Metrics: map[string]float64{}}
-	err := scenarios.Evaluate(ctx, one, scenarios.EvalOptions{Workers: 1}, func(r scenarios.Row) error {
+	err := scenarios.Evaluate(ctx, one, scenarios.EvalOptions{Workers: 1, MaxEvents: maxEvents}, func(r scenarios.Row) error {
 		o.Rows = append(o.Rows, r)
 		return nil
 	})
