@@ -105,3 +105,17 @@ func (k Key) Uint64(a, b, c uint64) uint64 {
 func (k Key) Float64(a, b, c uint64) float64 {
 	return float64(k.Uint64(a, b, c)>>11) / (1 << 53)
 }
+
+// Source is a math/rand/v2 Source for counter-based draws that take more
+// than one number (a normal by the ziggurat, which rejects now and then):
+// Seed names the draw with one Key.Uint64, and the source goes on from
+// there with SplitMix64. Naming a draw costs one hash, where seeding a PCG
+// from a Key costs two. Its zero value yields SplitMix64 from state 0.
+type Source struct{ x uint64 }
+
+// Seed starts the draw for counters (a, b, c) of k: the numbers that follow
+// are a pure function of the master seed, the purpose and the counters.
+func (s *Source) Seed(k Key, a, b, c uint64) { s.x = k.Uint64(a, b, c) }
+
+// Uint64 returns the draw's next number.
+func (s *Source) Uint64() uint64 { return splitmix(&s.x) }

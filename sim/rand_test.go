@@ -3,9 +3,11 @@ package sim_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -188,4 +190,66 @@ func TestKeyStatistics(t *testing.T) {
 	require.InDelta(t, 0.5, sum/n, 5*math.Sqrt(1.0/12/n))
 	require.Less(t, math.Abs(correlation(x, y)), 5/math.Sqrt(n))
 	require.Less(t, math.Abs(correlation(x, z)), 5/math.Sqrt(n))
+}
+
+func TestSourceIsNamedByItsCounters(t *testing.T) {
+	k := sim.NewStreams(3).Key("ttft")
+	var s sim.Source
+	next := func(a, b, c uint64) []uint64 {
+		s.Seed(k, a, b, c)
+		return []uint64{s.Uint64(), s.Uint64(), s.Uint64()}
+	}
+	first := next(1, 2, 3)
+	next(4, 5, 6)
+	require.Equal(t, first, next(1, 2, 3), "the same counters give the same numbers, whatever came between")
+	seen := map[uint64]bool{}
+	for _, c := range [][3]uint64{{1, 2, 3}, {1, 2, 4}, {1, 3, 3}, {2, 2, 3}, {0, 0, 0}} {
+		got := next(c[0], c[1], c[2])
+		require.NotEqual(t, got[0], got[1])
+		require.False(t, seen[got[0]], "counters %v repeat another draw", c)
+		seen[got[0]] = true
+	}
+	s.Seed(sim.NewStreams(4).Key("ttft"), 1, 2, 3)
+	require.NotEqual(t, first[0], s.Uint64(), "another master seed, other numbers")
+}
+
+// TestSourceLogNormal checks that log-normal draws fed by a Source, one
+// draw per counter as a hosted API's times to first token are, follow the
+// log-normal: a one-sample Kolmogorov–Smirnov test at α = 0.001 on 20000
+// draws, on three seeds, and the same test rejecting a log-normal whose cv
+// is 10% off (so that it can fail).
+func TestSourceLogNormal(t *testing.T) {
+	const n = 20000
+	crit := 1.949 / math.Sqrt(n) // the asymptotic critical value at α = 0.001
+	mean, cv := 0.6, 0.5
+	s2 := math.Log1p(cv * cv)
+	want := distuv.LogNormal{Mu: math.Log(mean) - s2/2, Sigma: math.Sqrt(s2)}
+	s2 = math.Log1p(1.1 * cv * 1.1 * cv)
+	off := distuv.LogNormal{Mu: math.Log(mean) - s2/2, Sigma: math.Sqrt(s2)}
+	d := sim.LogNormal(mean, cv).Sampler()
+	for _, seed := range []uint64{1, 2, 3} {
+		k := sim.NewStreams(seed).Key("ttft")
+		var src sim.Source
+		r := rand.New(&src)
+		xs := make([]float64, n)
+		for i := range xs {
+			src.Seed(k, uint64(i)<<32|7, uint64(i%5), 0)
+			xs[i] = d.Sample(r)
+		}
+		slices.Sort(xs)
+		require.Less(t, ksDistance(xs, want.CDF), crit, "seed %d", seed)
+		require.Greater(t, ksDistance(xs, off.CDF), crit, "seed %d: the test tells a 10%% larger cv apart", seed)
+	}
+}
+
+// ksDistance returns the Kolmogorov–Smirnov distance between the empirical
+// distribution of the sorted xs and cdf.
+func ksDistance(xs []float64, cdf func(float64) float64) float64 {
+	n := float64(len(xs))
+	d := 0.0
+	for i, x := range xs {
+		f := cdf(x)
+		d = max(d, f-float64(i)/n, float64(i+1)/n-f)
+	}
+	return d
 }

@@ -50,10 +50,21 @@ var ErrBadTime = errors.New("invalid virtual time")
 // nanosecond. NaN, infinities and values beyond the range of Time are errors.
 func FromSeconds(s float64) (Time, error) {
 	ns := s * float64(Second)
-	if math.IsNaN(s) || math.IsInf(s, 0) || ns >= math.MaxInt64 || ns <= math.MinInt64 {
+	if !(ns < math.MaxInt64 && ns > math.MinInt64) { // NaN, infinite or beyond the range
 		return 0, fmt.Errorf("%w: %v seconds", ErrBadTime, s)
 	}
-	return Time(math.Round(ns)), nil
+	// math.Round, a few times cheaper (it is not an instruction on amd64):
+	// ns − t is exact, so the comparison with a half is too. Beyond 2^52
+	// ns is whole and t is ns; below, t and ns are within a factor of two
+	// of each other (or t is 0), and their difference is representable.
+	t := Time(ns)
+	switch f := ns - float64(t); {
+	case f >= 0.5:
+		t++
+	case f <= -0.5:
+		t--
+	}
+	return t, nil
 }
 
 // ParseTime parses a duration such as "90s", "12m", "1h30m" or "250ms".

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -102,6 +103,35 @@ func TestFromSeconds(t *testing.T) {
 		got, err := sim.FromSeconds(tt.s)
 		require.NoError(t, err, "%v", tt.s)
 		require.Equal(t, tt.want, got, "%v", tt.s)
+	}
+}
+
+// TestFromSecondsIsMathRound checks FromSeconds's own rounding against
+// math.Round, on the values where rounding is delicate (just under and at
+// halves, around 2^52 where fractions end, the ends of the range) and on
+// random values of every magnitude.
+func TestFromSecondsIsMathRound(t *testing.T) {
+	var ns []float64
+	for _, v := range []float64{0, 0.5, 1.5, 2.5, 1 << 52, 1<<52 + 1, 1 << 53, 1<<53 + 2, 4503599627370495.5, 9.2e18} {
+		for _, x := range []float64{v, math.Nextafter(v, 0), math.Nextafter(v, math.Inf(1)), math.Nextafter(math.Nextafter(v, 0), 0)} {
+			ns = append(ns, x, -x)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		// Uniform in the exponent (1e-3 to 1e19 ns), and some halves.
+		x := math.Pow(10, -3+22*r.Float64())
+		ns = append(ns, x, -x, math.Floor(x)+0.5)
+	}
+	for _, x := range ns {
+		if math.Abs(x) >= 9.2e18 {
+			continue // beyond ±2^63 is an error, tested below
+		}
+		got, err := sim.FromSeconds(x / 1e9)
+		require.NoError(t, err, "%v ns", x)
+		// The division and FromSeconds's multiplication may move x by an ulp:
+		// round what FromSeconds multiplied back.
+		require.Equal(t, sim.Time(math.Round(x/1e9*1e9)), got, "%v ns", x)
 	}
 }
 

@@ -3,6 +3,7 @@ package collective
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
@@ -115,10 +116,13 @@ func (q *arrivals) insert(a *agent) bool {
 	for i > q.head && q.calls[i-1].at > t {
 		i--
 	}
-	q.calls = append(q.calls, arrival{})
+	q.calls = append(q.calls, arrival{at: t, a: a})
+	if i == len(q.calls)-1 {
+		return true
+	}
 	copy(q.calls[i+1:], q.calls[i:])
 	q.calls[i] = arrival{at: t, a: a}
-	return i == len(q.calls)-1
+	return false
 }
 
 func (q *arrivals) pop() *agent {
@@ -438,6 +442,10 @@ type hostedAPI struct {
 	planValid bool
 	ttft      sim.Key
 	ttftDraw  sim.Sampler
+	// The time to first token is drawn from src, named by the call: one
+	// hash per call, where the episode's PCG takes two to seed.
+	src sim.Source
+	rng *rand.Rand
 }
 
 // newHostedAPI returns the API of cfg for ep, on the memory of old (an API
@@ -450,7 +458,10 @@ func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*
 	}
 	*h = hostedAPI{ep: ep, cfg: cfg, ttft: streams.Key("ttft"), ttftDraw: cfg.TTFT.Sampler(), wakeFn: h.wakeFn,
 		queue: h.queue.reset(), arriving: h.arriving.reset(), ends: h.ends.reset(),
-		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare}
+		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare, rng: h.rng}
+	if h.rng == nil {
+		h.rng = rand.New(&h.src)
+	}
 	h.timer.Init(ep.env, h.wakeFn)
 	if err := resetBucket(&h.state.rpm, &h.rpmSpare, cfg.RPM); err != nil {
 		return nil, fmt.Errorf("api.rpm: %w", err)
@@ -570,6 +581,10 @@ func (h *hostedAPI) ready(v *apiView, a *agent) (sim.Time, error) {
 // calls' waits and ends (the caller applies the view); planning, limit
 // falls to the earliest end of a call it admits. It returns limit.
 func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.Time, error) {
+	if h.full(v) {
+		h.arrive(v, limit, atLimit, commit)
+		return limit, nil
+	}
 	// The queue's first call and when it is admitted, if fresh: only an
 	// admission or the first call into an empty queue changes them, and
 	// the rate limits' answer holds until then.
@@ -617,13 +632,42 @@ func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.T
 		v.inFlight++
 		if !commit {
 			limit = min(limit, t+a.req.service)
-			continue
+		} else {
+			h.qstats.set(t, h.queued(v))
+			h.flight.set(t, v.inFlight)
+			a.waited(t)
+			h.admitted++
+			h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
 		}
-		h.qstats.set(t, h.queued(v))
-		h.flight.set(t, v.inFlight)
-		a.waited(t)
-		h.admitted++
-		h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
+		if h.full(v) {
+			h.arrive(v, limit, atLimit, commit)
+			return limit, nil
+		}
+	}
+}
+
+// full reports whether the view has as many calls in flight as the
+// concurrency cap allows. No call ends within a run, so until it does
+// there are only arrivals.
+func (h *hostedAPI) full(v *apiView) bool {
+	return h.cfg.Concurrency > 0 && v.inFlight >= h.cfg.Concurrency
+}
+
+// arrive is run when the API is full: it takes the view's arrivals in, up
+// to limit (and at it, with atLimit), with no admission to look for, in a
+// loop that does not ask for the queue's first call at each step.
+func (h *hostedAPI) arrive(v *apiView, limit sim.Time, atLimit, commit bool) {
+	calls := h.arriving.calls[h.arriving.head:]
+	for v.pi < len(calls) {
+		t := calls[v.pi].at
+		if t > limit || t == limit && !atLimit {
+			return
+		}
+		v.at = t
+		v.pi++
+		if commit {
+			h.qstats.set(t, h.queued(v))
+		}
 	}
 }
 
@@ -692,7 +736,6 @@ func (h *hostedAPI) wake() {
 // serviceTime draws the time to first token of the agent's call and adds
 // the time to generate its output.
 func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
-	ep := h.ep
 	var x, y uint64
 	if a.req.check {
 		// Checks are named by the part and how many checks it had.
@@ -700,7 +743,8 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 	} else {
 		x, y = a.workKey()
 	}
-	ttft := h.ttftDraw.Sample(ep.draw(h.ttft, x, y, 0))
+	h.src.Seed(h.ttft, x, y, 0)
+	ttft := h.ttftDraw.Sample(h.rng)
 	out := float64(a.req.output) / h.cfg.OutputRate
 	d, err := sim.FromSeconds(ttft + out)
 	if err != nil {
