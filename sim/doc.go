@@ -14,7 +14,10 @@
 // iteration order, not a goroutine's timing, decides which of two events
 // goes first. [Env.Step] fires one event, [Env.Run] fires events until none
 // are left, and [Env.RunUntil] fires those due strictly before a time and
-// then sets the clock to it.
+// then sets the clock to it. [Env.RunThrough] fires those due at or before
+// a time until an event calls [Env.Stop]: a model that runs to an end of
+// its own (an episode) runs at the cost of one event per event, without a
+// Step and a look at the next event's time for each.
 //
 // Three kinds of things fire, from the cheapest up:
 //

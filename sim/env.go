@@ -101,6 +101,7 @@ type Env struct {
 	live   procList
 	err    error // a failure that stops the run
 	closed bool
+	stop   bool // Stop was called during the RunThrough in progress
 	// closedItems and closedTimers keep the queues' memory after Close,
 	// for Reset.
 	closedItems  []item
@@ -309,6 +310,72 @@ func (e *Env) RunUntil(t Time) error {
 	e.now = t
 	return nil
 }
+
+// RunThrough fires the events due at or before t, in order, until Stop is
+// called, n events have fired, or the next event is due after t (or none
+// is left). It returns the time of the next event, MaxTime if none, and
+// the first error Step would report. Unlike RunUntil it leaves the clock
+// at the last event fired.
+//
+// It is Step in a loop, for a model that runs one episode to its end: the
+// checks that Step makes once per event (the limits, the caller's own
+// "is it over?") are made once per call, or on the event that ends the
+// run, which costs a long series of short events a good part of its
+// engine time.
+func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
+	e.stop = false
+	// The event limit becomes a bound on n: the call that would fire the
+	// event past it reports the limit, as Step does.
+	if m := e.limits.MaxEvents; m != 0 {
+		if e.fired >= m {
+			if e.Pending() > 0 && e.Peek() <= t {
+				return e.Peek(), e.limitReached(e.Peek())
+			}
+			return e.Peek(), e.err
+		}
+		n = min(n, m-e.fired)
+	}
+	// So does the time limit: an event due after it and by t is an error.
+	through := t
+	if m := e.limits.MaxTime; m != 0 {
+		through = min(t, m)
+	}
+	for ; n > 0 && !e.stop && e.err == nil; n-- {
+		if e.timers.len() > 0 {
+			if e.peekWithTimers() > through {
+				break
+			}
+			e.fireNext()
+			continue
+		}
+		if e.q.len() == 0 {
+			break
+		}
+		if e.q.head().at > through {
+			break
+		}
+		it := e.q.pop()
+		e.now = it.at
+		e.fired++
+		if e.obs != nil {
+			kind, name := it.h.describe()
+			e.obs.Observe(Record{Seq: it.key & seqMask, Time: it.at, Priority: Priority(it.key >> seqBits), Kind: kind, Name: name})
+		}
+		it.h.fire(e, it.key)
+	}
+	stopped := e.stop
+	e.stop = false
+	next := e.Peek()
+	if e.err == nil && !stopped && next > through && next <= t {
+		return next, e.limitReached(next)
+	}
+	return next, e.err
+}
+
+// Stop makes the RunThrough in progress return once the event being fired
+// is done: a model whose run ends at an event says so at no cost to the
+// events before it. Outside RunThrough it does nothing.
+func (e *Env) Stop() { e.stop = true }
 
 // fail records the first unhandled failure; it stops the run.
 func (e *Env) fail(err error) {

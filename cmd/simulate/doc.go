@@ -171,7 +171,11 @@
 //	                  parallelism_mean, messages_mean, model_calls_mean,
 //	                  agent_time_mean, spawn_finish_rate (subagent
 //	                  subtasks completed / assigned; NaN if none),
-//	                  decisions, entropy, prob_<action>
+//	                  critical_steps_mean, decisions (all the
+//	                  iteration's), decisions_acceptable and
+//	                  decisions_failed (the mean per acceptable and per
+//	                  failed rollout; NaN if none), entropy,
+//	                  prob_<action>
 //	                  (the mean probability of each action over the
 //	                  iteration's decisions), grad_norm, lr, replays
 //	                  (per-agent: counterfactual episodes run),
@@ -650,9 +654,14 @@
 // YAML is well formed, every key is known, every value has the right type and
 // is in range, every file it refers to (task.path, policy.file: relative to
 // the scenario's folder) reads without error, and every variant's policy can
-// be built. It prints "ok" and
-// the file for a valid scenario, and each problem as file:line:col: message
-// otherwise. A FILE may also be an embedded scenario's name.
+// be built. It prints "ok" and the file for a valid scenario, and each
+// problem as file:line:col: message otherwise. A FILE may also be an
+// embedded scenario's name.
+//
+// A value that only training or a learned policy exercises (a hand-off
+// setting no fixed organization makes act, docs/scenarios.md) is valid,
+// since train uses it; validate notes it on standard error, because run
+// and trace refuse it without --policy.
 //
 // The exit status is 1 when any file has a problem.
 //

@@ -264,7 +264,13 @@ func TestBadInput(t *testing.T) {
 		{"bad flag value", []string{"run", testScenario, "--seed", "x"}, exitUsage, []string{"simulate run: ", "-seed", "usage: simulate run"}},
 		{"no scenario", []string{"run"}, exitUsage, []string{"simulate run: ", "usage: simulate run"}},
 		{"two scenarios", []string{"run", testScenario, testScenario}, exitUsage, []string{"usage: simulate run"}},
-		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{"--episodes"}},
+		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{`invalid value "-1" for flag -episodes: want a whole number of 1 or more`}},
+		{"no episodes", []string{"run", testScenario, "--episodes", "0"}, exitUsage, []string{`invalid value "0" for flag -episodes: want a whole number of 1 or more (leave the flag out for its default)`}},
+		{"no workers", []string{"run", testScenario, "--workers", "0"}, exitUsage, []string{`invalid value "0" for flag -workers`}},
+		{"no events", []string{"run", testScenario, "--max-events", "0"}, exitUsage, []string{`invalid value "0" for flag -max-events`}},
+		{"train without workers", []string{"train", testScenario, "--workers", "0"}, exitUsage, []string{"simulate train: ", `invalid value "0" for flag -workers`}},
+		{"sweep without shards", []string{"sweep", "pressure-sweep", "--shards", "0"}, exitUsage, []string{"simulate sweep: ", `invalid value "0" for flag -shards`}},
+		{"trace without events", []string{"trace", testScenario, "--max-events", "0"}, exitUsage, []string{"simulate trace: ", `invalid value "0" for flag -max-events`}},
 		{"a hand-off setting no fixed organization uses", []string{"run", "exp-parl"}, exitFail, []string{"simulate run: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)", "--policy FILE"}},
 		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command"}},
 		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},
@@ -427,6 +433,14 @@ func TestValidate(t *testing.T) {
 
 	_, _, code = simulate(t, "validate")
 	assert.Equal(t, exitUsage, code)
+
+	// A setting only training exercises is valid, with a note: run and
+	// trace refuse it.
+	stdout, stderr, code = simulate(t, "validate", "exp-parl", testScenario)
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, "ok\texp-parl\nok\t"+testScenario+"\n", stdout)
+	assert.Contains(t, stderr, "simulate validate: note: embedded:exp-parl:38:35: collective.handoff.duplicates: never acts when a fixed organization is evaluated")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one note, for exp-parl only:\n%s", stderr)
 }
 
 func TestListSchemaVersion(t *testing.T) {

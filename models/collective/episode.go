@@ -266,31 +266,35 @@ func (ep *episode) draw(k sim.Key, a, b, c uint64) *rand.Rand {
 }
 
 func (ep *episode) loop() error {
-	limit := ep.cfg.TimeLimit
+	// Events at MaxTime count as none, as Peek reports them.
+	limit := sim.MaxTime - 1
+	if ep.cfg.TimeLimit > 0 {
+		limit = ep.cfg.TimeLimit
+	}
 	ctx := ep.opts.Context
+	n := uint64(math.MaxUint64)
 	for !ep.done && ep.err == nil {
-		if ctx != nil && ep.env.Fired()&(ctxEvery-1) == 0 {
+		if ctx != nil {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			n = ctxEvery - ep.env.Fired()&(ctxEvery-1)
 		}
-		next := ep.env.Peek()
-		if next == sim.MaxTime {
-			ep.res.Stalled = true
-			ep.end(false)
-			break
-		}
-		if limit > 0 && next > limit {
-			ep.env.RunUntil(limit)
-			ep.res.TimedOut = true
-			ep.end(false)
-			break
-		}
-		if err := ep.env.Step(); err != nil {
+		next, err := ep.env.RunThrough(limit, n) // end and fail stop it
+		switch {
+		case err != nil:
 			if errors.Is(err, sim.ErrEventLimit) {
 				return fmt.Errorf("collective: %w (the episode's bound: %d events)", err, ep.maxEvents)
 			}
 			return fmt.Errorf("collective: %w", err)
+		case ep.done || ep.err != nil:
+		case next == sim.MaxTime:
+			ep.res.Stalled = true
+			ep.end(false)
+		case next > limit:
+			ep.env.RunUntil(limit)
+			ep.res.TimedOut = true
+			ep.end(false)
 		}
 	}
 	return ep.err
@@ -302,6 +306,7 @@ func (ep *episode) end(acceptable bool) {
 		return
 	}
 	ep.done = true
+	ep.env.Stop()
 	ep.res.Finish = ep.env.Now()
 	ep.res.Acceptable = acceptable
 	for _, a := range ep.agents {
@@ -326,5 +331,6 @@ func (ep *episode) finishMetrics() {
 func (ep *episode) fail(err error) {
 	if ep.err == nil {
 		ep.err = err
+		ep.env.Stop()
 	}
 }
