@@ -119,6 +119,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
+	if err := checkFigures(o.figures, o.charts); err != nil {
+		return err
+	}
 	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
 	if err != nil {
 		return err

@@ -140,6 +140,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
+	if err := checkFigures(o.figures, o.charts); err != nil {
+		return err
+	}
 	if o.shard != "" {
 		if _, err := sweep.ParseShard(o.shard); err != nil {
 			return usagef("%v", err)

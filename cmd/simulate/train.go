@@ -143,6 +143,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
+	if err := checkFigures(o.figures, o.charts); err != nil {
+		return err
+	}
 	if o.seeds < 1 {
 		return usagef("--seeds %d: want 1 or more", o.seeds)
 	}
