@@ -59,15 +59,19 @@
 //	manifest.json   what was run: the scenario as resolved, its hash, the
 //	                seed, the episodes, the versions, the command line and
 //	                the files below
-//	episodes.csv    one row per variant and episode: finish_time,
-//	                acceptable, reward, model_calls, tokens, agent_time,
-//	                messages, message_bytes, subagent_tasks,
-//	                subagent_done, spawn_finish_rate (completed / assigned
-//	                subagent subtasks; NaN if none), parallelism,
-//	                critical_steps, critical_path, speedup,
-//	                comm_changed_outcome, actions_<action>, ...; with a
-//	                shared server, an API or tools also served_calls,
-//	                call_latency, serving_wait, serving_queue_mean,
+//	episodes.csv    one row per variant and episode: variant, episode,
+//	                finish_time, acceptable, timed_out, reward,
+//	                model_calls, prompt_tokens, output_tokens, tokens,
+//	                agent_time, messages, message_tokens, message_bytes,
+//	                spawned, attempts, checks, retries, conflicts,
+//	                subagent_tasks, subagent_done, spawn_finish_rate
+//	                (completed / assigned subagent subtasks; NaN if
+//	                none), parallelism_mean, parallelism_peak,
+//	                critical_steps, critical_path, serial_work, speedup,
+//	                stretch, comm_changed_outcome, actions_<action> (the
+//	                decisions of each action); with a shared server, an
+//	                API or tools also served_calls, call_latency,
+//	                serving_wait, serving_queue_mean,
 //	                server_utilisation, batch_mean, output_rate,
 //	                tool_calls and tool_wait; with a handoff section
 //	                (collective.handoff) also handoff_misses (delegated
@@ -171,7 +175,11 @@
 //	                  parallelism_mean, messages_mean, model_calls_mean,
 //	                  agent_time_mean, spawn_finish_rate (subagent
 //	                  subtasks completed / assigned; NaN if none),
-//	                  decisions, entropy, prob_<action>
+//	                  critical_steps_mean, decisions (all the
+//	                  iteration's), decisions_acceptable and
+//	                  decisions_failed (the mean per acceptable and per
+//	                  failed rollout; NaN if none), entropy,
+//	                  prob_<action>
 //	                  (the mean probability of each action over the
 //	                  iteration's decisions), grad_norm, lr, replays
 //	                  (per-agent: counterfactual episodes run),
@@ -650,9 +658,14 @@
 // YAML is well formed, every key is known, every value has the right type and
 // is in range, every file it refers to (task.path, policy.file: relative to
 // the scenario's folder) reads without error, and every variant's policy can
-// be built. It prints "ok" and
-// the file for a valid scenario, and each problem as file:line:col: message
-// otherwise. A FILE may also be an embedded scenario's name.
+// be built. It prints "ok" and the file for a valid scenario, and each
+// problem as file:line:col: message otherwise. A FILE may also be an
+// embedded scenario's name.
+//
+// A value that only training or a learned policy exercises (a hand-off
+// setting no fixed organization makes act, docs/scenarios.md) is valid,
+// since train uses it; validate notes it on standard error, because run
+// and trace refuse it without --policy.
 //
 // The exit status is 1 when any file has a problem.
 //

@@ -24,6 +24,15 @@ func addFiguresFlag(fs *flag.FlagSet, dir *string) {
 	fs.StringVar(dir, "figures", "", "copy the charts that the scenario's figures list names (else every chart)\ninto directory `DIR` as SCENARIO_CHART.svg, .png and .csv, such as docs/figures")
 }
 
+// checkFigures refuses --figures with --charts=false before any work is
+// done: there would be no chart to copy.
+func checkFigures(dir string, charts bool) error {
+	if dir != "" && !charts {
+		return usagef("--figures %s copies charts, and --charts=false draws none: give one of them", dir)
+	}
+	return nil
+}
+
 // exportFigures copies the charts that sc.Figures names (every chart when
 // it names none) from the run directory into dir, named after the
 // scenario. It checks every name before it copies anything, so that a

@@ -55,9 +55,21 @@ func TestFiguresRejectsAChartNotDrawn(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(out, rundir.ManifestName), "the run is not left looking complete")
 }
 
+// TestFiguresNeedCharts: --figures with --charts=false is refused before
+// anything runs or is written.
 func TestFiguresNeedCharts(t *testing.T) {
-	_, stderr, code := simulate(t, "run", testScenario, "--out", filepath.Join(t.TempDir(), "run"), "--episodes", "2",
-		"--charts=false", "--figures", t.TempDir())
-	assert.NotEqual(t, exitOK, code)
-	assert.Contains(t, stderr, "drew no charts")
+	for _, args := range [][]string{
+		{"run", testScenario, "--episodes", "2"},
+		{"train", testScenario, "--seeds", "1"},
+		{"sweep", "pressure-sweep"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			out, figs := filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "figs")
+			_, stderr, code := simulate(t, append(args, "--out", out, "--charts=false", "--figures", figs)...)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr, "simulate "+args[0]+": --figures "+figs+" copies charts, and --charts=false draws none")
+			assert.NoDirExists(t, out)
+			assert.NoDirExists(t, figs)
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -38,6 +39,28 @@ func (f *seedFlag) Set(s string) error {
 		return fmt.Errorf("want a whole number from 0 to %d, not %q", uint64(math.MaxUint64), s)
 	}
 	f.v, f.set = v, true
+	return nil
+}
+
+// countFlag is a whole number of 1 or more, such as --episodes N. Zero
+// means that the flag was not given, so its default applies; given, 0
+// (which would silently mean the default) and negative numbers are
+// refused.
+type countFlag int
+
+func (c *countFlag) String() string {
+	if c == nil || *c == 0 {
+		return ""
+	}
+	return strconv.Itoa(int(*c))
+}
+
+func (c *countFlag) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil || v < 1 {
+		return errors.New("want a whole number of 1 or more (leave the flag out for its default)")
+	}
+	*c = countFlag(v)
 	return nil
 }
 

@@ -23,8 +23,11 @@ import (
 // growing until the kernel kills it.
 type limitOptions struct {
 	maxMemory byteSize
-	maxEvents uint64
+	maxEvents countFlag
 }
+
+// events is the bound on an episode's events; 0 means the default.
+func (o *limitOptions) events() uint64 { return uint64(o.maxEvents) }
 
 // defaultMaxMemory is the memory bound without --max-memory: far above
 // what the library's scenarios need (tens of MB), below what a shared
@@ -42,7 +45,7 @@ const memoryPoll = 50 * time.Millisecond
 func (o *limitOptions) flags(fs *flag.FlagSet) {
 	o.maxMemory = defaultMaxMemory
 	fs.Var(&o.maxMemory, "max-memory", "stop when the process's heap passes `SIZE` (such as 512MiB or 16GiB;\n0 for no bound), and refuse work estimated to need more")
-	fs.Uint64Var(&o.maxEvents, "max-events", 0, "end an episode with an error after `N` events\n(default: 1000 per subtask plus one million)")
+	fs.Var(&o.maxEvents, "max-events", "end an episode with an error after `N` events\n(default: 1000 per subtask plus one million)")
 }
 
 // errMemory is the cause of a context cancelled by the memory guard.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -264,13 +265,20 @@ func TestBadInput(t *testing.T) {
 		{"bad flag value", []string{"run", testScenario, "--seed", "x"}, exitUsage, []string{"simulate run: ", "-seed", "usage: simulate run"}},
 		{"no scenario", []string{"run"}, exitUsage, []string{"simulate run: ", "usage: simulate run"}},
 		{"two scenarios", []string{"run", testScenario, testScenario}, exitUsage, []string{"usage: simulate run"}},
-		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{"--episodes"}},
+		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{`invalid value "-1" for flag -episodes: want a whole number of 1 or more`}},
+		{"no episodes", []string{"run", testScenario, "--episodes", "0"}, exitUsage, []string{`invalid value "0" for flag -episodes: want a whole number of 1 or more (leave the flag out for its default)`}},
+		{"no workers", []string{"run", testScenario, "--workers", "0"}, exitUsage, []string{`invalid value "0" for flag -workers`}},
+		{"no events", []string{"run", testScenario, "--max-events", "0"}, exitUsage, []string{`invalid value "0" for flag -max-events`}},
+		{"train without workers", []string{"train", testScenario, "--workers", "0"}, exitUsage, []string{"simulate train: ", `invalid value "0" for flag -workers`}},
+		{"sweep without shards", []string{"sweep", "pressure-sweep", "--shards", "0"}, exitUsage, []string{"simulate sweep: ", `invalid value "0" for flag -shards`}},
+		{"trace without events", []string{"trace", testScenario, "--max-events", "0"}, exitUsage, []string{"simulate trace: ", `invalid value "0" for flag -max-events`}},
 		{"a hand-off setting no fixed organization uses", []string{"run", "exp-parl"}, exitFail, []string{"simulate run: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)", "--policy FILE"}},
 		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command"}},
 		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},
 		{"a trace of a hand-off setting no fixed organization uses", []string{"trace", "exp-parl"}, exitFail, []string{"simulate trace: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated", "--policy FILE"}},
 		{"trace unknown variant", []string{"trace", testScenario, "--variant", "no-such-variant"}, exitUsage, []string{"simulate trace: ", "no-such-variant", "allowed"}},
 		{"graph missing file", []string{"graph", "no-such-file.json"}, exitFail, []string{"simulate graph: ", "no-such-file.json"}},
+		{"graph JSON and DOT on standard output", []string{"graph", testScenario, "--json", "--dot", "-"}, exitUsage, []string{"simulate graph: --json and --dot - both print on standard output"}},
 		{"graph flags on a file", []string{"graph", "x.dot", "--episode", "2"}, exitUsage, []string{"apply to scenarios"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -427,6 +435,14 @@ func TestValidate(t *testing.T) {
 
 	_, _, code = simulate(t, "validate")
 	assert.Equal(t, exitUsage, code)
+
+	// A setting only training exercises is valid, with a note: run and
+	// trace refuse it.
+	stdout, stderr, code = simulate(t, "validate", "exp-parl", testScenario)
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, "ok\texp-parl\nok\t"+testScenario+"\n", stdout)
+	assert.Contains(t, stderr, "simulate validate: note: embedded:exp-parl:38:35: collective.handoff.duplicates: never acts when a fixed organization is evaluated")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one note, for exp-parl only:\n%s", stderr)
 }
 
 func TestListSchemaVersion(t *testing.T) {
@@ -620,5 +636,33 @@ func TestScreenGolden(t *testing.T) {
 			require.True(t, ok, "the output ends with the directory written:\n%s", out)
 			golden(t, tt.golden, []byte(table))
 		})
+	}
+}
+
+// TestHelpNamesEveryColumn: the help of run and train names every column
+// their tables can have, so that a reader of a table finds each one.
+func TestHelpNamesEveryColumn(t *testing.T) {
+	named := func(cmd *command, name string) bool {
+		name = regexp.MustCompile(`^(actions|prob)_[a-z]+$`).ReplaceAllString(name, "${1}_<action>")
+		return regexp.MustCompile(`(^|[^a-z_<])` + regexp.QuoteMeta(name) + `($|[^a-z_>])`).MatchString(cmd.Long)
+	}
+	var run []string
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
+		for _, c := range cs {
+			run = append(run, c.name)
+		}
+	}
+	for _, ms := range [][]summaryMetric{summaryMetrics, sharedMetrics, handoffMetrics} {
+		for _, m := range ms {
+			run = append(run, m.name)
+		}
+	}
+	for _, name := range run {
+		assert.True(t, named(cmdRun, name), "simulate help run does not name %s", name)
+	}
+	for _, cs := range [][]iterationColumn{iterationColumns, handoffIterationColumns} {
+		for _, c := range cs {
+			assert.True(t, named(cmdTrain, c.name), "simulate help train does not name %s", c.name)
+		}
 	}
 }

@@ -34,15 +34,19 @@ directory:
 	manifest.json   what was run: the scenario as resolved, its hash, the
 	                seed, the episodes, the versions, the command line and
 	                the files below
-	episodes.csv    one row per variant and episode: finish_time,
-	                acceptable, reward, model_calls, tokens, agent_time,
-	                messages, message_bytes, subagent_tasks,
-	                subagent_done, spawn_finish_rate (completed / assigned
-	                subagent subtasks; NaN if none), parallelism,
-	                critical_steps, critical_path, speedup,
-	                comm_changed_outcome, actions_<action>, ...; with a
-	                shared server, an API or tools also served_calls,
-	                call_latency, serving_wait, serving_queue_mean,
+	episodes.csv    one row per variant and episode: variant, episode,
+	                finish_time, acceptable, timed_out, reward,
+	                model_calls, prompt_tokens, output_tokens, tokens,
+	                agent_time, messages, message_tokens, message_bytes,
+	                spawned, attempts, checks, retries, conflicts,
+	                subagent_tasks, subagent_done, spawn_finish_rate
+	                (completed / assigned subagent subtasks; NaN if
+	                none), parallelism_mean, parallelism_peak,
+	                critical_steps, critical_path, serial_work, speedup,
+	                stretch, comm_changed_outcome, actions_<action> (the
+	                decisions of each action); with a shared server, an
+	                API or tools also served_calls, call_latency,
+	                serving_wait, serving_queue_mean,
 	                server_utilisation, batch_mean, output_rate,
 	                tool_calls and tool_wait; with a handoff section
 	                (collective.handoff) also handoff_misses (delegated
@@ -89,10 +93,10 @@ there at most every 30 seconds.`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &runOptions{}
 		fs.Var(&o.seed, "seed", "the master seed `S` (default: the scenario's seed)")
-		fs.IntVar(&o.episodes, "episodes", 0, "run `N` episodes per variant (default: the scenario's episodes)")
+		fs.Var(&o.episodes, "episodes", "run `N` episodes per variant (default: the scenario's episodes)")
 		fs.StringVar(&o.out, "out", "", "write the run into directory `DIR` (default: out/SCENARIO-seedS)")
 		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated")
-		fs.IntVar(&o.workers, "workers", 0, "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
+		fs.Var(&o.workers, "workers", "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
@@ -107,10 +111,10 @@ type runOptions struct {
 	policy   policyFlag
 	figures  string
 	seed     seedFlag
-	episodes int
+	episodes countFlag
 	out      string
 	sets     stringsFlag
-	workers  int
+	workers  countFlag
 	force    bool
 	charts   bool
 }
@@ -119,11 +123,8 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
-	if o.episodes < 0 {
-		return usagef("--episodes %d: want 1 or more", o.episodes)
-	}
-	if o.workers < 0 {
-		return usagef("--workers %d: want 1 or more", o.workers)
+	if err := checkFigures(o.figures, o.charts); err != nil {
+		return err
 	}
 	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
 	if err != nil {
@@ -134,12 +135,13 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	}
 	episodes := sc.Episodes
 	if o.episodes > 0 {
-		episodes = o.episodes
+		episodes = int(o.episodes)
 	}
-	if o.workers == 0 {
-		o.workers = runtime.GOMAXPROCS(0)
+	workers := int(o.workers)
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), o.workers)
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), workers)
 	if err != nil {
 		return err
 	}
@@ -154,7 +156,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		}
 	}()
 
-	rows, err := evaluate(ctx, s, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: o.workers, MaxEvents: o.limits.maxEvents})
+	rows, err := evaluate(ctx, s, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers, MaxEvents: o.limits.events()})
 	if err != nil {
 		return err
 	}
@@ -164,7 +166,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	if o.charts {
-		if err := writeCharts(ctx, s, dir, sc, seed, o.limits.maxEvents, sums); err != nil {
+		if err := writeCharts(ctx, s, dir, sc, seed, o.limits.events(), sums); err != nil {
 			return err
 		}
 	}

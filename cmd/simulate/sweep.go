@@ -108,9 +108,9 @@ sweeps about 1.5 times faster.`,
 		fs.Var(&o.seed, "seed", "the first seed `S` of every point (default: the scenario's seed)")
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-sweep-seedS)")
 		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated")
-		fs.IntVar(&o.workers, "workers", 0, "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it")
+		fs.Var(&o.workers, "workers", "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it")
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n`: the trials j with j mod n = i")
-		fs.IntVar(&o.shards, "shards", 0, "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
+		fs.Var(&o.shards, "shards", "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
 		fs.StringVar(&o.variant, "variant", "", "run only the trials of variant `V`")
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
@@ -127,9 +127,9 @@ type sweepOptions struct {
 	seed      seedFlag
 	out       string
 	sets      stringsFlag
-	workers   int
+	workers   countFlag
 	shard     string
-	shards    int
+	shards    countFlag
 	variant   string
 	fresh     bool
 	trialDirs bool
@@ -140,18 +140,15 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
-	if o.workers < 0 {
-		return usagef("--workers %d: want 1 or more", o.workers)
+	if err := checkFigures(o.figures, o.charts); err != nil {
+		return err
 	}
 	if o.shard != "" {
 		if _, err := sweep.ParseShard(o.shard); err != nil {
 			return usagef("%v", err)
 		}
 	}
-	if o.shards < 0 {
-		return usagef("--shards %d: want 1 or more", o.shards)
-	}
-	shard, _, err := sweep.ResolveShard(o.shard, o.shards, os.Getenv)
+	shard, _, err := sweep.ResolveShard(o.shard, int(o.shards), os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -176,7 +173,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 			work = append(work, workload{fmt.Sprintf("trial %s (%s)", trials[j].ID, plan.Describe(j)), &trials[j].Variant})
 		}
 	}
-	workers := o.workers
+	workers := int(o.workers)
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -202,7 +199,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 
 	bar := newProgress(s.stderr, "trials", len(st.Pending))
-	opt := sweep.Options{Workers: workers, MaxEvents: o.limits.maxEvents, Finished: func(*scenarios.Trial) { bar.increment() }}
+	opt := sweep.Options{Workers: workers, MaxEvents: o.limits.events(), Finished: func(*scenarios.Trial) { bar.increment() }}
 	if o.trialDirs {
 		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, t, oc) }
 	}

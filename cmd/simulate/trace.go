@@ -86,7 +86,7 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	defer func() { err = done(err) }()
-	ep.maxEvents = o.limits.maxEvents
+	ep.maxEvents = o.limits.events()
 	var b bytes.Buffer
 	for k := ep.k; k < o.draw.episode+o.count; k++ {
 		if err := ep.draw(k); err != nil {

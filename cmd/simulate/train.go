@@ -50,7 +50,11 @@ section hand-off misses and duplicates) and writes a directory:
 	                  parallelism_mean, messages_mean, model_calls_mean,
 	                  agent_time_mean, spawn_finish_rate (subagent
 	                  subtasks completed / assigned; NaN if none),
-	                  decisions, entropy, prob_<action>
+	                  critical_steps_mean, decisions (all the
+	                  iteration's), decisions_acceptable and
+	                  decisions_failed (the mean per acceptable and per
+	                  failed rollout; NaN if none), entropy,
+	                  prob_<action>
 	                  (the mean probability of each action over the
 	                  iteration's decisions), grad_norm, lr, replays
 	                  (per-agent: counterfactual episodes run),
@@ -102,7 +106,7 @@ directory keeps no checkpoints; --force discards them and starts over.`,
 		fs.IntVar(&o.seeds, "seeds", 3, "train each variant for `K` seeds")
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-train-seedS)")
 		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated")
-		fs.IntVar(&o.workers, "workers", 0, "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
+		fs.Var(&o.workers, "workers", "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 		o.limits.flags(fs)
@@ -118,7 +122,7 @@ type trainOptions struct {
 	seeds   int
 	out     string
 	sets    stringsFlag
-	workers int
+	workers countFlag
 	force   bool
 	charts  bool
 }
@@ -139,20 +143,21 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
+	if err := checkFigures(o.figures, o.charts); err != nil {
+		return err
+	}
 	if o.seeds < 1 {
 		return usagef("--seeds %d: want 1 or more", o.seeds)
-	}
-	if o.workers < 0 {
-		return usagef("--workers %d: want 1 or more", o.workers)
 	}
 	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
 		return err
 	}
-	if o.workers == 0 {
-		o.workers = runtime.GOMAXPROCS(0)
+	workers := int(o.workers)
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), o.workers)
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), workers)
 	if err != nil {
 		return err
 	}
@@ -197,7 +202,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if resumed > 0 {
 		s.infof("resuming %s: %d of %d iterations done", dir.Path(), resumed, total)
 	}
-	if err := trainAll(ctx, s, dir, jobs, o.workers, total, o.limits.maxEvents); err != nil {
+	if err := trainAll(ctx, s, dir, jobs, workers, total, o.limits.events()); err != nil {
 		if ctx.Err() != nil && dir != nil {
 			s.infof("the finished iterations are kept in %s; run the same command again to continue", dir.Join(checkpointDir))
 		}

@@ -20,9 +20,14 @@ Validate loads each scenario FILE strictly, as run does, and checks it: the
 YAML is well formed, every key is known, every value has the right type and
 is in range, every file it refers to (task.path, policy.file: relative to
 the scenario's folder) reads without error, and every variant's policy can
-be built. It prints "ok" and
-the file for a valid scenario, and each problem as file:line:col: message
-otherwise. A FILE may also be an embedded scenario's name.
+be built. It prints "ok" and the file for a valid scenario, and each
+problem as file:line:col: message otherwise. A FILE may also be an
+embedded scenario's name.
+
+A value that only training or a learned policy exercises (a hand-off
+setting no fixed organization makes act, docs/scenarios.md) is valid,
+since train uses it; validate notes it on standard error, because run
+and trace refuse it without --policy.
 
 The exit status is 1 when any file has a problem.`,
 	Examples: `
@@ -39,12 +44,16 @@ func runValidate(ctx context.Context, s *session, args []string) error {
 	}
 	bad := 0
 	for _, file := range args {
-		if err := validate(file); err != nil {
+		sc, err := validate(file)
+		if err != nil {
 			bad++
 			printProblems(s.stderr, err, isTerminal(s.stderr))
 			continue
 		}
 		fmt.Fprintf(s.stdout, "ok\t%s\n", file)
+		for _, e := range flatten(sc.RunInert()) {
+			s.infof("note: %s", e)
+		}
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d scenarios have problems", bad, len(args))
@@ -53,13 +62,13 @@ func runValidate(ctx context.Context, s *session, args []string) error {
 }
 
 // validate loads a scenario and builds its variants' policies.
-func validate(file string) error {
+func validate(file string) (*scenarios.Scenario, error) {
 	sc, err := scenarios.Load(file, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := sc.CheckFiles(); err != nil {
-		return err
+		return nil, err
 	}
 	var errs []error
 	for _, v := range sc.Variants {
@@ -67,7 +76,7 @@ func validate(file string) error {
 			errs = append(errs, fmt.Errorf("%s: variant %s: %w", sc.Source, v.Name, err))
 		}
 	}
-	return errors.Join(errs...)
+	return sc, errors.Join(errs...)
 }
 
 // printProblems prints each problem of err on its own line, followed by
@@ -87,8 +96,12 @@ func printProblems(w io.Writer, err error, colored bool) {
 	}
 }
 
-// flatten returns the errors joined in err (see errors.Join), or err.
+// flatten returns the errors joined in err (see errors.Join), or err;
+// none for nil.
 func flatten(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var errs []error
 		for _, e := range j.Unwrap() {

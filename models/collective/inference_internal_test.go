@@ -242,3 +242,103 @@ func ksDistance(xs []float64, cdf func(float64) float64) float64 {
 	}
 	return d
 }
+
+// TestAPIQueueIsFIFO: calls wait in one queue for every limit, first come
+// first served. A token bucket of 1000 a minute (16⅔ a second) admits a
+// call of 800 tokens at once and leaves 200; the next call, of 600, waits
+// 24 s for 400 more; the third, of 100, would fit at once but waits behind
+// it, and then 6 s for its own 100 after the second took the bucket's 600:
+// admitted at 30 s. Every call takes 1 s.
+func TestAPIQueueIsFIFO(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "call"}}, nil)
+	require.NoError(t, err)
+	cfg := Defaults()
+	cfg.API = API{TPM: 1000, TTFT: sim.Const(1), OutputRate: 1}
+	ep := &episode{env: sim.New(sim.Limits{MaxEvents: 100}), g: g, cfg: cfg, res: &Result{Trace: &Trace{}}, done: true}
+	require.NoError(t, ep.shareInference(sim.NewStreams(1)))
+	at := &attempt{nodes: make([]nodeState, 1)}
+	s := sim.Second
+	for i, prompt := range []int64{800, 600, 100} {
+		a := &agent{id: i, ep: ep, at: at, callsTotal: i}
+		a.req = request{prompt: prompt}
+		require.NoError(t, ep.env.Call(0, func() { ep.server.submit(a, 0) }))
+	}
+	require.NoError(t, ep.env.Run())
+	var waits [][2]sim.Time
+	for _, sp := range ep.res.Trace.Spans {
+		if sp.Kind == "queue" {
+			waits = append(waits, [2]sim.Time{sp.Start, sp.End})
+		}
+	}
+	require.Equal(t, [][2]sim.Time{{0, 24 * s}, {0, 30 * s}}, waits, "the first call does not wait")
+	require.Equal(t, 54*s, ep.res.ServingWait)
+	require.Equal(t, 31*s, ep.env.Now(), "the last call ends 1 s after it is admitted")
+	require.Equal(t, 3, ep.res.ServedCalls)
+}
+
+// TestAPICallTooLarge: a call of more tokens than the token bucket holds
+// could never be admitted: the episode ends with an error that says so,
+// not a stall.
+func TestAPICallTooLarge(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "call"}}, nil)
+	require.NoError(t, err)
+	cfg := Defaults()
+	cfg.API = API{TPM: 1000, TTFT: sim.Const(1), OutputRate: 1}
+	ep := &episode{env: sim.New(sim.Limits{MaxEvents: 100}), g: g, cfg: cfg, res: &Result{}, done: true}
+	require.NoError(t, ep.shareInference(sim.NewStreams(1)))
+	a := &agent{ep: ep, at: &attempt{nodes: make([]nodeState, 1)}}
+	a.req = request{prompt: 900, output: 101}
+	require.NoError(t, ep.env.Call(0, func() { ep.server.submit(a, 0) }))
+	require.NoError(t, ep.env.Run())
+	require.ErrorIs(t, ep.err, sim.ErrTooLarge)
+	require.ErrorContains(t, ep.err, "api.tpm: a call of 1001 tokens can never be admitted")
+	require.Zero(t, ep.res.ServedCalls)
+}
+
+// TestToolCallsAfter: an attempt's tool calls are spread evenly over its
+// model calls, the remainder after the later ones, and all of them are
+// made.
+func TestToolCallsAfter(t *testing.T) {
+	for _, tc := range []struct {
+		total, calls int
+		want         []int
+	}{
+		{0, 3, []int{0, 0, 0}},
+		{1, 1, []int{1}},
+		{1, 3, []int{0, 0, 1}},
+		{2, 3, []int{0, 1, 1}},
+		{5, 3, []int{1, 2, 2}},
+		{6, 3, []int{2, 2, 2}},
+		{3, 2, []int{1, 2}},
+	} {
+		var got []int
+		for j := 1; j <= tc.calls; j++ {
+			got = append(got, toolCallsAfter(tc.total, j, tc.calls))
+		}
+		require.Equal(t, tc.want, got, "%d tool calls over %d model calls", tc.total, tc.calls)
+	}
+}
+
+// TestDrawToolCalls: the number of tool calls is the draw rounded to the
+// nearest whole number (halves up), and at most maxToolCalls, so that a
+// typo in a distribution cannot stall an episode in tool calls; no tools
+// means none.
+func TestDrawToolCalls(t *testing.T) {
+	for _, tc := range []struct {
+		calls sim.Dist
+		want  int
+	}{
+		{sim.Const(2.4), 2},
+		{sim.Const(2.5), 3},
+		{sim.Const(0), 0},
+		{sim.Const(3e9), maxToolCalls},
+	} {
+		g, err := task.New([]task.Node{{Name: "a"}}, nil)
+		require.NoError(t, err)
+		g = g.WithTools(task.Tools{Calls: tc.calls, Latency: sim.Const(1)})
+		ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: Defaults(), res: &Result{}}
+		require.NoError(t, ep.shareInference(sim.NewStreams(1)))
+		a := &agent{ep: ep, at: &attempt{nodes: make([]nodeState, 1)}}
+		require.Equal(t, tc.want, a.drawToolCalls(), "%v", tc.calls)
+	}
+}

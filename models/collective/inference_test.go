@@ -510,8 +510,13 @@ func parallelParts(t *testing.T, w int) (*task.Graph, collective.Config) {
 // two simultaneous calls wait: for the first to end (5 s); for the request
 // bucket to refill (one request a minute: 60 s); or for the token bucket
 // to hold the call's 1100 tokens again (1500 a minute hold 400 after the
-// first call and refill at 25 a second: 28 s). Utilisation is the mean
-// number of calls in flight over the cap, and the batch mean that number.
+// first call and refill at 25 a second: 28 s). With a cap of one and two
+// requests a minute, the second of three waits for the first to end (5 s)
+// and the third for the second to end and then for the request bucket (a
+// third of a request left at 10 s, refilling at one per 30 s: 20 s more,
+// 30 s in all).
+// Utilisation is the mean number of calls in flight over the cap, and the
+// batch mean that number.
 func TestAPIByHand(t *testing.T) {
 	api := collective.API{TTFT: sim.Const(2), OutputRate: 100}
 	s := sim.Second
@@ -527,6 +532,7 @@ func TestAPIByHand(t *testing.T) {
 		{"concurrency", 2, func(a *collective.API) { a.Concurrency = 1 }, 10 * s, 5 * s, 1},
 		{"rpm", 2, func(a *collective.API) { a.RPM = 1 }, 65 * s, 60 * s, 0},
 		{"tpm", 2, func(a *collective.API) { a.TPM = 1500 }, 33 * s, 28 * s, 0},
+		{"concurrency then rpm", 3, func(a *collective.API) { a.Concurrency, a.RPM = 1, 2 }, 35 * s, 35 * s, 15.0 / 35},
 	} {
 		g, cfg := parallelParts(t, tc.w)
 		cfg.API = api
