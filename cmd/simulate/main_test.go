@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -635,5 +636,33 @@ func TestScreenGolden(t *testing.T) {
 			require.True(t, ok, "the output ends with the directory written:\n%s", out)
 			golden(t, tt.golden, []byte(table))
 		})
+	}
+}
+
+// TestHelpNamesEveryColumn: the help of run and train names every column
+// their tables can have, so that a reader of a table finds each one.
+func TestHelpNamesEveryColumn(t *testing.T) {
+	named := func(cmd *command, name string) bool {
+		name = regexp.MustCompile(`^(actions|prob)_[a-z]+$`).ReplaceAllString(name, "${1}_<action>")
+		return regexp.MustCompile(`(^|[^a-z_<])` + regexp.QuoteMeta(name) + `($|[^a-z_>])`).MatchString(cmd.Long)
+	}
+	var run []string
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
+		for _, c := range cs {
+			run = append(run, c.name)
+		}
+	}
+	for _, ms := range [][]summaryMetric{summaryMetrics, sharedMetrics, handoffMetrics} {
+		for _, m := range ms {
+			run = append(run, m.name)
+		}
+	}
+	for _, name := range run {
+		assert.True(t, named(cmdRun, name), "simulate help run does not name %s", name)
+	}
+	for _, cs := range [][]iterationColumn{iterationColumns, handoffIterationColumns} {
+		for _, c := range cs {
+			assert.True(t, named(cmdTrain, c.name), "simulate help train does not name %s", c.name)
+		}
 	}
 }

@@ -34,15 +34,19 @@ directory:
 	manifest.json   what was run: the scenario as resolved, its hash, the
 	                seed, the episodes, the versions, the command line and
 	                the files below
-	episodes.csv    one row per variant and episode: finish_time,
-	                acceptable, reward, model_calls, tokens, agent_time,
-	                messages, message_bytes, subagent_tasks,
-	                subagent_done, spawn_finish_rate (completed / assigned
-	                subagent subtasks; NaN if none), parallelism,
-	                critical_steps, critical_path, speedup,
-	                comm_changed_outcome, actions_<action>, ...; with a
-	                shared server, an API or tools also served_calls,
-	                call_latency, serving_wait, serving_queue_mean,
+	episodes.csv    one row per variant and episode: variant, episode,
+	                finish_time, acceptable, timed_out, reward,
+	                model_calls, prompt_tokens, output_tokens, tokens,
+	                agent_time, messages, message_tokens, message_bytes,
+	                spawned, attempts, checks, retries, conflicts,
+	                subagent_tasks, subagent_done, spawn_finish_rate
+	                (completed / assigned subagent subtasks; NaN if
+	                none), parallelism_mean, parallelism_peak,
+	                critical_steps, critical_path, serial_work, speedup,
+	                stretch, comm_changed_outcome, actions_<action> (the
+	                decisions of each action); with a shared server, an
+	                API or tools also served_calls, call_latency,
+	                serving_wait, serving_queue_mean,
 	                server_utilisation, batch_mean, output_rate,
 	                tool_calls and tool_wait; with a handoff section
 	                (collective.handoff) also handoff_misses (delegated
