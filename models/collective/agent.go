@@ -245,7 +245,7 @@ func (a *agent) observe() (Observation, Mask) {
 		Main:      a.main,
 		Alone:     at.alone,
 		Elapsed:   now.Seconds(),
-		Progress:  float64(at.progress) / math.Max(1, float64(g.TotalWork())),
+		Progress:  float64(at.progress) / max(1, float64(g.TotalWork())),
 		Ready:     at.nReady,
 		Busy:      at.busy,
 		Idle:      at.nWaiting,
@@ -264,8 +264,9 @@ func (a *agent) observe() (Observation, Mask) {
 		o.Coupling = a.joinCoupling(a.held)
 	}
 	if v := at.peek(); v >= 0 {
-		o.NextWork = float64(g.Nodes[v].Work) / math.Max(1, ep.meanWork)
-		o.Coupling = math.Max(o.Coupling, a.joinCoupling(v))
+		// max, not math.Max: the same for these finite values, without a call.
+		o.NextWork = float64(g.Nodes[v].Work) / max(1, ep.meanWork)
+		o.Coupling = max(o.Coupling, a.joinCoupling(v))
 	}
 	heldLast := a.held >= 0 && at.left == 1
 	o.Complete = at.complete || heldLast
@@ -321,7 +322,7 @@ func (a *agent) joinCoupling(v task.ID) float64 {
 	k := 0.0
 	for _, w := range g.Succ(v) {
 		if n := &g.Nodes[w]; n.Join == task.JoinAll && len(g.Pred(w)) > 1 {
-			k = math.Max(k, n.Coupling)
+			k = max(k, n.Coupling)
 		}
 	}
 	return k
@@ -542,9 +543,6 @@ func (a *agent) call() {
 func (a *agent) startCall() {
 	ep := a.ep
 	now := ep.env.Now()
-	if ep.res.Trace != nil {
-		a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
-	}
 	read := a.readMessages()
 	if a.callsLeft == 1 {
 		a.part(a.cur).lastCall = now + read
@@ -559,10 +557,14 @@ func (a *agent) startCall() {
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output
-	a.callPrompt, a.callOutput = int64(prompt), output
 	a.steps++
-	a.activity = now
-	a.kind = "work"
+	if ep.res.Trace != nil {
+		// The span of what came before, and what the call's will show;
+		// nothing but a trace reads them.
+		a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
+		a.callPrompt, a.callOutput = int64(prompt), output
+		a.activity, a.kind = now, "work"
+	}
 	if ep.server != nil {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.

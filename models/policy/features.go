@@ -96,18 +96,18 @@ func Features(o *c.Observation, dst *[NumFeatures]float64) {
 	dst[fLogElapsed] = clamp(math.Log1p(clamp(o.Elapsed, 0, math.MaxFloat64)/60)/5, 0, 4)
 	dst[fProgress] = clamp(o.Progress, 0, 1)
 	dst[fReadyFrac] = float64(min(max(o.Ready, 0), 8)) / 8
-	dst[fLogReady] = logCount(o.Ready, 3)
-	dst[fLogBusy] = logCount(o.Busy, 3)
-	dst[fLogIdle] = logCount(o.Idle, 3)
-	dst[fLogFree] = logCount(o.Free, 3)
+	dst[fLogReady] = thirds.of(o.Ready)
+	dst[fLogBusy] = thirds.of(o.Busy)
+	dst[fLogIdle] = thirds.of(o.Idle)
+	dst[fLogFree] = thirds.of(o.Free)
 	dst[fUnread] = b2f(o.Unread > 0)
-	dst[fLogAttempts] = logCount(o.Attempts, 3)
-	dst[fLogPending] = logCount(o.Pending, 3)
+	dst[fLogAttempts] = thirds.of(o.Attempts)
+	dst[fLogPending] = thirds.of(o.Pending)
 	dst[fUnchecked] = unchecked
 	dst[fUnshared] = unshared
 	dst[fCoupling] = coupling
 	dst[fLogNextWork] = clamp(math.Log1p(clamp(o.NextWork, 0, math.MaxFloat64)), 0, 4)
-	dst[fLogRetries] = logCount(o.Retries, 2)
+	dst[fLogRetries] = halves.of(o.Retries)
 	dst[fComplete] = b2f(o.Complete)
 	dst[fHasReady] = b2f(o.Ready > 0)
 	dst[fReady2Helper] = ready2 * b2f(o.Idle+o.Free > 0)
@@ -137,21 +137,30 @@ func clamp(v, lo, hi float64) float64 {
 	return v
 }
 
-// logCount is log1p(n)/div, with negative counts as 0. Small counts, the
-// common case, read log1p from a table: the same values, without a
-// logarithm per feature.
-func logCount(n int, div float64) float64 {
-	n = max(n, 0)
-	if n < len(log1pTable) {
-		return log1pTable[n] / div
-	}
-	return math.Log1p(float64(n)) / div
+// countScale is log1p(n)/div for counts n: the features of counts.
+type countScale struct {
+	div   float64
+	small [64]float64 // log1p(n)/div for small n, worked out once
 }
 
-// log1pTable holds math.Log1p(n) for small n.
-var log1pTable = func() (t [64]float64) {
-	for n := range t {
-		t[n] = math.Log1p(float64(n))
+// Counts' features are log1p(n)/3, retries' log1p(n)/2.
+var thirds, halves = newCountScale(3), newCountScale(2)
+
+func newCountScale(div float64) *countScale {
+	s := &countScale{div: div}
+	for n := range s.small {
+		s.small[n] = math.Log1p(float64(n)) / div
 	}
-	return t
-}()
+	return s
+}
+
+// of is log1p(n)/div, with negative counts as 0. Small counts, the common
+// case, read it from the table: the same values, without a logarithm or a
+// division per feature.
+func (s *countScale) of(n int) float64 {
+	n = max(n, 0)
+	if n < len(s.small) {
+		return s.small[n]
+	}
+	return math.Log1p(float64(n)) / s.div
+}
