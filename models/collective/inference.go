@@ -436,10 +436,13 @@ type hostedAPI struct {
 	wakeFn             func()
 	waking             bool
 	// The plan, kept so that a call sent later than those it took in
-	// continues it; valid while nothing was taken in since.
+	// continues it; valid while nothing was taken in since. admits are
+	// the calls it admits and when, so that taking in what it planned
+	// replays them instead of asking the buckets again.
 	plan      apiView
 	planFirst sim.Time
 	planValid bool
+	admits    []arrival
 	ttft      sim.Key
 	ttftDraw  sim.Sampler
 	// The time to first token is drawn from src, named by the call: one
@@ -456,8 +459,9 @@ func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*
 		h = &hostedAPI{}
 		h.wakeFn = h.wake
 	}
+	clear(h.admits)
 	*h = hostedAPI{ep: ep, cfg: cfg, ttft: streams.Key("ttft"), ttftDraw: cfg.TTFT.Sampler(), wakeFn: h.wakeFn,
-		queue: h.queue.reset(), arriving: h.arriving.reset(), ends: h.ends.reset(),
+		queue: h.queue.reset(), arriving: h.arriving.reset(), ends: h.ends.reset(), admits: h.admits[:0],
 		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare, rng: h.rng}
 	if h.rng == nil {
 		h.rng = rand.New(&h.src)
@@ -632,18 +636,24 @@ func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.T
 		v.inFlight++
 		if !commit {
 			limit = min(limit, t+a.req.service)
+			h.admits = append(h.admits, arrival{at: t, a: a})
 		} else {
-			h.qstats.set(t, h.queued(v))
-			h.flight.set(t, v.inFlight)
-			a.waited(t)
-			h.admitted++
-			h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
+			h.admitted1(v, a, t)
 		}
 		if h.full(v) {
 			h.arrive(v, limit, atLimit, commit)
 			return limit, nil
 		}
 	}
+}
+
+// admitted1 books the admission of a at t, the view's latest.
+func (h *hostedAPI) admitted1(v *apiView, a *agent, t sim.Time) {
+	h.qstats.set(t, h.queued(v))
+	h.flight.set(t, v.inFlight)
+	a.waited(t)
+	h.admitted++
+	h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
 }
 
 // full reports whether the view has as many calls in flight as the
@@ -679,6 +689,51 @@ func (h *hostedAPI) commit(t sim.Time, atT bool) {
 	if _, err := h.run(v, t, atT, true); err != nil {
 		h.ep.fail(err)
 	}
+	h.apply()
+}
+
+// replay takes in what the plan took in: the steps before its first end,
+// which commit would take again in the same order, arrivals before
+// admissions at the same time. The plan's buckets are then the real ones.
+func (h *hostedAPI) replay() {
+	h.planValid = false
+	v, p := &h.state, &h.plan
+	k := 0
+	for v.pi < p.pi || k < len(h.admits) {
+		if v.pi < p.pi {
+			if _, t := h.arriving.at(v.pi); k == len(h.admits) || t <= h.admits[k].at {
+				v.at = t
+				v.pi++
+				h.qstats.set(t, h.queued(v))
+				continue
+			}
+		}
+		c := h.admits[k]
+		k++
+		if v.qi < h.queue.n {
+			v.qi++
+		} else {
+			v.pa++
+		}
+		v.inFlight++
+		v.at = c.at
+		h.admitted1(v, c.a, c.at)
+	}
+	if !p.plan { // the plan asked its copies
+		if v.rpm != nil {
+			*v.rpm = h.rpmPlan
+		}
+		if v.tpm != nil {
+			*v.tpm = h.tpmPlan
+		}
+	}
+	h.apply()
+}
+
+// apply moves the calls the state's view took in: those it admitted out
+// of the queue and the arrivals, those not admitted into it.
+func (h *hostedAPI) apply() {
+	v := &h.state
 	for range v.qi {
 		h.queue.pop()
 	}
@@ -694,6 +749,7 @@ func (h *hostedAPI) commit(t sim.Time, atT bool) {
 // admitted before it.
 func (h *hostedAPI) replan() {
 	h.plan, h.planFirst, h.planValid = h.planView(), h.ends.first(), true
+	h.admits = h.admits[:0]
 	h.extend()
 }
 
@@ -715,7 +771,13 @@ func (h *hostedAPI) extend() {
 func (h *hostedAPI) wake() {
 	now := h.ep.env.Now()
 	h.waking = true
-	h.commit(now, false)
+	if n := len(h.admits); h.planValid && h.planFirst == now && (n == 0 || h.admits[n-1].at < now) {
+		h.replay() // what the plan took in is what happened before now
+	} else {
+		// The plan ends with a call it admits now and that takes no time,
+		// or it failed: take in what happened before now afresh.
+		h.commit(now, false)
+	}
 	if h.ends.first() > now {
 		// The planned end is of a call that arrives now and takes no
 		// time (no time to first token, no output): it is admitted now.
