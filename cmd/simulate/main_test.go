@@ -265,7 +265,7 @@ func TestBadInput(t *testing.T) {
 		{"bad flag value", []string{"run", testScenario, "--seed", "x"}, exitUsage, []string{"simulate run: ", "-seed", "usage: simulate run"}},
 		{"no scenario", []string{"run"}, exitUsage, []string{"simulate run: ", "usage: simulate run"}},
 		{"two scenarios", []string{"run", testScenario, testScenario}, exitUsage, []string{"usage: simulate run"}},
-		{"a flag without its value", []string{"run", testScenario, "--seed"}, exitUsage, []string{"simulate run: flag needs an argument: --seed"}},
+		{"a flag without its value", []string{"trace", testScenario, "--seed"}, exitUsage, []string{"simulate trace: flag needs an argument: --seed"}},
 		{"a bad boolean", []string{"run", testScenario, "--charts=maybe"}, exitUsage, []string{`simulate run: invalid boolean value "maybe" for --charts`}},
 		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{`invalid value "-1" for flag --episodes: want a whole number of 1 or more`}},
 		{"no episodes", []string{"run", testScenario, "--episodes", "0"}, exitUsage, []string{`invalid value "0" for flag --episodes: want a whole number of 1 or more (leave the flag out for its default)`}},
