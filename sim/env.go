@@ -162,10 +162,16 @@ func (e *Env) SetObserver(o Observer) { e.obs = o }
 // schedule queues h to fire delay after now and returns its key. The
 // caller has checked that delay is valid.
 func (e *Env) schedule(at Time, prio Priority, h handler) uint64 {
-	e.seq++
-	key := uint64(prio)<<seqBits | e.seq
+	key := e.nextKey(prio)
 	e.q.push(item{at: at, key: key, h: h})
 	return key
+}
+
+// nextKey returns the key of the next event scheduled at priority prio:
+// the priority above the next sequence number.
+func (e *Env) nextKey(prio Priority) uint64 {
+	e.seq++
+	return uint64(prio)<<seqBits | e.seq
 }
 
 // due checks a delay and returns the instant it ends at.
@@ -198,7 +204,7 @@ func (e *Env) CallPriority(delay Time, prio Priority, fn func()) error {
 	if e.closed || delay < 0 || delay > MaxTime-e.now {
 		return e.callError(delay) // checked here too, as due would: a Call is the most common event
 	}
-	e.schedule(e.now+delay, prio, callback(fn))
+	e.q.push(item{at: e.now + delay, key: e.nextKey(prio), h: callback(fn)}) // schedule, without a call
 	return nil
 }
 

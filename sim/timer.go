@@ -53,8 +53,7 @@ func (t *Timer) Set(delay Time) error {
 	if err != nil {
 		return err
 	}
-	e.seq++
-	t.at, t.key = at, uint64(PriorityNormal)<<seqBits|e.seq
+	t.at, t.key = at, e.nextKey(PriorityNormal)
 	if t.pos < 0 {
 		e.timers.push(t)
 	} else {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // longEpisode is one episode that runs for tens of seconds: 20,000 parallel
@@ -85,6 +87,47 @@ var runSweep = []string{"sweep", "tiny", "--set", "sweep={command: run, grid: {c
 // TestEventLimitSaysHowToRaiseIt: every command that runs episodes takes
 // --max-events; an episode past it fails the command, names the flag and
 // leaves no result; the default bound lets the same command finish.
+// TestMemoryEstimate: the estimate counts every episode held at once:
+// one per worker for an evaluation, an iteration's batch × group for
+// training.
+func TestMemoryEstimate(t *testing.T) {
+	sc, err := scenarios.Load(testScenario, []string{"task.width=100000", "train.batch=4", "train.group=2"})
+	require.NoError(t, err)
+	v := &sc.Variants[0]
+	tests := []struct {
+		name       string
+		bound      byteSize
+		train      bool
+		concurrent int
+		want       string // "" when the work is accepted
+	}{
+		{"one episode fits", 64 << 20, false, 1, ""},
+		{"two do not", 64 << 20, false, 2, `variant "split": its task graphs have up to 100002 subtasks, about 48.8MiB per episode and 97.7MiB for 2 at once, above --max-memory 64MiB; raise --max-memory, lower --workers, or make the task smaller`},
+		{"a training iteration's rollouts", 256 << 20, true, 1, `about 48.8MiB per episode and 390.6MiB for 8 at once (8 rollouts, batch × group, per worker), above --max-memory 256MiB; raise --max-memory, lower --workers, train.batch or train.group`},
+		{"on each worker", 512 << 20, true, 2, "781.3MiB for 16 at once"},
+		{"training that fits", 512 << 20, true, 1, ""},
+		{"no bound", 0, true, 64, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := limitOptions{maxMemory: tt.bound}
+			err := o.check([]workload{variantWorkload(v, tt.train)}, tt.concurrent)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+
+	// train refuses before anything is written.
+	out := filepath.Join(t.TempDir(), "t")
+	_, stderr, code := simulate(t, "train", testScenario, "--set", "task.width=100000", "--max-memory", "1GiB", "--workers", "1", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "3.1GiB for 64 at once (64 rollouts, batch × group, per worker), above --max-memory 1GiB")
+	assert.NoDirExists(t, out)
+}
+
 // TestSweepMemoryBound: a sweep whose largest trial would pass
 // --max-memory is refused before anything is written, naming the trial.
 func TestSweepMemoryBound(t *testing.T) {

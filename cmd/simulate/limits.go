@@ -56,35 +56,54 @@ var errMemory = errors.New("memory bound reached")
 type workload struct {
 	name    string
 	variant *scenarios.Variant
+	// rollouts is how many episodes one worker holds at once: one for an
+	// evaluation; for training an iteration's batch × group, whose
+	// rollouts all keep their memory until the update (measured: peak
+	// RSS grows with batch × group, about one episode's worth each).
+	rollouts int
 }
 
-func variantWorkload(v *scenarios.Variant) workload {
-	return workload{fmt.Sprintf("variant %q", v.Name), v}
+// variantWorkload returns v as a workload, trained or evaluated.
+func variantWorkload(v *scenarios.Variant, train bool) workload {
+	w := workload{fmt.Sprintf("variant %q", v.Name), v, 1}
+	if train {
+		w.rollouts = max(1, v.Spec.Train.Batch*v.Spec.Train.Group)
+	}
+	return w
 }
 
 // variantWorkloads returns sc's variants as workloads.
-func variantWorkloads(sc *scenarios.Scenario) []workload {
+func variantWorkloads(sc *scenarios.Scenario, train bool) []workload {
 	ws := make([]workload, len(sc.Variants))
 	for i := range sc.Variants {
-		ws[i] = variantWorkload(&sc.Variants[i])
+		ws[i] = variantWorkload(&sc.Variants[i], train)
 	}
 	return ws
 }
 
-// check refuses work whose task graphs alone, concurrent episodes at
+// check refuses work whose task graphs alone, on concurrent workers at
 // once, would pass the memory bound. What an episode builds while it runs
 // (messages, agents) is not foreseeable; guard bounds that.
 func (o *limitOptions) check(work []workload, concurrent int) error {
 	if o.maxMemory == 0 {
 		return nil
 	}
+	concurrent = max(1, concurrent)
 	for _, w := range work {
 		nodes := w.variant.Spec.Task.Nodes()
-		need := float64(nodes) * bytesPerNode * float64(max(1, concurrent))
-		if need > float64(o.maxMemory) {
-			return fmt.Errorf("%s: its task graphs have up to %d subtasks, about %s per episode and %s for %d at once, above --max-memory %s; raise --max-memory, lower --workers, or make the task smaller",
-				w.name, nodes, byteSize(float64(nodes)*bytesPerNode), byteSize(need), max(1, concurrent), o.maxMemory)
+		episode := float64(nodes) * bytesPerNode
+		held := concurrent * w.rollouts
+		need := episode * float64(held)
+		if need <= float64(o.maxMemory) {
+			continue
 		}
+		how, lower := fmt.Sprintf("%d at once", held), "--workers"
+		if w.rollouts > 1 {
+			how = fmt.Sprintf("%d at once (%d rollouts, batch × group, per worker)", held, w.rollouts)
+			lower = "--workers, train.batch or train.group"
+		}
+		return fmt.Errorf("%s: its task graphs have up to %d subtasks, about %s per episode and %s for %s, above --max-memory %s; raise --max-memory, lower %s, or make the task smaller",
+			w.name, nodes, byteSize(episode), byteSize(need), how, o.maxMemory, lower)
 	}
 	return nil
 }

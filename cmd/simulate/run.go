@@ -141,7 +141,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), workers)
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc, false), min(workers, len(sc.Variants)*episodes))
 	if err != nil {
 		return err
 	}

@@ -170,7 +170,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	var work []workload
 	for j := range trials {
 		if shard.Owns(j) {
-			work = append(work, workload{fmt.Sprintf("trial %s (%s)", trials[j].ID, plan.Describe(j)), &trials[j].Variant})
+			w := variantWorkload(&trials[j].Variant, sc.Sweep.Command == scenarios.SweepTrain)
+			w.name = fmt.Sprintf("trial %s (%s)", trials[j].ID, plan.Describe(j))
+			work = append(work, w)
 		}
 	}
 	workers := int(o.workers)

@@ -81,7 +81,7 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := ep.sc.RunInert(); err != nil {
 		return err
 	}
-	ctx, done, err := o.limits.start(ctx, ep.sc, []workload{variantWorkload(ep.variant)}, 1)
+	ctx, done, err := o.limits.start(ctx, ep.sc, []workload{variantWorkload(ep.variant, false)}, 1)
 	if err != nil {
 		return err
 	}

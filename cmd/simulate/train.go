@@ -157,7 +157,8 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc), workers)
+	// Each job (variant and seed) trains on one worker.
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc, true), min(workers, len(sc.Variants)*o.seeds))
 	if err != nil {
 		return err
 	}
