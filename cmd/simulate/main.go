@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -240,7 +241,11 @@ func report(s *session, cmd *command, err error) int {
 // flagError marks errors returned by FlagSet.Parse, which are usage errors.
 type flagError struct{ err error }
 
-func (e *flagError) Error() string { return e.err.Error() }
+// flagName finds a flag's name in the flag package's messages, which
+// write it with one dash ("for flag -seed"), as the help never does.
+var flagName = regexp.MustCompile(`(: |for (?:flag )?)-([A-Za-z])`)
+
+func (e *flagError) Error() string { return flagName.ReplaceAllString(e.err.Error(), "$1--$2") }
 func (e *flagError) Unwrap() error { return e.err }
 
 func isFlagError(err error) bool {
