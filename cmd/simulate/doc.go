@@ -210,6 +210,9 @@
 //	                  charts.json for 'simulate plot'
 //
 // The table printed shows the IQM over seeds with its 95% interval.
+// Training does not read the policy section (the organization or policy
+// file that run evaluates): it learns the policy train.policy names, so
+// variants that differ only there train alike, and train says which.
 // Virtual times are in seconds and rates are fractions, in the tables and
 // the charts alike; docs/statistics.md explains the intervals. Writes are
 // atomic and the manifest comes last, as for run.

@@ -11,6 +11,7 @@ import (
 	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"os"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -85,6 +86,9 @@ section hand-off misses and duplicates) and writes a directory:
 	                  charts.json for 'simulate plot'
 
 The table printed shows the IQM over seeds with its 95% interval.
+Training does not read the policy section (the organization or policy
+file that run evaluates): it learns the policy train.policy names, so
+variants that differ only there train alike, and train says which.
 Virtual times are in seconds and rates are fractions, in the tables and
 the charts alike; docs/statistics.md explains the intervals. Writes are
 atomic and the manifest comes last, as for run.
@@ -254,7 +258,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := os.RemoveAll(dir.Join(checkpointDir)); err != nil {
 		s.warnf("%v", err)
 	}
-	printTraining(s, sv, usesHandoff(variantSpecs(sc)...))
+	printTraining(s, sv, sc.Variants, usesHandoff(variantSpecs(sc)...))
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
@@ -407,8 +411,9 @@ type screenColumn struct {
 
 // printTraining prints each variant's figures over the last tenth of
 // training: the IQM over seeds with its 95% bootstrap interval; with
-// handoff set also the hand-off columns of iterations.csv.
-func printTraining(s *session, sv *results.SeedValues, handoff bool) {
+// handoff set also the hand-off columns of iterations.csv. It notes the
+// variants that train alike.
+func printTraining(s *session, sv *results.SeedValues, variants []scenarios.Variant, handoff bool) {
 	cols := []screenColumn{
 		{"reward_mean", "reward", 2},
 		{"success_rate", "success", 2},
@@ -435,7 +440,42 @@ func printTraining(s *session, sv *results.SeedValues, handoff bool) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	fmt.Fprintln(s.stdout, "Training replaces each variant's policy.organization with the policy it learns (train.policy):\nvariants that differ only in their organization train alike.")
+	for _, names := range trainAlike(variants) {
+		fmt.Fprintf(s.stdout, "%s differ only in their policy section, which training replaces with the policy it learns\n(train.policy): they train alike.\n", joinAnd(names))
+	}
+}
+
+// trainAlike returns the groups of two or more variants that differ only
+// in their policy section, which training does not read.
+func trainAlike(variants []scenarios.Variant) [][]string {
+	var groups [][]string
+	taken := make([]bool, len(variants))
+	for i := range variants {
+		if taken[i] {
+			continue
+		}
+		group := []string{variants[i].Name}
+		for j := i + 1; j < len(variants); j++ {
+			a, b := variants[i].Spec, variants[j].Spec
+			a.Policy, b.Policy = scenarios.PolicySpec{}, scenarios.PolicySpec{}
+			if !taken[j] && reflect.DeepEqual(a, b) {
+				taken[j] = true
+				group = append(group, variants[j].Name)
+			}
+		}
+		if len(group) > 1 {
+			groups = append(groups, group)
+		}
+	}
+	return groups
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // writeLearningCurves draws one chart per metric with a curve per variant

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // trainTiny trains the tiny scenario briefly into a new directory.
@@ -80,4 +81,37 @@ func TestTrainBadInput(t *testing.T) {
 		assert.True(t, strings.HasPrefix(stderr, "simulate train: ") || strings.Contains(stderr, "usage"), stderr)
 		assert.NoFileExists(t, filepath.Join(out, "manifest.json"))
 	}
+}
+
+// TestTrainAlike: the variants that differ only in their policy section
+// are the ones training cannot tell apart.
+func TestTrainAlike(t *testing.T) {
+	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective: {agents: 4}\npolicy: {organization: split}\nvariants:\n"
+	tests := []struct {
+		name, scenario string
+		src            string
+		want           [][]string
+	}{
+		{"tiny", testScenario, "", [][]string{{"split", "team"}}},
+		{"organizations", "organizations", "", [][]string{{"sequential", "independent", "team"}}},
+		{"latency pressure", "latency-pressure", "", nil},
+		{"two groups and one apart", "", head + "  - {name: a}\n  - {name: b, set: {collective.agents: 8}}\n  - {name: c, set: {policy.organization: team}}\n  - {name: d, set: {collective.agents: 8, policy.organization: sequential}}\n  - {name: e, set: {train.lr: 0.2}}\n",
+			[][]string{{"a", "c"}, {"b", "d"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sc *scenarios.Scenario
+			var err error
+			if tt.src != "" {
+				sc, err = scenarios.Parse([]byte(tt.src), "x.yaml", nil)
+			} else {
+				sc, err = scenarios.Load(tt.scenario, nil)
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, trainAlike(sc.Variants))
+		})
+	}
+	assert.Equal(t, "a", joinAnd([]string{"a"}))
+	assert.Equal(t, "a and b", joinAnd([]string{"a", "b"}))
+	assert.Equal(t, "a, b and c", joinAnd([]string{"a", "b", "c"}))
 }

@@ -342,3 +342,54 @@ func TestDrawToolCalls(t *testing.T) {
 		require.Equal(t, tc.want, a.drawToolCalls(), "%v", tc.calls)
 	}
 }
+
+// TestServerQueues works the three queues of the shared servers by hand:
+// the FIFO ring keeps its order when it wraps and grows; calls on their
+// way are kept in order of arrival, those that arrive together in the
+// order they were sent, and insert says whether a call arrives last; and
+// calls in flight at an API end first by time, then in the order they
+// were admitted.
+func TestServerQueues(t *testing.T) {
+	agents := make([]*agent, 20)
+	for i := range agents {
+		agents[i] = &agent{id: i}
+	}
+	ids := func(pop func() *agent, n int) []int {
+		var out []int
+		for range n {
+			out = append(out, pop().id)
+		}
+		return out
+	}
+
+	var q fifo
+	for _, a := range agents[:6] {
+		q.push(a)
+	}
+	require.Equal(t, []int{0, 1, 2, 3}, ids(q.pop, 4))
+	for _, a := range agents[6:16] { // wraps the ring of 8, then grows it
+		q.push(a)
+	}
+	require.Equal(t, 12, q.n)
+	require.Equal(t, []int{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, ids(q.pop, 12))
+
+	var in arrivals
+	for i, at := range []sim.Time{5, 3, 5, 9, 3, 9} {
+		a := agents[i]
+		a.req.arrive = at
+		last := in.insert(a)
+		require.Equal(t, i != 1 && i != 4, last, "call %d, arriving at %d", i, at)
+	}
+	require.True(t, in.due(3, true))
+	require.False(t, in.due(3, false))
+	require.Equal(t, []int{1, 4, 0, 2, 3, 5}, ids(in.pop, 6))
+	require.Zero(t, in.len())
+
+	var e ends
+	for i, at := range []sim.Time{7, 4, 7, 2, 4} {
+		e.push(endItem{at: at, seq: uint64(i), a: agents[i]})
+	}
+	require.Equal(t, sim.Time(2), e.first())
+	require.Equal(t, []int{3, 1, 4, 0, 2}, ids(e.pop, 5))
+	require.Equal(t, sim.MaxTime, e.first())
+}
