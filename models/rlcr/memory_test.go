@@ -18,6 +18,9 @@ import (
 // tool calls, restricted actions), and checks that every iteration and
 // the policy are the same to the bit, and that the memory was reused.
 func TestKeptMemoryChangesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector a sync.Pool drops what it is given at random")
+	}
 	// The pool drops what it keeps at a collection; without collections
 	// the memory a training releases is the one the next one gets.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -51,6 +54,6 @@ func TestKeptMemoryChangesNothing(t *testing.T) {
 		assert.Equal(t, fmt.Sprint(wantRows), fmt.Sprint(rows), "%s", name) // Sprint: NaN value_ev equals itself
 		assert.Equal(t, wantParams, params, "%s", name)
 		again, _ := memories.Get().(*memory)
-		assert.Same(t, kept, again, "%s: the training did not reuse the kept memory", name)
+		assert.True(t, again == kept, "%s: the training did not reuse the kept memory", name)
 	}
 }

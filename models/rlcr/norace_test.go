@@ -1,0 +1,5 @@
+//go:build !race
+
+package rlcr
+
+const raceEnabled = false
