@@ -104,7 +104,10 @@
 // for each episode. Give every entity and purpose its own stream: then
 // adding an agent, a message or a whole purpose leaves everyone else's draws
 // unchanged (common random numbers), which is what makes two variants of a
-// model, or a counterfactual replay, comparable.
+// model, or a counterfactual replay, comparable. A [Key] names draws by
+// counters instead (the draw for attempt 2 of subtask 17), with no state at
+// all, and a [Source] feeds a draw that takes several numbers (a normal by
+// the ziggurat) from one Key hash.
 //
 // A run is deterministic, event for event, if the model keeps these rules:
 // draw only from streams derived from the seed (never from math/rand's

@@ -370,6 +370,9 @@ func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 		if e.q.head().at > through {
 			break
 		}
+		// fireNext's firing, written out: as a function of its own it
+		// is not inlined, and the call per event cost 2% of a training's
+		// instructions.
 		it := e.q.pop()
 		e.now = it.at
 		e.fired++

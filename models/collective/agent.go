@@ -614,6 +614,10 @@ func (a *agent) callDone() {
 			return
 		}
 	}
+	if a.callsLeft > 0 {
+		a.startCall() // afterCall's common case, without a call to it
+		return
+	}
 	a.afterCall()
 }
 
