@@ -337,6 +337,13 @@ type AdamState struct {
 // returns. save, when not nil, receives the checkpoint after each
 // iteration (after emit); it may keep it, as it is not reused.
 func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, from *Checkpoint, emit func(Iteration) error, save func(*Checkpoint) error) (policy.Softmax, error) {
+	return resume(ctx, prob, cfg, seed, workers, from, emit, save, getMemory)
+}
+
+// resume is Resume on the memory memFor returns for B×G rollouts, so that
+// a test can say which memory a training reuses: the pool may drop what it
+// keeps at any time (at a collection, at random under the race detector).
+func resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, from *Checkpoint, emit func(Iteration) error, save func(*Checkpoint) error, memFor func(B, G int) *memory) (policy.Softmax, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -381,7 +388,7 @@ func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers 
 			return nil, err
 		}
 	}
-	mem := getMemory(B, G) // reused by every iteration, and by the next training
+	mem := memFor(B, G) // reused by every iteration, and by the next training
 	rewards := mem.rewards
 	for it := start; it < cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {

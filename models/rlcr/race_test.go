@@ -1,5 +1,0 @@
-//go:build race
-
-package rlcr
-
-const raceEnabled = true
