@@ -84,34 +84,63 @@ func locateFamily(dir string, f *task.Family) {
 func (sc *Scenario) CheckFiles() error {
 	var errs []error
 	seen := map[string]bool{}
-	check := func(v *Variant, field, path string, load func(string) error) {
-		if path == "" || seen[path] {
-			return
-		}
-		seen[path] = true
-		if err := load(path); err != nil {
-			where := field + " of " + sc.Source
-			if len(sc.Variants) > 1 {
-				where = fmt.Sprintf("%s (variant %q)", where, v.Name)
-			}
-			errs = append(errs, fmt.Errorf("%w (the %s)", err, where))
-		}
-	}
 	for i := range sc.Variants {
 		v := &sc.Variants[i]
-		var visit func(prefix string, f *task.Family)
-		visit = func(prefix string, f *task.Family) {
-			if f.Shape == task.ShapeFile {
-				check(v, prefix+".path", f.Path, loadGraph)
+		for _, ref := range fileRefs(&v.Spec) {
+			if seen[ref.path] {
+				continue
 			}
-			for k := range f.Components {
-				visit(fmt.Sprintf("%s.components[%d]", prefix, k), &f.Components[k].Family)
+			seen[ref.path] = true
+			if err := ref.load(ref.path); err != nil {
+				where := ref.field + " of " + sc.fieldAt(i, ref.field)
+				if len(sc.Variants) > 1 {
+					where = fmt.Sprintf("%s (variant %q)", where, v.Name)
+				}
+				errs = append(errs, fmt.Errorf("%w (the %s)", err, where))
 			}
 		}
-		visit("task", &v.Spec.Task)
-		check(v, "policy.file", v.Spec.Policy.File, loadPolicy)
 	}
 	return errors.Join(errs...)
+}
+
+// fieldAt returns where variant i's field was written: "FILE:LINE:COL",
+// the --set flag that gave it, or the scenario's source.
+func (sc *Scenario) fieldAt(i int, field string) string {
+	if i >= len(sc.fileAt) || sc.fileAt[i][field] == nil {
+		return sc.Source
+	}
+	e := sc.fileAt[i][field]
+	if e.Line == 0 {
+		return e.Source
+	}
+	return fmt.Sprintf("%s:%d:%d", e.Source, e.Line, e.Column)
+}
+
+// A fileRef is a field of a spec that names a file: the field's path, the
+// file's path and what reads it.
+type fileRef struct {
+	field, path string
+	load        func(string) error
+}
+
+// fileRefs returns the fields of spec that name a file: the task.path of
+// every graph-file family (components too), and policy.file.
+func fileRefs(spec *Spec) []fileRef {
+	var refs []fileRef
+	var visit func(prefix string, f *task.Family)
+	visit = func(prefix string, f *task.Family) {
+		if f.Shape == task.ShapeFile && f.Path != "" {
+			refs = append(refs, fileRef{prefix + ".path", f.Path, loadGraph})
+		}
+		for k := range f.Components {
+			visit(fmt.Sprintf("%s.components[%d]", prefix, k), &f.Components[k].Family)
+		}
+	}
+	visit("task", &spec.Task)
+	if spec.Policy.File != "" {
+		refs = append(refs, fileRef{"policy.file", spec.Policy.File, loadPolicy})
+	}
+	return refs
 }
 
 func loadGraph(path string) error {

@@ -82,15 +82,22 @@ func TestCheckFiles(t *testing.T) {
 	require.NoError(t, err, "Load does not read the graph")
 	err = sc.CheckFiles()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), filepath.Join(dir, "bad.dot")+`:4:3: task: cycle: "a" -> "b" -> "c" -> "a" (the task.path of `+filepath.Join(dir, "s.yaml")+` (variant "a"))`)
-	assert.Contains(t, err.Error(), filepath.Join(dir, "missing.dot")+": no such file")
+	// Each names the field that refers to the file, where it is written:
+	// the base's line, or the variant's set:.
+	assert.Contains(t, err.Error(), filepath.Join(dir, "bad.dot")+`:4:3: task: cycle: "a" -> "b" -> "c" -> "a" (the task.path of `+filepath.Join(dir, "s.yaml")+`:2:21 (variant "a"))`)
+	assert.Contains(t, err.Error(), filepath.Join(dir, "missing.dot")+": no such file or directory (the task.path of "+filepath.Join(dir, "s.yaml")+`:7:11 (variant "b"))`)
 
 	sc, err = scenarios.Load(filepath.Join(dir, "policy.yaml"), nil)
 	require.NoError(t, err)
 	err = sc.CheckFiles()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "policy "+filepath.Join(dir, "p.json"))
-	assert.Contains(t, err.Error(), "(the policy.file of ")
+	assert.Contains(t, err.Error(), "(the policy.file of "+filepath.Join(dir, "policy.yaml")+":2:10)")
+
+	// A file given with --set is placed at the flag.
+	sc, err = scenarios.Load(filepath.Join(dir, "unrelated.yaml"), []string{"policy.file=" + filepath.Join(dir, "none.json")})
+	require.NoError(t, err)
+	assert.ErrorContains(t, sc.CheckFiles(), "(the policy.file of --set policy.file="+filepath.Join(dir, "none.json")+")")
 
 	for _, name := range []string{"graph-ok.yaml", "unrelated.yaml"} {
 		sc, err = scenarios.Load(filepath.Join(dir, name), nil)

@@ -75,6 +75,9 @@ type Scenario struct {
 	overrides [][]string
 	// runInert is what RunInert returns.
 	runInert error
+	// fileAt holds, per variant, where each field that names a file
+	// (fileRefs) was written, for CheckFiles' messages.
+	fileAt []map[string]*Error
 }
 
 // Spec is what one variant simulates: the task family episodes draw from,
@@ -298,6 +301,13 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		Warnings:    warnings,
 		Figures:     fl.Figures,
 		runInert:    p.runErrs.err(),
+	}
+	for i := range variants {
+		at := map[string]*Error{}
+		for _, ref := range fileRefs(&variants[i].Spec) {
+			at[ref.field] = p.where(ref.field, &variants[i])
+		}
+		sc.fileAt = append(sc.fileAt, at)
 	}
 	for _, v := range variants {
 		sc.Variants = append(sc.Variants, v.Variant)
@@ -773,23 +783,15 @@ func (p *parse) reportTo(list *errList, path, msg string, vs *variantState) {
 }
 
 func (p *parse) place(path, msg string, vs *variantState) *Error {
+	if e, ok := p.placeGiven(path, msg, vs); ok {
+		return e
+	}
 	var own []override
 	if vs != nil {
 		own = vs.overrides
 	}
-	atVariant := func(o override) *Error {
-		e := newError(p.source, o.key, path, "%s", msg)
-		e.Variant = vs.Name
-		return e
-	}
-	atFlag := func(o override) *Error { return &Error{Source: o.source, Path: path, Msg: msg} }
-	// An override of the field itself, or of a field around or inside it.
-	if o, ok := lastOverride(own, func(o override) bool { return related(path, o.path) }); ok {
-		return atVariant(o)
-	}
-	if o, ok := lastOverride(p.flags, func(o override) bool { return related(path, o.path) }); ok {
-		return atFlag(o)
-	}
+	atVariant := func(o override) *Error { return p.atVariant(o, path, msg, vs) }
+	atFlag := func(o override) *Error { return atFlag(o, path, msg) }
 	// A problem that appeared with the overrides (a new shape that does
 	// not use a parameter of the old one): blame the last override in the
 	// same section, or else the last one.
@@ -814,6 +816,44 @@ func (p *parse) place(path, msg string, vs *variantState) *Error {
 		e.at(vs.nameTok)
 	}
 	return e
+}
+
+// placeGiven places a problem of the field path at the override that
+// set it, or a field around or inside it: the variant's own, else a --set
+// flag's. It reports false when no override touches the field.
+func (p *parse) placeGiven(path, msg string, vs *variantState) (*Error, bool) {
+	if vs != nil {
+		if o, ok := lastOverride(vs.overrides, func(o override) bool { return related(path, o.path) }); ok {
+			return p.atVariant(o, path, msg, vs), true
+		}
+	}
+	if o, ok := lastOverride(p.flags, func(o override) bool { return related(path, o.path) }); ok {
+		return atFlag(o, path, msg), true
+	}
+	return nil, false
+}
+
+// atFlag places a problem of the field path at the --set flag o.
+func atFlag(o override, path, msg string) *Error {
+	return &Error{Source: o.source, Path: path, Msg: msg}
+}
+
+// atVariant places a problem of the field path at the variant's override o.
+func (p *parse) atVariant(o override, path, msg string, vs *variantState) *Error {
+	e := newError(p.source, o.key, path, "%s", msg)
+	e.Variant = vs.Name
+	return e
+}
+
+// where is the place of the field path of vs, as written: the override
+// that set it, else its place in the file (no line when the file does not
+// write it).
+func (p *parse) where(path string, vs *variantState) *Error {
+	if e, ok := p.placeGiven(path, "", vs); ok {
+		return e
+	}
+	tok, _ := p.dec.lookupNode(p.root, path)
+	return newError(p.source, tok, path, "")
 }
 
 func lastOverride(list []override, match func(override) bool) (override, bool) {

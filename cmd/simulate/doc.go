@@ -133,6 +133,7 @@
 //	--policy FILE
 //		decide with the learned policy in FILE (written by 'simulate train')
 //		in every variant, instead of the scenario's organization
+//		(it stands for --set policy.file=FILE)
 //	--seed S
 //		the master seed S (default: the scenario's seed)
 //	--set path=value
@@ -602,6 +603,7 @@
 //	--policy FILE
 //		decide with the learned policy in FILE (written by 'simulate train')
 //		in every variant, instead of the scenario's organization
+//		(it stands for --set policy.file=FILE)
 //	--seed S
 //		the master seed S (default: the scenario's seed)
 //	--set path=value

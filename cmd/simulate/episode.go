@@ -56,6 +56,11 @@ func (o *drawOptions) load(s *session, nameOrPath string, extra []string) (*epis
 	if err != nil {
 		return nil, err
 	}
+	// The files first: drawing reads a graph file, and its error would
+	// not name the field that refers to it.
+	if err := sc.CheckFiles(); err != nil {
+		return nil, err
+	}
 	v, err := findVariant(sc, o.variant)
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func (c *countFlag) Set(s string) error {
 type policyFlag struct{ file string }
 
 func (p *policyFlag) flags(fs *flag.FlagSet) {
-	fs.StringVar(&p.file, "policy", "", "decide with the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization")
+	fs.StringVar(&p.file, "policy", "", "decide with the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization\n(it stands for --set policy.file=FILE)")
 }
 
 // sets returns the overrides that the flag stands for.

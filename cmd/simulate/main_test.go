@@ -281,6 +281,7 @@ func TestBadInput(t *testing.T) {
 		{"trace unknown variant", []string{"trace", testScenario, "--variant", "no-such-variant"}, exitUsage, []string{"simulate trace: ", "no-such-variant", "allowed"}},
 		{"graph missing file", []string{"graph", "no-such-file.json"}, exitFail, []string{"simulate graph: ", "no-such-file.json"}},
 		{"graph JSON and DOT on standard output", []string{"graph", testScenario, "--json", "--dot", "-"}, exitUsage, []string{"simulate graph: --json and --dot - both print on standard output"}},
+		{"trace with a missing policy", []string{"trace", testScenario, "--policy", "no-such.json"}, exitFail, []string{"simulate trace: open no-such.json: no such file or directory (the policy.file of --set policy.file=no-such.json"}},
 		{"graph flags on a file", []string{"graph", "x.dot", "--episode", "2"}, exitUsage, []string{"apply to scenarios"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -320,6 +321,18 @@ func TestGraphWfCommons(t *testing.T) {
 	text := mustSimulate(t, "graph", path)
 	assert.Regexp(t, `(?m)^tasks\s+10$`, text)
 	assert.Regexp(t, `(?m)^width\s+8$`, text)
+}
+
+// TestGraphMissingFile: a scenario's missing graph file is named with the
+// field and the line that refer to it, before anything is drawn.
+func TestGraphMissingFile(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "s.yaml")
+	require.NoError(t, os.WriteFile(src, []byte("task: {shape: file, path: no-such.dot, work: 5m}\npolicy: {organization: split}\n"), 0o644))
+	for _, cmd := range []string{"graph", "trace"} {
+		_, stderr, code := simulate(t, cmd, src)
+		assert.Equal(t, exitFail, code)
+		assert.Equal(t, "simulate "+cmd+": open "+filepath.Join(filepath.Dir(src), "no-such.dot")+": no such file or directory (the task.path of "+src+":1:21)\n", stderr)
+	}
 }
 
 func TestGraphScenario(t *testing.T) {
