@@ -152,3 +152,23 @@ func TestSecondsMinutes(t *testing.T) {
 	require.Equal(t, 1.5, (90 * sim.Second).Minutes())
 	require.Equal(t, 1e-9, sim.Time(1).Seconds())
 }
+
+// FuzzFromSeconds checks FromSeconds's own rounding against math.Round of
+// the same product, and its range check against the range of Time, on any
+// float64 the fuzzer finds (negatives, halves, subnormals, huge values).
+func FuzzFromSeconds(f *testing.F) {
+	for _, s := range []float64{0, math.Copysign(0, -1), 0.5e-9, -0.5e-9, 1.5e-9, -2.5e-9, 4503599.6273704955, -4503599.6273704955,
+		9.223372036854775e9, -9.223372036854775e9, 9.223372036854776e9, math.SmallestNonzeroFloat64, math.MaxFloat64, math.Inf(1), math.NaN()} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s float64) {
+		got, err := sim.FromSeconds(s)
+		ns := s * float64(sim.Second)
+		if math.IsNaN(ns) || math.Abs(ns) >= 1<<63 {
+			require.ErrorIs(t, err, sim.ErrBadTime, "%v s", s)
+			return
+		}
+		require.NoError(t, err, "%v s", s)
+		require.Equal(t, sim.Time(math.Round(ns)), got, "%v s", s)
+	})
+}

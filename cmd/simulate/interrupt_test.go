@@ -192,3 +192,23 @@ func TestSweepEventLimitResumes(t *testing.T) {
 	got := mustSimulate(t, append(runSweep, "--out", out, "--max-events", "100000")...)
 	assert.Contains(t, got, "2 trials, 1 run now, 1 done before")
 }
+
+// TestByteSizeSet: --max-memory's sizes, in every unit, and what is not a
+// size (NaN among them, which ParseFloat reads).
+func TestByteSizeSet(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want byteSize
+	}{
+		{"0", 0}, {"512", 512}, {"512B", 512}, {"1.5KiB", 1536}, {"2K", 2048}, {" 3 MB ", 3 << 20},
+		{"16GiB", 16 << 30}, {"1T", 1 << 40}, {"7e2", 700},
+	} {
+		var b byteSize
+		require.NoError(t, b.Set(tt.in), "%q", tt.in)
+		assert.Equal(t, tt.want, b, "%q", tt.in)
+	}
+	for _, in := range []string{"", "lots", "-1", "-1GiB", "NaN", "nanMiB", "Inf", "+InfGiB", "1e400", "9e18GiB", "1KiBB", "MiB"} {
+		var b byteSize
+		assert.Error(t, b.Set(in), "%q", in)
+	}
+}

@@ -180,7 +180,9 @@ func (b *byteSize) Set(s string) error {
 				continue
 			}
 			x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-			if err != nil || x < 0 || math.IsInf(x, 0) {
+			// NaN is no size (ParseFloat reads "NaN"), and a bound beyond
+			// an int64 of bytes is none the runtime can set.
+			if v := x * u.scale; err != nil || !(v >= 0 && v < 1<<63) {
 				continue
 			}
 			*b = byteSize(x * u.scale)
