@@ -400,7 +400,7 @@ func TestServerQueues(t *testing.T) {
 // two must give the same episode. One runner's timer is made to drop the
 // plan before each wake, so that every wake commits; the episodes of
 // random policies on hosted APIs of every kind of limit (rpm, tpm, a
-// concurrency cap, calls that take no time) are compared with the usual
+// concurrency cap, calls of no time to first token) are compared with the usual
 // runner's, metrics, decisions and trace, and the usual runner must have
 // replayed plans.
 func TestAPIReplayIsCommit(t *testing.T) {
@@ -409,7 +409,7 @@ func TestAPIReplayIsCommit(t *testing.T) {
 		{RPM: 20, Concurrency: 2, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80},
 		{TPM: 30000, TTFT: sim.Exponential(1), OutputRate: 60},
 		{RPM: 40, TPM: 60000, Concurrency: 3, TTFT: sim.Const(0.5), OutputRate: 100},
-		{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1e9}, // calls of almost no time: ends at their admission
+		{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1e9}, // calls of well under a microsecond, one at a time
 		{RPM: 6, TTFT: sim.Const(0), OutputRate: 200},
 	}
 	// A policy that picks a valid action by u: delegations, spawns and
