@@ -172,7 +172,7 @@ func TestRunThroughMatchesStep(t *testing.T) {
 
 // TestRunThroughFailure: a process that fails with nobody waiting for it
 // stops RunThrough as it stops Run (the same error, after the same events,
-// and it sticks), and a timer due past the time limit is the time limit's
+// and it sticks, also once the event limit is reached), and a timer due past the time limit is the time limit's
 // error, as an event is.
 func TestRunThroughFailure(t *testing.T) {
 	boom := errors.New("boom")
@@ -199,6 +199,26 @@ func TestRunThroughFailure(t *testing.T) {
 	_, err = env.RunThrough(sim.MaxTime, 1000)
 	require.ErrorIs(t, err, boom, "the error sticks")
 	require.Equal(t, byRun.Fired(), env.Fired(), "and nothing more fires")
+
+	// At the event limit too, the failure is what sticks, as for Step.
+	for _, step := range []bool{true, false} {
+		env = sim.New(sim.Limits{MaxEvents: 2}) // the start and the end of p
+		env.Process("p", func(*sim.Proc) error { return boom })
+		require.NoError(t, env.Call(sim.Second, func() {}))
+		next := func() error {
+			if step {
+				return env.Step()
+			}
+			_, err := env.RunThrough(sim.MaxTime, 100)
+			return err
+		}
+		err = next()
+		for err == nil {
+			err = next()
+		}
+		require.ErrorIs(t, err, boom, "step %v", step)
+		require.ErrorIs(t, next(), boom, "step %v: the failure sticks", step)
+	}
 
 	env = sim.New(sim.Limits{MaxTime: 10 * sim.Second})
 	var tm sim.Timer
