@@ -335,6 +335,9 @@ func (e *Env) RunUntil(t Time) error {
 // engine time.
 func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 	e.stop = false
+	if e.err != nil {
+		return e.Peek(), e.err // a failure sticks, as for Step: the limits below would replace it
+	}
 	// The event limit becomes a bound on n: the call that would fire the
 	// event past it reports the limit, as Step does.
 	if m := e.limits.MaxEvents; m != 0 {

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -167,4 +168,65 @@ func TestRunThroughMatchesStep(t *testing.T) {
 		require.NotEmpty(t, runs[0])
 		require.Equal(t, runs[0], runs[1], "seed %d", seed)
 	}
+}
+
+// TestRunThroughFailure: a process that fails with nobody waiting for it
+// stops RunThrough as it stops Run (the same error, after the same events,
+// and it sticks, also once the event limit is reached), and a timer due past the time limit is the time limit's
+// error, as an event is.
+func TestRunThroughFailure(t *testing.T) {
+	boom := errors.New("boom")
+	build := func() *sim.Env {
+		env := sim.New(sim.Limits{})
+		for i := range 5 {
+			require.NoError(t, env.Call(sim.Time(i)*sim.Second, func() {}))
+		}
+		env.Process("p", func(p *sim.Proc) error {
+			if err := p.Wait(2500 * sim.Millisecond); err != nil {
+				return err
+			}
+			return boom
+		})
+		return env
+	}
+	byRun := build()
+	require.ErrorIs(t, byRun.Run(), boom)
+	env := build()
+	_, err := env.RunThrough(sim.MaxTime, 1000)
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, byRun.Fired(), env.Fired())
+	require.Equal(t, byRun.Now(), env.Now())
+	_, err = env.RunThrough(sim.MaxTime, 1000)
+	require.ErrorIs(t, err, boom, "the error sticks")
+	require.Equal(t, byRun.Fired(), env.Fired(), "and nothing more fires")
+
+	// At the event limit too, the failure is what sticks, as for Step.
+	for _, step := range []bool{true, false} {
+		env = sim.New(sim.Limits{MaxEvents: 2}) // the start and the end of p
+		env.Process("p", func(*sim.Proc) error { return boom })
+		require.NoError(t, env.Call(sim.Second, func() {}))
+		next := func() error {
+			if step {
+				return env.Step()
+			}
+			_, err := env.RunThrough(sim.MaxTime, 100)
+			return err
+		}
+		err = next()
+		for err == nil {
+			err = next()
+		}
+		require.ErrorIs(t, err, boom, "step %v", step)
+		require.ErrorIs(t, next(), boom, "step %v: the failure sticks", step)
+	}
+
+	env = sim.New(sim.Limits{MaxTime: 10 * sim.Second})
+	var tm sim.Timer
+	tm.Init(env, func() { t.Error("a timer past the time limit fired") })
+	require.NoError(t, tm.Set(20*sim.Second))
+	next, err := env.RunThrough(15*sim.Second, 100)
+	require.NoError(t, err, "nothing due by t")
+	require.Equal(t, 20*sim.Second, next)
+	_, err = env.RunThrough(sim.MaxTime, 100)
+	require.ErrorIs(t, err, sim.ErrTimeLimit)
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,6 +85,16 @@ func TestTraceOTLPFit(t *testing.T) {
 	_, stderr, code = simulate(t, "trace", "tiny", "--format", "perfetto")
 	assert.NotZero(t, code)
 	assert.Contains(t, stderr, "--format perfetto: want chrome or otlp")
+
+	// The last episode there is: traced (its number once wrapped around
+	// in the loop, and the trace was empty); one past it is refused.
+	last := strconv.Itoa(math.MaxInt)
+	otlp := mustSimulate(t, "trace", "tiny", "--format", "otlp", "--episode", last)
+	assert.Len(t, strings.Split(strings.TrimSpace(otlp), "\n"), 1, "one OTLP document")
+	assert.Contains(t, otlp, "resourceSpans")
+	_, stderr, code = simulate(t, "trace", "tiny", "--format", "otlp", "--episode", last, "--count", "2")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--episode "+last+" with --count 2: the last episode is past "+last)
 }
 
 func atoiT(t *testing.T, s string) int {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 
 	"github.com/swarmsim/swarmsim/calibrate"
 )
@@ -74,6 +75,10 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.count < 1 || (o.count > 1 && o.format != "otlp") {
 		return usagef("--count %d: want 1, or more with --format otlp (a Chrome trace holds one episode)", o.count)
 	}
+	if o.draw.episode > math.MaxInt-(o.count-1) {
+		// The episodes' numbers would wrap around: nothing would be traced.
+		return usagef("--episode %d with --count %d: the last episode is past %d", o.draw.episode, o.count, math.MaxInt)
+	}
 	ep, err := o.draw.load(s, args[0], o.policy.sets())
 	if err != nil {
 		return err
@@ -88,8 +93,8 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	defer func() { err = done(err) }()
 	ep.maxEvents = o.limits.events()
 	var b bytes.Buffer
-	for k := ep.k; k < o.draw.episode+o.count; k++ {
-		if err := ep.draw(k); err != nil {
+	for i := range o.count {
+		if err := ep.draw(o.draw.episode + i); err != nil {
 			return err
 		}
 		if err := o.write(ctx, ep, &b); err != nil {

@@ -2,6 +2,7 @@ package collective
 
 import (
 	"math"
+	"math/bits"
 	"runtime/debug"
 	"slices"
 	"testing"
@@ -392,4 +393,74 @@ func TestServerQueues(t *testing.T) {
 	require.Equal(t, sim.Time(2), e.first())
 	require.Equal(t, []int{3, 1, 4, 0, 2}, ids(e.pop, 5))
 	require.Equal(t, sim.MaxTime, e.first())
+}
+
+// TestAPIReplayIsCommit: at its timer the hosted API replays the steps
+// its plan took (replay) instead of working them out again (commit); the
+// two must give the same episode. One runner's timer is made to drop the
+// plan before each wake, so that every wake commits; the episodes of
+// random policies on hosted APIs of every kind of limit (rpm, tpm, a
+// concurrency cap, calls of no time to first token) are compared with the usual
+// runner's, metrics, decisions and trace, and the usual runner must have
+// replayed plans.
+func TestAPIReplayIsCommit(t *testing.T) {
+	fam := task.Family{Shape: "fork-join", Width: 5, Stages: 2, Work: sim.Exponential(200), Difficulty: sim.Const(0.2), OutputTokens: sim.Exponential(400)}
+	apis := []API{
+		{RPM: 20, Concurrency: 2, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80},
+		{TPM: 30000, TTFT: sim.Exponential(1), OutputRate: 60},
+		{RPM: 40, TPM: 60000, Concurrency: 3, TTFT: sim.Const(0.5), OutputRate: 100},
+		{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1e9}, // calls of well under a microsecond, one at a time
+		{RPM: 6, TTFT: sim.Const(0), OutputRate: 200},
+	}
+	// A policy that picks a valid action by u: delegations, spawns and
+	// forks, so that calls overlap at the API.
+	random := PolicyFunc(func(_ *Observation, m Mask, u float64) Action {
+		k := int(u * float64(bits.OnesCount8(uint8(m))))
+		for a := range Action(NumActions) {
+			if m.Has(a) {
+				if k == 0 {
+					return a
+				}
+				k--
+			}
+		}
+		return m.First()
+	})
+	replays := 0
+	for i, api := range apis {
+		var usual, commits Runner
+		for seed := range uint64(8) {
+			streams := sim.NewStreams(seed + 10*uint64(i))
+			g, err := fam.Draw(streams.New("graph", 0))
+			require.NoError(t, err)
+			cfg := Defaults()
+			cfg.Agents, cfg.API = 4, api
+			opts := Options{Record: true, Trace: true}
+			want, err := usual.Run(g, cfg, random, streams, opts)
+			require.NoError(t, err, "api %d, seed %d", i, seed)
+			if h := usual.ep.spare.api; seed == 0 {
+				// Count the wakes with a plan's admissions to replay.
+				h.wakeFn = func() {
+					if h.planValid && len(h.admits) > 0 {
+						replays++
+					}
+					h.wake()
+				}
+				want, err = usual.Run(g, cfg, random, streams, opts)
+				require.NoError(t, err)
+			}
+			if commits.ep.spare.api == nil {
+				_, err := commits.Run(g, cfg, random, streams, opts)
+				require.NoError(t, err)
+				h := commits.ep.spare.api
+				h.wakeFn = func() { h.planValid = false; h.wake() }
+			}
+			got, err := commits.Run(g, cfg, random, streams, opts)
+			require.NoError(t, err, "api %d, seed %d", i, seed)
+			require.Equal(t, want.Metrics, got.Metrics, "api %d, seed %d", i, seed)
+			require.Equal(t, want.Decisions, got.Decisions, "api %d, seed %d", i, seed)
+			require.Equal(t, want.Trace, got.Trace, "api %d, seed %d", i, seed)
+		}
+	}
+	require.Greater(t, replays, 0, "no plan was replayed")
 }

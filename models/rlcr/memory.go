@@ -43,8 +43,10 @@ func getMemory(B, G int) *memory {
 }
 
 // release hands m on to the next training. Nothing of this training may
-// be used afterwards: m drops what refers to it (the policy, the task
-// graphs), so that kept memory keeps nothing else alive.
+// be used afterwards: m drops the policy and its own references to the
+// task graphs and results. Each runner still refers to its last
+// episode's graph and context until it runs again (kept memory holds B
+// graphs at most, and the pool lets go of it at a collection or two).
 func (m *memory) release() {
 	for i := range m.recs {
 		m.recs[i].pol, m.recs[i].soft = nil, nil

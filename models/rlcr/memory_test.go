@@ -77,8 +77,8 @@ func TestKeptMemoryChangesNothing(t *testing.T) {
 }
 
 // TestMemoryPool: a released memory is handed to the next training of its
-// size, and only to one of its size, holding nothing of the training that
-// released it.
+// size, and only to one of its size, without the policy of the training
+// that released it; Train releases its memory.
 func TestMemoryPool(t *testing.T) {
 	m := getMemory(2, 3)
 	require.Len(t, m.runners, 6)
@@ -106,6 +106,19 @@ func TestMemoryPool(t *testing.T) {
 		}
 	}
 	assert.True(t, reused, "a released memory of the size asked for is reused")
+
+	// A training gets its memory from the pool and releases it there: a
+	// memory that decided (no other code here makes one) comes back.
+	cfg := tinyConfig()
+	released := false
+	for range 20 {
+		train(t, tinyProblem(), cfg, 1)
+		if m := getMemory(cfg.Batch, cfg.Group); cap(m.recs[0].buf) > 0 {
+			released = true
+			break
+		}
+	}
+	assert.True(t, released, "Train releases its memory to the pool")
 }
 
 func countNonNil[T any](s []*T) int {

@@ -13,13 +13,16 @@ import (
 // TestResumeIsExact stops training after k iterations, resumes it from the
 // checkpoint, and gets the rows and the policy of an uninterrupted run, for
 // estimators that carry every piece of state (Adam moments, the moving
-// baseline, a learned value, an MLP's parameters).
+// baseline, a learned value, an MLP's parameters, a warm start).
 func TestResumeIsExact(t *testing.T) {
 	configs := map[string]func(*Config){
 		"linear flat":           func(*Config) {},
 		"moving average":        func(c *Config) { c.Advantage = MovingAverage },
 		"mlp ppo":               func(c *Config) { c.Policy, c.Advantage = "mlp", PPOGAE },
 		"cosine schedules, mlp": func(c *Config) { c.Policy, c.LRSchedule, c.EntropySchedule = "mlp", Cosine, Cosine },
+		// A resumed run was warmed before its first iteration: it is not
+		// warmed again.
+		"warm start": func(c *Config) { c.WarmStart, c.WarmIterations = "split", 3 },
 	}
 	for name, edit := range configs {
 		t.Run(name, func(t *testing.T) {

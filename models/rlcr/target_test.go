@@ -22,6 +22,8 @@ func TestIterationsToTarget(t *testing.T) {
 		// One iteration at 3 lifts the five-iteration mean only to 0.6.
 		{"one lucky iteration is not enough", []float64{0, 0, 0, 0, 0, 0, 3, 0, 0}, 1, 9, false},
 		{"the mean of the last five", []float64{0, 0, 0, 0, 0, 1, 1, 1, 1, 1}, 0.8, 8, true},
+		// At iteration 5 the first leaves the window: the mean of 1..5 is 1.
+		{"the first iteration leaves the window", []float64{-10, 1, 1, 1, 1, 1}, 1, 5, true},
 		{"never", []float64{0, 0.5, 0.7}, 1, 3, false},
 		{"empty", nil, 0, 0, false},
 		{"negative rewards", []float64{-3, -2, -1, -1, -1}, -1.75, 3, true},
