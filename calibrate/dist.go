@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/swarmsim/swarmsim/sim"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // Family names a fitted distribution family.
@@ -203,7 +204,7 @@ func FitPositive(xs []float64) (Choice, error) {
 	best := 0
 	for i := range fits {
 		fits[i].BIC = k[fits[i].Family]*math.Log(n) - 2*fits[i].LogLik
-		fits[i].KS = ksDistance(x, fits[i].CDF)
+		fits[i].KS = stats.KSDistance(x, fits[i].CDF)
 		if fits[i].BIC < fits[best].BIC {
 			best = i
 		}
@@ -245,7 +246,7 @@ func FitCount(ns []int, per int) (Choice, error) {
 	for _, v := range x {
 		p.LogLik += pp.LogProb(v)
 	}
-	p.KS = ksDistance(x, sum.CDF)
+	p.KS = stats.KSDistance(x, sum.CDF)
 	if per > 1 {
 		why := fmt.Sprintf("Poisson per part, so that %d parts sum to the counts' mean; KS of the sums %.3g", per, p.KS)
 		return Choice{Fits: []Dist{p}, Why: why}, nil
@@ -253,7 +254,7 @@ func FitCount(ns []int, per int) (Choice, error) {
 	// round(U(lo, hi)) has variance ≈ (hi−lo)²/12 + 1/12.
 	half := math.Sqrt(max(12*sd*sd-1, 0)) / 2
 	u := Dist{Family: Uniform, Lo: max(m-half, 0), Hi: m + half}
-	u.KS = ksDistance(x, u.CDF)
+	u.KS = stats.KSDistance(x, u.CDF)
 	fits := []Dist{p, u}
 	best := 0
 	if u.KS < p.KS {
@@ -397,24 +398,6 @@ func meanSD(y []float64) (float64, float64) {
 func normPDF(v, m, s float64) float64 {
 	z := (v - m) / s
 	return math.Exp(-0.5*z*z) / (s * math.Sqrt(2*math.Pi))
-}
-
-// ksDistance returns sup |F_n(x) − F(x)| for the sorted sample x: at each
-// distinct value, the empirical CDF just below and at it.
-func ksDistance(x []float64, cdf func(float64) float64) float64 {
-	n := float64(len(x))
-	d := 0.0
-	for i := 0; i < len(x); {
-		j := i
-		for j < len(x) && x[j] == x[i] {
-			j++
-		}
-		f := cdf(x[i])
-		below := cdf(math.Nextafter(x[i], math.Inf(-1)))
-		d = max(d, math.Abs(float64(i)/n-below), math.Abs(float64(j)/n-f))
-		i = j
-	}
-	return d
 }
 
 // Line is a least-squares fit y = Intercept + Slope·x with its R².

@@ -56,11 +56,7 @@ func TestFitRecovers(t *testing.T) {
 	}
 }
 
-func TestKSDistance(t *testing.T) {
-	// Against U(0,1): for {0.2, 0.9} the largest gap is at 0.9⁻: 0.9 − 0.5.
-	u := func(x float64) float64 { return math.Min(math.Max(x, 0), 1) }
-	assert.InDelta(t, 0.4, ksDistance([]float64{0.2, 0.9}, u), 1e-12)
-	assert.InDelta(t, 0.5, ksDistance([]float64{0.5, 0.5}, u), 1e-12)
+func TestFitCountKS(t *testing.T) {
 	// Constant counts: Poisson(2) is off by its mass away from 2, the
 	// rounded uniform on [2, 2] not at all.
 	c, err := FitCount([]int{2, 2, 2}, 1)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/swarmsim/swarmsim/sim"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 func draws(r *rand.Rand, n int) []uint64 {
@@ -237,21 +238,9 @@ func TestSourceLogNormal(t *testing.T) {
 			xs[i] = d.Sample(r)
 		}
 		slices.Sort(xs)
-		require.Less(t, ksDistance(xs, want.CDF), crit, "seed %d", seed)
-		require.Greater(t, ksDistance(xs, off.CDF), crit, "seed %d: the test tells a 10%% larger cv apart", seed)
+		require.Less(t, stats.KSDistance(xs, want.CDF), crit, "seed %d", seed)
+		require.Greater(t, stats.KSDistance(xs, off.CDF), crit, "seed %d: the test tells a 10%% larger cv apart", seed)
 	}
-}
-
-// ksDistance returns the Kolmogorov–Smirnov distance between the empirical
-// distribution of the sorted xs and cdf.
-func ksDistance(xs []float64, cdf func(float64) float64) float64 {
-	n := float64(len(xs))
-	d := 0.0
-	for i, x := range xs {
-		f := cdf(x)
-		d = max(d, f-float64(i)/n, float64(i+1)/n-f)
-	}
-	return d
 }
 
 // TestSourceNormalTails checks the standard normals that math/rand/v2's

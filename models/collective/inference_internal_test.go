@@ -12,6 +12,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // erlangC returns the probability that a call waits in an M/M/c queue with
@@ -213,8 +214,8 @@ func TestAPITimeToFirstToken(t *testing.T) {
 			xs = append(xs, ttft(a))
 		}
 		slices.Sort(xs)
-		require.Less(t, ksDistance(xs, lognormal(cv).CDF), crit, "seed %d", seed)
-		require.Greater(t, ksDistance(xs, lognormal(1.1*cv).CDF), crit, "seed %d: the test tells a 10%% larger cv apart", seed)
+		require.Less(t, stats.KSDistance(xs, lognormal(cv).CDF), crit, "seed %d", seed)
+		require.Greater(t, stats.KSDistance(xs, lognormal(1.1*cv).CDF), crit, "seed %d: the test tells a 10%% larger cv apart", seed)
 
 		// The same call made by another agent, later, draws the same; the
 		// next call of the same part, or its next try, draws another.
@@ -230,18 +231,6 @@ func TestAPITimeToFirstToken(t *testing.T) {
 		b.callsLeft, at.nodes[1].tries = 1, 1
 		require.NotEqual(t, first, ttft(b), "the next try")
 	}
-}
-
-// ksDistance returns the Kolmogorov–Smirnov distance between the empirical
-// distribution of the sorted xs and cdf.
-func ksDistance(xs []float64, cdf func(float64) float64) float64 {
-	n := float64(len(xs))
-	d := 0.0
-	for i, x := range xs {
-		f := cdf(x)
-		d = max(d, f-float64(i)/n, float64(i+1)/n-f)
-	}
-	return d
 }
 
 // TestAPIQueueIsFIFO: calls wait in one queue for every limit, first come
