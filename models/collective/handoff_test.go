@@ -111,7 +111,7 @@ func TestHandoffMissChance(t *testing.T) {
 // then understood: the result is acceptable, every part was attempted
 // twice, and the redo costs a minute of work per part.
 func TestHandoffMissCaughtByCheck(t *testing.T) {
-	checker := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+	helpersCheck := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
 		if !o.Main && m.Has(collective.Check) {
 			return collective.Check
 		}
@@ -119,10 +119,10 @@ func TestHandoffMissCaughtByCheck(t *testing.T) {
 	})
 	g := fanOut(t, 4)
 	cfg := free(5)
-	base, err := collective.Run(g, cfg, checker, sim.NewStreams(1), collective.Options{})
+	base, err := collective.Run(g, cfg, helpersCheck, sim.NewStreams(1), collective.Options{})
 	require.NoError(t, err)
 	cfg.Handoff = collective.Handoff{Miss: 1, Findings: 1}
-	res, err := collective.Run(g, cfg, checker, sim.NewStreams(1), collective.Options{})
+	res, err := collective.Run(g, cfg, helpersCheck, sim.NewStreams(1), collective.Options{})
 	require.NoError(t, err)
 	require.True(t, base.Acceptable)
 	assert.True(t, res.Acceptable)

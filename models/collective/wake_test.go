@@ -32,6 +32,14 @@ func delegator(helpersToo bool) collective.Policy {
 // delegates from every agent.
 var boss, passer = delegator(false), delegator(true)
 
+// checker is boss that checks every part it may.
+var checker = collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+	if m.Has(collective.Check) {
+		return collective.Check
+	}
+	return boss.Decide(o, m, u)
+})
+
 // TestWaitingMainAgentTakesNewWork: a part x of a minute feeds two parts w
 // and z of a minute each; there are two agents. The main agent delegates x
 // and waits. When the helper hands x on, both w and z become ready and no
@@ -277,12 +285,6 @@ func TestRetryDroppedAsMoot(t *testing.T) {
 		{Name: "pick", Work: sim.Minute, Join: task.JoinAny},
 	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
 	require.NoError(t, err)
-	checker := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
-		if m.Has(collective.Check) {
-			return collective.Check
-		}
-		return boss.Decide(o, m, u)
-	})
 	res, err := collective.Run(g, free(3), checker, sim.NewStreams(1), collective.Options{Record: true})
 	require.NoError(t, err)
 	assert.True(t, res.Acceptable)
@@ -345,12 +347,6 @@ func TestHeldAlternativeDroppedAsMoot(t *testing.T) {
 		{Name: "pick", Work: sim.Minute, Join: task.JoinAny},
 	}, []task.Edge{{From: 0, To: 2}, {From: 1, To: 2}})
 	require.NoError(t, err)
-	checker := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
-		if m.Has(collective.Check) {
-			return collective.Check
-		}
-		return boss.Decide(o, m, u)
-	})
 	cfg := free(3)
 	cfg.Check.Cost = 1
 	res, err := collective.Run(g, cfg, checker, sim.NewStreams(1), collective.Options{Record: true})
