@@ -590,6 +590,13 @@ type callCosts struct {
 }
 
 func (cc *callCosts) update(ep *episode, callWork sim.Time, prompt int) {
+	if callWork != cc.callWork || prompt != cc.prompt {
+		cc.compute(ep, callWork, prompt) // apart, so that the common case is inlined
+	}
+}
+
+// compute is update for a work or a prompt other than the last.
+func (cc *callCosts) compute(ep *episode, callWork sim.Time, prompt int) {
 	c := &ep.cfg.Calls
 	if callWork != cc.callWork {
 		cc.callWork = callWork
