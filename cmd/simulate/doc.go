@@ -500,8 +500,8 @@
 //	--out D
 //		write the charts into directory D (default: DIR/charts)
 //	--size S
-//		draw every chart at size S, column (3.5 in) or page (7 in)
-//		(default: each chart's own)
+//		draw every chart at size S, column (3.5 in), page (7 in)
+//		or tall (7 x 9 in) (default: each chart's own)
 //
 // Examples:
 //
