@@ -112,3 +112,17 @@ func (b *TokenBucket) Level(now Time) float64 {
 	b.refill(now)
 	return float64(b.level) / float64(b.scale)
 }
+
+// BucketMark is a bucket's state at one moment (Mark), to put it back to
+// (Restore): an owner that plans ahead on a bucket undoes a plan with it.
+type BucketMark struct {
+	level int64
+	at    Time
+}
+
+// Mark returns the bucket's state now.
+func (b *TokenBucket) Mark() BucketMark { return BucketMark{level: b.level, at: b.at} }
+
+// Restore puts the bucket back to the state m that Mark returned, since
+// its last Reset: whatever was taken and refilled after is undone.
+func (b *TokenBucket) Restore(m BucketMark) { b.level, b.at = m.level, m.at }

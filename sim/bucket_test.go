@@ -136,6 +136,30 @@ func TestTokenBucketErrors(t *testing.T) {
 	assert.InDelta(t, 10, b.Level(sim.Hour), 0, "never above capacity")
 }
 
+// TestTokenBucketRestore: a bucket put back to a mark answers as it did
+// when marked, whatever was taken and refilled in between, on random
+// sequences of takes (10 seeds).
+func TestTokenBucketRestore(t *testing.T) {
+	for seed := range uint64(10) {
+		r := rand.New(rand.NewPCG(seed, 0))
+		b, err := sim.NewTokenBucket(100, sim.Minute, 50)
+		require.NoError(t, err)
+		now := sim.Time(0)
+		for range 50 {
+			now += sim.Time(r.Int64N(int64(sim.Second)))
+			b.Take(now, 1+r.Int64N(20))
+			mark, before := b.Mark(), *b
+			later := now
+			for range 1 + r.IntN(5) {
+				later += sim.Time(r.Int64N(int64(10 * sim.Second)))
+				b.Take(later, 1+r.Int64N(20))
+			}
+			b.Restore(mark)
+			require.Equal(t, before, *b, "seed %d", seed)
+		}
+	}
+}
+
 func FuzzTokenBucket(f *testing.F) {
 	f.Add(int64(500), int64(sim.Minute), int64(20), uint64(1))
 	f.Add(int64(7), int64(3), int64(1), uint64(2))

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // item is one scheduled firing: a handler due at a time, ordered by
 // (at, key) where key packs the priority above a sequence number, so the
 // order of any two items is total and independent of how they were produced.
@@ -20,26 +22,45 @@ func (a *item) before(b *item) bool {
 	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
-// queue is a 4-ary min-heap of items. A 4-ary heap halves the depth of a
-// binary heap, and its four children usually share a cache line pair, which
-// is what a hold workload (pop the minimum, push a later item) spends its
-// time on.
+// queue holds the items due, earliest first, in one of two forms.
 //
-// pop leaves the root empty (hole) rather than filling it at once: most
-// events schedule another, and a push into the hole sifts the new item
-// down from the root, one pass instead of filling the hole with the last
-// item and then sifting the new one up. Any correct heap pops in the same
-// order, since the order of items is total.
+// A small queue is a sorted run, items[first:]: pop takes the first item
+// and frees its slot, and push walks back from the end to the new item's
+// place. An episode of the collective keeps a dozen or so events pending,
+// and a new one is usually later than all of them, so that a push costs a
+// comparison and no moves, where a heap sifts through its levels on every
+// pop and push. In random order (the hold model) a push moves half the
+// run.
+//
+// A run that would grow past maxSorted items becomes a 4-ary min-heap,
+// whose pushes and pops cost O(log n) however the items come (a sorted run
+// is already a heap), and goes back to a sorted run when it empties. A
+// 4-ary heap halves the depth of a binary heap, and its four children
+// usually share a cache line pair, which is what a hold workload (pop the
+// minimum, push a later item) spends its time on. The heap's pop leaves
+// the root empty (hole) rather than filling it at once: most events
+// schedule another, and a push into the hole sifts the new item down from
+// the root, one pass instead of filling the hole with the last item and
+// then sifting the new one up.
+//
+// Both forms pop in the same order, as any correct queue does: the order
+// of items is total.
 type queue struct {
 	items []item
-	hole  bool // items[0] is empty; the rest is a heap under it
+	first int  // sorted run: where it starts; 0 in a heap
+	heap  bool // items is a heap
+	hole  bool // heap: items[0] is empty; the rest is a heap under it
 }
+
+// maxSorted is the most items a sorted run holds: it bounds what a push
+// in random order costs, which moves half the run on average.
+const maxSorted = 32
 
 func (q *queue) len() int {
 	if q.hole {
 		return len(q.items) - 1
 	}
-	return len(q.items)
+	return len(q.items) - q.first
 }
 
 // head returns the earliest item, which stays queued. The queue must not
@@ -48,11 +69,31 @@ func (q *queue) head() *item {
 	if q.hole {
 		q.fill()
 	}
-	return &q.items[0]
+	return &q.items[q.first]
 }
 
-// push adds it in O(log n).
+// push adds it: O(1) at or near the end of a sorted run, O(log n) in a
+// heap. Both forms are written out here, as a call to either would cost
+// every event of the other.
 func (q *queue) push(it item) {
+	if !q.heap {
+		n := len(q.items)
+		if n == cap(q.items) || n-q.first == maxSorted {
+			q.makeRoom()
+			n = len(q.items)
+		}
+		if !q.heap {
+			items := q.items[:n+1]
+			q.items = items
+			i := n
+			for i > q.first && it.before(&items[i-1]) {
+				items[i] = items[i-1]
+				i--
+			}
+			items[i] = it
+			return
+		}
+	}
 	if q.hole {
 		q.hole = false
 		q.down(it)
@@ -72,20 +113,54 @@ func (q *queue) push(it item) {
 	items[i] = it
 }
 
-// pop removes and returns the earliest item in O(log n). The queue must not
-// be empty.
+// pop removes and returns the earliest item: O(1) from a sorted run,
+// O(log n) from a heap. The queue must not be empty.
 func (q *queue) pop() item {
+	if !q.heap {
+		top := q.items[q.first]
+		q.items[q.first].h = nil // drop the handler reference for the garbage collector
+		if q.first++; q.first == len(q.items) {
+			q.items, q.first = q.items[:0], 0
+		}
+		return top
+	}
 	if q.hole {
 		q.fill()
 	}
 	top := q.items[0]
 	if len(q.items) == 1 {
+		// The last item: an empty queue is a sorted run.
 		q.items[0] = item{} // drop the handler reference for the garbage collector
 		q.items = q.items[:0]
+		q.heap = false
 		return top
 	}
 	q.hole = true
 	return top
+}
+
+// makeRoom is push's slow path, in a run that fills its array or holds
+// maxSorted items: the run becomes a heap, or moves to the front of the
+// array if that frees half of it, or the array grows.
+func (q *queue) makeRoom() {
+	n := len(q.items) - q.first
+	switch {
+	case n == maxSorted:
+		q.compact()
+		q.heap = true
+	case q.first > 0 && q.first >= n:
+		q.compact()
+	default:
+		q.items = slices.Grow(q.items, 1)
+	}
+}
+
+// compact moves a sorted run to the front of its array.
+func (q *queue) compact() {
+	items := q.items
+	n := copy(items, items[q.first:])
+	clear(items[n:]) // drop the handler references for the garbage collector
+	q.items, q.first = items[:n], 0
 }
 
 // fill moves the last item into the hole at the root and restores the heap.

@@ -116,3 +116,50 @@ func TestQueuePopClearsHandler(t *testing.T) {
 		require.Nil(t, it.h)
 	}
 }
+
+// TestQueueRunAndHeap grows and drains the queue many times across
+// maxSorted, with pushes due now (which go to the front of a sorted run)
+// and later, and checks every pop against a sorted reference and the form
+// the queue is in: a sorted run until it would pass maxSorted items, a
+// heap from then on until it empties.
+func TestQueueRunAndHeap(t *testing.T) {
+	for seed := range uint64(50) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		var q queue
+		var ref []item
+		var seq uint64
+		var now Time
+		grown := false // the queue has passed maxSorted since it was last empty
+		for range 40 {
+			target := r.IntN(3 * maxSorted)
+			for len(ref) < target {
+				seq++
+				at := now
+				if r.IntN(3) > 0 {
+					at += Time(r.IntN(50))
+				}
+				it := item{at: at, key: uint64(r.IntN(3))<<seqBits | seq, h: idHandler(seq)}
+				q.push(it)
+				i, _ := slices.BinarySearchFunc(ref, it, compareItems)
+				ref = slices.Insert(ref, i, it)
+				grown = grown || len(ref) > maxSorted
+				require.Equal(t, grown, q.heap, "seed %d: %d items", seed, len(ref))
+			}
+			drain := r.IntN(len(ref) + 1)
+			if r.IntN(4) == 0 {
+				drain = len(ref)
+			}
+			for range drain {
+				got := q.pop()
+				require.Equal(t, ref[0], got, "seed %d", seed)
+				ref = ref[1:]
+				now = got.at
+			}
+			if len(ref) == 0 {
+				grown = false
+				require.False(t, q.heap, "seed %d: an empty queue is a sorted run", seed)
+			}
+			require.Equal(t, len(ref), q.len())
+		}
+	}
+}

@@ -41,6 +41,7 @@ type request struct {
 	// admits it; at a hosted API, its time there once admitted, drawn when
 	// it is sent (the draw is named by the call, not by the time).
 	setup, service sim.Time
+	api            apiSchedule // at a hosted API
 }
 
 // fifo is a first-in first-out queue of agents; it allocates only when it
@@ -103,9 +104,9 @@ func (q *arrivals) at(i int) (*agent, sim.Time) {
 	return c.a, c.at
 }
 
-// insert adds the agent's call, which arrives at a.req.arrive, and reports
-// whether it arrives last.
-func (q *arrivals) insert(a *agent) bool {
+// insert adds the agent's call, which arrives at a.req.arrive, and returns
+// its place among the calls on their way (len()-1 when it arrives last).
+func (q *arrivals) insert(a *agent) int {
 	if q.head > 0 && len(q.calls) == cap(q.calls) {
 		n := copy(q.calls, q.calls[q.head:])
 		clear(q.calls[n:])
@@ -117,12 +118,11 @@ func (q *arrivals) insert(a *agent) bool {
 		i--
 	}
 	q.calls = append(q.calls, arrival{at: t, a: a})
-	if i == len(q.calls)-1 {
-		return true
+	if i < len(q.calls)-1 {
+		copy(q.calls[i+1:], q.calls[i:])
+		q.calls[i] = arrival{at: t, a: a}
 	}
-	copy(q.calls[i+1:], q.calls[i:])
-	q.calls[i] = arrival{at: t, a: a}
-	return false
+	return i - q.head
 }
 
 func (q *arrivals) pop() *agent {
@@ -274,7 +274,7 @@ func pick(n int, load func(i int) int) int {
 func (d *deployment) submit(a *agent, delay sim.Time) {
 	a.req.arrive = d.ep.env.Now() + delay
 	a.req.setup = scale(d.cfg.PrefillToken, float64(a.req.prompt)) // the prefill pauses the batch that admits the call
-	last := d.arriving.insert(a)
+	last := d.arriving.insert(a) == d.arriving.len()-1
 	switch {
 	case d.waking:
 		// wake plans when it is done.
@@ -416,39 +416,58 @@ func (d *deployment) finish(now sim.Time, m *Metrics) {
 // hostedAPI is a hosted API: a concurrency cap and request and token rate
 // limits (token buckets holding a minute's worth) in front of calls that
 // take a time to first token plus their output at a fixed rate. Calls wait
-// in one FIFO queue for all three. Its timer is set for the first end of a
-// call, those the calls on their way will be admitted to counted in
-// (apiView): arrivals and admissions cost no event, each end one.
+// in one FIFO queue for all three.
+//
+// Everything that decides when a call is admitted is known when it is
+// sent: when it arrives, its time there (drawn then), and the calls ahead
+// of it in the queue, whose admissions and ends are known the same way.
+// In a FIFO queue the admission of a call is max(its arrival, the
+// admission before it, the first end of the calls holding the cap's
+// places, the time the buckets hold its tokens), so the API schedules each
+// call when it is sent (schedule), and its timer is set for the first end
+// of a scheduled call: arrivals and admissions cost no event, each end
+// one. A call sent later that arrives before calls already scheduled goes
+// ahead of them in the queue: they are unscheduled, the last first, which
+// restores the state before them, and scheduled again behind it. At the
+// timer the API takes the admissions up to now in (their waits, trace
+// slices and places in flight, at their times) and ends the calls due.
 type hostedAPI struct {
-	ep       *episode
-	cfg      *API
-	state    apiView // rate limits (nil for none), calls in flight, and the time of the last arrival, admission or end taken in
-	admitted uint64  // calls admitted so far, to order ends that tie
-
+	ep  *episode
+	cfg *API
+	// As of the last call scheduled: its buckets (nil for no limit), when
+	// each of the cap's places is free (with a cap), and its admission.
+	rpm, tpm           *sim.TokenBucket
+	slots              slots
+	last               sim.Time
+	scheduled          uint64           // calls scheduled, to order ends that tie
 	rpmSpare, tpmSpare *sim.TokenBucket // the buckets' memory, kept for the next episode
-	rpmPlan, tpmPlan   sim.TokenBucket  // the buckets' copies for plan
-	queue              fifo
-	arriving           arrivals
-	ends               ends
-	qstats             queueStats
-	flight             queueStats // calls in flight over time
-	timer              sim.Timer
-	wakeFn             func()
-	waking             bool
-	// The plan, kept so that a call sent later than those it took in
-	// continues it; valid while nothing was taken in since. admits are
-	// the calls it admits and when, so that taking in what it planned
-	// replays them instead of asking the buckets again.
-	plan      apiView
-	planFirst sim.Time
-	planValid bool
-	admits    []arrival
-	ttft      sim.Key
-	ttftDraw  sim.Sampler
+	// In real time: the calls scheduled and not admitted yet, in order of
+	// arrival, those admitted (booked) so far and those in flight.
+	waiting  arrivals
+	booked   uint64
+	inFlight int
+	ends     ends // the calls scheduled and not ended, by end
+	// ∫ queue length dt and ∫ calls in flight dt, in nanoseconds: from
+	// the calls' waits and times in flight, as they are admitted.
+	queueArea, flightArea sim.Time
+	timer                 sim.Timer
+	wakeFn                func()
+	waking                bool
+	ttft                  sim.Key
+	ttftDraw              sim.Sampler
 	// The time to first token is drawn from src, named by the call: one
 	// hash per call, where the episode's PCG takes two to seed.
 	src sim.Source
 	rng *rand.Rand
+}
+
+// apiSchedule is a call's schedule at a hosted API, worked out when it is
+// sent, and what working it out changed, to undo it.
+type apiSchedule struct {
+	admit, last sim.Time // its admission; the API's last admission before it
+	slot        sim.Time // the place in flight it took, when took
+	took        bool
+	rpm, tpm    sim.BucketMark // the buckets before it
 }
 
 // newHostedAPI returns the API of cfg for ep, on the memory of old (an API
@@ -459,18 +478,17 @@ func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*
 		h = &hostedAPI{}
 		h.wakeFn = h.wake
 	}
-	clear(h.admits)
 	*h = hostedAPI{ep: ep, cfg: cfg, ttft: streams.Key("ttft"), ttftDraw: cfg.TTFT.Sampler(), wakeFn: h.wakeFn,
-		queue: h.queue.reset(), arriving: h.arriving.reset(), ends: h.ends.reset(), admits: h.admits[:0],
+		slots: h.slots[:0], waiting: h.waiting.reset(), ends: h.ends.reset(),
 		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare, rng: h.rng}
 	if h.rng == nil {
 		h.rng = rand.New(&h.src)
 	}
 	h.timer.Init(ep.env, h.wakeFn)
-	if err := resetBucket(&h.state.rpm, &h.rpmSpare, cfg.RPM); err != nil {
+	if err := resetBucket(&h.rpm, &h.rpmSpare, cfg.RPM); err != nil {
 		return nil, fmt.Errorf("api.rpm: %w", err)
 	}
-	if err := resetBucket(&h.state.tpm, &h.tpmSpare, cfg.TPM); err != nil {
+	if err := resetBucket(&h.tpm, &h.tpmSpare, cfg.TPM); err != nil {
 		return nil, fmt.Errorf("api.tpm: %w", err)
 	}
 	return h, nil
@@ -498,301 +516,132 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 		return
 	}
 	a.req.service = d
-	last := h.arriving.insert(a)
-	switch {
-	case h.waking:
-		// wake plans when it is done.
-	case h.timer.Pending() && h.timer.When() <= a.req.arrive:
-		// A call that arrives after the next end changes nothing before it.
-	case last && h.planValid && h.plan.pi == h.arriving.len()-1:
-		h.extend() // the plan took in every call before this one
-	default:
-		h.replan()
+	i := h.waiting.insert(a)
+	n := h.waiting.len()
+	// The calls that arrive after this one queue behind it: undo them,
+	// the last first, and schedule them again. They arrive later than
+	// now, so none is admitted yet.
+	for j := n - 1; j > i; j-- {
+		b, _ := h.waiting.at(j)
+		h.unschedule(b)
+	}
+	for j := i; j < n; j++ {
+		b, _ := h.waiting.at(j)
+		if err := h.schedule(b); err != nil {
+			h.ep.fail(err)
+			return
+		}
+	}
+	if !h.waking { // wake sets the timer when it is done
+		h.setTimer()
 	}
 }
 
-// apiView is the API's state as its next steps change it: the real state
-// when they are taken in (commit), copies when they are only planned.
-// Calls are named by position: the queue's first qi have been admitted, and
-// of the calls on their way the first pi have arrived, the first pa of
-// them admitted too (pa is 0 until the queue is empty), so the queue is
-// queue[qi:] followed by arriving[pa:pi].
-type apiView struct {
-	rpm, tpm   *sim.TokenBucket
-	inFlight   int
-	at         sim.Time
-	qi, pa, pi int
-	// A plan reads the real buckets until it first asks them (asking
-	// brings them up to a time that may lie ahead) and copies them then.
-	plan bool
-}
-
-// planView returns a copy of the API's state to plan on.
-func (h *hostedAPI) planView() apiView {
-	v := h.state
-	v.plan = true
-	return v
-}
-
-// queued returns the length of the view's queue.
-func (h *hostedAPI) queued(v *apiView) int { return h.queue.n - v.qi + v.pi - v.pa }
-
-// head returns the first call of the view's queue, or nil.
-func (h *hostedAPI) head(v *apiView) *agent {
-	switch {
-	case v.qi < h.queue.n:
-		return h.queue.at(v.qi)
-	case v.pa < v.pi:
-		a, _ := h.arriving.at(v.pa)
-		return a
+// schedule works out when the agent's call is admitted, behind the calls
+// scheduled before it, and when it ends.
+func (h *hostedAPI) schedule(a *agent) error {
+	s := &a.req.api
+	t := max(a.req.arrive, h.last)
+	s.took = h.cfg.Concurrency > 0 && len(h.slots) == h.cfg.Concurrency
+	if s.took {
+		s.slot = h.slots.pop()
+		t = max(t, s.slot)
 	}
+	// The buckets are asked from t; the call is admitted when both hold
+	// its tokens, and takes them then.
+	admit := t
+	tokens := a.req.prompt + a.req.output
+	if h.tpm != nil {
+		s.tpm = h.tpm.Mark()
+		ready, err := h.tpm.Ready(t, tokens)
+		if err != nil {
+			if s.took {
+				h.slots.push(s.slot)
+			}
+			return fmt.Errorf("collective: api.tpm: a call of %d tokens can never be admitted: %w", tokens, err)
+		}
+		admit = ready
+	}
+	if h.rpm != nil {
+		s.rpm = h.rpm.Mark()
+		ready, _ := h.rpm.Ready(t, 1) // one request always fits
+		admit = max(admit, ready)
+		h.rpm.Take(admit, 1)
+	}
+	if h.tpm != nil {
+		h.tpm.Take(admit, tokens)
+	}
+	s.admit, s.last, h.last = admit, h.last, admit
+	end := admit + a.req.service
+	if h.cfg.Concurrency > 0 {
+		h.slots.push(end)
+	}
+	h.scheduled++
+	h.ends.push(endItem{at: end, seq: h.scheduled, a: a})
 	return nil
 }
 
-// ready returns when the rate limits let the queue's first call in, from
-// the view's time on.
-func (h *hostedAPI) ready(v *apiView, a *agent) (sim.Time, error) {
-	if v.plan {
-		v.plan = false
-		if v.rpm != nil {
-			h.rpmPlan = *v.rpm
-			v.rpm = &h.rpmPlan
-		}
-		if v.tpm != nil {
-			h.tpmPlan = *v.tpm
-			v.tpm = &h.tpmPlan
+// unschedule undoes the schedule of the agent's call, the last scheduled.
+func (h *hostedAPI) unschedule(a *agent) {
+	s := &a.req.api
+	h.ends.remove(a)
+	h.scheduled--
+	if h.cfg.Concurrency > 0 {
+		h.slots.remove(s.admit + a.req.service)
+		if s.took {
+			h.slots.push(s.slot)
 		}
 	}
-	ready := v.at
-	if v.rpm != nil {
-		t, _ := v.rpm.Ready(v.at, 1) // one request always fits
-		ready = max(ready, t)
+	if h.rpm != nil {
+		h.rpm.Restore(s.rpm)
 	}
-	if v.tpm != nil {
-		tokens := a.req.prompt + a.req.output
-		t, err := v.tpm.Ready(v.at, tokens)
-		if err != nil {
-			return 0, fmt.Errorf("collective: api.tpm: a call of %d tokens can never be admitted: %w", tokens, err)
-		}
-		ready = max(ready, t)
+	if h.tpm != nil {
+		h.tpm.Restore(s.tpm)
 	}
-	return ready, nil
+	h.last = s.last
 }
 
-// run takes the view's arrivals and admissions in time order, an arrival
-// before an admission at the same time, until one is after limit (at limit
-// with atLimit). Committing, it changes the API's statistics and books the
-// calls' waits and ends (the caller applies the view); planning, limit
-// falls to the earliest end of a call it admits. It returns limit.
-func (h *hostedAPI) run(v *apiView, limit sim.Time, atLimit, commit bool) (sim.Time, error) {
-	if h.full(v) {
-		h.arrive(v, limit, atLimit, commit)
-		return limit, nil
-	}
-	// The queue's first call and when it is admitted, if fresh: only an
-	// admission or the first call into an empty queue changes them, and
-	// the rate limits' answer holds until then.
-	var a *agent
-	admit, fresh := sim.MaxTime, false
-	for {
-		arrive := sim.MaxTime
-		if v.pi < h.arriving.len() {
-			_, arrive = h.arriving.at(v.pi)
-		}
-		if !fresh {
-			a, admit, fresh = h.head(v), sim.MaxTime, true
-			if a != nil && (h.cfg.Concurrency == 0 || v.inFlight < h.cfg.Concurrency) {
-				var err error
-				if admit, err = h.ready(v, a); err != nil {
-					return limit, err
-				}
-			}
-		}
-		t := min(arrive, admit)
-		if t > limit || t == limit && !atLimit || t == sim.MaxTime {
-			return limit, nil
-		}
-		v.at = t
-		if arrive <= admit {
-			v.pi++
-			fresh = a != nil
-			if commit {
-				h.qstats.set(t, h.queued(v))
-			}
-			continue
-		}
-		fresh = false
-		if v.rpm != nil {
-			v.rpm.Take(t, 1)
-		}
-		if v.tpm != nil {
-			v.tpm.Take(t, a.req.prompt+a.req.output)
-		}
-		if v.qi < h.queue.n {
-			v.qi++
-		} else {
-			v.pa++
-		}
-		v.inFlight++
-		if !commit {
-			limit = min(limit, t+a.req.service)
-			h.admits = append(h.admits, arrival{at: t, a: a})
-		} else {
-			h.admitted1(v, a, t)
-		}
-		if h.full(v) {
-			h.arrive(v, limit, atLimit, commit)
-			return limit, nil
-		}
-	}
-}
-
-// admitted1 books the admission of a at t, the view's latest.
-func (h *hostedAPI) admitted1(v *apiView, a *agent, t sim.Time) {
-	h.qstats.set(t, h.queued(v))
-	h.flight.set(t, v.inFlight)
-	a.waited(t)
-	h.admitted++
-	h.ends.push(endItem{at: t + a.req.service, seq: h.admitted, a: a})
-}
-
-// full reports whether the view has as many calls in flight as the
-// concurrency cap allows. No call ends within a run, so until it does
-// there are only arrivals.
-func (h *hostedAPI) full(v *apiView) bool {
-	return h.cfg.Concurrency > 0 && v.inFlight >= h.cfg.Concurrency
-}
-
-// arrive is run when the API is full: it takes the view's arrivals in, up
-// to limit (and at it, with atLimit), with no admission to look for, in a
-// loop that does not ask for the queue's first call at each step.
-func (h *hostedAPI) arrive(v *apiView, limit sim.Time, atLimit, commit bool) {
-	calls := h.arriving.calls[h.arriving.head:]
-	for v.pi < len(calls) {
-		t := calls[v.pi].at
-		if t > limit || t == limit && !atLimit {
+// admit takes in the admissions before t (and at t, with atT), in order,
+// each once a place in flight is free: at an instant, the ends of calls
+// free their places one by one.
+func (h *hostedAPI) admit(t sim.Time, atT bool) {
+	for h.waiting.len() > 0 {
+		a, _ := h.waiting.at(0)
+		at := a.req.api.admit
+		if at > t || at == t && !atT || h.cfg.Concurrency > 0 && h.inFlight >= h.cfg.Concurrency {
 			return
 		}
-		v.at = t
-		v.pi++
-		if commit {
-			h.qstats.set(t, h.queued(v))
-		}
+		h.waiting.pop()
+		h.booked++
+		h.inFlight++
+		h.queueArea += at - a.req.arrive
+		h.flightArea += a.req.service
+		a.waited(at)
 	}
 }
 
-// commit takes in the arrivals and admissions before t (and at t, with
-// atT).
-func (h *hostedAPI) commit(t sim.Time, atT bool) {
-	h.planValid = false
-	v := &h.state
-	if _, err := h.run(v, t, atT, true); err != nil {
-		h.ep.fail(err)
-	}
-	h.apply()
-}
-
-// replay takes in what the plan took in: the steps before its first end,
-// which commit would take again in the same order, arrivals before
-// admissions at the same time. The plan's buckets are then the real ones.
-func (h *hostedAPI) replay() {
-	h.planValid = false
-	v, p := &h.state, &h.plan
-	k := 0
-	for v.pi < p.pi || k < len(h.admits) {
-		if v.pi < p.pi {
-			if _, t := h.arriving.at(v.pi); k == len(h.admits) || t <= h.admits[k].at {
-				v.at = t
-				v.pi++
-				h.qstats.set(t, h.queued(v))
-				continue
-			}
-		}
-		c := h.admits[k]
-		k++
-		if v.qi < h.queue.n {
-			v.qi++
-		} else {
-			v.pa++
-		}
-		v.inFlight++
-		v.at = c.at
-		h.admitted1(v, c.a, c.at)
-	}
-	if !p.plan { // the plan asked its copies
-		if v.rpm != nil {
-			*v.rpm = h.rpmPlan
-		}
-		if v.tpm != nil {
-			*v.tpm = h.tpmPlan
-		}
-	}
-	h.apply()
-}
-
-// apply moves the calls the state's view took in: those it admitted out
-// of the queue and the arrivals, those not admitted into it.
-func (h *hostedAPI) apply() {
-	v := &h.state
-	for range v.qi {
-		h.queue.pop()
-	}
-	for i := range v.pi {
-		if a := h.arriving.pop(); i >= v.pa {
-			h.queue.push(a)
-		}
-	}
-	v.qi, v.pa, v.pi = 0, 0, 0
-}
-
-// replan sets the timer for the first end of a call, in flight or
-// admitted before it.
-func (h *hostedAPI) replan() {
-	h.plan, h.planFirst, h.planValid = h.planView(), h.ends.first(), true
-	h.admits = h.admits[:0]
-	h.extend()
-}
-
-// extend goes on with the plan, taking in the calls on their way it has
-// not, and sets the timer.
-func (h *hostedAPI) extend() {
-	first, err := h.run(&h.plan, h.planFirst, false, false)
-	if err != nil {
-		h.ep.fail(err)
-		return
-	}
-	h.planFirst = first
+// setTimer sets the timer for the first end of a scheduled call.
+func (h *hostedAPI) setTimer() {
+	first := h.ends.first()
 	h.ep.setTimer(&h.timer, first, first == sim.MaxTime)
 }
 
-// wake is the timer's: it takes in what happened before now, ends the
-// calls due now, each freeing its place for the queue before the agent
-// goes on, and plans again.
+// wake is the timer's: it takes in the admissions up to now and ends the
+// calls due now that were admitted, each freeing its place for the queue
+// before the agent goes on; a call sent meanwhile that arrives and ends
+// now ends at the next wake, at this instant.
 func (h *hostedAPI) wake() {
 	now := h.ep.env.Now()
 	h.waking = true
-	if n := len(h.admits); h.planValid && h.planFirst == now && (n == 0 || h.admits[n-1].at < now) {
-		h.replay() // what the plan took in is what happened before now
-	} else {
-		// The plan ends with a call it admits now and that takes no time,
-		// or it failed: take in what happened before now afresh.
-		h.commit(now, false)
-	}
-	if h.ends.first() > now {
-		// The planned end is of a call that arrives now and takes no
-		// time (no time to first token, no output): it is admitted now.
-		h.commit(now, true)
-	}
-	for h.ends.first() <= now {
+	h.admit(now, true)
+	for len(h.ends) > 0 && h.ends[0].at <= now && h.ends[0].seq <= h.booked {
 		a := h.ends.pop()
-		h.state.inFlight--
-		h.flight.set(now, h.state.inFlight)
-		h.state.at = now
-		h.commit(now, true)
+		h.inFlight--
+		h.admit(now, true)
 		a.served()
 	}
 	h.waking = false
-	h.replan()
+	h.setTimer()
 }
 
 // serviceTime draws the time to first token of the agent's call and adds
@@ -816,22 +665,32 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 }
 
 func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
-	h.commit(now, false)
-	h.qstats.set(now, h.queue.n)
-	h.flight.set(now, h.state.inFlight)
+	h.admit(now, false)
+	queue, flight := h.queueArea, h.flightArea
+	for i := range h.waiting.len() {
+		if _, arrive := h.waiting.at(i); arrive < now {
+			queue += now - arrive
+		}
+	}
+	for _, e := range h.ends {
+		if e.seq <= h.booked && e.at > now {
+			flight -= e.at - now // in flight past the end
+		}
+	}
 	if now <= 0 {
 		return
 	}
-	m.ServingQueueMean = h.qstats.area / float64(now)
-	inFlight := h.flight.area / float64(now)
+	m.ServingQueueMean = float64(queue) / float64(now)
+	inFlight := float64(flight) / float64(now)
 	if h.cfg.Concurrency > 0 {
 		m.ServerUtilisation = inFlight / float64(h.cfg.Concurrency)
 	}
 	m.BatchMean = inFlight
 }
 
-// ends holds the calls in flight at the API as a binary heap, the first
-// to end on top, of calls that end together the first admitted.
+// ends holds the calls scheduled at the API and not ended as a binary
+// heap, the first to end on top, of calls that end together the first
+// admitted.
 type ends []endItem
 
 type endItem struct {
@@ -854,10 +713,81 @@ func (e ends) first() sim.Time {
 
 func (e *ends) push(it endItem) {
 	*e = append(*e, it)
+	e.up(len(*e) - 1)
+}
+
+func (e ends) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.less(i, p) {
+			break
+		}
+		e[i], e[p] = e[p], e[i]
+		i = p
+	}
+}
+
+func (e ends) down(i int) {
+	for {
+		m := 2*i + 1
+		if m >= len(e) {
+			break
+		}
+		if r := m + 1; r < len(e) && e.less(r, m) {
+			m = r
+		}
+		if !e.less(m, i) {
+			break
+		}
+		e[i], e[m] = e[m], e[i]
+		i = m
+	}
+}
+
+func (e *ends) pop() *agent {
+	a := (*e)[0].a
+	e.removeAt(0)
+	return a
+}
+
+// remove takes the agent's call out of the heap.
+func (e *ends) remove(a *agent) {
+	for i := range *e {
+		if (*e)[i].a == a {
+			e.removeAt(i)
+			return
+		}
+	}
+}
+
+func (e *ends) removeAt(i int) {
 	h := *e
+	last := len(h) - 1
+	h[i], h[last] = h[last], endItem{}
+	h = h[:last]
+	*e = h
+	if i < last {
+		h.down(i)
+		h.up(i)
+	}
+}
+
+// reset empties the heap and returns it, keeping its memory.
+func (e ends) reset() ends {
+	clear(e)
+	return e[:0]
+}
+
+// slots holds when each of the places in flight at an API with a cap is
+// free, as a binary min-heap: as the calls scheduled so far leave them.
+type slots []sim.Time
+
+func (s *slots) push(t sim.Time) {
+	*s = append(*s, t)
+	h := *s
 	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
+		if h[p] <= h[i] {
 			break
 		}
 		h[i], h[p] = h[p], h[i]
@@ -865,33 +795,51 @@ func (e *ends) push(it endItem) {
 	}
 }
 
-func (e *ends) pop() *agent {
-	h := *e
-	a, last := h[0].a, len(h)-1
-	h[0], h[last] = h[last], endItem{}
+func (s *slots) pop() sim.Time {
+	t := (*s)[0]
+	s.removeAt(0)
+	return t
+}
+
+// remove takes out one place that is free at t.
+func (s *slots) remove(t sim.Time) {
+	for i, u := range *s {
+		if u == t {
+			s.removeAt(i)
+			return
+		}
+	}
+}
+
+func (s *slots) removeAt(i int) {
+	h := *s
+	last := len(h) - 1
+	h[i] = h[last]
 	h = h[:last]
-	*e = h
-	for i := 0; ; {
+	*s = h
+	for i < last {
 		m := 2*i + 1
 		if m >= last {
 			break
 		}
-		if r := m + 1; r < last && h.less(r, m) {
+		if r := m + 1; r < last && h[r] < h[m] {
 			m = r
 		}
-		if !h.less(m, i) {
+		if h[i] <= h[m] {
 			break
 		}
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	return a
-}
-
-// reset empties the heap and returns it, keeping its memory.
-func (e ends) reset() ends {
-	clear(e)
-	return e[:0]
+	// A place taken from the middle may also belong higher up.
+	for i < last && i > 0 {
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
 }
 
 // toolPool is the collective's pool of tool sandboxes; size 0 is

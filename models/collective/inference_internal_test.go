@@ -2,7 +2,6 @@ package collective
 
 import (
 	"math"
-	"math/bits"
 	"runtime/debug"
 	"slices"
 	"testing"
@@ -30,8 +29,8 @@ func erlangC(c int, a float64) float64 {
 // apiQueue runs the hosted API alone as an M/M/c queue: Poisson arrivals at
 // rate lambda, a concurrency cap of c, no rate limit, and calls whose time
 // to first token is exponential with rate mu and that have no output. It
-// returns the mean wait of the calls after the warm-up, and checks
-// Little's law on the queue over the whole run.
+// returns the mean wait of the calls after the warm-up, and checks that
+// the trace's queue slices add up to the serving wait.
 func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint64) float64 {
 	g, err := task.New([]task.Node{{Name: "call"}}, nil)
 	require.NoError(t, err)
@@ -69,8 +68,9 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 	}
 	require.NoError(t, ep.env.Call(0, next))
 	require.NoError(t, ep.env.Run())
-	require.Zero(t, ep.api.queue.n)
-	require.Zero(t, ep.api.state.inFlight)
+	require.Zero(t, ep.api.waiting.len())
+	require.Zero(t, ep.api.inFlight)
+	require.Empty(t, ep.api.ends)
 
 	// Waits from the trace's queue slices, which start at the arrival.
 	waits := map[sim.Time]sim.Time{}
@@ -82,9 +82,6 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 		}
 	}
 	require.Equal(t, ep.res.ServingWait, total)
-	// Little's law on the queue: ∫Q dt is the sum of the waits.
-	ep.api.qstats.set(ep.env.Now(), 0)
-	require.InDelta(t, float64(total), ep.api.qstats.area, 1e-9*ep.api.qstats.area)
 	sum := 0.0
 	for _, t := range arrive[warmup:] {
 		sum += waits[t].Seconds()
@@ -167,8 +164,9 @@ func TestAPIInstantCalls(t *testing.T) {
 	require.Equal(t, 3, ep.res.ServedCalls)
 	require.Zero(t, ep.res.ServingTime, "every call ends when it arrives")
 	require.Equal(t, sim.Second, ep.env.Now())
-	require.Zero(t, ep.api.state.inFlight)
-	require.Zero(t, ep.api.queue.n)
+	require.Zero(t, ep.api.inFlight)
+	require.Zero(t, ep.api.waiting.len())
+	require.Empty(t, ep.api.ends)
 }
 
 // TestAPITimeToFirstToken checks the hosted API's draws of the time to
@@ -336,9 +334,10 @@ func TestDrawToolCalls(t *testing.T) {
 // TestServerQueues works the three queues of the shared servers by hand:
 // the FIFO ring keeps its order when it wraps and grows; calls on their
 // way are kept in order of arrival, those that arrive together in the
-// order they were sent, and insert says whether a call arrives last; and
-// calls in flight at an API end first by time, then in the order they
-// were admitted.
+// order they were sent, and insert returns a call's place among them;
+// calls scheduled at an API end first by time, then in the order they
+// were admitted, also when some are taken out; and an API's places in
+// flight come out earliest first, also when some are taken out.
 func TestServerQueues(t *testing.T) {
 	agents := make([]*agent, 20)
 	for i := range agents {
@@ -364,15 +363,20 @@ func TestServerQueues(t *testing.T) {
 	require.Equal(t, []int{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, ids(q.pop, 12))
 
 	var in arrivals
-	for i, at := range []sim.Time{5, 3, 5, 9, 3, 9} {
+	for i, tc := range []struct {
+		at    sim.Time
+		place int
+	}{{5, 0}, {3, 0}, {5, 2}, {9, 3}, {3, 1}, {9, 5}} {
 		a := agents[i]
-		a.req.arrive = at
-		last := in.insert(a)
-		require.Equal(t, i != 1 && i != 4, last, "call %d, arriving at %d", i, at)
+		a.req.arrive = tc.at
+		require.Equal(t, tc.place, in.insert(a), "call %d, arriving at %d", i, tc.at)
 	}
 	require.True(t, in.due(3, true))
 	require.False(t, in.due(3, false))
-	require.Equal(t, []int{1, 4, 0, 2, 3, 5}, ids(in.pop, 6))
+	require.Equal(t, []int{1, 4}, ids(in.pop, 2))
+	agents[6].req.arrive = 6
+	require.Equal(t, 2, in.insert(agents[6]), "the place counts from the first call on its way")
+	require.Equal(t, []int{0, 2, 6, 3, 5}, ids(in.pop, 5))
 	require.Zero(t, in.len())
 
 	var e ends
@@ -382,74 +386,100 @@ func TestServerQueues(t *testing.T) {
 	require.Equal(t, sim.Time(2), e.first())
 	require.Equal(t, []int{3, 1, 4, 0, 2}, ids(e.pop, 5))
 	require.Equal(t, sim.MaxTime, e.first())
+	for i, at := range []sim.Time{1, 8, 3, 9, 4, 10, 5, 6} {
+		e.push(endItem{at: at, seq: uint64(i), a: agents[i]})
+	}
+	e.remove(agents[1]) // in the middle of the heap, with children
+	e.remove(agents[7]) // the last
+	e.remove(agents[0]) // the top
+	require.Equal(t, []int{2, 4, 6, 3, 5}, ids(e.pop, 5))
+
+	var s slots
+	for _, at := range []sim.Time{9, 2, 7, 2, 5, 1, 8, 6} {
+		s.push(at)
+	}
+	s.remove(7)
+	s.remove(2) // one of two
+	s.remove(1)
+	s.remove(4) // none: nothing changes
+	var got []sim.Time
+	for len(s) > 0 {
+		got = append(got, s.pop())
+	}
+	require.Equal(t, []sim.Time{2, 5, 6, 8, 9}, got)
 }
 
-// TestAPIReplayIsCommit: at its timer the hosted API replays the steps
-// its plan took (replay) instead of working them out again (commit); the
-// two must give the same episode. One runner's timer is made to drop the
-// plan before each wake, so that every wake commits; the episodes of
-// random policies on hosted APIs of every kind of limit (rpm, tpm, a
-// concurrency cap, calls of no time to first token) are compared with the usual
-// runner's, metrics, decisions and trace, and the usual runner must have
-// replayed plans.
-func TestAPIReplayIsCommit(t *testing.T) {
-	fam := task.Family{Shape: "fork-join", Width: 5, Stages: 2, Work: sim.Exponential(200), Difficulty: sim.Const(0.2), OutputTokens: sim.Exponential(400)}
+// TestAPIUnscheduleUndoes: a call that arrives before calls already
+// scheduled at the hosted API unschedules them and schedules them again
+// behind it; undoing must restore the API exactly. Calls are sent at
+// random with random delays to the API, so that many overtake others, on
+// APIs of every kind of limit (rpm, tpm, a cap, calls of no time), 10
+// seeds each; a second API unschedules every call not admitted yet and
+// schedules them again before each call is sent. The two must give the
+// same admissions, ends, waits and metrics.
+func TestAPIUnscheduleUndoes(t *testing.T) {
 	apis := []API{
-		{RPM: 20, Concurrency: 2, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80},
-		{TPM: 30000, TTFT: sim.Exponential(1), OutputRate: 60},
-		{RPM: 40, TPM: 60000, Concurrency: 3, TTFT: sim.Const(0.5), OutputRate: 100},
-		{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1e9}, // calls of well under a microsecond, one at a time
-		{RPM: 6, TTFT: sim.Const(0), OutputRate: 200},
+		{RPM: 30, TPM: 20000, Concurrency: 2, TTFT: sim.Exponential(1), OutputRate: 50},
+		{Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80},
+		{TPM: 12000, TTFT: sim.Const(0.5), OutputRate: 100},
+		{RPM: 20, TTFT: sim.Exponential(0.5), OutputRate: 100},
+		{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1e12}, // calls of well under a microsecond
 	}
-	// A policy that picks a valid action by u: delegations, spawns and
-	// forks, so that calls overlap at the API.
-	random := PolicyFunc(func(_ *Observation, m Mask, u float64) Action {
-		k := int(u * float64(bits.OnesCount8(uint8(m))))
-		for a := range Action(NumActions) {
-			if m.Has(a) {
-				if k == 0 {
-					return a
-				}
-				k--
+	g, err := task.New([]task.Node{{Name: "call"}}, nil)
+	require.NoError(t, err)
+	const calls = 150
+	// run sends the calls and returns the episode's result; rebuild, if
+	// set, is called before every call is sent.
+	run := func(api API, seed uint64, rebuild func(*hostedAPI)) (*Result, int) {
+		cfg := Defaults()
+		cfg.API = api
+		ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: cfg, res: &Result{Trace: &Trace{}}, done: true}
+		streams := sim.NewStreams(seed)
+		require.NoError(t, ep.shareInference(streams))
+		r := streams.New("calls", 0)
+		overtakes, latest := 0, sim.Time(0)
+		for i := range calls {
+			// A check (its end is traced) of a part of its own, so that
+			// its draw is its own.
+			a := &agent{id: i, ep: ep, at: &attempt{id: i, nodes: make([]nodeState, 1)}}
+			sent := sim.Time(r.Float64() * float64(200*sim.Second))
+			delay := sim.Time(r.Float64() * float64(5*sim.Second))
+			if sent+delay < latest {
+				overtakes++
 			}
+			latest = max(latest, sent+delay)
+			a.req = request{prompt: 100 + r.Int64N(900), output: r.Int64N(200), check: true}
+			require.NoError(t, ep.env.Call(sent, func() {
+				a.activity = ep.env.Now()
+				if rebuild != nil {
+					rebuild(ep.api)
+				}
+				ep.server.submit(a, delay)
+			}))
 		}
-		return m.First()
-	})
-	replays := 0
+		require.NoError(t, ep.env.Run())
+		require.NoError(t, ep.err)
+		ep.server.finish(ep.env.Now(), &ep.res.Metrics)
+		return ep.res, overtakes
+	}
 	for i, api := range apis {
-		var usual, commits Runner
-		for seed := range uint64(8) {
-			streams := sim.NewStreams(seed + 10*uint64(i))
-			g, err := fam.Draw(streams.New("graph", 0))
-			require.NoError(t, err)
-			cfg := Defaults()
-			cfg.Agents, cfg.API = 4, api
-			opts := Options{Record: true, Trace: true}
-			want, err := usual.Run(g, cfg, random, streams, opts)
-			require.NoError(t, err, "api %d, seed %d", i, seed)
-			if h := usual.ep.spare.api; seed == 0 {
-				// Count the wakes with a plan's admissions to replay.
-				h.wakeFn = func() {
-					if h.planValid && len(h.admits) > 0 {
-						replays++
-					}
-					h.wake()
+		for seed := range uint64(10) {
+			want, overtakes := run(api, seed, nil)
+			got, _ := run(api, seed, func(h *hostedAPI) {
+				n := h.waiting.len()
+				for j := n - 1; j >= 0; j-- {
+					a, _ := h.waiting.at(j)
+					h.unschedule(a)
 				}
-				want, err = usual.Run(g, cfg, random, streams, opts)
-				require.NoError(t, err)
-			}
-			if commits.ep.spare.api == nil {
-				_, err := commits.Run(g, cfg, random, streams, opts)
-				require.NoError(t, err)
-				h := commits.ep.spare.api
-				h.wakeFn = func() { h.planValid = false; h.wake() }
-			}
-			got, err := commits.Run(g, cfg, random, streams, opts)
-			require.NoError(t, err, "api %d, seed %d", i, seed)
+				for j := range n {
+					a, _ := h.waiting.at(j)
+					require.NoError(t, h.schedule(a))
+				}
+			})
+			require.Greater(t, overtakes, 10, "api %d, seed %d: calls overtake others", i, seed)
+			require.Equal(t, calls, want.ServedCalls, "api %d, seed %d", i, seed)
 			require.Equal(t, want.Metrics, got.Metrics, "api %d, seed %d", i, seed)
-			require.Equal(t, want.Decisions, got.Decisions, "api %d, seed %d", i, seed)
 			require.Equal(t, want.Trace, got.Trace, "api %d, seed %d", i, seed)
 		}
 	}
-	require.Greater(t, replays, 0, "no plan was replayed")
 }

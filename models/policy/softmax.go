@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	c "github.com/swarmsim/swarmsim/models/collective"
 )
@@ -73,23 +74,25 @@ func (l *Linear) Clone() Softmax { return &Linear{w: append([]float64(nil), l.w.
 // run side by side: a single sum waits on each of its additions, and several
 // fill the time instead of queueing behind one another.
 func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]float64) {
-	var rows [c.NumActions + 3]*[NumFeatures]float64 // padded to a multiple of 4
+	var rows [c.NumActions + 3][]float64 // padded to a multiple of 4
 	var acts [c.NumActions]c.Action
 	n := 0
-	for a := range c.Action(c.NumActions) {
-		if m.Has(a) {
-			rows[n], acts[n] = (*[NumFeatures]float64)(l.w[int(a)*NumFeatures:]), a
-			n++
-		}
+	for v := m & allActions; v != 0; v &= v - 1 { // the valid actions, in order
+		a := c.Action(bits.TrailingZeros8(uint8(v)))
+		rows[n], acts[n] = l.w[int(a)*NumFeatures:][:NumFeatures], a
+		n++
 	}
 	for i := n; i < len(rows); i++ {
-		rows[i] = &zeroRow
+		rows[i] = zeroRow[:]
 	}
+	// The rows and x are slices of NumFeatures, not pointers to arrays, so
+	// that the loops check neither bounds nor nil pointers per feature.
+	xs := x[:]
 	for i := 0; i < n; {
 		if n-i <= 2 { // two at a time, so that one or two cost no four
-			r0, r1 := rows[i], rows[i+1]
+			r0, r1 := rows[i][:NumFeatures], rows[i+1][:NumFeatures]
 			var s0, s1 float64
-			for k, xk := range x {
+			for k, xk := range xs {
 				s0 += r0[k] * xk
 				s1 += r1[k] * xk
 			}
@@ -99,9 +102,9 @@ func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]floa
 			}
 			return
 		}
-		r0, r1, r2, r3 := rows[i], rows[i+1], rows[i+2], rows[i+3]
+		r0, r1, r2, r3 := rows[i][:NumFeatures], rows[i+1][:NumFeatures], rows[i+2][:NumFeatures], rows[i+3][:NumFeatures]
 		var s0, s1, s2, s3 float64
-		for k, xk := range x {
+		for k, xk := range xs {
 			s0 += r0[k] * xk
 			s1 += r1[k] * xk
 			s2 += r2[k] * xk
@@ -115,6 +118,10 @@ func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]floa
 		i += 4
 	}
 }
+
+// allActions is the mask of every action: a Mask's bits above it name
+// none.
+const allActions c.Mask = 1<<c.NumActions - 1
 
 // zeroRow pads the rows of logits.
 var zeroRow [NumFeatures]float64
@@ -160,16 +167,35 @@ func (l *Linear) AddGradProbs(x *[NumFeatures]float64, m c.Mask, a c.Action, p, 
 	return logpA, entropy
 }
 
-// addOuter adds the logits' gradient gz times the features to grad.
+// addOuter adds the logits' gradient gz times the features to grad. Each
+// element of grad gets one product, as a row at a time would add it, but
+// two rows go side by side, so that they share the loads of x and the
+// loop.
 func (l *Linear) addOuter(x *[NumFeatures]float64, m c.Mask, gz *[c.NumActions]float64, grad []float64) {
-	for b := range c.Action(c.NumActions) {
-		g := gz[b] // held, as the stores into grad could otherwise change it
-		if !m.Has(b) || g == 0 {
-			continue
+	var rows [c.NumActions][]float64
+	var gs [c.NumActions]float64
+	n := 0
+	for v := m & allActions; v != 0; v &= v - 1 {
+		b := bits.TrailingZeros8(uint8(v))
+		if g := gz[b]; g != 0 { // a zero row adds exactly nothing
+			rows[n], gs[n] = grad[b*NumFeatures:][:NumFeatures], g
+			n++
 		}
-		row := (*[NumFeatures]float64)(grad[int(b)*NumFeatures:])
-		for k, xk := range x {
-			row[k] += g * xk
+	}
+	xs := x[:]
+	i := 0
+	for ; i+1 < n; i += 2 {
+		r0, r1 := rows[i][:NumFeatures], rows[i+1][:NumFeatures]
+		g0, g1 := gs[i], gs[i+1]
+		for k, xk := range xs {
+			r0[k] += g0 * xk
+			r1[k] += g1 * xk
+		}
+	}
+	if i < n {
+		r0, g0 := rows[i][:NumFeatures], gs[i]
+		for k, xk := range xs {
+			r0[k] += g0 * xk
 		}
 	}
 }
@@ -179,29 +205,30 @@ func (l *Linear) addOuter(x *[NumFeatures]float64, m c.Mask, gz *[c.NumActions]f
 // The maximum is subtracted first, and logp is computed from the logits,
 // so it stays finite when p underflows to 0.
 func maskedSoftmax(z *[c.NumActions]float64, m c.Mask, p, logp *[c.NumActions]float64) {
+	*p, *logp = [c.NumActions]float64{}, [c.NumActions]float64{}
+	// The loops visit the valid actions only, in action order, as the sums
+	// need.
+	m &= allActions
 	zmax := math.Inf(-1)
-	for a := range c.Action(c.NumActions) {
-		if m.Has(a) && z[a] > zmax {
+	for v := m; v != 0; v &= v - 1 {
+		if a := bits.TrailingZeros8(uint8(v)); z[a] > zmax {
 			zmax = z[a]
 		}
 	}
 	var sum float64
-	for a := range c.Action(c.NumActions) {
-		p[a], logp[a] = 0, 0
-		if m.Has(a) {
-			p[a] = math.Exp(z[a] - zmax)
-			sum += p[a]
-		}
+	for v := m; v != 0; v &= v - 1 {
+		a := bits.TrailingZeros8(uint8(v))
+		p[a] = math.Exp(z[a] - zmax)
+		sum += p[a]
 	}
 	if sum == 0 { // empty mask (or non-finite logits)
 		return
 	}
 	lsum := math.Log(sum)
-	for a := range c.Action(c.NumActions) {
-		if m.Has(a) {
-			p[a] /= sum
-			logp[a] = z[a] - zmax - lsum
-		}
+	for v := m; v != 0; v &= v - 1 {
+		a := bits.TrailingZeros8(uint8(v))
+		p[a] /= sum
+		logp[a] = z[a] - zmax - lsum
 	}
 }
 
