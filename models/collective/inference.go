@@ -432,8 +432,10 @@ func (d *deployment) finish(now sim.Time, m *Metrics) {
 // timer the API takes the admissions up to now in (their waits, trace
 // slices and places in flight, at their times) and ends the calls due.
 type hostedAPI struct {
-	ep  *episode
-	cfg *API
+	ep   *episode
+	cfg  *API
+	cap  int // cfg.Concurrency
+	room int // the most calls in flight: cap, or no limit
 	// As of the last call scheduled: its buckets (nil for no limit), when
 	// each of the cap's places is free (with a cap), and its admission.
 	rpm, tpm           *sim.TokenBucket
@@ -484,6 +486,10 @@ func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*
 	if h.rng == nil {
 		h.rng = rand.New(&h.src)
 	}
+	h.cap, h.room = cfg.Concurrency, cfg.Concurrency
+	if h.cap == 0 {
+		h.room = math.MaxInt
+	}
 	h.timer.Init(ep.env, h.wakeFn)
 	if err := resetBucket(&h.rpm, &h.rpmSpare, cfg.RPM); err != nil {
 		return nil, fmt.Errorf("api.rpm: %w", err)
@@ -516,11 +522,25 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 		return
 	}
 	a.req.service = d
-	i := h.waiting.insert(a)
-	n := h.waiting.len()
-	// The calls that arrive after this one queue behind it: undo them,
-	// the last first, and schedule them again. They arrive later than
-	// now, so none is admitted yet.
+	if i, n := h.waiting.insert(a), h.waiting.len(); i == n-1 {
+		err = h.schedule(a)
+	} else {
+		err = h.reschedule(i, n)
+	}
+	if err != nil {
+		h.ep.fail(err)
+		return
+	}
+	if !h.waking { // wake sets the timer when it is done
+		h.setTimer()
+	}
+}
+
+// reschedule schedules the calls on their way from the i-th, a call sent
+// now that arrives before those after it: they queue behind it, so they
+// are undone, the last first, and scheduled again. They arrive later than
+// now, so none is admitted yet.
+func (h *hostedAPI) reschedule(i, n int) error {
 	for j := n - 1; j > i; j-- {
 		b, _ := h.waiting.at(j)
 		h.unschedule(b)
@@ -528,13 +548,10 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 	for j := i; j < n; j++ {
 		b, _ := h.waiting.at(j)
 		if err := h.schedule(b); err != nil {
-			h.ep.fail(err)
-			return
+			return err
 		}
 	}
-	if !h.waking { // wake sets the timer when it is done
-		h.setTimer()
-	}
+	return nil
 }
 
 // schedule works out when the agent's call is admitted, behind the calls
@@ -542,55 +559,66 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 func (h *hostedAPI) schedule(a *agent) error {
 	s := &a.req.api
 	t := max(a.req.arrive, h.last)
-	s.took = h.cfg.Concurrency > 0 && len(h.slots) == h.cfg.Concurrency
-	if s.took {
-		s.slot = h.slots.pop()
+	s.took = h.cap > 0 && len(h.slots) == h.cap
+	if s.took { // it takes the place free first
+		s.slot = h.slots[0]
 		t = max(t, s.slot)
 	}
 	// The buckets are asked from t; the call is admitted when both hold
-	// its tokens, and takes them then.
-	admit := t
-	tokens := a.req.prompt + a.req.output
+	// its tokens, and takes them then. Each takes them at t if it can, and
+	// is put back and takes them later if the other one is short.
+	admit, tokens := t, a.req.prompt+a.req.output
+	tpmAt, tpmTook := t, false
 	if h.tpm != nil {
-		s.tpm = h.tpm.Mark()
-		ready, err := h.tpm.Ready(t, tokens)
-		if err != nil {
-			if s.took {
-				h.slots.push(s.slot)
-			}
+		if !h.tpm.Holds(tokens) {
+			_, err := h.tpm.Ready(t, tokens)
 			return fmt.Errorf("collective: api.tpm: a call of %d tokens can never be admitted: %w", tokens, err)
 		}
-		admit = ready
+		s.tpm = h.tpm.Mark()
+		ready, took := h.tpm.TakeReady(t, tokens)
+		admit, tpmAt, tpmTook = ready, ready, took
 	}
 	if h.rpm != nil {
 		s.rpm = h.rpm.Mark()
-		ready, _ := h.rpm.Ready(t, 1) // one request always fits
+		ready, took := h.rpm.TakeReady(t, 1) // one request always fits
 		admit = max(admit, ready)
-		h.rpm.Take(admit, 1)
+		if took && ready < admit {
+			h.rpm.Restore(s.rpm)
+			took = false
+		}
+		if !took {
+			h.rpm.Take(admit, 1)
+		}
 	}
-	if h.tpm != nil {
+	if h.tpm != nil && (!tpmTook || tpmAt < admit) {
+		if tpmTook {
+			h.tpm.Restore(s.tpm)
+		}
 		h.tpm.Take(admit, tokens)
 	}
 	s.admit, s.last, h.last = admit, h.last, admit
 	end := admit + a.req.service
-	if h.cfg.Concurrency > 0 {
+	switch {
+	case s.took:
+		h.slots.replaceFirst(end)
+	case h.cap > 0:
 		h.slots.push(end)
 	}
 	h.scheduled++
-	h.ends.push(endItem{at: end, seq: h.scheduled, a: a})
+	h.ends.push(endItem{at: end, seq: h.scheduled, id: a.id})
 	return nil
 }
 
 // unschedule undoes the schedule of the agent's call, the last scheduled.
 func (h *hostedAPI) unschedule(a *agent) {
 	s := &a.req.api
-	h.ends.remove(a)
+	h.ends.remove(a.id)
 	h.scheduled--
-	if h.cfg.Concurrency > 0 {
-		h.slots.remove(s.admit + a.req.service)
-		if s.took {
-			h.slots.push(s.slot)
-		}
+	switch end := s.admit + a.req.service; {
+	case s.took:
+		h.slots.set(end, s.slot)
+	case h.cap > 0:
+		h.slots.remove(end)
 	}
 	if h.rpm != nil {
 		h.rpm.Restore(s.rpm)
@@ -605,15 +633,21 @@ func (h *hostedAPI) unschedule(a *agent) {
 // each once a place in flight is free: at an instant, the ends of calls
 // free their places one by one.
 func (h *hostedAPI) admit(t sim.Time, atT bool) {
-	for h.waiting.len() > 0 {
+	if h.inFlight < h.room && h.waiting.head < len(h.waiting.calls) { // the API is often full: no call then
+		h.admitFirst(t, atT)
+	}
+}
+
+func (h *hostedAPI) admitFirst(t sim.Time, atT bool) {
+	for h.inFlight < h.room && h.waiting.len() > 0 {
 		a, _ := h.waiting.at(0)
-		at := a.req.api.admit
-		if at > t || at == t && !atT || h.cfg.Concurrency > 0 && h.inFlight >= h.cfg.Concurrency {
+		if at := a.req.api.admit; at > t || at == t && !atT {
 			return
 		}
 		h.waiting.pop()
 		h.booked++
 		h.inFlight++
+		at := a.req.api.admit
 		h.queueArea += at - a.req.arrive
 		h.flightArea += a.req.service
 		a.waited(at)
@@ -635,7 +669,7 @@ func (h *hostedAPI) wake() {
 	h.waking = true
 	h.admit(now, true)
 	for len(h.ends) > 0 && h.ends[0].at <= now && h.ends[0].seq <= h.booked {
-		a := h.ends.pop()
+		a := h.ep.agents[h.ends.pop()]
 		h.inFlight--
 		h.admit(now, true)
 		a.served()
@@ -682,8 +716,8 @@ func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
 	}
 	m.ServingQueueMean = float64(queue) / float64(now)
 	inFlight := float64(flight) / float64(now)
-	if h.cfg.Concurrency > 0 {
-		m.ServerUtilisation = inFlight / float64(h.cfg.Concurrency)
+	if h.cap > 0 {
+		m.ServerUtilisation = inFlight / float64(h.cap)
 	}
 	m.BatchMean = inFlight
 }
@@ -693,10 +727,12 @@ func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
 // admitted.
 type ends []endItem
 
+// endItem names the agent by its id rather than a pointer, so that moving
+// items in the heap needs no write barrier.
 type endItem struct {
 	at  sim.Time
 	seq uint64
-	a   *agent
+	id  int
 }
 
 func (e ends) less(i, j int) bool {
@@ -744,16 +780,20 @@ func (e ends) down(i int) {
 	}
 }
 
-func (e *ends) pop() *agent {
-	a := (*e)[0].a
-	e.removeAt(0)
-	return a
+// pop removes the first call to end and returns its agent's id.
+func (e *ends) pop() int {
+	h := *e
+	id, last := h[0].id, len(h)-1
+	h[0] = h[last]
+	*e = h[:last]
+	e.down(0)
+	return id
 }
 
-// remove takes the agent's call out of the heap.
-func (e *ends) remove(a *agent) {
+// remove takes the call of the agent of that id out of the heap.
+func (e *ends) remove(id int) {
 	for i := range *e {
-		if (*e)[i].a == a {
+		if (*e)[i].id == id {
 			e.removeAt(i)
 			return
 		}
@@ -763,7 +803,7 @@ func (e *ends) remove(a *agent) {
 func (e *ends) removeAt(i int) {
 	h := *e
 	last := len(h) - 1
-	h[i], h[last] = h[last], endItem{}
+	h[i] = h[last]
 	h = h[:last]
 	*e = h
 	if i < last {
@@ -773,10 +813,7 @@ func (e *ends) removeAt(i int) {
 }
 
 // reset empties the heap and returns it, keeping its memory.
-func (e ends) reset() ends {
-	clear(e)
-	return e[:0]
-}
+func (e ends) reset() ends { return e[:0] }
 
 // slots holds when each of the places in flight at an API with a cap is
 // free, as a binary min-heap: as the calls scheduled so far leave them.
@@ -784,61 +821,69 @@ type slots []sim.Time
 
 func (s *slots) push(t sim.Time) {
 	*s = append(*s, t)
-	h := *s
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if h[p] <= h[i] {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
+	s.up(len(*s) - 1)
 }
 
-func (s *slots) pop() sim.Time {
-	t := (*s)[0]
-	s.removeAt(0)
-	return t
+// replaceFirst makes the place free first free at t, no earlier.
+func (s slots) replaceFirst(t sim.Time) {
+	s[0] = t
+	s.down(0)
 }
 
-// remove takes out one place that is free at t.
-func (s *slots) remove(t sim.Time) {
-	for i, u := range *s {
-		if u == t {
-			s.removeAt(i)
+// set makes one place free at t free at u.
+func (s slots) set(t, u sim.Time) {
+	for i, v := range s {
+		if v == t {
+			s[i] = u
+			s.down(i)
+			s.up(i)
 			return
 		}
 	}
 }
 
-func (s *slots) removeAt(i int) {
+// remove takes out one place that is free at t.
+func (s *slots) remove(t sim.Time) {
 	h := *s
-	last := len(h) - 1
-	h[i] = h[last]
-	h = h[:last]
-	*s = h
-	for i < last {
-		m := 2*i + 1
-		if m >= last {
-			break
+	for i, v := range h {
+		if v == t {
+			last := len(h) - 1
+			h[i] = h[last]
+			*s = h[:last]
+			if i < last {
+				s.down(i)
+				s.up(i)
+			}
+			return
 		}
-		if r := m + 1; r < last && h[r] < h[m] {
+	}
+}
+
+func (s slots) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			return
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (s slots) down(i int) {
+	for {
+		m := 2*i + 1
+		if m >= len(s) {
+			return
+		}
+		if r := m + 1; r < len(s) && s[r] < s[m] {
 			m = r
 		}
-		if h[i] <= h[m] {
-			break
+		if s[i] <= s[m] {
+			return
 		}
-		h[i], h[m] = h[m], h[i]
+		s[i], s[m] = s[m], s[i]
 		i = m
-	}
-	// A place taken from the middle may also belong higher up.
-	for i < last && i > 0 {
-		p := (i - 1) / 2
-		if h[p] <= h[i] {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
 	}
 }
 
