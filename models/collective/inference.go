@@ -114,6 +114,10 @@ func (q *arrivals) insert(a *agent) int {
 	}
 	t := a.req.arrive
 	i := len(q.calls)
+	if i == q.head || q.calls[i-1].at <= t {
+		q.calls = append(q.calls, arrival{at: t, a: a})
+		return i - q.head
+	}
 	for i > q.head && q.calls[i-1].at > t {
 		i--
 	}
@@ -522,17 +526,18 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 		return
 	}
 	a.req.service = d
+	// Outside wake, which sets it when done, the timer is set for the
+	// first end: a call appended moves it only if it ends first.
 	if i, n := h.waiting.insert(a), h.waiting.len(); i == n-1 {
 		err = h.schedule(a)
-	} else {
-		err = h.reschedule(i, n)
+		if err == nil && !h.waking && h.ends[0].id == a.id {
+			h.setTimer()
+		}
+	} else if err = h.reschedule(i, n); err == nil && !h.waking {
+		h.setTimer()
 	}
 	if err != nil {
 		h.ep.fail(err)
-		return
-	}
-	if !h.waking { // wake sets the timer when it is done
-		h.setTimer()
 	}
 }
 
@@ -675,7 +680,13 @@ func (h *hostedAPI) wake() {
 		a.served()
 	}
 	h.waking = false
-	h.setTimer()
+	// The timer has fired, so it is set anew (setTimer's test of whether
+	// it keeps its place is for a pending one).
+	if first := h.ends.first(); first != sim.MaxTime {
+		if err := h.timer.Set(first - now); err != nil {
+			h.ep.fail(err)
+		}
+	}
 }
 
 // serviceTime draws the time to first token of the agent's call and adds
@@ -781,12 +792,28 @@ func (e ends) down(i int) {
 }
 
 // pop removes the first call to end and returns its agent's id.
+//
+// The hole at the top goes down to a leaf, each step one comparison of the
+// two children, and the last item fills it from there up (Floyd's
+// variant): it usually belongs near the bottom.
 func (e *ends) pop() int {
 	h := *e
 	id, last := h[0].id, len(h)-1
-	h[0] = h[last]
+	i := 0
+	for {
+		m := 2*i + 1
+		if m >= last {
+			break
+		}
+		if r := m + 1; r < last && h.less(r, m) {
+			m = r
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = h[last]
 	*e = h[:last]
-	e.down(0)
+	e.up(i)
 	return id
 }
 
