@@ -19,7 +19,8 @@
 //
 // # What a paper needs
 //
-//   - Two sizes: Column (3.5 x 2.6 in) and Page (7 x 3.5 in). Text is
+//   - Three sizes: Column (3.5 x 2.6 in), Page (7 x 3.5 in) and Tall
+//     (7 x 9 in, for a timeline with many rows). Text is
 //     sized in points for the chart printed at that size: 7 pt ticks and
 //     legends, 8 pt axis labels, in Liberation Sans (embedded in the PDF).
 //   - Colour-blind-safe series that also read in greyscale: Okabe–Ito

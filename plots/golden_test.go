@@ -25,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 var sizes = []struct {
 	name string
 	size plots.Size
-}{{"column", plots.Column}, {"page", plots.Page}}
+}{{"column", plots.Column}, {"page", plots.Page}, {"tall", plots.Tall}}
 
 // TestGolden compares the SVG of each chart kind at each size with
 // testdata/KIND_SIZE.golden.svg: the same elements, attributes and texts

@@ -21,7 +21,7 @@ func TestSamples(t *testing.T) {
 		t.Skip("no -samples directory")
 	}
 	require.NoError(t, os.MkdirAll(*samples, 0o755))
-	for sizeName, size := range map[string]plots.Size{"column": plots.Column, "page": plots.Page} {
+	for sizeName, size := range map[string]plots.Size{"column": plots.Column, "page": plots.Page, "tall": plots.Tall} {
 		charts, err := buildAll(size)
 		require.NoError(t, err)
 		for _, c := range charts {

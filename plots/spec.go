@@ -28,20 +28,20 @@ type Spec struct {
 	Interval string `json:"interval,omitempty"`
 	Stat     string `json:"stat,omitempty"`
 	Note     string `json:"note,omitempty"`
-	// Size is "column" or "page".
+	// Size is "column", "page" or "tall".
 	Size string `json:"size"`
 	// Annotate writes a heat map's values in its cells.
 	Annotate bool `json:"annotate,omitempty"`
 }
 
 // Sizes are the named sizes of Spec.Size.
-var Sizes = map[string]Size{"column": Column, "page": Page}
+var Sizes = map[string]Size{"column": Column, "page": Page, "tall": Tall}
 
 // Chart returns the Chart of s at its size.
 func (s *Spec) Chart() (Chart, error) {
 	size, ok := Sizes[s.Size]
 	if !ok {
-		return Chart{}, fmt.Errorf("plots: chart %s: size %q: want column or page", s.Name, s.Size)
+		return Chart{}, fmt.Errorf("plots: chart %s: size %q: want column, page or tall", s.Name, s.Size)
 	}
 	return Chart{Title: s.Title, XLabel: s.XLabel, YLabel: s.YLabel, ZLabel: s.ZLabel,
 		Interval: s.Interval, Stat: s.Stat, Note: s.Note, Size: size}, nil

@@ -68,7 +68,7 @@ func TestDrawSpec(t *testing.T) {
 	require.NoError(t, err)
 	spec.Size = "poster"
 	_, err = plots.Draw(&spec, plots.BarsTable(nil))
-	assert.ErrorContains(t, err, `size "poster": want column or page`)
+	assert.ErrorContains(t, err, `size "poster": want column, page or tall`)
 	spec.Size, spec.Kind = "page", "pie"
 	_, err = plots.Draw(&spec, plots.BarsTable(nil))
 	assert.ErrorContains(t, err, `kind "pie"`)

@@ -24,6 +24,8 @@ var (
 	Column = Size{Width: 3.5 * vg.Inch, Height: 2.6 * vg.Inch}
 	// Page spans the text width of a page.
 	Page = Size{Width: 7 * vg.Inch, Height: 3.5 * vg.Inch}
+	// Tall fills a page of text: a timeline with too many rows for Page.
+	Tall = Size{Width: 7 * vg.Inch, Height: 9 * vg.Inch}
 )
 
 func (s Size) check() error {

@@ -354,7 +354,7 @@ func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 	if m := e.limits.MaxTime; m != 0 {
 		through = min(t, m)
 	}
-	for ; n > 0 && !e.stop && e.err == nil; n-- {
+	for ; n > 0 && !e.stop; n-- { // a failure stops it too
 		if e.timers.len() > 0 {
 			// A shared server's timer is pending through most of an
 			// episode: its events must not make every event slower.
@@ -399,11 +399,14 @@ func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 // events before it. Outside RunThrough it does nothing.
 func (e *Env) Stop() { e.stop = true }
 
-// fail records the first unhandled failure; it stops the run.
+// fail records the first unhandled failure; it stops the run, and a
+// RunThrough in progress as Stop does, so that its loop need not look at
+// the error after every event.
 func (e *Env) fail(err error) {
 	if e.err == nil {
 		e.err = err
 	}
+	e.stop = true
 }
 
 // Reset returns the environment to the state New(limits) gives, keeping the

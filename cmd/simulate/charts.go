@@ -22,8 +22,13 @@ import (
 const chartsDir = "charts"
 
 // maxTimelineRows bounds the agents of a timeline: beyond it the rows are
-// too thin to read, and the chart is left out with a warning.
-const maxTimelineRows = 40
+// too thin to read, and the chart is left out with a warning. A timeline
+// of more than pageTimelineRows is drawn tall, since its row labels would
+// overlap on a page (TestTimelineRowsFit).
+const (
+	maxTimelineRows  = 40
+	pageTimelineRows = 24
+)
 
 // chartExts are the files plots.Save writes for one chart.
 var chartExts = []string{".csv", ".svg", ".pdf", ".png"}
@@ -136,8 +141,17 @@ func timeline(ctx context.Context, cw *chartWriter, name string, sc *scenarios.S
 	if agents > maxTimelineRows {
 		return fmt.Errorf("%d agents are too many rows (at most %d); see 'simulate trace'", agents, maxTimelineRows)
 	}
-	spec := plots.Spec{Name: name, Kind: "timeline", Title: fmt.Sprintf("%s, episode 0", v.Name), XLabel: "virtual time (s)", Size: "page"}
-	return cw.draw(spec, plots.TimelineTable(spans, flows))
+	return cw.draw(timelineSpec(name, v.Name, agents), plots.TimelineTable(spans, flows))
+}
+
+// timelineSpec is the spec of a timeline of rows agents: a page wide, and
+// as tall as a page of text where a page's height is too short for them.
+func timelineSpec(name, variant string, rows int) plots.Spec {
+	size := "page"
+	if rows > pageTimelineRows {
+		size = "tall"
+	}
+	return plots.Spec{Name: name, Kind: "timeline", Title: fmt.Sprintf("%s, episode 0", variant), XLabel: "virtual time (s)", Size: size}
 }
 
 // ganttData converts a trace to the plots' spans and flows, in seconds,

@@ -52,9 +52,10 @@
 //
 // Run prints a table of the variants (success rate with its 95% Wilson
 // interval, then means with their 95% bootstrap intervals: finish time of
-// acceptable episodes, model calls, tokens, parallelism, messages, and
-// with a handoff section hand-off misses and duplicates) and writes a
-// directory:
+// acceptable episodes, model calls, tokens, parallelism, messages; where
+// calls went to a shared server or an API, the call latency, serving wait
+// and server utilisation, where tools were called, the tool wait; with a
+// handoff section, hand-off misses and duplicates) and writes a directory:
 //
 //	manifest.json   what was run: the scenario as resolved, its hash, the
 //	                seed, the episodes, the versions, the command line and
@@ -500,8 +501,8 @@
 //	--out D
 //		write the charts into directory D (default: DIR/charts)
 //	--size S
-//		draw every chart at size S, column (3.5 in) or page (7 in)
-//		(default: each chart's own)
+//		draw every chart at size S, column (3.5 in), page (7 in)
+//		or tall (7 x 9 in) (default: each chart's own)
 //
 // Examples:
 //

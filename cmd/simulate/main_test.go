@@ -634,6 +634,9 @@ func TestHandoffColumns(t *testing.T) {
 // they were.
 func TestScreenGolden(t *testing.T) {
 	handoff := []string{"--set", "collective.handoff.miss=1", "--set", "collective.handoff.findings=1"}
+	// One server with room for one call and one tool: both make calls wait.
+	shared := []string{"--set", "collective.serving.replicas=1", "--set", "collective.serving.max_batch=1",
+		"--set", "task.tool_calls=poisson(2)", "--set", "task.tool_latency=lognormal(mean=30s, cv=1)", "--set", "collective.tools.pool=1"}
 	train := []string{"train", testScenario, "--seeds", "2", "--set", "train.iterations=3", "--set", "train.batch=2", "--set", "train.group=3", "--charts=false"}
 	tests := []struct {
 		golden string
@@ -641,6 +644,7 @@ func TestScreenGolden(t *testing.T) {
 	}{
 		{"tiny_run_stdout.golden", []string{"run", testScenario, "--seed", "1", "--episodes", testEpisodes, "--charts=false"}},
 		{"tiny_handoff_run_stdout.golden", append([]string{"run", testScenario, "--seed", "1", "--episodes", testEpisodes, "--charts=false"}, handoff...)},
+		{"tiny_shared_run_stdout.golden", append([]string{"run", testScenario, "--seed", "1", "--episodes", testEpisodes, "--charts=false"}, shared...)},
 		{"tiny_train_stdout.golden", train},
 		{"tiny_handoff_train_stdout.golden", append(append(slices.Clone(train), handoff...), "--set", "collective.handoff.duplicates=true")},
 	}

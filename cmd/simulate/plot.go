@@ -34,7 +34,7 @@ the old ones), with the index.`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &plotOptions{}
 		fs.StringVar(&o.out, "out", "", "write the charts into directory `D` (default: DIR/charts)")
-		fs.StringVar(&o.size, "size", "", "draw every chart at size `S`, column (3.5 in) or page (7 in)\n(default: each chart's own)")
+		fs.StringVar(&o.size, "size", "", "draw every chart at size `S`, column (3.5 in), page (7 in)\nor tall (7 x 9 in) (default: each chart's own)")
 		fs.StringVar(&o.format, "format", strings.Join(plots.Formats, ","), "write the formats `F`, a comma-separated list of png, svg and pdf")
 		return o.run
 	},
@@ -49,7 +49,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		return usagef("want one directory, got %d arguments", len(args))
 	}
 	if _, ok := plots.Sizes[o.size]; o.size != "" && !ok {
-		return usagef("--size %s: want column or page", o.size)
+		return usagef("--size %s: want column, page or tall", o.size)
 	}
 	formats := strings.Split(o.format, ",")
 	for _, f := range formats {

@@ -27,9 +27,10 @@ workers; the results do not depend on how many.
 
 Run prints a table of the variants (success rate with its 95% Wilson
 interval, then means with their 95% bootstrap intervals: finish time of
-acceptable episodes, model calls, tokens, parallelism, messages, and
-with a handoff section hand-off misses and duplicates) and writes a
-directory:
+acceptable episodes, model calls, tokens, parallelism, messages; where
+calls went to a shared server or an API, the call latency, serving wait
+and server utilisation, where tools were called, the tool wait; with a
+handoff section, hand-off misses and duplicates) and writes a directory:
 
 	manifest.json   what was run: the scenario as resolved, its hash, the
 	                seed, the episodes, the versions, the command line and

@@ -125,15 +125,42 @@ func screenName(column string) string {
 	return strings.ReplaceAll(strings.TrimSuffix(column, "_mean"), "_", " ")
 }
 
+// screenShared returns the shared metrics of summary.csv that the table
+// on the terminal shows: the server's where calls went to a shared server
+// or an API, the tools' where tools were called. Output rates stay in the
+// file, to keep the table narrow.
+func screenShared(rows []scenarios.Row) []summaryMetric {
+	var served, tools bool
+	for i := range rows {
+		served = served || rows[i].Metrics.ServedCalls > 0
+		tools = tools || rows[i].Metrics.ToolCalls > 0
+	}
+	var shown []summaryMetric
+	for _, m := range sharedMetrics {
+		switch m.name {
+		case "call_latency", "serving_wait", "server_utilisation":
+			if served {
+				shown = append(shown, m)
+			}
+		case "tool_wait":
+			if tools {
+				shown = append(shown, m)
+			}
+		}
+	}
+	return shown
+}
+
 // printSummary prints the variants as an aligned table: the success rate
 // with its 95% Wilson interval, then means with their 95% bootstrap
-// intervals, and with handoff set the hand-off metrics of summary.csv.
+// intervals, then the shared metrics that screenShared picks and, with
+// handoff set, the hand-off metrics of summary.csv.
 func printSummary(w io.Writer, rows []scenarios.Row, sums []scenarios.Summary, handoff bool) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "variant\tsuccess [95%% Wilson]\tfinish (s)\tcalls\ttokens\tparallelism\tmessages")
-	var extra []summaryMetric
+	extra := screenShared(rows)
 	if handoff {
-		extra = handoffMetrics
+		extra = append(extra, handoffMetrics...)
 	}
 	for _, m := range extra {
 		fmt.Fprintf(tw, "\t%s", screenName(m.name))

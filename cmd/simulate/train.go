@@ -288,6 +288,9 @@ func trainAll(ctx context.Context, s *session, dir *rundir.Dir, jobs []*trainJob
 				j := jobs[i]
 				prob := j.variant.Problem()
 				prob.MaxEvents = maxEvents
+				// The first checkpoint too waits for checkpointEvery of
+				// work: a job shorter than that writes only its last one.
+				j.saved = time.Now()
 				j.policy, errs[i] = rlcr.Resume(ctx, prob, j.variant.Spec.Train, j.seed, 1, j.from, func(it rlcr.Iteration) error {
 					j.rows = append(j.rows, it)
 					bar.increment()

@@ -36,10 +36,11 @@ type agent struct {
 	boardRead   int
 	steps       int
 	decisions   uint64
-	cur         task.ID   // part in progress
-	dup         bool      // cur is a duplicate of a part another agent is making
-	shadow      nodeState // a duplicate's own state of its part, which the original's never sees
-	delegated   task.ID   // the last part this agent delegated; -1 if none
+	cur         task.ID    // part in progress
+	curState    *nodeState // &at.nodes[cur], the original's state, which stale reads at every call
+	dup         bool       // cur is a duplicate of a part another agent is making
+	shadow      nodeState  // a duplicate's own state of its part, which the original's never sees
+	delegated   task.ID    // the last part this agent delegated; -1 if none
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
 	workLeft    sim.Time // work of the attempt not yet in a call
@@ -366,7 +367,7 @@ func (a *agent) startPart(v task.ID, delay sim.Time) {
 	ns := a.part(v)
 	ns.status = taken
 	ns.maker = int32(a.id)
-	a.cur = v
+	a.cur, a.curState = v, &at.nodes[v]
 	a.iteration = 0
 	a.becomeBusy()
 	// Inputs: results of predecessors, sent by their makers.
@@ -589,6 +590,13 @@ type callCosts struct {
 }
 
 func (cc *callCosts) update(ep *episode, callWork sim.Time, prompt int) {
+	if callWork != cc.callWork || prompt != cc.prompt {
+		cc.compute(ep, callWork, prompt) // apart, so that the common case is inlined
+	}
+}
+
+// compute is update for a work or a prompt other than the last.
+func (cc *callCosts) compute(ep *episode, callWork sim.Time, prompt int) {
 	c := &ep.cfg.Calls
 	if callWork != cc.callWork {
 		cc.callWork = callWork
@@ -669,7 +677,7 @@ func (a *agent) stale() bool {
 	if a.ep.done {
 		return true
 	}
-	if s := a.at.nodes[a.cur].status; s == skipped || a.dup && s != taken {
+	if s := a.curState.status; s == skipped || a.dup && s != taken {
 		a.abandon()
 		return true
 	}
@@ -721,7 +729,7 @@ func (a *agent) canDuplicate() bool {
 // end of the current model call.
 func (a *agent) abandon() {
 	a.span(a.activity, a.ep.env.Now(), a.kind, a.ep.g.Nodes[a.cur].Name)
-	a.cur = -1
+	a.cur, a.curState = -1, nil
 	a.dup = false
 	a.decide()
 }
@@ -742,7 +750,7 @@ func (a *agent) finishPart(ok bool) {
 	a.held = v
 	a.checked = false
 	a.shared = false
-	a.cur = -1
+	a.cur, a.curState = -1, nil
 	a.decide()
 }
 

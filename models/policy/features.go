@@ -156,8 +156,16 @@ func newCountScale(div float64) *countScale {
 
 // of is log1p(n)/div, with negative counts as 0. Small counts, the common
 // case, read it from the table: the same values, without a logarithm or a
-// division per feature.
+// division per feature. The rest is in large, so that of is inlined.
 func (s *countScale) of(n int) float64 {
+	if uint(n) < uint(len(s.small)) {
+		return s.small[n]
+	}
+	return s.large(n)
+}
+
+// large is of for counts beyond the table, and negative ones.
+func (s *countScale) large(n int) float64 {
 	n = max(n, 0)
 	if n < len(s.small) {
 		return s.small[n]

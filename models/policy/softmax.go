@@ -253,10 +253,8 @@ func logitGradFrom(p, logp *[c.NumActions]float64, m c.Mask, a c.Action, scale, 
 	for j := range c.NumActions {
 		entropy -= p[j] * logp[j]
 	}
-	for j := range c.Action(c.NumActions) {
-		if !m.Has(j) {
-			continue
-		}
+	for v := m & allActions; v != 0; v &= v - 1 {
+		j := c.Action(bits.TrailingZeros8(uint8(v)))
 		d := -p[j]
 		if j == a {
 			d += 1

@@ -1,6 +1,7 @@
 package rlcr
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -89,8 +90,17 @@ func (r *recorder) Decide(o *collective.Observation, m collective.Mask, u float6
 	if r.soft == nil {
 		return r.pol.Decide(o, m, u)
 	}
-	r.buf = append(r.buf, sample{mask: m, rollout: r.rollout, agent: o.Agent, at: o.Elapsed, recorded: true})
-	s := &r.buf[len(r.buf)-1] // features and probabilities go straight to the heap slot
+	// The sample is made in its slot, features and probabilities
+	// included: a half-kilobyte literal with fields set, appended or
+	// assigned, is built apart and copied there.
+	n := len(r.buf)
+	if n == cap(r.buf) {
+		r.buf = slices.Grow(r.buf, 1)
+	}
+	r.buf = r.buf[:n+1]
+	s := &r.buf[n]
+	*s = sample{}
+	s.mask, s.rollout, s.agent, s.at, s.recorded = m, r.rollout, o.Agent, o.Elapsed, true
 	policy.Features(o, &s.x)
 	r.soft.ProbsLog(&s.x, m, &s.probs, &s.logp)
 	s.action = policy.Sample(&s.probs, m, u)

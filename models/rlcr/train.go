@@ -711,7 +711,8 @@ func collect(results []*collective.Result, mem *memory) []sample {
 				asked = asked[1:]
 				continue
 			}
-			*s = sample{mask: d.Mask, action: d.Action, rollout: i, agent: d.Agent, pOld: 1, at: d.Obs.Elapsed, recorded: true}
+			*s = sample{} // in place, as the recorder makes its samples
+			s.mask, s.action, s.rollout, s.agent, s.pOld, s.at, s.recorded = d.Mask, d.Action, i, d.Agent, 1, d.Obs.Elapsed, true
 			policy.Features(&d.Obs, &s.x)
 			s.probs[d.Action] = 1
 		}
