@@ -453,6 +453,11 @@ type hostedAPI struct {
 	booked   uint64
 	inFlight int
 	ends     ends // the calls scheduled and not ended, by end
+	// vacant: the top of ends is the call wake is ending, for the next
+	// call scheduled to replace (an agent usually sends its next call as
+	// its last one ends): a heap's replace costs one sift, a pop and a
+	// push two.
+	vacant bool
 	// ∫ queue length dt and ∫ calls in flight dt, in nanoseconds: from
 	// the calls' waits and times in flight, as they are admitted.
 	queueArea, flightArea sim.Time
@@ -546,6 +551,7 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 // are undone, the last first, and scheduled again. They arrive later than
 // now, so none is admitted yet.
 func (h *hostedAPI) reschedule(i, n int) error {
+	h.settle()
 	for j := n - 1; j > i; j-- {
 		b, _ := h.waiting.at(j)
 		h.unschedule(b)
@@ -610,7 +616,12 @@ func (h *hostedAPI) schedule(a *agent) error {
 		h.slots.push(end)
 	}
 	h.scheduled++
-	h.ends.push(endItem{at: end, seq: h.scheduled, id: a.id})
+	if it := (endItem{at: end, seq: h.scheduled, id: a.id}); h.vacant {
+		h.ends[0], h.vacant = it, false
+		h.ends.down(0)
+	} else {
+		h.ends.push(it)
+	}
 	return nil
 }
 
@@ -634,28 +645,37 @@ func (h *hostedAPI) unschedule(a *agent) {
 	h.last = s.last
 }
 
-// admit takes in the admissions before t (and at t, with atT), in order,
-// each once a place in flight is free: at an instant, the ends of calls
-// free their places one by one.
-func (h *hostedAPI) admit(t sim.Time, atT bool) {
+// admit takes in the admissions up to t, in order, each once a place in
+// flight is free: at an instant, the ends of calls free their places one
+// by one.
+func (h *hostedAPI) admit(t sim.Time) {
 	if h.inFlight < h.room && h.waiting.head < len(h.waiting.calls) { // the API is often full: no call then
-		h.admitFirst(t, atT)
+		h.admitFirst(t)
 	}
 }
 
-func (h *hostedAPI) admitFirst(t sim.Time, atT bool) {
-	for h.inFlight < h.room && h.waiting.len() > 0 {
-		a, _ := h.waiting.at(0)
-		if at := a.req.api.admit; at > t || at == t && !atT {
+func (h *hostedAPI) admitFirst(t sim.Time) {
+	q := &h.waiting
+	for h.inFlight < h.room && q.head < len(q.calls) {
+		a := q.calls[q.head].a
+		at := a.req.api.admit
+		if at > t {
 			return
 		}
-		h.waiting.pop()
+		q.pop()
 		h.booked++
 		h.inFlight++
-		at := a.req.api.admit
 		h.queueArea += at - a.req.arrive
 		h.flightArea += a.req.service
 		a.waited(at)
+	}
+}
+
+// settle pops the top of ends if it is still vacant.
+func (h *hostedAPI) settle() {
+	if h.vacant {
+		h.vacant = false
+		h.ends.pop()
 	}
 }
 
@@ -672,12 +692,14 @@ func (h *hostedAPI) setTimer() {
 func (h *hostedAPI) wake() {
 	now := h.ep.env.Now()
 	h.waking = true
-	h.admit(now, true)
+	h.admit(now)
 	for len(h.ends) > 0 && h.ends[0].at <= now && h.ends[0].seq <= h.booked {
-		a := h.ep.agents[h.ends.pop()]
+		a := h.ep.agents[h.ends[0].id]
+		h.vacant = true
 		h.inFlight--
-		h.admit(now, true)
+		h.admit(now)
 		a.served()
+		h.settle()
 	}
 	h.waking = false
 	// The timer has fired, so it is set anew (setTimer's test of whether
@@ -710,7 +732,7 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 }
 
 func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
-	h.admit(now, false)
+	h.admit(now - 1) // before now
 	queue, flight := h.queueArea, h.flightArea
 	for i := range h.waiting.len() {
 		if _, arrive := h.waiting.at(i); arrive < now {
