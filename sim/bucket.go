@@ -95,6 +95,26 @@ func (b *TokenBucket) Ready(now Time, n int64) (Time, error) {
 	return max(now, b.at) + Time((need+b.gain-1)/b.gain), nil
 }
 
+// TakeReady takes n tokens at time now if the bucket holds them then, and
+// reports that it did, with the time Ready returns; otherwise it takes
+// none and returns when the bucket will hold them, as Ready does. It is
+// Ready and then Take when Ready's answer is now, at the cost of one: for
+// an owner whose bucket is seldom short. n must be at most the capacity
+// (Holds), where Ready returns ErrTooLarge.
+func (b *TokenBucket) TakeReady(now Time, n int64) (Time, bool) {
+	b.refill(now)
+	need := n*b.scale - b.level
+	if need <= 0 {
+		b.level -= n * b.scale
+		return max(now, b.at), true
+	}
+	return max(now, b.at) + Time((need+b.gain-1)/b.gain), false
+}
+
+// Holds reports whether n tokens fit in the bucket: whether they can ever
+// be taken.
+func (b *TokenBucket) Holds(n int64) bool { return n <= b.tokens }
+
 // Take removes n tokens at time now if the bucket holds them, and reports
 // whether it did. Take costs O(1).
 func (b *TokenBucket) Take(now Time, n int64) bool {

@@ -136,6 +136,40 @@ func TestTokenBucketErrors(t *testing.T) {
 	assert.InDelta(t, 10, b.Level(sim.Hour), 0, "never above capacity")
 }
 
+// TestTokenBucketTakeReady: TakeReady is Ready, then Take when Ready's
+// answer is now, and takes nothing otherwise, on random sequences of
+// requests (10 seeds); Holds is whether Ready refuses the request as too
+// large.
+func TestTokenBucketTakeReady(t *testing.T) {
+	for seed := range uint64(10) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		b, err := sim.NewTokenBucket(100, sim.Minute, 50)
+		require.NoError(t, err)
+		now, takes := sim.Time(0), 0
+		for range 200 {
+			now += sim.Time(r.Int64N(int64(sim.Second)))
+			n := 1 + r.Int64N(50)
+			want := *b
+			ready, err := want.Ready(now, n)
+			require.NoError(t, err)
+			if ready == now {
+				require.True(t, want.Take(now, n))
+				takes++
+			}
+			got, took := b.TakeReady(now, n)
+			require.Equal(t, ready, got, "seed %d", seed)
+			require.Equal(t, ready == now, took, "seed %d", seed)
+			require.Equal(t, want, *b, "seed %d", seed)
+		}
+		require.Greater(t, takes, 20, "seed %d: some requests are let through", seed)
+		require.Less(t, takes, 180, "seed %d: some requests wait", seed)
+		for _, n := range []int64{1, 50, 51} {
+			_, err := b.Ready(now, n)
+			require.Equal(t, err == nil, b.Holds(n), "%d tokens", n)
+		}
+	}
+}
+
 // TestTokenBucketRestore: a bucket put back to a mark answers as it did
 // when marked, whatever was taken and refilled in between, on random
 // sequences of takes (10 seeds).

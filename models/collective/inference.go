@@ -114,6 +114,10 @@ func (q *arrivals) insert(a *agent) int {
 	}
 	t := a.req.arrive
 	i := len(q.calls)
+	if i == q.head || q.calls[i-1].at <= t {
+		q.calls = append(q.calls, arrival{at: t, a: a})
+		return i - q.head
+	}
 	for i > q.head && q.calls[i-1].at > t {
 		i--
 	}
@@ -432,8 +436,10 @@ func (d *deployment) finish(now sim.Time, m *Metrics) {
 // timer the API takes the admissions up to now in (their waits, trace
 // slices and places in flight, at their times) and ends the calls due.
 type hostedAPI struct {
-	ep  *episode
-	cfg *API
+	ep   *episode
+	cfg  *API
+	cap  int // cfg.Concurrency
+	room int // the most calls in flight: cap, or no limit
 	// As of the last call scheduled: its buckets (nil for no limit), when
 	// each of the cap's places is free (with a cap), and its admission.
 	rpm, tpm           *sim.TokenBucket
@@ -447,6 +453,11 @@ type hostedAPI struct {
 	booked   uint64
 	inFlight int
 	ends     ends // the calls scheduled and not ended, by end
+	// vacant: the top of ends is the call wake is ending, for the next
+	// call scheduled to replace (an agent usually sends its next call as
+	// its last one ends): a heap's replace costs one sift, a pop and a
+	// push two.
+	vacant bool
 	// ∫ queue length dt and ∫ calls in flight dt, in nanoseconds: from
 	// the calls' waits and times in flight, as they are admitted.
 	queueArea, flightArea sim.Time
@@ -484,6 +495,10 @@ func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*
 	if h.rng == nil {
 		h.rng = rand.New(&h.src)
 	}
+	h.cap, h.room = cfg.Concurrency, cfg.Concurrency
+	if h.cap == 0 {
+		h.room = math.MaxInt
+	}
 	h.timer.Init(ep.env, h.wakeFn)
 	if err := resetBucket(&h.rpm, &h.rpmSpare, cfg.RPM); err != nil {
 		return nil, fmt.Errorf("api.rpm: %w", err)
@@ -516,11 +531,27 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 		return
 	}
 	a.req.service = d
-	i := h.waiting.insert(a)
-	n := h.waiting.len()
-	// The calls that arrive after this one queue behind it: undo them,
-	// the last first, and schedule them again. They arrive later than
-	// now, so none is admitted yet.
+	// Outside wake, which sets it when done, the timer is set for the
+	// first end: a call appended moves it only if it ends first.
+	if i, n := h.waiting.insert(a), h.waiting.len(); i == n-1 {
+		err = h.schedule(a)
+		if err == nil && !h.waking && h.ends[0].id == a.id {
+			h.setTimer()
+		}
+	} else if err = h.reschedule(i, n); err == nil && !h.waking {
+		h.setTimer()
+	}
+	if err != nil {
+		h.ep.fail(err)
+	}
+}
+
+// reschedule schedules the calls on their way from the i-th, a call sent
+// now that arrives before those after it: they queue behind it, so they
+// are undone, the last first, and scheduled again. They arrive later than
+// now, so none is admitted yet.
+func (h *hostedAPI) reschedule(i, n int) error {
+	h.settle()
 	for j := n - 1; j > i; j-- {
 		b, _ := h.waiting.at(j)
 		h.unschedule(b)
@@ -528,13 +559,10 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 	for j := i; j < n; j++ {
 		b, _ := h.waiting.at(j)
 		if err := h.schedule(b); err != nil {
-			h.ep.fail(err)
-			return
+			return err
 		}
 	}
-	if !h.waking { // wake sets the timer when it is done
-		h.setTimer()
-	}
+	return nil
 }
 
 // schedule works out when the agent's call is admitted, behind the calls
@@ -542,55 +570,71 @@ func (h *hostedAPI) submit(a *agent, delay sim.Time) {
 func (h *hostedAPI) schedule(a *agent) error {
 	s := &a.req.api
 	t := max(a.req.arrive, h.last)
-	s.took = h.cfg.Concurrency > 0 && len(h.slots) == h.cfg.Concurrency
-	if s.took {
-		s.slot = h.slots.pop()
+	s.took = h.cap > 0 && len(h.slots) == h.cap
+	if s.took { // it takes the place free first
+		s.slot = h.slots[0]
 		t = max(t, s.slot)
 	}
 	// The buckets are asked from t; the call is admitted when both hold
-	// its tokens, and takes them then.
-	admit := t
-	tokens := a.req.prompt + a.req.output
+	// its tokens, and takes them then. Each takes them at t if it can, and
+	// is put back and takes them later if the other one is short.
+	admit, tokens := t, a.req.prompt+a.req.output
+	tpmAt, tpmTook := t, false
 	if h.tpm != nil {
-		s.tpm = h.tpm.Mark()
-		ready, err := h.tpm.Ready(t, tokens)
-		if err != nil {
-			if s.took {
-				h.slots.push(s.slot)
-			}
+		if !h.tpm.Holds(tokens) {
+			_, err := h.tpm.Ready(t, tokens)
 			return fmt.Errorf("collective: api.tpm: a call of %d tokens can never be admitted: %w", tokens, err)
 		}
-		admit = ready
+		s.tpm = h.tpm.Mark()
+		ready, took := h.tpm.TakeReady(t, tokens)
+		admit, tpmAt, tpmTook = ready, ready, took
 	}
 	if h.rpm != nil {
 		s.rpm = h.rpm.Mark()
-		ready, _ := h.rpm.Ready(t, 1) // one request always fits
+		ready, took := h.rpm.TakeReady(t, 1) // one request always fits
 		admit = max(admit, ready)
-		h.rpm.Take(admit, 1)
+		if took && ready < admit {
+			h.rpm.Restore(s.rpm)
+			took = false
+		}
+		if !took {
+			h.rpm.Take(admit, 1)
+		}
 	}
-	if h.tpm != nil {
+	if h.tpm != nil && (!tpmTook || tpmAt < admit) {
+		if tpmTook {
+			h.tpm.Restore(s.tpm)
+		}
 		h.tpm.Take(admit, tokens)
 	}
 	s.admit, s.last, h.last = admit, h.last, admit
 	end := admit + a.req.service
-	if h.cfg.Concurrency > 0 {
+	switch {
+	case s.took:
+		h.slots.replaceFirst(end)
+	case h.cap > 0:
 		h.slots.push(end)
 	}
 	h.scheduled++
-	h.ends.push(endItem{at: end, seq: h.scheduled, a: a})
+	if it := (endItem{at: end, seq: h.scheduled, id: a.id}); h.vacant {
+		h.ends[0], h.vacant = it, false
+		h.ends.down(0)
+	} else {
+		h.ends.push(it)
+	}
 	return nil
 }
 
 // unschedule undoes the schedule of the agent's call, the last scheduled.
 func (h *hostedAPI) unschedule(a *agent) {
 	s := &a.req.api
-	h.ends.remove(a)
+	h.ends.remove(a.id)
 	h.scheduled--
-	if h.cfg.Concurrency > 0 {
-		h.slots.remove(s.admit + a.req.service)
-		if s.took {
-			h.slots.push(s.slot)
-		}
+	switch end := s.admit + a.req.service; {
+	case s.took:
+		h.slots.set(end, s.slot)
+	case h.cap > 0:
+		h.slots.remove(end)
 	}
 	if h.rpm != nil {
 		h.rpm.Restore(s.rpm)
@@ -601,22 +645,37 @@ func (h *hostedAPI) unschedule(a *agent) {
 	h.last = s.last
 }
 
-// admit takes in the admissions before t (and at t, with atT), in order,
-// each once a place in flight is free: at an instant, the ends of calls
-// free their places one by one.
-func (h *hostedAPI) admit(t sim.Time, atT bool) {
-	for h.waiting.len() > 0 {
-		a, _ := h.waiting.at(0)
+// admit takes in the admissions up to t, in order, each once a place in
+// flight is free: at an instant, the ends of calls free their places one
+// by one.
+func (h *hostedAPI) admit(t sim.Time) {
+	if h.inFlight < h.room && h.waiting.head < len(h.waiting.calls) { // the API is often full: no call then
+		h.admitFirst(t)
+	}
+}
+
+func (h *hostedAPI) admitFirst(t sim.Time) {
+	q := &h.waiting
+	for h.inFlight < h.room && q.head < len(q.calls) {
+		a := q.calls[q.head].a
 		at := a.req.api.admit
-		if at > t || at == t && !atT || h.cfg.Concurrency > 0 && h.inFlight >= h.cfg.Concurrency {
+		if at > t {
 			return
 		}
-		h.waiting.pop()
+		q.pop()
 		h.booked++
 		h.inFlight++
 		h.queueArea += at - a.req.arrive
 		h.flightArea += a.req.service
 		a.waited(at)
+	}
+}
+
+// settle pops the top of ends if it is still vacant.
+func (h *hostedAPI) settle() {
+	if h.vacant {
+		h.vacant = false
+		h.ends.pop()
 	}
 }
 
@@ -633,15 +692,23 @@ func (h *hostedAPI) setTimer() {
 func (h *hostedAPI) wake() {
 	now := h.ep.env.Now()
 	h.waking = true
-	h.admit(now, true)
+	h.admit(now)
 	for len(h.ends) > 0 && h.ends[0].at <= now && h.ends[0].seq <= h.booked {
-		a := h.ends.pop()
+		a := h.ep.agents[h.ends[0].id]
+		h.vacant = true
 		h.inFlight--
-		h.admit(now, true)
+		h.admit(now)
 		a.served()
+		h.settle()
 	}
 	h.waking = false
-	h.setTimer()
+	// The timer has fired, so it is set anew (setTimer's test of whether
+	// it keeps its place is for a pending one).
+	if first := h.ends.first(); first != sim.MaxTime {
+		if err := h.timer.Set(first - now); err != nil {
+			h.ep.fail(err)
+		}
+	}
 }
 
 // serviceTime draws the time to first token of the agent's call and adds
@@ -665,7 +732,7 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 }
 
 func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
-	h.admit(now, false)
+	h.admit(now - 1) // before now
 	queue, flight := h.queueArea, h.flightArea
 	for i := range h.waiting.len() {
 		if _, arrive := h.waiting.at(i); arrive < now {
@@ -682,8 +749,8 @@ func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
 	}
 	m.ServingQueueMean = float64(queue) / float64(now)
 	inFlight := float64(flight) / float64(now)
-	if h.cfg.Concurrency > 0 {
-		m.ServerUtilisation = inFlight / float64(h.cfg.Concurrency)
+	if h.cap > 0 {
+		m.ServerUtilisation = inFlight / float64(h.cap)
 	}
 	m.BatchMean = inFlight
 }
@@ -693,10 +760,12 @@ func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
 // admitted.
 type ends []endItem
 
+// endItem names the agent by its id rather than a pointer, so that moving
+// items in the heap needs no write barrier.
 type endItem struct {
 	at  sim.Time
 	seq uint64
-	a   *agent
+	id  int
 }
 
 func (e ends) less(i, j int) bool {
@@ -744,16 +813,36 @@ func (e ends) down(i int) {
 	}
 }
 
-func (e *ends) pop() *agent {
-	a := (*e)[0].a
-	e.removeAt(0)
-	return a
+// pop removes the first call to end and returns its agent's id.
+//
+// The hole at the top goes down to a leaf, each step one comparison of the
+// two children, and the last item fills it from there up (Floyd's
+// variant): it usually belongs near the bottom.
+func (e *ends) pop() int {
+	h := *e
+	id, last := h[0].id, len(h)-1
+	i := 0
+	for {
+		m := 2*i + 1
+		if m >= last {
+			break
+		}
+		if r := m + 1; r < last && h.less(r, m) {
+			m = r
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = h[last]
+	*e = h[:last]
+	e.up(i)
+	return id
 }
 
-// remove takes the agent's call out of the heap.
-func (e *ends) remove(a *agent) {
+// remove takes the call of the agent of that id out of the heap.
+func (e *ends) remove(id int) {
 	for i := range *e {
-		if (*e)[i].a == a {
+		if (*e)[i].id == id {
 			e.removeAt(i)
 			return
 		}
@@ -763,7 +852,7 @@ func (e *ends) remove(a *agent) {
 func (e *ends) removeAt(i int) {
 	h := *e
 	last := len(h) - 1
-	h[i], h[last] = h[last], endItem{}
+	h[i] = h[last]
 	h = h[:last]
 	*e = h
 	if i < last {
@@ -773,10 +862,7 @@ func (e *ends) removeAt(i int) {
 }
 
 // reset empties the heap and returns it, keeping its memory.
-func (e ends) reset() ends {
-	clear(e)
-	return e[:0]
-}
+func (e ends) reset() ends { return e[:0] }
 
 // slots holds when each of the places in flight at an API with a cap is
 // free, as a binary min-heap: as the calls scheduled so far leave them.
@@ -784,61 +870,69 @@ type slots []sim.Time
 
 func (s *slots) push(t sim.Time) {
 	*s = append(*s, t)
-	h := *s
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if h[p] <= h[i] {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
+	s.up(len(*s) - 1)
 }
 
-func (s *slots) pop() sim.Time {
-	t := (*s)[0]
-	s.removeAt(0)
-	return t
+// replaceFirst makes the place free first free at t, no earlier.
+func (s slots) replaceFirst(t sim.Time) {
+	s[0] = t
+	s.down(0)
 }
 
-// remove takes out one place that is free at t.
-func (s *slots) remove(t sim.Time) {
-	for i, u := range *s {
-		if u == t {
-			s.removeAt(i)
+// set makes one place free at t free at u.
+func (s slots) set(t, u sim.Time) {
+	for i, v := range s {
+		if v == t {
+			s[i] = u
+			s.down(i)
+			s.up(i)
 			return
 		}
 	}
 }
 
-func (s *slots) removeAt(i int) {
+// remove takes out one place that is free at t.
+func (s *slots) remove(t sim.Time) {
 	h := *s
-	last := len(h) - 1
-	h[i] = h[last]
-	h = h[:last]
-	*s = h
-	for i < last {
-		m := 2*i + 1
-		if m >= last {
-			break
+	for i, v := range h {
+		if v == t {
+			last := len(h) - 1
+			h[i] = h[last]
+			*s = h[:last]
+			if i < last {
+				s.down(i)
+				s.up(i)
+			}
+			return
 		}
-		if r := m + 1; r < last && h[r] < h[m] {
+	}
+}
+
+func (s slots) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			return
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (s slots) down(i int) {
+	for {
+		m := 2*i + 1
+		if m >= len(s) {
+			return
+		}
+		if r := m + 1; r < len(s) && s[r] < s[m] {
 			m = r
 		}
-		if h[i] <= h[m] {
-			break
+		if s[i] <= s[m] {
+			return
 		}
-		h[i], h[m] = h[m], h[i]
+		s[i], s[m] = s[m], s[i]
 		i = m
-	}
-	// A place taken from the middle may also belong higher up.
-	for i < last && i > 0 {
-		p := (i - 1) / 2
-		if h[p] <= h[i] {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
 	}
 }
 

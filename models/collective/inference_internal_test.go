@@ -49,6 +49,7 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 	for i := range agents {
 		agents[i] = &agent{id: i, ep: ep, at: at}
 	}
+	ep.agents = agents // the API names an agent by its id
 	arrivals := streams.New("arrivals", 0)
 	arrive := make([]sim.Time, 0, warmup+calls)
 	var next func()
@@ -158,6 +159,7 @@ func TestAPIInstantCalls(t *testing.T) {
 	at := &attempt{nodes: make([]nodeState, 1)}
 	for i, sent := range []sim.Time{0, 0, sim.Second} {
 		a := &agent{id: i, ep: ep, at: at, callsTotal: i}
+		ep.agents = append(ep.agents, a)
 		require.NoError(t, ep.env.Call(sent, func() { ep.server.submit(a, 0) }))
 	}
 	require.NoError(t, ep.env.Run())
@@ -248,6 +250,7 @@ func TestAPIQueueIsFIFO(t *testing.T) {
 	s := sim.Second
 	for i, prompt := range []int64{800, 600, 100} {
 		a := &agent{id: i, ep: ep, at: at, callsTotal: i}
+		ep.agents = append(ep.agents, a)
 		a.req = request{prompt: prompt}
 		require.NoError(t, ep.env.Call(0, func() { ep.server.submit(a, 0) }))
 	}
@@ -275,6 +278,7 @@ func TestAPICallTooLarge(t *testing.T) {
 	ep := &episode{env: sim.New(sim.Limits{MaxEvents: 100}), g: g, cfg: cfg, res: &Result{}, done: true}
 	require.NoError(t, ep.shareInference(sim.NewStreams(1)))
 	a := &agent{ep: ep, at: &attempt{nodes: make([]nodeState, 1)}}
+	ep.agents = []*agent{a}
 	a.req = request{prompt: 900, output: 101}
 	require.NoError(t, ep.env.Call(0, func() { ep.server.submit(a, 0) }))
 	require.NoError(t, ep.env.Run())
@@ -337,7 +341,7 @@ func TestDrawToolCalls(t *testing.T) {
 // order they were sent, and insert returns a call's place among them;
 // calls scheduled at an API end first by time, then in the order they
 // were admitted, also when some are taken out; and an API's places in
-// flight come out earliest first, also when some are taken out.
+// flight, the first free on top, after places taken out or changed.
 func TestServerQueues(t *testing.T) {
 	agents := make([]*agent, 20)
 	for i := range agents {
@@ -381,18 +385,18 @@ func TestServerQueues(t *testing.T) {
 
 	var e ends
 	for i, at := range []sim.Time{7, 4, 7, 2, 4} {
-		e.push(endItem{at: at, seq: uint64(i), a: agents[i]})
+		e.push(endItem{at: at, seq: uint64(i), id: i})
 	}
 	require.Equal(t, sim.Time(2), e.first())
-	require.Equal(t, []int{3, 1, 4, 0, 2}, ids(e.pop, 5))
+	require.Equal(t, []int{3, 1, 4, 0, 2}, ids(func() *agent { return agents[e.pop()] }, 5))
 	require.Equal(t, sim.MaxTime, e.first())
 	for i, at := range []sim.Time{1, 8, 3, 9, 4, 10, 5, 6} {
-		e.push(endItem{at: at, seq: uint64(i), a: agents[i]})
+		e.push(endItem{at: at, seq: uint64(i), id: i})
 	}
-	e.remove(agents[1]) // in the middle of the heap, with children
-	e.remove(agents[7]) // the last
-	e.remove(agents[0]) // the top
-	require.Equal(t, []int{2, 4, 6, 3, 5}, ids(e.pop, 5))
+	e.remove(1) // in the middle of the heap, with children
+	e.remove(7) // the last
+	e.remove(0) // the top
+	require.Equal(t, []int{2, 4, 6, 3, 5}, ids(func() *agent { return agents[e.pop()] }, 5))
 
 	var s slots
 	for _, at := range []sim.Time{9, 2, 7, 2, 5, 1, 8, 6} {
@@ -400,13 +404,17 @@ func TestServerQueues(t *testing.T) {
 	}
 	s.remove(7)
 	s.remove(2) // one of two
-	s.remove(1)
 	s.remove(4) // none: nothing changes
+	s.replaceFirst(3)
+	s.set(9, 4)
+	s.set(10, 1) // none: nothing changes
 	var got []sim.Time
 	for len(s) > 0 {
-		got = append(got, s.pop())
+		first := s[0]
+		got = append(got, first)
+		s.remove(first)
 	}
-	require.Equal(t, []sim.Time{2, 5, 6, 8, 9}, got)
+	require.Equal(t, []sim.Time{2, 3, 4, 5, 6, 8}, got)
 }
 
 // TestAPIUnscheduleUndoes: a call that arrives before calls already
@@ -442,6 +450,7 @@ func TestAPIUnscheduleUndoes(t *testing.T) {
 			// A check (its end is traced) of a part of its own, so that
 			// its draw is its own.
 			a := &agent{id: i, ep: ep, at: &attempt{id: i, nodes: make([]nodeState, 1)}}
+			ep.agents = append(ep.agents, a)
 			sent := sim.Time(r.Float64() * float64(200*sim.Second))
 			delay := sim.Time(r.Float64() * float64(5*sim.Second))
 			if sent+delay < latest {
