@@ -163,3 +163,68 @@ func TestQueueRunAndHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueModel runs random pushes, pops and looks at the head, as the
+// engine makes them (never earlier than the last pop, often at that very
+// time and so ahead of items already queued), against a sorted reference,
+// through every change of form: a run that moves to the front of its
+// array, grows it, becomes a heap, leaves its root empty and fills it for
+// a look at the head. After every operation the array keeps no handler
+// outside the items queued (the root a heap's pop leaves empty aside,
+// which the next push overwrites), and while the queue has never held more than
+// maxSorted items its array stays within a bound however long it runs: a
+// run that only moved forward would grow it without end.
+func TestQueueModel(t *testing.T) {
+	for seed := range uint64(30) {
+		r := rand.New(rand.NewPCG(seed, 17))
+		var q queue
+		var ref, sorted []item
+		var seq uint64
+		var now Time
+		big := seed%3 == 0 // passes maxSorted now and then; the others never do
+		most := 0
+		for step := range 2000 {
+			switch op := r.IntN(10); {
+			case op < 5 && (big || len(ref) < maxSorted):
+				seq++
+				at := now
+				if r.IntN(4) > 0 {
+					at += Time(r.IntN(20))
+				}
+				it := item{at: at, key: uint64(r.IntN(3))<<seqBits | seq, h: idHandler(seq)}
+				q.push(it)
+				i, _ := slices.BinarySearchFunc(ref, it, compareItems)
+				ref = slices.Insert(ref, i, it)
+			case op < 8 && len(ref) > 0:
+				got := q.pop()
+				require.Equal(t, ref[0], got, "seed %d step %d", seed, step)
+				ref = ref[1:]
+				now = got.at
+			case len(ref) > 0:
+				require.Equal(t, ref[0], *q.head(), "seed %d step %d", seed, step)
+			}
+			most = max(most, len(ref))
+			require.Equal(t, len(ref), q.len(), "seed %d step %d", seed, step)
+			live := q.items[q.first:]
+			if q.hole {
+				live = q.items[1:]
+			}
+			sorted = append(sorted[:0], live...)
+			slices.SortFunc(sorted, compareItems)
+			if !slices.Equal(ref, sorted) {
+				require.Equal(t, ref, sorted, "seed %d step %d: the items queued", seed, step)
+			}
+			for i, it := range q.items[:cap(q.items)] {
+				if (i < q.first || i >= len(q.items)) && it.h != nil {
+					t.Fatalf("seed %d step %d: slot %d keeps a handler", seed, step, i)
+				}
+			}
+			if most <= maxSorted && cap(q.items) > 4*maxSorted {
+				t.Fatalf("seed %d step %d: an array of %d for at most %d items", seed, step, cap(q.items), most)
+			}
+		}
+		if big {
+			require.Greater(t, most, maxSorted, "seed %d", seed)
+		}
+	}
+}
