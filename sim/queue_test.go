@@ -35,6 +35,16 @@ func randomItems(r *rand.Rand, n, times int) []item {
 	return items
 }
 
+// pushBoth pushes the item of sequence number seq due at at with
+// priority prio onto q, and inserts it in its place in ref, which stays
+// sorted.
+func pushBoth(q *queue, ref []item, at Time, prio, seq uint64) []item {
+	it := item{at: at, key: prio<<seqBits | seq, h: idHandler(seq)}
+	q.push(it)
+	i, _ := slices.BinarySearchFunc(ref, it, compareItems)
+	return slices.Insert(ref, i, it)
+}
+
 func TestQueuePopsInSortedOrder(t *testing.T) {
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -70,10 +80,7 @@ func TestQueueInterleaved(t *testing.T) {
 			if len(ref) == 0 || r.IntN(5) < 3 {
 				seq++
 				// Never earlier than the last pop, as in the engine.
-				it := item{at: now + Time(r.IntN(4)), key: uint64(r.IntN(3))<<seqBits | seq, h: idHandler(seq)}
-				q.push(it)
-				i, _ := slices.BinarySearchFunc(ref, it, compareItems)
-				ref = slices.Insert(ref, i, it) // ref stays sorted
+				ref = pushBoth(&q, ref, now+Time(r.IntN(4)), uint64(r.IntN(3)), seq)
 				continue
 			}
 			got := q.pop()
@@ -138,10 +145,7 @@ func TestQueueRunAndHeap(t *testing.T) {
 				if r.IntN(3) > 0 {
 					at += Time(r.IntN(50))
 				}
-				it := item{at: at, key: uint64(r.IntN(3))<<seqBits | seq, h: idHandler(seq)}
-				q.push(it)
-				i, _ := slices.BinarySearchFunc(ref, it, compareItems)
-				ref = slices.Insert(ref, i, it)
+				ref = pushBoth(&q, ref, at, uint64(r.IntN(3)), seq)
 				grown = grown || len(ref) > maxSorted
 				require.Equal(t, grown, q.heap, "seed %d: %d items", seed, len(ref))
 			}
@@ -191,10 +195,7 @@ func TestQueueModel(t *testing.T) {
 				if r.IntN(4) > 0 {
 					at += Time(r.IntN(20))
 				}
-				it := item{at: at, key: uint64(r.IntN(3))<<seqBits | seq, h: idHandler(seq)}
-				q.push(it)
-				i, _ := slices.BinarySearchFunc(ref, it, compareItems)
-				ref = slices.Insert(ref, i, it)
+				ref = pushBoth(&q, ref, at, uint64(r.IntN(3)), seq)
 			case op < 8 && len(ref) > 0:
 				got := q.pop()
 				require.Equal(t, ref[0], got, "seed %d step %d", seed, step)
