@@ -178,6 +178,23 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	return j.id, true
 }
 
+// Replace is Pop and then, if it popped a job, Add(now, id, work, setup):
+// a finished job's place goes to a new one at once (a queued job let into
+// the freed place), with one update of the server and one sift of its
+// heap. The server is then as Pop and Add would leave it.
+func (s *Sharing) Replace(now Time, id int, work float64, setup Time) (done int, ok bool) {
+	if len(s.jobs) == 0 || s.due > now {
+		return 0, false
+	}
+	s.advance(now)
+	j := s.jobs[0]
+	s.c.v = max(s.c.v, j.tag)
+	s.jobs[0] = shareJob{tag: s.c.join(now, work, setup), id: id}
+	s.down(0)
+	s.plan()
+	return j.id, true
+}
+
 // Lookahead is a what-if copy of a Sharing server's progress, to find when
 // its first job would finish if given jobs joined at given times: a
 // server's owner that knows of arrivals before they happen plans its

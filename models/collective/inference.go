@@ -386,7 +386,19 @@ func (d *deployment) wake() {
 // depart ends the replica's calls that are complete by now.
 func (r *replica) depart(d *deployment, now sim.Time) {
 	for {
-		id, ok := r.ps.Pop(now)
+		var id int
+		var ok bool
+		if r.queue.n > 0 && r.ps.Len() == d.cfg.MaxBatch {
+			// The freed place goes to the queue's first, in one step.
+			a := r.queue.at(0)
+			if id, ok = r.ps.Replace(now, a.id, float64(a.req.output), a.req.setup); ok {
+				r.queue.pop()
+				a.waited(now)
+				r.qstats.set(now, r.queue.n)
+			}
+		} else {
+			id, ok = r.ps.Pop(now)
+		}
 		if !ok {
 			return
 		}
