@@ -295,11 +295,15 @@ func (d *deployment) submit(a *agent, delay sim.Time) {
 // plan sets the timer for the first departure, with the calls that arrive
 // before it taken in on lookahead copies of the replicas, as arrive will.
 func (d *deployment) plan() {
+	d.due, d.busy = sim.MaxTime, false
 	for i := range d.replicas {
-		d.ahead[i].Reset(d.replicas[i].ps)
-		d.queued[i] = d.replicas[i].queue.n
+		r := &d.replicas[i]
+		d.ahead[i].Reset(r.ps)
+		d.queued[i] = r.queue.n
+		if due, ok := d.ahead[i].Next(); ok {
+			d.due, d.busy = min(d.due, due), true
+		}
 	}
-	d.due, d.busy = d.firstDeparture()
 	d.planned = 0
 	d.extend()
 }
@@ -370,12 +374,14 @@ func (d *deployment) wake() {
 	now := d.ep.env.Now()
 	d.waking = true
 	d.planned = -1 // out of date from here on
-	d.arrive(now, false)
+	if d.arriving.due(now, false) {
+		d.arrive(now, false)
+	}
 	for {
 		for i := range d.replicas {
 			d.replicas[i].depart(d, now)
 		}
-		if !d.arrive(now, true) {
+		if !d.arriving.due(now, true) || !d.arrive(now, true) {
 			break // else a call with no work may be done already
 		}
 	}
@@ -386,6 +392,9 @@ func (d *deployment) wake() {
 // depart ends the replica's calls that are complete by now.
 func (r *replica) depart(d *deployment, now sim.Time) {
 	for {
+		if due, ok := r.ps.Next(); !ok || due > now {
+			return // tested here, where it is inlined, rather than in Pop
+		}
 		var id int
 		var ok bool
 		if r.queue.n > 0 && r.ps.Len() == d.cfg.MaxBatch {
