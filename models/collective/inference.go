@@ -169,22 +169,26 @@ func (s *queueStats) set(now sim.Time, n int) {
 // waited books the wait of a call admitted at time at, and traces it as a
 // slice.
 func (a *agent) waited(at sim.Time) {
+	res := a.ep.res
+	if res.Trace != nil {
+		a.traceWait(at) // apart, so that waited is inlined
+	}
+	if arrive := a.req.arrive; at > arrive {
+		res.ServingWait += at - arrive
+		a.activity = at
+	}
+}
+
+// traceWait traces the call's way to the server and its wait there.
+// Reading messages and the call's overhead precede the call at the server
+// even when it does not wait, so that a trace's work span is the server's
+// time alone (what a client's span of a call to a hosted API measures).
+func (a *agent) traceWait(at sim.Time) {
 	arrive := a.req.arrive
-	if a.ep.res.Trace != nil {
-		// Reading messages and the call's overhead precede the call at the
-		// server even when it does not wait, so that a trace's work span
-		// is the server's time alone (what a client's span of a call to a
-		// hosted API measures).
-		label := a.ep.g.Nodes[a.req.node].Name
-		a.span(a.activity, arrive, "send", label)
-		a.span(arrive, at, "queue", label)
-		a.activity = max(a.activity, arrive)
-	}
-	if at <= arrive {
-		return
-	}
-	a.ep.res.ServingWait += at - arrive
-	a.activity = at
+	label := a.ep.g.Nodes[a.req.node].Name
+	a.span(a.activity, arrive, "send", label)
+	a.span(arrive, at, "queue", label)
+	a.activity = max(a.activity, arrive)
 }
 
 // setTimer moves t to fire at due, keeping its place among events of the
@@ -675,9 +679,10 @@ func (h *hostedAPI) admit(t sim.Time) {
 	}
 }
 
+// admitFirst is admit past its test: there is room and a call waits.
 func (h *hostedAPI) admitFirst(t sim.Time) {
 	q := &h.waiting
-	for h.inFlight < h.room && q.head < len(q.calls) {
+	for {
 		a := q.calls[q.head].a
 		at := a.req.api.admit
 		if at > t {
@@ -689,6 +694,9 @@ func (h *hostedAPI) admitFirst(t sim.Time) {
 		h.queueArea += at - a.req.arrive
 		h.flightArea += a.req.service
 		a.waited(at)
+		if h.inFlight >= h.room || q.head >= len(q.calls) {
+			return
+		}
 	}
 }
 
