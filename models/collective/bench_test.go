@@ -47,10 +47,10 @@ func BenchmarkEpisode(b *testing.B) {
 // BenchmarkShared runs the same split episode (a layered DAG of 100
 // subtasks, 10 agents) with every agent on its own server, on one shared
 // replica, on a hosted API and with a tool pool, on a Runner so that
-// episodes reuse their memory. A shared server adds events per call (the
-// call's arrival and its departure, and a wake-up per change of plan),
-// never per token: the target is at most 2× the episode without it, and
-// no allocation per event.
+// episodes reuse their memory. A shared server has one event per call, its
+// timer firing at the call's end as an agent's own server's event does,
+// never one per token: the target is at most 2× the episode without it,
+// and no allocation per event.
 func BenchmarkShared(b *testing.B) {
 	fam := task.Family{Shape: "layered", Width: 10, Depth: 10, EdgeProb: 0.3,
 		Work: sim.Exponential(120), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(200)}
