@@ -35,6 +35,16 @@ func randomItems(r *rand.Rand, n, times int) []item {
 	return items
 }
 
+// pushBoth pushes the item of sequence number seq due at at with
+// priority prio onto q, and inserts it in its place in ref, which stays
+// sorted.
+func pushBoth(q *queue, ref []item, at Time, prio, seq uint64) []item {
+	it := item{at: at, key: prio<<seqBits | seq, h: idHandler(seq)}
+	q.push(it)
+	i, _ := slices.BinarySearchFunc(ref, it, compareItems)
+	return slices.Insert(ref, i, it)
+}
+
 func TestQueuePopsInSortedOrder(t *testing.T) {
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -70,10 +80,7 @@ func TestQueueInterleaved(t *testing.T) {
 			if len(ref) == 0 || r.IntN(5) < 3 {
 				seq++
 				// Never earlier than the last pop, as in the engine.
-				it := item{at: now + Time(r.IntN(4)), key: uint64(r.IntN(3))<<seqBits | seq, h: idHandler(seq)}
-				q.push(it)
-				i, _ := slices.BinarySearchFunc(ref, it, compareItems)
-				ref = slices.Insert(ref, i, it) // ref stays sorted
+				ref = pushBoth(&q, ref, now+Time(r.IntN(4)), uint64(r.IntN(3)), seq)
 				continue
 			}
 			got := q.pop()
@@ -138,10 +145,7 @@ func TestQueueRunAndHeap(t *testing.T) {
 				if r.IntN(3) > 0 {
 					at += Time(r.IntN(50))
 				}
-				it := item{at: at, key: uint64(r.IntN(3))<<seqBits | seq, h: idHandler(seq)}
-				q.push(it)
-				i, _ := slices.BinarySearchFunc(ref, it, compareItems)
-				ref = slices.Insert(ref, i, it)
+				ref = pushBoth(&q, ref, at, uint64(r.IntN(3)), seq)
 				grown = grown || len(ref) > maxSorted
 				require.Equal(t, grown, q.heap, "seed %d: %d items", seed, len(ref))
 			}
@@ -160,6 +164,68 @@ func TestQueueRunAndHeap(t *testing.T) {
 				require.False(t, q.heap, "seed %d: an empty queue is a sorted run", seed)
 			}
 			require.Equal(t, len(ref), q.len())
+		}
+	}
+}
+
+// TestQueueModel runs random pushes, pops and looks at the head, as the
+// engine makes them (never earlier than the last pop, often at that very
+// time and so ahead of items already queued), against a sorted reference,
+// through every change of form: a run that moves to the front of its
+// array, grows it, becomes a heap, leaves its root empty and fills it for
+// a look at the head. After every operation the array keeps no handler
+// outside the items queued (the root a heap's pop leaves empty aside,
+// which the next push overwrites), and while the queue has never held more than
+// maxSorted items its array stays within a bound however long it runs: a
+// run that only moved forward would grow it without end.
+func TestQueueModel(t *testing.T) {
+	for seed := range uint64(30) {
+		r := rand.New(rand.NewPCG(seed, 17))
+		var q queue
+		var ref, sorted []item
+		var seq uint64
+		var now Time
+		big := seed%3 == 0 // passes maxSorted now and then; the others never do
+		most := 0
+		for step := range 2000 {
+			switch op := r.IntN(10); {
+			case op < 5 && (big || len(ref) < maxSorted):
+				seq++
+				at := now
+				if r.IntN(4) > 0 {
+					at += Time(r.IntN(20))
+				}
+				ref = pushBoth(&q, ref, at, uint64(r.IntN(3)), seq)
+			case op < 8 && len(ref) > 0:
+				got := q.pop()
+				require.Equal(t, ref[0], got, "seed %d step %d", seed, step)
+				ref = ref[1:]
+				now = got.at
+			case len(ref) > 0:
+				require.Equal(t, ref[0], *q.head(), "seed %d step %d", seed, step)
+			}
+			most = max(most, len(ref))
+			require.Equal(t, len(ref), q.len(), "seed %d step %d", seed, step)
+			live := q.items[q.first:]
+			if q.hole {
+				live = q.items[1:]
+			}
+			sorted = append(sorted[:0], live...)
+			slices.SortFunc(sorted, compareItems)
+			if !slices.Equal(ref, sorted) {
+				require.Equal(t, ref, sorted, "seed %d step %d: the items queued", seed, step)
+			}
+			for i, it := range q.items[:cap(q.items)] {
+				if (i < q.first || i >= len(q.items)) && it.h != nil {
+					t.Fatalf("seed %d step %d: slot %d keeps a handler", seed, step, i)
+				}
+			}
+			if most <= maxSorted && cap(q.items) > 4*maxSorted {
+				t.Fatalf("seed %d step %d: an array of %d for at most %d items", seed, step, cap(q.items), most)
+			}
+		}
+		if big {
+			require.Greater(t, most, maxSorted, "seed %d", seed)
 		}
 	}
 }

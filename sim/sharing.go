@@ -42,6 +42,7 @@ type Sharing struct {
 // so that a lookahead's plan is bit for bit what the server will compute.
 type clock struct {
 	unit, perJob Time
+	fUnit, fPer  float64 // unit and perJob as float64, converted once (the same values as converting each time)
 	v            float64 // attained service per job, in nanoseconds at one job's speed
 	at           Time    // when v was last brought up to date
 	paused       Time    // no progress before this (setups)
@@ -69,7 +70,7 @@ func (s *Sharing) Reset(unit, perJob Time) error {
 	if unit <= 0 || perJob < 0 {
 		return fmt.Errorf("sim: sharing server: unit %v must be positive and per-job %v not negative", unit, perJob)
 	}
-	*s = Sharing{c: clock{unit: unit, perJob: perJob}, jobs: s.jobs[:0]}
+	*s = Sharing{c: clock{unit: unit, perJob: perJob, fUnit: float64(unit), fPer: float64(perJob)}, jobs: s.jobs[:0]}
 	return nil
 }
 
@@ -78,7 +79,7 @@ func (s *Sharing) Len() int { return len(s.jobs) }
 
 // step is the time one unit of work takes for each of n jobs.
 func (c *clock) step(n int) float64 {
-	return float64(c.unit) + float64(c.perJob)*float64(n-1)
+	return c.fUnit + c.fPer*float64(n-1)
 }
 
 // advance brings the attained service of n jobs up to now.
@@ -91,7 +92,7 @@ func (c *clock) advance(now Time, n int) {
 			if c.perJob == 0 {
 				c.v += float64(now - from)
 			} else {
-				c.v += float64(now-from) * float64(c.unit) / c.step(n)
+				c.v += float64(now-from) * c.fUnit / c.step(n)
 			}
 		}
 	}
@@ -101,7 +102,7 @@ func (c *clock) advance(now Time, n int) {
 // join starts a job of work units with a setup at now and returns its tag.
 func (c *clock) join(now Time, work float64, setup Time) float64 {
 	c.paused = max(c.paused, now) + setup
-	return c.v + work*float64(c.unit)
+	return c.v + work*c.fUnit
 }
 
 // departure returns when the job with the given tag finishes among n.
@@ -114,7 +115,7 @@ func (c *clock) departure(tag float64, n int) Time {
 	d := left // one job's speed: no rounding at all
 	if c.perJob != 0 {
 		// In units of work first: whole units give whole steps exactly.
-		d = math.Ceil(left / float64(c.unit) * c.step(n))
+		d = math.Ceil(left / c.fUnit * c.step(n))
 	}
 	if d >= float64(MaxTime-from) {
 		return MaxTime
@@ -178,6 +179,23 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	return j.id, true
 }
 
+// Replace is Pop and then, if it popped a job, Add(now, id, work, setup):
+// a finished job's place goes to a new one at once (a queued job let into
+// the freed place), with one update of the server and one sift of its
+// heap. The server is then as Pop and Add would leave it.
+func (s *Sharing) Replace(now Time, id int, work float64, setup Time) (done int, ok bool) {
+	if len(s.jobs) == 0 || s.due > now {
+		return 0, false
+	}
+	s.advance(now)
+	j := s.jobs[0]
+	s.c.v = max(s.c.v, j.tag)
+	s.jobs[0] = shareJob{tag: s.c.join(now, work, setup), id: id}
+	s.down(0)
+	s.plan()
+	return j.id, true
+}
+
 // Lookahead is a what-if copy of a Sharing server's progress, to find when
 // its first job would finish if given jobs joined at given times: a
 // server's owner that knows of arrivals before they happen plans its
@@ -237,7 +255,7 @@ func (s *Sharing) Area(now Time) float64 {
 // less orders jobs by tag, then by id, so that jobs that finish together
 // leave in a fixed order.
 func (s *Sharing) less(i, j int) bool {
-	a, b := s.jobs[i], s.jobs[j]
+	a, b := &s.jobs[i], &s.jobs[j]
 	return a.tag < b.tag || a.tag == b.tag && a.id < b.id
 }
 

@@ -275,6 +275,55 @@ func TestLookaheadEqualsSharing(t *testing.T) {
 	}
 }
 
+// TestSharingReplace: Replace is Pop and then, if a job was popped, Add of
+// the new job, on random sequences of jobs (10 seeds, with and without a
+// per-job cost and setups): the departures, the integrals and the whole
+// server's state are the same, and Replace pops nothing (and adds
+// nothing) before the first departure.
+func TestSharingReplace(t *testing.T) {
+	for seed := range uint64(10) {
+		r := rand.New(rand.NewPCG(seed, 2))
+		perJob := sim.Time(r.IntN(2)) * 200 * sim.Microsecond
+		a, err := sim.NewSharing(5*sim.Millisecond, perJob)
+		require.NoError(t, err)
+		b, _ := sim.NewSharing(5*sim.Millisecond, perJob)
+		id, replaced := 0, 0
+		for range 4 {
+			work, setup := float64(1+r.IntN(300)), sim.Time(r.IntN(3))*sim.Millisecond
+			a.Add(0, id, work, setup)
+			b.Add(0, id, work, setup)
+			id++
+		}
+		for range 200 {
+			due, ok := a.Next()
+			require.True(t, ok)
+			now := due
+			if r.IntN(4) == 0 {
+				now = due - 1 // too early: nothing is popped
+			}
+			work, setup := float64(1+r.IntN(300)), sim.Time(r.IntN(3))*sim.Millisecond
+			got, gotOK := a.Replace(now, id, work, setup)
+			want, wantOK := b.Pop(now)
+			require.Equal(t, wantOK, gotOK, "seed %d", seed)
+			if wantOK {
+				require.Equal(t, want, got, "seed %d", seed)
+				b.Add(now, id, work, setup)
+				replaced++
+				id++
+			}
+			aDue, _ := a.Next()
+			bDue, _ := b.Next()
+			require.Equal(t, bDue, aDue, "seed %d", seed)
+			require.Equal(t, b.Len(), a.Len(), "seed %d", seed)
+			require.Equal(t, b.Busy(now), a.Busy(now), "seed %d", seed)
+			require.Equal(t, b.Area(now), a.Area(now), "seed %d", seed)
+		}
+		require.Greater(t, replaced, 100, "seed %d", seed)
+		// The same jobs leave at the same times.
+		require.Equal(t, drain(t, b), drain(t, a), "seed %d", seed)
+	}
+}
+
 func TestSharingErrors(t *testing.T) {
 	_, err := sim.NewSharing(0, 1)
 	assert.Error(t, err)

@@ -169,22 +169,26 @@ func (s *queueStats) set(now sim.Time, n int) {
 // waited books the wait of a call admitted at time at, and traces it as a
 // slice.
 func (a *agent) waited(at sim.Time) {
+	res := a.ep.res
+	if res.Trace != nil {
+		a.traceWait(at) // apart, so that waited is inlined
+	}
+	if arrive := a.req.arrive; at > arrive {
+		res.ServingWait += at - arrive
+		a.activity = at
+	}
+}
+
+// traceWait traces the call's way to the server and its wait there.
+// Reading messages and the call's overhead precede the call at the server
+// even when it does not wait, so that a trace's work span is the server's
+// time alone (what a client's span of a call to a hosted API measures).
+func (a *agent) traceWait(at sim.Time) {
 	arrive := a.req.arrive
-	if a.ep.res.Trace != nil {
-		// Reading messages and the call's overhead precede the call at the
-		// server even when it does not wait, so that a trace's work span
-		// is the server's time alone (what a client's span of a call to a
-		// hosted API measures).
-		label := a.ep.g.Nodes[a.req.node].Name
-		a.span(a.activity, arrive, "send", label)
-		a.span(arrive, at, "queue", label)
-		a.activity = max(a.activity, arrive)
-	}
-	if at <= arrive {
-		return
-	}
-	a.ep.res.ServingWait += at - arrive
-	a.activity = at
+	label := a.ep.g.Nodes[a.req.node].Name
+	a.span(a.activity, arrive, "send", label)
+	a.span(arrive, at, "queue", label)
+	a.activity = max(a.activity, arrive)
 }
 
 // setTimer moves t to fire at due, keeping its place among events of the
@@ -295,11 +299,15 @@ func (d *deployment) submit(a *agent, delay sim.Time) {
 // plan sets the timer for the first departure, with the calls that arrive
 // before it taken in on lookahead copies of the replicas, as arrive will.
 func (d *deployment) plan() {
+	d.due, d.busy = sim.MaxTime, false
 	for i := range d.replicas {
-		d.ahead[i].Reset(d.replicas[i].ps)
-		d.queued[i] = d.replicas[i].queue.n
+		r := &d.replicas[i]
+		d.ahead[i].Reset(r.ps)
+		d.queued[i] = r.queue.n
+		if due, ok := d.ahead[i].Next(); ok {
+			d.due, d.busy = min(d.due, due), true
+		}
 	}
-	d.due, d.busy = d.firstDeparture()
 	d.planned = 0
 	d.extend()
 }
@@ -370,12 +378,14 @@ func (d *deployment) wake() {
 	now := d.ep.env.Now()
 	d.waking = true
 	d.planned = -1 // out of date from here on
-	d.arrive(now, false)
+	if d.arriving.due(now, false) {
+		d.arrive(now, false)
+	}
 	for {
 		for i := range d.replicas {
 			d.replicas[i].depart(d, now)
 		}
-		if !d.arrive(now, true) {
+		if !d.arriving.due(now, true) || !d.arrive(now, true) {
 			break // else a call with no work may be done already
 		}
 	}
@@ -386,7 +396,22 @@ func (d *deployment) wake() {
 // depart ends the replica's calls that are complete by now.
 func (r *replica) depart(d *deployment, now sim.Time) {
 	for {
-		id, ok := r.ps.Pop(now)
+		if due, ok := r.ps.Next(); !ok || due > now {
+			return // tested here, where it is inlined, rather than in Pop
+		}
+		var id int
+		var ok bool
+		if r.queue.n > 0 && r.ps.Len() == d.cfg.MaxBatch {
+			// The freed place goes to the queue's first, in one step.
+			a := r.queue.at(0)
+			if id, ok = r.ps.Replace(now, a.id, float64(a.req.output), a.req.setup); ok {
+				r.queue.pop()
+				a.waited(now)
+				r.qstats.set(now, r.queue.n)
+			}
+		} else {
+			id, ok = r.ps.Pop(now)
+		}
 		if !ok {
 			return
 		}
@@ -654,9 +679,10 @@ func (h *hostedAPI) admit(t sim.Time) {
 	}
 }
 
+// admitFirst is admit past its test: there is room and a call waits.
 func (h *hostedAPI) admitFirst(t sim.Time) {
 	q := &h.waiting
-	for h.inFlight < h.room && q.head < len(q.calls) {
+	for {
 		a := q.calls[q.head].a
 		at := a.req.api.admit
 		if at > t {
@@ -668,6 +694,9 @@ func (h *hostedAPI) admitFirst(t sim.Time) {
 		h.queueArea += at - a.req.arrive
 		h.flightArea += a.req.service
 		a.waited(at)
+		if h.inFlight >= h.room || q.head >= len(q.calls) {
+			return
+		}
 	}
 }
 
