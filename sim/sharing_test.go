@@ -317,6 +317,7 @@ func TestSharingReplace(t *testing.T) {
 			require.Equal(t, b.Len(), a.Len(), "seed %d", seed)
 			require.Equal(t, b.Busy(now), a.Busy(now), "seed %d", seed)
 			require.Equal(t, b.Area(now), a.Area(now), "seed %d", seed)
+			require.Equal(t, sim.SharingState(b), sim.SharingState(a), "seed %d: the whole state", seed)
 		}
 		require.Greater(t, replaced, 100, "seed %d", seed)
 		// The same jobs leave at the same times.
