@@ -63,9 +63,14 @@ func TestSharingSimultaneous(t *testing.T) {
 		s.Add(0, id, float64(10*(id+1)), setup)
 	}
 	got := drain(t, s)
+	area := 0.0 // each job is in service from 0 to its end
 	for id := range w {
 		assert.Equal(t, w*setup+sim.Time(10*(id+1))*unit, got[id], "job %d", id)
+		area += float64(got[id])
 	}
+	last := got[w-1]
+	assert.Equal(t, last, s.Busy(last+sim.Second), "busy until the last job leaves")
+	assert.InDelta(t, area, s.Area(last+sim.Second), 1e-9*area)
 }
 
 // TestSharingOrder: jobs that finish together leave in id order, and a
