@@ -138,35 +138,48 @@ func TestTokenBucketErrors(t *testing.T) {
 
 // TestTokenBucketTakeReady: TakeReady is Ready, then Take when Ready's
 // answer is now, and takes nothing otherwise, on random sequences of
-// requests (10 seeds); Holds is whether Ready refuses the request as too
-// large.
+// requests (10 seeds), in a bucket that gains one fraction of a token a
+// nanosecond and in one that gains 37 (where the wait is rounded up);
+// Holds is whether Ready refuses the request as too large. A full bucket
+// gives all it holds at once.
 func TestTokenBucketTakeReady(t *testing.T) {
-	for seed := range uint64(10) {
-		r := rand.New(rand.NewPCG(seed, 1))
-		b, err := sim.NewTokenBucket(100, sim.Minute, 50)
-		require.NoError(t, err)
-		now, takes := sim.Time(0), 0
-		for range 200 {
-			now += sim.Time(r.Int64N(int64(sim.Second)))
-			n := 1 + r.Int64N(50)
-			want := *b
-			ready, err := want.Ready(now, n)
+	for _, rate := range []struct {
+		n   int64
+		per sim.Time
+	}{{100, sim.Minute}, {37, sim.Second}} {
+		for seed := range uint64(10) {
+			r := rand.New(rand.NewPCG(seed, 1))
+			b, err := sim.NewTokenBucket(rate.n, rate.per, 50)
 			require.NoError(t, err)
-			if ready == now {
-				require.True(t, want.Take(now, n))
-				takes++
+			now, takes := sim.Time(0), 0
+			for range 200 {
+				now += sim.Time(r.Int64N(int64(sim.Second)))
+				n := 1 + r.Int64N(50)
+				want := *b
+				ready, err := want.Ready(now, n)
+				require.NoError(t, err)
+				if ready == now {
+					require.True(t, want.Take(now, n))
+					takes++
+				}
+				got, took := b.TakeReady(now, n)
+				require.Equal(t, ready, got, "%d per %v, seed %d", rate.n, rate.per, seed)
+				require.Equal(t, ready == now, took, "%d per %v, seed %d", rate.n, rate.per, seed)
+				require.Equal(t, want, *b, "%d per %v, seed %d", rate.n, rate.per, seed)
 			}
-			got, took := b.TakeReady(now, n)
-			require.Equal(t, ready, got, "seed %d", seed)
-			require.Equal(t, ready == now, took, "seed %d", seed)
-			require.Equal(t, want, *b, "seed %d", seed)
+			require.Greater(t, takes, 20, "%d per %v, seed %d: some requests are let through", rate.n, rate.per, seed)
+			require.Less(t, takes, 180, "%d per %v, seed %d: some requests wait", rate.n, rate.per, seed)
+			for _, n := range []int64{1, 50, 51} {
+				_, err := b.Ready(now, n)
+				require.Equal(t, err == nil, b.Holds(n), "%d tokens", n)
+			}
 		}
-		require.Greater(t, takes, 20, "seed %d: some requests are let through", seed)
-		require.Less(t, takes, 180, "seed %d: some requests wait", seed)
-		for _, n := range []int64{1, 50, 51} {
-			_, err := b.Ready(now, n)
-			require.Equal(t, err == nil, b.Holds(n), "%d tokens", n)
-		}
+		b, err := sim.NewTokenBucket(rate.n, rate.per, 50)
+		require.NoError(t, err)
+		at, took := b.TakeReady(sim.Second, 50)
+		require.True(t, took, "a full bucket holds exactly its capacity")
+		require.Equal(t, sim.Second, at)
+		require.Zero(t, b.Level(sim.Second))
 	}
 }
 

@@ -29,27 +29,48 @@ func drain(t *testing.T, s *sim.Sharing) map[int]sim.Time {
 
 // TestSharingSimultaneous is the closed form of the batch: W identical
 // jobs of O units, each with setup P, added together, all finish at
-// W·P + O·(unit + perJob·(W−1)).
+// W·P + O·(unit + perJob·(W−1)), with a per-job cost and without one
+// (where the server keeps its own arithmetic, and where jobs of other
+// sizes leave one by one at full speed).
 func TestSharingSimultaneous(t *testing.T) {
-	const unit, perJob = 5800 * sim.Microsecond, 200 * sim.Microsecond
-	for _, w := range []int{1, 2, 3, 8, 32, 100} {
-		for _, o := range []float64{1, 170, 4096} {
-			s, err := sim.NewSharing(unit, perJob)
-			require.NoError(t, err)
-			const setup = 17 * sim.Microsecond * 500
-			for id := range w {
-				s.Add(0, id, o, setup)
+	const unit = 5800 * sim.Microsecond
+	for _, perJob := range []sim.Time{200 * sim.Microsecond, 0} {
+		for _, w := range []int{1, 2, 3, 8, 32, 100} {
+			for _, o := range []float64{1, 170, 4096} {
+				s, err := sim.NewSharing(unit, perJob)
+				require.NoError(t, err)
+				const setup = 17 * sim.Microsecond * 500
+				for id := range w {
+					s.Add(0, id, o, setup)
+				}
+				want := sim.Time(w)*setup + sim.Time(o)*(unit+perJob*sim.Time(w-1))
+				got := drain(t, s)
+				require.Len(t, got, w)
+				for id, at := range got {
+					assert.Equal(t, want, at, "per job %v, W=%d O=%v job %d", perJob, w, o, id)
+				}
+				assert.Equal(t, want, s.Busy(want))
+				assert.InDelta(t, float64(w)*float64(want), s.Area(want), 1e-6*float64(want))
 			}
-			want := sim.Time(w)*setup + sim.Time(o)*(unit+perJob*sim.Time(w-1))
-			got := drain(t, s)
-			require.Len(t, got, w)
-			for id, at := range got {
-				assert.Equal(t, want, at, "W=%d O=%v job %d", w, o, id)
-			}
-			assert.Equal(t, want, s.Busy(want))
-			assert.InDelta(t, float64(w)*float64(want), s.Area(want), 1e-6*float64(want))
 		}
 	}
+	// Without a per-job cost every job goes at full speed: jobs of other
+	// sizes, added together, finish at W·P + O_i·unit each.
+	s, err := sim.NewSharing(unit, 0)
+	require.NoError(t, err)
+	const w, setup = 5, 3 * sim.Millisecond
+	for id := range w {
+		s.Add(0, id, float64(10*(id+1)), setup)
+	}
+	got := drain(t, s)
+	area := 0.0 // each job is in service from 0 to its end
+	for id := range w {
+		assert.Equal(t, w*setup+sim.Time(10*(id+1))*unit, got[id], "job %d", id)
+		area += float64(got[id])
+	}
+	last := got[w-1]
+	assert.Equal(t, last, s.Busy(last+sim.Second), "busy until the last job leaves")
+	assert.InDelta(t, area, s.Area(last+sim.Second), 1e-9*area)
 }
 
 // TestSharingOrder: jobs that finish together leave in id order, and a
@@ -317,6 +338,7 @@ func TestSharingReplace(t *testing.T) {
 			require.Equal(t, b.Len(), a.Len(), "seed %d", seed)
 			require.Equal(t, b.Busy(now), a.Busy(now), "seed %d", seed)
 			require.Equal(t, b.Area(now), a.Area(now), "seed %d", seed)
+			require.Equal(t, sim.SharingState(b), sim.SharingState(a), "seed %d: the whole state", seed)
 		}
 		require.Greater(t, replaced, 100, "seed %d", seed)
 		// The same jobs leave at the same times.
