@@ -119,6 +119,10 @@ func variantRows(rows []scenarios.Row, variant string) []*scenarios.Row {
 	return mine
 }
 
+// screenUnits are the units a table on the terminal writes after a
+// metric's name; summary.csv's columns are in seconds without saying so.
+var screenUnits = map[string]string{"call_latency": "s", "serving_wait": "s", "tool_wait": "s"}
+
 // screenName is a column's name as a table on the terminal heads it:
 // handoff_misses_mean is "handoff misses".
 func screenName(column string) string {
@@ -163,7 +167,11 @@ func printSummary(w io.Writer, rows []scenarios.Row, sums []scenarios.Summary, h
 		extra = append(extra, handoffMetrics...)
 	}
 	for _, m := range extra {
-		fmt.Fprintf(tw, "\t%s", screenName(m.name))
+		head := screenName(m.name)
+		if unit := screenUnits[m.name]; unit != "" {
+			head += " (" + unit + ")"
+		}
+		fmt.Fprintf(tw, "\t%s", head)
 	}
 	fmt.Fprintln(tw)
 	for i := range sums {
