@@ -21,8 +21,9 @@ import (
 // number of seeds: everything the numbers depend on; not the event bound,
 // which only stops an episode with an error, so that a training it
 // stopped resumes under a higher one);
-// each job (variant and seed) leaves a checkpoint in checkpoints/ after
-// every iteration, written atomically: the learner's state (rlcr.Checkpoint)
+// each job (variant and seed) leaves a checkpoint in checkpoints/ after an
+// iteration at most every checkpointEvery, and after its last, written
+// atomically: the learner's state (rlcr.Checkpoint)
 // and the rows so far. The same command, run again after an interrupt or a
 // kill, finds the checkpoints and continues each job where it stopped, and
 // its tables are byte-identical to those of a run that was never stopped,
@@ -39,8 +40,9 @@ type trainIdentity struct {
 const (
 	trainIdentityFile = "train.json"
 	checkpointDir     = "checkpoints"
-	// checkpointEvery is the least time between two checkpoints of a job
-	// (its last iteration is always saved): what a kill can lose.
+	// checkpointEvery is the least time from a job's start to its first
+	// checkpoint and between two (its last iteration is always saved):
+	// what a kill can lose.
 	checkpointEvery = 250 * time.Millisecond
 )
 
