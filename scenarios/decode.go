@@ -385,6 +385,15 @@ func isPlain(n *ast.StringNode) bool {
 	return tk == nil || tk.Type == token.StringType
 }
 
+// leadingZero reports whether an integer literal is written with a
+// leading zero, as in 010. YAML 1.1 reads that as octal and YAML 1.2 as
+// decimal; the reader here does the former, so a seed or an episode count
+// copied with padding would silently be another number.
+func leadingZero(lit string) bool {
+	lit = strings.TrimLeft(lit, "+-")
+	return len(lit) > 1 && lit[0] == '0' && '0' <= lit[1] && lit[1] <= '9'
+}
+
 // decode stores the value of node n into v, which must be settable. path
 // names the field in messages and at is where errors are placed (the key
 // of the field, so that errors point at the line that names it).
@@ -416,6 +425,16 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 	if _, ok := n.(*ast.MergeKeyNode); ok {
 		d.fail(at, path, "merge keys (<<) are not supported")
 		return
+	}
+	if i, ok := n.(*ast.IntegerNode); ok {
+		if lit := i.GetToken().Value; leadingZero(lit) {
+			digits := strings.TrimLeft(strings.TrimLeft(lit, "+-"), "0")
+			if digits == "" {
+				digits = "0"
+			}
+			d.fail(at, path, "%s has a leading zero, which this YAML reader takes for octal (%v); write %s for decimal, or 0o%s for octal", lit, i.Value, digits, digits)
+			return
+		}
 	}
 	switch {
 	case t == setListType || t == gridListType || t == randomListType:

@@ -186,6 +186,37 @@ func TestLoadBad(t *testing.T) {
 	}
 }
 
+// TestLeadingZero: an integer written with a leading zero is refused
+// (the YAML reader would take 010 for octal 8), while the explicit forms
+// of other bases still read as they say.
+func TestLeadingZero(t *testing.T) {
+	for _, tt := range []struct {
+		lit     string
+		want    uint64
+		wantErr string
+	}{
+		{lit: "10", want: 10},
+		{lit: "0", want: 0},
+		{lit: "0o10", want: 8},
+		{lit: "0x10", want: 16},
+		{lit: "010", wantErr: "x.yaml:1:1: seed: 010 has a leading zero, which this YAML reader takes for octal (8); write 10 for decimal, or 0o10 for octal"},
+		{lit: "+007", wantErr: "seed: +007 has a leading zero"},
+		{lit: "00", wantErr: "write 0 for decimal"},
+	} {
+		t.Run(tt.lit, func(t *testing.T) {
+			src := "seed: " + tt.lit + "\nname: x\ntask: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\n"
+			sc, err := scenarios.Parse([]byte(src), "x.yaml", nil)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, sc.Seed)
+		})
+	}
+}
+
 func TestLoadBadFileListsAll(t *testing.T) {
 	// Independent problems are reported together, in file order.
 	src := "name: x\ntask: {shape: chain, length: 2, work: 1m}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"

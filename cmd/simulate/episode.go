@@ -25,7 +25,7 @@ func (o *drawOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&o.seed, "seed", "the master seed `S` (default: the scenario's seed)")
 	fs.Var(&o.sets, "set", "override a scenario value, as `path=value`; may be repeated")
 	fs.StringVar(&o.variant, "variant", "", "the variant `NAME` (default: the scenario's first variant)")
-	fs.IntVar(&o.episode, "episode", 0, "the episode `K`, counting from 0 as in episodes.csv")
+	fs.Var(intFlag{&o.episode}, "episode", "the episode `K`, counting from 0 as in episodes.csv")
 }
 
 // given reports whether any of the flags was set.

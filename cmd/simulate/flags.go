@@ -20,7 +20,8 @@ func (f *stringsFlag) Set(v string) error {
 }
 
 // seedFlag is a uint64 flag that remembers whether it was given, so that
-// the scenario's own seed applies otherwise.
+// the scenario's own seed applies otherwise. Like every number flag here
+// it is read in decimal: 010 is ten.
 type seedFlag struct {
 	v   uint64
 	set bool
@@ -34,9 +35,9 @@ func (f *seedFlag) String() string {
 }
 
 func (f *seedFlag) Set(s string) error {
-	v, err := strconv.ParseUint(s, 0, 64)
+	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return fmt.Errorf("want a whole number from 0 to %d, not %q", uint64(math.MaxUint64), s)
+		return fmt.Errorf("want a whole number from 0 to %d in decimal, not %q", uint64(math.MaxUint64), s)
 	}
 	f.v, f.set = v, true
 	return nil
@@ -56,11 +57,32 @@ func (c *countFlag) String() string {
 }
 
 func (c *countFlag) Set(s string) error {
-	v, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	v, err := strconv.Atoi(s)
 	if err != nil || v < 1 {
-		return errors.New("want a whole number of 1 or more (leave the flag out for its default)")
+		return errors.New("want a whole number of 1 or more in decimal (leave the flag out for its default)")
 	}
 	*c = countFlag(v)
+	return nil
+}
+
+// intFlag is a whole-number flag read in decimal only. The flag package's
+// own IntVar reads Go's prefixes too, so --seeds 010 would mean 8, which
+// nobody who types it means.
+type intFlag struct{ p *int }
+
+func (f intFlag) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.p)
+}
+
+func (f intFlag) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want a whole number in decimal, not %q", s)
+	}
+	*f.p = v
 	return nil
 }
 

@@ -268,7 +268,7 @@ func TestBadInput(t *testing.T) {
 		{"a flag without its value", []string{"trace", testScenario, "--seed"}, exitUsage, []string{"simulate trace: flag needs an argument: --seed"}},
 		{"a bad boolean", []string{"run", testScenario, "--charts=maybe"}, exitUsage, []string{`simulate run: invalid boolean value "maybe" for --charts`}},
 		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{`invalid value "-1" for flag --episodes: want a whole number of 1 or more`}},
-		{"no episodes", []string{"run", testScenario, "--episodes", "0"}, exitUsage, []string{`invalid value "0" for flag --episodes: want a whole number of 1 or more (leave the flag out for its default)`}},
+		{"no episodes", []string{"run", testScenario, "--episodes", "0"}, exitUsage, []string{`invalid value "0" for flag --episodes: want a whole number of 1 or more in decimal (leave the flag out for its default)`}},
 		{"no workers", []string{"run", testScenario, "--workers", "0"}, exitUsage, []string{`invalid value "0" for flag --workers`}},
 		{"no events", []string{"run", testScenario, "--max-events", "0"}, exitUsage, []string{`invalid value "0" for flag --max-events`}},
 		{"train without workers", []string{"train", testScenario, "--workers", "0"}, exitUsage, []string{"simulate train: ", `invalid value "0" for flag --workers`}},

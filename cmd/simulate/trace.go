@@ -46,10 +46,10 @@ output.`,
 	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl
 	simulate trace exp-parl --policy out/exp-parl-train-seed1/policies/annealed-seed1.json --out parl.json`,
 	Setup: func(fs *flag.FlagSet) action {
-		o := &traceOptions{}
+		o := &traceOptions{count: 1}
 		fs.StringVar(&o.out, "out", "", "write the trace to `FILE` (default: standard output)")
 		fs.StringVar(&o.format, "format", "chrome", "the trace's `FORMAT`: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans)")
-		fs.IntVar(&o.count, "count", 1, "with --format otlp, write `N` episodes from --episode on")
+		fs.Var(intFlag{&o.count}, "count", "with --format otlp, write `N` episodes from --episode on")
 		o.draw.flags(fs)
 		o.limits.flags(fs)
 		o.policy.flags(fs)

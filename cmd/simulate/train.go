@@ -105,9 +105,9 @@ directory keeps no checkpoints; --force discards them and starts over.`,
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
 	simulate train my.yaml --set train.advantage=per-agent --set reward.penalty=quadratic`,
 	Setup: func(fs *flag.FlagSet) action {
-		o := &trainOptions{}
+		o := &trainOptions{seeds: 3}
 		fs.Var(&o.seed, "seed", "the first seed `S` (default: the scenario's seed)")
-		fs.IntVar(&o.seeds, "seeds", 3, "train each variant for `K` seeds")
+		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-train-seedS)")
 		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated")
 		fs.Var(&o.workers, "workers", "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")

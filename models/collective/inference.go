@@ -741,23 +741,99 @@ func (h *hostedAPI) wake() {
 }
 
 // serviceTime draws the time to first token of the agent's call and adds
-// the time to generate its output.
+// the time to generate its output. A call of a part usually finds its draw
+// done ahead (drawAhead).
 func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
-	var x, y uint64
-	if a.req.check {
-		// Checks are named by the part and how many checks it had.
-		x, y = uint64(a.at.id)<<32|uint64(a.req.node), 1<<63|uint64(a.at.nodes[a.req.node].checks)
+	var ttft float64
+	if b := &a.ttftAhead; a.req.check {
+		ttft = h.checkTTFT(a)
+	} else if x, y := a.workKey(); b.next < b.n && b.x == x && b.y == y {
+		ttft = b.ttft[b.next&(aheadCalls-1)]
+		b.next++
+		b.y++
 	} else {
-		x, y = a.workKey()
+		ttft = h.drawAhead(a, x, y)
 	}
-	h.src.Seed(h.ttft, x, y, 0)
-	ttft := h.ttftDraw.Sample(h.rng)
 	out := float64(a.req.output) / h.cfg.OutputRate
 	d, err := sim.FromSeconds(ttft + out)
 	if err != nil {
 		return 0, fmt.Errorf("collective: api: a call of %v s is beyond the range of virtual time", ttft+out)
 	}
 	return d, nil
+}
+
+// checkTTFT returns the time to first token of the agent's check, the one
+// drawn ahead when it is the check's.
+func (h *hostedAPI) checkTTFT(a *agent) float64 {
+	b := &a.ttftAhead
+	x, y := checkKey(a.at, a.req.node)
+	if b.check && b.checkX == x && b.checkY == y {
+		b.check = false
+		return b.checkTTFT
+	}
+	return h.draw(x, y)
+}
+
+// drawAhead draws the time to first token of the agent's call, named (x,
+// y), and of the part's calls after it, up to aheadCalls in all, and, when
+// they reach the part's last call, of the check of the part that usually
+// follows; it returns the call's and keeps the others in a.ttftAhead.
+//
+// Each draw is a chain of dependent steps (a hash, the ziggurat,
+// math.Exp) that takes the processor several times longer to finish than
+// to issue, and at a call the chain ends in comparisons that decide the
+// call's schedule, so that one draw at a time waits for every chain; draws
+// that do not depend on each other, one after the other in one loop,
+// overlap. A draw is a pure function of the episode's key and the call's
+// names, so the values are those drawn one at a time, and a draw kept for
+// a call the agent does not make (it drops the part, or checks another) is
+// never used.
+func (h *hostedAPI) drawAhead(a *agent, x, y uint64) float64 {
+	b := &a.ttftAhead
+	call := a.callsTotal - a.callsLeft
+	n := max(1, min(a.callsLeft, aheadCalls))
+	if call+n > 1<<20 {
+		n = 1 // the call's number would carry into the loop iteration's bits of its name
+	}
+	// The next calls are named y+1, y+2, ... (workKey).
+	for i := range n {
+		h.src.Seed(h.ttft, x, y+uint64(i), 0) // draw, inlined
+		b.ttft[i&(aheadCalls-1)] = h.ttftDraw.Sample(h.rng)
+	}
+	b.x, b.y, b.n, b.next = x, y+1, n, 1
+	if b.check = call+n == a.callsTotal; b.check {
+		b.checkX, b.checkY = checkKeyOf(a.at, a.cur, a.at.nodes[a.cur].checks+1)
+		b.checkTTFT = h.draw(b.checkX, b.checkY)
+	}
+	return b.ttft[0]
+}
+
+// aheadCalls is the most draws kept ahead of an agent's calls, a power of
+// two: a part of the default span has a few calls.
+const aheadCalls = 8
+
+// drawsAhead holds the times to first token worked out ahead of an agent's
+// calls of one part (drawAhead): the next calls', the first of them named
+// (x, y) and each after it y+1, and its check's.
+type drawsAhead struct {
+	x, y           uint64
+	ttft           [aheadCalls]float64
+	next, n        int
+	checkX, checkY uint64
+	checkTTFT      float64
+	check          bool
+}
+
+// draw draws the time to first token of the call named (x, y).
+func (h *hostedAPI) draw(x, y uint64) float64 {
+	h.src.Seed(h.ttft, x, y, 0)
+	return h.ttftDraw.Sample(h.rng)
+}
+
+// checkKey names the check of part v by the part and how many checks it
+// has had.
+func checkKey(at *attempt, v task.ID) (uint64, uint64) {
+	return checkKeyOf(at, v, at.nodes[v].checks)
 }
 
 func (h *hostedAPI) finish(now sim.Time, m *Metrics) {
@@ -1061,6 +1137,12 @@ func (a *agent) workKey() (uint64, uint64) {
 	tries := uint64(a.at.nodes[a.cur].tries)
 	call := uint64(a.callsTotal - a.callsLeft)
 	return uint64(a.at.id)<<32 | uint64(a.cur), tries<<40 | uint64(a.iteration)<<20 | call
+}
+
+// checkKeyOf names the check of part v after checks checks (this one
+// counted).
+func checkKeyOf(at *attempt, v task.ID, checks int32) (uint64, uint64) {
+	return uint64(at.id)<<32 | uint64(v), 1<<63 | uint64(checks)
 }
 
 // maxToolCalls bounds the tool calls of one attempt, so that a typo in a

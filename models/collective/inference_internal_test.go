@@ -2,6 +2,7 @@ package collective
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime/debug"
 	"slices"
 	"testing"
@@ -491,4 +492,77 @@ func TestAPIUnscheduleUndoes(t *testing.T) {
 			require.Equal(t, want.Trace, got.Trace, "api %d, seed %d", i, seed)
 		}
 	}
+}
+
+// TestAPIDrawsAhead: the times to first token an agent's calls get, some
+// drawn ahead with the part's other calls, are those each call draws by
+// its own name, whatever the agent does between them: parts of many calls
+// (more than are drawn ahead), parts dropped halfway, checks expected or
+// not, loop iterations, tries, and the same call made by another agent.
+func TestAPIDrawsAhead(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "a"}, {Name: "b"}, {Name: "c"}}, nil)
+	require.NoError(t, err)
+	cfg := Defaults()
+	cfg.API = API{TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	for seed := range uint64(10) {
+		ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: cfg, res: &Result{}}
+		require.NoError(t, ep.shareInference(sim.NewStreams(seed)))
+		h := ep.api
+		rng := rand.New(rand.NewPCG(seed, 7))
+		at := &attempt{id: 2, nodes: make([]nodeState, 3)}
+		agents := []*agent{{id: 0, ep: ep, at: at}, {id: 1, ep: ep, at: at}}
+		hits, calls := 0, 0
+		for range 400 {
+			a := agents[rng.IntN(len(agents))]
+			a.cur = task.ID(rng.IntN(3))
+			a.iteration = rng.IntN(2)
+			at.nodes[a.cur].tries = int32(rng.IntN(3))
+			a.callsTotal = 1 + rng.IntN(2*aheadCalls+3)
+			a.callsLeft = a.callsTotal - rng.IntN(2) // now and then from the second call
+			for a.callsLeft > 0 && rng.IntN(12) > 0 {
+				a.req = request{}
+				x, y := a.workKey()
+				hits += b2i(a.ttftAhead.next < a.ttftAhead.n && a.ttftAhead.y == y && a.ttftAhead.x == x)
+				require.Equal(t, serviceTime(h, a, h.draw(x, y)), serviceTime(h, a, -1), "seed %d: call %d of %d", seed, a.callsTotal-a.callsLeft, a.callsTotal)
+				calls++
+				a.callsLeft--
+			}
+			if rng.IntN(3) > 0 {
+				v := task.ID(rng.IntN(3)) // usually the part, sometimes another
+				if rng.IntN(2) == 0 {
+					v = a.cur
+				}
+				at.nodes[v].checks++
+				a.req = request{check: true, node: v}
+				x, y := checkKey(at, v)
+				require.Equal(t, serviceTime(h, a, h.draw(x, y)), serviceTime(h, a, -1), "seed %d: check", seed)
+			}
+		}
+		require.Greater(t, hits, calls/2, "seed %d: most calls find their draw done ahead", seed)
+	}
+}
+
+// serviceTime returns the API's service time of the agent's call given its
+// time to first token, or as serviceTime works it out for -1.
+func serviceTime(h *hostedAPI, a *agent, ttft float64) sim.Time {
+	a.req.output = 40
+	if ttft < 0 {
+		d, err := h.serviceTime(a)
+		if err != nil {
+			panic(err)
+		}
+		return d
+	}
+	d, err := sim.FromSeconds(ttft + 40/h.cfg.OutputRate)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNumberFlagsAreDecimal: every number flag reads decimal only, so that
+// a padded 010 is ten rather than Go's octal eight, and prefixes, signs
+// out of range and junk are refused by name.
+func TestNumberFlagsAreDecimal(t *testing.T) {
+	var (
+		seed     seedFlag
+		episodes countFlag
+		seeds    = 3
+	)
+	newSet := func() *flag.FlagSet {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.Var(&seed, "seed", "")
+		fs.Var(&episodes, "episodes", "")
+		fs.Var(intFlag{&seeds}, "seeds", "")
+		return fs
+	}
+	require.NoError(t, newSet().Parse([]string{"--seed", "010", "--episodes", "010", "--seeds", "010"}))
+	assert.Equal(t, seedFlag{v: 10, set: true}, seed)
+	assert.Equal(t, countFlag(10), episodes)
+	assert.Equal(t, 10, seeds)
+
+	for _, tt := range []struct{ flag, value, want string }{
+		{"seed", "0x10", `invalid value "0x10" for flag -seed: want a whole number from 0 to 18446744073709551615 in decimal`},
+		{"seed", "-1", "in decimal"},
+		{"episodes", "0o10", "want a whole number of 1 or more in decimal"},
+		{"episodes", "0", "1 or more"},
+		{"seeds", "0b11", `want a whole number in decimal, not "0b11"`},
+		{"seeds", "1_000", "in decimal"},
+	} {
+		err := newSet().Parse([]string{"--" + tt.flag, tt.value})
+		require.Error(t, err, "--%s %s", tt.flag, tt.value)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+	assert.Equal(t, "0", intFlag{}.String(), "the zero value prints as flag's help expects of a default")
+}
