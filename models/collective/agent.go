@@ -79,6 +79,8 @@ type agent struct {
 	// next part.
 	runTies  bool
 	runTimer sim.Timer
+	runIndex int          // in episode.running
+	runCosts [2]callCosts // the costs of the two sizes of a run's calls, by parity
 
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
@@ -113,6 +115,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
 		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
 		toolDoneFn: a.toolDoneFn, runDoneFn: a.runDoneFn,
+		runCosts: [2]callCosts{{callWork: -1, prompt: -1}, {callWork: -1, prompt: -1}},
 	}
 	a.runTimer.Init(ep.env, a.runDoneFn)
 	ep.agents = ep.agentPool[:n+1]
@@ -124,7 +127,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 // later schedules fn after d; the episode's costs are validated, so the
 // only possible error is a runaway beyond the clock's range.
 func (a *agent) later(d sim.Time, fn func()) {
-	if a.ep.runs > 0 {
+	if len(a.ep.running) > 0 {
 		a.ep.breakRunAt(a.ep.env.Now() + d) // the run's call end goes first, as it was scheduled first
 	}
 	if err := a.ep.env.Call(d, fn); err != nil {

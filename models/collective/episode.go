@@ -128,8 +128,10 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 		rng:         ep.rng,
 		spare:       ep.spare,
 		reserved:    ep.reserved,
+		running:     ep.running[:0],
 	}
-	ep.reserved.reset(cfg.Agents)
+	clear(ep.running[:cap(ep.running)]) // agents of an episode that failed
+	ep.reserved.reset()
 	if err := ep.shareInference(streams); err != nil {
 		return nil, fmt.Errorf("collective config: %w", err)
 	}
@@ -205,11 +207,11 @@ type episode struct {
 	res         *Result
 	obs         Observation // the observation of the decision being made
 
-	// Runs of model calls (runs.go): whether they are allowed, how many
-	// are going, their virtual call ends not applied yet, what new ones
-	// may add during the RunThrough in progress, and their instants.
+	// Runs of model calls (runs.go): whether they are allowed, the agents
+	// with one going, their virtual call ends not applied yet, what new
+	// ones may add during the RunThrough in progress, and their instants.
 	runsOK      bool
-	runs        int
+	running     []*agent
 	outstanding uint64
 	runBudget   uint64
 	reserved    instants

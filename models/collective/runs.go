@@ -1,7 +1,6 @@
 package collective
 
 import (
-	"math/bits"
 	"slices"
 
 	"github.com/swarmsim/swarmsim/sim"
@@ -56,6 +55,13 @@ import (
 // and a longer part starts a new run at the end of one.
 const maxRun = 64
 
+// maxRunPending is the most events and timers pending (runs' timers
+// included) for a run to start: it bounds what checking a run's instants
+// against them costs (PendingAt, runOwner), and the instants held, which
+// a collective of thousands of agents, each with an event pending, would
+// make a burden on every event rather than a saving.
+const maxRunPending = 64
+
 // runsOff turns runs off, for the tests that compare the two ways.
 var runsOff = false
 
@@ -65,29 +71,38 @@ var runsOff = false
 // is read in between.
 func (a *agent) startRun(d sim.Time, prompt int) bool {
 	ep := a.ep
-	if a.runTies || a.dup || len(a.inbox) > 0 || len(a.incoming) > 0 || a.boardRead != len(a.at.board) {
+	if a.runTies || a.dup || len(a.inbox) > 0 || len(a.incoming) > 0 || a.boardRead != len(a.at.board) || ep.env.Pending() >= maxRunPending {
 		return false
 	}
 	n := min(a.callsLeft, maxRun)
-	if n < 2 || uint64(n-1) > ep.runBudget {
+	if n < 2 || uint64(n-1) > ep.runBudget || d <= 0 {
 		return false
 	}
-	// The two sizes of work a call may have, and their costs.
-	q, q1 := callCosts{callWork: -1, prompt: -1}, callCosts{callWork: -1, prompt: -1}
-	q.update(ep, a.callQ, prompt)
-	q1.update(ep, a.callQ+1, prompt)
-	base := ep.cfg.Calls.Overhead + q.prefill
-	dq, dq1 := base+q.work, base+q1.work
-	if d <= 0 || dq <= 0 || dq1 <= 0 {
-		return false // a call that takes no time ties with what it follows
+	// The calls after the first start with callsLeft−1 down to
+	// callsLeft−n+1 calls left; a call with left calls left has work
+	// callQ+1 if left ≤ callR, else callQ (nextCallWork). The costs of
+	// the sizes the run has:
+	var dq, dq1 sim.Time
+	var outQ, outQ1 int64
+	if a.callsLeft-1 > a.callR {
+		c := a.costsOf(a.callQ, prompt)
+		dq, outQ = ep.cfg.Calls.Overhead+c.prefill+c.work, c.output
+		if dq <= 0 {
+			return false // a call that takes no time ties with the one before
+		}
+	}
+	if a.callsLeft-n+1 <= a.callR {
+		c := a.costsOf(a.callQ+1, prompt)
+		dq1, outQ1 = ep.cfg.Calls.Overhead+c.prefill+c.work, c.output
+		if dq1 <= 0 {
+			return false
+		}
 	}
 	now := ep.env.Now()
 	const far = sim.MaxTime / 2
 	if d > far-now || max(dq, dq1) > (far-now-d)/sim.Time(n) {
 		return false
 	}
-	// Call j of the run (from 0) starts with callsLeft−j calls left, and
-	// its work is callQ+1 if that is at most callR (nextCallWork).
 	times := slices.Grow(a.runAt[:0], n)[:n]
 	a.runAt = times
 	t := now + d
@@ -100,58 +115,74 @@ func (a *agent) startRun(d sim.Time, prompt int) bool {
 		}
 		times[j] = t
 	}
-	for _, t := range times {
-		if ep.reserved.maybe(t) && ep.runOwner(t) != nil {
-			a.runTies = true
-			return false
-		}
-	}
 	if ep.env.PendingAt(times) {
 		a.runTies = true
 		return false
 	}
-	for _, t := range times {
-		ep.reserved.add(t)
+	for i, t := range times {
+		if ep.reserved.add(t) && ep.runOwner(t) != nil {
+			for _, t := range times[:i+1] {
+				ep.reserved.remove(t)
+			}
+			a.runTies = true
+			return false
+		}
 	}
 	a.run, a.runNext = true, 0
-	a.runPrompt, a.runOutQ, a.runOutQ1 = prompt, q.output, q1.output
+	a.runPrompt, a.runOutQ, a.runOutQ1 = prompt, outQ, outQ1
+	a.runIndex = len(ep.running)
+	ep.running = append(ep.running, a)
 	ep.runBudget -= uint64(n - 1)
 	ep.outstanding += uint64(n - 1)
-	ep.runs++
 	if err := a.runTimer.Set(t - now); err != nil {
 		ep.fail(err)
 	}
 	return true
 }
 
-// settleRun applies the run's virtual call ends due by now, each as
-// callDone and startCall would: the call ends, and the next one starts
-// with nothing to read.
+// costsOf returns the costs of a call of the given work and prompt: the
+// last call's if they are its, else those kept for runs, one for each
+// parity of the work (a run's two sizes differ by one).
+func (a *agent) costsOf(work sim.Time, prompt int) *callCosts {
+	if cc := &a.callCosts; cc.callWork == work && cc.prompt == prompt {
+		return cc
+	}
+	cc := &a.runCosts[work&1]
+	cc.update(a.ep, work, prompt)
+	return cc
+}
+
+// settleRun applies the run's virtual call ends due by now as callDone
+// and startCall would apply them one by one: each ends a call and starts
+// the next, with nothing to read. Their sums are worked out at once.
 func (a *agent) settleRun(now sim.Time) {
-	ep := a.ep
 	last := len(a.runAt) - 1 // the last call end is the timer's, a real event
-	k := 0
-	for ; a.runNext < last && a.runAt[a.runNext] <= now; a.runNext++ {
-		k++
-		a.callsLeft--
-		if a.callsLeft == 1 {
-			a.curState.lastCall = a.runAt[a.runNext]
-		}
-		a.callWork = nextCallWork(a.callQ, a.callR, a.callsLeft)
-		a.workLeft -= a.callWork
-		output := a.runOutQ
-		if a.callWork != a.callQ {
-			output = a.runOutQ1
-		}
-		ep.res.ModelCalls++
-		ep.res.PromptTokens += int64(a.runPrompt)
-		ep.res.OutputTokens += output
-		a.steps++
+	first, i := a.runNext, a.runNext
+	for i < last && a.runAt[i] <= now {
+		i++
 	}
-	if k > 0 {
-		ep.env.Elide(uint64(k))
-		ep.outstanding -= uint64(k)
+	k := i - first
+	if k == 0 {
+		return
 	}
+	a.runNext = i
+	// The calls started have left0−1 down to left0−k calls left; those
+	// with at most callR left have work callQ+1.
+	left0 := a.callsLeft
+	a.callsLeft = left0 - k
+	if a.callsLeft == 1 {
+		a.curState.lastCall = a.runAt[first+left0-2] // the last call's start
+	}
+	n1 := max(0, min(a.callR, left0-1)-a.callsLeft+1)
+	a.callWork = nextCallWork(a.callQ, a.callR, a.callsLeft)
+	a.workLeft -= a.callQ*sim.Time(k) + sim.Time(n1)
+	ep := a.ep
+	ep.res.ModelCalls += k
+	ep.res.PromptTokens += int64(k) * int64(a.runPrompt)
+	ep.res.OutputTokens += int64(k-n1)*a.runOutQ + int64(n1)*a.runOutQ1
+	a.steps += k
+	ep.env.Elide(uint64(k))
+	ep.outstanding -= uint64(k)
 }
 
 // endRun releases the run's instants and its timer; the run must be
@@ -164,7 +195,10 @@ func (a *agent) endRun() {
 	ep.outstanding -= uint64(len(a.runAt) - 1 - a.runNext)
 	a.runTimer.Stop()
 	a.run = false
-	ep.runs--
+	last := ep.running[len(ep.running)-1]
+	ep.running[a.runIndex], last.runIndex = last, a.runIndex
+	ep.running[len(ep.running)-1] = nil
+	ep.running = ep.running[:len(ep.running)-1]
 }
 
 // runDone is the run's last call end.
@@ -202,39 +236,32 @@ func (ep *episode) breakRunAt(t sim.Time) {
 
 // runOwner returns the agent whose run holds the instant t, or nil.
 func (ep *episode) runOwner(t sim.Time) *agent {
-	for _, a := range ep.agents {
-		if a.run {
-			if _, found := slices.BinarySearch(a.runAt, t); found {
-				return a
-			}
+	for _, a := range ep.running {
+		if _, found := slices.BinarySearch(a.runAt, t); found {
+			return a
 		}
 	}
 	return nil
 }
 
-// breakRuns breaks the runs of the attempt's members (nil: of every
-// agent).
+// breakRuns breaks the runs of the attempt's members (nil: every run).
 func (ep *episode) breakRuns(at *attempt) {
-	agents := ep.agents
-	if at != nil {
-		agents = at.members
-	}
-	for _, a := range agents {
-		if a.run {
+	// Backwards: a run that ends moves the last one into its place.
+	for i := len(ep.running) - 1; i >= 0; i-- {
+		if a := ep.running[i]; at == nil || a.at == at {
 			a.breakRun()
 		}
 	}
 }
 
-// settleRuns applies the virtual call ends due by now of every run, for
-// the end of the episode.
+// settleRuns applies the virtual call ends due by now of every run and
+// ends them, for the end of the episode.
 func (ep *episode) settleRuns() {
 	now := ep.env.Now()
-	for _, a := range ep.agents {
-		if a.run {
-			a.settleRun(now)
-			a.endRun()
-		}
+	for i := len(ep.running) - 1; i >= 0; i-- {
+		a := ep.running[i]
+		a.settleRun(now)
+		a.endRun()
 	}
 }
 
@@ -260,42 +287,47 @@ func (ep *episode) runBound(n uint64) uint64 {
 
 // instants counts the instants that runs hold, by a hash of the instant:
 // an instant whose count is 0 is held by no run, which is what nearly
-// every look finds; otherwise runOwner looks in the runs. It keeps its
-// memory from one episode to the next.
+// every look finds; otherwise runOwner looks in the runs. At most
+// maxRunPending runs of maxRun instants are going, so that a count fits
+// 16 bits and the table, a few percent full, fits the first-level cache.
 type instants struct {
-	counts []uint32
-	shift  uint
-	n      int // instants held
+	counts []uint16 // instantSlots of them, made at the first use
+	n      int      // instants held
 }
 
+const (
+	instantBits  = 13
+	instantSlots = 1 << instantBits
+)
+
 // slot is where t is counted: Fibonacci hashing of the nanoseconds.
-func (s *instants) slot(t sim.Time) int {
-	return int(uint64(t) * 0x9e3779b97f4a7c15 >> s.shift)
-}
+func slot(t sim.Time) int { return int(uint64(t) * 0x9e3779b97f4a7c15 >> (64 - instantBits)) }
 
 // maybe reports whether t may be held: false means it is not.
 func (s *instants) maybe(t sim.Time) bool {
-	return s.n > 0 && s.counts[s.slot(t)] != 0
+	return s.n > 0 && s.counts[slot(t)] != 0
 }
 
-func (s *instants) add(t sim.Time) {
-	s.counts[s.slot(t)]++
+// add counts t and reports whether its slot already held an instant (t,
+// or another that hashes there).
+func (s *instants) add(t sim.Time) bool {
+	c := &s.counts[slot(t)]
+	*c++
 	s.n++
+	return *c > 1
 }
 
 func (s *instants) remove(t sim.Time) {
-	s.counts[s.slot(t)]--
+	s.counts[slot(t)]--
 	s.n--
 }
 
-// reset empties the set for an episode of the given number of agents,
-// sized so that a look at an instant no run holds rarely finds a count.
-func (s *instants) reset(agents int) {
-	size := 1 << min(16, max(10, bits.Len(uint(8*agents*maxRun))))
-	if len(s.counts) != size {
-		s.counts = make([]uint32, size)
-		s.shift = uint(64 - bits.Len(uint(size-1)))
-	} else if s.n > 0 {
+// reset empties the set, keeping its memory.
+func (s *instants) reset() {
+	switch {
+	case s.counts == nil:
+		s.counts = make([]uint16, instantSlots)
+	case s.n > 0:
 		clear(s.counts) // an episode that failed left runs going
 	}
 	s.n = 0
