@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Priority orders events that fall due at the same instant: lower values
@@ -154,6 +155,54 @@ func (e *Env) nextTimer() *Timer {
 		return nil
 	}
 	return t
+}
+
+// Elide counts n events as processed, as if they had fired: Fired and the
+// event limit include them. It is for a model that works out a run of its
+// own events in one step, where it has shown that firing them one by one
+// would change nothing but the count (the collective's runs of model
+// calls), so that the count stays that of the events fired one by one. It
+// checks no limit: the model keeps the count below it, and a RunThrough in
+// progress bounds only the events it fires itself.
+func (e *Env) Elide(n uint64) { e.fired += n }
+
+// PendingAt reports whether an event is pending at one of the instants in
+// ts, which must be in increasing order; timers are not looked at (their
+// owners know when they are due). A model that works out a run of its own
+// events in one step checks with it that none of them ties with an event
+// already scheduled, whose order against them the sequence numbers would
+// decide. It costs O(pending + len(ts)) while the queue is a sorted run,
+// O(pending · log len(ts)) beyond.
+func (e *Env) PendingAt(ts []Time) bool {
+	q := &e.q
+	if len(ts) == 0 {
+		return false
+	}
+	if q.heap {
+		for i := range q.items {
+			if i == 0 && q.hole {
+				continue
+			}
+			if _, found := slices.BinarySearch(ts, q.items[i].at); found {
+				return true
+			}
+		}
+		return false
+	}
+	// Both are sorted: one walk through the two.
+	j := 0
+	for i := q.first; i < len(q.items); i++ {
+		at := q.items[i].at
+		for ts[j] < at {
+			if j++; j == len(ts) {
+				return false
+			}
+		}
+		if ts[j] == at {
+			return true
+		}
+	}
+	return false
 }
 
 // SetObserver installs o to be told about every firing; nil removes it.

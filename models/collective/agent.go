@@ -66,10 +66,26 @@ type agent struct {
 	// progress, for its span in a trace.
 	callPrompt, callOutput int64
 
+	// A run of model calls (runs.go): the ends of its calls, the next
+	// one not applied yet, and what each call adds to the counts.
+	run               bool
+	runAt             []sim.Time
+	runNext           int
+	runPrompt         int
+	runOutQ, runOutQ1 int64 // output tokens of a call of work callQ, callQ+1
+	// runTies is set when the part's calls tie with another agent's
+	// events (a duplicate in step with its original, say): a run would
+	// be refused or broken at every call, so none is tried until the
+	// next part.
+	runTies  bool
+	runTimer sim.Timer
+	runIndex int          // in episode.running
+	runCosts [2]callCosts // the costs of the two sizes of a run's calls, by parity
+
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
 	decideFn, callFn, callDoneFn, checkDoneFn, reworkDoneFn, deliverFn func()
-	toolDoneFn                                                         func()
+	toolDoneFn, runDoneFn                                              func()
 }
 
 // newAgent adds an agent to the episode, reusing one of an earlier episode
@@ -85,6 +101,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 		a.reworkDoneFn = func() { a.finishPart(a.reworkOK) }
 		a.deliverFn = a.deliver
 		a.toolDoneFn = a.toolDone
+		a.runDoneFn = a.runDone
 		ep.agentPool = append(ep.agentPool, a)
 	}
 	a := ep.agentPool[n]
@@ -94,11 +111,13 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 	}
 	*a = agent{
 		id: n, ep: ep, at: at, main: main, held: -1, cur: -1, delegated: -1, callCosts: callCosts{callWork: -1, prompt: -1},
-		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads,
+		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads, runAt: a.runAt[:0],
 		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
 		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
-		toolDoneFn: a.toolDoneFn,
+		toolDoneFn: a.toolDoneFn, runDoneFn: a.runDoneFn,
+		runCosts: [2]callCosts{{callWork: -1, prompt: -1}, {callWork: -1, prompt: -1}},
 	}
+	a.runTimer.Init(ep.env, a.runDoneFn)
 	ep.agents = ep.agentPool[:n+1]
 	at.members = append(at.members, a)
 	ep.live++
@@ -108,6 +127,9 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 // later schedules fn after d; the episode's costs are validated, so the
 // only possible error is a runaway beyond the clock's range.
 func (a *agent) later(d sim.Time, fn func()) {
+	if len(a.ep.running) > 0 {
+		a.ep.breakRunAt(a.ep.env.Now() + d) // the run's call end goes first, as it was scheduled first
+	}
 	if err := a.ep.env.Call(d, fn); err != nil {
 		a.ep.fail(err)
 	}
@@ -448,6 +470,7 @@ func (a *agent) setPart(v task.ID) {
 	}
 	a.callsLeft = calls
 	a.callsTotal = calls
+	a.runTies = false
 	a.workLeft = work
 	a.callQ, a.callR = splitWork(work, calls)
 	if a.ep.tools != nil {
@@ -575,6 +598,9 @@ func (a *agent) startCall() {
 		return
 	}
 	d := read + c.Overhead + cc.prefill + cc.work
+	if ep.runsOK && a.callsLeft > 1 && a.startRun(d, prompt) {
+		return
+	}
 	a.later(d, a.callDoneFn)
 }
 
@@ -936,6 +962,7 @@ func (a *agent) share() {
 	at.shares++
 	switch ep.cfg.Comm.Topology {
 	case Blackboard:
+		ep.breakRuns(at) // the members read the board at their next call
 		at.board = append(at.board, f)
 		ep.res.Messages++
 		ep.res.MessageTokens += int64(tokens)
@@ -978,6 +1005,9 @@ func (a *agent) send(b *agent, f finding, sent sim.Time) {
 
 // deliver moves the first finding in transit into the inbox.
 func (a *agent) deliver() {
+	if a.run {
+		a.breakRun() // the next call reads it
+	}
 	a.inbox = append(a.inbox, a.incoming[0])
 	n := copy(a.incoming, a.incoming[1:])
 	a.incoming = a.incoming[:n]
@@ -1060,6 +1090,9 @@ func (a *agent) submit() {
 		ep.res.SubagentDone++
 		ep.pending--
 		ep.candidates = append(ep.candidates, at)
+		if ep.main.run {
+			ep.main.settleRun(ep.env.Now()) // its steps so far, before the max
+		}
 		ep.main.steps = max(ep.main.steps, at.steps)
 		a.state = gone
 		ep.live--

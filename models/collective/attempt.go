@@ -154,6 +154,11 @@ func (at *attempt) skipAlternatives(ep *episode, w task.ID) {
 		if us.status == ready {
 			at.nReady--
 		}
+		if us.status == taken {
+			if m := ep.agents[us.maker]; m.run && m.cur == u {
+				m.breakRun() // its next call finds the part moot
+			}
+		}
 		us.status = skipped
 		at.left--
 		at.progress += g.Nodes[u].Work
@@ -171,6 +176,9 @@ func (at *attempt) completed(ep *episode) {
 	at.complete = true
 	at.steps = 0
 	for _, a := range at.members {
+		if a.run {
+			a.settleRun(ep.env.Now()) // its steps so far
+		}
 		at.steps = max(at.steps, a.steps)
 	}
 	if at == ep.main.at {

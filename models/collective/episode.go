@@ -127,10 +127,17 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 		pcg:         ep.pcg,
 		rng:         ep.rng,
 		spare:       ep.spare,
+		reserved:    ep.reserved,
+		running:     ep.running[:0],
 	}
+	clear(ep.running[:cap(ep.running)]) // agents of an episode that failed
+	ep.reserved.reset()
 	if err := ep.shareInference(streams); err != nil {
 		return nil, fmt.Errorf("collective config: %w", err)
 	}
+	// A shared server or tool pool schedules calls its own way, and a
+	// trace shows every call.
+	ep.runsOK = !runsOff && ep.server == nil && ep.tools == nil && !opts.Trace
 	ep.meanWork = float64(g.TotalWork()) / float64(g.Len())
 	if opts.Trace {
 		ep.res.Trace = &Trace{}
@@ -199,6 +206,15 @@ type episode struct {
 	err         error
 	res         *Result
 	obs         Observation // the observation of the decision being made
+
+	// Runs of model calls (runs.go): whether they are allowed, the agents
+	// with one going, their virtual call ends not applied yet, what new
+	// ones may add during the RunThrough in progress, and their instants.
+	runsOK      bool
+	running     []*agent
+	outstanding uint64
+	runBudget   uint64
+	reserved    instants
 
 	// Shared inference and tools; nil when every agent has its own server
 	// and tools are unlimited or unused.
@@ -280,7 +296,7 @@ func (ep *episode) loop() error {
 			}
 			n = ctxEvery - ep.env.Fired()&(ctxEvery-1)
 		}
-		next, err := ep.env.RunThrough(limit, n) // end and fail stop it
+		next, err := ep.env.RunThrough(limit, ep.runBound(n)) // end and fail stop it
 		switch {
 		case err != nil:
 			if errors.Is(err, sim.ErrEventLimit) {
@@ -306,6 +322,7 @@ func (ep *episode) end(acceptable bool) {
 		return
 	}
 	ep.done = true
+	ep.settleRuns()
 	ep.env.Stop()
 	ep.res.Finish = ep.env.Now()
 	ep.res.Acceptable = acceptable

@@ -1,0 +1,115 @@
+package collective_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// tieConfig is a collective whose events tie everywhere: free messages, so
+// that a delegator hands out parts at one instant and its helpers start
+// together; a spawn a multiple of the call span; calls whose only cost is
+// their work, so that equal parts end their calls at the same instants.
+func tieConfig(agents int) collective.Config {
+	c := collective.Defaults()
+	c.Agents = agents
+	c.Calls = collective.Calls{Span: 30 * sim.Second, OutputRate: 170, SystemPrompt: 500}
+	c.Comm = collective.Comm{Topology: collective.PointToPoint, MessageTokens: 300}
+	c.Spawn = 2 * sim.Minute
+	return c
+}
+
+// TestRunsChangeNothing runs episodes with runs of model calls and with
+// every call end an event of its own, and requires the same result to the
+// bit: every decision (its agent, observation, mask and action, so its
+// time and everything it saw), every metric (the events counted
+// included), or the same error. The cases are made for ties (equal parts
+// started together, spawns a multiple of the span), for what breaks a run
+// (findings by message, broadcast and board, alternatives made moot,
+// duplicates, loops, checks that fail), and for the limits (a time limit
+// that ends runs midway, event limits reached early, late and not at all).
+func TestRunsChangeNothing(t *testing.T) {
+	constWork := task.Family{Shape: "fork-join", Width: 8, Stages: 2, Work: sim.Const(600), Difficulty: sim.Const(0.3), OutputTokens: sim.Const(400), Coupling: sim.Const(0.5)}
+	fams := append([]task.Family{
+		constWork,
+		{Shape: "fork-join", Width: 12, Stages: 1, Work: sim.LogNormal(600, 0.3), Difficulty: sim.Const(0.01), OutputTokens: sim.Const(500)},
+		{Shape: "needle", Tries: 5, Work: sim.Const(300), Difficulty: sim.Const(0.6), OutputTokens: sim.Const(200)},
+		{Shape: "chain", Length: 4, Work: sim.Const(240), Difficulty: sim.Const(0.5), OutputTokens: sim.Const(300), Loop: 3},
+	}, families...)
+	topologies := []collective.Topology{collective.PointToPoint, collective.Broadcast, collective.Blackboard}
+	configs := []struct {
+		name string
+		cfg  func(n int) collective.Config
+	}{
+		{"defaults", func(n int) collective.Config {
+			c := collective.Defaults()
+			c.Agents = 2 + n%7
+			return c
+		}},
+		{"ties", func(n int) collective.Config { return tieConfig(4 + n%9) }},
+		{"ties-duplicates", func(n int) collective.Config {
+			c := tieConfig(3 + n%6)
+			c.Handoff.Duplicates = true
+			return c
+		}},
+		{"time-limit", func(n int) collective.Config {
+			c := tieConfig(3 + n%5)
+			c.TimeLimit = sim.Time(7+n%11) * sim.Minute
+			return c
+		}},
+		{"rework", func(n int) collective.Config {
+			c := collective.Defaults()
+			c.Agents = 3 + n%6
+			c.Reconcile.Mode = collective.ConflictRework
+			c.Calls.Span = sim.Time(10+n%25) * sim.Second
+			return c
+		}},
+	}
+	pols := []collective.Policy{policy.NewLinear(), org(t, "team"), org(t, "split"), org(t, "independent")}
+	runBoth := func(g *task.Graph, cfg collective.Config, pol collective.Policy, seed uint64, opts collective.Options) (want, got *collective.Result, wantErr, gotErr error) {
+		restore := collective.SetRunsOff(true)
+		want, wantErr = collective.Run(g, cfg, pol, sim.NewStreams(seed), opts)
+		restore()
+		got, gotErr = collective.Run(g, cfg, pol, sim.NewStreams(seed), opts)
+		return want, got, wantErr, gotErr
+	}
+	n, runsMatter := 0, 0
+	for fi, fam := range fams {
+		for _, cc := range configs {
+			for seed := range uint64(12) {
+				g := draw(t, fam, seed)
+				cfg := cc.cfg(n)
+				cfg.Comm.Topology = topologies[n%len(topologies)]
+				pol := pols[n%len(pols)]
+				opts := collective.Options{Record: true}
+				name := fmt.Sprintf("family %d, %s, seed %d, %s, %d agents, policy %d", fi, cc.name, seed, cfg.Comm.Topology, cfg.Agents, n%len(pols))
+				want, got, wantErr, gotErr := runBoth(g, cfg, pol, seed, opts)
+				require.Equal(t, wantErr, gotErr, name)
+				require.Equal(t, want, got, name)
+				if want == nil {
+					n++
+					continue
+				}
+				if want.Events > uint64(len(want.Decisions))+20 {
+					runsMatter++
+				}
+				// Event limits around the episode's own count: reached
+				// early, just at the end, and not at all.
+				for _, m := range []uint64{want.Events / 3, want.Events - 1, want.Events, want.Events + 1} {
+					opts.MaxEvents = max(m, 1)
+					want, got, wantErr, gotErr := runBoth(g, cfg, pol, seed, opts)
+					require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), "%s, max events %d", name, m)
+					require.Equal(t, want, got, "%s, max events %d", name, m)
+				}
+				n++
+			}
+		}
+	}
+	require.Greater(t, runsMatter, n/2, "most episodes have model calls to run")
+}
