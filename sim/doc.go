@@ -17,7 +17,10 @@
 // then sets the clock to it. [Env.RunThrough] fires those due at or before
 // a time until an event calls [Env.Stop]: a model that runs to an end of
 // its own (an episode) runs at the cost of one event per event, without a
-// Step and a look at the next event's time for each.
+// Step and a look at the next event's time for each. A model that works
+// out a run of its own events in one step checks with [Env.PendingAt] that
+// none ties with an event already scheduled, and counts them with
+// [Env.Elide].
 //
 // Three kinds of things fire, from the cheapest up:
 //

@@ -27,7 +27,11 @@
 // and counterfactual replays (Options.Silent) see the same luck. Agents are
 // event-driven state machines on engine callbacks rather than coroutines:
 // a 10,000-agent collective then costs heap operations, not 10,000 stacks,
-// and no decision scans all agents or all subtasks.
+// and no decision scans all agents or all subtasks. An agent on its own
+// server works out a part's coming model calls in one step and fires
+// only the last, unless something its calls could notice happens in
+// between (runs.go): the same episode, event counts included, at a
+// fraction of the events.
 //
 // Episode metrics (Metrics) cover finish time, acceptability, model calls,
 // tokens, agent time, messages, parallelism, critical steps and the

@@ -53,7 +53,7 @@ import (
 
 // maxRun is the most call ends a run covers: it bounds a run's instants,
 // and a longer part starts a new run at the end of one.
-const maxRun = 64
+const maxRun = 32
 
 // maxRunPending is the most events and timers pending (runs' timers
 // included) for a run to start: it bounds what checking a run's instants
@@ -103,30 +103,28 @@ func (a *agent) startRun(d sim.Time, prompt int) bool {
 	if d > far-now || max(dq, dq1) > (far-now-d)/sim.Time(n) {
 		return false
 	}
+	// The instants, each reserved as it is worked out; one that another
+	// run holds, or an event pending at one, refuses the run.
 	times := slices.Grow(a.runAt[:0], n)[:n]
 	a.runAt = times
 	t := now + d
-	times[0] = t
-	for j := 1; j < n; j++ {
-		if a.callsLeft-j <= a.callR {
-			t += dq1
-		} else {
-			t += dq
+	for j := range n {
+		if j > 0 {
+			if a.callsLeft-j <= a.callR {
+				t += dq1
+			} else {
+				t += dq
+			}
 		}
 		times[j] = t
-	}
-	if ep.env.PendingAt(times) {
-		a.runTies = true
-		return false
-	}
-	for i, t := range times {
 		if ep.reserved.add(t) && ep.runOwner(t) != nil {
-			for _, t := range times[:i+1] {
-				ep.reserved.remove(t)
-			}
-			a.runTies = true
+			a.unreserve(times[:j+1])
 			return false
 		}
+	}
+	if ep.env.PendingAt(times) {
+		a.unreserve(times)
+		return false
 	}
 	a.run, a.runNext = true, 0
 	a.runPrompt, a.runOutQ, a.runOutQ1 = prompt, outQ, outQ1
@@ -138,6 +136,15 @@ func (a *agent) startRun(d sim.Time, prompt int) bool {
 		ep.fail(err)
 	}
 	return true
+}
+
+// unreserve releases the instants of a run refused, and gives up runs for
+// the rest of the part: its calls tie with other events.
+func (a *agent) unreserve(times []sim.Time) {
+	for _, t := range times {
+		a.ep.reserved.remove(t)
+	}
+	a.runTies = true
 }
 
 // costsOf returns the costs of a call of the given work and prompt: the
