@@ -44,6 +44,8 @@ func TestRunsChangeNothing(t *testing.T) {
 		{Shape: "fork-join", Width: 12, Stages: 1, Work: sim.LogNormal(600, 0.3), Difficulty: sim.Const(0.01), OutputTokens: sim.Const(500)},
 		{Shape: "needle", Tries: 5, Work: sim.Const(300), Difficulty: sim.Const(0.6), OutputTokens: sim.Const(200)},
 		{Shape: "chain", Length: 4, Work: sim.Const(240), Difficulty: sim.Const(0.5), OutputTokens: sim.Const(300), Loop: 3},
+		// A task complete while an agent is still making a part in a run.
+		{Shape: "file", Path: "testdata/nested-any.dot", Difficulty: sim.Uniform(0, 0.3)},
 	}, families...)
 	topologies := []collective.Topology{collective.PointToPoint, collective.Broadcast, collective.Blackboard}
 	configs := []struct {
