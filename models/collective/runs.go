@@ -31,7 +31,9 @@ import (
 //     attempt's board (share), its part becoming moot (skipAlternatives).
 //     Breaking settles the calls ended so far and schedules the next
 //     call's end as a real event, which is where the events fired one by
-//     one would stand. The end of the episode settles every run.
+//     one would stand. The end of the episode settles every run. A
+//     duplicate's calls look at its original's progress, which nothing
+//     breaks a run for, so a duplicate runs none of its calls.
 //   - The order of events: two events at different instants fire in
 //     time order whatever their sequence numbers, so only ties could
 //     differ. No real event ever ties with a virtual one: a run is not
@@ -281,6 +283,8 @@ func (ep *episode) runBound(n uint64) uint64 {
 		return n
 	}
 	used := ep.env.Fired() + ep.outstanding
+	// The margin leaves both halves of what is left at least 2·maxRun:
+	// the RunThrough fires at least one event, and a whole run fits.
 	if used+4*maxRun >= ep.maxEvents {
 		ep.breakRuns(nil)
 		ep.runsOK = false
