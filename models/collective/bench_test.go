@@ -3,7 +3,9 @@ package collective_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/task"
@@ -52,28 +54,8 @@ func BenchmarkEpisode(b *testing.B) {
 // never one per token: the target is at most 2× the episode without it,
 // and no allocation per event.
 func BenchmarkShared(b *testing.B) {
-	fam := task.Family{Shape: "layered", Width: 10, Depth: 10, EdgeProb: 0.3,
-		Work: sim.Exponential(120), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(200)}
-	g, err := fam.Draw(rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tools := g.WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
-	own := collective.Defaults()
-	own.Agents = 10
-	serving := own
-	serving.Serving = collective.DefaultServing()
-	serving.Serving.Replicas, serving.Serving.MaxBatch = 1, 4
-	api := own
-	api.API = collective.API{RPM: 100, TPM: 200000, Concurrency: 4, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
-	pool := own
-	pool.Tools.Pool = 2
 	pol := org(b, "split")
-	for _, c := range []struct {
-		name string
-		g    *task.Graph
-		cfg  collective.Config
-	}{{"own", g, own}, {"serving", g, serving}, {"api", g, api}, {"tools", tools, pool}} {
+	for _, c := range sharedEpisodes(b) {
 		b.Run(c.name, func(b *testing.B) {
 			var r collective.Runner
 			var events uint64
@@ -94,4 +76,68 @@ func BenchmarkShared(b *testing.B) {
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkSharedRatio runs BenchmarkShared's own-servers, replica and API
+// episodes in turn, ten of each per iteration, each ten timed in the
+// thread's CPU time, and reports the replica's and the API's as multiples
+// of the own-servers episode's over the same iterations (serving/own,
+// api/own) besides each one's CPU time per episode. On a shared machine the
+// other jobs come and go within a second, so sub-benchmarks run one after
+// the other see different loads and a ratio of their medians moves with
+// them; a ratio over interleaved episodes does not.
+func BenchmarkSharedRatio(b *testing.B) {
+	const each = 10
+	pol := org(b, "split")
+	eps := sharedEpisodes(b)[:3]
+	runners := make([]collective.Runner, len(eps))
+	cpu := make([]time.Duration, len(eps))
+	runtime.LockOSThread() // the thread's clock is this goroutine's
+	defer runtime.UnlockOSThread()
+	for b.Loop() {
+		for i, c := range eps {
+			t0 := threadCPU(b)
+			for range each {
+				if _, err := runners[i].Run(c.g, c.cfg, pol, sim.NewStreams(1), collective.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu[i] += threadCPU(b) - t0
+		}
+	}
+	for i, c := range eps {
+		b.ReportMetric(float64(cpu[i].Nanoseconds())/float64(each*b.N), c.name+"-cpu-ns/episode")
+		if i > 0 {
+			b.ReportMetric(float64(cpu[i])/float64(cpu[0]), c.name+"/own")
+		}
+	}
+}
+
+// sharedEpisode is one of BenchmarkShared's episodes.
+type sharedEpisode struct {
+	name string
+	g    *task.Graph
+	cfg  collective.Config
+}
+
+// sharedEpisodes returns BenchmarkShared's episodes: own servers, one
+// shared replica, a hosted API and a tool pool, in that order.
+func sharedEpisodes(b *testing.B) []sharedEpisode {
+	fam := task.Family{Shape: "layered", Width: 10, Depth: 10, EdgeProb: 0.3,
+		Work: sim.Exponential(120), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(200)}
+	g, err := fam.Draw(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := g.WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
+	own := collective.Defaults()
+	own.Agents = 10
+	serving := own
+	serving.Serving = collective.DefaultServing()
+	serving.Serving.Replicas, serving.Serving.MaxBatch = 1, 4
+	api := own
+	api.API = collective.API{RPM: 100, TPM: 200000, Concurrency: 4, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	pool := own
+	pool.Tools.Pool = 2
+	return []sharedEpisode{{"own", g, own}, {"serving", g, serving}, {"api", g, api}, {"tools", tools, pool}}
 }

@@ -8,3 +8,8 @@ func SetRunsOff(off bool) (restore func()) {
 	runsOff = off
 	return func() { runsOff = was }
 }
+
+// RunsGoing returns how many agents of the runner's episode in progress
+// have a run of model calls going, for the tests that check that runs
+// happen at all.
+func (r *Runner) RunsGoing() int { return len(r.ep.running) }

@@ -33,7 +33,10 @@ func tieConfig(agents int) collective.Config {
 // started together, spawns a multiple of the span), for what breaks a run
 // (findings by message, broadcast and board, alternatives made moot,
 // duplicates, loops, checks that fail), and for the limits (a time limit
-// that ends runs midway, event limits reached early, late and not at all).
+// that ends runs midway, event limits reached early, late and not at all),
+// and for what must keep runs off (a trace, tool calls). The runs go on
+// one Runner, as a learner's rollouts do, so that nothing of a run may
+// outlive its episode; and they must happen, or the test tests nothing.
 func TestRunsChangeNothing(t *testing.T) {
 	constWork := task.Family{Shape: "fork-join", Width: 8, Stages: 2, Work: sim.Const(600), Difficulty: sim.Const(0.3), OutputTokens: sim.Const(400), Coupling: sim.Const(0.5)}
 	fams := append([]task.Family{
@@ -41,6 +44,8 @@ func TestRunsChangeNothing(t *testing.T) {
 		{Shape: "fork-join", Width: 12, Stages: 1, Work: sim.LogNormal(600, 0.3), Difficulty: sim.Const(0.01), OutputTokens: sim.Const(500)},
 		{Shape: "needle", Tries: 5, Work: sim.Const(300), Difficulty: sim.Const(0.6), OutputTokens: sim.Const(200)},
 		{Shape: "chain", Length: 4, Work: sim.Const(240), Difficulty: sim.Const(0.5), OutputTokens: sim.Const(300), Loop: 3},
+		// A task complete while an agent is still making a part in a run.
+		{Shape: "file", Path: "testdata/nested-any.dot", Difficulty: sim.Uniform(0, 0.3)},
 	}, families...)
 	topologies := []collective.Topology{collective.PointToPoint, collective.Broadcast, collective.Blackboard}
 	configs := []struct {
@@ -70,16 +75,44 @@ func TestRunsChangeNothing(t *testing.T) {
 			c.Calls.Span = sim.Time(10+n%25) * sim.Second
 			return c
 		}},
+		// Duplicates out of step with their originals, which they must
+		// drop at the first call after the original is done.
+		{"duplicates", func(n int) collective.Config {
+			c := collective.Defaults()
+			c.Agents = 3 + n%6
+			c.Handoff.Duplicates = true
+			c.Spawn = sim.Time(1+n%7) * 7 * sim.Second
+			return c
+		}},
+		{"trace", func(n int) collective.Config { return tieConfig(2 + n%5) }},
+		{"tools", func(n int) collective.Config {
+			c := collective.Defaults()
+			c.Agents = 2 + n%5
+			c.Tools.Pool = n % 3
+			return c
+		}},
 	}
-	pols := []collective.Policy{policy.NewLinear(), org(t, "team"), org(t, "split"), org(t, "independent")}
+	// A split that delegates duplicates of parts in progress, when it
+	// may, at half of its decisions with nothing ready.
+	split := org(t, "split")
+	duplicator := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+		if o.Ready == 0 && m.Has(collective.Delegate) && u < 0.5 {
+			return collective.Delegate
+		}
+		return split.Decide(o, m, u)
+	})
+	pols := []collective.Policy{policy.NewLinear(), org(t, "team"), split, org(t, "independent"), duplicator}
+	var runner collective.Runner
+	spy := runsSpy{r: &runner}
 	runBoth := func(g *task.Graph, cfg collective.Config, pol collective.Policy, seed uint64, opts collective.Options) (want, got *collective.Result, wantErr, gotErr error) {
 		restore := collective.SetRunsOff(true)
 		want, wantErr = collective.Run(g, cfg, pol, sim.NewStreams(seed), opts)
 		restore()
-		got, gotErr = collective.Run(g, cfg, pol, sim.NewStreams(seed), opts)
+		spy.Policy = pol
+		got, gotErr = runner.Run(g, cfg, &spy, sim.NewStreams(seed), opts)
 		return want, got, wantErr, gotErr
 	}
-	n, runsMatter := 0, 0
+	n, runsMatter, runsSeen := 0, 0, 0
 	for fi, fam := range fams {
 		for _, cc := range configs {
 			for seed := range uint64(12) {
@@ -87,8 +120,12 @@ func TestRunsChangeNothing(t *testing.T) {
 				cfg := cc.cfg(n)
 				cfg.Comm.Topology = topologies[n%len(topologies)]
 				pol := pols[n%len(pols)]
-				opts := collective.Options{Record: true}
+				opts := collective.Options{Record: true, Trace: cc.name == "trace"}
+				if cc.name == "tools" {
+					g = g.WithTools(task.Tools{Calls: sim.Uniform(0, 4), Latency: sim.Exponential(3)})
+				}
 				name := fmt.Sprintf("family %d, %s, seed %d, %s, %d agents, policy %d", fi, cc.name, seed, cfg.Comm.Topology, cfg.Agents, n%len(pols))
+				spy.seen = 0
 				want, got, wantErr, gotErr := runBoth(g, cfg, pol, seed, opts)
 				require.Equal(t, wantErr, gotErr, name)
 				require.Equal(t, want, got, name)
@@ -98,6 +135,9 @@ func TestRunsChangeNothing(t *testing.T) {
 				}
 				if want.Events > uint64(len(want.Decisions))+20 {
 					runsMatter++
+				}
+				if spy.seen > 0 {
+					runsSeen++
 				}
 				// Event limits around the episode's own count: reached
 				// early, just at the end, and not at all.
@@ -111,5 +151,22 @@ func TestRunsChangeNothing(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d episodes, %d with model calls to run, %d with runs seen", n, runsMatter, runsSeen)
 	require.Greater(t, runsMatter, n/2, "most episodes have model calls to run")
+	require.Greater(t, runsSeen, n/4, "runs go on while agents decide")
+}
+
+// runsSpy is a policy that counts the decisions made while runs of model
+// calls are going in r's episode, and leaves them to Policy.
+type runsSpy struct {
+	collective.Policy
+	r    *collective.Runner
+	seen int
+}
+
+func (s *runsSpy) Decide(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+	if s.r.RunsGoing() > 0 {
+		s.seen++
+	}
+	return s.Policy.Decide(o, m, u)
 }
