@@ -56,12 +56,11 @@ type agent struct {
 	callCosts callCosts
 
 	// Shared inference and tools.
-	req        request    // the call at a shared server
-	callsTotal int        // model calls of the attempt in progress
-	toolsTotal int        // tool calls of the attempt in progress
-	toolsDue   int        // tool calls still to make after the current model call
-	toolQueued bool       // waiting for a sandbox since req.arrive
-	ttftAhead  drawsAhead // at a hosted API, its calls' times to first token drawn ahead
+	req        request // the call at a shared server
+	callsTotal int     // model calls of the attempt in progress
+	toolsTotal int     // tool calls of the attempt in progress
+	toolsDue   int     // tool calls still to make after the current model call
+	toolQueued bool    // waiting for a sandbox since req.arrive
 	// callPrompt and callOutput are the tokens of the model call in
 	// progress, for its span in a trace.
 	callPrompt, callOutput int64

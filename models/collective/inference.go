@@ -495,6 +495,10 @@ type hostedAPI struct {
 	// hash per call, where the episode's PCG takes two to seed.
 	src sim.Source
 	rng *rand.Rand
+	// The draws made ahead of each agent's calls, by agent id: kept here
+	// rather than in the agent, so that an episode without an API (of
+	// thousands of agents, say) does not carry them.
+	ahead []drawsAhead
 }
 
 // apiSchedule is a call's schedule at a hosted API, worked out when it is
@@ -516,7 +520,7 @@ func newHostedAPI(ep *episode, cfg *API, streams sim.Streams, old *hostedAPI) (*
 	}
 	*h = hostedAPI{ep: ep, cfg: cfg, ttft: streams.Key("ttft"), ttftDraw: cfg.TTFT.Sampler(), wakeFn: h.wakeFn,
 		slots: h.slots[:0], waiting: h.waiting.reset(), ends: h.ends.reset(),
-		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare, rng: h.rng}
+		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare, rng: h.rng, ahead: h.ahead[:0]}
 	if h.rng == nil {
 		h.rng = rand.New(&h.src)
 	}
@@ -744,15 +748,18 @@ func (h *hostedAPI) wake() {
 // the time to generate its output. A call of a part usually finds its draw
 // done ahead (drawAhead).
 func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
+	if a.id >= len(h.ahead) {
+		h.growAhead(a.id)
+	}
 	var ttft float64
-	if b := &a.ttftAhead; a.req.check {
-		ttft = h.checkTTFT(a)
+	if b := &h.ahead[a.id]; a.req.check {
+		ttft = h.checkTTFT(a, b)
 	} else if x, y := a.workKey(); b.next < b.n && b.x == x && b.y == y {
 		ttft = b.ttft[b.next&(aheadCalls-1)]
 		b.next++
 		b.y++
 	} else {
-		ttft = h.drawAhead(a, x, y)
+		ttft = h.drawAhead(a, b, x, y)
 	}
 	out := float64(a.req.output) / h.cfg.OutputRate
 	d, err := sim.FromSeconds(ttft + out)
@@ -763,9 +770,8 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 }
 
 // checkTTFT returns the time to first token of the agent's check, the one
-// drawn ahead when it is the check's.
-func (h *hostedAPI) checkTTFT(a *agent) float64 {
-	b := &a.ttftAhead
+// drawn ahead (in b, the agent's) when it is the check's.
+func (h *hostedAPI) checkTTFT(a *agent, b *drawsAhead) float64 {
 	x, y := checkKey(a.at, a.req.node)
 	if b.check && b.checkX == x && b.checkY == y {
 		b.check = false
@@ -777,7 +783,7 @@ func (h *hostedAPI) checkTTFT(a *agent) float64 {
 // drawAhead draws the time to first token of the agent's call, named (x,
 // y), and of the part's calls after it, up to aheadCalls in all, and, when
 // they reach the part's last call, of the check of the part that usually
-// follows; it returns the call's and keeps the others in a.ttftAhead.
+// follows; it returns the call's and keeps the others in b, the agent's.
 //
 // Each draw is a chain of dependent steps (a hash, the ziggurat,
 // math.Exp) that takes the processor several times longer to finish than
@@ -788,8 +794,7 @@ func (h *hostedAPI) checkTTFT(a *agent) float64 {
 // names, so the values are those drawn one at a time, and a draw kept for
 // a call the agent does not make (it drops the part, or checks another) is
 // never used.
-func (h *hostedAPI) drawAhead(a *agent, x, y uint64) float64 {
-	b := &a.ttftAhead
+func (h *hostedAPI) drawAhead(a *agent, b *drawsAhead, x, y uint64) float64 {
 	call := a.callsTotal - a.callsLeft
 	n := max(1, min(a.callsLeft, aheadCalls))
 	if call+n > 1<<20 {
@@ -806,6 +811,15 @@ func (h *hostedAPI) drawAhead(a *agent, x, y uint64) float64 {
 		b.checkTTFT = h.draw(b.checkX, b.checkY)
 	}
 	return b.ttft[0]
+}
+
+// growAhead makes room for the draws ahead of the agent of that id and
+// those before it; after the first episode it allocates only for a larger
+// collective.
+func (h *hostedAPI) growAhead(id int) {
+	for len(h.ahead) <= id {
+		h.ahead = append(h.ahead, drawsAhead{})
+	}
 }
 
 // aheadCalls is the most draws kept ahead of an agent's calls, a power of

@@ -522,7 +522,7 @@ func TestAPIDrawsAhead(t *testing.T) {
 			for a.callsLeft > 0 && rng.IntN(12) > 0 {
 				a.req = request{}
 				x, y := a.workKey()
-				hits += b2i(a.ttftAhead.next < a.ttftAhead.n && a.ttftAhead.y == y && a.ttftAhead.x == x)
+				hits += b2i(a.id < len(h.ahead) && h.ahead[a.id].next < h.ahead[a.id].n && h.ahead[a.id].y == y && h.ahead[a.id].x == x)
 				require.Equal(t, serviceTime(h, a, h.draw(x, y)), serviceTime(h, a, -1), "seed %d: call %d of %d", seed, a.callsTotal-a.callsLeft, a.callsTotal)
 				calls++
 				a.callsLeft--
