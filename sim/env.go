@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // Priority orders events that fall due at the same instant: lower values
@@ -173,37 +172,7 @@ func (e *Env) Elide(n uint64) { e.fired += n }
 // already scheduled, whose order against them the sequence numbers would
 // decide. It costs O(pending + len(ts)) while the queue is a sorted run,
 // O(pending · log len(ts)) beyond.
-func (e *Env) PendingAt(ts []Time) bool {
-	q := &e.q
-	if len(ts) == 0 {
-		return false
-	}
-	if q.heap {
-		for i := range q.items {
-			if i == 0 && q.hole {
-				continue
-			}
-			if _, found := slices.BinarySearch(ts, q.items[i].at); found {
-				return true
-			}
-		}
-		return false
-	}
-	// Both are sorted: one walk through the two.
-	j := 0
-	for i := q.first; i < len(q.items); i++ {
-		at := q.items[i].at
-		for ts[j] < at {
-			if j++; j == len(ts) {
-				return false
-			}
-		}
-		if ts[j] == at {
-			return true
-		}
-	}
-	return false
-}
+func (e *Env) PendingAt(ts []Time) bool { return e.q.anyAt(ts) }
 
 // SetObserver installs o to be told about every firing; nil removes it.
 func (e *Env) SetObserver(o Observer) { e.obs = o }

@@ -139,6 +139,39 @@ func (q *queue) pop() item {
 	return top
 }
 
+// anyAt reports whether an item is due at one of the instants in ts, which
+// are in increasing order (Env.PendingAt).
+func (q *queue) anyAt(ts []Time) bool {
+	if len(ts) == 0 {
+		return false
+	}
+	if q.heap {
+		for i := range q.items {
+			if i == 0 && q.hole {
+				continue
+			}
+			if _, found := slices.BinarySearch(ts, q.items[i].at); found {
+				return true
+			}
+		}
+		return false
+	}
+	// Both are sorted: one walk through the two.
+	j := 0
+	for i := q.first; i < len(q.items); i++ {
+		at := q.items[i].at
+		for ts[j] < at {
+			if j++; j == len(ts) {
+				return false
+			}
+		}
+		if ts[j] == at {
+			return true
+		}
+	}
+	return false
+}
+
 // makeRoom is push's slow path, in a run that fills its array or holds
 // maxSorted items: the run becomes a heap, or moves to the front of the
 // array if that frees half of it, or the array grows.
