@@ -35,12 +35,24 @@ var inertRules = []inertRule{
 	{"train.baseline_rate", func(s *Spec) string {
 		return unless(s.Train.Advantage == rlcr.MovingAverage, "only the moving-average advantage has a baseline rate (train.advantage is %q)", s.Train.Advantage)
 	}},
+	// An end equal to the start says what a constant schedule does.
+	{"train.lr_end", func(s *Spec) string {
+		return unless(s.Train.LRSchedule != rlcr.Constant || s.Train.LREnd == s.Train.LR, "a constant schedule stays at train.lr (train.lr_schedule is %q)", s.Train.LRSchedule)
+	}},
+	{"train.entropy_end", func(s *Spec) string {
+		return unless(s.Train.EntropySchedule != rlcr.Constant || s.Train.EntropyEnd == s.Train.Entropy, "a constant schedule stays at train.entropy (train.entropy_schedule is %q)", s.Train.EntropySchedule)
+	}},
 	{"collective.reconcile.rework", func(s *Spec) string {
 		return unless(s.Collective.Reconcile.Mode == collective.ConflictRework, "only reconcile.mode rework redoes work (the mode is %q)", s.Collective.Reconcile.Mode)
 	}},
 }
 
 func init() {
+	for _, f := range []string{"credit", "credit_baseline"} {
+		inertRules = append(inertRules, inertRule{"train." + f, func(s *Spec) string {
+			return unless(s.Train.Advantage == rlcr.PerAgent, "only the per-agent advantage replays counterfactuals (train.advantage is %q)", s.Train.Advantage)
+		}})
+	}
 	for _, f := range []string{"epochs", "clip_ratio", "gamma", "lambda", "value_lr", "value_epochs"} {
 		inertRules = append(inertRules, inertRule{"train." + f, func(s *Spec) string {
 			return unless(s.Train.Advantage == rlcr.PPOGAE, "only the ppo-gae advantage reads it (train.advantage is %q)", s.Train.Advantage)

@@ -191,10 +191,15 @@ func TestInertValues(t *testing.T) {
 		{"train.clip_ratio=0.3", `train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective")`},
 		{"train.baseline_rate=0.5", "train.baseline_rate: given but never used: only the moving-average advantage"},
 		{"collective.reconcile.rework=0.9", `collective.reconcile.rework: given but never used: only reconcile.mode rework redoes work (the mode is "fail")`},
+		{"train.credit=passive", `train.credit: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective")`},
+		{"train.credit_baseline=none", `train.credit_baseline: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective")`},
+		{"train.lr_schedule=constant,train.lr_end=0.2", `train.lr_end: given but never used: a constant schedule stays at train.lr (train.lr_schedule is "constant")`},
+		{"train.entropy_schedule=constant,train.entropy_end=0.02", `train.entropy_end: given but never used: a constant schedule stays at train.entropy (train.entropy_schedule is "constant")`},
 	}
 	for _, tt := range tests {
-		_, err := scenarios.Load("tiny", []string{tt.set})
-		assert.ErrorContains(t, err, "--set "+tt.set+": "+tt.want)
+		sets := strings.Split(tt.set, ",")
+		_, err := scenarios.Load("tiny", sets)
+		assert.ErrorContains(t, err, "--set "+sets[len(sets)-1]+": "+tt.want)
 	}
 	// An inert value of the file is the file's, though a variant sets
 	// other fields of its section.
@@ -206,6 +211,11 @@ func TestInertValues(t *testing.T) {
 		{"train.policy=mlp", "train.hidden=32"},
 		{"train.advantage=ppo-gae", "train.clip_ratio=0.3"},
 		{"collective.reconcile.mode=rework", "collective.reconcile.rework=0.9"},
+		{"train.advantage=per-agent", "train.credit=passive", "train.credit_baseline=none"},
+		{"train.lr_schedule=cosine", "train.lr_end=0.2"},
+		{"train.lr_end=0.2", "train.entropy_end=0.02"},
+		{"train.lr_schedule=constant", "train.entropy_schedule=constant"},
+		{"train.lr_schedule=constant", "train.lr=0.2", "train.lr_end=0.2"},
 	} {
 		_, err := scenarios.Load("tiny", sets)
 		assert.NoError(t, err, "%v", sets)
