@@ -113,6 +113,25 @@ func inertValues(spec *Spec, rules []inertRule, format string) []problem {
 	return out
 }
 
+// Unread returns why a command of kind command never reads the field at
+// path (a section, or a field in one), or "" when it may: SweepRun for an
+// evaluation (simulate run and trace, the trials of a sweep of command
+// run), SweepTrain for training (simulate train, the trials of a sweep of
+// command train). A value given there would change nothing.
+func Unread(command, path string) string {
+	switch topKey(path) {
+	case "train":
+		if command == SweepRun {
+			return "an evaluation never trains, so it never reads the train section (simulate train and sweeps of command train do)"
+		}
+	case "policy":
+		if command == SweepTrain {
+			return "training never reads the policy section (the organization or policy file that an evaluation uses): it learns the policy that train.policy names"
+		}
+	}
+	return ""
+}
+
 // runInertRules say when a field does nothing in an evaluation
 // (`simulate run`, or a sweep of command run): a variant without
 // policy.file is evaluated with its fixed organization, whose decisions

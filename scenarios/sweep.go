@@ -234,13 +234,13 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 	var taken []string // paths of the axes so far
 	base := reflect.ValueOf(&fl.Spec).Elem()
 	for _, e := range fs.Grid {
-		if ax, ok := p.gridAxis(fl, variants, e, base, taken); ok {
+		if ax, ok := p.gridAxis(fl, fs.Command, variants, e, base, taken); ok {
 			sw.Grid = append(sw.Grid, ax)
 			taken = append(taken, ax.Path)
 		}
 	}
 	for _, e := range fs.Random {
-		if ax, ok := p.randomAxis(variants, e, base, taken); ok {
+		if ax, ok := p.randomAxis(fs.Command, variants, e, base, taken); ok {
 			sw.Random = append(sw.Random, ax)
 			taken = append(taken, ax.Path)
 		}
@@ -277,9 +277,9 @@ func (p *parse) axisError(section string, tok *token.Token, path, format string,
 	p.errs.add(newError(p.source, tok, path, format, args...))
 }
 
-// axisField checks the path of an axis entry and returns the field it
-// names in base.
-func (p *parse) axisField(section string, variants []variantState, e setEntry, base reflect.Value, taken []string) (string, []pathSeg, reflect.Value, bool) {
+// axisField checks the path of an axis entry of a sweep of command and
+// returns the field it names in base.
+func (p *parse) axisField(section, command string, variants []variantState, e setEntry, base reflect.Value, taken []string) (string, []pathSeg, reflect.Value, bool) {
 	at := "sweep." + section
 	segs, err := parsePath(e.Path)
 	if err != nil {
@@ -289,6 +289,10 @@ func (p *parse) axisField(section string, variants []variantState, e setEntry, b
 	path := pathString(segs)
 	if !specSection(segs[0].key) {
 		p.axisError(section, e.key, at, "%s: a sweep varies the spec: paths under task, collective, policy, reward and train", path)
+		return "", nil, reflect.Value{}, false
+	}
+	if why := Unread(command, path); why != "" {
+		p.axisError(section, e.key, at, "%s: %s; sweep another field, or change sweep.command", path, why)
 		return "", nil, reflect.Value{}, false
 	}
 	fv, err := findField(base, segs, nil)
@@ -323,8 +327,8 @@ func (p *parse) valueDecoder(section string) *decoder {
 	return newDecoder(p.source, p.dec.anchors)
 }
 
-func (p *parse) gridAxis(fl *file, variants []variantState, e setEntry, base reflect.Value, taken []string) (GridAxis, bool) {
-	path, segs, fv, ok := p.axisField("grid", variants, e, base, taken)
+func (p *parse) gridAxis(fl *file, command string, variants []variantState, e setEntry, base reflect.Value, taken []string) (GridAxis, bool) {
+	path, segs, fv, ok := p.axisField("grid", command, variants, e, base, taken)
 	if !ok {
 		return GridAxis{}, false
 	}
@@ -380,8 +384,8 @@ func (p *parse) gridAxis(fl *file, variants []variantState, e setEntry, base ref
 	return ax, true
 }
 
-func (p *parse) randomAxis(variants []variantState, e setEntry, base reflect.Value, taken []string) (RandomAxis, bool) {
-	path, segs, fv, ok := p.axisField("random", variants, e, base, taken)
+func (p *parse) randomAxis(command string, variants []variantState, e setEntry, base reflect.Value, taken []string) (RandomAxis, bool) {
+	path, segs, fv, ok := p.axisField("random", command, variants, e, base, taken)
 	if !ok {
 		return RandomAxis{}, false
 	}
