@@ -304,6 +304,41 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestSetOfAnUnreadSection: a --set in a section that the command never
+// reads would change nothing; it is refused before anything is written.
+func TestSetOfAnUnreadSection(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", testScenario, "--set", "train.lr=0.2"}, "simulate run: --set train.lr=0.2: an evaluation never trains, so it never reads the train section"},
+		{[]string{"trace", testScenario, "--set", "train={lr: 0.2}"}, "simulate trace: --set train={lr: 0.2}: an evaluation never trains"},
+		{[]string{"run", "exp-communication", "--set", "sweep.seeds=2"}, "simulate run: --set sweep.seeds=2: only simulate sweep reads the sweep section; remove it"},
+		{[]string{"train", testScenario, "--set", "policy.organization=sequential"}, "simulate train: --set policy.organization=sequential: training never reads the policy section"},
+		{[]string{"train", "pressure-sweep", "--set", "sweep.seeds=2"}, "simulate train: --set sweep.seeds=2: only simulate sweep reads the sweep section"},
+		{[]string{"sweep", "exp-communication", "--set", "train.lr=0.2"}, "simulate sweep: --set train.lr=0.2: an evaluation never trains"},
+		{[]string{"sweep", "pressure-sweep", "--set", "policy.organization=team"}, "simulate sweep: --set policy.organization=team: training never reads the policy section"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := tc.args
+			if args[0] == "trace" {
+				args = append(args, "--out", out+".json")
+			} else {
+				args = append(args, "--out", out)
+			}
+			stdout, stderr, code := simulate(t, args...)
+			assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.Empty(t, stdout)
+			assert.NoDirExists(t, out)
+			assert.NoFileExists(t, out+".json")
+		})
+	}
+	// What the command reads stays allowed.
+	mustSimulate(t, "train", testScenario, "--set", "train.iterations=2", "--seeds", "1", "--charts=false", "--out", filepath.Join(t.TempDir(), "t"))
+}
+
 func TestGraphWfCommons(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "shared", "data", "wfcommons", "helloworld-forkjoin-10-chameleon.json")
 	if _, err := os.Stat(path); err != nil {

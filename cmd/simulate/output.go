@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -64,6 +65,25 @@ func writeOutFile(path, example string, data []byte) error {
 		return err
 	}
 	return rundir.WriteFile(path, data)
+}
+
+// refuseUnread returns an error for the first --set of sets that the
+// command never reads: a field scenarios.Unread names for reader (an
+// evaluation or training), or one in the sweep section unless sweep is
+// set. Such a value would change nothing.
+func refuseUnread(sets []string, reader string, sweep bool) error {
+	for _, s := range sets {
+		path, _, _ := strings.Cut(s, "=")
+		path = strings.TrimSpace(path)
+		why := scenarios.Unread(reader, path)
+		if why == "" && !sweep && (path == "sweep" || strings.HasPrefix(path, "sweep.")) {
+			why = "only simulate sweep reads the sweep section"
+		}
+		if why != "" {
+			return fmt.Errorf("--set %s: %s; remove it", s, why)
+		}
+	}
+	return nil
 }
 
 // loadScenario loads a scenario with --set overrides and prints its

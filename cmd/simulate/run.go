@@ -131,6 +131,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err != nil {
 		return err
 	}
+	if err := refuseUnread(o.sets, scenarios.SweepRun, false); err != nil {
+		return err
+	}
 	if err := sc.RunInert(); err != nil {
 		return err
 	}

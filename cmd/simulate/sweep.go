@@ -159,6 +159,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if sc.Sweep == nil {
 		return fmt.Errorf("scenario %s has no sweep section: add one (see 'simulate help sweep'), or give one with --set, such as --set 'sweep={command: run, grid: {collective.agents: [2, 4, 8]}}'", sc.Name)
 	}
+	if err := refuseUnread(o.sets, sc.Sweep.Command, true); err != nil {
+		return err
+	}
 	seed := sc.Seed
 	if o.seed.set {
 		seed = o.seed.v

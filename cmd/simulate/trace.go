@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 var cmdTrace = &command{
@@ -81,6 +82,9 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	ep, err := o.draw.load(s, args[0], o.policy.sets())
 	if err != nil {
+		return err
+	}
+	if err := refuseUnread(o.draw.sets, scenarios.SweepRun, false); err != nil {
 		return err
 	}
 	if err := ep.sc.RunInert(); err != nil {

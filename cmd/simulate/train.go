@@ -157,6 +157,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
+	if err := refuseUnread(o.sets, scenarios.SweepTrain, false); err != nil {
+		return err
+	}
 	workers := int(o.workers)
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
