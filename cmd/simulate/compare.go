@@ -103,7 +103,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	if out == "" {
 		out = filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", fileName(filepath.Base(a.Path)), fileName(filepath.Base(b.Path))))
 	}
-	dir, err := rundir.Create(out, o.force)
+	dir, err := createDir(out, o.force)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // TestValidateResolvesGraphFiles validates a scenario in another folder:
@@ -90,6 +92,38 @@ func TestOutCases(t *testing.T) {
 		mustSimulate(t, "trace", "tiny", "--out", nested)
 		assert.FileExists(t, nested, "parents are made")
 	})
+}
+
+// TestOutHoldsResumableWork: run, compare and fit refuse a directory
+// that holds a training or a sweep, even with --force, which would remove
+// its tables but leave its identity file and parts, mixing two kinds of
+// work; the directory is left as it was.
+func TestOutHoldsResumableWork(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--out", a)
+	dirs := map[string]string{
+		"training": filepath.Join(root, "train"),
+		"sweep":    filepath.Join(root, "sweep"),
+	}
+	mustSimulate(t, "train", "tiny", "--set", "train.iterations=2", "--seeds", "1", "--charts=false", "--out", dirs["training"])
+	mustSimulate(t, "sweep", sweepScenario, "--charts=false", "--out", dirs["sweep"])
+	for what, dir := range dirs {
+		before, err := rundir.List(dir)
+		require.NoError(t, err)
+		for _, args := range [][]string{
+			{"run", "tiny", "--episodes", "2", "--charts=false", "--force", "--out", dir},
+			{"compare", a, a, "--charts=false", "--force", "--out", dir},
+			{"fit", "../../calibrate/testdata/multiagent.otlp.json", "--force", "--out", dir},
+		} {
+			_, stderr, code := simulate(t, args...)
+			assert.Equal(t, exitFail, code, "%v", args)
+			assert.Contains(t, stderr, "simulate "+args[0]+": "+dir+" holds a "+what+" (", "%v", args)
+			after, err := rundir.List(dir)
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "%v leaves the directory as it was", args)
+		}
+	}
 }
 
 func TestFlagMessages(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/scenarios/sweep"
 )
 
 // goVersion returns the Go release simulate was built with.
@@ -25,8 +26,29 @@ func startRun(sc *scenarios.Scenario, seedFlag seedFlag, out, suffix string, for
 	if out == "" {
 		out = defaultOut(sc, suffix, seed)
 	}
-	dir, err := rundir.Create(out, force)
+	dir, err := createDir(out, force)
 	return seed, dir, err
+}
+
+// resumable names the identity files of the work that resumes in its
+// directory, and what each work is.
+var resumable = []struct{ file, what, clear string }{
+	{trainIdentityFile, "training", "simulate train --force"},
+	{sweep.PlanFile, "sweep", "simulate sweep --fresh"},
+}
+
+// createDir opens out for a command whose work does not resume (run,
+// compare, fit), as rundir.Create does, but first refuses a directory
+// that holds a training or a sweep, finished or not: --force would remove
+// its tables and leave its identity file and parts, mixing two kinds of
+// work in one directory.
+func createDir(out string, force bool) (*rundir.Dir, error) {
+	for _, r := range resumable {
+		if _, err := os.Stat(filepath.Join(out, r.file)); err == nil {
+			return nil, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
+		}
+	}
+	return rundir.Create(out, force)
 }
 
 // defaultOut is the directory of a run without --out:
