@@ -106,7 +106,8 @@
 // Every file is written atomically and the manifest last: a directory with a
 // manifest.json is complete. A run that fails or is interrupted removes the
 // files it wrote. Run refuses a directory that holds a manifest.json unless
-// --force is given.
+// --force is given, and one that holds a training or a sweep (train.json,
+// sweep.json) even then.
 //
 // A progress bar is drawn on standard error when it is a terminal;
 // otherwise (a log file, a batch job) a plain progress line is printed
