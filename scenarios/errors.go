@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml/printer"
 	"github.com/goccy/go-yaml/token"
 )
 
@@ -54,15 +54,47 @@ func (e *Error) Error() string {
 	return sb.String()
 }
 
-// Snippet returns the lines of the source around the error with a caret
-// under its position (ANSI-coloured if colored is set), or "" when the error
-// has no position.
+// snippetContext is how many lines a snippet shows before and after the
+// error's line.
+const snippetContext = 3
+
+// Snippet returns the lines of the source around the error, numbered as in
+// the file, the error's line marked with ">" and a caret under its column
+// (the caret ANSI-coloured if colored is set), or "" when the error has no
+// position. The lines are the file's own: the text of the tokens the
+// error's token is linked to, which is the whole document, blank lines and
+// comments included (goccy's printer drops and misplaces some of them).
 func (e *Error) Snippet(colored bool) string {
 	if e.tok == nil {
 		return ""
 	}
-	var p printer.Printer
-	return p.PrintErrorToken(e.tok, colored)
+	first := e.tok
+	for first.Prev != nil {
+		first = first.Prev
+	}
+	var src strings.Builder
+	for tk := first; tk != nil; tk = tk.Next {
+		src.WriteString(tk.Origin)
+	}
+	lines := strings.Split(src.String(), "\n")
+	lo, hi := max(1, e.Line-snippetContext), min(len(lines), e.Line+snippetContext)
+	width := len(strconv.Itoa(hi))
+	var sb strings.Builder
+	for n := lo; n <= hi; n++ {
+		mark := " "
+		if n == e.Line {
+			mark = ">"
+		}
+		fmt.Fprintf(&sb, "%s %*d | %s\n", mark, width, n, strings.TrimRight(lines[n-1], " \r"))
+		if n == e.Line {
+			caret := "^"
+			if colored {
+				caret = "\x1b[1;31m^\x1b[0m"
+			}
+			fmt.Fprintf(&sb, "%s%s\n", strings.Repeat(" ", len(mark)+1+width+3+max(0, e.Column-1)), caret)
+		}
+	}
+	return sb.String()
 }
 
 // errList collects errors, keeping the first few: past that, a file is

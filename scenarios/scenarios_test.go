@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -184,6 +186,56 @@ func TestLoadBad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSnippetQuotesTheFile: the lines an error's snippet shows are the
+// file's own, numbered as in the file, with the error's line marked and a
+// caret under its column, whatever blank lines and comments surround it.
+func TestSnippetQuotesTheFile(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "bad", "*.yaml"))
+	require.NoError(t, err)
+	// A blank line and a comment right after the error.
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"gap.yaml": "name: gap\ntask: {shape: chain, length: 2, work: 1m}\ncollective:\n  agents: 3\n  time_limit: -2h\n\npolicy:\n  organization: split\n# a comment\n\nvariants:\n  - name: a\n"})
+	files = append(files, filepath.Join(dir, "gap.yaml"))
+	snippetLine := regexp.MustCompile(`^([> ]) *(\d+) \| (.*)$`)
+	checked := 0
+	for _, path := range files {
+		_, err := scenarios.Load(path, nil)
+		var e *scenarios.Error
+		if !errors.As(err, &e) || e.Line == 0 || e.Source != path {
+			continue
+		}
+		data, rerr := os.ReadFile(path)
+		require.NoError(t, rerr)
+		lines := strings.Split(string(data), "\n")
+		snip := strings.Split(strings.TrimRight(e.Snippet(false), "\n"), "\n")
+		marked, prev := 0, 0
+		for i, l := range snip {
+			m := snippetLine.FindStringSubmatch(l)
+			if m == nil {
+				// The caret line, under the marked one.
+				require.Positive(t, marked, "%s: %q before the marked line", path, l)
+				require.Equal(t, marked, prev, "%s: the caret follows the marked line", path)
+				prefix := len(snip[i-1]) - len(lines[marked-1])
+				assert.Equal(t, strings.Repeat(" ", prefix+e.Column-1)+"^", l, "%s: the caret is under column %d", path, e.Column)
+				continue
+			}
+			n, _ := strconv.Atoi(m[2])
+			require.True(t, n >= 1 && n <= len(lines), "%s: line %d", path, n)
+			assert.Equal(t, strings.TrimRight(lines[n-1], " "), strings.TrimRight(m[3], " "), "%s: line %d", path, n)
+			if prev > 0 {
+				assert.Equal(t, prev+1, n, "%s: lines follow each other", path)
+			}
+			if m[1] == ">" {
+				marked = n
+			}
+			prev = n
+		}
+		assert.Equal(t, e.Line, marked, "%s: the error's line is marked", path)
+		checked++
+	}
+	assert.Greater(t, checked, 20, "files with a placed error")
 }
 
 // TestLeadingZero: an integer written with a leading zero is refused
