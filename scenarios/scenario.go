@@ -167,6 +167,15 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 const nameRule = "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit"
 
+// CheckName returns an error saying what a name may be, or nil when name
+// is a valid scenario or variant name.
+func CheckName(name string) error {
+	if nameRE.MatchString(name) {
+		return nil
+	}
+	return fmt.Errorf("%q is not a valid name (%s)", name, nameRule)
+}
+
 // errInternal marks a bug caught while parsing; tests look for it.
 var errInternal = errors.New("internal error")
 
@@ -594,11 +603,11 @@ func (d *decoder) anchorsMap() map[string]ast.Node {
 
 // checkTop checks the fields that are not part of a spec.
 func (p *parse) checkTop(fl *file) {
-	if !nameRE.MatchString(fl.Name) {
+	if err := CheckName(fl.Name); err != nil {
 		if fl.Name == "" {
 			p.report("name", "missing (give the scenario a name: "+nameRule+")", nil)
 		} else {
-			p.report("name", fmt.Sprintf("%q is not a valid name (%s)", fl.Name, nameRule), nil)
+			p.report("name", err.Error(), nil)
 		}
 	}
 	if strings.ContainsAny(fl.Description, "\r\n") {
@@ -620,11 +629,12 @@ func (p *parse) checkTop(fl *file) {
 	seen := map[string]int{}
 	for i, v := range fl.Variants {
 		at := fmt.Sprintf("variants[%d].name", i)
+		nameErr := CheckName(v.Name)
 		switch prev, dup := seen[v.Name]; {
 		case v.Name == "":
 			p.report(at, "missing (every variant needs a name: "+nameRule+")", nil)
-		case !nameRE.MatchString(v.Name):
-			p.report(at, fmt.Sprintf("%q is not a valid name (%s)", v.Name, nameRule), nil)
+		case nameErr != nil:
+			p.report(at, nameErr.Error(), nil)
 		case dup:
 			p.report(at, fmt.Sprintf("duplicate variant name %q (variants[%d] has it too; names must be unique)", v.Name, prev), nil)
 		default:

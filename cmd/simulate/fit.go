@@ -56,6 +56,9 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	if o.out == "" {
 		return usagef("--out DIR is required")
 	}
+	if err := scenarios.CheckName(o.name); err != nil {
+		return usagef("--name: %v", err)
+	}
 	tr, err := calibrate.Load(args)
 	if err != nil {
 		return err

@@ -52,12 +52,16 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"fit", filepath.Join(dir, "missing.json"), "--out", out}, "missing.json: no such file"},
 		{[]string{"fit", bad}, "--out DIR is required"},
 		{[]string{"fit", "--out", out}, "want at least one trace file or directory"},
+		// A bad name is the user's, said before any trace is read.
+		{[]string{"fit", "../../calibrate/testdata/multiagent.otlp.json", "--name", "my workflow", "--out", out},
+			`simulate fit: --name: "my workflow" is not a valid name (1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit)`},
 	} {
 		stdout, stderr, code := simulate(t, tc.args...)
 		assert.NotZero(t, code, tc.args)
 		assert.Empty(t, stdout)
 		assert.Contains(t, stderr, tc.want)
 		assert.NotContains(t, stderr, "panic")
+		assert.NotContains(t, stderr, "a bug")
 		assert.NoDirExists(t, out)
 	}
 }
