@@ -3,11 +3,14 @@ package calibrate
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // TestFitRecovers draws samples from known distributions and requires the
@@ -104,4 +107,27 @@ func TestFitErrors(t *testing.T) {
 	c, err := FitPositive([]float64{0, 0, 0})
 	require.NoError(t, err, "zero durations count as 1 µs")
 	assert.InDelta(t, 1e-6, c.Best().Mean(), 1e-8)
+}
+
+// TestUniqueNames: every model gets a valid variant name of its own,
+// however its name is written: a provider's prefix is dropped unless two
+// models share what remains.
+func TestUniqueNames(t *testing.T) {
+	for _, tt := range []struct{ models, want []string }{
+		{[]string{"mistral/mistral-small", "gpt-4.1-mini"}, []string{"mistral-small", "gpt-4.1-mini"}},
+		{[]string{"openai/gpt-4o", "azure/gpt-4o"}, []string{"openai-gpt-4o", "azure-gpt-4o"}},
+		{[]string{"gpt-4o", "azure/gpt-4o"}, []string{"gpt-4o", "azure-gpt-4o"}},
+		{[]string{"a/b c", "a/b:c", "a/b-c"}, []string{"a-b-c", "a-b-c-2", "a-b-c-3"}},
+		{[]string{"モデル", "/", ""}, []string{"model-1", "model-2", "model-3"}},
+		{[]string{strings.Repeat("x", 200)}, []string{strings.Repeat("x", 128)}},
+	} {
+		got := uniqueNames(tt.models, "model")
+		assert.Equal(t, tt.want, got, "%q", tt.models)
+		seen := map[string]bool{}
+		for _, n := range got {
+			assert.NoError(t, scenarios.CheckName(n), "%q", tt.models)
+			assert.False(t, seen[n], "%q: %s twice", tt.models, n)
+			seen[n] = true
+		}
+	}
 }

@@ -341,23 +341,29 @@ type Curve struct {
 // latency), in the order of f.Models and f.Tools.
 func (f *Fit) Curves(t *Traces) []Curve {
 	var out []Curve
-	for _, m := range f.Models {
+	models := f.modelNames()
+	for i, m := range f.Models {
 		var xs []float64
 		for _, c := range t.Calls {
 			if c.Model == m.Model {
 				xs = append(xs, max(c.Duration, minPositive))
 			}
 		}
-		out = append(out, Curve{Name: "cdf_model_" + variantName(m.Model), XLabel: "latency of a call to " + m.Model + " (s)", Sample: xs, Fits: m.Latency.Fits})
+		out = append(out, Curve{Name: "cdf_model_" + models[i], XLabel: "latency of a call to " + m.Model + " (s)", Sample: xs, Fits: m.Latency.Fits})
 	}
-	for _, tf := range f.Tools {
+	ids := make([]string, len(f.Tools))
+	for i, tf := range f.Tools {
+		ids[i] = tf.Tool
+	}
+	tools := uniqueNames(ids, "tool")
+	for i, tf := range f.Tools {
 		var xs []float64
 		for _, c := range t.Tools {
 			if c.Tool == tf.Tool {
 				xs = append(xs, max(c.Duration, minPositive))
 			}
 		}
-		out = append(out, Curve{Name: "cdf_tool_" + variantName(tf.Tool), XLabel: "latency of " + tf.Tool + " (s)", Sample: xs, Fits: tf.Latency.Fits})
+		out = append(out, Curve{Name: "cdf_tool_" + tools[i], XLabel: "latency of " + tf.Tool + " (s)", Sample: xs, Fits: tf.Latency.Fits})
 	}
 	return out
 }

@@ -120,8 +120,9 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 	}
 	w("")
 	w("variants:")
+	names := f.modelNames()
 	for i, m := range f.Models {
-		w("  - name: %s", variantName(m.Model))
+		w("  - name: %s", names[i])
 		if i == 0 {
 			continue
 		}
@@ -182,13 +183,58 @@ func (f *Fit) maxDuration() float64 { return f.maxRun }
 
 var nonName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// variantName makes a scenario name of a model's: "mistral/mistral-small"
-// becomes "mistral-small".
-func variantName(model string) string {
-	if i := strings.LastIndexByte(model, '/'); i >= 0 && i+1 < len(model) {
-		model = model[i+1:]
+// modelNames returns the names of f.Models in scenarios and file names.
+func (f *Fit) modelNames() []string {
+	models := make([]string, len(f.Models))
+	for i, m := range f.Models {
+		models[i] = m.Model
 	}
-	return strings.Trim(nonName.ReplaceAllString(model, "-"), "-._")
+	return uniqueNames(models, "model")
+}
+
+// maxVariantName is the longest variant name a scenario takes.
+const maxVariantName = 128
+
+// uniqueNames makes a name (a variant's, a chart file's) of each model's
+// or tool's, unique among them: the name without a provider's prefix
+// ("mistral/mistral-small" becomes "mistral-small") where no other comes
+// out the same, else the whole name ("openai/gpt-4o" and "azure/gpt-4o"
+// become "openai-gpt-4o" and "azure-gpt-4o"), numbered where even that is
+// taken; one that keeps no letter or digit is kind-N ("model-2"), by its
+// place.
+func uniqueNames(models []string, kind string) []string {
+	short := make([]string, len(models))
+	count := map[string]int{}
+	for i, m := range models {
+		short[i] = nameOf(m[strings.LastIndexByte(m, '/')+1:])
+		count[short[i]]++
+	}
+	names := make([]string, len(models))
+	taken := map[string]bool{}
+	for i, m := range models {
+		base := short[i]
+		if count[base] > 1 {
+			base = nameOf(m)
+		}
+		if base == "" {
+			base = fmt.Sprintf("%s-%d", kind, i+1)
+		}
+		n := base
+		for k := 2; taken[n]; k++ {
+			suffix := fmt.Sprintf("-%d", k)
+			n = base[:min(len(base), maxVariantName-len(suffix))] + suffix
+		}
+		taken[n] = true
+		names[i] = n
+	}
+	return names
+}
+
+// nameOf keeps what a name may hold of s: runs of other characters become
+// "-", and it starts with a letter or digit.
+func nameOf(s string) string {
+	s = strings.Trim(nonName.ReplaceAllString(s, "-"), "-._")
+	return s[:min(len(s), maxVariantName)]
 }
 
 func toolNames(ts []ToolFit) string {
