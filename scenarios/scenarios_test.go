@@ -451,6 +451,33 @@ func TestJSONSchema(t *testing.T) {
 	assert.Equal(t, b, again, "the schema is deterministic")
 }
 
+// TestJSONSchemaTakesEveryDistribution: the schema's distributions are
+// the loader's: an editor must not flag poisson(2), the documented value
+// of task.tool_calls.
+func TestJSONSchemaTakesEveryDistribution(t *testing.T) {
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var s struct {
+		Defs map[string]struct {
+			Properties map[string]struct {
+				AnyOf []struct {
+					Pattern string `json:"pattern"`
+				} `json:"anyOf"`
+				Description string `json:"description"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	toolCalls := s.Defs["TaskFamily"].Properties["tool_calls"]
+	require.NotEmpty(t, toolCalls.AnyOf)
+	pattern := regexp.MustCompile(toolCalls.AnyOf[0].Pattern)
+	for _, name := range sim.DistNames() {
+		assert.Regexp(t, pattern, name+"(2)", "the pattern takes %s", name)
+		assert.Contains(t, toolCalls.Description, name+"(", "the description names %s", name)
+	}
+	assert.NotRegexp(t, pattern, "poison(2)")
+}
+
 func TestVariantPolicy(t *testing.T) {
 	v := scenarios.Variant{Name: "x", Spec: scenarios.Spec{Policy: scenarios.PolicySpec{Organization: "nope"}}}
 	_, err := v.Policy()

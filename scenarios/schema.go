@@ -4,25 +4,28 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/invopop/jsonschema"
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
-// Patterns for values written as text.
-const (
-	durationPattern = `^\s*-?(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+\s*$`
-	distPattern     = `^\s*(([0-9.eE+-]+)([a-zµ]+)?([0-9.]+[a-zµ]+)*|(const|exp|uniform|lognormal|gamma|normal)\s*\(.*\))\s*$`
-)
+// Patterns for values written as text. A distribution's name is one that
+// sim.ParseDist reads.
+const durationPattern = `^\s*-?(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+\s*$`
+
+var distPattern = `^\s*(([0-9.eE+-]+)([a-zµ]+)?([0-9.]+[a-zµ]+)*|(` + strings.Join(sim.DistNames(), "|") + `)\s*\(.*\))\s*$`
 
 const (
 	durationDoc = "A duration: a number with a unit (ns, us, ms, s, m, h), such as 90s, 12m or 1h30m; 0 needs no unit."
 	distDoc     = "A distribution of non-negative values (seconds for durations): a constant (0.3, 5m), " +
-		"const(X), exp(MEAN), uniform(LO, HI), lognormal(mean=M, cv=C), gamma(mean=M, cv=C) or normal(mean=M, sd=S) " +
-		"truncated at 0. Arguments are numbers or durations."
+		"const(X), exp(MEAN), uniform(LO, HI), lognormal(mean=M, cv=C), gamma(mean=M, cv=C), normal(mean=M, sd=S) " +
+		"truncated at 0, poisson(MEAN) (whole numbers, for counts) or lognormal2(mean=M, cv=C, mean2=M2, cv2=C2, w=W) " +
+		"(a mixture of two log-normals, the first with probability W). Arguments are numbers or durations."
 )
 
 // JSONSchema returns a JSON Schema (draft 2020-12) of the scenario format,

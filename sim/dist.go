@@ -292,12 +292,18 @@ func lookupKind(name string) (distKind, bool) {
 	return 0, false
 }
 
-func unknownKindError(name string) error {
+// DistNames returns the names of the distributions that ParseDist reads,
+// such as "exp" and "lognormal2".
+func DistNames() []string {
 	names := make([]string, len(distSpecs))
 	for k, spec := range distSpecs {
 		names[k] = spec.name
 	}
-	return fmt.Errorf("unknown distribution %q (allowed: %s, or a bare number or duration)", name, strings.Join(names, ", "))
+	return names
+}
+
+func unknownKindError(name string) error {
+	return fmt.Errorf("unknown distribution %q (allowed: %s, or a bare number or duration)", name, strings.Join(DistNames(), ", "))
 }
 
 func exampleOf(name string) string {
