@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goccy/go-yaml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -476,6 +477,55 @@ func TestJSONSchemaTakesEveryDistribution(t *testing.T) {
 		assert.Contains(t, toolCalls.Description, name+"(", "the description names %s", name)
 	}
 	assert.NotRegexp(t, pattern, "poison(2)")
+}
+
+// TestJSONSchemaTakesTheResolvedScenario: every number that a resolved
+// scenario writes (every field, defaults included: what manifest.json
+// records) is inside the schema's bounds, so an editor does not flag a
+// scenario the loader reads.
+func TestJSONSchemaTakesTheResolvedScenario(t *testing.T) {
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var schema map[string]any
+	require.NoError(t, json.Unmarshal(b, &schema))
+	defs := schema["$defs"].(map[string]any)
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, yaml.Unmarshal(sc.Resolved, &doc))
+	checked := 0
+	var walk func(path string, node map[string]any, v any)
+	walk = func(path string, node map[string]any, v any) {
+		if ref, ok := node["$ref"].(string); ok {
+			node = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			props, _ := node["properties"].(map[string]any)
+			for k, sub := range v {
+				if p, ok := props[k].(map[string]any); ok {
+					walk(path+"."+k, p, sub)
+				}
+			}
+		case uint64, int64, float64:
+			x, _ := strconv.ParseFloat(fmt.Sprint(v), 64)
+			if lo, ok := node["minimum"].(float64); ok {
+				assert.GreaterOrEqual(t, x, lo, "%s", path)
+			}
+			if lo, ok := node["exclusiveMinimum"].(float64); ok {
+				assert.Greater(t, x, lo, "%s", path)
+			}
+			if hi, ok := node["maximum"].(float64); ok {
+				assert.LessOrEqual(t, x, hi, "%s", path)
+			}
+			if hi, ok := node["exclusiveMaximum"].(float64); ok {
+				assert.Less(t, x, hi, "%s", path)
+			}
+			checked++
+		}
+	}
+	walk("", schema, doc)
+	assert.Greater(t, checked, 40, "numbers checked")
 }
 
 func TestVariantPolicy(t *testing.T) {

@@ -276,7 +276,7 @@ func refine(s *jsonschema.Schema) {
 	set("Train", "lambda", "", unit)
 	set("Train", "baseline_rate", "", func(p *jsonschema.Schema) { p.ExclusiveMinimum, p.Maximum = "0", "1" })
 	set("Reward", "anneal", "", minimum("0"))
-	set("Reward", "steps", "", positive)
+	set("Reward", "steps", "", minimum("0")) // 0 is the default of 100, as resolved scenarios write it
 
 	// The reflector drops the descriptions of mapped types; put them back.
 	var walk func(p *jsonschema.Schema)
