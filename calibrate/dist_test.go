@@ -119,6 +119,8 @@ func TestUniqueNames(t *testing.T) {
 		{[]string{"gpt-4o", "azure/gpt-4o"}, []string{"gpt-4o", "azure-gpt-4o"}},
 		{[]string{"a/b c", "a/b:c", "a/b-c"}, []string{"a-b-c", "a-b-c-2", "a-b-c-3"}},
 		{[]string{"モデル", "/", ""}, []string{"model-1", "model-2", "model-3"}},
+		{[]string{"openai/GPT-4o", "azure/gpt-4o"}, []string{"openai-GPT-4o", "azure-gpt-4o"}},
+		{[]string{"GPT-4o", "gpt-4o", "Gpt-4o-2"}, []string{"GPT-4o", "gpt-4o-2", "Gpt-4o-2-2"}},
 		{[]string{strings.Repeat("x", 200)}, []string{strings.Repeat("x", 128)}},
 	} {
 		got := uniqueNames(tt.models, "model")
@@ -126,8 +128,8 @@ func TestUniqueNames(t *testing.T) {
 		seen := map[string]bool{}
 		for _, n := range got {
 			assert.NoError(t, scenarios.CheckName(n), "%q", tt.models)
-			assert.False(t, seen[n], "%q: %s twice", tt.models, n)
-			seen[n] = true
+			assert.False(t, seen[strings.ToLower(n)], "%q: %s twice, ignoring case", tt.models, n)
+			seen[strings.ToLower(n)] = true
 		}
 	}
 }

@@ -201,30 +201,31 @@ const maxVariantName = 128
 // out the same, else the whole name ("openai/gpt-4o" and "azure/gpt-4o"
 // become "openai-gpt-4o" and "azure-gpt-4o"), numbered where even that is
 // taken; one that keeps no letter or digit is kind-N ("model-2"), by its
-// place.
+// place. Names are told apart ignoring case, as scenarios tell variants
+// apart: "GPT-4o" and "gpt-4o" would name one file on macOS and Windows.
 func uniqueNames(models []string, kind string) []string {
 	short := make([]string, len(models))
 	count := map[string]int{}
 	for i, m := range models {
 		short[i] = nameOf(m[strings.LastIndexByte(m, '/')+1:])
-		count[short[i]]++
+		count[strings.ToLower(short[i])]++
 	}
 	names := make([]string, len(models))
 	taken := map[string]bool{}
 	for i, m := range models {
 		base := short[i]
-		if count[base] > 1 {
+		if count[strings.ToLower(base)] > 1 {
 			base = nameOf(m)
 		}
 		if base == "" {
 			base = fmt.Sprintf("%s-%d", kind, i+1)
 		}
 		n := base
-		for k := 2; taken[n]; k++ {
+		for k := 2; taken[strings.ToLower(n)]; k++ {
 			suffix := fmt.Sprintf("-%d", k)
 			n = base[:min(len(base), maxVariantName-len(suffix))] + suffix
 		}
-		taken[n] = true
+		taken[strings.ToLower(n)] = true
 		names[i] = n
 	}
 	return names

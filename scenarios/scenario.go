@@ -626,19 +626,24 @@ func (p *parse) checkTop(fl *file) {
 		}
 		figures[f] = i
 	}
+	// Names are compared ignoring case: they name files (policies,
+	// charts, checkpoints), and the file systems of macOS and Windows take
+	// "Fast" and "fast" for one file.
 	seen := map[string]int{}
 	for i, v := range fl.Variants {
 		at := fmt.Sprintf("variants[%d].name", i)
 		nameErr := CheckName(v.Name)
-		switch prev, dup := seen[v.Name]; {
+		switch prev, dup := seen[strings.ToLower(v.Name)]; {
 		case v.Name == "":
 			p.report(at, "missing (every variant needs a name: "+nameRule+")", nil)
 		case nameErr != nil:
 			p.report(at, nameErr.Error(), nil)
-		case dup:
+		case dup && fl.Variants[prev].Name == v.Name:
 			p.report(at, fmt.Sprintf("duplicate variant name %q (variants[%d] has it too; names must be unique)", v.Name, prev), nil)
+		case dup:
+			p.report(at, fmt.Sprintf("variant name %q differs from variants[%d]'s %q only in case (names must differ in more than case: they name files, and macOS and Windows ignore case)", v.Name, prev, fl.Variants[prev].Name), nil)
 		default:
-			seen[v.Name] = i
+			seen[strings.ToLower(v.Name)] = i
 		}
 	}
 }

@@ -142,6 +142,7 @@ func TestLoadBad(t *testing.T) {
 		{"unknown-topology.yaml", []string{"unknown-topology.yaml:6:10: collective.comm.topology:", `"mesh"`, "allowed: point-to-point, broadcast, blackboard"}},
 		{"unknown-mode.yaml", []string{"unknown-mode.yaml:7:5: collective.reconcile.mode:", `"retry"`, "allowed: fail, rework"}},
 		{"duplicate-variant.yaml", []string{"duplicate-variant.yaml:10:5: variants[2].name:", `duplicate variant name "a"`, "variants[0]"}},
+		{"case-variant.yaml", []string{"case-variant.yaml:11:5: variants[2].name:", `variant name "fast" differs from variants[0]'s "Fast" only in case`}},
 		{"empty-variant-name.yaml", []string{"empty-variant-name.yaml:8:5: variants[0].name: missing"}},
 		{"bad-set-path.yaml", []string{"bad-set-path.yaml:9:11:", `variant "a"`, "collective.check.acuracy", "allowed: cost, accuracy, retries", `did you mean "accuracy"`}},
 		{"bad-set-value.yaml", []string{"bad-set-value.yaml:11:7:", `variant "b"`, `collective.agents: got "many", want an integer`}},

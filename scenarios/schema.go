@@ -211,7 +211,7 @@ func refine(s *jsonschema.Schema) {
 			}
 		}
 	})
-	set("Variant", "name", "The variant's name, unique in the file ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
+	set("Variant", "name", "The variant's name, unique in the file ignoring case ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
 	set("Policy", "organization", "A fixed organization.", func(p *jsonschema.Schema) {
 		for _, n := range OrganizationNames() {
 			p.Enum = append(p.Enum, n)
