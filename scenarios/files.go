@@ -106,11 +106,28 @@ func (sc *Scenario) CheckFiles() error {
 // fieldAt returns where variant i's field was written: "FILE:LINE:COL",
 // the --set flag that gave it, or the scenario's source.
 func (sc *Scenario) fieldAt(i int, field string) string {
-	if i >= len(sc.fileAt) || sc.fileAt[i][field] == nil {
+	if i >= len(sc.fileAt) {
 		return sc.Source
 	}
-	e := sc.fileAt[i][field]
-	if e.Line == 0 {
+	return sc.placeOf(sc.fileAt[i][field])
+}
+
+// FigureAt returns where Figures[i] was written: "FILE:LINE:COL", the
+// --set flag that gave it, or the scenario's source.
+func (sc *Scenario) FigureAt(i int) string {
+	if i >= len(sc.figureAt) {
+		return sc.Source
+	}
+	return sc.placeOf(sc.figureAt[i])
+}
+
+// placeOf formats a place that where found, or the scenario's source for
+// none.
+func (sc *Scenario) placeOf(e *Error) string {
+	switch {
+	case e == nil:
+		return sc.Source
+	case e.Line == 0:
 		return e.Source
 	}
 	return fmt.Sprintf("%s:%d:%d", e.Source, e.Line, e.Column)

@@ -78,6 +78,9 @@ type Scenario struct {
 	// fileAt holds, per variant, where each field that names a file
 	// (fileRefs) was written, for CheckFiles' messages.
 	fileAt []map[string]*Error
+	// figureAt holds where each name of Figures was written, for the
+	// messages of commands that find it was not drawn.
+	figureAt []*Error
 }
 
 // Spec is what one variant simulates: the task family episodes draw from,
@@ -317,6 +320,9 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 			at[ref.field] = p.where(ref.field, &variants[i])
 		}
 		sc.fileAt = append(sc.fileAt, at)
+	}
+	for i := range fl.Figures {
+		sc.figureAt = append(sc.figureAt, p.where(fmt.Sprintf("figures[%d]", i), nil))
 	}
 	for _, v := range variants {
 		sc.Variants = append(sc.Variants, v.Variant)

@@ -55,7 +55,7 @@ func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]strin
 	}
 	for i, name := range want {
 		if !slices.Contains(drawn, name) {
-			return nil, fmt.Errorf("%s: figures[%d]: chart %q was not drawn by this run (drawn: %s)", sc.Source, i, name, strings.Join(drawn, ", "))
+			return nil, fmt.Errorf("%s: figures[%d]: chart %q was not drawn by this run (drawn: %s)", sc.FigureAt(i), i, name, strings.Join(drawn, ", "))
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // withFigures writes a copy of the test scenario that lists figures.
@@ -45,15 +46,31 @@ func TestFiguresCopiesTheListedCharts(t *testing.T) {
 	assert.Equal(t, a, b, "the copy is the run's chart")
 }
 
+// TestFiguresRejectsAChartNotDrawn: a name in figures that the run did not
+// draw is an error at the place that wrote it (the file's line and column,
+// or the --set), and nothing is left behind.
 func TestFiguresRejectsAChartNotDrawn(t *testing.T) {
-	figs := filepath.Join(t.TempDir(), "figures")
-	out := filepath.Join(t.TempDir(), "run")
-	_, stderr, code := simulate(t, "run", withFigures(t, "[finish_time, no_such_chart]"), "--out", out, "--episodes", "2", "--figures", figs)
-	assert.NotEqual(t, exitOK, code)
-	assert.Contains(t, stderr, `figures[1]: chart "no_such_chart" was not drawn`)
-	assert.Contains(t, stderr, "finish_time", "the error lists what was drawn")
-	assert.NoDirExists(t, figs, "nothing is copied when a name is wrong")
-	assert.NoFileExists(t, filepath.Join(out, rundir.ManifestName), "the run is not left looking complete")
+	file := withFigures(t, "[finish_time, no_such_chart]")
+	lines := strings.Split(string(readFile(t, file)), "\n")
+	line := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "figures:") })
+	require.GreaterOrEqual(t, line, 0)
+	inFile := fmt.Sprintf("%s:%d:%d: figures[1]", file, line+1, strings.Index(lines[line], "no_such_chart")+1)
+	for _, tc := range []struct {
+		args  []string
+		place string
+	}{
+		{[]string{file}, inFile},
+		{[]string{testScenario, "--set", "figures=[finish_time, no_such_chart]"}, "--set figures=[finish_time, no_such_chart]: figures[1]"},
+	} {
+		figs := filepath.Join(t.TempDir(), "figures")
+		out := filepath.Join(t.TempDir(), "run")
+		_, stderr, code := simulate(t, append(append([]string{"run"}, tc.args...), "--out", out, "--episodes", "2", "--figures", figs)...)
+		assert.NotEqual(t, exitOK, code)
+		assert.Contains(t, stderr, tc.place+`: chart "no_such_chart" was not drawn`)
+		assert.Contains(t, stderr, "finish_time", "the error lists what was drawn")
+		assert.NoDirExists(t, figs, "nothing is copied when a name is wrong")
+		assert.NoDirExists(t, out, "nothing is left of the run")
+	}
 }
 
 // TestFiguresNeedCharts: --figures with --charts=false is refused before
