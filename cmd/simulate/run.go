@@ -75,8 +75,9 @@ handoff section, hand-off misses and duplicates) and writes a directory:
 Virtual times are in seconds and rates are fractions, in the tables and
 the charts alike.
 Tables write floats in their shortest exact form, so the same scenario and
-seed give byte-identical tables and manifest on any machine; the manifest
-holds no time stamps or host names.
+seed give byte-identical tables on any machine, and the same command line
+a byte-identical manifest: it records the command line (--workers and --out
+included) and no time stamps or host names.
 
 Every file is written atomically and the manifest last: a directory with a
 manifest.json is complete. A run that fails or is interrupted removes the
