@@ -68,11 +68,16 @@ func unless(used bool, format string, args ...any) string {
 }
 
 // checkInert reports the values of a variant that do nothing, and keeps
-// those that do nothing under `simulate run` for RunInert.
-func (p *parse) checkInert(vs *variantState) {
+// those that do nothing under `simulate run` for RunInert. read holds the
+// paths of the inertRules that some trial of the variant's sweep reads
+// (nil without a sweep): those values count, though the variant's own
+// spec leaves them inert.
+func (p *parse) checkInert(vs *variantState, read map[string]bool) {
 	always, run := inertProblems(&vs.Spec)
 	for _, pr := range always {
-		p.report(pr.path, pr.msg, vs)
+		if !read[pr.path] {
+			p.report(pr.path, pr.msg, vs)
+		}
 	}
 	for _, pr := range run {
 		p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
@@ -149,6 +154,39 @@ var runInertRules = []inertRule{
 		org, err := policy.Organization(s.Policy.Organization)
 		return unless(err != nil || org.Fanout, "the fixed organization %q never delegates, so no hand-off can be misunderstood (split and team do)", s.Policy.Organization)
 	}},
+}
+
+// checkTrialsInert is checkInert for the variants of a scenario with a
+// sweep: a value is inert only if no trial of its variant reads it (a
+// sweep of train.advantage over ppo-gae reads train.clip_ratio in those
+// trials). It reports at the value, with the variant's own reason, as
+// without a sweep; a value that the variant's own spec reads is not
+// judged. Grid axes are judged at every point; random axes at their draws
+// for the scenario's seed, as checkTrials checks them: they draw numbers,
+// so they decide only rules that compare numbers (train.lr_end against a
+// drawn train.lr under a constant schedule), where a draw practically
+// never hits the one value that makes the field count. The run rules stay
+// the variant's: simulate run and trace evaluate the variants, not the
+// trials, and checkRunTrials judges the trials of a sweep of command run.
+func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
+	vis := make([]int, len(sc.Variants))
+	read := make([]map[string]bool, len(sc.Variants))
+	for i := range vis {
+		vis[i] = i
+		read[i] = map[string]bool{}
+	}
+	// The trials were checked before (checkTrials): eachSpec has no error
+	// left to return.
+	_ = sc.eachSpec(sc.Seed, vis, func(vi int, _ []int, _ int, _ []Param, spec Spec) {
+		for _, r := range inertRules {
+			if r.inert(&spec) == "" {
+				read[vi][r.path] = true
+			}
+		}
+	})
+	for i := range variants {
+		p.checkInert(&variants[i], read[i])
+	}
 }
 
 // checkRunTrials reports the values that a sweep of command run leaves

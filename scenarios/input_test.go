@@ -222,6 +222,47 @@ func TestInertValues(t *testing.T) {
 	}
 }
 
+// TestInertInSweep: in a scenario with a sweep, a value counts when some
+// trial of its variant reads it; one that no trial reads is refused where
+// it was given, as without a sweep.
+func TestInertInSweep(t *testing.T) {
+	const src = "task: {shape: fork-join, width: 3, stages: 1, work: exp(5m)}\ncollective: {agents: 3}\npolicy: {organization: split}\ntrain: {iterations: 5, batch: 2, group: 2, clip_ratio: 0.3, credit: passive}\nsweep:\n  command: train\n"
+	const (
+		clip   = `w.yaml:4:44: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`
+		credit = `w.yaml:4:61: train.credit: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective"); remove it, or set what makes it count`
+	)
+	tests := []struct {
+		name, sweep string
+		want        []string // the errors, in order; none: it loads
+	}{
+		{"every advantage's values read", "  grid:\n    train.advantage: [flat-collective, ppo-gae, per-agent]\n", nil},
+		{"no ppo-gae trial", "  grid:\n    train.advantage: [flat-collective, per-agent]\n", []string{clip}},
+		{"no per-agent trial", "  grid:\n    train.advantage: [ppo-gae, flat-collective]\n", []string{credit}},
+		{"an unrelated axis", "  grid:\n    task.coupling: [0, 0.5]\n", []string{clip, credit}},
+		{"an unrelated random axis", "  random:\n    train.lr: uniform(0.02, 0.2)\n  samples: 2\n", []string{clip, credit}},
+		{"another axis beside", "  grid:\n    task.coupling: [0, 0.5]\n    train.advantage: [per-agent, ppo-gae]\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(src+tt.sweep), "w.yaml", nil)
+			if tt.want == nil {
+				assert.NoError(t, err)
+				return
+			}
+			assert.EqualError(t, err, strings.Join(tt.want, "\n"))
+		})
+	}
+	// A variant's values are judged by the variant's trials.
+	variants := "variants:\n  - {name: a}\n  - {name: b, set: {train.epochs: 3}}\n"
+	_, err := scenarios.Parse([]byte(src+"  grid:\n    train.advantage: [flat-collective, per-agent]\n"+variants), "w.yaml", []string{"train.clip_ratio=0.25"})
+	assert.EqualError(t, err, strings.Join([]string{
+		`w.yaml:11:21: variant "b": train.epochs: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`,
+		`--set train.clip_ratio=0.25: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`,
+	}, "\n"))
+	_, err = scenarios.Parse([]byte(src+"  grid:\n    train.advantage: [ppo-gae, per-agent]\n"+variants), "w.yaml", nil)
+	assert.NoError(t, err)
+}
+
 // TestRunInert: a hand-off setting that a fixed organization never
 // exercises loads (training uses it) but is refused for an evaluation,
 // at the place the value was given; a learned policy, or an organization

@@ -291,9 +291,14 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	// the others were introduced by --set or by a variant's `set:`.
 	p.fileProblems = problemSet(allProblems(&fileSpec))
 	p.baseProblems = problemSet(allProblems(&fl.Spec))
+	// With a sweep, a value counts when a trial reads it: the trials
+	// are known only once the sweep section is (checkTrialsInert).
+	sweepy := p.hasSweep()
 	for i := range variants {
 		p.validate(&variants[i])
-		p.checkInert(&variants[i])
+		if !sweepy {
+			p.checkInert(&variants[i], nil)
+		}
 	}
 	warnings := p.shadowedFlags(variants)
 	if err := p.errs.err(); err != nil {
@@ -312,7 +317,6 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		Base:        fl.Spec,
 		Warnings:    warnings,
 		Figures:     fl.Figures,
-		runInert:    p.runErrs.err(),
 	}
 	for i := range variants {
 		at := map[string]*Error{}
@@ -349,13 +353,15 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 			p.report("sweep", err.Error(), nil)
 			return nil, p.errs.err()
 		}
+		p.checkTrialsInert(sc, variants)
 		if sweep.Command == SweepRun {
 			p.checkRunTrials(sc, variants)
-			if err := p.errs.err(); err != nil {
-				return nil, err
-			}
+		}
+		if err := p.errs.err(); err != nil {
+			return nil, err
 		}
 	}
+	sc.runInert = p.runErrs.err()
 	resolved, err := resolve(&fl, variants, sweep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: writing the resolved scenario: %v", p.source, errInternal, err)

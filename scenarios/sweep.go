@@ -190,8 +190,7 @@ type (
 // buildSweep checks the sweep section of fl and resolves it, or returns nil
 // when the file has none. Problems go to p.errs.
 func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
-	_, inFile := p.dec.lookupNode(p.root, "sweep")
-	if _, fromFlag := lastOverride(p.flags, func(o override) bool { return related(o.path, "sweep") }); !inFile && !fromFlag {
+	if !p.hasSweep() {
 		return nil
 	}
 	fs := &fl.Sweep
@@ -265,6 +264,14 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 		return nil
 	}
 	return sw
+}
+
+// hasSweep reports whether the scenario has a sweep section: in the file,
+// or from a --set flag.
+func (p *parse) hasSweep() bool {
+	_, inFile := p.dec.lookupNode(p.root, "sweep")
+	_, fromFlag := lastOverride(p.flags, func(o override) bool { return related(o.path, "sweep") })
+	return inFile || fromFlag
 }
 
 // axisError reports a problem with an axis of sweep.<section>: at tok in
