@@ -38,7 +38,7 @@ func parsePath(s string) ([]pathSeg, error) {
 	for i, p := range parts {
 		m := pathSegRE.FindStringSubmatch(strings.TrimSpace(p))
 		if m == nil {
-			return nil, fmt.Errorf("malformed field path %q (want keys separated by dots, such as collective.check.accuracy or task.components[0].weight)", s)
+			return nil, fmt.Errorf("malformed field path %q (want keys separated by dots, such as collective.check.accuracy or task.components[0].weight)%s", s, splitHint(s))
 		}
 		segs[i] = pathSeg{key: m[1], index: -1}
 		if m[2] != "" {
@@ -46,6 +46,16 @@ func parsePath(s string) ([]pathSeg, error) {
 		}
 	}
 	return segs, nil
+}
+
+// splitHint explains a path that is the rest of a value cut at a comma:
+// in a YAML flow mapping, {task.coupling: uniform(0,1)} holds the entries
+// "task.coupling: uniform(0" and "1)".
+func splitHint(s string) string {
+	if strings.Count(s, ")") <= strings.Count(s, "(") {
+		return ""
+	}
+	return `; it looks like the rest of a value cut at its comma: in {...} a comma separates entries, so quote a value that holds one, such as {task.coupling: "uniform(0,1)"}`
 }
 
 func pathString(segs []pathSeg) string {

@@ -321,6 +321,21 @@ func TestSetFlags(t *testing.T) {
 	}
 }
 
+// TestSplitValueHint: a field path that is the tail of a value cut at its
+// comma in a flow mapping says so; another malformed path does not.
+func TestSplitValueHint(t *testing.T) {
+	const hint = "cut at its comma"
+	for set, want := range map[string]bool{
+		"sweep.random={task.coupling: uniform(0,1)}":  true,
+		"collective..agents=3":                        false,
+		"sweep.grid={task.coupling: [0, 1], x.(y: 2}": false,
+	} {
+		_, err := scenarios.Load("tiny", []string{set})
+		require.ErrorContains(t, err, "malformed field path", set)
+		assert.Equal(t, want, strings.Contains(err.Error(), hint), "%s: %v", set, err)
+	}
+}
+
 func TestSetFlagErrors(t *testing.T) {
 	tests := []struct {
 		set  string
