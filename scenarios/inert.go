@@ -168,6 +168,9 @@ var runInertRules = []inertRule{
 // never hits the one value that makes the field count. The run rules stay
 // the variant's: simulate run and trace evaluate the variants, not the
 // trials, and checkRunTrials judges the trials of a sweep of command run.
+//
+// An axis that sweeps a field no trial reads is refused at the axis: its
+// values would make every trial the same.
 func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 	vis := make([]int, len(sc.Variants))
 	read := make([]map[string]bool, len(sc.Variants))
@@ -175,17 +178,27 @@ func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 		vis[i] = i
 		read[i] = map[string]bool{}
 	}
+	readBy := map[string]bool{} // by any trial of any variant
+	why := map[string]string{}  // why a trial does not read it, the first seen
 	// The trials were checked before (checkTrials): eachSpec has no error
 	// left to return.
 	_ = sc.eachSpec(sc.Seed, vis, func(vi int, _ []int, _ int, _ []Param, spec Spec) {
 		for _, r := range inertRules {
-			if r.inert(&spec) == "" {
-				read[vi][r.path] = true
+			switch w := r.inert(&spec); {
+			case w == "":
+				read[vi][r.path], readBy[r.path] = true, true
+			case why[r.path] == "":
+				why[r.path] = w
 			}
 		}
 	})
 	for i := range variants {
 		p.checkInert(&variants[i], read[i])
+	}
+	for _, ax := range p.axes {
+		if w := why[ax.path]; w != "" && !readBy[ax.path] {
+			p.axisError(ax.section, ax.key, "sweep."+ax.section, "%s: no trial reads it: %s; sweep another field, or set what makes it count", ax.path, w)
+		}
 	}
 }
 

@@ -228,8 +228,9 @@ func TestInertValues(t *testing.T) {
 func TestInertInSweep(t *testing.T) {
 	const src = "task: {shape: fork-join, width: 3, stages: 1, work: exp(5m)}\ncollective: {agents: 3}\npolicy: {organization: split}\ntrain: {iterations: 5, batch: 2, group: 2, clip_ratio: 0.3, credit: passive}\nsweep:\n  command: train\n"
 	const (
-		clip   = `w.yaml:4:44: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`
-		credit = `w.yaml:4:61: train.credit: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective"); remove it, or set what makes it count`
+		clip    = `w.yaml:4:44: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`
+		credit  = `w.yaml:4:61: train.credit: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective"); remove it, or set what makes it count`
+		ppoOnly = `only the ppo-gae advantage reads it (train.advantage is "flat-collective"); sweep another field, or set what makes it count`
 	)
 	tests := []struct {
 		name, sweep string
@@ -241,6 +242,10 @@ func TestInertInSweep(t *testing.T) {
 		{"an unrelated axis", "  grid:\n    task.coupling: [0, 0.5]\n", []string{clip, credit}},
 		{"an unrelated random axis", "  random:\n    train.lr: uniform(0.02, 0.2)\n  samples: 2\n", []string{clip, credit}},
 		{"another axis beside", "  grid:\n    task.coupling: [0, 0.5]\n    train.advantage: [per-agent, ppo-gae]\n", nil},
+		// An axis no trial reads makes every trial the same.
+		{"an axis no trial reads", "  grid:\n    train.epochs: [2, 3]\n", []string{clip, credit, `w.yaml:8:5: sweep.grid: train.epochs: no trial reads it: ` + ppoOnly}},
+		{"a random axis no trial reads", "  random:\n    train.value_lr: uniform(0.01, 0.1)\n  samples: 2\n", []string{clip, credit, `w.yaml:8:5: sweep.random: train.value_lr: no trial reads it: ` + ppoOnly}},
+		{"an axis some trials read", "  grid:\n    train.advantage: [flat-collective, ppo-gae, per-agent]\n    train.epochs: [2, 3]\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

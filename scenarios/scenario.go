@@ -214,6 +214,15 @@ type parse struct {
 	// their values are left out (they would judge a default), while the
 	// other checks still run, so that one pass reports every problem.
 	failed []string
+	// axes are the sweep's axes as written, for the checks that judge them
+	// against the trials (checkTrialsInert).
+	axes []axisPlace
+}
+
+// axisPlace is where an axis of the sweep was written.
+type axisPlace struct {
+	section, path string // "grid" or "random"; the field it sweeps
+	key           *token.Token
 }
 
 // merge adds the errors of a decoder and notes the paths that failed.

@@ -321,6 +321,7 @@ func (p *parse) axisField(section, command string, variants []variantState, e se
 			}
 		}
 	}
+	p.axes = append(p.axes, axisPlace{section, path, e.key})
 	return path, segs, fv, true
 }
 
