@@ -107,3 +107,17 @@ func TestCheckFiles(t *testing.T) {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// TestFigureAt: each name of figures is placed where it was written, in
+// the file or by the --set that gave the list; past the list, the source.
+func TestFigureAt(t *testing.T) {
+	const src = "task: {shape: chain, length: 2, work: 5m}\npolicy: {organization: split}\nfigures:\n  - finish_time\n  - success_rate\n"
+	sc, err := scenarios.Parse([]byte(src), "f.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"f.yaml:4:5", "f.yaml:5:5", "f.yaml"}, []string{sc.FigureAt(0), sc.FigureAt(1), sc.FigureAt(2)})
+
+	set := "figures=[agent_time, finish_time]"
+	sc, err = scenarios.Parse([]byte(src), "f.yaml", []string{set})
+	require.NoError(t, err)
+	assert.Equal(t, "--set "+set, sc.FigureAt(1))
+}
