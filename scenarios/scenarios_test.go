@@ -377,6 +377,24 @@ func TestSetFlagErrors(t *testing.T) {
 	}
 }
 
+// TestSetIndexPastTheList: an index at or past the end of a list is an
+// error that says how many entries there are.
+func TestSetIndexPastTheList(t *testing.T) {
+	const mixture = "testdata/good/mixture.yaml"
+	for set, want := range map[string]string{
+		"task.components[1].weight=3": "",
+		"task.components[2].weight=3": "task.components[2].weight: task.components has 2 entries (index 0 to 1), not 3",
+		"task.components[7].weight=3": "task.components[7].weight: task.components has 2 entries (index 0 to 1), not 8",
+	} {
+		_, err := scenarios.Load(mixture, []string{set})
+		if want == "" {
+			assert.NoError(t, err, set)
+			continue
+		}
+		assert.ErrorContains(t, err, "--set "+set+": "+want, set)
+	}
+}
+
 func TestResolvedStable(t *testing.T) {
 	a, err := scenarios.Load("organizations", nil)
 	require.NoError(t, err)
