@@ -352,6 +352,7 @@ func TestSetFlagErrors(t *testing.T) {
 		{"collective.time_limit=90", []string{"collective.time_limit:", "want a number with a unit"}},
 		{"task.components[1].weight=2", []string{"task.components has no entries"}},
 		{"collective.agents.x=1", []string{"collective.agents holds an integer and has no key"}},
+		{"task.work.mean=5m", []string{`task.work holds a distribution such as 0.3, 5m`, `and has no key "mean"`}},
 		{"collective.comm.topology=mesh", []string{"--set collective.comm.topology=mesh: collective.comm.topology:", "allowed: point-to-point, broadcast, blackboard"}},
 		{"task.shape=needle", []string{"--set task.shape=needle: task.width: not used by shape"}},
 		{"episodes=0", []string{"--set episodes=0: episodes: 0 is out of range"}},
