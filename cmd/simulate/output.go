@@ -91,8 +91,8 @@ func writeOutFile(path, example string, data []byte) error {
 
 // refuseUnread returns an error for the first --set of sets that the
 // command never reads: a field scenarios.Unread names for reader (an
-// evaluation or training), or one in the sweep section unless sweep is
-// set. Such a value would change nothing.
+// evaluation, training, a trace or a graph), or one in the sweep section
+// unless sweep is set. Such a value would change nothing.
 func refuseUnread(sets []string, reader string, sweep bool) error {
 	for _, s := range sets {
 		path, _, _ := strings.Cut(s, "=")
