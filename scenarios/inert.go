@@ -156,6 +156,10 @@ func Unread(command, path string) string {
 		if command == TraceCommand {
 			return "a trace records what the agents did, not the reward: it never reads the reward section (simulate run and train do)"
 		}
+	case "figures":
+		if command == TraceCommand {
+			return "a trace draws no charts, so it never reads the figures list (the charts that --figures copies)"
+		}
 	case "episodes":
 		switch command {
 		case SweepTrain:

@@ -321,6 +321,7 @@ func TestSetOfAnUnreadSection(t *testing.T) {
 		{[]string{"train", testScenario, "--set", "episodes=50"}, "simulate train: --set episodes=50: training never reads episodes"},
 		{[]string{"trace", testScenario, "--set", "episodes=50"}, "simulate trace: --set episodes=50: a trace runs the episode that --episode names"},
 		{[]string{"trace", testScenario, "--set", "reward.task=2"}, "simulate trace: --set reward.task=2: a trace records what the agents did, not the reward"},
+		{[]string{"trace", testScenario, "--set", "figures=[a]"}, "simulate trace: --set figures=[a]: a trace draws no charts"},
 		{[]string{"graph", testScenario, "--set", "collective.agents=3", "--dot"}, "simulate graph: --set collective.agents=3: graph draws only a task instance"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
