@@ -65,6 +65,18 @@ func TestErrorsCapped(t *testing.T) {
 	assert.Less(t, len(err.Error()), 2500)
 }
 
+// TestEmptyMappingPlaced: an empty mapping in a list, which has no first
+// key to point at, is placed at its opening brace.
+func TestEmptyMappingPlaced(t *testing.T) {
+	for src, want := range map[string]string{
+		"figures: [{}]\ntask: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\n":                                 "x.yaml:1:11: figures[0]: got a mapping, want a string",
+		"task: {shape: mixture, components: [{}, {weight: 1, shape: chain, length: 2, work: 1m}]}\npolicy: {organization: team}\n": "x.yaml:1:37: task.components[0].shape: missing",
+	} {
+		_, err := scenarios.Parse([]byte(src), "x.yaml", nil)
+		assert.ErrorContains(t, err, want)
+	}
+}
+
 func TestRangeAndTypeErrorsTogether(t *testing.T) {
 	src := "task: {shape: chain, length: 2, work: 1m, coupling: 1.5}\ncollective:\n  agents: four\npolicy: {organization: team}\ntrain: {iterations: 0}\n"
 	_, err := scenarios.Parse([]byte(src), "x.yaml", nil)
