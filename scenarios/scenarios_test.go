@@ -361,6 +361,11 @@ func TestSetFlagErrors(t *testing.T) {
 		{"collective.api.rpm=10", []string{"collective.api.output_rate:", "greater than 0"}},
 		{"task.tool_calls=poisson(2)", []string{"task.tool_calls: needs tool_latency"}},
 		{"task.tool_calls=poison(2)", []string{"task.tool_calls:", `unknown distribution "poison"`, "poisson"}},
+		{`collective.check.accuracy="0.9"`, []string{`collective.check.accuracy: got "0.9", want a number`}},
+		{"episodes=9223372036854775807", []string{"episodes: 9223372036854775807 is out of range (1 to"}},
+		{"episodes=9223372036854775808", []string{"episodes: 9223372036854775808 is too large"}},
+		{"sweep={command: run, seeds: 1000000}", []string{"sweep: 2000000 trials are too many"}},
+		{"sweep={command: run, seeds: 1000001}", []string{"sweep.seeds: 1000001 is out of range (1 to 1000000)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
