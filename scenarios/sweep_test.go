@@ -99,6 +99,8 @@ func TestSweepParseErrors(t *testing.T) {
 		{"sweep:\n  command: train\n  metrics: [reward_mean, finish_mean]\n", nil,
 			[]string{`s.yaml:14:26: sweep.metrics[1]: "finish_mean" is not a metric of train trials (allowed: reward_mean,`, "prob_submit"}},
 		{"sweep:\n  command: run\n  metrics: [reward_mean, reward_mean]\n", nil, []string{`s.yaml:14:26: sweep.metrics[1]: "reward_mean" is listed twice`}},
+		{"sweep:\n  command: run\n  metrics: [succes_rate]\n", nil, []string{`sweep.metrics[0]: "succes_rate" is not a metric of run trials`, `; did you mean "success_rate"?`}},
+		{"sweep:\n  command: run\n  seeds: 50000\n  random:\n    task.coupling: uniform(0, 1)\n  samples: 3\n", nil, []string{"sweep: 150000 trials are too many (at most 100000)"}},
 		{"sweep:\n  command: run\n  grid:\n    collective.agentz: [1, 2]\n", nil,
 			[]string{"s.yaml:15:5: sweep.grid: collective.agentz: unknown key", `did you mean "agents"`}},
 		{"sweep:\n  command: run\n  grid:\n    seed: [1, 2]\n", nil, []string{"s.yaml:15:5: sweep.grid: seed: a sweep varies the spec"}},
@@ -143,6 +145,46 @@ func TestSweepParseErrors(t *testing.T) {
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)
 			}
+		})
+	}
+}
+
+// TestSweepMaxTrials: a sweep may have exactly MaxTrials trials.
+func TestSweepMaxTrials(t *testing.T) {
+	for seeds, want := range map[int]string{
+		scenarios.MaxTrials:     "",
+		scenarios.MaxTrials + 1: fmt.Sprintf("sweep: %d trials are too many", scenarios.MaxTrials+1),
+	} {
+		_, err := parseSweep(t, fmt.Sprintf("sweep:\n  command: run\n  seeds: %d\n", seeds))
+		if want == "" {
+			assert.NoError(t, err, seeds)
+			continue
+		}
+		assert.ErrorContains(t, err, want, seeds)
+	}
+}
+
+// TestSweepAxisNumbers: a grid axis has numbers for charts when every
+// value is one: numbers, durations (in seconds), constant distributions;
+// a distribution that is not constant, or a string, leaves it none.
+func TestSweepAxisNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		axis    string
+		numbers []float64
+		unit    string
+	}{
+		{"reward.task: [0, 0.5]", []float64{0, 0.5}, ""},
+		{"collective.spawn: [0, 2m]", []float64{0, 120}, "s"},
+		{"task.coupling: [0, 0.9]", []float64{0, 0.9}, ""},
+		{"task.work: [5m, exp(5m)]", nil, ""},
+		{"policy.organization: [split, team]", nil, ""},
+	} {
+		t.Run(tc.axis, func(t *testing.T) {
+			sc, err := parseSweep(t, "sweep:\n  command: run\n  grid:\n    "+tc.axis+"\n")
+			require.NoError(t, err)
+			ax := sc.Sweep.Grid[0]
+			assert.Equal(t, tc.numbers, ax.Numbers)
+			assert.Equal(t, tc.unit, ax.Unit)
 		})
 	}
 }
