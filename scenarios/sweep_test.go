@@ -283,6 +283,65 @@ func TestSweepTrials(t *testing.T) {
 	assert.ErrorContains(t, err, `no variant "c" (variants: a, b)`)
 }
 
+// TestSweepTrialsWithoutRandomAxes: without random axes a trial's ID
+// leaves the sample out, and the trials of each seed have specs of their
+// own (changing one changes no other).
+func TestSweepTrialsWithoutRandomAxes(t *testing.T) {
+	const src = `task:
+  shape: mixture
+  components:
+    - {weight: 1, shape: chain, length: 2, work: 1m}
+    - {weight: 1, shape: chain, length: 3, work: 1m}
+policy: {organization: split}
+sweep:
+  command: run
+  seeds: 3
+  grid:
+    reward.task: [0, 1]
+`
+	sc, err := scenarios.Parse([]byte(src), "s.yaml", nil)
+	require.NoError(t, err)
+	trials, err := sc.Trials(5, "")
+	require.NoError(t, err)
+	require.Len(t, trials, 6)
+	for _, tr := range trials {
+		assert.Equal(t, scenarios.TrialID(tr.Variant.Name, tr.Seed, 0, false, tr.Params), tr.ID)
+	}
+	for i := range 3 {
+		trials[i].Variant.Spec.Task.Components[0].Weight = float64(10 + i)
+	}
+	for i := range 3 {
+		assert.Equal(t, float64(10+i), trials[i].Variant.Spec.Task.Components[0].Weight, "seed %d", i)
+	}
+	assert.Equal(t, 1.0, sc.Base.Task.Components[0].Weight, "the base")
+}
+
+// TestSweepResolvedSections: the resolved sweep writes the grid only
+// with grid axes and random and samples only with random axes, and loads
+// again.
+func TestSweepResolvedSections(t *testing.T) {
+	for _, tc := range []struct {
+		name, sweep string
+		has, hasNot []string
+	}{
+		{"grid", "grid:\n    reward.task: [0, 1]\n", []string{"grid:"}, []string{"random:", "samples:"}},
+		{"random", "random:\n    reward.task: uniform(0, 1)\n  samples: 2\n", []string{"random:", "samples: 2"}, []string{"grid:"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := parseSweep(t, "sweep:\n  command: run\n  "+tc.sweep)
+			require.NoError(t, err)
+			_, section, _ := strings.Cut(string(sc.Resolved), "\nsweep:")
+			for _, s := range tc.has {
+				assert.Contains(t, section, s)
+			}
+			for _, s := range tc.hasNot {
+				assert.NotContains(t, section, s)
+			}
+			assertRoundTrip(t, sc)
+		})
+	}
+}
+
 func TestSweepRandomConversions(t *testing.T) {
 	sc, err := parseSweep(t, `sweep:
   command: run
