@@ -366,6 +366,10 @@ func TestSetFlagErrors(t *testing.T) {
 		{"episodes=9223372036854775808", []string{"episodes: 9223372036854775808 is too large"}},
 		{"sweep={command: run, seeds: 1000000}", []string{"sweep: 2000000 trials are too many"}},
 		{"sweep={command: run, seeds: 1000001}", []string{"sweep.seeds: 1000001 is out of range (1 to 1000000)"}},
+		{"seed=-1", []string{"seed: -1 is negative (want a non-negative integer)"}},
+		{"collective.agents=1.5", []string{"collective.agents: got the number 1.5, want an integer"}},
+		{"collective.agents=true", []string{"collective.agents: got the boolean true, want an integer"}},
+		{"collective.reconcile=3", []string{"collective.reconcile: got the integer 3, want a mapping (allowed keys: mode, rework)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
