@@ -118,20 +118,54 @@ func inertValues(spec *Spec, rules []inertRule, format string) []problem {
 	return out
 }
 
-// Unread returns why a command of kind command never reads the field at
-// path (a section, or a field in one), or "" when it may: SweepRun for an
-// evaluation (simulate run and trace, the trials of a sweep of command
-// run), SweepTrain for training (simulate train, the trials of a sweep of
-// command train). A value given there would change nothing.
+// The commands other than evaluation (SweepRun) and training (SweepTrain)
+// that read a scenario, for Unread.
+const (
+	// TraceCommand is simulate trace: one episode of a variant again
+	// (--count more), recording what its agents did.
+	TraceCommand = "trace"
+	// GraphCommand is simulate graph: the task instance of one episode.
+	GraphCommand = "graph"
+)
+
+// Unread returns why the command never reads the field at path (a
+// section, or a field in one), or "" when it may: SweepRun for an
+// evaluation (simulate run, the trials of a sweep of command run),
+// SweepTrain for training (simulate train, the trials of a sweep of
+// command train), TraceCommand or GraphCommand. A value given there would
+// change nothing.
 func Unread(command, path string) string {
-	switch topKey(path) {
+	key := topKey(path)
+	if command == GraphCommand {
+		switch key {
+		case "task", "seed", "name":
+			return ""
+		}
+		return fmt.Sprintf("graph draws only a task instance and reads nothing but task, seed and name (not %s)", key)
+	}
+	switch key {
 	case "train":
-		if command == SweepRun {
+		if command != SweepTrain {
 			return "an evaluation never trains, so it never reads the train section (simulate train and sweeps of command train do)"
 		}
 	case "policy":
 		if command == SweepTrain {
 			return "training never reads the policy section (the organization or policy file that an evaluation uses): it learns the policy that train.policy names"
+		}
+	case "reward":
+		if command == TraceCommand {
+			return "a trace records what the agents did, not the reward: it never reads the reward section (simulate run and train do)"
+		}
+	case "figures":
+		if command == TraceCommand {
+			return "a trace draws no charts, so it never reads the figures list (the charts that --figures copies)"
+		}
+	case "episodes":
+		switch command {
+		case SweepTrain:
+			return "training never reads episodes (the episodes of each variant in an evaluation): an iteration runs train.batch × train.group episodes"
+		case TraceCommand:
+			return "a trace runs the episode that --episode names (and --count more after it), not the scenario's episodes"
 		}
 	}
 	return ""

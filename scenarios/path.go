@@ -81,12 +81,6 @@ func related(a, b string) bool {
 	return within(a, b) || within(b, a)
 }
 
-// isLeaf reports whether values of type t are written as one scalar.
-func isLeaf(t reflect.Type) bool {
-	return reflect.PointerTo(t).Implements(textUnmarshalerType) ||
-		(t.Kind() != reflect.Struct && t.Kind() != reflect.Slice)
-}
-
 // findField returns the field that segs name inside root, a struct. forbid,
 // if not nil, is asked about each top-level key and returns why it may not
 // be set, or "".
@@ -95,7 +89,8 @@ func findField(root reflect.Value, segs []pathSeg, forbid func(string) string) (
 	at := ""
 	for i, s := range segs {
 		t := v.Type()
-		if isLeaf(t) || t.Kind() != reflect.Struct {
+		// Only a struct has keys; not one written as a scalar (sim.Dist).
+		if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(textUnmarshalerType) {
 			return reflect.Value{}, fmt.Errorf("%s holds %s and has no key %q", at, describe(t), s.key)
 		}
 		fields := fieldsOf(t)

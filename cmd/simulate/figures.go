@@ -25,10 +25,17 @@ func addFiguresFlag(fs *flag.FlagSet, dir *string) {
 }
 
 // checkFigures refuses --figures with --charts=false before any work is
-// done: there would be no chart to copy.
-func checkFigures(dir string, charts bool) error {
+// done: there would be no chart to copy. Without --figures nothing reads
+// the scenario's figures list, so a --set of it (among sets) is refused
+// too.
+func checkFigures(dir string, charts bool, sets []string) error {
 	if dir != "" && !charts {
 		return usagef("--figures %s copies charts, and --charts=false draws none: give one of them", dir)
+	}
+	for _, s := range sets {
+		if dir == "" && setSection(s) == "figures" {
+			return usagef("--set %s: the figures list names the charts that --figures copies, and no --figures DIR is given: give one, or remove the --set", s)
+		}
 	}
 	return nil
 }

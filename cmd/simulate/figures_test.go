@@ -91,3 +91,25 @@ func TestFiguresNeedCharts(t *testing.T) {
 		})
 	}
 }
+
+// TestSetFiguresNeedsFigures: without --figures nothing reads the figures
+// list, so a --set of it is refused before anything runs; with --figures
+// the same --set is read (the chart it names must have been drawn).
+func TestSetFiguresNeedsFigures(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", testScenario, "--episodes", "2", "--set", "figures=[finish_time]"},
+		{"train", testScenario, "--seeds", "1", "--set", "figures[0]=learning"},
+		{"sweep", "pressure-sweep", "--set", "figures=[phase]"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			_, stderr, code := simulate(t, append(args, "--out", out)...)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr, "simulate "+args[0]+": --set "+args[len(args)-1]+": the figures list names the charts that --figures copies, and no --figures DIR is given")
+			assert.NoDirExists(t, out)
+		})
+	}
+	figs := filepath.Join(t.TempDir(), "figs")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--set", "figures=[finish_time]", "--figures", figs, "--out", filepath.Join(t.TempDir(), "out"))
+	assert.FileExists(t, filepath.Join(figs, testScenario+"_finish_time.svg"))
+}

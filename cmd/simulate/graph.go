@@ -13,6 +13,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
 	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -86,6 +87,9 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 	} else {
 		var ep *episode
 		ep, err = o.draw.load(s, args[0], nil)
+		if err == nil {
+			err = refuseUnread(o.draw.sets, scenarios.GraphCommand, false)
+		}
 		if ep != nil {
 			g = ep.graph
 			title = ep.title()

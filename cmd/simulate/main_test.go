@@ -318,13 +318,21 @@ func TestSetOfAnUnreadSection(t *testing.T) {
 		{[]string{"train", "pressure-sweep", "--set", "sweep.seeds=2"}, "simulate train: --set sweep.seeds=2: only simulate sweep reads the sweep section"},
 		{[]string{"sweep", "exp-communication", "--set", "train.lr=0.2"}, "simulate sweep: --set train.lr=0.2: an evaluation never trains"},
 		{[]string{"sweep", "pressure-sweep", "--set", "policy.organization=team"}, "simulate sweep: --set policy.organization=team: training never reads the policy section"},
+		{[]string{"train", testScenario, "--set", "episodes=50"}, "simulate train: --set episodes=50: training never reads episodes"},
+		{[]string{"trace", testScenario, "--set", "episodes=50"}, "simulate trace: --set episodes=50: a trace runs the episode that --episode names"},
+		{[]string{"trace", testScenario, "--set", "reward.task=2"}, "simulate trace: --set reward.task=2: a trace records what the agents did, not the reward"},
+		{[]string{"trace", testScenario, "--set", "figures=[a]"}, "simulate trace: --set figures=[a]: a trace draws no charts"},
+		{[]string{"graph", testScenario, "--set", "collective.agents=3", "--dot"}, "simulate graph: --set collective.agents=3: graph draws only a task instance"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			args := tc.args
-			if args[0] == "trace" {
+			switch args[0] {
+			case "trace":
 				args = append(args, "--out", out+".json")
-			} else {
+			case "graph":
+				args = append(args, out+".json") // --dot FILE
+			default:
 				args = append(args, "--out", out)
 			}
 			stdout, stderr, code := simulate(t, args...)
@@ -337,6 +345,7 @@ func TestSetOfAnUnreadSection(t *testing.T) {
 	}
 	// What the command reads stays allowed.
 	mustSimulate(t, "train", testScenario, "--set", "train.iterations=2", "--seeds", "1", "--charts=false", "--out", filepath.Join(t.TempDir(), "t"))
+	mustSimulate(t, "graph", testScenario, "--set", "task.width=3", "--set", "seed=2")
 }
 
 func TestGraphWfCommons(t *testing.T) {

@@ -91,14 +91,13 @@ func writeOutFile(path, example string, data []byte) error {
 
 // refuseUnread returns an error for the first --set of sets that the
 // command never reads: a field scenarios.Unread names for reader (an
-// evaluation or training), or one in the sweep section unless sweep is
-// set. Such a value would change nothing.
+// evaluation, training, a trace or a graph), or one in the sweep section
+// unless sweep is set. Such a value would change nothing.
 func refuseUnread(sets []string, reader string, sweep bool) error {
 	for _, s := range sets {
 		path, _, _ := strings.Cut(s, "=")
-		path = strings.TrimSpace(path)
-		why := scenarios.Unread(reader, path)
-		if why == "" && !sweep && (path == "sweep" || strings.HasPrefix(path, "sweep.")) {
+		why := scenarios.Unread(reader, strings.TrimSpace(path))
+		if why == "" && !sweep && setSection(s) == "sweep" {
 			why = "only simulate sweep reads the sweep section"
 		}
 		if why != "" {
@@ -106,6 +105,17 @@ func refuseUnread(sets []string, reader string, sweep bool) error {
 		}
 	}
 	return nil
+}
+
+// setSection returns the top-level key that a --set value names: train
+// for train.lr=0.1, figures for figures[0]=x.
+func setSection(set string) string {
+	path, _, _ := strings.Cut(set, "=")
+	path = strings.TrimSpace(path)
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return path
 }
 
 // loadScenario loads a scenario with --set overrides and prints its

@@ -126,7 +126,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
-	if err := checkFigures(o.figures, o.charts); err != nil {
+	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
 		return err
 	}
 	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))

@@ -84,7 +84,7 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
-	if err := refuseUnread(o.draw.sets, scenarios.SweepRun, false); err != nil {
+	if err := refuseUnread(o.draw.sets, scenarios.TraceCommand, false); err != nil {
 		return err
 	}
 	if err := ep.sc.RunInert(); err != nil {

@@ -147,7 +147,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if len(args) != 1 {
 		return usagef("want one scenario, got %d arguments", len(args))
 	}
-	if err := checkFigures(o.figures, o.charts); err != nil {
+	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
 		return err
 	}
 	if o.seeds < 1 {
