@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,6 +100,10 @@ func TestCheckFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.ErrorContains(t, sc.CheckFiles(), "(the policy.file of --set policy.file="+filepath.Join(dir, "none.json")+")")
 
+	// A scenario built by hand, not loaded, has no places: its source.
+	byHand := scenarios.Scenario{Source: "by-hand", Variants: sc.Variants}
+	assert.ErrorContains(t, byHand.CheckFiles(), "(the policy.file of by-hand)")
+
 	for _, name := range []string{"graph-ok.yaml", "unrelated.yaml"} {
 		sc, err = scenarios.Load(filepath.Join(dir, name), nil)
 		require.NoError(t, err)
@@ -107,6 +112,32 @@ func TestCheckFiles(t *testing.T) {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// TestSetRebasesOnlyFilePaths: a --set value is rewritten relative to the
+// scenario's folder only where the field names a file (task.path,
+// policy.file), so that the spec opens it from the working directory as
+// typed; other strings are stored as typed.
+func TestSetRebasesOnlyFilePaths(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"exp/s.yaml": sprintf(graphScenario, "g.dot", "g.dot")})
+	t.Chdir(dir)
+	for _, tc := range []struct {
+		set string
+		got func(s *scenarios.Spec) string
+	}{
+		{"task.path=h.dot", func(s *scenarios.Spec) string { return s.Task.Path }},
+		{"policy.file=p.json", func(s *scenarios.Spec) string { return s.Policy.File }},
+		{"task.shape=file", func(s *scenarios.Spec) string { return s.Task.Shape }},
+		{"policy.organization=team", func(s *scenarios.Spec) string { return s.Policy.Organization }},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			sc, err := scenarios.Load(filepath.Join("exp", "s.yaml"), []string{tc.set})
+			require.NoError(t, err)
+			_, typed, _ := strings.Cut(tc.set, "=")
+			assert.Equal(t, typed, tc.got(&sc.Variants[0].Spec))
+		})
+	}
+}
 
 // TestFigureAt: each name of figures is placed where it was written, in
 // the file or by the --set that gave the list; past the list, the source.

@@ -81,10 +81,10 @@ func related(a, b string) bool {
 	return within(a, b) || within(b, a)
 }
 
-// isLeaf reports whether values of type t are written as one scalar.
-func isLeaf(t reflect.Type) bool {
-	return reflect.PointerTo(t).Implements(textUnmarshalerType) ||
-		(t.Kind() != reflect.Struct && t.Kind() != reflect.Slice)
+// keyed reports whether values of type t are written as a map of keys: a
+// struct, but not one written as a scalar (sim.Dist).
+func keyed(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(textUnmarshalerType)
 }
 
 // findField returns the field that segs name inside root, a struct. forbid,
@@ -95,7 +95,7 @@ func findField(root reflect.Value, segs []pathSeg, forbid func(string) string) (
 	at := ""
 	for i, s := range segs {
 		t := v.Type()
-		if isLeaf(t) || t.Kind() != reflect.Struct {
+		if !keyed(t) {
 			return reflect.Value{}, fmt.Errorf("%s holds %s and has no key %q", at, describe(t), s.key)
 		}
 		fields := fieldsOf(t)

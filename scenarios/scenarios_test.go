@@ -359,6 +359,7 @@ func TestSetFlagErrors(t *testing.T) {
 		{"collective.time_limit=90", []string{"collective.time_limit:", "want a number with a unit"}},
 		{"task.components[1].weight=2", []string{"task.components has no entries"}},
 		{"collective.agents.x=1", []string{"collective.agents holds an integer and has no key"}},
+		{"task.work.mean=5m", []string{`task.work holds a distribution such as 0.3, 5m`, `and has no key "mean"`}},
 		{"collective.comm.topology=mesh", []string{"--set collective.comm.topology=mesh: collective.comm.topology:", "allowed: point-to-point, broadcast, blackboard"}},
 		{"task.shape=needle", []string{"--set task.shape=needle: task.width: not used by shape"}},
 		{"episodes=0", []string{"--set episodes=0: episodes: 0 is out of range"}},
@@ -403,6 +404,24 @@ func TestRepeatedSet(t *testing.T) {
 			assert.Equal(t, "--set "+sets[0], e.Source, "the error is at the --set that changes nothing")
 			assert.Contains(t, e.Error(), "changes nothing: the later --set "+sets[len(sets)-1]+" replaces it")
 		})
+	}
+}
+
+// TestSetIndexPastTheList: an index at or past the end of a list is an
+// error that says how many entries there are.
+func TestSetIndexPastTheList(t *testing.T) {
+	const mixture = "testdata/good/mixture.yaml"
+	for set, want := range map[string]string{
+		"task.components[1].weight=3": "",
+		"task.components[2].weight=3": "task.components[2].weight: task.components has 2 entries (index 0 to 1), not 3",
+		"task.components[7].weight=3": "task.components[7].weight: task.components has 2 entries (index 0 to 1), not 8",
+	} {
+		_, err := scenarios.Load(mixture, []string{set})
+		if want == "" {
+			assert.NoError(t, err, set)
+			continue
+		}
+		assert.ErrorContains(t, err, "--set "+set+": "+want, set)
 	}
 }
 

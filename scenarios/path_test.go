@@ -1,0 +1,41 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLookupNode: a path is found in the file's syntax tree, or not, with
+// the deepest key that was found; an index past the file's list is not
+// found.
+func TestLookupNode(t *testing.T) {
+	f, err := parser.ParseBytes([]byte("task:\n  components:\n    - weight: 1\n"), 0)
+	require.NoError(t, err)
+	d := newDecoder("f.yaml", map[string]ast.Node{})
+	for _, tc := range []struct {
+		path         string
+		line, column int // of the deepest key found; 0 for none
+		found        bool
+	}{
+		{"task.components[0].weight", 3, 7, true},
+		{"task.components[1].weight", 2, 3, false},
+		{"task.components[0].width", 3, 7, false},
+		{"task.work", 1, 1, false},
+		{"collective", 0, 0, false},
+		{"task..work", 0, 0, false},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			tok, found := d.lookupNode(f.Docs[0].Body, tc.path)
+			assert.Equal(t, tc.found, found)
+			line, column := 0, 0
+			if tok != nil {
+				line, column = tok.Position.Line, tok.Position.Column
+			}
+			assert.Equal(t, [2]int{tc.line, tc.column}, [2]int{line, column})
+		})
+	}
+}
