@@ -81,6 +81,12 @@ func related(a, b string) bool {
 	return within(a, b) || within(b, a)
 }
 
+// keyed reports whether values of type t are written as a map of keys: a
+// struct, but not one written as a scalar (sim.Dist).
+func keyed(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(textUnmarshalerType)
+}
+
 // findField returns the field that segs name inside root, a struct. forbid,
 // if not nil, is asked about each top-level key and returns why it may not
 // be set, or "".
@@ -89,8 +95,7 @@ func findField(root reflect.Value, segs []pathSeg, forbid func(string) string) (
 	at := ""
 	for i, s := range segs {
 		t := v.Type()
-		// Only a struct has keys; not one written as a scalar (sim.Dist).
-		if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		if !keyed(t) {
 			return reflect.Value{}, fmt.Errorf("%s holds %s and has no key %q", at, describe(t), s.key)
 		}
 		fields := fieldsOf(t)

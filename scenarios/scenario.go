@@ -567,6 +567,14 @@ func (p *parse) applyFlag(fl *file, s string) {
 	d.rebaseTo = scenarioDir(p.source)
 	d.decodeFlag(val, tgt, path)
 	p.merge(&d.errs)
+	// A value (a number, a duration, a list) replaces the one before it,
+	// where a map only sets the keys it names: an earlier --set of the
+	// same value would change nothing.
+	if !keyed(tgt.Type()) {
+		if o, ok := lastOverride(p.flags, func(o override) bool { return o.path == path }); ok {
+			p.errs.add(&Error{Source: o.source, Path: path, Msg: fmt.Sprintf("changes nothing: the later %s replaces it; give one", src)})
+		}
+	}
 	p.flags = append(p.flags, override{path: path, source: src})
 }
 

@@ -303,6 +303,13 @@ func TestSetFlags(t *testing.T) {
 		{[]string{"collective.check={cost: 0.5}"}, func(t *testing.T, sc *scenarios.Scenario) {
 			assert.Equal(t, collective.Verification{Cost: 0.5, Accuracy: 0.9, Retries: 3}, sc.Base.Collective.Check)
 		}},
+		// A map sets the keys it names, so two of the same section add up.
+		{[]string{"collective.check={cost: 0.5}", "collective.check={retries: 1}"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, collective.Verification{Cost: 0.5, Accuracy: 0.9, Retries: 1}, sc.Base.Collective.Check)
+		}},
+		{[]string{"collective.check.cost=0.5", "collective.check={retries: 1}"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, collective.Verification{Cost: 0.5, Accuracy: 0.9, Retries: 1}, sc.Base.Collective.Check)
+		}},
 		{[]string{"policy.organization=sequential"}, func(t *testing.T, sc *scenarios.Scenario) {
 			assert.Equal(t, "sequential", sc.Variants[0].Spec.Policy.Organization, "a variant that does not set it keeps the flag's")
 			assert.Equal(t, "team", sc.Variants[1].Spec.Policy.Organization, "a variant's own set wins")
@@ -383,6 +390,28 @@ func TestSetFlagErrors(t *testing.T) {
 				assert.Equal(t, "--set "+tt.set, e.Source)
 				assert.Zero(t, e.Line, "a flag has no line")
 			}
+		})
+	}
+}
+
+// TestRepeatedSet: a --set of a value (a number, a string, a
+// distribution, a list) that a later --set of the same path replaces
+// changes nothing, and is an error at the earlier one.
+func TestRepeatedSet(t *testing.T) {
+	for _, sets := range [][]string{
+		{"collective.agents=2", "collective.agents=3"},
+		{"collective.agents=2", "seed=4", " collective.agents = 3"},
+		{"task.work=exp(5m)", "task.work=exp(6m)"},
+		{"seed=2", "seed=2"},
+		{"policy.organization=team", "policy.organization=split"},
+		{"task.components=[{weight: 1}]", "task.components=[{weight: 2}]"},
+	} {
+		t.Run(strings.Join(sets, " "), func(t *testing.T) {
+			_, err := scenarios.Load("tiny", sets)
+			var e *scenarios.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, "--set "+sets[0], e.Source, "the error is at the --set that changes nothing")
+			assert.Contains(t, e.Error(), "changes nothing: the later --set "+sets[len(sets)-1]+" replaces it")
 		})
 	}
 }

@@ -52,6 +52,9 @@ func (o *drawOptions) load(s *session, nameOrPath string, extra []string) (*epis
 	if o.episode < 0 {
 		return nil, usagef("--episode %d: want 0 or more", o.episode)
 	}
+	if err := refuseReplaced(o.sets, o.seed.stand()); err != nil {
+		return nil, err
+	}
 	sc, err := loadScenario(s, nameOrPath, append(o.sets[:len(o.sets):len(o.sets)], extra...))
 	if err != nil {
 		return nil, err

@@ -43,6 +43,29 @@ func (f *seedFlag) Set(s string) error {
 	return nil
 }
 
+// stand is a flag that stands for a --set of path: given, its value
+// replaces the --set's.
+type stand struct {
+	flag, path string
+	given      bool
+}
+
+func (f *seedFlag) stand() stand { return stand{"--seed", "seed", f.set} }
+
+// refuseReplaced returns a usage error for a --set among sets of a path
+// that a flag given stands for: the flag's value wins, so the --set would
+// change nothing.
+func refuseReplaced(sets []string, stands ...stand) error {
+	for _, st := range stands {
+		for _, s := range sets {
+			if path, _, _ := strings.Cut(s, "="); st.given && strings.TrimSpace(path) == st.path {
+				return usagef("--set %s: %s replaces it; give one of them", s, st.flag)
+			}
+		}
+	}
+	return nil
+}
+
 // countFlag is a whole number of 1 or more, such as --episodes N. Zero
 // means that the flag was not given, so its default applies; given, 0
 // (which would silently mean the default) and negative numbers are
@@ -95,6 +118,8 @@ type policyFlag struct{ file string }
 func (p *policyFlag) flags(fs *flag.FlagSet) {
 	fs.StringVar(&p.file, "policy", "", "decide with the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization\n(it stands for --set policy.file=FILE)")
 }
+
+func (p *policyFlag) stand() stand { return stand{"--policy", "policy.file", p.file != ""} }
 
 // sets returns the overrides that the flag stands for.
 func (p *policyFlag) sets() []string {

@@ -348,6 +348,41 @@ func TestSetOfAnUnreadSection(t *testing.T) {
 	mustSimulate(t, "graph", testScenario, "--set", "task.width=3", "--set", "seed=2")
 }
 
+// TestFlagReplacesSet: a --set of the value that a flag given stands for
+// (--seed, --episodes, --policy) would change nothing, since the flag
+// wins; it is refused before anything is written.
+func TestFlagReplacesSet(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", testScenario, "--seed", "3", "--set", "seed=4"}, "simulate run: --set seed=4: --seed replaces it"},
+		{[]string{"run", testScenario, "--set", "episodes=10", "--episodes", "5"}, "simulate run: --set episodes=10: --episodes replaces it"},
+		{[]string{"run", testScenario, "--policy", "p.json", "--set", "policy.file=q.json"}, "simulate run: --set policy.file=q.json: --policy replaces it"},
+		{[]string{"train", testScenario, "--seed", "3", "--set", "seed=4"}, "simulate train: --set seed=4: --seed replaces it"},
+		{[]string{"sweep", "pressure-sweep", "--seed", "3", "--set", "seed=4"}, "simulate sweep: --set seed=4: --seed replaces it"},
+		{[]string{"trace", testScenario, "--seed", "3", "--set", "seed=4"}, "simulate trace: --set seed=4: --seed replaces it"},
+		{[]string{"trace", testScenario, "--policy", "p.json", "--set", "policy.file=q.json"}, "simulate trace: --set policy.file=q.json: --policy replaces it"},
+		{[]string{"graph", testScenario, "--seed", "3", "--set", "seed=4", "--dot"}, "simulate graph: --set seed=4: --seed replaces it"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append(tc.args, "--out", out)
+			if tc.args[0] == "graph" {
+				args = append(tc.args, out) // --dot FILE
+			}
+			stdout, stderr, code := simulate(t, args...)
+			assert.Equal(t, exitUsage, code, "stderr:\n%s", stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.Empty(t, stdout)
+			assert.NoFileExists(t, out)
+			assert.NoDirExists(t, out)
+		})
+	}
+	// Without the flag the --set counts.
+	mustSimulate(t, "graph", testScenario, "--set", "seed=4")
+}
+
 func TestGraphWfCommons(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "shared", "data", "wfcommons", "helloworld-forkjoin-10-chameleon.json")
 	if _, err := os.Stat(path); err != nil {

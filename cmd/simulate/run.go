@@ -129,6 +129,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
 		return err
 	}
+	if err := refuseReplaced(o.sets, o.seed.stand(), stand{"--episodes", "episodes", o.episodes > 0}, o.policy.stand()); err != nil {
+		return err
+	}
 	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
 	if err != nil {
 		return err

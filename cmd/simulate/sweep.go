@@ -143,6 +143,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
 		return err
 	}
+	if err := refuseReplaced(o.sets, o.seed.stand()); err != nil {
+		return err
+	}
 	if o.shard != "" {
 		if _, err := sweep.ParseShard(o.shard); err != nil {
 			return usagef("%v", err)

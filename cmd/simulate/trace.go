@@ -80,6 +80,9 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 		// The episodes' numbers would wrap around: nothing would be traced.
 		return usagef("--episode %d with --count %d: the last episode is past %d", o.draw.episode, o.count, math.MaxInt)
 	}
+	if err := refuseReplaced(o.draw.sets, o.policy.stand()); err != nil {
+		return err
+	}
 	ep, err := o.draw.load(s, args[0], o.policy.sets())
 	if err != nil {
 		return err

@@ -150,6 +150,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
 		return err
 	}
+	if err := refuseReplaced(o.sets, o.seed.stand()); err != nil {
+		return err
+	}
 	if o.seeds < 1 {
 		return usagef("--seeds %d: want 1 or more", o.seeds)
 	}
