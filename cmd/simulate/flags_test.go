@@ -45,3 +45,25 @@ func TestNumberFlagsAreDecimal(t *testing.T) {
 	}
 	assert.Equal(t, "0", intFlag{}.String(), "the zero value prints as flag's help expects of a default")
 }
+
+// TestFlagStrings: a number flag prints the value it holds, as
+// flag.Value's String must (flag.Lookup, the defaults in help); one not
+// given prints what its zero value does.
+func TestFlagStrings(t *testing.T) {
+	n := 3
+	for _, tc := range []struct {
+		name string
+		v    flag.Value
+		want string
+	}{
+		{"seed not given", &seedFlag{}, ""},
+		{"seed nil", (*seedFlag)(nil), ""},
+		{"seed 0", &seedFlag{v: 0, set: true}, "0"},
+		{"seed 7", &seedFlag{v: 7, set: true}, "7"},
+		{"count not given", new(countFlag), ""},
+		{"count 5", new(countFlag(5)), "5"},
+		{"int 3", intFlag{&n}, "3"},
+	} {
+		assert.Equal(t, tc.want, tc.v.String(), tc.name)
+	}
+}
