@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -105,4 +106,38 @@ func atoiT(t *testing.T, s string) int {
 	n, err := strconv.Atoi(s)
 	require.NoError(t, err)
 	return n
+}
+
+// TestWriteCDFSpansTheSample: a fitted curve is drawn at 60 points from
+// the smallest observation to the largest (to twice it when every
+// observation is the same, so that the log axis has a range).
+func TestWriteCDFSpansTheSample(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sample []float64
+		lo, hi float64
+	}{
+		{"spread", []float64{2, 1, 8, 4}, 1, 8},
+		{"all equal", []float64{3, 3, 3}, 3, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, err := rundir.Create(filepath.Join(t.TempDir(), "fit"), false)
+			require.NoError(t, err)
+			require.NoError(t, dir.Mkdir("charts"))
+			fit := calibrate.Dist{Family: calibrate.LogNormal, Mu: 1, Sigma: 0.5}
+			require.NoError(t, writeCDF(dir, calibrate.Curve{Name: "cdf_x", XLabel: "latency (s)", Sample: tc.sample, Fits: []calibrate.Dist{fit}}))
+			var xs []float64
+			for _, r := range readCSV(t, dir.Join("charts/cdf_x.csv"))[1:] {
+				if r[0] == string(calibrate.LogNormal) {
+					x, err := strconv.ParseFloat(r[1], 64)
+					require.NoError(t, err)
+					xs = append(xs, x)
+				}
+			}
+			require.Len(t, xs, 60)
+			assert.InDelta(t, tc.lo, xs[0], 1e-12)
+			assert.InDelta(t, tc.hi, xs[59], 1e-12)
+			assert.True(t, slices.IsSorted(xs), "x increases: %v", xs)
+		})
+	}
 }
