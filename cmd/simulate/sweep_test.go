@@ -436,3 +436,43 @@ func TestSweepTrialDirs(t *testing.T) {
 	assert.Equal(t, []string{"trial", "variant", "seed", "collective.agents", "success_rate", "finish_mean", "reward_mean", "parallelism_mean"}, table[0])
 	assert.Equal(t, "team", table[1][1])
 }
+
+// TestSweepSummaryTable: the table printed at the end of a sweep has a
+// variant column only when the sweep has several variants, and shows at
+// most maxSummaryRows rows, then says how many more summary.csv holds.
+func TestSweepSummaryTable(t *testing.T) {
+	agents := func(n int) string {
+		vals := make([]string, n)
+		for i := range vals {
+			vals[i] = strconv.Itoa(i + 1)
+		}
+		return "sweep={command: run, grid: {collective.agents: [" + strings.Join(vals, ", ") + "]}}"
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		first string // the header's first column
+		rows  int
+		more  string // the line after the rows, "" for none
+	}{
+		{"one variant", []string{"--set", agents(2), "--variant", "team"}, "collective.agents", 2, ""},
+		{"two variants", []string{"--set", agents(2)}, "variant", 4, ""},
+		{"past the limit", []string{"--set", agents(21)}, "variant", maxSummaryRows, "... 2 more rows: see summary.csv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"sweep", "tiny", "--set", "episodes=1", "--charts=false", "--out", filepath.Join(t.TempDir(), "s")}, tc.args...)
+			table, _, _ := strings.Cut(mustSimulate(t, args...), "\n\n")
+			lines := strings.Split(table, "\n")
+			assert.Equal(t, tc.first, strings.Fields(lines[0])[0])
+			rows := lines[1:]
+			if tc.more != "" {
+				assert.Equal(t, tc.more, rows[len(rows)-1])
+				rows = rows[:len(rows)-1]
+			}
+			assert.Len(t, rows, tc.rows)
+			for _, r := range rows {
+				assert.NotContains(t, r, "more rows")
+			}
+		})
+	}
+}
