@@ -525,6 +525,7 @@ func TestValidate(t *testing.T) {
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, stdout, "ok\t"+testScenario)
 	assert.Regexp(t, `testdata/malformed\.yaml:\d+:\d+: `, stderr)
+	assert.Contains(t, stderr, "> 2 | bad: [1, 2\n           ^\n\n", "the problem's lines, with a caret at its place")
 	assert.Contains(t, stderr, "simulate validate: 1 of 2 scenarios have problems")
 
 	_, _, code = simulate(t, "validate")
