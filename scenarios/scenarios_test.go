@@ -251,6 +251,7 @@ func TestLeadingZero(t *testing.T) {
 	}{
 		{lit: "10", want: 10},
 		{lit: "0", want: 0},
+		{lit: "-0", want: 0},
 		{lit: "0o10", want: 8},
 		{lit: "0x10", want: 16},
 		{lit: "010", wantErr: "x.yaml:1:1: seed: 010 has a leading zero, which this YAML reader takes for octal (8); write 10 for decimal, or 0o10 for octal"},
