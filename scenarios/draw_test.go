@@ -30,6 +30,7 @@ func TestRandomAxisValue(t *testing.T) {
 		{"uint8 at its most", reflect.TypeFor[uint8](), 255.4, uint8(255)},
 		{"uint8 past its most", reflect.TypeFor[uint8](), 256, nil},
 		{"uint64 past its most", reflect.TypeFor[uint64](), 2 * two63, nil},
+		{"uint at its least", reflect.TypeFor[uint](), -0.4, uint(0)},
 		{"uint negative", reflect.TypeFor[uint](), -1, nil},
 		{"duration zero", timeType, 0, sim.Time(0)},
 		{"duration in seconds", timeType, 1.5, 1500 * sim.Millisecond},
