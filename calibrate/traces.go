@@ -116,16 +116,31 @@ type Traces struct {
 }
 
 // Load reads every trace file named in paths; a directory stands for the
-// .json and .jsonl files below it, in lexical order. Run IDs are the
-// files' paths relative to the argument they were found under.
+// .json and .jsonl files below it, in lexical order. A file reached twice
+// (named twice, or named and below a named directory as well) is an
+// error, since its runs would count twice. Run IDs are the files' paths
+// relative to the directory when paths is one directory, and the paths as
+// found otherwise, so that files of one name below two directories (one
+// trace exported by two frameworks) stay two runs.
 func Load(paths []string) (*Traces, error) {
 	var t Traces
+	// seen maps each file read, resolved, to the argument it was found
+	// under.
+	seen := map[string]string{}
 	for _, p := range paths {
-		files, err := expand(p)
+		files, err := expand(p, len(paths) > 1)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
+			key, err := resolve(f.path)
+			if err != nil {
+				return nil, err
+			}
+			if first, dup := seen[key]; dup {
+				return nil, fmt.Errorf("%s is read twice, from the arguments %s and %s: name each trace file once, or its runs count twice", f.path, first, p)
+			}
+			seen[key] = p
 			if err := t.readFile(f.path, f.name); err != nil {
 				return nil, err
 			}
@@ -137,9 +152,21 @@ func Load(paths []string) (*Traces, error) {
 	return &t, nil
 }
 
+// resolve returns the absolute path of the file at path, links followed:
+// one name for each file, however it was reached.
+func resolve(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(real)
+}
+
 type traceFile struct{ path, name string }
 
-func expand(p string) ([]traceFile, error) {
+// expand returns the trace files of the argument p: p itself, or the
+// files below it. Their names are relative to p unless full is set.
+func expand(p string, full bool) ([]traceFile, error) {
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, err
@@ -153,11 +180,13 @@ func expand(p string) ([]traceFile, error) {
 			return err
 		}
 		if !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")) {
-			rel, err := filepath.Rel(p, path)
-			if err != nil {
-				return err
+			name := path
+			if !full {
+				if name, err = filepath.Rel(p, path); err != nil {
+					return err
+				}
 			}
-			out = append(out, traceFile{path, filepath.ToSlash(rel)})
+			out = append(out, traceFile{path, filepath.ToSlash(name)})
 		}
 		return nil
 	})
