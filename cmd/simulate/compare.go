@@ -64,7 +64,7 @@ docs/statistics.md explains the intervals.`,
 		o := &compareOptions{}
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/compare-A-vs-B)")
 		fs.BoolVar(&o.anyScenario, "any-scenario", false, "compare directories of different scenarios")
-		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete comparison")
+		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out (never A or B, which compare reads)")
 		fs.BoolVar(&o.charts, "charts", true, "draw the chart; --charts=false writes the table only")
 		return o.run
 	},
@@ -102,6 +102,11 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	out := o.out
 	if out == "" {
 		out = filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", fileName(filepath.Base(a.Path)), fileName(filepath.Base(b.Path))))
+	}
+	for _, in := range []*rundir.Run{a, b} {
+		if sameFile(out, in.Path) {
+			return fmt.Errorf("--out %s is the directory %s, which compare reads: --force would replace it with the comparison; choose another --out", out, in.Path)
+		}
 	}
 	dir, err := createDir(out, o.force)
 	if err != nil {

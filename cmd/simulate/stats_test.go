@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -282,10 +283,15 @@ func TestCompare(t *testing.T) {
 	}{
 		{[]string{"compare", a, run}, "compare two of the same kind"},
 		{[]string{"compare", a}, "want two directories"},
+		// --force would replace an input with the comparison.
+		{[]string{"compare", run, run, "--out", run, "--force"}, "--out " + run + " is the directory " + run + ", which compare reads"},
+		{[]string{"compare", run, run, "--out", run + "/", "--force"}, "--out " + run + "/ is the directory " + run + ", which compare reads"},
 	} {
 		_, stderr, code := simulate(t, tc.args...)
 		assert.NotEqual(t, exitOK, code, "%v", tc.args)
 		assert.Contains(t, stderr, tc.want)
+		assert.Equal(t, rundir.KindRun, readManifest(t, run).Kind, "%v leaves the run", tc.args)
+		assert.FileExists(t, filepath.Join(run, "episodes.csv"), "%v leaves the run", tc.args)
 	}
 	other := filepath.Join(t.TempDir(), "other")
 	mustSimulate(t, "run", "organizations", "--episodes", "2", "--charts=false", "--out", other)
