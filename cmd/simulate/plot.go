@@ -62,6 +62,9 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		return err
 	}
 	index := path.Join(chartsDir, chartIndex)
+	if r.Manifest.Kind == rundir.KindFit {
+		return fmt.Errorf("%s is a fit directory, whose CDF charts have no index to redraw them from; run simulate fit again to draw them", r.Path)
+	}
 	if !r.Manifest.Has(index) {
 		return fmt.Errorf("%s has no %s: it was written with --charts=false or by an older simulate; run it again to draw its charts", r.Path, index)
 	}
@@ -78,7 +81,11 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		out = r.Join(chartsDir)
 	}
 	// The charts directory is not a run directory: it has no manifest, and
-	// redrawing into it again is expected.
+	// redrawing into it again is expected. A complete directory is not
+	// for plot to write into, and plot has no --force.
+	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil {
+		return fmt.Errorf("--out %s holds a complete directory (%s), which plot does not write into; choose another --out", out, rundir.ManifestName)
+	}
 	dir, err := rundir.Create(out, false)
 	if err != nil {
 		return err

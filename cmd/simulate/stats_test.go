@@ -230,6 +230,8 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(d3, "learning_reward.svg"))
 	assert.NotEqual(t, readFile(t, filepath.Join(out, "charts", "learning_reward.pdf")), readFile(t, filepath.Join(d3, "learning_reward.pdf")), "another size")
 
+	fit := filepath.Join(t.TempDir(), "fit")
+	mustSimulate(t, "fit", "../../calibrate/testdata/multiagent.otlp.json", "--out", fit)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -238,6 +240,9 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 		{[]string{"plot", out, "--size", "poster"}, "want column, page or tall"},
 		{[]string{"plot", t.TempDir()}, "not a complete run directory"},
 		{[]string{"plot", trainTiny(t, "--charts=false")}, "written with --charts=false"},
+		// plot has no --force, and its error says nothing of one.
+		{[]string{"plot", out, "--out", out}, "--out " + out + " holds a complete directory (manifest.json), which plot does not write into; choose another --out"},
+		{[]string{"plot", fit}, fit + " is a fit directory, whose CDF charts have no index to redraw them from"},
 	} {
 		_, stderr, code := simulate(t, tc.args...)
 		assert.NotEqual(t, exitOK, code, "%v", tc.args)
