@@ -471,7 +471,7 @@
 //	--charts
 //		draw the chart; --charts=false writes the table only (default true)
 //	--force
-//		overwrite a directory that holds a complete comparison
+//		overwrite a complete directory at --out (never A or B, which compare reads)
 //	--out DIR
 //		write into directory DIR (default: out/compare-A-vs-B)
 //
@@ -630,7 +630,9 @@
 // Fit reads agent traces, OpenTelemetry spans under the GenAI semantic
 // conventions in OTLP/JSON (what the Collector's file exporter writes) or the
 // OpenTelemetry Python SDK's span JSON, from each FILE and every .json or
-// .jsonl file below each DIR. Each root invoke_agent span is a run.
+// .jsonl file below each DIR. Each root invoke_agent span is a run. A file
+// reached twice (named twice, or below two of the arguments) is an error,
+// since its runs would count twice.
 //
 // It writes to --out: calls.csv (one row per model call), tools.csv (one
 // row per tool call), runs.csv (one row per run), delegations.csv (who
