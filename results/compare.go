@@ -113,6 +113,15 @@ func episodeValues(r *rundir.Run) (map[string]map[string][]float64, []string, er
 			out[v][m] = append(out[v][m], x)
 		}
 	}
+	// A file cut short at a row's end still parses; the manifest says
+	// how many episodes each variant ran.
+	if n := r.Manifest.Episodes; n > 0 {
+		for _, v := range order {
+			if got := len(out[v][runMetrics[0]]); got != n {
+				return nil, nil, fmt.Errorf("%s: variant %s has %d episodes and the manifest says %d: the file was cut short or edited", t.Path, v, got, n)
+			}
+		}
+	}
 	return out, order, nil
 }
 
