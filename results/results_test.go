@@ -152,6 +152,28 @@ func TestCompareTrainings(t *testing.T) {
 	assert.ErrorContains(t, err, "compare two of the same kind")
 }
 
+// TestLastTenthsCutShort: a seed with fewer iterations than the
+// variant's others (a file cut at a row's end) is an error naming the
+// file, while variants may train for different iterations.
+func TestLastTenthsCutShort(t *testing.T) {
+	header := "variant,seed,iteration,reward_mean\n"
+	for _, tc := range []struct{ name, rows, want string }{
+		{"last seed cut", "v,1,0,1\nv,1,1,1\nv,2,0,1\n", "it.csv: variant v has 2 iterations of seed 1 and 1 of seed 2: the file was cut short or edited"},
+		{"variants differ", "v,1,0,1\nv,1,1,1\nw,1,0,1\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab, err := rundir.ParseTable("it.csv", []byte(header+tc.rows))
+			require.NoError(t, err)
+			_, err = results.LastTenths(tab)
+			if tc.want == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.EqualError(t, err, tc.want)
+			}
+		})
+	}
+}
+
 func TestLastTenthsAndSummary(t *testing.T) {
 	r := trainDir(t, []float64{0.1, 0.2, 0.3})
 	tab, err := r.Table("iterations.csv")
