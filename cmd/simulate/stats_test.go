@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -332,6 +333,25 @@ func TestCompareSweeps(t *testing.T) {
 	for _, r := range rows[1:] {
 		assert.Contains(t, r[0], "default @ reward.latency=")
 		assert.Equal(t, "2", r[10], "two seeds in A: %v", r)
+	}
+
+	// A shard's own table, and a table cut at a row's end, are refused.
+	shards := filepath.Join(t.TempDir(), "shards")
+	mustSimulate(t, "sweep", sweepScenario, "--charts=false", "--shard", "0/2", "--out", shards)
+	shard := filepath.Join(shards, "shard-0-of-2")
+	trials := filepath.Join(b, "trials.csv")
+	table := readFile(t, trials)
+	require.NoError(t, os.WriteFile(trials, table[:bytes.LastIndexByte(table[:len(table)-1], '\n')+1], 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", a, shard}, shard + " is one shard's table, without the sweep's sweep.json: compare the directory 'simulate merge' writes from the shards"},
+		{[]string{"compare", a, b}, trials + ": 11 trials, and the manifest lists 12 trial records: the file was cut short or edited"},
+	} {
+		_, stderr, code := simulate(t, tc.args...)
+		assert.Equal(t, exitFail, code, "%v", tc.args)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
 }
 
