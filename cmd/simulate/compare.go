@@ -182,8 +182,17 @@ func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
 			unit = " (" + unit + ")"
 		}
 		spec := plots.Spec{Name: "diff_" + m, Kind: "bars", YLabel: fmt.Sprintf("%s, B - A%s", m, unit), Stat: "difference",
-			Interval: bootInterval, Size: "column", Note: leftOut(left, "no values")}
-		if err := cw.draw(spec, plots.BarsTable(bars)); err != nil {
+			Interval: bootInterval, Note: leftOut(left, "no values")}
+		// The points of a sweep make many bars with long labels: the
+		// chart takes the smallest size they fit.
+		var err error
+		for _, size := range []string{"column", "page", "tall"} {
+			spec.Size = size
+			if err = cw.draw(spec, plots.BarsTable(bars)); !errors.Is(err, plots.ErrNoFit) {
+				break
+			}
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -325,7 +325,14 @@ func TestCompareSweeps(t *testing.T) {
 	}
 
 	cmp := filepath.Join(t.TempDir(), "cmp")
-	mustSimulate(t, "compare", a, b, "--out", cmp)
+	_, stderr, code := simulate(t, "compare", a, b, "--out", cmp)
+	require.Equal(t, exitOK, code, stderr)
+	// The points' long labels take a larger chart than a column, not a
+	// warning that the charts were left out.
+	assert.Empty(t, stderr)
+	for _, m := range []string{"reward_mean", "success_rate", "parallelism_mean"} {
+		assert.FileExists(t, filepath.Join(cmp, "charts", "diff_"+m+".svg"))
+	}
 	rows := readCSV(t, filepath.Join(cmp, "compare.csv"))
 	// Every point matches: the random axis (train.lr) draws the same
 	// values in both, from the same seed.
