@@ -27,7 +27,7 @@
 //	sweep      run a scenario's sweep: many trials, in parallel, resumable, sharded
 //	merge      merge the trials of a sweep's shards
 //	compare    compare two run, train or sweep directories: differences with CIs
-//	plot       redraw the charts of a run, train or sweep directory from its tables
+//	plot       redraw the charts of a run, train, sweep or compare directory from its tables
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
@@ -480,7 +480,7 @@
 //	simulate compare out/lp-train out/lp-train-stdnorm
 //	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
 //
-// # Redraw the charts of a run, train or sweep directory from its tables
+// # Redraw the charts of a run, train, sweep or compare directory from its tables
 //
 // Usage:
 //
@@ -491,7 +491,9 @@
 // its kind, labels and size), without running anything: the same charts the
 // run drew, or the same at another size or in other formats, after a change
 // of style or to make figures for a paper. DIR must be complete (hold a
-// manifest.json) and have been written with charts.
+// manifest.json) and have been written with charts: a run, train, sweep
+// (or merged sweep) or compare directory; a fit directory's charts and a
+// shard's table have no index to redraw from.
 //
 // The charts and their CSVs go into --out (default: DIR/charts, replacing
 // the old ones), with the index.

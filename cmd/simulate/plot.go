@@ -12,19 +12,22 @@ import (
 
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios/sweep"
 )
 
 var cmdPlot = &command{
 	Name:  "plot",
 	Args:  "DIR",
-	Short: "redraw the charts of a run, train or sweep directory from its tables",
+	Short: "redraw the charts of a run, train, sweep or compare directory from its tables",
 	Long: `
 Plot draws every chart of DIR again, from the chart tables the run wrote
 (charts/NAME.csv) and the index of how each was drawn (charts/charts.json:
 its kind, labels and size), without running anything: the same charts the
 run drew, or the same at another size or in other formats, after a change
 of style or to make figures for a paper. DIR must be complete (hold a
-manifest.json) and have been written with charts.
+manifest.json) and have been written with charts: a run, train, sweep
+(or merged sweep) or compare directory; a fit directory's charts and a
+shard's table have no index to redraw from.
 
 The charts and their CSVs go into --out (default: DIR/charts, replacing
 the old ones), with the index.`,
@@ -64,6 +67,9 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	index := path.Join(chartsDir, chartIndex)
 	if r.Manifest.Kind == rundir.KindFit {
 		return fmt.Errorf("%s is a fit directory, whose CDF charts have no index to redraw them from; run simulate fit again to draw them", r.Path)
+	}
+	if r.Manifest.Kind == rundir.KindSweep && !r.Manifest.Has(sweep.PlanFile) {
+		return fmt.Errorf("%s is one shard's table, drawn without charts: plot the directory 'simulate merge' writes from the shards", r.Path)
 	}
 	if !r.Manifest.Has(index) {
 		return fmt.Errorf("%s has no %s: it was written with --charts=false or by an older simulate; run it again to draw its charts", r.Path, index)

@@ -233,6 +233,9 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 
 	fit := filepath.Join(t.TempDir(), "fit")
 	mustSimulate(t, "fit", "../../calibrate/testdata/multiagent.otlp.json", "--out", fit)
+	shards := filepath.Join(t.TempDir(), "shards")
+	mustSimulate(t, "sweep", sweepScenario, "--shard", "1/2", "--out", shards)
+	shard := filepath.Join(shards, "shard-1-of-2")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -244,6 +247,7 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 		// plot has no --force, and its error says nothing of one.
 		{[]string{"plot", out, "--out", out}, "--out " + out + " holds a complete directory (manifest.json), which plot does not write into; choose another --out"},
 		{[]string{"plot", fit}, fit + " is a fit directory, whose CDF charts have no index to redraw them from"},
+		{[]string{"plot", shard}, shard + " is one shard's table, drawn without charts: plot the directory 'simulate merge' writes from the shards"},
 	} {
 		_, stderr, code := simulate(t, tc.args...)
 		assert.NotEqual(t, exitOK, code, "%v", tc.args)
