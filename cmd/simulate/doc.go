@@ -496,7 +496,8 @@
 // shard's table have no index to redraw from.
 //
 // The charts and their CSVs go into --out (default: DIR/charts, replacing
-// the old ones), with the index.
+// the old ones), with the index. A complete directory, or the charts of
+// another one, is refused as --out.
 //
 // The flags are:
 //

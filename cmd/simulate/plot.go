@@ -30,7 +30,8 @@ manifest.json) and have been written with charts: a run, train, sweep
 shard's table have no index to redraw from.
 
 The charts and their CSVs go into --out (default: DIR/charts, replacing
-the old ones), with the index.`,
+the old ones), with the index. A complete directory, or the charts of
+another one, is refused as --out.`,
 	Examples: `
 	simulate plot out/latency-pressure-train-seed1 --out figures
 	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny`,
@@ -91,6 +92,12 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	// for plot to write into, and plot has no --force.
 	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil {
 		return fmt.Errorf("--out %s holds a complete directory (%s), which plot does not write into; choose another --out", out, rundir.ManifestName)
+	}
+	// Another directory's charts are its own: its manifest lists them.
+	if owner := filepath.Dir(filepath.Clean(out)); filepath.Base(filepath.Clean(out)) == chartsDir && !sameFile(owner, r.Path) {
+		if _, err := os.Stat(filepath.Join(owner, rundir.ManifestName)); err == nil {
+			return fmt.Errorf("--out %s holds the charts of the complete directory %s, which plot would replace with those of %s; choose another --out", out, owner, r.Path)
+		}
 	}
 	dir, err := rundir.Create(out, false)
 	if err != nil {

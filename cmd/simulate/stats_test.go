@@ -246,6 +246,7 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 		{[]string{"plot", trainTiny(t, "--charts=false")}, "written with --charts=false"},
 		// plot has no --force, and its error says nothing of one.
 		{[]string{"plot", out, "--out", out}, "--out " + out + " holds a complete directory (manifest.json), which plot does not write into; choose another --out"},
+		{[]string{"plot", out, "--out", filepath.Join(run, "charts")}, "--out " + filepath.Join(run, "charts") + " holds the charts of the complete directory " + run + ", which plot would replace with those of " + out},
 		{[]string{"plot", fit}, fit + " is a fit directory, whose CDF charts have no index to redraw them from"},
 		{[]string{"plot", shard}, shard + " is one shard's table, drawn without charts: plot the directory 'simulate merge' writes from the shards"},
 	} {
@@ -253,6 +254,12 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 		assert.NotEqual(t, exitOK, code, "%v", tc.args)
 		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
+	// A directory's own charts, however spelled, are its to redraw: in
+	// place, the same bytes.
+	own := filepath.Join(run, "charts", "finish_time.svg")
+	before := readFile(t, own)
+	mustSimulate(t, "plot", run, "--out", filepath.Join(run, "charts")+"/")
+	assert.Equal(t, before, readFile(t, own))
 }
 
 func TestCompare(t *testing.T) {
