@@ -79,7 +79,7 @@ type compareOptions struct {
 
 func (o *compareOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 2 {
-		return usagef("want two directories, got %d arguments", len(args))
+		return usagef("want two directories, got %s", count(len(args), "argument", "arguments"))
 	}
 	a, err := rundir.Open(args[0])
 	if err != nil {

@@ -50,7 +50,7 @@ type plotOptions struct {
 
 func (o *plotOptions) run(ctx context.Context, s *session, args []string) error {
 	if len(args) != 1 {
-		return usagef("want one directory, got %d arguments", len(args))
+		return usagef("want one directory, got %s", count(len(args), "argument", "arguments"))
 	}
 	if _, ok := plots.Sizes[o.size]; o.size != "" && !ok {
 		return usagef("--size %s: want column, page or tall", o.size)
