@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/calibrate/otel"
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // Operation names of the GenAI semantic conventions. call_llm is what
@@ -73,6 +74,9 @@ type Run struct {
 // Report counts what was read and what could not be used.
 type Report struct {
 	Files, Spans int
+	// Outputs counts the directories below a DIR argument that simulate
+	// wrote (they hold a manifest.json), whose JSON files are not traces.
+	Outputs int
 	// NoEnd counts spans without an end time (or ending before they
 	// start); NoAttributes spans without attributes; NotGenAI spans with
 	// attributes but no gen_ai.operation.name; NoTokens model calls
@@ -87,6 +91,9 @@ type Report struct {
 func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "read %d spans from %d files\n", r.Spans, r.Files)
+	if r.Outputs > 0 {
+		fmt.Fprintf(&b, "%d directories that simulate wrote (%s) skipped\n", r.Outputs, rundir.ManifestName)
+	}
 	for _, c := range []struct {
 		n    int
 		what string
@@ -128,10 +135,11 @@ func Load(paths []string) (*Traces, error) {
 	// under.
 	seen := map[string]string{}
 	for _, p := range paths {
-		files, err := expand(p, len(paths) > 1)
+		files, outputs, err := expand(p, len(paths) > 1)
 		if err != nil {
 			return nil, err
 		}
+		t.Report.Outputs += outputs
 		for _, f := range files {
 			key, err := resolve(f.path)
 			if err != nil {
@@ -165,19 +173,28 @@ func resolve(path string) (string, error) {
 type traceFile struct{ path, name string }
 
 // expand returns the trace files of the argument p: p itself, or the
-// files below it. Their names are relative to p unless full is set.
-func expand(p string, full bool) ([]traceFile, error) {
+// files below it, and the number of directories below p that simulate
+// wrote, which it skips (a fit's --out may lie below its traces). The
+// files' names are relative to p unless full is set.
+func expand(p string, full bool) ([]traceFile, int, error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if !info.IsDir() {
-		return []traceFile{{p, filepath.ToSlash(p)}}, nil
+		return []traceFile{{p, filepath.ToSlash(p)}}, 0, nil
 	}
 	var out []traceFile
+	outputs := 0
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && path != p {
+			if _, err := os.Stat(filepath.Join(path, rundir.ManifestName)); err == nil {
+				outputs++
+				return fs.SkipDir
+			}
 		}
 		if !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")) {
 			name := path
@@ -191,12 +208,12 @@ func expand(p string, full bool) ([]traceFile, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no .json or .jsonl file", p)
+		return nil, 0, fmt.Errorf("%s: no .json or .jsonl file", p)
 	}
-	return out, nil
+	return out, outputs, nil
 }
 
 func (t *Traces) readFile(path, name string) error {

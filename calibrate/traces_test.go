@@ -181,3 +181,33 @@ func TestLoadFileTwice(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want, tc.paths)
 	}
 }
+
+// TestLoadSkipsOutputs: a directory below the traces that simulate wrote
+// (a fit's --out beside its traces) is skipped and counted, so that the
+// same fit runs again; a manifest that is the argument itself is read.
+func TestLoadSkipsOutputs(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "run.json"), []byte(oneRun), 0o644))
+	fitted := filepath.Join(root, "fitted")
+	require.NoError(t, os.MkdirAll(fitted, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(fitted, "manifest.json"), []byte(`{"kind": "fit", "files": []}`), 0o644))
+	for _, tc := range []struct {
+		paths   []string
+		runs    int
+		outputs int
+		err     string
+	}{
+		{[]string{root}, 1, 1, ""},
+		{[]string{filepath.Join(fitted, "manifest.json")}, 0, 0, "not OpenTelemetry span JSON"},
+	} {
+		tr, err := calibrate.Load(tc.paths)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.paths)
+			continue
+		}
+		require.NoError(t, err, tc.paths)
+		assert.Len(t, tr.Runs, tc.runs)
+		assert.Equal(t, tc.outputs, tr.Report.Outputs)
+		assert.Contains(t, tr.Report.String(), "1 directories that simulate wrote (manifest.json) skipped")
+	}
+}
