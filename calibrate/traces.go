@@ -92,7 +92,7 @@ func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "read %d spans from %d files\n", r.Spans, r.Files)
 	if r.Outputs > 0 {
-		fmt.Fprintf(&b, "%d directories that simulate wrote (%s) skipped\n", r.Outputs, rundir.ManifestName)
+		fmt.Fprintf(&b, "directories that simulate wrote (%s), skipped: %d\n", rundir.ManifestName, r.Outputs)
 	}
 	for _, c := range []struct {
 		n    int

@@ -208,6 +208,6 @@ func TestLoadSkipsOutputs(t *testing.T) {
 		require.NoError(t, err, tc.paths)
 		assert.Len(t, tr.Runs, tc.runs)
 		assert.Equal(t, tc.outputs, tr.Report.Outputs)
-		assert.Contains(t, tr.Report.String(), "1 directories that simulate wrote (manifest.json) skipped")
+		assert.Contains(t, tr.Report.String(), "\ndirectories that simulate wrote (manifest.json), skipped: 1\n")
 	}
 }
