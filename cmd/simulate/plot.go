@@ -99,18 +99,31 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 			return fmt.Errorf("--out %s holds the charts of the complete directory %s, which plot would replace with those of %s; choose another --out", out, owner, r.Path)
 		}
 	}
-	dir, err := rundir.Create(out, false)
-	if err != nil {
-		return err
-	}
-	cw := &chartWriter{dir: dir, size: o.size, formats: formats}
+	// Every table is read and every chart drawn before any file is
+	// written, so that a bad table or a chart that does not fit its size
+	// leaves nothing half redrawn.
+	tables := make([]plots.Table, len(specs))
 	for i := range specs {
 		t, err := r.Table(path.Join(chartsDir, specs[i].Name+".csv"))
 		if err != nil {
 			return err
 		}
-		if err := cw.draw(specs[i], plots.Table{Header: t.Header, Rows: t.Rows}); err != nil {
+		tables[i] = plots.Table{Header: t.Header, Rows: t.Rows}
+		if o.size != "" {
+			specs[i].Size = o.size
+		}
+		if _, err := plots.Draw(&specs[i], tables[i]); err != nil {
 			return fmt.Errorf("%s: %w", t.Path, err)
+		}
+	}
+	dir, err := rundir.Create(out, false)
+	if err != nil {
+		return err
+	}
+	cw := &chartWriter{dir: dir, formats: formats}
+	for i := range specs {
+		if err := cw.draw(specs[i], tables[i]); err != nil {
+			return fmt.Errorf("%s: %w", r.Join(path.Join(chartsDir, specs[i].Name+".csv")), err)
 		}
 		if err := ctx.Err(); err != nil {
 			return err

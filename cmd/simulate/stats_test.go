@@ -205,6 +205,37 @@ func sameCharts(t *testing.T, dir, d2 string) {
 	}
 }
 
+// TestPlotLeavesNothingHalfDrawn: a table that cannot be drawn fails plot
+// before any chart is written, into a new directory or in place.
+func TestPlotLeavesNothingHalfDrawn(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run)
+	index := filepath.Join(run, chartsDir, chartIndex)
+	specs, err := plots.ParseSpecs(index, readFile(t, index))
+	require.NoError(t, err)
+	require.Greater(t, len(specs), 1)
+	bad := filepath.Join(run, chartsDir, specs[len(specs)-1].Name+".csv") // the last drawn
+	require.NoError(t, os.WriteFile(bad, []byte("a,b\n1,2,3\n"), 0o644))
+	svgs := map[string]string{}
+	for _, sp := range specs[:len(specs)-1] {
+		name := filepath.Join(run, chartsDir, sp.Name+".svg")
+		svgs[name] = string(readFile(t, name))
+	}
+
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := simulate(t, "plot", run, "--out", out)
+	assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+	assert.Contains(t, stderr, bad)
+	assert.NoDirExists(t, out)
+
+	// In place at another size every chart drawn would change.
+	_, stderr, code = simulate(t, "plot", run, "--size", "page")
+	assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+	for name, svg := range svgs {
+		assert.True(t, svg == string(readFile(t, name)), "%s was redrawn", name)
+	}
+}
+
 func TestPlotRedrawsEveryChart(t *testing.T) {
 	skipUnderRace(t)
 	out := trainTiny(t)
