@@ -56,9 +56,12 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		return usagef("--size %s: want column, page or tall", o.size)
 	}
 	formats := strings.Split(o.format, ",")
-	for _, f := range formats {
+	for i, f := range formats {
 		if !slices.Contains(plots.Formats, f) {
 			return usagef("--format %s: %q is not one of png, svg and pdf", o.format, f)
+		}
+		if slices.Contains(formats[:i], f) {
+			return usagef("--format %s: %s is listed twice", o.format, f)
 		}
 	}
 	r, err := rundir.Open(args[0])

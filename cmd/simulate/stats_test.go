@@ -272,6 +272,7 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 		want string
 	}{
 		{[]string{"plot", out, "--format", "gif"}, `"gif" is not one of png, svg and pdf`},
+		{[]string{"plot", out, "--format", "pdf,svg,pdf"}, "--format pdf,svg,pdf: pdf is listed twice"},
 		{[]string{"plot", out, "--size", "poster"}, "want column, page or tall"},
 		{[]string{"plot", t.TempDir()}, "not a complete run directory"},
 		{[]string{"plot", trainTiny(t, "--charts=false")}, "written with --charts=false"},
