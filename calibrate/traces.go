@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/calibrate/otel"
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // Operation names of the GenAI semantic conventions. call_llm is what
@@ -73,6 +74,9 @@ type Run struct {
 // Report counts what was read and what could not be used.
 type Report struct {
 	Files, Spans int
+	// Outputs counts the directories below a DIR argument that simulate
+	// wrote (they hold a manifest.json), whose JSON files are not traces.
+	Outputs int
 	// NoEnd counts spans without an end time (or ending before they
 	// start); NoAttributes spans without attributes; NotGenAI spans with
 	// attributes but no gen_ai.operation.name; NoTokens model calls
@@ -87,6 +91,9 @@ type Report struct {
 func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "read %d spans from %d files\n", r.Spans, r.Files)
+	if r.Outputs > 0 {
+		fmt.Fprintf(&b, "directories that simulate wrote (%s), skipped: %d\n", rundir.ManifestName, r.Outputs)
+	}
 	for _, c := range []struct {
 		n    int
 		what string
@@ -116,16 +123,32 @@ type Traces struct {
 }
 
 // Load reads every trace file named in paths; a directory stands for the
-// .json and .jsonl files below it, in lexical order. Run IDs are the
-// files' paths relative to the argument they were found under.
+// .json and .jsonl files below it, in lexical order. A file reached twice
+// (named twice, or named and below a named directory as well) is an
+// error, since its runs would count twice. Run IDs are the files' paths
+// relative to the directory when paths is one directory, and the paths as
+// found otherwise, so that files of one name below two directories (one
+// trace exported by two frameworks) stay two runs.
 func Load(paths []string) (*Traces, error) {
 	var t Traces
+	// seen maps each file read, resolved, to the argument it was found
+	// under.
+	seen := map[string]string{}
 	for _, p := range paths {
-		files, err := expand(p)
+		files, outputs, err := expand(p, len(paths) > 1)
 		if err != nil {
 			return nil, err
 		}
+		t.Report.Outputs += outputs
 		for _, f := range files {
+			key, err := resolve(f.path)
+			if err != nil {
+				return nil, err
+			}
+			if first, dup := seen[key]; dup {
+				return nil, fmt.Errorf("%s is read twice, from the arguments %s and %s: name each trace file once, or its runs count twice", f.path, first, p)
+			}
+			seen[key] = p
 			if err := t.readFile(f.path, f.name); err != nil {
 				return nil, err
 			}
@@ -137,37 +160,60 @@ func Load(paths []string) (*Traces, error) {
 	return &t, nil
 }
 
+// resolve returns the absolute path of the file at path, links followed:
+// one name for each file, however it was reached.
+func resolve(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(real)
+}
+
 type traceFile struct{ path, name string }
 
-func expand(p string) ([]traceFile, error) {
+// expand returns the trace files of the argument p: p itself, or the
+// files below it, and the number of directories below p that simulate
+// wrote, which it skips (a fit's --out may lie below its traces). The
+// files' names are relative to p unless full is set.
+func expand(p string, full bool) ([]traceFile, int, error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if !info.IsDir() {
-		return []traceFile{{p, filepath.ToSlash(p)}}, nil
+		return []traceFile{{p, filepath.ToSlash(p)}}, 0, nil
 	}
 	var out []traceFile
+	outputs := 0
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")) {
-			rel, err := filepath.Rel(p, path)
-			if err != nil {
-				return err
+		if d.IsDir() && path != p {
+			if _, err := os.Stat(filepath.Join(path, rundir.ManifestName)); err == nil {
+				outputs++
+				return fs.SkipDir
 			}
-			out = append(out, traceFile{path, filepath.ToSlash(rel)})
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")) {
+			name := path
+			if !full {
+				if name, err = filepath.Rel(p, path); err != nil {
+					return err
+				}
+			}
+			out = append(out, traceFile{path, filepath.ToSlash(name)})
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no .json or .jsonl file", p)
+		return nil, 0, fmt.Errorf("%s: no .json or .jsonl file", p)
 	}
-	return out, nil
+	return out, outputs, nil
 }
 
 func (t *Traces) readFile(path, name string) error {

@@ -118,3 +118,96 @@ func TestLoadErrors(t *testing.T) {
 	_, err = calibrate.Load([]string{empty})
 	assert.ErrorContains(t, err, empty+": no .json or .jsonl file")
 }
+
+// oneRun is a trace of one agent run with one model call.
+const oneRun = `{"spans": [
+ {"name": "invoke_agent [a]", "parent": null, "context": {"trace_id": 1, "span_id": 1},
+  "start_time": 0, "end_time": 3000000000, "attributes": {"gen_ai.operation.name": "invoke_agent"}},
+ {"name": "chat m", "parent": {"span_id": 1}, "context": {"trace_id": 1, "span_id": 2},
+  "start_time": 1000000000, "end_time": 2000000000,
+  "attributes": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}}]}`
+
+// TestLoadRunIDs: files of one name below two directories are two runs,
+// told apart by their paths, while one directory names its runs relative
+// to itself.
+func TestLoadRunIDs(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"agno", "google"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, d, "run.json"), []byte(oneRun), 0o644))
+	}
+	agno, google := filepath.Join(root, "agno"), filepath.Join(root, "google")
+	for _, tc := range []struct {
+		paths []string
+		want  []string
+	}{
+		{[]string{agno}, []string{"run.json"}},
+		{[]string{agno, google}, []string{filepath.ToSlash(filepath.Join(agno, "run.json")), filepath.ToSlash(filepath.Join(google, "run.json"))}},
+	} {
+		tr, err := calibrate.Load(tc.paths)
+		require.NoError(t, err, tc.paths)
+		var runs, calls []string
+		for _, r := range tr.Runs {
+			runs = append(runs, r.ID)
+		}
+		for _, c := range tr.Calls {
+			calls = append(calls, c.Run)
+		}
+		assert.Equal(t, tc.want, runs, tc.paths)
+		assert.Equal(t, tc.want, calls, tc.paths)
+	}
+}
+
+// TestLoadFileTwice: a file reached through two arguments is refused,
+// naming it and both arguments, since its runs would count twice.
+func TestLoadFileTwice(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "openai")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	file := filepath.Join(sub, "run.json")
+	require.NoError(t, os.WriteFile(file, []byte(oneRun), 0o644))
+	link := filepath.Join(t.TempDir(), "link.json")
+	require.NoError(t, os.Symlink(file, link))
+	for _, tc := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{file, file}, file + " is read twice, from the arguments " + file + " and " + file},
+		{[]string{root, sub}, file + " is read twice, from the arguments " + root + " and " + sub},
+		{[]string{sub, root}, file + " is read twice, from the arguments " + sub + " and " + root},
+		{[]string{file, link}, link + " is read twice, from the arguments " + file + " and " + link},
+	} {
+		_, err := calibrate.Load(tc.paths)
+		assert.ErrorContains(t, err, tc.want, tc.paths)
+	}
+}
+
+// TestLoadSkipsOutputs: a directory below the traces that simulate wrote
+// (a fit's --out beside its traces) is skipped and counted, so that the
+// same fit runs again; a manifest that is the argument itself is read.
+func TestLoadSkipsOutputs(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "run.json"), []byte(oneRun), 0o644))
+	fitted := filepath.Join(root, "fitted")
+	require.NoError(t, os.MkdirAll(fitted, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(fitted, "manifest.json"), []byte(`{"kind": "fit", "files": []}`), 0o644))
+	for _, tc := range []struct {
+		paths   []string
+		runs    int
+		outputs int
+		err     string
+	}{
+		{[]string{root}, 1, 1, ""},
+		{[]string{filepath.Join(fitted, "manifest.json")}, 0, 0, "not OpenTelemetry span JSON"},
+	} {
+		tr, err := calibrate.Load(tc.paths)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.paths)
+			continue
+		}
+		require.NoError(t, err, tc.paths)
+		assert.Len(t, tr.Runs, tc.runs)
+		assert.Equal(t, tc.outputs, tr.Report.Outputs)
+		assert.Contains(t, tr.Report.String(), "\ndirectories that simulate wrote (manifest.json), skipped: 1\n")
+	}
+}

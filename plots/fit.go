@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -42,9 +43,13 @@ func checkFit(p *plot.Plot, size Size) error {
 		more = fmt.Sprintf(" (and %d more)", len(problems)-show)
 		problems = problems[:show]
 	}
-	return fmt.Errorf("plots: chart does not fit %.4gx%.4g in: %s%s; shorten labels or use a larger size",
-		size.Width/vg.Inch, size.Height/vg.Inch, strings.Join(problems, "; "), more)
+	return fmt.Errorf("%w %.4gx%.4g in: %s%s; shorten labels or use a larger size",
+		ErrNoFit, size.Width/vg.Inch, size.Height/vg.Inch, strings.Join(problems, "; "), more)
 }
+
+// ErrNoFit is wrapped by the error for a chart that does not fit its size,
+// so that a caller may try a larger one.
+var ErrNoFit = errors.New("plots: chart does not fit")
 
 // slack is how far, in points, ink may stray past the edge or into other
 // text before it counts: antialiasing and line caps.

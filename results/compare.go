@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,6 +114,15 @@ func episodeValues(r *rundir.Run) (map[string]map[string][]float64, []string, er
 			out[v][m] = append(out[v][m], x)
 		}
 	}
+	// A file cut short at a row's end still parses; the manifest says
+	// how many episodes each variant ran.
+	if n := r.Manifest.Episodes; n > 0 {
+		for _, v := range order {
+			if got := len(out[v][runMetrics[0]]); got != n {
+				return nil, nil, fmt.Errorf("%s: variant %s has %d episodes and the manifest says %d: the file was cut short or edited", t.Path, v, got, n)
+			}
+		}
+	}
 	return out, order, nil
 }
 
@@ -211,6 +221,9 @@ func compareTrainings(a, b *rundir.Run) ([]Comparison, error) {
 // sweepValues groups a sweep's trials by variant and point: the values of
 // each metric over the point's seeds.
 func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]float64, error) {
+	if !r.Manifest.Has(sweep.PlanFile) {
+		return nil, nil, nil, fmt.Errorf("%s is one shard's table, without the sweep's %s: compare the directory 'simulate merge' writes from the shards", r.Path, sweep.PlanFile)
+	}
 	plan, err := sweep.ReadPlan(r.Path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -218,6 +231,17 @@ func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]flo
 	t, err := r.Table("trials.csv")
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	// The manifest lists the record of every trial the table holds, also
+	// of a partial merge; a file cut at a row's end still parses.
+	records := 0
+	for _, f := range r.Manifest.Files {
+		if path.Dir(f) == sweep.TrialsDir && path.Ext(f) == ".json" {
+			records++
+		}
+	}
+	if records != len(t.Rows) {
+		return nil, nil, nil, fmt.Errorf("%s: %d trials, and the manifest lists %d trial records: the file was cut short or edited", t.Path, len(t.Rows), records)
 	}
 	params := plan.ParamNames()
 	first := 3 // trial, variant, seed

@@ -111,6 +111,24 @@ func trainDir(t *testing.T, final []float64) *rundir.Run {
 	return r
 }
 
+// TestCompareRunsCutShort: an episodes.csv with fewer or more rows for a
+// variant than the manifest's episodes is an error naming the file, not
+// an unpaired comparison of what is left.
+func TestCompareRunsCutShort(t *testing.T) {
+	a := runDir(t, 1, []float64{10, 20, 30})
+	for _, tc := range []struct {
+		name string
+		rows int
+	}{{"a row less", 2}, {"a row more", 4}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := runDir(t, 1, []float64{10, 20, 30})
+			b.Manifest.Episodes = tc.rows
+			_, err := results.Compare(a, b)
+			assert.EqualError(t, err, fmt.Sprintf("%s: variant v has 3 episodes and the manifest says %d: the file was cut short or edited", b.Join("episodes.csv"), tc.rows))
+		})
+	}
+}
+
 func TestCompareTrainings(t *testing.T) {
 	rows, err := results.Compare(trainDir(t, []float64{0.1, 0.2, 0.3}), trainDir(t, []float64{0.6, 0.4, 0.5}))
 	require.NoError(t, err)
@@ -132,6 +150,28 @@ func TestCompareTrainings(t *testing.T) {
 
 	_, err = results.Compare(trainDir(t, []float64{1}), runDir(t, 1, []float64{1}))
 	assert.ErrorContains(t, err, "compare two of the same kind")
+}
+
+// TestLastTenthsCutShort: a seed with fewer iterations than the
+// variant's others (a file cut at a row's end) is an error naming the
+// file, while variants may train for different iterations.
+func TestLastTenthsCutShort(t *testing.T) {
+	header := "variant,seed,iteration,reward_mean\n"
+	for _, tc := range []struct{ name, rows, want string }{
+		{"last seed cut", "v,1,0,1\nv,1,1,1\nv,2,0,1\n", "it.csv: variant v has 2 iterations of seed 1 and 1 of seed 2: the file was cut short or edited"},
+		{"variants differ", "v,1,0,1\nv,1,1,1\nw,1,0,1\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab, err := rundir.ParseTable("it.csv", []byte(header+tc.rows))
+			require.NoError(t, err)
+			_, err = results.LastTenths(tab)
+			if tc.want == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.EqualError(t, err, tc.want)
+			}
+		})
+	}
 }
 
 func TestLastTenthsAndSummary(t *testing.T) {

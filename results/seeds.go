@@ -51,6 +51,18 @@ func LastTenths(t *rundir.Table) (*SeedValues, error) {
 		}
 		rows[k] = append(rows[k], i)
 	}
+	// Every seed of a variant trains for the same iterations: a seed with
+	// fewer is what a file cut at a row's end leaves, and its last tenth
+	// would be another stretch of training.
+	first := map[string]key{}
+	for _, k := range order {
+		f, ok := first[k.variant]
+		if !ok {
+			first[k.variant] = k
+		} else if len(rows[k]) != len(rows[f]) {
+			return nil, fmt.Errorf("%s: variant %s has %d iterations of seed %d and %d of seed %d: the file was cut short or edited", t.Path, k.variant, len(rows[f]), f.seed, len(rows[k]), k.seed)
+		}
+	}
 	for _, k := range order {
 		idx := rows[k]
 		last := idx[len(idx)-max(1, len(idx)/10):]

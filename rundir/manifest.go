@@ -57,10 +57,16 @@ var ErrIncomplete = errors.New("no " + ManifestName + ": not a complete run dire
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
 	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", dir, ErrIncomplete)
-	}
 	if err != nil {
+		// Say what dir is rather than that a file in it does not open.
+		switch fi, serr := os.Stat(dir); {
+		case errors.Is(serr, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s does not exist: want a directory that simulate wrote", dir)
+		case serr == nil && !fi.IsDir():
+			return nil, fmt.Errorf("%s is a file, not a directory: want a directory that simulate wrote", dir)
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: %w", dir, ErrIncomplete)
+		}
 		return nil, err
 	}
 	var m Manifest

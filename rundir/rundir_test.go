@@ -177,6 +177,24 @@ func TestReadManifestErrors(t *testing.T) {
 	}
 }
 
+// TestReadManifestOfNoDirectory: a path that is a file, or nothing, is
+// said to be one, not reported as a manifest that does not open.
+func TestReadManifestOfNoDirectory(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "summary.csv")
+	require.NoError(t, os.WriteFile(file, []byte("x\n"), 0o644))
+	for _, tc := range []struct{ path, want string }{
+		{file, file + " is a file, not a directory: want a directory that simulate wrote"},
+		{filepath.Join(root, "missing"), filepath.Join(root, "missing") + " does not exist: want a directory that simulate wrote"},
+	} {
+		_, err := rundir.ReadManifest(tc.path)
+		assert.EqualError(t, err, tc.want)
+		assert.NotErrorIs(t, err, rundir.ErrIncomplete)
+		_, err = rundir.Open(tc.path)
+		assert.EqualError(t, err, tc.want)
+	}
+}
+
 func TestList(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"a", "b/c", "b/c/shard-0-of-2"} {

@@ -103,6 +103,9 @@ func Load(nameOrPath string, sets []string) (*Scenario, error) {
 	}
 	data, err := os.ReadFile(nameOrPath)
 	if err != nil {
+		if fi, serr := os.Stat(nameOrPath); serr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s is a directory, not a scenario: want a YAML file or the name of an embedded scenario (simulate list)", nameOrPath)
+		}
 		if errors.Is(err, fs.ErrNotExist) && !looksLikePath(nameOrPath) {
 			return nil, fmt.Errorf("no scenario %q: not an embedded scenario (embedded: %s) and no such file", nameOrPath, strings.Join(Names(), ", "))
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/swarmsim/swarmsim/stats"
@@ -318,5 +319,18 @@ func TestLibraryContention(t *testing.T) {
 		d := pairedFinish(own[teams[i-1]], own[teams[i]])
 		t.Logf("no contention: %s minus %s %+.1f min [%.1f, %.1f]", teams[i], teams[i-1], d.Value, d.Lo, d.Hi)
 		assert.LessOrEqual(t, d.Hi, 0.0, "%s is not slower than %s without contention", teams[i], teams[i-1])
+	}
+}
+
+// TestLoadNotAScenario: a name that is neither an embedded scenario nor a
+// file, and a directory, are each said to be what they are.
+func TestLoadNotAScenario(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ arg, want string }{
+		{dir, dir + " is a directory, not a scenario: want a YAML file or the name of an embedded scenario (simulate list)"},
+		{"no-such", `no scenario "no-such": not an embedded scenario (embedded: ` + strings.Join(scenarios.Names(), ", ") + ") and no such file"},
+	} {
+		_, err := scenarios.Load(tc.arg, nil)
+		assert.EqualError(t, err, tc.want, tc.arg)
 	}
 }

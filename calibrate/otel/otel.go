@@ -131,13 +131,24 @@ func syntaxError(data []byte, err error) string {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// The decoder says no more than "unexpected EOF": the place is the
+		// end of the file, which was cut short.
+		line, col := position(data, int64(len(data)))
+		return fmt.Sprintf("line %d, column %d: invalid JSON: the file ends inside a value (cut short?)", line, col)
 	}
 	if off < 0 || off > int64(len(data)) {
 		return "invalid JSON: " + err.Error()
 	}
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	line, col := position(data, off)
 	return fmt.Sprintf("line %d, column %d: invalid JSON: %v", line, col, err)
+}
+
+// position returns the line and column of the byte offset off in data.
+func position(data []byte, off int64) (line int, col int64) {
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	col = off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	return line, col
 }
 
 // readDoc reads one top-level JSON value of either form.

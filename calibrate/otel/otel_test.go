@@ -153,6 +153,7 @@ func TestErrors(t *testing.T) {
 			`^f\.json: not OpenTelemetry span JSON: want an OTLP/JSON object .*; got an object with keys \["displayTimeUnit" "traceEvents"\]$`, true},
 		{"a number", `42`, `got a number$`, true},
 		{"syntax", "{\"spans\": [\n  {\"name\": 1,,}]}", `^f\.json: line 2, column 15: invalid JSON`, false},
+		{"cut short", "{\"spans\": [\n  {\"name\": \"a\"", `^f\.json: line 2, column 15: invalid JSON: the file ends inside a value \(cut short\?\)$`, false},
 		{"second document", `{"resourceSpans": []}` + "\n" + `{"x": 1}`, `^f\.json: document 2: not OpenTelemetry span JSON`, true},
 		{"OTLP time", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "0000000000000001", "startTimeUnixNano": {}}]}]}]}`,
 			`^f\.json: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: span "a": startTimeUnixNano: want a string of Unix nanoseconds, got an object$`, false},

@@ -194,7 +194,6 @@ const chartIndex = "charts.json"
 type chartWriter struct {
 	dir     *rundir.Dir
 	sub     string // the charts' subdirectory of dir, "" for dir itself
-	size    string // overrides every spec's size when set
 	formats []string
 	specs   []plots.Spec
 }
@@ -209,9 +208,6 @@ func newChartWriter(dir *rundir.Dir) (*chartWriter, error) {
 // draw draws the chart spec describes from table t and saves it (the
 // chosen formats and the CSV of t); the chart then belongs to the index.
 func (w *chartWriter) draw(spec plots.Spec, t plots.Table) error {
-	if w.size != "" {
-		spec.Size = w.size
-	}
 	p, err := plots.Draw(&spec, t)
 	if err != nil {
 		return err

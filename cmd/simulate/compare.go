@@ -64,7 +64,7 @@ docs/statistics.md explains the intervals.`,
 		o := &compareOptions{}
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/compare-A-vs-B)")
 		fs.BoolVar(&o.anyScenario, "any-scenario", false, "compare directories of different scenarios")
-		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete comparison")
+		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out (never A or B, which compare reads)")
 		fs.BoolVar(&o.charts, "charts", true, "draw the chart; --charts=false writes the table only")
 		return o.run
 	},
@@ -79,7 +79,7 @@ type compareOptions struct {
 
 func (o *compareOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 2 {
-		return usagef("want two directories, got %d arguments", len(args))
+		return usagef("want two directories, got %s", count(len(args), "argument", "arguments"))
 	}
 	a, err := rundir.Open(args[0])
 	if err != nil {
@@ -102,6 +102,11 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	out := o.out
 	if out == "" {
 		out = filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", fileName(filepath.Base(a.Path)), fileName(filepath.Base(b.Path))))
+	}
+	for _, in := range []*rundir.Run{a, b} {
+		if sameFile(out, in.Path) {
+			return fmt.Errorf("--out %s is the directory %s, which compare reads: --force would replace it with the comparison; choose another --out", out, in.Path)
+		}
 	}
 	dir, err := createDir(out, o.force)
 	if err != nil {
@@ -177,8 +182,17 @@ func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
 			unit = " (" + unit + ")"
 		}
 		spec := plots.Spec{Name: "diff_" + m, Kind: "bars", YLabel: fmt.Sprintf("%s, B - A%s", m, unit), Stat: "difference",
-			Interval: bootInterval, Size: "column", Note: leftOut(left, "no values")}
-		if err := cw.draw(spec, plots.BarsTable(bars)); err != nil {
+			Interval: bootInterval, Note: leftOut(left, "no values")}
+		// The points of a sweep make many bars with long labels: the
+		// chart takes the smallest size they fit.
+		var err error
+		for _, size := range []string{"column", "page", "tall"} {
+			spec.Size = size
+			if err = cw.draw(spec, plots.BarsTable(bars)); !errors.Is(err, plots.ErrNoFit) {
+				break
+			}
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}

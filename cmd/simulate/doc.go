@@ -27,7 +27,7 @@
 //	sweep      run a scenario's sweep: many trials, in parallel, resumable, sharded
 //	merge      merge the trials of a sweep's shards
 //	compare    compare two run, train or sweep directories: differences with CIs
-//	plot       redraw the charts of a run, train or sweep directory from its tables
+//	plot       redraw the charts of a run, train, sweep or compare directory from its tables
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
@@ -471,7 +471,7 @@
 //	--charts
 //		draw the chart; --charts=false writes the table only (default true)
 //	--force
-//		overwrite a directory that holds a complete comparison
+//		overwrite a complete directory at --out (never A or B, which compare reads)
 //	--out DIR
 //		write into directory DIR (default: out/compare-A-vs-B)
 //
@@ -480,7 +480,7 @@
 //	simulate compare out/lp-train out/lp-train-stdnorm
 //	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
 //
-// # Redraw the charts of a run, train or sweep directory from its tables
+// # Redraw the charts of a run, train, sweep or compare directory from its tables
 //
 // Usage:
 //
@@ -491,10 +491,13 @@
 // its kind, labels and size), without running anything: the same charts the
 // run drew, or the same at another size or in other formats, after a change
 // of style or to make figures for a paper. DIR must be complete (hold a
-// manifest.json) and have been written with charts.
+// manifest.json) and have been written with charts: a run, train, sweep
+// (or merged sweep) or compare directory; a fit directory's charts and a
+// shard's table have no index to redraw from.
 //
 // The charts and their CSVs go into --out (default: DIR/charts, replacing
-// the old ones), with the index.
+// the old ones), with the index. A complete directory, or the charts of
+// another one, is refused as --out.
 //
 // The flags are:
 //
@@ -630,7 +633,10 @@
 // Fit reads agent traces, OpenTelemetry spans under the GenAI semantic
 // conventions in OTLP/JSON (what the Collector's file exporter writes) or the
 // OpenTelemetry Python SDK's span JSON, from each FILE and every .json or
-// .jsonl file below each DIR. Each root invoke_agent span is a run.
+// .jsonl file below each DIR, but for directories that simulate wrote (with
+// a manifest.json, such as an earlier --out). Each root invoke_agent span is
+// a run. A file reached twice (named twice, or below two of the arguments)
+// is an error, since its runs would count twice.
 //
 // It writes to --out: calls.csv (one row per model call), tools.csv (one
 // row per tool call), runs.csv (one row per run), delegations.csv (who

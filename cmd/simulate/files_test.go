@@ -126,6 +126,24 @@ func TestOutHoldsResumableWork(t *testing.T) {
 	}
 }
 
+// TestArgumentCounts: a wrong number of arguments is counted in words
+// that agree with it.
+func TestArgumentCounts(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", "a"}, "simulate compare: want two directories, got 1 argument\n"},
+		{[]string{"compare"}, "simulate compare: want two directories, got 0 arguments\n"},
+		{[]string{"plot", "a", "b"}, "simulate plot: want one directory, got 2 arguments\n"},
+		{[]string{"run"}, "simulate run: want one scenario, got 0 arguments\n"},
+	} {
+		_, stderr, code := simulate(t, tc.args...)
+		assert.Equal(t, exitUsage, code, "%v", tc.args)
+		assert.True(t, strings.HasPrefix(stderr, tc.want), "%v: %q", tc.args, stderr)
+	}
+}
+
 func TestFlagMessages(t *testing.T) {
 	_, stderr, code := simulate(t, "run", "tiny", "--seed", "-1")
 	assert.Equal(t, exitUsage, code)

@@ -21,7 +21,10 @@ var cmdFit = &command{
 Fit reads agent traces, OpenTelemetry spans under the GenAI semantic
 conventions in OTLP/JSON (what the Collector's file exporter writes) or the
 OpenTelemetry Python SDK's span JSON, from each FILE and every .json or
-.jsonl file below each DIR. Each root invoke_agent span is a run.
+.jsonl file below each DIR, but for directories that simulate wrote (with
+a manifest.json, such as an earlier --out). Each root invoke_agent span is
+a run. A file reached twice (named twice, or below two of the arguments)
+is an error, since its runs would count twice.
 
 It writes to --out: calls.csv (one row per model call), tools.csv (one
 row per tool call), runs.csv (one row per run), delegations.csv (who

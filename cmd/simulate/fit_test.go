@@ -53,6 +53,9 @@ func TestFitBadInput(t *testing.T) {
 		{[]string{"fit", filepath.Join(dir, "missing.json"), "--out", out}, "missing.json: no such file"},
 		{[]string{"fit", bad}, "--out DIR is required"},
 		{[]string{"fit", "--out", out}, "want at least one trace file or directory"},
+		// A file below a directory named as well would count twice.
+		{[]string{"fit", "../../calibrate/testdata", "../../calibrate/testdata/multiagent.otlp.json", "--out", out},
+			"../../calibrate/testdata/multiagent.otlp.json is read twice, from the arguments ../../calibrate/testdata and ../../calibrate/testdata/multiagent.otlp.json"},
 		// A bad name is the user's, said before any trace is read.
 		{[]string{"fit", "../../calibrate/testdata/multiagent.otlp.json", "--name", "my workflow", "--out", out},
 			`simulate fit: --name: "my workflow" is not a valid name (1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit)`},

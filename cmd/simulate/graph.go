@@ -68,7 +68,7 @@ type graphFigures struct {
 
 func (o *graphOptions) run(ctx context.Context, s *session, args []string) error {
 	if len(args) != 1 {
-		return usagef("want one graph file or scenario, got %d arguments", len(args))
+		return usagef("want one graph file or scenario, got %s", count(len(args), "argument", "arguments"))
 	}
 	if o.json && o.dot == "-" {
 		return usagef("--json and --dot - both print on standard output: write the DOT to a file (--dot FILE)")

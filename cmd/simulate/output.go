@@ -130,3 +130,14 @@ func loadScenario(s *session, nameOrPath string, sets []string) (*scenarios.Scen
 	}
 	return sc, nil
 }
+
+// sameFile reports whether the paths a and b both exist and name one file
+// or directory, however each is spelled.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}

@@ -12,22 +12,26 @@ import (
 
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios/sweep"
 )
 
 var cmdPlot = &command{
 	Name:  "plot",
 	Args:  "DIR",
-	Short: "redraw the charts of a run, train or sweep directory from its tables",
+	Short: "redraw the charts of a run, train, sweep or compare directory from its tables",
 	Long: `
 Plot draws every chart of DIR again, from the chart tables the run wrote
 (charts/NAME.csv) and the index of how each was drawn (charts/charts.json:
 its kind, labels and size), without running anything: the same charts the
 run drew, or the same at another size or in other formats, after a change
 of style or to make figures for a paper. DIR must be complete (hold a
-manifest.json) and have been written with charts.
+manifest.json) and have been written with charts: a run, train, sweep
+(or merged sweep) or compare directory; a fit directory's charts and a
+shard's table have no index to redraw from.
 
 The charts and their CSVs go into --out (default: DIR/charts, replacing
-the old ones), with the index.`,
+the old ones), with the index. A complete directory, or the charts of
+another one, is refused as --out.`,
 	Examples: `
 	simulate plot out/latency-pressure-train-seed1 --out figures
 	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny`,
@@ -46,15 +50,18 @@ type plotOptions struct {
 
 func (o *plotOptions) run(ctx context.Context, s *session, args []string) error {
 	if len(args) != 1 {
-		return usagef("want one directory, got %d arguments", len(args))
+		return usagef("want one directory, got %s", count(len(args), "argument", "arguments"))
 	}
 	if _, ok := plots.Sizes[o.size]; o.size != "" && !ok {
 		return usagef("--size %s: want column, page or tall", o.size)
 	}
 	formats := strings.Split(o.format, ",")
-	for _, f := range formats {
+	for i, f := range formats {
 		if !slices.Contains(plots.Formats, f) {
 			return usagef("--format %s: %q is not one of png, svg and pdf", o.format, f)
+		}
+		if slices.Contains(formats[:i], f) {
+			return usagef("--format %s: %s is listed twice", o.format, f)
 		}
 	}
 	r, err := rundir.Open(args[0])
@@ -62,6 +69,12 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		return err
 	}
 	index := path.Join(chartsDir, chartIndex)
+	if r.Manifest.Kind == rundir.KindFit {
+		return fmt.Errorf("%s is a fit directory, whose CDF charts have no index to redraw them from; run simulate fit again to draw them", r.Path)
+	}
+	if r.Manifest.Kind == rundir.KindSweep && !r.Manifest.Has(sweep.PlanFile) {
+		return fmt.Errorf("%s is one shard's table, drawn without charts: plot the directory 'simulate merge' writes from the shards", r.Path)
+	}
 	if !r.Manifest.Has(index) {
 		return fmt.Errorf("%s has no %s: it was written with --charts=false or by an older simulate; run it again to draw its charts", r.Path, index)
 	}
@@ -78,19 +91,42 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		out = r.Join(chartsDir)
 	}
 	// The charts directory is not a run directory: it has no manifest, and
-	// redrawing into it again is expected.
-	dir, err := rundir.Create(out, false)
-	if err != nil {
-		return err
+	// redrawing into it again is expected. A complete directory is not
+	// for plot to write into, and plot has no --force.
+	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil {
+		return fmt.Errorf("--out %s holds a complete directory (%s), which plot does not write into; choose another --out", out, rundir.ManifestName)
 	}
-	cw := &chartWriter{dir: dir, size: o.size, formats: formats}
+	// Another directory's charts are its own: its manifest lists them.
+	if owner := filepath.Dir(filepath.Clean(out)); filepath.Base(filepath.Clean(out)) == chartsDir && !sameFile(owner, r.Path) {
+		if _, err := os.Stat(filepath.Join(owner, rundir.ManifestName)); err == nil {
+			return fmt.Errorf("--out %s holds the charts of the complete directory %s, which plot would replace with those of %s; choose another --out", out, owner, r.Path)
+		}
+	}
+	// Every table is read and every chart drawn before any file is
+	// written, so that a bad table or a chart that does not fit its size
+	// leaves nothing half redrawn.
+	tables := make([]plots.Table, len(specs))
 	for i := range specs {
 		t, err := r.Table(path.Join(chartsDir, specs[i].Name+".csv"))
 		if err != nil {
 			return err
 		}
-		if err := cw.draw(specs[i], plots.Table{Header: t.Header, Rows: t.Rows}); err != nil {
+		tables[i] = plots.Table{Header: t.Header, Rows: t.Rows}
+		if o.size != "" {
+			specs[i].Size = o.size
+		}
+		if _, err := plots.Draw(&specs[i], tables[i]); err != nil {
 			return fmt.Errorf("%s: %w", t.Path, err)
+		}
+	}
+	dir, err := rundir.Create(out, false)
+	if err != nil {
+		return err
+	}
+	cw := &chartWriter{dir: dir, formats: formats}
+	for i := range specs {
+		if err := cw.draw(specs[i], tables[i]); err != nil {
+			return fmt.Errorf("%s: %w", r.Join(path.Join(chartsDir, specs[i].Name+".csv")), err)
 		}
 		if err := ctx.Err(); err != nil {
 			return err

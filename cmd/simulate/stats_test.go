@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -203,6 +205,37 @@ func sameCharts(t *testing.T, dir, d2 string) {
 	}
 }
 
+// TestPlotLeavesNothingHalfDrawn: a table that cannot be drawn fails plot
+// before any chart is written, into a new directory or in place.
+func TestPlotLeavesNothingHalfDrawn(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run)
+	index := filepath.Join(run, chartsDir, chartIndex)
+	specs, err := plots.ParseSpecs(index, readFile(t, index))
+	require.NoError(t, err)
+	require.Greater(t, len(specs), 1)
+	bad := filepath.Join(run, chartsDir, specs[len(specs)-1].Name+".csv") // the last drawn
+	require.NoError(t, os.WriteFile(bad, []byte("a,b\n1,2,3\n"), 0o644))
+	svgs := map[string]string{}
+	for _, sp := range specs[:len(specs)-1] {
+		name := filepath.Join(run, chartsDir, sp.Name+".svg")
+		svgs[name] = string(readFile(t, name))
+	}
+
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := simulate(t, "plot", run, "--out", out)
+	assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+	assert.Contains(t, stderr, bad)
+	assert.NoDirExists(t, out)
+
+	// In place at another size every chart drawn would change.
+	_, stderr, code = simulate(t, "plot", run, "--size", "page")
+	assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+	for name, svg := range svgs {
+		assert.True(t, svg == string(readFile(t, name)), "%s was redrawn", name)
+	}
+}
+
 func TestPlotRedrawsEveryChart(t *testing.T) {
 	skipUnderRace(t)
 	out := trainTiny(t)
@@ -229,19 +262,36 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(d3, "learning_reward.svg"))
 	assert.NotEqual(t, readFile(t, filepath.Join(out, "charts", "learning_reward.pdf")), readFile(t, filepath.Join(d3, "learning_reward.pdf")), "another size")
 
+	fit := filepath.Join(t.TempDir(), "fit")
+	mustSimulate(t, "fit", "../../calibrate/testdata/multiagent.otlp.json", "--out", fit)
+	shards := filepath.Join(t.TempDir(), "shards")
+	mustSimulate(t, "sweep", sweepScenario, "--shard", "1/2", "--out", shards)
+	shard := filepath.Join(shards, "shard-1-of-2")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"plot", out, "--format", "gif"}, `"gif" is not one of png, svg and pdf`},
+		{[]string{"plot", out, "--format", "pdf,svg,pdf"}, "--format pdf,svg,pdf: pdf is listed twice"},
 		{[]string{"plot", out, "--size", "poster"}, "want column, page or tall"},
 		{[]string{"plot", t.TempDir()}, "not a complete run directory"},
 		{[]string{"plot", trainTiny(t, "--charts=false")}, "written with --charts=false"},
+		// plot has no --force, and its error says nothing of one.
+		{[]string{"plot", out, "--out", out}, "--out " + out + " holds a complete directory (manifest.json), which plot does not write into; choose another --out"},
+		{[]string{"plot", out, "--out", filepath.Join(run, "charts")}, "--out " + filepath.Join(run, "charts") + " holds the charts of the complete directory " + run + ", which plot would replace with those of " + out},
+		{[]string{"plot", fit}, fit + " is a fit directory, whose CDF charts have no index to redraw them from"},
+		{[]string{"plot", shard}, shard + " is one shard's table, drawn without charts: plot the directory 'simulate merge' writes from the shards"},
 	} {
 		_, stderr, code := simulate(t, tc.args...)
 		assert.NotEqual(t, exitOK, code, "%v", tc.args)
 		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
+	// A directory's own charts, however spelled, are its to redraw: in
+	// place, the same bytes.
+	own := filepath.Join(run, "charts", "finish_time.svg")
+	before := readFile(t, own)
+	mustSimulate(t, "plot", run, "--out", filepath.Join(run, "charts")+"/")
+	assert.Equal(t, before, readFile(t, own))
 }
 
 func TestCompare(t *testing.T) {
@@ -282,10 +332,15 @@ func TestCompare(t *testing.T) {
 	}{
 		{[]string{"compare", a, run}, "compare two of the same kind"},
 		{[]string{"compare", a}, "want two directories"},
+		// --force would replace an input with the comparison.
+		{[]string{"compare", run, run, "--out", run, "--force"}, "--out " + run + " is the directory " + run + ", which compare reads"},
+		{[]string{"compare", run, run, "--out", run + "/", "--force"}, "--out " + run + "/ is the directory " + run + ", which compare reads"},
 	} {
 		_, stderr, code := simulate(t, tc.args...)
 		assert.NotEqual(t, exitOK, code, "%v", tc.args)
 		assert.Contains(t, stderr, tc.want)
+		assert.Equal(t, rundir.KindRun, readManifest(t, run).Kind, "%v leaves the run", tc.args)
+		assert.FileExists(t, filepath.Join(run, "episodes.csv"), "%v leaves the run", tc.args)
 	}
 	other := filepath.Join(t.TempDir(), "other")
 	mustSimulate(t, "run", "organizations", "--episodes", "2", "--charts=false", "--out", other)
@@ -313,7 +368,14 @@ func TestCompareSweeps(t *testing.T) {
 	}
 
 	cmp := filepath.Join(t.TempDir(), "cmp")
-	mustSimulate(t, "compare", a, b, "--out", cmp)
+	_, stderr, code := simulate(t, "compare", a, b, "--out", cmp)
+	require.Equal(t, exitOK, code, stderr)
+	// The points' long labels take a larger chart than a column, not a
+	// warning that the charts were left out.
+	assert.Empty(t, stderr)
+	for _, m := range []string{"reward_mean", "success_rate", "parallelism_mean"} {
+		assert.FileExists(t, filepath.Join(cmp, "charts", "diff_"+m+".svg"))
+	}
 	rows := readCSV(t, filepath.Join(cmp, "compare.csv"))
 	// Every point matches: the random axis (train.lr) draws the same
 	// values in both, from the same seed.
@@ -321,6 +383,25 @@ func TestCompareSweeps(t *testing.T) {
 	for _, r := range rows[1:] {
 		assert.Contains(t, r[0], "default @ reward.latency=")
 		assert.Equal(t, "2", r[10], "two seeds in A: %v", r)
+	}
+
+	// A shard's own table, and a table cut at a row's end, are refused.
+	shards := filepath.Join(t.TempDir(), "shards")
+	mustSimulate(t, "sweep", sweepScenario, "--charts=false", "--shard", "0/2", "--out", shards)
+	shard := filepath.Join(shards, "shard-0-of-2")
+	trials := filepath.Join(b, "trials.csv")
+	table := readFile(t, trials)
+	require.NoError(t, os.WriteFile(trials, table[:bytes.LastIndexByte(table[:len(table)-1], '\n')+1], 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", a, shard}, shard + " is one shard's table, without the sweep's sweep.json: compare the directory 'simulate merge' writes from the shards"},
+		{[]string{"compare", a, b}, trials + ": 11 trials, and the manifest lists 12 trial records: the file was cut short or edited"},
+	} {
+		_, stderr, code := simulate(t, tc.args...)
+		assert.Equal(t, exitFail, code, "%v", tc.args)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
 }
 

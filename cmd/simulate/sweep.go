@@ -138,7 +138,7 @@ type sweepOptions struct {
 
 func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
-		return usagef("want one scenario, got %d arguments", len(args))
+		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
 	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
 		return err
@@ -318,6 +318,17 @@ func recordSweepFiles(dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.
 // writeSweepOutputs writes trials.csv of recs, the charts (if wanted) and
 // the manifest into dir.
 func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source string, argv []string, plan *sweep.Plan, recs map[string]*sweep.Record, charts bool) error {
+	// Written again over a complete result (a sweep run again, a merge
+	// into its own output), the old manifest goes first, so that the
+	// directory is never complete with tables it does not describe, and
+	// the old charts go too: these trials, or --charts=false, may not draw
+	// them again.
+	if err := dir.Remove(rundir.ManifestName); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir.Join(chartsDir)); err != nil {
+		return err
+	}
 	if err := dir.Write("trials.csv", sweep.Table(plan, recs)); err != nil {
 		return err
 	}

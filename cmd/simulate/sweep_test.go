@@ -221,6 +221,7 @@ func TestSweepDeterministicAcrossWorkersAndShards(t *testing.T) {
 		// Merging a directory with itself counts identical duplicates.
 		out = mustExe(t, nil, "merge", merged, merged, "--out", merged, "--charts=false")
 		assert.Contains(t, out, "12 identical duplicates")
+		assert.NoDirExists(t, filepath.Join(merged, "charts"), "--charts=false leaves none of the charts merged before")
 	})
 
 	t.Run("kubernetes-indexed-job", func(t *testing.T) {

@@ -68,7 +68,7 @@ type traceOptions struct {
 
 func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
-		return usagef("want one scenario, got %d arguments", len(args))
+		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
 	if o.format != "chrome" && o.format != "otlp" {
 		return usagef("--format %s: want chrome or otlp", o.format)

@@ -145,7 +145,7 @@ type trainJob struct {
 
 func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
-		return usagef("want one scenario, got %d arguments", len(args))
+		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
 	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
 		return err

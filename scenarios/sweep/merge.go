@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -40,7 +42,7 @@ func Merge(dirs []string) (*Merged, error) {
 	for _, dir := range dirs {
 		plan, err := ReadPlan(dir)
 		if err != nil {
-			return nil, fmt.Errorf("%s: not a sweep directory: %w", dir, err)
+			return nil, notSweep(dir, err)
 		}
 		if m.Plan == nil {
 			m.Plan, first = plan, dir
@@ -107,4 +109,20 @@ func Table(plan *Plan, recs map[string]*Record) []byte {
 	}
 	w.Flush()
 	return b.Bytes()
+}
+
+// notSweep says why dir, whose sweep.json did not read (err), is no
+// sweep directory: what dir is, rather than that a file in it does not
+// open.
+func notSweep(dir string, err error) error {
+	fi, serr := os.Stat(dir)
+	switch {
+	case errors.Is(serr, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist: want a directory that simulate sweep wrote", dir)
+	case serr == nil && !fi.IsDir():
+		return fmt.Errorf("%s is a file, not a directory: want a directory that simulate sweep wrote", dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: not a sweep directory: it has no %s", dir, PlanFile)
+	}
+	return fmt.Errorf("%s: not a sweep directory: %w", dir, err)
 }

@@ -423,3 +423,19 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 	}
 	assert.Contains(t, diff.Title, "team minus split")
 }
+
+// TestMergeNotASweep: a path that is no sweep directory is said to be
+// what it is: missing, a file, or a directory without sweep.json.
+func TestMergeNotASweep(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "s.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("name: s\n"), 0o644))
+	for _, tc := range []struct{ dir, want string }{
+		{filepath.Join(root, "missing"), filepath.Join(root, "missing") + " does not exist: want a directory that simulate sweep wrote"},
+		{file, file + " is a file, not a directory: want a directory that simulate sweep wrote"},
+		{root, root + ": not a sweep directory: it has no sweep.json"},
+	} {
+		_, err := Merge([]string{tc.dir})
+		assert.EqualError(t, err, tc.want)
+	}
+}
