@@ -3,6 +3,8 @@ package experiments
 import (
 	"context"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,7 +35,16 @@ func seeds(n int) int {
 func load(t *testing.T, name string, sets ...string) *scenarios.Scenario {
 	t.Helper()
 	if raceEnabled {
-		sets = append(sets, "train.iterations=2", "train.batch=2", "train.group=2")
+		// The cut replaces a caller's own value of these, which a later
+		// --set of the same path may not (it would change nothing).
+		cut := []string{"train.iterations=2", "train.batch=2", "train.group=2"}
+		sets = slices.DeleteFunc(slices.Clone(sets), func(s string) bool {
+			return slices.ContainsFunc(cut, func(c string) bool {
+				path, _, _ := strings.Cut(c, "=")
+				return strings.HasPrefix(s, path+"=")
+			})
+		})
+		sets = append(sets, cut...)
 	}
 	sc, err := scenarios.Load(name, sets)
 	require.NoError(t, err)
