@@ -57,8 +57,11 @@ func (f *seedFlag) stand() stand { return stand{"--seed", "seed", f.set} }
 // change nothing.
 func refuseReplaced(sets []string, stands ...stand) error {
 	for _, st := range stands {
+		if !st.given {
+			continue
+		}
 		for _, s := range sets {
-			if path, _, _ := strings.Cut(s, "="); st.given && strings.TrimSpace(path) == st.path {
+			if setPath(s) == st.path {
 				return usagef("--set %s: %s replaces it; give one of them", s, st.flag)
 			}
 		}

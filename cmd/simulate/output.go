@@ -95,8 +95,7 @@ func writeOutFile(path, example string, data []byte) error {
 // unless sweep is set. Such a value would change nothing.
 func refuseUnread(sets []string, reader string, sweep bool) error {
 	for _, s := range sets {
-		path, _, _ := strings.Cut(s, "=")
-		why := scenarios.Unread(reader, strings.TrimSpace(path))
+		why := scenarios.Unread(reader, setPath(s))
 		if why == "" && !sweep && setSection(s) == "sweep" {
 			why = "only simulate sweep reads the sweep section"
 		}
@@ -107,11 +106,17 @@ func refuseUnread(sets []string, reader string, sweep bool) error {
 	return nil
 }
 
+// setPath returns the field path that a --set value names, as written:
+// train.lr for train.lr=0.1.
+func setPath(set string) string {
+	path, _, _ := strings.Cut(set, "=")
+	return strings.TrimSpace(path)
+}
+
 // setSection returns the top-level key that a --set value names: train
 // for train.lr=0.1, figures for figures[0]=x.
 func setSection(set string) string {
-	path, _, _ := strings.Cut(set, "=")
-	path = strings.TrimSpace(path)
+	path := setPath(set)
 	if i := strings.IndexAny(path, ".["); i >= 0 {
 		return path[:i]
 	}
