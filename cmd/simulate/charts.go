@@ -5,17 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/swarmsim/swarmsim/rundir"
-	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"os"
 	"path"
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot"
+
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // chartsDir is the subdirectory of a run that holds the charts.
@@ -205,13 +207,18 @@ func newChartWriter(dir *rundir.Dir) (*chartWriter, error) {
 	return &chartWriter{dir: dir, sub: chartsDir, formats: plots.Formats}, nil
 }
 
-// draw draws the chart spec describes from table t and saves it (the
-// chosen formats and the CSV of t); the chart then belongs to the index.
+// draw draws the chart spec describes from table t and saves it.
 func (w *chartWriter) draw(spec plots.Spec, t plots.Table) error {
 	p, err := plots.Draw(&spec, t)
 	if err != nil {
 		return err
 	}
+	return w.save(spec, p, t)
+}
+
+// save saves p, which plots.Draw drew from spec and t, in the chosen
+// formats with the CSV of t; the chart then belongs to the index.
+func (w *chartWriter) save(spec plots.Spec, p *plot.Plot, t plots.Table) error {
 	c, _ := spec.Chart() // Draw checked the size
 	base := path.Join(w.sub, spec.Name)
 	if err := plots.SaveFormats(p, c.Size, w.dir.Join(base), t, w.formats); err != nil {

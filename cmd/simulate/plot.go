@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot"
+
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios/sweep"
@@ -106,6 +108,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	// written, so that a bad table or a chart that does not fit its size
 	// leaves nothing half redrawn.
 	tables := make([]plots.Table, len(specs))
+	drawn := make([]*plot.Plot, len(specs))
 	for i := range specs {
 		t, err := r.Table(path.Join(chartsDir, specs[i].Name+".csv"))
 		if err != nil {
@@ -115,7 +118,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		if o.size != "" {
 			specs[i].Size = o.size
 		}
-		if _, err := plots.Draw(&specs[i], tables[i]); err != nil {
+		if drawn[i], err = plots.Draw(&specs[i], tables[i]); err != nil {
 			return fmt.Errorf("%s: %w", t.Path, err)
 		}
 	}
@@ -125,8 +128,8 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	}
 	cw := &chartWriter{dir: dir, formats: formats}
 	for i := range specs {
-		if err := cw.draw(specs[i], tables[i]); err != nil {
-			return fmt.Errorf("%s: %w", r.Join(path.Join(chartsDir, specs[i].Name+".csv")), err)
+		if err := cw.save(specs[i], drawn[i], tables[i]); err != nil {
+			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
