@@ -52,6 +52,20 @@ const (
 // at all.
 var ErrIncomplete = errors.New("no " + ManifestName + ": not a complete run directory")
 
+// NotDirectory returns an error saying what path is when it is missing or
+// a file, for a command that wants a directory (want says which), and nil
+// otherwise.
+func NotDirectory(path, want string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist: want %s", path, want)
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("%s is a file, not a directory: want %s", path, want)
+	}
+	return nil
+}
+
 // ReadManifest reads the manifest of dir. A manifest without a kind
 // (written before kinds were recorded) gets one from the files it lists.
 func ReadManifest(dir string) (*Manifest, error) {
@@ -59,12 +73,10 @@ func ReadManifest(dir string) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		// Say what dir is rather than that a file in it does not open.
-		switch fi, serr := os.Stat(dir); {
-		case errors.Is(serr, fs.ErrNotExist):
-			return nil, fmt.Errorf("%s does not exist: want a directory that simulate wrote", dir)
-		case serr == nil && !fi.IsDir():
-			return nil, fmt.Errorf("%s is a file, not a directory: want a directory that simulate wrote", dir)
-		case errors.Is(err, fs.ErrNotExist):
+		if nerr := NotDirectory(dir, "a directory that simulate wrote"); nerr != nil {
+			return nil, nerr
+		}
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w", dir, ErrIncomplete)
 		}
 		return nil, err

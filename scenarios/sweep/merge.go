@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // Merged is what Merge found in the directories of one sweep.
@@ -115,13 +116,10 @@ func Table(plan *Plan, recs map[string]*Record) []byte {
 // sweep directory: what dir is, rather than that a file in it does not
 // open.
 func notSweep(dir string, err error) error {
-	fi, serr := os.Stat(dir)
-	switch {
-	case errors.Is(serr, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist: want a directory that simulate sweep wrote", dir)
-	case serr == nil && !fi.IsDir():
-		return fmt.Errorf("%s is a file, not a directory: want a directory that simulate sweep wrote", dir)
-	case errors.Is(err, fs.ErrNotExist):
+	if nerr := rundir.NotDirectory(dir, "a directory that simulate sweep wrote"); nerr != nil {
+		return nerr
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: not a sweep directory: it has no %s", dir, PlanFile)
 	}
 	return fmt.Errorf("%s: not a sweep directory: %w", dir, err)
