@@ -65,7 +65,7 @@ func TestTrainGoldenAndWorkers(t *testing.T) {
 		pb, _ := os.ReadFile(filepath.Join(two, p))
 		assert.Equal(t, string(pa), string(pb), p)
 	}
-	golden(t, "tiny_iterations.csv.golden", a)
+	goldenTable(t, "tiny_iterations.csv.golden", a)
 }
 
 func TestTrainBadInput(t *testing.T) {
