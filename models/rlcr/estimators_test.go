@@ -6,7 +6,9 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -628,7 +630,7 @@ func TestPerAgentAdvantagesReadBack(t *testing.T) {
 // runs on the caller's goroutine or on a pool.
 func TestParallelReturnsErrors(t *testing.T) {
 	for _, workers := range []int{1, 3} {
-		err := parallel(context.Background(), 5, workers, func(i int) error {
+		err := parallel(context.Background(), 5, workers, func(_, i int) error {
 			if i == 1 || i == 3 {
 				return fmt.Errorf("job %d", i)
 			}
@@ -636,7 +638,27 @@ func TestParallelReturnsErrors(t *testing.T) {
 		})
 		require.Error(t, err, "%d workers", workers)
 		assert.Equal(t, "job 1\njob 3", err.Error(), "%d workers", workers)
-		assert.NoError(t, parallel(context.Background(), 5, workers, func(int) error { return nil }))
+		assert.NoError(t, parallel(context.Background(), 5, workers, func(int, int) error { return nil }))
+	}
+}
+
+// parallel numbers its goroutines 0..workers-1, and no two calls at once
+// share a number: a worker's memory is its own.
+func TestParallelWorkerNumbers(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		var busy [3]atomic.Bool
+		var bad atomic.Int32
+		err := parallel(context.Background(), 200, workers, func(w, i int) error {
+			if w < 0 || w >= workers || !busy[w].CompareAndSwap(false, true) {
+				bad.Add(1)
+				return nil
+			}
+			runtime.Gosched() // let another goroutine in while w is busy
+			busy[w].Store(false)
+			return nil
+		})
+		require.NoError(t, err)
+		assert.Zero(t, bad.Load(), "%d workers: a call had another's number, or one out of range", workers)
 	}
 }
 

@@ -12,12 +12,21 @@ import (
 
 // memory is what a training run reuses from one iteration to the next, so
 // that an iteration in steady state allocates nothing for its rollouts and
-// its update: one episode runner and one decision recorder per rollout,
-// and the iteration's tables. It is plumbing; train.go tells the algorithm.
+// its update: one episode runner per worker, one decision recorder and one
+// kept result per rollout, and the iteration's tables. It is plumbing;
+// train.go tells the algorithm.
+//
+// A worker runs its rollouts one after another on one runner, whose
+// agents, event queue and run bookkeeping stay in the processor's caches
+// from one episode to the next; with a runner per rollout, each episode
+// found its runner's memory (tens of kilobytes, 64 of them an iteration on
+// the flagship) evicted by the others'. What the update needs of an
+// episode, its metrics and decisions, is copied out (keep).
 type memory struct {
-	runners []collective.Runner
+	runners []*collective.Runner // one per worker; a used Runner must not move
 	recs    []recorder
-	results []*collective.Result // results[i] belongs to runners[i] until the next iteration
+	kept    []collective.Result  // the rollouts' results, copied from the runners
+	results []*collective.Result // results[i] is &kept[i] once rollout i has run
 	graphs  []*task.Graph
 	metrics []collective.Metrics
 	rewards []float64
@@ -37,7 +46,7 @@ var memories sync.Pool
 // getMemory returns memory for B×G rollouts: a finished training's if one
 // of that size is kept, else new.
 func getMemory(B, G int) *memory {
-	if m, ok := memories.Get().(*memory); ok && len(m.runners) == B*G && len(m.graphs) == B {
+	if m, ok := memories.Get().(*memory); ok && len(m.recs) == B*G && len(m.graphs) == B {
 		return m
 	}
 	return newMemory(B, G)
@@ -60,14 +69,31 @@ func (m *memory) release() {
 func newMemory(B, G int) *memory {
 	n := B * G
 	return &memory{
-		runners: make([]collective.Runner, n),
 		recs:    make([]recorder, n),
+		kept:    make([]collective.Result, n),
 		results: make([]*collective.Result, n),
 		graphs:  make([]*task.Graph, B),
 		metrics: make([]collective.Metrics, n),
 		rewards: make([]float64, n),
 		finish:  make([]float64, n),
 	}
+}
+
+// growRunners makes sure there is a runner for each of workers workers.
+func (m *memory) growRunners(workers int) {
+	for len(m.runners) < max(workers, 1) {
+		m.runners = append(m.runners, new(collective.Runner))
+	}
+}
+
+// keep copies rollout i's result out of the runner that ran it, whose
+// next episode reuses the memory that r and its decisions are in. A
+// rollout records no trace.
+func (m *memory) keep(i int, r *collective.Result) *collective.Result {
+	k := &m.kept[i]
+	k.Metrics = r.Metrics
+	k.Decisions = append(k.Decisions[:0], r.Decisions...)
+	return k
 }
 
 // recorder is the policy one rollout decides with: it decides as the

@@ -48,7 +48,7 @@ func TestKeptMemoryChangesNothing(t *testing.T) {
 			rows = append(rows, it)
 			return nil
 		}, nil, func(B, G int) *memory {
-			require.Len(t, mem.runners, B*G)
+			require.Len(t, mem.recs, B*G)
 			return mem
 		})
 		if err != nil {
@@ -81,7 +81,7 @@ func TestKeptMemoryChangesNothing(t *testing.T) {
 // that released it; Train releases its memory.
 func TestMemoryPool(t *testing.T) {
 	m := getMemory(2, 3)
-	require.Len(t, m.runners, 6)
+	require.Len(t, m.recs, 6)
 	require.Len(t, m.graphs, 2)
 	m.recs[0].pol, m.recs[0].soft = &m.recs[1], nil
 	m.graphs[1], m.results[5] = new(task.Graph), &collective.Result{}
@@ -90,7 +90,7 @@ func TestMemoryPool(t *testing.T) {
 	assert.Equal(t, 0, countNonNil(m.graphs)+countNonNil(m.results), "the graphs and results are dropped")
 
 	other := getMemory(3, 2) // the same rollouts, other shapes
-	require.Len(t, other.runners, 6)
+	require.Len(t, other.recs, 6)
 	require.Len(t, other.graphs, 3)
 	assert.NotSame(t, m, other)
 

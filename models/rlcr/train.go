@@ -579,8 +579,9 @@ func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, e
 
 // rollouts runs B×G episodes on a pool of workers; rolloutStreams says
 // which streams each draws from. Results are indexed, so the pool's size
-// changes nothing. Each rollout runs on its own runner in mem and decides
-// through its own recorder; the results are valid until the next call.
+// changes nothing. Each rollout runs on its worker's runner in mem and
+// decides through its own recorder; the results are valid until the next
+// call.
 func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G int, actions collective.Mask, crn bool, workers int, mem *memory) ([]*collective.Result, []*task.Graph, error) {
 	graphs := mem.graphs
 	for b := range B {
@@ -590,17 +591,21 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 		}
 		graphs[b] = g
 	}
+	mem.growRunners(workers)
 	results := mem.results
-	err := parallel(ctx, B*G, workers, func(i int) error {
+	err := parallel(ctx, B*G, workers, func(w, i int) error {
 		rec := &mem.recs[i]
 		rec.pol, rec.rollout, rec.buf = pol, i, rec.buf[:0]
 		rec.soft, _ = pol.(policy.Softmax)
 		env, opts := rolloutStreams(iter, i, G, crn, &rec.own)
 		opts.Record, opts.Actions = true, actions
 		opts.Context, opts.MaxEvents = ctx, prob.MaxEvents
-		r, err := mem.runners[i].Run(graphs[i/G], prob.Collective, rec, env, opts)
-		results[i] = r
-		return err
+		r, err := mem.runners[w].Run(graphs[i/G], prob.Collective, rec, env, opts)
+		if err != nil {
+			return err
+		}
+		results[i] = mem.keep(i, r)
+		return nil
 	})
 	return results, graphs, err
 }
@@ -622,17 +627,18 @@ func rolloutStreams(iter sim.Streams, i, G int, crn bool, own *sim.Streams) (sim
 	return iter.Derive("task", uint64(i/G)), collective.Options{Decisions: own}
 }
 
-// parallel calls fn(0..n-1) on up to workers goroutines and returns the
-// errors joined in index order, so that errors too are deterministic. One
-// worker runs them in order on the calling goroutine.
-func parallel(ctx context.Context, n, workers int, fn func(int) error) error {
+// parallel calls fn(w, i) for i in 0..n-1 on up to workers goroutines,
+// w being the goroutine's number (0..workers-1, for memory of its own), and
+// returns the errors joined in index order, so that errors too are
+// deterministic. One worker runs them in order on the calling goroutine.
+func parallel(ctx context.Context, n, workers int, fn func(w, i int) error) error {
 	if workers <= 1 {
 		var errs []error
 		for i := range n {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := fn(i); err != nil {
+			if err := fn(0, i); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -641,10 +647,10 @@ func parallel(ctx context.Context, n, workers int, fn func(int) error) error {
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(workers, n) {
+	for w := range min(workers, n) {
 		wg.Go(func() {
 			for i := range next {
-				errs[i] = fn(i)
+				errs[i] = fn(w, i)
 			}
 		})
 	}
@@ -762,7 +768,7 @@ func differenceRewards(ctx context.Context, prob Problem, cf Credit, pol collect
 	}
 	G := len(results) / len(graphs)
 	replays := make([]collective.Metrics, len(jobs))
-	err := parallel(ctx, len(jobs), workers, func(j int) error {
+	err := parallel(ctx, len(jobs), workers, func(_, j int) error {
 		jb := jobs[j]
 		var p collective.Policy = withoutContribution{pol, jb.agent}
 		if cf == Passive {

@@ -29,7 +29,7 @@ func warmStart(ctx context.Context, prob Problem, pol policy.Softmax, cfg Config
 	var x [policy.NumFeatures]float64
 	for it := range cfg.WarmIterations {
 		iter := streams.Derive("warm", uint64(it))
-		err := parallel(ctx, n, workers, func(i int) error {
+		err := parallel(ctx, n, workers, func(_, i int) error {
 			g, err := prob.Task.Draw(iter.Derive("task", uint64(i)).New("graph", 0))
 			if err != nil {
 				return fmt.Errorf("task draw: %w", err)
