@@ -141,7 +141,7 @@ func (s *Sharing) Add(now Time, id int, work float64, setup Time) {
 	s.advance(now)
 	s.jobs = append(s.jobs, shareJob{tag: s.c.join(now, work, setup), id: id})
 	s.up(len(s.jobs) - 1)
-	s.plan()
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs)) // plan, inlined: s has a job
 }
 
 // Next returns when the first job will finish if nothing joins or leaves,
@@ -172,10 +172,11 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	last := len(s.jobs) - 1
 	s.jobs[0] = s.jobs[last]
 	s.jobs = s.jobs[:last]
+	s.due = 0 // plan, inlined
 	if last > 0 {
 		s.down(0)
+		s.due = s.c.departure(s.jobs[0].tag, last)
 	}
-	s.plan()
 	return j.id, true
 }
 
@@ -192,7 +193,7 @@ func (s *Sharing) Replace(now Time, id int, work float64, setup Time) (done int,
 	s.c.v = max(s.c.v, j.tag)
 	s.jobs[0] = shareJob{tag: s.c.join(now, work, setup), id: id}
 	s.down(0)
-	s.plan()
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs)) // plan, inlined: s has a job
 	return j.id, true
 }
 
