@@ -282,7 +282,7 @@ func pick(n int, load func(i int) int) int {
 
 func (d *deployment) submit(a *agent, delay sim.Time) {
 	a.req.arrive = d.ep.env.Now() + delay
-	a.req.setup = scale(d.cfg.PrefillToken, float64(a.req.prompt)) // the prefill pauses the batch that admits the call
+	a.req.setup = prefill(d.cfg.PrefillToken, a.req.prompt) // the prefill pauses the batch that admits the call
 	last := d.arriving.insert(a) == d.arriving.len()-1
 	switch {
 	case d.waking:
@@ -295,6 +295,17 @@ func (d *deployment) submit(a *agent, delay sim.Time) {
 	default:
 		d.plan()
 	}
+}
+
+// prefill returns the time a prompt of n tokens takes to prefill at
+// perToken, scale(perToken, n): as a product of integers where the
+// floating-point one is exact (below 2^53, so that rounding it changes
+// nothing), which saves math.Round.
+func prefill(perToken sim.Time, n int64) sim.Time {
+	if perToken >= 0 && perToken < 1<<26 && n >= 0 && n < 1<<26 {
+		return perToken * sim.Time(n)
+	}
+	return scale(perToken, float64(n))
 }
 
 // plan sets the timer for the first departure, with the calls that arrive
