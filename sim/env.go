@@ -284,9 +284,14 @@ func (e *Env) runTimer(t *Timer) {
 	e.now = t.at
 	e.fired++
 	if e.obs != nil {
-		e.obs.Observe(Record{Seq: t.key & seqMask, Time: t.at, Priority: Priority(t.key >> seqBits), Kind: KindCallback})
+		e.observeTimer(t) // apart, so that runTimer is inlined
 	}
 	t.fn()
+}
+
+// observeTimer shows the observer the firing of t.
+func (e *Env) observeTimer(t *Timer) {
+	e.obs.Observe(Record{Seq: t.key & seqMask, Time: t.at, Priority: Priority(t.key >> seqBits), Kind: KindCallback})
 }
 
 // limitReached records which bound of Limits the next event, due at next,
@@ -376,7 +381,8 @@ func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 		if e.timers.len() > 0 {
 			// A shared server's timer is pending through most of an
 			// episode: its events must not make every event slower.
-			if t := e.nextTimer(); t != nil {
+			// nextTimer, written out.
+			if t := e.timers.t[0]; e.q.len() == 0 || t.beforeItem(e.q.head()) {
 				if t.at > through {
 					break
 				}

@@ -88,15 +88,22 @@ func (c *clock) advance(now Time, n int) {
 		return
 	}
 	if n > 0 {
-		if from := max(c.at, c.paused); now > from {
-			if c.perJob == 0 {
-				c.v += float64(now - from)
-			} else {
-				c.v += float64(now-from) * c.fUnit / c.step(n)
-			}
-		}
+		c.serve(now, n)
 	}
 	c.at = now
+}
+
+// serve adds the service that n > 0 jobs receive from c.at, or the end of
+// a setup after it, to now > c.at: advance's arithmetic, which
+// Sharing.advance shares.
+func (c *clock) serve(now Time, n int) {
+	if from := max(c.at, c.paused); now > from {
+		if c.perJob == 0 {
+			c.v += float64(now - from)
+		} else {
+			c.v += float64(now-from) * c.fUnit / c.step(n)
+		}
+	}
 }
 
 // join starts a job of work units with a setup at now and returns its tag.
@@ -124,13 +131,18 @@ func (c *clock) departure(tag float64, n int) Time {
 }
 
 // advance brings the attained service and the integrals up to now.
+// It is clock.advance with the integrals, testing once what both test.
 func (s *Sharing) advance(now Time) {
-	if n := len(s.jobs); n > 0 && now > s.c.at {
+	if now <= s.c.at {
+		return
+	}
+	if n := len(s.jobs); n > 0 {
 		dt := float64(now - s.c.at)
 		s.busy += dt
 		s.area += dt * float64(n)
+		s.c.serve(now, n)
 	}
-	s.c.advance(now, len(s.jobs))
+	s.c.at = now
 }
 
 // Add puts job id in service at time now with work units to do, after a
@@ -141,7 +153,7 @@ func (s *Sharing) Add(now Time, id int, work float64, setup Time) {
 	s.advance(now)
 	s.jobs = append(s.jobs, shareJob{tag: s.c.join(now, work, setup), id: id})
 	s.up(len(s.jobs) - 1)
-	s.plan()
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs)) // plan, inlined: s has a job
 }
 
 // Next returns when the first job will finish if nothing joins or leaves,
@@ -172,10 +184,11 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	last := len(s.jobs) - 1
 	s.jobs[0] = s.jobs[last]
 	s.jobs = s.jobs[:last]
+	s.due = 0 // plan, inlined
 	if last > 0 {
 		s.down(0)
+		s.due = s.c.departure(s.jobs[0].tag, last)
 	}
-	s.plan()
 	return j.id, true
 }
 
@@ -192,7 +205,7 @@ func (s *Sharing) Replace(now Time, id int, work float64, setup Time) (done int,
 	s.c.v = max(s.c.v, j.tag)
 	s.jobs[0] = shareJob{tag: s.c.join(now, work, setup), id: id}
 	s.down(0)
-	s.plan()
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs)) // plan, inlined: s has a job
 	return j.id, true
 }
 

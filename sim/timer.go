@@ -46,14 +46,10 @@ func (t *Timer) Set(delay Time) error {
 	if e == nil {
 		return errUnbound
 	}
-	if e.closed {
-		return ErrClosed
+	if e.closed || delay < 0 || delay > MaxTime-e.now {
+		return e.callError(delay) // due's checks, here, where the usual path makes no call
 	}
-	at, err := e.due(delay)
-	if err != nil {
-		return err
-	}
-	t.at, t.key = at, e.nextKey(PriorityNormal)
+	t.at, t.key = e.now+delay, e.nextKey(PriorityNormal)
 	if t.pos < 0 {
 		e.timers.push(t)
 	} else {
@@ -100,9 +96,21 @@ func (h *timerHeap) push(t *Timer) {
 }
 
 // pop removes and returns the earliest timer. The heap must not be empty.
+// It is remove(0) written out: the last timer, moved to the top, can only
+// go down (and a server's timer is often the only one).
 func (h *timerHeap) pop() *Timer {
 	t := h.t[0]
-	h.remove(0)
+	last := len(h.t) - 1
+	if last > 0 {
+		h.t[0] = h.t[last]
+		h.t[0].pos = 0
+	}
+	h.t[last] = nil
+	h.t = h.t[:last]
+	t.pos = -1
+	if last > 1 {
+		h.down(0)
+	}
 	return t
 }
 

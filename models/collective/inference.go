@@ -230,6 +230,7 @@ type deployment struct {
 	planned int // calls on their way taken in; -1 when the plan stopped at its departure, or is out of date
 	due     sim.Time
 	busy    bool
+	full    bool // every batch is full until due: the plan takes no call in (plan)
 }
 
 type replica struct {
@@ -247,7 +248,7 @@ func newDeployment(ep *episode, cfg *Serving, old *deployment) (*deployment, err
 		d.wakeFn = d.wake
 	}
 	d.ep, d.cfg, d.arriving, d.waking = ep, cfg, d.arriving.reset(), false
-	d.planned, d.busy = -1, false
+	d.planned, d.busy, d.full = -1, false, false
 	d.timer.Init(ep.env, d.wakeFn)
 	if cap(d.replicas) < cfg.Replicas {
 		d.replicas = make([]replica, cfg.Replicas)
@@ -281,14 +282,14 @@ func pick(n int, load func(i int) int) int {
 
 func (d *deployment) submit(a *agent, delay sim.Time) {
 	a.req.arrive = d.ep.env.Now() + delay
-	a.req.setup = scale(d.cfg.PrefillToken, float64(a.req.prompt)) // the prefill pauses the batch that admits the call
+	a.req.setup = prefill(d.cfg.PrefillToken, a.req.prompt) // the prefill pauses the batch that admits the call
 	last := d.arriving.insert(a) == d.arriving.len()-1
 	switch {
 	case d.waking:
 		// wake plans when it is done.
-	case d.busy && d.due <= a.req.arrive:
+	case d.full || d.busy && d.due <= a.req.arrive:
 		// A call that arrives after the next departure changes nothing
-		// before it.
+		// before it, nor does one that queues behind full batches.
 	case last && d.planned == d.arriving.len()-1:
 		d.extend() // the plan took in every call before this one
 	default:
@@ -296,17 +297,44 @@ func (d *deployment) submit(a *agent, delay sim.Time) {
 	}
 }
 
+// prefill returns the time a prompt of n tokens takes to prefill at
+// perToken, scale(perToken, n): as a product of integers where the
+// floating-point one is exact (below 2^53, so that rounding it changes
+// nothing), which saves math.Round.
+func prefill(perToken sim.Time, n int64) sim.Time {
+	if perToken >= 0 && perToken < 1<<26 && n >= 0 && n < 1<<26 {
+		return perToken * sim.Time(n)
+	}
+	return scale(perToken, float64(n))
+}
+
 // plan sets the timer for the first departure, with the calls that arrive
 // before it taken in on lookahead copies of the replicas, as arrive will.
+//
+// When every replica's batch is full, a call that arrives before the
+// first departure queues and changes nothing before it (arrive admits a
+// call only into a batch with room), so the plan is the replicas' own
+// first departure, with no lookahead, whatever is on its way or sent
+// until then (full).
 func (d *deployment) plan() {
 	d.due, d.busy = sim.MaxTime, false
+	full := true
+	for i := range d.replicas {
+		ps := d.replicas[i].ps
+		if due, ok := ps.Next(); ok {
+			d.due, d.busy = min(d.due, due), true
+		}
+		full = full && ps.Len() >= d.cfg.MaxBatch
+	}
+	if d.full = full && d.busy; d.full {
+		d.planned = -1 // nothing to continue: submit leaves the plan alone
+		d.ep.setTimer(&d.timer, d.due, false)
+		return
+	}
 	for i := range d.replicas {
 		r := &d.replicas[i]
 		d.ahead[i].Reset(r.ps)
 		d.queued[i] = r.queue.n
-		if due, ok := d.ahead[i].Next(); ok {
-			d.due, d.busy = min(d.due, due), true
-		}
 	}
 	d.planned = 0
 	d.extend()

@@ -566,3 +566,20 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestPrefillIsScale checks that a prompt's prefill, worked out in
+// integers where it can be, is scale's rounded product, at the edges of
+// the integer path and at random.
+func TestPrefillIsScale(t *testing.T) {
+	edges := []int64{0, 1, 2, 17250, 1<<26 - 1, 1 << 26, 1<<26 + 1, 1 << 40, -1, -17250}
+	for _, p := range edges {
+		for _, n := range edges {
+			require.Equal(t, scale(sim.Time(p), float64(n)), prefill(sim.Time(p), n), "%d ns a token, %d tokens", p, n)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		p, n := sim.Time(r.Int64N(1<<27)), r.Int64N(1<<27)
+		require.Equal(t, scale(p, float64(n)), prefill(p, n), "%d ns a token, %d tokens", p, n)
+	}
+}
