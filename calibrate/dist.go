@@ -55,7 +55,7 @@ func (d Dist) CDF(x float64) float64 {
 		}
 		return mathext.GammaIncReg(d.Shape, x/d.Scale)
 	case Mixture:
-		return d.W*lnCDF(x, d.Mu, d.Sigma) + (1-d.W)*lnCDF(x, d.Mu2, d.Sigma2)
+		return float64(d.W*lnCDF(x, d.Mu, d.Sigma)) + float64((1-d.W)*lnCDF(x, d.Mu2, d.Sigma2))
 	case Poisson:
 		if x < 0 {
 			return 0
@@ -86,18 +86,18 @@ func lnCDF(x, mu, sigma float64) float64 {
 
 func lnLogPDF(x, mu, sigma float64) float64 {
 	z := (math.Log(x) - mu) / sigma
-	return -0.5*z*z - math.Log(x*sigma*math.Sqrt(2*math.Pi))
+	return float64(-0.5*z*z) - math.Log(x*sigma*math.Sqrt(2*math.Pi))
 }
 
 // Mean returns the distribution's mean.
 func (d Dist) Mean() float64 {
 	switch d.Family {
 	case LogNormal:
-		return math.Exp(d.Mu + d.Sigma*d.Sigma/2)
+		return math.Exp(d.Mu + float64(d.Sigma*d.Sigma/2))
 	case Gamma:
 		return d.Shape * d.Scale
 	case Mixture:
-		return d.W*math.Exp(d.Mu+d.Sigma*d.Sigma/2) + (1-d.W)*math.Exp(d.Mu2+d.Sigma2*d.Sigma2/2)
+		return float64(d.W*math.Exp(d.Mu+float64(d.Sigma*d.Sigma/2))) + float64((1-d.W)*math.Exp(d.Mu2+float64(d.Sigma2*d.Sigma2/2)))
 	case Poisson:
 		return d.Mu
 	case Uniform:
@@ -127,7 +127,7 @@ func (d Dist) Params() string {
 // Sim returns the distribution in the scenario grammar (sim.Dist), and
 // false for a Poisson count (whose grammar form is poisson(MEAN)).
 func (d Dist) Sim() (sim.Dist, bool) {
-	lnMean := func(mu, sigma float64) float64 { return round4(math.Exp(mu + sigma*sigma/2)) }
+	lnMean := func(mu, sigma float64) float64 { return round4(math.Exp(mu + float64(sigma*sigma/2))) }
 	lnCV := func(sigma float64) float64 { return round4(math.Sqrt(math.Expm1(sigma * sigma))) }
 	switch d.Family {
 	case LogNormal:
@@ -203,7 +203,7 @@ func FitPositive(xs []float64) (Choice, error) {
 	k := map[Family]float64{LogNormal: 2, Gamma: 2, Mixture: 5}
 	best := 0
 	for i := range fits {
-		fits[i].BIC = k[fits[i].Family]*math.Log(n) - 2*fits[i].LogLik
+		fits[i].BIC = float64(k[fits[i].Family]*math.Log(n)) - float64(2*fits[i].LogLik)
 		fits[i].KS = stats.KSDistance(x, fits[i].CDF)
 		if fits[i].BIC < fits[best].BIC {
 			best = i
@@ -252,7 +252,7 @@ func FitCount(ns []int, per int) (Choice, error) {
 		return Choice{Fits: []Dist{p}, Why: why}, nil
 	}
 	// round(U(lo, hi)) has variance ≈ (hi−lo)²/12 + 1/12.
-	half := math.Sqrt(max(12*sd*sd-1, 0)) / 2
+	half := float64(math.Sqrt(max(float64(12*sd*sd)-1, 0)) / 2)
 	u := Dist{Family: Uniform, Lo: max(m-half, 0), Hi: m + half}
 	u.KS = stats.KSDistance(x, u.CDF)
 	fits := []Dist{p, u}
@@ -282,7 +282,7 @@ func logMoments(x []float64) (mu, sigma float64) {
 	mu /= float64(len(x))
 	for _, v := range x {
 		d := math.Log(v) - mu
-		sigma += d * d
+		sigma += float64(d * d)
 	}
 	return mu, max(math.Sqrt(sigma/float64(len(x))), 1e-3)
 }
@@ -299,10 +299,10 @@ func fitGamma(x []float64) Dist {
 	mean /= n
 	meanLog /= n
 	s := max(math.Log(mean)-meanLog, 1e-9)
-	k := (3 - s + math.Sqrt((s-3)*(s-3)+24*s)) / (12 * s)
+	k := (3 - s + math.Sqrt(float64((s-3)*(s-3))+float64(24*s))) / (12 * s)
 	for range 20 {
 		f := math.Log(k) - mathext.Digamma(k) - s
-		h := 1e-6 * k
+		h := float64(1e-6 * k)
 		fp := 1/k - (mathext.Digamma(k+h)-mathext.Digamma(k-h))/(2*h)
 		next := k - f/fp
 		if !(next > 0) {
@@ -341,8 +341,8 @@ func fitMixture(x []float64) (Dist, bool) {
 	for range 500 {
 		ll = 0
 		for i, v := range y {
-			a := w * normPDF(v, m1, s1)
-			b := (1 - w) * normPDF(v, m2, s2)
+			a := float64(w * normPDF(v, m1, s1))
+			b := float64((1 - w) * normPDF(v, m2, s2))
 			resp[i] = a / (a + b)
 			if a+b == 0 {
 				resp[i] = 0.5
@@ -352,8 +352,8 @@ func fitMixture(x []float64) (Dist, bool) {
 		var r, sy1, sy2 float64
 		for i, v := range y {
 			r += resp[i]
-			sy1 += resp[i] * v
-			sy2 += (1 - resp[i]) * v
+			sy1 += float64(resp[i] * v)
+			sy2 += float64((1 - resp[i]) * v)
 		}
 		if r < 2 || float64(n)-r < 2 {
 			return Dist{}, false
@@ -361,13 +361,13 @@ func fitMixture(x []float64) (Dist, bool) {
 		m1, m2 = sy1/r, sy2/(float64(n)-r)
 		var v1, v2 float64
 		for i, v := range y {
-			v1 += resp[i] * (v - m1) * (v - m1)
-			v2 += (1 - resp[i]) * (v - m2) * (v - m2)
+			v1 += float64(resp[i] * (v - m1) * (v - m1))
+			v2 += float64((1 - resp[i]) * (v - m2) * (v - m2))
 		}
 		s1 = max(math.Sqrt(v1/r), 1e-3)
 		s2 = max(math.Sqrt(v2/(float64(n)-r)), 1e-3)
 		w = r / float64(n)
-		if math.Abs(ll-prev) < 1e-10*math.Abs(ll)+1e-12 {
+		if math.Abs(ll-prev) < float64(1e-10*math.Abs(ll))+1e-12 {
 			break
 		}
 		prev = ll
@@ -377,7 +377,7 @@ func fitMixture(x []float64) (Dist, bool) {
 	}
 	d := Dist{Family: Mixture, W: w, Mu: m1, Sigma: s1, Mu2: m2, Sigma2: s2}
 	for _, v := range x {
-		d.LogLik += math.Log(w*math.Exp(lnLogPDF(v, m1, s1)) + (1-w)*math.Exp(lnLogPDF(v, m2, s2)))
+		d.LogLik += math.Log(float64(w*math.Exp(lnLogPDF(v, m1, s1))) + float64((1-w)*math.Exp(lnLogPDF(v, m2, s2))))
 	}
 	return d, !math.IsNaN(d.LogLik) && !math.IsInf(d.LogLik, 0)
 }
@@ -390,7 +390,7 @@ func meanSD(y []float64) (float64, float64) {
 	m /= float64(len(y))
 	s := 0.0
 	for _, v := range y {
-		s += (v - m) * (v - m)
+		s += float64((v - m) * (v - m))
 	}
 	return m, max(math.Sqrt(s/float64(len(y))), 1e-3)
 }
@@ -418,9 +418,9 @@ func FitLine(x, y []float64) Line {
 	my /= n
 	var sxx, sxy, syy float64
 	for i := range x {
-		sxx += (x[i] - mx) * (x[i] - mx)
-		sxy += (x[i] - mx) * (y[i] - my)
-		syy += (y[i] - my) * (y[i] - my)
+		sxx += float64((x[i] - mx) * (x[i] - mx))
+		sxy += float64((x[i] - mx) * (y[i] - my))
+		syy += float64((y[i] - my) * (y[i] - my))
 	}
 	l := Line{N: len(x)}
 	if sxx == 0 || syy == 0 {
@@ -428,7 +428,7 @@ func FitLine(x, y []float64) Line {
 		return l
 	}
 	l.Slope = sxy / sxx
-	l.Intercept = my - l.Slope*mx
+	l.Intercept = my - float64(l.Slope*mx)
 	l.R2 = sxy * sxy / (sxx * syy)
 	return l
 }

@@ -17,4 +17,9 @@
 // a Report, never fatal.
 //
 // See docs/calibration.md for the fitting and its limits.
+//
+// A product added to or subtracted from another number is written
+// float64(x*y) + z: the conversion rounds the product, so that no
+// architecture fuses the two into one multiply-add and every machine
+// computes the same bits (internal/portable checks it).
 package calibrate

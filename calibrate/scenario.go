@@ -56,7 +56,7 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 		// A Poisson count has no range: the rounded uniform with its mean
 		// and variance stands in, narrowed to keep its mean where a
 		// subtask's one call at least would raise it.
-		half := min(math.Sqrt(max(12*calls.Mu-1, 0))/2, max(calls.Mu-0.5, 0))
+		half := min(float64(math.Sqrt(max(float64(12*calls.Mu)-1, 0))/2), max(calls.Mu-0.5, 0))
 		lo, hi = calls.Mu-half, calls.Mu+half
 	}
 	w("  # Model calls per subtask (%d per run): %s(%s), KS %.3g over %d runs. A call is one", nodes, calls.Family, calls.Params(), calls.KS, f.Runs)

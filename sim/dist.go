@@ -398,7 +398,7 @@ func (d Dist) Mean() float64 {
 		alpha := -d.a / d.b
 		return d.a + d.b*distuv.UnitNormal.Prob(alpha)/distuv.UnitNormal.Survival(alpha)
 	case kindMixture:
-		return d.w*d.a + (1-d.w)*d.a2
+		return float64(d.w*d.a) + float64((1-d.w)*d.a2)
 	default: // const, exp, lognormal, gamma, poisson: a is the mean
 		return d.a
 	}
@@ -446,7 +446,7 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 		if d.a == d.b {
 			return d.a
 		}
-		return d.a + (d.b-d.a)*r.Float64()
+		return d.a + float64((d.b-d.a)*r.Float64())
 	case kindLogNormal:
 		return logNormal(r, d.a, d.b)
 	case kindMixture:
@@ -470,7 +470,7 @@ func (d Dist) Sample(r *rand.Rand) float64 {
 			return d.a
 		}
 		for {
-			if x := d.a + d.b*r.NormFloat64(); x >= 0 {
+			if x := d.a + float64(d.b*r.NormFloat64()); x >= 0 {
 				return x
 			}
 		}
@@ -501,14 +501,14 @@ func newLogNormalDraw(mean, cv float64) logNormalDraw {
 	}
 	// mean = exp(mu + sigma²/2), cv² = exp(sigma²) − 1.
 	s2 := math.Log1p(cv * cv)
-	return logNormalDraw{mean: mean, mu: math.Log(mean) - s2/2, sigma: math.Sqrt(s2)}
+	return logNormalDraw{mean: mean, mu: math.Log(mean) - float64(s2/2), sigma: math.Sqrt(s2)}
 }
 
 func (l *logNormalDraw) sample(r *rand.Rand) float64 {
 	if l.point {
 		return l.mean
 	}
-	return math.Exp(r.NormFloat64()*l.sigma + l.mu)
+	return math.Exp(float64(r.NormFloat64()*l.sigma) + l.mu)
 }
 
 // Scale returns the distribution of k·X where X is distributed as d: means,
@@ -556,15 +556,15 @@ func poisson(r *rand.Rand, lambda float64) float64 {
 		return k
 	}
 	slam, loglam := math.Sqrt(lambda), math.Log(lambda)
-	b := 0.931 + 2.53*slam
-	a := -0.059 + 0.02483*b
+	b := 0.931 + float64(2.53*slam)
+	a := -0.059 + float64(0.02483*b)
 	invAlpha := 1.1239 + 1.1328/(b-3.4)
 	vr := 0.9277 - 3.6224/(b-2)
 	for {
-		u := r.Float64() - 0.5
+		u := float64(r.Float64()) - 0.5
 		v := r.Float64()
 		us := 0.5 - math.Abs(u)
-		k := math.Floor((2*a/us+b)*u + lambda + 0.43)
+		k := math.Floor(float64((float64(2*a/us)+b)*u) + lambda + 0.43)
 		if us >= 0.07 && v <= vr {
 			return k
 		}
@@ -572,7 +572,7 @@ func poisson(r *rand.Rand, lambda float64) float64 {
 			continue
 		}
 		lg, _ := math.Lgamma(k + 1)
-		if math.Log(v)+math.Log(invAlpha)-math.Log(a/(us*us)+b) <= -lambda+k*loglam-lg {
+		if math.Log(v)+math.Log(invAlpha)-math.Log(float64(a/(us*us))+b) <= -lambda+float64(k*loglam)-lg {
 			return k
 		}
 	}

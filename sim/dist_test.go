@@ -3,6 +3,7 @@ package sim_test
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -330,7 +331,15 @@ func TestLogNormalSameDraws(t *testing.T) {
 		s2 := math.Log1p(d.cv * d.cv)
 		ln := distuv.LogNormal{Mu: math.Log(d.mean) - s2/2, Sigma: math.Sqrt(s2), Src: r2}
 		for range 1000 {
-			require.Equal(t, ln.Rand(), sim.LogNormal(d.mean, d.cv).Sample(r1))
+			want, got := ln.Rand(), sim.LogNormal(d.mean, d.cv).Sample(r1)
+			if runtime.GOARCH == "amd64" {
+				require.Equal(t, want, got)
+				continue
+			}
+			// gonum's exp(N·σ + μ) is fused into a multiply-add where Go
+			// fuses them; sim rounds N·σ first, as amd64 does for both
+			// (internal/portable): a few units in the last place apart.
+			require.InEpsilon(t, want, got, 1e-14)
 		}
 	}
 }

@@ -137,4 +137,9 @@
 // (Example), AnyOf with a timeout, interrupts, Resource requests, a Store,
 // and an M/M/1 queue whose mean waiting time is compared with the analytic
 // value (Example_mm1). docs/engine.md is a longer introduction.
+//
+// A product added to or subtracted from another number is written
+// float64(x*y) + z: the conversion rounds the product, so that no
+// architecture fuses the two into one multiply-add and every machine
+// computes the same bits (internal/portable checks it).
 package sim

@@ -272,8 +272,8 @@ type resourceStats struct {
 func (r *Resource) touch() {
 	now := r.env.Now()
 	if dt := float64(now - r.stats.last); dt > 0 {
-		r.stats.busyArea += float64(r.inUse) * dt
-		r.stats.queueArea += float64(len(r.waiting)) * dt
+		r.stats.busyArea += float64(float64(r.inUse) * dt)
+		r.stats.queueArea += float64(float64(len(r.waiting)) * dt)
 	}
 	r.stats.last = now
 }

@@ -79,7 +79,7 @@ func (s *Sharing) Len() int { return len(s.jobs) }
 
 // step is the time one unit of work takes for each of n jobs.
 func (c *clock) step(n int) float64 {
-	return c.fUnit + c.fPer*float64(n-1)
+	return c.fUnit + float64(c.fPer*float64(n-1))
 }
 
 // advance brings the attained service of n jobs up to now.
@@ -109,7 +109,7 @@ func (c *clock) serve(now Time, n int) {
 // join starts a job of work units with a setup at now and returns its tag.
 func (c *clock) join(now Time, work float64, setup Time) float64 {
 	c.paused = max(c.paused, now) + setup
-	return c.v + work*c.fUnit
+	return c.v + float64(work*c.fUnit)
 }
 
 // departure returns when the job with the given tag finishes among n.
@@ -139,7 +139,7 @@ func (s *Sharing) advance(now Time) {
 	if n := len(s.jobs); n > 0 {
 		dt := float64(now - s.c.at)
 		s.busy += dt
-		s.area += dt * float64(n)
+		s.area += float64(dt * float64(n))
 		s.c.serve(now, n)
 	}
 	s.c.at = now

@@ -49,7 +49,10 @@ var ErrBadTime = errors.New("invalid virtual time")
 // FromSeconds converts a number of seconds to Time, rounding to the nearest
 // nanosecond. NaN, infinities and values beyond the range of Time are errors.
 func FromSeconds(s float64) (Time, error) {
-	ns := s * float64(Second)
+	// Rounded by the conversion, so that ns − t below is not fused with
+	// the product into one multiply-add where Go fuses them (arm64):
+	// every machine rounds at the same nanosecond.
+	ns := float64(s * float64(Second))
 	if !(ns < math.MaxInt64 && ns > math.MinInt64) { // NaN, infinite or beyond the range
 		return 0, fmt.Errorf("%w: %v seconds", ErrBadTime, s)
 	}

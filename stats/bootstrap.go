@@ -76,12 +76,12 @@ func IQM(xs []float64) float64 {
 	slices.Sort(xs)
 	// Weight each value by how much of it lies in [n/4, 3n/4] when value
 	// i covers [i, i+1).
-	lo, hi := float64(n)/4, 3*float64(n)/4
+	lo, hi := float64(float64(n)/4), float64(3*float64(n)/4)
 	sum := 0.0
 	for i, x := range xs {
 		w := math.Min(float64(i+1), hi) - math.Max(float64(i), lo)
 		if w > 0 {
-			sum += w * x
+			sum += float64(w * x)
 		}
 	}
 	// Rounding must not take a mean of values outside their range.
@@ -97,19 +97,19 @@ func (b Bootstrap) rng() *rand.Rand { return rand.New(rand.NewPCG(b.Seed, 0x9e37
 // in vals (which it sorts) around the estimate v.
 func (b Bootstrap) quantiles(v float64, vals []float64) Interval {
 	slices.Sort(vals)
-	a := (1 - b.Level) / 2
+	a := float64((1 - b.Level) / 2)
 	return Interval{v, quantile(vals, a), quantile(vals, 1-a)}
 }
 
 // quantile returns the q quantile of sorted xs, interpolating linearly
 // between order statistics (type 7, the default of R and NumPy).
 func quantile(xs []float64, q float64) float64 {
-	h := q * float64(len(xs)-1)
+	h := float64(q * float64(len(xs)-1))
 	i := int(math.Floor(h))
 	if i+1 >= len(xs) {
 		return xs[len(xs)-1]
 	}
-	v := xs[i] + (h-float64(i))*(xs[i+1]-xs[i])
+	v := xs[i] + float64((h-float64(i))*(xs[i+1]-xs[i]))
 	return min(max(v, xs[i]), xs[i+1]) // rounding stays between the two
 }
 

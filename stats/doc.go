@@ -23,4 +23,9 @@
 // Everything is deterministic: the same values and the same Bootstrap
 // give the same intervals, byte for byte. docs/statistics.md explains the
 // choices.
+//
+// A product added to or subtracted from another number is written
+// float64(x*y) + z: the conversion rounds the product, so that no
+// architecture fuses the two into one multiply-add and every machine
+// computes the same bits (internal/portable checks it).
 package stats

@@ -37,4 +37,9 @@
 // tokens, agent time, messages, parallelism, critical steps and the
 // critical-path bound; a Trace exports to the Chrome Trace Event format for
 // Perfetto.
+//
+// A product added to or subtracted from another number is written
+// float64(x*y) + z: the conversion rounds the product, so that no
+// architecture fuses the two into one multiply-add and every machine
+// computes the same bits (internal/portable checks it).
 package collective

@@ -162,7 +162,7 @@ type queueStats struct {
 }
 
 func (s *queueStats) set(now sim.Time, n int) {
-	s.area += float64(now-s.at) * float64(s.n)
+	s.area += float64(float64(now-s.at) * float64(s.n))
 	s.at, s.n = now, n
 }
 

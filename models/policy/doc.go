@@ -10,4 +10,9 @@
 // policy-gradient updates, Value is a learned baseline, and Save and Load
 // read and write the policy files that `simulate run --policy` evaluates.
 // See ExampleNewLinear.
+//
+// A product added to or subtracted from another number is written
+// float64(x*y) + z: the conversion rounds the product, so that no
+// architecture fuses the two into one multiply-add and every machine
+// computes the same bits (internal/portable checks it).
 package policy

@@ -141,18 +141,18 @@ func (m *MLP) AddGrad(x *[NumFeatures]float64, mask c.Mask, a c.Action, scale, e
 		gb[b] += gz[b]
 		row, grow := w2[int(b)*nh:(int(b)+1)*nh], g2[int(b)*nh:(int(b)+1)*nh]
 		for j, hj := range h {
-			grow[j] += gz[b] * hj
-			dh[j] += gz[b] * row[j]
+			grow[j] += float64(gz[b] * hj)
+			dh[j] += float64(gz[b] * row[j])
 		}
 	}
 	for j, hj := range h {
-		d := dh[j] * (1 - hj*hj) // tanh'
+		d := dh[j] * (1 - float64(hj*hj)) // tanh'
 		if d == 0 {
 			continue
 		}
 		grow := g1[j*NumFeatures : (j+1)*NumFeatures]
 		for k, xk := range x {
-			grow[k] += d * xk
+			grow[k] += float64(d * xk)
 		}
 	}
 	return logp, entropy

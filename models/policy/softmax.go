@@ -93,8 +93,8 @@ func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]floa
 			r0, r1 := rows[i][:NumFeatures], rows[i+1][:NumFeatures]
 			var s0, s1 float64
 			for k, xk := range xs {
-				s0 += r0[k] * xk
-				s1 += r1[k] * xk
+				s0 += float64(r0[k] * xk)
+				s1 += float64(r1[k] * xk)
 			}
 			z[acts[i]] = s0
 			if i+1 < n {
@@ -105,10 +105,10 @@ func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]floa
 		r0, r1, r2, r3 := rows[i][:NumFeatures], rows[i+1][:NumFeatures], rows[i+2][:NumFeatures], rows[i+3][:NumFeatures]
 		var s0, s1, s2, s3 float64
 		for k, xk := range xs {
-			s0 += r0[k] * xk
-			s1 += r1[k] * xk
-			s2 += r2[k] * xk
-			s3 += r3[k] * xk
+			s0 += float64(r0[k] * xk)
+			s1 += float64(r1[k] * xk)
+			s2 += float64(r2[k] * xk)
+			s3 += float64(r3[k] * xk)
 		}
 		for j, s := range [4]float64{s0, s1, s2, s3} {
 			if i+j < n {
@@ -188,14 +188,14 @@ func (l *Linear) addOuter(x *[NumFeatures]float64, m c.Mask, gz *[c.NumActions]f
 		r0, r1 := rows[i][:NumFeatures], rows[i+1][:NumFeatures]
 		g0, g1 := gs[i], gs[i+1]
 		for k, xk := range xs {
-			r0[k] += g0 * xk
-			r1[k] += g1 * xk
+			r0[k] += float64(g0 * xk)
+			r1[k] += float64(g1 * xk)
 		}
 	}
 	if i < n {
 		r0, g0 := rows[i][:NumFeatures], gs[i]
 		for k, xk := range xs {
-			r0[k] += g0 * xk
+			r0[k] += float64(g0 * xk)
 		}
 	}
 }
@@ -251,7 +251,7 @@ func logitGradFrom(p, logp *[c.NumActions]float64, m c.Mask, a c.Action, scale, 
 		panic(fmt.Sprintf("policy: AddGrad for action %v outside its mask", a))
 	}
 	for j := range c.NumActions {
-		entropy -= p[j] * logp[j]
+		entropy -= float64(p[j] * logp[j])
 	}
 	for v := m & allActions; v != 0; v &= v - 1 {
 		j := c.Action(bits.TrailingZeros8(uint8(v)))
@@ -259,7 +259,7 @@ func logitGradFrom(p, logp *[c.NumActions]float64, m c.Mask, a c.Action, scale, 
 		if j == a {
 			d += 1
 		}
-		g[j] = scale*d - entCoef*p[j]*(logp[j]+entropy)
+		g[j] = float64(scale*d) - float64(entCoef*p[j]*(logp[j]+entropy))
 	}
 	return g, logp[a], entropy
 }
@@ -287,7 +287,7 @@ func Sample(p *[c.NumActions]float64, m c.Mask, u float64) c.Action {
 func dot(w, x []float64) float64 {
 	var s float64
 	for i, v := range w {
-		s += v * x[i]
+		s += float64(v * x[i])
 	}
 	return s
 }

@@ -27,7 +27,7 @@ func (v *Value) AddGrad(x *[NumFeatures]float64, target, scale float64, grad []f
 	pred := v.Predict(x)
 	d := scale * (pred - target)
 	for k, xk := range x {
-		grad[k] += d * xk
+		grad[k] += float64(d * xk)
 	}
 	return pred
 }

@@ -26,8 +26,8 @@ func (o *adam) step(params, grad []float64, lr float64) {
 	c1 := 1 - math.Pow(o.beta1, float64(o.t))
 	c2 := 1 - math.Pow(o.beta2, float64(o.t))
 	for i, g := range grad {
-		o.m[i] = o.beta1*o.m[i] + (1-o.beta1)*g
-		o.v[i] = o.beta2*o.v[i] + (1-o.beta2)*g*g
+		o.m[i] = float64(o.beta1*o.m[i]) + float64((1-o.beta1)*g)
+		o.v[i] = float64(o.beta2*o.v[i]) + float64((1-o.beta2)*g*g)
 		params[i] += lr * (o.m[i] / c1) / (math.Sqrt(o.v[i]/c2) + o.eps)
 	}
 }
@@ -53,7 +53,7 @@ func (o *adam) restore(st AdamState) error {
 func clipNorm(grad []float64, limit float64) float64 {
 	var ss float64
 	for _, g := range grad {
-		ss += g * g
+		ss += float64(g * g)
 	}
 	norm := math.Sqrt(ss)
 	if limit > 0 && norm > limit {
@@ -84,9 +84,9 @@ func (s Schedule) at(start, end float64, i, n int) float64 {
 	f := float64(i) / float64(n-1)
 	switch s {
 	case Linear:
-		return start + (end-start)*f
+		return start + float64((end-start)*f)
 	case Cosine:
-		return end + (start-end)*0.5*(1+math.Cos(math.Pi*f))
+		return end + float64((start-end)*0.5*(1+math.Cos(float64(math.Pi*f))))
 	}
 	return start
 }

@@ -15,4 +15,9 @@
 // Train, in train.go, reads top to bottom like a CleanRL script: the
 // hyperparameters in one documented Config, then rollouts, rewards,
 // advantages, the update and the report. docs/rlcr.md gives the equations.
+//
+// A product added to or subtracted from another number is written
+// float64(x*y) + z: the conversion rounds the product, so that no
+// architecture fuses the two into one multiply-add and every machine
+// computes the same bits (internal/portable checks it).
 package rlcr

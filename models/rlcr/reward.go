@@ -251,13 +251,13 @@ func (r *Reward) Group(c *collective.Config, iter int, group []collective.Metric
 			R = r.Task
 		}
 		if r.Latency != 0 {
-			R -= r.Latency * r.penalty(c, m, finishTime(c, m), minT, maxT)
+			R -= float64(r.Latency * r.penalty(c, m, finishTime(c, m), minT, maxT))
 		}
 		if r.Cost != 0 {
 			R -= r.Cost * float64(m.AgentTime) / costScale
 		}
 		if anneal > 0 {
-			R += anneal * (r.Parallel*rParallel(c, m) + r.Finish*rFinish(m))
+			R += float64(anneal * (float64(r.Parallel*rParallel(c, m)) + float64(r.Finish*rFinish(m))))
 		}
 		out[i] = R
 	}

@@ -14,7 +14,7 @@ const TargetFraction = 0.8
 // Target is the reward a fraction frac of the way from initial (the
 // uniform policy's, iteration 0) to best (the best final reward of the
 // runs being compared), the level that IterationsToTarget times.
-func Target(initial, best, frac float64) float64 { return initial + frac*(best-initial) }
+func Target(initial, best, frac float64) float64 { return initial + float64(frac*(best-initial)) }
 
 // IterationsToTarget returns the first iteration at which the mean reward
 // of the last TargetWindow iterations (fewer at the start) reaches

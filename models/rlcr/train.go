@@ -541,7 +541,7 @@ func rolloutAdvantages(cfg Config, rewards []float64, g int, baseline *float64) 
 		}
 	}
 	if cfg.Advantage == MovingAverage {
-		*baseline += cfg.BaselineRate * (meanOf(rewards) - *baseline)
+		*baseline += float64(cfg.BaselineRate * (meanOf(rewards) - *baseline))
 	}
 	return adv
 }
@@ -900,13 +900,13 @@ func gae(samples []sample, results []*collective.Result, rewards []float64, valu
 		if unit > 0 {
 			end = discount(last.at, results[k.rollout].Metrics.Finish.Seconds()) // ... or at the finish
 		}
-		last.adv = end*rewards[k.rollout] - last.v
+		last.adv = float64(end*rewards[k.rollout]) - last.v
 		last.ret = last.adv + last.v
 		for j := len(idx) - 2; j >= 0; j-- {
 			s, next := &samples[idx[j]], &samples[idx[j+1]]
 			s.v = value.Predict(&s.x)
 			g := discount(s.at, next.at)
-			s.adv = g*next.v - s.v + g*lambda*next.adv
+			s.adv = float64(g*next.v) - s.v + float64(g*lambda*next.adv)
 			s.ret = s.adv + s.v
 		}
 	}
@@ -1024,7 +1024,7 @@ func meanStd(xs []float64) (float64, float64) {
 	m := meanOf(xs)
 	v := 0.0
 	for _, x := range xs {
-		v += (x - m) * (x - m)
+		v += float64((x - m) * (x - m))
 	}
 	return m, math.Sqrt(v / float64(len(xs)))
 }
