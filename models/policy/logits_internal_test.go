@@ -68,7 +68,7 @@ func TestLinearAddOuterIsRowByRow(t *testing.T) {
 			for b := range c.Action(c.NumActions) {
 				if m.Has(b) && gz[b] != 0 {
 					for k, xk := range x {
-						want[int(b)*NumFeatures+k] += gz[b] * xk
+						want[int(b)*NumFeatures+k] += float64(gz[b] * xk) // as addOuter rounds it
 					}
 				}
 			}
