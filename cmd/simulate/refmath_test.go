@@ -112,8 +112,8 @@ func tableDiff(a, b []byte, rel float64) string {
 func near(x, y string, rel float64) bool {
 	a, err1 := strconv.ParseFloat(x, 64)
 	b, err2 := strconv.ParseFloat(y, 64)
-	if err1 != nil || err2 != nil || math.IsNaN(a) || math.IsNaN(b) {
-		return false
+	if err1 != nil || err2 != nil || math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return false // unequal text: an infinity is near nothing but itself
 	}
 	return math.Abs(a-b) <= rel*max(math.Abs(a), math.Abs(b))
 }
@@ -129,6 +129,9 @@ func TestTableDiff(t *testing.T) {
 		{"count", head + "x,3,0.5\n", head + "x,4,0.5\n", "row 2, column n: want 3, got 4"},
 		{"text", head + "x,3,0.5\n", head + "y,3,0.5\n", "row 2, column name: want x, got y"},
 		{"nan", head + "x,3,NaN\n", head + "x,3,0.5\n", "row 2, column p: want NaN, got 0.5"},
+		{"infinite", head + "x,3,+Inf\n", head + "x,3,1e308\n", "row 2, column p: want +Inf, got 1e308"},
+		{"infinities", head + "x,3,+Inf\n", head + "x,3,-Inf\n", "row 2, column p: want +Inf, got -Inf"},
+		{"same infinity", head + "x,3,-Inf\n", head + "x,3,-Inf\n", ""},
 		{"rows", head + "x,3,0.5\n", head, "want 2 rows, got 1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -602,6 +602,7 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 		opts.Context, opts.MaxEvents = ctx, prob.MaxEvents
 		r, err := mem.runners[w].Run(graphs[i/G], prob.Collective, rec, env, opts)
 		if err != nil {
+			results[i] = nil // not the last iteration's
 			return err
 		}
 		results[i] = mem.keep(i, r)
