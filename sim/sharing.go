@@ -32,7 +32,7 @@ import (
 type Sharing struct {
 	c    clock
 	jobs []shareJob
-	due  Time // when the first job finishes: planned at every change, since the speed is constant between changes
+	due  Time // when the first job finishes (0 when idle): worked out at every change, since the speed is constant between changes
 
 	busy, area float64 // ∫[n>0] dt and ∫n dt, in nanoseconds
 }
@@ -153,22 +153,13 @@ func (s *Sharing) Add(now Time, id int, work float64, setup Time) {
 	s.advance(now)
 	s.jobs = append(s.jobs, shareJob{tag: s.c.join(now, work, setup), id: id})
 	s.up(len(s.jobs) - 1)
-	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs)) // plan, inlined: s has a job
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs))
 }
 
 // Next returns when the first job will finish if nothing joins or leaves,
 // and false if the server is idle. It costs O(1).
 func (s *Sharing) Next() (Time, bool) {
 	return s.due, len(s.jobs) > 0
-}
-
-// plan computes when the first job finishes at the current speed.
-func (s *Sharing) plan() {
-	if len(s.jobs) == 0 {
-		s.due = 0
-		return
-	}
-	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs))
 }
 
 // Pop removes and returns a job that has finished by now, if any; call it
@@ -184,7 +175,7 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 	last := len(s.jobs) - 1
 	s.jobs[0] = s.jobs[last]
 	s.jobs = s.jobs[:last]
-	s.due = 0 // plan, inlined
+	s.due = 0
 	if last > 0 {
 		s.down(0)
 		s.due = s.c.departure(s.jobs[0].tag, last)
@@ -205,7 +196,7 @@ func (s *Sharing) Replace(now Time, id int, work float64, setup Time) (done int,
 	s.c.v = max(s.c.v, j.tag)
 	s.jobs[0] = shareJob{tag: s.c.join(now, work, setup), id: id}
 	s.down(0)
-	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs)) // plan, inlined: s has a job
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs))
 	return j.id, true
 }
 
