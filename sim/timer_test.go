@@ -106,6 +106,13 @@ func TestTimer(t *testing.T) {
 			require.NoError(t, env.Run())
 			require.Equal(t, []sim.Time{9}, *fired)
 		}},
+		{"no delay fires now", func(t *testing.T, env *sim.Env, tm *sim.Timer, fired *[]sim.Time) {
+			require.NoError(t, env.RunUntil(3))
+			require.NoError(t, tm.Set(0))
+			require.True(t, tm.Pending())
+			require.NoError(t, env.Run())
+			require.Equal(t, []sim.Time{3}, *fired)
+		}},
 		{"stopped never fires", func(t *testing.T, env *sim.Env, tm *sim.Timer, fired *[]sim.Time) {
 			require.False(t, tm.Stop(), "not pending yet")
 			require.NoError(t, tm.Set(3))
@@ -127,6 +134,8 @@ func TestTimer(t *testing.T) {
 			require.NoError(t, tm.Set(4))
 			require.ErrorIs(t, tm.Set(-1), sim.ErrNegativeDelay)
 			require.NoError(t, tm.Set(sim.MaxTime), "the last instant is allowed")
+			require.True(t, tm.Pending())
+			require.Equal(t, sim.MaxTime, tm.When(), "and the timer is set to it")
 			require.NoError(t, tm.Set(4))
 			require.NoError(t, env.Call(10, func() {}))
 			require.NoError(t, env.RunUntil(5))
