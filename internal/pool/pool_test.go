@@ -1,0 +1,105 @@
+package pool_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/internal/pool"
+)
+
+func TestRunCallsEveryJobOnce(t *testing.T) {
+	for _, workers := range []int{0, 1, 2, 3, 8, 100} {
+		t.Run(fmt.Sprint(workers), func(t *testing.T) {
+			const n = 57
+			var calls [n]atomic.Int32
+			var maxWorker atomic.Int32
+			err := pool.Run(context.Background(), n, workers, func(_ context.Context, w, i int) error {
+				calls[i].Add(1)
+				for {
+					m := maxWorker.Load()
+					if int32(w) <= m || maxWorker.CompareAndSwap(m, int32(w)) {
+						break
+					}
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			for i := range calls {
+				assert.Equal(t, int32(1), calls[i].Load(), "job %d", i)
+			}
+			assert.Less(t, int(maxWorker.Load()), max(workers, 1), "worker index out of range")
+		})
+	}
+}
+
+func TestRunOneWorkerRunsInOrder(t *testing.T) {
+	var order []int
+	require.NoError(t, pool.Run(context.Background(), 5, 1, func(_ context.Context, w, i int) error {
+		assert.Zero(t, w)
+		order = append(order, i)
+		return nil
+	}))
+	assert.Equal(t, []int{0, 1, 2, 3, 4}, order)
+}
+
+// A failure cancels the jobs after it, and Run reports the failure, not the
+// cancellations it caused, whatever the number of workers.
+func TestRunReportsTheFailureNotTheCancellations(t *testing.T) {
+	boom := errors.New("boom")
+	for _, workers := range []int{1, 2, 4} {
+		t.Run(fmt.Sprint(workers), func(t *testing.T) {
+			var started atomic.Int32
+			err := pool.Run(context.Background(), 100, workers, func(ctx context.Context, _, i int) error {
+				started.Add(1)
+				if i == 3 {
+					return boom
+				}
+				if i > 3 {
+					<-ctx.Done() // a long job, stopped by the failure
+					return ctx.Err()
+				}
+				return nil
+			})
+			assert.ErrorIs(t, err, boom)
+			assert.Less(t, started.Load(), int32(100), "jobs kept starting after the failure")
+		})
+	}
+}
+
+func TestRunReportsTheLowestFailure(t *testing.T) {
+	err := pool.Run(context.Background(), 10, 1, func(_ context.Context, _, i int) error {
+		if i >= 2 {
+			return fmt.Errorf("job %d", i)
+		}
+		return nil
+	})
+	require.EqualError(t, err, "job 2")
+}
+
+func TestRunStopsWhenTheCallerCancels(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var ran atomic.Int32
+		err := pool.Run(ctx, 50, workers, func(_ context.Context, _, i int) error {
+			if ran.Add(1) == 5 {
+				cancel()
+			}
+			return nil
+		})
+		assert.ErrorIs(t, err, context.Canceled, "workers %d", workers)
+		assert.Less(t, ran.Load(), int32(50), "workers %d", workers)
+	}
+}
+
+func TestRunWithNoJobs(t *testing.T) {
+	require.NoError(t, pool.Run(context.Background(), 0, 4, func(context.Context, int, int) error {
+		t.Fatal("called")
+		return nil
+	}))
+}
