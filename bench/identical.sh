@@ -39,7 +39,9 @@ produce() { # produce BINARY DIR
 			echo "## train $s"
 			"$bin" train "$s" --seeds 2 --workers 2 "${short[@]}" --out "train-$s" 2>&1 || echo "exit $?"
 			echo "## sweep $s"
-			"$bin" sweep "$s" --workers 2 "${short[@]}" --set sweep.seeds=1 --out "sweep-$s" 2>&1 || echo "exit $?"
+			# A sweep of command run reads no train section.
+			"$bin" sweep "$s" --workers 2 "${short[@]}" --set sweep.seeds=1 --out "sweep-$s" 2>&1 ||
+				"$bin" sweep "$s" --workers 2 --set sweep.seeds=1 --out "sweep-$s" 2>&1 || echo "exit $?"
 			echo "## graph $s"
 			"$bin" graph "$s" 2>&1 || echo "exit $?"
 			echo "## trace $s"
@@ -48,8 +50,12 @@ produce() { # produce BINARY DIR
 	done
 	{
 		echo "## compare"
-		"$bin" compare train-latency-pressure train-rlcr-peer --out compare-trains 2>&1 || echo "exit $?"
-		"$bin" compare run-organizations run-tiny --out compare-runs 2>&1 || echo "exit $?"
+		"$bin" train latency-pressure --seeds 2 "${short[@]}" --set train.std_norm=false --out train-lp-nostd 2>&1 || echo "exit $?"
+		"$bin" compare train-latency-pressure train-lp-nostd --out compare-trains 2>&1 || echo "exit $?"
+		"$bin" run organizations --episodes 40 --seed 2 --out run-organizations-seed2 2>&1 || echo "exit $?"
+		"$bin" compare run-organizations run-organizations-seed2 --out compare-runs 2>&1 || echo "exit $?"
+		"$bin" sweep exp-pressure --workers 2 "${short[@]}" --set sweep.seeds=1 --seed 2 --out sweep-exp-pressure-seed2 2>&1 || echo "exit $?"
+		"$bin" compare sweep-exp-pressure sweep-exp-pressure-seed2 --out compare-sweeps 2>&1 || echo "exit $?"
 	} >stdout-compare.txt
 	# The commit that built the binary is the one thing allowed to differ.
 	find . -name manifest.json -exec sed -i 's/"swarmsim_version": "[^"]*"/"swarmsim_version": "X"/' {} +
