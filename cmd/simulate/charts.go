@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -56,12 +57,12 @@ func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios
 		interval     string
 	}
 	bars := []barChart{
-		{"finish_time", "finish time, acceptable episodes (s)", func(s *scenarios.Summary) stats.Interval { return s.FinishAcceptable }, bootInterval},
-		{"success_rate", "success rate (fraction)", func(s *scenarios.Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
-		{"agent_time", "agent time (s)", func(s *scenarios.Summary) stats.Interval { return s.AgentTime }, bootInterval},
+		{"finish_time", metric.Of("finish_time_acceptable").Label, func(s *scenarios.Summary) stats.Interval { return s.FinishAcceptable }, bootInterval},
+		{"success_rate", metric.Of("success_rate").Label, func(s *scenarios.Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
+		{"agent_time", metric.Of("agent_time").Label, func(s *scenarios.Summary) stats.Interval { return s.AgentTime }, bootInterval},
 	}
 	if slices.ContainsFunc(sums, func(s scenarios.Summary) bool { return s.CallLatency.Value > 0 }) {
-		bars = append(bars, barChart{"call_latency", "time per call at the server (s)", func(s *scenarios.Summary) stats.Interval { return s.CallLatency }, bootInterval})
+		bars = append(bars, barChart{"call_latency", metric.Of("call_latency").Label, func(s *scenarios.Summary) stats.Interval { return s.CallLatency }, bootInterval})
 	}
 	for _, b := range bars {
 		charts = append(charts, chart{b.name, func() error {

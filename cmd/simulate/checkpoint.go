@@ -85,7 +85,7 @@ func openTrainDir(out string, id trainIdentity, force bool) (*rundir.Dir, error)
 			}
 			if prev != id {
 				return fmt.Errorf("the training of scenario %s (hash %s, seeds %d from %d), not this one (scenario %s, hash %s, seeds %d from %d)",
-					prev.Scenario, short(prev.Hash), prev.Seeds, prev.Seed, id.Scenario, short(id.Hash), id.Seeds, id.Seed)
+					prev.Scenario, rundir.ShortHash(prev.Hash, ""), prev.Seeds, prev.Seed, id.Scenario, rundir.ShortHash(id.Hash, ""), id.Seeds, id.Seed)
 			}
 			return nil
 		},
@@ -93,14 +93,6 @@ func openTrainDir(out string, id trainIdentity, force bool) (*rundir.Dir, error)
 		Fresh: "--force",
 	}
 	return c.Open(out, force)
-}
-
-// short abbreviates a "sha256:..." hash for messages.
-func short(hash string) string {
-	if len(hash) > 19 {
-		return hash[:19]
-	}
-	return hash
 }
 
 // newTrainIdentity describes training sc from seed for seeds seeds.

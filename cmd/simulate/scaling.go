@@ -63,12 +63,12 @@ func scalingCharts(variants []scenarios.Variant, jobs []*trainJob, stat, interva
 		k := key{j.variant.Spec.Collective.Agents, j.seed}
 		initial[k] += j.rows[0].RewardMean
 		count[k]++
-		n := max(1, len(j.rows)/10)
+		last := stats.LastTenth(j.rows)
 		sum := 0.0
-		for _, r := range j.rows[len(j.rows)-n:] {
+		for _, r := range last {
 			sum += r.RewardMean
 		}
-		final[j] = sum / float64(n)
+		final[j] = sum / float64(len(last))
 		if b, ok := best[k]; !ok || final[j] > b {
 			best[k] = final[j]
 		}

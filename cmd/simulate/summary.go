@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 	"io"
 	"math"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -119,16 +119,6 @@ func variantRows(rows []scenarios.Row, variant string) []*scenarios.Row {
 	return mine
 }
 
-// screenUnits are the units a table on the terminal writes after a
-// metric's name; summary.csv's columns are in seconds without saying so.
-var screenUnits = map[string]string{"call_latency": "s", "serving_wait": "s", "tool_wait": "s"}
-
-// screenName is a column's name as a table on the terminal heads it:
-// handoff_misses_mean is "handoff misses".
-func screenName(column string) string {
-	return strings.ReplaceAll(strings.TrimSuffix(column, "_mean"), "_", " ")
-}
-
 // screenShared returns the shared metrics of summary.csv that the table
 // on the terminal shows: the server's where calls went to a shared server
 // or an API, the tools' where tools were called. Output rates stay in the
@@ -167,11 +157,7 @@ func printSummary(w io.Writer, rows []scenarios.Row, sums []scenarios.Summary, h
 		extra = append(extra, handoffMetrics...)
 	}
 	for _, m := range extra {
-		head := screenName(m.name)
-		if unit := screenUnits[m.name]; unit != "" {
-			head += " (" + unit + ")"
-		}
-		fmt.Fprintf(tw, "\t%s", head)
+		fmt.Fprintf(tw, "\t%s", metric.Of(m.name).Head)
 	}
 	fmt.Fprintln(tw)
 	for i := range sums {

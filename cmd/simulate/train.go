@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -412,10 +413,10 @@ func iterationsCSV(jobs []*trainJob) []byte {
 }
 
 // A screenColumn is a column of a table on the terminal: the metric it
-// reads, its head and its decimals.
+// reads (its head from the table of metrics) and its decimals.
 type screenColumn struct {
-	metric, head string
-	prec         int
+	metric string
+	prec   int
 }
 
 // printTraining prints each variant's figures over the last tenth of
@@ -423,22 +424,16 @@ type screenColumn struct {
 // handoff set also the hand-off columns of iterations.csv. It notes the
 // variants that train alike.
 func printTraining(s *session, sv *results.SeedValues, variants []scenarios.Variant, handoff bool) {
-	cols := []screenColumn{
-		{"reward_mean", "reward", 2},
-		{"success_rate", "success", 2},
-		{"latency_mean", "latency (s)", 0},
-		{"parallelism_mean", "parallelism", 2},
-		{"messages_mean", "messages", 1},
-	}
+	cols := []screenColumn{{"reward_mean", 2}, {"success_rate", 2}, {"latency_mean", 0}, {"parallelism_mean", 2}, {"messages_mean", 1}}
 	if handoff {
 		for _, c := range handoffIterationColumns {
-			cols = append(cols, screenColumn{c.name, screenName(c.name), 2})
+			cols = append(cols, screenColumn{c.name, 2})
 		}
 	}
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "variant\tseeds\t")
 	for _, c := range cols {
-		fmt.Fprintf(tw, "%s\t", c.head)
+		fmt.Fprintf(tw, "%s\t", metric.Of(c.metric).Head)
 	}
 	fmt.Fprintln(tw, "(IQM [95% CI] over seeds, last tenth of training)")
 	for _, v := range sv.Variants {
@@ -550,14 +545,14 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 		name, ylabel string
 		value        func(*rlcr.Iteration) float64
 	}{
-		{"learning_reward", "mean reward", func(r *rlcr.Iteration) float64 { return r.RewardMean }},
-		{"learning_success", "success rate (fraction)", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
-		{"learning_latency", "mean finish time (s)", func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
-		{"learning_parallelism", "mean parallelism (busy agents)", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
-		{"learning_messages", "messages per episode", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
+		{"learning_reward", metric.Of("reward_mean").Label, func(r *rlcr.Iteration) float64 { return r.RewardMean }},
+		{"learning_success", metric.Of("success_rate").Label, func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
+		{"learning_latency", metric.Of("latency_mean").Label, func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
+		{"learning_parallelism", metric.Of("parallelism_mean").Label, func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
+		{"learning_messages", metric.Of("messages_mean").Label, func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
 		{"learning_decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }},
-		{"learning_critical_steps", "critical steps per episode", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
-		{"learning_agent_time", "agent time per episode (s)", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+		{"learning_critical_steps", metric.Of("critical_steps_mean").Label, func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
+		{"learning_agent_time", metric.Of("agent_time_mean").Label, func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
 	} {
 		var series []plots.Series
 		var left []string
@@ -592,12 +587,9 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
 			Note: leftOut(rare, "never above 0.01"), Size: "page"}, series)
 	}
-	for _, m := range []struct{ metric, label string }{
-		{"reward_mean", "final mean reward"},
-		{"success_rate", "final success rate (fraction)"},
-	} {
-		series := profiles(sv, m.metric)
-		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m.metric, "_mean"), XLabel: m.label + " threshold",
+	for _, m := range []string{"reward_mean", "success_rate"} {
+		series := profiles(sv, m)
+		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m, "_mean"), XLabel: "final " + metric.Of(m).Label + " threshold",
 			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
 	}
 	specs, series := scalingCharts(sc.Variants, jobs, stat, interval)
@@ -614,16 +606,17 @@ func writeLearningCurves(ctx context.Context, s *session, dir *rundir.Dir, sc *s
 }
 
 // finalMetrics are the columns that final_<name> charts compare across
-// variants, with their axis labels.
+// variants. The axis is "final" and the metric's label, or ylabel where
+// set: the parallelism chart has always said "final parallelism".
 var finalMetrics = []struct{ name, metric, ylabel string }{
-	{"reward", "reward_mean", "final mean reward"},
-	{"success", "success_rate", "final success rate (fraction)"},
-	{"latency", "latency_mean", "final mean finish time (s)"},
+	{"reward", "reward_mean", ""},
+	{"success", "success_rate", ""},
+	{"latency", "latency_mean", ""},
 	{"parallelism", "parallelism_mean", "final parallelism (busy agents)"},
-	{"agent_time", "agent_time_mean", "final agent time per episode (s)"},
-	{"decisions", "decisions", "final decisions per iteration"},
-	{"critical_steps", "critical_steps_mean", "final critical steps per episode"},
-	{"spawn_finish_rate", "spawn_finish_rate", "final spawn finish rate (fraction)"},
+	{"agent_time", "agent_time_mean", ""},
+	{"decisions", "decisions", ""},
+	{"critical_steps", "critical_steps_mean", ""},
+	{"spawn_finish_rate", "spawn_finish_rate", ""},
 }
 
 // finalBars draws, for each of finalMetrics, one bar per variant: the IQM
@@ -649,7 +642,11 @@ func finalBars(cw *chartWriter, sv *results.SeedValues, stat, interval string) [
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: no variant has a value", name))
 			continue
 		}
-		spec := plots.Spec{Name: name, Kind: "bars", YLabel: m.ylabel, Stat: stat, Interval: interval, Size: "column",
+		ylabel := m.ylabel
+		if ylabel == "" {
+			ylabel = "final " + metric.Of(m.metric).Label
+		}
+		spec := plots.Spec{Name: name, Kind: "bars", YLabel: ylabel, Stat: stat, Interval: interval, Size: "column",
 			Note: leftOut(left, "undefined values")}
 		if err := cw.draw(spec, plots.BarsTable(bars)); err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))
