@@ -166,3 +166,24 @@ func (c *Config) actionMask() collective.Mask {
 	m, _ := collective.ParseMask(c.Actions)
 	return m
 }
+
+// validate checks a training's arguments: the hyperparameters, and the
+// problem's collective, task and reward, which must suit the training.
+func validate(prob *Problem, cfg *Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := prob.Collective.Validate(); err != nil {
+		return fmt.Errorf("collective: %w", err)
+	}
+	if err := prob.Task.Validate(); err != nil {
+		return fmt.Errorf("task: %w", err)
+	}
+	if err := prob.Reward.Validate(&prob.Collective); err != nil {
+		return fmt.Errorf("reward: %w", err)
+	}
+	if err := prob.Reward.ValidateTraining(cfg); err != nil {
+		return fmt.Errorf("reward: %w", err)
+	}
+	return nil
+}

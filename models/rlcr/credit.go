@@ -5,8 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/models/collective"
-	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -14,7 +14,9 @@ import (
 // minus the reward of the same episode replayed under the counterfactual,
 // and the number of replays it ran: one per agent that decided (passive),
 // or per agent that delegated, attempted or shared (contribution).
-func differenceRewards(ctx context.Context, prob Problem, cf Credit, pol collective.Policy, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it int, actions collective.Mask, crn bool, workers int) ([]map[int]float64, int, error) {
+func (t *training) differenceRewards(ctx context.Context, pol collective.Policy, b *batch) ([]map[int]float64, int, error) {
+	prob, cf, actions, crn := &t.prob, t.cfg.Credit, t.cfg.actionMask(), t.cfg.CRN
+	iter, graphs, results, rewards, it := b.streams, b.graphs, b.results, b.rewards, b.iteration
 	type job struct{ rollout, agent int }
 	var jobs []job
 	credit := make([]map[int]float64, len(results))
@@ -33,7 +35,7 @@ func differenceRewards(ctx context.Context, prob Problem, cf Credit, pol collect
 	}
 	G := len(results) / len(graphs)
 	replays := make([]collective.Metrics, len(jobs))
-	err := parallel(ctx, len(jobs), workers, func(_, j int) error {
+	err := pool.Run(ctx, len(jobs), t.workers, func(ctx context.Context, _, j int) error {
 		jb := jobs[j]
 		var p collective.Policy = withoutContribution{pol, jb.agent}
 		if cf == Passive {
@@ -55,10 +57,10 @@ func differenceRewards(ctx context.Context, prob Problem, cf Credit, pol collect
 	for j, jb := range jobs {
 		// Score the replay within the original group, so that
 		// group-relative penalties keep their reference.
-		b := jb.rollout / G
+		first := jb.rollout / G * G
 		group := make([]collective.Metrics, G)
 		for k := range G {
-			group[k] = results[b*G+k].Metrics
+			group[k] = results[first+k].Metrics
 		}
 		group[jb.rollout%G] = replays[j]
 		out := make([]float64, G)

@@ -3,7 +3,6 @@ package rlcr
 import (
 	"math"
 
-	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -15,7 +14,8 @@ import (
 // the finish, is discounted from the last decision to it):
 //
 //	δ_j = γ_j·V(x_{j+1}) − V(x_j) (the last: γ_end·R − V(x_j)),  A_j = δ_j + γ_j·λ·A_{j+1}
-func gae(samples []sample, results []*collective.Result, rewards []float64, value *policy.Value, gamma float64, unit sim.Time, lambda float64) {
+func gae(b *batch, value *policy.Value, gamma float64, unit sim.Time, lambda float64) {
+	samples, results, rewards := b.samples, b.results, b.rewards
 	discount := func(from, to float64) float64 {
 		if unit <= 0 {
 			return gamma

@@ -48,7 +48,10 @@ type Iteration struct {
 	ValueEV             float64 // PPO: explained variance of the returns by the value that computed the advantages; NaN otherwise
 }
 
-func summarize(it int, results []*collective.Result, rewards []float64, samples []sample, finish []float64) Iteration {
+// summarize returns the Iteration row of batch b, all but what the update
+// adds; finish is scratch for the rollouts' finish times.
+func summarize(b *batch, finish []float64) Iteration {
+	it, results, rewards, samples := b.iteration, b.results, b.rewards, b.samples
 	n := float64(len(results))
 	st := Iteration{Iteration: it, Episodes: len(results), Decisions: len(samples), RewardMean: meanOf(rewards)}
 	assigned, done := 0, 0

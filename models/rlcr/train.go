@@ -2,13 +2,12 @@ package rlcr
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/task"
@@ -114,32 +113,39 @@ func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers i
 // returns. save, when not nil, receives the checkpoint after each
 // iteration (after emit); it may keep it, as it is not reused.
 func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, from *Checkpoint, emit func(Iteration) error, save func(*Checkpoint) error) (policy.Softmax, error) {
-	return resume(ctx, prob, cfg, seed, workers, from, emit, save, getMemory)
+	t := training{prob: prob, cfg: cfg, seed: seed, workers: workers, from: from, emit: emit, save: save, memFor: getMemory}
+	return t.run(ctx)
 }
 
-// resume is Resume on the memory memFor returns for B×G rollouts, so that
-// a test can say which memory a training reuses: the pool may drop what it
-// keeps at any time (at a collection, at random under the race detector).
-func resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, from *Checkpoint, emit func(Iteration) error, save func(*Checkpoint) error, memFor func(B, G int) *memory) (policy.Softmax, error) {
-	if err := cfg.Validate(); err != nil {
+// training is one call of Resume: what every step of the loop reads.
+type training struct {
+	prob    Problem
+	cfg     Config
+	seed    uint64
+	workers int // at least 1 once run has begun
+	from    *Checkpoint
+	emit    func(Iteration) error
+	save    func(*Checkpoint) error
+	// memFor returns the memory for B×G rollouts: getMemory, or in a test
+	// a memory of its choosing, since the pool may drop what it keeps at
+	// any time (at a collection, at random under the race detector).
+	memFor func(B, G int) *memory
+}
+
+// run is the algorithm: set up, then per iteration 1. rollouts, 2. rewards,
+// 3. advantages, 4. the update, 5. the report. What is not the algorithm
+// (validation, memory kept across iterations, checkpoints) is marked
+// plumbing.
+func (t *training) run(ctx context.Context) (policy.Softmax, error) {
+	prob, cfg := &t.prob, &t.cfg
+	// Plumbing: the arguments are checked once, here.
+	if err := validate(prob, cfg); err != nil {
 		return nil, err
 	}
-	if err := prob.Collective.Validate(); err != nil {
-		return nil, fmt.Errorf("collective: %w", err)
+	if t.workers < 1 {
+		t.workers = runtime.GOMAXPROCS(0)
 	}
-	if err := prob.Task.Validate(); err != nil {
-		return nil, fmt.Errorf("task: %w", err)
-	}
-	if err := prob.Reward.Validate(&prob.Collective); err != nil {
-		return nil, fmt.Errorf("reward: %w", err)
-	}
-	if err := prob.Reward.ValidateTraining(&cfg); err != nil {
-		return nil, fmt.Errorf("reward: %w", err)
-	}
-	if workers < 1 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	streams := sim.NewStreams(seed)
+	streams := sim.NewStreams(t.seed)
 
 	// The shared policy, its optimiser, and (for PPO) a learned value.
 	var pol policy.Softmax = policy.NewLinear()
@@ -151,90 +157,92 @@ func resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers 
 	valueOpt := newAdam(len(value.Params()), cfg.Beta1, cfg.Beta2, cfg.Eps)
 	baseline := math.NaN() // moving average of rewards
 	start := 0
-	if from != nil {
-		if err := from.restore(cfg, pol, opt, value, valueOpt); err != nil {
+	if t.from != nil {
+		if err := t.from.restore(*cfg, pol, opt, value, valueOpt); err != nil {
 			return nil, err
 		}
-		start, baseline = from.Done, from.Baseline
+		start, baseline = t.from.Done, t.from.Baseline
 	}
 
 	B, G := cfg.Batch, cfg.Group
 	grad := make([]float64, len(pol.Params()))
 	if cfg.WarmStart != "" && start == 0 { // a resumed run was warmed before
-		if err := warmStart(ctx, prob, pol, cfg, streams, workers); err != nil {
+		if err := t.warmStart(ctx, pol, streams); err != nil {
 			return nil, err
 		}
 	}
-	mem := memFor(B, G) // reused by every iteration, and by the next training
-	rewards := mem.rewards
+	// Plumbing: the batch's tables are reused by every iteration, and by
+	// the next training.
+	mem := t.memFor(B, G)
 	for it := start; it < cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		lr := cfg.LRSchedule.at(cfg.LR, cfg.LREnd, it, cfg.Iterations)
 		entCoef := cfg.EntropySchedule.at(cfg.Entropy, cfg.EntropyEnd, it, cfg.Iterations)
-		iterStreams := streams.Derive("iteration", uint64(it))
+		b := batch{iteration: it, streams: streams.Derive("iteration", uint64(it)), G: G, rewards: mem.rewards}
 
 		// 1. Rollouts: B task instances, G rollouts of each, all agents
 		// deciding with the same parameters.
-		results, graphs, err := rollouts(ctx, prob, pol, iterStreams, B, G, cfg.actionMask(), cfg.CRN, workers, mem)
-		if err != nil {
+		if err := t.rollouts(ctx, pol, &b, mem); err != nil {
 			return nil, err
 		}
 
 		// 2. The collective reward of every rollout, scored group by group
 		// (group-relative penalties compare the group's finish times).
 		metrics := mem.metrics
-		for i, r := range results {
+		for i, r := range b.results {
 			metrics[i] = r.Metrics
 		}
-		for b := range B {
-			prob.Reward.Group(&prob.Collective, it, metrics[b*G:(b+1)*G], rewards[b*G:(b+1)*G])
+		for k := range B {
+			prob.Reward.Group(&prob.Collective, it, metrics[k*G:(k+1)*G], b.rewards[k*G:(k+1)*G])
 		}
 
 		// 3. Advantages: one value per rollout (flat) or per agent, then per
-		// decision.
-		samples := collect(results, mem)
-		replays, err := advantages(ctx, prob, cfg, pol, value, iterStreams, graphs, results, rewards, it, workers, &baseline, samples)
+		// decision, and each decision's weight in the loss.
+		b.samples = collect(b.results, mem)
+		replays, err := t.advantages(ctx, pol, value, &b, &baseline)
 		if err != nil {
 			return nil, err
 		}
-		weigh(samples, cfg.LossNorm, B*G)
-		stats := summarize(it, results, rewards, samples, mem.finish)
+		weigh(b.samples, cfg.LossNorm, B*G)
+		stats := summarize(&b, mem.finish)
 		stats.Replays = replays
-		decisionStats(&stats, samples) // of the policy that acted
+		decisionStats(&stats, b.samples) // of the policy that acted
 
-		// 4. The update: ascend Σ w·A·∇log π(a|x) + entropy bonus, clipped
-		// and stepped with Adam (PPO: several clipped epochs, then the
-		// value fitted to the returns with several passes).
+		// 4. The update: ascend the surrogate (policy-gradient or PPO's
+		// clipped term, plus the entropy bonus), clipped and stepped with
+		// Adam (PPO: several clipped epochs, then the value fitted to the
+		// returns with several passes: the value loss).
+		loss := objective{ppo: cfg.Advantage == PPOGAE, clipRatio: cfg.ClipRatio, entropy: entCoef}
 		var gradNorm float64
 		epochs := 1
-		if cfg.Advantage == PPOGAE {
+		if loss.ppo {
 			epochs = cfg.Epochs
 		}
 		for range epochs {
-			policyGradient(pol, samples, cfg.Advantage == PPOGAE, cfg.ClipRatio, entCoef, grad)
+			policyGradient(pol, b.samples, loss, grad)
 			gradNorm = clipNorm(grad, cfg.ClipGrad)
 			opt.step(pol.Params(), grad, lr)
 			stats.PolicySteps++
 		}
 		stats.ValueEV = math.NaN()
-		if cfg.Advantage == PPOGAE {
-			stats.ValueEV = explainedVariance(samples)
-			stats.ValueSteps = fitValue(samples, value, valueOpt, cfg.ValueLR, cfg.ValueEpochs)
+		if loss.ppo {
+			stats.ValueEV = explainedVariance(b.samples)
+			stats.ValueSteps = fitValue(b.samples, value, valueOpt, cfg.ValueLR, cfg.ValueEpochs)
 		}
 
-		// 5. Report.
+		// 5. Report, and (plumbing) the checkpoint to resume from.
 		stats.GradNorm, stats.LR = gradNorm, lr
-		if emit != nil {
-			if err := emit(stats); err != nil {
+		if t.emit != nil {
+			if err := t.emit(stats); err != nil {
 				return nil, err
 			}
 		}
-		if save != nil {
+		if t.save != nil {
 			cp := &Checkpoint{Done: it + 1, Params: slices.Clone(pol.Params()), Adam: opt.state(),
 				Value: slices.Clone(value.Params()), ValueAdam: valueOpt.state(), Baseline: baseline}
-			if err := save(cp); err != nil {
+			if err := t.save(cp); err != nil {
 				return nil, err
 			}
 		}
@@ -243,113 +251,41 @@ func resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers 
 	return pol, nil
 }
 
-// advantages sets the advantage of every decision of the batch by the
-// configured estimator and returns the number of counterfactual replays it
-// ran.
-func advantages(ctx context.Context, prob Problem, cfg Config, pol collective.Policy, value *policy.Value, iter sim.Streams, graphs []*task.Graph, results []*collective.Result, rewards []float64, it, workers int, baseline *float64, samples []sample) (int, error) {
-	switch cfg.Advantage {
-	case FlatCollective, NoBaseline, MovingAverage:
-		perRollout := rolloutAdvantages(cfg, rewards, cfg.Group, baseline)
-		for i := range samples {
-			samples[i].adv = perRollout[samples[i].rollout]
-		}
-	case PerAgent:
-		credit, replays, err := differenceRewards(ctx, prob, cfg.Credit, pol, iter, graphs, results, rewards, it, cfg.actionMask(), cfg.CRN, workers)
-		if err != nil {
-			return 0, err
-		}
-		if cfg.CreditBaseline == GroupCredit {
-			groupBaseline(credit, cfg.Group)
-		}
-		for i := range samples {
-			s := &samples[i]
-			s.adv = credit[s.rollout][s.agent]
-		}
-		return replays, nil
-	case PPOGAE:
-		gae(samples, results, rewards, value, cfg.Gamma, cfg.GammaUnit, cfg.Lambda)
-	}
-	return 0, nil
+// batch is one iteration's experience: B task instances, G rollouts of
+// each (rollout i is of instance i/G, the rollouts of an instance its
+// group), their collective rewards and their decisions. The slices are
+// the memory's, valid until the next iteration.
+type batch struct {
+	iteration int
+	streams   sim.Streams // the iteration's: tasks, rollouts and replays draw from it
+	G         int
+	graphs    []*task.Graph        // the B task instances
+	results   []*collective.Result // the B×G rollouts
+	rewards   []float64            // the collective reward of each rollout
+	samples   []sample             // every decision, rollout by rollout
 }
 
-// rolloutAdvantages returns one advantage per rollout from the rewards of
-// groups of g rollouts; baseline carries the moving average across
-// iterations (NaN before the first).
-func rolloutAdvantages(cfg Config, rewards []float64, g int, baseline *float64) []float64 {
-	adv := make([]float64, len(rewards))
-	if cfg.Advantage == MovingAverage && math.IsNaN(*baseline) {
-		*baseline = meanOf(rewards)
-	}
-	for b := 0; b < len(rewards); b += g {
-		mean, std := meanStd(rewards[b : b+g])
-		for i := b; i < b+g; i++ {
-			switch cfg.Advantage {
-			case FlatCollective:
-				adv[i] = rewards[i] - mean
-				if cfg.StdNorm {
-					adv[i] /= std + 1e-8
-				}
-			case NoBaseline:
-				adv[i] = rewards[i]
-			case MovingAverage:
-				adv[i] = rewards[i] - *baseline
-			}
-		}
-	}
-	if cfg.Advantage == MovingAverage {
-		*baseline += float64(cfg.BaselineRate * (meanOf(rewards) - *baseline))
-	}
-	return adv
-}
-
-// policyGradient sets grad to the gradient of the surrogate objective
-//
-//	Σ w·A·log π(a|x) + entCoef·Σ w·H(π(·|x))
-//
-// or, for PPO, of Σ w·min(ρA, clip(ρ, 1±ε)A) + entropy, with ρ = π/π_old.
-func policyGradient(pol policy.Softmax, samples []sample, ppo bool, clipRatio, entCoef float64, grad []float64) {
-	clear(grad)
-	var probs [collective.NumActions]float64
-	for i := range samples {
-		s := &samples[i]
-		if s.mask.Single() {
-			continue // no choice, no gradient: both terms are exactly 0
-		}
-		scale := s.weight * s.adv
-		if ppo {
-			pol.Probs(&s.x, s.mask, &probs)
-			ratio := probs[s.action] / s.pOld
-			if (s.adv > 0 && ratio > 1+clipRatio) || (s.adv < 0 && ratio < 1-clipRatio) {
-				scale = 0 // the clipped surrogate is flat here
-			} else {
-				scale *= ratio // ∇ρ = ρ·∇log π
-			}
-		}
-		if s.recorded && !ppo {
-			pol.AddGradProbs(&s.x, s.mask, s.action, &s.probs, &s.logp, scale, s.weight*entCoef, grad)
-			continue
-		}
-		pol.AddGrad(&s.x, s.mask, s.action, scale, s.weight*entCoef, grad)
-	}
-}
-
-// rollouts runs B×G episodes on a pool of workers; rolloutStreams says
-// which streams each draws from. Results are indexed, so the pool's size
-// changes nothing. Each rollout runs on its worker's runner in mem and
-// decides through its own recorder; the results are valid until the next
-// call.
-func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim.Streams, B, G int, actions collective.Mask, crn bool, workers int, mem *memory) ([]*collective.Result, []*task.Graph, error) {
+// rollouts runs b's B×G episodes on a pool of workers and sets b.graphs
+// and b.results; rolloutStreams says which streams each draws from.
+// Results are indexed, so the pool's size changes nothing. Each rollout
+// runs on its worker's runner in mem and decides through its own recorder;
+// the results are valid until the next call.
+func (t *training) rollouts(ctx context.Context, pol collective.Policy, b *batch, mem *memory) error {
+	prob, G, iter, crn, actions := &t.prob, b.G, b.streams, t.cfg.CRN, t.cfg.actionMask()
 	graphs := mem.graphs
-	for b := range B {
-		g, err := prob.Task.Draw(iter.Derive("task", uint64(b)).New("graph", 0))
+	b.graphs = graphs
+	for k := range graphs {
+		g, err := prob.Task.Draw(iter.Derive("task", uint64(k)).New("graph", 0))
 		if err != nil {
-			return nil, nil, fmt.Errorf("task draw: %w", err)
+			return fmt.Errorf("task draw: %w", err)
 		}
-		graphs[b] = g
+		graphs[k] = g
 	}
-	mem.growRunners(workers)
+	// Plumbing: one runner per worker, kept from one iteration to the next.
+	mem.growRunners(t.workers)
 	results := mem.results
-	err := parallel(ctx, B*G, workers, func(w, i int) error {
+	b.results = results
+	return pool.Run(ctx, len(results), t.workers, func(ctx context.Context, w, i int) error {
 		rec := &mem.recs[i]
 		rec.pol, rec.rollout, rec.buf = pol, i, rec.buf[:0]
 		rec.soft, _ = pol.(policy.Softmax)
@@ -364,7 +300,6 @@ func rollouts(ctx context.Context, prob Problem, pol collective.Policy, iter sim
 		results[i] = mem.keep(i, r)
 		return nil
 	})
-	return results, graphs, err
 }
 
 // rolloutStreams returns the environment's streams and the options that
@@ -382,47 +317,6 @@ func rolloutStreams(iter sim.Streams, i, G int, crn bool, own *sim.Streams) (sim
 		return *own, collective.Options{}
 	}
 	return iter.Derive("task", uint64(i/G)), collective.Options{Decisions: own}
-}
-
-// parallel calls fn(w, i) for i in 0..n-1 on up to workers goroutines,
-// w being the goroutine's number (0..workers-1, for memory of its own), and
-// returns the errors joined in index order, so that errors too are
-// deterministic. One worker runs them in order on the calling goroutine.
-func parallel(ctx context.Context, n, workers int, fn func(w, i int) error) error {
-	if workers <= 1 {
-		var errs []error
-		for i := range n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := fn(0, i); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return errors.Join(errs...)
-	}
-	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := range min(workers, n) {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = fn(w, i)
-			}
-		})
-	}
-	for i := range n {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return errors.Join(slices.DeleteFunc(errs, func(e error) bool { return e == nil })...)
 }
 
 // sample is one decision prepared for the update.
@@ -484,6 +378,67 @@ func collect(results []*collective.Result, mem *memory) []sample {
 	return out
 }
 
+// advantages sets the advantage of every decision of the batch by the
+// configured estimator and returns the number of counterfactual replays it
+// ran.
+func (t *training) advantages(ctx context.Context, pol collective.Policy, value *policy.Value, b *batch, baseline *float64) (int, error) {
+	cfg := &t.cfg
+	samples := b.samples
+	switch cfg.Advantage {
+	case FlatCollective, NoBaseline, MovingAverage:
+		perRollout := rolloutAdvantages(*cfg, b.rewards, cfg.Group, baseline)
+		for i := range samples {
+			samples[i].adv = perRollout[samples[i].rollout]
+		}
+	case PerAgent:
+		credit, replays, err := t.differenceRewards(ctx, pol, b)
+		if err != nil {
+			return 0, err
+		}
+		if cfg.CreditBaseline == GroupCredit {
+			groupBaseline(credit, cfg.Group)
+		}
+		for i := range samples {
+			s := &samples[i]
+			s.adv = credit[s.rollout][s.agent]
+		}
+		return replays, nil
+	case PPOGAE:
+		gae(b, value, cfg.Gamma, cfg.GammaUnit, cfg.Lambda)
+	}
+	return 0, nil
+}
+
+// rolloutAdvantages returns one advantage per rollout from the rewards of
+// groups of g rollouts; baseline carries the moving average across
+// iterations (NaN before the first).
+func rolloutAdvantages(cfg Config, rewards []float64, g int, baseline *float64) []float64 {
+	adv := make([]float64, len(rewards))
+	if cfg.Advantage == MovingAverage && math.IsNaN(*baseline) {
+		*baseline = meanOf(rewards)
+	}
+	for b := 0; b < len(rewards); b += g {
+		mean, std := meanStd(rewards[b : b+g])
+		for i := b; i < b+g; i++ {
+			switch cfg.Advantage {
+			case FlatCollective:
+				adv[i] = rewards[i] - mean
+				if cfg.StdNorm {
+					adv[i] /= std + 1e-8
+				}
+			case NoBaseline:
+				adv[i] = rewards[i]
+			case MovingAverage:
+				adv[i] = rewards[i] - *baseline
+			}
+		}
+	}
+	if cfg.Advantage == MovingAverage {
+		*baseline += float64(cfg.BaselineRate * (meanOf(rewards) - *baseline))
+	}
+	return adv
+}
+
 // weigh sets each sample's loss weight: 1/(all decisions), or
 // 1/(rollouts × decisions of its rollout).
 func weigh(samples []sample, norm LossNorm, rollouts int) {
@@ -499,5 +454,47 @@ func weigh(samples []sample, norm LossNorm, rollouts int) {
 	}
 	for i := range samples {
 		samples[i].weight = 1 / float64(rollouts*count[samples[i].rollout])
+	}
+}
+
+// objective names the terms of the surrogate objective the policy ascends.
+type objective struct {
+	// ppo replaces the policy-gradient term Σ w·A·log π(a|x) by PPO's
+	// clipped term Σ w·min(ρA, clip(ρ, 1±clipRatio)A), ρ = π/π_old.
+	ppo       bool
+	clipRatio float64
+	// entropy is the coefficient of the entropy bonus Σ w·H(π(·|x)).
+	entropy float64
+}
+
+// policyGradient sets grad to the gradient of the surrogate objective
+//
+//	Σ w·A·log π(a|x) + entCoef·Σ w·H(π(·|x))
+//
+// or, for PPO, of Σ w·min(ρA, clip(ρ, 1±ε)A) + entropy, with ρ = π/π_old.
+func policyGradient(pol policy.Softmax, samples []sample, loss objective, grad []float64) {
+	ppo, clipRatio, entCoef := loss.ppo, loss.clipRatio, loss.entropy
+	clear(grad)
+	var probs [collective.NumActions]float64
+	for i := range samples {
+		s := &samples[i]
+		if s.mask.Single() {
+			continue // no choice, no gradient: both terms are exactly 0
+		}
+		scale := s.weight * s.adv
+		if ppo {
+			pol.Probs(&s.x, s.mask, &probs)
+			ratio := probs[s.action] / s.pOld
+			if (s.adv > 0 && ratio > 1+clipRatio) || (s.adv < 0 && ratio < 1-clipRatio) {
+				scale = 0 // the clipped surrogate is flat here
+			} else {
+				scale *= ratio // ∇ρ = ρ·∇log π
+			}
+		}
+		if s.recorded && !ppo {
+			pol.AddGradProbs(&s.x, s.mask, s.action, &s.probs, &s.logp, scale, s.weight*entCoef, grad)
+			continue
+		}
+		pol.AddGrad(&s.x, s.mask, s.action, scale, s.weight*entCoef, grad)
 	}
 }
