@@ -491,10 +491,11 @@ func policyGradient(pol policy.Softmax, samples []sample, loss objective, grad [
 				scale *= ratio // ∇ρ = ρ·∇log π
 			}
 		}
+		term := policy.Term{X: &s.x, Mask: s.mask, Action: s.action, Scale: scale, EntCoef: s.weight * entCoef}
 		if s.recorded && !ppo {
-			pol.AddGradProbs(&s.x, s.mask, s.action, &s.probs, &s.logp, scale, s.weight*entCoef, grad)
+			pol.AddGradProbs(term, &s.probs, &s.logp, grad)
 			continue
 		}
-		pol.AddGrad(&s.x, s.mask, s.action, scale, s.weight*entCoef, grad)
+		pol.AddGrad(term, grad)
 	}
 }

@@ -62,7 +62,7 @@ func (t *training) warmStart(ctx context.Context, pol policy.Softmax, streams si
 					continue
 				}
 				policy.Features(&d.Obs, &x)
-				pol.AddGrad(&x, d.Mask, d.Action, 1/float64(decisions), 0, grad)
+				pol.AddGrad(policy.Term{X: &x, Mask: d.Mask, Action: d.Action, Scale: 1 / float64(decisions)}, grad)
 			}
 		}
 		clipNorm(grad, cfg.ClipGrad)
