@@ -75,7 +75,7 @@ func (a *agent) delegate() {
 	tokens := ep.cfg.Comm.MessageTokens
 	write := scale(ep.cfg.Comm.Write, float64(tokens))
 	arrive := write + ep.transfer(tokens)
-	ep.message(a, h, tokens, now+write, now+arrive, "handoff")
+	ep.message(Flow{From: a.id, To: h.id, Send: now + write, Arrive: now + arrive, Kind: "handoff"}, tokens)
 	if spawn > 0 {
 		h.kind = "spawn" // the helper's first span covers its start-up
 	}

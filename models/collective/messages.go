@@ -46,12 +46,12 @@ func (ep *episode) transfer(tokens int) sim.Time {
 	return d
 }
 
-// message counts (and traces) one message.
-func (ep *episode) message(from, to *agent, tokens int, send, arrive sim.Time, kind string) {
+// message counts (and traces) one message f of the given size.
+func (ep *episode) message(f Flow, tokens int) {
 	ep.res.Messages++
 	ep.res.MessageTokens += int64(tokens)
 	if t := ep.res.Trace; t != nil {
-		t.Flows = append(t.Flows, Flow{From: from.id, To: to.id, Send: send, Arrive: arrive, Kind: kind})
+		t.Flows = append(t.Flows, f)
 	}
 }
 
@@ -101,7 +101,7 @@ func (a *agent) readDelivered() sim.Time {
 // Comm.MessageTokens), so those in transit to b arrive in the order they
 // were sent: each delivery event moves the first of them into b's inbox.
 func (a *agent) send(b *agent, f finding, sent sim.Time) {
-	a.ep.message(a, b, f.tokens, sent, f.avail, "finding")
+	a.ep.message(Flow{From: a.id, To: b.id, Send: sent, Arrive: f.avail, Kind: "finding"}, f.tokens)
 	b.incoming = append(b.incoming, f)
 	a.later(f.avail-a.ep.env.Now(), b.deliverFn)
 }

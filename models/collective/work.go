@@ -41,7 +41,7 @@ func (a *agent) startPart(v task.ID, delay sim.Time) {
 		d := ep.transfer(toks[i])
 		arrive = max(arrive, delay+d)
 		a.inputTokens += toks[i]
-		ep.message(ep.agents[us.maker], a, toks[i], ep.env.Now(), ep.env.Now()+delay+d, "input")
+		ep.message(Flow{From: int(us.maker), To: a.id, Send: ep.env.Now(), Arrive: ep.env.Now() + delay + d, Kind: "input"}, toks[i])
 	}
 	readIn := scale(ep.cfg.Comm.Read, float64(a.inputTokens+a.siblingFindings(v)))
 	a.setPart(v)
