@@ -110,10 +110,11 @@ func flagshipLike() Problem {
 	}
 }
 
-// batchGradient is the flat-collective policy gradient of one batch at
-// pol's parameters, computed as Train's steps 1 to 4 compute it.
-func batchGradient(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, iter sim.Streams) []float64 {
+// batchGradient is the flat-collective policy gradient of one batch of
+// tr at pol's parameters, computed as Train's steps 1 to 4 compute it.
+func batchGradient(t *testing.T, tr *training, pol policy.Softmax, iter sim.Streams) []float64 {
 	t.Helper()
+	prob, cfg := tr.prob, tr.cfg
 	B, G := cfg.Batch, cfg.Group
 	mem := newMemory(B, G)
 	results := iteration0(t, rollouter(prob, B, G, cfg.CRN), pol, iter, mem).results
@@ -138,13 +139,13 @@ func batchGradient(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, i
 }
 
 // gradientVariance is the total variance (trace of the covariance) of the
-// batch gradient over repeated batches at fixed parameters.
-func gradientVariance(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, seed uint64, repeats int) float64 {
+// batch gradient of tr over repeated batches at fixed parameters.
+func gradientVariance(t *testing.T, tr *training, pol policy.Softmax, seed uint64, repeats int) float64 {
 	t.Helper()
 	root := sim.NewStreams(seed)
 	grads := make([][]float64, repeats)
 	for r := range repeats {
-		grads[r] = batchGradient(t, prob, cfg, pol, root.Derive("iteration", uint64(r)))
+		grads[r] = batchGradient(t, tr, pol, root.Derive("iteration", uint64(r)))
 	}
 	total := 0.0
 	for j := range grads[0] {
@@ -183,9 +184,9 @@ func TestCRNLowersGradientVariance(t *testing.T) {
 		cfg.CRN = true
 		pol, err := Train(context.Background(), prob, cfg, seed, 2, nil)
 		require.NoError(t, err)
-		with := gradientVariance(t, prob, cfg, pol, seed, repeats)
+		with := gradientVariance(t, &training{prob: prob, cfg: cfg}, pol, seed, repeats)
 		cfg.CRN = false
-		without := gradientVariance(t, prob, cfg, pol, seed, repeats)
+		without := gradientVariance(t, &training{prob: prob, cfg: cfg}, pol, seed, repeats)
 		if with < without {
 			lower++
 		}
