@@ -105,8 +105,8 @@ func (m *MLP) ProbsLog(x *[NumFeatures]float64, mask c.Mask, out, logp *[c.NumAc
 
 // AddGradProbs implements Softmax. Backpropagation needs the hidden layer,
 // so it is AddGrad.
-func (m *MLP) AddGradProbs(x *[NumFeatures]float64, mask c.Mask, a c.Action, _, _ *[c.NumActions]float64, scale, entCoef float64, grad []float64) (logpA, entropy float64) {
-	return m.AddGrad(x, mask, a, scale, entCoef, grad)
+func (m *MLP) AddGradProbs(t Term, _, _ *[c.NumActions]float64, grad []float64) (logpA, entropy float64) {
+	return m.AddGrad(t, grad)
 }
 
 // Decide implements collective.Policy; see Softmax.
@@ -119,13 +119,14 @@ func (m *MLP) Decide(o *c.Observation, mask c.Mask, u float64) c.Action {
 }
 
 // AddGrad implements Softmax, by backpropagation through both layers.
-func (m *MLP) AddGrad(x *[NumFeatures]float64, mask c.Mask, a c.Action, scale, entCoef float64, grad []float64) (logp, entropy float64) {
+func (m *MLP) AddGrad(t Term, grad []float64) (logp, entropy float64) {
+	x, mask := t.X, t.Mask
 	checkGrad(len(grad), len(m.p))
 	var buf, dbuf [128]float64
 	var z [c.NumActions]float64
 	h := m.scratch(buf[:])
 	m.forward(x, mask, h, &z)
-	gz, logp, entropy := logitGrad(&z, mask, a, scale, entCoef)
+	gz, logp, entropy := logitGrad(&z, t)
 
 	w2 := m.w2()
 	nh := m.hidden

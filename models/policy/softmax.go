@@ -32,11 +32,12 @@ type Softmax interface {
 	// Probs writes the masked softmax into out: actions outside mask get
 	// exactly 0; with one valid action it gets exactly 1.
 	Probs(x *[NumFeatures]float64, mask c.Mask, out *[c.NumActions]float64)
-	// AddGrad adds scale·∇θ log π(a|x) + entCoef·∇θ H(π(·|x)) to grad and
-	// returns log π(a|x) and the entropy H. Parameters that only touch
-	// actions outside mask get nothing. It panics if len(grad) differs
-	// from len(Params()) or a is not in mask.
-	AddGrad(x *[NumFeatures]float64, mask c.Mask, a c.Action, scale, entCoef float64, grad []float64) (logp, entropy float64)
+	// AddGrad adds the gradient of the term t, t.Scale·∇θ log π(a|x) +
+	// t.EntCoef·∇θ H(π(·|x)), to grad and returns log π(a|x) and the
+	// entropy H. Parameters that only touch actions outside t.Mask get
+	// nothing. It panics if len(grad) differs from len(Params()) or
+	// t.Action is not in t.Mask.
+	AddGrad(t Term, grad []float64) (logp, entropy float64)
 	// ProbsLog is Probs that also writes log π(·|x) into logp (0 outside
 	// mask), computed from the logits so that it stays finite.
 	ProbsLog(x *[NumFeatures]float64, mask c.Mask, out, logp *[c.NumActions]float64)
@@ -44,9 +45,22 @@ type Softmax interface {
 	// their logarithms logp ProbsLog wrote at the current parameters. The
 	// result is AddGrad's, to the bit; the linear policy gets it without
 	// computing the logits again, a learner's largest saving in its update.
-	AddGradProbs(x *[NumFeatures]float64, mask c.Mask, a c.Action, p, logp *[c.NumActions]float64, scale, entCoef float64, grad []float64) (logpA, entropy float64)
+	AddGradProbs(t Term, p, logp *[c.NumActions]float64, grad []float64) (logpA, entropy float64)
 	// Clone returns an independent copy.
 	Clone() Softmax
+}
+
+// Term is one decision's term of a policy-gradient objective,
+// Scale·log π(Action|X) + EntCoef·H(π(·|X)) with π masked to Mask: what
+// AddGrad adds the gradient of. A learner's Scale is the decision's
+// advantage times its weight in the loss, and EntCoef the entropy bonus's
+// coefficient times that weight.
+type Term struct {
+	X       *[NumFeatures]float64
+	Mask    c.Mask
+	Action  c.Action
+	Scale   float64
+	EntCoef float64
 }
 
 // Linear is a softmax policy whose logits are linear in the features:
@@ -149,21 +163,21 @@ func (l *Linear) Decide(o *c.Observation, m c.Mask, u float64) c.Action {
 }
 
 // AddGrad implements Softmax.
-func (l *Linear) AddGrad(x *[NumFeatures]float64, m c.Mask, a c.Action, scale, entCoef float64, grad []float64) (logp, entropy float64) {
+func (l *Linear) AddGrad(t Term, grad []float64) (logp, entropy float64) {
 	checkGrad(len(grad), len(l.w))
 	var z [c.NumActions]float64
-	l.logits(x, m, &z)
-	gz, logp, entropy := logitGrad(&z, m, a, scale, entCoef)
-	l.addOuter(x, m, &gz, grad)
+	l.logits(t.X, t.Mask, &z)
+	gz, logp, entropy := logitGrad(&z, t)
+	l.addOuter(t.X, t.Mask, &gz, grad)
 	return logp, entropy
 }
 
 // AddGradProbs implements Softmax: the gradient from p and logp, with no
 // logits computed.
-func (l *Linear) AddGradProbs(x *[NumFeatures]float64, m c.Mask, a c.Action, p, logp *[c.NumActions]float64, scale, entCoef float64, grad []float64) (logpA, entropy float64) {
+func (l *Linear) AddGradProbs(t Term, p, logp *[c.NumActions]float64, grad []float64) (logpA, entropy float64) {
 	checkGrad(len(grad), len(l.w))
-	gz, logpA, entropy := logitGradFrom(p, logp, m, a, scale, entCoef)
-	l.addOuter(x, m, &gz, grad)
+	gz, logpA, entropy := logitGradFrom(p, logp, t)
+	l.addOuter(t.X, t.Mask, &gz, grad)
 	return logpA, entropy
 }
 
@@ -232,21 +246,22 @@ func maskedSoftmax(z *[c.NumActions]float64, m c.Mask, p, logp *[c.NumActions]fl
 	}
 }
 
-// logitGrad returns g = scale·∂log π(a)/∂z + entCoef·∂H/∂z for the valid
-// logits z (0 for invalid actions), with log π(a) and H:
+// logitGrad returns g = scale·∂log π(a)/∂z + entCoef·∂H/∂z of the term t
+// for the valid logits z (0 for invalid actions), with log π(a) and H:
 //
 //	∂log π(a)/∂z_j = [j = a] − p_j,   ∂H/∂z_j = −p_j (log p_j + H).
 //
 // With one valid action both terms are exactly 0.
-func logitGrad(z *[c.NumActions]float64, m c.Mask, a c.Action, scale, entCoef float64) (g [c.NumActions]float64, logpA, entropy float64) {
+func logitGrad(z *[c.NumActions]float64, t Term) (g [c.NumActions]float64, logpA, entropy float64) {
 	var p, logp [c.NumActions]float64
-	maskedSoftmax(z, m, &p, &logp)
-	return logitGradFrom(&p, &logp, m, a, scale, entCoef)
+	maskedSoftmax(z, t.Mask, &p, &logp)
+	return logitGradFrom(&p, &logp, t)
 }
 
 // logitGradFrom is logitGrad given the masked softmax p of the logits and
 // its logarithm logp.
-func logitGradFrom(p, logp *[c.NumActions]float64, m c.Mask, a c.Action, scale, entCoef float64) (g [c.NumActions]float64, logpA, entropy float64) {
+func logitGradFrom(p, logp *[c.NumActions]float64, t Term) (g [c.NumActions]float64, logpA, entropy float64) {
+	m, a, scale, entCoef := t.Mask, t.Action, t.Scale, t.EntCoef
 	if int(a) >= c.NumActions || !m.Has(a) {
 		panic(fmt.Sprintf("policy: AddGrad for action %v outside its mask", a))
 	}

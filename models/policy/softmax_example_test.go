@@ -22,7 +22,7 @@ func ExampleNewLinear() {
 		probs[c.Work], probs[c.Delegate], probs[c.Wait], probs[c.Submit])
 
 	grad := make([]float64, len(p.Params()))
-	logp, entropy := p.AddGrad(&x, mask, c.Delegate, 1, 0, grad)
+	logp, entropy := p.AddGrad(policy.Term{X: &x, Mask: mask, Action: c.Delegate, Scale: 1}, grad)
 	fmt.Printf("log π(delegate) %.3f, entropy %.3f\n", logp, entropy)
 	for i, g := range grad {
 		p.Params()[i] += 0.5 * g

@@ -137,7 +137,7 @@ func TestSoftmaxAddGradMatchesFiniteDifferences(t *testing.T) {
 					x, m := randFeatures(r), randMask(r, 2)
 					a := randAction(r, m)
 					grad := make([]float64, len(p.Params()))
-					logp, ent := p.AddGrad(x, m, a, term.scale, term.entCoef, grad)
+					logp, ent := p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: term.scale, EntCoef: term.entCoef}, grad)
 
 					var probs [c.NumActions]float64
 					p.Probs(x, m, &probs)
@@ -152,7 +152,7 @@ func TestSoftmaxAddGradMatchesFiniteDifferences(t *testing.T) {
 
 					scratch := make([]float64, len(grad))
 					fd := centralDiff(p.Params(), func() float64 {
-						lp, e := p.AddGrad(x, m, a, 0, 0, scratch)
+						lp, e := p.AddGrad(policy.Term{X: x, Mask: m, Action: a}, scratch)
 						return term.scale*lp + term.entCoef*e
 					})
 					e := relErr(grad, fd)
@@ -201,13 +201,13 @@ func TestSoftmaxAddGradAccumulates(t *testing.T) {
 			x, m := randFeatures(r), randMask(r, 2)
 			a := randAction(r, m)
 			once := make([]float64, len(p.Params()))
-			p.AddGrad(x, m, a, 0.8, 0.1, once)
+			p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 0.8, EntCoef: 0.1}, once)
 			twice := make([]float64, len(p.Params()))
 			for i := range twice {
 				twice[i] = 1
 			}
-			p.AddGrad(x, m, a, 0.8, 0.1, twice)
-			p.AddGrad(x, m, a, 0.8, 0.1, twice)
+			p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 0.8, EntCoef: 0.1}, twice)
+			p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 0.8, EntCoef: 0.1}, twice)
 			for i := range once {
 				require.InDelta(t, 1+2*once[i], twice[i], 1e-12)
 			}
@@ -220,8 +220,8 @@ func TestSoftmaxAddGradPanics(t *testing.T) {
 	x := randFeatures(rand.New(rand.NewPCG(1, 1)))
 	m := c.Mask(0).With(c.Work).With(c.Wait)
 	grad := make([]float64, len(p.Params()))
-	assert.Panics(t, func() { p.AddGrad(x, m, c.Submit, 1, 0, grad) }, "action outside mask")
-	assert.Panics(t, func() { p.AddGrad(x, m, c.Work, 1, 0, grad[1:]) }, "short gradient")
+	assert.Panics(t, func() { p.AddGrad(policy.Term{X: x, Mask: m, Action: c.Submit, Scale: 1}, grad) }, "action outside mask")
+	assert.Panics(t, func() { p.AddGrad(policy.Term{X: x, Mask: m, Action: c.Work, Scale: 1}, grad[1:]) }, "short gradient")
 	assert.Panics(t, func() { policy.NewMLP(0, rand.New(rand.NewPCG(1, 1))) })
 	assert.Panics(t, func() { policy.NewMLP(policy.MaxHidden+1, rand.New(rand.NewPCG(1, 1))) })
 	assert.NotPanics(t, func() { policy.NewMLP(1, rand.New(rand.NewPCG(1, 1))) })
@@ -230,7 +230,7 @@ func TestSoftmaxAddGradPanics(t *testing.T) {
 	// An action beyond the last, even where its mask bit is set, is
 	// refused by the check, not by an index out of range.
 	assert.PanicsWithValue(t, "policy: AddGrad for action Action(7) outside its mask", func() {
-		p.AddGrad(x, c.Mask(0xff), c.Action(c.NumActions), 1, 0, grad)
+		p.AddGrad(policy.Term{X: x, Mask: c.Mask(0xff), Action: c.Action(c.NumActions), Scale: 1}, grad)
 	})
 }
 
@@ -276,7 +276,7 @@ func TestSoftmaxSingleValidAction(t *testing.T) {
 					}
 				}
 				grad := make([]float64, len(p.Params()))
-				logp, ent := p.AddGrad(x, m, a, 1, 1, grad)
+				logp, ent := p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 1, EntCoef: 1}, grad)
 				require.Zero(t, logp)
 				require.Zero(t, ent)
 				for _, g := range grad {
@@ -426,7 +426,7 @@ func TestSoftmaxSolvesBandit(t *testing.T) {
 					reward = 1
 				}
 				clear(grad)
-				p.AddGrad(&x, m, a, reward-baseline, 0, grad)
+				p.AddGrad(policy.Term{X: &x, Mask: m, Action: a, Scale: reward - baseline}, grad)
 				for i, g := range grad {
 					p.Params()[i] += pc.lr * g // ascent
 				}
@@ -458,7 +458,7 @@ func TestSoftmaxConcurrentDecide(t *testing.T) {
 			}
 			x, m := randFeatures(r), randMask(r, 2)
 			wantGrad := make([]float64, len(p.Params()))
-			p.AddGrad(x, m, randAction(rand.New(rand.NewPCG(1, 1)), m), 1, 0.1, wantGrad)
+			p.AddGrad(policy.Term{X: x, Mask: m, Action: randAction(rand.New(rand.NewPCG(1, 1)), m), Scale: 1, EntCoef: 0.1}, wantGrad)
 
 			var wg sync.WaitGroup
 			got := make([][]c.Action, 8)
@@ -470,7 +470,7 @@ func TestSoftmaxConcurrentDecide(t *testing.T) {
 						got[g][i] = p.Decide(q.obs, q.m, q.u)
 					}
 					grads[g] = make([]float64, len(p.Params()))
-					p.AddGrad(x, m, randAction(rand.New(rand.NewPCG(1, 1)), m), 1, 0.1, grads[g])
+					p.AddGrad(policy.Term{X: x, Mask: m, Action: randAction(rand.New(rand.NewPCG(1, 1)), m), Scale: 1, EntCoef: 0.1}, grads[g])
 				})
 			}
 			wg.Wait()
@@ -542,7 +542,7 @@ func TestSoftmaxDecideDoesNotAllocate(t *testing.T) {
 		grad := make([]float64, len(p.Params()))
 		allocs := testing.AllocsPerRun(100, func() {
 			p.Decide(obs, m, 0.3)
-			p.AddGrad(x, m, a, 1, 0.01, grad)
+			p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 1, EntCoef: 0.01}, grad)
 		})
 		assert.Zero(t, allocs, pc.name)
 	}
@@ -578,8 +578,8 @@ func TestSoftmaxAddGradProbsIsAddGrad(t *testing.T) {
 				require.Equal(t, again, probs)
 				want := make([]float64, len(p.Params()))
 				got := make([]float64, len(p.Params()))
-				wl, we := p.AddGrad(x, m, a, 0.7, 0.05, want)
-				gl, ge := p.AddGradProbs(x, m, a, &probs, &logp, 0.7, 0.05, got)
+				wl, we := p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 0.7, EntCoef: 0.05}, want)
+				gl, ge := p.AddGradProbs(policy.Term{X: x, Mask: m, Action: a, Scale: 0.7, EntCoef: 0.05}, &probs, &logp, got)
 				require.Equal(t, want, got, "case %d", k)
 				require.Equal(t, wl, gl)
 				require.Equal(t, we, ge)

@@ -35,8 +35,7 @@ func TestCRNSharesTheEnvironmentWithinAGroup(t *testing.T) {
 		differ := 0
 		for seed := range uint64(10) {
 			iter := sim.NewStreams(seed).Derive("iteration", 0)
-			results, _, err := rollouts(context.Background(), prob, split, iter, B, G, 0, crn, 2, newMemory(B, G))
-			require.NoError(t, err)
+			results := iteration0(t, rollouter(prob, B, G, crn), split, iter, newMemory(B, G)).results
 			for b := range B {
 				for i := 1; i < G; i++ {
 					same := results[b*G+i].Metrics == results[b*G].Metrics
@@ -64,8 +63,7 @@ func TestCRNKeepsThePolicysDraws(t *testing.T) {
 	prob := luckyProblem()
 	iter := sim.NewStreams(5).Derive("iteration", 0)
 	const B, G = 2, 4
-	results, _, err := rollouts(context.Background(), prob, policy.NewLinear(), iter, B, G, 0, true, 2, newMemory(B, G))
-	require.NoError(t, err)
+	results := iteration0(t, rollouter(prob, B, G, true), policy.NewLinear(), iter, newMemory(B, G)).results
 	for b := range B {
 		distinct := map[string]bool{}
 		for i := range G {
@@ -73,6 +71,22 @@ func TestCRNKeepsThePolicysDraws(t *testing.T) {
 		}
 		assert.Greater(t, len(distinct), 1, "group %d: every rollout took the same decisions", b)
 	}
+}
+
+// rollouter is a training of prob with B×G rollouts an iteration, with
+// common random numbers or not, on two workers, for its rollouts and
+// advantages.
+func rollouter(prob Problem, B, G int, crn bool) *training {
+	return &training{prob: prob, cfg: Config{Batch: B, Group: G, CRN: crn}, workers: 2}
+}
+
+// iteration0 runs tr's rollouts by pol from iter on mem, as Train's step
+// 1 does, and returns the batch.
+func iteration0(t *testing.T, tr *training, pol collective.Policy, iter sim.Streams, mem *memory) *batch {
+	t.Helper()
+	b := &batch{streams: iter, G: tr.cfg.Group}
+	require.NoError(t, tr.rollouts(context.Background(), pol, b, mem))
+	return b
 }
 
 func actionString(ds []collective.Decision) string {
@@ -96,14 +110,14 @@ func flagshipLike() Problem {
 	}
 }
 
-// batchGradient is the flat-collective policy gradient of one batch at
-// pol's parameters, computed as Train's steps 1 to 4 compute it.
-func batchGradient(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, iter sim.Streams) []float64 {
+// batchGradient is the flat-collective policy gradient of one batch of
+// tr at pol's parameters, computed as Train's steps 1 to 4 compute it.
+func batchGradient(t *testing.T, tr *training, pol policy.Softmax, iter sim.Streams) []float64 {
 	t.Helper()
+	prob, cfg := tr.prob, tr.cfg
 	B, G := cfg.Batch, cfg.Group
 	mem := newMemory(B, G)
-	results, _, err := rollouts(context.Background(), prob, pol, iter, B, G, 0, cfg.CRN, 2, mem)
-	require.NoError(t, err)
+	results := iteration0(t, rollouter(prob, B, G, cfg.CRN), pol, iter, mem).results
 	metrics := make([]collective.Metrics, B*G)
 	for i, r := range results {
 		metrics[i] = r.Metrics
@@ -120,18 +134,18 @@ func batchGradient(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, i
 	}
 	weigh(samples, cfg.LossNorm, B*G)
 	grad := make([]float64, len(pol.Params()))
-	policyGradient(pol, samples, false, 0, 0, grad)
+	policyGradient(pol, samples, objective{}, grad)
 	return grad
 }
 
 // gradientVariance is the total variance (trace of the covariance) of the
-// batch gradient over repeated batches at fixed parameters.
-func gradientVariance(t *testing.T, prob Problem, cfg Config, pol policy.Softmax, seed uint64, repeats int) float64 {
+// batch gradient of tr over repeated batches at fixed parameters.
+func gradientVariance(t *testing.T, tr *training, pol policy.Softmax, seed uint64, repeats int) float64 {
 	t.Helper()
 	root := sim.NewStreams(seed)
 	grads := make([][]float64, repeats)
 	for r := range repeats {
-		grads[r] = batchGradient(t, prob, cfg, pol, root.Derive("iteration", uint64(r)))
+		grads[r] = batchGradient(t, tr, pol, root.Derive("iteration", uint64(r)))
 	}
 	total := 0.0
 	for j := range grads[0] {
@@ -170,9 +184,9 @@ func TestCRNLowersGradientVariance(t *testing.T) {
 		cfg.CRN = true
 		pol, err := Train(context.Background(), prob, cfg, seed, 2, nil)
 		require.NoError(t, err)
-		with := gradientVariance(t, prob, cfg, pol, seed, repeats)
+		with := gradientVariance(t, &training{prob: prob, cfg: cfg}, pol, seed, repeats)
 		cfg.CRN = false
-		without := gradientVariance(t, prob, cfg, pol, seed, repeats)
+		without := gradientVariance(t, &training{prob: prob, cfg: cfg}, pol, seed, repeats)
 		if with < without {
 			lower++
 		}

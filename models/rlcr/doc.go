@@ -14,7 +14,13 @@
 //
 // Train, in train.go, reads top to bottom like a CleanRL script: the
 // hyperparameters in one documented Config, then rollouts, rewards,
-// advantages, the update and the report. docs/rlcr.md gives the equations.
+// advantages, the update and the report. Beside it: config.go (the
+// options' names and Validate), reward.go (the collective reward),
+// credit.go (per-agent difference rewards), gae.go (GAE and the learned
+// value), adam.go (the optimiser and schedules), report.go (the Iteration
+// rows), checkpoint.go (resuming), warmstart.go (behaviour cloning), and
+// memory.go, the plumbing that lets an iteration allocate nothing for its
+// rollouts. docs/rlcr.md gives the equations.
 //
 // A product added to or subtracted from another number is written
 // float64(x*y) + z: the conversion rounds the product, so that no

@@ -2,13 +2,10 @@ package rlcr
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,7 +66,7 @@ func TestGAEThreeDecisions(t *testing.T) {
 	results := []*collective.Result{{}, {}}
 	for _, lambda := range []float64{0, 0.5, 1} {
 		samples, value, V := gaeCase(t)
-		gae(samples, results, []float64{1, -0.5}, value, gamma, 0, lambda)
+		gae(&batch{samples: samples, results: results, rewards: []float64{1, -0.5}}, value, gamma, 0, lambda)
 		// δ_j = r_j + γ V_{j+1} − V_j with the reward after the last
 		// decision; A_j = Σ_l (γλ)^l δ_{j+l}.
 		d0, d1, d2 := gamma*V[1]-V[0], gamma*V[2]-V[1], 1-V[2]
@@ -98,7 +95,7 @@ func TestGAEDiscountsPerUnitOfTime(t *testing.T) {
 	samples, value, V := gaeCase(t)
 	samples[0].at, samples[1].at, samples[2].at, samples[3].at = 0, 0, 120, 0
 	results := []*collective.Result{{Metrics: collective.Metrics{Finish: 180 * sim.Second}}, {Metrics: collective.Metrics{Finish: 0}}}
-	gae(samples, results, []float64{1, -0.5}, value, gamma, sim.Minute, 1)
+	gae(&batch{samples: samples, results: results, rewards: []float64{1, -0.5}}, value, gamma, sim.Minute, 1)
 	raw := []float64{0.125 - V[0], 0.125 - V[1], 0.5 - V[2], -0.5 - V[3]}
 	want := whiten(raw)
 	for i := range samples {
@@ -108,7 +105,7 @@ func TestGAEDiscountsPerUnitOfTime(t *testing.T) {
 	// λ = 0 with a unit: δ_0 = γ^0·V1 − V0, δ_1 = γ²·V2 − V1.
 	samples, value, V = gaeCase(t)
 	samples[0].at, samples[1].at, samples[2].at, samples[3].at = 0, 0, 120, 0
-	gae(samples, results, []float64{1, -0.5}, value, gamma, sim.Minute, 0)
+	gae(&batch{samples: samples, results: results, rewards: []float64{1, -0.5}}, value, gamma, sim.Minute, 0)
 	raw = []float64{V[1] - V[0], 0.25*V[2] - V[1], 0.5 - V[2], -0.5 - V[3]}
 	for i := range samples {
 		assert.InDelta(t, raw[i]+V[i], samples[i].ret, 1e-12, "λ = 0, decision %d", i)
@@ -276,8 +273,9 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	const B, G = 2, 4
 	iter := sim.NewStreams(3).Derive("iteration", 0)
 	mem := newMemory(B, G)
-	results, graphs, err := rollouts(context.Background(), prob, pol, iter, B, G, 0, true, 2, mem)
-	require.NoError(t, err)
+	tr := rollouter(prob, B, G, true)
+	bt := iteration0(t, tr, pol, iter, mem)
+	results := bt.results
 	rewards := make([]float64, B*G)
 	for b := range B {
 		metrics := make([]collective.Metrics, G)
@@ -290,8 +288,10 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 		cfg := tinyConfig()
 		cfg.Batch, cfg.Group, cfg.Advantage = B, G, adv
 		samples := collect(results, mem)
+		tr.cfg = cfg
+		bt.rewards, bt.samples = rewards, samples
 		baseline := math.NaN()
-		_, err := advantages(context.Background(), prob, cfg, pol, policy.NewValue(), iter, graphs, results, rewards, 0, 2, &baseline, samples)
+		_, err := tr.advantages(context.Background(), pol, policy.NewValue(), bt, &baseline)
 		require.NoError(t, err)
 		agents := map[int]bool{}
 		for _, s := range samples {
@@ -323,14 +323,17 @@ func TestDifferenceRewards(t *testing.T) {
 	require.NoError(t, err)
 	const B, G = 2, 3
 	iter := sim.NewStreams(5).Derive("iteration", 0)
-	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2, newMemory(B, G))
-	require.NoError(t, err)
+	tr := rollouter(prob, B, G, true)
+	bt := iteration0(t, tr, split, iter, newMemory(B, G))
+	results, graphs := bt.results, bt.graphs
 	rewards := make([]float64, B*G) // the linear penalty scores a rollout alone as in its group
 	for i, r := range results {
 		prob.Reward.Group(&prob.Collective, 0, []collective.Metrics{r.Metrics}, rewards[i:i+1])
 	}
 
-	credit, replays, err := differenceRewards(context.Background(), prob, Contribution, split, iter, graphs, results, rewards, 0, 0, true, 2)
+	bt.rewards = rewards
+	tr.cfg.Credit = Contribution
+	credit, replays, err := tr.differenceRewards(context.Background(), split, bt)
 	require.NoError(t, err)
 	positive, zeros, jobs := 0, 0, 0
 	for i, r := range results {
@@ -379,7 +382,8 @@ func TestDifferenceRewards(t *testing.T) {
 
 	// Passive: a replay for every agent; one that only worked anyway
 	// replays the same episode and gets 0.
-	credit, replays, err = differenceRewards(context.Background(), prob, Passive, split, iter, graphs, results, rewards, 0, 0, true, 2)
+	tr.cfg.Credit = Passive
+	credit, replays, err = tr.differenceRewards(context.Background(), split, bt)
 	require.NoError(t, err)
 	n, helpersZero := 0, 0
 	for i := range results {
@@ -432,7 +436,7 @@ func TestSummarize(t *testing.T) {
 		}, Decisions: make([]collective.Decision, i)}
 		rewards[i] = float64(i)
 	}
-	st := summarize(4, results, rewards, make([]sample, 7), make([]float64, 10))
+	st := summarize(&batch{iteration: 4, results: results, rewards: rewards, samples: make([]sample, 7)}, make([]float64, 10))
 	assert.Equal(t, 4, st.Iteration)
 	assert.Equal(t, 10, st.Episodes)
 	assert.Equal(t, 7, st.Decisions)
@@ -450,7 +454,7 @@ func TestSummarize(t *testing.T) {
 	assert.InDelta(t, 0.9, st.DuplicatesMean, 1e-12)
 	assert.InDelta(t, 5, st.DecisionsAcceptable, 1e-12, "decisions of the acceptable rollouts 1, 3, 5, 7, 9")
 	assert.InDelta(t, 4, st.DecisionsFailed, 1e-12, "decisions of the failed rollouts 0, 2, 4, 6, 8")
-	one := summarize(0, results[:1], rewards[:1], nil, make([]float64, 1))
+	one := summarize(&batch{results: results[:1], rewards: rewards[:1]}, make([]float64, 1))
 	assert.Equal(t, 1.0, one.LatencyP90, "one rollout is its own 90th percentile")
 	assert.True(t, math.IsNaN(one.SpawnFinishRate), "no subtask assigned")
 }
@@ -578,13 +582,16 @@ func TestPerAgentAdvantagesReadBack(t *testing.T) {
 	const B, G = 2, 4
 	iter := sim.NewStreams(5).Derive("iteration", 0)
 	mem := newMemory(B, G)
-	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2, mem)
-	require.NoError(t, err)
+	tr := rollouter(prob, B, G, true)
+	bt := iteration0(t, tr, split, iter, mem)
+	results := bt.results
 	rewards := make([]float64, B*G)
 	for i, r := range results {
 		prob.Reward.Group(&prob.Collective, 0, []collective.Metrics{r.Metrics}, rewards[i:i+1])
 	}
-	raw, _, err := differenceRewards(context.Background(), prob, Contribution, split, iter, graphs, results, rewards, 0, 0, true, 2)
+	bt.rewards = rewards
+	tr.cfg.Credit = Contribution
+	raw, _, err := tr.differenceRewards(context.Background(), split, bt)
 	require.NoError(t, err)
 	for _, base := range []CreditBaseline{GroupCredit, NoCredit} {
 		cfg := tinyConfig()
@@ -595,8 +602,10 @@ func TestPerAgentAdvantagesReadBack(t *testing.T) {
 				samples = append(samples, sample{rollout: i, agent: d.Agent})
 			}
 		}
+		tr.cfg = cfg
+		bt.samples = samples
 		baseline := math.NaN()
-		_, err := advantages(context.Background(), prob, cfg, split, policy.NewValue(), iter, graphs, results, rewards, 0, 2, &baseline, samples)
+		_, err := tr.advantages(context.Background(), split, policy.NewValue(), bt, &baseline)
 		require.NoError(t, err)
 		type key struct{ group, agent int }
 		sum, n := map[key]float64{}, map[key]int{}
@@ -623,42 +632,6 @@ func TestPerAgentAdvantagesReadBack(t *testing.T) {
 		if base == NoCredit {
 			assert.True(t, nonzero, "raw difference rewards do not average to 0")
 		}
-	}
-}
-
-// parallel returns the errors of fn joined in index order, whether it
-// runs on the caller's goroutine or on a pool.
-func TestParallelReturnsErrors(t *testing.T) {
-	for _, workers := range []int{1, 3} {
-		err := parallel(context.Background(), 5, workers, func(_, i int) error {
-			if i == 1 || i == 3 {
-				return fmt.Errorf("job %d", i)
-			}
-			return nil
-		})
-		require.Error(t, err, "%d workers", workers)
-		assert.Equal(t, "job 1\njob 3", err.Error(), "%d workers", workers)
-		assert.NoError(t, parallel(context.Background(), 5, workers, func(int, int) error { return nil }))
-	}
-}
-
-// parallel numbers its goroutines 0..workers-1, and no two calls at once
-// share a number: a worker's memory is its own.
-func TestParallelWorkerNumbers(t *testing.T) {
-	for _, workers := range []int{1, 3} {
-		var busy [3]atomic.Bool
-		var bad atomic.Int32
-		err := parallel(context.Background(), 200, workers, func(w, i int) error {
-			if w < 0 || w >= workers || !busy[w].CompareAndSwap(false, true) {
-				bad.Add(1)
-				return nil
-			}
-			runtime.Gosched() // let another goroutine in while w is busy
-			busy[w].Store(false)
-			return nil
-		})
-		require.NoError(t, err)
-		assert.Zero(t, bad.Load(), "%d workers: a call had another's number, or one out of range", workers)
 	}
 }
 
@@ -689,8 +662,9 @@ func TestDifferenceRewardsScoreReplaysInTheirGroup(t *testing.T) {
 	})
 	const B, G = 3, 4
 	iter := sim.NewStreams(9).Derive("iteration", 0)
-	results, graphs, err := rollouts(context.Background(), prob, split, iter, B, G, 0, true, 2, newMemory(B, G))
-	require.NoError(t, err)
+	tr := rollouter(prob, B, G, true)
+	bt := iteration0(t, tr, split, iter, newMemory(B, G))
+	results, graphs := bt.results, bt.graphs
 	metrics := make([]collective.Metrics, B*G)
 	for i, r := range results {
 		metrics[i] = r.Metrics
@@ -699,7 +673,9 @@ func TestDifferenceRewardsScoreReplaysInTheirGroup(t *testing.T) {
 	for b := range B {
 		prob.Reward.Group(&prob.Collective, 0, metrics[b*G:(b+1)*G], rewards[b*G:(b+1)*G])
 	}
-	credit, _, err := differenceRewards(context.Background(), prob, Passive, split, iter, graphs, results, rewards, 0, 0, true, 2)
+	bt.rewards = rewards
+	tr.cfg.Credit = Passive
+	credit, _, err := tr.differenceRewards(context.Background(), split, bt)
 	require.NoError(t, err)
 	checked := 0
 	for i := range results {

@@ -44,13 +44,14 @@ func TestKeptMemoryChangesNothing(t *testing.T) {
 	}
 	run := func(prob Problem, cfg Config, mem *memory) ([]Iteration, []float64, error) {
 		var rows []Iteration
-		pol, err := resume(context.Background(), prob, cfg, 7, 1, nil, func(it Iteration) error {
+		tr := training{prob: prob, cfg: cfg, seed: 7, workers: 1, emit: func(it Iteration) error {
 			rows = append(rows, it)
 			return nil
-		}, nil, func(B, G int) *memory {
+		}, memFor: func(B, G int) *memory {
 			require.Len(t, mem.recs, B*G)
 			return mem
-		})
+		}}
+		pol, err := tr.run(context.Background())
 		if err != nil {
 			return nil, nil, err
 		}

@@ -174,7 +174,7 @@ func TestPolicyGradientMatchesFiniteDifferences(t *testing.T) {
 			}
 			samples := randomSamples(r, 20)
 			grad := make([]float64, len(params))
-			policyGradient(pol, samples, ppo, 0.2, 0.05, grad)
+			policyGradient(pol, samples, objective{ppo: ppo, clipRatio: 0.2, entropy: 0.05}, grad)
 			const h = 1e-6
 			for i := range params {
 				orig := params[i]
@@ -221,7 +221,7 @@ func TestBanditSolved(t *testing.T) {
 				samples[i].adv = adv[i]
 			}
 			weigh(samples, PerDecision, 16)
-			policyGradient(pol, samples, false, 0, 0, grad)
+			policyGradient(pol, samples, objective{}, grad)
 			opt.step(pol.Params(), grad, 0.05)
 		}
 		var x [policy.NumFeatures]float64
@@ -273,7 +273,7 @@ func TestTwoStepSolved(t *testing.T) {
 			samples[i].adv = adv[samples[i].rollout]
 		}
 		weigh(samples, PerDecision, 16)
-		policyGradient(pol, samples, false, 0, 0, grad)
+		policyGradient(pol, samples, objective{}, grad)
 		opt.step(pol.Params(), grad, 0.05)
 	}
 	var x [policy.NumFeatures]float64

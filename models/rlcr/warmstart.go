@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/sim"
@@ -17,7 +18,8 @@ import (
 // for a base model that already knows a tactic before RL starts. The
 // episodes draw from the streams' "warm" branch, so the RL iterations see
 // the same tasks as without it.
-func warmStart(ctx context.Context, prob Problem, pol policy.Softmax, cfg Config, streams sim.Streams, workers int) error {
+func (t *training) warmStart(ctx context.Context, pol policy.Softmax, streams sim.Streams) error {
+	prob, cfg := &t.prob, &t.cfg
 	org, err := policy.Organization(cfg.WarmStart)
 	if err != nil {
 		return err
@@ -29,7 +31,7 @@ func warmStart(ctx context.Context, prob Problem, pol policy.Softmax, cfg Config
 	var x [policy.NumFeatures]float64
 	for it := range cfg.WarmIterations {
 		iter := streams.Derive("warm", uint64(it))
-		err := parallel(ctx, n, workers, func(_, i int) error {
+		err := pool.Run(ctx, n, t.workers, func(ctx context.Context, _, i int) error {
 			g, err := prob.Task.Draw(iter.Derive("task", uint64(i)).New("graph", 0))
 			if err != nil {
 				return fmt.Errorf("task draw: %w", err)
@@ -60,7 +62,7 @@ func warmStart(ctx context.Context, prob Problem, pol policy.Softmax, cfg Config
 					continue
 				}
 				policy.Features(&d.Obs, &x)
-				pol.AddGrad(&x, d.Mask, d.Action, 1/float64(decisions), 0, grad)
+				pol.AddGrad(policy.Term{X: &x, Mask: d.Mask, Action: d.Action, Scale: 1 / float64(decisions)}, grad)
 			}
 		}
 		clipNorm(grad, cfg.ClipGrad)
