@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/rundir"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 	"github.com/swarmsim/swarmsim/stats"
 )
 

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -40,7 +41,7 @@ var chartExts = []string{".csv", ".svg", ".pdf", ".png"}
 // with an acceptable episode, too many agents for a timeline) is left out
 // with a warning: the tables are the results, the charts views of them.
 // maxEvents is the episodes' event bound, as they ran (0: the default).
-func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, seed, maxEvents uint64, sums []scenarios.Summary) (err error) {
+func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, seed, maxEvents uint64, sums []experiment.Summary) (err error) {
 	cw, err := newChartWriter(dir)
 	if err != nil {
 		return err
@@ -52,16 +53,16 @@ func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios
 	var charts []chart
 	type barChart struct {
 		name, ylabel string
-		value        func(*scenarios.Summary) stats.Interval
+		value        func(*experiment.Summary) stats.Interval
 		interval     string
 	}
 	bars := []barChart{
-		{"finish_time", "finish time, acceptable episodes (s)", func(s *scenarios.Summary) stats.Interval { return s.FinishAcceptable }, bootInterval},
-		{"success_rate", "success rate (fraction)", func(s *scenarios.Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
-		{"agent_time", "agent time (s)", func(s *scenarios.Summary) stats.Interval { return s.AgentTime }, bootInterval},
+		{"finish_time", "finish time, acceptable episodes (s)", func(s *experiment.Summary) stats.Interval { return s.FinishAcceptable }, bootInterval},
+		{"success_rate", "success rate (fraction)", func(s *experiment.Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
+		{"agent_time", "agent time (s)", func(s *experiment.Summary) stats.Interval { return s.AgentTime }, bootInterval},
 	}
-	if slices.ContainsFunc(sums, func(s scenarios.Summary) bool { return s.CallLatency.Value > 0 }) {
-		bars = append(bars, barChart{"call_latency", "time per call at the server (s)", func(s *scenarios.Summary) stats.Interval { return s.CallLatency }, bootInterval})
+	if slices.ContainsFunc(sums, func(s experiment.Summary) bool { return s.CallLatency.Value > 0 }) {
+		bars = append(bars, barChart{"call_latency", "time per call at the server (s)", func(s *experiment.Summary) stats.Interval { return s.CallLatency }, bootInterval})
 	}
 	for _, b := range bars {
 		charts = append(charts, chart{b.name, func() error {

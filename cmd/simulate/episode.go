@@ -103,7 +103,7 @@ func findVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 }
 
 // drawEpisode returns the random streams and the task graph of episode k
-// under the master seed, exactly as scenarios.Evaluate draws them.
+// under the master seed, exactly as experiment.Evaluate draws them.
 func drawEpisode(v *scenarios.Variant, seed uint64, k int) (sim.Streams, *task.Graph, error) {
 	streams := sim.NewStreams(seed).Derive("episode", uint64(k))
 	g, err := v.Spec.Task.Draw(streams.New("task", 0))

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/swarmsim/swarmsim/rundir"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/rundir"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -485,7 +487,7 @@ func TestTraceIsTheRunEpisode(t *testing.T) {
 				require.NoError(t, err)
 				res, err := ep.run(context.Background(), false)
 				require.NoError(t, err)
-				r := scenarios.Row{Variant: row[0], Episode: k, Metrics: res.Metrics}
+				r := experiment.Row{Variant: row[0], Episode: k, Metrics: res.Metrics}
 				for j, c := range episodeColumns {
 					if c.name == "comm_changed_outcome" || c.name == "reward" {
 						continue // from the replay and the reward section, not the episode
@@ -651,7 +653,7 @@ func TestRunSharedColumns(t *testing.T) {
 // count hand-off misses and duplicates, read from their own metrics; the
 // tables of other scenarios keep their columns.
 func TestHandoffColumns(t *testing.T) {
-	rows := []scenarios.Row{
+	rows := []experiment.Row{
 		{Variant: "a", Metrics: collective.Metrics{HandoffMisses: 2, Duplicates: 5}},
 		{Variant: "a", Metrics: collective.Metrics{HandoffMisses: 4, Duplicates: 1}},
 	}
@@ -671,7 +673,7 @@ func TestHandoffColumns(t *testing.T) {
 		assert.Equal(t, recs[i][:n-2], plainRecs[i], "without a handoff section, the same table less the two columns")
 	}
 
-	b, err = summaryCSV(rows, scenarios.Summarize(rows), true)
+	b, err = summaryCSV(rows, experiment.Summarize(rows), true)
 	require.NoError(t, err)
 	recs, err = csv.NewReader(bytes.NewReader(b)).ReadAll()
 	require.NoError(t, err)

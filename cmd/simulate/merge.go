@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 )
 
 var cmdMerge = &command{

@@ -7,9 +7,9 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 )
 
 // goVersion returns the Go release simulate was built with.

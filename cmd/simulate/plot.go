@@ -12,9 +12,9 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 )
 
 var cmdPlot = &command{

@@ -5,12 +5,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/swarmsim/swarmsim/rundir"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -165,11 +166,11 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		}
 	}()
 
-	rows, err := evaluate(ctx, s, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers, MaxEvents: o.limits.events()})
+	rows, err := evaluate(ctx, s, sc, experiment.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers, MaxEvents: o.limits.events()})
 	if err != nil {
 		return err
 	}
-	sums := scenarios.Summarize(rows)
+	sums := experiment.Summarize(rows)
 	handoff := usesHandoff(variantSpecs(sc)...)
 	if err := writeTables(dir, rows, sums, handoff); err != nil {
 		return err
@@ -194,13 +195,13 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 
 // evaluate runs every variant of sc for episodes episodes and returns the
 // rows ordered by variant (in scenario order) and episode.
-func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, opt scenarios.EvalOptions) ([]scenarios.Row, error) {
+func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, opt experiment.EvalOptions) ([]experiment.Row, error) {
 	bar := newProgress(s.stderr, "episodes", len(sc.Variants)*opt.Episodes)
 	var (
 		mu   sync.Mutex // emit may be called from several workers
-		rows []scenarios.Row
+		rows []experiment.Row
 	)
-	err := scenarios.Evaluate(ctx, sc, opt, func(r scenarios.Row) error {
+	err := experiment.Evaluate(ctx, sc, opt, func(r experiment.Row) error {
 		mu.Lock()
 		rows = append(rows, r)
 		mu.Unlock()
@@ -215,7 +216,7 @@ func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, opt scena
 	for i, v := range sc.Variants {
 		order[v.Name] = i
 	}
-	slices.SortFunc(rows, func(a, b scenarios.Row) int {
+	slices.SortFunc(rows, func(a, b experiment.Row) int {
 		return cmp.Or(cmp.Compare(order[a.Variant], order[b.Variant]), cmp.Compare(a.Episode, b.Episode))
 	})
 	return rows, nil

@@ -2,15 +2,15 @@ package main
 
 import (
 	"fmt"
-	"github.com/swarmsim/swarmsim/rundir"
-	"github.com/swarmsim/swarmsim/stats"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
-	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // summaryCSV renders the per-variant summaries as summary.csv: the
@@ -22,7 +22,7 @@ import (
 // per acceptable result. Times are in seconds. Episodes that used a shared
 // server, an API or tools add sharedMetrics, and with handoff set,
 // handoffMetrics follow.
-func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary, handoff bool) ([]byte, error) {
+func summaryCSV(rows []experiment.Row, sums []experiment.Summary, handoff bool) ([]byte, error) {
 	header := []string{"variant", "n", "acceptable", "success_rate", "success_lo", "success_hi"}
 	metrics := summaryMetrics
 	if usesShared(rows) {
@@ -55,17 +55,17 @@ func summaryCSV(rows []scenarios.Row, sums []scenarios.Summary, handoff bool) ([
 // not hold, from its rows.
 type summaryMetric struct {
 	name  string
-	value func(s *scenarios.Summary, rows []*scenarios.Row) stats.Interval
+	value func(s *experiment.Summary, rows []*experiment.Row) stats.Interval
 }
 
 // fromSummary reads an interval of the summary.
-func fromSummary(f func(s *scenarios.Summary) stats.Interval) func(*scenarios.Summary, []*scenarios.Row) stats.Interval {
-	return func(s *scenarios.Summary, _ []*scenarios.Row) stats.Interval { return f(s) }
+func fromSummary(f func(s *experiment.Summary) stats.Interval) func(*experiment.Summary, []*experiment.Row) stats.Interval {
+	return func(s *experiment.Summary, _ []*experiment.Row) stats.Interval { return f(s) }
 }
 
 // fromRows averages a metric over the rows.
-func fromRows(f func(m *collective.Metrics) float64) func(*scenarios.Summary, []*scenarios.Row) stats.Interval {
-	return func(_ *scenarios.Summary, rows []*scenarios.Row) stats.Interval {
+func fromRows(f func(m *collective.Metrics) float64) func(*experiment.Summary, []*experiment.Row) stats.Interval {
+	return func(_ *experiment.Summary, rows []*experiment.Row) stats.Interval {
 		xs := make([]float64, len(rows))
 		for i, r := range rows {
 			xs[i] = f(&r.Metrics)
@@ -76,26 +76,26 @@ func fromRows(f func(m *collective.Metrics) float64) func(*scenarios.Summary, []
 
 // summaryMetrics are the metric columns of summary.csv, in order.
 var summaryMetrics = []summaryMetric{
-	{"finish_time", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Finish })},
-	{"finish_time_acceptable", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.FinishAcceptable })},
-	{"reward", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Reward })},
-	{"model_calls", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.ModelCalls })},
-	{"tokens", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Tokens })},
-	{"agent_time", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.AgentTime })},
-	{"messages", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Messages })},
+	{"finish_time", fromSummary(func(s *experiment.Summary) stats.Interval { return s.Finish })},
+	{"finish_time_acceptable", fromSummary(func(s *experiment.Summary) stats.Interval { return s.FinishAcceptable })},
+	{"reward", fromSummary(func(s *experiment.Summary) stats.Interval { return s.Reward })},
+	{"model_calls", fromSummary(func(s *experiment.Summary) stats.Interval { return s.ModelCalls })},
+	{"tokens", fromSummary(func(s *experiment.Summary) stats.Interval { return s.Tokens })},
+	{"agent_time", fromSummary(func(s *experiment.Summary) stats.Interval { return s.AgentTime })},
+	{"messages", fromSummary(func(s *experiment.Summary) stats.Interval { return s.Messages })},
 	{"message_bytes", fromRows(func(m *collective.Metrics) float64 { return float64(m.MessageBytes()) })},
 	// Not "parallelism_mean": its columns would read parallelism_mean_mean.
-	{"parallelism", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.Parallelism })},
+	{"parallelism", fromSummary(func(s *experiment.Summary) stats.Interval { return s.Parallelism })},
 	{"parallelism_peak", fromRows(func(m *collective.Metrics) float64 { return float64(m.ParallelismPeak) })},
-	{"critical_steps", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.CriticalSteps })},
+	{"critical_steps", fromSummary(func(s *experiment.Summary) stats.Interval { return s.CriticalSteps })},
 	{"speedup", fromRows(func(m *collective.Metrics) float64 { return m.Speedup() })},
 }
 
 // sharedMetrics follow summaryMetrics in the summaries of episodes that
 // used a shared server, an API or tools (see usesShared).
 var sharedMetrics = []summaryMetric{
-	{"call_latency", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.CallLatency })},
-	{"serving_wait", fromSummary(func(s *scenarios.Summary) stats.Interval { return s.ServingWait })},
+	{"call_latency", fromSummary(func(s *experiment.Summary) stats.Interval { return s.CallLatency })},
+	{"serving_wait", fromSummary(func(s *experiment.Summary) stats.Interval { return s.ServingWait })},
 	{"server_utilisation", fromRows(func(m *collective.Metrics) float64 { return m.ServerUtilisation })},
 	{"output_rate", fromRows(func(m *collective.Metrics) float64 { return m.OutputRate() })},
 	{"tool_wait", fromRows(func(m *collective.Metrics) float64 { return m.ToolWait.Seconds() })},
@@ -109,8 +109,8 @@ var handoffMetrics = []summaryMetric{
 }
 
 // variantRows returns the rows of the variant.
-func variantRows(rows []scenarios.Row, variant string) []*scenarios.Row {
-	var mine []*scenarios.Row
+func variantRows(rows []experiment.Row, variant string) []*experiment.Row {
+	var mine []*experiment.Row
 	for j := range rows {
 		if rows[j].Variant == variant {
 			mine = append(mine, &rows[j])
@@ -133,7 +133,7 @@ func screenName(column string) string {
 // on the terminal shows: the server's where calls went to a shared server
 // or an API, the tools' where tools were called. Output rates stay in the
 // file, to keep the table narrow.
-func screenShared(rows []scenarios.Row) []summaryMetric {
+func screenShared(rows []experiment.Row) []summaryMetric {
 	var served, tools bool
 	for i := range rows {
 		served = served || rows[i].Metrics.ServedCalls > 0
@@ -159,7 +159,7 @@ func screenShared(rows []scenarios.Row) []summaryMetric {
 // with its 95% Wilson interval, then means with their 95% bootstrap
 // intervals, then the shared metrics that screenShared picks and, with
 // handoff set, the hand-off metrics of summary.csv.
-func printSummary(w io.Writer, rows []scenarios.Row, sums []scenarios.Summary, handoff bool) error {
+func printSummary(w io.Writer, rows []experiment.Row, sums []experiment.Summary, handoff bool) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "variant\tsuccess [95%% Wilson]\tfinish (s)\tcalls\ttokens\tparallelism\tmessages")
 	extra := screenShared(rows)
@@ -196,7 +196,7 @@ func printSummary(w io.Writer, rows []scenarios.Row, sums []scenarios.Summary, h
 
 // writeTables writes episodes.csv and summary.csv, with the hand-off
 // columns if handoff is set.
-func writeTables(dir *rundir.Dir, rows []scenarios.Row, sums []scenarios.Summary, handoff bool) error {
+func writeTables(dir *rundir.Dir, rows []experiment.Row, sums []experiment.Summary, handoff bool) error {
 	b, err := episodesCSV(rows, handoff)
 	if err != nil {
 		return err

@@ -14,11 +14,11 @@ import (
 	"runtime"
 	"text/tabwriter"
 
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 	"github.com/swarmsim/swarmsim/sim"
 )
 

@@ -3,6 +3,7 @@ package main
 import (
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -20,22 +21,22 @@ func boolean(b bool) string               { return strconv.FormatBool(b) }
 // A column of episodes.csv: a stable name and how to read it from a row.
 type column struct {
 	name  string
-	value func(r *scenarios.Row) string
+	value func(r *experiment.Row) string
 }
 
 // episodeColumns are the columns of episodes.csv, in order. Names are
 // stable: scripts read them.
 var episodeColumns = func() []column {
-	m := func(f func(m *collective.Metrics) string) func(r *scenarios.Row) string {
-		return func(r *scenarios.Row) string { return f(&r.Metrics) }
+	m := func(f func(m *collective.Metrics) string) func(r *experiment.Row) string {
+		return func(r *experiment.Row) string { return f(&r.Metrics) }
 	}
 	cols := []column{
-		{"variant", func(r *scenarios.Row) string { return r.Variant }},
-		{"episode", func(r *scenarios.Row) string { return integer(r.Episode) }},
+		{"variant", func(r *experiment.Row) string { return r.Variant }},
+		{"episode", func(r *experiment.Row) string { return integer(r.Episode) }},
 		{"finish_time", m(func(m *collective.Metrics) string { return secs(m.Finish) })},
 		{"acceptable", m(func(m *collective.Metrics) string { return boolean(m.Acceptable) })},
 		{"timed_out", m(func(m *collective.Metrics) string { return boolean(m.TimedOut) })},
-		{"reward", func(r *scenarios.Row) string { return num(r.Reward) }},
+		{"reward", func(r *experiment.Row) string { return num(r.Reward) }},
 		{"model_calls", m(func(m *collective.Metrics) string { return integer(m.ModelCalls) })},
 		{"prompt_tokens", m(func(m *collective.Metrics) string { return integer(m.PromptTokens) })},
 		{"output_tokens", m(func(m *collective.Metrics) string { return integer(m.OutputTokens) })},
@@ -59,7 +60,7 @@ var episodeColumns = func() []column {
 		{"serial_work", m(func(m *collective.Metrics) string { return secs(m.SerialWork) })},
 		{"speedup", m(func(m *collective.Metrics) string { return num(m.Speedup()) })},
 		{"stretch", m(func(m *collective.Metrics) string { return num(m.Stretch()) })},
-		{"comm_changed_outcome", func(r *scenarios.Row) string { return boolean(r.CommChanged) }},
+		{"comm_changed_outcome", func(r *experiment.Row) string { return boolean(r.CommChanged) }},
 	}
 	for a := range collective.Action(collective.NumActions) {
 		cols = append(cols, column{"actions_" + a.String(), m(func(m *collective.Metrics) string { return integer(m.Actions[a]) })})
@@ -70,8 +71,8 @@ var episodeColumns = func() []column {
 // sharedColumns follow episodeColumns in the tables of episodes that used a
 // shared server, an API or tools.
 var sharedColumns = func() []column {
-	m := func(f func(m *collective.Metrics) string) func(r *scenarios.Row) string {
-		return func(r *scenarios.Row) string { return f(&r.Metrics) }
+	m := func(f func(m *collective.Metrics) string) func(r *experiment.Row) string {
+		return func(r *experiment.Row) string { return f(&r.Metrics) }
 	}
 	return []column{
 		{"served_calls", m(func(m *collective.Metrics) string { return integer(m.ServedCalls) })},
@@ -89,8 +90,8 @@ var sharedColumns = func() []column {
 // handoffColumns follow in the tables of scenarios with a handoff section
 // (see usesHandoff).
 var handoffColumns = []column{
-	{"handoff_misses", func(r *scenarios.Row) string { return integer(r.Metrics.HandoffMisses) }},
-	{"duplicates", func(r *scenarios.Row) string { return integer(r.Metrics.Duplicates) }},
+	{"handoff_misses", func(r *experiment.Row) string { return integer(r.Metrics.HandoffMisses) }},
+	{"duplicates", func(r *experiment.Row) string { return integer(r.Metrics.Duplicates) }},
 }
 
 // usesHandoff reports whether any of the specs sets collective.handoff:
@@ -117,7 +118,7 @@ func variantSpecs(sc *scenarios.Scenario) []*scenarios.Spec {
 // usesShared reports whether any episode used a shared server, an API or
 // tools: then the tables have the shared columns too, and the tables of
 // other scenarios keep theirs.
-func usesShared(rows []scenarios.Row) bool {
+func usesShared(rows []experiment.Row) bool {
 	for i := range rows {
 		if m := &rows[i].Metrics; m.ServedCalls > 0 || m.ToolCalls > 0 {
 			return true
@@ -128,7 +129,7 @@ func usesShared(rows []scenarios.Row) bool {
 
 // episodesCSV renders rows as episodes.csv, with the hand-off columns if
 // handoff is set.
-func episodesCSV(rows []scenarios.Row, handoff bool) ([]byte, error) {
+func episodesCSV(rows []experiment.Row, handoff bool) ([]byte, error) {
 	cols := episodeColumns
 	if usesShared(rows) {
 		cols = append(cols[:len(cols):len(cols)], sharedColumns...)

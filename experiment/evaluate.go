@@ -1,4 +1,4 @@
-package scenarios
+package experiment
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -58,7 +59,7 @@ type EvalOptions struct {
 // (collective.Options.Silent). The replay is skipped, and CommChanged is
 // false, when the episode shared no finding (no Share action): the replay
 // would be the same episode.
-func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row) error) error {
+func Evaluate(ctx context.Context, sc *scenarios.Scenario, opt EvalOptions, emit func(Row) error) error {
 	if sc == nil || len(sc.Variants) == 0 {
 		return errors.New("scenarios: Evaluate: no scenario or no variants")
 	}
@@ -94,7 +95,7 @@ func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row)
 }
 
 // episode simulates episode k of variant v.
-func episode(ctx context.Context, root sim.Streams, v Variant, pol collective.Policy, k int, maxEvents uint64) (Row, error) {
+func episode(ctx context.Context, root sim.Streams, v scenarios.Variant, pol collective.Policy, k int, maxEvents uint64) (Row, error) {
 	opts := collective.Options{Context: ctx, MaxEvents: maxEvents}
 	streams := root.Derive("episode", uint64(k))
 	g, err := drawTask(v.Spec.Task, streams)
