@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"cmp"
@@ -13,7 +13,6 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -21,8 +20,8 @@ import (
 	"github.com/swarmsim/swarmsim/stats"
 )
 
-// chartsDir is the subdirectory of a run that holds the charts.
-const chartsDir = "charts"
+// ChartsDir is the subdirectory of a run that holds the charts.
+const ChartsDir = "charts"
 
 // maxTimelineRows bounds the agents of a timeline: beyond it the rows are
 // too thin to read, and the chart is left out with a warning. A timeline
@@ -36,40 +35,50 @@ const (
 // chartExts are the files plots.Save writes for one chart.
 var chartExts = []string{".csv", ".svg", ".pdf", ".png"}
 
-// writeCharts draws the comparison bars and a timeline of episode 0 of
-// each variant into dir/charts. A chart that cannot be drawn (no variant
-// with an acceptable episode, too many agents for a timeline) is left out
-// with a warning: the tables are the results, the charts views of them.
-// maxEvents is the episodes' event bound, as they ran (0: the default).
-func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios.Scenario, seed, maxEvents uint64, sums []experiment.Summary) (err error) {
-	cw, err := newChartWriter(dir)
-	if err != nil {
-		return err
-	}
-	type chart struct {
-		name string
-		draw func() error
-	}
-	var charts []chart
+// A Chart is one chart to draw: Draw draws it and saves it through the
+// ChartWriter it was made for, or says why it cannot be drawn.
+type Chart struct {
+	Name string
+	Draw func() error
+}
+
+// RunChartsInput is what the charts of a run are drawn from: the
+// scenario, the seed and event bound its episodes ran under (0: the
+// default), and the summaries of its variants.
+type RunChartsInput struct {
+	Scenario  *scenarios.Scenario
+	Seed      uint64
+	MaxEvents uint64
+	Summaries []Summary
+}
+
+// RunCharts returns the charts of a run, to be drawn into cw: the
+// comparison bars and a timeline of episode 0 of each variant. A chart
+// that cannot be drawn (no variant with an acceptable episode, too many
+// agents for a timeline) says why: the tables are the results, the charts
+// views of them.
+func RunCharts(ctx context.Context, cw *ChartWriter, in RunChartsInput) []Chart {
+	sums := in.Summaries
+	var charts []Chart
 	type barChart struct {
 		name, ylabel string
-		value        func(*experiment.Summary) stats.Interval
+		value        func(*Summary) stats.Interval
 		interval     string
 	}
 	bars := []barChart{
-		{"finish_time", "finish time, acceptable episodes (s)", func(s *experiment.Summary) stats.Interval { return s.FinishAcceptable }, bootInterval},
-		{"success_rate", "success rate (fraction)", func(s *experiment.Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
-		{"agent_time", "agent time (s)", func(s *experiment.Summary) stats.Interval { return s.AgentTime }, bootInterval},
+		{"finish_time", "finish time, acceptable episodes (s)", func(s *Summary) stats.Interval { return s.FinishAcceptable }, BootInterval},
+		{"success_rate", "success rate (fraction)", func(s *Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
+		{"agent_time", "agent time (s)", func(s *Summary) stats.Interval { return s.AgentTime }, BootInterval},
 	}
-	if slices.ContainsFunc(sums, func(s experiment.Summary) bool { return s.CallLatency.Value > 0 }) {
-		bars = append(bars, barChart{"call_latency", "time per call at the server (s)", func(s *experiment.Summary) stats.Interval { return s.CallLatency }, bootInterval})
+	if slices.ContainsFunc(sums, func(s Summary) bool { return s.CallLatency.Value > 0 }) {
+		bars = append(bars, barChart{"call_latency", "time per call at the server (s)", func(s *Summary) stats.Interval { return s.CallLatency }, BootInterval})
 	}
 	for _, b := range bars {
-		charts = append(charts, chart{b.name, func() error {
+		charts = append(charts, Chart{b.name, func() error {
 			var data []plots.Bar
 			var left []string
 			for i := range sums {
-				if bar, ok := ciBar(sums[i].Variant, b.value(&sums[i])); ok {
+				if bar, ok := CIBar(sums[i].Variant, b.value(&sums[i])); ok {
 					data = append(data, bar)
 				} else {
 					left = append(left, sums[i].Variant)
@@ -78,43 +87,24 @@ func writeCharts(ctx context.Context, s *session, dir *rundir.Dir, sc *scenarios
 			if len(data) == 0 {
 				return errors.New("no variant has a value")
 			}
-			spec := plots.Spec{Name: b.name, Kind: "bars", YLabel: b.ylabel, Interval: b.interval, Size: "column", Note: leftOut(left, "no acceptable episode")}
-			return cw.draw(spec, plots.BarsTable(data))
+			spec := plots.Spec{Name: b.name, Kind: "bars", YLabel: b.ylabel, Interval: b.interval, Size: "column", Note: LeftOut(left, "no acceptable episode")}
+			return cw.Draw(spec, plots.BarsTable(data))
 		}})
 	}
-	for i := range sc.Variants {
-		v := &sc.Variants[i]
-		name := "timeline_" + fileName(v.Name)
-		charts = append(charts, chart{name, func() error { return timeline(ctx, cw, name, sc, v, seed, maxEvents) }})
+	for i := range in.Scenario.Variants {
+		v := &in.Scenario.Variants[i]
+		name := "timeline_" + FileName(v.Name)
+		charts = append(charts, Chart{name, func() error { return timeline(ctx, cw, name, v, in.Seed, in.MaxEvents) }})
 	}
-
-	// Warnings wait until the progress bar is gone.
-	var warnings []string
-	bar := newProgress(s.stderr, "charts", len(charts))
-	defer func() {
-		bar.finish(err == nil)
-		for _, w := range warnings {
-			s.warnf("%s", w)
-		}
-	}()
-	for _, c := range charts {
-		if err := c.draw(); err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.name, err))
-		}
-		bar.increment()
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	return cw.close()
+	return charts
 }
 
-// bootInterval names the interval of means over episodes.
-const bootInterval = "95% bootstrap CI"
+// BootInterval names the interval of means over episodes.
+const BootInterval = "95% bootstrap CI"
 
-// leftOut returns the note of a chart that leaves out the series names,
+// LeftOut returns the note of a chart that leaves out the series names,
 // for the reason why; "" when none is left out.
-func leftOut(names []string, why string) string {
+func LeftOut(names []string, why string) string {
 	if len(names) == 0 {
 		return ""
 	}
@@ -123,13 +113,16 @@ func leftOut(names []string, why string) string {
 
 // timeline re-runs episode 0 of v with a trace and draws it as a Gantt
 // chart: one row per agent, spans coloured by kind, messages as arrows.
-func timeline(ctx context.Context, cw *chartWriter, name string, sc *scenarios.Scenario, v *scenarios.Variant, seed, maxEvents uint64) error {
-	streams, g, err := drawEpisode(v, seed, 0)
+func timeline(ctx context.Context, cw *ChartWriter, name string, v *scenarios.Variant, seed, maxEvents uint64) error {
+	streams, g, err := DrawEpisode(v, seed, 0)
 	if err != nil {
 		return err
 	}
-	ep := &episode{sc: sc, variant: v, seed: seed, graph: g, streams: streams, maxEvents: maxEvents}
-	res, err := ep.run(ctx, true)
+	pol, err := v.Policy()
+	if err != nil {
+		return err
+	}
+	res, err := collective.Run(g, v.Spec.Collective, pol, streams, collective.Options{Trace: true, Context: ctx, MaxEvents: maxEvents})
 	if err != nil {
 		return err
 	}
@@ -144,7 +137,7 @@ func timeline(ctx context.Context, cw *chartWriter, name string, sc *scenarios.S
 	if agents > maxTimelineRows {
 		return fmt.Errorf("%d agents are too many rows (at most %d); see 'simulate trace'", agents, maxTimelineRows)
 	}
-	return cw.draw(timelineSpec(name, v.Name, agents), plots.TimelineTable(spans, flows))
+	return cw.Draw(timelineSpec(name, v.Name, agents), plots.TimelineTable(spans, flows))
 }
 
 // timelineSpec is the spec of a timeline of rows agents: a page wide, and
@@ -188,38 +181,45 @@ func agentRow(a int) string {
 	return fmt.Sprintf("agent %d", a)
 }
 
-// chartIndex is the file of a charts directory that lists the charts
+// ChartIndex is the file of a charts directory that lists the charts
 // with their specs, so that 'simulate plot' can draw them again.
-const chartIndex = "charts.json"
+const ChartIndex = "charts.json"
 
-// A chartWriter draws charts into a directory from their specs and
+// A ChartWriter draws charts into a directory from their specs and
 // tables, and keeps the index of what it drew.
-type chartWriter struct {
+type ChartWriter struct {
 	dir     *rundir.Dir
 	sub     string // the charts' subdirectory of dir, "" for dir itself
 	formats []string
 	specs   []plots.Spec
 }
 
-func newChartWriter(dir *rundir.Dir) (*chartWriter, error) {
-	if err := dir.Mkdir(chartsDir); err != nil {
+// NewChartWriter returns a writer of charts into dir/charts.
+func NewChartWriter(dir *rundir.Dir) (*ChartWriter, error) {
+	if err := dir.Mkdir(ChartsDir); err != nil {
 		return nil, err
 	}
-	return &chartWriter{dir: dir, sub: chartsDir, formats: plots.Formats}, nil
+	return &ChartWriter{dir: dir, sub: ChartsDir, formats: plots.Formats}, nil
 }
 
-// draw draws the chart spec describes from table t and saves it.
-func (w *chartWriter) draw(spec plots.Spec, t plots.Table) error {
+// NewFormatsWriter returns a writer of charts into dir itself, in the
+// given formats: charts redrawn from their tables.
+func NewFormatsWriter(dir *rundir.Dir, formats []string) *ChartWriter {
+	return &ChartWriter{dir: dir, formats: formats}
+}
+
+// Draw draws the chart spec describes from table t and saves it.
+func (w *ChartWriter) Draw(spec plots.Spec, t plots.Table) error {
 	p, err := plots.Draw(&spec, t)
 	if err != nil {
 		return err
 	}
-	return w.save(spec, p, t)
+	return w.Save(spec, p, t)
 }
 
-// save saves p, which plots.Draw drew from spec and t, in the chosen
+// Save saves p, which plots.Draw drew from spec and t, in the chosen
 // formats with the CSV of t; the chart then belongs to the index.
-func (w *chartWriter) save(spec plots.Spec, p *plot.Plot, t plots.Table) error {
+func (w *ChartWriter) Save(spec plots.Spec, p *plot.Plot, t plots.Table) error {
 	c, _ := spec.Chart() // Draw checked the size
 	base := path.Join(w.sub, spec.Name)
 	if err := plots.SaveFormats(p, c.Size, w.dir.Join(base), t, w.formats); err != nil {
@@ -237,22 +237,23 @@ func (w *chartWriter) save(spec plots.Spec, p *plot.Plot, t plots.Table) error {
 	return nil
 }
 
-// close writes the index of the charts drawn.
-func (w *chartWriter) close() error {
-	return w.dir.Write(path.Join(w.sub, chartIndex), plots.MarshalSpecs(w.specs))
+// Close writes the index of the charts drawn.
+func (w *ChartWriter) Close() error {
+	return w.dir.Write(path.Join(w.sub, ChartIndex), plots.MarshalSpecs(w.specs))
 }
 
-// ciBar returns the bar of a mean with its interval; false when the mean
+// CIBar returns the bar of a mean with its interval; false when the mean
 // is undefined. An undefined interval (a single episode) draws no
 // whisker.
-func ciBar(label string, iv stats.Interval) (plots.Bar, bool) {
-	if !finite(iv.Value) {
+func CIBar(label string, iv stats.Interval) (plots.Bar, bool) {
+	if !Finite(iv.Value) {
 		return plots.Bar{}, false
 	}
-	if !finite(iv.Lo) || !finite(iv.Hi) {
+	if !Finite(iv.Lo) || !Finite(iv.Hi) {
 		iv.Lo, iv.Hi = iv.Value, iv.Value
 	}
 	return plots.Bar{Label: label, Mean: iv.Value, Lo: iv.Lo, Hi: iv.Hi}, true
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// Finite reports whether v is a number: neither NaN nor infinite.
+func Finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

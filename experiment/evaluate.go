@@ -61,13 +61,13 @@ type EvalOptions struct {
 // would be the same episode.
 func Evaluate(ctx context.Context, sc *scenarios.Scenario, opt EvalOptions, emit func(Row) error) error {
 	if sc == nil || len(sc.Variants) == 0 {
-		return errors.New("scenarios: Evaluate: no scenario or no variants")
+		return errors.New("experiment: Evaluate: no scenario or no variants")
 	}
 	n := sc.Episodes
 	if opt.Episodes > 0 {
 		n = opt.Episodes
 	} else if opt.Episodes < 0 {
-		return fmt.Errorf("scenarios: Evaluate: %d episodes (want 0 for the scenario's, or more)", opt.Episodes)
+		return fmt.Errorf("experiment: Evaluate: %d episodes (want 0 for the scenario's, or more)", opt.Episodes)
 	}
 	seed := sc.Seed
 	if opt.Seed != nil {
@@ -97,8 +97,7 @@ func Evaluate(ctx context.Context, sc *scenarios.Scenario, opt EvalOptions, emit
 // episode simulates episode k of variant v.
 func episode(ctx context.Context, root sim.Streams, v scenarios.Variant, pol collective.Policy, k int, maxEvents uint64) (Row, error) {
 	opts := collective.Options{Context: ctx, MaxEvents: maxEvents}
-	streams := root.Derive("episode", uint64(k))
-	g, err := drawTask(v.Spec.Task, streams)
+	streams, g, err := drawEpisode(root, &v, k)
 	if err != nil {
 		return Row{}, err
 	}
@@ -122,9 +121,17 @@ func episode(ctx context.Context, root sim.Streams, v scenarios.Variant, pol col
 	return row, nil
 }
 
-// drawTask draws the task graph of one episode from its streams.
-func drawTask(f task.Family, streams sim.Streams) (*task.Graph, error) {
-	return f.Draw(streams.New("task", 0))
+// DrawEpisode returns the random streams and the task graph of episode k
+// of variant v under the master seed, as Evaluate draws them.
+func DrawEpisode(v *scenarios.Variant, seed uint64, k int) (sim.Streams, *task.Graph, error) {
+	return drawEpisode(sim.NewStreams(seed), v, k)
+}
+
+// drawEpisode draws episode k of v from the master streams root.
+func drawEpisode(root sim.Streams, v *scenarios.Variant, k int) (sim.Streams, *task.Graph, error) {
+	streams := root.Derive("episode", uint64(k))
+	g, err := v.Spec.Task.Draw(streams.New("task", 0))
+	return streams, g, err
 }
 
 // evalVariant runs episodes 0..n-1 with the given number of workers and

@@ -34,15 +34,15 @@ import (
 //	  samples: 3
 //	  metrics: [reward_mean, success_rate, parallelism_mean]
 //
-// The package scenarios/sweep runs the trials.
+// The package experiment/sweep runs the trials.
 
 // Commands a sweep's trials may run.
 const (
 	// SweepTrain trains the shared policy with RLCR (rlcr.Train); the
 	// metrics are means over the last tenth of the iterations.
 	SweepTrain = "train"
-	// SweepRun evaluates the variant (Evaluate) for the scenario's
-	// episodes; the metrics come from Summarize.
+	// SweepRun evaluates the variant (experiment.Evaluate) for the
+	// scenario's episodes; the metrics come from experiment.Summarize.
 	SweepRun = "run"
 )
 

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/sweep"
+	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
@@ -33,7 +36,7 @@ func startRun(sc *scenarios.Scenario, seedFlag seedFlag, out, suffix string, for
 // resumable names the identity files of the work that resumes in its
 // directory, and what each work is.
 var resumable = []struct{ file, what, clear string }{
-	{trainIdentityFile, "training", "simulate train --force"},
+	{train.IdentityFile, "training", "simulate train --force"},
 	{sweep.PlanFile, "sweep", "simulate sweep --fresh"},
 }
 
@@ -54,7 +57,7 @@ func createDir(out string, force bool) (*rundir.Dir, error) {
 // defaultOut is the directory of a run without --out:
 // out/NAME<suffix>-seedS.
 func defaultOut(sc *scenarios.Scenario, suffix string, seed uint64) string {
-	return filepath.Join("out", fmt.Sprintf("%s%s-seed%d", fileName(sc.Name), suffix, seed))
+	return filepath.Join("out", fmt.Sprintf("%s%s-seed%d", experiment.FileName(sc.Name), suffix, seed))
 }
 
 // newManifest returns the manifest of a run of sc: what every kind of
@@ -145,4 +148,27 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
+}
+
+// drawCharts draws charts with a progress bar, then closes cw: a chart
+// that cannot be drawn is left out with a warning, which waits until the
+// bar is gone, after the warnings given.
+func drawCharts(ctx context.Context, s *session, cw *experiment.ChartWriter, charts []experiment.Chart, warnings []string) (err error) {
+	bar := newProgress(s.stderr, "charts", len(charts))
+	defer func() {
+		bar.finish(err == nil)
+		for _, w := range warnings {
+			s.warnf("%s", w)
+		}
+	}()
+	for _, c := range charts {
+		if err := c.Draw(); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
+		}
+		bar.increment()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return cw.Close()
 }

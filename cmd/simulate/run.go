@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/swarmsim/swarmsim/experiment"
@@ -171,12 +170,17 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	sums := experiment.Summarize(rows)
-	handoff := usesHandoff(variantSpecs(sc)...)
-	if err := writeTables(dir, rows, sums, handoff); err != nil {
+	handoff := experiment.UsesHandoff(experiment.VariantSpecs(sc)...)
+	if err := experiment.WriteTables(dir, rows, sums, handoff); err != nil {
 		return err
 	}
 	if o.charts {
-		if err := writeCharts(ctx, s, dir, sc, seed, o.limits.events(), sums); err != nil {
+		cw, err := experiment.NewChartWriter(dir)
+		if err != nil {
+			return err
+		}
+		charts := experiment.RunCharts(ctx, cw, experiment.RunChartsInput{Scenario: sc, Seed: seed, MaxEvents: o.limits.events(), Summaries: sums})
+		if err := drawCharts(ctx, s, cw, charts, nil); err != nil {
 			return err
 		}
 	}
@@ -228,20 +232,4 @@ func variantNames(sc *scenarios.Scenario) []string {
 		names[i] = v.Name
 	}
 	return names
-}
-
-// fileName turns a name into one safe in a file name: letters, digits,
-// '-', '_' and '.' are kept, anything else becomes '_'.
-func fileName(name string) string {
-	s := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, name)
-	if s == "" || strings.Trim(s, ".") == "" {
-		s = "_" + s
-	}
-	return s
 }

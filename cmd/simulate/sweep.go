@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"text/tabwriter"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/plots"
@@ -192,7 +193,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	defer func() { err = done(err) }()
 	out := o.out
 	if out == "" {
-		out = filepath.Join("out", fmt.Sprintf("%s-sweep-seed%d", fileName(sc.Name), seed))
+		out = filepath.Join("out", fmt.Sprintf("%s-sweep-seed%d", experiment.FileName(sc.Name), seed))
 	}
 	dir, err := sweep.Prepare(out, plan, o.fresh)
 	if err != nil {
@@ -282,7 +283,7 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 		}
 		return rundir.WriteFile(filepath.Join(d, "iterations.csv"), sweep.IterationsCSV(oc.Iterations))
 	}
-	b, err := episodesCSV(oc.Rows, usesHandoff(&t.Variant.Spec))
+	b, err := experiment.EpisodesCSV(oc.Rows, experiment.UsesHandoff(&t.Variant.Spec))
 	if err != nil {
 		return err
 	}
@@ -326,7 +327,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 	if err := dir.Remove(rundir.ManifestName); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(dir.Join(chartsDir)); err != nil {
+	if err := os.RemoveAll(dir.Join(experiment.ChartsDir)); err != nil {
 		return err
 	}
 	if err := dir.Write("trials.csv", sweep.Table(plan, recs)); err != nil {
@@ -367,7 +368,7 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 		}
 		return nil
 	}
-	cw, err := newChartWriter(dir)
+	cw, err := experiment.NewChartWriter(dir)
 	if err != nil {
 		return err
 	}
@@ -382,14 +383,14 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 		var err error
 		if c.Grid != nil {
 			spec := plots.Spec{Name: c.Name, Kind: "heatmap", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
-			err = cw.draw(spec, plots.GridTable(*c.Grid))
+			err = cw.Draw(spec, plots.GridTable(*c.Grid))
 			if err != nil && spec.Annotate {
 				spec.Annotate = false // values too wide for the cells
-				err = cw.draw(spec, plots.GridTable(*c.Grid))
+				err = cw.Draw(spec, plots.GridTable(*c.Grid))
 			}
 		} else {
 			spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
-			err = cw.draw(spec, plots.LinesTable(c.Series))
+			err = cw.Draw(spec, plots.LinesTable(c.Series))
 		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
@@ -399,7 +400,7 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sw
 			return err
 		}
 	}
-	return cw.close()
+	return cw.Close()
 }
 
 // maxSummaryRows bounds the table printed at the end of a sweep.

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"reflect"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/results"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
+
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+var cmdTrain = &command{
+	Name:  "train",
+	Args:  "SCENARIO",
+	Short: "train a shared policy for every variant with RLCR",
+	Long: `
+Train learns one shared policy for each variant of SCENARIO with the RLCR
+update (docs/rlcr.md): every iteration runs groups of rollouts in which
+every agent decides with the same parameters, scores each rollout with the
+variant's collective reward, gives every decision the rollout's flat
+collective advantage (or the advantage the scenario's train section
+chooses), and takes an Adam step. The scenario's train section holds the
+hyperparameters, its reward section the reward and latency penalty.
+
+Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
+are spread over a pool of workers, and the results do not depend on how
+many. Train prints each variant's figures over the last tenth of training
+(reward, success, latency, parallelism and messages, and with a handoff
+section hand-off misses and duplicates) and writes a directory:
+
+	manifest.json     what was run, as for 'simulate run', with the seeds
+	iterations.csv    one row per variant, seed and iteration: episodes,
+	                  reward_mean, success_rate, latency_mean, latency_p90,
+	                  parallelism_mean, messages_mean, model_calls_mean,
+	                  agent_time_mean, spawn_finish_rate (subagent
+	                  subtasks completed / assigned; NaN if none),
+	                  critical_steps_mean, decisions (all the
+	                  iteration's), decisions_acceptable and
+	                  decisions_failed (the mean per acceptable and per
+	                  failed rollout; NaN if none), entropy,
+	                  prob_<action>
+	                  (the mean probability of each action over the
+	                  iteration's decisions), grad_norm, lr, replays
+	                  (per-agent: counterfactual episodes run),
+	                  policy_steps and value_steps (the Adam steps taken),
+	                  value_ev (ppo-gae: the explained variance of the
+	                  returns by the value; NaN for other estimators);
+	                  with a handoff section (collective.handoff) also
+	                  handoff_misses_mean and duplicates_mean (per
+	                  episode)
+	summary.csv       one row per variant and metric of iterations.csv,
+	                  over the seeds' last tenths of training: variant,
+	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
+	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
+	                  interval (95% percentile bootstrap over seeds)
+	policies/         the final policy of each variant and seed, as JSON;
+	                  'simulate run --policy FILE' evaluates one
+	charts/           learning curves (reward, success, latency,
+	                  parallelism, messages) with one curve per variant,
+	                  the IQM over seeds with its 95% bootstrap band; each
+	                  variant's action mix; performance profiles of the
+	                  final reward and success (the fraction of seeds
+	                  above each threshold); when the variants train
+	                  several team sizes (collective.agents), the final
+	                  reward and the iterations to a target reward
+	                  against team size, one curve per estimator
+	                  (scaling_*, docs/experiments.md, exp-credit); as
+	                  PNG, SVG and PDF with the CSV of each, and
+	                  charts.json for 'simulate plot'
+
+The table printed shows the IQM over seeds with its 95% interval.
+Training does not read the policy section (the organization or policy
+file that run evaluates): it learns the policy train.policy names, so
+variants that differ only there train alike, and train says which.
+Virtual times are in seconds and rates are fractions, in the tables and
+the charts alike; docs/statistics.md explains the intervals. Writes are
+atomic and the manifest comes last, as for run.
+
+Training resumes. Every job (variant and seed) leaves a checkpoint in
+DIR/checkpoints after its iterations (the policy, the optimiser's state,
+the iteration; at most four a second), and DIR/train.json names the
+training. Run the same command again after Ctrl-C, a crash or a kill, and
+each job continues where its checkpoint left it; the tables are
+byte-identical to those of a training that never stopped. A complete
+directory keeps no checkpoints; --force discards them and starts over.`,
+	Examples: `
+	simulate train latency-pressure
+	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
+	simulate train my.yaml --set train.advantage=per-agent --set reward.penalty=quadratic`,
+	Setup: func(fs *flag.FlagSet) action {
+		o := &trainOptions{seeds: 3}
+		fs.Var(&o.seed, "seed", "the first seed `S` (default: the scenario's seed)")
+		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
+		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-train-seedS)")
+		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated")
+		fs.Var(&o.workers, "workers", "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
+		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
+		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		o.limits.flags(fs)
+		addFiguresFlag(fs, &o.figures)
+		return o.run
+	},
+}
+
+type trainOptions struct {
+	limits  limitOptions
+	figures string
+	seed    seedFlag
+	seeds   int
+	out     string
+	sets    stringsFlag
+	workers countFlag
+	force   bool
+	charts  bool
+}
+
+func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err error) {
+	if len(args) != 1 {
+		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
+	}
+	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
+		return err
+	}
+	if err := refuseReplaced(o.sets, o.seed.stand()); err != nil {
+		return err
+	}
+	if o.seeds < 1 {
+		return usagef("--seeds %d: want 1 or more", o.seeds)
+	}
+	sc, err := loadScenario(s, args[0], o.sets)
+	if err != nil {
+		return err
+	}
+	if err := refuseUnread(o.sets, scenarios.SweepTrain, false); err != nil {
+		return err
+	}
+	workers := int(o.workers)
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Each job (variant and seed) trains on one worker.
+	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc, true), min(workers, len(sc.Variants)*o.seeds))
+	if err != nil {
+		return err
+	}
+	defer func() { err = done(err) }()
+	seed := sc.Seed
+	if o.seed.set {
+		seed = o.seed.v
+	}
+	out := o.out
+	if out == "" {
+		out = defaultOut(sc, "-train", seed)
+	}
+	dir, err := train.OpenDir(out, sc, seed, o.seeds, o.force)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			dir.Abort() // keeps the checkpoints: the same command resumes
+		}
+	}()
+
+	jobs, total := train.Jobs(sc, seed, o.seeds)
+	resumed, err := train.Resume(dir, jobs)
+	if err != nil {
+		return err
+	}
+	if resumed > 0 {
+		s.infof("resuming %s: %d of %d iterations done", dir.Path(), resumed, total)
+	}
+	bar := newProgress(s.stderr, "iterations", total)
+	for _, j := range jobs {
+		bar.add(len(j.Rows))
+	}
+	err = train.Run(ctx, dir, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
+	bar.finish(err == nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			s.infof("the finished iterations are kept in %s; run the same command again to continue", dir.Join(train.CheckpointDir))
+		}
+		return err
+	}
+
+	iters := train.IterationsCSV(jobs)
+	if err := dir.Write("iterations.csv", iters); err != nil {
+		return err
+	}
+	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
+	if err != nil {
+		return err
+	}
+	sv, err := results.LastTenths(table)
+	if err != nil {
+		return err
+	}
+	if err := dir.Write("summary.csv", results.TrainSummary(sv)); err != nil {
+		return err
+	}
+	if err := dir.Mkdir("policies"); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		var buf bytes.Buffer
+		if err := policy.Save(&buf, j.Policy); err != nil {
+			return err
+		}
+		if err := dir.Write(train.PolicyFile(j), buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	if o.charts {
+		warnings, err := train.LearningCurves(ctx, dir, sc, jobs, sv)
+		for _, w := range warnings {
+			s.warnf("%s", w)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := copyFigures(s, dir, sc, o.figures); err != nil {
+		return err
+	}
+	m := newManifest(s, rundir.KindTrain, sc, seed)
+	m.Seeds = o.seeds
+	if err = dir.Commit(m); err != nil {
+		return err
+	}
+	// The result is complete: its checkpoints are no longer needed.
+	if err := os.RemoveAll(dir.Join(train.CheckpointDir)); err != nil {
+		s.warnf("%v", err)
+	}
+	printTraining(s, sv, sc.Variants, experiment.UsesHandoff(experiment.VariantSpecs(sc)...))
+	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
+	return nil
+}
+
+// reads, its head and its decimals.
+type screenColumn struct {
+	metric, head string
+	prec         int
+}
+
+// printTraining prints each variant's figures over the last tenth of
+// training: the IQM over seeds with its 95% bootstrap interval; with
+// handoff set also the hand-off columns of iterations.csv. It notes the
+// variants that train alike.
+func printTraining(s *session, sv *results.SeedValues, variants []scenarios.Variant, handoff bool) {
+	cols := []screenColumn{
+		{"reward_mean", "reward", 2},
+		{"success_rate", "success", 2},
+		{"latency_mean", "latency (s)", 0},
+		{"parallelism_mean", "parallelism", 2},
+		{"messages_mean", "messages", 1},
+	}
+	if handoff {
+		for _, name := range train.HandoffColumnNames() {
+			cols = append(cols, screenColumn{name, screenName(name), 2})
+		}
+	}
+	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "variant\tseeds\t")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c.head)
+	}
+	fmt.Fprintln(tw, "(IQM [95% CI] over seeds, last tenth of training)")
+	for _, v := range sv.Variants {
+		fmt.Fprintf(tw, "%s\t%d\t", v, len(sv.Seeds[v]))
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t", withCI(stats.Default.CI(sv.Values[v][c.metric], stats.IQM), c.prec))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	for _, names := range trainAlike(variants) {
+		fmt.Fprintf(s.stdout, "%s differ only in their policy section, which training replaces with the policy it learns\n(train.policy): they train alike.\n", joinAnd(names))
+	}
+}
+
+// trainAlike returns the groups of two or more variants that differ only
+// in their policy section, which training does not read.
+func trainAlike(variants []scenarios.Variant) [][]string {
+	var groups [][]string
+	taken := make([]bool, len(variants))
+	for i := range variants {
+		if taken[i] {
+			continue
+		}
+		group := []string{variants[i].Name}
+		for j := i + 1; j < len(variants); j++ {
+			a, b := variants[i].Spec, variants[j].Spec
+			a.Policy, b.Policy = scenarios.PolicySpec{}, scenarios.PolicySpec{}
+			if !taken[j] && reflect.DeepEqual(a, b) {
+				taken[j] = true
+				group = append(group, variants[j].Name)
+			}
+		}
+		if len(group) > 1 {
+			groups = append(groups, group)
+		}
+	}
+	return groups
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
