@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
+	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -134,60 +134,28 @@ func drawEpisode(root sim.Streams, v *scenarios.Variant, k int) (sim.Streams, *t
 	return streams, g, err
 }
 
-// evalVariant runs episodes 0..n-1 with the given number of workers and
-// emits their rows in order. Workers take episodes in blocks, so that at
-// most a few blocks of rows wait for emission.
+// evalVariant runs episodes 0..n-1 on the given number of workers and
+// emits their rows in order. The pool takes episodes in blocks, so that at
+// most a block of rows waits for emission. An episode's failure does not
+// stop the others of its block: the error returned is that of the first
+// episode that failed, whichever failed first in time.
 func evalVariant(ctx context.Context, n, workers int, run func(int) (Row, error), emit func(Row) error) error {
-	if workers == 1 {
-		for k := range n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			row, err := run(k)
-			if err != nil {
-				return err
-			}
-			if err := emit(row); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	block := 4 * workers
 	rows := make([]Row, block)
 	errs := make([]error, block)
 	for start := 0; start < n; start += block {
-		if err := ctx.Err(); err != nil {
+		end := min(n, start+block)
+		if err := pool.Run(ctx, end-start, workers, func(_ context.Context, _, i int) error {
+			rows[i], errs[i] = run(start + i)
+			return nil
+		}); err != nil {
 			return err
 		}
-		end := min(n, start+block)
-		var next sync.Mutex
-		k := start
-		var wg sync.WaitGroup
-		for range min(workers, end-start) {
-			wg.Go(func() {
-				for {
-					next.Lock()
-					i := k
-					k++
-					next.Unlock()
-					if i >= end {
-						return
-					}
-					if err := ctx.Err(); err != nil {
-						errs[i-start] = err
-						continue
-					}
-					rows[i-start], errs[i-start] = run(i)
-				}
-			})
-		}
-		wg.Wait()
-		for i := start; i < end; i++ {
-			if err := errs[i-start]; err != nil {
-				return err
+		for i := range end - start {
+			if errs[i] != nil {
+				return errs[i]
 			}
-			if err := emit(rows[i-start]); err != nil {
+			if err := emit(rows[i]); err != nil {
 				return err
 			}
 		}
