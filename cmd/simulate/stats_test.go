@@ -400,7 +400,9 @@ func TestCompareSweeps(t *testing.T) {
 		{[]string{"compare", a, shard}, shard + " is one shard's table, without the sweep's sweep.json: compare the directory 'simulate merge' writes from the shards"},
 		{[]string{"compare", a, b}, trials + ": 11 trials, and the manifest lists 12 trial records: the file was cut short or edited"},
 	} {
-		_, stderr, code := simulate(t, tc.args...)
+		// Under the test's own directory, not the default out/ of the
+		// working directory, should the comparison not fail.
+		_, stderr, code := simulate(t, append(tc.args, "--out", filepath.Join(t.TempDir(), "cmp"))...)
 		assert.Equal(t, exitFail, code, "%v", tc.args)
 		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
