@@ -18,21 +18,6 @@ import (
 // goVersion returns the Go release simulate was built with.
 func goVersion() string { return runtime.Version() }
 
-// startRun settles the seed of a loaded scenario (the flag's, else the
-// scenario's) and opens the run directory: out, or by default
-// out/NAME<suffix>-seedS.
-func startRun(sc *scenarios.Scenario, seedFlag seedFlag, out, suffix string, force bool) (uint64, *rundir.Dir, error) {
-	seed := sc.Seed
-	if seedFlag.set {
-		seed = seedFlag.v
-	}
-	if out == "" {
-		out = defaultOut(sc, suffix, seed)
-	}
-	dir, err := createDir(out, force)
-	return seed, dir, err
-}
-
 // resumable names the identity files of the work that resumes in its
 // directory, and what each work is.
 var resumable = []struct{ file, what, clear string }{

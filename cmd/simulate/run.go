@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -95,41 +94,31 @@ there at most every 30 seconds.`,
 	simulate run latency-pressure --policy out/latency-pressure-train-seed1/policies/high-seed1.json`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &runOptions{}
-		fs.Var(&o.seed, "seed", "the master seed `S` (default: the scenario's seed)")
+		o.outputOptions.flags(fs, outputUsage{
+			seed:    "the master seed `S` (default: the scenario's seed)",
+			out:     "write the run into directory `DIR` (default: out/SCENARIO-seedS)",
+			set:     "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated",
+			workers: "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it",
+		})
 		fs.Var(&o.episodes, "episodes", "run `N` episodes per variant (default: the scenario's episodes)")
-		fs.StringVar(&o.out, "out", "", "write the run into directory `DIR` (default: out/SCENARIO-seedS)")
-		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated")
-		fs.Var(&o.workers, "workers", "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
-		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
-		o.limits.flags(fs)
-		addFiguresFlag(fs, &o.figures)
 		o.policy.flags(fs)
 		return o.run
 	},
 }
 
 type runOptions struct {
-	limits   limitOptions
+	outputOptions
 	policy   policyFlag
-	figures  string
-	seed     seedFlag
 	episodes countFlag
-	out      string
-	sets     stringsFlag
-	workers  countFlag
 	force    bool
-	charts   bool
 }
 
 func (o *runOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
-	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
-		return err
-	}
-	if err := refuseReplaced(o.sets, o.seed.stand(), stand{"--episodes", "episodes", o.episodes > 0}, o.policy.stand()); err != nil {
+	if err := o.check(stand{"--episodes", "episodes", o.episodes > 0}, o.policy.stand()); err != nil {
 		return err
 	}
 	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
@@ -146,16 +135,14 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.episodes > 0 {
 		episodes = int(o.episodes)
 	}
-	workers := int(o.workers)
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := o.workerCount()
 	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc, false), min(workers, len(sc.Variants)*episodes))
 	if err != nil {
 		return err
 	}
 	defer func() { err = done(err) }()
-	seed, dir, err := startRun(sc, o.seed, o.out, "", o.force)
+	seed := o.seedOf(sc)
+	dir, err := createDir(o.dir(sc, "", seed), o.force)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
@@ -106,45 +105,35 @@ sweeps about 1.5 times faster.`,
 	simulate merge $SCRATCH/my-sweep --out results/my-sweep`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &sweepOptions{}
-		fs.Var(&o.seed, "seed", "the first seed `S` of every point (default: the scenario's seed)")
-		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-sweep-seedS)")
-		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated")
-		fs.Var(&o.workers, "workers", "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it")
+		o.outputOptions.flags(fs, outputUsage{
+			seed:    "the first seed `S` of every point (default: the scenario's seed)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS)",
+			set:     "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated",
+			workers: "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it",
+		})
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n`: the trials j with j mod n = i")
 		fs.Var(&o.shards, "shards", "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
 		fs.StringVar(&o.variant, "variant", "", "run only the trials of variant `V`")
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
-		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
-		o.limits.flags(fs)
-		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type sweepOptions struct {
-	limits    limitOptions
-	figures   string
-	seed      seedFlag
-	out       string
-	sets      stringsFlag
-	workers   countFlag
+	outputOptions
 	shard     string
 	shards    countFlag
 	variant   string
 	fresh     bool
 	trialDirs bool
-	charts    bool
 }
 
 func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
-	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
-		return err
-	}
-	if err := refuseReplaced(o.sets, o.seed.stand()); err != nil {
+	if err := o.check(); err != nil {
 		return err
 	}
 	if o.shard != "" {
@@ -166,10 +155,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := refuseUnread(o.sets, sc.Sweep.Command, true); err != nil {
 		return err
 	}
-	seed := sc.Seed
-	if o.seed.set {
-		seed = o.seed.v
-	}
+	seed := o.seedOf(sc)
 	plan, trials, err := sweep.NewPlan(sc, seed, o.variant)
 	if err != nil {
 		return err
@@ -182,19 +168,13 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 			work = append(work, w)
 		}
 	}
-	workers := int(o.workers)
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := o.workerCount()
 	ctx, done, err := o.limits.start(ctx, sc, work, min(workers, len(work)))
 	if err != nil {
 		return err
 	}
 	defer func() { err = done(err) }()
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", fmt.Sprintf("%s-sweep-seed%d", experiment.FileName(sc.Name), seed))
-	}
+	out := o.dir(sc, "-sweep", seed)
 	dir, err := sweep.Prepare(out, plan, o.fresh)
 	if err != nil {
 		return err

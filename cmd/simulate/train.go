@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"runtime"
 	"strings"
 	"text/tabwriter"
 
@@ -101,39 +100,29 @@ directory keeps no checkpoints; --force discards them and starts over.`,
 	simulate train my.yaml --set train.advantage=per-agent --set reward.penalty=quadratic`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &trainOptions{seeds: 3}
-		fs.Var(&o.seed, "seed", "the first seed `S` (default: the scenario's seed)")
+		o.outputOptions.flags(fs, outputUsage{
+			seed:    "the first seed `S` (default: the scenario's seed)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS)",
+			set:     "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated",
+			workers: "train on `W` workers (default: the number of CPUs);\nresults do not depend on it",
+		})
 		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
-		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-train-seedS)")
-		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated")
-		fs.Var(&o.workers, "workers", "train on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
-		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
-		o.limits.flags(fs)
-		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type trainOptions struct {
-	limits  limitOptions
-	figures string
-	seed    seedFlag
-	seeds   int
-	out     string
-	sets    stringsFlag
-	workers countFlag
-	force   bool
-	charts  bool
+	outputOptions
+	seeds int
+	force bool
 }
 
 func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
-	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
-		return err
-	}
-	if err := refuseReplaced(o.sets, o.seed.stand()); err != nil {
+	if err := o.check(); err != nil {
 		return err
 	}
 	if o.seeds < 1 {
@@ -146,25 +135,15 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := refuseUnread(o.sets, scenarios.SweepTrain, false); err != nil {
 		return err
 	}
-	workers := int(o.workers)
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := o.workerCount()
 	// Each job (variant and seed) trains on one worker.
 	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc, true), min(workers, len(sc.Variants)*o.seeds))
 	if err != nil {
 		return err
 	}
 	defer func() { err = done(err) }()
-	seed := sc.Seed
-	if o.seed.set {
-		seed = o.seed.v
-	}
-	out := o.out
-	if out == "" {
-		out = defaultOut(sc, "-train", seed)
-	}
-	dir, err := train.OpenDir(out, sc, seed, o.seeds, o.force)
+	seed := o.seedOf(sc)
+	dir, err := train.OpenDir(o.dir(sc, "-train", seed), sc, seed, o.seeds, o.force)
 	if err != nil {
 		return err
 	}
