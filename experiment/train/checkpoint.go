@@ -57,8 +57,15 @@ type trainCheckpoint struct {
 	Rows    []rlcr.Iteration
 }
 
-func checkpointFile(j *Job) string {
-	return fmt.Sprintf("%s/%s-seed%d.gob", CheckpointDir, experiment.FileName(j.Variant.Name), j.Seed)
+// checkpoints are the checkpoints in dir, one per job: the units a
+// training resumes from.
+func checkpoints(dir *rundir.Dir) experiment.Units {
+	return experiment.Units{Dir: dir.Path(), Sub: CheckpointDir, Ext: ".gob"}
+}
+
+// checkpointKey names job j's checkpoint.
+func checkpointKey(j *Job) string {
+	return fmt.Sprintf("%s-seed%d", experiment.FileName(j.Variant.Name), j.Seed)
 }
 
 // OpenDir opens out for training sc for seeds seeds from seed: a new
@@ -127,7 +134,8 @@ func Resume(dir *rundir.Dir, jobs []*Job) (int, error) {
 
 // loadCheckpoint reads job j's checkpoint, if it has one.
 func loadCheckpoint(dir *rundir.Dir, j *Job) (*trainCheckpoint, error) {
-	data, err := dir.ReadPart(checkpointFile(j))
+	units := checkpoints(dir)
+	data, err := units.Get(checkpointKey(j))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -136,10 +144,10 @@ func loadCheckpoint(dir *rundir.Dir, j *Job) (*trainCheckpoint, error) {
 	}
 	var cp trainCheckpoint
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&cp); err != nil {
-		return nil, fmt.Errorf("%s: unreadable checkpoint (%v); use --force to start over", dir.Join(checkpointFile(j)), err)
+		return nil, fmt.Errorf("%s: unreadable checkpoint (%v); use --force to start over", units.Path(checkpointKey(j)), err)
 	}
 	if len(cp.Rows) != cp.Learner.Done {
-		return nil, fmt.Errorf("%s: %d rows for %d iterations; use --force to start over", dir.Join(checkpointFile(j)), len(cp.Rows), cp.Learner.Done)
+		return nil, fmt.Errorf("%s: %d rows for %d iterations; use --force to start over", units.Path(checkpointKey(j)), len(cp.Rows), cp.Learner.Done)
 	}
 	return &cp, nil
 }
@@ -150,5 +158,5 @@ func saveCheckpoint(dir *rundir.Dir, j *Job, learner *rlcr.Checkpoint) error {
 	if err := gob.NewEncoder(&b).Encode(trainCheckpoint{Learner: *learner, Rows: j.Rows}); err != nil {
 		return err
 	}
-	return dir.WritePart(checkpointFile(j), b.Bytes())
+	return checkpoints(dir).Put(checkpointKey(j), b.Bytes())
 }
