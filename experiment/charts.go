@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -35,30 +34,20 @@ const (
 // chartExts are the files plots.Save writes for one chart.
 var chartExts = []string{".csv", ".svg", ".pdf", ".png"}
 
-// A Chart is one chart to draw: Draw draws it and saves it through the
-// ChartWriter it was made for, or says why it cannot be drawn.
+// A Chart is one chart to draw: Draw draws it from its data and saves it
+// through a ChartWriter, or says why it cannot be drawn.
 type Chart struct {
 	Name string
-	Draw func() error
+	Draw func(cw *ChartWriter) error
 }
 
-// RunChartsInput is what the charts of a run are drawn from: the
-// scenario, the seed and event bound its episodes ran under (0: the
-// default), and the summaries of its variants.
-type RunChartsInput struct {
-	Scenario  *scenarios.Scenario
-	Seed      uint64
-	MaxEvents uint64
-	Summaries []Summary
-}
-
-// RunCharts returns the charts of a run, to be drawn into cw: the
-// comparison bars and a timeline of episode 0 of each variant. A chart
-// that cannot be drawn (no variant with an acceptable episode, too many
-// agents for a timeline) says why: the tables are the results, the charts
-// views of them.
-func RunCharts(ctx context.Context, cw *ChartWriter, in RunChartsInput) []Chart {
-	sums := in.Summaries
+// RunCharts returns the charts of a run of sc: the
+// comparison bars of the variants' summaries, and a timeline of episode 0
+// of each variant from the trace its row keeps (EvalOptions.Trace). A
+// chart that cannot be drawn (no variant with an acceptable episode, too
+// many agents for a timeline) says why: the tables are the results, the
+// charts views of them.
+func RunCharts(sc *scenarios.Scenario, rows []Row, sums []Summary) []Chart {
 	var charts []Chart
 	type barChart struct {
 		name, ylabel string
@@ -74,7 +63,7 @@ func RunCharts(ctx context.Context, cw *ChartWriter, in RunChartsInput) []Chart 
 		bars = append(bars, barChart{"call_latency", "time per call at the server (s)", func(s *Summary) stats.Interval { return s.CallLatency }, BootInterval})
 	}
 	for _, b := range bars {
-		charts = append(charts, Chart{b.name, func() error {
+		charts = append(charts, Chart{b.name, func(cw *ChartWriter) error {
 			var data []plots.Bar
 			var left []string
 			for i := range sums {
@@ -91,10 +80,15 @@ func RunCharts(ctx context.Context, cw *ChartWriter, in RunChartsInput) []Chart 
 			return cw.Draw(spec, plots.BarsTable(data))
 		}})
 	}
-	for i := range in.Scenario.Variants {
-		v := &in.Scenario.Variants[i]
+	traces := map[string]*collective.Trace{}
+	for i := range rows {
+		if rows[i].Episode == 0 {
+			traces[rows[i].Variant] = rows[i].Trace
+		}
+	}
+	for _, v := range sc.Variants {
 		name := "timeline_" + FileName(v.Name)
-		charts = append(charts, Chart{name, func() error { return timeline(ctx, cw, name, v, in.Seed, in.MaxEvents) }})
+		charts = append(charts, Chart{name, func(cw *ChartWriter) error { return timeline(cw, name, v.Name, traces[v.Name]) }})
 	}
 	return charts
 }
@@ -111,33 +105,24 @@ func LeftOut(names []string, why string) string {
 	return fmt.Sprintf("left out (%s): %s", why, strings.Join(names, ", "))
 }
 
-// timeline re-runs episode 0 of v with a trace and draws it as a Gantt
-// chart: one row per agent, spans coloured by kind, messages as arrows.
-func timeline(ctx context.Context, cw *ChartWriter, name string, v *scenarios.Variant, seed, maxEvents uint64) error {
-	streams, g, err := DrawEpisode(v, seed, 0)
-	if err != nil {
-		return err
+// timeline draws the trace of episode 0 of a variant as a Gantt chart:
+// one row per agent, spans coloured by kind, messages as arrows.
+func timeline(cw *ChartWriter, name, variant string, tr *collective.Trace) error {
+	if tr == nil {
+		return fmt.Errorf("episode 0 of variant %s kept no trace", variant)
 	}
-	pol, err := v.Policy()
-	if err != nil {
-		return err
-	}
-	res, err := collective.Run(g, v.Spec.Collective, pol, streams, collective.Options{Trace: true, Context: ctx, MaxEvents: maxEvents})
-	if err != nil {
-		return err
-	}
-	spans, flows := ganttData(res.Trace)
+	spans, flows := ganttData(tr)
 	if len(spans) == 0 {
-		return fmt.Errorf("episode 0 of variant %s has no activity", v.Name)
+		return fmt.Errorf("episode 0 of variant %s has no activity", variant)
 	}
 	agents := 0
-	for _, sp := range res.Trace.Spans {
+	for _, sp := range tr.Spans {
 		agents = max(agents, sp.Agent+1)
 	}
 	if agents > maxTimelineRows {
 		return fmt.Errorf("%d agents are too many rows (at most %d); see 'simulate trace'", agents, maxTimelineRows)
 	}
-	return cw.Draw(timelineSpec(name, v.Name, agents), plots.TimelineTable(spans, flows))
+	return cw.Draw(timelineSpec(name, variant, agents), plots.TimelineTable(spans, flows))
 }
 
 // timelineSpec is the spec of a timeline of rows agents: a page wide, and

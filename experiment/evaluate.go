@@ -26,6 +26,9 @@ type Row struct {
 	// reward section, scored as a group of one (a group-relative penalty
 	// is then 0).
 	Reward float64
+	// Trace is the episode's trace, kept for episode 0 with
+	// EvalOptions.Trace; nil otherwise.
+	Trace *collective.Trace
 }
 
 // EvalOptions adjust an evaluation.
@@ -40,6 +43,9 @@ type EvalOptions struct {
 	// MaxEvents bounds each episode's events (collective.Options.MaxEvents);
 	// 0 means the default.
 	MaxEvents uint64
+	// Trace keeps the trace of episode 0 of every variant in its row, to
+	// draw its timeline. A trace changes no number of the episode.
+	Trace bool
 }
 
 // Evaluate runs every variant of sc for the given number of episodes and
@@ -80,8 +86,9 @@ func Evaluate(ctx context.Context, sc *scenarios.Scenario, opt EvalOptions, emit
 		if err != nil {
 			return err
 		}
+		vr := &variantRun{root: root, variant: v, policy: pol, opt: opt}
 		run := func(k int) (Row, error) {
-			row, err := episode(ctx, root, v, pol, k, opt.MaxEvents)
+			row, err := vr.episode(ctx, k)
 			if err != nil {
 				return Row{}, fmt.Errorf("%s: variant %q, episode %d: %w", sc.Name, v.Name, k, err)
 			}
@@ -94,10 +101,20 @@ func Evaluate(ctx context.Context, sc *scenarios.Scenario, opt EvalOptions, emit
 	return nil
 }
 
-// episode simulates episode k of variant v.
-func episode(ctx context.Context, root sim.Streams, v scenarios.Variant, pol collective.Policy, k int, maxEvents uint64) (Row, error) {
-	opts := collective.Options{Context: ctx, MaxEvents: maxEvents}
-	streams, g, err := drawEpisode(root, &v, k)
+// A variantRun is the evaluation of one variant: the master streams, the
+// variant with its policy, and the options.
+type variantRun struct {
+	root    sim.Streams
+	variant scenarios.Variant
+	policy  collective.Policy
+	opt     EvalOptions
+}
+
+// episode simulates episode k of the variant.
+func (vr *variantRun) episode(ctx context.Context, k int) (Row, error) {
+	v, pol := &vr.variant, vr.policy
+	opts := collective.Options{Context: ctx, MaxEvents: vr.opt.MaxEvents, Trace: vr.opt.Trace && k == 0}
+	streams, g, err := drawEpisode(vr.root, v, k)
 	if err != nil {
 		return Row{}, err
 	}
@@ -106,12 +123,12 @@ func episode(ctx context.Context, root sim.Streams, v scenarios.Variant, pol col
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Variant: v.Name, Episode: k, Metrics: res.Metrics}
+	row := Row{Variant: v.Name, Episode: k, Metrics: res.Metrics, Trace: res.Trace}
 	reward := []float64{0}
 	v.Spec.Reward.Group(&cfg, 0, []collective.Metrics{res.Metrics}, reward)
 	row.Reward = reward[0]
 	if res.Actions[collective.Share] > 0 {
-		opts.Silent = true
+		opts.Silent, opts.Trace = true, false
 		silent, err := collective.Run(g, cfg, pol, streams, opts)
 		if err != nil {
 			return Row{}, fmt.Errorf("replay without messages: %w", err)

@@ -135,10 +135,21 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
-// drawCharts draws charts with a progress bar, then closes cw: a chart
+// drawCharts draws charts into dir/charts with a progress bar: a chart
 // that cannot be drawn is left out with a warning, which waits until the
-// bar is gone, after the warnings given.
-func drawCharts(ctx context.Context, s *session, cw *experiment.ChartWriter, charts []experiment.Chart, warnings []string) (err error) {
+// bar is gone, after the warnings given. Without charts it makes no
+// charts directory.
+func drawCharts(ctx context.Context, s *session, dir *rundir.Dir, charts []experiment.Chart, warnings []string) (err error) {
+	if len(charts) == 0 {
+		for _, w := range warnings {
+			s.warnf("%s", w)
+		}
+		return nil
+	}
+	cw, err := experiment.NewChartWriter(dir)
+	if err != nil {
+		return err
+	}
 	bar := newProgress(s.stderr, "charts", len(charts))
 	defer func() {
 		bar.finish(err == nil)
@@ -147,7 +158,7 @@ func drawCharts(ctx context.Context, s *session, cw *experiment.ChartWriter, cha
 		}
 	}()
 	for _, c := range charts {
-		if err := c.Draw(); err != nil {
+		if err := c.Draw(cw); err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
 		}
 		bar.increment()

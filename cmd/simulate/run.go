@@ -152,7 +152,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		}
 	}()
 
-	rows, err := evaluate(ctx, s, sc, experiment.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers, MaxEvents: o.limits.events()})
+	rows, err := evaluate(ctx, s, sc, experiment.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers, MaxEvents: o.limits.events(), Trace: o.charts})
 	if err != nil {
 		return err
 	}
@@ -162,12 +162,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	if o.charts {
-		cw, err := experiment.NewChartWriter(dir)
-		if err != nil {
-			return err
-		}
-		charts := experiment.RunCharts(ctx, cw, experiment.RunChartsInput{Scenario: sc, Seed: seed, MaxEvents: o.limits.events(), Summaries: sums})
-		if err := drawCharts(ctx, s, cw, charts, nil); err != nil {
+		if err := drawCharts(ctx, s, dir, experiment.RunCharts(sc, rows, sums), nil); err != nil {
 			return err
 		}
 	}

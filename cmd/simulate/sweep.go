@@ -16,7 +16,6 @@ import (
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/models/policy"
-	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
@@ -192,7 +191,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.trialDirs {
 		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, t, oc) }
 	}
-	err = sweep.Execute(ctx, out, plan, sc, trials, st.Pending, opt)
+	err = sweep.Execute(ctx, &sweep.Work{Dir: out, Plan: plan, Scenario: sc, Trials: trials}, st.Pending, opt)
 	bar.finish(err == nil)
 	if err != nil {
 		if after, cerr := sweep.Check(out, plan, shard); cerr == nil {
@@ -229,7 +228,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err != nil {
 			return err
 		}
-		if err := writeSweepOutputs(ctx, s, sdir, sc.Source, s.argv, plan, mine, false); err != nil {
+		if err := writeSweepOutputs(ctx, s, sdir, sweepOutputs{source: sc.Source, plan: plan, recs: mine}); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
@@ -239,7 +238,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
 		return err
 	}
-	if err := writeSweepOutputs(ctx, s, dir, sc.Source, s.argv, plan, mine, o.charts); err != nil {
+	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts}); err != nil {
 		return err
 	}
 	printSweepSummary(s.stdout, plan, mine)
@@ -296,9 +295,20 @@ func recordSweepFiles(dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.
 	return nil
 }
 
-// writeSweepOutputs writes trials.csv of recs, the charts (if wanted) and
-// the manifest into dir.
-func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source string, argv []string, plan *sweep.Plan, recs map[string]*sweep.Record, charts bool) error {
+// sweepOutputs are what a sweep's tables, charts and manifest are written
+// from: the scenario's source ("" for a merge), the plan and its records,
+// and whether to draw the charts.
+type sweepOutputs struct {
+	source string
+	plan   *sweep.Plan
+	recs   map[string]*sweep.Record
+	charts bool
+}
+
+// writeSweepOutputs writes trials.csv of the records, the charts (if
+// wanted) and the manifest into dir.
+func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out sweepOutputs) error {
+	plan, recs := out.plan, out.recs
 	// Written again over a complete result (a sweep run again, a merge
 	// into its own output), the old manifest goes first, so that the
 	// directory is never complete with tables it does not describe, and
@@ -316,7 +326,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 	if err := dir.Write("summary.csv", sweep.SummaryTable(plan, sweep.Summarize(plan, recs))); err != nil {
 		return err
 	}
-	if charts {
+	if out.charts {
 		if err := writeSweepCharts(ctx, s, dir, plan, recs); err != nil {
 			return err
 		}
@@ -325,7 +335,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 		Kind:            rundir.KindSweep,
 		Scenario:        plan.Scenario,
 		Description:     plan.Description,
-		Source:          source,
+		Source:          out.source,
 		Hash:            plan.ScenarioHash,
 		Seed:            plan.Seed,
 		Episodes:        plan.Episodes,
@@ -333,54 +343,20 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 		Variants:        plan.Variants,
 		SwarmsimVersion: version(),
 		GoVersion:       goVersion(),
-		Command:         argv,
+		Command:         s.argv,
 		Resolved:        plan.Resolved,
 	})
 }
 
 // writeSweepCharts draws the charts of sweep.Charts into dir/charts. A
 // chart that cannot be drawn is left out with a warning.
-func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.Record) (err error) {
+func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.Record) error {
 	charts, warnings := sweep.Charts(plan, recs)
-	if len(charts) == 0 {
-		for _, w := range warnings {
-			s.warnf("%s", w)
-		}
-		return nil
+	draw := make([]experiment.Chart, len(charts))
+	for i := range charts {
+		draw[i] = experiment.Chart{Name: charts[i].Name, Draw: charts[i].Draw}
 	}
-	cw, err := experiment.NewChartWriter(dir)
-	if err != nil {
-		return err
-	}
-	bar := newProgress(s.stderr, "charts", len(charts))
-	defer func() {
-		bar.finish(err == nil)
-		for _, w := range warnings {
-			s.warnf("%s", w)
-		}
-	}()
-	for _, c := range charts {
-		var err error
-		if c.Grid != nil {
-			spec := plots.Spec{Name: c.Name, Kind: "heatmap", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
-			err = cw.Draw(spec, plots.GridTable(*c.Grid))
-			if err != nil && spec.Annotate {
-				spec.Annotate = false // values too wide for the cells
-				err = cw.Draw(spec, plots.GridTable(*c.Grid))
-			}
-		} else {
-			spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
-			err = cw.Draw(spec, plots.LinesTable(c.Series))
-		}
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
-		}
-		bar.increment()
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	return cw.Close()
+	return drawCharts(ctx, s, dir, draw, warnings)
 }
 
 // maxSummaryRows bounds the table printed at the end of a sweep.

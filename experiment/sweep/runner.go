@@ -64,12 +64,22 @@ type Options struct {
 	MaxEvents uint64
 }
 
-// Execute runs the trials listed in pending (indices into trials, which
-// must be the plan's trials) on a pool of workers and writes each one's
-// record into dir as soon as it is done. It stops at the first failure,
-// or when ctx is done; the records written so far stay, so that running
-// the rest later completes the sweep.
-func Execute(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario, trials []scenarios.Trial, pending []int, opt Options) error {
+// Work is a sweep to run: the directory its records go to, its plan, the
+// scenario, and the trials (those of the plan, in order).
+type Work struct {
+	Dir      string
+	Plan     *Plan
+	Scenario *scenarios.Scenario
+	Trials   []scenarios.Trial
+}
+
+// Execute runs the trials of w listed in pending (indices into w.Trials)
+// on a pool of workers and writes each one's record into w.Dir as soon as
+// it is done. It stops at the first failure, or when ctx is done; the
+// records written so far stay, so that running the rest later completes
+// the sweep.
+func Execute(ctx context.Context, w *Work, pending []int, opt Options) error {
+	plan, trials := w.Plan, w.Trials
 	if len(trials) != len(plan.Trials) {
 		return fmt.Errorf("sweep: %d trials for a plan of %d", len(trials), len(plan.Trials))
 	}
@@ -85,7 +95,7 @@ func Execute(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario
 		if t.ID != plan.Trials[j].ID {
 			return fmt.Errorf("sweep: trial %d is %s in the plan but %s here", j, plan.Trials[j].ID, t.ID)
 		}
-		if err := runOne(ctx, dir, plan, sc, t, opt); err != nil {
+		if err := runOne(ctx, w, t, opt); err != nil {
 			if !errors.Is(err, context.Canceled) {
 				err = fmt.Errorf("trial %s (%s): %w", t.ID, plan.Describe(j), err)
 			}
@@ -98,8 +108,9 @@ func Execute(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario
 	})
 }
 
-func runOne(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario, t *scenarios.Trial, opt Options) error {
-	o, err := RunTrial(ctx, sc, t, opt.MaxEvents)
+// runOne runs trial t of w and writes its record.
+func runOne(ctx context.Context, w *Work, t *scenarios.Trial, opt Options) error {
+	o, err := RunTrial(ctx, w.Scenario, t, opt.MaxEvents)
 	if err != nil {
 		return err
 	}
@@ -108,5 +119,5 @@ func runOne(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario,
 			return err
 		}
 	}
-	return writeRecord(dir, newRecord(plan, t.Index, o.Metrics))
+	return writeRecord(w.Dir, newRecord(w.Plan, t.Index, o.Metrics))
 }
