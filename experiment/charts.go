@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -55,12 +56,12 @@ func RunCharts(sc *scenarios.Scenario, rows []Row, sums []Summary) []Chart {
 		interval     string
 	}
 	bars := []barChart{
-		{"finish_time", "finish time, acceptable episodes (s)", func(s *Summary) stats.Interval { return s.FinishAcceptable }, BootInterval},
-		{"success_rate", "success rate (fraction)", func(s *Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
-		{"agent_time", "agent time (s)", func(s *Summary) stats.Interval { return s.AgentTime }, BootInterval},
+		{"finish_time", metric.Of("finish_time_acceptable").Label, func(s *Summary) stats.Interval { return s.FinishAcceptable }, BootInterval},
+		{"success_rate", metric.Of("success_rate").Label, func(s *Summary) stats.Interval { return s.Success }, "95% Wilson interval"},
+		{"agent_time", metric.Of("agent_time").Label, func(s *Summary) stats.Interval { return s.AgentTime }, BootInterval},
 	}
 	if slices.ContainsFunc(sums, func(s Summary) bool { return s.CallLatency.Value > 0 }) {
-		bars = append(bars, barChart{"call_latency", "time per call at the server (s)", func(s *Summary) stats.Interval { return s.CallLatency }, BootInterval})
+		bars = append(bars, barChart{"call_latency", metric.Of("call_latency").Label, func(s *Summary) stats.Interval { return s.CallLatency }, BootInterval})
 	}
 	for _, b := range bars {
 		charts = append(charts, Chart{b.name, func(cw *ChartWriter) error {

@@ -165,7 +165,7 @@ func TestLibraryLatencyPressure(t *testing.T) {
 				return nil
 			})
 			require.NoError(t, err)
-			tenth := rows[len(rows)-len(rows)/10:]
+			tenth := stats.LastTenth(rows)
 			var par, lat float64
 			for _, r := range tenth {
 				par += r.ParallelismMean / float64(len(tenth))

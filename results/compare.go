@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/experiment/sweep"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 )
@@ -43,32 +44,16 @@ type Comparison struct {
 	Diff stats.Interval
 	// Prob is the probability that B does better than A.
 	Prob float64
-	// Better says which way is better: "higher", "lower" or "none".
-	Better string
+	// Better says which way is better, from the table of metrics.
+	Better metric.Better
 	NA, NB int // episodes or seeds
 	Paired bool
 }
 
-// Better says which values of metric are better: "higher", "lower", or
-// "none" for what is neither good nor bad in itself (an action's
-// probability, bookkeeping), for which compare reports P(B > A).
-func Better(metric string) string {
-	switch {
-	case strings.HasPrefix(metric, "prob_"), strings.HasPrefix(metric, "actions_"), metric == "episodes",
-		metric == "decisions", metric == "entropy", metric == "grad_norm", metric == "lr":
-		return "none"
-	case rundir.Unit(metric) == "s", strings.Contains(metric, "token"), strings.Contains(metric, "calls"),
-		strings.HasPrefix(metric, "messages"), strings.HasPrefix(metric, "message_"), metric == "timed_out",
-		metric == "retries", metric == "conflicts", metric == "critical_steps", metric == "stretch":
-		return "lower"
-	}
-	return "higher"
-}
-
 // oriented returns the values of a and b oriented so that larger is
 // better, for the probability of improvement.
-func oriented(metric string, a, b []float64) ([]float64, []float64) {
-	if Better(metric) == "lower" {
+func oriented(name string, a, b []float64) ([]float64, []float64) {
+	if metric.Of(name).Better == metric.Lower {
 		return negated(a), negated(b)
 	}
 	return a, b
@@ -151,7 +136,7 @@ func compareRuns(a, b *rundir.Run) ([]Comparison, error) {
 		for _, m := range runMetrics {
 			xa, xb := va[v][m], vb[v][m]
 			c := Comparison{Variant: v, Metric: m, A: stats.Mean(slices.Clone(xa)), B: stats.Mean(slices.Clone(xb)),
-				NA: len(xa), NB: len(xb), Paired: paired && len(xa) == len(xb), Better: Better(m)}
+				NA: len(xa), NB: len(xb), Paired: paired && len(xa) == len(xb), Better: metric.Of(m).Better}
 			sa, sb := oriented(m, xa, xb)
 			if c.Paired {
 				c.Diff = stats.Default.PairedDiff(xa, xb)
@@ -176,11 +161,11 @@ func negated(xs []float64) []float64 {
 
 // seedComparison compares per-seed values: IQMs, their stratified
 // bootstrap difference and P(a seed of B beats a seed of A).
-func seedComparison(variant, metric string, xa, xb []float64) Comparison {
+func seedComparison(variant, name string, xa, xb []float64) Comparison {
 	xa, xb = stats.Finite(xa), stats.Finite(xb)
-	c := Comparison{Variant: variant, Metric: metric, A: stats.IQM(slices.Clone(xa)), B: stats.IQM(slices.Clone(xb)),
-		NA: len(xa), NB: len(xb), Better: Better(metric), Diff: stats.Default.Diff(xa, xb, stats.IQM)}
-	c.Prob = stats.ProbImprovement(oriented(metric, xa, xb))
+	c := Comparison{Variant: variant, Metric: name, A: stats.IQM(slices.Clone(xa)), B: stats.IQM(slices.Clone(xb)),
+		NA: len(xa), NB: len(xb), Better: metric.Of(name).Better, Diff: stats.Default.Diff(xa, xb, stats.IQM)}
+	c.Prob = stats.ProbImprovement(oriented(name, xa, xb))
 	return c
 }
 
@@ -301,7 +286,7 @@ func Table(rows []Comparison) []byte {
 	var cells [][]string
 	for _, c := range rows {
 		cells = append(cells, []string{c.Variant, c.Metric, num(c.A), num(c.B), num(c.Diff.Value), num(c.Diff.Lo), num(c.Diff.Hi),
-			num(c.Prob), rundir.Unit(c.Metric), c.Better, strconv.Itoa(c.NA), strconv.Itoa(c.NB), strconv.FormatBool(c.Paired)})
+			num(c.Prob), metric.Of(c.Metric).Unit, string(c.Better), strconv.Itoa(c.NA), strconv.Itoa(c.NB), strconv.FormatBool(c.Paired)})
 	}
 	return rundir.CSV(header, cells)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 )
@@ -67,7 +68,7 @@ func TestCompareRuns(t *testing.T) {
 			assert.InDelta(t, 2.5, c.Diff.Value, 1e-12)
 			assert.True(t, c.Diff.Lo <= c.Diff.Value && c.Diff.Value <= c.Diff.Hi)
 			assert.Equal(t, tc.paired, c.Paired)
-			assert.Equal(t, "lower", c.Better)
+			assert.Equal(t, metric.Lower, c.Better)
 			assert.InDelta(t, tc.prob, c.Prob, 1e-12)
 			assert.Equal(t, 4, c.NA)
 			if tc.paired {
@@ -88,6 +89,12 @@ func TestCompareRuns(t *testing.T) {
 // value_ev is undefined.
 func trainDir(t *testing.T, final []float64) *rundir.Run {
 	t.Helper()
+	return trainDirOf(t, "reward_mean", final)
+}
+
+// trainDirOf is trainDir with the metric name in place of reward_mean.
+func trainDirOf(t *testing.T, name string, final []float64) *rundir.Run {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "train")
 	d, err := rundir.Create(path, false)
 	require.NoError(t, err)
@@ -104,7 +111,7 @@ func trainDir(t *testing.T, final []float64) *rundir.Run {
 			rows = append(rows, []string{"v", strconv.Itoa(k + 1), strconv.Itoa(it), r, "NaN"})
 		}
 	}
-	require.NoError(t, d.Write("iterations.csv", rundir.CSV([]string{"variant", "seed", "iteration", "reward_mean", "value_ev"}, rows)))
+	require.NoError(t, d.Write("iterations.csv", rundir.CSV([]string{"variant", "seed", "iteration", name, "value_ev"}, rows)))
 	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain, Scenario: "s"}))
 	r, err := rundir.Open(path)
 	require.NoError(t, err)
@@ -150,6 +157,44 @@ func TestCompareTrainings(t *testing.T) {
 
 	_, err = results.Compare(trainDir(t, []float64{1}), runDir(t, 1, []float64{1}))
 	assert.ErrorContains(t, err, "compare two of the same kind")
+}
+
+// TestCompareDirections: compare takes which way is better from the
+// table of metrics, and the probability of improvement with it: B is
+// larger than A on every seed, which is an improvement only where higher
+// is better, and P(B > A) where neither is (issue 26: critical steps and
+// decision counts were taken as higher-is-better).
+func TestCompareDirections(t *testing.T) {
+	tests := []struct {
+		metric string
+		better metric.Better
+		prob   float64
+		unit   string
+	}{
+		{"reward_mean", metric.Higher, 1, "1"},
+		{"success_rate", metric.Higher, 1, "fraction"},
+		{"latency_mean", metric.Lower, 0, "s"},
+		{"critical_steps_mean", metric.Lower, 0, "1"},
+		{"decisions_acceptable", metric.Lower, 0, "1"},
+		{"decisions_failed", metric.Lower, 0, "1"},
+		{"handoff_misses_mean", metric.Lower, 0, "1"},
+		{"replays", metric.None, 1, "1"},
+		{"policy_steps", metric.None, 1, "1"},
+		{"value_steps", metric.None, 1, "1"},
+		{"prob_share", metric.None, 1, "fraction"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.metric, func(t *testing.T) {
+			rows, err := results.Compare(trainDirOf(t, tt.metric, []float64{0.1, 0.2, 0.3}), trainDirOf(t, tt.metric, []float64{0.6, 0.4, 0.5}))
+			require.NoError(t, err)
+			require.Len(t, rows, 1)
+			assert.Equal(t, tt.better, rows[0].Better)
+			assert.Equal(t, tt.prob, rows[0].Prob)
+			table, err := rundir.ParseTable("compare.csv", results.Table(rows))
+			require.NoError(t, err)
+			assert.Equal(t, []string{tt.unit, string(tt.better)}, table.Rows[0][8:10], "unit, better")
+		})
+	}
 }
 
 // TestLastTenthsCutShort: a seed with fewer iterations than the

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 )
@@ -65,7 +66,7 @@ func LastTenths(t *rundir.Table) (*SeedValues, error) {
 	}
 	for _, k := range order {
 		idx := rows[k]
-		last := idx[len(idx)-max(1, len(idx)/10):]
+		last := stats.LastTenth(idx)
 		for c, m := range sv.Metrics {
 			sum := 0.0
 			for _, i := range last {
@@ -102,7 +103,7 @@ func TrainSummary(sv *SeedValues) []byte {
 	for _, v := range sv.Variants {
 		for _, m := range sv.Metrics {
 			a := stats.Default.Aggregate(sv.Values[v][m])
-			rows = append(rows, []string{v, m, rundir.Unit(m), strconv.Itoa(a.N),
+			rows = append(rows, []string{v, m, metric.Of(m).Unit, strconv.Itoa(a.N),
 				num(a.Mean.Value), num(a.Median.Value), num(a.IQM.Value), num(a.IQM.Lo), num(a.IQM.Hi),
 				num(a.Mean.Lo), num(a.Mean.Hi), num(a.Median.Lo), num(a.Median.Hi), IntervalNote})
 		}

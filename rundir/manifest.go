@@ -124,3 +124,18 @@ func (m *Manifest) Has(name string) bool {
 	}
 	return false
 }
+
+// shortHash is the length of a hash in messages: "sha256:" and 12 hex
+// digits, enough to tell two scenarios or sweeps apart.
+const shortHash = len("sha256:") + 12
+
+// ShortHash abbreviates a "sha256:..." hash (a manifest's, a sweep's) for
+// messages: its first 19 characters, followed by cut where it was longer.
+// The sweep's messages mark the cut with "…", the training's resume
+// messages with nothing.
+func ShortHash(hash, cut string) string {
+	if len(hash) > shortHash {
+		return hash[:shortHash] + cut
+	}
+	return hash
+}

@@ -150,17 +150,3 @@ func list(root string, depth int) ([]string, error) {
 	slices.Sort(dirs)
 	return dirs, err
 }
-
-// Unit returns the unit of a column of swarmsim's tables, by the naming
-// rules every table follows: virtual times in seconds, rates and probabilities
-// as fractions, everything else a count or a plain number ("1").
-func Unit(metric string) string {
-	switch {
-	case strings.HasSuffix(metric, "_rate"), strings.HasPrefix(metric, "prob_"), metric == "acceptable", metric == "timed_out", metric == "comm_changed_outcome":
-		return "fraction"
-	case strings.Contains(metric, "time"), strings.HasPrefix(metric, "latency"), strings.HasPrefix(metric, "finish"),
-		metric == "critical_path", metric == "serial_work", metric == "cost_per_acceptable":
-		return "s"
-	}
-	return "1"
-}

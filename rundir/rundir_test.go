@@ -232,17 +232,6 @@ func TestParseTableErrors(t *testing.T) {
 	assert.ErrorContains(t, err, `t.csv:2: column a: "x" is not true or false`)
 }
 
-func TestUnit(t *testing.T) {
-	for col, want := range map[string]string{
-		"finish_time": "s", "finish_mean": "s", "finish_acceptable_mean": "s", "latency_p90": "s",
-		"agent_time_mean": "s", "critical_path": "s", "cost_per_acceptable": "s",
-		"success_rate": "fraction", "prob_delegate": "fraction", "acceptable": "fraction", "timed_out": "fraction",
-		"reward_mean": "1", "messages": "1", "parallelism_mean": "1", "tokens": "1",
-	} {
-		assert.Equal(t, want, rundir.Unit(col), col)
-	}
-}
-
 func TestClaimEdges(t *testing.T) {
 	// Fresh on a directory with parts but no identity (an interrupted
 	// start) clears the parts.
@@ -283,4 +272,17 @@ func TestOpenNamesWhatIsBelow(t *testing.T) {
 	c, err := tab.Col("a")
 	require.NoError(t, err)
 	assert.Equal(t, 0, c)
+}
+
+func TestShortHash(t *testing.T) {
+	long := "sha256:0123456789abcdef0123456789abcdef"
+	tests := []struct{ hash, cut, want string }{
+		{long, "", "sha256:0123456789ab"},
+		{long, "…", "sha256:0123456789ab…"},
+		{"sha256:0123456789ab", "…", "sha256:0123456789ab"}, // nothing cut, no mark
+		{"", "…", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, rundir.ShortHash(tt.hash, tt.cut), "%q %q", tt.hash, tt.cut)
+	}
 }

@@ -157,9 +157,8 @@ var defaultSweepMetrics = map[string][]string{
 
 // SweepMetrics returns the metrics that trials of command can record, or
 // nil for an unknown command. Train metrics are means over the last tenth
-// of the iterations of the rlcr.Iteration fields (times in virtual
-// seconds); run metrics are the Summary's means (cost_per_acceptable is
-// agent seconds per acceptable result).
+// of the iterations of the rlcr.Iteration fields; run metrics are the
+// Summary's means. Package metric has each one's unit, label and reading.
 func SweepMetrics(command string) []string { return slices.Clone(sweepMetrics[command]) }
 
 // sweep paths may name fields of these sections only.

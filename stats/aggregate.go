@@ -26,6 +26,11 @@ func (b Bootstrap) Aggregate(xs []float64) Aggregate {
 	}
 }
 
+// LastTenth returns the last tenth of xs, at least one element (none of
+// an empty xs): the stretch of a training whose mean is its final value,
+// the figure a training, a train trial and a seed are judged by.
+func LastTenth[T any](xs []T) []T { return xs[len(xs)-min(len(xs), max(1, len(xs)/10)):] }
+
 // Finite returns the finite values of xs, in order.
 func Finite(xs []float64) []float64 {
 	return slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) })

@@ -30,3 +30,11 @@ func ExampleProbImprovement() {
 	fmt.Printf("%.3f\n", stats.ProbImprovement(a, b))
 	// Output: 0.889
 }
+
+// A training's final value is the mean over its last tenth of
+// iterations: the last two of twenty, the last one of nine.
+func ExampleLastTenth() {
+	rewards := []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0}
+	fmt.Println(stats.LastTenth(rewards), stats.LastTenth(rewards[:9]))
+	// Output: [1.9 2] [0.9]
+}

@@ -217,3 +217,18 @@ func TestAggregate(t *testing.T) {
 	assert.Equal(t, 2.5, a.IQM.Value)
 	assert.True(t, a.IQM.Lo >= 1 && a.IQM.Hi <= 4)
 }
+
+// TestLastTenth: a tenth rounded down, at least one, none of nothing.
+func TestLastTenth(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{0, 0}, {1, 1}, {9, 1}, {10, 1}, {19, 1}, {20, 2}, {100, 10}, {105, 10}} {
+		xs := make([]int, tc.n)
+		for i := range xs {
+			xs[i] = i
+		}
+		got := stats.LastTenth(xs)
+		require.Len(t, got, tc.want, "n=%d", tc.n)
+		if tc.want > 0 {
+			assert.Equal(t, tc.n-1, got[len(got)-1], "n=%d: the tenth ends at the last", tc.n)
+		}
+	}
+}

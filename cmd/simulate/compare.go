@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -176,7 +177,7 @@ func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
 		if len(bars) == 0 {
 			continue
 		}
-		unit := rundir.Unit(m)
+		unit := metric.Of(m).Unit
 		if unit == "1" {
 			unit = ""
 		} else {

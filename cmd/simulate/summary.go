@@ -4,22 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/stats"
 )
-
-// screenUnits are the units a table on the terminal writes after a
-// metric's name; summary.csv's columns are in seconds without saying so.
-var screenUnits = map[string]string{"call_latency": "s", "serving_wait": "s", "tool_wait": "s"}
-
-// screenName is a column's name as a table on the terminal heads it:
-// handoff_misses_mean is "handoff misses".
-func screenName(column string) string {
-	return strings.ReplaceAll(strings.TrimSuffix(column, "_mean"), "_", " ")
-}
 
 // screenShared returns the shared metrics of summary.csv that the table
 // on the terminal shows: the server's where calls went to a shared server
@@ -59,11 +49,7 @@ func printSummary(w io.Writer, rows []experiment.Row, sums []experiment.Summary,
 		extra = append(extra, experiment.HandoffMetrics...)
 	}
 	for _, m := range extra {
-		head := screenName(m.Name)
-		if unit := screenUnits[m.Name]; unit != "" {
-			head += " (" + unit + ")"
-		}
-		fmt.Fprintf(tw, "\t%s", head)
+		fmt.Fprintf(tw, "\t%s", metric.Of(m.Name).Head)
 	}
 	fmt.Fprintln(tw)
 	for i := range sums {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -227,10 +228,10 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	return nil
 }
 
-// reads, its head and its decimals.
+// reads (its head from the table of metrics) and its decimals.
 type screenColumn struct {
-	metric, head string
-	prec         int
+	metric string
+	prec   int
 }
 
 // printTraining prints each variant's figures over the last tenth of
@@ -238,22 +239,16 @@ type screenColumn struct {
 // handoff set also the hand-off columns of iterations.csv. It notes the
 // variants that train alike.
 func printTraining(s *session, sv *results.SeedValues, variants []scenarios.Variant, handoff bool) {
-	cols := []screenColumn{
-		{"reward_mean", "reward", 2},
-		{"success_rate", "success", 2},
-		{"latency_mean", "latency (s)", 0},
-		{"parallelism_mean", "parallelism", 2},
-		{"messages_mean", "messages", 1},
-	}
+	cols := []screenColumn{{"reward_mean", 2}, {"success_rate", 2}, {"latency_mean", 0}, {"parallelism_mean", 2}, {"messages_mean", 1}}
 	if handoff {
 		for _, name := range train.HandoffColumnNames() {
-			cols = append(cols, screenColumn{name, screenName(name), 2})
+			cols = append(cols, screenColumn{name, 2})
 		}
 	}
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "variant\tseeds\t")
 	for _, c := range cols {
-		fmt.Fprintf(tw, "%s\t", c.head)
+		fmt.Fprintf(tw, "%s\t", metric.Of(c.metric).Head)
 	}
 	fmt.Fprintln(tw, "(IQM [95% CI] over seeds, last tenth of training)")
 	for _, v := range sv.Variants {

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/experiment"
-	"github.com/swarmsim/swarmsim/stats"
-
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // Chart is one chart of a sweep's results, as data for package plots: a
@@ -32,39 +32,11 @@ type Chart struct {
 // the latency weight and the coupling.
 const PhaseChart = "phase_parallelism"
 
-// metricLabels give each metric's axis label and the factor from its
-// table unit to the chart's: 1 for every metric, since charts and tables
-// share one unit per quantity (seconds for times), kept so that a chart
-// could rescale a metric without touching the tables.
-var metricLabels = map[string]struct {
-	label string
-	scale float64
-}{
-	"reward_mean":            {"mean reward", 1},
-	"success_rate":           {"success rate (fraction)", 1},
-	"latency_mean":           {"mean finish time (s)", 1},
-	"latency_p90":            {"90th percentile finish time (s)", 1},
-	"parallelism_mean":       {"mean parallelism (busy agents)", 1},
-	"messages_mean":          {"messages per episode", 1},
-	"model_calls_mean":       {"model calls per episode", 1},
-	"agent_time_mean":        {"agent time per episode (s)", 1},
-	"critical_steps_mean":    {"critical steps per episode", 1},
-	"entropy":                {"policy entropy (nats)", 1},
-	"finish_mean":            {"mean finish time (s)", 1},
-	"finish_acceptable_mean": {"finish time, acceptable episodes (s)", 1},
-	"tokens_mean":            {"tokens per episode", 1},
-	"cost_per_acceptable":    {"agent time per acceptable result (s)", 1},
-}
-
-func metricLabel(m string) (string, float64) {
-	if l, ok := metricLabels[m]; ok {
-		return l.label, l.scale
-	}
-	if a, ok := strings.CutPrefix(m, "prob_"); ok {
-		return "probability of " + a + " (fraction)", 1
-	}
-	return m, 1
-}
+// metricLabel returns metric m's axis label, from the table of metrics,
+// and the factor from its table unit to the chart's: 1, since charts and
+// tables share one unit per quantity (seconds for times), kept so that a
+// chart could rescale a metric without touching the tables.
+func metricLabel(m string) (string, float64) { return metric.Of(m).Label, 1 }
 
 // axisLabels name well-known swept fields.
 var axisLabels = map[string]string{
@@ -213,9 +185,9 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 			case !ok:
 				warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
 			default:
-				z := "mean parallelism (busy agents)"
+				z := metric.Of("parallelism_mean").Label
 				if plan.Command == scenarios.SweepTrain {
-					z = "learned mean parallelism (busy agents)"
+					z = "learned " + z
 				}
 				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Grid: g})
 			}

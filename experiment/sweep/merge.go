@@ -49,7 +49,7 @@ func Merge(dirs []string) (*Merged, error) {
 			m.Plan, first = plan, dir
 		} else if plan.Hash != m.Plan.Hash {
 			return nil, fmt.Errorf("%s holds another sweep than %s (scenario %s, hash %s against scenario %s, hash %s)",
-				dir, first, plan.Scenario, short(plan.Hash), m.Plan.Scenario, short(m.Plan.Hash))
+				dir, first, plan.Scenario, rundir.ShortHash(plan.Hash, "…"), m.Plan.Scenario, rundir.ShortHash(m.Plan.Hash, "…"))
 		}
 		recs, bad, err := ReadRecords(dir, m.Plan)
 		if err != nil {

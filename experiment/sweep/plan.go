@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -157,7 +158,7 @@ func parsePlan(data []byte) (*Plan, error) {
 		return nil, fmt.Errorf("format %q, want %q", p.Format, PlanFormat)
 	}
 	if h := p.computeHash(); h != p.Hash {
-		return nil, fmt.Errorf("damaged: its content hashes to %s, not to its hash %s", short(h), short(p.Hash))
+		return nil, fmt.Errorf("damaged: its content hashes to %s, not to its hash %s", rundir.ShortHash(h, "…"), rundir.ShortHash(p.Hash, "…"))
 	}
 	return &p, nil
 }
@@ -207,12 +208,4 @@ func (p *Plan) ParamNames() []string {
 		names = append(names, ax.Path)
 	}
 	return names
-}
-
-// short abbreviates a hash for messages.
-func short(h string) string {
-	if len(h) > 19 {
-		return h[:19] + "…"
-	}
-	return h
 }

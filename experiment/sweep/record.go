@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -101,7 +102,7 @@ func parseRecord(p *Plan, index map[string]int, data []byte) (*Record, error) {
 		return nil, fmt.Errorf("format %q, want %q", r.Format, RecordFormat)
 	}
 	if r.Sweep != p.Hash {
-		return nil, fmt.Errorf("belongs to the sweep %s, not to %s", short(r.Sweep), short(p.Hash))
+		return nil, fmt.Errorf("belongs to the sweep %s, not to %s", rundir.ShortHash(r.Sweep, "…"), rundir.ShortHash(p.Hash, "…"))
 	}
 	i, ok := index[r.ID]
 	if !ok {

@@ -48,7 +48,7 @@ func Prepare(dir string, plan *Plan, fresh bool) (*rundir.Dir, error) {
 			if old.Hash == plan.Hash {
 				return nil
 			}
-			what := fmt.Sprintf("the sweep of scenario %s (hash %s), not this one (scenario %s, hash %s)", old.Scenario, short(old.Hash), plan.Scenario, short(plan.Hash))
+			what := fmt.Sprintf("the sweep of scenario %s (hash %s), not this one (scenario %s, hash %s)", old.Scenario, rundir.ShortHash(old.Hash, "…"), plan.Scenario, rundir.ShortHash(plan.Hash, "…"))
 			if old.Scenario == plan.Scenario {
 				what += ": the scenario, the --set overrides, the seed or --variant changed"
 			}

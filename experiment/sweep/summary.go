@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -74,7 +74,7 @@ func SummaryTable(plan *Plan, sums []PointSummary) []byte {
 		for k, m := range plan.Metrics {
 			a := ps.Aggregates[k]
 			row := append([]string{ps.Variant}, ps.Params...)
-			row = append(row, m, rundir.Unit(m), strconv.Itoa(a.N))
+			row = append(row, m, metric.Of(m).Unit, strconv.Itoa(a.N))
 			for _, v := range []float64{a.Mean.Value, a.Median.Value, a.IQM.Value, a.IQM.Lo, a.IQM.Hi, a.Mean.Lo, a.Mean.Hi, a.Median.Lo, a.Median.Hi} {
 				row = append(row, format(v))
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // Outcome is what one trial produced: its final metrics, and what its own
@@ -91,8 +92,8 @@ func trainTrial(ctx context.Context, t *scenarios.Trial, maxEvents uint64) (*Out
 		return nil, err
 	}
 	o.Policy = pol
-	n := max(1, len(o.Iterations)/10)
-	tail := o.Iterations[len(o.Iterations)-n:]
+	tail := stats.LastTenth(o.Iterations)
+	n := len(tail)
 	for name, value := range trainMetrics {
 		sum := 0.0
 		for i := range tail {

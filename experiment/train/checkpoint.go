@@ -97,7 +97,7 @@ func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force b
 			}
 			if prev != id {
 				return fmt.Errorf("the training of scenario %s (hash %s, seeds %d from %d), not this one (scenario %s, hash %s, seeds %d from %d)",
-					prev.Scenario, short(prev.Hash), prev.Seeds, prev.Seed, id.Scenario, short(id.Hash), id.Seeds, id.Seed)
+					prev.Scenario, rundir.ShortHash(prev.Hash, ""), prev.Seeds, prev.Seed, id.Scenario, rundir.ShortHash(id.Hash, ""), id.Seeds, id.Seed)
 			}
 			return nil
 		},
@@ -105,14 +105,6 @@ func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force b
 		Fresh: "--force",
 	}
 	return c.Open(out, force)
-}
-
-// short abbreviates a "sha256:..." hash for messages.
-func short(hash string) string {
-	if len(hash) > 19 {
-		return hash[:19]
-	}
-	return hash
 }
 
 // Resume reads the jobs' checkpoints in dir, so that Run continues each

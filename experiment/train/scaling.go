@@ -64,12 +64,12 @@ func scalingCharts(variants []scenarios.Variant, jobs []*Job, stat, interval str
 		k := key{j.Variant.Spec.Collective.Agents, j.Seed}
 		initial[k] += j.Rows[0].RewardMean
 		count[k]++
-		n := max(1, len(j.Rows)/10)
+		last := stats.LastTenth(j.Rows)
 		sum := 0.0
-		for _, r := range j.Rows[len(j.Rows)-n:] {
+		for _, r := range last {
 			sum += r.RewardMean
 		}
-		final[j] = sum / float64(n)
+		final[j] = sum / float64(len(last))
 		if b, ok := best[k]; !ok || final[j] > b {
 			best[k] = final[j]
 		}

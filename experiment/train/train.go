@@ -11,6 +11,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/internal/pool"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -269,14 +270,14 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 		name, ylabel string
 		value        func(*rlcr.Iteration) float64
 	}{
-		{"learning_reward", "mean reward", func(r *rlcr.Iteration) float64 { return r.RewardMean }},
-		{"learning_success", "success rate (fraction)", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
-		{"learning_latency", "mean finish time (s)", func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
-		{"learning_parallelism", "mean parallelism (busy agents)", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
-		{"learning_messages", "messages per episode", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
+		{"learning_reward", metric.Of("reward_mean").Label, func(r *rlcr.Iteration) float64 { return r.RewardMean }},
+		{"learning_success", metric.Of("success_rate").Label, func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
+		{"learning_latency", metric.Of("latency_mean").Label, func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
+		{"learning_parallelism", metric.Of("parallelism_mean").Label, func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
+		{"learning_messages", metric.Of("messages_mean").Label, func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
 		{"learning_decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }},
-		{"learning_critical_steps", "critical steps per episode", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
-		{"learning_agent_time", "agent time per episode (s)", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+		{"learning_critical_steps", metric.Of("critical_steps_mean").Label, func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
+		{"learning_agent_time", metric.Of("agent_time_mean").Label, func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
 	} {
 		var series []plots.Series
 		var left []string
@@ -311,12 +312,9 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
 			Note: experiment.LeftOut(rare, "never above 0.01"), Size: "page"}, series)
 	}
-	for _, m := range []struct{ metric, label string }{
-		{"reward_mean", "final mean reward"},
-		{"success_rate", "final success rate (fraction)"},
-	} {
-		series := profiles(sv, m.metric)
-		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m.metric, "_mean"), XLabel: m.label + " threshold",
+	for _, m := range []string{"reward_mean", "success_rate"} {
+		series := profiles(sv, m)
+		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m, "_mean"), XLabel: "final " + metric.Of(m).Label + " threshold",
 			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
 	}
 	specs, series := scalingCharts(sc.Variants, jobs, stat, interval)
@@ -330,16 +328,17 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 }
 
 // finalMetrics are the columns that final_<name> charts compare across
-// variants, with their axis labels.
+// variants. The axis is "final" and the metric's label, or ylabel where
+// set: the parallelism chart has always said "final parallelism".
 var finalMetrics = []struct{ name, metric, ylabel string }{
-	{"reward", "reward_mean", "final mean reward"},
-	{"success", "success_rate", "final success rate (fraction)"},
-	{"latency", "latency_mean", "final mean finish time (s)"},
+	{"reward", "reward_mean", ""},
+	{"success", "success_rate", ""},
+	{"latency", "latency_mean", ""},
 	{"parallelism", "parallelism_mean", "final parallelism (busy agents)"},
-	{"agent_time", "agent_time_mean", "final agent time per episode (s)"},
-	{"decisions", "decisions", "final decisions per iteration"},
-	{"critical_steps", "critical_steps_mean", "final critical steps per episode"},
-	{"spawn_finish_rate", "spawn_finish_rate", "final spawn finish rate (fraction)"},
+	{"agent_time", "agent_time_mean", ""},
+	{"decisions", "decisions", ""},
+	{"critical_steps", "critical_steps_mean", ""},
+	{"spawn_finish_rate", "spawn_finish_rate", ""},
 }
 
 // finalBars draws, for each of finalMetrics, one bar per variant: the IQM
@@ -365,7 +364,11 @@ func finalBars(cw *experiment.ChartWriter, sv *results.SeedValues, stat, interva
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: no variant has a value", name))
 			continue
 		}
-		spec := plots.Spec{Name: name, Kind: "bars", YLabel: m.ylabel, Stat: stat, Interval: interval, Size: "column",
+		ylabel := m.ylabel
+		if ylabel == "" {
+			ylabel = "final " + metric.Of(m.metric).Label
+		}
+		spec := plots.Spec{Name: name, Kind: "bars", YLabel: ylabel, Stat: stat, Interval: interval, Size: "column",
 			Note: experiment.LeftOut(left, "undefined values")}
 		if err := cw.Draw(spec, plots.BarsTable(bars)); err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))

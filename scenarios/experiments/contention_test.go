@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // TestContention checks exp-contention's finding: trained with up to 32
@@ -15,8 +16,8 @@ func TestContention(t *testing.T) {
 	sc := load(t, "exp-contention")
 	var par, lat []float64
 	for k := range uint64(seeds(10)) {
-		shared := tenth(trainRows(t, sc, "shared-server", testSeed+k))
-		own := tenth(trainRows(t, sc, "own-server", testSeed+k))
+		shared := stats.LastTenth(trainRows(t, sc, "shared-server", testSeed+k))
+		own := stats.LastTenth(trainRows(t, sc, "own-server", testSeed+k))
 		parallelism := func(r *rlcr.Iteration) float64 { return r.ParallelismMean }
 		latency := func(r *rlcr.Iteration) float64 { return r.LatencyMean }
 		par = append(par, mean(own, parallelism)-mean(shared, parallelism))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // creditSizes and creditEstimators name exp-credit's variants
@@ -45,7 +46,7 @@ func TestCredit(t *testing.T) {
 				for i := range rows {
 					rewards[e] = append(rewards[e], rows[i].RewardMean)
 				}
-				final[e] = mean(tenth(rows), func(r *rlcr.Iteration) float64 { return r.RewardMean })
+				final[e] = mean(stats.LastTenth(rows), func(r *rlcr.Iteration) float64 { return r.RewardMean })
 			}
 			best := max(final["flat"], final["credit"], final["grpo"])
 			target := rlcr.Target(rewards["flat"][0], best, rlcr.TargetFraction)

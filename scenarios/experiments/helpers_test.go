@@ -12,6 +12,7 @@ import (
 	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // testSeed is the first seed of every test: the scenarios were designed,
@@ -117,15 +118,11 @@ func mean(rows []rlcr.Iteration, value func(*rlcr.Iteration) float64) float64 {
 	return sum / float64(n)
 }
 
-// tenth returns the last tenth of rows (at least one), as sweeps and the
-// train table average them.
-func tenth(rows []rlcr.Iteration) []rlcr.Iteration { return rows[len(rows)-max(1, len(rows)/10):] }
-
 // lastTenth trains variant v of sc from seed and returns the mean of
 // value over the last tenth of its iterations.
 func lastTenth(t *testing.T, sc *scenarios.Scenario, v string, seed uint64, value func(*rlcr.Iteration) float64) float64 {
 	t.Helper()
-	return mean(tenth(trainRows(t, sc, v, seed)), value)
+	return mean(stats.LastTenth(trainRows(t, sc, v, seed)), value)
 }
 
 // claim fails the test unless p is below alpha, and logs the test.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // TestPARL checks exp-parl's three findings, each on the last tenth of
@@ -25,9 +26,9 @@ func TestPARL(t *testing.T) {
 	reward := func(r *rlcr.Iteration) float64 { return r.RewardMean }
 	var par, fin, rew []float64
 	for k := range uint64(seeds(10)) {
-		none := tenth(trainRows(t, sc, "no-shaping", 5001+k))
-		fixed := tenth(trainRows(t, sc, "parallel-fixed", 5001+k))
-		annealed := tenth(trainRows(t, sc, "annealed", 5001+k))
+		none := stats.LastTenth(trainRows(t, sc, "no-shaping", 5001+k))
+		fixed := stats.LastTenth(trainRows(t, sc, "parallel-fixed", 5001+k))
+		annealed := stats.LastTenth(trainRows(t, sc, "annealed", 5001+k))
 		par = append(par, mean(annealed, parallelism)-mean(none, parallelism))
 		fin = append(fin, mean(annealed, finish)-mean(fixed, finish))
 		rew = append(rew, mean(annealed, reward)-mean(none, reward))
