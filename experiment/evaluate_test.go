@@ -218,3 +218,26 @@ func TestCommCounterfactualIsExact(t *testing.T) {
 	assert.Zero(t, changed["medium"], "at coupling 0 losing the findings changes no outcome")
 	assert.Positive(t, changed["coupled"], "at coupling 0.02 losing the findings changes some outcomes")
 }
+
+// TestEvaluateTrace: with Trace, episode 0 of every variant keeps its
+// trace, the other episodes none, and no number of any row changes: a
+// run's timelines are drawn from the episodes it evaluated.
+func TestEvaluateTrace(t *testing.T) {
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	plain := evaluate(t, sc, experiment.EvalOptions{Episodes: 3, Workers: 2})
+	traced := evaluate(t, sc, experiment.EvalOptions{Episodes: 3, Workers: 2, Trace: true})
+	require.Len(t, traced, len(plain))
+	for i := range traced {
+		r := traced[i]
+		if r.Episode == 0 {
+			require.NotNil(t, r.Trace, "%s episode 0", r.Variant)
+			assert.NotEmpty(t, r.Trace.Spans, "%s episode 0", r.Variant)
+		} else {
+			assert.Nil(t, r.Trace, "%s episode %d", r.Variant, r.Episode)
+		}
+		assert.Nil(t, plain[i].Trace)
+		r.Trace = nil
+		assert.Equal(t, plain[i], r, "%s episode %d", r.Variant, r.Episode)
+	}
+}

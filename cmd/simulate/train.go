@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 
-	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -175,32 +173,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 
-	iters := train.IterationsCSV(jobs)
-	if err := dir.Write("iterations.csv", iters); err != nil {
-		return err
-	}
-	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
+	sv, err := train.WriteTables(dir, jobs)
 	if err != nil {
 		return err
-	}
-	sv, err := results.LastTenths(table)
-	if err != nil {
-		return err
-	}
-	if err := dir.Write("summary.csv", results.TrainSummary(sv)); err != nil {
-		return err
-	}
-	if err := dir.Mkdir("policies"); err != nil {
-		return err
-	}
-	for _, j := range jobs {
-		var buf bytes.Buffer
-		if err := policy.Save(&buf, j.Policy); err != nil {
-			return err
-		}
-		if err := dir.Write(train.PolicyFile(j), buf.Bytes()); err != nil {
-			return err
-		}
 	}
 	if o.charts {
 		warnings, err := train.LearningCurves(ctx, dir, sc, jobs, sv)

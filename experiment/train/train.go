@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -48,8 +49,43 @@ func Jobs(sc *scenarios.Scenario, seed uint64, seeds int) (jobs []*Job, total in
 	return jobs, total
 }
 
-// PolicyFile is the name of job j's final policy in a train directory.
-func PolicyFile(j *Job) string {
+// WriteTables writes the tables of the finished jobs into dir:
+// iterations.csv, summary.csv (the seeds' last tenths of training,
+// results.TrainSummary) and each job's final policy; it returns the
+// seeds' last-tenth values that summary.csv holds.
+func WriteTables(dir *rundir.Dir, jobs []*Job) (*results.SeedValues, error) {
+	iters := iterationsCSV(jobs)
+	if err := dir.Write("iterations.csv", iters); err != nil {
+		return nil, err
+	}
+	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
+	if err != nil {
+		return nil, err
+	}
+	sv, err := results.LastTenths(table)
+	if err != nil {
+		return nil, err
+	}
+	if err := dir.Write("summary.csv", results.TrainSummary(sv)); err != nil {
+		return nil, err
+	}
+	if err := dir.Mkdir("policies"); err != nil {
+		return nil, err
+	}
+	for _, j := range jobs {
+		var buf bytes.Buffer
+		if err := policy.Save(&buf, j.Policy); err != nil {
+			return nil, err
+		}
+		if err := dir.Write(policyFile(j), buf.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	return sv, nil
+}
+
+// policyFile is the name of job j's final policy in a train directory.
+func policyFile(j *Job) string {
 	return fmt.Sprintf("policies/%s-seed%d.json", experiment.FileName(j.Variant.Name), j.Seed)
 }
 
@@ -175,8 +211,8 @@ var handoffIterationColumns = []iterationColumn{
 	{"duplicates_mean", func(r *rlcr.Iteration) float64 { return r.DuplicatesMean }},
 }
 
-// IterationsCSV renders the jobs' iterations as iterations.csv.
-func IterationsCSV(jobs []*Job) []byte {
+// iterationsCSV renders the jobs' iterations as iterations.csv.
+func iterationsCSV(jobs []*Job) []byte {
 	cols := iterationColumns
 	specs := make([]*scenarios.Spec, len(jobs))
 	for i, j := range jobs {
