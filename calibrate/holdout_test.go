@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -55,7 +56,7 @@ func TestHoldOut(t *testing.T) {
 			compared := 0
 			for seed := uint64(1); seed <= 10; seed++ {
 				finish := map[string][]float64{}
-				require.NoError(t, scenarios.Evaluate(context.Background(), sc, scenarios.EvalOptions{Episodes: 100, Seed: &seed}, func(r scenarios.Row) error {
+				require.NoError(t, experiment.Evaluate(context.Background(), sc, experiment.EvalOptions{Episodes: 100, Seed: &seed}, func(r experiment.Row) error {
 					assert.True(t, r.Metrics.Acceptable)
 					finish[r.Variant] = append(finish[r.Variant], r.Metrics.Finish.Seconds())
 					return nil

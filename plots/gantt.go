@@ -356,8 +356,9 @@ func hatchLines(r vg.Rectangle, theta, s float64) [][]vg.Point {
 	var out [][]vg.Point
 	for k := math.Ceil(lo / s); k*s <= hi; k++ {
 		px, py := nx*k*s, ny*k*s
-		tmin, tmax := math.Inf(-1), math.Inf(1)
-		ok := clipAxis(px, dx, x0, x1, &tmin, &tmax) && clipAxis(py, dy, y0, y1, &tmin, &tmax)
+		c := clip{math.Inf(-1), math.Inf(1)}
+		ok := c.axis(px, dx, x0, x1) && c.axis(py, dy, y0, y1)
+		tmin, tmax := c.tmin, c.tmax
 		if !ok || tmax-tmin < 1e-9 {
 			continue
 		}
@@ -369,8 +370,13 @@ func hatchLines(r vg.Rectangle, theta, s float64) [][]vg.Point {
 	return out
 }
 
-// clipAxis narrows [tmin, tmax] to the t for which p + t*d lies in [lo, hi].
-func clipAxis(p, d, lo, hi float64, tmin, tmax *float64) bool {
+// A clip is the range [tmin, tmax] of the t for which a point p + t*d of
+// a line lies in a rectangle, narrowed one axis at a time.
+type clip struct{ tmin, tmax float64 }
+
+// axis narrows the clip to the t for which p + t*d lies in [lo, hi] on
+// one axis; false when none does.
+func (c *clip) axis(p, d, lo, hi float64) bool {
 	if math.Abs(d) < 1e-12 {
 		return p >= lo && p <= hi
 	}
@@ -378,6 +384,6 @@ func clipAxis(p, d, lo, hi float64, tmin, tmax *float64) bool {
 	if t0 > t1 {
 		t0, t1 = t1, t0
 	}
-	*tmin, *tmax = max(*tmin, t0), min(*tmax, t1)
-	return *tmin <= *tmax
+	c.tmin, c.tmax = max(c.tmin, t0), min(c.tmax, t1)
+	return c.tmin <= c.tmax
 }

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 	"github.com/swarmsim/swarmsim/stats"
 )
 

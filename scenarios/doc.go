@@ -1,6 +1,8 @@
-// Package scenarios reads, checks and runs scenario files: what to
-// simulate (a task family, a collective, a policy), the variants to compare
-// on the same task draws, and how many episodes from which seed.
+// Package scenarios is the scenario file format: it parses, checks and
+// resolves scenario files (what to simulate: a task family, a collective,
+// a policy; the variants to compare on the same task draws; how many
+// episodes from which seed) and lists their variants and sweep trials.
+// It runs nothing: package experiment evaluates, trains and sweeps them.
 //
 // # Format
 //
@@ -75,13 +77,5 @@
 //
 // Values go through the same decoder as overrides and are checked with
 // positions when the file loads. Scenario.Trials enumerates the trials
-// with stable IDs; package scenarios/sweep runs them.
-//
-// # Evaluation
-//
-// Evaluate runs every variant for the scenario's episodes and streams one
-// Row per episode; Summarize turns rows into per-variant Summaries with
-// confidence intervals. Episode k of every variant uses the same task
-// draw and the same random streams (common random numbers), so that
-// variants differ only by what they change.
+// with stable IDs; package experiment/sweep runs them.
 package scenarios

@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -618,6 +619,8 @@ func TestParseErrorsAreErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "empty.yaml: empty scenario")
 }
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // golden compares got with testdata/name, rewriting it with -update.
 func golden(t *testing.T, name string, got []byte) {

@@ -34,15 +34,15 @@ import (
 //	  samples: 3
 //	  metrics: [reward_mean, success_rate, parallelism_mean]
 //
-// The package scenarios/sweep runs the trials.
+// The package experiment/sweep runs the trials.
 
 // Commands a sweep's trials may run.
 const (
 	// SweepTrain trains the shared policy with RLCR (rlcr.Train); the
 	// metrics are means over the last tenth of the iterations.
 	SweepTrain = "train"
-	// SweepRun evaluates the variant (Evaluate) for the scenario's
-	// episodes; the metrics come from Summarize.
+	// SweepRun evaluates the variant (experiment.Evaluate) for the
+	// scenario's episodes; the metrics come from experiment.Summarize.
 	SweepRun = "run"
 )
 
@@ -229,18 +229,17 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 		}
 	}
 
-	var taken []string // paths of the axes so far
-	base := reflect.ValueOf(&fl.Spec).Elem()
+	scope := &axisScope{command: fs.Command, variants: variants, base: reflect.ValueOf(&fl.Spec).Elem()}
 	for _, e := range fs.Grid {
-		if ax, ok := p.gridAxis(fl, fs.Command, variants, e, base, taken); ok {
+		if ax, ok := p.gridAxis(fl, scope, e); ok {
 			sw.Grid = append(sw.Grid, ax)
-			taken = append(taken, ax.Path)
+			scope.taken = append(scope.taken, ax.Path)
 		}
 	}
 	for _, e := range fs.Random {
-		if ax, ok := p.randomAxis(fs.Command, variants, e, base, taken); ok {
+		if ax, ok := p.randomAxis(scope, e); ok {
 			sw.Random = append(sw.Random, ax)
-			taken = append(taken, ax.Path)
+			scope.taken = append(scope.taken, ax.Path)
 		}
 	}
 	switch {
@@ -285,7 +284,17 @@ func (p *parse) axisError(section string, tok *token.Token, path, format string,
 
 // axisField checks the path of an axis entry of a sweep of command and
 // returns the field it names in base.
-func (p *parse) axisField(section, command string, variants []variantState, e setEntry, base reflect.Value, taken []string) (string, []pathSeg, reflect.Value, bool) {
+// axisScope is what the axes of a sweep section are checked against: the
+// command, the variants, the base spec, and the paths of the axes so far.
+type axisScope struct {
+	command  string
+	variants []variantState
+	base     reflect.Value
+	taken    []string
+}
+
+func (p *parse) axisField(section string, scope *axisScope, e setEntry) (string, []pathSeg, reflect.Value, bool) {
+	command, variants, base, taken := scope.command, scope.variants, scope.base, scope.taken
 	at := "sweep." + section
 	segs, err := parsePath(e.Path)
 	if err != nil {
@@ -334,8 +343,8 @@ func (p *parse) valueDecoder(section string) *decoder {
 	return newDecoder(p.source, p.dec.anchors)
 }
 
-func (p *parse) gridAxis(fl *file, command string, variants []variantState, e setEntry, base reflect.Value, taken []string) (GridAxis, bool) {
-	path, segs, fv, ok := p.axisField("grid", command, variants, e, base, taken)
+func (p *parse) gridAxis(fl *file, scope *axisScope, e setEntry) (GridAxis, bool) {
+	path, segs, fv, ok := p.axisField("grid", scope, e)
 	if !ok {
 		return GridAxis{}, false
 	}
@@ -391,8 +400,8 @@ func (p *parse) gridAxis(fl *file, command string, variants []variantState, e se
 	return ax, true
 }
 
-func (p *parse) randomAxis(command string, variants []variantState, e setEntry, base reflect.Value, taken []string) (RandomAxis, bool) {
-	path, segs, fv, ok := p.axisField("random", command, variants, e, base, taken)
+func (p *parse) randomAxis(scope *axisScope, e setEntry) (RandomAxis, bool) {
+	path, segs, fv, ok := p.axisField("random", scope, e)
 	if !ok {
 		return RandomAxis{}, false
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/results"
@@ -102,7 +103,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	}
 	out := o.out
 	if out == "" {
-		out = filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", fileName(filepath.Base(a.Path)), fileName(filepath.Base(b.Path))))
+		out = filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", experiment.FileName(filepath.Base(a.Path)), experiment.FileName(filepath.Base(b.Path))))
 	}
 	for _, in := range []*rundir.Run{a, b} {
 		if sameFile(out, in.Path) {
@@ -155,7 +156,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 // compareChart draws, for each charted metric, each variant's difference
 // B − A with its interval.
 func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
-	cw, err := newChartWriter(dir)
+	cw, err := experiment.NewChartWriter(dir)
 	if err != nil {
 		return err
 	}
@@ -167,7 +168,7 @@ func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
 			if c.Metric != m {
 				continue
 			}
-			if bar, ok := ciBar(c.Variant, c.Diff); ok {
+			if bar, ok := experiment.CIBar(c.Variant, c.Diff); ok {
 				bars = append(bars, bar)
 			} else {
 				left = append(left, c.Variant)
@@ -183,13 +184,13 @@ func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
 			unit = " (" + unit + ")"
 		}
 		spec := plots.Spec{Name: "diff_" + m, Kind: "bars", YLabel: fmt.Sprintf("%s, B - A%s", m, unit), Stat: "difference",
-			Interval: bootInterval, Note: leftOut(left, "no values")}
+			Interval: experiment.BootInterval, Note: experiment.LeftOut(left, "no values")}
 		// The points of a sweep make many bars with long labels: the
 		// chart takes the smallest size they fit.
 		var err error
 		for _, size := range []string{"column", "page", "tall"} {
 			spec.Size = size
-			if err = cw.draw(spec, plots.BarsTable(bars)); !errors.Is(err, plots.ErrNoFit) {
+			if err = cw.Draw(spec, plots.BarsTable(bars)); !errors.Is(err, plots.ErrNoFit) {
 				break
 			}
 		}
@@ -197,7 +198,7 @@ func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := cw.close(); err != nil {
+	if err := cw.Close(); err != nil {
 		return err
 	}
 	return errors.Join(errs...)

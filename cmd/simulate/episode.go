@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -78,7 +79,7 @@ func (o *drawOptions) load(s *session, nameOrPath string, extra []string) (*epis
 
 // draw makes the episode episode k of its variant under its seed.
 func (ep *episode) draw(k int) error {
-	streams, g, err := drawEpisode(ep.variant, ep.seed, k)
+	streams, g, err := experiment.DrawEpisode(ep.variant, ep.seed, k)
 	if err != nil {
 		return fmt.Errorf("%s: variant %s, episode %d: %w", ep.sc.Source, ep.variant.Name, k, err)
 	}
@@ -100,14 +101,6 @@ func findVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 		}
 	}
 	return nil, usagef("--variant %s: scenario %s has no such variant (allowed: %s)", name, sc.Name, strings.Join(variantNames(sc), ", "))
-}
-
-// drawEpisode returns the random streams and the task graph of episode k
-// under the master seed, exactly as scenarios.Evaluate draws them.
-func drawEpisode(v *scenarios.Variant, seed uint64, k int) (sim.Streams, *task.Graph, error) {
-	streams := sim.NewStreams(seed).Derive("episode", uint64(k))
-	g, err := v.Spec.Task.Draw(streams.New("task", 0))
-	return streams, g, err
 }
 
 // run runs the episode, keeping its trace when trace is set.

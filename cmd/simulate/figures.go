@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -48,7 +49,7 @@ func checkFigures(dir string, charts bool, sets []string) error {
 func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]string, error) {
 	var drawn []string
 	for _, f := range run.Files() {
-		if name, ok := strings.CutPrefix(f, chartsDir+"/"); ok && path.Ext(name) == ".svg" {
+		if name, ok := strings.CutPrefix(f, experiment.ChartsDir+"/"); ok && path.Ext(name) == ".svg" {
 			drawn = append(drawn, strings.TrimSuffix(name, ".svg"))
 		}
 	}
@@ -71,11 +72,11 @@ func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]strin
 	var wrote []string
 	for _, name := range want {
 		for _, ext := range figureExts {
-			data, err := os.ReadFile(run.Join(path.Join(chartsDir, name+ext)))
+			data, err := os.ReadFile(run.Join(path.Join(experiment.ChartsDir, name+ext)))
 			if err != nil {
 				return wrote, fmt.Errorf("--figures: %w", err)
 			}
-			to := filepath.Join(dir, fileName(sc.Name)+"_"+name+ext)
+			to := filepath.Join(dir, experiment.FileName(sc.Name)+"_"+name+ext)
 			if err := atomicfile.Write(to, data); err != nil {
 				return wrote, fmt.Errorf("--figures: %w", err)
 			}

@@ -5,8 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // stringsFlag is a flag that may be repeated; each use appends a value.
@@ -130,4 +133,66 @@ func (p *policyFlag) sets() []string {
 		return nil
 	}
 	return []string{"policy.file=" + p.file}
+}
+
+// outputOptions are the flags that run, train and sweep share: what to
+// run (--seed, --set), on how many workers, within which limits, and what
+// to write (--out, --charts, --figures). Each command embeds them.
+type outputOptions struct {
+	limits  limitOptions
+	figures string
+	seed    seedFlag
+	out     string
+	sets    stringsFlag
+	workers countFlag
+	charts  bool
+}
+
+// outputUsage is what a command says of the shared flags that mean
+// something of its own (its seed, its directory, its workers).
+type outputUsage struct{ seed, out, set, workers string }
+
+// flags defines the shared flags on fs.
+func (o *outputOptions) flags(fs *flag.FlagSet, u outputUsage) {
+	fs.Var(&o.seed, "seed", u.seed)
+	fs.StringVar(&o.out, "out", "", u.out)
+	fs.Var(&o.sets, "set", u.set)
+	fs.Var(&o.workers, "workers", u.workers)
+	fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+	o.limits.flags(fs)
+	addFiguresFlag(fs, &o.figures)
+}
+
+// check refuses shared flags that contradict each other or a --set, and
+// the command's own flags that stand for scenario values (extra) under a
+// --set of the same value.
+func (o *outputOptions) check(extra ...stand) error {
+	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
+		return err
+	}
+	return refuseReplaced(o.sets, append([]stand{o.seed.stand()}, extra...)...)
+}
+
+// workerCount is --workers, by default the number of CPUs.
+func (o *outputOptions) workerCount() int {
+	if o.workers == 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return int(o.workers)
+}
+
+// dir is --out, by default out/NAME<suffix>-seedS (see defaultOut).
+func (o *outputOptions) dir(sc *scenarios.Scenario, suffix string, seed uint64) string {
+	if o.out == "" {
+		return defaultOut(sc, suffix, seed)
+	}
+	return o.out
+}
+
+// seedOf is --seed, by default sc's seed.
+func (o *outputOptions) seedOf(sc *scenarios.Scenario) uint64 {
+	if o.seed.set {
+		return o.seed.v
+	}
+	return sc.Seed
 }

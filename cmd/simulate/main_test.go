@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/swarmsim/swarmsim/rundir"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/rundir"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,7 +85,7 @@ func firstDiff(a, b []byte) string {
 	return ""
 }
 
-func itoa(i int) string { return integer(i) }
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func readCSV(t *testing.T, path string) [][]string {
 	t.Helper()
@@ -117,7 +120,7 @@ func TestRunWritesAllFiles(t *testing.T) {
 	for _, want := range []string{"episodes.csv", "summary.csv",
 		"charts/finish_time.png", "charts/finish_time.svg", "charts/finish_time.pdf", "charts/finish_time.csv",
 		"charts/success_rate.png", "charts/agent_time.png",
-		"charts/timeline_" + fileName(m.Variants[0]) + ".pdf"} {
+		"charts/timeline_" + experiment.FileName(m.Variants[0]) + ".pdf"} {
 		assert.Contains(t, m.Files, want)
 	}
 	for _, f := range m.Files {
@@ -238,7 +241,7 @@ func TestRunRefusesCompleteDir(t *testing.T) {
 func TestRunFailureCleansUp(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, os.MkdirAll(out, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(out, chartsDir), []byte("in the way"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(out, experiment.ChartsDir), []byte("in the way"), 0o644))
 
 	_, stderr, code := simulate(t, "run", testScenario, "--episodes", "2", "--out", out)
 	assert.Equal(t, exitFail, code)
@@ -246,7 +249,7 @@ func TestRunFailureCleansUp(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(out, rundir.ManifestName))
 	assert.NoFileExists(t, filepath.Join(out, "episodes.csv"))
 	assert.NoFileExists(t, filepath.Join(out, "summary.csv"))
-	assert.FileExists(t, filepath.Join(out, chartsDir), "a file that the run did not write stays")
+	assert.FileExists(t, filepath.Join(out, experiment.ChartsDir), "a file that the run did not write stays")
 }
 
 func TestBadInput(t *testing.T) {
@@ -485,12 +488,17 @@ func TestTraceIsTheRunEpisode(t *testing.T) {
 				require.NoError(t, err)
 				res, err := ep.run(context.Background(), false)
 				require.NoError(t, err)
-				r := scenarios.Row{Variant: row[0], Episode: k, Metrics: res.Metrics}
-				for j, c := range episodeColumns {
-					if c.name == "comm_changed_outcome" || c.name == "reward" {
+				b, err := experiment.EpisodesCSV([]experiment.Row{{Variant: row[0], Episode: k, Metrics: res.Metrics}}, false)
+				require.NoError(t, err)
+				again, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+				require.NoError(t, err)
+				for j, name := range header {
+					if name == "comm_changed_outcome" || name == "reward" {
 						continue // from the replay and the reward section, not the episode
 					}
-					assert.Equal(t, row[j], c.value(&r), "%s episode %s: %s", row[0], row[1], header[j])
+					i := slices.Index(again[0], name)
+					require.GreaterOrEqual(t, i, 0, name)
+					assert.Equal(t, row[j], again[1][i], "%s episode %s: %s", row[0], row[1], name)
 				}
 			}
 		})
@@ -615,13 +623,6 @@ func TestParseFlagsInterspersed(t *testing.T) {
 	assert.True(t, *b)
 }
 
-func TestFileName(t *testing.T) {
-	assert.Equal(t, "team", fileName("team"))
-	assert.Equal(t, "a_b_c", fileName("a/b c"))
-	assert.Equal(t, "_..", fileName(".."))
-	assert.Equal(t, "_", fileName(""))
-}
-
 // TestRunSharedColumns: a run whose episodes share a server has the shared
 // columns in its tables and a chart of the time per call; a run without
 // keeps its tables as they were.
@@ -633,8 +634,8 @@ func TestRunSharedColumns(t *testing.T) {
 	eps, err := os.ReadFile(filepath.Join(out, "episodes.csv"))
 	require.NoError(t, err)
 	header, _, _ := strings.Cut(string(eps), "\n")
-	for _, c := range sharedColumns {
-		assert.Contains(t, header, ","+c.name)
+	for _, name := range []string{"served_calls", "call_latency", "serving_wait", "serving_queue_mean", "server_utilisation", "batch_mean", "output_rate", "tool_calls", "tool_wait"} {
+		assert.Contains(t, header, ","+name)
 	}
 	sum, err := os.ReadFile(filepath.Join(out, "summary.csv"))
 	require.NoError(t, err)
@@ -651,11 +652,11 @@ func TestRunSharedColumns(t *testing.T) {
 // count hand-off misses and duplicates, read from their own metrics; the
 // tables of other scenarios keep their columns.
 func TestHandoffColumns(t *testing.T) {
-	rows := []scenarios.Row{
+	rows := []experiment.Row{
 		{Variant: "a", Metrics: collective.Metrics{HandoffMisses: 2, Duplicates: 5}},
 		{Variant: "a", Metrics: collective.Metrics{HandoffMisses: 4, Duplicates: 1}},
 	}
-	b, err := episodesCSV(rows, true)
+	b, err := experiment.EpisodesCSV(rows, true)
 	require.NoError(t, err)
 	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
 	require.NoError(t, err)
@@ -663,7 +664,7 @@ func TestHandoffColumns(t *testing.T) {
 	assert.Equal(t, []string{"handoff_misses", "duplicates"}, recs[0][n-2:])
 	assert.Equal(t, []string{"2", "5"}, recs[1][n-2:])
 	assert.Equal(t, []string{"4", "1"}, recs[2][n-2:])
-	plain, err := episodesCSV(rows, false)
+	plain, err := experiment.EpisodesCSV(rows, false)
 	require.NoError(t, err)
 	plainRecs, err := csv.NewReader(bytes.NewReader(plain)).ReadAll()
 	require.NoError(t, err)
@@ -671,7 +672,7 @@ func TestHandoffColumns(t *testing.T) {
 		assert.Equal(t, recs[i][:n-2], plainRecs[i], "without a handoff section, the same table less the two columns")
 	}
 
-	b, err = summaryCSV(rows, scenarios.Summarize(rows), true)
+	b, err = experiment.SummaryCSV(rows, experiment.Summarize(rows), true)
 	require.NoError(t, err)
 	recs, err = csv.NewReader(bytes.NewReader(b)).ReadAll()
 	require.NoError(t, err)
@@ -745,23 +746,10 @@ func TestHelpNamesEveryColumn(t *testing.T) {
 		name = regexp.MustCompile(`^(actions|prob)_[a-z]+$`).ReplaceAllString(name, "${1}_<action>")
 		return regexp.MustCompile(`(^|[^a-z_<])` + regexp.QuoteMeta(name) + `($|[^a-z_>])`).MatchString(cmd.Long)
 	}
-	var run []string
-	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
-		for _, c := range cs {
-			run = append(run, c.name)
-		}
-	}
-	for _, ms := range [][]summaryMetric{summaryMetrics, sharedMetrics, handoffMetrics} {
-		for _, m := range ms {
-			run = append(run, m.name)
-		}
-	}
-	for _, name := range run {
+	for _, name := range experiment.RunColumnNames() {
 		assert.True(t, named(cmdRun, name), "simulate help run does not name %s", name)
 	}
-	for _, cs := range [][]iterationColumn{iterationColumns, handoffIterationColumns} {
-		for _, c := range cs {
-			assert.True(t, named(cmdTrain, c.name), "simulate help train does not name %s", c.name)
-		}
+	for _, name := range train.ColumnNames() {
+		assert.True(t, named(cmdTrain, name), "simulate help train does not name %s", name)
 	}
 }

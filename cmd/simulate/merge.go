@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 )
 
 var cmdMerge = &command{
@@ -94,7 +94,7 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	if err := recordSweepFiles(dir, plan, m.Records); err != nil {
 		return err
 	}
-	if err := writeSweepOutputs(ctx, s, dir, "", s.argv, plan, m.Records, o.charts); err != nil {
+	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{plan: plan, recs: m.Records, charts: o.charts}); err != nil {
 		return err
 	}
 	printSweepSummary(s.stdout, plan, m.Records)

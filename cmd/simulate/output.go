@@ -1,39 +1,27 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/experiment/sweep"
+	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 )
 
 // goVersion returns the Go release simulate was built with.
 func goVersion() string { return runtime.Version() }
 
-// startRun settles the seed of a loaded scenario (the flag's, else the
-// scenario's) and opens the run directory: out, or by default
-// out/NAME<suffix>-seedS.
-func startRun(sc *scenarios.Scenario, seedFlag seedFlag, out, suffix string, force bool) (uint64, *rundir.Dir, error) {
-	seed := sc.Seed
-	if seedFlag.set {
-		seed = seedFlag.v
-	}
-	if out == "" {
-		out = defaultOut(sc, suffix, seed)
-	}
-	dir, err := createDir(out, force)
-	return seed, dir, err
-}
-
 // resumable names the identity files of the work that resumes in its
 // directory, and what each work is.
 var resumable = []struct{ file, what, clear string }{
-	{trainIdentityFile, "training", "simulate train --force"},
+	{train.IdentityFile, "training", "simulate train --force"},
 	{sweep.PlanFile, "sweep", "simulate sweep --fresh"},
 }
 
@@ -54,7 +42,7 @@ func createDir(out string, force bool) (*rundir.Dir, error) {
 // defaultOut is the directory of a run without --out:
 // out/NAME<suffix>-seedS.
 func defaultOut(sc *scenarios.Scenario, suffix string, seed uint64) string {
-	return filepath.Join("out", fmt.Sprintf("%s%s-seed%d", fileName(sc.Name), suffix, seed))
+	return filepath.Join("out", fmt.Sprintf("%s%s-seed%d", experiment.FileName(sc.Name), suffix, seed))
 }
 
 // newManifest returns the manifest of a run of sc: what every kind of
@@ -145,4 +133,38 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
+}
+
+// drawCharts draws charts into dir/charts with a progress bar: a chart
+// that cannot be drawn is left out with a warning, which waits until the
+// bar is gone, after the warnings given. Without charts it makes no
+// charts directory.
+func drawCharts(ctx context.Context, s *session, dir *rundir.Dir, charts []experiment.Chart, warnings []string) (err error) {
+	if len(charts) == 0 {
+		for _, w := range warnings {
+			s.warnf("%s", w)
+		}
+		return nil
+	}
+	cw, err := experiment.NewChartWriter(dir)
+	if err != nil {
+		return err
+	}
+	bar := newProgress(s.stderr, "charts", len(charts))
+	defer func() {
+		bar.finish(err == nil)
+		for _, w := range warnings {
+			s.warnf("%s", w)
+		}
+	}()
+	for _, c := range charts {
+		if err := c.Draw(cw); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
+		}
+		bar.increment()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return cw.Close()
 }

@@ -12,9 +12,10 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 )
 
 var cmdPlot = &command{
@@ -70,7 +71,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	if err != nil {
 		return err
 	}
-	index := path.Join(chartsDir, chartIndex)
+	index := path.Join(experiment.ChartsDir, experiment.ChartIndex)
 	if r.Manifest.Kind == rundir.KindFit {
 		return fmt.Errorf("%s is a fit directory, whose CDF charts have no index to redraw them from; run simulate fit again to draw them", r.Path)
 	}
@@ -90,7 +91,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	}
 	out := o.out
 	if out == "" {
-		out = r.Join(chartsDir)
+		out = r.Join(experiment.ChartsDir)
 	}
 	// The charts directory is not a run directory: it has no manifest, and
 	// redrawing into it again is expected. A complete directory is not
@@ -99,7 +100,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		return fmt.Errorf("--out %s holds a complete directory (%s), which plot does not write into; choose another --out", out, rundir.ManifestName)
 	}
 	// Another directory's charts are its own: its manifest lists them.
-	if owner := filepath.Dir(filepath.Clean(out)); filepath.Base(filepath.Clean(out)) == chartsDir && !sameFile(owner, r.Path) {
+	if owner := filepath.Dir(filepath.Clean(out)); filepath.Base(filepath.Clean(out)) == experiment.ChartsDir && !sameFile(owner, r.Path) {
 		if _, err := os.Stat(filepath.Join(owner, rundir.ManifestName)); err == nil {
 			return fmt.Errorf("--out %s holds the charts of the complete directory %s, which plot would replace with those of %s; choose another --out", out, owner, r.Path)
 		}
@@ -110,7 +111,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	tables := make([]plots.Table, len(specs))
 	drawn := make([]*plot.Plot, len(specs))
 	for i := range specs {
-		t, err := r.Table(path.Join(chartsDir, specs[i].Name+".csv"))
+		t, err := r.Table(path.Join(experiment.ChartsDir, specs[i].Name+".csv"))
 		if err != nil {
 			return err
 		}
@@ -126,16 +127,16 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	if err != nil {
 		return err
 	}
-	cw := &chartWriter{dir: dir, formats: formats}
+	cw := experiment.NewFormatsWriter(dir, formats)
 	for i := range specs {
-		if err := cw.save(specs[i], drawn[i], tables[i]); err != nil {
+		if err := cw.Save(specs[i], drawn[i], tables[i]); err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
-	if err := cw.close(); err != nil {
+	if err := cw.Close(); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.stdout, "drew %d charts of %s\nwrote %s\n", len(specs), r.Path, filepath.Clean(out))

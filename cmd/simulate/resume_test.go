@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/swarmsim/swarmsim/experiment/train"
 )
 
 // resumeArgs is a training of a few seconds: long enough to be killed in
@@ -42,7 +43,7 @@ func TestTrainResumesAfterKill(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatal("no checkpoint after 60 s")
 		case <-time.After(20 * time.Millisecond):
-			parts, _ := filepath.Glob(filepath.Join(killed, checkpointDir, "*.gob"))
+			parts, _ := filepath.Glob(filepath.Join(killed, train.CheckpointDir, "*.gob"))
 			waiting = len(parts) == 0
 		}
 	}
@@ -56,7 +57,7 @@ func TestTrainResumesAfterKill(t *testing.T) {
 	again.Stderr = &stderr
 	require.NoError(t, again.Run(), stderr.String())
 	assert.Contains(t, stderr.String(), "simulate train: resuming "+killed+": ")
-	assert.NoDirExists(t, filepath.Join(killed, checkpointDir), "a complete result keeps no checkpoints")
+	assert.NoDirExists(t, filepath.Join(killed, train.CheckpointDir), "a complete result keeps no checkpoints")
 
 	whole := filepath.Join(root, "whole")
 	mustSimulate(t, resumeArgs(whole)...)

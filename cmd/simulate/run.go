@@ -5,12 +5,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/swarmsim/swarmsim/rundir"
-	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -95,41 +94,31 @@ there at most every 30 seconds.`,
 	simulate run latency-pressure --policy out/latency-pressure-train-seed1/policies/high-seed1.json`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &runOptions{}
-		fs.Var(&o.seed, "seed", "the master seed `S` (default: the scenario's seed)")
+		o.outputOptions.flags(fs, outputUsage{
+			seed:    "the master seed `S` (default: the scenario's seed)",
+			out:     "write the run into directory `DIR` (default: out/SCENARIO-seedS)",
+			set:     "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated",
+			workers: "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it",
+		})
 		fs.Var(&o.episodes, "episodes", "run `N` episodes per variant (default: the scenario's episodes)")
-		fs.StringVar(&o.out, "out", "", "write the run into directory `DIR` (default: out/SCENARIO-seedS)")
-		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated")
-		fs.Var(&o.workers, "workers", "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
-		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
-		o.limits.flags(fs)
-		addFiguresFlag(fs, &o.figures)
 		o.policy.flags(fs)
 		return o.run
 	},
 }
 
 type runOptions struct {
-	limits   limitOptions
+	outputOptions
 	policy   policyFlag
-	figures  string
-	seed     seedFlag
 	episodes countFlag
-	out      string
-	sets     stringsFlag
-	workers  countFlag
 	force    bool
-	charts   bool
 }
 
 func (o *runOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
-	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
-		return err
-	}
-	if err := refuseReplaced(o.sets, o.seed.stand(), stand{"--episodes", "episodes", o.episodes > 0}, o.policy.stand()); err != nil {
+	if err := o.check(stand{"--episodes", "episodes", o.episodes > 0}, o.policy.stand()); err != nil {
 		return err
 	}
 	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
@@ -146,16 +135,14 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if o.episodes > 0 {
 		episodes = int(o.episodes)
 	}
-	workers := int(o.workers)
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := o.workerCount()
 	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc, false), min(workers, len(sc.Variants)*episodes))
 	if err != nil {
 		return err
 	}
 	defer func() { err = done(err) }()
-	seed, dir, err := startRun(sc, o.seed, o.out, "", o.force)
+	seed := o.seedOf(sc)
+	dir, err := createDir(o.dir(sc, "", seed), o.force)
 	if err != nil {
 		return err
 	}
@@ -165,17 +152,17 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		}
 	}()
 
-	rows, err := evaluate(ctx, s, sc, scenarios.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers, MaxEvents: o.limits.events()})
+	rows, err := evaluate(ctx, s, sc, experiment.EvalOptions{Episodes: episodes, Seed: &seed, Workers: workers, MaxEvents: o.limits.events(), Trace: o.charts})
 	if err != nil {
 		return err
 	}
-	sums := scenarios.Summarize(rows)
-	handoff := usesHandoff(variantSpecs(sc)...)
-	if err := writeTables(dir, rows, sums, handoff); err != nil {
+	sums := experiment.Summarize(rows)
+	handoff := experiment.UsesHandoff(experiment.VariantSpecs(sc)...)
+	if err := experiment.WriteTables(dir, rows, sums, handoff); err != nil {
 		return err
 	}
 	if o.charts {
-		if err := writeCharts(ctx, s, dir, sc, seed, o.limits.events(), sums); err != nil {
+		if err := drawCharts(ctx, s, dir, experiment.RunCharts(sc, rows, sums), nil); err != nil {
 			return err
 		}
 	}
@@ -194,13 +181,13 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 
 // evaluate runs every variant of sc for episodes episodes and returns the
 // rows ordered by variant (in scenario order) and episode.
-func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, opt scenarios.EvalOptions) ([]scenarios.Row, error) {
+func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, opt experiment.EvalOptions) ([]experiment.Row, error) {
 	bar := newProgress(s.stderr, "episodes", len(sc.Variants)*opt.Episodes)
 	var (
 		mu   sync.Mutex // emit may be called from several workers
-		rows []scenarios.Row
+		rows []experiment.Row
 	)
-	err := scenarios.Evaluate(ctx, sc, opt, func(r scenarios.Row) error {
+	err := experiment.Evaluate(ctx, sc, opt, func(r experiment.Row) error {
 		mu.Lock()
 		rows = append(rows, r)
 		mu.Unlock()
@@ -215,7 +202,7 @@ func evaluate(ctx context.Context, s *session, sc *scenarios.Scenario, opt scena
 	for i, v := range sc.Variants {
 		order[v.Name] = i
 	}
-	slices.SortFunc(rows, func(a, b scenarios.Row) int {
+	slices.SortFunc(rows, func(a, b experiment.Row) int {
 		return cmp.Or(cmp.Compare(order[a.Variant], order[b.Variant]), cmp.Compare(a.Episode, b.Episode))
 	})
 	return rows, nil
@@ -227,20 +214,4 @@ func variantNames(sc *scenarios.Scenario) []string {
 		names[i] = v.Name
 	}
 	return names
-}
-
-// fileName turns a name into one safe in a file name: letters, digits,
-// '-', '_' and '.' are kept, anything else becomes '_'.
-func fileName(name string) string {
-	s := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, name)
-	if s == "" || strings.Trim(s, ".") == "" {
-		s = "_" + s
-	}
-	return s
 }

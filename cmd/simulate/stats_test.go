@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -66,7 +67,7 @@ func TestBandsInsideTheirDomain(t *testing.T) {
 					perSeed[r[0]+"/"+r[2]+"/"+name] = append(perSeed[r[0]+"/"+r[2]+"/"+name], parse(t, r[c]))
 				}
 			}
-			specs, err := plots.ParseSpecs("charts.json", readFile(t, filepath.Join(out, "charts", chartIndex)))
+			specs, err := plots.ParseSpecs("charts.json", readFile(t, filepath.Join(out, "charts", experiment.ChartIndex)))
 			require.NoError(t, err)
 			banded := 0
 			for _, sp := range specs {
@@ -117,7 +118,7 @@ func TestSuccessChartAtTheEnds(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 5, 30, 300, 1000} {
 		var bars []plots.Bar
 		for _, k := range []int{0, n} {
-			b, ok := ciBar(fmt.Sprintf("%d of %d", k, n), stats.Wilson(k, n))
+			b, ok := experiment.CIBar(fmt.Sprintf("%d of %d", k, n), stats.Wilson(k, n))
 			require.True(t, ok)
 			bars = append(bars, b)
 		}
@@ -210,15 +211,15 @@ func sameCharts(t *testing.T, dir, d2 string) {
 func TestPlotLeavesNothingHalfDrawn(t *testing.T) {
 	run := filepath.Join(t.TempDir(), "run")
 	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run)
-	index := filepath.Join(run, chartsDir, chartIndex)
+	index := filepath.Join(run, experiment.ChartsDir, experiment.ChartIndex)
 	specs, err := plots.ParseSpecs(index, readFile(t, index))
 	require.NoError(t, err)
 	require.Greater(t, len(specs), 1)
-	bad := filepath.Join(run, chartsDir, specs[len(specs)-1].Name+".csv") // the last drawn
+	bad := filepath.Join(run, experiment.ChartsDir, specs[len(specs)-1].Name+".csv") // the last drawn
 	require.NoError(t, os.WriteFile(bad, []byte("a,b\n1,2,3\n"), 0o644))
 	svgs := map[string]string{}
 	for _, sp := range specs[:len(specs)-1] {
-		name := filepath.Join(run, chartsDir, sp.Name+".svg")
+		name := filepath.Join(run, experiment.ChartsDir, sp.Name+".svg")
 		svgs[name] = string(readFile(t, name))
 	}
 
@@ -399,7 +400,9 @@ func TestCompareSweeps(t *testing.T) {
 		{[]string{"compare", a, shard}, shard + " is one shard's table, without the sweep's sweep.json: compare the directory 'simulate merge' writes from the shards"},
 		{[]string{"compare", a, b}, trials + ": 11 trials, and the manifest lists 12 trial records: the file was cut short or edited"},
 	} {
-		_, stderr, code := simulate(t, tc.args...)
+		// Under the test's own directory, not the default out/ of the
+		// working directory, should the comparison not fail.
+		_, stderr, code := simulate(t, append(tc.args, "--out", filepath.Join(t.TempDir(), "cmp"))...)
 		assert.Equal(t, exitFail, code, "%v", tc.args)
 		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}

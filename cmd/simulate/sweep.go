@@ -11,14 +11,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"text/tabwriter"
 
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/models/policy"
-	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -105,45 +104,35 @@ sweeps about 1.5 times faster.`,
 	simulate merge $SCRATCH/my-sweep --out results/my-sweep`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &sweepOptions{}
-		fs.Var(&o.seed, "seed", "the first seed `S` of every point (default: the scenario's seed)")
-		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/SCENARIO-sweep-seedS)")
-		fs.Var(&o.sets, "set", "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated")
-		fs.Var(&o.workers, "workers", "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it")
+		o.outputOptions.flags(fs, outputUsage{
+			seed:    "the first seed `S` of every point (default: the scenario's seed)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS)",
+			set:     "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated",
+			workers: "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it",
+		})
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n`: the trials j with j mod n = i")
 		fs.Var(&o.shards, "shards", "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
 		fs.StringVar(&o.variant, "variant", "", "run only the trials of variant `V`")
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
-		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
-		o.limits.flags(fs)
-		addFiguresFlag(fs, &o.figures)
 		return o.run
 	},
 }
 
 type sweepOptions struct {
-	limits    limitOptions
-	figures   string
-	seed      seedFlag
-	out       string
-	sets      stringsFlag
-	workers   countFlag
+	outputOptions
 	shard     string
 	shards    countFlag
 	variant   string
 	fresh     bool
 	trialDirs bool
-	charts    bool
 }
 
 func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err error) {
 	if len(args) != 1 {
 		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
-	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
-		return err
-	}
-	if err := refuseReplaced(o.sets, o.seed.stand()); err != nil {
+	if err := o.check(); err != nil {
 		return err
 	}
 	if o.shard != "" {
@@ -165,10 +154,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := refuseUnread(o.sets, sc.Sweep.Command, true); err != nil {
 		return err
 	}
-	seed := sc.Seed
-	if o.seed.set {
-		seed = o.seed.v
-	}
+	seed := o.seedOf(sc)
 	plan, trials, err := sweep.NewPlan(sc, seed, o.variant)
 	if err != nil {
 		return err
@@ -181,19 +167,13 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 			work = append(work, w)
 		}
 	}
-	workers := int(o.workers)
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := o.workerCount()
 	ctx, done, err := o.limits.start(ctx, sc, work, min(workers, len(work)))
 	if err != nil {
 		return err
 	}
 	defer func() { err = done(err) }()
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", fmt.Sprintf("%s-sweep-seed%d", fileName(sc.Name), seed))
-	}
+	out := o.dir(sc, "-sweep", seed)
 	dir, err := sweep.Prepare(out, plan, o.fresh)
 	if err != nil {
 		return err
@@ -211,7 +191,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.trialDirs {
 		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, t, oc) }
 	}
-	err = sweep.Execute(ctx, out, plan, sc, trials, st.Pending, opt)
+	err = sweep.Execute(ctx, &sweep.Work{Dir: out, Plan: plan, Scenario: sc, Trials: trials}, st.Pending, opt)
 	bar.finish(err == nil)
 	if err != nil {
 		if after, cerr := sweep.Check(out, plan, shard); cerr == nil {
@@ -248,7 +228,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err != nil {
 			return err
 		}
-		if err := writeSweepOutputs(ctx, s, sdir, sc.Source, s.argv, plan, mine, false); err != nil {
+		if err := writeSweepOutputs(ctx, s, sdir, sweepOutputs{source: sc.Source, plan: plan, recs: mine}); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
@@ -258,7 +238,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
 		return err
 	}
-	if err := writeSweepOutputs(ctx, s, dir, sc.Source, s.argv, plan, mine, o.charts); err != nil {
+	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts}); err != nil {
 		return err
 	}
 	printSweepSummary(s.stdout, plan, mine)
@@ -282,7 +262,7 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 		}
 		return rundir.WriteFile(filepath.Join(d, "iterations.csv"), sweep.IterationsCSV(oc.Iterations))
 	}
-	b, err := episodesCSV(oc.Rows, usesHandoff(&t.Variant.Spec))
+	b, err := experiment.EpisodesCSV(oc.Rows, experiment.UsesHandoff(&t.Variant.Spec))
 	if err != nil {
 		return err
 	}
@@ -315,9 +295,20 @@ func recordSweepFiles(dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.
 	return nil
 }
 
-// writeSweepOutputs writes trials.csv of recs, the charts (if wanted) and
-// the manifest into dir.
-func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source string, argv []string, plan *sweep.Plan, recs map[string]*sweep.Record, charts bool) error {
+// sweepOutputs are what a sweep's tables, charts and manifest are written
+// from: the scenario's source ("" for a merge), the plan and its records,
+// and whether to draw the charts.
+type sweepOutputs struct {
+	source string
+	plan   *sweep.Plan
+	recs   map[string]*sweep.Record
+	charts bool
+}
+
+// writeSweepOutputs writes trials.csv of the records, the charts (if
+// wanted) and the manifest into dir.
+func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out sweepOutputs) error {
+	plan, recs := out.plan, out.recs
 	// Written again over a complete result (a sweep run again, a merge
 	// into its own output), the old manifest goes first, so that the
 	// directory is never complete with tables it does not describe, and
@@ -326,7 +317,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 	if err := dir.Remove(rundir.ManifestName); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(dir.Join(chartsDir)); err != nil {
+	if err := os.RemoveAll(dir.Join(experiment.ChartsDir)); err != nil {
 		return err
 	}
 	if err := dir.Write("trials.csv", sweep.Table(plan, recs)); err != nil {
@@ -335,7 +326,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 	if err := dir.Write("summary.csv", sweep.SummaryTable(plan, sweep.Summarize(plan, recs))); err != nil {
 		return err
 	}
-	if charts {
+	if out.charts {
 		if err := writeSweepCharts(ctx, s, dir, plan, recs); err != nil {
 			return err
 		}
@@ -344,7 +335,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 		Kind:            rundir.KindSweep,
 		Scenario:        plan.Scenario,
 		Description:     plan.Description,
-		Source:          source,
+		Source:          out.source,
 		Hash:            plan.ScenarioHash,
 		Seed:            plan.Seed,
 		Episodes:        plan.Episodes,
@@ -352,54 +343,20 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, source 
 		Variants:        plan.Variants,
 		SwarmsimVersion: version(),
 		GoVersion:       goVersion(),
-		Command:         argv,
+		Command:         s.argv,
 		Resolved:        plan.Resolved,
 	})
 }
 
 // writeSweepCharts draws the charts of sweep.Charts into dir/charts. A
 // chart that cannot be drawn is left out with a warning.
-func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.Record) (err error) {
+func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.Record) error {
 	charts, warnings := sweep.Charts(plan, recs)
-	if len(charts) == 0 {
-		for _, w := range warnings {
-			s.warnf("%s", w)
-		}
-		return nil
+	draw := make([]experiment.Chart, len(charts))
+	for i := range charts {
+		draw[i] = experiment.Chart{Name: charts[i].Name, Draw: charts[i].Draw}
 	}
-	cw, err := newChartWriter(dir)
-	if err != nil {
-		return err
-	}
-	bar := newProgress(s.stderr, "charts", len(charts))
-	defer func() {
-		bar.finish(err == nil)
-		for _, w := range warnings {
-			s.warnf("%s", w)
-		}
-	}()
-	for _, c := range charts {
-		var err error
-		if c.Grid != nil {
-			spec := plots.Spec{Name: c.Name, Kind: "heatmap", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
-			err = cw.draw(spec, plots.GridTable(*c.Grid))
-			if err != nil && spec.Annotate {
-				spec.Annotate = false // values too wide for the cells
-				err = cw.draw(spec, plots.GridTable(*c.Grid))
-			}
-		} else {
-			spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
-			err = cw.draw(spec, plots.LinesTable(c.Series))
-		}
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
-		}
-		bar.increment()
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	return cw.close()
+	return drawCharts(ctx, s, dir, draw, warnings)
 }
 
 // maxSummaryRows bounds the table printed at the end of a sweep.

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swarmsim/swarmsim/scenarios/sweep"
+	"github.com/swarmsim/swarmsim/experiment/sweep"
 )
 
 // The sweep tests run simulate as separate processes, as a cluster would:

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 
+	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -64,12 +64,22 @@ type Options struct {
 	MaxEvents uint64
 }
 
-// Execute runs the trials listed in pending (indices into trials, which
-// must be the plan's trials) on a pool of workers and writes each one's
-// record into dir as soon as it is done. It stops at the first failure,
-// or when ctx is done; the records written so far stay, so that running
-// the rest later completes the sweep.
-func Execute(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario, trials []scenarios.Trial, pending []int, opt Options) error {
+// Work is a sweep to run: the directory its records go to, its plan, the
+// scenario, and the trials (those of the plan, in order).
+type Work struct {
+	Dir      string
+	Plan     *Plan
+	Scenario *scenarios.Scenario
+	Trials   []scenarios.Trial
+}
+
+// Execute runs the trials of w listed in pending (indices into w.Trials)
+// on a pool of workers and writes each one's record into w.Dir as soon as
+// it is done. It stops at the first failure, or when ctx is done; the
+// records written so far stay, so that running the rest later completes
+// the sweep.
+func Execute(ctx context.Context, w *Work, pending []int, opt Options) error {
+	plan, trials := w.Plan, w.Trials
 	if len(trials) != len(plan.Trials) {
 		return fmt.Errorf("sweep: %d trials for a plan of %d", len(trials), len(plan.Trials))
 	}
@@ -77,69 +87,30 @@ func Execute(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	var (
-		mu       sync.Mutex
-		firstErr error
-		firstAt  = len(trials)
-	)
-	fail := func(j int, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		// Keep the failure of the earliest trial, not the cancellations
-		// it caused in others.
-		if errors.Is(err, context.Canceled) && firstErr != nil {
-			return
+	// The pool reports the failure of the earliest trial, not the
+	// cancellations it caused in others.
+	return pool.Run(ctx, len(pending), workers, func(ctx context.Context, _, i int) error {
+		j := pending[i]
+		t := &trials[j]
+		if t.ID != plan.Trials[j].ID {
+			return fmt.Errorf("sweep: trial %d is %s in the plan but %s here", j, plan.Trials[j].ID, t.ID)
 		}
-		if firstErr == nil || j < firstAt || errors.Is(firstErr, context.Canceled) {
-			firstErr, firstAt = err, j
-		}
-		cancel()
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(pending)) {
-		wg.Go(func() {
-			for j := range next {
-				if ctx.Err() != nil {
-					continue
-				}
-				t := &trials[j]
-				if t.ID != plan.Trials[j].ID {
-					fail(j, fmt.Errorf("sweep: trial %d is %s in the plan but %s here", j, plan.Trials[j].ID, t.ID))
-					continue
-				}
-				if err := runOne(ctx, dir, plan, sc, t, opt); err != nil {
-					if !errors.Is(err, context.Canceled) {
-						err = fmt.Errorf("trial %s (%s): %w", t.ID, plan.Describe(j), err)
-					}
-					fail(j, err)
-					continue
-				}
-				if opt.Finished != nil {
-					opt.Finished(t)
-				}
+		if err := runOne(ctx, w, t, opt); err != nil {
+			if !errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("trial %s (%s): %w", t.ID, plan.Describe(j), err)
 			}
-		})
-	}
-	for _, j := range pending {
-		if ctx.Err() != nil {
-			break
+			return err
 		}
-		next <- j
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
+		if opt.Finished != nil {
+			opt.Finished(t)
+		}
+		return nil
+	})
 }
 
-func runOne(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario, t *scenarios.Trial, opt Options) error {
-	o, err := RunTrial(ctx, sc, t, opt.MaxEvents)
+// runOne runs trial t of w and writes its record.
+func runOne(ctx context.Context, w *Work, t *scenarios.Trial, opt Options) error {
+	o, err := RunTrial(ctx, w.Scenario, t, opt.MaxEvents)
 	if err != nil {
 		return err
 	}
@@ -148,5 +119,5 @@ func runOne(ctx context.Context, dir string, plan *Plan, sc *scenarios.Scenario,
 			return err
 		}
 	}
-	return writeRecord(dir, newRecord(plan, t.Index, o.Metrics))
+	return writeRecord(w.Dir, newRecord(w.Plan, t.Index, o.Metrics))
 }

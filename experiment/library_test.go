@@ -1,4 +1,4 @@
-package scenarios_test
+package experiment_test
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/stats"
 
 	"github.com/stretchr/testify/assert"
@@ -28,21 +29,21 @@ import (
 
 // runLibrary evaluates a library scenario and returns its rows by variant
 // and its summaries by variant.
-func runLibrary(t *testing.T, name string, shortEpisodes int) (map[string][]scenarios.Row, map[string]scenarios.Summary) {
+func runLibrary(t *testing.T, name string, shortEpisodes int) (map[string][]experiment.Row, map[string]experiment.Summary) {
 	t.Helper()
 	sc, err := scenarios.Load(name, nil)
 	require.NoError(t, err)
-	opt := scenarios.EvalOptions{Workers: 4}
+	opt := experiment.EvalOptions{Workers: 4}
 	if testing.Short() {
 		opt.Episodes = shortEpisodes
 	}
-	rows := evaluate(t, sc, scenarios.EvalOptions{Workers: 4})
-	byVariant := map[string][]scenarios.Row{}
+	rows := evaluate(t, sc, experiment.EvalOptions{Workers: 4})
+	byVariant := map[string][]experiment.Row{}
 	for _, r := range rows {
 		byVariant[r.Variant] = append(byVariant[r.Variant], r)
 	}
-	sums := map[string]scenarios.Summary{}
-	for _, s := range scenarios.Summarize(rows) {
+	sums := map[string]experiment.Summary{}
+	for _, s := range experiment.Summarize(rows) {
 		sums[s.Variant] = s
 		t.Logf("%-12s n=%d success=%.3f [%.3f, %.3f]  finish(acceptable)=%.1f min [%.1f, %.1f]  finish(all)=%.1f min  agent time=%.1f min  comm changed=%d",
 			s.Variant, s.N, s.Success.Value, s.Success.Lo, s.Success.Hi,
@@ -54,7 +55,7 @@ func runLibrary(t *testing.T, name string, shortEpisodes int) (map[string][]scen
 
 // pairedFinish returns the mean of b's finish time minus a's, episode by
 // episode, in minutes, with its interval.
-func pairedFinish(a, b []scenarios.Row) stats.Interval {
+func pairedFinish(a, b []experiment.Row) stats.Interval {
 	d := make([]float64, len(a))
 	for k := range a {
 		d[k] = (b[k].Metrics.Finish - a[k].Metrics.Finish).Minutes()
@@ -64,7 +65,7 @@ func pairedFinish(a, b []scenarios.Row) stats.Interval {
 
 // successGapLo is a 95% lower bound on the success rate of a minus that
 // of b (Wald interval of a difference of two proportions).
-func successGapLo(a, b scenarios.Summary) float64 {
+func successGapLo(a, b experiment.Summary) float64 {
 	pa, pb := a.Success.Value, b.Success.Value
 	se := math.Sqrt(pa*(1-pa)/float64(a.N) + pb*(1-pb)/float64(b.N))
 	return pa - pb - 1.959963984540054*se
@@ -282,16 +283,16 @@ func TestLibraryContention(t *testing.T) {
 		t.Skip("a statistical claim over the scenario's 40 episodes; runs without -short")
 	}
 	teams := []string{"agents-1", "agents-2", "agents-4", "agents-8", "agents-16", "agents-32"}
-	run := func(sets ...string) map[string][]scenarios.Row {
+	run := func(sets ...string) map[string][]experiment.Row {
 		sc, err := scenarios.Load("contention", sets)
 		require.NoError(t, err)
-		byVariant := map[string][]scenarios.Row{}
-		for _, r := range evaluate(t, sc, scenarios.EvalOptions{Workers: 4}) {
+		byVariant := map[string][]experiment.Row{}
+		for _, r := range evaluate(t, sc, experiment.EvalOptions{Workers: 4}) {
 			byVariant[r.Variant] = append(byVariant[r.Variant], r)
 		}
 		return byVariant
 	}
-	mean := func(rows []scenarios.Row) float64 {
+	mean := func(rows []experiment.Row) float64 {
 		s := 0.0
 		for _, r := range rows {
 			s += r.Metrics.Finish.Minutes()

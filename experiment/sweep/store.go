@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -81,8 +79,14 @@ func ReadPlan(dir string) (*Plan, error) {
 	return p, nil
 }
 
+// records are the trial records of the sweep in dir, by trial ID: the
+// units a sweep resumes from.
+func records(dir string) experiment.Units {
+	return experiment.Units{Dir: dir, Sub: TrialsDir, Ext: ".json"}
+}
+
 // RecordPath returns the path of a trial's record in dir.
-func RecordPath(dir, id string) string { return filepath.Join(dir, TrialsDir, id+".json") }
+func RecordPath(dir, id string) string { return records(dir).Path(id) }
 
 // TrialDir returns the directory of a trial's own outputs in dir.
 func TrialDir(dir, id string) string { return filepath.Join(dir, TrialsDir, id) }
@@ -100,24 +104,20 @@ func (iv Invalid) String() string { return fmt.Sprintf("%s: %v", iv.Path, iv.Err
 // as invalid; hidden temporary files (left by a killed process) and other
 // names are ignored.
 func ReadRecords(dir string, plan *Plan) (map[string]*Record, []Invalid, error) {
-	entries, err := os.ReadDir(filepath.Join(dir, TrialsDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]*Record{}, nil, nil
-	}
+	units := records(dir)
+	ids, err := units.Keys()
 	if err != nil {
 		return nil, nil, err
 	}
 	index := plan.index()
 	recs := make(map[string]*Record)
 	var bad []Invalid
-	for _, e := range entries {
-		name := e.Name()
-		id, ok := strings.CutSuffix(name, ".json")
-		if !ok || !idRE.MatchString(id) || e.IsDir() {
+	for _, id := range ids {
+		if !idRE.MatchString(id) {
 			continue
 		}
-		path := filepath.Join(dir, TrialsDir, name)
-		data, err := os.ReadFile(path)
+		path := units.Path(id)
+		data, err := units.Get(id)
 		if err != nil {
 			bad = append(bad, Invalid{path, err})
 			continue
@@ -137,19 +137,19 @@ func ReadRecords(dir string, plan *Plan) (map[string]*Record, []Invalid, error) 
 
 // writeRecord writes r into dir atomically.
 func writeRecord(dir string, r *Record) error {
-	return rundir.WriteFile(RecordPath(dir, r.ID), r.marshal())
+	return records(dir).Put(r.ID, r.marshal())
 }
 
-// CopyRecords writes the records into d's trials/ as parts, skipping
-// files that already hold the same bytes.
+// CopyRecords writes the records into d's trials/, skipping files that
+// already hold the same bytes.
 func CopyRecords(d *rundir.Dir, recs []*Record) error {
+	units := records(d.Path())
 	for _, r := range recs {
-		name := path.Join(TrialsDir, r.ID+".json")
 		data := r.marshal()
-		if old, err := d.ReadPart(name); err == nil && bytes.Equal(old, data) {
+		if old, err := units.Get(r.ID); err == nil && bytes.Equal(old, data) {
 			continue
 		}
-		if err := d.WritePart(name, data); err != nil {
+		if err := units.Put(r.ID, data); err != nil {
 			return err
 		}
 	}

@@ -203,7 +203,7 @@ func runAll(t *testing.T, dir string, sc *scenarios.Scenario, workers int, shard
 	require.NoError(t, err)
 	st, err := Check(dir, p, shard)
 	require.NoError(t, err)
-	require.NoError(t, Execute(context.Background(), dir, p, sc, trials, st.Pending, Options{Workers: workers}))
+	require.NoError(t, Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, st.Pending, Options{Workers: workers}))
 	recs, bad, err := ReadRecords(dir, p)
 	require.NoError(t, err)
 	require.Empty(t, bad)
@@ -245,7 +245,7 @@ func TestExecuteResumeMerge(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 3, 5, 7}, st.Pending)
 	require.Len(t, st.Invalid, 1)
 	var ran atomic.Int32
-	require.NoError(t, Execute(context.Background(), dir, p, sc, trials, st.Pending, Options{Workers: 2, Finished: func(*scenarios.Trial) { ran.Add(1) }}))
+	require.NoError(t, Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, st.Pending, Options{Workers: 2, Finished: func(*scenarios.Trial) { ran.Add(1) }}))
 	assert.EqualValues(t, 5, ran.Load())
 	recs, _, err := ReadRecords(dir, p)
 	require.NoError(t, err)
@@ -273,7 +273,7 @@ func TestExecuteStopsOnCancel(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	var n atomic.Int32
-	err = Execute(ctx, dir, p, sc, trials, []int{0, 1, 2, 3, 4, 5, 6, 7}, Options{Workers: 1, Finished: func(*scenarios.Trial) {
+	err = Execute(ctx, &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, []int{0, 1, 2, 3, 4, 5, 6, 7}, Options{Workers: 1, Finished: func(*scenarios.Trial) {
 		if n.Add(1) == 2 {
 			cancel()
 		}

@@ -2,14 +2,15 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/swarmsim/swarmsim/stats"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // Chart is one chart of a sweep's results, as data for package plots: a
@@ -136,6 +137,7 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 		}
 		for _, m := range plan.Metrics {
 			label, scale := metricLabel(m)
+			md := metricData{plan, rs, m, scale}
 			for a := range plan.Grid {
 				if !numeric[a] {
 					continue
@@ -147,7 +149,7 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 				case len(plan.Grid) == 2 && len(plan.Grid[1-a].Values) <= plots.MaxSeries:
 					other = 1 - a
 				}
-				series := lineSeries(plan, rs, m, scale, a, other)
+				series := md.lineSeries(a, other)
 				if len(series) == 0 {
 					warnings = append(warnings, fmt.Sprintf("chart %s_vs_%s%s left out: no finite values", m, chartName(plan.Grid[a].Path), suffix))
 					continue
@@ -163,21 +165,21 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 			}
 			if category < 0 && len(plan.Grid) >= 2 && numeric[0] && numeric[1] {
 				name := m + "_heatmap" + suffix
-				if g, ok := heatGrid(plan, rs, m, scale, 0, 1, nil); ok {
+				if g, ok := md.heatGrid(0, 1, nil); ok {
 					charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[0]), YLabel: axisLabel(&plan.Grid[1]), ZLabel: label, Grid: g})
 				} else {
 					warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
 				}
 			}
 			if category >= 0 && len(nums) >= 2 {
-				c, w := categoryHeatmaps(plan, rs, m, label, scale, category, nums[0], nums[1], suffix)
+				c, w := md.categoryHeatmaps(label, category, nums[0], nums[1], suffix)
 				charts, warnings = append(charts, c...), append(warnings, w...)
 			}
 		}
 		lat, coup := axisIndex(plan, "reward.latency"), axisIndex(plan, "task.coupling")
 		if lat >= 0 && coup >= 0 && numeric[lat] && numeric[coup] {
 			name := PhaseChart + suffix
-			switch g, ok := heatGrid(plan, rs, "parallelism_mean", 1, lat, coup, nil); {
+			switch g, ok := (metricData{plan, rs, "parallelism_mean", 1}).heatGrid(lat, coup, nil); {
 			case !slices.Contains(plan.Metrics, "parallelism_mean"):
 				warnings = append(warnings, fmt.Sprintf("chart %s left out: parallelism_mean is not among the sweep's metrics", name))
 			case !ok:
@@ -244,9 +246,19 @@ outer:
 	return xs
 }
 
-// lineSeries returns metric m against axis a: one series per value of
+// metricData is a metric m of the results rs of a plan's trials, with the
+// scale its values are drawn at.
+type metricData struct {
+	plan  *Plan
+	rs    []*trialResult
+	m     string
+	scale float64
+}
+
+// lineSeries returns the metric against axis a: one series per value of
 // axis other, or one series when other is -1.
-func lineSeries(plan *Plan, rs []*trialResult, m string, scale float64, a, other int) []plots.Series {
+func (md metricData) lineSeries(a, other int) []plots.Series {
+	plan, rs, m, scale := md.plan, md.rs, md.m, md.scale
 	ax := &plan.Grid[a]
 	groups := []int{-1}
 	if other >= 0 {
@@ -306,18 +318,19 @@ func lineSeries(plan *Plan, rs []*trialResult, m string, scale float64, a, other
 }
 
 // categoryHeatmaps returns, for a categorical axis c, the heat map of
-// metric m over the numeric axes x and y for each of c's values
+// the metric over the numeric axes x and y for each of c's values
 // (METRIC_heatmap_VALUE), and the difference of each later value from the
 // first (METRIC_diff_VALUE_minus_FIRST): where one organization starts to
 // beat another.
-func categoryHeatmaps(plan *Plan, rs []*trialResult, m, label string, scale float64, c, x, y int, suffix string) ([]Chart, []string) {
+func (md metricData) categoryHeatmaps(label string, c, x, y int, suffix string) ([]Chart, []string) {
+	plan, m := md.plan, md.m
 	var charts []Chart
 	var warnings []string
 	ax := &plan.Grid[c]
 	grids := make([]*plots.Grid, len(ax.Values))
 	for k, val := range ax.Values {
 		name := fmt.Sprintf("%s_heatmap_%s%s", m, chartName(val), suffix)
-		g, ok := heatGrid(plan, rs, m, scale, x, y, []int{c, k})
+		g, ok := md.heatGrid(x, y, []int{c, k})
 		if !ok {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
 			continue
@@ -349,10 +362,11 @@ func categoryHeatmaps(plan *Plan, rs []*trialResult, m, label string, scale floa
 	return charts, warnings
 }
 
-// heatGrid returns the mean of metric m over axes x and y, of the results
-// whose point has value fix[1] on axis fix[0] when fix is given; false
-// when a cell has no finite value.
-func heatGrid(plan *Plan, rs []*trialResult, m string, scale float64, x, y int, fix []int) (*plots.Grid, bool) {
+// heatGrid returns the mean of the metric over axes x and y, of the
+// results whose point has value fix[1] on axis fix[0] when fix is given;
+// false when a cell has no finite value.
+func (md metricData) heatGrid(x, y int, fix []int) (*plots.Grid, bool) {
+	plan, rs, m, scale := md.plan, md.rs, md.m, md.scale
 	ax, ay := &plan.Grid[x], &plan.Grid[y]
 	xi, yi := ascending(ax), ascending(ay)
 	g := &plots.Grid{Annotate: len(xi) <= 8 && len(yi) <= 8}
@@ -376,4 +390,20 @@ func heatGrid(plan *Plan, rs []*trialResult, m string, scale float64, x, y int, 
 		g.Z = append(g.Z, row)
 	}
 	return g, true
+}
+
+// Draw draws c and saves it through cw: a heat map drawn without its
+// values where they are too wide for the cells, or lines.
+func (c *Chart) Draw(cw *experiment.ChartWriter) error {
+	if c.Grid != nil {
+		spec := plots.Spec{Name: c.Name, Kind: "heatmap", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
+		err := cw.Draw(spec, plots.GridTable(*c.Grid))
+		if err != nil && spec.Annotate {
+			spec.Annotate = false // values too wide for the cells
+			err = cw.Draw(spec, plots.GridTable(*c.Grid))
+		}
+		return err
+	}
+	spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
+	return cw.Draw(spec, plots.LinesTable(c.Series))
 }

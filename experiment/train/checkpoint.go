@@ -1,4 +1,4 @@
-package main
+package train
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -38,8 +39,11 @@ type trainIdentity struct {
 }
 
 const (
-	trainIdentityFile = "train.json"
-	checkpointDir     = "checkpoints"
+	// IdentityFile names the training a train directory holds.
+	IdentityFile = "train.json"
+	// CheckpointDir is the subdirectory of a train directory that holds
+	// the checkpoints.
+	CheckpointDir = "checkpoints"
 	// checkpointEvery is the least time from a job's start to its first
 	// checkpoint and between two (its last iteration is always saved):
 	// what a kill can lose.
@@ -53,15 +57,23 @@ type trainCheckpoint struct {
 	Rows    []rlcr.Iteration
 }
 
-func checkpointFile(j *trainJob) string {
-	return fmt.Sprintf("%s/%s-seed%d.gob", checkpointDir, fileName(j.variant.Name), j.seed)
+// checkpoints are the checkpoints in dir, one per job: the units a
+// training resumes from.
+func checkpoints(dir *rundir.Dir) experiment.Units {
+	return experiment.Units{Dir: dir.Path(), Sub: CheckpointDir, Ext: ".gob"}
 }
 
-// openTrainDir opens out for training sc: a new directory, or one that
-// holds checkpoints of the same training, which then resumes. A directory
-// that holds a complete result is refused unless force is set; force also
-// discards checkpoints.
-func openTrainDir(out string, id trainIdentity, force bool) (*rundir.Dir, error) {
+// checkpointKey names job j's checkpoint.
+func checkpointKey(j *Job) string {
+	return fmt.Sprintf("%s-seed%d", experiment.FileName(j.Variant.Name), j.Seed)
+}
+
+// OpenDir opens out for training sc for seeds seeds from seed: a new
+// directory, or one that holds checkpoints of the same training, which
+// then resumes (see Resume). A directory that holds a complete result is
+// refused unless force is set; force also discards checkpoints.
+func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force bool) (*rundir.Dir, error) {
+	id := trainIdentity{Scenario: sc.Name, Hash: sc.Hash, Seed: seed, Seeds: seeds}
 	if err := rundir.CheckDir(out); err != nil {
 		return nil, err
 	}
@@ -76,12 +88,12 @@ func openTrainDir(out string, id trainIdentity, force bool) (*rundir.Dir, error)
 	}
 	data = append(data, '\n')
 	c := &rundir.Claim{
-		File: trainIdentityFile,
+		File: IdentityFile,
 		Data: data,
 		Same: func(old []byte) error {
 			var prev trainIdentity
 			if err := json.Unmarshal(old, &prev); err != nil {
-				return fmt.Errorf("an unreadable %s (%w)", trainIdentityFile, err)
+				return fmt.Errorf("an unreadable %s (%w)", IdentityFile, err)
 			}
 			if prev != id {
 				return fmt.Errorf("the training of scenario %s (hash %s, seeds %d from %d), not this one (scenario %s, hash %s, seeds %d from %d)",
@@ -89,20 +101,33 @@ func openTrainDir(out string, id trainIdentity, force bool) (*rundir.Dir, error)
 			}
 			return nil
 		},
-		Clear: []string{checkpointDir},
+		Clear: []string{CheckpointDir},
 		Fresh: "--force",
 	}
 	return c.Open(out, force)
 }
 
-// newTrainIdentity describes training sc from seed for seeds seeds.
-func newTrainIdentity(sc *scenarios.Scenario, seed uint64, seeds int) trainIdentity {
-	return trainIdentity{Scenario: sc.Name, Hash: sc.Hash, Seed: seed, Seeds: seeds}
+// Resume reads the jobs' checkpoints in dir, so that Run continues each
+// job where its checkpoint left it, and returns the iterations they hold.
+func Resume(dir *rundir.Dir, jobs []*Job) (int, error) {
+	resumed := 0
+	for _, j := range jobs {
+		cp, err := loadCheckpoint(dir, j)
+		if err != nil {
+			return 0, err
+		}
+		if cp != nil {
+			j.from, j.Rows = &cp.Learner, cp.Rows
+			resumed += len(cp.Rows)
+		}
+	}
+	return resumed, nil
 }
 
 // loadCheckpoint reads job j's checkpoint, if it has one.
-func loadCheckpoint(dir *rundir.Dir, j *trainJob) (*trainCheckpoint, error) {
-	data, err := dir.ReadPart(checkpointFile(j))
+func loadCheckpoint(dir *rundir.Dir, j *Job) (*trainCheckpoint, error) {
+	units := checkpoints(dir)
+	data, err := units.Get(checkpointKey(j))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -111,19 +136,19 @@ func loadCheckpoint(dir *rundir.Dir, j *trainJob) (*trainCheckpoint, error) {
 	}
 	var cp trainCheckpoint
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&cp); err != nil {
-		return nil, fmt.Errorf("%s: unreadable checkpoint (%v); use --force to start over", dir.Join(checkpointFile(j)), err)
+		return nil, fmt.Errorf("%s: unreadable checkpoint (%v); use --force to start over", units.Path(checkpointKey(j)), err)
 	}
 	if len(cp.Rows) != cp.Learner.Done {
-		return nil, fmt.Errorf("%s: %d rows for %d iterations; use --force to start over", dir.Join(checkpointFile(j)), len(cp.Rows), cp.Learner.Done)
+		return nil, fmt.Errorf("%s: %d rows for %d iterations; use --force to start over", units.Path(checkpointKey(j)), len(cp.Rows), cp.Learner.Done)
 	}
 	return &cp, nil
 }
 
 // saveCheckpoint writes job j's checkpoint atomically.
-func saveCheckpoint(dir *rundir.Dir, j *trainJob, learner *rlcr.Checkpoint) error {
+func saveCheckpoint(dir *rundir.Dir, j *Job, learner *rlcr.Checkpoint) error {
 	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(trainCheckpoint{Learner: *learner, Rows: j.rows}); err != nil {
+	if err := gob.NewEncoder(&b).Encode(trainCheckpoint{Learner: *learner, Rows: j.Rows}); err != nil {
 		return err
 	}
-	return dir.WritePart(checkpointFile(j), b.Bytes())
+	return checkpoints(dir).Put(checkpointKey(j), b.Bytes())
 }

@@ -1,4 +1,4 @@
-package main
+package train
 
 import (
 	"testing"
@@ -11,10 +11,10 @@ import (
 )
 
 // scalingJob is a training run of v whose mean rewards are rewards.
-func scalingJob(v *scenarios.Variant, seed uint64, rewards ...float64) *trainJob {
-	j := &trainJob{variant: v, seed: seed}
+func scalingJob(v *scenarios.Variant, seed uint64, rewards ...float64) *Job {
+	j := &Job{Variant: v, Seed: seed}
 	for i, r := range rewards {
-		j.rows = append(j.rows, rlcr.Iteration{Iteration: i, RewardMean: r})
+		j.Rows = append(j.Rows, rlcr.Iteration{Iteration: i, RewardMean: r})
 	}
 	return j
 }
@@ -38,7 +38,7 @@ func TestScalingCharts(t *testing.T) {
 	// five-iteration mean reaches it at iteration 8, ÷std's at 4. At four
 	// agents the best is 2 and the target 1.6, which ÷std's mean reaches
 	// at iteration 4 (0, 2, 2, 2, 2) and flat never (counted as 10).
-	jobs := []*trainJob{
+	jobs := []*Job{
 		scalingJob(&vs[0], 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1),
 		scalingJob(&vs[1], 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1),
 		scalingJob(&vs[2], 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1),
@@ -68,7 +68,7 @@ func TestScalingChartsNeedTeamSizes(t *testing.T) {
 	one.Spec.Collective.Agents = 4
 	other := one
 	other.Name, other.Spec.Train.StdNorm = "b", true
-	jobs := []*trainJob{scalingJob(&one, 1, 0, 1), scalingJob(&other, 1, 0, 1)}
+	jobs := []*Job{scalingJob(&one, 1, 0, 1), scalingJob(&other, 1, 0, 1)}
 	specs, _ := scalingCharts([]scenarios.Variant{one, other}, jobs, "", "")
 	assert.Empty(t, specs, "one team size")
 

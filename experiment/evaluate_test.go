@@ -1,4 +1,4 @@
-package scenarios_test
+package experiment_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
@@ -23,10 +24,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-func evaluate(t *testing.T, sc *scenarios.Scenario, opt scenarios.EvalOptions) []scenarios.Row {
+func evaluate(t *testing.T, sc *scenarios.Scenario, opt experiment.EvalOptions) []experiment.Row {
 	t.Helper()
-	var rows []scenarios.Row
-	require.NoError(t, scenarios.Evaluate(context.Background(), sc, opt, func(r scenarios.Row) error {
+	var rows []experiment.Row
+	require.NoError(t, experiment.Evaluate(context.Background(), sc, opt, func(r experiment.Row) error {
 		rows = append(rows, r)
 		return nil
 	}))
@@ -36,20 +37,26 @@ func evaluate(t *testing.T, sc *scenarios.Scenario, opt scenarios.EvalOptions) [
 func TestEvaluateTinyGolden(t *testing.T) {
 	sc, err := scenarios.Load("tiny", nil)
 	require.NoError(t, err)
-	rows := evaluate(t, sc, scenarios.EvalOptions{})
+	rows := evaluate(t, sc, experiment.EvalOptions{})
 	var b bytes.Buffer
 	fmt.Fprintln(&b, "variant,episode,acceptable,finish,agent_time,model_calls,messages,conflicts,comm_changed")
 	for _, r := range rows {
 		m := r.Metrics
 		fmt.Fprintf(&b, "%s,%d,%t,%v,%v,%d,%d,%d,%t\n", r.Variant, r.Episode, m.Acceptable, m.Finish, m.AgentTime, m.ModelCalls, m.Messages, m.Conflicts, r.CommChanged)
 	}
-	golden(t, "tiny.rows.csv", b.Bytes())
+	path := filepath.Join("testdata", "tiny.rows.csv")
+	if *update {
+		require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./experiment -run %s -update to create it", t.Name())
+	assert.Equal(t, string(want), b.String(), "rerun with -update if the change is intended")
 }
 
 func TestEvaluateOrderAndOptions(t *testing.T) {
 	sc, err := scenarios.Load("tiny", nil)
 	require.NoError(t, err)
-	rows := evaluate(t, sc, scenarios.EvalOptions{})
+	rows := evaluate(t, sc, experiment.EvalOptions{})
 	require.Len(t, rows, 2*sc.Episodes)
 	for i, r := range rows {
 		assert.Equal(t, sc.Variants[i/sc.Episodes].Name, r.Variant)
@@ -57,11 +64,11 @@ func TestEvaluateOrderAndOptions(t *testing.T) {
 	}
 
 	seed := sc.Seed
-	same := evaluate(t, sc, scenarios.EvalOptions{Seed: &seed, Episodes: sc.Episodes})
+	same := evaluate(t, sc, experiment.EvalOptions{Seed: &seed, Episodes: sc.Episodes})
 	assert.Equal(t, rows, same, "the scenario's seed and episodes, given explicitly")
 
 	other := uint64(99)
-	more := evaluate(t, sc, scenarios.EvalOptions{Seed: &other, Episodes: 12})
+	more := evaluate(t, sc, experiment.EvalOptions{Seed: &other, Episodes: 12})
 	require.Len(t, more, 24)
 	assert.NotEqual(t, rows[0].Metrics, more[0].Metrics, "another seed, other draws")
 }
@@ -69,9 +76,9 @@ func TestEvaluateOrderAndOptions(t *testing.T) {
 func TestEvaluateWorkers(t *testing.T) {
 	sc, err := scenarios.Load("coupled-work", []string{"episodes=37"})
 	require.NoError(t, err)
-	one := evaluate(t, sc, scenarios.EvalOptions{Workers: 1})
+	one := evaluate(t, sc, experiment.EvalOptions{Workers: 1})
 	for _, w := range []int{2, 5, 16} {
-		assert.Equal(t, one, evaluate(t, sc, scenarios.EvalOptions{Workers: w}), "workers=%d", w)
+		assert.Equal(t, one, evaluate(t, sc, experiment.EvalOptions{Workers: w}), "workers=%d", w)
 	}
 }
 
@@ -80,7 +87,7 @@ func TestEvaluateCommonRandomNumbers(t *testing.T) {
 	// total work and critical path.
 	sc, err := scenarios.Load("organizations", []string{"episodes=50"})
 	require.NoError(t, err)
-	rows := evaluate(t, sc, scenarios.EvalOptions{})
+	rows := evaluate(t, sc, experiment.EvalOptions{})
 	n := sc.Episodes
 	for k := range n {
 		first := rows[k].Metrics
@@ -95,7 +102,7 @@ func TestEvaluateCommonRandomNumbers(t *testing.T) {
 func TestEvaluateCommChanged(t *testing.T) {
 	sc, err := scenarios.Load("coupled-work", []string{"episodes=40"})
 	require.NoError(t, err)
-	rows := evaluate(t, sc, scenarios.EvalOptions{})
+	rows := evaluate(t, sc, experiment.EvalOptions{})
 	changed := map[string]int{}
 	for _, r := range rows {
 		if r.CommChanged {
@@ -116,7 +123,7 @@ func TestEvaluateStops(t *testing.T) {
 	for _, workers := range []int{1, 3} {
 		ctx, cancel := context.WithCancel(context.Background())
 		n := 0
-		err := scenarios.Evaluate(ctx, sc, scenarios.EvalOptions{Workers: workers}, func(scenarios.Row) error {
+		err := experiment.Evaluate(ctx, sc, experiment.EvalOptions{Workers: workers}, func(experiment.Row) error {
 			if n++; n == 3 {
 				cancel()
 			}
@@ -126,29 +133,29 @@ func TestEvaluateStops(t *testing.T) {
 		assert.Less(t, n, 2*sc.Episodes)
 
 		stop := errors.New("stop")
-		err = scenarios.Evaluate(context.Background(), sc, scenarios.EvalOptions{Workers: workers}, func(scenarios.Row) error { return stop })
+		err = experiment.Evaluate(context.Background(), sc, experiment.EvalOptions{Workers: workers}, func(experiment.Row) error { return stop })
 		assert.ErrorIs(t, err, stop)
 	}
-	assert.Error(t, scenarios.Evaluate(context.Background(), nil, scenarios.EvalOptions{}, nil))
-	assert.Error(t, scenarios.Evaluate(context.Background(), sc, scenarios.EvalOptions{Episodes: -1}, nil))
+	assert.Error(t, experiment.Evaluate(context.Background(), nil, experiment.EvalOptions{}, nil))
+	assert.Error(t, experiment.Evaluate(context.Background(), sc, experiment.EvalOptions{Episodes: -1}, nil))
 }
 
 func TestSummarize(t *testing.T) {
-	row := func(v string, ok bool, finish, agent sim.Time) scenarios.Row {
-		r := scenarios.Row{Variant: v, Metrics: collective.Metrics{Acceptable: ok, Finish: finish, AgentTime: agent, ModelCalls: 4}}
+	row := func(v string, ok bool, finish, agent sim.Time) experiment.Row {
+		r := experiment.Row{Variant: v, Metrics: collective.Metrics{Acceptable: ok, Finish: finish, AgentTime: agent, ModelCalls: 4}}
 		if ok {
 			r.Reward = 1 - finish.Minutes()/60
 		}
 		return r
 	}
-	rows := []scenarios.Row{
+	rows := []experiment.Row{
 		row("b", true, 10*sim.Minute, 20*sim.Minute),
 		row("a", false, 60*sim.Minute, 60*sim.Minute),
 		row("b", true, 20*sim.Minute, 40*sim.Minute),
 		row("b", false, 30*sim.Minute, 60*sim.Minute),
 		row("a", false, 60*sim.Minute, 60*sim.Minute),
 	}
-	s := scenarios.Summarize(rows)
+	s := experiment.Summarize(rows)
 	require.Len(t, s, 2)
 	b, a := s[0], s[1]
 	assert.Equal(t, "b", b.Variant, "variants in order of first appearance")
@@ -170,7 +177,7 @@ func TestSummarize(t *testing.T) {
 	assert.True(t, math.IsInf(a.CostPerAcceptable, 1), "no acceptable result: infinite cost")
 	assert.True(t, math.IsNaN(a.FinishAcceptable.Value))
 	assert.Zero(t, a.Success.Lo)
-	assert.Empty(t, scenarios.Summarize(nil))
+	assert.Empty(t, experiment.Summarize(nil))
 }
 
 // TestCommCounterfactualIsExact trains the flagship's medium variant
@@ -197,7 +204,7 @@ func TestCommCounterfactualIsExact(t *testing.T) {
 	sc.Variants = []scenarios.Variant{v, coupled}
 
 	const episodes = 300
-	rows := evaluate(t, sc, scenarios.EvalOptions{Episodes: episodes})
+	rows := evaluate(t, sc, experiment.EvalOptions{Episodes: episodes})
 	shared, changed := map[string]int{}, map[string]int{}
 	for _, r := range rows {
 		if r.Metrics.Actions[collective.Share] > 0 {
@@ -210,4 +217,27 @@ func TestCommCounterfactualIsExact(t *testing.T) {
 	assert.Greater(t, shared["medium"], episodes/10, "the learned policy shares in some episodes")
 	assert.Zero(t, changed["medium"], "at coupling 0 losing the findings changes no outcome")
 	assert.Positive(t, changed["coupled"], "at coupling 0.02 losing the findings changes some outcomes")
+}
+
+// TestEvaluateTrace: with Trace, episode 0 of every variant keeps its
+// trace, the other episodes none, and no number of any row changes: a
+// run's timelines are drawn from the episodes it evaluated.
+func TestEvaluateTrace(t *testing.T) {
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	plain := evaluate(t, sc, experiment.EvalOptions{Episodes: 3, Workers: 2})
+	traced := evaluate(t, sc, experiment.EvalOptions{Episodes: 3, Workers: 2, Trace: true})
+	require.Len(t, traced, len(plain))
+	for i := range traced {
+		r := traced[i]
+		if r.Episode == 0 {
+			require.NotNil(t, r.Trace, "%s episode 0", r.Variant)
+			assert.NotEmpty(t, r.Trace.Spans, "%s episode 0", r.Variant)
+		} else {
+			assert.Nil(t, r.Trace, "%s episode %d", r.Variant, r.Episode)
+		}
+		assert.Nil(t, plain[i].Trace)
+		r.Trace = nil
+		assert.Equal(t, plain[i], r, "%s episode %d", r.Variant, r.Episode)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
@@ -22,7 +23,7 @@ type Outcome struct {
 	Policy     policy.Softmax
 	Iterations []rlcr.Iteration
 	// Run trials: the episodes.
-	Rows []scenarios.Row
+	Rows []experiment.Row
 }
 
 // trainMetrics reads the train metrics from an iteration.
@@ -46,17 +47,17 @@ var trainMetrics = func() map[string]func(*rlcr.Iteration) float64 {
 }()
 
 // runMetrics reads the run metrics from a summary.
-var runMetrics = map[string]func(*scenarios.Summary) float64{
-	"success_rate":           func(s *scenarios.Summary) float64 { return s.Success.Value },
-	"finish_mean":            func(s *scenarios.Summary) float64 { return s.Finish.Value },
-	"finish_acceptable_mean": func(s *scenarios.Summary) float64 { return s.FinishAcceptable.Value },
-	"reward_mean":            func(s *scenarios.Summary) float64 { return s.Reward.Value },
-	"parallelism_mean":       func(s *scenarios.Summary) float64 { return s.Parallelism.Value },
-	"messages_mean":          func(s *scenarios.Summary) float64 { return s.Messages.Value },
-	"model_calls_mean":       func(s *scenarios.Summary) float64 { return s.ModelCalls.Value },
-	"tokens_mean":            func(s *scenarios.Summary) float64 { return s.Tokens.Value },
-	"agent_time_mean":        func(s *scenarios.Summary) float64 { return s.AgentTime.Value },
-	"cost_per_acceptable":    func(s *scenarios.Summary) float64 { return s.CostPerAcceptable },
+var runMetrics = map[string]func(*experiment.Summary) float64{
+	"success_rate":           func(s *experiment.Summary) float64 { return s.Success.Value },
+	"finish_mean":            func(s *experiment.Summary) float64 { return s.Finish.Value },
+	"finish_acceptable_mean": func(s *experiment.Summary) float64 { return s.FinishAcceptable.Value },
+	"reward_mean":            func(s *experiment.Summary) float64 { return s.Reward.Value },
+	"parallelism_mean":       func(s *experiment.Summary) float64 { return s.Parallelism.Value },
+	"messages_mean":          func(s *experiment.Summary) float64 { return s.Messages.Value },
+	"model_calls_mean":       func(s *experiment.Summary) float64 { return s.ModelCalls.Value },
+	"tokens_mean":            func(s *experiment.Summary) float64 { return s.Tokens.Value },
+	"agent_time_mean":        func(s *experiment.Summary) float64 { return s.AgentTime.Value },
+	"cost_per_acceptable":    func(s *experiment.Summary) float64 { return s.CostPerAcceptable },
 }
 
 // RunTrial runs trial t of sc's sweep and returns its outcome with every
@@ -113,14 +114,14 @@ func runTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial, m
 		Variants: []scenarios.Variant{t.Variant},
 	}
 	o := &Outcome{Metrics: map[string]float64{}}
-	err := scenarios.Evaluate(ctx, one, scenarios.EvalOptions{Workers: 1, MaxEvents: maxEvents}, func(r scenarios.Row) error {
+	err := experiment.Evaluate(ctx, one, experiment.EvalOptions{Workers: 1, MaxEvents: maxEvents}, func(r experiment.Row) error {
 		o.Rows = append(o.Rows, r)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	sum := scenarios.Summarize(o.Rows)[0]
+	sum := experiment.Summarize(o.Rows)[0]
 	for name, value := range runMetrics {
 		o.Metrics[name] = value(&sum)
 	}

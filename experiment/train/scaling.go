@@ -1,10 +1,11 @@
-package main
+package train
 
 import (
 	"encoding/json"
 	"fmt"
 	"slices"
 
+	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -22,7 +23,7 @@ import (
 // and the chart's note says how many did not. They are a page wide: a
 // curve per estimator, and the note. Nothing is returned when
 // fewer than two team sizes are trained or no estimator has two.
-func scalingCharts(variants []scenarios.Variant, jobs []*trainJob, stat, interval string) ([]plots.Spec, [][]plots.Series) {
+func scalingCharts(variants []scenarios.Variant, jobs []*Job, stat, interval string) ([]plots.Spec, [][]plots.Series) {
 	type key struct {
 		size int
 		seed uint64
@@ -58,12 +59,12 @@ func scalingCharts(variants []scenarios.Variant, jobs []*trainJob, stat, interva
 	}
 	// The initial and best rewards of each team size and seed.
 	initial, count, best := map[key]float64{}, map[key]int{}, map[key]float64{}
-	final := map[*trainJob]float64{}
+	final := map[*Job]float64{}
 	for _, j := range jobs {
-		k := key{j.variant.Spec.Collective.Agents, j.seed}
-		initial[k] += j.rows[0].RewardMean
+		k := key{j.Variant.Spec.Collective.Agents, j.Seed}
+		initial[k] += j.Rows[0].RewardMean
 		count[k]++
-		last := stats.LastTenth(j.rows)
+		last := stats.LastTenth(j.Rows)
 		sum := 0.0
 		for _, r := range last {
 			sum += r.RewardMean
@@ -81,16 +82,16 @@ func scalingCharts(variants []scenarios.Variant, jobs []*trainJob, stat, interva
 	}
 	missed := 0
 	for _, j := range jobs {
-		k := key{j.variant.Spec.Collective.Agents, j.seed}
-		rewards := make([]float64, len(j.rows))
-		for i := range j.rows {
-			rewards[i] = j.rows[i].RewardMean
+		k := key{j.Variant.Spec.Collective.Agents, j.Seed}
+		rewards := make([]float64, len(j.Rows))
+		for i := range j.Rows {
+			rewards[i] = j.Rows[i].RewardMean
 		}
 		it, ok := rlcr.IterationsToTarget(rewards, rlcr.Target(initial[k]/float64(count[k]), best[k], rlcr.TargetFraction))
 		if !ok {
 			missed++
 		}
-		g, n := at[j.variant][0], at[j.variant][1]
+		g, n := at[j.Variant][0], at[j.Variant][1]
 		finals[g][n] = append(finals[g][n], final[j])
 		iters[g][n] = append(iters[g][n], float64(it))
 	}
@@ -104,7 +105,7 @@ func scalingCharts(variants []scenarios.Variant, jobs []*trainJob, stat, interva
 					continue
 				}
 				iv := stats.Default.CI(xs, stats.IQM)
-				if !finite(iv.Lo) || !finite(iv.Hi) {
+				if !experiment.Finite(iv.Lo) || !experiment.Finite(iv.Hi) {
 					iv.Lo, iv.Hi = iv.Value, iv.Value
 				}
 				sr.X, sr.Y = append(sr.X, float64(n)), append(sr.Y, iv.Value)
@@ -118,7 +119,7 @@ func scalingCharts(variants []scenarios.Variant, jobs []*trainJob, stat, interva
 	}
 	note := ""
 	if missed > 0 {
-		note = fmt.Sprintf("%d of %d runs never reached it (counted as %d)", missed, len(jobs), len(jobs[0].rows))
+		note = fmt.Sprintf("%d of %d runs never reached it (counted as %d)", missed, len(jobs), len(jobs[0].Rows))
 	}
 	specs := []plots.Spec{
 		{Name: "scaling_final_reward", Kind: "scaling", XLabel: "team size (agents)", YLabel: "final mean reward", Stat: stat, Interval: interval, Size: "page"},

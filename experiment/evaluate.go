@@ -1,13 +1,14 @@
-package scenarios
+package experiment
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
+	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -25,6 +26,9 @@ type Row struct {
 	// reward section, scored as a group of one (a group-relative penalty
 	// is then 0).
 	Reward float64
+	// Trace is the episode's trace, kept for episode 0 with
+	// EvalOptions.Trace; nil otherwise.
+	Trace *collective.Trace
 }
 
 // EvalOptions adjust an evaluation.
@@ -39,6 +43,9 @@ type EvalOptions struct {
 	// MaxEvents bounds each episode's events (collective.Options.MaxEvents);
 	// 0 means the default.
 	MaxEvents uint64
+	// Trace keeps the trace of episode 0 of every variant in its row, to
+	// draw its timeline. A trace changes no number of the episode.
+	Trace bool
 }
 
 // Evaluate runs every variant of sc for the given number of episodes and
@@ -58,15 +65,15 @@ type EvalOptions struct {
 // (collective.Options.Silent). The replay is skipped, and CommChanged is
 // false, when the episode shared no finding (no Share action): the replay
 // would be the same episode.
-func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row) error) error {
+func Evaluate(ctx context.Context, sc *scenarios.Scenario, opt EvalOptions, emit func(Row) error) error {
 	if sc == nil || len(sc.Variants) == 0 {
-		return errors.New("scenarios: Evaluate: no scenario or no variants")
+		return errors.New("experiment: Evaluate: no scenario or no variants")
 	}
 	n := sc.Episodes
 	if opt.Episodes > 0 {
 		n = opt.Episodes
 	} else if opt.Episodes < 0 {
-		return fmt.Errorf("scenarios: Evaluate: %d episodes (want 0 for the scenario's, or more)", opt.Episodes)
+		return fmt.Errorf("experiment: Evaluate: %d episodes (want 0 for the scenario's, or more)", opt.Episodes)
 	}
 	seed := sc.Seed
 	if opt.Seed != nil {
@@ -79,8 +86,9 @@ func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row)
 		if err != nil {
 			return err
 		}
+		vr := &variantRun{root: root, variant: v, policy: pol, opt: opt}
 		run := func(k int) (Row, error) {
-			row, err := episode(ctx, root, v, pol, k, opt.MaxEvents)
+			row, err := vr.episode(ctx, k)
 			if err != nil {
 				return Row{}, fmt.Errorf("%s: variant %q, episode %d: %w", sc.Name, v.Name, k, err)
 			}
@@ -93,11 +101,20 @@ func Evaluate(ctx context.Context, sc *Scenario, opt EvalOptions, emit func(Row)
 	return nil
 }
 
-// episode simulates episode k of variant v.
-func episode(ctx context.Context, root sim.Streams, v Variant, pol collective.Policy, k int, maxEvents uint64) (Row, error) {
-	opts := collective.Options{Context: ctx, MaxEvents: maxEvents}
-	streams := root.Derive("episode", uint64(k))
-	g, err := drawTask(v.Spec.Task, streams)
+// A variantRun is the evaluation of one variant: the master streams, the
+// variant with its policy, and the options.
+type variantRun struct {
+	root    sim.Streams
+	variant scenarios.Variant
+	policy  collective.Policy
+	opt     EvalOptions
+}
+
+// episode simulates episode k of the variant.
+func (vr *variantRun) episode(ctx context.Context, k int) (Row, error) {
+	v, pol := &vr.variant, vr.policy
+	opts := collective.Options{Context: ctx, MaxEvents: vr.opt.MaxEvents, Trace: vr.opt.Trace && k == 0}
+	streams, g, err := drawEpisode(vr.root, v, k)
 	if err != nil {
 		return Row{}, err
 	}
@@ -106,12 +123,12 @@ func episode(ctx context.Context, root sim.Streams, v Variant, pol collective.Po
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Variant: v.Name, Episode: k, Metrics: res.Metrics}
+	row := Row{Variant: v.Name, Episode: k, Metrics: res.Metrics, Trace: res.Trace}
 	reward := []float64{0}
 	v.Spec.Reward.Group(&cfg, 0, []collective.Metrics{res.Metrics}, reward)
 	row.Reward = reward[0]
 	if res.Actions[collective.Share] > 0 {
-		opts.Silent = true
+		opts.Silent, opts.Trace = true, false
 		silent, err := collective.Run(g, cfg, pol, streams, opts)
 		if err != nil {
 			return Row{}, fmt.Errorf("replay without messages: %w", err)
@@ -121,65 +138,41 @@ func episode(ctx context.Context, root sim.Streams, v Variant, pol collective.Po
 	return row, nil
 }
 
-// drawTask draws the task graph of one episode from its streams.
-func drawTask(f task.Family, streams sim.Streams) (*task.Graph, error) {
-	return f.Draw(streams.New("task", 0))
+// DrawEpisode returns the random streams and the task graph of episode k
+// of variant v under the master seed, as Evaluate draws them.
+func DrawEpisode(v *scenarios.Variant, seed uint64, k int) (sim.Streams, *task.Graph, error) {
+	return drawEpisode(sim.NewStreams(seed), v, k)
 }
 
-// evalVariant runs episodes 0..n-1 with the given number of workers and
-// emits their rows in order. Workers take episodes in blocks, so that at
-// most a few blocks of rows wait for emission.
+// drawEpisode draws episode k of v from the master streams root.
+func drawEpisode(root sim.Streams, v *scenarios.Variant, k int) (sim.Streams, *task.Graph, error) {
+	streams := root.Derive("episode", uint64(k))
+	g, err := v.Spec.Task.Draw(streams.New("task", 0))
+	return streams, g, err
+}
+
+// evalVariant runs episodes 0..n-1 on the given number of workers and
+// emits their rows in order. The pool takes episodes in blocks, so that at
+// most a block of rows waits for emission. An episode's failure does not
+// stop the others of its block: the error returned is that of the first
+// episode that failed, whichever failed first in time.
 func evalVariant(ctx context.Context, n, workers int, run func(int) (Row, error), emit func(Row) error) error {
-	if workers == 1 {
-		for k := range n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			row, err := run(k)
-			if err != nil {
-				return err
-			}
-			if err := emit(row); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	block := 4 * workers
 	rows := make([]Row, block)
 	errs := make([]error, block)
 	for start := 0; start < n; start += block {
-		if err := ctx.Err(); err != nil {
+		end := min(n, start+block)
+		if err := pool.Run(ctx, end-start, workers, func(_ context.Context, _, i int) error {
+			rows[i], errs[i] = run(start + i)
+			return nil
+		}); err != nil {
 			return err
 		}
-		end := min(n, start+block)
-		var next sync.Mutex
-		k := start
-		var wg sync.WaitGroup
-		for range min(workers, end-start) {
-			wg.Go(func() {
-				for {
-					next.Lock()
-					i := k
-					k++
-					next.Unlock()
-					if i >= end {
-						return
-					}
-					if err := ctx.Err(); err != nil {
-						errs[i-start] = err
-						continue
-					}
-					rows[i-start], errs[i-start] = run(i)
-				}
-			})
-		}
-		wg.Wait()
-		for i := start; i < end; i++ {
-			if err := errs[i-start]; err != nil {
-				return err
+		for i := range end - start {
+			if errs[i] != nil {
+				return errs[i]
 			}
-			if err := emit(rows[i-start]); err != nil {
+			if err := emit(rows[i]); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,294 @@
+package experiment
+
+import (
+	"strconv"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
+	"github.com/swarmsim/swarmsim/stats"
+)
+
+// Num writes a float cell of a table in its shortest exact form ('g',
+// -1), so that the same results give the same bytes.
+func Num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Other cells of the tables; times are in virtual seconds.
+func secs(t sim.Time) string              { return Num(t.Seconds()) }
+func integer[T ~int | ~int64](v T) string { return strconv.FormatInt(int64(v), 10) }
+func boolean(b bool) string               { return strconv.FormatBool(b) }
+
+// A column of episodes.csv: a stable name and how to read it from a row.
+type column struct {
+	name  string
+	value func(r *Row) string
+}
+
+// episodeColumns are the columns of episodes.csv, in order. Names are
+// stable: scripts read them.
+var episodeColumns = func() []column {
+	m := func(f func(m *collective.Metrics) string) func(r *Row) string {
+		return func(r *Row) string { return f(&r.Metrics) }
+	}
+	cols := []column{
+		{"variant", func(r *Row) string { return r.Variant }},
+		{"episode", func(r *Row) string { return integer(r.Episode) }},
+		{"finish_time", m(func(m *collective.Metrics) string { return secs(m.Finish) })},
+		{"acceptable", m(func(m *collective.Metrics) string { return boolean(m.Acceptable) })},
+		{"timed_out", m(func(m *collective.Metrics) string { return boolean(m.TimedOut) })},
+		{"reward", func(r *Row) string { return Num(r.Reward) }},
+		{"model_calls", m(func(m *collective.Metrics) string { return integer(m.ModelCalls) })},
+		{"prompt_tokens", m(func(m *collective.Metrics) string { return integer(m.PromptTokens) })},
+		{"output_tokens", m(func(m *collective.Metrics) string { return integer(m.OutputTokens) })},
+		{"tokens", m(func(m *collective.Metrics) string { return integer(m.Tokens()) })},
+		{"agent_time", m(func(m *collective.Metrics) string { return secs(m.AgentTime) })},
+		{"messages", m(func(m *collective.Metrics) string { return integer(m.Messages) })},
+		{"message_tokens", m(func(m *collective.Metrics) string { return integer(m.MessageTokens) })},
+		{"message_bytes", m(func(m *collective.Metrics) string { return integer(m.MessageBytes()) })},
+		{"spawned", m(func(m *collective.Metrics) string { return integer(m.Spawned) })},
+		{"attempts", m(func(m *collective.Metrics) string { return integer(m.Attempts) })},
+		{"checks", m(func(m *collective.Metrics) string { return integer(m.Checks) })},
+		{"retries", m(func(m *collective.Metrics) string { return integer(m.Retries) })},
+		{"conflicts", m(func(m *collective.Metrics) string { return integer(m.Conflicts) })},
+		{"subagent_tasks", m(func(m *collective.Metrics) string { return integer(m.SubagentTasks) })},
+		{"subagent_done", m(func(m *collective.Metrics) string { return integer(m.SubagentDone) })},
+		{"spawn_finish_rate", m(func(m *collective.Metrics) string { return Num(m.SpawnFinishRate()) })},
+		{"parallelism_mean", m(func(m *collective.Metrics) string { return Num(m.ParallelismMean) })},
+		{"parallelism_peak", m(func(m *collective.Metrics) string { return integer(m.ParallelismPeak) })},
+		{"critical_steps", m(func(m *collective.Metrics) string { return integer(m.CriticalSteps) })},
+		{"critical_path", m(func(m *collective.Metrics) string { return secs(m.CriticalPath) })},
+		{"serial_work", m(func(m *collective.Metrics) string { return secs(m.SerialWork) })},
+		{"speedup", m(func(m *collective.Metrics) string { return Num(m.Speedup()) })},
+		{"stretch", m(func(m *collective.Metrics) string { return Num(m.Stretch()) })},
+		{"comm_changed_outcome", func(r *Row) string { return boolean(r.CommChanged) }},
+	}
+	for a := range collective.Action(collective.NumActions) {
+		cols = append(cols, column{"actions_" + a.String(), m(func(m *collective.Metrics) string { return integer(m.Actions[a]) })})
+	}
+	return cols
+}()
+
+// sharedColumns follow episodeColumns in the tables of episodes that used a
+// shared server, an API or tools.
+var sharedColumns = func() []column {
+	m := func(f func(m *collective.Metrics) string) func(r *Row) string {
+		return func(r *Row) string { return f(&r.Metrics) }
+	}
+	return []column{
+		{"served_calls", m(func(m *collective.Metrics) string { return integer(m.ServedCalls) })},
+		{"call_latency", m(func(m *collective.Metrics) string { return Num(m.CallLatency()) })},
+		{"serving_wait", m(func(m *collective.Metrics) string { return secs(m.ServingWait) })},
+		{"serving_queue_mean", m(func(m *collective.Metrics) string { return Num(m.ServingQueueMean) })},
+		{"server_utilisation", m(func(m *collective.Metrics) string { return Num(m.ServerUtilisation) })},
+		{"batch_mean", m(func(m *collective.Metrics) string { return Num(m.BatchMean) })},
+		{"output_rate", m(func(m *collective.Metrics) string { return Num(m.OutputRate()) })},
+		{"tool_calls", m(func(m *collective.Metrics) string { return integer(m.ToolCalls) })},
+		{"tool_wait", m(func(m *collective.Metrics) string { return secs(m.ToolWait) })},
+	}
+}()
+
+// handoffColumns follow in the tables of scenarios with a handoff section
+// (see UsesHandoff).
+var handoffColumns = []column{
+	{"handoff_misses", func(r *Row) string { return integer(r.Metrics.HandoffMisses) }},
+	{"duplicates", func(r *Row) string { return integer(r.Metrics.Duplicates) }},
+}
+
+// UsesHandoff reports whether any of the specs sets collective.handoff:
+// then the tables count hand-off misses and duplicates, even where an
+// episode had none, and the tables of other scenarios keep their columns.
+func UsesHandoff(specs ...*scenarios.Spec) bool {
+	for _, s := range specs {
+		if s.Collective.Handoff != (collective.Handoff{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// VariantSpecs returns the specs of sc's variants.
+func VariantSpecs(sc *scenarios.Scenario) []*scenarios.Spec {
+	specs := make([]*scenarios.Spec, len(sc.Variants))
+	for i := range sc.Variants {
+		specs[i] = &sc.Variants[i].Spec
+	}
+	return specs
+}
+
+// UsesShared reports whether any episode used a shared server, an API or
+// tools: then the tables have the shared columns too, and the tables of
+// other scenarios keep theirs.
+func UsesShared(rows []Row) bool {
+	for i := range rows {
+		if m := &rows[i].Metrics; m.ServedCalls > 0 || m.ToolCalls > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// EpisodesCSV renders rows as episodes.csv, with the hand-off columns if
+// handoff is set.
+func EpisodesCSV(rows []Row, handoff bool) ([]byte, error) {
+	cols := episodeColumns
+	if UsesShared(rows) {
+		cols = append(cols[:len(cols):len(cols)], sharedColumns...)
+	}
+	if handoff {
+		cols = append(cols[:len(cols):len(cols)], handoffColumns...)
+	}
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = c.name
+	}
+	cells := make([][]string, len(rows))
+	for i := range rows {
+		cells[i] = make([]string, len(cols))
+		for j, c := range cols {
+			cells[i][j] = c.value(&rows[i])
+		}
+	}
+	return rundir.CSV(header, cells), nil
+}
+
+// SummaryCSV renders the per-variant summaries as summary.csv: the
+// episodes, the acceptable ones and the success rate with its Wilson
+// interval, then each metric's mean with its 95% percentile bootstrap
+// interval (stats.Default)
+// (<metric>_mean, <metric>_lo, <metric>_hi; NaN where undefined), the
+// episodes in which communication changed the outcome, and the agent time
+// per acceptable result. Times are in seconds. Episodes that used a shared
+// server, an API or tools add SharedMetrics, and with handoff set,
+// HandoffMetrics follow.
+func SummaryCSV(rows []Row, sums []Summary, handoff bool) ([]byte, error) {
+	header := []string{"variant", "n", "acceptable", "success_rate", "success_lo", "success_hi"}
+	metrics := summaryMetrics
+	if UsesShared(rows) {
+		metrics = append(metrics[:len(metrics):len(metrics)], SharedMetrics...)
+	}
+	if handoff {
+		metrics = append(metrics[:len(metrics):len(metrics)], HandoffMetrics...)
+	}
+	for _, m := range metrics {
+		header = append(header, m.Name+"_mean", m.Name+"_lo", m.Name+"_hi")
+	}
+	header = append(header, "comm_changed_outcome", "cost_per_acceptable")
+	var cells [][]string
+	for i := range sums {
+		s := &sums[i]
+		mine := VariantRows(rows, s.Variant)
+		row := []string{s.Variant, integer(s.N), integer(s.Acceptable), Num(s.Success.Value), Num(s.Success.Lo), Num(s.Success.Hi)}
+		for _, m := range metrics {
+			iv := m.Value(s, mine)
+			row = append(row, Num(iv.Value), Num(iv.Lo), Num(iv.Hi))
+		}
+		row = append(row, integer(s.CommChanged), Num(s.CostPerAcceptable))
+		cells = append(cells, row)
+	}
+	return rundir.CSV(header, cells), nil
+}
+
+// A SummaryMetric is a column group of summary.csv: a mean with its
+// interval, from the variant's summary or, for metrics the summary does
+// not hold, from its rows.
+type SummaryMetric struct {
+	Name  string
+	Value func(s *Summary, rows []*Row) stats.Interval
+}
+
+// fromSummary reads an interval of the summary.
+func fromSummary(f func(s *Summary) stats.Interval) func(*Summary, []*Row) stats.Interval {
+	return func(s *Summary, _ []*Row) stats.Interval { return f(s) }
+}
+
+// fromRows averages a metric over the rows.
+func fromRows(f func(m *collective.Metrics) float64) func(*Summary, []*Row) stats.Interval {
+	return func(_ *Summary, rows []*Row) stats.Interval {
+		xs := make([]float64, len(rows))
+		for i, r := range rows {
+			xs[i] = f(&r.Metrics)
+		}
+		return stats.Default.CI(xs, stats.Mean)
+	}
+}
+
+// summaryMetrics are the metric columns of summary.csv, in order.
+var summaryMetrics = []SummaryMetric{
+	{"finish_time", fromSummary(func(s *Summary) stats.Interval { return s.Finish })},
+	{"finish_time_acceptable", fromSummary(func(s *Summary) stats.Interval { return s.FinishAcceptable })},
+	{"reward", fromSummary(func(s *Summary) stats.Interval { return s.Reward })},
+	{"model_calls", fromSummary(func(s *Summary) stats.Interval { return s.ModelCalls })},
+	{"tokens", fromSummary(func(s *Summary) stats.Interval { return s.Tokens })},
+	{"agent_time", fromSummary(func(s *Summary) stats.Interval { return s.AgentTime })},
+	{"messages", fromSummary(func(s *Summary) stats.Interval { return s.Messages })},
+	{"message_bytes", fromRows(func(m *collective.Metrics) float64 { return float64(m.MessageBytes()) })},
+	// Not "parallelism_mean": its columns would read parallelism_mean_mean.
+	{"parallelism", fromSummary(func(s *Summary) stats.Interval { return s.Parallelism })},
+	{"parallelism_peak", fromRows(func(m *collective.Metrics) float64 { return float64(m.ParallelismPeak) })},
+	{"critical_steps", fromSummary(func(s *Summary) stats.Interval { return s.CriticalSteps })},
+	{"speedup", fromRows(func(m *collective.Metrics) float64 { return m.Speedup() })},
+}
+
+// SharedMetrics follow summaryMetrics in the summaries of episodes that
+// used a shared server, an API or tools (see UsesShared).
+var SharedMetrics = []SummaryMetric{
+	{"call_latency", fromSummary(func(s *Summary) stats.Interval { return s.CallLatency })},
+	{"serving_wait", fromSummary(func(s *Summary) stats.Interval { return s.ServingWait })},
+	{"server_utilisation", fromRows(func(m *collective.Metrics) float64 { return m.ServerUtilisation })},
+	{"output_rate", fromRows(func(m *collective.Metrics) float64 { return m.OutputRate() })},
+	{"tool_wait", fromRows(func(m *collective.Metrics) float64 { return m.ToolWait.Seconds() })},
+}
+
+// HandoffMetrics follow in the summaries of scenarios with a handoff
+// section (see UsesHandoff).
+var HandoffMetrics = []SummaryMetric{
+	{"handoff_misses", fromRows(func(m *collective.Metrics) float64 { return float64(m.HandoffMisses) })},
+	{"duplicates", fromRows(func(m *collective.Metrics) float64 { return float64(m.Duplicates) })},
+}
+
+// VariantRows returns the rows of the variant.
+func VariantRows(rows []Row, variant string) []*Row {
+	var mine []*Row
+	for j := range rows {
+		if rows[j].Variant == variant {
+			mine = append(mine, &rows[j])
+		}
+	}
+	return mine
+}
+
+// WriteTables writes episodes.csv and summary.csv, with the hand-off
+// columns if handoff is set.
+func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, handoff bool) error {
+	b, err := EpisodesCSV(rows, handoff)
+	if err != nil {
+		return err
+	}
+	if err := dir.Write("episodes.csv", b); err != nil {
+		return err
+	}
+	if b, err = SummaryCSV(rows, sums, handoff); err != nil {
+		return err
+	}
+	return dir.Write("summary.csv", b)
+}
+
+// RunColumnNames returns the names of every column a run's tables can
+// have: those of episodes.csv, then the metrics of summary.csv (each
+// written as <name>_mean, _lo and _hi), so that a help text can name them
+// all.
+func RunColumnNames() []string {
+	var names []string
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
+		for _, c := range cs {
+			names = append(names, c.name)
+		}
+	}
+	for _, ms := range [][]SummaryMetric{summaryMetrics, SharedMetrics, HandoffMetrics} {
+		for _, m := range ms {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}

@@ -1,0 +1,464 @@
+package train
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/pool"
+	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/results"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// A Job is one training run: a variant and a seed. Run fills in its
+// iterations and final policy.
+type Job struct {
+	Variant *scenarios.Variant
+	Seed    uint64
+	Rows    []rlcr.Iteration
+	Policy  policy.Softmax
+	// from is the checkpoint the job resumes from; nil for a fresh start.
+	from *rlcr.Checkpoint
+	// saved is when the job last wrote its checkpoint.
+	saved time.Time
+}
+
+// Jobs returns the jobs of training every variant of sc for seeds seeds
+// from seed, variant by variant, and their iterations in all.
+func Jobs(sc *scenarios.Scenario, seed uint64, seeds int) (jobs []*Job, total int) {
+	for i := range sc.Variants {
+		for k := range uint64(seeds) {
+			jobs = append(jobs, &Job{Variant: &sc.Variants[i], Seed: seed + k})
+			total += sc.Variants[i].Spec.Train.Iterations
+		}
+	}
+	return jobs, total
+}
+
+// WriteTables writes the tables of the finished jobs into dir:
+// iterations.csv, summary.csv (the seeds' last tenths of training,
+// results.TrainSummary) and each job's final policy; it returns the
+// seeds' last-tenth values that summary.csv holds.
+func WriteTables(dir *rundir.Dir, jobs []*Job) (*results.SeedValues, error) {
+	iters := iterationsCSV(jobs)
+	if err := dir.Write("iterations.csv", iters); err != nil {
+		return nil, err
+	}
+	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
+	if err != nil {
+		return nil, err
+	}
+	sv, err := results.LastTenths(table)
+	if err != nil {
+		return nil, err
+	}
+	if err := dir.Write("summary.csv", results.TrainSummary(sv)); err != nil {
+		return nil, err
+	}
+	if err := dir.Mkdir("policies"); err != nil {
+		return nil, err
+	}
+	for _, j := range jobs {
+		var buf bytes.Buffer
+		if err := policy.Save(&buf, j.Policy); err != nil {
+			return nil, err
+		}
+		if err := dir.Write(policyFile(j), buf.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	return sv, nil
+}
+
+// policyFile is the name of job j's final policy in a train directory.
+func policyFile(j *Job) string {
+	return fmt.Sprintf("policies/%s-seed%d.json", experiment.FileName(j.Variant.Name), j.Seed)
+}
+
+// Options adjust Run.
+type Options struct {
+	// Workers is the number of jobs trained at once; 0 means GOMAXPROCS.
+	// Results do not depend on it.
+	Workers int
+	// MaxEvents bounds each episode's events; 0 means the default.
+	MaxEvents uint64
+	// Iteration, if not nil, is called after each iteration, from the
+	// goroutine that ran it.
+	Iteration func()
+}
+
+// Run runs the jobs on a pool of workers, each job on one goroutine
+// (a job's result depends only on its variant and seed), continuing each
+// from the checkpoint Resume found. Each job leaves a checkpoint in dir
+// after an iteration at most every checkpointEvery, and after its last.
+// A failed job cancels the others, and its error is the one returned.
+func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
+	workers := opt.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return pool.Run(ctx, len(jobs), workers, func(ctx context.Context, _, i int) error {
+		j := jobs[i]
+		prob := j.Variant.Problem()
+		prob.MaxEvents = opt.MaxEvents
+		// The first checkpoint too waits for checkpointEvery of work: a
+		// job shorter than that writes only its last one.
+		j.saved = time.Now()
+		var err error
+		j.Policy, err = rlcr.Resume(ctx, prob, j.Variant.Spec.Train, j.Seed, 1, j.from, func(it rlcr.Iteration) error {
+			j.Rows = append(j.Rows, it)
+			if opt.Iteration != nil {
+				opt.Iteration()
+			}
+			return nil
+		}, func(cp *rlcr.Checkpoint) error {
+			// Each write is synced: a few per second at most keep the
+			// disk out of the training's time.
+			if cp.Done < j.Variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
+				return nil
+			}
+			j.saved = time.Now()
+			return saveCheckpoint(dir, j, cp)
+		})
+		if err != nil {
+			return fmt.Errorf("variant %q, seed %d: %w", j.Variant.Name, j.Seed, err)
+		}
+		return nil
+	})
+}
+
+// An iterationColumn is a column of iterations.csv: a stable name and how
+// to read it from an iteration.
+type iterationColumn struct {
+	name  string
+	value func(*rlcr.Iteration) float64
+}
+
+// iterationColumns are the columns of iterations.csv after variant, seed
+// and iteration.
+var iterationColumns = func() []iterationColumn {
+	cols := []iterationColumn{
+		{"episodes", func(r *rlcr.Iteration) float64 { return float64(r.Episodes) }},
+		{"reward_mean", func(r *rlcr.Iteration) float64 { return r.RewardMean }},
+		{"success_rate", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
+		{"latency_mean", func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
+		{"latency_p90", func(r *rlcr.Iteration) float64 { return r.LatencyP90 }},
+		{"parallelism_mean", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
+		{"messages_mean", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
+		{"model_calls_mean", func(r *rlcr.Iteration) float64 { return r.ModelCallsMean }},
+		{"agent_time_mean", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+		{"spawn_finish_rate", func(r *rlcr.Iteration) float64 { return r.SpawnFinishRate }},
+		{"critical_steps_mean", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
+		{"decisions", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) }},
+		{"decisions_acceptable", func(r *rlcr.Iteration) float64 { return r.DecisionsAcceptable }},
+		{"decisions_failed", func(r *rlcr.Iteration) float64 { return r.DecisionsFailed }},
+		{"entropy", func(r *rlcr.Iteration) float64 { return r.Entropy }},
+	}
+	for a := range collective.Action(collective.NumActions) {
+		cols = append(cols, iterationColumn{"prob_" + a.String(), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }})
+	}
+	return append(cols, []iterationColumn{
+		{"grad_norm", func(r *rlcr.Iteration) float64 { return r.GradNorm }},
+		{"lr", func(r *rlcr.Iteration) float64 { return r.LR }},
+		{"replays", func(r *rlcr.Iteration) float64 { return float64(r.Replays) }},
+		{"policy_steps", func(r *rlcr.Iteration) float64 { return float64(r.PolicySteps) }},
+		{"value_steps", func(r *rlcr.Iteration) float64 { return float64(r.ValueSteps) }},
+		{"value_ev", func(r *rlcr.Iteration) float64 { return r.ValueEV }},
+	}...)
+}()
+
+// ColumnNames returns the names of every column iterations.csv can
+// have after variant, seed and iteration, so that a help text can name
+// them all.
+func ColumnNames() []string {
+	var names []string
+	for _, cs := range [][]iterationColumn{iterationColumns, handoffIterationColumns} {
+		for _, c := range cs {
+			names = append(names, c.name)
+		}
+	}
+	return names
+}
+
+// HandoffColumnNames returns the names of the hand-off columns of
+// iterations.csv.
+func HandoffColumnNames() []string {
+	names := make([]string, len(handoffIterationColumns))
+	for i, c := range handoffIterationColumns {
+		names[i] = c.name
+	}
+	return names
+}
+
+// handoffIterationColumns follow in the iterations of scenarios with a
+// handoff section (see experiment.UsesHandoff).
+var handoffIterationColumns = []iterationColumn{
+	{"handoff_misses_mean", func(r *rlcr.Iteration) float64 { return r.HandoffMissesMean }},
+	{"duplicates_mean", func(r *rlcr.Iteration) float64 { return r.DuplicatesMean }},
+}
+
+// iterationsCSV renders the jobs' iterations as iterations.csv.
+func iterationsCSV(jobs []*Job) []byte {
+	cols := iterationColumns
+	specs := make([]*scenarios.Spec, len(jobs))
+	for i, j := range jobs {
+		specs[i] = &j.Variant.Spec
+	}
+	if experiment.UsesHandoff(specs...) {
+		cols = append(cols[:len(cols):len(cols)], handoffIterationColumns...)
+	}
+	header := []string{"variant", "seed", "iteration"}
+	for _, c := range cols {
+		header = append(header, c.name)
+	}
+	var rows [][]string
+	for _, j := range jobs {
+		for i := range j.Rows {
+			r := &j.Rows[i]
+			row := []string{j.Variant.Name, strconv.FormatUint(j.Seed, 10), strconv.Itoa(r.Iteration)}
+			for _, c := range cols {
+				row = append(row, experiment.Num(c.value(r)))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rundir.CSV(header, rows)
+}
+
+// A screenColumn is a column of a table on the terminal: the metric it
+
+// LearningCurves draws into dir/charts one chart per metric with a curve
+// per variant (the IQM over seeds with its 95% bootstrap band), each
+// variant's action mix, performance profiles of the final reward and
+// success, the scaling charts and the final bars. It returns the charts
+// it left out, as warnings.
+func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*Job, sv *results.SeedValues) ([]string, error) {
+	cw, err := experiment.NewChartWriter(dir)
+	if err != nil {
+		return nil, err
+	}
+	seeds := len(jobs) / len(sc.Variants)
+	// The number of resamples is in docs/statistics.md: the note must fit
+	// a column.
+	stat := fmt.Sprintf("IQM, %d seeds", seeds)
+	interval := "95% bootstrap CI"
+	// curve returns the IQM over seeds at every iteration, with the band
+	// when band is set and there are seeds to resample.
+	curve := func(name string, jobsOf []*Job, value func(*rlcr.Iteration) float64, band bool) (plots.Series, bool) {
+		n := len(jobsOf[0].Rows)
+		sr := plots.Series{Name: name, X: make([]float64, n), Y: make([]float64, n)}
+		band = band && len(jobsOf) > 1
+		if band {
+			sr.Lo, sr.Hi = make([]float64, n), make([]float64, n)
+		}
+		xs := make([]float64, len(jobsOf))
+		for i := range n {
+			for k, j := range jobsOf {
+				xs[k] = value(&j.Rows[i])
+			}
+			sr.X[i] = float64(i)
+			if !band {
+				sr.Y[i] = stats.IQM(xs)
+			} else {
+				iv := stats.Default.CI(xs, stats.IQM)
+				sr.Y[i], sr.Lo[i], sr.Hi[i] = iv.Value, iv.Lo, iv.Hi
+			}
+			if !experiment.Finite(sr.Y[i]) || (band && !(experiment.Finite(sr.Lo[i]) && experiment.Finite(sr.Hi[i]))) {
+				return sr, false
+			}
+		}
+		return sr, true
+	}
+	byVariant := func(v *scenarios.Variant) []*Job {
+		var out []*Job
+		for _, j := range jobs {
+			if j.Variant == v {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
+	var warnings []string
+	draw := func(spec plots.Spec, series []plots.Series) {
+		spec.Kind = "lines"
+		if spec.Size == "" {
+			spec.Size = "column"
+		}
+		if err := cw.Draw(spec, plots.LinesTable(series)); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", spec.Name, err))
+		}
+	}
+	for _, m := range []struct {
+		name, ylabel string
+		value        func(*rlcr.Iteration) float64
+	}{
+		{"learning_reward", metric.Of("reward_mean").Label, func(r *rlcr.Iteration) float64 { return r.RewardMean }},
+		{"learning_success", metric.Of("success_rate").Label, func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
+		{"learning_latency", metric.Of("latency_mean").Label, func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
+		{"learning_parallelism", metric.Of("parallelism_mean").Label, func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
+		{"learning_messages", metric.Of("messages_mean").Label, func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
+		{"learning_decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }},
+		{"learning_critical_steps", metric.Of("critical_steps_mean").Label, func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
+		{"learning_agent_time", metric.Of("agent_time_mean").Label, func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+	} {
+		var series []plots.Series
+		var left []string
+		for i := range sc.Variants {
+			if sr, ok := curve(sc.Variants[i].Name, byVariant(&sc.Variants[i]), m.value, true); ok {
+				series = append(series, sr)
+			} else {
+				left = append(left, sc.Variants[i].Name)
+			}
+		}
+		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: stat, Interval: interval,
+			Note: experiment.LeftOut(left, "undefined values")}, series)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for i := range sc.Variants {
+		v := &sc.Variants[i]
+		var series []plots.Series
+		var rare []string
+		for a := range collective.Action(collective.NumActions) {
+			// Bands over seven crossing curves would hide them.
+			sr, ok := curve(a.String(), byVariant(v), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }, false)
+			if ok && maxOf(sr.Y) > 0.01 {
+				series = append(series, sr)
+			} else {
+				rare = append(rare, a.String())
+			}
+		}
+		// A page wide: seven curves, and a title with notes.
+		draw(plots.Spec{Name: "action_mix_" + experiment.FileName(v.Name), Title: "action mix of " + v.Name,
+			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
+			Note: experiment.LeftOut(rare, "never above 0.01"), Size: "page"}, series)
+	}
+	for _, m := range []string{"reward_mean", "success_rate"} {
+		series := profiles(sv, m)
+		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m, "_mean"), XLabel: "final " + metric.Of(m).Label + " threshold",
+			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
+	}
+	specs, series := scalingCharts(sc.Variants, jobs, stat, interval)
+	for i := range specs {
+		if err := cw.Draw(specs[i], plots.LinesTable(series[i])); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", specs[i].Name, err))
+		}
+	}
+	warnings = append(warnings, finalBars(cw, sv, stat, interval)...)
+	return warnings, cw.Close()
+}
+
+// finalMetrics are the columns that final_<name> charts compare across
+// variants. The axis is "final" and the metric's label, or ylabel where
+// set: the parallelism chart has always said "final parallelism".
+var finalMetrics = []struct{ name, metric, ylabel string }{
+	{"reward", "reward_mean", ""},
+	{"success", "success_rate", ""},
+	{"latency", "latency_mean", ""},
+	{"parallelism", "parallelism_mean", "final parallelism (busy agents)"},
+	{"agent_time", "agent_time_mean", ""},
+	{"decisions", "decisions", ""},
+	{"critical_steps", "critical_steps_mean", ""},
+	{"spawn_finish_rate", "spawn_finish_rate", ""},
+}
+
+// finalBars draws, for each of finalMetrics, one bar per variant: the IQM
+// over seeds (those with a value) of the last tenth of training with its
+// bootstrap interval.
+// It returns the charts it left out, as warnings.
+func finalBars(cw *experiment.ChartWriter, sv *results.SeedValues, stat, interval string) []string {
+	var warnings []string
+	for _, m := range finalMetrics {
+		var bars []plots.Bar
+		var left []string
+		for _, v := range sv.Variants {
+			// A seed whose rollouts assigned no subagent has no spawn
+			// finish rate: the IQM is over the seeds that have one.
+			if b, ok := experiment.CIBar(v, stats.Default.CI(stats.Finite(sv.Values[v][m.metric]), stats.IQM)); ok {
+				bars = append(bars, b)
+			} else {
+				left = append(left, v)
+			}
+		}
+		name := "final_" + m.name
+		if len(bars) == 0 {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: no variant has a value", name))
+			continue
+		}
+		ylabel := m.ylabel
+		if ylabel == "" {
+			ylabel = "final " + metric.Of(m.metric).Label
+		}
+		spec := plots.Spec{Name: name, Kind: "bars", YLabel: ylabel, Stat: stat, Interval: interval, Size: "column",
+			Note: experiment.LeftOut(left, "undefined values")}
+		if err := cw.Draw(spec, plots.BarsTable(bars)); err != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))
+		}
+	}
+	return warnings
+}
+
+// profilePoints is the number of thresholds of a performance profile.
+const profilePoints = 41
+
+// profiles returns the performance profile of each variant for metric
+// (the fraction of seeds whose last-tenth value exceeds each threshold,
+// with its bootstrap band), over thresholds spanning every variant's
+// values.
+func profiles(sv *results.SeedValues, metric string) []plots.Series {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range sv.Variants {
+		for _, x := range stats.Finite(sv.Values[v][metric]) {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	if lo > hi {
+		return nil
+	}
+	if lo == hi {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	taus := make([]float64, profilePoints)
+	for i := range taus {
+		taus[i] = lo + (hi-lo)*float64(i)/float64(profilePoints-1)
+	}
+	var out []plots.Series
+	for _, v := range sv.Variants {
+		ivs := stats.Default.Profile(sv.Values[v][metric], taus)
+		sr := plots.Series{Name: v, X: taus, Y: make([]float64, len(taus))}
+		if len(sv.Values[v][metric]) > 1 {
+			sr.Lo, sr.Hi = make([]float64, len(taus)), make([]float64, len(taus))
+		}
+		for i, iv := range ivs {
+			sr.Y[i] = iv.Value
+			if sr.Lo != nil {
+				sr.Lo[i], sr.Hi[i] = iv.Lo, iv.Hi
+			}
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
+func maxOf(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
+}
