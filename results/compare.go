@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -206,10 +205,10 @@ func compareTrainings(a, b *rundir.Run) ([]Comparison, error) {
 // sweepValues groups a sweep's trials by variant and point: the values of
 // each metric over the point's seeds.
 func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]float64, error) {
-	if !r.Manifest.Has(sweep.PlanFile) {
-		return nil, nil, nil, fmt.Errorf("%s is one shard's table, without the sweep's %s: compare the directory 'simulate merge' writes from the shards", r.Path, sweep.PlanFile)
+	if !r.Manifest.Has(PlanFile) {
+		return nil, nil, nil, fmt.Errorf("%s is one shard's table, without the sweep's %s: compare the directory 'simulate merge' writes from the shards", r.Path, PlanFile)
 	}
-	plan, err := sweep.ReadPlan(r.Path)
+	plan, err := ReadPlan(r.Path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -221,7 +220,7 @@ func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]flo
 	// of a partial merge; a file cut at a row's end still parses.
 	records := 0
 	for _, f := range r.Manifest.Files {
-		if path.Dir(f) == sweep.TrialsDir && path.Ext(f) == ".json" {
+		if path.Dir(f) == TrialsDir && path.Ext(f) == ".json" {
 			records++
 		}
 	}

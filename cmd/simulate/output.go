@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/experiment"
-	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -22,7 +22,7 @@ func goVersion() string { return runtime.Version() }
 // directory, and what each work is.
 var resumable = []struct{ file, what, clear string }{
 	{train.IdentityFile, "training", "simulate train --force"},
-	{sweep.PlanFile, "sweep", "simulate sweep --fresh"},
+	{results.PlanFile, "sweep", "simulate sweep --fresh"},
 }
 
 // createDir opens out for a command whose work does not resume (run,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/swarmsim/swarmsim/experiment"
-	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 )
@@ -75,7 +75,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	if r.Manifest.Kind == rundir.KindFit {
 		return fmt.Errorf("%s is a fit directory, whose CDF charts have no index to redraw them from; run simulate fit again to draw them", r.Path)
 	}
-	if r.Manifest.Kind == rundir.KindSweep && !r.Manifest.Has(sweep.PlanFile) {
+	if r.Manifest.Kind == rundir.KindSweep && !r.Manifest.Has(results.PlanFile) {
 		return fmt.Errorf("%s is one shard's table, drawn without charts: plot the directory 'simulate merge' writes from the shards", r.Path)
 	}
 	if !r.Manifest.Has(index) {

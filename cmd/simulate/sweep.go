@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"io"
 	"io/fs"
 	"os"
@@ -271,13 +272,13 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 
 // recordSweepFiles lists sweep.json, the trial files of recs and the files
 // of their trial directories in dir's manifest.
-func recordSweepFiles(dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.Record) error {
-	dir.Record(sweep.PlanFile, true)
+func recordSweepFiles(dir *rundir.Dir, plan *results.Plan, recs map[string]*sweep.Record) error {
+	dir.Record(results.PlanFile, true)
 	for _, t := range plan.Trials {
 		if _, ok := recs[t.ID]; !ok {
 			continue
 		}
-		dir.Record(path.Join(sweep.TrialsDir, t.ID+".json"), true)
+		dir.Record(path.Join(results.TrialsDir, t.ID+".json"), true)
 		sub := sweep.TrialDir(dir.Path(), t.ID)
 		entries, err := os.ReadDir(sub)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -288,7 +289,7 @@ func recordSweepFiles(dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.
 		}
 		for _, e := range entries {
 			if name := e.Name(); e.Type().IsRegular() && name[0] != '.' {
-				dir.Record(path.Join(sweep.TrialsDir, t.ID, name), true)
+				dir.Record(path.Join(results.TrialsDir, t.ID, name), true)
 			}
 		}
 	}
@@ -300,7 +301,7 @@ func recordSweepFiles(dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.
 // and whether to draw the charts.
 type sweepOutputs struct {
 	source string
-	plan   *sweep.Plan
+	plan   *results.Plan
 	recs   map[string]*sweep.Record
 	charts bool
 }
@@ -350,7 +351,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out swe
 
 // writeSweepCharts draws the charts of sweep.Charts into dir/charts. A
 // chart that cannot be drawn is left out with a warning.
-func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *sweep.Plan, recs map[string]*sweep.Record) error {
+func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *results.Plan, recs map[string]*sweep.Record) error {
 	charts, warnings := sweep.Charts(plan, recs)
 	draw := make([]experiment.Chart, len(charts))
 	for i := range charts {
@@ -364,7 +365,7 @@ const maxSummaryRows = 40
 
 // printSweepSummary prints the IQM over seeds of each metric per variant
 // and point, with its 95% bootstrap interval.
-func printSweepSummary(w io.Writer, plan *sweep.Plan, recs map[string]*sweep.Record) {
+func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.Record) {
 	sums := sweep.Summarize(plan, recs)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	multi := len(plan.Variants) > 1

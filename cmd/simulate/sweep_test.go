@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/swarmsim/swarmsim/results"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,7 +120,7 @@ var trialFileRE = regexp.MustCompile(`^[0-9a-f]{16}\.json$`)
 // trialFiles lists the trial records in dir.
 func trialFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(dir, sweep.TrialsDir))
+	entries, err := os.ReadDir(filepath.Join(dir, results.TrialsDir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -271,7 +272,7 @@ func TestSweepResumeAfterKill(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist, "a killed sweep has no table")
 	inodes := map[string]uint64{}
 	for _, f := range done {
-		st, err := os.Stat(filepath.Join(dir, sweep.TrialsDir, f))
+		st, err := os.Stat(filepath.Join(dir, results.TrialsDir, f))
 		require.NoError(t, err)
 		inodes[f] = st.Sys().(*syscall.Stat_t).Ino
 	}
@@ -280,7 +281,7 @@ func TestSweepResumeAfterKill(t *testing.T) {
 	assert.Contains(t, out, strconv.Itoa(total)+" trials, "+strconv.Itoa(total-len(done))+" run now, "+strconv.Itoa(len(done))+" done before")
 	assert.Len(t, trialFiles(t, dir), total)
 	for f, ino := range inodes {
-		st, err := os.Stat(filepath.Join(dir, sweep.TrialsDir, f))
+		st, err := os.Stat(filepath.Join(dir, results.TrialsDir, f))
 		require.NoError(t, err)
 		assert.Equal(t, ino, st.Sys().(*syscall.Stat_t).Ino, "%s was written again", f)
 	}
@@ -291,7 +292,7 @@ func TestSweepResumeAfterKill(t *testing.T) {
 	assert.Contains(t, out, "0 run now, "+strconv.Itoa(total)+" done before")
 
 	// A damaged trial file is run again.
-	victim := filepath.Join(dir, sweep.TrialsDir, done[0])
+	victim := filepath.Join(dir, results.TrialsDir, done[0])
 	require.NoError(t, os.WriteFile(victim, []byte(`{"format": "swarmsim-sweep-trial/1", "id": `), 0o644))
 	out, errOut, code := exe(t, nil, append([]string{"sweep", sweepScenario, "--out", dir}, slow...)...)
 	require.Equal(t, 0, code, errOut)
@@ -333,7 +334,7 @@ func TestMergeReportsMissing(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "half")
 	mustExe(t, nil, "sweep", sweepScenario, "--shard", "0/2", "--out", dir)
-	var plan sweep.Plan
+	var plan results.Plan
 	require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(dir, "sweep.json")), &plan))
 	require.Len(t, plan.Trials, sweepTrials)
 
@@ -358,16 +359,16 @@ func TestMergeReportsMissing(t *testing.T) {
 
 	// The same trial with another result is an error.
 	other := filepath.Join(tmp, "other")
-	require.NoError(t, os.MkdirAll(filepath.Join(other, sweep.TrialsDir), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(other, results.TrialsDir), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(other, "sweep.json"), readFile(t, filepath.Join(dir, "sweep.json")), 0o644))
 	id := plan.Trials[0].ID
-	rec := readFile(t, filepath.Join(dir, sweep.TrialsDir, id+".json"))
+	rec := readFile(t, filepath.Join(dir, results.TrialsDir, id+".json"))
 	var r map[string]any
 	require.NoError(t, json.Unmarshal(rec, &r))
 	r["metrics"].(map[string]any)["reward_mean"] = 12345.0
 	b, err := json.Marshal(r)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(other, sweep.TrialsDir, id+".json"), b, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(other, results.TrialsDir, id+".json"), b, 0o644))
 	_, errOut, code = exe(t, nil, "merge", dir, other, "--out", filepath.Join(tmp, "conflict"), "--partial")
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, errOut, "trial "+id)
@@ -414,24 +415,24 @@ func TestSweepTrialDirs(t *testing.T) {
 	for _, f := range files {
 		id := strings.TrimSuffix(f, ".json")
 		for _, name := range []string{"policy.json", "iterations.csv"} {
-			_, err := os.Stat(filepath.Join(dir, sweep.TrialsDir, id, name))
+			_, err := os.Stat(filepath.Join(dir, results.TrialsDir, id, name))
 			assert.NoError(t, err)
 			assert.Contains(t, m.Files, "trials/"+id+"/"+name)
 		}
 		assert.Contains(t, m.Files, "trials/"+f)
 	}
-	iters := readCSV(t, filepath.Join(dir, sweep.TrialsDir, strings.TrimSuffix(files[0], ".json"), "iterations.csv"))
+	iters := readCSV(t, filepath.Join(dir, results.TrialsDir, strings.TrimSuffix(files[0], ".json"), "iterations.csv"))
 	assert.Len(t, iters, 1+8, "a header and one row per iteration")
 
 	// A policy file is what 'simulate run --policy' takes.
-	pol := filepath.Join(dir, sweep.TrialsDir, strings.TrimSuffix(files[0], ".json"), "policy.json")
+	pol := filepath.Join(dir, results.TrialsDir, strings.TrimSuffix(files[0], ".json"), "policy.json")
 	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--policy", pol, "--out", filepath.Join(t.TempDir(), "r"))
 
 	run := filepath.Join(t.TempDir(), "run")
 	mustSimulate(t, "sweep", "tiny", "--set", "sweep={command: run, grid: {collective.agents: [1, 2]}}", "--variant", "team", "--trial-dirs", "--charts=false", "--out", run)
 	files = trialFiles(t, run)
 	require.Len(t, files, 2)
-	rows := readCSV(t, filepath.Join(run, sweep.TrialsDir, strings.TrimSuffix(files[0], ".json"), "episodes.csv"))
+	rows := readCSV(t, filepath.Join(run, results.TrialsDir, strings.TrimSuffix(files[0], ".json"), "episodes.csv"))
 	assert.Len(t, rows, 1+5, "tiny's five episodes")
 	table := readCSV(t, filepath.Join(run, "trials.csv"))
 	assert.Equal(t, []string{"trial", "variant", "seed", "collective.agents", "success_rate", "finish_mean", "reward_mean", "parallelism_mean"}, table[0])

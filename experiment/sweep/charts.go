@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"math"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ var axisLabels = map[string]string{
 	"train.lr":                       "learning rate (train.lr)",
 }
 
-func axisLabel(ax *Axis) string {
+func axisLabel(ax *results.Axis) string {
 	if l, ok := axisLabels[ax.Path]; ok {
 		return l
 	}
@@ -78,7 +79,7 @@ func chartName(path string) string {
 //
 // Axes whose values are not numbers get no charts; those left out are
 // explained in the warnings.
-func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
+func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 	var charts []Chart
 	var warnings []string
 	numeric := make([]bool, len(plan.Grid))
@@ -197,11 +198,11 @@ func Charts(plan *Plan, recs map[string]*Record) ([]Chart, []string) {
 }
 
 type trialResult struct {
-	info *TrialInfo
+	info *results.TrialInfo
 	rec  *Record
 }
 
-func axisIndex(plan *Plan, path string) int {
+func axisIndex(plan *results.Plan, path string) int {
 	for a, ax := range plan.Grid {
 		if ax.Path == path {
 			return a
@@ -211,7 +212,7 @@ func axisIndex(plan *Plan, path string) int {
 }
 
 // ascending returns the value indices of axis a sorted by number.
-func ascending(ax *Axis) []int {
+func ascending(ax *results.Axis) []int {
 	idx := make([]int, len(ax.Numbers))
 	for i := range idx {
 		idx[i] = i
@@ -249,7 +250,7 @@ outer:
 // metricData is a metric m of the results rs of a plan's trials, with the
 // scale its values are drawn at.
 type metricData struct {
-	plan  *Plan
+	plan  *results.Plan
 	rs    []*trialResult
 	m     string
 	scale float64

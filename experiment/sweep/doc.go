@@ -3,7 +3,7 @@
 //
 // A sweep lives in one directory:
 //
-//	sweep.json        the Plan: the scenario as resolved, the seed, and the
+//	sweep.json        the Plan (results.Plan): the scenario as resolved, the seed, and the
 //	                  enumerated trials with their IDs and parameters; its
 //	                  Hash identifies the sweep
 //	trials/<id>.json  one Record per finished trial, written atomically: the

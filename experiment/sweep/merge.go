@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -14,13 +15,13 @@ import (
 
 // Merged is what Merge found in the directories of one sweep.
 type Merged struct {
-	Plan *Plan
+	Plan *results.Plan
 	// Records holds one record per trial found, by ID.
 	Records map[string]*Record
 	// Read counts the trial files read; Duplicates the records found
 	// more than once with the same result.
 	Read, Duplicates int
-	// Missing lists the trials (indices into Plan.Trials) without a
+	// Missing lists the trials (indices into results.Plan.Trials) without a
 	// record.
 	Missing []int
 	// Invalid lists trial files that could not be used; their trials
@@ -41,7 +42,7 @@ func Merge(dirs []string) (*Merged, error) {
 	var first string
 	var conflicts []string
 	for _, dir := range dirs {
-		plan, err := ReadPlan(dir)
+		plan, err := results.ReadPlan(dir)
 		if err != nil {
 			return nil, notSweep(dir, err)
 		}
@@ -87,7 +88,7 @@ func Merge(dirs []string) (*Merged, error) {
 // parameters (grid axes, then random axes) and the metrics. Floats are
 // written in their shortest exact form; non-finite values as NaN, +Inf or
 // -Inf.
-func Table(plan *Plan, recs map[string]*Record) []byte {
+func Table(plan *results.Plan, recs map[string]*Record) []byte {
 	header := append([]string{"trial", "variant", "seed"}, plan.ParamNames()...)
 	header = append(header, plan.Metrics...)
 	var b bytes.Buffer
@@ -120,7 +121,7 @@ func notSweep(dir string, err error) error {
 		return nerr
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: not a sweep directory: it has no %s", dir, PlanFile)
+		return fmt.Errorf("%s: not a sweep directory: it has no %s", dir, results.PlanFile)
 	}
 	return fmt.Errorf("%s: not a sweep directory: %w", dir, err)
 }

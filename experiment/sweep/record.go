@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"math"
 	"slices"
 	"strconv"
@@ -10,6 +11,9 @@ import (
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
+
+// RecordFormat is the format of a trial record, its first field.
+const RecordFormat = "swarmsim-sweep-trial/1"
 
 // Record is the result of one finished trial: trials/<id>.json.
 type Record struct {
@@ -64,7 +68,7 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 func format(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // newRecord returns the record of trial i of p with its metrics.
-func newRecord(p *Plan, i int, metrics map[string]float64) *Record {
+func newRecord(p *results.Plan, i int, metrics map[string]float64) *Record {
 	t := &p.Trials[i]
 	r := &Record{
 		Format:  RecordFormat,
@@ -93,7 +97,7 @@ func (r *Record) marshal() []byte {
 
 // parseRecord reads a record and checks it against the plan: the format,
 // the sweep's hash, and the trial's identity.
-func parseRecord(p *Plan, index map[string]int, data []byte) (*Record, error) {
+func parseRecord(p *results.Plan, index map[string]int, data []byte) (*Record, error) {
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"runtime"
 
 	"github.com/swarmsim/swarmsim/internal/pool"
@@ -26,7 +27,7 @@ func (s *Status) Done() int { return len(s.Shard) - len(s.Pending) }
 
 // Check reads the records in dir and returns which trials of shard are
 // still to run.
-func Check(dir string, plan *Plan, shard Shard) (*Status, error) {
+func Check(dir string, plan *results.Plan, shard Shard) (*Status, error) {
 	recs, bad, err := ReadRecords(dir, plan)
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ type Options struct {
 // scenario, and the trials (those of the plan, in order).
 type Work struct {
 	Dir      string
-	Plan     *Plan
+	Plan     *results.Plan
 	Scenario *scenarios.Scenario
 	Trials   []scenarios.Trial
 }

@@ -4,19 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/swarmsim/swarmsim/results"
 	"path/filepath"
 	"regexp"
 	"slices"
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/rundir"
-)
-
-// Names in a sweep directory.
-const (
-	PlanFile  = "sweep.json"
-	TrialsDir = "trials"
 )
 
 // idRE matches a trial ID.
@@ -36,14 +30,14 @@ var ErrOtherSweep = rundir.ErrOtherWork
 //
 // Several processes may prepare the same directory at once: each writes
 // the same sweep.json atomically.
-func Prepare(dir string, plan *Plan, fresh bool) (*rundir.Dir, error) {
+func Prepare(dir string, plan *results.Plan, fresh bool) (*rundir.Dir, error) {
 	c := &rundir.Claim{
-		File: PlanFile,
+		File: results.PlanFile,
 		Data: plan.Marshal(),
 		Same: func(data []byte) error {
-			old, err := parsePlan(data)
+			old, err := results.ParsePlan(data)
 			if err != nil {
-				return fmt.Errorf("an unreadable %s (%w)", PlanFile, err)
+				return fmt.Errorf("an unreadable %s (%w)", results.PlanFile, err)
 			}
 			if old.Hash == plan.Hash {
 				return nil
@@ -54,42 +48,27 @@ func Prepare(dir string, plan *Plan, fresh bool) (*rundir.Dir, error) {
 			}
 			return errors.New(what)
 		},
-		Clear: []string{TrialsDir, "trials.csv", "charts", "shard-*-of-*"},
+		Clear: []string{results.TrialsDir, "trials.csv", "charts", "shard-*-of-*"},
 		Fresh: "--fresh",
 	}
 	d, err := c.Open(dir, fresh)
 	if err != nil {
 		return nil, err
 	}
-	return d, d.Mkdir(TrialsDir)
-}
-
-// ReadPlan reads dir/sweep.json. The error wraps fs.ErrNotExist when there
-// is none.
-func ReadPlan(dir string) (*Plan, error) {
-	path := filepath.Join(dir, PlanFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	p, err := parsePlan(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
+	return d, d.Mkdir(results.TrialsDir)
 }
 
 // records are the trial records of the sweep in dir, by trial ID: the
 // units a sweep resumes from.
 func records(dir string) experiment.Units {
-	return experiment.Units{Dir: dir, Sub: TrialsDir, Ext: ".json"}
+	return experiment.Units{Dir: dir, Sub: results.TrialsDir, Ext: ".json"}
 }
 
 // RecordPath returns the path of a trial's record in dir.
 func RecordPath(dir, id string) string { return records(dir).Path(id) }
 
 // TrialDir returns the directory of a trial's own outputs in dir.
-func TrialDir(dir, id string) string { return filepath.Join(dir, TrialsDir, id) }
+func TrialDir(dir, id string) string { return filepath.Join(dir, results.TrialsDir, id) }
 
 // Invalid is a trial file that could not be used.
 type Invalid struct {
@@ -103,13 +82,13 @@ func (iv Invalid) String() string { return fmt.Sprintf("%s: %v", iv.Path, iv.Err
 // trial ID. Files that do not parse or do not match the plan are returned
 // as invalid; hidden temporary files (left by a killed process) and other
 // names are ignored.
-func ReadRecords(dir string, plan *Plan) (map[string]*Record, []Invalid, error) {
+func ReadRecords(dir string, plan *results.Plan) (map[string]*Record, []Invalid, error) {
 	units := records(dir)
 	ids, err := units.Keys()
 	if err != nil {
 		return nil, nil, err
 	}
-	index := plan.index()
+	index := plan.TrialIndex()
 	recs := make(map[string]*Record)
 	var bad []Invalid
 	for _, id := range ids {
@@ -157,8 +136,8 @@ func CopyRecords(d *rundir.Dir, recs []*Record) error {
 }
 
 // sortedIDs returns the keys of recs in plan order.
-func sortedIDs(plan *Plan, recs map[string]*Record) []string {
-	index := plan.index()
+func sortedIDs(plan *results.Plan, recs map[string]*Record) []string {
+	index := plan.TrialIndex()
 	ids := make([]string, 0, len(recs))
 	for id := range recs {
 		ids = append(ids, id)

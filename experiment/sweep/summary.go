@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/csv"
+	"github.com/swarmsim/swarmsim/results"
 	"slices"
 	"strconv"
 
@@ -18,14 +19,14 @@ type PointSummary struct {
 	N       int      // trials with a record
 	// Aggregates holds each metric's mean, median and IQM over the seeds
 	// with their 95% bootstrap intervals (stats.Default), in
-	// Plan.Metrics order. Non-finite values are left out of them.
+	// results.Plan.Metrics order. Non-finite values are left out of them.
 	Aggregates []stats.Aggregate
 }
 
 // Summarize aggregates the records over seeds: one PointSummary per
 // variant, grid point and sample, in plan order, for those with at least
 // one record.
-func Summarize(plan *Plan, recs map[string]*Record) []PointSummary {
+func Summarize(plan *results.Plan, recs map[string]*Record) []PointSummary {
 	var out []PointSummary
 	at := map[string]int{}
 	var values [][][]float64 // point, metric -> the seeds' values
@@ -64,7 +65,7 @@ func Summarize(plan *Plan, recs map[string]*Record) []PointSummary {
 // and metric (tidy), with the swept values as columns: variant, the
 // parameters, metric, unit, n_seeds, mean, median, iqm, iqm_lo, iqm_hi,
 // mean_lo, mean_hi, median_lo, median_hi.
-func SummaryTable(plan *Plan, sums []PointSummary) []byte {
+func SummaryTable(plan *results.Plan, sums []PointSummary) []byte {
 	header := append([]string{"variant"}, plan.ParamNames()...)
 	header = append(header, "metric", "unit", "n_seeds", "mean", "median", "iqm", "iqm_lo", "iqm_hi", "mean_lo", "mean_hi", "median_lo", "median_hi")
 	var b bytes.Buffer

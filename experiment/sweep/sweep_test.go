@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/swarmsim/swarmsim/results"
 	"math"
 	"os"
 	"path/filepath"
@@ -172,11 +173,11 @@ func TestPlan(t *testing.T) {
 	assert.NotEqual(t, p.Hash, other.Hash, "so is every setting")
 	assert.Equal(t, p.Trials[0].ID, other.Trials[0].ID, "trial IDs name parameters, variant and seed only")
 
-	back, err := parsePlan(p.Marshal())
+	back, err := results.ParsePlan(p.Marshal())
 	require.NoError(t, err)
 	assert.Equal(t, p, back)
 	damaged := strings.Replace(string(p.Marshal()), `"seeds": 2`, `"seeds": 3`, 1)
-	_, err = parsePlan([]byte(damaged))
+	_, err = results.ParsePlan([]byte(damaged))
 	assert.ErrorContains(t, err, "damaged")
 
 	_, _, err = NewPlan(load(t, strings.Split(small, "sweep:")[0]), 4, "")
@@ -294,7 +295,7 @@ func TestRunTrial(t *testing.T) {
 	assert.Len(t, o.Metrics, len(runMetrics))
 	r := newRecord(p, 0, o.Metrics)
 	assert.Len(t, r.Metrics, 3)
-	back, err := parseRecord(p, p.index(), r.marshal())
+	back, err := parseRecord(p, p.TrialIndex(), r.marshal())
 	require.NoError(t, err)
 	assert.True(t, same(r, back))
 }
@@ -332,7 +333,7 @@ func TestCharts(t *testing.T) {
 	sc := load(t, small)
 	dir := t.TempDir()
 	runAll(t, dir, sc, 2, All)
-	p, err := ReadPlan(dir)
+	p, err := results.ReadPlan(dir)
 	require.NoError(t, err)
 	recs, _, err := ReadRecords(dir, p)
 	require.NoError(t, err)
@@ -380,7 +381,7 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 	sc := load(t, small, `sweep={command: run, seeds: 2, grid: {task.coupling: [0, 0.9], collective.spawn: [2s, 1m], policy.organization: [split, team]}, metrics: [success_rate]}`)
 	dir := t.TempDir()
 	runAll(t, dir, sc, 2, All)
-	p, err := ReadPlan(dir)
+	p, err := results.ReadPlan(dir)
 	require.NoError(t, err)
 	recs, _, err := ReadRecords(dir, p)
 	require.NoError(t, err)

@@ -14,7 +14,5 @@
 // since nothing imports it.
 //
 // The rules check what exists, so a rule about a package not yet written
-// holds trivially. A rule that the layout of the day still breaks is marked
-// as waiting in the table and skipped with the reason; deleting that one
-// line switches it on. docs/architecture.md describes the layers.
+// holds trivially. docs/architecture.md describes the layers.
 package layering

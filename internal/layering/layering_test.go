@@ -19,14 +19,7 @@ type rule struct {
 	name    string            // the rule as a violation states it
 	from    func(string) bool // the packages the rule constrains
 	forbids func(string) bool // the imports it forbids them
-	// waiting is set on a rule that today's layout still breaks: the
-	// test skips it with this reason. Delete the line to switch it on.
-	waiting string
 }
-
-// waitingForExperiment is the reason of the rules that hold once the
-// experiment layer of issue 27 has taken running out of scenarios.
-const waitingForExperiment = "waiting for the experiment layer (issue 27)"
 
 // rules is the layering of docs/architecture.md, from the bottom layer up.
 var rules = []rule{
@@ -67,7 +60,6 @@ var rules = []rule{
 		name:    "scenarios/... imports no execution or output package (experiment/..., internal/pool, rundir, results, plots)",
 		from:    under("scenarios"),
 		forbids: under("experiment", "internal/pool", "rundir", "results", "plots"),
-		waiting: waitingForExperiment, // scenarios/sweep still runs, writes and draws trials: delete this line once experiment/sweep does
 	},
 	{
 		name:    "plots imports nothing from models/... or experiment/...",
@@ -125,12 +117,6 @@ func TestLayering(t *testing.T) {
 			found, n := r.violations(graph)
 			if n == 0 {
 				t.Logf("no package of the module is constrained by this rule yet")
-			}
-			if r.waiting != "" {
-				for _, v := range found {
-					t.Log(v)
-				}
-				t.Skip(r.waiting)
 			}
 			for _, v := range found {
 				t.Error(v)
