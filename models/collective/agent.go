@@ -60,7 +60,7 @@ type agent struct {
 	callsTotal int     // model calls of the attempt in progress
 	toolsTotal int     // tool calls of the attempt in progress
 	toolsDue   int     // tool calls still to make after the current model call
-	toolQueued bool    // waiting for a sandbox since req.arrive
+	toolQueued bool    // waiting for a sandbox since req.Arrive
 	// callPrompt and callOutput are the tokens of the model call in
 	// progress, for its span in a trace.
 	callPrompt, callOutput int64
@@ -592,7 +592,8 @@ func (a *agent) startCall() {
 	if ep.server != nil {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.
-		a.req = request{prompt: int64(prompt), output: output, node: a.cur}
+		a.req = request{node: a.cur}
+		a.req.Prompt, a.req.Output = int64(prompt), output
 		ep.server.submit(a, read+c.Overhead)
 		return
 	}
@@ -1028,7 +1029,8 @@ func (a *agent) check() {
 		nd := &ep.g.Nodes[v]
 		prompt := ep.cfg.Calls.SystemPrompt + a.context + nd.OutputTokens
 		output := int64(math.Round(nd.Work.Seconds() * ep.cfg.Check.Cost * ep.cfg.Calls.OutputRate))
-		a.req = request{prompt: int64(prompt), output: output, node: v, check: true}
+		a.req = request{node: v, check: true}
+		a.req.Prompt, a.req.Output = int64(prompt), output
 		a.activity = now
 		a.kind = "check"
 		ep.server.submit(a, ep.cfg.Calls.Overhead)
@@ -1044,7 +1046,7 @@ func (a *agent) check() {
 func (a *agent) served() {
 	res := a.ep.res
 	res.ServedCalls++
-	res.ServingTime += a.ep.env.Now() - a.req.arrive
+	res.ServingTime += a.ep.env.Now() - a.req.Arrive
 	if a.req.check {
 		a.span(a.activity, a.ep.env.Now(), "check", a.ep.g.Nodes[a.req.node].Name)
 		a.checkDone()
