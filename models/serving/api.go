@@ -75,8 +75,10 @@ func (h *Hosted) Reset(env *sim.Env, cfg *API, client Client) error {
 	if h.wakeFn == nil {
 		h.wakeFn = h.wake
 	}
+	h.slots.Reset()
+	h.ends.Reset()
 	*h = Hosted{env: env, client: client, cfg: cfg, wakeFn: h.wakeFn,
-		slots: h.slots[:0], waiting: h.waiting.reset(), ends: h.ends[:0],
+		slots: h.slots, waiting: h.waiting.reset(), ends: h.ends,
 		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare}
 	h.cap, h.room = cfg.Concurrency, cfg.Concurrency
 	if h.cap == 0 {
@@ -131,7 +133,7 @@ func (h *Hosted) Submit(c *Call, delay sim.Time) error {
 		if err := h.schedule(c); err != nil {
 			return err
 		}
-		if !h.waking && h.ends[0].id == c.ID {
+		if !h.waking && h.ends.Top().Value == c.ID {
 			h.setTimer()
 		}
 		return nil
@@ -168,9 +170,9 @@ func (h *Hosted) reschedule(i, n int) error {
 func (h *Hosted) schedule(c *Call) error {
 	s := &c.api
 	t := max(c.Arrive, h.last)
-	s.took = h.cap > 0 && len(h.slots) == h.cap
+	s.took = h.cap > 0 && h.slots.Len() == h.cap
 	if s.took { // it takes the place free first
-		s.slot = h.slots[0]
+		s.slot = h.slots.Top().Key
 		t = max(t, s.slot)
 	}
 	// The buckets are asked from t; the call is admitted when both hold
@@ -209,16 +211,16 @@ func (h *Hosted) schedule(c *Call) error {
 	end := admit + c.Service
 	switch {
 	case s.took:
-		h.slots.replaceFirst(end)
+		h.slots.Set(0, slot(end))
 	case h.cap > 0:
-		h.slots.push(end)
+		h.slots.Push(slot(end))
 	}
 	h.scheduled++
-	if it := (endItem{at: end, seq: h.scheduled, id: c.ID}); h.vacant {
-		h.ends[0], h.vacant = it, false
-		h.ends.down(0)
+	if it := (endItem{Key: end, Tie: h.scheduled, Value: c.ID}); h.vacant {
+		h.ends.Set(0, it)
+		h.vacant = false
 	} else {
-		h.ends.push(it)
+		h.ends.Push(it)
 	}
 	return nil
 }
@@ -246,9 +248,9 @@ func (h *Hosted) unschedule(c *Call) {
 // Len returns the number of calls at the API: sent and not done.
 func (h *Hosted) Len() int {
 	if h.vacant {
-		return len(h.ends) - 1
+		return h.ends.Len() - 1
 	}
-	return len(h.ends)
+	return h.ends.Len()
 }
 
 // admit takes in the admissions up to t, in order, each once a place in
@@ -285,7 +287,7 @@ func (h *Hosted) admitFirst(t sim.Time) {
 func (h *Hosted) settle() {
 	if h.vacant {
 		h.vacant = false
-		h.ends.pop()
+		h.ends.Pop()
 	}
 }
 
@@ -305,8 +307,8 @@ func (h *Hosted) wake() {
 	now := h.env.Now()
 	h.waking = true
 	h.admit(now)
-	for len(h.ends) > 0 && h.ends[0].at <= now && h.ends[0].seq <= h.booked {
-		id := h.ends[0].id
+	for h.ends.Len() > 0 && h.ends.Top().Key <= now && h.ends.Top().Tie <= h.booked {
+		id := h.ends.Top().Value
 		h.vacant = true
 		h.inFlight--
 		h.admit(now)
@@ -333,9 +335,9 @@ func (h *Hosted) Finish(now sim.Time) Stats {
 			queue += now - arrive
 		}
 	}
-	for _, e := range h.ends {
-		if e.seq <= h.booked && e.at > now {
-			flight -= e.at - now // in flight past the end
+	for i := range h.ends.Len() {
+		if e := h.ends.At(i); e.Tie <= h.booked && e.Key > now {
+			flight -= e.Key - now // in flight past the end
 		}
 	}
 	var s Stats
