@@ -96,7 +96,7 @@ type hostedAPI struct {
 	ahead []drawsAhead
 }
 
-// resetHostedAPI makes h the API of cfg for ep, on the memory it had.
+// reset makes h the API of cfg for ep, on the memory it had.
 func (h *hostedAPI) reset(ep *episode, cfg *serving.API, streams sim.Streams) error {
 	h.ep, h.ttft, h.ttftDraw, h.ahead = ep, streams.Key("ttft"), cfg.TTFT.Sampler(), h.ahead[:0]
 	if h.rng == nil {

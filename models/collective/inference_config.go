@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/swarmsim/swarmsim/models/serving"
-
 	"github.com/swarmsim/swarmsim/sim"
 )
 
