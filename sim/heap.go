@@ -101,24 +101,33 @@ func (h *Heap[K, T, V]) Reset() {
 }
 
 // up puts it at index i, whose item is to be overwritten, and sifts it up
-// to its place.
+// to its place. Each sift is written twice, with and without Track's
+// calls, so that an untracked heap tests for them once, not at every step.
 func (h *Heap[K, T, V]) up(i int, it HeapItem[K, T, V]) {
 	items := h.items
+	if h.moved != nil {
+		h.upTracked(i, it)
+		return
+	}
 	for i > 0 {
 		p := (i - 1) / 2
 		if !before(&it, &items[p]) {
 			break
 		}
-		h.place(i, items[p])
+		items[i] = items[p]
 		i = p
 	}
-	h.place(i, it)
+	items[i] = it
 }
 
 // down puts it at index i, whose item is to be overwritten, and sifts it
 // down to its place.
 func (h *Heap[K, T, V]) down(i int, it HeapItem[K, T, V]) {
 	items := h.items
+	if h.moved != nil {
+		h.downTracked(i, it)
+		return
+	}
 	n := len(items)
 	for {
 		c := 2*i + 1
@@ -131,16 +140,47 @@ func (h *Heap[K, T, V]) down(i int, it HeapItem[K, T, V]) {
 		if !before(&items[c], &it) {
 			break
 		}
-		h.place(i, items[c])
+		items[i] = items[c]
 		i = c
 	}
-	h.place(i, it)
+	items[i] = it
 }
 
-// place puts it at index i.
-func (h *Heap[K, T, V]) place(i int, it HeapItem[K, T, V]) {
-	h.items[i] = it
-	if h.moved != nil {
-		h.moved(it.Value, i)
+// upTracked is up for a heap with Track.
+func (h *Heap[K, T, V]) upTracked(i int, it HeapItem[K, T, V]) {
+	items, moved := h.items, h.moved
+	for i > 0 {
+		p := (i - 1) / 2
+		if !before(&it, &items[p]) {
+			break
+		}
+		items[i] = items[p]
+		moved(items[i].Value, i)
+		i = p
 	}
+	items[i] = it
+	moved(it.Value, i)
+}
+
+// downTracked is down for a heap with Track.
+func (h *Heap[K, T, V]) downTracked(i int, it HeapItem[K, T, V]) {
+	items, moved := h.items, h.moved
+	n := len(items)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && before(&items[r], &items[c]) {
+			c = r
+		}
+		if !before(&items[c], &it) {
+			break
+		}
+		items[i] = items[c]
+		moved(items[i].Value, i)
+		i = c
+	}
+	items[i] = it
+	moved(it.Value, i)
 }

@@ -135,7 +135,12 @@ func (h *hostedAPI) serviceTime(a *agent) (sim.Time, error) {
 	} else {
 		ttft = h.drawAhead(a, b, x, y)
 	}
-	return h.Service(ttft, a.req.Output)
+	out := float64(a.req.Output) / h.ep.cfg.API.OutputRate
+	d, err := sim.FromSeconds(ttft + out)
+	if err != nil {
+		return 0, fmt.Errorf("api: a call of %v s is beyond the range of virtual time", ttft+out)
+	}
+	return d, nil
 }
 
 // checkTTFT returns the time to first token of the agent's check, the one

@@ -14,7 +14,8 @@ import (
 //
 // Everything that decides when a call is admitted is known when it is
 // sent: when it arrives, its time there (Call.Service, worked out by the
-// client then), and the calls ahead of it in the queue, whose admissions
+// client then: a time to first token drawn from the API's TTFT and its
+// output at the API's OutputRate), and the calls ahead of it in the queue, whose admissions
 // and ends are known the same way. In a FIFO queue the admission of a call
 // is max(its arrival, the admission before it, the first end of the calls
 // holding the cap's places, the time the buckets hold its tokens), so the
@@ -106,18 +107,6 @@ func resetBucket(b **TokenBucket, spare **TokenBucket, perMinute int64) error {
 	}
 	*b = *spare
 	return (*b).Reset(perMinute, sim.Minute, perMinute)
-}
-
-// Service returns a call's time at the API once admitted: its time to
-// first token, ttft seconds (drawn by the client from cfg.TTFT), and its
-// output at cfg.OutputRate.
-func (h *Hosted) Service(ttft float64, output int64) (sim.Time, error) {
-	out := float64(output) / h.cfg.OutputRate
-	d, err := sim.FromSeconds(ttft + out)
-	if err != nil {
-		return 0, fmt.Errorf("api: a call of %v s is beyond the range of virtual time", ttft+out)
-	}
-	return d, nil
 }
 
 // Submit sends the call c, which reaches the API after delay and takes

@@ -118,7 +118,7 @@ func sendAPICalls(t *testing.T, cfg API, seed uint64, calls []refCall, prompts, 
 	cs := make([]Call, len(calls))
 	for i := range calls {
 		c := &cs[i]
-		service, err := h.Service(ttft.Sample(r), outputs[i])
+		service, err := sim.FromSeconds(ttft.Sample(r) + float64(outputs[i])/cfg.OutputRate)
 		require.NoError(t, err)
 		*c = Call{ID: i, Prompt: prompts[i], Output: outputs[i], Service: service}
 		calls[i].tokens, calls[i].order, calls[i].service = prompts[i]+outputs[i], i, service
