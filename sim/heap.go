@@ -52,7 +52,11 @@ func (h *Heap[K, T, V]) At(i int) *HeapItem[K, T, V] { return &h.items[i] }
 // Push adds it.
 func (h *Heap[K, T, V]) Push(it HeapItem[K, T, V]) {
 	h.items = append(h.items, it)
-	h.up(len(h.items)-1, it)
+	if n := len(h.items) - 1; n > 0 {
+		h.up(n, it)
+	} else if h.moved != nil {
+		h.moved(it.Value, 0) // a heap of one, such as a lone server's timer
+	}
 }
 
 // Pop removes and returns the first item. The heap must not be empty.
@@ -68,6 +72,13 @@ func (h *Heap[K, T, V]) Pop() HeapItem[K, T, V] {
 // Set(0, it) replaces the first item at the cost of one sift, where Pop
 // and Push take two.
 func (h *Heap[K, T, V]) Set(i int, it HeapItem[K, T, V]) {
+	if len(h.items) == 1 { // a heap of one, such as a lone server's timer
+		h.items[0] = it
+		if h.moved != nil {
+			h.moved(it.Value, 0)
+		}
+		return
+	}
 	if i > 0 && before(&it, &h.items[(i-1)/2]) {
 		h.up(i, it)
 		return
