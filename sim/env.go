@@ -105,12 +105,12 @@ type Env struct {
 	// closedItems and closedTimers keep the queues' memory after Close,
 	// for Reset.
 	closedItems  []item
-	closedTimers timerHeap
+	closedTimers []*Timer
 }
 
 // New returns an environment with the given limits.
 func New(limits Limits) *Env {
-	return &Env{limits: limits, timers: newTimerHeap()}
+	return &Env{limits: limits}
 }
 
 // Now returns the current virtual time.
@@ -121,11 +121,11 @@ func (e *Env) Fired() uint64 { return e.fired }
 
 // Pending returns the number of events scheduled and not yet processed,
 // including stale timers of interrupted waits.
-func (e *Env) Pending() int { return e.q.len() + e.timers.Len() }
+func (e *Env) Pending() int { return e.q.len() + e.timers.len() }
 
 // Peek returns the time of the next scheduled event, or MaxTime if none.
 func (e *Env) Peek() Time {
-	if e.timers.Len() > 0 {
+	if e.timers.len() > 0 {
 		return e.peekWithTimers()
 	}
 	if e.q.len() == 0 {
@@ -136,7 +136,7 @@ func (e *Env) Peek() Time {
 
 // peekWithTimers is Peek when timers are pending.
 func (e *Env) peekWithTimers() Time {
-	at := e.timers.Top().Key
+	at := e.timers.t[0].at
 	if e.q.len() > 0 {
 		at = min(at, e.q.head().at)
 	}
@@ -146,14 +146,14 @@ func (e *Env) peekWithTimers() Time {
 // nextTimer returns the pending timer that fires before everything in the
 // event queue, or nil if the queue's head comes first.
 func (e *Env) nextTimer() *Timer {
-	if e.timers.Len() == 0 {
+	if e.timers.len() == 0 {
 		return nil
 	}
-	t := e.timers.Top()
-	if e.q.len() > 0 && !firesBefore(t, e.q.head()) {
+	t := e.timers.t[0]
+	if e.q.len() > 0 && !t.beforeItem(e.q.head()) {
 		return nil
 	}
-	return t.Value
+	return t
 }
 
 // Elide counts n events as processed, as if they had fired: Fired and the
@@ -246,7 +246,7 @@ func (e *Env) fireNext() error {
 	if e.err != nil {
 		return e.err
 	}
-	if e.timers.Len() > 0 {
+	if e.timers.len() > 0 {
 		if t := e.nextTimer(); t != nil {
 			return e.fireTimer(t)
 		}
@@ -274,7 +274,7 @@ func (e *Env) fireTimer(t *Timer) error {
 	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents || e.limits.MaxTime != 0 && t.at > e.limits.MaxTime {
 		return e.limitReached(t.at)
 	}
-	e.popTimer()
+	e.timers.pop()
 	e.runTimer(t)
 	return e.err
 }
@@ -378,15 +378,16 @@ func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 		through = min(t, m)
 	}
 	for ; n > 0 && !e.stop; n-- { // a failure stops it too
-		if e.timers.Len() > 0 {
+		if e.timers.len() > 0 {
 			// A shared server's timer is pending through most of an
 			// episode: its events must not make every event slower.
 			// nextTimer, written out.
-			if t := e.timers.Top(); e.q.len() == 0 || firesBefore(t, e.q.head()) {
-				if t.Key > through {
+			if t := e.timers.t[0]; e.q.len() == 0 || t.beforeItem(e.q.head()) {
+				if t.at > through {
 					break
 				}
-				e.runTimer(e.popTimer())
+				e.timers.pop()
+				e.runTimer(t)
 				continue
 			}
 		}
@@ -438,9 +439,9 @@ func (e *Env) fail(err error) {
 // first, as by Close. The observer is removed.
 func (e *Env) Reset(limits Limits) {
 	e.Close()
-	items, timers := e.closedItems[:0], e.closedTimers
+	items, timers := e.closedItems[:0], e.closedTimers[:0]
 	*e = Env{limits: limits}
-	e.q.items, e.timers = items, timers
+	e.q.items, e.timers.t = items, timers
 }
 
 // Close ends every process still waiting, so that their coroutines are
@@ -459,6 +460,7 @@ func (e *Env) Close() {
 	clear(e.q.items) // drop the handlers for the garbage collector
 	e.closedItems = e.q.items[:0]
 	e.q = queue{}
-	e.dropTimers()
-	e.closedTimers, e.timers = e.timers, timerHeap{}
+	e.timers.drop()
+	e.closedTimers = e.timers.t
+	e.timers.t = nil
 }

@@ -12,32 +12,33 @@ import (
 	"github.com/swarmsim/swarmsim/sim"
 )
 
-// tracked is a heap item's value that knows its index, as a timer does.
-type tracked struct {
-	name int
-	pos  int // -1 when out of the heap
-}
-
-type trackedItem = sim.HeapItem[int, int, *tracked]
+type named = sim.HeapItem[int, int, int]
 
 // TestHeapAgainstSorted runs random pushes, pops, sets and removals on a
 // heap with few distinct keys (so that Tie decides often) and checks every
-// pop against a sorted reference, and every tracked index after each
-// operation. Removals and sets pick items by their tracked index, as an
-// owner would.
+// pop and removal against a sorted reference. Removals and sets find their
+// item by its value with At, as an owner does.
 func TestHeapAgainstSorted(t *testing.T) {
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 7))
-		var h sim.Heap[int, int, *tracked]
-		h.Track(func(v *tracked, i int) { v.pos = i })
-		var ref []trackedItem // the items in the heap
+		var h sim.Heap[int, int, int]
+		var ref []named // the items in the heap
 		next := 0
-		item := func() trackedItem {
+		item := func() named {
 			next++
-			return trackedItem{Key: r.IntN(5), Tie: next, Value: &tracked{name: next, pos: -1}}
+			return named{Key: r.IntN(5), Tie: next, Value: next}
 		}
 		sortRef := func() {
-			slices.SortFunc(ref, func(a, b trackedItem) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Tie, b.Tie)) })
+			slices.SortFunc(ref, func(a, b named) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Tie, b.Tie)) })
+		}
+		index := func(value int) int {
+			for i := range h.Len() {
+				if h.At(i).Value == value {
+					return i
+				}
+			}
+			t.Fatalf("seed %d: %d is not in the heap", seed, value)
+			return -1
 		}
 		for op := range 3000 {
 			switch k := r.IntN(10); {
@@ -47,27 +48,20 @@ func TestHeapAgainstSorted(t *testing.T) {
 				ref = append(ref, it)
 			case k < 6:
 				sortRef()
-				got := h.Pop()
-				require.Equal(t, ref[0], got, "seed %d, op %d: pop", seed, op)
-				got.Value.pos = -1
+				require.Equal(t, ref[0], h.Pop(), "seed %d, op %d: pop", seed, op)
 				ref = ref[1:]
 			case k < 8:
 				j := r.IntN(len(ref))
 				it := item()
 				it.Value = ref[j].Value // a new key for the same value, at its place
-				h.Set(ref[j].Value.pos, it)
+				h.Set(index(ref[j].Value), it)
 				ref[j] = it
 			default:
 				j := r.IntN(len(ref))
-				got := h.Remove(ref[j].Value.pos)
-				require.Equal(t, ref[j], got, "seed %d, op %d: remove", seed, op)
-				got.Value.pos = -1
+				require.Equal(t, ref[j], h.Remove(index(ref[j].Value)), "seed %d, op %d: remove", seed, op)
 				ref = slices.Delete(ref, j, j+1)
 			}
 			require.Equal(t, len(ref), h.Len())
-			for i := range h.Len() {
-				require.Equal(t, i, h.At(i).Value.pos, "seed %d, op %d: the tracked index", seed, op)
-			}
 		}
 		sortRef()
 		for _, want := range ref {

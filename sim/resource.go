@@ -90,7 +90,7 @@ func NewResource(env *Env, capacity int, discipline Discipline) (*Resource, erro
 	if discipline > ByPriority {
 		return nil, fmt.Errorf("sim: unknown resource discipline %v", discipline)
 	}
-	r := &Resource{env: env, capacity: capacity, disc: discipline, waiting: waitingHeap()}
+	r := &Resource{env: env, capacity: capacity, disc: discipline}
 	r.stats.start, r.stats.last = env.Now(), env.Now()
 	return r, nil
 }
@@ -106,7 +106,7 @@ func (r *Resource) Discipline() Discipline { return r.disc }
 func (r *Resource) InUse() int { return r.inUse }
 
 // QueueLen returns the number of requests waiting for a unit.
-func (r *Resource) QueueLen() int { return r.waiting.Len() }
+func (r *Resource) QueueLen() int { return len(r.waiting) }
 
 // Acquire waits until p holds one unit, then returns nil; the unit must be
 // given back with Release. priority orders waiters under ByPriority (lower
@@ -144,8 +144,8 @@ func (r *Resource) Release() error {
 		return fmt.Errorf("%w: all %d units free at %v", ErrNotHeld, r.capacity, r.env.Now())
 	}
 	r.touch()
-	if r.waiting.Len() > 0 {
-		r.grant(r.dequeue(0)) // the unit passes on; InUse is unchanged
+	if len(r.waiting) > 0 {
+		r.grant(r.waiting.pop()) // the unit passes on; InUse is unchanged
 		return nil
 	}
 	r.inUse--
@@ -202,7 +202,7 @@ func (r *Resource) enqueue(priority int, public bool) *request {
 	r.touch()
 	r.seq++
 	rq := &request{r: r, ev: r.env.NewEvent("grant"), prio: priority, seq: r.seq, since: r.env.Now(), public: public}
-	r.waiting.Push(HeapItem[int, uint64, *request]{Key: rq.prio, Tie: rq.seq, Value: rq})
+	r.waiting.push(rq)
 	if public {
 		if r.byEvent == nil {
 			r.byEvent = make(map[*Event]*request)
@@ -231,7 +231,7 @@ func (r *Resource) withdraw(rq *request) {
 	switch rq.state {
 	case reqWaiting:
 		r.touch()
-		r.dequeue(rq.index)
+		r.waiting.remove(rq.index)
 		if rq.public {
 			delete(r.byEvent, rq.ev)
 		}
@@ -273,7 +273,7 @@ func (r *Resource) touch() {
 	now := r.env.Now()
 	if dt := float64(now - r.stats.last); dt > 0 {
 		r.stats.busyArea += float64(float64(r.inUse) * dt)
-		r.stats.queueArea += float64(float64(r.waiting.Len()) * dt)
+		r.stats.queueArea += float64(float64(len(r.waiting)) * dt)
 	}
 	r.stats.last = now
 }
@@ -289,7 +289,7 @@ func (r *Resource) Stats() ResourceStats {
 		s.MeanInUse = r.stats.busyArea / float64(s.Elapsed)
 		s.MeanQueueLen = r.stats.queueArea / float64(s.Elapsed)
 	} else {
-		s.MeanInUse, s.MeanQueueLen = float64(r.inUse), float64(r.waiting.Len())
+		s.MeanInUse, s.MeanQueueLen = float64(r.inUse), float64(len(r.waiting))
 	}
 	s.Utilization = s.MeanInUse / float64(r.capacity)
 	return s
@@ -303,20 +303,77 @@ func (r *Resource) ResetStats() {
 	r.stats = resourceStats{start: now, last: now}
 }
 
-// reqHeap holds the waiting requests by (prio, seq), each request knowing
-// its index, for O(log n) removal.
-type reqHeap = Heap[int, uint64, *request]
+// reqHeap is a binary min-heap of waiting requests ordered by (prio, seq),
+// with each request's index kept up to date for O(log n) removal.
+type reqHeap []*request
 
-// waitingHeap returns an empty reqHeap that keeps each request's index.
-func waitingHeap() reqHeap {
-	var h reqHeap
-	h.Track(func(rq *request, i int) { rq.index = i })
-	return h
+func (h reqHeap) less(i, j int) bool {
+	a, b := h[i], h[j]
+	return a.prio < b.prio || (a.prio == b.prio && a.seq < b.seq)
 }
 
-// dequeue removes the waiting request at index i and returns it.
-func (r *Resource) dequeue(i int) *request {
-	rq := r.waiting.Remove(i).Value
+func (h reqHeap) swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+
+func (h *reqHeap) push(rq *request) {
+	rq.index = len(*h)
+	*h = append(*h, rq)
+	h.up(rq.index)
+}
+
+func (h *reqHeap) pop() *request {
+	return h.remove(0)
+}
+
+// remove takes out the request at index i and returns it.
+func (h *reqHeap) remove(i int) *request {
+	old := *h
+	n := len(old) - 1
+	rq := old[i]
+	if i != n {
+		old.swap(i, n)
+	}
+	old[n] = nil
+	*h = old[:n]
+	if i != n {
+		if !h.down(i) {
+			h.up(i)
+		}
+	}
 	rq.index = -1
 	return rq
+}
+
+func (h reqHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			return
+		}
+		h.swap(i, parent)
+		i = parent
+	}
+}
+
+// down sifts i towards the leaves and reports whether it moved.
+func (h reqHeap) down(i int) bool {
+	start, n := i, len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && h.less(r, l) {
+			c = r
+		}
+		if !h.less(c, i) {
+			break
+		}
+		h.swap(i, c)
+		i = c
+	}
+	return i > start
 }

@@ -24,8 +24,8 @@ type Timer struct {
 	env *Env
 	fn  func()
 	at  Time
-	key uint64 // priority and sequence number, as the timers order it
-	pos int    // index in env.timers, -1 when not pending
+	key uint64
+	pos int // index in env.timers, -1 when not pending
 }
 
 // Init binds t to e, to run fn when it fires, stopping it first if it is
@@ -50,11 +50,10 @@ func (t *Timer) Set(delay Time) error {
 		return e.callError(delay) // due's checks, here, where the usual path makes no call
 	}
 	t.at, t.key = e.now+delay, e.nextKey(PriorityNormal)
-	it := timerItem{Key: t.at, Tie: t.key, Value: t}
 	if t.pos < 0 {
-		e.timers.Push(it)
+		e.timers.push(t)
 	} else {
-		e.timers.Set(t.pos, it)
+		e.timers.fix(t.pos)
 	}
 	return nil
 }
@@ -64,8 +63,7 @@ func (t *Timer) Stop() bool {
 	if t.env == nil || t.pos < 0 {
 		return false
 	}
-	t.env.timers.Remove(t.pos)
-	t.pos = -1
+	t.env.timers.remove(t.pos)
 	return true
 }
 
@@ -75,37 +73,112 @@ func (t *Timer) Pending() bool { return t.env != nil && t.pos >= 0 }
 // When returns the time t fires at; it is meaningful while t is pending.
 func (t *Timer) When() Time { return t.at }
 
-// timerHeap holds the pending timers by (time, priority and sequence
-// number), each knowing its index.
-type timerHeap = Heap[Time, uint64, *Timer]
-
-type timerItem = HeapItem[Time, uint64, *Timer]
-
-// newTimerHeap returns an empty timerHeap that keeps each timer's index.
-func newTimerHeap() timerHeap {
-	var h timerHeap
-	h.Track(func(t *Timer, i int) { t.pos = i })
-	return h
+func (t *Timer) before(b *Timer) bool {
+	return t.at < b.at || (t.at == b.at && t.key < b.key)
 }
 
-// firesBefore reports whether the timer t, at the top of the timers,
-// fires before it.
-func firesBefore(t *timerItem, it *item) bool {
-	return t.Key < it.at || (t.Key == it.at && t.Tie < it.key)
+// beforeItem reports whether t fires before it.
+func (t *Timer) beforeItem(it *item) bool {
+	return t.at < it.at || (t.at == it.at && t.key < it.key)
 }
 
-// popTimer removes and returns the earliest timer. There must be one.
-func (e *Env) popTimer() *Timer {
-	t := e.timers.Pop().Value
+// timerHeap is a binary min-heap of pending timers, each knowing its index.
+type timerHeap struct {
+	t []*Timer
+}
+
+func (h *timerHeap) len() int { return len(h.t) }
+
+func (h *timerHeap) push(t *Timer) {
+	t.pos = len(h.t)
+	h.t = append(h.t, t)
+	h.up(t.pos)
+}
+
+// pop removes and returns the earliest timer. The heap must not be empty.
+// It is remove(0) written out: the last timer, moved to the top, can only
+// go down (and a server's timer is often the only one).
+func (h *timerHeap) pop() *Timer {
+	t := h.t[0]
+	last := len(h.t) - 1
+	if last > 0 {
+		h.t[0] = h.t[last]
+		h.t[0].pos = 0
+	}
+	h.t[last] = nil
+	h.t = h.t[:last]
 	t.pos = -1
+	if last > 1 {
+		h.down(0)
+	}
 	return t
 }
 
-// dropTimers empties the timers, marking every timer not pending, and
-// keeps their memory.
-func (e *Env) dropTimers() {
-	for i := range e.timers.Len() {
-		e.timers.At(i).Value.pos = -1
+// remove takes the timer at index i out of the heap.
+func (h *timerHeap) remove(i int) {
+	t := h.t[i]
+	last := len(h.t) - 1
+	if i != last {
+		h.swap(i, last)
 	}
-	e.timers.Reset()
+	h.t[last] = nil
+	h.t = h.t[:last]
+	t.pos = -1
+	if i != last {
+		h.fix(i)
+	}
+}
+
+// fix restores the heap after the timer at index i changed its time.
+func (h *timerHeap) fix(i int) {
+	if !h.down(i) {
+		h.up(i)
+	}
+}
+
+func (h *timerHeap) swap(i, j int) {
+	h.t[i], h.t[j] = h.t[j], h.t[i]
+	h.t[i].pos, h.t[j].pos = i, j
+}
+
+func (h *timerHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.t[i].before(h.t[p]) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+// down moves the timer at i down and reports whether it moved.
+func (h *timerHeap) down(i int) bool {
+	start, n := i, len(h.t)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.t[r].before(h.t[l]) {
+			m = r
+		}
+		if !h.t[m].before(h.t[i]) {
+			break
+		}
+		h.swap(i, m)
+		i = m
+	}
+	return i > start
+}
+
+// drop empties the heap, marking every timer not pending, and keeps its
+// memory.
+func (h *timerHeap) drop() {
+	for _, t := range h.t {
+		t.pos = -1
+	}
+	clear(h.t)
+	h.t = h.t[:0]
 }
