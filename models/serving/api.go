@@ -15,8 +15,8 @@ import (
 // Everything that decides when a call is admitted is known when it is
 // sent: when it arrives, its time there (Call.Service, worked out by the
 // client then: a time to first token drawn from the API's TTFT and its
-// output at the API's OutputRate), and the calls ahead of it in the queue, whose admissions
-// and ends are known the same way. In a FIFO queue the admission of a call
+// output at the API's OutputRate), and the calls ahead of it in the queue,
+// whose admissions and ends are known the same way. In a FIFO queue the admission of a call
 // is max(its arrival, the admission before it, the first end of the calls
 // holding the cap's places, the time the buckets hold its tokens), so the
 // API schedules each call when it is sent (schedule), and its timer is set
@@ -76,10 +76,8 @@ func (h *Hosted) Reset(env *sim.Env, cfg *API, client Client) error {
 	if h.wakeFn == nil {
 		h.wakeFn = h.wake
 	}
-	h.slots.Reset()
-	h.ends.Reset()
 	*h = Hosted{env: env, client: client, cfg: cfg, wakeFn: h.wakeFn,
-		slots: h.slots, waiting: h.waiting.reset(), ends: h.ends,
+		slots: h.slots[:0], waiting: h.waiting.reset(), ends: h.ends[:0],
 		rpmSpare: h.rpmSpare, tpmSpare: h.tpmSpare}
 	h.cap, h.room = cfg.Concurrency, cfg.Concurrency
 	if h.cap == 0 {
@@ -122,7 +120,7 @@ func (h *Hosted) Submit(c *Call, delay sim.Time) error {
 		if err := h.schedule(c); err != nil {
 			return err
 		}
-		if !h.waking && h.ends.Top().Value == c.ID {
+		if !h.waking && h.ends[0].id == c.ID {
 			h.setTimer()
 		}
 		return nil
@@ -159,9 +157,9 @@ func (h *Hosted) reschedule(i, n int) error {
 func (h *Hosted) schedule(c *Call) error {
 	s := &c.api
 	t := max(c.Arrive, h.last)
-	s.took = h.cap > 0 && h.slots.Len() == h.cap
+	s.took = h.cap > 0 && len(h.slots) == h.cap
 	if s.took { // it takes the place free first
-		s.slot = h.slots.Top().Key
+		s.slot = h.slots[0]
 		t = max(t, s.slot)
 	}
 	// The buckets are asked from t; the call is admitted when both hold
@@ -200,16 +198,16 @@ func (h *Hosted) schedule(c *Call) error {
 	end := admit + c.Service
 	switch {
 	case s.took:
-		h.slots.Set(0, slot(end))
+		h.slots.replaceFirst(end)
 	case h.cap > 0:
-		h.slots.Push(slot(end))
+		h.slots.push(end)
 	}
 	h.scheduled++
-	if it := (endItem{Key: end, Tie: h.scheduled, Value: c.ID}); h.vacant {
-		h.ends.Set(0, it)
-		h.vacant = false
+	if it := (endItem{at: end, seq: h.scheduled, id: c.ID}); h.vacant {
+		h.ends[0], h.vacant = it, false
+		h.ends.down(0)
 	} else {
-		h.ends.Push(it)
+		h.ends.push(it)
 	}
 	return nil
 }
@@ -237,9 +235,9 @@ func (h *Hosted) unschedule(c *Call) {
 // Len returns the number of calls at the API: sent and not done.
 func (h *Hosted) Len() int {
 	if h.vacant {
-		return h.ends.Len() - 1
+		return len(h.ends) - 1
 	}
-	return h.ends.Len()
+	return len(h.ends)
 }
 
 // admit takes in the admissions up to t, in order, each once a place in
@@ -276,7 +274,7 @@ func (h *Hosted) admitFirst(t sim.Time) {
 func (h *Hosted) settle() {
 	if h.vacant {
 		h.vacant = false
-		h.ends.Pop()
+		h.ends.pop()
 	}
 }
 
@@ -296,8 +294,8 @@ func (h *Hosted) wake() {
 	now := h.env.Now()
 	h.waking = true
 	h.admit(now)
-	for h.ends.Len() > 0 && h.ends.Top().Key <= now && h.ends.Top().Tie <= h.booked {
-		id := h.ends.Top().Value
+	for len(h.ends) > 0 && h.ends[0].at <= now && h.ends[0].seq <= h.booked {
+		id := h.ends[0].id
 		h.vacant = true
 		h.inFlight--
 		h.admit(now)
@@ -324,9 +322,9 @@ func (h *Hosted) Finish(now sim.Time) Stats {
 			queue += now - arrive
 		}
 	}
-	for i := range h.ends.Len() {
-		if e := h.ends.At(i); e.Tie <= h.booked && e.Key > now {
-			flight -= e.Key - now // in flight past the end
+	for _, e := range h.ends {
+		if e.seq <= h.booked && e.at > now {
+			flight -= e.at - now // in flight past the end
 		}
 	}
 	var s Stats

@@ -60,32 +60,32 @@ func TestServerQueues(t *testing.T) {
 
 	var e ends
 	for i, at := range []sim.Time{7, 4, 7, 2, 4} {
-		e.Push(endItem{Key: at, Tie: uint64(i), Value: i})
+		e.push(endItem{at: at, seq: uint64(i), id: i})
 	}
 	require.Equal(t, sim.Time(2), e.first())
-	require.Equal(t, []int{3, 1, 4, 0, 2}, ids(func() *Call { return calls[e.Pop().Value] }, 5))
+	require.Equal(t, []int{3, 1, 4, 0, 2}, ids(func() *Call { return calls[e.pop()] }, 5))
 	require.Equal(t, sim.MaxTime, e.first())
 	for i, at := range []sim.Time{1, 8, 3, 9, 4, 10, 5, 6} {
-		e.Push(endItem{Key: at, Tie: uint64(i), Value: i})
+		e.push(endItem{at: at, seq: uint64(i), id: i})
 	}
 	e.remove(1) // in the middle of the heap, with children
 	e.remove(7) // the last
 	e.remove(0) // the top
-	require.Equal(t, []int{2, 4, 6, 3, 5}, ids(func() *Call { return calls[e.Pop().Value] }, 5))
+	require.Equal(t, []int{2, 4, 6, 3, 5}, ids(func() *Call { return calls[e.pop()] }, 5))
 
 	var s slots
 	for _, at := range []sim.Time{9, 2, 7, 2, 5, 1, 8, 6} {
-		s.Push(slot(at))
+		s.push(at)
 	}
 	s.remove(7)
 	s.remove(2) // one of two
 	s.remove(4) // none: nothing changes
-	s.Set(0, slot(3))
+	s.replaceFirst(3)
 	s.set(9, 4)
 	s.set(10, 1) // none: nothing changes
 	var got []sim.Time
-	for s.Len() > 0 {
-		first := s.Top().Key
+	for len(s) > 0 {
+		first := s[0]
 		got = append(got, first)
 		s.remove(first)
 	}

@@ -33,8 +33,8 @@ import (
 // otherwise they are within a nanosecond of the exact fluid model.
 type Sharing struct {
 	c    clock
-	jobs sim.Heap[float64, int, struct{}] // by tag, then id, so that jobs that finish together leave in a fixed order
-	due  sim.Time                         // when the first job finishes (0 when idle): worked out at every change, since the speed is constant between changes
+	jobs []shareJob
+	due  sim.Time // when the first job finishes (0 when idle): worked out at every change, since the speed is constant between changes
 
 	busy, area float64 // ∫[n>0] dt and ∫n dt, in nanoseconds
 }
@@ -50,8 +50,10 @@ type clock struct {
 	paused       sim.Time // no progress before this (setups)
 }
 
-// shareJob is a job in service: its tag (Key) and id (Tie).
-type shareJob = sim.HeapItem[float64, int, struct{}]
+type shareJob struct {
+	tag float64
+	id  int
+}
 
 // NewSharing returns an idle server that gives each job one unit of work
 // per unit + perJob·(n−1) with n jobs in service. unit must be positive
@@ -70,13 +72,12 @@ func (s *Sharing) Reset(unit, perJob sim.Time) error {
 	if unit <= 0 || perJob < 0 {
 		return fmt.Errorf("serving: sharing server: unit %v must be positive and per-job %v not negative", unit, perJob)
 	}
-	s.jobs.Reset()
-	*s = Sharing{c: clock{unit: unit, perJob: perJob, fUnit: float64(unit), fPer: float64(perJob)}, jobs: s.jobs}
+	*s = Sharing{c: clock{unit: unit, perJob: perJob, fUnit: float64(unit), fPer: float64(perJob)}, jobs: s.jobs[:0]}
 	return nil
 }
 
 // Len returns the number of jobs in service.
-func (s *Sharing) Len() int { return s.jobs.Len() }
+func (s *Sharing) Len() int { return len(s.jobs) }
 
 // step is the time one unit of work takes for each of n jobs.
 func (c *clock) step(n int) float64 {
@@ -137,7 +138,7 @@ func (s *Sharing) advance(now sim.Time) {
 	if now <= s.c.at {
 		return
 	}
-	if n := s.jobs.Len(); n > 0 {
+	if n := len(s.jobs); n > 0 {
 		dt := float64(now - s.c.at)
 		s.busy += dt
 		s.area += float64(dt * float64(n))
@@ -152,31 +153,36 @@ func (s *Sharing) advance(now sim.Time) {
 // backwards.
 func (s *Sharing) Add(now sim.Time, id int, work float64, setup sim.Time) {
 	s.advance(now)
-	s.jobs.Push(shareJob{Key: s.c.join(now, work, setup), Tie: id})
-	s.due = s.c.departure(s.jobs.Top().Key, s.jobs.Len())
+	s.jobs = append(s.jobs, shareJob{tag: s.c.join(now, work, setup), id: id})
+	s.up(len(s.jobs) - 1)
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs))
 }
 
 // Next returns when the first job will finish if nothing joins or leaves,
 // and false if the server is idle. It costs O(1).
 func (s *Sharing) Next() (sim.Time, bool) {
-	return s.due, s.jobs.Len() > 0
+	return s.due, len(s.jobs) > 0
 }
 
 // Pop removes and returns a job that has finished by now, if any; call it
 // until it reports false. A job whose departure time (from Next) has come
 // is finished, even where rounding left its attained service a hair short.
 func (s *Sharing) Pop(now sim.Time) (id int, ok bool) {
-	if s.jobs.Len() == 0 || s.due > now {
+	if len(s.jobs) == 0 || s.due > now {
 		return 0, false
 	}
 	s.advance(now)
-	j := s.jobs.Pop()
-	s.c.v = max(s.c.v, j.Key)
+	j := s.jobs[0]
+	s.c.v = max(s.c.v, j.tag)
+	last := len(s.jobs) - 1
+	s.jobs[0] = s.jobs[last]
+	s.jobs = s.jobs[:last]
 	s.due = 0
-	if n := s.jobs.Len(); n > 0 {
-		s.due = s.c.departure(s.jobs.Top().Key, n)
+	if last > 0 {
+		s.down(0)
+		s.due = s.c.departure(s.jobs[0].tag, last)
 	}
-	return j.Tie, true
+	return j.id, true
 }
 
 // Replace is Pop and then, if it popped a job, Add(now, id, work, setup):
@@ -184,15 +190,16 @@ func (s *Sharing) Pop(now sim.Time) (id int, ok bool) {
 // the freed place), with one update of the server and one sift of its
 // heap. The server is then as Pop and Add would leave it.
 func (s *Sharing) Replace(now sim.Time, id int, work float64, setup sim.Time) (done int, ok bool) {
-	if s.jobs.Len() == 0 || s.due > now {
+	if len(s.jobs) == 0 || s.due > now {
 		return 0, false
 	}
 	s.advance(now)
-	j := *s.jobs.Top()
-	s.c.v = max(s.c.v, j.Key)
-	s.jobs.Set(0, shareJob{Key: s.c.join(now, work, setup), Tie: id})
-	s.due = s.c.departure(s.jobs.Top().Key, s.jobs.Len())
-	return j.Tie, true
+	j := s.jobs[0]
+	s.c.v = max(s.c.v, j.tag)
+	s.jobs[0] = shareJob{tag: s.c.join(now, work, setup), id: id}
+	s.down(0)
+	s.due = s.c.departure(s.jobs[0].tag, len(s.jobs))
+	return j.id, true
 }
 
 // Lookahead is a what-if copy of a Sharing server's progress, to find when
@@ -212,9 +219,9 @@ type Lookahead struct {
 
 // Reset makes l a copy of s's progress as it is now.
 func (l *Lookahead) Reset(s *Sharing) {
-	l.c, l.n, l.due, l.first = s.c, s.jobs.Len(), s.due, 0
+	l.c, l.n, l.due, l.first = s.c, len(s.jobs), s.due, 0
 	if l.n > 0 {
-		l.first = s.jobs.Top().Key
+		l.first = s.jobs[0].tag
 	}
 }
 
@@ -249,4 +256,41 @@ func (s *Sharing) Busy(now sim.Time) sim.Time {
 func (s *Sharing) Area(now sim.Time) float64 {
 	s.advance(now)
 	return s.area
+}
+
+// less orders jobs by tag, then by id, so that jobs that finish together
+// leave in a fixed order.
+func (s *Sharing) less(i, j int) bool {
+	a, b := &s.jobs[i], &s.jobs[j]
+	return a.tag < b.tag || a.tag == b.tag && a.id < b.id
+}
+
+func (s *Sharing) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			return
+		}
+		s.jobs[i], s.jobs[p] = s.jobs[p], s.jobs[i]
+		i = p
+	}
+}
+
+func (s *Sharing) down(i int) {
+	n := len(s.jobs)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && s.less(r, l) {
+			m = r
+		}
+		if !s.less(m, i) {
+			return
+		}
+		s.jobs[i], s.jobs[m] = s.jobs[m], s.jobs[i]
+		i = m
+	}
 }
