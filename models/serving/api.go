@@ -281,9 +281,7 @@ func (h *Hosted) settle() {
 // setTimer sets the timer for the first end of a scheduled call.
 func (h *Hosted) setTimer() {
 	first := h.ends.first()
-	if err := moveTimer(&h.timer, h.env.Now(), first, first == sim.MaxTime); err != nil {
-		h.client.Fail(err)
-	}
+	moveTimer(&h.timer, h.env.Now(), first, first == sim.MaxTime, h.client)
 }
 
 // wake is the timer's: it takes in the admissions up to now and ends the

@@ -47,14 +47,16 @@ type Stats struct {
 }
 
 // moveTimer moves t to fire at due, keeping its place among events of the
-// same time when due has not changed; idle (no due) stops it.
-func moveTimer(t *sim.Timer, now, due sim.Time, idle bool) error {
+// same time when due has not changed; idle (no due) stops it. It tells
+// client of an error.
+func moveTimer(t *sim.Timer, now, due sim.Time, idle bool, client Client) {
 	switch {
 	case idle:
 		t.Stop()
 	case t.Pending() && t.When() == due:
 	default:
-		return t.Set(due - now)
+		if err := t.Set(due - now); err != nil {
+			client.Fail(err)
+		}
 	}
-	return nil
 }

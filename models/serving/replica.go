@@ -121,13 +121,6 @@ func prefill(perToken sim.Time, n int64) sim.Time {
 	return sim.Time(math.Round(float64(perToken) * float64(n)))
 }
 
-// setTimer moves the timer to the plan's first departure, or stops it.
-func (d *Replicas) setTimer() {
-	if err := moveTimer(&d.timer, d.env.Now(), d.due, !d.busy); err != nil {
-		d.client.Fail(err)
-	}
-}
-
 // plan sets the timer for the first departure, with the calls that arrive
 // before it taken in on lookahead copies of the replicas, as arrive will.
 //
@@ -148,7 +141,7 @@ func (d *Replicas) plan() {
 	}
 	if d.full = full && d.busy; d.full {
 		d.planned = -1 // nothing to continue: Submit leaves the plan alone
-		d.setTimer()
+		moveTimer(&d.timer, d.env.Now(), d.due, !d.busy, d.client)
 		return
 	}
 	for i := range d.replicas {
@@ -177,7 +170,7 @@ func (d *Replicas) extend() {
 		d.ahead[i].Add(arrive, float64(c.Output), c.setup)
 		d.due, d.busy = d.firstDeparture()
 	}
-	d.setTimer()
+	moveTimer(&d.timer, d.env.Now(), d.due, !d.busy, d.client)
 }
 
 // firstDeparture returns the earliest departure of the lookahead copies,
