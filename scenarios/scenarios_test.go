@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -69,12 +70,12 @@ func TestLoadGood(t *testing.T) {
 				c := sc.Base.Collective
 				assert.Equal(t, 8, c.Tools.Pool)
 				assert.True(t, c.Serving.IsZero(), "no self-hosted server in the base")
-				assert.Equal(t, collective.API{}, c.API)
+				assert.Equal(t, serving.API{}, c.API)
 				assert.Equal(t, sim.Poisson(2), sc.Base.Task.ToolCalls)
 				assert.Equal(t, sim.LogNormal(3, 1), sc.Base.Task.ToolLatency)
-				want := collective.API{RPM: 500, TPM: 400000, Concurrency: 64, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+				want := serving.API{RPM: 500, TPM: 400000, Concurrency: 64, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 				assert.Equal(t, want, sc.Variants[0].Spec.Collective.API)
-				def := collective.DefaultServing()
+				def := serving.DefaultDeployment()
 				def.Replicas, def.MaxBatch = 2, 32
 				assert.Equal(t, def, sc.Variants[1].Spec.Collective.Serving, "the keys left out keep the fitted defaults")
 				assert.Contains(t, string(sc.Resolved), "tool_calls: poisson(2)")

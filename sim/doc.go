@@ -40,14 +40,10 @@
 // [Resource] (a pool of units with a FIFO or priority queue) and [Store] (a
 // mailbox of typed items) are built on the public event API, in files of
 // their own. [Dist] gives the distributions that scenario files name, and
-// [Sampler] draws from one with its constants worked out once.
-// [TokenBucket] (an exact rate limiter) and [Sharing] (a processor-sharing
-// server whose speed depends on how many jobs share it, such as a
-// continuously batching inference server) are plain state that their owner
-// drives from its own events: they cost O(1) and O(log n) per arrival and
-// departure, never an event per unit of work. A [Lookahead] plans a
-// Sharing server's next departure with jobs that have not arrived yet, and
-// a [Timer] is a wake-up its owner moves in place when the plan changes.
+// [Sampler] draws from one with its constants worked out once. A [Timer]
+// is a wake-up its owner moves in place when its plan changes, which is how
+// a model of its own (the inference servers of models/serving) drives
+// plain state from one event per change rather than one per unit of work.
 //
 // # Writing a process
 //

@@ -168,7 +168,8 @@ func (a *agent) check() {
 		nd := &ep.g.Nodes[v]
 		prompt := ep.cfg.Calls.SystemPrompt + a.context + nd.OutputTokens
 		output := int64(math.Round(nd.Work.Seconds() * ep.cfg.Check.Cost * ep.cfg.Calls.OutputRate))
-		a.req = request{prompt: int64(prompt), output: output, node: v, check: true}
+		a.req = request{node: v, check: true}
+		a.req.Prompt, a.req.Output = int64(prompt), output
 		a.activity = now
 		a.kind = "check"
 		ep.server.submit(a, ep.cfg.Calls.Overhead)

@@ -59,7 +59,7 @@ type agent struct {
 	callsTotal int     // model calls of the attempt in progress
 	toolsTotal int     // tool calls of the attempt in progress
 	toolsDue   int     // tool calls still to make after the current model call
-	toolQueued bool    // waiting for a sandbox since req.arrive
+	toolQueued bool    // waiting for a sandbox since req.Arrive
 	// callPrompt and callOutput are the tokens of the model call in
 	// progress, for its span in a trace.
 	callPrompt, callOutput int64

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -132,12 +133,12 @@ func sharedEpisodes(b *testing.B) []sharedEpisode {
 	tools := g.WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
 	own := collective.Defaults()
 	own.Agents = 10
-	serving := own
-	serving.Serving = collective.DefaultServing()
-	serving.Serving.Replicas, serving.Serving.MaxBatch = 1, 4
+	replicas := own
+	replicas.Serving = serving.DefaultDeployment()
+	replicas.Serving.Replicas, replicas.Serving.MaxBatch = 1, 4
 	api := own
-	api.API = collective.API{RPM: 100, TPM: 200000, Concurrency: 4, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	api.API = serving.API{RPM: 100, TPM: 200000, Concurrency: 4, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 	pool := own
 	pool.Tools.Pool = 2
-	return []sharedEpisode{{"own", g, own}, {"serving", g, serving}, {"api", g, api}, {"tools", tools, pool}}
+	return []sharedEpisode{{"own", g, own}, {"serving", g, replicas}, {"api", g, api}, {"tools", tools, pool}}
 }

@@ -45,7 +45,8 @@ func (a *agent) startCall() {
 	if ep.server != nil {
 		// The shared server prefills and decodes; the call reaches it
 		// after the agent has read its messages and the call's overhead.
-		a.req = request{prompt: int64(prompt), output: output, node: a.cur}
+		a.req = request{node: a.cur}
+		a.req.Prompt, a.req.Output = int64(prompt), output
 		ep.server.submit(a, read+c.Overhead)
 		return
 	}
@@ -113,7 +114,7 @@ func (a *agent) callDone() {
 func (a *agent) served() {
 	res := a.ep.res
 	res.ServedCalls++
-	res.ServingTime += a.ep.env.Now() - a.req.arrive
+	res.ServingTime += a.ep.env.Now() - a.req.Arrive
 	if a.req.check {
 		a.span(a.activity, a.ep.env.Now(), "check", a.ep.g.Nodes[a.req.node].Name)
 		a.checkDone()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -38,9 +39,9 @@ type Config struct {
 	TimeLimit sim.Time `yaml:"time_limit" json:"time_limit"`
 	// Serving is a self-hosted server shared by every agent; with no
 	// replicas (the default) each agent has its own, priced by Calls.
-	Serving Serving `yaml:"serving,omitempty" json:"serving,omitzero"`
+	Serving serving.Deployment `yaml:"serving,omitempty" json:"serving,omitzero"`
 	// API is a hosted API shared by every agent, instead of Serving.
-	API API `yaml:"api,omitempty" json:"api,omitzero"`
+	API serving.API `yaml:"api,omitempty" json:"api,omitzero"`
 	// Tools is the pool of tool sandboxes, for tasks that call tools.
 	Tools Tools `yaml:"tools,omitempty" json:"tools,omitzero"`
 	// Handoff says what a delegation hands over and whether a policy may
@@ -198,7 +199,7 @@ func Defaults() Config {
 		Check:     Verification{Cost: 0.2, Accuracy: 0.9, Retries: 3},
 		Reconcile: Reconcile{Mode: ConflictFail, Rework: 0.5},
 		Select:    Selection{Cost: 30 * sim.Second, Accuracy: 0.9},
-		Serving:   DefaultServing(),
+		Serving:   serving.DefaultDeployment(),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -269,12 +270,12 @@ func TestValidateEdges(t *testing.T) {
 		{func(c *collective.Config) { c.Serving = served(1, 1); c.Serving.StepPerSeq = 0 }, ""},
 		{func(c *collective.Config) { c.Serving = served(1, 1); c.Serving.Step = sim.Nanosecond }, ""},
 		{func(c *collective.Config) {
-			c.API = collective.API{RPM: collective.MaxRate, TPM: collective.MaxRate, OutputRate: 1e9}
+			c.API = serving.API{RPM: collective.MaxRate, TPM: collective.MaxRate, OutputRate: 1e9}
 		}, ""},
-		{func(c *collective.Config) { c.API = collective.API{TPM: collective.MaxRate + 1, OutputRate: 1} }, "api.tpm"},
-		{func(c *collective.Config) { c.API = collective.API{RPM: -1, OutputRate: 1} }, "api.rpm"},
-		{func(c *collective.Config) { c.API = collective.API{OutputRate: 1.0000001e9} }, "api.output_rate"},
-		{func(c *collective.Config) { c.API = collective.API{Concurrency: 0, OutputRate: 1} }, ""},
+		{func(c *collective.Config) { c.API = serving.API{TPM: collective.MaxRate + 1, OutputRate: 1} }, "api.tpm"},
+		{func(c *collective.Config) { c.API = serving.API{RPM: -1, OutputRate: 1} }, "api.rpm"},
+		{func(c *collective.Config) { c.API = serving.API{OutputRate: 1.0000001e9} }, "api.output_rate"},
+		{func(c *collective.Config) { c.API = serving.API{Concurrency: 0, OutputRate: 1} }, ""},
 		{func(c *collective.Config) { c.Tools.Pool = 0 }, ""},
 	} {
 		c := collective.Defaults()
@@ -319,13 +320,13 @@ func TestDefaultsAsDocumented(t *testing.T) {
 	assert.Equal(t, 30*sim.Second, c.Select.Cost)
 	require.NoError(t, c.Validate())
 	// The shared server's fitted coefficients (DefaultServing's comment).
-	s := collective.DefaultServing()
-	assert.Equal(t, collective.Serving{MaxBatch: 256, Step: 5759 * sim.Microsecond, StepPerSeq: 6 * sim.Microsecond, PrefillToken: 17250 * sim.Nanosecond}, s)
+	s := serving.DefaultDeployment()
+	assert.Equal(t, serving.Deployment{MaxBatch: 256, Step: 5759 * sim.Microsecond, StepPerSeq: 6 * sim.Microsecond, PrefillToken: 17250 * sim.Nanosecond}, s)
 }
 
 // served is DefaultServing with the given replicas and batch.
-func served(replicas, batch int) collective.Serving {
-	s := collective.DefaultServing()
+func served(replicas, batch int) serving.Deployment {
+	s := serving.DefaultDeployment()
 	s.Replicas, s.MaxBatch = replicas, batch
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -219,7 +220,6 @@ type episode struct {
 	// Shared inference and tools; nil when every agent has its own server
 	// and tools are unlimited or unused.
 	server    server
-	api       *hostedAPI
 	tools     *toolPool
 	toolCalls sim.Key
 	pcg       *rand.PCG // re-seeded for every draw from a distribution
@@ -230,7 +230,7 @@ type episode struct {
 // spare keeps the shared servers of a Runner's earlier episodes, so that
 // the next episode reuses their memory.
 type spare struct {
-	dep   *deployment
+	dep   *selfHosted
 	api   *hostedAPI
 	tools *toolPool
 }
@@ -241,17 +241,21 @@ func (ep *episode) shareInference(streams sim.Streams) error {
 	cfg := &ep.cfg
 	switch {
 	case !cfg.Serving.IsZero():
-		d, err := newDeployment(ep, &cfg.Serving, ep.spare.dep)
-		if err != nil {
+		if ep.spare.dep == nil {
+			ep.spare.dep = &selfHosted{}
+		}
+		if err := ep.spare.dep.Reset(ep.env, &cfg.Serving, (*client)(ep)); err != nil {
 			return err
 		}
-		ep.server, ep.spare.dep = d, d
-	case cfg.API != (API{}):
-		h, err := newHostedAPI(ep, &cfg.API, streams, ep.spare.api)
-		if err != nil {
+		ep.server = ep.spare.dep
+	case cfg.API != (serving.API{}):
+		if ep.spare.api == nil {
+			ep.spare.api = &hostedAPI{}
+		}
+		if err := ep.spare.api.reset(ep, &cfg.API, streams); err != nil {
 			return err
 		}
-		ep.server, ep.api, ep.spare.api = h, h, h
+		ep.server = ep.spare.api
 	}
 	hasTools := ep.g.Tools() != (task.Tools{})
 	if err := cfg.checkGraphTools(hasTools); err != nil {
@@ -263,7 +267,8 @@ func (ep *episode) shareInference(streams sim.Streams) error {
 			t = &toolPool{}
 			ep.spare.tools = t
 		}
-		*t = toolPool{ep: ep, size: cfg.Tools.Pool, latency: streams.Key("tool-latency"), draw: ep.g.Tools().Latency.Sampler(), queue: t.queue.reset()}
+		*t = toolPool{ep: ep, pool: t.pool, latency: streams.Key("tool-latency"), draw: ep.g.Tools().Latency.Sampler()}
+		t.pool.Reset(cfg.Tools.Pool)
 		ep.tools = t
 		ep.toolCalls = streams.Key("tool-calls")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 	"github.com/swarmsim/swarmsim/stats"
@@ -36,7 +37,7 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 	g, err := task.New([]task.Node{{Name: "call"}}, nil)
 	require.NoError(t, err)
 	cfg := Defaults()
-	cfg.API = API{Concurrency: c, TTFT: sim.Exponential(1 / mu), OutputRate: 1}
+	cfg.API = serving.API{Concurrency: c, TTFT: sim.Exponential(1 / mu), OutputRate: 1}
 	// The episode is over from the start, so a call's end does nothing
 	// more (stale): the queue is all there is.
 	ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: cfg, res: &Result{Trace: &Trace{}}, done: true}
@@ -70,9 +71,7 @@ func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint6
 	}
 	require.NoError(t, ep.env.Call(0, next))
 	require.NoError(t, ep.env.Run())
-	require.Zero(t, ep.api.waiting.len())
-	require.Zero(t, ep.api.inFlight)
-	require.Empty(t, ep.api.ends)
+	require.Zero(t, ep.server.(*hostedAPI).Len())
 
 	// Waits from the trace's queue slices, which start at the arrival.
 	waits := map[sim.Time]sim.Time{}
@@ -154,7 +153,7 @@ func TestAPIInstantCalls(t *testing.T) {
 	g, err := task.New([]task.Node{{Name: "call"}}, nil)
 	require.NoError(t, err)
 	cfg := Defaults()
-	cfg.API = API{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1}
+	cfg.API = serving.API{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1}
 	ep := &episode{env: sim.New(sim.Limits{MaxEvents: 100}), g: g, cfg: cfg, res: &Result{}, done: true}
 	require.NoError(t, ep.shareInference(sim.NewStreams(1)))
 	at := &attempt{nodes: make([]nodeState, 1)}
@@ -167,9 +166,7 @@ func TestAPIInstantCalls(t *testing.T) {
 	require.Equal(t, 3, ep.res.ServedCalls)
 	require.Zero(t, ep.res.ServingTime, "every call ends when it arrives")
 	require.Equal(t, sim.Second, ep.env.Now())
-	require.Zero(t, ep.api.inFlight)
-	require.Zero(t, ep.api.waiting.len())
-	require.Empty(t, ep.api.ends)
+	require.Zero(t, ep.server.(*hostedAPI).Len())
 }
 
 // TestAPITimeToFirstToken checks the hosted API's draws of the time to
@@ -184,7 +181,7 @@ func TestAPITimeToFirstToken(t *testing.T) {
 	require.NoError(t, err)
 	const mean, cv, rate, output = 0.6, 0.5, 80.0, 40
 	cfg := Defaults()
-	cfg.API = API{TTFT: sim.LogNormal(mean, cv), OutputRate: rate}
+	cfg.API = serving.API{TTFT: sim.LogNormal(mean, cv), OutputRate: rate}
 	lognormal := func(cv float64) distuv.LogNormal {
 		s2 := math.Log1p(cv * cv)
 		return distuv.LogNormal{Mu: math.Log(mean) - s2/2, Sigma: math.Sqrt(s2)}
@@ -195,8 +192,8 @@ func TestAPITimeToFirstToken(t *testing.T) {
 		ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: cfg, res: &Result{}}
 		require.NoError(t, ep.shareInference(sim.NewStreams(seed)))
 		ttft := func(a *agent) float64 {
-			a.req.output = output
-			d, err := ep.api.serviceTime(a)
+			a.req.Output = output
+			d, err := ep.server.(*hostedAPI).serviceTime(a)
 			require.NoError(t, err)
 			return d.Seconds() - output/rate
 		}
@@ -244,7 +241,7 @@ func TestAPIQueueIsFIFO(t *testing.T) {
 	g, err := task.New([]task.Node{{Name: "call"}}, nil)
 	require.NoError(t, err)
 	cfg := Defaults()
-	cfg.API = API{TPM: 1000, TTFT: sim.Const(1), OutputRate: 1}
+	cfg.API = serving.API{TPM: 1000, TTFT: sim.Const(1), OutputRate: 1}
 	ep := &episode{env: sim.New(sim.Limits{MaxEvents: 100}), g: g, cfg: cfg, res: &Result{Trace: &Trace{}}, done: true}
 	require.NoError(t, ep.shareInference(sim.NewStreams(1)))
 	at := &attempt{nodes: make([]nodeState, 1)}
@@ -252,7 +249,8 @@ func TestAPIQueueIsFIFO(t *testing.T) {
 	for i, prompt := range []int64{800, 600, 100} {
 		a := &agent{id: i, ep: ep, at: at, callsTotal: i}
 		ep.agents = append(ep.agents, a)
-		a.req = request{prompt: prompt}
+		a.req = request{}
+		a.req.Prompt = prompt
 		require.NoError(t, ep.env.Call(0, func() { ep.server.submit(a, 0) }))
 	}
 	require.NoError(t, ep.env.Run())
@@ -275,16 +273,17 @@ func TestAPICallTooLarge(t *testing.T) {
 	g, err := task.New([]task.Node{{Name: "call"}}, nil)
 	require.NoError(t, err)
 	cfg := Defaults()
-	cfg.API = API{TPM: 1000, TTFT: sim.Const(1), OutputRate: 1}
+	cfg.API = serving.API{TPM: 1000, TTFT: sim.Const(1), OutputRate: 1}
 	ep := &episode{env: sim.New(sim.Limits{MaxEvents: 100}), g: g, cfg: cfg, res: &Result{}, done: true}
 	require.NoError(t, ep.shareInference(sim.NewStreams(1)))
 	a := &agent{ep: ep, at: &attempt{nodes: make([]nodeState, 1)}}
 	ep.agents = []*agent{a}
-	a.req = request{prompt: 900, output: 101}
+	a.req = request{}
+	a.req.Prompt, a.req.Output = 900, 101
 	require.NoError(t, ep.env.Call(0, func() { ep.server.submit(a, 0) }))
 	require.NoError(t, ep.env.Run())
-	require.ErrorIs(t, ep.err, sim.ErrTooLarge)
-	require.ErrorContains(t, ep.err, "api.tpm: a call of 1001 tokens can never be admitted")
+	require.ErrorIs(t, ep.err, serving.ErrTooLarge)
+	require.ErrorContains(t, ep.err, "collective: api.tpm: a call of 1001 tokens can never be admitted")
 	require.Zero(t, ep.res.ServedCalls)
 }
 
@@ -336,164 +335,6 @@ func TestDrawToolCalls(t *testing.T) {
 	}
 }
 
-// TestServerQueues works the three queues of the shared servers by hand:
-// the FIFO ring keeps its order when it wraps and grows; calls on their
-// way are kept in order of arrival, those that arrive together in the
-// order they were sent, and insert returns a call's place among them;
-// calls scheduled at an API end first by time, then in the order they
-// were admitted, also when some are taken out; and an API's places in
-// flight, the first free on top, after places taken out or changed.
-func TestServerQueues(t *testing.T) {
-	agents := make([]*agent, 20)
-	for i := range agents {
-		agents[i] = &agent{id: i}
-	}
-	ids := func(pop func() *agent, n int) []int {
-		var out []int
-		for range n {
-			out = append(out, pop().id)
-		}
-		return out
-	}
-
-	var q fifo
-	for _, a := range agents[:6] {
-		q.push(a)
-	}
-	require.Equal(t, []int{0, 1, 2, 3}, ids(q.pop, 4))
-	for _, a := range agents[6:16] { // wraps the ring of 8, then grows it
-		q.push(a)
-	}
-	require.Equal(t, 12, q.n)
-	require.Equal(t, []int{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, ids(q.pop, 12))
-
-	var in arrivals
-	for i, tc := range []struct {
-		at    sim.Time
-		place int
-	}{{5, 0}, {3, 0}, {5, 2}, {9, 3}, {3, 1}, {9, 5}} {
-		a := agents[i]
-		a.req.arrive = tc.at
-		require.Equal(t, tc.place, in.insert(a), "call %d, arriving at %d", i, tc.at)
-	}
-	require.True(t, in.due(3, true))
-	require.False(t, in.due(3, false))
-	require.Equal(t, []int{1, 4}, ids(in.pop, 2))
-	agents[6].req.arrive = 6
-	require.Equal(t, 2, in.insert(agents[6]), "the place counts from the first call on its way")
-	require.Equal(t, []int{0, 2, 6, 3, 5}, ids(in.pop, 5))
-	require.Zero(t, in.len())
-
-	var e ends
-	for i, at := range []sim.Time{7, 4, 7, 2, 4} {
-		e.push(endItem{at: at, seq: uint64(i), id: i})
-	}
-	require.Equal(t, sim.Time(2), e.first())
-	require.Equal(t, []int{3, 1, 4, 0, 2}, ids(func() *agent { return agents[e.pop()] }, 5))
-	require.Equal(t, sim.MaxTime, e.first())
-	for i, at := range []sim.Time{1, 8, 3, 9, 4, 10, 5, 6} {
-		e.push(endItem{at: at, seq: uint64(i), id: i})
-	}
-	e.remove(1) // in the middle of the heap, with children
-	e.remove(7) // the last
-	e.remove(0) // the top
-	require.Equal(t, []int{2, 4, 6, 3, 5}, ids(func() *agent { return agents[e.pop()] }, 5))
-
-	var s slots
-	for _, at := range []sim.Time{9, 2, 7, 2, 5, 1, 8, 6} {
-		s.push(at)
-	}
-	s.remove(7)
-	s.remove(2) // one of two
-	s.remove(4) // none: nothing changes
-	s.replaceFirst(3)
-	s.set(9, 4)
-	s.set(10, 1) // none: nothing changes
-	var got []sim.Time
-	for len(s) > 0 {
-		first := s[0]
-		got = append(got, first)
-		s.remove(first)
-	}
-	require.Equal(t, []sim.Time{2, 3, 4, 5, 6, 8}, got)
-}
-
-// TestAPIUnscheduleUndoes: a call that arrives before calls already
-// scheduled at the hosted API unschedules them and schedules them again
-// behind it; undoing must restore the API exactly. Calls are sent at
-// random with random delays to the API, so that many overtake others, on
-// APIs of every kind of limit (rpm, tpm, a cap, calls of no time), 10
-// seeds each; a second API unschedules every call not admitted yet and
-// schedules them again before each call is sent. The two must give the
-// same admissions, ends, waits and metrics.
-func TestAPIUnscheduleUndoes(t *testing.T) {
-	apis := []API{
-		{RPM: 30, TPM: 20000, Concurrency: 2, TTFT: sim.Exponential(1), OutputRate: 50},
-		{Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80},
-		{TPM: 12000, TTFT: sim.Const(0.5), OutputRate: 100},
-		{RPM: 20, TTFT: sim.Exponential(0.5), OutputRate: 100},
-		{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 1e12}, // calls of well under a microsecond
-	}
-	g, err := task.New([]task.Node{{Name: "call"}}, nil)
-	require.NoError(t, err)
-	const calls = 150
-	// run sends the calls and returns the episode's result; rebuild, if
-	// set, is called before every call is sent.
-	run := func(api API, seed uint64, rebuild func(*hostedAPI)) (*Result, int) {
-		cfg := Defaults()
-		cfg.API = api
-		ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: cfg, res: &Result{Trace: &Trace{}}, done: true}
-		streams := sim.NewStreams(seed)
-		require.NoError(t, ep.shareInference(streams))
-		r := streams.New("calls", 0)
-		overtakes, latest := 0, sim.Time(0)
-		for i := range calls {
-			// A check (its end is traced) of a part of its own, so that
-			// its draw is its own.
-			a := &agent{id: i, ep: ep, at: &attempt{id: i, nodes: make([]nodeState, 1)}}
-			ep.agents = append(ep.agents, a)
-			sent := sim.Time(r.Float64() * float64(200*sim.Second))
-			delay := sim.Time(r.Float64() * float64(5*sim.Second))
-			if sent+delay < latest {
-				overtakes++
-			}
-			latest = max(latest, sent+delay)
-			a.req = request{prompt: 100 + r.Int64N(900), output: r.Int64N(200), check: true}
-			require.NoError(t, ep.env.Call(sent, func() {
-				a.activity = ep.env.Now()
-				if rebuild != nil {
-					rebuild(ep.api)
-				}
-				ep.server.submit(a, delay)
-			}))
-		}
-		require.NoError(t, ep.env.Run())
-		require.NoError(t, ep.err)
-		ep.server.finish(ep.env.Now(), &ep.res.Metrics)
-		return ep.res, overtakes
-	}
-	for i, api := range apis {
-		for seed := range uint64(10) {
-			want, overtakes := run(api, seed, nil)
-			got, _ := run(api, seed, func(h *hostedAPI) {
-				n := h.waiting.len()
-				for j := n - 1; j >= 0; j-- {
-					a, _ := h.waiting.at(j)
-					h.unschedule(a)
-				}
-				for j := range n {
-					a, _ := h.waiting.at(j)
-					require.NoError(t, h.schedule(a))
-				}
-			})
-			require.Greater(t, overtakes, 10, "api %d, seed %d: calls overtake others", i, seed)
-			require.Equal(t, calls, want.ServedCalls, "api %d, seed %d", i, seed)
-			require.Equal(t, want.Metrics, got.Metrics, "api %d, seed %d", i, seed)
-			require.Equal(t, want.Trace, got.Trace, "api %d, seed %d", i, seed)
-		}
-	}
-}
-
 // TestAPIDrawsAhead: the times to first token an agent's calls get, some
 // drawn ahead with the part's other calls, are those each call draws by
 // its own name, whatever the agent does between them: parts of many calls
@@ -503,11 +344,11 @@ func TestAPIDrawsAhead(t *testing.T) {
 	g, err := task.New([]task.Node{{Name: "a"}, {Name: "b"}, {Name: "c"}}, nil)
 	require.NoError(t, err)
 	cfg := Defaults()
-	cfg.API = API{TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	cfg.API = serving.API{TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 	for seed := range uint64(10) {
 		ep := &episode{env: sim.New(sim.Limits{}), g: g, cfg: cfg, res: &Result{}}
 		require.NoError(t, ep.shareInference(sim.NewStreams(seed)))
-		h := ep.api
+		h := ep.server.(*hostedAPI)
 		rng := rand.New(rand.NewPCG(seed, 7))
 		at := &attempt{id: 2, nodes: make([]nodeState, 3)}
 		agents := []*agent{{id: 0, ep: ep, at: at}, {id: 1, ep: ep, at: at}}
@@ -545,7 +386,7 @@ func TestAPIDrawsAhead(t *testing.T) {
 // serviceTime returns the API's service time of the agent's call given its
 // time to first token, or as serviceTime works it out for -1.
 func serviceTime(h *hostedAPI, a *agent, ttft float64) sim.Time {
-	a.req.output = 40
+	a.req.Output = 40
 	if ttft < 0 {
 		d, err := h.serviceTime(a)
 		if err != nil {
@@ -553,7 +394,7 @@ func serviceTime(h *hostedAPI, a *agent, ttft float64) sim.Time {
 		}
 		return d
 	}
-	d, err := sim.FromSeconds(ttft + 40/h.cfg.OutputRate)
+	d, err := sim.FromSeconds(ttft + 40/h.ep.cfg.API.OutputRate)
 	if err != nil {
 		panic(err)
 	}
@@ -565,21 +406,4 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// TestPrefillIsScale checks that a prompt's prefill, worked out in
-// integers where it can be, is scale's rounded product, at the edges of
-// the integer path and at random.
-func TestPrefillIsScale(t *testing.T) {
-	edges := []int64{0, 1, 2, 17250, 1<<26 - 1, 1 << 26, 1<<26 + 1, 1 << 40, -1, -17250}
-	for _, p := range edges {
-		for _, n := range edges {
-			require.Equal(t, scale(sim.Time(p), float64(n)), prefill(sim.Time(p), n), "%d ns a token, %d tokens", p, n)
-		}
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 100000 {
-		p, n := sim.Time(r.Int64N(1<<27)), r.Int64N(1<<27)
-		require.Equal(t, scale(p, float64(n)), prefill(p, n), "%d ns a token, %d tokens", p, n)
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -52,7 +53,7 @@ func perAgentEquivalent(t testing.TB, g *task.Graph) (*task.Graph, collective.Co
 	own.Calls.Span = 0
 	own.Calls.OutputRate = 1000
 	shared := own
-	shared.Serving = collective.Serving{Replicas: 1, MaxBatch: 8, Step: step}
+	shared.Serving = serving.Deployment{Replicas: 1, MaxBatch: 8, Step: step}
 	return quantize(t, g, 5*step), own, shared
 }
 
@@ -126,7 +127,7 @@ func TestServingSimultaneousCalls(t *testing.T) {
 	)
 	for _, w := range []int{1, 2, 3, 4, 8, 16, 32} {
 		g, cfg := forkJoin(t, w, work)
-		cfg.Serving = collective.Serving{Replicas: 1, MaxBatch: 32, Step: step, StepPerSeq: perSeq, PrefillToken: prefill}
+		cfg.Serving = serving.Deployment{Replicas: 1, MaxBatch: 32, Step: step, StepPerSeq: perSeq, PrefillToken: prefill}
 		res, err := collective.Run(g, cfg, org(t, "split"), sim.NewStreams(1), collective.Options{})
 		require.NoError(t, err)
 		require.True(t, res.Acceptable)
@@ -151,7 +152,7 @@ func TestServingQueueLittle(t *testing.T) {
 			g := draw(t, f, seed)
 			cfg := collective.Defaults()
 			cfg.Agents = 6
-			cfg.Serving = collective.DefaultServing()
+			cfg.Serving = serving.DefaultDeployment()
 			cfg.Serving.Replicas, cfg.Serving.MaxBatch = 2, 2
 			res, err := collective.Run(g, cfg, org(t, "split"), sim.NewStreams(seed), collective.Options{})
 			require.NoError(t, err)
@@ -172,7 +173,7 @@ func TestServingQueueLittle(t *testing.T) {
 	g := draw(t, families[1], 0)
 	cfg := collective.Defaults()
 	cfg.Agents = 8
-	cfg.Serving = collective.Serving{Replicas: 1, MaxBatch: 1, Step: 5 * sim.Millisecond}
+	cfg.Serving = serving.Deployment{Replicas: 1, MaxBatch: 1, Step: 5 * sim.Millisecond}
 	res, err := collective.Run(g, cfg, org(t, "split"), sim.NewStreams(0), collective.Options{})
 	require.NoError(t, err)
 	assert.Greater(t, res.ServingQueueMean, 1.0)
@@ -186,7 +187,7 @@ func TestSlowerNotDifferent(t *testing.T) {
 	base := collective.Defaults()
 	base.Agents = 8
 	base.Check.Cost = 0.02 // a check's output fits a minute of the tpm bucket
-	api := collective.API{TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	api := serving.API{TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 	tests := []struct {
 		name        string
 		fast, slow  func(*collective.Config)
@@ -195,9 +196,9 @@ func TestSlowerNotDifferent(t *testing.T) {
 		{"rpm", func(c *collective.Config) { c.API = api }, func(c *collective.Config) { c.API = api; c.API.RPM = 4 }, true, false},
 		{"tpm", func(c *collective.Config) { c.API = api }, func(c *collective.Config) { c.API = api; c.API.TPM = 20000 }, true, false},
 		{"concurrency", func(c *collective.Config) { c.API = api }, func(c *collective.Config) { c.API = api; c.API.Concurrency = 2 }, true, false},
-		{"max_batch", func(c *collective.Config) { c.Serving = collective.DefaultServing(); c.Serving.Replicas = 1 },
+		{"max_batch", func(c *collective.Config) { c.Serving = serving.DefaultDeployment(); c.Serving.Replicas = 1 },
 			func(c *collective.Config) {
-				c.Serving = collective.DefaultServing()
+				c.Serving = serving.DefaultDeployment()
 				c.Serving.Replicas = 1
 				c.Serving.MaxBatch = 2
 			}, true, false},
@@ -243,11 +244,11 @@ func TestSharedTraceAccounts(t *testing.T) {
 	tools := task.Tools{Calls: sim.Poisson(10), Latency: sim.Exponential(20)}
 	for _, shared := range []func(*collective.Config){
 		func(c *collective.Config) {
-			c.Serving = collective.DefaultServing()
+			c.Serving = serving.DefaultDeployment()
 			c.Serving.Replicas, c.Serving.MaxBatch = 1, 2
 		},
 		func(c *collective.Config) {
-			c.API = collective.API{RPM: 30, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+			c.API = serving.API{RPM: 30, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 		},
 	} {
 		for seed := range uint64(5) {
@@ -289,7 +290,7 @@ func TestSharedDeterministic(t *testing.T) {
 	cfg := collective.Defaults()
 	cfg.Agents = 8
 	cfg.Tools.Pool = 2
-	cfg.API = collective.API{RPM: 60, TPM: 100000, Concurrency: 4, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	cfg.API = serving.API{RPM: 60, TPM: 100000, Concurrency: 4, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 	a, err := collective.Run(g, cfg, org(t, "team"), sim.NewStreams(9), collective.Options{Trace: true})
 	require.NoError(t, err)
 	b, err := collective.Run(g, cfg, org(t, "team"), sim.NewStreams(9), collective.Options{Trace: true})
@@ -309,9 +310,9 @@ func TestInferenceConfigErrors(t *testing.T) {
 		{"max_batch 0", func(c *collective.Config) { c.Serving.Replicas = 1; c.Serving.MaxBatch = 0 }, []string{"serving.max_batch", "1 to"}},
 		{"both", func(c *collective.Config) { c.Serving.Replicas = 1; c.API.OutputRate = 80 }, []string{"api", "not both"}},
 		{"api without output_rate", func(c *collective.Config) { c.API.RPM = 10 }, []string{"api.output_rate", "greater than 0"}},
-		{"rpm too large", func(c *collective.Config) { c.API = collective.API{RPM: 1e12, OutputRate: 1} }, []string{"api.rpm", "out of range"}},
-		{"negative concurrency", func(c *collective.Config) { c.API = collective.API{Concurrency: -1, OutputRate: 1} }, []string{"api.concurrency"}},
-		{"prompt_token unused", func(c *collective.Config) { c.API = collective.API{OutputRate: 1}; c.Calls.PromptToken = 1 }, []string{"calls.prompt_token", "not used"}},
+		{"rpm too large", func(c *collective.Config) { c.API = serving.API{RPM: 1e12, OutputRate: 1} }, []string{"api.rpm", "out of range"}},
+		{"negative concurrency", func(c *collective.Config) { c.API = serving.API{Concurrency: -1, OutputRate: 1} }, []string{"api.concurrency"}},
+		{"prompt_token unused", func(c *collective.Config) { c.API = serving.API{OutputRate: 1}; c.Calls.PromptToken = 1 }, []string{"calls.prompt_token", "not used"}},
 		{"negative pool", func(c *collective.Config) { c.Tools.Pool = -1 }, []string{"tools.pool"}},
 	}
 	for _, tt := range tests {
@@ -332,19 +333,19 @@ func TestInferenceConfigErrors(t *testing.T) {
 	require.ErrorContains(t, err, "tools.pool")
 	// A call larger than the token bucket can ever hold.
 	cfg = collective.Defaults()
-	cfg.API = collective.API{TPM: 100, OutputRate: 80}
+	cfg.API = serving.API{TPM: 100, OutputRate: 80}
 	_, err = collective.Run(draw(t, families[0], 1), cfg, org(t, "split"), sim.NewStreams(1), collective.Options{})
 	require.ErrorContains(t, err, "api.tpm")
 }
 
-func ExampleServing() {
+func ExampleRun_serving() {
 	// Eight agents split a wide task on one shared replica: each call's
 	// decode slows with the batch, and a batch of at most four makes the
 	// others queue.
 	g, _ := task.Family{Shape: "fork-join", Width: 8, Stages: 1, Work: sim.Const(60)}.Draw(rand.New(rand.NewPCG(1, 1)))
 	cfg := collective.Defaults()
 	cfg.Agents = 8
-	cfg.Serving = collective.DefaultServing()
+	cfg.Serving = serving.DefaultDeployment()
 	cfg.Serving.Replicas, cfg.Serving.MaxBatch = 1, 4
 	split, _ := policy.Organization("split")
 	res, _ := collective.Run(g, cfg, split, sim.NewStreams(1), collective.Options{})
@@ -363,11 +364,11 @@ func TestSharedRunnerAllocatesNothing(t *testing.T) {
 	g := draw(t, families[1], 1).WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
 	for name, edit := range map[string]func(*collective.Config){
 		"serving": func(c *collective.Config) {
-			c.Serving = collective.DefaultServing()
+			c.Serving = serving.DefaultDeployment()
 			c.Serving.Replicas, c.Serving.MaxBatch = 2, 2
 		},
 		"api": func(c *collective.Config) {
-			c.API = collective.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+			c.API = serving.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 		},
 	} {
 		cfg := collective.Defaults()
@@ -396,18 +397,18 @@ func TestSharedRunnerAllocatesNothing(t *testing.T) {
 func TestSharedRunnerMatchesRun(t *testing.T) {
 	g := draw(t, families[1], 2)
 	tools := g.WithTools(task.Tools{Calls: sim.Poisson(2), Latency: sim.LogNormal(3, 1)})
-	serving := collective.Defaults()
-	serving.Agents = 6
-	serving.Serving = collective.DefaultServing()
-	serving.Serving.Replicas, serving.Serving.MaxBatch = 2, 2
+	replicas := collective.Defaults()
+	replicas.Agents = 6
+	replicas.Serving = serving.DefaultDeployment()
+	replicas.Serving.Replicas, replicas.Serving.MaxBatch = 2, 2
 	api := collective.Defaults()
 	api.Agents = 6
-	api.API = collective.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+	api.API = serving.API{RPM: 30, TPM: 100000, Concurrency: 3, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 	pooled := api
 	pooled.Tools.Pool = 1
 	var r collective.Runner
 	for i := range 12 {
-		cfg, h := []collective.Config{serving, api, pooled, collective.Defaults()}[i%4], g
+		cfg, h := []collective.Config{replicas, api, pooled, collective.Defaults()}[i%4], g
 		if i%4 == 2 {
 			h = tools
 		}
@@ -430,7 +431,7 @@ func TestServingCheckReadsThePart(t *testing.T) {
 	require.NoError(t, err)
 	cfg := free(1)
 	cfg.Calls = collective.Calls{OutputRate: 100, SystemPrompt: 800, PromptToken: collective.Defaults().Calls.PromptToken}
-	cfg.Serving = collective.Serving{Replicas: 1, MaxBatch: 1, Step: step, PrefillToken: prefill}
+	cfg.Serving = serving.Deployment{Replicas: 1, MaxBatch: 1, Step: step, PrefillToken: prefill}
 	res, err := collective.Run(g, cfg, org(t, "sequential"), sim.NewStreams(1), collective.Options{})
 	require.NoError(t, err)
 	require.True(t, res.Acceptable)
@@ -456,7 +457,7 @@ func TestServingBalancesReplicas(t *testing.T) {
 		require.NoError(t, err)
 		cfg := free(w + 1)
 		cfg.Calls = collective.Calls{OutputRate: 100, SystemPrompt: p, PromptToken: collective.Defaults().Calls.PromptToken}
-		cfg.Serving = collective.Serving{Replicas: 2, MaxBatch: 1, Step: step, PrefillToken: prefill}
+		cfg.Serving = serving.Deployment{Replicas: 2, MaxBatch: 1, Step: step, PrefillToken: prefill}
 		res, err := collective.Run(g, cfg, boss, sim.NewStreams(1), collective.Options{})
 		require.NoError(t, err)
 		require.Equal(t, w, res.ModelCalls)
@@ -473,10 +474,10 @@ func TestServingCallsWithoutTokens(t *testing.T) {
 	require.NoError(t, err)
 	for name, edit := range map[string]func(*collective.Config){
 		"serving": func(c *collective.Config) {
-			c.Serving = collective.Serving{Replicas: 1, MaxBatch: 1, Step: sim.Millisecond}
+			c.Serving = serving.Deployment{Replicas: 1, MaxBatch: 1, Step: sim.Millisecond}
 		},
 		"api": func(c *collective.Config) {
-			c.API = collective.API{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 100}
+			c.API = serving.API{Concurrency: 1, TTFT: sim.Const(0), OutputRate: 100}
 		},
 	} {
 		cfg := free(1)
@@ -521,21 +522,21 @@ func parallelParts(t *testing.T, w int) (*task.Graph, collective.Config) {
 // Utilisation is the mean number of calls in flight over the cap, and the
 // batch mean that number.
 func TestAPIByHand(t *testing.T) {
-	api := collective.API{TTFT: sim.Const(2), OutputRate: 100}
+	api := serving.API{TTFT: sim.Const(2), OutputRate: 100}
 	s := sim.Second
 	for _, tc := range []struct {
 		name         string
 		w            int
-		edit         func(*collective.API)
+		edit         func(*serving.API)
 		finish, wait sim.Time
 		utilisation  float64
 	}{
-		{"alone", 1, func(a *collective.API) { a.Concurrency = 2 }, 5 * s, 0, 0.5},
-		{"no limit", 2, func(a *collective.API) {}, 5 * s, 0, 0},
-		{"concurrency", 2, func(a *collective.API) { a.Concurrency = 1 }, 10 * s, 5 * s, 1},
-		{"rpm", 2, func(a *collective.API) { a.RPM = 1 }, 65 * s, 60 * s, 0},
-		{"tpm", 2, func(a *collective.API) { a.TPM = 1500 }, 33 * s, 28 * s, 0},
-		{"concurrency then rpm", 3, func(a *collective.API) { a.Concurrency, a.RPM = 1, 2 }, 35 * s, 35 * s, 15.0 / 35},
+		{"alone", 1, func(a *serving.API) { a.Concurrency = 2 }, 5 * s, 0, 0.5},
+		{"no limit", 2, func(a *serving.API) {}, 5 * s, 0, 0},
+		{"concurrency", 2, func(a *serving.API) { a.Concurrency = 1 }, 10 * s, 5 * s, 1},
+		{"rpm", 2, func(a *serving.API) { a.RPM = 1 }, 65 * s, 60 * s, 0},
+		{"tpm", 2, func(a *serving.API) { a.TPM = 1500 }, 33 * s, 28 * s, 0},
+		{"concurrency then rpm", 3, func(a *serving.API) { a.Concurrency, a.RPM = 1, 2 }, 35 * s, 35 * s, 15.0 / 35},
 	} {
 		g, cfg := parallelParts(t, tc.w)
 		cfg.API = api

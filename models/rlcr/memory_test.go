@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -23,7 +24,7 @@ import (
 func TestKeptMemoryChangesNothing(t *testing.T) {
 	cfg := tinyConfig()
 	withAPI := func(p *Problem) {
-		p.Collective.API = collective.API{RPM: 30, Concurrency: 2, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
+		p.Collective.API = serving.API{RPM: 30, Concurrency: 2, TTFT: sim.LogNormal(0.6, 0.5), OutputRate: 80}
 	}
 	targets := map[string]func(*Problem){"tiny": func(*Problem) {}, "api": withAPI}
 	others := map[string]func(*Problem, *Config){
@@ -34,7 +35,7 @@ func TestKeptMemoryChangesNothing(t *testing.T) {
 			p.Collective.Serving.Replicas, p.Collective.Serving.MaxBatch = 1, 2
 		},
 		"api": func(p *Problem, _ *Config) {
-			p.Collective.API = collective.API{RPM: 12, TPM: 200000, Concurrency: 1, TTFT: sim.Exponential(2), OutputRate: 40}
+			p.Collective.API = serving.API{RPM: 12, TPM: 200000, Concurrency: 1, TTFT: sim.Exponential(2), OutputRate: 40}
 		},
 		"tools": func(p *Problem, _ *Config) {
 			p.Task.ToolCalls, p.Task.ToolLatency, p.Collective.Tools.Pool = sim.Poisson(3), sim.Exponential(20), 1

@@ -1,8 +1,10 @@
-package sim
+package serving
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // Sharing is a processor-sharing server whose speed depends on how many
@@ -32,7 +34,7 @@ import (
 type Sharing struct {
 	c    clock
 	jobs []shareJob
-	due  Time // when the first job finishes (0 when idle): worked out at every change, since the speed is constant between changes
+	due  sim.Time // when the first job finishes (0 when idle): worked out at every change, since the speed is constant between changes
 
 	busy, area float64 // ∫[n>0] dt and ∫n dt, in nanoseconds
 }
@@ -41,11 +43,11 @@ type Sharing struct {
 // that decides when jobs finish; Sharing and Lookahead share its arithmetic,
 // so that a lookahead's plan is bit for bit what the server will compute.
 type clock struct {
-	unit, perJob Time
-	fUnit, fPer  float64 // unit and perJob as float64, converted once (the same values as converting each time)
-	v            float64 // attained service per job, in nanoseconds at one job's speed
-	at           Time    // when v was last brought up to date
-	paused       Time    // no progress before this (setups)
+	unit, perJob sim.Time
+	fUnit, fPer  float64  // unit and perJob as float64, converted once (the same values as converting each time)
+	v            float64  // attained service per job, in nanoseconds at one job's speed
+	at           sim.Time // when v was last brought up to date
+	paused       sim.Time // no progress before this (setups)
 }
 
 type shareJob struct {
@@ -56,7 +58,7 @@ type shareJob struct {
 // NewSharing returns an idle server that gives each job one unit of work
 // per unit + perJob·(n−1) with n jobs in service. unit must be positive
 // and perJob non-negative.
-func NewSharing(unit, perJob Time) (*Sharing, error) {
+func NewSharing(unit, perJob sim.Time) (*Sharing, error) {
 	s := &Sharing{}
 	if err := s.Reset(unit, perJob); err != nil {
 		return nil, err
@@ -66,9 +68,9 @@ func NewSharing(unit, perJob Time) (*Sharing, error) {
 
 // Reset empties s and gives it the speed of NewSharing(unit, perJob),
 // keeping its memory; on error s is unchanged.
-func (s *Sharing) Reset(unit, perJob Time) error {
+func (s *Sharing) Reset(unit, perJob sim.Time) error {
 	if unit <= 0 || perJob < 0 {
-		return fmt.Errorf("sim: sharing server: unit %v must be positive and per-job %v not negative", unit, perJob)
+		return fmt.Errorf("serving: sharing server: unit %v must be positive and per-job %v not negative", unit, perJob)
 	}
 	*s = Sharing{c: clock{unit: unit, perJob: perJob, fUnit: float64(unit), fPer: float64(perJob)}, jobs: s.jobs[:0]}
 	return nil
@@ -83,7 +85,7 @@ func (c *clock) step(n int) float64 {
 }
 
 // advance brings the attained service of n jobs up to now.
-func (c *clock) advance(now Time, n int) {
+func (c *clock) advance(now sim.Time, n int) {
 	if now <= c.at {
 		return
 	}
@@ -96,7 +98,7 @@ func (c *clock) advance(now Time, n int) {
 // serve adds the service that n > 0 jobs receive from c.at, or the end of
 // a setup after it, to now > c.at: advance's arithmetic, which
 // Sharing.advance shares.
-func (c *clock) serve(now Time, n int) {
+func (c *clock) serve(now sim.Time, n int) {
 	if from := max(c.at, c.paused); now > from {
 		if c.perJob == 0 {
 			c.v += float64(now - from)
@@ -107,13 +109,13 @@ func (c *clock) serve(now Time, n int) {
 }
 
 // join starts a job of work units with a setup at now and returns its tag.
-func (c *clock) join(now Time, work float64, setup Time) float64 {
+func (c *clock) join(now sim.Time, work float64, setup sim.Time) float64 {
 	c.paused = max(c.paused, now) + setup
 	return c.v + float64(work*c.fUnit)
 }
 
 // departure returns when the job with the given tag finishes among n.
-func (c *clock) departure(tag float64, n int) Time {
+func (c *clock) departure(tag float64, n int) sim.Time {
 	from := max(c.at, c.paused)
 	left := tag - c.v
 	if left <= 0 {
@@ -124,15 +126,15 @@ func (c *clock) departure(tag float64, n int) Time {
 		// In units of work first: whole units give whole steps exactly.
 		d = math.Ceil(left / c.fUnit * c.step(n))
 	}
-	if d >= float64(MaxTime-from) {
-		return MaxTime
+	if d >= float64(sim.MaxTime-from) {
+		return sim.MaxTime
 	}
-	return from + Time(d)
+	return from + sim.Time(d)
 }
 
 // advance brings the attained service and the integrals up to now.
 // It is clock.advance with the integrals, testing once what both test.
-func (s *Sharing) advance(now Time) {
+func (s *Sharing) advance(now sim.Time) {
 	if now <= s.c.at {
 		return
 	}
@@ -149,7 +151,7 @@ func (s *Sharing) advance(now Time) {
 // setup during which the server makes no progress (setups of jobs added
 // together run one after the other). It costs O(log n). Times must not go
 // backwards.
-func (s *Sharing) Add(now Time, id int, work float64, setup Time) {
+func (s *Sharing) Add(now sim.Time, id int, work float64, setup sim.Time) {
 	s.advance(now)
 	s.jobs = append(s.jobs, shareJob{tag: s.c.join(now, work, setup), id: id})
 	s.up(len(s.jobs) - 1)
@@ -158,14 +160,14 @@ func (s *Sharing) Add(now Time, id int, work float64, setup Time) {
 
 // Next returns when the first job will finish if nothing joins or leaves,
 // and false if the server is idle. It costs O(1).
-func (s *Sharing) Next() (Time, bool) {
+func (s *Sharing) Next() (sim.Time, bool) {
 	return s.due, len(s.jobs) > 0
 }
 
 // Pop removes and returns a job that has finished by now, if any; call it
 // until it reports false. A job whose departure time (from Next) has come
 // is finished, even where rounding left its attained service a hair short.
-func (s *Sharing) Pop(now Time) (id int, ok bool) {
+func (s *Sharing) Pop(now sim.Time) (id int, ok bool) {
 	if len(s.jobs) == 0 || s.due > now {
 		return 0, false
 	}
@@ -187,7 +189,7 @@ func (s *Sharing) Pop(now Time) (id int, ok bool) {
 // a finished job's place goes to a new one at once (a queued job let into
 // the freed place), with one update of the server and one sift of its
 // heap. The server is then as Pop and Add would leave it.
-func (s *Sharing) Replace(now Time, id int, work float64, setup Time) (done int, ok bool) {
+func (s *Sharing) Replace(now sim.Time, id int, work float64, setup sim.Time) (done int, ok bool) {
 	if len(s.jobs) == 0 || s.due > now {
 		return 0, false
 	}
@@ -211,8 +213,8 @@ func (s *Sharing) Replace(now Time, id int, work float64, setup Time) (done int,
 type Lookahead struct {
 	c     clock
 	n     int
-	first float64 // the smallest tag
-	due   Time    // when the job of that tag finishes
+	first float64  // the smallest tag
+	due   sim.Time // when the job of that tag finishes
 }
 
 // Reset makes l a copy of s's progress as it is now.
@@ -227,7 +229,7 @@ func (l *Lookahead) Reset(s *Sharing) {
 func (l *Lookahead) Len() int { return l.n }
 
 // Add is Sharing.Add on the copy. Times must not go backwards.
-func (l *Lookahead) Add(now Time, work float64, setup Time) {
+func (l *Lookahead) Add(now sim.Time, work float64, setup sim.Time) {
 	l.c.advance(now, l.n)
 	tag := l.c.join(now, work, setup)
 	if l.n == 0 || tag < l.first {
@@ -240,18 +242,18 @@ func (l *Lookahead) Add(now Time, work float64, setup Time) {
 // Next is Sharing.Next on the copy: when the first job would finish if
 // nothing else joined, and false if the server would be idle. It costs
 // O(1).
-func (l *Lookahead) Next() (Time, bool) { return l.due, l.n > 0 }
+func (l *Lookahead) Next() (sim.Time, bool) { return l.due, l.n > 0 }
 
 // Busy returns the time the server has had at least one job, up to now.
-func (s *Sharing) Busy(now Time) Time {
+func (s *Sharing) Busy(now sim.Time) sim.Time {
 	s.advance(now)
-	return Time(s.busy)
+	return sim.Time(s.busy)
 }
 
 // Area returns ∫ n dt up to now, the integral of the number of jobs in
 // service over time, in nanoseconds: divided by the elapsed time, the mean
 // number in service.
-func (s *Sharing) Area(now Time) float64 {
+func (s *Sharing) Area(now sim.Time) float64 {
 	s.advance(now)
 	return s.area
 }

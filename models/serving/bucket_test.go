@@ -1,4 +1,4 @@
-package sim_test
+package serving_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -20,7 +21,7 @@ type grant struct {
 // admitFIFO lets requests through b in order, each as early as the bucket
 // allows and not before the previous one, and checks that every grant is
 // the earliest possible: one nanosecond earlier, the bucket refuses.
-func admitFIFO(t testing.TB, b func() *sim.TokenBucket, arrivals []sim.Time, sizes []int64) []grant {
+func admitFIFO(t testing.TB, b func() *serving.TokenBucket, arrivals []sim.Time, sizes []int64) []grant {
 	bucket := b()
 	var out []grant
 	var prev sim.Time
@@ -79,8 +80,8 @@ func TestTokenBucketEnvelope(t *testing.T) {
 			arrivals[i] = now
 			sizes[i] = 1 + r.Int64N(capacity)
 		}
-		gs := admitFIFO(t, func() *sim.TokenBucket {
-			b, err := sim.NewTokenBucket(rate, per, capacity)
+		gs := admitFIFO(t, func() *serving.TokenBucket {
+			b, err := serving.NewTokenBucket(rate, per, capacity)
 			require.NoError(t, err)
 			return b
 		}, arrivals, sizes)
@@ -102,7 +103,7 @@ func TestTokenBucketRate(t *testing.T) {
 		{400000, sim.Minute, 10}, // tokens per minute
 	}
 	for _, tt := range tests {
-		b, err := sim.NewTokenBucket(tt.rate, tt.per, tt.capacity)
+		b, err := serving.NewTokenBucket(tt.rate, tt.per, tt.capacity)
 		require.NoError(t, err)
 		var at sim.Time
 		const extra = 1000
@@ -122,13 +123,13 @@ func TestTokenBucketRate(t *testing.T) {
 
 func TestTokenBucketErrors(t *testing.T) {
 	for _, bad := range [][3]int64{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}, {-1, 1, 1}, {1, int64(sim.Minute) - 1, 1 << 40}} {
-		_, err := sim.NewTokenBucket(bad[0], sim.Time(bad[1]), bad[2])
+		_, err := serving.NewTokenBucket(bad[0], sim.Time(bad[1]), bad[2])
 		assert.Error(t, err, "%v", bad)
 	}
-	b, err := sim.NewTokenBucket(60, sim.Minute, 10)
+	b, err := serving.NewTokenBucket(60, sim.Minute, 10)
 	require.NoError(t, err)
 	_, err = b.Ready(0, 11)
-	assert.ErrorIs(t, err, sim.ErrTooLarge)
+	assert.ErrorIs(t, err, serving.ErrTooLarge)
 	assert.False(t, b.Take(0, 11))
 	assert.False(t, b.Take(0, -1))
 	assert.True(t, b.Take(0, 10))
@@ -149,7 +150,7 @@ func TestTokenBucketTakeReady(t *testing.T) {
 	}{{100, sim.Minute}, {37, sim.Second}} {
 		for seed := range uint64(10) {
 			r := rand.New(rand.NewPCG(seed, 1))
-			b, err := sim.NewTokenBucket(rate.n, rate.per, 50)
+			b, err := serving.NewTokenBucket(rate.n, rate.per, 50)
 			require.NoError(t, err)
 			now, takes := sim.Time(0), 0
 			for range 200 {
@@ -174,7 +175,7 @@ func TestTokenBucketTakeReady(t *testing.T) {
 				require.Equal(t, err == nil, b.Holds(n), "%d tokens", n)
 			}
 		}
-		b, err := sim.NewTokenBucket(rate.n, rate.per, 50)
+		b, err := serving.NewTokenBucket(rate.n, rate.per, 50)
 		require.NoError(t, err)
 		at, took := b.TakeReady(sim.Second, 50)
 		require.True(t, took, "a full bucket holds exactly its capacity")
@@ -189,7 +190,7 @@ func TestTokenBucketTakeReady(t *testing.T) {
 func TestTokenBucketRestore(t *testing.T) {
 	for seed := range uint64(10) {
 		r := rand.New(rand.NewPCG(seed, 0))
-		b, err := sim.NewTokenBucket(100, sim.Minute, 50)
+		b, err := serving.NewTokenBucket(100, sim.Minute, 50)
 		require.NoError(t, err)
 		now := sim.Time(0)
 		for range 50 {
@@ -211,8 +212,8 @@ func FuzzTokenBucket(f *testing.F) {
 	f.Add(int64(500), int64(sim.Minute), int64(20), uint64(1))
 	f.Add(int64(7), int64(3), int64(1), uint64(2))
 	f.Fuzz(func(t *testing.T, rate, per, capacity int64, seed uint64) {
-		b := func() *sim.TokenBucket {
-			bk, err := sim.NewTokenBucket(rate, sim.Time(per), capacity)
+		b := func() *serving.TokenBucket {
+			bk, err := serving.NewTokenBucket(rate, sim.Time(per), capacity)
 			if err != nil {
 				t.Skip()
 			}
@@ -238,7 +239,7 @@ func FuzzTokenBucket(f *testing.F) {
 
 func ExampleTokenBucket() {
 	// 500 requests per minute, bursting up to a minute's worth.
-	b, _ := sim.NewTokenBucket(500, sim.Minute, 500)
+	b, _ := serving.NewTokenBucket(500, sim.Minute, 500)
 	for range 500 {
 		b.Take(0, 1)
 	}

@@ -1,10 +1,12 @@
-package sim
+package serving
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // TokenBucket is a rate limiter: a bucket that holds at most a capacity of
@@ -23,14 +25,14 @@ type TokenBucket struct {
 	capacity int64 // in fractions
 	tokens   int64 // capacity in whole tokens, the most one request may take
 	level    int64 // in fractions, as of at
-	at       Time
+	at       sim.Time
 }
 
 // NewTokenBucket returns a full bucket of capacity tokens that gains rate
 // tokens every per. rate, per and capacity must be positive, and
 // capacity·per/gcd(rate, per) must fit in an int64 (it does for any
 // capacity up to 150 million tokens per minute).
-func NewTokenBucket(rate int64, per Time, capacity int64) (*TokenBucket, error) {
+func NewTokenBucket(rate int64, per sim.Time, capacity int64) (*TokenBucket, error) {
 	b := &TokenBucket{}
 	if err := b.Reset(rate, per, capacity); err != nil {
 		return nil, err
@@ -40,14 +42,14 @@ func NewTokenBucket(rate int64, per Time, capacity int64) (*TokenBucket, error) 
 
 // Reset makes b the full bucket NewTokenBucket(rate, per, capacity) would
 // return, at time 0; on error b is unchanged.
-func (b *TokenBucket) Reset(rate int64, per Time, capacity int64) error {
+func (b *TokenBucket) Reset(rate int64, per sim.Time, capacity int64) error {
 	if rate <= 0 || per <= 0 || capacity <= 0 {
-		return fmt.Errorf("sim: token bucket: rate %d per %v with capacity %d (all must be positive)", rate, per, capacity)
+		return fmt.Errorf("serving: token bucket: rate %d per %v with capacity %d (all must be positive)", rate, per, capacity)
 	}
 	g := gcd(rate, int64(per))
 	scale, gain := int64(per)/g, rate/g
 	if capacity > math.MaxInt64/scale {
-		return fmt.Errorf("sim: token bucket: capacity %d at %d per %v is too fine to count exactly", capacity, rate, per)
+		return fmt.Errorf("serving: token bucket: capacity %d at %d per %v is too fine to count exactly", capacity, rate, per)
 	}
 	*b = TokenBucket{scale: scale, gain: gain, capacity: capacity * scale, tokens: capacity, level: capacity * scale}
 	return nil
@@ -66,7 +68,7 @@ var ErrTooLarge = errors.New("more tokens than the bucket holds")
 
 // refill brings the level up to now. Times before the last refill are
 // treated as that time, so that the level never goes backwards.
-func (b *TokenBucket) refill(now Time) {
+func (b *TokenBucket) refill(now sim.Time) {
 	if now <= b.at {
 		return
 	}
@@ -83,16 +85,16 @@ func (b *TokenBucket) refill(now Time) {
 // Ready returns the earliest time, now or later, at which the bucket will
 // hold n tokens if nobody else takes any. It returns ErrTooLarge when n
 // exceeds the capacity. Ready costs O(1).
-func (b *TokenBucket) Ready(now Time, n int64) (Time, error) {
+func (b *TokenBucket) Ready(now sim.Time, n int64) (sim.Time, error) {
 	if n > b.tokens {
-		return MaxTime, fmt.Errorf("%w: %d needed, %d held at most", ErrTooLarge, n, b.tokens)
+		return sim.MaxTime, fmt.Errorf("%w: %d needed, %d held at most", ErrTooLarge, n, b.tokens)
 	}
 	b.refill(now)
 	need := n*b.scale - b.level
 	if need <= 0 {
 		return max(now, b.at), nil
 	}
-	return max(now, b.at) + Time((need+b.gain-1)/b.gain), nil
+	return max(now, b.at) + sim.Time((need+b.gain-1)/b.gain), nil
 }
 
 // TakeReady takes n tokens at time now if the bucket holds them then, and
@@ -101,14 +103,14 @@ func (b *TokenBucket) Ready(now Time, n int64) (Time, error) {
 // Ready and then Take when Ready's answer is now, at the cost of one: for
 // an owner whose bucket is seldom short. n must be at most the capacity
 // (Holds), where Ready returns ErrTooLarge.
-func (b *TokenBucket) TakeReady(now Time, n int64) (Time, bool) {
+func (b *TokenBucket) TakeReady(now sim.Time, n int64) (sim.Time, bool) {
 	b.refill(now)
 	need := n*b.scale - b.level
 	if need <= 0 {
 		b.level -= n * b.scale
 		return max(now, b.at), true
 	}
-	return max(now, b.at) + Time((need+b.gain-1)/b.gain), false
+	return max(now, b.at) + sim.Time((need+b.gain-1)/b.gain), false
 }
 
 // Holds reports whether n tokens fit in the bucket: whether they can ever
@@ -117,7 +119,7 @@ func (b *TokenBucket) Holds(n int64) bool { return n <= b.tokens }
 
 // Take removes n tokens at time now if the bucket holds them, and reports
 // whether it did. Take costs O(1).
-func (b *TokenBucket) Take(now Time, n int64) bool {
+func (b *TokenBucket) Take(now sim.Time, n int64) bool {
 	b.refill(now)
 	if n < 0 || n > b.tokens || n*b.scale > b.level {
 		return false
@@ -128,7 +130,7 @@ func (b *TokenBucket) Take(now Time, n int64) bool {
 
 // Level returns the tokens in the bucket at time now (a fraction when the
 // bucket is refilling).
-func (b *TokenBucket) Level(now Time) float64 {
+func (b *TokenBucket) Level(now sim.Time) float64 {
 	b.refill(now)
 	return float64(b.level) / float64(b.scale)
 }
@@ -137,7 +139,7 @@ func (b *TokenBucket) Level(now Time) float64 {
 // (Restore): an owner that plans ahead on a bucket undoes a plan with it.
 type BucketMark struct {
 	level int64
-	at    Time
+	at    sim.Time
 }
 
 // Mark returns the bucket's state now.

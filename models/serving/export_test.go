@@ -1,4 +1,4 @@
-package sim
+package serving
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package sim_test
+package serving_test
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
 // drain pops every job due by the server's next departure, repeatedly, and
 // returns the departure time of each job id.
-func drain(t *testing.T, s *sim.Sharing) map[int]sim.Time {
+func drain(t *testing.T, s *serving.Sharing) map[int]sim.Time {
 	out := map[int]sim.Time{}
 	for {
 		due, ok := s.Next()
@@ -37,7 +38,7 @@ func TestSharingSimultaneous(t *testing.T) {
 	for _, perJob := range []sim.Time{200 * sim.Microsecond, 0} {
 		for _, w := range []int{1, 2, 3, 8, 32, 100} {
 			for _, o := range []float64{1, 170, 4096} {
-				s, err := sim.NewSharing(unit, perJob)
+				s, err := serving.NewSharing(unit, perJob)
 				require.NoError(t, err)
 				const setup = 17 * sim.Microsecond * 500
 				for id := range w {
@@ -56,7 +57,7 @@ func TestSharingSimultaneous(t *testing.T) {
 	}
 	// Without a per-job cost every job goes at full speed: jobs of other
 	// sizes, added together, finish at W·P + O_i·unit each.
-	s, err := sim.NewSharing(unit, 0)
+	s, err := serving.NewSharing(unit, 0)
 	require.NoError(t, err)
 	const w, setup = 5, 3 * sim.Millisecond
 	for id := range w {
@@ -76,7 +77,7 @@ func TestSharingSimultaneous(t *testing.T) {
 // TestSharingOrder: jobs that finish together leave in id order, and a
 // job never leaves before its time.
 func TestSharingOrder(t *testing.T) {
-	s, err := sim.NewSharing(sim.Millisecond, 0)
+	s, err := serving.NewSharing(sim.Millisecond, 0)
 	require.NoError(t, err)
 	for _, id := range []int{5, 2, 9} {
 		s.Add(0, id, 10, 0)
@@ -195,7 +196,7 @@ func TestSharingAgainstReference(t *testing.T) {
 		}
 		want := fluidReference(unit, perJob, arrivals, works, setups)
 
-		s, err := sim.NewSharing(unit, perJob)
+		s, err := serving.NewSharing(unit, perJob)
 		require.NoError(t, err)
 		got := map[int]sim.Time{}
 		for i := 0; i < n || s.Len() > 0; {
@@ -222,7 +223,7 @@ func TestSharingAgainstReference(t *testing.T) {
 // seeds, with and without a per-job cost, with setups, and with the
 // lookahead made again over reused memory.
 func TestLookaheadEqualsSharing(t *testing.T) {
-	var l sim.Lookahead
+	var l serving.Lookahead
 	for seed := range uint64(50) {
 		r := rand.New(rand.NewPCG(seed, 12))
 		unit := sim.Time(1 + r.Int64N(int64(10*sim.Millisecond)))
@@ -230,7 +231,7 @@ func TestLookaheadEqualsSharing(t *testing.T) {
 		if seed%2 == 0 {
 			perJob = sim.Time(r.Int64N(int64(unit)))
 		}
-		s, err := sim.NewSharing(unit, perJob)
+		s, err := serving.NewSharing(unit, perJob)
 		require.NoError(t, err)
 		var at sim.Time
 		checks := 0
@@ -305,9 +306,9 @@ func TestSharingReplace(t *testing.T) {
 	for seed := range uint64(10) {
 		r := rand.New(rand.NewPCG(seed, 2))
 		perJob := sim.Time(r.IntN(2)) * 200 * sim.Microsecond
-		a, err := sim.NewSharing(5*sim.Millisecond, perJob)
+		a, err := serving.NewSharing(5*sim.Millisecond, perJob)
 		require.NoError(t, err)
-		b, _ := sim.NewSharing(5*sim.Millisecond, perJob)
+		b, _ := serving.NewSharing(5*sim.Millisecond, perJob)
 		id, replaced := 0, 0
 		for range 4 {
 			work, setup := float64(1+r.IntN(300)), sim.Time(r.IntN(3))*sim.Millisecond
@@ -338,7 +339,7 @@ func TestSharingReplace(t *testing.T) {
 			require.Equal(t, b.Len(), a.Len(), "seed %d", seed)
 			require.Equal(t, b.Busy(now), a.Busy(now), "seed %d", seed)
 			require.Equal(t, b.Area(now), a.Area(now), "seed %d", seed)
-			require.Equal(t, sim.SharingState(b), sim.SharingState(a), "seed %d: the whole state", seed)
+			require.Equal(t, serving.SharingState(b), serving.SharingState(a), "seed %d: the whole state", seed)
 		}
 		require.Greater(t, replaced, 100, "seed %d", seed)
 		// The same jobs leave at the same times.
@@ -347,9 +348,9 @@ func TestSharingReplace(t *testing.T) {
 }
 
 func TestSharingErrors(t *testing.T) {
-	_, err := sim.NewSharing(0, 1)
+	_, err := serving.NewSharing(0, 1)
 	assert.Error(t, err)
-	_, err = sim.NewSharing(1, -1)
+	_, err = serving.NewSharing(1, -1)
 	assert.Error(t, err)
 }
 
@@ -357,7 +358,7 @@ func ExampleSharing() {
 	// A decode step of 6 ms with one sequence, 0.5 ms longer per further
 	// sequence: two calls of 100 tokens each, the second joining 300 ms in,
 	// when the first has 50 tokens; together they take 6.5 ms a token.
-	s, _ := sim.NewSharing(6*sim.Millisecond, 500*sim.Microsecond)
+	s, _ := serving.NewSharing(6*sim.Millisecond, 500*sim.Microsecond)
 	s.Add(0, 1, 100, 0)
 	s.Add(300*sim.Millisecond, 2, 100, 0)
 	for {
