@@ -84,10 +84,10 @@ func trainTrial(ctx context.Context, t *scenarios.Trial, maxEvents uint64) (*Out
 	o := &Outcome{Metrics: map[string]float64{}}
 	prob := t.Variant.Problem()
 	prob.MaxEvents = maxEvents
-	pol, err := rlcr.Train(ctx, prob, t.Variant.Spec.Train, t.Seed, 1, func(it rlcr.Iteration) error {
+	pol, err := rlcr.Train(ctx, rlcr.Run{Problem: prob, Config: t.Variant.Spec.Train, Seed: t.Seed, Workers: 1, Emit: func(it rlcr.Iteration) error {
 		o.Iterations = append(o.Iterations, it)
 		return nil
-	})
+	}})
 	if err != nil {
 		return nil, err
 	}

@@ -119,20 +119,24 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 		// job shorter than that writes only its last one.
 		j.saved = time.Now()
 		var err error
-		j.Policy, err = rlcr.Resume(ctx, prob, j.Variant.Spec.Train, j.Seed, 1, j.from, func(it rlcr.Iteration) error {
-			j.Rows = append(j.Rows, it)
-			if opt.Iteration != nil {
-				opt.Iteration()
-			}
-			return nil
-		}, func(cp *rlcr.Checkpoint) error {
-			// Each write is synced: a few per second at most keep the
-			// disk out of the training's time.
-			if cp.Done < j.Variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
+		j.Policy, err = rlcr.Train(ctx, rlcr.Run{
+			Problem: prob, Config: j.Variant.Spec.Train, Seed: j.Seed, Workers: 1, From: j.from,
+			Emit: func(it rlcr.Iteration) error {
+				j.Rows = append(j.Rows, it)
+				if opt.Iteration != nil {
+					opt.Iteration()
+				}
 				return nil
-			}
-			j.saved = time.Now()
-			return saveCheckpoint(dir, j, cp)
+			},
+			Save: func(cp *rlcr.Checkpoint) error {
+				// Each write is synced: a few per second at most keep the
+				// disk out of the training's time.
+				if cp.Done < j.Variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
+					return nil
+				}
+				j.saved = time.Now()
+				return saveCheckpoint(dir, j, cp)
+			},
 		})
 		if err != nil {
 			return fmt.Errorf("variant %q, seed %d: %w", j.Variant.Name, j.Seed, err)
