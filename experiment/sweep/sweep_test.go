@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/swarmsim/swarmsim/results"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -186,9 +188,8 @@ func TestPlan(t *testing.T) {
 
 func TestMetricsCoverCommands(t *testing.T) {
 	for _, m := range scenarios.SweepMetrics(scenarios.SweepTrain) {
-		assert.Contains(t, trainMetrics, m)
+		assert.Contains(t, train.ColumnNames(), m, "a train metric is a column of iterations.csv")
 	}
-	assert.Len(t, trainMetrics, len(scenarios.SweepMetrics(scenarios.SweepTrain)))
 	for _, m := range scenarios.SweepMetrics(scenarios.SweepRun) {
 		assert.Contains(t, runMetrics, m)
 	}
