@@ -101,8 +101,8 @@ type Problem struct {
 }
 
 // Run is one training run: what is learned, how, and where the progress
-// goes. Seed and Config fix the result; Workers, Emit and Save only watch
-// or pace it.
+// goes. Problem, Config and Seed fix the result; Workers, From, Emit and
+// Save only pace, continue or watch it.
 type Run struct {
 	Problem Problem
 	Config  Config
@@ -124,7 +124,7 @@ type Run struct {
 
 // Train learns a shared policy for run.Problem with the RLCR update and
 // returns it. An error from Emit or Save stops the training and is
-// returned.
+// returned as it is.
 func Train(ctx context.Context, run Run) (policy.Softmax, error) {
 	t := training{Run: run, memFor: getMemory}
 	return t.run(ctx)
