@@ -374,28 +374,35 @@ func agentName(s *otel.Span) string {
 // interval is an agent's time span, for counting how many ran at once.
 type interval struct{ start, end int64 }
 
+// runClock reads a run's spans against its root span: times relative to
+// its start, and an agent's interval cut at its end.
+type runClock struct{ start, end int64 }
+
+// rel returns ns as seconds since the root span's start.
+func (c runClock) rel(ns int64) float64 { return float64(ns-c.start) / 1e9 }
+
+// span returns the agent in n's interval; one without a (valid) end runs
+// to the end of the run.
+func (c runClock) span(n *node) interval {
+	iv := interval{n.s.Start, n.s.End}
+	if !n.s.HasEnd || n.s.End < n.s.Start {
+		iv.end = max(c.end, n.s.Start)
+	}
+	return iv
+}
+
 func (t *Traces) addRun(file string, r *runBuild) {
 	root := r.root
 	run := Run{ID: r.id, File: file}
 	run.Acceptable, run.HasOutcome = root.Bool(AcceptableAttr)
-	end := root.End
 	if d, ok := root.Duration(); ok {
 		run.Duration = d
 	} else {
 		t.Report.NoEnd++
 	}
-	rel := func(ns int64) float64 { return float64(ns-root.Start) / 1e9 }
+	clock := runClock{root.Start, root.End}
 	agents := []interval{}
 	var walk func(n *node, agent string)
-	// agentSpan records an agent and its delegations; it returns the
-	// agent's interval.
-	agentSpan := func(n *node) interval {
-		iv := interval{n.s.Start, n.s.End}
-		if !n.s.HasEnd || n.s.End < n.s.Start {
-			iv.end = max(end, n.s.Start)
-		}
-		return iv
-	}
 	walk = func(n *node, agent string) {
 		var kids []*node
 		for _, c := range n.children {
@@ -403,17 +410,17 @@ func (t *Traces) addRun(file string, r *runBuild) {
 			case c.op == opAgent:
 				kids = append(kids, c)
 			case slices.Contains(modelOps, c.op):
-				t.addCall(&run, c.s, agent, rel)
+				t.addCall(&run, c.s, agent, clock.rel)
 			case c.op == opTool:
-				t.addTool(&run, c.s, agent, rel)
+				t.addTool(&run, c.s, agent, clock.rel)
 			}
 			if c.op != opAgent {
 				walk(c, agent)
 			}
 		}
-		t.delegations(&run, n, agent, kids, agentSpan, rel)
+		t.delegations(&run, clock, agent, kids)
 		for _, k := range kids {
-			agents = append(agents, agentSpan(k))
+			agents = append(agents, clock.span(k))
 			run.Agents++
 			if !k.s.HasEnd {
 				t.Report.NoEnd++
@@ -421,21 +428,21 @@ func (t *Traces) addRun(file string, r *runBuild) {
 			walk(k, agentName(k.s))
 		}
 	}
-	agents = append(agents, agentSpan(r.node))
+	agents = append(agents, clock.span(r.node))
 	walk(r.node, agentName(root))
 	run.MaxParallel = maxOverlap(agents)
 	t.Runs = append(t.Runs, run)
 }
 
-// delegations records the invoke_agent children kids of the agent
-// working in n: their waves (groups that overlap in time) and fan-out.
-func (t *Traces) delegations(run *Run, n *node, from string, kids []*node, span func(*node) interval, rel func(int64) float64) {
+// delegations records the invoke_agent children kids of the agent from:
+// their waves (groups that overlap in time) and fan-out.
+func (t *Traces) delegations(run *Run, clock runClock, from string, kids []*node) {
 	if len(kids) == 0 {
 		return
 	}
 	ivs := make([]interval, len(kids))
 	for i, k := range kids {
-		ivs[i] = span(k)
+		ivs[i] = clock.span(k)
 	}
 	run.Fanout = max(run.Fanout, maxOverlap(ivs))
 	wave, waveEnd := 0, int64(0)
@@ -444,7 +451,7 @@ func (t *Traces) delegations(run *Run, n *node, from string, kids []*node, span 
 			wave++
 		}
 		waveEnd = max(waveEnd, ivs[i].end)
-		d := Delegation{Run: run.ID, From: from, To: agentName(k.s), Start: rel(k.s.Start), Wave: wave}
+		d := Delegation{Run: run.ID, From: from, To: agentName(k.s), Start: clock.rel(k.s.Start), Wave: wave}
 		if first := firstCall(k); first != nil {
 			d.Startup = float64(first.Start-k.s.Start) / 1e9
 		}

@@ -20,9 +20,10 @@
 // summary.csv (WriteTables writes both). RunCharts returns the charts of
 // a run as data (Chart): comparison bars of the summaries, and a timeline
 // of episode 0 of each variant from the trace evaluation kept
-// (EvalOptions.Trace). A ChartWriter draws them through package plots,
-// which only renders, and keeps charts.json, the index 'simulate plot'
-// redraws from.
+// (EvalOptions.Trace). CompareCharts returns those of 'simulate compare':
+// each variant's difference B − A per charted metric. A ChartWriter draws
+// them through package plots, which only renders, and keeps charts.json,
+// the index 'simulate plot' redraws from.
 //
 // # Resume
 //

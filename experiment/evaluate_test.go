@@ -192,7 +192,7 @@ func TestCommCounterfactualIsExact(t *testing.T) {
 	require.NoError(t, err)
 	v := sc.Variants[2]
 	require.Equal(t, "medium", v.Name)
-	pol, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, 3, 2, nil)
+	pol, err := rlcr.Train(context.Background(), rlcr.Run{Problem: v.Problem(), Config: v.Spec.Train, Seed: 3, Workers: 2})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, policy.Save(&buf, pol))

@@ -160,10 +160,10 @@ func TestLibraryLatencyPressure(t *testing.T) {
 		var o outcome
 		for seed := uint64(first); seed < first+seeds; seed++ {
 			var rows []rlcr.Iteration
-			_, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, seed, 2, func(it rlcr.Iteration) error {
+			_, err := rlcr.Train(context.Background(), rlcr.Run{Problem: v.Problem(), Config: v.Spec.Train, Seed: seed, Workers: 2, Emit: func(it rlcr.Iteration) error {
 				rows = append(rows, it)
 				return nil
-			})
+			}})
 			require.NoError(t, err)
 			tenth := stats.LastTenth(rows)
 			var par, lat float64
@@ -251,7 +251,7 @@ func TestEveryPenaltyActsOnTheFlagship(t *testing.T) {
 		}
 		v := sc.Variants[0]
 		require.Equal(t, "none", v.Name)
-		pol, err := rlcr.Train(context.Background(), v.Problem(), v.Spec.Train, sc.Seed, 2, nil)
+		pol, err := rlcr.Train(context.Background(), rlcr.Run{Problem: v.Problem(), Config: v.Spec.Train, Seed: sc.Seed, Workers: 2})
 		require.NoError(t, err)
 		return pol.Params(), nil
 	}

@@ -164,42 +164,6 @@ func (d *Dir) Write(name string, data []byte) error {
 	return nil
 }
 
-// WritePart writes data to the file name in d atomically, as a part of
-// work that may resume: a sweep's trial record, a training checkpoint.
-// Abort keeps it, and the manifest lists it only if Record is called.
-func (d *Dir) WritePart(name string, data []byte) error {
-	if err := d.Mkdir(filepath.ToSlash(filepath.Dir(filepath.FromSlash(name)))); err != nil {
-		return err
-	}
-	return atomicfile.Write(d.Join(name), data)
-}
-
-// ReadPart reads the part name of d. The error wraps fs.ErrNotExist when
-// there is none.
-func (d *Dir) ReadPart(name string) ([]byte, error) { return os.ReadFile(d.Join(name)) }
-
-// Parts lists the parts in the subdirectory sub of d whose names end in
-// ext, sorted: the regular files written whole, never the hidden
-// temporary files a killed process leaves behind. A missing sub holds
-// none.
-func (d *Dir) Parts(sub, ext string) ([]string, error) {
-	entries, err := os.ReadDir(d.Join(sub))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range entries {
-		n := e.Name()
-		if e.Type().IsRegular() && n[0] != '.' && filepath.Ext(n) == ext {
-			names = append(names, n)
-		}
-	}
-	return names, nil
-}
-
 // Remove removes the file name from d and from the manifest's list, as
 // when a checkpoint is no longer needed. A missing file is no error.
 func (d *Dir) Remove(name string) error {

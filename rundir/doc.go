@@ -16,7 +16,7 @@
 //     it fails.
 //   - Claim, for work that resumes (a sweep, a training with checkpoints):
 //     the directory is marked by an identity file (sweep.json, say), and
-//     the same work finds its parts again (written with WritePart, kept by
+//     the same work finds its parts again (written by WriteFile, kept by
 //     Abort) while other work is refused.
 //
 // Open reads a complete directory back: its manifest, its kind (run,

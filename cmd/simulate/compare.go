@@ -11,8 +11,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
-	"github.com/swarmsim/swarmsim/metric"
-	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -123,7 +121,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 		return err
 	}
 	if o.charts {
-		if err := compareChart(dir, rows); err != nil {
+		if err := compareCharts(dir, rows); err != nil {
 			s.warnf("charts left out: %v", err)
 		}
 	}
@@ -153,48 +151,16 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	return nil
 }
 
-// compareChart draws, for each charted metric, each variant's difference
-// B − A with its interval.
-func compareChart(dir *rundir.Dir, rows []results.Comparison) error {
+// compareCharts draws the charts of the comparison rows into dir/charts;
+// the error joins those of the charts it could not draw.
+func compareCharts(dir *rundir.Dir, rows []results.Comparison) error {
 	cw, err := experiment.NewChartWriter(dir)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, m := range results.Charted {
-		var bars []plots.Bar
-		var left []string
-		for _, c := range rows {
-			if c.Metric != m {
-				continue
-			}
-			if bar, ok := experiment.CIBar(c.Variant, c.Diff); ok {
-				bars = append(bars, bar)
-			} else {
-				left = append(left, c.Variant)
-			}
-		}
-		if len(bars) == 0 {
-			continue
-		}
-		unit := metric.Of(m).Unit
-		if unit == "1" {
-			unit = ""
-		} else {
-			unit = " (" + unit + ")"
-		}
-		spec := plots.Spec{Name: "diff_" + m, Kind: "bars", YLabel: fmt.Sprintf("%s, B - A%s", m, unit), Stat: "difference",
-			Interval: experiment.BootInterval, Note: experiment.LeftOut(left, "no values")}
-		// The points of a sweep make many bars with long labels: the
-		// chart takes the smallest size they fit.
-		var err error
-		for _, size := range []string{"column", "page", "tall"} {
-			spec.Size = size
-			if err = cw.Draw(spec, plots.BarsTable(bars)); !errors.Is(err, plots.ErrNoFit) {
-				break
-			}
-		}
-		if err != nil {
+	for _, c := range experiment.CompareCharts(rows) {
+		if err := c.Draw(cw); err != nil {
 			errs = append(errs, err)
 		}
 	}

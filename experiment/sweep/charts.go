@@ -2,10 +2,11 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/swarmsim/swarmsim/results"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/metric"

@@ -5,10 +5,11 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/swarmsim/swarmsim/results"
 	"io/fs"
 	"strconv"
 	"strings"
+
+	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/swarmsim/swarmsim/rundir"
 )

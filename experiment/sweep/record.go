@@ -3,10 +3,11 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/swarmsim/swarmsim/results"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"

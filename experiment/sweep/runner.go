@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/swarmsim/swarmsim/results"
 	"runtime"
+
+	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/scenarios"

@@ -3,9 +3,10 @@ package sweep
 import (
 	"bytes"
 	"encoding/csv"
-	"github.com/swarmsim/swarmsim/results"
 	"slices"
 	"strconv"
+
+	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/stats"

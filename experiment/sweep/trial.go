@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/swarmsim/swarmsim/experiment"
-	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -25,26 +25,6 @@ type Outcome struct {
 	// Run trials: the episodes.
 	Rows []experiment.Row
 }
-
-// trainMetrics reads the train metrics from an iteration.
-var trainMetrics = func() map[string]func(*rlcr.Iteration) float64 {
-	m := map[string]func(*rlcr.Iteration) float64{
-		"reward_mean":         func(r *rlcr.Iteration) float64 { return r.RewardMean },
-		"success_rate":        func(r *rlcr.Iteration) float64 { return r.SuccessRate },
-		"latency_mean":        func(r *rlcr.Iteration) float64 { return r.LatencyMean },
-		"latency_p90":         func(r *rlcr.Iteration) float64 { return r.LatencyP90 },
-		"parallelism_mean":    func(r *rlcr.Iteration) float64 { return r.ParallelismMean },
-		"messages_mean":       func(r *rlcr.Iteration) float64 { return r.MessagesMean },
-		"model_calls_mean":    func(r *rlcr.Iteration) float64 { return r.ModelCallsMean },
-		"agent_time_mean":     func(r *rlcr.Iteration) float64 { return r.AgentTimeMean },
-		"critical_steps_mean": func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean },
-		"entropy":             func(r *rlcr.Iteration) float64 { return r.Entropy },
-	}
-	for a := range collective.Action(collective.NumActions) {
-		m["prob_"+a.String()] = func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }
-	}
-	return m
-}()
 
 // runMetrics reads the run metrics from a summary.
 var runMetrics = map[string]func(*experiment.Summary) float64{
@@ -84,17 +64,18 @@ func trainTrial(ctx context.Context, t *scenarios.Trial, maxEvents uint64) (*Out
 	o := &Outcome{Metrics: map[string]float64{}}
 	prob := t.Variant.Problem()
 	prob.MaxEvents = maxEvents
-	pol, err := rlcr.Train(ctx, prob, t.Variant.Spec.Train, t.Seed, 1, func(it rlcr.Iteration) error {
+	pol, err := rlcr.Train(ctx, rlcr.Run{Problem: prob, Config: t.Variant.Spec.Train, Seed: t.Seed, Workers: 1, Emit: func(it rlcr.Iteration) error {
 		o.Iterations = append(o.Iterations, it)
 		return nil
-	})
+	}})
 	if err != nil {
 		return nil, err
 	}
 	o.Policy = pol
 	tail := stats.LastTenth(o.Iterations)
 	n := len(tail)
-	for name, value := range trainMetrics {
+	for _, name := range scenarios.SweepMetrics(scenarios.SweepTrain) {
+		value := train.IterationValue(name)
 		sum := 0.0
 		for i := range tail {
 			sum += value(&tail[i])
@@ -135,10 +116,14 @@ func IterationsCSV(iters []rlcr.Iteration) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write(append([]string{"iteration"}, names...))
+	values := make([]func(*rlcr.Iteration) float64, len(names))
+	for k, name := range names {
+		values[k] = train.IterationValue(name)
+	}
 	for i := range iters {
 		row := []string{strconv.Itoa(iters[i].Iteration)}
-		for _, name := range names {
-			row = append(row, format(trainMetrics[name](&iters[i])))
+		for _, value := range values {
+			row = append(row, format(value(&iters[i])))
 		}
 		w.Write(row)
 	}

@@ -119,96 +119,30 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 		// job shorter than that writes only its last one.
 		j.saved = time.Now()
 		var err error
-		j.Policy, err = rlcr.Resume(ctx, prob, j.Variant.Spec.Train, j.Seed, 1, j.from, func(it rlcr.Iteration) error {
-			j.Rows = append(j.Rows, it)
-			if opt.Iteration != nil {
-				opt.Iteration()
-			}
-			return nil
-		}, func(cp *rlcr.Checkpoint) error {
-			// Each write is synced: a few per second at most keep the
-			// disk out of the training's time.
-			if cp.Done < j.Variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
+		j.Policy, err = rlcr.Train(ctx, rlcr.Run{
+			Problem: prob, Config: j.Variant.Spec.Train, Seed: j.Seed, Workers: 1, From: j.from,
+			Emit: func(it rlcr.Iteration) error {
+				j.Rows = append(j.Rows, it)
+				if opt.Iteration != nil {
+					opt.Iteration()
+				}
 				return nil
-			}
-			j.saved = time.Now()
-			return saveCheckpoint(dir, j, cp)
+			},
+			Save: func(cp *rlcr.Checkpoint) error {
+				// Each write is synced: a few per second at most keep the
+				// disk out of the training's time.
+				if cp.Done < j.Variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
+					return nil
+				}
+				j.saved = time.Now()
+				return saveCheckpoint(dir, j, cp)
+			},
 		})
 		if err != nil {
 			return fmt.Errorf("variant %q, seed %d: %w", j.Variant.Name, j.Seed, err)
 		}
 		return nil
 	})
-}
-
-// An iterationColumn is a column of iterations.csv: a stable name and how
-// to read it from an iteration.
-type iterationColumn struct {
-	name  string
-	value func(*rlcr.Iteration) float64
-}
-
-// iterationColumns are the columns of iterations.csv after variant, seed
-// and iteration.
-var iterationColumns = func() []iterationColumn {
-	cols := []iterationColumn{
-		{"episodes", func(r *rlcr.Iteration) float64 { return float64(r.Episodes) }},
-		{"reward_mean", func(r *rlcr.Iteration) float64 { return r.RewardMean }},
-		{"success_rate", func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
-		{"latency_mean", func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
-		{"latency_p90", func(r *rlcr.Iteration) float64 { return r.LatencyP90 }},
-		{"parallelism_mean", func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
-		{"messages_mean", func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
-		{"model_calls_mean", func(r *rlcr.Iteration) float64 { return r.ModelCallsMean }},
-		{"agent_time_mean", func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
-		{"spawn_finish_rate", func(r *rlcr.Iteration) float64 { return r.SpawnFinishRate }},
-		{"critical_steps_mean", func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
-		{"decisions", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) }},
-		{"decisions_acceptable", func(r *rlcr.Iteration) float64 { return r.DecisionsAcceptable }},
-		{"decisions_failed", func(r *rlcr.Iteration) float64 { return r.DecisionsFailed }},
-		{"entropy", func(r *rlcr.Iteration) float64 { return r.Entropy }},
-	}
-	for a := range collective.Action(collective.NumActions) {
-		cols = append(cols, iterationColumn{"prob_" + a.String(), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }})
-	}
-	return append(cols, []iterationColumn{
-		{"grad_norm", func(r *rlcr.Iteration) float64 { return r.GradNorm }},
-		{"lr", func(r *rlcr.Iteration) float64 { return r.LR }},
-		{"replays", func(r *rlcr.Iteration) float64 { return float64(r.Replays) }},
-		{"policy_steps", func(r *rlcr.Iteration) float64 { return float64(r.PolicySteps) }},
-		{"value_steps", func(r *rlcr.Iteration) float64 { return float64(r.ValueSteps) }},
-		{"value_ev", func(r *rlcr.Iteration) float64 { return r.ValueEV }},
-	}...)
-}()
-
-// ColumnNames returns the names of every column iterations.csv can
-// have after variant, seed and iteration, so that a help text can name
-// them all.
-func ColumnNames() []string {
-	var names []string
-	for _, cs := range [][]iterationColumn{iterationColumns, handoffIterationColumns} {
-		for _, c := range cs {
-			names = append(names, c.name)
-		}
-	}
-	return names
-}
-
-// HandoffColumnNames returns the names of the hand-off columns of
-// iterations.csv.
-func HandoffColumnNames() []string {
-	names := make([]string, len(handoffIterationColumns))
-	for i, c := range handoffIterationColumns {
-		names[i] = c.name
-	}
-	return names
-}
-
-// handoffIterationColumns follow in the iterations of scenarios with a
-// handoff section (see experiment.UsesHandoff).
-var handoffIterationColumns = []iterationColumn{
-	{"handoff_misses_mean", func(r *rlcr.Iteration) float64 { return r.HandoffMissesMean }},
-	{"duplicates_mean", func(r *rlcr.Iteration) float64 { return r.DuplicatesMean }},
 }
 
 // iterationsCSV renders the jobs' iterations as iterations.csv.
@@ -302,18 +236,25 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", spec.Name, err))
 		}
 	}
-	for _, m := range []struct {
+	// A learningCurve is a chart of one value of the iterations.
+	type learningCurve struct {
 		name, ylabel string
 		value        func(*rlcr.Iteration) float64
-	}{
-		{"learning_reward", metric.Of("reward_mean").Label, func(r *rlcr.Iteration) float64 { return r.RewardMean }},
-		{"learning_success", metric.Of("success_rate").Label, func(r *rlcr.Iteration) float64 { return r.SuccessRate }},
-		{"learning_latency", metric.Of("latency_mean").Label, func(r *rlcr.Iteration) float64 { return r.LatencyMean }},
-		{"learning_parallelism", metric.Of("parallelism_mean").Label, func(r *rlcr.Iteration) float64 { return r.ParallelismMean }},
-		{"learning_messages", metric.Of("messages_mean").Label, func(r *rlcr.Iteration) float64 { return r.MessagesMean }},
+	}
+	// learned is the chart of the iterations.csv column col, labelled as
+	// the metric table labels it.
+	learned := func(chart, col string) learningCurve {
+		return learningCurve{chart, metric.Of(col).Label, IterationValue(col)}
+	}
+	for _, m := range []learningCurve{
+		learned("learning_reward", "reward_mean"),
+		learned("learning_success", "success_rate"),
+		learned("learning_latency", "latency_mean"),
+		learned("learning_parallelism", "parallelism_mean"),
+		learned("learning_messages", "messages_mean"),
 		{"learning_decisions", "decisions per episode", func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }},
-		{"learning_critical_steps", metric.Of("critical_steps_mean").Label, func(r *rlcr.Iteration) float64 { return r.CriticalStepsMean }},
-		{"learning_agent_time", metric.Of("agent_time_mean").Label, func(r *rlcr.Iteration) float64 { return r.AgentTimeMean }},
+		learned("learning_critical_steps", "critical_steps_mean"),
+		learned("learning_agent_time", "agent_time_mean"),
 	} {
 		var series []plots.Series
 		var left []string

@@ -36,7 +36,7 @@ func benchTrain(b *testing.B, prob Problem, cfg Config) {
 	cfg.Iterations = b.N + 1
 	var episodes, decisions int
 	b.ReportAllocs()
-	_, err := Train(context.Background(), prob, cfg, 1, 1, func(it Iteration) error {
+	_, err := Train(context.Background(), Run{Problem: prob, Config: cfg, Seed: 1, Workers: 1, Emit: func(it Iteration) error {
 		if it.Iteration == 0 {
 			b.ResetTimer()
 			return nil
@@ -44,7 +44,7 @@ func benchTrain(b *testing.B, prob Problem, cfg Config) {
 		episodes += it.Episodes
 		decisions += it.Decisions
 		return nil
-	})
+	}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,11 +94,11 @@ func BenchmarkTrainIssue9(b *testing.B) {
 	var episodes, decisions int
 	b.ReportAllocs()
 	for b.Loop() {
-		_, err := Train(context.Background(), prob, cfg, 1, 1, func(it Iteration) error {
+		_, err := Train(context.Background(), Run{Problem: prob, Config: cfg, Seed: 1, Workers: 1, Emit: func(it Iteration) error {
 			episodes += it.Episodes
 			decisions += it.Decisions
 			return nil
-		})
+		}})
 		if err != nil {
 			b.Fatal(err)
 		}

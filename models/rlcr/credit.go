@@ -15,7 +15,7 @@ import (
 // and the number of replays it ran: one per agent that decided (passive),
 // or per agent that delegated, attempted or shared (contribution).
 func (t *training) differenceRewards(ctx context.Context, pol collective.Policy, b *batch) ([]map[int]float64, int, error) {
-	prob, cf, actions, crn := &t.prob, t.cfg.Credit, t.cfg.actionMask(), t.cfg.CRN
+	prob, cf, actions, crn := &t.Problem, t.Config.Credit, t.Config.actionMask(), t.Config.CRN
 	iter, graphs, results, rewards, it := b.streams, b.graphs, b.results, b.rewards, b.iteration
 	type job struct{ rollout, agent int }
 	var jobs []job
@@ -35,7 +35,7 @@ func (t *training) differenceRewards(ctx context.Context, pol collective.Policy,
 	}
 	G := len(results) / len(graphs)
 	replays := make([]collective.Metrics, len(jobs))
-	err := pool.Run(ctx, len(jobs), t.workers, func(ctx context.Context, _, j int) error {
+	err := pool.Run(ctx, len(jobs), t.Workers, func(ctx context.Context, _, j int) error {
 		jb := jobs[j]
 		var p collective.Policy = withoutContribution{pol, jb.agent}
 		if cf == Passive {

@@ -77,14 +77,14 @@ func TestCRNKeepsThePolicysDraws(t *testing.T) {
 // common random numbers or not, on two workers, for its rollouts and
 // advantages.
 func rollouter(prob Problem, B, G int, crn bool) *training {
-	return &training{prob: prob, cfg: Config{Batch: B, Group: G, CRN: crn}, workers: 2}
+	return &training{Run: Run{Problem: prob, Config: Config{Batch: B, Group: G, CRN: crn}, Workers: 2}}
 }
 
 // iteration0 runs tr's rollouts by pol from iter on mem, as Train's step
 // 1 does, and returns the batch.
 func iteration0(t *testing.T, tr *training, pol collective.Policy, iter sim.Streams, mem *memory) *batch {
 	t.Helper()
-	b := &batch{streams: iter, G: tr.cfg.Group}
+	b := &batch{streams: iter, G: tr.Config.Group}
 	require.NoError(t, tr.rollouts(context.Background(), pol, b, mem))
 	return b
 }
@@ -114,7 +114,7 @@ func flagshipLike() Problem {
 // tr at pol's parameters, computed as Train's steps 1 to 4 compute it.
 func batchGradient(t *testing.T, tr *training, pol policy.Softmax, iter sim.Streams) []float64 {
 	t.Helper()
-	prob, cfg := tr.prob, tr.cfg
+	prob, cfg := tr.Problem, tr.Config
 	B, G := cfg.Batch, cfg.Group
 	mem := newMemory(B, G)
 	results := iteration0(t, rollouter(prob, B, G, cfg.CRN), pol, iter, mem).results
@@ -182,11 +182,11 @@ func TestCRNLowersGradientVariance(t *testing.T) {
 	for s := range uint64(seeds) {
 		seed := 1 + s
 		cfg.CRN = true
-		pol, err := Train(context.Background(), prob, cfg, seed, 2, nil)
+		pol, err := Train(context.Background(), Run{Problem: prob, Config: cfg, Seed: seed, Workers: 2})
 		require.NoError(t, err)
-		with := gradientVariance(t, &training{prob: prob, cfg: cfg}, pol, seed, repeats)
+		with := gradientVariance(t, &training{Run: Run{Problem: prob, Config: cfg}}, pol, seed, repeats)
 		cfg.CRN = false
-		without := gradientVariance(t, &training{prob: prob, cfg: cfg}, pol, seed, repeats)
+		without := gradientVariance(t, &training{Run: Run{Problem: prob, Config: cfg}}, pol, seed, repeats)
 		if with < without {
 			lower++
 		}

@@ -13,8 +13,9 @@
 // with GAE and a learned value.
 //
 // Train, in train.go, reads top to bottom like a CleanRL script: the
-// hyperparameters in one documented Config, then rollouts, rewards,
-// advantages, the update and the report. Beside it: config.go (the
+// hyperparameters in one documented Config, the run (problem, seed,
+// workers, the checkpoint to resume from, the callbacks) in one Run, then
+// rollouts, rewards, advantages, the update and the report. Beside it: config.go (the
 // options' names and Validate), reward.go (the collective reward),
 // credit.go (per-agent difference rewards), gae.go (GAE and the learned
 // value), adam.go (the optimiser and schedules), report.go (the Iteration

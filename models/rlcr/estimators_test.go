@@ -288,7 +288,7 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 		cfg := tinyConfig()
 		cfg.Batch, cfg.Group, cfg.Advantage = B, G, adv
 		samples := collect(results, mem)
-		tr.cfg = cfg
+		tr.Config = cfg
 		bt.rewards, bt.samples = rewards, samples
 		baseline := math.NaN()
 		_, err := tr.advantages(context.Background(), pol, policy.NewValue(), bt, &baseline)
@@ -332,7 +332,7 @@ func TestDifferenceRewards(t *testing.T) {
 	}
 
 	bt.rewards = rewards
-	tr.cfg.Credit = Contribution
+	tr.Config.Credit = Contribution
 	credit, replays, err := tr.differenceRewards(context.Background(), split, bt)
 	require.NoError(t, err)
 	positive, zeros, jobs := 0, 0, 0
@@ -382,7 +382,7 @@ func TestDifferenceRewards(t *testing.T) {
 
 	// Passive: a replay for every agent; one that only worked anyway
 	// replays the same episode and gets 0.
-	tr.cfg.Credit = Passive
+	tr.Config.Credit = Passive
 	credit, replays, err = tr.differenceRewards(context.Background(), split, bt)
 	require.NoError(t, err)
 	n, helpersZero := 0, 0
@@ -525,16 +525,16 @@ func TestPassive(t *testing.T) {
 func TestTrainStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Train(ctx, tinyProblem(), tinyConfig(), 1, 2, nil)
+	_, err := Train(ctx, Run{Problem: tinyProblem(), Config: tinyConfig(), Seed: 1, Workers: 2})
 	assert.ErrorIs(t, err, context.Canceled)
 	n := 0
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
-	_, err = Train(ctx, tinyProblem(), tinyConfig(), 1, 2, func(Iteration) error {
+	_, err = Train(ctx, Run{Problem: tinyProblem(), Config: tinyConfig(), Seed: 1, Workers: 2, Emit: func(Iteration) error {
 		n++
 		cancel()
 		return nil
-	})
+	}})
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 1, n, "no iteration after the cancellation")
 }
@@ -552,7 +552,7 @@ func TestTrainRejectsBadProblems(t *testing.T) {
 	} {
 		prob, cfg := tinyProblem(), tinyConfig()
 		tc.edit(&prob, &cfg)
-		_, err := Train(context.Background(), prob, cfg, 1, 2, nil)
+		_, err := Train(context.Background(), Run{Problem: prob, Config: cfg, Seed: 1, Workers: 2})
 		if assert.Error(t, err) {
 			assert.Contains(t, err.Error(), tc.want)
 		}
@@ -590,7 +590,7 @@ func TestPerAgentAdvantagesReadBack(t *testing.T) {
 		prob.Reward.Group(&prob.Collective, 0, []collective.Metrics{r.Metrics}, rewards[i:i+1])
 	}
 	bt.rewards = rewards
-	tr.cfg.Credit = Contribution
+	tr.Config.Credit = Contribution
 	raw, _, err := tr.differenceRewards(context.Background(), split, bt)
 	require.NoError(t, err)
 	for _, base := range []CreditBaseline{GroupCredit, NoCredit} {
@@ -602,7 +602,7 @@ func TestPerAgentAdvantagesReadBack(t *testing.T) {
 				samples = append(samples, sample{rollout: i, agent: d.Agent})
 			}
 		}
-		tr.cfg = cfg
+		tr.Config = cfg
 		bt.samples = samples
 		baseline := math.NaN()
 		_, err := tr.advantages(context.Background(), split, policy.NewValue(), bt, &baseline)
@@ -674,7 +674,7 @@ func TestDifferenceRewardsScoreReplaysInTheirGroup(t *testing.T) {
 		prob.Reward.Group(&prob.Collective, 0, metrics[b*G:(b+1)*G], rewards[b*G:(b+1)*G])
 	}
 	bt.rewards = rewards
-	tr.cfg.Credit = Passive
+	tr.Config.Credit = Passive
 	credit, _, err := tr.differenceRewards(context.Background(), split, bt)
 	require.NoError(t, err)
 	checked := 0

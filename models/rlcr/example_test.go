@@ -24,13 +24,13 @@ func ExampleTrain() {
 	cfg := rlcr.DefaultConfig()
 	cfg.Iterations = 40
 	var first, last rlcr.Iteration
-	_, err := rlcr.Train(context.Background(), prob, cfg, 1, 2, func(it rlcr.Iteration) error {
+	_, err := rlcr.Train(context.Background(), rlcr.Run{Problem: prob, Config: cfg, Seed: 1, Workers: 2, Emit: func(it rlcr.Iteration) error {
 		if it.Iteration == 0 {
 			first = it
 		}
 		last = it
 		return nil
-	})
+	}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -45,10 +45,10 @@ func TestKeptMemoryChangesNothing(t *testing.T) {
 	}
 	run := func(prob Problem, cfg Config, mem *memory) ([]Iteration, []float64, error) {
 		var rows []Iteration
-		tr := training{prob: prob, cfg: cfg, seed: 7, workers: 1, emit: func(it Iteration) error {
+		tr := training{Run: Run{Problem: prob, Config: cfg, Seed: 7, Workers: 1, Emit: func(it Iteration) error {
 			rows = append(rows, it)
 			return nil
-		}, memFor: func(B, G int) *memory {
+		}}, memFor: func(B, G int) *memory {
 			require.Len(t, mem.recs, B*G)
 			return mem
 		}}

@@ -35,20 +35,21 @@ func TestResumeIsExact(t *testing.T) {
 				var rows []Iteration
 				var last *Checkpoint
 				errStop := errors.New("stop")
-				_, err := Resume(context.Background(), tinyProblem(), cfg, 7, 2, nil,
-					func(it Iteration) error { rows = append(rows, it); return nil },
-					func(cp *Checkpoint) error {
+				emit := func(it Iteration) error { rows = append(rows, it); return nil }
+				_, err := Train(context.Background(), Run{
+					Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 2, Emit: emit,
+					Save: func(cp *Checkpoint) error {
 						last = cp
 						if cp.Done == stop {
 							return errStop
 						}
 						return nil
-					})
+					},
+				})
 				require.ErrorIs(t, err, errStop)
 				require.Equal(t, stop, last.Done)
 
-				pol, err := Resume(context.Background(), tinyProblem(), cfg, 7, 1, last,
-					func(it Iteration) error { rows = append(rows, it); return nil }, nil)
+				pol, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1, From: last, Emit: emit})
 				require.NoError(t, err)
 				assert.Equal(t, fmt.Sprint(want), fmt.Sprint(rows), "stopped after %d", stop)
 				assert.Equal(t, wantParams, pol.Params(), "stopped after %d", stop)
@@ -60,21 +61,21 @@ func TestResumeIsExact(t *testing.T) {
 func TestResumeRefusesAForeignCheckpoint(t *testing.T) {
 	cfg := tinyConfig()
 	var last *Checkpoint
-	_, err := Resume(context.Background(), tinyProblem(), cfg, 7, 1, nil, nil, func(cp *Checkpoint) error { last = cp; return nil })
+	_, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1, Save: func(cp *Checkpoint) error { last = cp; return nil }})
 	require.NoError(t, err)
 
 	mlp := cfg
 	mlp.Policy = "mlp"
-	_, err = Resume(context.Background(), tinyProblem(), mlp, 7, 1, last, nil, nil)
+	_, err = Train(context.Background(), Run{Problem: tinyProblem(), Config: mlp, Seed: 7, Workers: 1, From: last})
 	assert.ErrorContains(t, err, "checkpoint: ")
 
 	short := cfg
 	short.Iterations = 2
-	_, err = Resume(context.Background(), tinyProblem(), short, 7, 1, last, nil, nil)
+	_, err = Train(context.Background(), Run{Problem: tinyProblem(), Config: short, Seed: 7, Workers: 1, From: last})
 	assert.ErrorContains(t, err, "checkpoint: 4 iterations done, of 2")
 
 	// A finished checkpoint gives back its policy without training.
-	pol, err := Resume(context.Background(), tinyProblem(), cfg, 7, 1, last, func(Iteration) error { t.Fatal("no iteration left"); return nil }, nil)
+	pol, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1, From: last, Emit: func(Iteration) error { t.Fatal("no iteration left"); return nil }})
 	require.NoError(t, err)
 	assert.Equal(t, last.Params, pol.Params())
 }

@@ -100,32 +100,39 @@ type Problem struct {
 	MaxEvents uint64
 }
 
-// Train learns a shared policy for prob with the RLCR update and returns
-// it. emit receives each iteration's summary as soon as it is done. The
-// result depends only on the arguments, never on workers.
-func Train(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, emit func(Iteration) error) (policy.Softmax, error) {
-	return Resume(ctx, prob, cfg, seed, workers, nil, emit, nil)
+// Run is one training run: what is learned, how, and where the progress
+// goes. Problem, Config and Seed fix the result; Workers, From, Emit and
+// Save only pace, continue or watch it.
+type Run struct {
+	Problem Problem
+	Config  Config
+	Seed    uint64
+	// Workers is how many rollouts run at once (0: GOMAXPROCS). The result
+	// never depends on it.
+	Workers int
+	// From, when not nil, is a checkpoint to continue from: the iterations
+	// From.Done onwards are run and emitted, and the policy returned is the
+	// one an uninterrupted run returns.
+	From *Checkpoint
+	// Emit, when not nil, receives each iteration's summary as soon as it
+	// is done.
+	Emit func(Iteration) error
+	// Save, when not nil, receives the checkpoint after each iteration
+	// (after Emit); it may keep it, as it is not reused.
+	Save func(*Checkpoint) error
 }
 
-// Resume is Train continued from a checkpoint from (nil: from the start)
-// with the same arguments: the iterations from.Done onwards are run and
-// emitted, and the policy returned is the one an uninterrupted Train
-// returns. save, when not nil, receives the checkpoint after each
-// iteration (after emit); it may keep it, as it is not reused.
-func Resume(ctx context.Context, prob Problem, cfg Config, seed uint64, workers int, from *Checkpoint, emit func(Iteration) error, save func(*Checkpoint) error) (policy.Softmax, error) {
-	t := training{prob: prob, cfg: cfg, seed: seed, workers: workers, from: from, emit: emit, save: save, memFor: getMemory}
+// Train learns a shared policy for run.Problem with the RLCR update and
+// returns it. An error from Emit or Save stops the training and is
+// returned as it is.
+func Train(ctx context.Context, run Run) (policy.Softmax, error) {
+	t := training{Run: run, memFor: getMemory}
 	return t.run(ctx)
 }
 
-// training is one call of Resume: what every step of the loop reads.
+// training is one call of Train: what every step of the loop reads.
 type training struct {
-	prob    Problem
-	cfg     Config
-	seed    uint64
-	workers int // at least 1 once run has begun
-	from    *Checkpoint
-	emit    func(Iteration) error
-	save    func(*Checkpoint) error
+	Run // Workers is at least 1 once run has begun
 	// memFor returns the memory for B×G rollouts: getMemory, or in a test
 	// a memory of its choosing, since the pool may drop what it keeps at
 	// any time (at a collection, at random under the race detector).
@@ -137,15 +144,15 @@ type training struct {
 // (validation, memory kept across iterations, checkpoints) is marked
 // plumbing.
 func (t *training) run(ctx context.Context) (policy.Softmax, error) {
-	prob, cfg := &t.prob, &t.cfg
+	prob, cfg := &t.Problem, &t.Config
 	// Plumbing: the arguments are checked once, here.
 	if err := validate(prob, cfg); err != nil {
 		return nil, err
 	}
-	if t.workers < 1 {
-		t.workers = runtime.GOMAXPROCS(0)
+	if t.Workers < 1 {
+		t.Workers = runtime.GOMAXPROCS(0)
 	}
-	streams := sim.NewStreams(t.seed)
+	streams := sim.NewStreams(t.Seed)
 
 	// The shared policy, its optimiser, and (for PPO) a learned value.
 	var pol policy.Softmax = policy.NewLinear()
@@ -157,11 +164,11 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 	valueOpt := newAdam(len(value.Params()), cfg.Beta1, cfg.Beta2, cfg.Eps)
 	baseline := math.NaN() // moving average of rewards
 	start := 0
-	if t.from != nil {
-		if err := t.from.restore(*cfg, pol, opt, value, valueOpt); err != nil {
+	if t.From != nil {
+		if err := t.From.restore(*cfg, pol, opt, value, valueOpt); err != nil {
 			return nil, err
 		}
-		start, baseline = t.from.Done, t.from.Baseline
+		start, baseline = t.From.Done, t.From.Baseline
 	}
 
 	B, G := cfg.Batch, cfg.Group
@@ -234,15 +241,15 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 
 		// 5. Report, and (plumbing) the checkpoint to resume from.
 		stats.GradNorm, stats.LR = gradNorm, lr
-		if t.emit != nil {
-			if err := t.emit(stats); err != nil {
+		if t.Emit != nil {
+			if err := t.Emit(stats); err != nil {
 				return nil, err
 			}
 		}
-		if t.save != nil {
+		if t.Save != nil {
 			cp := &Checkpoint{Done: it + 1, Params: slices.Clone(pol.Params()), Adam: opt.state(),
 				Value: slices.Clone(value.Params()), ValueAdam: valueOpt.state(), Baseline: baseline}
-			if err := t.save(cp); err != nil {
+			if err := t.Save(cp); err != nil {
 				return nil, err
 			}
 		}
@@ -271,7 +278,7 @@ type batch struct {
 // runs on its worker's runner in mem and decides through its own recorder;
 // the results are valid until the next call.
 func (t *training) rollouts(ctx context.Context, pol collective.Policy, b *batch, mem *memory) error {
-	prob, G, iter, crn, actions := &t.prob, b.G, b.streams, t.cfg.CRN, t.cfg.actionMask()
+	prob, G, iter, crn, actions := &t.Problem, b.G, b.streams, t.Config.CRN, t.Config.actionMask()
 	graphs := mem.graphs
 	b.graphs = graphs
 	for k := range graphs {
@@ -282,10 +289,10 @@ func (t *training) rollouts(ctx context.Context, pol collective.Policy, b *batch
 		graphs[k] = g
 	}
 	// Plumbing: one runner per worker, kept from one iteration to the next.
-	mem.growRunners(t.workers)
+	mem.growRunners(t.Workers)
 	results := mem.results
 	b.results = results
-	return pool.Run(ctx, len(results), t.workers, func(ctx context.Context, w, i int) error {
+	return pool.Run(ctx, len(results), t.Workers, func(ctx context.Context, w, i int) error {
 		rec := &mem.recs[i]
 		rec.pol, rec.rollout, rec.buf = pol, i, rec.buf[:0]
 		rec.soft, _ = pol.(policy.Softmax)
@@ -382,7 +389,7 @@ func collect(results []*collective.Result, mem *memory) []sample {
 // configured estimator and returns the number of counterfactual replays it
 // ran.
 func (t *training) advantages(ctx context.Context, pol collective.Policy, value *policy.Value, b *batch, baseline *float64) (int, error) {
-	cfg := &t.cfg
+	cfg := &t.Config
 	samples := b.samples
 	switch cfg.Advantage {
 	case FlatCollective, NoBaseline, MovingAverage:

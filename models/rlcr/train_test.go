@@ -35,10 +35,10 @@ func tinyConfig() Config {
 func train(t *testing.T, prob Problem, cfg Config, workers int) ([]Iteration, []float64) {
 	t.Helper()
 	var rows []Iteration
-	pol, err := Train(context.Background(), prob, cfg, 7, workers, func(it Iteration) error {
+	pol, err := Train(context.Background(), Run{Problem: prob, Config: cfg, Seed: 7, Workers: workers, Emit: func(it Iteration) error {
 		rows = append(rows, it)
 		return nil
-	})
+	}})
 	require.NoError(t, err)
 	return rows, pol.Params()
 }

@@ -19,7 +19,7 @@ import (
 // episodes draw from the streams' "warm" branch, so the RL iterations see
 // the same tasks as without it.
 func (t *training) warmStart(ctx context.Context, pol policy.Softmax, streams sim.Streams) error {
-	prob, cfg := &t.prob, &t.cfg
+	prob, cfg := &t.Problem, &t.Config
 	org, err := policy.Organization(cfg.WarmStart)
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func (t *training) warmStart(ctx context.Context, pol policy.Softmax, streams si
 	var x [policy.NumFeatures]float64
 	for it := range cfg.WarmIterations {
 		iter := streams.Derive("warm", uint64(it))
-		err := pool.Run(ctx, n, t.workers, func(ctx context.Context, _, i int) error {
+		err := pool.Run(ctx, n, t.Workers, func(ctx context.Context, _, i int) error {
 			g, err := prob.Task.Draw(iter.Derive("task", uint64(i)).New("graph", 0))
 			if err != nil {
 				return fmt.Errorf("task draw: %w", err)

@@ -57,7 +57,7 @@ func TestWarmStartImitatesTheOrganization(t *testing.T) {
 		cold := policy.NewLinear()
 		before := agreement(t, prob, cold, org)
 		warm := policy.NewLinear()
-		require.NoError(t, (&training{prob: prob, cfg: cfg, workers: 1}).warmStart(context.Background(), warm, sim.NewStreams(7)))
+		require.NoError(t, (&training{Run: Run{Problem: prob, Config: cfg, Workers: 1}}).warmStart(context.Background(), warm, sim.NewStreams(7)))
 		after := agreement(t, prob, warm, org)
 		assert.Greater(t, after, 0.9, "%s: agreement after cloning", org)
 		assert.Greater(t, after, before, "%s: cloning must move towards the organization", org)

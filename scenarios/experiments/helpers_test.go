@@ -96,10 +96,10 @@ func trainRows(t *testing.T, sc *scenarios.Scenario, v string, seed uint64) []rl
 	}
 	require.NotNil(t, variant, "variant %s", v)
 	var rows []rlcr.Iteration
-	_, err := rlcr.Train(context.Background(), variant.Problem(), variant.Spec.Train, seed, 1, func(it rlcr.Iteration) error {
+	_, err := rlcr.Train(context.Background(), rlcr.Run{Problem: variant.Problem(), Config: variant.Spec.Train, Seed: seed, Workers: 1, Emit: func(it rlcr.Iteration) error {
 		rows = append(rows, it)
 		return nil
-	})
+	}})
 	require.NoError(t, err)
 	return rows
 }
