@@ -28,12 +28,20 @@ func erlangC(c int, a float64) float64 {
 	return top / (sum + top)
 }
 
-// apiQueue runs the hosted API alone as an M/M/c queue: Poisson arrivals at
-// rate lambda, a concurrency cap of c, no rate limit, and calls whose time
-// to first token is exponential with rate mu and that have no output. It
-// returns the mean wait of the calls after the warm-up, and checks that
-// the trace's queue slices add up to the serving wait.
-func apiQueue(t *testing.T, lambda, mu float64, c, warmup, calls int, seed uint64) float64 {
+// mmc is an M/M/c queue: Poisson arrivals at rate lambda, c servers,
+// exponential service at rate mu.
+type mmc struct {
+	lambda, mu float64
+	c          int
+}
+
+// apiQueue runs the hosted API alone as the M/M/c queue q: a concurrency cap
+// of q.c, no rate limit, and calls whose time to first token is exponential
+// with rate q.mu and that have no output. It returns the mean wait of the
+// calls after the warm-up, and checks that the trace's queue slices add up
+// to the serving wait.
+func apiQueue(t *testing.T, q mmc, warmup, calls int, seed uint64) float64 {
+	lambda, mu, c := q.lambda, q.mu, q.c
 	g, err := task.New([]task.Node{{Name: "call"}}, nil)
 	require.NoError(t, err)
 	cfg := Defaults()
@@ -104,18 +112,17 @@ func TestAPIErlangC(t *testing.T) {
 		calls, maxRel = 2_500, 0.25 // race runs look for data races; full runs check the numbers
 	}
 	for _, m := range []struct {
-		lambda, mu float64
-		c          int
-		seeds      uint64 // first of reps
+		mmc
+		seeds uint64 // first of reps
 	}{
-		{2, 1, 4, 1},    // ρ = 0.5
-		{1.2, 1, 2, 41}, // ρ = 0.6
+		{mmc{2, 1, 4}, 1},    // ρ = 0.5
+		{mmc{1.2, 1, 2}, 41}, // ρ = 0.6
 	} {
 		a := m.lambda / m.mu
 		want := erlangC(m.c, a) / (float64(m.c)*m.mu - m.lambda)
 		var means []float64
 		for s := range uint64(reps) {
-			means = append(means, apiQueue(t, m.lambda, m.mu, m.c, 5000, calls, m.seeds+s))
+			means = append(means, apiQueue(t, m.mmc, 5000, calls, m.seeds+s))
 		}
 		mean, sd := 0.0, 0.0
 		for _, x := range means {

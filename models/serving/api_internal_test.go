@@ -104,12 +104,19 @@ func referenceAdmissions(t *testing.T, cfg API, calls []refCall) []sim.Time {
 	return admit
 }
 
-// sendAPICalls sends the calls to a hosted API of cfg, with the tokens
-// given and times to first token drawn from cfg.TTFT with the draws of
-// seed, runs them and returns what the client recorded; it sets the calls'
-// tokens, order and service times. rebuild, if set, is called before
-// every call is sent.
-func sendAPICalls(t *testing.T, cfg API, seed uint64, calls []refCall, prompts, outputs []int64, rebuild func(*Hosted)) *recorder {
+// apiLoad is what sendAPICalls sends: the calls, with their prompt and
+// output tokens.
+type apiLoad struct {
+	calls            []refCall
+	prompts, outputs []int64
+}
+
+// sendAPICalls sends the load's calls to a hosted API of cfg, with times to
+// first token drawn from cfg.TTFT with the draws of seed, runs them and
+// returns what the client recorded; it sets the calls' tokens, order and
+// service times. rebuild, if set, is called before every call is sent.
+func sendAPICalls(t *testing.T, cfg API, seed uint64, load apiLoad, rebuild func(*Hosted)) *recorder {
+	calls, prompts, outputs := load.calls, load.prompts, load.outputs
 	env := sim.New(sim.Limits{})
 	rec := &recorder{env: env, admit: make([]sim.Time, len(calls)), done: make([]sim.Time, len(calls))}
 	var h Hosted
@@ -194,7 +201,7 @@ func TestAPIMatchesReference(t *testing.T) {
 					outputs[i] = 0
 				}
 			}
-			rec := sendAPICalls(t, api, seed, calls, prompts, outputs, nil)
+			rec := sendAPICalls(t, api, seed, apiLoad{calls, prompts, outputs}, nil)
 			name := fmt.Sprintf("api %d, seed %d", k, seed)
 			require.Greater(t, requireReference(t, api, calls, rec, name), sim.Time(0), "%s: calls wait", name)
 			require.Greater(t, overtakes, 10, "%s: calls overtake others", name)
@@ -206,7 +213,7 @@ func TestAPIMatchesReference(t *testing.T) {
 	// bucket full; the fourth then waits for the request bucket.
 	api := API{RPM: 2, TPM: 1000, TTFT: sim.Const(0), OutputRate: 1e7}
 	calls := make([]refCall, 4)
-	rec := sendAPICalls(t, api, 1, calls, []int64{1000, 1000, 1, 1}, []int64{0, 0, 0, 0}, nil)
+	rec := sendAPICalls(t, api, 1, apiLoad{calls, []int64{1000, 1000, 1, 1}, []int64{0, 0, 0, 0}}, nil)
 	requireReference(t, api, calls, rec, "by hand")
 	require.Equal(t, sim.Minute, rec.admit[1])
 	require.Greater(t, rec.admit[3], sim.Minute+20*sim.Second, "the request bucket holds one request after the second call's")
@@ -246,9 +253,9 @@ func TestAPIUnscheduleUndoes(t *testing.T) {
 				prompts[j], outputs[j] = 100+r.Int64N(900), r.Int64N(200)
 			}
 			name := fmt.Sprintf("api %d, seed %d", i, seed)
-			want := sendAPICalls(t, api, seed, calls, prompts, outputs, nil)
+			want := sendAPICalls(t, api, seed, apiLoad{calls, prompts, outputs}, nil)
 			requireReference(t, api, calls, want, name)
-			got := sendAPICalls(t, api, seed, calls, prompts, outputs, func(h *Hosted) {
+			got := sendAPICalls(t, api, seed, apiLoad{calls, prompts, outputs}, func(h *Hosted) {
 				n := h.waiting.len()
 				for j := n - 1; j >= 0; j-- {
 					c, _ := h.waiting.at(j)
