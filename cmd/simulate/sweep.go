@@ -393,7 +393,7 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 		}
 		fmt.Fprintf(tw, "%d\t", ps.N)
 		for _, a := range ps.Aggregates {
-			fmt.Fprintf(tw, "%s\t", withCIg(a.IQM))
+			fmt.Fprintf(tw, "%s\t", withCISig(a.IQM))
 		}
 		fmt.Fprintln(tw)
 	}
