@@ -71,7 +71,7 @@ var table = []Metric{
 		"The model calls made at the shared server or API."},
 	{"call_latency", "time per call at the server (s)", "call latency (s)", Seconds, Lower,
 		"The mean time a call spent at the shared server or API, queued or served."},
-	{"serving_wait", "serving wait per episode (s)", "serving wait (s)", Seconds, Lower,
+	{"serving_wait", "serving wait per episode (s)", "serving wait/episode (s)", Seconds, Lower,
 		"The time calls queued for a batch slot, a concurrency slot or a rate limit, summed over calls."},
 	{"serving_queue_mean", "mean calls queued at the server", "", Plain, Lower,
 		"The time-average number of calls queued at the shared server."},
@@ -83,7 +83,7 @@ var table = []Metric{
 		"Output tokens per second of agent time: the generation speed an agent sees."},
 	{"tool_calls", "tool calls per episode", "", Plain, Lower,
 		"The tool calls the agents made."},
-	{"tool_wait", "tool wait per episode (s)", "tool wait (s)", Seconds, Lower,
+	{"tool_wait", "tool wait per episode (s)", "tool wait/episode (s)", Seconds, Lower,
 		"The time tool calls queued for a sandbox, summed over calls."},
 	// episodes.csv with a handoff section.
 	{"handoff_misses", "hand-off misses per episode", "handoff misses", Plain, Lower,
