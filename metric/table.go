@@ -76,7 +76,7 @@ var table = []Metric{
 	{"serving_queue_mean", "mean calls queued at the server", "", Plain, Lower,
 		"The time-average number of calls queued at the shared server."},
 	{"server_utilisation", "server utilisation (fraction)", "server utilisation", Fraction, None,
-		"Replicas: the fraction of replica-time with a batch; an API: mean calls in flight over its concurrency cap."},
+		"Replicas: the fraction of replica-time with a batch; an API: mean calls in flight over its concurrency cap, undefined without one (0 in the tables, n/a on the terminal)."},
 	{"batch_mean", "mean batch (calls)", "", Plain, None,
 		"Replicas: the mean batch while busy; an API: the mean calls in flight."},
 	{"output_rate", "output rate (tokens/s)", "", TokensPerSecond, Higher,
