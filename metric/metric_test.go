@@ -28,6 +28,11 @@ func TestTable(t *testing.T) {
 		}
 		if m.Head != "" && m.Unit == Seconds {
 			assert.True(t, strings.HasSuffix(m.Head, "(s)"), "%s: %q", m.Name, m.Head)
+			// A time summed over an episode's calls stands beside per-call
+			// latencies on the terminal: its head says it is per episode.
+			if strings.Contains(m.Label, "per episode") {
+				assert.Contains(t, m.Head, "/episode", "%s: %q", m.Name, m.Head)
+			}
 		}
 		if _, param, fam := m.family(); fam {
 			assert.Contains(t, m.Label, "<"+param+">", m.Name)

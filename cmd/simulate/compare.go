@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
@@ -174,19 +175,49 @@ func printComparison(s *session, rows []results.Comparison) {
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "variant\tmetric\tA\tB\tB − A [95% CI]\tP(B better)\t")
 	for _, c := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%s\t%.2f\t\n", c.Variant, c.Metric, c.A, c.B, withCIg(c.Diff), c.Prob)
+		a, b := stats.Interval{Value: c.A, Lo: math.NaN(), Hi: math.NaN()}, stats.Interval{Value: c.B, Lo: math.NaN(), Hi: math.NaN()}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t\n", c.Variant, c.Metric, withCISig(a), withCISig(b), withCISig(c.Diff), c.Prob)
 	}
 	tw.Flush()
 }
 
-// withCIg formats an interval with four significant digits; "–" for an
-// undefined value.
-func withCIg(iv stats.Interval) string {
+// sigDigits are the significant digits of the largest number in a cell
+// of withCISig: enough to tell intervals apart, few enough to read.
+const sigDigits = 3
+
+// withCISig formats an interval as "value [lo, hi]" in one format for the
+// whole cell, so that a bound never reads in another notation than its
+// value: plain decimals, as many as give the largest of the three
+// sigDigits significant digits, or scientific notation for all three
+// where that largest is below 1e-3 or from 1e9 on, which no one reads as a
+// plain number. "–" for an undefined value, the value alone without an
+// interval.
+func withCISig(iv stats.Interval) string {
+	nums := []float64{iv.Value}
+	if !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) {
+		nums = append(nums, iv.Lo, iv.Hi)
+	}
 	if math.IsNaN(iv.Value) {
 		return "–"
 	}
-	if math.IsNaN(iv.Lo) {
-		return fmt.Sprintf("%.4g", iv.Value)
+	var largest float64
+	for _, x := range nums {
+		largest = max(largest, math.Abs(x))
 	}
-	return fmt.Sprintf("%.4g [%.4g, %.4g]", iv.Value, iv.Lo, iv.Hi)
+	verb, prec := 'f', 0
+	switch {
+	case largest == 0:
+	case largest < 1e-3 || largest >= 1e9:
+		verb, prec = 'e', sigDigits-1
+	default:
+		prec = max(0, sigDigits-1-int(math.Floor(math.Log10(largest))))
+	}
+	cells := make([]string, len(nums))
+	for i, x := range nums {
+		cells[i] = strconv.FormatFloat(x, byte(verb), prec, 64)
+	}
+	if len(cells) == 1 {
+		return cells[0]
+	}
+	return fmt.Sprintf("%s [%s, %s]", cells[0], cells[1], cells[2])
 }

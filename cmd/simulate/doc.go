@@ -132,7 +132,7 @@
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
-//		write the run into directory DIR (default: out/SCENARIO-seedS)
+//		write the run into directory DIR (default: out/SCENARIO-seedS, out/SCENARIO-run-seedS where SCENARIO ends in -train or -sweep)
 //	--policy FILE
 //		decide with the learned policy in FILE (written by 'simulate train')
 //		in every variant, instead of the scenario's organization
@@ -246,7 +246,7 @@
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
-//		write into directory DIR (default: out/SCENARIO-train-seedS)
+//		write into directory DIR (default: out/SCENARIO-train-seedS, with -train once)
 //	--seed S
 //		the first seed S (default: the scenario's seed)
 //	--seeds K
@@ -358,7 +358,7 @@
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
-//		write into directory DIR (default: out/SCENARIO-sweep-seedS)
+//		write into directory DIR (default: out/SCENARIO-sweep-seedS, with -sweep once)
 //	--seed S
 //		the first seed S of every point (default: the scenario's seed)
 //	--set path=value

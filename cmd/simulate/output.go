@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/experiment"
@@ -39,10 +40,26 @@ func createDir(out string, force bool) (*rundir.Dir, error) {
 	return rundir.Create(out, force)
 }
 
-// defaultOut is the directory of a run without --out:
-// out/NAME<suffix>-seedS.
+// commandSuffixes are the suffixes that train and sweep add to a
+// scenario's name in their default directories (run adds none).
+var commandSuffixes = []string{"-train", "-sweep"}
+
+// defaultOut is the directory of a command without --out:
+// out/NAME<suffix>-seedS, where suffix is the command's ("" for run). A
+// name that already ends with the suffix does not repeat it
+// (pressure-sweep's sweep writes out/pressure-sweep-seed1), and run adds
+// "-run" to a name that ends with another command's suffix, so that a
+// directory's name still tells the command: train's and sweep's end with
+// their suffix, run's with neither.
 func defaultOut(sc *scenarios.Scenario, suffix string, seed uint64) string {
-	return filepath.Join("out", fmt.Sprintf("%s%s-seed%d", experiment.FileName(sc.Name), suffix, seed))
+	name := experiment.FileName(sc.Name)
+	switch {
+	case suffix != "" && strings.HasSuffix(name, suffix):
+		suffix = ""
+	case suffix == "" && slices.ContainsFunc(commandSuffixes, func(s string) bool { return strings.HasSuffix(name, s) }):
+		suffix = "-run"
+	}
+	return filepath.Join("out", fmt.Sprintf("%s%s-seed%d", name, suffix, seed))
 }
 
 // newManifest returns the manifest of a run of sc: what every kind of

@@ -96,7 +96,7 @@ there at most every 30 seconds.`,
 		o := &runOptions{}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the master seed `S` (default: the scenario's seed)",
-			out:     "write the run into directory `DIR` (default: out/SCENARIO-seedS)",
+			out:     "write the run into directory `DIR` (default: out/SCENARIO-seedS, out/SCENARIO-run-seedS where SCENARIO ends in -train or -sweep)",
 			set:     "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated",
 			workers: "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it",
 		})
@@ -174,7 +174,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
-	printSummary(s.stdout, rows, sums, handoff)
+	printSummary(s.stdout, rows, sums, handoff, noUtilisation(sc))
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }

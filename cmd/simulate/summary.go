@@ -8,6 +8,8 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/models/serving"
+	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -37,11 +39,28 @@ func screenShared(rows []experiment.Row) []experiment.SummaryMetric {
 	return shown
 }
 
+// noUtilisation returns the variants of sc whose server utilisation is not
+// defined: those that call a hosted API without a concurrency cap, over
+// which utilisation (calls in flight over the cap) is taken. summary.csv
+// keeps their 0; the terminal says n/a, which no one reads as an idle
+// server.
+func noUtilisation(sc *scenarios.Scenario) map[string]bool {
+	none := map[string]bool{}
+	for _, v := range sc.Variants {
+		api := v.Spec.Collective.API
+		if api != (serving.API{}) && api.Concurrency == 0 {
+			none[v.Name] = true
+		}
+	}
+	return none
+}
+
 // printSummary prints the variants as an aligned table: the success rate
 // with its 95% Wilson interval, then means with their 95% bootstrap
 // intervals, then the shared metrics that screenShared picks and, with
-// handoff set, the hand-off metrics of summary.csv.
-func printSummary(w io.Writer, rows []experiment.Row, sums []experiment.Summary, handoff bool) error {
+// handoff set, the hand-off metrics of summary.csv. The server
+// utilisation of the variants in noUtil reads n/a.
+func printSummary(w io.Writer, rows []experiment.Row, sums []experiment.Summary, handoff bool, noUtil map[string]bool) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "variant\tsuccess [95%% Wilson]\tfinish (s)\tcalls\ttokens\tparallelism\tmessages")
 	extra := screenShared(rows)
@@ -65,6 +84,10 @@ func printSummary(w io.Writer, rows []experiment.Row, sums []experiment.Summary,
 		)
 		mine := experiment.VariantRows(rows, s.Variant)
 		for _, m := range extra {
+			if m.Name == "server_utilisation" && noUtil[s.Variant] {
+				fmt.Fprint(tw, "\tn/a")
+				continue
+			}
 			fmt.Fprintf(tw, "\t%s", withCI(m.Value(s, mine), 2))
 		}
 		fmt.Fprintln(tw)

@@ -107,7 +107,7 @@ sweeps about 1.5 times faster.`,
 		o := &sweepOptions{}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the first seed `S` of every point (default: the scenario's seed)",
-			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS, with -sweep once)",
 			set:     "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated",
 			workers: "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it",
 		})
@@ -393,7 +393,7 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 		}
 		fmt.Fprintf(tw, "%d\t", ps.N)
 		for _, a := range ps.Aggregates {
-			fmt.Fprintf(tw, "%s\t", withCIg(a.IQM))
+			fmt.Fprintf(tw, "%s\t", withCISig(a.IQM))
 		}
 		fmt.Fprintln(tw)
 	}

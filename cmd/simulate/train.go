@@ -101,7 +101,7 @@ directory keeps no checkpoints; --force discards them and starts over.`,
 		o := &trainOptions{seeds: 3}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the first seed `S` (default: the scenario's seed)",
-			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, with -train once)",
 			set:     "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated",
 			workers: "train on `W` workers (default: the number of CPUs);\nresults do not depend on it",
 		})
