@@ -226,8 +226,10 @@
 // the iteration; at most four a second), and DIR/train.json names the
 // training. Run the same command again after Ctrl-C, a crash or a kill, and
 // each job continues where its checkpoint left it; the tables are
-// byte-identical to those of a training that never stopped. A complete
-// directory keeps no checkpoints; --force discards them and starts over.
+// byte-identical to those of a training that never stopped. Ctrl-C
+// prints how many iterations the checkpoints keep and the command to run.
+// A complete directory keeps no checkpoints; --force discards them and
+// starts over.
 //
 // The flags are:
 //
