@@ -730,10 +730,11 @@
 // Go release that built it, and the operating system and architecture. The
 // same version is recorded in every run's manifest.json, so that a result
 // names the code that made it. A release prints its module version; a
-// binary built with 'go build' or 'go install' in a checkout prints
-// "devel+" and the commit it was built from, with "+dirty" when the tree
-// had uncommitted changes at build time; later changes to the tree do not
-// alter it. 'go run' stamps no commit, so a run through 'go run' prints
+// binary built with 'go build' or 'go install' in a checkout prints the
+// version Go stamps from the commit it was built from
+// (v0.0.0-TIME-COMMIT, or "devel+COMMIT" where Go could not derive one),
+// with "+dirty" when the tree had uncommitted changes at build time; later
+// changes to the tree do not alter it. 'go run' stamps no commit, so a run through 'go run' prints
 // and records plain "devel": build the binary to record the commit.
 // 'simulate --version' is the same.
 //

@@ -58,8 +58,10 @@ func TestVersionIsStampedAtBuild(t *testing.T) {
 		want string
 	}{
 		{"release", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, true, "v1.2.3"},
-		{"clean build", vcs("false"), true, "devel+0123456789ab"},
-		{"dirty build", vcs("true"), true, "devel+0123456789ab+dirty"},
+		{"go build", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261204071918-0123456789ab"}}, true, "v0.0.0-20261204071918-0123456789ab"},
+		{"go build, dirty tree", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261204071918-0123456789ab+dirty"}}, true, "v0.0.0-20261204071918-0123456789ab+dirty"},
+		{"commit but no derived version", vcs("false"), true, "devel+0123456789ab"},
+		{"commit but no derived version, dirty", vcs("true"), true, "devel+0123456789ab+dirty"},
 		{"go run: no VCS stamp", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "devel"},
 		{"no build information", nil, false, "devel"},
 	}

@@ -17,10 +17,11 @@ Version prints the version of swarmsim that simulate was built from, the
 Go release that built it, and the operating system and architecture. The
 same version is recorded in every run's manifest.json, so that a result
 names the code that made it. A release prints its module version; a
-binary built with 'go build' or 'go install' in a checkout prints
-"devel+" and the commit it was built from, with "+dirty" when the tree
-had uncommitted changes at build time; later changes to the tree do not
-alter it. 'go run' stamps no commit, so a run through 'go run' prints
+binary built with 'go build' or 'go install' in a checkout prints the
+version Go stamps from the commit it was built from
+(v0.0.0-TIME-COMMIT, or "devel+COMMIT" where Go could not derive one),
+with "+dirty" when the tree had uncommitted changes at build time; later
+changes to the tree do not alter it. 'go run' stamps no commit, so a run through 'go run' prints
 and records plain "devel": build the binary to record the commit.
 'simulate --version' is the same.`,
 	Examples: `
@@ -45,10 +46,12 @@ var version = sync.OnceValue(func() string {
 	return versionFrom(debug.ReadBuildInfo())
 })
 
-// versionFrom returns the module version of a release, or
-// "devel+COMMIT[+dirty]" from the VCS settings 'go build' stamps in a
-// checkout, or "devel" when the build recorded neither ('go run', 'go
-// test' and -buildvcs=false stamp no VCS settings).
+// versionFrom returns the main module's version as the build stamped it:
+// a release's, or the pseudo-version 'go build' derives in a checkout
+// (with "+dirty" for uncommitted changes); else "devel+COMMIT[+dirty]"
+// from the VCS settings alone, where Go stamped a commit but derived no
+// version; else "devel" ('go run', 'go test' and -buildvcs=false stamp
+// no VCS settings).
 func versionFrom(bi *debug.BuildInfo, ok bool) string {
 	if !ok {
 		return "devel"
