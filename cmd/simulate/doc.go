@@ -734,9 +734,10 @@
 // version Go stamps from the commit it was built from
 // (v0.0.0-TIME-COMMIT, or "devel+COMMIT" where Go could not derive one),
 // with "+dirty" when the tree had uncommitted changes at build time; later
-// changes to the tree do not alter it. 'go run' stamps no commit, so a run through 'go run' prints
-// and records plain "devel": build the binary to record the commit.
-// 'simulate --version' is the same.
+// changes to the tree do not alter it. 'go run' stamps no commit unless
+// given -buildvcs=true, so through 'go run' simulate prints and records
+// plain "devel": build the binary to record the commit. 'simulate
+// --version' is the same.
 //
 // Examples:
 //

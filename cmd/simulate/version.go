@@ -21,9 +21,10 @@ binary built with 'go build' or 'go install' in a checkout prints the
 version Go stamps from the commit it was built from
 (v0.0.0-TIME-COMMIT, or "devel+COMMIT" where Go could not derive one),
 with "+dirty" when the tree had uncommitted changes at build time; later
-changes to the tree do not alter it. 'go run' stamps no commit, so a run through 'go run' prints
-and records plain "devel": build the binary to record the commit.
-'simulate --version' is the same.`,
+changes to the tree do not alter it. 'go run' stamps no commit unless
+given -buildvcs=true, so through 'go run' simulate prints and records
+plain "devel": build the binary to record the commit. 'simulate
+--version' is the same.`,
 	Examples: `
 	simulate version`,
 	Setup: func(fs *flag.FlagSet) action {
@@ -50,8 +51,8 @@ var version = sync.OnceValue(func() string {
 // a release's, or the pseudo-version 'go build' derives in a checkout
 // (with "+dirty" for uncommitted changes); else "devel+COMMIT[+dirty]"
 // from the VCS settings alone, where Go stamped a commit but derived no
-// version; else "devel" ('go run', 'go test' and -buildvcs=false stamp
-// no VCS settings).
+// version; else "devel" ('go test', -buildvcs=false and, by default,
+// 'go run' stamp no VCS settings).
 func versionFrom(bi *debug.BuildInfo, ok bool) string {
 	if !ok {
 		return "devel"
