@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"os"
@@ -34,7 +35,8 @@ const PNGDPI = 300
 //
 // The SVG and CSV of the same input are identical byte for byte; so is the
 // PDF, whose creation and modification dates are fixed to 1970-01-01.
-// PNG pixels may differ across CPU architectures. Fonts are Liberation
+// The PNG of the same input is identical on one machine (no metadata, one
+// compression level); its pixels may differ across CPU architectures. Fonts are Liberation
 // Sans, embedded in the PDF; the SVG names them with Arial (metrically
 // identical) and sans-serif as fallbacks.
 func Save(p *plot.Plot, size Size, base string, data Table) error {
@@ -171,11 +173,19 @@ func (s straightAlpha) RGBA() (r, g, b, a uint32) {
 func renderPNG(p *plot.Plot, size Size) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(size.Width, size.Height), vgimg.UseDPI(PNGDPI))
 	drawPlot(c, p, size)
+	return encodePNG(c.Image())
+}
+
+// encodePNG is the one PNG encoding of Save, so that the same pixels give
+// the same bytes. A PNG committed under docs/figures must be encoded so:
+// otherwise the command that draws it rewrites it with unchanged pixels
+// and leaves the checkout dirty (TestFiguresEncodedAsSaveWrites).
+func encodePNG(img image.Image) ([]byte, error) {
 	// At the fastest compression the files are about 5% larger, and
 	// drawing charts takes about a sixth less time: at 300 DPI the default
 	// level spent most of a PNG's time compressing.
 	var b bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, c.Image()); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, img); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -152,3 +152,22 @@ func TestFigureAt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "--set "+set, sc.FigureAt(1))
 }
+
+// TestUnknownScenarioSuggests: a mistyped embedded name gets the nearest
+// embedded name, and a name near none gets no guess.
+func TestUnknownScenarioSuggests(t *testing.T) {
+	cases := []struct {
+		name, want string
+	}{
+		{"orgnizations", `; did you mean "organizations"?`},
+		{"tinny", `; did you mean "tiny"?`},
+		{"no-such", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := scenarios.Load(c.name, nil)
+			require.Error(t, err)
+			assert.Equal(t, fmt.Sprintf("no scenario %q: not an embedded scenario (embedded: %s) and no such file", c.name, strings.Join(scenarios.Names(), ", "))+c.want, err.Error())
+		})
+	}
+}

@@ -226,8 +226,10 @@
 // the iteration; at most four a second), and DIR/train.json names the
 // training. Run the same command again after Ctrl-C, a crash or a kill, and
 // each job continues where its checkpoint left it; the tables are
-// byte-identical to those of a training that never stopped. A complete
-// directory keeps no checkpoints; --force discards them and starts over.
+// byte-identical to those of a training that never stopped. Ctrl-C
+// prints how many iterations the checkpoints keep and the command to run.
+// A complete directory keeps no checkpoints; --force discards them and
+// starts over.
 //
 // The flags are:
 //
@@ -728,10 +730,14 @@
 // Go release that built it, and the operating system and architecture. The
 // same version is recorded in every run's manifest.json, so that a result
 // names the code that made it. A release prints its module version; a
-// build from a working tree prints "devel+" and its commit (from the build
-// information, or else from the git state of the tree 'go run' compiled),
-// with "+dirty" when the tree had uncommitted changes. 'simulate --version'
-// is the same.
+// binary built with 'go build' or 'go install' in a checkout prints the
+// version Go stamps from the commit it was built from
+// (v0.0.0-TIME-COMMIT, or "devel+COMMIT" where Go could not derive one),
+// with "+dirty" when the tree had uncommitted changes at build time; later
+// changes to the tree do not alter it. 'go run' stamps no commit unless
+// given -buildvcs=true, so through 'go run' simulate prints and records
+// plain "devel": build the binary to record the commit. 'simulate
+// --version' is the same.
 //
 // Examples:
 //

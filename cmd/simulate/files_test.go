@@ -2,8 +2,8 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -41,14 +41,38 @@ func TestValidateResolvesGraphFiles(t *testing.T) {
 	assert.Contains(t, stderr, "2 of 2 scenarios have problems")
 }
 
-// TestVersionNamesTheCommit: a build from a checkout records its commit.
-func TestVersionNamesTheCommit(t *testing.T) {
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Skip("not in a git checkout")
+// TestVersionIsStampedAtBuild: the version comes only from what the build
+// stamped, never from the state of a tree at run time, so a binary built
+// clean records no "dirty" however its checkout changes later.
+func TestVersionIsStampedAtBuild(t *testing.T) {
+	const rev = "0123456789abcdef0123456789abcdef01234567"
+	vcs := func(modified string) *debug.BuildInfo {
+		return &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified},
+		}}
 	}
-	rev := strings.TrimSpace(string(out))
-	assert.Regexp(t, `^devel\+`+rev[:12]+`(\+dirty)?$`, version())
+	cases := []struct {
+		name string
+		bi   *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{"release", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, true, "v1.2.3"},
+		{"go build", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261204071918-0123456789ab"}}, true, "v0.0.0-20261204071918-0123456789ab"},
+		{"go build, dirty tree", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261204071918-0123456789ab+dirty"}}, true, "v0.0.0-20261204071918-0123456789ab+dirty"},
+		{"commit but no derived version", vcs("false"), true, "devel+0123456789ab"},
+		{"commit but no derived version, dirty", vcs("true"), true, "devel+0123456789ab+dirty"},
+		{"go run: no VCS stamp", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "devel"},
+		{"no build information", nil, false, "devel"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, versionFrom(c.bi, c.ok))
+		})
+	}
+	// 'go test' stamps no VCS settings, so the test binary's version must
+	// be plain "devel" whatever state this checkout is in.
+	assert.Equal(t, "devel", version())
 }
 
 // TestOutCases gives every command that writes the same bad --out values

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -210,5 +212,90 @@ func TestByteSizeSet(t *testing.T) {
 	for _, in := range []string{"", "lots", "-1", "-1GiB", "NaN", "nanMiB", "Inf", "+InfGiB", "1e400", "9e18GiB", "1KiBB", "MiB"} {
 		var b byteSize
 		assert.Error(t, b.Set(in), "%q", in)
+	}
+}
+
+// TestTrainInterruptSaysHowToResume sends SIGINT to a training: the note
+// gives the command that resumes it, and says iterations are kept only
+// when checkpoints hold some.
+func TestTrainInterruptSaysHowToResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulate binary")
+	}
+	bin := binary(t)
+	cases := []struct {
+		name string
+		args []string
+		// ready reports whether to send SIGINT now, given --out.
+		ready func(out string) bool
+		want  string
+	}{
+		{
+			// A first iteration of tens of seconds: none is checkpointed.
+			name:  "none kept",
+			args:  []string{"train", "tiny", "--set", "task.width=20000", "--set", "collective.agents=4000", "--set", "train.iterations=2", "--seeds", "1", "--workers", "1", "--charts=false"},
+			ready: func(string) bool { return true },
+			want:  "simulate train: no iteration was checkpointed, so nothing is kept; to start again, run: simulate train tiny",
+		},
+		{
+			name: "some kept",
+			args: []string{"train", "tiny", "--set", "train.iterations=100000", "--seeds", "1", "--workers", "1", "--charts=false"},
+			ready: func(out string) bool {
+				parts, _ := filepath.Glob(filepath.Join(out, train.CheckpointDir, "*.gob"))
+				return len(parts) > 0
+			},
+			want: " of 200000 iterations are kept in ", // tiny has two variants
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "train")
+			args := append(c.args, "--out", out)
+			cmd := exec.Command(bin, args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			// The signal handler is installed well within the first
+			// 1.5 s; a SIGINT before it would kill the process silently.
+			deadline := time.After(60 * time.Second)
+			for wait := time.After(1500 * time.Millisecond); wait != nil || !c.ready(out); {
+				select {
+				case err := <-exited:
+					t.Fatalf("the training ended before the interrupt: %v\n%s", err, stderr.String())
+				case <-deadline:
+					cmd.Process.Kill()
+					t.Fatal("not ready to interrupt after 60 s")
+				case <-wait:
+					wait = nil
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("still running 10 s after SIGINT")
+			}
+			assert.Contains(t, stderr.String(), c.want)
+			assert.Contains(t, stderr.String(), "run: simulate "+strings.Join(args, " ")+"\n")
+			assert.NotContains(t, stderr.String(), "finished iterations are kept")
+		})
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	cases := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"simulate", "train", "tiny", "--set", "task.work=exp(5m)"}, `simulate train tiny --set 'task.work=exp(5m)'`},
+		{[]string{"simulate", "train", "my file.yaml", "--out", "it's"}, `simulate train 'my file.yaml' --out 'it'\''s'`},
+		{[]string{"simulate", "run", "", "--set", "a.b=1,2"}, `simulate run '' --set a.b=1,2`},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, shellJoin(c.argv), "%q", c.argv)
 	}
 }

@@ -91,8 +91,10 @@ DIR/checkpoints after its iterations (the policy, the optimiser's state,
 the iteration; at most four a second), and DIR/train.json names the
 training. Run the same command again after Ctrl-C, a crash or a kill, and
 each job continues where its checkpoint left it; the tables are
-byte-identical to those of a training that never stopped. A complete
-directory keeps no checkpoints; --force discards them and starts over.`,
+byte-identical to those of a training that never stopped. Ctrl-C
+prints how many iterations the checkpoints keep and the command to run.
+A complete directory keeps no checkpoints; --force discards them and
+starts over.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
@@ -168,7 +170,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	bar.finish(err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
-			s.infof("the finished iterations are kept in %s; run the same command again to continue", dir.Join(train.CheckpointDir))
+			s.infof("%s", resumeHint(dir, sc, seed, o.seeds, total, s.argv))
 		}
 		return err
 	}
@@ -270,4 +272,40 @@ func joinAnd(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// resumeHint says, after an interrupted training, how many iterations
+// the checkpoints in dir keep and the command that resumes them. It
+// counts the checkpoints, not the iterations that finished: a job
+// checkpoints at most every quarter second, so the last iterations
+// before an interrupt, or all of a short training's, may be lost.
+func resumeHint(dir *rundir.Dir, sc *scenarios.Scenario, seed uint64, seeds, total int, argv []string) string {
+	jobs, _ := train.Jobs(sc, seed, seeds)
+	kept, err := train.Resume(dir, jobs)
+	switch {
+	case err != nil:
+		return err.Error() // it names the checkpoint and the way out
+	case kept == 0:
+		return "no iteration was checkpointed, so nothing is kept; to start again, run: " + shellJoin(argv)
+	default:
+		return fmt.Sprintf("%d of %d iterations are kept in %s; to resume, run: %s", kept, total, dir.Join(train.CheckpointDir), shellJoin(argv))
+	}
+}
+
+// shellJoin writes argv as a POSIX shell would read it back: each word
+// that holds anything but letters, digits and -_./=,:@%+ in single
+// quotes.
+func shellJoin(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		plain := a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_./=,:@%+", r))
+		}) < 0
+		if plain {
+			words[i] = a
+		} else {
+			words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 )
 
@@ -20,10 +17,14 @@ Version prints the version of swarmsim that simulate was built from, the
 Go release that built it, and the operating system and architecture. The
 same version is recorded in every run's manifest.json, so that a result
 names the code that made it. A release prints its module version; a
-build from a working tree prints "devel+" and its commit (from the build
-information, or else from the git state of the tree 'go run' compiled),
-with "+dirty" when the tree had uncommitted changes. 'simulate --version'
-is the same.`,
+binary built with 'go build' or 'go install' in a checkout prints the
+version Go stamps from the commit it was built from
+(v0.0.0-TIME-COMMIT, or "devel+COMMIT" where Go could not derive one),
+with "+dirty" when the tree had uncommitted changes at build time; later
+changes to the tree do not alter it. 'go run' stamps no commit unless
+given -buildvcs=true, so through 'go run' simulate prints and records
+plain "devel": build the binary to record the commit. 'simulate
+--version' is the same.`,
 	Examples: `
 	simulate version`,
 	Setup: func(fs *flag.FlagSet) action {
@@ -39,59 +40,42 @@ func runVersion(ctx context.Context, s *session, args []string) error {
 	return err
 }
 
-// version returns the version of swarmsim simulate was built from: the
-// module version of a release, or "devel+COMMIT[+dirty]" for a build from
-// a working tree ("devel" when not even git can tell).
+// version returns the version of swarmsim simulate was built from, as the
+// build stamped it (see versionFrom). It never asks git at run time: the
+// tree a binary was built from may have changed, or be gone, since.
 var version = sync.OnceValue(func() string {
-	bi, ok := debug.ReadBuildInfo()
-	if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	if ok {
-		var rev, modified string
-		for _, kv := range bi.Settings {
-			switch kv.Key {
-			case "vcs.revision":
-				rev = kv.Value
-			case "vcs.modified":
-				modified = kv.Value
-			}
-		}
-		if rev != "" {
-			return devel(rev, modified == "true")
-		}
-	}
-	if rev, dirty, ok := gitState(); ok {
-		return devel(rev, dirty)
-	}
-	return "devel"
+	return versionFrom(debug.ReadBuildInfo())
 })
 
-func devel(rev string, dirty bool) string {
+// versionFrom returns the main module's version as the build stamped it:
+// a release's, or the pseudo-version 'go build' derives in a checkout
+// (with "+dirty" for uncommitted changes); else "devel+COMMIT[+dirty]"
+// from the VCS settings alone, where Go stamped a commit but derived no
+// version; else "devel" ('go test', -buildvcs=false and, by default,
+// 'go run' stamp no VCS settings).
+func versionFrom(bi *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "devel"
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	var rev string
+	var modified bool
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			rev = kv.Value
+		case "vcs.modified":
+			modified = kv.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
 	v := "devel+" + rev[:min(12, len(rev))]
-	if dirty {
+	if modified {
 		v += "+dirty"
 	}
 	return v
-}
-
-// gitState reads the commit and cleanliness of the tree this file was
-// compiled from. 'go run' and builds with -buildvcs=false record no VCS
-// information, but they compile a checkout that is still there.
-func gitState() (rev string, dirty, ok bool) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok || !filepath.IsAbs(file) {
-		return "", false, false // -trimpath: no source tree to ask
-	}
-	dir := filepath.Dir(file)
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
-	if err != nil {
-		return "", false, false
-	}
-	rev = strings.TrimSpace(string(out))
-	status, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
-	if err != nil {
-		return "", false, false
-	}
-	return rev, len(strings.TrimSpace(string(status))) > 0, rev != ""
 }
