@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,4 +104,23 @@ func TestRunWithNoJobs(t *testing.T) {
 		t.Fatal("called")
 		return nil
 	}))
+}
+
+// With two workers, two jobs run at once: each waits for the other to
+// start, which never happens if the pool runs them one after the other.
+func TestRunRunsJobsAtOnce(t *testing.T) {
+	var started sync.WaitGroup
+	started.Add(2)
+	both := make(chan struct{})
+	go func() { started.Wait(); close(both) }()
+	err := pool.Run(context.Background(), 2, 2, func(_ context.Context, _, i int) error {
+		started.Done()
+		select {
+		case <-both:
+			return nil
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("job %d ran alone", i)
+		}
+	})
+	require.NoError(t, err)
 }
