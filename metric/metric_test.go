@@ -54,6 +54,7 @@ func TestLookup(t *testing.T) {
 		{"replays", "replays", "replays per iteration", Plain, None},
 		{"prob_delegate", "prob_delegate", "probability of delegate (fraction)", Fraction, None},
 		{"actions_work", "actions_work", "work decisions per episode", Plain, None},
+		{"prob_az", "prob_az", "probability of az (fraction)", Fraction, None}, // a and z are the ends of the letters
 		{"prob_", "", "", "", ""},             // a family needs a member
 		{"prob_Share", "", "", "", ""},        // an action's name is lower case
 		{"prob_<action>", "", "", "", ""},     // the pattern is not a column
