@@ -170,7 +170,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	bar.finish(err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
-			s.infof("%s", resumeHint(dir, sc, seed, o.seeds, total, s.argv))
+			// The jobs ran on have moved on; a rerun starts from fresh ones.
+			fresh, _ := train.Jobs(sc, seed, o.seeds)
+			s.infof("%s", resumeHint(dir, fresh, total, s.argv))
 		}
 		return err
 	}
@@ -278,9 +280,9 @@ func joinAnd(names []string) string {
 // the checkpoints in dir keep and the command that resumes them. It
 // counts the checkpoints, not the iterations that finished: a job
 // checkpoints at most every quarter second, so the last iterations
-// before an interrupt, or all of a short training's, may be lost.
-func resumeHint(dir *rundir.Dir, sc *scenarios.Scenario, seed uint64, seeds, total int, argv []string) string {
-	jobs, _ := train.Jobs(sc, seed, seeds)
+// before an interrupt, or all of a short training's, may be lost. jobs
+// are the training's jobs as a rerun makes them, before any resumed.
+func resumeHint(dir *rundir.Dir, jobs []*train.Job, total int, argv []string) string {
 	kept, err := train.Resume(dir, jobs)
 	switch {
 	case err != nil:
