@@ -9,7 +9,9 @@ import (
 
 	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/models/replay"
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // fittedDeployment fits the traces at paths and returns them with the
@@ -131,4 +133,53 @@ func mostAtOnce(agents []replay.AgentSpan) int {
 		best = max(best, n)
 	}
 	return best
+}
+
+// perCallWaits returns each replayed run's mean serving wait per model
+// call, in seconds.
+func perCallWaits(res []replay.Result) []float64 {
+	var out []float64
+	for _, r := range res {
+		if r.Calls > 0 {
+			out = append(out, r.Wait.Seconds()/float64(r.Calls))
+		}
+	}
+	return out
+}
+
+// TestClosedLoopWaitGrows replays the recorded runs as 1, 4, 16 and 64
+// closed-loop sessions (each session replays as many runs as were
+// recorded) on one replica of the default deployment: the mean serving
+// wait per call must grow with the sessions, each step by an amount whose
+// 95% bootstrap interval (runs resampled; stats.Default) lies above 0,
+// a one-sided test at α = 0.025 per step. With one session the runs'
+// calls never share the replica (these runs make one call at a time), so
+// there is no wait at all.
+func TestClosedLoopWaitGrows(t *testing.T) {
+	tr, _ := fittedDeployment(t, sharedTraces(t))
+	dep := serving.DefaultDeployment()
+	dep.Replicas = 1
+	var prev []float64
+	for i, n := range []int{1, 4, 16, 64} {
+		res, err := replay.Replay(tr.Replay, replay.Config{Deployment: replay.Deployment{Serving: dep}, Load: replay.Load{Sessions: n}, Seed: 1})
+		require.NoError(t, err)
+		require.Len(t, res, n*len(tr.Replay))
+		w := perCallWaits(res)
+		t.Logf("%d sessions: mean serving wait %.4f s per call, mean run %.3f s", n, stats.Mean(w), meanReplayed(res))
+		if i == 0 {
+			require.Zero(t, stats.Mean(w), "one session alone at the replica")
+		} else {
+			d := stats.Default.Diff(prev, w, stats.Mean)
+			require.Greater(t, d.Lo, 0.0, "%d sessions against the step before: wait difference %v", n, d)
+		}
+		prev = w
+	}
+}
+
+func meanReplayed(res []replay.Result) float64 {
+	s := 0.0
+	for i := range res {
+		s += res[i].Replayed().Seconds() / float64(len(res))
+	}
+	return s
 }

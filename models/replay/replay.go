@@ -85,9 +85,11 @@ type Result struct {
 	// Start and End are the replay's times of the run's root agent.
 	Start, End sim.Time
 	Recorded   sim.Time // the recorded run's duration
-	// ModelTime sums its model calls' times from sending to done, waits
-	// included; Wait sums their waits at the servers before admission;
-	// ToolTime sums its tool calls' times.
+	// ModelTime sums its model calls' times from sending to done; Wait
+	// sums what they took beyond their time alone at an idle server (the
+	// serving wait: queueing for a place, and at replicas the slowdown of
+	// a fuller batch and of other calls' prefills); ToolTime sums its tool
+	// calls' times.
 	ModelTime, ToolTime, Wait sim.Time
 	Calls, Tools              int
 	// Agents and Spans, when Config.Spans: the run's agents (the root
@@ -155,11 +157,11 @@ type replayer struct {
 
 // inflight is a model call at a server.
 type inflight struct {
-	ag   *agentRun
-	step int
-	call serving.Call
-	sent sim.Time
-	wait sim.Time
+	ag    *agentRun
+	step  int
+	call  serving.Call
+	sent  sim.Time
+	alone sim.Time // its time at an idle server
 }
 
 // agentRun is an agent being replayed.
@@ -503,6 +505,8 @@ func (r *replayer) send(ag *agentRun, i int) {
 	c := &inflight{ag: ag, step: i, sent: r.env.Now(), call: serving.Call{ID: id, Prompt: tok[0], Output: tok[1]}}
 	r.calls[id] = c
 	if r.dep != nil {
+		d := &r.cfg.Deployment.Serving
+		c.alone = sim.Time(math.Round(float64(d.PrefillToken)*float64(tok[0]))) + sim.Time(tok[1])*d.Step
 		r.dep.Submit(&c.call, 0)
 		return
 	}
@@ -513,16 +517,15 @@ func (r *replayer) send(ag *agentRun, i int) {
 		ttft = secs(api.TTFT.Sample(r.draws))
 	}
 	c.call.Service = ttft + secs(float64(tok[1])/api.OutputRate)
+	c.alone = c.call.Service
 	if err := r.apis[a].Submit(&c.call, 0); err != nil {
 		r.Fail(fmt.Errorf("model %s: %w", s.Name, err))
 	}
 }
 
-// Admitted is the servers' report that call id starts service.
-func (r *replayer) Admitted(id int, at sim.Time) {
-	c := r.calls[id]
-	c.wait = at - c.call.Arrive
-}
+// Admitted is the servers' report that call id starts service; the wait
+// is worked out when it is done, as the time beyond its time alone.
+func (r *replayer) Admitted(int, sim.Time) {}
 
 // Done is the servers' report that call id is done.
 func (r *replayer) Done(id int) {
@@ -530,8 +533,9 @@ func (r *replayer) Done(id int) {
 	r.calls[id] = nil
 	r.free = append(r.free, id)
 	res := c.ag.res
-	res.ModelTime += r.env.Now() - c.sent
-	res.Wait += c.wait
+	took := r.env.Now() - c.sent
+	res.ModelTime += took
+	res.Wait += max(took-c.alone, 0)
 	res.Calls++
 	r.span(c.ag, &c.ag.a.Steps[c.step], c.sent, c.call.Prompt, c.call.Output)
 	r.stepDone(c.ag, c.step)
