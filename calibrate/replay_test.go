@@ -135,13 +135,13 @@ func mostAtOnce(agents []replay.AgentSpan) int {
 	return best
 }
 
-// perCallWaits returns each replayed run's mean serving wait per model
+// perCallWaits returns each replayed run's mean serving delay per model
 // call, in seconds.
 func perCallWaits(res []replay.Result) []float64 {
 	var out []float64
 	for _, r := range res {
 		if r.Calls > 0 {
-			out = append(out, r.Wait.Seconds()/float64(r.Calls))
+			out = append(out, r.Delay.Seconds()/float64(r.Calls))
 		}
 	}
 	return out
@@ -165,7 +165,7 @@ func TestClosedLoopWaitGrows(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, res, n*len(tr.Replay))
 		w := perCallWaits(res)
-		t.Logf("%d sessions: mean serving wait %.4f s per call, mean run %.3f s", n, stats.Mean(w), meanReplayed(res))
+		t.Logf("%d sessions: mean serving delay %.4f s per call, mean run %.3f s", n, stats.Mean(w), meanReplayed(res))
 		if i == 0 {
 			require.Zero(t, stats.Mean(w), "one session alone at the replica")
 		} else {

@@ -18,8 +18,8 @@ type Server struct {
 }
 
 // Deploy returns the deployment in which each model's calls go to the
-// variant that variant[model] names, and the calls of models it does not
-// name to the first variant. When the first variant has replicas they take
+// variant that variant[model] names, and the calls of models whose
+// variant is not among servers to the first. When the first variant has replicas they take
 // every call, and every variant must have the same ones (a replay has one
 // deployment); otherwise each variant used is a hosted API of its own. A
 // variant no model uses, other than the first, is an error: its settings
@@ -34,11 +34,9 @@ func Deploy(servers []Server, variant map[string]string) (Deployment, error) {
 	}
 	used := map[int]bool{0: true}
 	for _, m := range slices.Sorted(maps.Keys(variant)) {
-		i, ok := index[variant[m]]
-		if !ok {
-			return Deployment{}, fmt.Errorf("replay: model %s: no variant %q", m, variant[m])
+		if i, ok := index[variant[m]]; ok {
+			used[i] = true
 		}
-		used[i] = true
 	}
 	for i, s := range servers {
 		if !used[i] {
@@ -70,7 +68,9 @@ func Deploy(servers []Server, variant map[string]string) (Deployment, error) {
 		d.APIs = append(d.APIs, s.API)
 	}
 	for m, v := range variant {
-		d.Route[m] = api[index[v]]
+		if i, ok := index[v]; ok {
+			d.Route[m] = api[i]
+		}
 	}
 	return d, nil
 }

@@ -64,7 +64,7 @@ func TestReplicaIsMG1(t *testing.T) {
 	for b := range means {
 		for _, r := range res[warmup+b*batch : warmup+(b+1)*batch] {
 			require.Equal(t, 1, r.Calls)
-			means[b] += r.Wait.Seconds() / batch
+			means[b] += r.Delay.Seconds() / batch
 		}
 	}
 	got, half := meanCI(means, 0.99)

@@ -85,13 +85,13 @@ type Result struct {
 	// Start and End are the replay's times of the run's root agent.
 	Start, End sim.Time
 	Recorded   sim.Time // the recorded run's duration
-	// ModelTime sums its model calls' times from sending to done; Wait
+	// ModelTime sums its model calls' times from sending to done; Delay
 	// sums what they took beyond their time alone at an idle server (the
-	// serving wait: queueing for a place, and at replicas the slowdown of
+	// serving delay: queueing for a place, and at replicas the slowdown of
 	// a fuller batch and of other calls' prefills); ToolTime sums its tool
 	// calls' times.
-	ModelTime, ToolTime, Wait sim.Time
-	Calls, Tools              int
+	ModelTime, ToolTime, Delay sim.Time
+	Calls, Tools               int
 	// Agents and Spans, when Config.Spans: the run's agents (the root
 	// first) and its model and tool calls.
 	Agents []AgentSpan
@@ -535,7 +535,7 @@ func (r *replayer) Done(id int) {
 	res := c.ag.res
 	took := r.env.Now() - c.sent
 	res.ModelTime += took
-	res.Wait += max(took-c.alone, 0)
+	res.Delay += max(took-c.alone, 0)
 	res.Calls++
 	r.span(c.ag, &c.ag.a.Steps[c.step], c.sent, c.call.Prompt, c.call.Output)
 	r.stepDone(c.ag, c.step)
