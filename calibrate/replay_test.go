@@ -1,6 +1,8 @@
 package calibrate_test
 
 import (
+	"bytes"
+	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -8,9 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/calibrate/otel"
 	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -182,4 +186,42 @@ func meanReplayed(res []replay.Result) float64 {
 		s += res[i].Replayed().Seconds() / float64(len(res))
 	}
 	return s
+}
+
+// FuzzReplayGraph reads arbitrary span JSON, builds each run's call graph
+// and replays it at an API whose calls take a second: whatever the spans
+// (steps starting before their agent, ending before they start, nested in
+// each other, times at the ends of the clock), the graph must be one the
+// replay accepts, and a replay that fails must fail with an error (a time
+// beyond the clock), never a panic or a malformed run.
+func FuzzReplayGraph(f *testing.F) {
+	for _, file := range []string{"testdata/multiagent.otlp.json", "testdata/multiagent.python.json"} {
+		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	f.Add([]byte(`{"spans": [{"name": "invoke_agent a", "context": {"trace_id": 1, "span_id": 1}, "start_time": 100, "end_time": 50,
+		"attributes": {"gen_ai.operation.name": "invoke_agent"}},
+		{"name": "chat", "context": {"trace_id": 1, "span_id": 2}, "parent_id": 1, "start_time": 10, "end_time": 200,
+		"attributes": {"gen_ai.operation.name": "chat", "gen_ai.usage.output_tokens": -3}},
+		{"name": "invoke_agent b", "context": {"trace_id": 1, "span_id": 3}, "parent_id": 2, "start_time": 20,
+		"attributes": {"gen_ai.operation.name": "invoke_agent"}}]}`))
+	dep := replay.Deployment{APIs: []serving.API{{TTFT: sim.Const(1), OutputRate: 1e9}}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spans, err := otel.Read(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		var tr calibrate.Traces
+		tr.Add("fuzz", spans)
+		for _, run := range tr.Replay {
+			res, err := replay.Replay([]replay.Run{run}, replay.Config{Deployment: dep, Load: replay.Load{Sessions: 1}, MaxEvents: 1 << 16})
+			if err != nil {
+				require.NotContains(t, err.Error(), "malformed run")
+				continue
+			}
+			require.Len(t, res, 1)
+			require.GreaterOrEqual(t, res[0].Replayed(), sim.Time(0))
+		}
+	})
 }
