@@ -365,7 +365,9 @@ func (r *replayer) run() ([]Result, error) {
 			r.later(0, func() { r.session(s) })
 		}
 	case Poisson:
-		arrivals := r.draws // one stream: the arrivals and Independent's draws interleave deterministically
+		// A stream of their own: the arrivals are the same whatever the
+		// pairing draws.
+		arrivals := sim.NewStreams(r.cfg.Seed).New("replay-arrivals", 0)
 		var arrive func()
 		arrive = func() {
 			r.startRun(-1, nil)
