@@ -58,11 +58,11 @@ func Deploy(servers []Server, variant map[string]string) (Deployment, error) {
 		if !used[i] {
 			continue
 		}
-		if s.API == (serving.API{}) {
-			return Deployment{}, fmt.Errorf("replay: variant %q has neither collective.serving.replicas nor collective.api: nothing serves its model calls", s.Name)
-		}
 		if !s.Serving.IsZero() {
 			return Deployment{}, fmt.Errorf("replay: variant %q has collective.serving.replicas but the first variant %q has none: a replay has one deployment of replicas", s.Name, first.Name)
+		}
+		if s.API == (serving.API{}) {
+			return Deployment{}, fmt.Errorf("replay: variant %q has neither collective.serving.replicas nor collective.api: nothing serves its model calls", s.Name)
 		}
 		api[i] = len(d.APIs)
 		d.APIs = append(d.APIs, s.API)
