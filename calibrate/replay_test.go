@@ -2,11 +2,14 @@ package calibrate_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/calibrate"
@@ -224,4 +227,49 @@ func FuzzReplayGraph(f *testing.F) {
 			require.GreaterOrEqual(t, res[0].Replayed(), sim.Time(0))
 		}
 	})
+}
+
+// TestCallGraph builds the call graph of a hand-written run: a model
+// call (0–1 s), two tool calls that overlap (1.1–2 s and 1.2–1.5 s), a
+// model call after both (2.1–3 s) and the agent's end at 3.2 s. Each
+// step waits for the steps that had ended when it started, after the gap
+// from the last of them.
+func TestCallGraph(t *testing.T) {
+	span := func(id, parent int, op string, start, end float64) string {
+		p := ""
+		if parent > 0 {
+			p = fmt.Sprintf(`"parent_id": %d, `, parent)
+		}
+		return fmt.Sprintf(`{"name": %q, "context": {"trace_id": 1, "span_id": %d}, %s"start_time": %d, "end_time": %d, "attributes": {"gen_ai.operation.name": %q, "gen_ai.request.model": "m", "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5}}`,
+			op, id, p, int64(start*1e9), int64(end*1e9), op)
+	}
+	doc := "[" + strings.Join([]string{span(1, 0, "invoke_agent", 0, 3.2), span(2, 1, "chat", 0, 1), span(3, 1, "execute_tool", 1.1, 2),
+		span(4, 1, "execute_tool", 1.2, 1.5), span(5, 1, "chat", 2.1, 3)}, ", ") + "]"
+	spans, err := otel.Read(strings.NewReader(doc), "hand")
+	require.NoError(t, err)
+	var tr calibrate.Traces
+	tr.Add("hand", spans)
+	require.Len(t, tr.Replay, 1)
+	run := tr.Replay[0]
+	require.Equal(t, 3200*sim.Millisecond, run.Duration)
+	steps := run.Root.Steps
+	require.Len(t, steps, 4)
+	want := []struct {
+		kind  replay.Kind
+		after []int
+		gap   sim.Time
+	}{
+		{replay.ModelCall, nil, 0},
+		{replay.ToolCall, []int{0}, 100 * sim.Millisecond},
+		{replay.ToolCall, []int{0}, 200 * sim.Millisecond},
+		{replay.ModelCall, []int{0, 1, 2}, 100 * sim.Millisecond},
+	}
+	for i, w := range want {
+		assert.Equal(t, w.kind, steps[i].Kind, "step %d", i)
+		assert.Equal(t, w.after, steps[i].After, "step %d", i)
+		assert.Equal(t, w.gap, steps[i].Gap, "step %d", i)
+	}
+	assert.Equal(t, 900*sim.Millisecond, steps[1].Recorded)
+	assert.Equal(t, 200*sim.Millisecond, run.Root.Tail)
+	assert.Equal(t, [2]int64{10, 5}, [2]int64{steps[0].Prompt, steps[0].Output})
 }

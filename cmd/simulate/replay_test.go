@@ -43,6 +43,21 @@ func TestReplayWritesAllFiles(t *testing.T) {
 	assert.Contains(t, stdout, "6 runs, 60 model calls, 15 tool calls")
 }
 
+// TestReplayGolden keeps replay.csv and summary.csv of the multi-agent
+// traces as one and two sessions at an API of two places, with
+// independent draws (go test -run TestReplayGolden -args -update rewrites
+// them): a change to the replay's results shows here.
+func TestReplayGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "replay")
+	mustSimulate(t, "replay", multiagentTraces, "--sessions", "1,2", "--set", "collective.api.concurrency=2", "--pairing", "independent",
+		"--seed", "5", "--charts=false", "--out", out)
+	for _, f := range []string{"replay.csv", "summary.csv"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		require.NoError(t, err)
+		golden(t, "multiagent_"+f+".golden", b)
+	}
+}
+
 // TestReplaySameSeedSameBytes replays twice with one seed at a Poisson
 // rate with independent draws: the tables are byte-identical.
 func TestReplaySameSeedSameBytes(t *testing.T) {
