@@ -55,13 +55,13 @@ const Within = 0.25
 func ReplaySummary(loads []Replayed) []ReplayStat {
 	var out []ReplayStat
 	for _, l := range loads {
-		var replayed, recorded, ratio, latency, wait []float64
+		var replayed, recorded, ratio, latency, delay []float64
 		within := 0
 		for i := range l.Results {
 			r := &l.Results[i]
 			replayed = append(replayed, r.Replayed().Seconds())
 			recorded = append(recorded, r.Recorded.Seconds())
-			wait = append(wait, r.Delay.Seconds())
+			delay = append(delay, r.Delay.Seconds())
 			if r.Recorded > 0 {
 				x := float64(r.Replayed()) / float64(r.Recorded)
 				ratio = append(ratio, x)
@@ -81,7 +81,7 @@ func ReplaySummary(loads []Replayed) []ReplayStat {
 		add("duration_ratio", "median", stats.Default.CI(ratio, stats.Median), len(ratio))
 		add("within_25pct", "fraction", stats.Wilson(within, len(ratio)), len(ratio))
 		add("call_latency", "mean", stats.Default.CI(latency, stats.Mean), len(latency))
-		add("serving_delay", "mean", stats.Default.CI(wait, stats.Mean), len(wait))
+		add("serving_delay", "mean", stats.Default.CI(delay, stats.Mean), len(delay))
 	}
 	return out
 }

@@ -14,7 +14,8 @@
 // start a run when their last one ends (a closed loop), or arriving at a
 // Poisson rate or at their recorded start times, sped up. Every run
 // replayed gives a Result: its replayed duration against the recorded
-// one, its time in model calls, in tool calls and waiting at the servers,
+// one, its time in model calls, in tool calls and at the servers beyond
+// what each call would take alone there (the serving delay),
 // and, when asked, its spans.
 //
 // Package calibrate builds Runs from OpenTelemetry GenAI spans; this

@@ -525,7 +525,7 @@ func (r *replayer) send(ag *agentRun, i int) {
 	}
 }
 
-// Admitted is the servers' report that call id starts service; the wait
+// Admitted is the servers' report that call id starts service; the delay
 // is worked out when it is done, as the time beyond its time alone.
 func (r *replayer) Admitted(int, sim.Time) {}
 
