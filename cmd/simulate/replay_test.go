@@ -127,3 +127,14 @@ func TestReplayOnReplicas(t *testing.T) {
 	assert.Greater(t, delay["sessions=1"], 0.0)
 	assert.Greater(t, delay["sessions=8"], delay["sessions=1"])
 }
+
+// TestReplayReportsUnplaced replays the multi-agent traces, which hold
+// spans without an end and without attributes: they are counted on
+// stderr as fit counts them, and the runs are replayed without them.
+func TestReplayReportsUnplaced(t *testing.T) {
+	_, stderr, code := simulate(t, "replay", multiagentTraces, "--charts=false", "--out", filepath.Join(t.TempDir(), "r"))
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "2 spans without an end time (left out)")
+	assert.Contains(t, stderr, "2 spans without attributes (left out)")
+	assert.Contains(t, stderr, "2 model calls without token counts")
+}
