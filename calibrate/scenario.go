@@ -23,6 +23,17 @@ const noDecode = 1e9
 // are the runs' median fan-out and waves of delegation. Comments say what
 // each value was fitted from. sources names the traces, for the header.
 func (f *Fit) Scenario(name string, sources []string) []byte {
+	return f.scenario(name, sources, true)
+}
+
+// SelfHostedScenario is Scenario without the hosted APIs, for a
+// deployment of replicas (collective.serving) to replace them: a scenario
+// may not have both.
+func (f *Fit) SelfHostedScenario(name string, sources []string) []byte {
+	return f.scenario(name, sources, false)
+}
+
+func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	w("# Fitted by 'simulate fit' from %d runs in %s.", f.Runs, strings.Join(sources, ", "))
@@ -101,8 +112,10 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 	w("    # Mean output tokens per call of %s (one call is one second of work).", m.Model)
 	w("    output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)))
 	w("    system_prompt: %d", int(math.Round(m.MeanInput)))
-	w("  api:")
-	f.writeAPI(w, m, "    ")
+	if hosted {
+		w("  api:")
+		f.writeAPI(w, m, "    ")
+	}
 	w("  # The traced runs never check, retry or select: a check costs nothing and")
 	w("  # always passes, and selecting the one attempt takes no time.")
 	w("  check: {cost: 0, accuracy: 1, retries: 0}")
@@ -127,10 +140,14 @@ func (f *Fit) Scenario(name string, sources []string) []byte {
 			continue
 		}
 		ttft, rate := m.apiDists()
-		w("    # %s", m.comment())
+		if hosted {
+			w("    # %s", m.comment())
+		}
 		w("    set:")
-		w("      collective.api.ttft: %s", ttft)
-		w("      collective.api.output_rate: %s", fmtG(rate))
+		if hosted {
+			w("      collective.api.ttft: %s", ttft)
+			w("      collective.api.output_rate: %s", fmtG(rate))
+		}
 		w("      collective.calls.output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)))
 		w("      collective.calls.system_prompt: %d", int(math.Round(m.MeanInput)))
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/calibrate/otel"
+	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -119,6 +120,9 @@ type Traces struct {
 	Tools  []ToolCall
 	Runs   []Run
 	Delegs []Delegation
+	// Replay holds each run with an end as a call graph to replay, in
+	// the order of Runs.
+	Replay []replay.Run
 	Report Report
 }
 
@@ -432,6 +436,9 @@ func (t *Traces) addRun(file string, r *runBuild) {
 	walk(r.node, agentName(root))
 	run.MaxParallel = maxOverlap(agents)
 	t.Runs = append(t.Runs, run)
+	if root.HasEnd && root.End >= root.Start {
+		t.Replay = append(t.Replay, graphRun(r))
+	}
 }
 
 // delegations records the invoke_agent children kids of the agent from:
@@ -507,7 +514,7 @@ func (t *Traces) addCall(run *Run, s *otel.Span, agent string, rel func(int64) f
 		t.Report.NoEnd++
 		return
 	}
-	c := Call{Run: run.ID, Agent: agent, Model: cmp.Or(s.String("gen_ai.request.model"), s.String("gen_ai.response.model"), "unknown"),
+	c := Call{Run: run.ID, Agent: agent, Model: modelName(s),
 		Duration: d, Start: rel(s.Start)}
 	in, okIn := s.Int("gen_ai.usage.input_tokens")
 	out, okOut := s.Int("gen_ai.usage.output_tokens")
@@ -526,9 +533,20 @@ func (t *Traces) addTool(run *Run, s *otel.Span, agent string, rel func(int64) f
 		t.Report.NoEnd++
 		return
 	}
-	tool := cmp.Or(s.String("gen_ai.tool.name"), strings.TrimPrefix(s.Name, opTool+" "))
 	run.Tools++
-	t.Tools = append(t.Tools, ToolCall{Run: run.ID, Agent: agent, Tool: tool, Duration: d, Start: rel(s.Start)})
+	t.Tools = append(t.Tools, ToolCall{Run: run.ID, Agent: agent, Tool: toolName(s), Duration: d, Start: rel(s.Start)})
+}
+
+// modelName is a model call's model: gen_ai.request.model, else
+// gen_ai.response.model, else "unknown".
+func modelName(s *otel.Span) string {
+	return cmp.Or(s.String("gen_ai.request.model"), s.String("gen_ai.response.model"), "unknown")
+}
+
+// toolName is a tool call's tool: gen_ai.tool.name, else what follows
+// "execute_tool " in its name.
+func toolName(s *otel.Span) string {
+	return cmp.Or(s.String("gen_ai.tool.name"), strings.TrimPrefix(s.Name, opTool+" "))
 }
 
 // errNoData is returned when there is nothing to fit.

@@ -153,4 +153,23 @@ var table = []Metric{
 		"The mean finish time of the episodes with an acceptable result."},
 	{"tokens_mean", "tokens per episode", "", Plain, Lower,
 		"The mean tokens per episode."},
+
+	// replay.csv and a replay's summary.csv: recorded runs replayed
+	// through a simulated deployment (simulate replay).
+	{"replay_start", "start of the replayed run (s)", "", Seconds, None,
+		"When the replayed run started on the replay's clock."},
+	{"recorded_duration", "recorded run duration (s)", "recorded (s)", Seconds, None,
+		"How long the run took when it was recorded."},
+	{"replayed_duration", "replayed run duration (s)", "replayed (s)", Seconds, Lower,
+		"How long the run took in the replay."},
+	{"model_time", "model-call time per run (s)", "", Seconds, Lower,
+		"The time the run's model calls took from sending to done, summed over calls."},
+	{"tool_time", "tool-call time per run (s)", "", Seconds, None,
+		"The time the run's tool calls took, as recorded, summed over calls."},
+	{"serving_delay", "serving delay per run (s)", "serving delay (s)", Seconds, Lower,
+		"The time the run's model calls took beyond their time alone at an idle server (queueing, and at replicas a fuller batch and other calls' prefills), summed over calls."},
+	{"duration_ratio", "replayed over recorded duration", "ratio", Plain, None,
+		"A run's replayed duration over its recorded one: 1 is the recording reproduced."},
+	{"within_25pct", "runs within 25% of their recorded duration (fraction)", "", Fraction, Higher,
+		"The fraction of runs whose replayed duration is within 25% of the recorded one."},
 }

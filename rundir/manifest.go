@@ -15,7 +15,7 @@ import (
 // the same manifest, byte for byte.
 type Manifest struct {
 	// Kind is what wrote the directory: KindRun, KindTrain, KindSweep,
-	// KindFit or KindCompare.
+	// KindFit, KindCompare or KindReplay.
 	Kind            Kind     `json:"kind"`
 	Scenario        string   `json:"scenario"`
 	Description     string   `json:"description,omitempty"`
@@ -45,6 +45,8 @@ const (
 	KindFit   Kind = "fit"   // simulate fit: calls.csv, fit.csv, scenario.yaml
 	// KindCompare is simulate compare: compare.csv.
 	KindCompare Kind = "compare"
+	// KindReplay is simulate replay: replay.csv, summary.csv.
+	KindReplay Kind = "replay"
 )
 
 // ErrIncomplete is wrapped by ReadManifest's error for a directory
@@ -89,9 +91,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 		m.Kind = kindOf(m.Files)
 	}
 	switch m.Kind {
-	case KindRun, KindTrain, KindSweep, KindFit, KindCompare:
+	case KindRun, KindTrain, KindSweep, KindFit, KindCompare, KindReplay:
 	default:
-		return nil, fmt.Errorf("%s: kind %q: want run, train, sweep, fit or compare", path, m.Kind)
+		return nil, fmt.Errorf("%s: kind %q: want run, train, sweep, fit, compare or replay", path, m.Kind)
 	}
 	return &m, nil
 }

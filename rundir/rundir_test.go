@@ -156,8 +156,8 @@ func TestClaimRefusesACompleteRun(t *testing.T) {
 func TestReadManifestErrors(t *testing.T) {
 	for _, tc := range []struct{ name, manifest, want string }{
 		{"not json", "{", "manifest.json: unexpected end"},
-		{"bad kind", `{"kind": "walk"}`, `kind "walk": want run, train, sweep, fit or compare`},
-		{"no kind, no tables", `{"files": ["x.txt"]}`, `kind "": want run, train, sweep, fit or compare`},
+		{"bad kind", `{"kind": "walk"}`, `kind "walk": want run, train, sweep, fit, compare or replay`},
+		{"no kind, no tables", `{"files": ["x.txt"]}`, `kind "": want run, train, sweep, fit, compare or replay`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -31,6 +31,7 @@
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
+//	replay     replay recorded agent runs through a simulated deployment
 //	validate   check scenario files
 //	list       list the embedded scenarios
 //	schema     print the JSON Schema of scenario files
@@ -663,6 +664,79 @@
 //
 //	simulate fit ../shared/data/agent-traces/any-agent --out fitted
 //	simulate fit traces.jsonl --out fitted --name my-workflow
+//
+// # Replay recorded agent runs through a simulated deployment
+//
+// Usage:
+//
+//	simulate replay [flags] FILE|DIR...
+//
+// Replay reads agent traces as 'simulate fit' does (OpenTelemetry GenAI
+// spans from each FILE and the .json and .jsonl files below each DIR) and
+// replays each recorded run's call graph on the simulator: every agent's
+// model calls, tool calls and sub-agents, each starting when the steps of
+// its agent that had ended before it in the recording have ended in the
+// replay, after the framework time recorded between them. Tool calls keep
+// their recorded durations and model calls their recorded tokens; a model
+// call's time comes from the deployment: by default the hosted API per
+// model that 'simulate fit' fits from the same traces, or the
+// collective.serving (replicas with batching) or collective.api (rate and
+// concurrency limits) of --scenario, changed with --set. A variant named
+// as fit names a model serves that model's calls, the first variant the
+// others; nothing else of the scenario is read. At a hosted API a call's
+// time to first token is paired by rank with the recorded call's
+// (--pairing rank): the k-th fastest of a model's n calls takes the API's
+// (k-1/2)/n quantile.
+//
+// The load is one of: --sessions N (closed loop: N sessions, each starting
+// a run when its last one ends; 1 replays runs one at a time, the default),
+// --rate R (runs arriving at a Poisson rate of R a second) or --speedup X
+// (runs starting at their recorded start times, X times faster). Each takes
+// a comma-separated list, replayed load by load, to sweep it.
+//
+// It writes to --out: replay.csv (one row per replayed run and load: the
+// recorded and replayed durations, time in model calls, in tool calls and
+// at the servers beyond a call's time alone (the serving delay), calls), summary.csv
+// (per load: IQMs of the durations, the median ratio replayed/recorded,
+// the share of runs within 25%, mean call latency and serving delay, with
+// 95% intervals), charts (replayed against recorded durations with the
+// line y = x; with several loads, latency against the load) and, with
+// --spans, spans.jsonl: the replayed runs as OTLP/JSON GenAI spans, as
+// 'simulate trace --format otlp' writes episodes. Spans that cannot be
+// placed are counted on stderr as by fit. See docs/calibration.md.
+//
+// The flags are:
+//
+//	--charts
+//		draw charts (default true)
+//	--force
+//		overwrite a complete directory at --out
+//	--out DIR
+//		write the results to DIR (required)
+//	--pairing rank
+//		how API latencies pair with the recorded ones: rank or independent (default rank)
+//	--rate R[,R...]
+//		open loop: runs arriving at a Poisson rate of R[,R...] a second
+//	--runs N
+//		replay N runs per load, the recorded ones in turn (default: each once, once per session)
+//	--scenario SCENARIO
+//		take the deployment from SCENARIO (default: the one fit fits from the traces)
+//	--seed value
+//		the seed of the replay's draws (default: the scenario's)
+//	--sessions N[,N...]
+//		closed loop of N[,N...] sessions (default 1: one run at a time)
+//	--set PATH=VALUE
+//		override a scenario PATH=VALUE under collective.serving or collective.api (repeatable)
+//	--spans
+//		write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl
+//	--speedup X[,X...]
+//		open loop: runs starting at their recorded times, X[,X...] times faster
+//
+// Examples:
+//
+//	simulate replay ../shared/data/agent-traces/any-agent --out replayed
+//	simulate replay traces/ --set collective.serving.replicas=1 --sessions 1,4,16,64 --out sweep
+//	simulate replay traces/ --scenario deploy.yaml --rate 0.5,1,2 --runs 500 --out open-loop
 //
 // # Check scenario files
 //

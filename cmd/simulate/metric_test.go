@@ -18,7 +18,7 @@ import (
 )
 
 // TestEveryColumnHasAMetric runs run, train, sweep (train and run
-// trials, with their trial directories) and compare on small scenarios
+// trials, with their trial directories), compare and replay on small scenarios
 // with every optional column (a shared server, tools, a handoff section;
 // every metric a sweep can record), reads back every table they write
 // (charts aside: their columns are a chart's axes) and checks that every
@@ -49,6 +49,7 @@ func TestEveryColumnHasAMetric(t *testing.T) {
 			mustSimulate(t, "sweep", file, "--trial-dirs", "--charts=false", "--out", out("sweep-"+command+name))
 		}
 	}
+	mustSimulate(t, "replay", multiagentTraces, "--sessions", "1,2", "--charts=false", "--out", out("replay"))
 	for _, kind := range []string{"run", "train", "sweep-train", "sweep-run"} {
 		mustSimulate(t, "compare", out(kind+"-a"), out(kind+"-b"), "--charts=false", "--out", out("compare-"+kind))
 	}
@@ -106,7 +107,7 @@ sweep:
 }
 
 // keyColumns name what a row is of, not a metric.
-var keyColumns = []string{"variant", "episode", "seed", "iteration", "trial", "task.coupling"}
+var keyColumns = []string{"variant", "episode", "seed", "iteration", "trial", "task.coupling", "load", "run", "session"}
 
 // metricColumns returns the names of the metrics that the table rel
 // (relative to the test's directory) holds: the values of the metric

@@ -45,6 +45,13 @@ var rules = []rule{
 		forbids: not(under("models", "sim", "stats", "internal")),
 	},
 	{
+		// The replay of recorded runs knows calls and servers, not spans
+		// (calibrate builds its runs) nor the collective's agents.
+		name:    "models/replay imports nothing of the module but models/serving, sim and stats",
+		from:    under("models/replay"),
+		forbids: not(under("models/replay", "models/serving", "sim", "stats")),
+	},
+	{
 		name:    "metric imports nothing of the module",
 		from:    under("metric"),
 		forbids: not(under("metric")),
@@ -139,6 +146,7 @@ func TestRulesFindViolations(t *testing.T) {
 		{"internal/... imports nothing of the module outside internal/...", "internal/pool", "sim", "internal/atomicfile"},
 		{"models/... imports nothing of the module outside models/..., sim, stats and internal/...", "models/collective", "scenarios", "internal/pool"},
 		{"models/... imports nothing of the module outside models/..., sim, stats and internal/...", "models/rlcr", "metric", "models/task"},
+		{"models/replay imports nothing of the module but models/serving, sim and stats", "models/replay", "models/collective", "models/serving"},
 		{"metric imports nothing of the module", "metric", "stats", "metric/x"},
 		{"scenarios/... imports no execution or output package (experiment/..., internal/pool, rundir, results, plots)", "scenarios", "experiment/sweep", "models/rlcr"},
 		{"scenarios/... imports no execution or output package (experiment/..., internal/pool, rundir, results, plots)", "scenarios/x", "internal/pool", "internal/atomicfile"},

@@ -1,0 +1,423 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+
+	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/models/replay"
+	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+var cmdReplay = &command{
+	Name:  "replay",
+	Args:  "FILE|DIR...",
+	Short: "replay recorded agent runs through a simulated deployment",
+	Long: `
+Replay reads agent traces as 'simulate fit' does (OpenTelemetry GenAI
+spans from each FILE and the .json and .jsonl files below each DIR) and
+replays each recorded run's call graph on the simulator: every agent's
+model calls, tool calls and sub-agents, each starting when the steps of
+its agent that had ended before it in the recording have ended in the
+replay, after the framework time recorded between them. Tool calls keep
+their recorded durations and model calls their recorded tokens; a model
+call's time comes from the deployment: by default the hosted API per
+model that 'simulate fit' fits from the same traces, or the
+collective.serving (replicas with batching) or collective.api (rate and
+concurrency limits) of --scenario, changed with --set. A variant named
+as fit names a model serves that model's calls, the first variant the
+others; nothing else of the scenario is read. At a hosted API a call's
+time to first token is paired by rank with the recorded call's
+(--pairing rank): the k-th fastest of a model's n calls takes the API's
+(k-1/2)/n quantile.
+
+The load is one of: --sessions N (closed loop: N sessions, each starting
+a run when its last one ends; 1 replays runs one at a time, the default),
+--rate R (runs arriving at a Poisson rate of R a second) or --speedup X
+(runs starting at their recorded start times, X times faster). Each takes
+a comma-separated list, replayed load by load, to sweep it.
+
+It writes to --out: replay.csv (one row per replayed run and load: the
+recorded and replayed durations, time in model calls, in tool calls and
+at the servers beyond a call's time alone (the serving delay), calls), summary.csv
+(per load: IQMs of the durations, the median ratio replayed/recorded,
+the share of runs within 25%, mean call latency and serving delay, with
+95% intervals), charts (replayed against recorded durations with the
+line y = x; with several loads, latency against the load) and, with
+--spans, spans.jsonl: the replayed runs as OTLP/JSON GenAI spans, as
+'simulate trace --format otlp' writes episodes. Spans that cannot be
+placed are counted on stderr as by fit. See docs/calibration.md.`,
+	Examples: `
+	simulate replay ../shared/data/agent-traces/any-agent --out replayed
+	simulate replay traces/ --set collective.serving.replicas=1 --sessions 1,4,16,64 --out sweep
+	simulate replay traces/ --scenario deploy.yaml --rate 0.5,1,2 --runs 500 --out open-loop`,
+	Setup: func(fs *flag.FlagSet) action {
+		o := &replayOptions{}
+		fs.StringVar(&o.out, "out", "", "write the results to `DIR` (required)")
+		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out")
+		fs.StringVar(&o.scenario, "scenario", "", "take the deployment from `SCENARIO` (default: the one fit fits from the traces)")
+		fs.Var(&o.sets, "set", "override a scenario `PATH=VALUE` under collective.serving or collective.api (repeatable)")
+		fs.StringVar(&o.sessions, "sessions", "", "closed loop of `N[,N...]` sessions (default 1: one run at a time)")
+		fs.StringVar(&o.rates, "rate", "", "open loop: runs arriving at a Poisson rate of `R[,R...]` a second")
+		fs.StringVar(&o.speedups, "speedup", "", "open loop: runs starting at their recorded times, `X[,X...]` times faster")
+		fs.Var(intFlag{&o.runs}, "runs", "replay `N` runs per load, the recorded ones in turn (default: each once, once per session)")
+		fs.StringVar(&o.pairing, "pairing", "rank", "how API latencies pair with the recorded ones: `rank` or independent")
+		fs.Var(&o.seed, "seed", "the seed of the replay's draws (default: the scenario's)")
+		fs.BoolVar(&o.spans, "spans", false, "write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl")
+		fs.BoolVar(&o.charts, "charts", true, "draw charts")
+		return o.run
+	},
+}
+
+type replayOptions struct {
+	out, scenario, sessions, rates, speedups, pairing string
+	sets                                              stringsFlag
+	seed                                              seedFlag
+	runs                                              int
+	force, spans, charts                              bool
+}
+
+// replayLoad is one load of the command line, named as replay.csv's
+// load column names it.
+type replayLoad struct {
+	name  string
+	value float64 // the sessions, rate or speed-up
+	load  replay.Load
+}
+
+// loads returns the loads that --sessions, --rate and --speedup ask for,
+// from the lightest: the order of their rows and of a chart's axis.
+func (o *replayOptions) loads() ([]replayLoad, error) {
+	out, err := o.parseLoads()
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b replayLoad) int { return cmp.Compare(a.value, b.value) })
+	for i := 1; i < len(out); i++ {
+		if out[i].value == out[i-1].value {
+			return nil, usagef("load %s is given twice", out[i].name)
+		}
+	}
+	return out, nil
+}
+
+func (o *replayOptions) parseLoads() ([]replayLoad, error) {
+	given := 0
+	for _, f := range []string{o.sessions, o.rates, o.speedups} {
+		if f != "" {
+			given++
+		}
+	}
+	if given > 1 {
+		return nil, usagef("give one of --sessions, --rate and --speedup: a replay has one kind of load")
+	}
+	var out []replayLoad
+	switch {
+	case o.rates != "":
+		err := eachNumber("--rate", o.rates, func(s string, v float64) {
+			out = append(out, replayLoad{"rate=" + s, v, replay.Load{Mode: replay.Poisson, Rate: v, Runs: o.runs}})
+		})
+		return out, err
+	case o.speedups != "":
+		if o.runs != 0 {
+			return nil, usagef("--runs with --speedup: each recorded run starts once, at its recorded time")
+		}
+		err := eachNumber("--speedup", o.speedups, func(s string, v float64) {
+			out = append(out, replayLoad{"speedup=" + s, v, replay.Load{Mode: replay.Recorded, Speedup: v}})
+		})
+		return out, err
+	}
+	sessions := o.sessions
+	if sessions == "" {
+		sessions = "1"
+	}
+	for _, s := range strings.Split(sessions, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return nil, usagef("--sessions %s: %q is not a whole number of sessions of at least 1", sessions, s)
+		}
+		out = append(out, replayLoad{"sessions=" + strconv.Itoa(n), float64(n), replay.Load{Mode: replay.Closed, Sessions: n, Runs: o.runs}})
+	}
+	return out, nil
+}
+
+// eachNumber calls f with each positive number of the comma-separated
+// list v of flag.
+func eachNumber(flag, v string, f func(string, float64)) error {
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 1) {
+			return usagef("%s %s: %q is not a positive number", flag, v, s)
+		}
+		f(s, x)
+	}
+	return nil
+}
+
+func (o *replayOptions) run(ctx context.Context, s *session, args []string) error {
+	if len(args) == 0 {
+		return usagef("want at least one trace file or directory")
+	}
+	if o.out == "" {
+		return usagef("--out DIR is required")
+	}
+	if o.runs < 0 {
+		return usagef("--runs %d: want at least 1 (or 0 for each run once)", o.runs)
+	}
+	pairing := replay.Rank
+	switch o.pairing {
+	case "rank":
+	case "independent":
+		pairing = replay.Independent
+	default:
+		return usagef("--pairing %s: want rank or independent", o.pairing)
+	}
+	for _, set := range o.sets {
+		p := setPath(set)
+		if !strings.HasPrefix(p, "collective.serving.") && !strings.HasPrefix(p, "collective.api.") && p != "seed" {
+			return usagef("--set %s: replay reads only collective.serving, collective.api and seed of a scenario; remove it", set)
+		}
+	}
+	loads, err := o.loads()
+	if err != nil {
+		return err
+	}
+	tr, err := calibrate.Load(args)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(s.stderr, tr.Report)
+	if n := len(tr.Runs) - len(tr.Replay); n > 0 {
+		fmt.Fprintf(s.stderr, "%d runs whose root span has no end (not replayed: nothing to compare them with)\n", n)
+	}
+	if len(tr.Replay) == 0 {
+		return fmt.Errorf("no run of %s has an end: nothing to replay", strings.Join(args, ", "))
+	}
+	f, err := calibrate.FitAll(tr)
+	if err != nil {
+		return err
+	}
+	sc, err := o.deploymentScenario(s, f, args)
+	if err != nil {
+		return err
+	}
+	dep, err := replay.Deploy(servers(sc), f.Variants())
+	if err != nil {
+		return fmt.Errorf("%s: %w", sc.Source, err)
+	}
+	seed := sc.Seed
+	if o.seed.set {
+		seed = o.seed.v
+	}
+	var done []calibrate.Replayed
+	for _, l := range loads {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res, err := replay.Replay(tr.Replay, replay.Config{Deployment: dep, Load: l.load, Pairing: pairing, Seed: seed, Spans: o.spans})
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.name, err)
+		}
+		done = append(done, calibrate.Replayed{Load: l.name, Results: res})
+	}
+	summary := calibrate.ReplaySummary(done)
+	dir, err := createDir(o.out, o.force)
+	if err != nil {
+		return err
+	}
+	if err := o.write(dir, tr, done, summary); err != nil {
+		dir.Abort()
+		return err
+	}
+	if err := dir.Commit(newManifest(s, rundir.KindReplay, sc, seed)); err != nil {
+		dir.Abort()
+		return err
+	}
+	printReplay(s, summary)
+	fmt.Fprintf(s.stdout, "wrote %s\n", dir.Join("replay.csv"))
+	return nil
+}
+
+// deploymentScenario returns --scenario with the --set overrides, or the
+// scenario fit writes from the traces with them (without its hosted APIs
+// when they set collective.serving).
+func (o *replayOptions) deploymentScenario(s *session, f *calibrate.Fit, args []string) (*scenarios.Scenario, error) {
+	if o.scenario != "" {
+		return loadScenario(s, o.scenario, o.sets)
+	}
+	yaml := f.Scenario("fitted", args)
+	if slices.ContainsFunc(o.sets, func(set string) bool { return strings.HasPrefix(setPath(set), "collective.serving.") }) {
+		// Replicas replace the fitted APIs: a scenario has one or the other.
+		yaml = f.SelfHostedScenario("fitted", args)
+	}
+	sc, err := scenarios.Parse(yaml, "the fitted scenario", o.sets)
+	if err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// servers returns the servers of each of sc's variants.
+func servers(sc *scenarios.Scenario) []replay.Server {
+	out := make([]replay.Server, len(sc.Variants))
+	for i, v := range sc.Variants {
+		out[i] = replay.Server{Name: v.Name, Serving: v.Spec.Collective.Serving, API: v.Spec.Collective.API}
+	}
+	return out
+}
+
+// write writes the replay's tables, charts and spans into dir.
+func (o *replayOptions) write(dir *rundir.Dir, tr *calibrate.Traces, done []calibrate.Replayed, summary []calibrate.ReplayStat) error {
+	h, rows := calibrate.ReplayRows(tr.Replay, done)
+	if err := dir.Write("replay.csv", rundir.CSV(h, rows)); err != nil {
+		return err
+	}
+	h, rows = calibrate.ReplaySummaryRows(summary)
+	if err := dir.Write("summary.csv", rundir.CSV(h, rows)); err != nil {
+		return err
+	}
+	if o.spans {
+		if err := dir.Write("spans.jsonl", replaySpans(tr, done)); err != nil {
+			return err
+		}
+	}
+	if !o.charts {
+		return nil
+	}
+	if err := dir.Mkdir("charts"); err != nil {
+		return err
+	}
+	return replayCharts(dir, done, summary)
+}
+
+// replaySpans returns every replayed run as an OTLP/JSON document, one a
+// line, numbered across the loads.
+func replaySpans(tr *calibrate.Traces, done []calibrate.Replayed) []byte {
+	acceptable := map[string]bool{}
+	for _, r := range tr.Runs {
+		acceptable[r.ID] = !r.HasOutcome || r.Acceptable
+	}
+	var b bytes.Buffer
+	id := uint64(0)
+	for _, l := range done {
+		for i := range l.Results {
+			r := &l.Results[i]
+			run := &tr.Replay[r.Run]
+			// Writing to a buffer cannot fail.
+			_ = calibrate.WriteReplayOTLP(&b, r, id, calibrate.FirstModel(run), acceptable[run.ID])
+			id++
+		}
+	}
+	return b.Bytes()
+}
+
+// replayCharts draws replayed against recorded durations, a series per
+// load (at most plots.MaxSeries, the first ones), and with several
+// loads the mean call latency and serving delay against the load.
+func replayCharts(dir *rundir.Dir, done []calibrate.Replayed, summary []calibrate.ReplayStat) error {
+	var points []plots.Series
+	for _, l := range done[:min(len(done), plots.MaxSeries)] {
+		s := plots.Series{Name: l.Load}
+		for i := range l.Results {
+			s.X = append(s.X, l.Results[i].Recorded.Seconds())
+			s.Y = append(s.Y, l.Results[i].Replayed().Seconds())
+		}
+		points = append(points, s)
+	}
+	if len(points) == 1 {
+		points[0].Name = ""
+	}
+	chart := plots.Chart{XLabel: "recorded run duration (s)", YLabel: "replayed run duration (s)", Size: plots.Page}
+	p, err := plots.Scatter(chart, points, true)
+	if err != nil {
+		return fmt.Errorf("chart replayed_vs_recorded: %w", err)
+	}
+	// Runs last seconds to minutes: on log axes each is seen, and a
+	// ratio is a distance from the line wherever it lies.
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		if a.Min > 0 {
+			a.Scale, a.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		}
+	}
+	if err := saveChart(dir, "replayed_vs_recorded", p, chart.Size, plots.LinesTable(points)); err != nil {
+		return err
+	}
+	if len(done) < 2 {
+		return nil
+	}
+	x, label := loadAxis(done)
+	var series []plots.Series
+	for _, m := range []struct{ metric, name string }{{"call_latency", "time per model call"}, {"serving_delay", "serving delay per run"}} {
+		s := plots.Series{Name: m.name}
+		for _, st := range summary {
+			if st.Metric == m.metric {
+				s.Y, s.Lo, s.Hi = append(s.Y, st.Value), append(s.Lo, orValue(st.Lo, st.Value)), append(s.Hi, orValue(st.Hi, st.Value))
+			}
+		}
+		s.X = x
+		series = append(series, s)
+	}
+	lat := plots.Chart{XLabel: label, YLabel: "seconds", Size: plots.Page}
+	p, err = plots.Scaling(lat, series)
+	if err != nil {
+		return fmt.Errorf("chart latency_vs_load: %w", err)
+	}
+	return saveChart(dir, "latency_vs_load", p, lat.Size, plots.LinesTable(series))
+}
+
+// orValue returns v, or value where v is NaN (an interval of one run).
+func orValue(v, value float64) float64 {
+	if math.IsNaN(v) {
+		return value
+	}
+	return v
+}
+
+// loadAxis returns the loads' values (sessions, rate or speed-up) and the
+// axis that names them.
+func loadAxis(done []calibrate.Replayed) ([]float64, string) {
+	var x []float64
+	label := ""
+	for _, l := range done {
+		kind, v, _ := strings.Cut(l.Load, "=")
+		f, _ := strconv.ParseFloat(v, 64)
+		x = append(x, f)
+		label = map[string]string{"sessions": "concurrent sessions", "rate": "arrival rate (runs/s)", "speedup": "speed-up over the recorded arrivals"}[kind]
+	}
+	return x, label
+}
+
+// saveChart saves the chart p as charts/name.{csv,svg,pdf,png} and
+// records its files.
+func saveChart(dir *rundir.Dir, name string, p *plot.Plot, size plots.Size, data plots.Table) error {
+	if err := plots.Save(p, size, dir.Join("charts/"+name), data); err != nil {
+		return fmt.Errorf("chart %s: %w", name, err)
+	}
+	for _, ext := range []string{".csv", ".svg", ".pdf", ".png"} {
+		dir.Record("charts/"+name+ext, false)
+	}
+	return nil
+}
+
+// printReplay writes the summary on the terminal: per load, the median
+// ratio, the share within 25%, the call latency and the serving delay.
+func printReplay(s *session, summary []calibrate.ReplayStat) {
+	for _, st := range summary {
+		switch st.Metric {
+		case "duration_ratio", "within_25pct", "call_latency", "serving_delay":
+			fmt.Fprintf(s.stdout, "%-14s %-18s %-8s %.4g [%.4g, %.4g] (%d runs)\n", st.Load, st.Metric, st.Statistic, st.Value, st.Lo, st.Hi, st.N)
+		}
+	}
+}

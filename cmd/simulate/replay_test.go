@@ -1,0 +1,140 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+const multiagentTraces = "../../calibrate/testdata/multiagent.otlp.json"
+
+// TestReplayWritesAllFiles replays the multi-agent traces of
+// calibrate/testdata as one and as two sessions and checks the
+// directory: a row per replayed run and load, a summary per load, the
+// charts, and spans.jsonl, which 'simulate fit' reads back as the runs
+// replayed with the calls they made.
+func TestReplayWritesAllFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "replay")
+	stdout := mustSimulate(t, "replay", multiagentTraces, "--sessions", "2,1", "--spans", "--out", out)
+	assert.Contains(t, stdout, "sessions=1     duration_ratio")
+	m := readManifest(t, out)
+	assert.Equal(t, rundir.KindReplay, m.Kind)
+	for _, f := range []string{"replay.csv", "summary.csv", "spans.jsonl", "charts/replayed_vs_recorded.svg",
+		"charts/replayed_vs_recorded.csv", "charts/latency_vs_load.png", "charts/latency_vs_load.pdf"} {
+		assert.FileExists(t, filepath.Join(out, f))
+		assert.True(t, slices.Contains(m.Files, f), f)
+	}
+	rows := readCSV(t, filepath.Join(out, "replay.csv"))
+	require.Len(t, rows, 1+2+4, "two runs for one session, four for two")
+	assert.Equal(t, "sessions=1", rows[1][0], "the lighter load first")
+	assert.Len(t, readCSV(t, filepath.Join(out, "summary.csv")), 1+2*6)
+
+	fitted := filepath.Join(t.TempDir(), "fit")
+	stdout = mustSimulate(t, "fit", filepath.Join(out, "spans.jsonl"), "--out", fitted)
+	// The two recorded runs have 20 model calls and 5 tool calls that
+	// ended: the six replayed runs have three times as many.
+	assert.Contains(t, stdout, "6 runs, 60 model calls, 15 tool calls")
+}
+
+// TestReplayGolden keeps replay.csv and summary.csv of the multi-agent
+// traces as one and two sessions at an API of two places, with
+// independent draws (go test -run TestReplayGolden -args -update rewrites
+// them): a change to the replay's results shows here.
+func TestReplayGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "replay")
+	mustSimulate(t, "replay", multiagentTraces, "--sessions", "1,2", "--set", "collective.api.concurrency=2", "--pairing", "independent",
+		"--seed", "5", "--charts=false", "--out", out)
+	for _, f := range []string{"replay.csv", "summary.csv"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		require.NoError(t, err)
+		golden(t, "multiagent_"+f+".golden", b)
+	}
+}
+
+// TestReplaySameSeedSameBytes replays twice with one seed at a Poisson
+// rate with independent draws: the tables are byte-identical.
+func TestReplaySameSeedSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		mustSimulate(t, "replay", multiagentTraces, "--rate", "0.1", "--runs", "10", "--pairing", "independent", "--seed", "3", "--charts=false", "--out", filepath.Join(dir, name))
+	}
+	for _, f := range []string{"replay.csv", "summary.csv"} {
+		a, err := os.ReadFile(filepath.Join(dir, "a", f))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(dir, "b", f))
+		require.NoError(t, err)
+		assert.Equal(t, string(a), string(b), f)
+	}
+}
+
+func TestReplayRefuses(t *testing.T) {
+	dir := t.TempDir()
+	notSpans := filepath.Join(dir, "notes.json")
+	require.NoError(t, os.WriteFile(notSpans, []byte(`{"title": "not spans"}`), 0o644))
+	out := filepath.Join(dir, "out")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not spans", []string{notSpans}, notSpans + ": not OpenTelemetry span JSON"},
+		{"unread set", []string{multiagentTraces, "--set", "task.work=1"}, "reads only collective.serving, collective.api and seed"},
+		{"two loads", []string{multiagentTraces, "--sessions", "2", "--rate", "1"}, "give one of --sessions, --rate and --speedup"},
+		{"no sessions", []string{multiagentTraces, "--sessions", "0"}, `"0" is not a whole number of sessions`},
+		{"twice", []string{multiagentTraces, "--sessions", "2,2"}, "load sessions=2 is given twice"},
+		{"bad rate", []string{multiagentTraces, "--rate", "-1"}, `"-1" is not a positive number`},
+		{"runs at recorded times", []string{multiagentTraces, "--speedup", "2", "--runs", "3"}, "each recorded run starts once"},
+		{"pairing", []string{multiagentTraces, "--pairing", "best"}, "--pairing best: want rank or independent"},
+		{"unused variants", []string{multiagentTraces, "--scenario", testScenario}, "is named after no model of the traces"},
+		{"no server", []string{multiagentTraces, "--set", "collective.serving.replicas=0"}, "neither collective.serving.replicas nor collective.api"},
+		{"batch without replicas", []string{multiagentTraces, "--set", "collective.serving.max_batch=4"}, "serving.replicas is 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := simulate(t, append([]string{"replay", "--out", out}, c.args...)...)
+			assert.NotEqual(t, 0, code)
+			assert.Contains(t, stderr, c.want)
+			assert.NoDirExists(t, out, "nothing is written")
+		})
+	}
+}
+
+// TestReplayOnReplicas replays the traces as 1 and 8 sessions on one
+// replica that batches one call at a time: one session's researchers,
+// which run at once, delay each other's calls, and eight sessions delay
+// them more.
+func TestReplayOnReplicas(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "replay")
+	mustSimulate(t, "replay", multiagentTraces, "--set", "collective.serving.replicas=1", "--set", "collective.serving.max_batch=1",
+		"--sessions", "1,8", "--charts=false", "--out", out)
+	rows := readCSV(t, filepath.Join(out, "summary.csv"))
+	delay := map[string]float64{}
+	for _, r := range rows[1:] {
+		if r[1] == "serving_delay" {
+			v, err := strconv.ParseFloat(r[3], 64)
+			require.NoError(t, err)
+			delay[r[0]] = v
+		}
+	}
+	require.Len(t, delay, 2)
+	assert.Greater(t, delay["sessions=1"], 0.0)
+	assert.Greater(t, delay["sessions=8"], delay["sessions=1"])
+}
+
+// TestReplayReportsUnplaced replays the multi-agent traces, which hold
+// spans without an end and without attributes: they are counted on
+// stderr as fit counts them, and the runs are replayed without them.
+func TestReplayReportsUnplaced(t *testing.T) {
+	_, stderr, code := simulate(t, "replay", multiagentTraces, "--charts=false", "--out", filepath.Join(t.TempDir(), "r"))
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "2 spans without an end time (left out)")
+	assert.Contains(t, stderr, "2 spans without attributes (left out)")
+	assert.Contains(t, stderr, "2 model calls without token counts")
+}
