@@ -310,9 +310,15 @@ func printComparison(w io.Writer, rows []results.Comparison, all bool) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	if constant+other > 0 {
-		fmt.Fprintf(w, "not shown: %s (one value in every episode or seed of A and B), %s; --all shows them\n",
-			count(constant, "constant row", "constant rows"), count(other, "row of other metrics", "rows of other metrics"))
+	var hidden []string
+	if constant > 0 {
+		hidden = append(hidden, count(constant, "constant row", "constant rows")+" (one value in every episode or seed of A and B)")
+	}
+	if other > 0 {
+		hidden = append(hidden, count(other, "row of other metrics", "rows of other metrics"))
+	}
+	if len(hidden) > 0 {
+		fmt.Fprintf(w, "not shown: %s; --all shows them\n", strings.Join(hidden, ", "))
 	}
 }
 
