@@ -210,7 +210,7 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 		return nil, fmt.Errorf("%s and %s have no variant in common", a.Path, b.Path)
 	}
 	// The directories' names, unless they are one name in two places.
-	nameA, nameB := filepath.Base(a.Path), filepath.Base(b.Path)
+	nameA, nameB := distinctWords(filepath.Base(a.Path), filepath.Base(b.Path))
 	if nameA == nameB {
 		nameA, nameB = a.Path, b.Path
 	}
@@ -252,6 +252,28 @@ func (o *compareOptions) runVariants(args []string) (*comparison, error) {
 		out: filepath.Join("out", fmt.Sprintf("compare-%s-%s-vs-%s", experiment.FileName(filepath.Base(r.Path)),
 			experiment.FileName(names[0]), experiment.FileName(names[1]))),
 	}, nil
+}
+
+// distinctWords returns a and b without the words (parts between '-')
+// that both begin with and both end with, so that a chart's axis names
+// what differs, short enough for a column: latency-pressure-train-seed1
+// and latency-pressure-train-seed7 are seed1 and seed7. A name that
+// would be left empty stays whole.
+func distinctWords(a, b string) (string, string) {
+	wa, wb := strings.Split(a, "-"), strings.Split(b, "-")
+	lead := 0
+	for lead < min(len(wa), len(wb)) && wa[lead] == wb[lead] {
+		lead++
+	}
+	trail := 0
+	for trail < min(len(wa), len(wb))-lead && wa[len(wa)-1-trail] == wb[len(wb)-1-trail] {
+		trail++
+	}
+	da, db := wa[lead:len(wa)-trail], wb[lead:len(wb)-trail]
+	if len(da) == 0 || len(db) == 0 {
+		return a, b
+	}
+	return strings.Join(da, "-"), strings.Join(db, "-")
 }
 
 // compareCharts draws the charts of the comparison into dir/charts;

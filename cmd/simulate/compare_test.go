@@ -208,3 +208,20 @@ func TestCompareVariants(t *testing.T) {
 	}
 	assert.FileExists(t, filepath.Join(run, "episodes.csv"), "the run is left as it was")
 }
+
+// TestDistinctWords: the charts name A and B by what differs in their
+// directories' names, whole where nothing or everything would be left.
+func TestDistinctWords(t *testing.T) {
+	for _, tc := range []struct{ a, b, wantA, wantB string }{
+		{"latency-pressure-train-seed1", "latency-pressure-train-seed7", "seed1", "seed7"},
+		{"lp-train", "lp-train-stdnorm", "lp-train", "lp-train-stdnorm"},
+		{"tiny-seed1", "tiny-agents8", "seed1", "agents8"},
+		{"a-x-b", "a-y-z-b", "x", "y-z"},
+		{"t1", "t2", "t1", "t2"},
+		{"run", "run", "run", "run"},
+		{"x-run", "y-run", "x", "y"},
+	} {
+		a, b := distinctWords(tc.a, tc.b)
+		assert.Equal(t, []string{tc.wantA, tc.wantB}, []string{a, b}, "%s, %s", tc.a, tc.b)
+	}
+}
