@@ -86,7 +86,7 @@ docs/statistics.md explains the intervals.`,
 	Examples: `
 	simulate compare out/lp-train out/lp-train-stdnorm
 	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
-	simulate compare out/organizations-seed1 --variants team,single --all`,
+	simulate compare out/organizations-seed1 --variants sequential,team --all`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &compareOptions{}
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/compare-A-vs-B)")
@@ -94,7 +94,13 @@ docs/statistics.md explains the intervals.`,
 		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out (never A or B, which compare reads)")
 		fs.BoolVar(&o.charts, "charts", true, "draw the chart; --charts=false writes the table only")
 		fs.BoolVar(&o.all, "all", false, "show every row on the terminal: the other metrics and the constant rows too")
-		fs.StringVar(&o.variants, "variants", "", "compare variants `A,B` of one run directory, paired episode by episode")
+		fs.Func("variants", "compare variants `A,B` of one run directory, paired episode by episode", func(v string) error {
+			if v == "" {
+				return errors.New("want two variants of the run, as A,B")
+			}
+			o.variants = v
+			return nil
+		})
 		return o.run
 	},
 }
@@ -158,12 +164,6 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 			s.warnf("charts left out: %v", err)
 		}
 	}
-	var variants []string
-	for _, r := range c.rows {
-		if !slices.Contains(variants, r.Variant) {
-			variants = append(variants, r.Variant)
-		}
-	}
 	first := c.inputs[0].Manifest
 	err = dir.Commit(&rundir.Manifest{
 		Kind:            rundir.KindCompare,
@@ -172,7 +172,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 		Source:          first.Source,
 		Hash:            first.Hash,
 		Seed:            first.Seed,
-		Variants:        variants,
+		Variants:        variantsOf(c.rows),
 		SwarmsimVersion: version(),
 		GoVersion:       goVersion(),
 		Command:         s.argv,
@@ -362,12 +362,7 @@ func pickRows(rows []results.Comparison, all bool) (shown []results.Comparison, 
 			shown = append(shown, c)
 		}
 	}
-	var variants []string
-	for _, c := range shown {
-		if !slices.Contains(variants, c.Variant) {
-			variants = append(variants, c.Variant)
-		}
-	}
+	variants := variantsOf(shown)
 	// Other metrics after the main ones, in the order of rows.
 	place := func(c results.Comparison) int {
 		if i, ok := metric.Main(c.Metric); ok {
@@ -420,4 +415,16 @@ func withCISig(iv stats.Interval) string {
 		return cells[0]
 	}
 	return fmt.Sprintf("%s [%s, %s]", cells[0], cells[1], cells[2])
+}
+
+// variantsOf returns the variants of the rows, in the order they first
+// appear.
+func variantsOf(rows []results.Comparison) []string {
+	var variants []string
+	for _, r := range rows {
+		if !slices.Contains(variants, r.Variant) {
+			variants = append(variants, r.Variant)
+		}
+	}
+	return variants
 }

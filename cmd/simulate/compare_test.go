@@ -195,6 +195,8 @@ func TestCompareVariants(t *testing.T) {
 	}{
 		{[]string{"compare", run, "--variants", "team,singel"}, "--variants team,singel: " + run + ` has no variant "singel" (its variants: split, team)`},
 		{[]string{"compare", run, "--variants", "team"}, "--variants team: want two variants of the run, as A,B"},
+		{[]string{"compare", run, "--variants", ""}, `invalid value "" for flag --variants: want two variants of the run, as A,B`},
+		{[]string{"compare", run, "--variants", ",team"}, "--variants ,team: want two variants"},
 		{[]string{"compare", run, "--variants", "team,split,team"}, "--variants team,split,team: want two variants"},
 		{[]string{"compare", run, "--variants", "team,team"}, "--variants team,team: variant team is named twice"},
 		{[]string{"compare", run, run, "--variants", "team,split"}, "--variants compares two variants of one run directory: want one directory, got 2 arguments"},

@@ -509,7 +509,7 @@
 //
 //	simulate compare out/lp-train out/lp-train-stdnorm
 //	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
-//	simulate compare out/organizations-seed1 --variants team,single --all
+//	simulate compare out/organizations-seed1 --variants sequential,team --all
 //
 // # Redraw the charts of a run, train, sweep or compare directory from its tables
 //
