@@ -9,10 +9,13 @@ import (
 	"github.com/swarmsim/swarmsim/results"
 )
 
-// CompareCharts returns the charts of a comparison (results.Compare): for
-// each charted metric (results.Charted) that a variant has a value of,
-// diff_<metric>, each variant's difference B − A with its interval.
-func CompareCharts(rows []results.Comparison) []Chart {
+// CompareCharts returns the charts of a comparison (results.Compare,
+// results.CompareVariants) of A, named a, and B, named b: for each charted
+// metric (results.Charted) that a variant has a value of, diff_<metric>,
+// each variant's difference B – A with its interval, marked as a chart of
+// differences (0 labelled, with a reference line), its values labelled
+// with the metric's label and unit and "b – a".
+func CompareCharts(rows []results.Comparison, a, b string) []Chart {
 	var charts []Chart
 	for _, m := range results.Charted {
 		var bars []plots.Bar
@@ -30,14 +33,10 @@ func CompareCharts(rows []results.Comparison) []Chart {
 		if len(bars) == 0 {
 			continue
 		}
-		unit := metric.Of(m).Unit
-		if unit == "1" {
-			unit = ""
-		} else {
-			unit = " (" + unit + ")"
-		}
-		spec := plots.Spec{Name: "diff_" + m, Kind: "bars", YLabel: fmt.Sprintf("%s, B - A%s", m, unit), Stat: "difference",
-			Interval: BootInterval, Note: LeftOut(left, "no values")}
+		// An en dash: the PDF fonts have no minus sign.
+		ylabel := fmt.Sprintf("%s, %s – %s", metric.Of(m).Label, b, a)
+		spec := plots.Spec{Name: "diff_" + m, Kind: "bars", YLabel: ylabel, Stat: "difference",
+			Interval: BootInterval, Note: LeftOut(left, "no values"), Difference: true}
 		charts = append(charts, Chart{spec.Name, func(cw *ChartWriter) error {
 			// The points of a sweep make many bars with long labels:
 			// the chart takes the smallest size they fit.

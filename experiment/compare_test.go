@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -16,27 +17,40 @@ import (
 
 // TestCompareCharts checks that a comparison charts only the charted
 // metrics a variant has a difference of, leaving out (with a note) the
-// variants without one.
+// variants without one, as charts of differences whose values are
+// labelled with the metric's label and unit and the names of A and B
+// (issue 26, item 6: they read "reward_mean, B - A").
 func TestCompareCharts(t *testing.T) {
 	nan := math.NaN()
 	rows := []results.Comparison{
 		{Variant: "a", Metric: "reward_mean", Diff: stats.Interval{Value: 1, Lo: 0.5, Hi: 1.5}},
 		{Variant: "b", Metric: "reward_mean", Diff: stats.Interval{Value: nan, Lo: nan, Hi: nan}},
-		{Variant: "a", Metric: "latency_mean", Diff: stats.Interval{Value: nan, Lo: nan, Hi: nan}},
+		{Variant: "a", Metric: "latency_mean", Diff: stats.Interval{Value: -30, Lo: -61, Hi: 2}},
+		{Variant: "a", Metric: "success_rate", Diff: stats.Interval{Value: nan, Lo: nan, Hi: nan}},
 		{Variant: "a", Metric: "lr", Diff: stats.Interval{Value: 1, Lo: 0.5, Hi: 1.5}}, // not charted
 	}
-	charts := CompareCharts(rows)
-	require.Len(t, charts, 1)
+	charts := CompareCharts(rows, "none", "high")
+	require.Len(t, charts, 2)
 	assert.Equal(t, "diff_reward_mean", charts[0].Name)
+	assert.Equal(t, "diff_latency_mean", charts[1].Name)
 
 	dir, err := rundir.Create(filepath.Join(t.TempDir(), "compare"), false)
 	require.NoError(t, err)
 	cw, err := NewChartWriter(dir)
 	require.NoError(t, err)
-	require.NoError(t, charts[0].Draw(cw))
+	for _, c := range charts {
+		require.NoError(t, c.Draw(cw))
+	}
 	require.NoError(t, cw.Close())
 	data, err := os.ReadFile(filepath.Join(dir.Path(), ChartsDir, ChartIndex))
 	require.NoError(t, err)
-	assert.Contains(t, string(data), "left out (no values): b")
-	assert.Contains(t, string(data), `"reward_mean, B - A"`, "a unit of 1 is not written")
+	specs, err := plots.ParseSpecs(ChartIndex, data)
+	require.NoError(t, err)
+	require.Len(t, specs, 2)
+	assert.Equal(t, "left out (no values): b", specs[0].Note)
+	assert.Equal(t, "mean reward, high – none", specs[0].YLabel)
+	assert.Equal(t, "mean finish time (s), high – none", specs[1].YLabel)
+	for _, s := range specs {
+		assert.True(t, s.Difference, "%s is a chart of differences", s.Name)
+	}
 }

@@ -8,7 +8,9 @@
 // (compare's better column and probability of improvement) from here
 // rather than from the column's name, so that a new metric is declared
 // once. Families of columns, one per action, are declared by pattern
-// (prob_<action>, actions_<action>) and matched only by that pattern.
+// (prob_<action>, actions_<action>) and matched only by that pattern. The
+// main metrics (Main), those a reader judges a variant by, come first in
+// compare's table, which leaves the others out unless asked.
 //
 // The package imports nothing of the module: rundir, results, plots and
 // everything above them may use it. docs/statistics.md explains the

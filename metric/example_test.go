@@ -22,3 +22,19 @@ func ExampleLookup() {
 	// lr: "learning rate", unit 1, better none
 	// latency: false
 }
+
+// The main metrics are what a reader judges a variant by: compare shows
+// them first, in this order, and the others only with --all.
+func ExampleMain() {
+	for _, name := range []string{"reward_mean", "success_rate", "latency_mean", "critical_steps_mean", "lr", "prob_share"} {
+		place, ok := metric.Main(name)
+		fmt.Println(name, place, ok)
+	}
+	// Output:
+	// reward_mean 1 true
+	// success_rate 3 true
+	// latency_mean 6 true
+	// critical_steps_mean 16 true
+	// lr -1 false
+	// prob_share -1 false
+}

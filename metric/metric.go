@@ -2,6 +2,7 @@ package metric
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -129,3 +130,11 @@ func Of(name string) Metric {
 // All returns the table: every metric once, families as their patterns,
 // grouped by the table that writes them first.
 func All() []Metric { return append([]Metric(nil), table...) }
+
+// Main reports whether name is one of the main metrics, those a reader
+// judges a variant by and compare shows by default, and its place among
+// them (0 first): tables that show the main metrics first sort by it.
+func Main(name string) (place int, ok bool) {
+	i := slices.Index(mainMetrics, name)
+	return i, i >= 0
+}

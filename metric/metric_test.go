@@ -87,3 +87,22 @@ func TestAllIsACopy(t *testing.T) {
 	all[0].Unit = "furlongs"
 	assert.NotEqual(t, "furlongs", All()[0].Unit)
 }
+
+// TestMainMetrics: the main metrics are exact names of the table, each once, and
+// each has a direction: compare shows them by default and says which of A
+// and B does better by them.
+func TestMainMetrics(t *testing.T) {
+	require.NotEmpty(t, mainMetrics)
+	for i, name := range mainMetrics {
+		_, exact := byName[name]
+		assert.True(t, exact, "%s is a main metric and no exact name of the table", name)
+		assert.NotEqual(t, None, Of(name).Better, "%s is a main metric without a direction", name)
+		place, ok := Main(name)
+		assert.True(t, ok, name)
+		assert.Equal(t, i, place, "%s is listed twice or out of place", name)
+	}
+	for _, name := range []string{"lr", "entropy", "prob_share", "tokens", "unknown"} {
+		_, ok := Main(name)
+		assert.False(t, ok, name)
+	}
+}

@@ -14,7 +14,7 @@ var table = []Metric{
 		"Whether the submitted result was acceptable; its mean over episodes is the success rate."},
 	{"timed_out", "timed out (fraction)", "", Fraction, Lower,
 		"Whether the time limit ended the episode."},
-	{"reward", "reward", "", Plain, Higher,
+	{"reward", "reward", "reward", Plain, Higher,
 		"The episode's collective reward under the scenario's reward section."},
 	{"model_calls", "model calls per episode", "calls", Plain, Lower,
 		"The model calls of all agents: work, checks and decisions."},
@@ -95,7 +95,7 @@ var table = []Metric{
 	// episodes' columns, and what only the summary holds.
 	{"success_rate", "success rate (fraction)", "success", Fraction, Higher,
 		"The fraction of episodes (or of an iteration's rollouts) with an acceptable result."},
-	{"finish_time_acceptable", "finish time, acceptable episodes (s)", "finish (s)", Seconds, Lower,
+	{"finish_time_acceptable", "finish time, acceptable episodes (s)", "finish ok (s)", Seconds, Lower,
 		"The finish time of the episodes with an acceptable result."},
 	{"parallelism", "mean parallelism (busy agents)", "parallelism", Plain, Higher,
 		"The summary's name for the mean of parallelism_mean over episodes."},
@@ -172,4 +172,20 @@ var table = []Metric{
 		"A run's replayed duration over its recorded one: 1 is the recording reproduced."},
 	{"within_25pct", "runs within 25% of their recorded duration (fraction)", "", Fraction, Higher,
 		"The fraction of runs whose replayed duration is within 25% of the recorded one."},
+}
+
+// mainMetrics are the metrics a reader judges a variant by, in the order
+// compare shows them first: the reward, the success rate, the finish time
+// (or latency), the parallelism, the cost in agent time and model calls,
+// the critical steps and the messages, each under the names of the tables
+// that write it. Each has a direction; the other metrics explain them.
+var mainMetrics = []string{
+	"reward", "reward_mean",
+	"acceptable", "success_rate",
+	"finish_time", "finish_time_acceptable", "latency_mean", "finish_mean", "finish_acceptable_mean",
+	"parallelism_mean", "parallelism",
+	"agent_time", "agent_time_mean",
+	"model_calls", "model_calls_mean",
+	"critical_steps", "critical_steps_mean",
+	"messages", "messages_mean",
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -36,6 +38,10 @@ type CIBars struct {
 	Outline, Whisker draw.LineStyle
 	// Cap is the width of a whisker's caps.
 	Cap vg.Length
+	// Margin widens the value axis past the bars and whiskers at both
+	// ends by this fraction of their range, so that no whisker ends on an
+	// axis line; 0 leaves none.
+	Margin float64
 }
 
 var (
@@ -140,13 +146,15 @@ func (b *CIBars) cap(e vg.Point) []vg.Point {
 }
 
 // DataRange returns half a bar spacing beyond the first and last bars on
-// the category axis, and zero and every interval on the value axis; it
-// implements plot.DataRanger.
+// the category axis, and zero and every interval, widened by Margin, on
+// the value axis; it implements plot.DataRanger.
 func (b *CIBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	vmin, vmax := 0.0, 0.0
 	for _, bar := range b.Bars {
 		vmin, vmax = min(vmin, bar.Lo), max(vmax, bar.Hi)
 	}
+	pad := b.Margin * (vmax - vmin)
+	vmin, vmax = vmin-pad, vmax+pad
 	if b.Horizontal {
 		return vmin, vmax, -0.5, float64(len(b.Bars)) - 0.5
 	}
@@ -181,4 +189,93 @@ func (b *CIBars) Thumbnail(c *draw.Canvas) {
 		small.Cap = min(b.Cap, h/2)
 		c.StrokeLines(b.Whisker, []vg.Point{lo, hi}, small.cap(lo), small.cap(hi))
 	}
+}
+
+// The look of a chart of differences: the value axis reaches 5% of the
+// range past the outermost whiskers, and the reference line at 0 is dark
+// beside the grid, thinner than the axes.
+const differenceMargin = 0.05
+
+var zeroStyle = draw.LineStyle{Color: color.Gray{Y: 0x55}, Width: vg.Points(0.5)}
+
+// zeroLine is a plot.Plotter that draws a reference line across the data
+// area at value 0: a horizontal line, or a vertical one where the values
+// lie along X.
+type zeroLine struct {
+	horizontal bool // the values lie along X
+	style      draw.LineStyle
+}
+
+// Plot draws the line; it implements plot.Plotter.
+func (z zeroLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	if z.horizontal {
+		c.StrokeLine2(z.style, trX(0), c.Min.Y, trX(0), c.Max.Y)
+		return
+	}
+	c.StrokeLine2(z.style, c.Min.X, trY(0), c.Max.X, trY(0))
+}
+
+// zeroTicks are tidyTicks with a labelled major tick at 0, for a value
+// axis that spans it. gonum's ticks step from a multiple of their step
+// near the range's end, which may miss 0 (-0.25, -0.10, 0.05) or come
+// within a rounding error of it ("-0.00"): zeroTicks keeps gonum's steps
+// and counts them from 0 instead.
+type zeroTicks struct{}
+
+func (zeroTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	if !(min <= 0 && 0 <= max) {
+		return tidy(ticks)
+	}
+	var majors, all []float64
+	exponent := false
+	for _, t := range ticks {
+		exponent = exponent || strings.ContainsAny(t.Label, "eE")
+		if !t.IsMinor() {
+			majors = append(majors, t.Value)
+		}
+		all = append(all, t.Value)
+	}
+	if exponent || len(majors) < 2 {
+		// Too large or small a range to relabel, or no step to count: a
+		// labelled 0 takes the place of any tick near it.
+		near := func(t plot.Tick) bool { return math.Abs(t.Value) <= 1e-9*(max-min) }
+		return tidy(append(slices.DeleteFunc(ticks, near), plot.Tick{Value: 0, Label: "0"}))
+	}
+	slices.Sort(majors)
+	slices.Sort(all)
+	step, minor := majors[1]-majors[0], 0.0
+	for i := 1; i < len(all); i++ {
+		if gap := all[i] - all[i-1]; gap < step*0.999 && (minor == 0 || gap < minor) {
+			minor = gap
+		}
+	}
+	if math.Floor(max/step)-math.Ceil(min/step) < 2 && minor > 0 {
+		// Fewer than three labels: label the minor ticks instead.
+		step, minor = minor, 0
+	}
+	// Multiples of the steps, each a product: 0 is exact. Ceil of a
+	// small negative is -0, whose label would read "-0".
+	var out []plot.Tick
+	for k := math.Ceil(min / step); k*step <= max; k++ {
+		out = append(out, plot.Tick{Value: positiveZero(k * step), Label: "major"})
+	}
+	if minor > 0 {
+		per := math.Round(step / minor)
+		for j := math.Ceil(min / minor); j*minor <= max; j++ {
+			if math.Mod(j, per) != 0 {
+				out = append(out, plot.Tick{Value: positiveZero(j * minor)})
+			}
+		}
+	}
+	return tidy(out)
+}
+
+// positiveZero returns v, with 0 for -0.
+func positiveZero(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return v
 }

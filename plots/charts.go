@@ -175,6 +175,8 @@ func markerPoints(s Series, i, n int) plotter.XYs {
 // interval). YLabel names the values and XLabel, optional, the
 // categories. When a label is wider than the space under its bar, the
 // bars run horizontally, one labelled row each (the values then on X).
+// A chart of differences (Chart.Difference) has a labelled tick and a
+// reference line at 0 and room past its outermost whiskers.
 //
 // It returns an error when there are no bars, a bar is invalid (see
 // NewCIBars), YLabel is missing, or the chart does not fit c.Size.
@@ -210,7 +212,18 @@ func Bars(c Chart, bars []Bar) (*plot.Plot, error) {
 		grid = &plotter.Grid{Vertical: gridLine}
 		p.X.Label.Text, p.Y.Label.Text = c.YLabel, c.XLabel
 	}
+	if c.Difference {
+		b.Margin = differenceMargin // before Add, which takes the range
+		value := &p.Y
+		if b.Horizontal {
+			value = &p.X
+		}
+		value.Tick.Marker = zeroTicks{}
+	}
 	p.Add(grid, b)
+	if c.Difference {
+		p.Add(zeroLine{horizontal: b.Horizontal, style: zeroStyle})
+	}
 	cat.Tick.Marker = b.Ticker()
 	cat.Tick.Length = 0
 	cat.Padding = 0 // bars start at the axis line

@@ -52,6 +52,18 @@ func longBars() []plots.Bar {
 	}
 }
 
+// rewardDiffs are differences B − A of a mean reward, on either side of 0,
+// whose lowest whisker is the chart's extreme (issue 26: it ended on the
+// axis).
+func rewardDiffs() []plots.Bar {
+	return []plots.Bar{
+		{Label: "none", Mean: -0.099, Lo: -0.180, Hi: -0.018},
+		{Label: "low", Mean: -0.066, Lo: -0.137, Hi: 0.005},
+		{Label: "medium", Mean: -0.063, Lo: -0.134, Hi: 0.009},
+		{Label: "high", Mean: 0.02, Lo: -0.02, Hi: 0.06},
+	}
+}
+
 func trace() ([]plots.Span, []plots.Flow) {
 	spans := []plots.Span{
 		{Row: "lead", Start: 0, End: 1, Kind: "spawn"},
@@ -129,6 +141,11 @@ func buildAll(size plots.Size) ([]built, error) {
 	long := longBars()
 	p, err = plots.Bars(plots.Chart{XLabel: "organization", YLabel: "cost per task (USD)", Size: size}, long)
 	if err := add("hbars", p, plots.BarsTable(long), err); err != nil {
+		return nil, err
+	}
+	diffs := rewardDiffs()
+	p, err = plots.Bars(plots.Chart{YLabel: "mean reward, high – none", Difference: true, Size: size}, diffs)
+	if err := add("diffbars", p, plots.BarsTable(diffs), err); err != nil {
 		return nil, err
 	}
 	spans, flows := trace()

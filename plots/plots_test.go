@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot"
 
 	"github.com/swarmsim/swarmsim/plots"
 )
@@ -166,7 +167,7 @@ func TestEveryChartFitsEverySize(t *testing.T) {
 	for _, sz := range sizes {
 		charts, err := buildAll(sz.size)
 		require.NoError(t, err, sz.name)
-		assert.Len(t, charts, 7)
+		assert.Len(t, charts, 8)
 	}
 }
 
@@ -217,6 +218,49 @@ func TestTextOutsideWindows1252(t *testing.T) {
 	assert.Contains(t, err.Error(), "Windows-1252")
 	_, err = plots.Lines(plots.Chart{XLabel: "durée (µs)", YLabel: "gain ± 5 %"}, series)
 	assert.NoError(t, err)
+}
+
+// TestDifferenceBars: a chart of differences reaches past its outermost
+// whiskers, which would otherwise end on the axis, and labels 0, which
+// gonum's ticks can miss (-0.25, -0.10, 0.05 over [-0.3, 0.1]), standing
+// or lying (issue 26, item 6).
+func TestDifferenceBars(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		bars []plots.Bar
+		zero string
+	}{
+		{"rewards", rewardDiffs(), "0.00"},
+		{"zero missed", []plots.Bar{{Label: "a", Mean: -0.2, Lo: -0.3, Hi: -0.1}, {Label: "b", Mean: 0.05, Lo: 0, Hi: 0.1}}, "0.0"},
+		{"seconds", []plots.Bar{{Label: "a", Mean: -2969, Lo: -6119, Hi: 181}, {Label: "b", Mean: 107, Lo: -83, Hi: 298}}, "0"},
+		{"lying", append(longBars(), plots.Bar{Label: "a much longer label than fits", Mean: -2, Lo: -3, Hi: -1}), "0.0"},
+		{"all above 0", finishTimes(), "0"}, // and not "-0"
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := plots.Bars(plots.Chart{YLabel: "difference (s)", Difference: true}, tc.bars)
+			require.NoError(t, err)
+			value := &p.Y
+			if p.X.Label.Text == "difference (s)" {
+				value = &p.X
+			}
+			lo, hi := 0.0, 0.0
+			for _, b := range tc.bars {
+				lo, hi = min(lo, b.Lo), max(hi, b.Hi)
+			}
+			margin := 0.04 * (hi - lo)
+			assert.Less(t, value.Min, lo-margin, "room below the lowest whisker")
+			assert.Greater(t, value.Max, hi+margin, "room above the highest whisker")
+			ticks := value.Tick.Marker.Ticks(value.Min, value.Max)
+			assert.Contains(t, ticks, plot.Tick{Value: 0, Label: tc.zero})
+			for _, tk := range ticks {
+				assert.False(t, math.Signbit(tk.Value) && tk.Value == 0, "-0: %v", ticks)
+			}
+		})
+	}
+	// A chart of other values has neither.
+	p, err := plots.Bars(plots.Chart{YLabel: "finish time (min)"}, finishTimes())
+	require.NoError(t, err)
+	assert.Equal(t, 46.0, p.Y.Max)
 }
 
 func TestBarsTurnForLongLabels(t *testing.T) {

@@ -28,6 +28,8 @@ type Spec struct {
 	Interval string `json:"interval,omitempty"`
 	Stat     string `json:"stat,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Difference marks a bar chart of differences (Chart.Difference).
+	Difference bool `json:"difference,omitempty"`
 	// Size is "column", "page" or "tall".
 	Size string `json:"size"`
 	// Annotate writes a heat map's values in its cells.
@@ -44,7 +46,7 @@ func (s *Spec) Chart() (Chart, error) {
 		return Chart{}, fmt.Errorf("plots: chart %s: size %q: want column, page or tall", s.Name, s.Size)
 	}
 	return Chart{Title: s.Title, XLabel: s.XLabel, YLabel: s.YLabel, ZLabel: s.ZLabel,
-		Interval: s.Interval, Stat: s.Stat, Note: s.Note, Size: size}, nil
+		Interval: s.Interval, Stat: s.Stat, Note: s.Note, Difference: s.Difference, Size: size}, nil
 }
 
 // Draw draws the chart s describes from its table t.

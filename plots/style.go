@@ -159,6 +159,11 @@ type Chart struct {
 	// Note is drawn beside the title, such as the series left out of the
 	// chart and why.
 	Note string
+	// Difference says that a bar chart's bars are differences, which lie
+	// on either side of 0: 0 is a labelled tick with a reference line
+	// across the chart, and the value axis reaches a margin past the
+	// outermost whiskers, which would otherwise end on an axis.
+	Difference bool
 	// Size is the printed size; zero means Column.
 	Size Size
 }
@@ -293,7 +298,13 @@ func labelBox(sty text.Style, s string) (w, h vg.Length) {
 type tidyTicks struct{}
 
 func (tidyTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	return tidy(plot.DefaultTicks{}.Ticks(min, max))
+}
+
+// tidy writes the labels of the major ticks (those with a label) with as
+// few decimals as they need, the same number for all, unless a label is
+// in exponent form.
+func tidy(ticks []plot.Tick) []plot.Tick {
 	var scale float64
 	for _, t := range ticks {
 		if strings.ContainsAny(t.Label, "eE") {

@@ -47,6 +47,11 @@ type Comparison struct {
 	Better metric.Better
 	NA, NB int // episodes or seeds
 	Paired bool
+	// Constant reports that every value of A and B, episode or seed, is
+	// one number: a setting or a count that neither changed nor moved.
+	// compare.csv does not hold it; the terminal table leaves such rows
+	// out by default.
+	Constant bool
 }
 
 // oriented returns the values of a and b oriented so that larger is
@@ -61,53 +66,72 @@ func oriented(name string, a, b []float64) ([]float64, []float64) {
 // runMetrics are the columns of episodes.csv that compare reports.
 var runMetrics = []string{"acceptable", "finish_time", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
 
-// episodeValues reads the metrics of each variant's episodes, in episode
-// order.
-func episodeValues(r *rundir.Run) (map[string]map[string][]float64, []string, error) {
+// runValues are the metrics of a run's episodes, per variant.
+type runValues struct {
+	path  string // of episodes.csv, for errors
+	order []string
+	// episodes are each variant's episode numbers, in the file's order.
+	episodes map[string][]int
+	values   map[string]map[string][]float64
+}
+
+// episodeValues reads the metrics of each variant's episodes, in the
+// file's (episode) order.
+func episodeValues(r *rundir.Run) (*runValues, error) {
 	t, err := r.Table("episodes.csv")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	vc, err := t.Col("variant")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	out := map[string]map[string][]float64{}
-	var order []string
+	ec, err := t.Col("episode")
+	if err != nil {
+		return nil, err
+	}
+	rv := &runValues{path: t.Path, episodes: map[string][]int{}, values: map[string]map[string][]float64{}}
+	for i, row := range t.Rows {
+		v := row[vc]
+		if rv.values[v] == nil {
+			rv.values[v] = map[string][]float64{}
+			rv.order = append(rv.order, v)
+		}
+		k, err := strconv.Atoi(row[ec])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: column episode: %q is not an episode number", t.Path, i+2, row[ec])
+		}
+		rv.episodes[v] = append(rv.episodes[v], k)
+	}
 	for _, m := range runMetrics {
 		c, err := t.Col(m)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for i, row := range t.Rows {
-			v := row[vc]
-			if out[v] == nil {
-				out[v] = map[string][]float64{}
-				order = append(order, v)
-			}
 			var x float64
 			if m == "acceptable" {
 				ok, err := t.Bool(i, c)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				x = b2f(ok)
 			} else if x, err = t.Float(i, c); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			out[v][m] = append(out[v][m], x)
+			rv.values[row[vc]][m] = append(rv.values[row[vc]][m], x)
 		}
 	}
 	// A file cut short at a row's end still parses; the manifest says
 	// how many episodes each variant ran.
 	if n := r.Manifest.Episodes; n > 0 {
-		for _, v := range order {
-			if got := len(out[v][runMetrics[0]]); got != n {
-				return nil, nil, fmt.Errorf("%s: variant %s has %d episodes and the manifest says %d: the file was cut short or edited", t.Path, v, got, n)
+		for _, v := range rv.order {
+			if got := len(rv.episodes[v]); got != n {
+				return nil, fmt.Errorf("%s: variant %s has %d episodes and the manifest says %d: the file was cut short or edited", t.Path, v, got, n)
 			}
 		}
 	}
-	return out, order, nil
+	return rv, nil
 }
 
 func b2f(b bool) float64 {
@@ -118,36 +142,87 @@ func b2f(b bool) float64 {
 }
 
 func compareRuns(a, b *rundir.Run) ([]Comparison, error) {
-	va, order, err := episodeValues(a)
+	va, err := episodeValues(a)
 	if err != nil {
 		return nil, err
 	}
-	vb, _, err := episodeValues(b)
+	vb, err := episodeValues(b)
 	if err != nil {
 		return nil, err
 	}
-	paired := a.Manifest.Seed == b.Manifest.Seed && a.Manifest.Episodes == b.Manifest.Episodes
+	// Episode k of both ran on the same task draw and streams when both
+	// used one seed.
+	sameSeed := a.Manifest.Seed == b.Manifest.Seed
 	var rows []Comparison
-	for _, v := range order {
-		if vb[v] == nil {
+	for _, v := range va.order {
+		if vb.values[v] == nil {
 			continue
 		}
-		for _, m := range runMetrics {
-			xa, xb := va[v][m], vb[v][m]
-			c := Comparison{Variant: v, Metric: m, A: stats.Mean(slices.Clone(xa)), B: stats.Mean(slices.Clone(xb)),
-				NA: len(xa), NB: len(xb), Paired: paired && len(xa) == len(xb), Better: metric.Of(m).Better}
-			sa, sb := oriented(m, xa, xb)
-			if c.Paired {
-				c.Diff = stats.Default.PairedDiff(xa, xb)
-				c.Prob = stats.PairedProbImprovement(sa, sb)
-			} else {
-				c.Diff = stats.Default.Diff(xa, xb, stats.Mean)
-				c.Prob = stats.ProbImprovement(sa, sb)
-			}
-			rows = append(rows, c)
-		}
+		paired := sameSeed && slices.Equal(va.episodes[v], vb.episodes[v])
+		rows = append(rows, episodeComparisons(v, va.values[v], vb.values[v], paired)...)
 	}
 	return rows, nil
+}
+
+// CompareVariants compares two variants, a (as A) and b (as B), of one
+// run directory, episode by episode: episode k of every variant of a run
+// worked on the same task draw under the same random streams (common
+// random numbers, experiment.Evaluate), so the differences are paired.
+// The rows' variant reads "a vs b".
+func CompareVariants(r *rundir.Run, a, b string) ([]Comparison, error) {
+	if r.Manifest.Kind != rundir.KindRun {
+		return nil, fmt.Errorf("%s is a %s directory: variants are compared episode by episode within a run directory", r.Path, r.Manifest.Kind)
+	}
+	if a == b {
+		return nil, fmt.Errorf("variant %s is named twice: name two variants of %s", a, r.Path)
+	}
+	rv, err := episodeValues(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range []string{a, b} {
+		if rv.values[v] == nil {
+			return nil, fmt.Errorf("%s has no variant %q (its variants: %s)", r.Path, v, strings.Join(rv.order, ", "))
+		}
+	}
+	if !slices.Equal(rv.episodes[a], rv.episodes[b]) {
+		return nil, fmt.Errorf("%s: variants %s and %s list different episodes, which cannot be paired: the file was edited", rv.path, a, b)
+	}
+	return episodeComparisons(a+" vs "+b, rv.values[a], rv.values[b], true), nil
+}
+
+// episodeComparisons compares every run metric of two sets of episodes
+// under the label variant: paired episode by episode (the bootstrap of
+// the differences, and the fraction of episodes in which B did better)
+// or as independent samples.
+func episodeComparisons(variant string, va, vb map[string][]float64, paired bool) []Comparison {
+	var rows []Comparison
+	for _, m := range runMetrics {
+		xa, xb := va[m], vb[m]
+		c := Comparison{Variant: variant, Metric: m, A: stats.Mean(slices.Clone(xa)), B: stats.Mean(slices.Clone(xb)),
+			NA: len(xa), NB: len(xb), Paired: paired && len(xa) == len(xb), Better: metric.Of(m).Better, Constant: constant(xa, xb)}
+		sa, sb := oriented(m, xa, xb)
+		if c.Paired {
+			c.Diff = stats.Default.PairedDiff(xa, xb)
+			c.Prob = stats.PairedProbImprovement(sa, sb)
+		} else {
+			c.Diff = stats.Default.Diff(xa, xb, stats.Mean)
+			c.Prob = stats.ProbImprovement(sa, sb)
+		}
+		rows = append(rows, c)
+	}
+	return rows
+}
+
+// constant reports whether every value of a and b is one number.
+func constant(a, b []float64) bool {
+	all := slices.Concat(a, b)
+	for _, x := range all {
+		if x != all[0] {
+			return false
+		}
+	}
+	return true
 }
 
 func negated(xs []float64) []float64 {
@@ -163,7 +238,7 @@ func negated(xs []float64) []float64 {
 func seedComparison(variant, name string, xa, xb []float64) Comparison {
 	xa, xb = stats.Finite(xa), stats.Finite(xb)
 	c := Comparison{Variant: variant, Metric: name, A: stats.IQM(slices.Clone(xa)), B: stats.IQM(slices.Clone(xb)),
-		NA: len(xa), NB: len(xb), Better: metric.Of(name).Better, Diff: stats.Default.Diff(xa, xb, stats.IQM)}
+		NA: len(xa), NB: len(xb), Better: metric.Of(name).Better, Diff: stats.Default.Diff(xa, xb, stats.IQM), Constant: constant(xa, xb)}
 	c.Prob = stats.ProbImprovement(oriented(name, xa, xb))
 	return c
 }

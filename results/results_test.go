@@ -18,16 +18,31 @@ import (
 // times, one per episode (the other metrics constant), and opens it.
 func runDir(t *testing.T, seed uint64, finish []float64) *rundir.Run {
 	t.Helper()
+	return runDirOf(t, seed, episodes{"v", finish})
+}
+
+// episodes are the finish times of a variant's episodes 0, 1, ...
+type episodes struct {
+	variant string
+	finish  []float64
+}
+
+// runDirOf writes a run directory of the variants' episodes, one after
+// the other (the other metrics constant), and opens it.
+func runDirOf(t *testing.T, seed uint64, variants ...episodes) *rundir.Run {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "run")
 	d, err := rundir.Create(path, false)
 	require.NoError(t, err)
 	header := []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
 	var rows [][]string
-	for i, f := range finish {
-		rows = append(rows, []string{"v", strconv.Itoa(i), fmt.Sprint(f), "true", "1", "3", "100", "60", "2", "1.5", "1"})
+	for _, v := range variants {
+		for i, f := range v.finish {
+			rows = append(rows, []string{v.variant, strconv.Itoa(i), fmt.Sprint(f), "true", "1", "3", "100", "60", "2", "1.5", "1"})
+		}
 	}
 	require.NoError(t, d.Write("episodes.csv", rundir.CSV(header, rows)))
-	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Seed: seed, Episodes: len(finish)}))
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Seed: seed, Episodes: len(variants[0].finish)}))
 	r, err := rundir.Open(path)
 	require.NoError(t, err)
 	return r
@@ -81,6 +96,59 @@ func TestCompareRuns(t *testing.T) {
 			assert.Equal(t, 0.5, same.Prob, "ties count a half")
 		})
 	}
+}
+
+// TestCompareVariants: two variants of one run compare episode by
+// episode, paired on their shared draws, as the same variant of two runs
+// of one seed does (TestCompareRuns); a metric that never moves is
+// constant. Names that are not two variants of a run are errors that
+// list the variants.
+func TestCompareVariants(t *testing.T) {
+	r := runDirOf(t, 1, episodes{"team", []float64{10, 20, 30, 40}}, episodes{"single", []float64{12, 19, 35, 44}}, episodes{"split", []float64{1, 2, 3, 4}})
+	rows, err := results.CompareVariants(r, "team", "single")
+	require.NoError(t, err)
+	c := find(t, rows, "finish_time")
+	assert.Equal(t, "team vs single", c.Variant)
+	assert.Equal(t, 25.0, c.A)
+	assert.Equal(t, 27.5, c.B)
+	assert.InDelta(t, 2.5, c.Diff.Value, 1e-12)
+	assert.True(t, c.Paired)
+	assert.InDelta(t, 1.0/4, c.Prob, 1e-12, "single finished sooner in episode 1 alone")
+	assert.True(t, -1 <= c.Diff.Lo && c.Diff.Hi <= 5, "between the differences 2, -1, 5, 4: %+v", c.Diff)
+	assert.False(t, c.Constant)
+	assert.True(t, find(t, rows, "reward").Constant, "reward is 1 in every episode of both")
+
+	swapped, err := results.CompareVariants(r, "single", "team")
+	require.NoError(t, err)
+	assert.InDelta(t, -2.5, find(t, swapped, "finish_time").Diff.Value, 1e-12)
+
+	for _, tc := range []struct {
+		r    *rundir.Run
+		a, b string
+		want string
+	}{
+		{r, "team", "singel", r.Path + ` has no variant "singel" (its variants: team, single, split)`},
+		{r, "team", "team", "variant team is named twice"},
+		{trainDir(t, []float64{1}), "v", "w", "is a train directory: variants are compared episode by episode within a run directory"},
+		{runDirOf(t, 1, episodes{"a", []float64{1, 2}}, episodes{"b", []float64{1}}), "a", "b", "variant b has 1 episodes and the manifest says 2"},
+	} {
+		_, err := results.CompareVariants(tc.r, tc.a, tc.b)
+		assert.ErrorContains(t, err, tc.want, "%s, %s", tc.a, tc.b)
+	}
+}
+
+// TestConstant: a row is constant when every value of both sides is one
+// number, and only then.
+func TestConstant(t *testing.T) {
+	rows, err := results.Compare(trainDir(t, []float64{0.1, 0.1}), trainDir(t, []float64{0.1, 0.1}))
+	require.NoError(t, err)
+	assert.True(t, rows[0].Constant, "%+v", rows[0])
+	rows, err = results.Compare(trainDir(t, []float64{0.1, 0.1}), trainDir(t, []float64{0.1, 0.2}))
+	require.NoError(t, err)
+	assert.False(t, rows[0].Constant, "%+v", rows[0])
+	rows, err = results.Compare(runDir(t, 1, []float64{5, 5}), runDir(t, 2, []float64{5, 5}))
+	require.NoError(t, err)
+	assert.True(t, find(t, rows, "finish_time").Constant)
 }
 
 // trainDir writes a training of variant v over len(final) seeds, twenty

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -19,8 +23,8 @@ import (
 
 var cmdCompare = &command{
 	Name:  "compare",
-	Args:  "A B",
-	Short: "compare two run, train or sweep directories: differences with CIs",
+	Args:  "A B | DIR --variants A,B",
+	Short: "compare two directories, or two variants of a run: differences with CIs",
 	Long: `
 Compare reads two complete directories of the same kind and scenario (run
 with different --set values, say, or built by different versions) and
@@ -45,28 +49,58 @@ of improvement: the chance that B does better than A.
 	                   variant and swept values); the variant column names
 	                   the point.
 
+With --variants A,B compare reads one run directory and compares its
+variant A with its variant B, paired episode by episode: episode k of
+every variant of a run worked on the same task draw under the same random
+streams. The variant column then reads "A vs B".
+
 "Better" is higher for rewards, rates, parallelism and speedup, lower for
-times, counts and costs (the better column says which). Directories of
-different scenarios are refused unless --any-scenario is given. Compare
-writes a directory (--out, default out/compare-A-vs-B):
+times, counts and costs, and none for what is neither good nor bad in
+itself (settings, action probabilities, bookkeeping); docs/statistics.md
+lists every metric's direction. The better column says which. Where it is
+none, prob_improvement is P(B > A), the chance that B is larger.
+
+The table on the terminal names A and B, then shows for every variant its
+main metrics (reward, success, finish time or latency, parallelism, agent
+time, model calls, critical steps, messages), each with its direction in
+the better column and its probability in one of two columns: P(B better)
+where better is higher or lower, P(B > A) where it is none (a column
+printed only when such a row is). A row is constant where every episode
+or seed of A and B has one value (a setting such as lr, a count that
+never moved); constant rows and the other metrics are left out, with a
+line counting them; --all shows every row. Directories of different
+scenarios are refused unless --any-scenario is given. Compare writes a
+directory (--out, default out/compare-A-vs-B, or out/compare-DIR-A-vs-B
+with --variants):
 
 	compare.csv     variant, metric, a, b, diff, diff_lo, diff_hi,
-	                prob_improvement, unit, better, n_a, n_b, paired
+	                prob_improvement, unit, better, n_a, n_b, paired:
+	                every row
 	charts/         diff_<metric>: each variant's difference B − A with
 	                its interval, for the main metrics, as PNG, SVG and
-	                PDF with the CSV of each
-	manifest.json   both directories' scenarios, written last
+	                PDF with the CSV of each; the y axis names the metric,
+	                its unit and A and B, and 0 is marked
+	manifest.json   the scenarios compared, written last
 
 docs/statistics.md explains the intervals.`,
 	Examples: `
 	simulate compare out/lp-train out/lp-train-stdnorm
-	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents`,
+	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
+	simulate compare out/organizations-seed1 --variants sequential,team --all`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &compareOptions{}
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/compare-A-vs-B)")
 		fs.BoolVar(&o.anyScenario, "any-scenario", false, "compare directories of different scenarios")
 		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out (never A or B, which compare reads)")
 		fs.BoolVar(&o.charts, "charts", true, "draw the chart; --charts=false writes the table only")
+		fs.BoolVar(&o.all, "all", false, "show every row on the terminal: the other metrics and the constant rows too")
+		fs.Func("variants", "compare variants `A,B` of one run directory, paired episode by episode", func(v string) error {
+			if v == "" {
+				return errors.New("want two variants of the run, as A,B")
+			}
+			o.variants = v
+			return nil
+		})
 		return o.run
 	},
 }
@@ -76,35 +110,39 @@ type compareOptions struct {
 	anyScenario bool
 	force       bool
 	charts      bool
+	all         bool
+	variants    string
+}
+
+// A comparison is what compare read and what it found.
+type comparison struct {
+	rows []results.Comparison
+	// inputs are the directories read; the first gives the manifest its
+	// scenario.
+	inputs []*rundir.Run
+	// a and b name A and B in the charts, and sideA and sideB on the
+	// terminal.
+	a, b         string
+	sideA, sideB string
+	description  string
+	// out is the default directory.
+	out string
 }
 
 func (o *compareOptions) run(ctx context.Context, s *session, args []string) (err error) {
-	if len(args) != 2 {
-		return usagef("want two directories, got %s", count(len(args), "argument", "arguments"))
+	compare := o.directories
+	if o.variants != "" {
+		compare = o.runVariants
 	}
-	a, err := rundir.Open(args[0])
+	c, err := compare(args)
 	if err != nil {
 		return err
-	}
-	b, err := rundir.Open(args[1])
-	if err != nil {
-		return err
-	}
-	if a.Manifest.Scenario != b.Manifest.Scenario && !o.anyScenario {
-		return fmt.Errorf("%s holds scenario %s and %s scenario %s: compare runs of one scenario, or give --any-scenario", a.Path, a.Manifest.Scenario, b.Path, b.Manifest.Scenario)
-	}
-	rows, err := results.Compare(a, b)
-	if err != nil {
-		return err
-	}
-	if len(rows) == 0 {
-		return fmt.Errorf("%s and %s have no variant in common", a.Path, b.Path)
 	}
 	out := o.out
 	if out == "" {
-		out = filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", experiment.FileName(filepath.Base(a.Path)), experiment.FileName(filepath.Base(b.Path))))
+		out = c.out
 	}
-	for _, in := range []*rundir.Run{a, b} {
+	for _, in := range c.inputs {
 		if sameFile(out, in.Path) {
 			return fmt.Errorf("--out %s is the directory %s, which compare reads: --force would replace it with the comparison; choose another --out", out, in.Path)
 		}
@@ -118,28 +156,23 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 			dir.Abort()
 		}
 	}()
-	if err := dir.Write("compare.csv", results.Table(rows)); err != nil {
+	if err := dir.Write("compare.csv", results.Table(c.rows)); err != nil {
 		return err
 	}
 	if o.charts {
-		if err := compareCharts(dir, rows); err != nil {
+		if err := compareCharts(dir, c); err != nil {
 			s.warnf("charts left out: %v", err)
 		}
 	}
-	var variants []string
-	for _, r := range rows {
-		if !slices.Contains(variants, r.Variant) {
-			variants = append(variants, r.Variant)
-		}
-	}
+	first := c.inputs[0].Manifest
 	err = dir.Commit(&rundir.Manifest{
 		Kind:            rundir.KindCompare,
-		Scenario:        a.Manifest.Scenario,
-		Description:     fmt.Sprintf("%s (A) against %s (B)", a.Path, b.Path),
-		Source:          a.Manifest.Source,
-		Hash:            a.Manifest.Hash,
-		Seed:            a.Manifest.Seed,
-		Variants:        variants,
+		Scenario:        first.Scenario,
+		Description:     c.description,
+		Source:          first.Source,
+		Hash:            first.Hash,
+		Seed:            first.Seed,
+		Variants:        variantsOf(c.rows),
 		SwarmsimVersion: version(),
 		GoVersion:       goVersion(),
 		Command:         s.argv,
@@ -147,21 +180,112 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	if err != nil {
 		return err
 	}
-	printComparison(s, rows)
+	fmt.Fprintf(s.stdout, "A = %s\nB = %s\n\n", c.sideA, c.sideB)
+	printComparison(s.stdout, c.rows, o.all)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
 
-// compareCharts draws the charts of the comparison rows into dir/charts;
+// directories compares the directories A and B of args.
+func (o *compareOptions) directories(args []string) (*comparison, error) {
+	if len(args) != 2 {
+		return nil, usagef("want two directories, got %s", count(len(args), "argument", "arguments"))
+	}
+	a, err := rundir.Open(args[0])
+	if err != nil {
+		return nil, err
+	}
+	b, err := rundir.Open(args[1])
+	if err != nil {
+		return nil, err
+	}
+	if a.Manifest.Scenario != b.Manifest.Scenario && !o.anyScenario {
+		return nil, fmt.Errorf("%s holds scenario %s and %s scenario %s: compare runs of one scenario, or give --any-scenario", a.Path, a.Manifest.Scenario, b.Path, b.Manifest.Scenario)
+	}
+	rows, err := results.Compare(a, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s and %s have no variant in common", a.Path, b.Path)
+	}
+	// The directories' names, unless they are one name in two places.
+	nameA, nameB := distinctWords(filepath.Base(a.Path), filepath.Base(b.Path))
+	if nameA == nameB {
+		nameA, nameB = a.Path, b.Path
+	}
+	return &comparison{
+		rows: rows, inputs: []*rundir.Run{a, b},
+		a: nameA, b: nameB, sideA: a.Path, sideB: b.Path,
+		description: fmt.Sprintf("%s (A) against %s (B)", a.Path, b.Path),
+		out:         filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", experiment.FileName(filepath.Base(a.Path)), experiment.FileName(filepath.Base(b.Path)))),
+	}, nil
+}
+
+// runVariants compares the two variants that --variants names of the run
+// directory of args.
+func (o *compareOptions) runVariants(args []string) (*comparison, error) {
+	if len(args) != 1 {
+		return nil, usagef("--variants compares two variants of one run directory: want one directory, got %s", count(len(args), "argument", "arguments"))
+	}
+	if o.anyScenario {
+		return nil, usagef("--any-scenario is for two directories; --variants reads one run directory, of one scenario")
+	}
+	names := strings.Split(o.variants, ",")
+	if len(names) != 2 || names[0] == "" || names[1] == "" {
+		return nil, usagef("--variants %s: want two variants of the run, as A,B (such as team,single)", o.variants)
+	}
+	r, err := rundir.Open(args[0])
+	if err != nil {
+		return nil, err
+	}
+	rows, err := results.CompareVariants(r, names[0], names[1])
+	if err != nil {
+		return nil, fmt.Errorf("--variants %s: %w", o.variants, err)
+	}
+	return &comparison{
+		rows: rows, inputs: []*rundir.Run{r},
+		a: names[0], b: names[1],
+		sideA:       fmt.Sprintf("variant %s of %s", names[0], r.Path),
+		sideB:       fmt.Sprintf("variant %s of %s, paired episode by episode", names[1], r.Path),
+		description: fmt.Sprintf("variant %s (A) against variant %s (B) of %s", names[0], names[1], r.Path),
+		out: filepath.Join("out", fmt.Sprintf("compare-%s-%s-vs-%s", experiment.FileName(filepath.Base(r.Path)),
+			experiment.FileName(names[0]), experiment.FileName(names[1]))),
+	}, nil
+}
+
+// distinctWords returns a and b without the words (parts between '-')
+// that both begin with and both end with, so that a chart's axis names
+// what differs, short enough for a column: latency-pressure-train-seed1
+// and latency-pressure-train-seed7 are seed1 and seed7. A name that
+// would be left empty stays whole.
+func distinctWords(a, b string) (string, string) {
+	wa, wb := strings.Split(a, "-"), strings.Split(b, "-")
+	lead := 0
+	for lead < min(len(wa), len(wb)) && wa[lead] == wb[lead] {
+		lead++
+	}
+	trail := 0
+	for trail < min(len(wa), len(wb))-lead && wa[len(wa)-1-trail] == wb[len(wb)-1-trail] {
+		trail++
+	}
+	da, db := wa[lead:len(wa)-trail], wb[lead:len(wb)-trail]
+	if len(da) == 0 || len(db) == 0 {
+		return a, b
+	}
+	return strings.Join(da, "-"), strings.Join(db, "-")
+}
+
+// compareCharts draws the charts of the comparison into dir/charts;
 // the error joins those of the charts it could not draw.
-func compareCharts(dir *rundir.Dir, rows []results.Comparison) error {
+func compareCharts(dir *rundir.Dir, c *comparison) error {
 	cw, err := experiment.NewChartWriter(dir)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, c := range experiment.CompareCharts(rows) {
-		if err := c.Draw(cw); err != nil {
+	for _, ch := range experiment.CompareCharts(c.rows, c.a, c.b) {
+		if err := ch.Draw(cw); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -171,14 +295,85 @@ func compareCharts(dir *rundir.Dir, rows []results.Comparison) error {
 	return errors.Join(errs...)
 }
 
-func printComparison(s *session, rows []results.Comparison) {
-	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "variant\tmetric\tA\tB\tB − A [95% CI]\tP(B better)\t")
-	for _, c := range rows {
+// Heads of the probability columns of compare's table: the probability
+// of improvement where a metric has a direction, and where it has none
+// the chance that B is larger, which is no improvement.
+const (
+	headBetter = "P(B better)"
+	headLarger = "P(B > A)"
+)
+
+// printComparison prints the rows as a table: per variant the main
+// metrics first (metric.Main), each with its direction and its
+// probability under headBetter or, for a metric without a direction,
+// under headLarger (a column printed only where such a row is). Unless
+// all is set it leaves out the constant rows and the other metrics, and
+// says how many it left out.
+func printComparison(w io.Writer, rows []results.Comparison, all bool) {
+	shown, constant, other := pickRows(rows, all)
+	larger := slices.ContainsFunc(shown, func(c results.Comparison) bool { return c.Better == metric.None })
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "variant\tmetric\tbetter\tA\tB\tB − A [95%% CI]\t%s\t", headBetter)
+	if larger {
+		fmt.Fprintf(tw, "%s\t", headLarger)
+	}
+	fmt.Fprintln(tw)
+	for _, c := range shown {
 		a, b := stats.Interval{Value: c.A, Lo: math.NaN(), Hi: math.NaN()}, stats.Interval{Value: c.B, Lo: math.NaN(), Hi: math.NaN()}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t\n", c.Variant, c.Metric, withCISig(a), withCISig(b), withCISig(c.Diff), c.Prob)
+		prob := fmt.Sprintf("%.2f", c.Prob)
+		better, gt := prob, ""
+		if c.Better == metric.None {
+			better, gt = "", prob
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.Variant, c.Metric, c.Better, withCISig(a), withCISig(b), withCISig(c.Diff), better)
+		if larger {
+			fmt.Fprintf(tw, "%s\t", gt)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	var hidden []string
+	if constant > 0 {
+		hidden = append(hidden, count(constant, "constant row", "constant rows")+" (one value in every episode or seed of A and B)")
+	}
+	if other > 0 {
+		hidden = append(hidden, count(other, "row of other metrics", "rows of other metrics"))
+	}
+	if len(hidden) > 0 {
+		fmt.Fprintf(w, "not shown: %s; --all shows them\n", strings.Join(hidden, ", "))
+	}
+}
+
+// pickRows returns the rows that compare's table shows, variant by
+// variant (in the order of rows) with the main metrics first, and how many
+// constant rows and rows of other metrics it leaves out: every row when
+// all is set, else the main metrics that are not constant.
+func pickRows(rows []results.Comparison, all bool) (shown []results.Comparison, constant, other int) {
+	for _, c := range rows {
+		_, main := metric.Main(c.Metric)
+		switch {
+		case all:
+			shown = append(shown, c)
+		case c.Constant:
+			constant++
+		case !main:
+			other++
+		default:
+			shown = append(shown, c)
+		}
+	}
+	variants := variantsOf(shown)
+	// Other metrics after the main ones, in the order of rows.
+	place := func(c results.Comparison) int {
+		if i, ok := metric.Main(c.Metric); ok {
+			return i
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(shown, func(x, y results.Comparison) int {
+		return cmp.Or(cmp.Compare(slices.Index(variants, x.Variant), slices.Index(variants, y.Variant)), cmp.Compare(place(x), place(y)))
+	})
+	return shown, constant, other
 }
 
 // sigDigits are the significant digits of the largest number in a cell
@@ -220,4 +415,16 @@ func withCISig(iv stats.Interval) string {
 		return cells[0]
 	}
 	return fmt.Sprintf("%s [%s, %s]", cells[0], cells[1], cells[2])
+}
+
+// variantsOf returns the variants of the rows, in the order they first
+// appear.
+func variantsOf(rows []results.Comparison) []string {
+	var variants []string
+	for _, r := range rows {
+		if !slices.Contains(variants, r.Variant) {
+			variants = append(variants, r.Variant)
+		}
+	}
+	return variants
 }

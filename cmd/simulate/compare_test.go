@@ -2,8 +2,19 @@ package main
 
 import (
 	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -30,5 +41,189 @@ func TestWithCISig(t *testing.T) {
 		if got := withCISig(tc.iv); got != tc.want {
 			t.Errorf("withCISig(%v, %v, %v) = %q, want %q", tc.iv.Value, tc.iv.Lo, tc.iv.Hi, got, tc.want)
 		}
+	}
+}
+
+// compareTable is compare's table on the terminal, read back: a map of
+// each column's head to its cell, per row.
+func compareTable(t *testing.T, stdout string) []map[string]string {
+	t.Helper()
+	lines := strings.Split(stdout, "\n")
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "variant  ") })
+	require.GreaterOrEqual(t, start, 0, "no table:\n%s", stdout)
+	// tabwriter pads in runes; a cell starts where its head does.
+	header := []rune(lines[start])
+	heads := []string{"variant", "metric", "better", "A", "B", "B − A [95% CI]", headBetter, headLarger}
+	cols := []int{0} // variant
+	for _, h := range heads[1:] {
+		i := strings.Index(string(header), "  "+h+"  ")
+		if i < 0 {
+			cols = append(cols, -1) // P(B > A) may be left out
+			continue
+		}
+		cols = append(cols, utf8.RuneCountInString(string(header)[:i])+2)
+	}
+	var rows []map[string]string
+	for _, l := range lines[start+1:] {
+		if l == "" || strings.HasPrefix(l, "not shown: ") {
+			break
+		}
+		line := []rune(l)
+		row := map[string]string{}
+		for k, h := range heads {
+			if cols[k] < 0 {
+				continue
+			}
+			end := len(line)
+			for _, c := range cols[k+1:] {
+				if c >= 0 {
+					end = min(c, len(line))
+					break
+				}
+			}
+			row[h] = strings.TrimSpace(string(line[min(cols[k], len(line)):end]))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// checkCompareTable checks compare's table on the terminal: every row's
+// direction is the metric's in the table of metrics, and its probability
+// stands under the head that says what it is, P(B better) where the
+// metric has a direction and P(B > A) where it has none (issue 26, item
+// 1). It returns the rows.
+func checkCompareTable(t *testing.T, stdout string) []map[string]string {
+	t.Helper()
+	rows := compareTable(t, stdout)
+	require.NotEmpty(t, rows, stdout)
+	for _, r := range rows {
+		m := metric.Of(r["metric"])
+		assert.Equal(t, string(m.Better), r["better"], "direction of %s", r["metric"])
+		want, other := headBetter, headLarger
+		if m.Better == metric.None {
+			want, other = other, want
+		}
+		p, err := strconv.ParseFloat(r[want], 64)
+		if assert.NoError(t, err, "%s: %s: %q", r["metric"], want, r[want]) {
+			assert.True(t, 0 <= p && p <= 1, "%s: %s %v", r["metric"], want, p)
+		}
+		assert.Empty(t, r[other], "%s (better %s) has no %s", r["metric"], m.Better, other)
+	}
+	return rows
+}
+
+// checkDefaultView checks compare's table in its default view against
+// compare.csv's rows (with their header): only main metrics, no constant
+// row, and a line that counts the rows left out, which with the rows
+// shown make every row of the file.
+func checkDefaultView(t *testing.T, stdout string, csv [][]string) {
+	t.Helper()
+	shown := checkCompareTable(t, stdout)
+	for _, r := range shown {
+		_, main := metric.Main(r["metric"])
+		assert.True(t, main, "%s is no main metric", r["metric"])
+		assert.NotEqual(t, "0 [0, 0]", r["B − A [95% CI]"], "a constant row: %v", r)
+	}
+	left := 0
+	if _, line, ok := strings.Cut(stdout, "\nnot shown: "); ok {
+		line, _, _ = strings.Cut(line, "\n")
+		counts := regexp.MustCompile(`(\d+) (constant rows?|rows? of other metrics)`).FindAllStringSubmatch(line, -1)
+		require.NotEmpty(t, counts, line)
+		for _, c := range counts {
+			n, err := strconv.Atoi(c[1])
+			require.NoError(t, err)
+			assert.Positive(t, n, "a count of 0 is not printed: %s", line)
+			left += n
+		}
+	}
+	assert.Equal(t, len(csv)-1, len(shown)+left, "rows shown and left out:\n%s", stdout)
+}
+
+// TestCompareVariants compares two variants of one run directory, paired
+// episode by episode (issue 26, item 3), into a directory like that of
+// two directories; names that are not two of the run's variants are
+// errors that name the flag and list the variants.
+func TestCompareVariants(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", testEpisodes, "--charts=false", "--out", run)
+	out := filepath.Join(t.TempDir(), "variants")
+	stdout := mustSimulate(t, "compare", run, "--variants", "team,split", "--out", out)
+	assert.Contains(t, stdout, "A = variant team of "+run+"\nB = variant split of "+run+", paired episode by episode\n")
+	rows := readCSV(t, filepath.Join(out, "compare.csv"))
+	checkDefaultView(t, stdout, rows)
+	require.Len(t, rows, 1+9, "the nine metrics of a run")
+	for _, r := range rows[1:] {
+		assert.Equal(t, "team vs split", r[0], "%v", r)
+		assert.Equal(t, []string{testEpisodes, testEpisodes, "true"}, r[10:13], "n_a, n_b, paired: %v", r)
+	}
+	assert.FileExists(t, filepath.Join(out, "charts", "diff_reward.svg"))
+	m := readManifest(t, out)
+	assert.Equal(t, rundir.KindCompare, m.Kind)
+	assert.Equal(t, "variant team (A) against variant split (B) of "+run, m.Description)
+
+	// The same figures as the two variants' rows of episodes.csv, paired
+	// by hand: the mean finish time of each and the mean of the
+	// differences.
+	eps := readCSV(t, filepath.Join(run, "episodes.csv"))
+	var team, split []float64
+	for _, r := range eps[1:] {
+		x := parse(t, r[2]) // finish_time
+		if r[0] == "team" {
+			team = append(team, x)
+		} else {
+			split = append(split, x)
+		}
+	}
+	require.Len(t, team, len(split))
+	var diff float64
+	for i := range team {
+		diff += (split[i] - team[i]) / float64(len(team))
+	}
+	for _, r := range rows[1:] {
+		if r[1] == "finish_time" {
+			assert.InDelta(t, stats.Mean(team), parse(t, r[2]), 1e-9)
+			assert.InDelta(t, stats.Mean(split), parse(t, r[3]), 1e-9)
+			assert.InDelta(t, diff, parse(t, r[4]), 1e-9)
+		}
+	}
+
+	train := trainTiny(t, "--charts=false")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", run, "--variants", "team,singel"}, "--variants team,singel: " + run + ` has no variant "singel" (its variants: split, team)`},
+		{[]string{"compare", run, "--variants", "team"}, "--variants team: want two variants of the run, as A,B"},
+		{[]string{"compare", run, "--variants", ""}, `invalid value "" for flag --variants: want two variants of the run, as A,B`},
+		{[]string{"compare", run, "--variants", ",team"}, "--variants ,team: want two variants"},
+		{[]string{"compare", run, "--variants", "team,split,team"}, "--variants team,split,team: want two variants"},
+		{[]string{"compare", run, "--variants", "team,team"}, "--variants team,team: variant team is named twice"},
+		{[]string{"compare", run, run, "--variants", "team,split"}, "--variants compares two variants of one run directory: want one directory, got 2 arguments"},
+		{[]string{"compare", train, "--variants", "team,split"}, "--variants team,split: " + train + " is a train directory"},
+		{[]string{"compare", run, "--variants", "team,split", "--any-scenario"}, "--any-scenario is for two directories"},
+		{[]string{"compare", run, "--variants", "team,split", "--out", run, "--force"}, "--out " + run + " is the directory " + run + ", which compare reads"},
+	} {
+		_, stderr, code := simulate(t, append(tc.args, "--charts=false")...)
+		assert.NotEqual(t, exitOK, code, "%v", tc.args)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
+	}
+	assert.FileExists(t, filepath.Join(run, "episodes.csv"), "the run is left as it was")
+}
+
+// TestDistinctWords: the charts name A and B by what differs in their
+// directories' names, whole where nothing or everything would be left.
+func TestDistinctWords(t *testing.T) {
+	for _, tc := range []struct{ a, b, wantA, wantB string }{
+		{"latency-pressure-train-seed1", "latency-pressure-train-seed7", "seed1", "seed7"},
+		{"lp-train", "lp-train-stdnorm", "lp-train", "lp-train-stdnorm"},
+		{"tiny-seed1", "tiny-agents8", "seed1", "agents8"},
+		{"a-x-b", "a-y-z-b", "x", "y-z"},
+		{"t1", "t2", "t1", "t2"},
+		{"run", "run", "run", "run"},
+		{"x-run", "y-run", "x", "y"},
+	} {
+		a, b := distinctWords(tc.a, tc.b)
+		assert.Equal(t, []string{tc.wantA, tc.wantB}, []string{a, b}, "%s, %s", tc.a, tc.b)
 	}
 }

@@ -26,7 +26,7 @@
 //	train      train a shared policy for every variant with RLCR
 //	sweep      run a scenario's sweep: many trials, in parallel, resumable, sharded
 //	merge      merge the trials of a sweep's shards
-//	compare    compare two run, train or sweep directories: differences with CIs
+//	compare    compare two directories, or two variants of a run: differences with CIs
 //	plot       redraw the charts of a run, train, sweep or compare directory from its tables
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
@@ -51,11 +51,14 @@
 // variants come from their decisions alone. Episodes run on a pool of
 // workers; the results do not depend on how many.
 //
-// Run prints a table of the variants (success rate with its 95% Wilson
-// interval, then means with their 95% bootstrap intervals: finish time of
-// acceptable episodes, model calls, tokens, parallelism, messages; where
-// calls went to a shared server or an API, the call latency, serving wait
-// and server utilisation, where tools were called, the tool wait; with a
+// Run prints a table of the variants (the mean reward, with its 95%
+// bootstrap interval, where a variant's reward section is not the default
+// one, which pays 1 for an acceptable result and repeats the success rate;
+// the success rate with its 95% Wilson interval; then means with their 95%
+// bootstrap intervals: finish ok (s), the finish time of the acceptable
+// episodes only, model calls, tokens, parallelism, messages; where calls
+// went to a shared server or an API, the call latency, serving wait and
+// server utilisation, where tools were called, the tool wait; with a
 // handoff section, hand-off misses and duplicates) and writes a directory:
 //
 //	manifest.json   what was run: the scenario as resolved, its hash, the
@@ -424,11 +427,11 @@
 //	simulate merge shard0 shard1 shard2 --out merged
 //	simulate merge $SCRATCH/my-sweep --out $SCRATCH/my-sweep --partial
 //
-// # Compare two run, train or sweep directories: differences with CIs
+// # Compare two directories, or two variants of a run: differences with CIs
 //
 // Usage:
 //
-//	simulate compare [flags] A B
+//	simulate compare [flags] A B | DIR --variants A,B
 //
 // Compare reads two complete directories of the same kind and scenario (run
 // with different --set values, say, or built by different versions) and
@@ -453,22 +456,45 @@
 //	                   variant and swept values); the variant column names
 //	                   the point.
 //
+// With --variants A,B compare reads one run directory and compares its
+// variant A with its variant B, paired episode by episode: episode k of
+// every variant of a run worked on the same task draw under the same random
+// streams. The variant column then reads "A vs B".
+//
 // "Better" is higher for rewards, rates, parallelism and speedup, lower for
-// times, counts and costs (the better column says which). Directories of
-// different scenarios are refused unless --any-scenario is given. Compare
-// writes a directory (--out, default out/compare-A-vs-B):
+// times, counts and costs, and none for what is neither good nor bad in
+// itself (settings, action probabilities, bookkeeping); docs/statistics.md
+// lists every metric's direction. The better column says which. Where it is
+// none, prob_improvement is P(B > A), the chance that B is larger.
+//
+// The table on the terminal names A and B, then shows for every variant its
+// main metrics (reward, success, finish time or latency, parallelism, agent
+// time, model calls, critical steps, messages), each with its direction in
+// the better column and its probability in one of two columns: P(B better)
+// where better is higher or lower, P(B > A) where it is none (a column
+// printed only when such a row is). A row is constant where every episode
+// or seed of A and B has one value (a setting such as lr, a count that
+// never moved); constant rows and the other metrics are left out, with a
+// line counting them; --all shows every row. Directories of different
+// scenarios are refused unless --any-scenario is given. Compare writes a
+// directory (--out, default out/compare-A-vs-B, or out/compare-DIR-A-vs-B
+// with --variants):
 //
 //	compare.csv     variant, metric, a, b, diff, diff_lo, diff_hi,
-//	                prob_improvement, unit, better, n_a, n_b, paired
+//	                prob_improvement, unit, better, n_a, n_b, paired:
+//	                every row
 //	charts/         diff_<metric>: each variant's difference B − A with
 //	                its interval, for the main metrics, as PNG, SVG and
-//	                PDF with the CSV of each
-//	manifest.json   both directories' scenarios, written last
+//	                PDF with the CSV of each; the y axis names the metric,
+//	                its unit and A and B, and 0 is marked
+//	manifest.json   the scenarios compared, written last
 //
 // docs/statistics.md explains the intervals.
 //
 // The flags are:
 //
+//	--all
+//		show every row on the terminal: the other metrics and the constant rows too
 //	--any-scenario
 //		compare directories of different scenarios
 //	--charts
@@ -477,11 +503,14 @@
 //		overwrite a complete directory at --out (never A or B, which compare reads)
 //	--out DIR
 //		write into directory DIR (default: out/compare-A-vs-B)
+//	--variants A,B
+//		compare variants A,B of one run directory, paired episode by episode
 //
 // Examples:
 //
 //	simulate compare out/lp-train out/lp-train-stdnorm
 //	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
+//	simulate compare out/organizations-seed1 --variants sequential,team --all
 //
 // # Redraw the charts of a run, train, sweep or compare directory from its tables
 //

@@ -152,7 +152,7 @@ func TestRunWritesAllFiles(t *testing.T) {
 	}
 
 	// The table names every variant under the expected headings.
-	for _, h := range []string{"variant", "success", "finish (s)", "calls", "tokens", "parallelism", "messages"} {
+	for _, h := range []string{"variant", "success", "finish ok (s)", "calls", "tokens", "parallelism", "messages"} {
 		assert.Contains(t, stdout, h)
 	}
 	for _, v := range m.Variants {

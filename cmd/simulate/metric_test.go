@@ -23,8 +23,9 @@ import (
 // every metric a sweep can record), reads back every table they write
 // (charts aside: their columns are a chart's axes) and checks that every
 // metric column has an entry in the table of metrics, and that compare
-// wrote each entry's unit and direction. A new column without an entry
-// fails here.
+// wrote each entry's unit and direction, in compare.csv and in every row
+// of its table on the terminal (checkCompareTable). A new column without
+// an entry fails here.
 func TestEveryColumnHasAMetric(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every command")
@@ -50,9 +51,20 @@ func TestEveryColumnHasAMetric(t *testing.T) {
 		}
 	}
 	mustSimulate(t, "replay", multiagentTraces, "--sessions", "1,2", "--charts=false", "--out", out("replay"))
+	// compare's table on the terminal, every row of it, states each
+	// metric's direction and its probability under the head that fits.
+	printed := map[string]bool{}
 	for _, kind := range []string{"run", "train", "sweep-train", "sweep-run"} {
-		mustSimulate(t, "compare", out(kind+"-a"), out(kind+"-b"), "--charts=false", "--out", out("compare-"+kind))
+		stdout := mustSimulate(t, "compare", out(kind+"-a"), out(kind+"-b"), "--charts=false", "--all", "--out", out("compare-"+kind))
+		rows := checkCompareTable(t, stdout)
+		assert.Len(t, rows, len(readCSV(t, out("compare-"+kind+"/compare.csv")))-1, "%s: --all prints every row", kind)
+		for _, r := range rows {
+			printed[r["metric"]] = true
+		}
 	}
+	stdout := mustSimulate(t, "compare", out("run-a"), "--variants", "split,team", "--charts=false", "--all", "--out", out("compare-variants"))
+	assert.Len(t, checkCompareTable(t, stdout), len(readCSV(t, out("compare-variants/compare.csv")))-1, "variants: --all prints every row")
+	assert.True(t, printed["lr"] && printed["reward_mean"] && printed["finish_time"], "rows of every direction: %v", printed)
 
 	tables := 0
 	seen := map[string]bool{}
@@ -77,8 +89,8 @@ func TestEveryColumnHasAMetric(t *testing.T) {
 	require.NoError(t, err)
 	// Two runs and two trainings (episodes and summary, iterations and
 	// summary), four sweeps (trials and summary, a table per trial) and
-	// four comparisons.
-	assert.Greater(t, tables, 4*2+4*2+4, "tables read")
+	// five comparisons.
+	assert.Greater(t, tables, 4*2+4*2+5, "tables read")
 	// And no entry is left over from a column that is gone.
 	for _, m := range metric.All() {
 		prefix, _, family := strings.Cut(m.Name, "<")

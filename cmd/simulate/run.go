@@ -24,11 +24,14 @@ same task draw with the same random streams, so that differences between
 variants come from their decisions alone. Episodes run on a pool of
 workers; the results do not depend on how many.
 
-Run prints a table of the variants (success rate with its 95% Wilson
-interval, then means with their 95% bootstrap intervals: finish time of
-acceptable episodes, model calls, tokens, parallelism, messages; where
-calls went to a shared server or an API, the call latency, serving wait
-and server utilisation, where tools were called, the tool wait; with a
+Run prints a table of the variants (the mean reward, with its 95%
+bootstrap interval, where a variant's reward section is not the default
+one, which pays 1 for an acceptable result and repeats the success rate;
+the success rate with its 95% Wilson interval; then means with their 95%
+bootstrap intervals: finish ok (s), the finish time of the acceptable
+episodes only, model calls, tokens, parallelism, messages; where calls
+went to a shared server or an API, the call latency, serving wait and
+server utilisation, where tools were called, the tool wait; with a
 handoff section, hand-off misses and duplicates) and writes a directory:
 
 	manifest.json   what was run: the scenario as resolved, its hash, the
@@ -174,7 +177,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
-	printSummary(s.stdout, rows, sums, handoff, noUtilisation(sc))
+	printSummary(s.stdout, sc, rows, sums)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }

@@ -301,8 +301,9 @@ func TestCompare(t *testing.T) {
 	b := trainTiny(t, "--seeds", "3", "--set", "train.std_norm=true")
 	cmp := filepath.Join(t.TempDir(), "cmp")
 	stdout := mustSimulate(t, "compare", a, b, "--out", cmp)
-	assert.Contains(t, stdout, "P(B better)")
 	rows := readCSV(t, filepath.Join(cmp, "compare.csv"))
+	checkDefaultView(t, stdout, rows)
+	assert.Len(t, checkCompareTable(t, mustSimulate(t, "compare", a, b, "--out", cmp, "--force", "--all")), len(rows)-1, "--all shows every row")
 	assert.Equal(t, []string{"variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement"}, rows[0][:8])
 	assert.FileExists(t, filepath.Join(cmp, "charts", "diff_reward_mean.svg"))
 	variants := map[string]bool{}

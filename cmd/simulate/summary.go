@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/stats"
@@ -55,16 +57,32 @@ func noUtilisation(sc *scenarios.Scenario) map[string]bool {
 	return none
 }
 
-// printSummary prints the variants as an aligned table: the success rate
+// setsReward reports whether a variant of sc scores its episodes with a
+// reward other than the default, which pays 1 for an acceptable result
+// and nothing else and so repeats the success rate: then run's table shows
+// the reward.
+func setsReward(sc *scenarios.Scenario) bool {
+	return slices.ContainsFunc(sc.Variants, func(v scenarios.Variant) bool { return v.Spec.Reward != rlcr.DefaultReward() })
+}
+
+// printSummary prints the variants of a run of sc as an aligned table:
+// the mean reward where a variant sets one (setsReward), the success rate
 // with its 95% Wilson interval, then means with their 95% bootstrap
-// intervals, then the shared metrics that screenShared picks and, with
-// handoff set, the hand-off metrics of summary.csv. The server
-// utilisation of the variants in noUtil reads n/a.
-func printSummary(w io.Writer, rows []experiment.Row, sums []experiment.Summary, handoff bool, noUtil map[string]bool) error {
+// intervals, the finish time over acceptable episodes only, then the
+// shared metrics that screenShared picks and, with a handoff section, the
+// hand-off metrics of summary.csv. The server utilisation of variants
+// without a defined one (noUtilisation) reads n/a.
+func printSummary(w io.Writer, sc *scenarios.Scenario, rows []experiment.Row, sums []experiment.Summary) error {
+	reward := setsReward(sc)
+	noUtil := noUtilisation(sc)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "variant\tsuccess [95%% Wilson]\tfinish (s)\tcalls\ttokens\tparallelism\tmessages")
+	fmt.Fprint(tw, "variant")
+	if reward {
+		fmt.Fprintf(tw, "\t%s", metric.Of("reward").Head)
+	}
+	fmt.Fprintf(tw, "\tsuccess [95%% Wilson]\t%s\tcalls\ttokens\tparallelism\tmessages", metric.Of("finish_time_acceptable").Head)
 	extra := screenShared(rows)
-	if handoff {
+	if experiment.UsesHandoff(experiment.VariantSpecs(sc)...) {
 		extra = append(extra, experiment.HandoffMetrics...)
 	}
 	for _, m := range extra {
@@ -73,8 +91,11 @@ func printSummary(w io.Writer, rows []experiment.Row, sums []experiment.Summary,
 	fmt.Fprintln(tw)
 	for i := range sums {
 		s := &sums[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s",
-			s.Variant,
+		fmt.Fprint(tw, s.Variant)
+		if reward {
+			fmt.Fprintf(tw, "\t%s", withCI(s.Reward, 2))
+		}
+		fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t%s",
 			withCI(s.Success, 2),
 			withCI(s.FinishAcceptable, 0),
 			withCI(s.ModelCalls, 1),

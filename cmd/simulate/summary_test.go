@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,6 +35,49 @@ func TestUtilisationUndefined(t *testing.T) {
 			for _, l := range lines[1:] {
 				assert.Equal(t, !tc.defined, strings.HasSuffix(l, "  n/a"), "%q", l)
 			}
+		})
+	}
+}
+
+// TestRunTableReward checks run's table: a reward column where the
+// scenario sets a reward other than the default (issue 26, item 3), the
+// mean of the episodes' rewards that summary.csv holds, and none where
+// the reward would repeat the success rate; the finish time's head says
+// that it covers the acceptable episodes only.
+func TestRunTableReward(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sets   []string
+		reward bool
+	}{
+		{"default reward", nil, false},
+		{"latency weight", []string{"--set", "reward.latency=0.5", "--set", "reward.penalty=linear"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "o")
+			args := append([]string{"run", testScenario, "--episodes", testEpisodes, "--charts=false", "--out", out}, tc.sets...)
+			table, _, ok := strings.Cut(mustSimulate(t, args...), "\nwrote ")
+			require.True(t, ok)
+			cells := regexp.MustCompile(`\s{2,}`)
+			lines := strings.Split(strings.TrimSpace(table), "\n")
+			header := cells.Split(lines[0], -1)
+			assert.Contains(t, header, "finish ok (s)")
+			assert.NotContains(t, header, "finish (s)")
+			col := slices.Index(header, "reward")
+			assert.Equal(t, tc.reward, col >= 0, "reward column in %v", header)
+			if col < 0 {
+				return
+			}
+			sum := readCSV(t, filepath.Join(out, "summary.csv"))
+			mean := slices.Index(sum[0], "reward_mean")
+			require.Len(t, lines, len(sum))
+			for i, l := range lines[1:] {
+				row := cells.Split(l, -1)
+				require.Equal(t, sum[i+1][0], row[0])
+				assert.True(t, strings.HasPrefix(row[col], fmt.Sprintf("%.2f [", parse(t, sum[i+1][mean]))), "%s: %q, summary.csv %s", row[0], row[col], sum[i+1][mean])
+			}
+			// Not the success rate again: a latency weight takes from it.
+			assert.NotEqual(t, cells.Split(lines[2], -1)[col], cells.Split(lines[2], -1)[col+1])
 		})
 	}
 }
