@@ -124,16 +124,6 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 			byVariant[t.Variant] = append(byVariant[t.Variant], &trialResult{info: &plan.Trials[j], rec: r})
 		}
 	}
-	// Short: the legend's note must fit a column.
-	stat := fmt.Sprintf("IQM, %d seeds", plan.Seeds)
-	switch {
-	case len(plan.Random) > 0 && len(plan.Grid) > 2:
-		stat += ", samples, axes"
-	case len(plan.Random) > 0:
-		stat += ", samples"
-	case len(plan.Grid) > 2:
-		stat += ", other axes"
-	}
 	const interval = "95% bootstrap CI"
 
 	// One categorical axis (such as policy.organization) beside numeric
@@ -155,6 +145,13 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 		category = -2
 	}
 	perValueMaps := category >= 0 && len(nums) >= 2
+	// What a line's point pools (one axis drawn), and a heat map's cell
+	// (two drawn, and the category fixed in the per-value maps).
+	lineStat := pooled("IQM", plan, 1)
+	mapStat := pooled("IQM", plan, 2)
+	if perValueMaps {
+		mapStat = pooled("IQM", plan, 3)
+	}
 	for _, v := range plan.Variants {
 		suffix := ""
 		if len(plan.Variants) > 1 {
@@ -169,11 +166,8 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 			md := metricData{plan, rs, m, scale}
 			for a := range plan.Grid {
 				name := fmt.Sprintf("%s_vs_%s%s", m, chartName(plan.Grid[a].Path), suffix)
-				c := Chart{Name: name, XLabel: axisLabel(&plan.Grid[a]), YLabel: label, Stat: stat, Interval: interval}
+				c := Chart{Name: name, XLabel: axisLabel(&plan.Grid[a]), YLabel: label, Stat: lineStat, Interval: interval}
 				if !numeric(&plan.Grid[a]) {
-					if len(plan.Grid) == 2 {
-						c.Stat += ", other axis" // pooled over it
-					}
 					c.Points = md.points(a)
 					if len(c.Points) == 0 {
 						warnings = append(warnings, fmt.Sprintf("chart %s left out: no finite values", name))
@@ -189,6 +183,9 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 				case len(plan.Grid) == 2 && len(plan.Grid[1-a].Values) <= plots.MaxSeries:
 					other = 1 - a
 				}
+				if other >= 0 {
+					c.Stat = pooled("IQM", plan, 2) // the other axis is drawn as curves
+				}
 				c.Series = md.lineSeries(a, other)
 				if len(c.Series) == 0 {
 					warnings = append(warnings, fmt.Sprintf("chart %s left out: no finite values", name))
@@ -198,12 +195,12 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 			}
 			switch {
 			case perValueMaps:
-				c, w := md.categoryHeatmaps(label, stat, category, nums[0], nums[1], suffix)
+				c, w := md.categoryHeatmaps(label, mapStat, category, nums[0], nums[1], suffix)
 				charts, warnings = append(charts, c...), append(warnings, w...)
 			case len(plan.Grid) >= 2:
 				name := m + "_heatmap" + suffix
 				if g, ok := md.heatGrid(0, 1, nil); ok {
-					charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[0]), YLabel: axisLabel(&plan.Grid[1]), ZLabel: label, Stat: stat, Grid: g})
+					charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[0]), YLabel: axisLabel(&plan.Grid[1]), ZLabel: label, Stat: mapStat, Grid: g})
 				} else {
 					warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
 				}
@@ -222,11 +219,30 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 				if plan.Command == scenarios.SweepTrain {
 					z = "learned " + z
 				}
-				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Stat: stat, Grid: g})
+				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Stat: mapStat, Grid: g})
 			}
 		}
 	}
 	return charts, warnings
+}
+
+// pooled returns what a chart's value is, "IQM, 10 seeds", and what else
+// it pools beyond the seeds: the random samples, and the grid axes beyond
+// the drawn ones (kept short: the legend's note must fit a column).
+func pooled(what string, plan *results.Plan, drawn int) string {
+	s := fmt.Sprintf("%s, %d seeds", what, plan.Seeds)
+	if plan.Seeds == 1 {
+		s = what + ", 1 seed"
+	}
+	switch {
+	case len(plan.Random) > 0 && len(plan.Grid) > drawn:
+		s += ", samples, axes"
+	case len(plan.Random) > 0:
+		s += ", samples"
+	case len(plan.Grid) > drawn:
+		s += ", other axes"
+	}
+	return s
 }
 
 // numeric says whether an axis's values are all numbers.
@@ -404,8 +420,8 @@ func (md metricData) categoryHeatmaps(label, stat string, c, x, y int, suffix st
 			Title:    fmt.Sprintf("%s: %s minus %s", ax.Path, ax.Values[k], ax.Values[0]),
 			XLabel:   axisLabel(&plan.Grid[x]),
 			YLabel:   axisLabel(&plan.Grid[y]),
-			ZLabel:   "difference in " + label,
-			Stat:     "difference of IQMs, " + strings.TrimPrefix(stat, "IQM, "),
+			ZLabel:   label, // the title and the scale's ends say it is a difference
+			Stat:     "IQM difference, " + strings.TrimPrefix(stat, "IQM, "),
 			Interval: "95% CI",
 			Grid:     g,
 			Sides:    &sides,
