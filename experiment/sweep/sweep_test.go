@@ -542,3 +542,47 @@ func TestValueLabel(t *testing.T) {
 		assert.Equal(t, tc.want, got)
 	}
 }
+
+// TestHeatmapCellIsTheSummarysIQM: with an outlying seed, a heat map's
+// cell is the IQM the summary (and so the terminal) reports, not the
+// mean, and the chart says so. (It drew the mean, unnamed, before.)
+func TestHeatmapCellIsTheSummarysIQM(t *testing.T) {
+	p := &results.Plan{
+		Seeds:    5,
+		Variants: []string{"v"},
+		Metrics:  []string{"reward_mean"},
+		Grid: []results.Axis{
+			{Path: "reward.cost", Values: []string{"0", "1"}, Numbers: []float64{0, 1}},
+			{Path: "task.coupling", Values: []string{"0"}, Numbers: []float64{0}},
+		},
+	}
+	recs := map[string]*Record{}
+	for x := range 2 {
+		for seed := range 5 {
+			id := fmt.Sprintf("t%d-%d", x, seed)
+			v := Value(1 + seed%2)
+			if seed == 4 {
+				v = 100 // one seed far out
+			}
+			p.Trials = append(p.Trials, results.TrialInfo{ID: id, Variant: "v", Seed: uint64(seed), Point: []int{x, 0},
+				Params: []scenarios.Param{{Path: "reward.cost", Value: p.Grid[0].Values[x]}, {Path: "task.coupling", Value: "0"}}})
+			recs[id] = &Record{ID: id, Variant: "v", Metrics: map[string]Value{"reward_mean": v}}
+		}
+	}
+	charts, warnings := Charts(p, recs)
+	assert.Empty(t, warnings)
+	var hm *Chart
+	for i := range charts {
+		if charts[i].Name == "reward_mean_heatmap" {
+			hm = &charts[i]
+		}
+	}
+	require.NotNil(t, hm)
+	assert.Equal(t, "IQM, 5 seeds", hm.Stat)
+	seeds := []float64{1, 2, 1, 2, 100}
+	assert.InDelta(t, stats.IQM(seeds), hm.Grid.Z[0][0], 1e-12)
+	assert.NotEqual(t, stats.Mean(seeds), hm.Grid.Z[0][0], "not the mean")
+	sums := Summarize(p, recs)
+	require.Len(t, sums, 2)
+	assert.InDelta(t, sums[0].Aggregates[0].IQM.Value, hm.Grid.Z[0][0], 1e-12, "the summary's IQM")
+}
