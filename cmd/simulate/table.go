@@ -109,8 +109,9 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 // swept values) and cells (a value with its interval) under metric
 // columns.
 type paperTable struct {
-	// caption says what the cells are, and of what.
-	caption string
+	// subject and cells make the caption, "subject: cells": what was
+	// run, and what the cells are.
+	subject, cells string
 	// source is the file the table was read from, for errors.
 	source string
 	// keys are the heads of the key columns.
@@ -118,6 +119,9 @@ type paperTable struct {
 	cols []paperCol
 	rows []paperRow
 }
+
+// caption says what was run and what the cells are.
+func (t *paperTable) caption() string { return t.subject + ": " + t.cells }
 
 // A paperCol is a column of cells: its metric's name (what --metrics
 // selects), its head, and which way its values are better (None: none
@@ -247,12 +251,13 @@ func cellOf(t *rundir.Table, i, v, lo, hi int) (stats.Interval, error) {
 // acceptable) or ratios beside the means, left out.
 func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	t := &paperTable{
-		caption: fmt.Sprintf("%s: mean over %d episodes [95%% interval: bootstrap; Wilson for rates]", r.Manifest.Scenario, r.Manifest.Episodes),
+		subject: r.Manifest.Scenario,
+		cells:   fmt.Sprintf("mean over %d episodes [95%% interval: bootstrap; Wilson for rates]", r.Manifest.Episodes),
 		source:  tab.Path,
 		keys:    []string{"variant"},
 	}
 	if r.Manifest.Episodes == 0 {
-		t.caption = r.Manifest.Scenario + ": mean over episodes [95% interval: bootstrap; Wilson for rates]"
+		t.cells = "mean over episodes [95% interval: bootstrap; Wilson for rates]"
 	}
 	variant, err := tab.Col("variant")
 	if err != nil {
@@ -295,11 +300,12 @@ func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 // "metric", the IQM in iqm, iqm_lo and iqm_hi.
 func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	t := &paperTable{
-		caption: fmt.Sprintf("%s: IQM over %d seeds [95%% bootstrap interval]", r.Manifest.Scenario, r.Manifest.Seeds),
+		subject: r.Manifest.Scenario,
+		cells:   fmt.Sprintf("IQM over %d seeds [95%% bootstrap interval]", r.Manifest.Seeds),
 		source:  tab.Path,
 	}
 	if r.Manifest.Kind == rundir.KindTrain {
-		t.caption = fmt.Sprintf("%s: IQM over %d seeds of the last tenth of training [95%% bootstrap interval]", r.Manifest.Scenario, r.Manifest.Seeds)
+		t.cells = fmt.Sprintf("IQM over %d seeds of the last tenth of training [95%% bootstrap interval]", r.Manifest.Seeds)
 	}
 	var col [4]int // metric, iqm, iqm_lo, iqm_hi
 	for k, name := range []string{"metric", "iqm", "iqm_lo", "iqm_hi"} {
@@ -340,6 +346,15 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		}
 		t.rows[k].cells[j] = iv
 	}
+	// A sweep of one variant: its name goes into the caption, not into
+	// a column that says it on every row.
+	if len(t.keys) > 1 && len(t.rows) > 0 && !slices.ContainsFunc(t.rows, func(r paperRow) bool { return r.keys[0] != t.rows[0].keys[0] }) {
+		t.subject += fmt.Sprintf(" (%s %s)", t.keys[0], t.rows[0].keys[0])
+		t.keys = t.keys[1:]
+		for i := range t.rows {
+			t.rows[i].keys = t.rows[i].keys[1:]
+		}
+	}
 	return t, nil
 }
 
@@ -348,7 +363,8 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 // probability of improvement. No column is a metric, so none is in bold.
 func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	t := &paperTable{
-		caption: r.Manifest.Description + ": difference B - A [95% bootstrap interval]",
+		subject: r.Manifest.Description,
+		cells:   "difference B - A [95% bootstrap interval]",
 		source:  tab.Path,
 		keys:    []string{"variant", "metric", "better"},
 		cols: []paperCol{
@@ -541,7 +557,7 @@ func (t *paperTable) latex(digits int) []byte {
 	var b bytes.Buffer
 	b.WriteString("% simulate table: needs \\usepackage{booktabs}\n")
 	b.WriteString("\\begin{table}\n\\centering\n")
-	fmt.Fprintf(&b, "\\caption{%s}\n", latexEscapes.Replace(t.caption))
+	fmt.Fprintf(&b, "\\caption{%s}\n", latexEscapes.Replace(t.caption()))
 	fmt.Fprintf(&b, "\\begin{tabular}{%s%s}\n", strings.Repeat("l", len(t.keys)), strings.Repeat("r", len(t.cols)))
 	b.WriteString("\\toprule\n")
 	fmt.Fprintf(&b, "%s \\\\\n", strings.Join(head, " & "))
@@ -568,7 +584,7 @@ func (t *paperTable) markdown(digits int) []byte {
 	}
 	head, rows := t.lines(x, digits)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n\n", markdownEscapes.Replace(t.caption))
+	fmt.Fprintf(&b, "%s\n\n", markdownEscapes.Replace(t.caption()))
 	fmt.Fprintf(&b, "| %s |\n|", strings.Join(head, " | "))
 	for i := range head {
 		if i < len(t.keys) {
