@@ -268,15 +268,14 @@ func Timeline(c Chart, spans []Span, flows []Flow) (*plot.Plot, error) {
 
 // Heatmap returns a heat map of g in viridis, with a colour scale labelled
 // c.ZLabel at its right, and cell values written in the cells when
-// g.Annotate is set. Cells are equal and labelled with the X and Y values.
+// g.Annotate is set. Cells are equal and labelled with the X and Y names.
+// When c.Stat is set, the legend says what a cell's value is ("cell: IQM,
+// 10 seeds").
 //
 // It returns an error when g is invalid (see NewHeatMap), an axis label
 // or ZLabel is missing, or the chart does not fit c.Size (for instance
 // when annotations are wider than the cells).
 func Heatmap(c Chart, g Grid) (*plot.Plot, error) {
-	if c.XLabel == "" || c.YLabel == "" || c.ZLabel == "" {
-		return nil, errors.New("plots: a heat map needs XLabel, YLabel and ZLabel (with units)")
-	}
 	if err := g.check(); err != nil {
 		return nil, err
 	}
@@ -289,27 +288,19 @@ func Heatmap(c Chart, g Grid) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := NewHeatMap(g, cm)
-	if err != nil {
-		return nil, err
-	}
 	scale, err := NewColorScale(cm, c.ZLabel)
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPlot(c)
+	p, _, err := heatPlot(c, g, cm, scale)
 	if err != nil {
 		return nil, err
 	}
-	p.Add(seamFill{h}, h, scale)
-	if g.Annotate {
-		sty := textStyle(noteSize)
-		sty.XAlign = draw.XCenter
-		p.Add(cellLabels{h: h, style: sty})
+	legend := newLegendStrip()
+	if c.Stat != "" {
+		legend.add("cell: " + c.Stat)
 	}
-	p.X.Tick.Marker, p.Y.Tick.Marker = AxisTicks(g)
-	p.X.Padding, p.Y.Padding = 0, 0
-	return finish(p, c, newLegendStrip())
+	return finish(p, c, legend)
 }
 
 // dataArea returns the data area of p drawn at size, before a legend is

@@ -28,6 +28,7 @@
 //	merge      merge the trials of a sweep's shards
 //	compare    compare two directories, or two variants of a run: differences with CIs
 //	plot       redraw the charts of a run, train, sweep or compare directory from its tables
+//	table      print a directory's summary as a LaTeX, Markdown or CSV table for a paper
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
@@ -545,6 +546,56 @@
 //
 //	simulate plot out/latency-pressure-train-seed1 --out figures
 //	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny
+//
+// # Print a directory's summary as a LaTeX, Markdown or CSV table for a paper
+//
+// Usage:
+//
+//	simulate table [flags] DIR
+//
+// Table prints the summary of a complete run, train or sweep directory, or
+// the comparison of a compare directory, as a table ready to paste into a
+// paper, reading only its tables (nothing is run):
+//
+//	run directory      one row per variant, one column per metric: the
+//	                   mean over episodes [95% interval] from summary.csv
+//	train directory    one row per variant: the IQM over seeds of each
+//	                   metric's last tenth [95% bootstrap interval]
+//	sweep directory    one row per variant and swept point: the IQM over
+//	                   seeds [95% bootstrap interval]
+//	compare directory  one row per variant and metric: A, B, the
+//	                   difference B - A [95% interval] and the probability
+//	                   that B is better (P(B > A) where no side is better)
+//
+// Each cell is a value and its interval, "0.891 [0.862, 0.953]", with --digits
+// significant digits (the interval at the value's decimals). In each column
+// of a summary the best value is in bold, by the metric's direction (higher
+// for rewards and rates, lower for times and counts); a column whose metric
+// is neither has none in bold, nor has a comparison. Column heads are the
+// metric's label with its unit, from the table of metrics (docs/statistics.md).
+//
+//	--format latex     a table environment with a booktabs tabular
+//	                   (\toprule, \midrule, \bottomrule; needs
+//	                   \usepackage{booktabs}) and its caption, with
+//	                   LaTeX's special characters escaped
+//	--format markdown  a caption line and a GitHub-flavoured table
+//	--format csv       value, lo and hi in columns of their own, no bold
+//
+// The flags are:
+//
+//	--digits N
+//		write values with N significant digits, 1 to 15 (default 3)
+//	--format F
+//		print the table as F: latex, markdown, csv (default markdown)
+//	--metrics LIST
+//		keep only the metrics LIST, comma-separated, in that order (default: every
+//		metric the directory's table holds)
+//
+// Examples:
+//
+//	simulate table out/latency-pressure-train-seed1 --format latex > table.tex
+//	simulate table out/tiny-seed1 --metrics success_rate,finish_time_mean
+//	simulate table out/compare-a-vs-b --format markdown --digits 2
 //
 // # Describe a task graph
 //
