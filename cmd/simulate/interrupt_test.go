@@ -251,9 +251,11 @@ func TestTrainInterruptSaysHowToResume(t *testing.T) {
 		want  string
 	}{
 		{
-			// A first iteration of tens of seconds: none is checkpointed.
-			name:  "none kept",
-			args:  []string{"train", "tiny", "--set", "task.width=20000", "--set", "collective.agents=4000", "--set", "train.iterations=2", "--seeds", "1", "--workers", "1", "--charts=false"},
+			// A first iteration of tens of seconds (one rollout, 660MiB
+			// estimated): none is checkpointed.
+			name: "none kept",
+			args: []string{"train", "tiny", "--set", "task.width=20000", "--set", "collective.agents=4000", "--set", "train.iterations=2",
+				"--set", "train.batch=1", "--set", "train.group=1", "--seeds", "1", "--workers", "1", "--charts=false"},
 			ready: func(string) bool { return true },
 			want:  "simulate train: no iteration was checkpointed, so nothing is kept; to start again, run: simulate train tiny",
 		},
@@ -264,7 +266,7 @@ func TestTrainInterruptSaysHowToResume(t *testing.T) {
 				parts, _ := filepath.Glob(filepath.Join(out, train.CheckpointDir, "*.gob"))
 				return len(parts) > 0
 			},
-			want: " of 200000 iterations are kept in ", // tiny has two variants
+			want: " of 100000 iterations are kept in ", // tiny's two variants train once
 		},
 	}
 	for _, c := range cases {

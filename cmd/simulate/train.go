@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"reflect"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -62,7 +62,11 @@ section hand-off misses and duplicates) and writes a directory:
 	                  over the seeds' last tenths of training: variant,
 	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
 	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
-	                  interval (95% percentile bootstrap over seeds)
+	                  interval (95% percentile bootstrap over seeds),
+	                  policy (learned); then the variant's baseline rows
+	                  (policy fixed): its own policy section scored on
+	                  the episodes of the same last tenths, reward_mean
+	                  to critical_steps_mean
 	policies/         the final policy of each variant and seed, as JSON;
 	                  'simulate run --policy FILE' evaluates one
 	charts/           learning curves (reward, success, latency,
@@ -78,10 +82,16 @@ section hand-off misses and duplicates) and writes a directory:
 	                  PNG, SVG and PDF with the CSV of each, and
 	                  charts.json for 'simulate plot'
 
-The table printed shows the IQM over seeds with its 95% interval.
-Training does not read the policy section (the organization or policy
-file that run evaluates): it learns the policy train.policy names, so
-variants that differ only there train alike, and train says which.
+The table printed shows the IQM over seeds with its 95% interval, a
+learned row per variant trained and a fixed row per variant: the
+baseline, the variant's own policy section (the organization or policy
+file that run evaluates) on the same tasks, rollouts and random streams
+as the learned policy's last tenth of training (common random numbers),
+so that a learned policy that does worse than a fixed organization shows.
+Training does not read the policy section: it learns the policy
+train.policy names, so variants that differ only there would train
+identical copies; train says so before it starts and trains the first of
+them once, and each of them still gets its baseline row.
 Virtual times are in seconds and rates are fractions, in the tables and
 the charts alike; docs/statistics.md explains the intervals. Writes are
 atomic and the manifest comes last, as for run.
@@ -155,6 +165,14 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	}()
 
 	jobs, total := train.Jobs(sc, seed, o.seeds)
+	for _, g := range train.Alike(sc.Variants) {
+		names := make([]string, len(g))
+		for i, k := range g {
+			names[i] = sc.Variants[k].Name
+		}
+		s.infof("%s differ only in their policy section, which training replaces with the policy it learns (train.policy): training %s once for them all; each variant's own policy is scored as a baseline",
+			joinAnd(names), names[0])
+	}
 	resumed, err := train.Resume(dir, jobs)
 	if err != nil {
 		return err
@@ -177,12 +195,20 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 
-	sv, err := train.WriteTables(dir, jobs)
+	// The baselines: each variant's own policy section on the episodes
+	// the learned policy is scored on.
+	bar = newProgress(s.stderr, "baseline iterations", train.BaselineIterations(sc, o.seeds))
+	baselines, err := train.Baselines(ctx, sc, seed, o.seeds, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
+	bar.finish(err == nil)
+	if err != nil {
+		return err
+	}
+	sv, fixed, err := train.WriteTables(dir, jobs, baselines)
 	if err != nil {
 		return err
 	}
 	if o.charts {
-		warnings, err := train.LearningCurves(ctx, dir, sc, jobs, sv)
+		warnings, err := train.LearningCurves(ctx, dir, jobs, sv)
 		for _, w := range warnings {
 			s.warnf("%s", w)
 		}
@@ -202,7 +228,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := os.RemoveAll(dir.Join(train.CheckpointDir)); err != nil {
 		s.warnf("%v", err)
 	}
-	printTraining(s, sv, sc.Variants, experiment.UsesHandoff(experiment.VariantSpecs(sc)...))
+	printTraining(s, sv, fixed, experiment.UsesHandoff(experiment.VariantSpecs(sc)...))
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
@@ -215,9 +241,11 @@ type screenColumn struct {
 
 // printTraining prints each variant's figures over the last tenth of
 // training: the IQM over seeds with its 95% bootstrap interval; with
-// handoff set also the hand-off columns of iterations.csv. It notes the
-// variants that train alike.
-func printTraining(s *session, sv *results.SeedValues, variants []scenarios.Variant, handoff bool) {
+// handoff set also the hand-off columns of iterations.csv. Each variant's
+// learned row (if it was trained) is followed by its baseline row: its own
+// policy section on the same episodes (fixed), whose columns are those
+// of the rollouts.
+func printTraining(s *session, learned, fixed *results.SeedValues, handoff bool) {
 	cols := []screenColumn{{"reward_mean", 2}, {"success_rate", 2}, {"latency_mean", 0}, {"parallelism_mean", 2}, {"messages_mean", 1}}
 	if handoff {
 		for _, name := range train.HandoffColumnNames() {
@@ -225,47 +253,26 @@ func printTraining(s *session, sv *results.SeedValues, variants []scenarios.Vari
 		}
 	}
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "variant\tseeds\t")
+	fmt.Fprint(tw, "variant\tpolicy\tseeds\t")
 	for _, c := range cols {
 		fmt.Fprintf(tw, "%s\t", metric.Of(c.metric).Head)
 	}
 	fmt.Fprintln(tw, "(IQM [95% CI] over seeds, last tenth of training)")
-	for _, v := range sv.Variants {
-		fmt.Fprintf(tw, "%s\t%d\t", v, len(sv.Seeds[v]))
+	row := func(sv *results.SeedValues, v, policy string) {
+		if !slices.Contains(sv.Variants, v) {
+			return
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t", v, policy, len(sv.Seeds[v]))
 		for _, c := range cols {
 			fmt.Fprintf(tw, "%s\t", withCI(stats.Default.CI(sv.Values[v][c.metric], stats.IQM), c.prec))
 		}
 		fmt.Fprintln(tw)
 	}
+	for _, v := range fixed.Variants {
+		row(learned, v, "learned")
+		row(fixed, v, "fixed")
+	}
 	tw.Flush()
-	for _, names := range trainAlike(variants) {
-		fmt.Fprintf(s.stdout, "%s differ only in their policy section, which training replaces with the policy it learns\n(train.policy): they train alike.\n", joinAnd(names))
-	}
-}
-
-// trainAlike returns the groups of two or more variants that differ only
-// in their policy section, which training does not read.
-func trainAlike(variants []scenarios.Variant) [][]string {
-	var groups [][]string
-	taken := make([]bool, len(variants))
-	for i := range variants {
-		if taken[i] {
-			continue
-		}
-		group := []string{variants[i].Name}
-		for j := i + 1; j < len(variants); j++ {
-			a, b := variants[i].Spec, variants[j].Spec
-			a.Policy, b.Policy = scenarios.PolicySpec{}, scenarios.PolicySpec{}
-			if !taken[j] && reflect.DeepEqual(a, b) {
-				taken[j] = true
-				group = append(group, variants[j].Name)
-			}
-		}
-		if len(group) > 1 {
-			groups = append(groups, group)
-		}
-	}
-	return groups
 }
 
 // joinAnd joins names as "a, b and c".

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,10 +38,21 @@ type Job struct {
 	saved time.Time
 }
 
-// Jobs returns the jobs of training every variant of sc for seeds seeds
-// from seed, variant by variant, and their iterations in all.
+// Jobs returns the jobs of training the variants of sc for seeds seeds
+// from seed, variant by variant, and their iterations in all. Of variants
+// that differ only in their policy section (Alike) only the first is
+// trained: the others would train identical copies.
 func Jobs(sc *scenarios.Scenario, seed uint64, seeds int) (jobs []*Job, total int) {
+	skip := map[int]bool{}
+	for _, g := range Alike(sc.Variants) {
+		for _, i := range g[1:] {
+			skip[i] = true
+		}
+	}
 	for i := range sc.Variants {
+		if skip[i] {
+			continue
+		}
 		for k := range uint64(seeds) {
 			jobs = append(jobs, &Job{Variant: &sc.Variants[i], Seed: seed + k})
 			total += sc.Variants[i].Spec.Train.Iterations
@@ -50,38 +62,40 @@ func Jobs(sc *scenarios.Scenario, seed uint64, seeds int) (jobs []*Job, total in
 }
 
 // WriteTables writes the tables of the finished jobs into dir:
-// iterations.csv, summary.csv (the seeds' last tenths of training,
-// results.TrainSummary) and each job's final policy; it returns the
-// seeds' last-tenth values that summary.csv holds.
-func WriteTables(dir *rundir.Dir, jobs []*Job) (*results.SeedValues, error) {
+// iterations.csv, summary.csv (the seeds' last tenths of training, and
+// the baselines' figures on the same episodes, results.TrainSummary) and
+// each job's final policy; it returns the seeds' values that summary.csv
+// holds, learned and fixed.
+func WriteTables(dir *rundir.Dir, jobs, baselines []*Job) (learned, fixed *results.SeedValues, _ error) {
 	iters := iterationsCSV(jobs)
 	if err := dir.Write("iterations.csv", iters); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sv, err := results.LastTenths(table)
+	learned, err = results.LastTenths(table)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := dir.Write("summary.csv", results.TrainSummary(sv)); err != nil {
-		return nil, err
+	fixed = baselineValues(baselines)
+	if err := dir.Write("summary.csv", results.TrainSummary(learned, fixed)); err != nil {
+		return nil, nil, err
 	}
 	if err := dir.Mkdir("policies"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, j := range jobs {
 		var buf bytes.Buffer
 		if err := policy.Save(&buf, j.Policy); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := dir.Write(policyFile(j), buf.Bytes()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return sv, nil
+	return learned, fixed, nil
 }
 
 // policyFile is the name of job j's final policy in a train directory.
@@ -145,6 +159,17 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 	})
 }
 
+// Trained returns the variants the jobs train, in the jobs' order.
+func Trained(jobs []*Job) []*scenarios.Variant {
+	var out []*scenarios.Variant
+	for _, j := range jobs {
+		if !slices.Contains(out, j.Variant) {
+			out = append(out, j.Variant)
+		}
+	}
+	return out
+}
+
 // iterationsCSV renders the jobs' iterations as iterations.csv.
 func iterationsCSV(jobs []*Job) []byte {
 	cols := iterationColumns
@@ -180,12 +205,13 @@ func iterationsCSV(jobs []*Job) []byte {
 // variant's action mix, performance profiles of the final reward and
 // success, the scaling charts and the final bars. It returns the charts
 // it left out, as warnings.
-func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*Job, sv *results.SeedValues) ([]string, error) {
+func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *results.SeedValues) ([]string, error) {
 	cw, err := experiment.NewChartWriter(dir)
 	if err != nil {
 		return nil, err
 	}
-	seeds := len(jobs) / len(sc.Variants)
+	trained := Trained(jobs)
+	seeds := len(jobs) / len(trained)
 	// The number of resamples is in docs/statistics.md: the note must fit
 	// a column.
 	stat := fmt.Sprintf("IQM, %d seeds", seeds)
@@ -258,11 +284,11 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 	} {
 		var series []plots.Series
 		var left []string
-		for i := range sc.Variants {
-			if sr, ok := curve(sc.Variants[i].Name, byVariant(&sc.Variants[i]), m.value, true); ok {
+		for _, v := range trained {
+			if sr, ok := curve(v.Name, byVariant(v), m.value, true); ok {
 				series = append(series, sr)
 			} else {
-				left = append(left, sc.Variants[i].Name)
+				left = append(left, v.Name)
 			}
 		}
 		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: stat, Interval: interval,
@@ -271,8 +297,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 			return nil, err
 		}
 	}
-	for i := range sc.Variants {
-		v := &sc.Variants[i]
+	for _, v := range trained {
 		var series []plots.Series
 		var rare []string
 		for a := range collective.Action(collective.NumActions) {
@@ -294,7 +319,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m, "_mean"), XLabel: "final " + metric.Of(m).Label + " threshold",
 			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
 	}
-	specs, series := scalingCharts(sc.Variants, jobs, stat, interval)
+	specs, series := scalingCharts(trained, jobs, stat, interval)
 	for i := range specs {
 		if err := cw.Draw(specs[i], plots.LinesTable(series[i])); err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", specs[i].Name, err))
