@@ -205,8 +205,13 @@
 //	policies/         the final policy of each variant and seed, as JSON;
 //	                  'simulate run --policy FILE' evaluates one
 //	charts/           learning curves (reward, success, latency,
-//	                  parallelism, messages) with one curve per variant,
-//	                  the IQM over seeds with its 95% bootstrap band; each
+//	                  parallelism, messages) with one curve per variant
+//	                  trained, named with the settings the variants vary
+//	                  (such as "low: reward.latency 0.25"), the IQM over
+//	                  seeds with its 95% bootstrap band, outlined; with
+//	                  --smooth N each seed's values are a moving average
+//	                  over the last N iterations first (the note says
+//	                  so; default 1, none); each
 //	                  variant's action mix; performance profiles of the
 //	                  final reward and success (the fraction of seeds
 //	                  above each threshold); when the variants train
@@ -266,6 +271,9 @@
 //	--set path=value
 //		override a scenario value, as path=value (such as train.iterations=50);
 //		may be repeated
+//	--smooth N
+//		draw the learning curves as moving averages over N iterations
+//		(each seed's, before the IQM; 1 for none) (default 1)
 //	--workers W
 //		train on W workers (default: the number of CPUs);
 //		results do not depend on it

@@ -70,8 +70,13 @@ section hand-off misses and duplicates) and writes a directory:
 	policies/         the final policy of each variant and seed, as JSON;
 	                  'simulate run --policy FILE' evaluates one
 	charts/           learning curves (reward, success, latency,
-	                  parallelism, messages) with one curve per variant,
-	                  the IQM over seeds with its 95% bootstrap band; each
+	                  parallelism, messages) with one curve per variant
+	                  trained, named with the settings the variants vary
+	                  (such as "low: reward.latency 0.25"), the IQM over
+	                  seeds with its 95% bootstrap band, outlined; with
+	                  --smooth N each seed's values are a moving average
+	                  over the last N iterations first (the note says
+	                  so; default 1, none); each
 	                  variant's action mix; performance profiles of the
 	                  final reward and success (the fraction of seeds
 	                  above each threshold); when the variants train
@@ -110,7 +115,7 @@ starts over.`,
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
 	simulate train my.yaml --set train.advantage=per-agent --set reward.penalty=quadratic`,
 	Setup: func(fs *flag.FlagSet) action {
-		o := &trainOptions{seeds: 3}
+		o := &trainOptions{seeds: 3, smooth: 1}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the first seed `S` (default: the scenario's seed)",
 			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, with -train once)",
@@ -118,6 +123,7 @@ starts over.`,
 			workers: "train on `W` workers (default: the number of CPUs);\nresults do not depend on it",
 		})
 		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
+		fs.Var(intFlag{&o.smooth}, "smooth", "draw the learning curves as moving averages over `N` iterations\n(each seed's, before the IQM; 1 for none)")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
 		return o.run
 	},
@@ -125,8 +131,9 @@ starts over.`,
 
 type trainOptions struct {
 	outputOptions
-	seeds int
-	force bool
+	seeds  int
+	smooth int
+	force  bool
 }
 
 func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err error) {
@@ -138,6 +145,12 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	if o.seeds < 1 {
 		return usagef("--seeds %d: want 1 or more", o.seeds)
+	}
+	if o.smooth < 1 {
+		return usagef("--smooth %d: want 1 (no smoothing) or more iterations", o.smooth)
+	}
+	if o.smooth > 1 && !o.charts {
+		return usagef("--smooth %d with --charts=false: it smooths only the charts, which are not drawn", o.smooth)
 	}
 	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
@@ -208,7 +221,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	if o.charts {
-		warnings, err := train.LearningCurves(ctx, dir, jobs, sv)
+		warnings, err := train.LearningCurves(ctx, dir, jobs, sv, train.CurveOptions{Smooth: o.smooth})
 		for _, w := range warnings {
 			s.warnf("%s", w)
 		}

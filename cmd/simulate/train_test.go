@@ -98,6 +98,8 @@ func TestTrainBaselines(t *testing.T) {
 func TestTrainBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"train", testScenario, "--seeds", "0"},
+		{"train", testScenario, "--smooth", "0"},
+		{"train", testScenario, "--smooth", "5", "--charts=false"},
 		{"train", testScenario, "--set", "train.advantage=magic"},
 		{"train", testScenario, "--set", "reward.penalty=cubic"},
 		{"train", "no-such-scenario"},
@@ -115,4 +117,21 @@ func TestJoinAnd(t *testing.T) {
 	assert.Equal(t, "a", joinAnd([]string{"a"}))
 	assert.Equal(t, "a and b", joinAnd([]string{"a", "b"}))
 	assert.Equal(t, "a, b and c", joinAnd([]string{"a", "b", "c"}))
+}
+
+// TestTrainSmooth: --smooth N draws the learning curves as moving
+// averages of each seed's values over N iterations, and says so above the
+// chart; the tables do not change.
+func TestTrainSmooth(t *testing.T) {
+	plain := trainTiny(t)
+	smooth := trainTiny(t, "--smooth", "2")
+	read := func(dir, name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Equal(t, read(plain, "summary.csv"), read(smooth, "summary.csv"))
+	assert.NotEqual(t, read(plain, "charts/learning_reward.csv"), read(smooth, "charts/learning_reward.csv"))
+	assert.Contains(t, read(smooth, "charts/charts.json"), `"stat": "IQM, 2 seeds, 2-iteration mean"`)
+	assert.NotContains(t, read(plain, "charts/charts.json"), "iteration mean")
 }

@@ -200,12 +200,23 @@ func iterationsCSV(jobs []*Job) []byte {
 
 // A screenColumn is a column of a table on the terminal: the metric it
 
+// CurveOptions adjust LearningCurves.
+type CurveOptions struct {
+	// Smooth is the window of a trailing moving average over iterations
+	// that each seed's values take before the IQM over seeds: the curve
+	// at iteration i is over iterations i-Smooth+1 to i (fewer at the
+	// start). 0 or 1 draws the values as they are; the charts' notes say
+	// which.
+	Smooth int
+}
+
 // LearningCurves draws into dir/charts one chart per metric with a curve
-// per variant (the IQM over seeds with its 95% bootstrap band), each
-// variant's action mix, performance profiles of the final reward and
-// success, the scaling charts and the final bars. It returns the charts
-// it left out, as warnings.
-func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *results.SeedValues) ([]string, error) {
+// per variant (the IQM over seeds with its 95% bootstrap band; each
+// curve named with what the variants vary), each variant's action mix,
+// performance profiles of the final reward and success, the scaling
+// charts and the final bars. It returns the charts it left out, as
+// warnings.
+func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *results.SeedValues, opt CurveOptions) ([]string, error) {
 	cw, err := experiment.NewChartWriter(dir)
 	if err != nil {
 		return nil, err
@@ -216,6 +227,10 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 	// a column.
 	stat := fmt.Sprintf("IQM, %d seeds", seeds)
 	interval := "95% bootstrap CI"
+	curveStat := stat
+	if opt.Smooth > 1 {
+		curveStat += fmt.Sprintf(", %d-iteration mean", opt.Smooth)
+	}
 	// curve returns the IQM over seeds at every iteration, with the band
 	// when band is set and there are seeds to resample.
 	curve := func(name string, jobsOf []*Job, value func(*rlcr.Iteration) float64, band bool) (plots.Series, bool) {
@@ -225,10 +240,18 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 		if band {
 			sr.Lo, sr.Hi = make([]float64, n), make([]float64, n)
 		}
+		seedValues := make([][]float64, len(jobsOf))
+		for k, j := range jobsOf {
+			seedValues[k] = make([]float64, n)
+			for i := range n {
+				seedValues[k][i] = value(&j.Rows[i])
+			}
+			seedValues[k] = movingAverage(seedValues[k], opt.Smooth)
+		}
 		xs := make([]float64, len(jobsOf))
 		for i := range n {
-			for k, j := range jobsOf {
-				xs[k] = value(&j.Rows[i])
+			for k := range jobsOf {
+				xs[k] = seedValues[k][i]
 			}
 			sr.X[i] = float64(i)
 			if !band {
@@ -272,6 +295,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 	learned := func(chart, col string) learningCurve {
 		return learningCurve{chart, metric.Of(col).Label, IterationValue(col)}
 	}
+	names, varied := legendNames(trained)
 	for _, m := range []learningCurve{
 		learned("learning_reward", "reward_mean"),
 		learned("learning_success", "success_rate"),
@@ -285,14 +309,20 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 		var series []plots.Series
 		var left []string
 		for _, v := range trained {
-			if sr, ok := curve(v.Name, byVariant(v), m.value, true); ok {
+			if sr, ok := curve(names[v], byVariant(v), m.value, true); ok {
 				series = append(series, sr)
 			} else {
 				left = append(left, v.Name)
 			}
 		}
-		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: stat, Interval: interval,
-			Note: experiment.LeftOut(left, "undefined values")}, series)
+		var notes []string
+		for _, n := range []string{varied, experiment.LeftOut(left, "undefined values")} {
+			if n != "" {
+				notes = append(notes, n)
+			}
+		}
+		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: curveStat, Interval: interval,
+			Note: strings.Join(notes, "; ")}, series)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -311,7 +341,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 		}
 		// A page wide: seven curves, and a title with notes.
 		draw(plots.Spec{Name: "action_mix_" + experiment.FileName(v.Name), Title: "action mix of " + v.Name,
-			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
+			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: curveStat,
 			Note: experiment.LeftOut(rare, "never above 0.01"), Size: "page"}, series)
 	}
 	for _, m := range []string{"reward_mean", "success_rate"} {
@@ -417,6 +447,26 @@ func profiles(sv *results.SeedValues, metric string) []plots.Series {
 			}
 		}
 		out = append(out, sr)
+	}
+	return out
+}
+
+// movingAverage returns the trailing moving average of xs over window
+// values (fewer at the start): xs itself for a window of 0 or 1. Each
+// window is summed afresh, so that a NaN spoils only the windows that
+// hold it.
+func movingAverage(xs []float64, window int) []float64 {
+	if window <= 1 {
+		return xs
+	}
+	out := make([]float64, len(xs))
+	for i := range xs {
+		w := xs[max(0, i-window+1) : i+1]
+		sum := 0.0
+		for _, x := range w {
+			sum += x
+		}
+		out[i] = sum / float64(len(w))
 	}
 	return out
 }
