@@ -197,23 +197,30 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	for _, j := range jobs {
 		bar.add(len(j.Rows))
 	}
-	err = train.Run(ctx, dir, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
-	bar.finish(err == nil)
-	if err != nil {
+	// interrupted says, after an interrupt, what the checkpoints keep and
+	// how to resume: the jobs ran on have moved on, so a rerun's fresh
+	// jobs are counted.
+	interrupted := func() {
 		if ctx.Err() != nil {
-			// The jobs ran on have moved on; a rerun starts from fresh ones.
 			fresh, _ := train.Jobs(sc, seed, o.seeds)
 			s.infof("%s", resumeHint(dir, fresh, total, s.argv))
 		}
+	}
+	err = train.Run(ctx, dir, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
+	bar.finish(err == nil)
+	if err != nil {
+		interrupted()
 		return err
 	}
 
 	// The baselines: each variant's own policy section on the episodes
-	// the learned policy is scored on.
+	// the learned policy is scored on. They keep no checkpoint: a rerun
+	// finds the training done and scores them again.
 	bar = newProgress(s.stderr, "baseline iterations", train.BaselineIterations(sc, o.seeds))
 	baselines, err := train.Baselines(ctx, sc, seed, o.seeds, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
 	bar.finish(err == nil)
 	if err != nil {
+		interrupted()
 		return err
 	}
 	sv, fixed, err := train.WriteTables(dir, jobs, baselines)
