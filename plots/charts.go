@@ -61,8 +61,9 @@ func (s Series) check(i int) error {
 const maxMarkers = 8
 
 // Lines returns a line chart of series: learning curves, or a metric
-// against a swept parameter. A series with Lo and Hi gets a translucent
-// band; a note above the chart says what the lines and bands are
+// against a swept parameter. A series with Lo and Hi gets a light
+// translucent band outlined in its colour, so that overlapping bands stay
+// told apart instead of blending into one hue; a note above the chart says what the lines and bands are
 // ("mean; band 95% CI", from Chart.Stat and Chart.Interval), or for a
 // lone unnamed series its legend entry does. Each series has its own colour, dash pattern and marker;
 // the legend sits above the data.
@@ -113,6 +114,9 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Add(&plotter.Grid{Horizontal: gridLine})
+	if wholeX(series) {
+		p.X.Tick.Marker = endTicks{}
+	}
 
 	legend := newLegendStrip()
 	bands := make([]*Band, len(series))
@@ -123,7 +127,8 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 		if bands[i], err = NewBand(s.X, s.Lo, s.Hi); err != nil {
 			return nil, err
 		}
-		bands[i].Color = translucent(seriesColors[i], 0.22)
+		bands[i].Color = translucent(seriesColors[i], bandFill)
+		bands[i].Edge = draw.LineStyle{Color: translucent(seriesColors[i], bandEdge), Width: vg.Points(0.5)}
 		p.Add(bands[i])
 	}
 	for i, s := range series {
@@ -149,6 +154,15 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 	}
 	return finish(p, c, legend)
 }
+
+// bandFill and bandEdge are the opacities of a band's fill and outline:
+// four fills of 0.22 over one another blended the Okabe–Ito hues into an
+// olive that none of them is; at 0.1 they stay light, and the outlines
+// say whose band ends where.
+const (
+	bandFill = 0.1
+	bandEdge = 0.6
+)
 
 func xys(x, y []float64) plotter.XYs {
 	pts := make(plotter.XYs, len(x))

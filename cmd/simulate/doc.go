@@ -202,12 +202,21 @@
 //	                  over the seeds' last tenths of training: variant,
 //	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
 //	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
-//	                  interval (95% percentile bootstrap over seeds)
+//	                  interval (95% percentile bootstrap over seeds),
+//	                  policy (learned); then the variant's baseline rows
+//	                  (policy fixed): its own policy section scored on
+//	                  the episodes of the same last tenths, reward_mean
+//	                  to critical_steps_mean
 //	policies/         the final policy of each variant and seed, as JSON;
 //	                  'simulate run --policy FILE' evaluates one
 //	charts/           learning curves (reward, success, latency,
-//	                  parallelism, messages) with one curve per variant,
-//	                  the IQM over seeds with its 95% bootstrap band; each
+//	                  parallelism, messages) with one curve per variant
+//	                  trained, named with the settings the variants vary
+//	                  (such as "low: reward.latency 0.25"), the IQM over
+//	                  seeds with its 95% bootstrap band, outlined; with
+//	                  --smooth N each seed's values are a moving average
+//	                  over the last N iterations first (the note says
+//	                  so; default 1, none); each
 //	                  variant's action mix; performance profiles of the
 //	                  final reward and success (the fraction of seeds
 //	                  above each threshold); when the variants train
@@ -218,10 +227,16 @@
 //	                  PNG, SVG and PDF with the CSV of each, and
 //	                  charts.json for 'simulate plot'
 //
-// The table printed shows the IQM over seeds with its 95% interval.
-// Training does not read the policy section (the organization or policy
-// file that run evaluates): it learns the policy train.policy names, so
-// variants that differ only there train alike, and train says which.
+// The table printed shows the IQM over seeds with its 95% interval, a
+// learned row per variant trained and a fixed row per variant: the
+// baseline, the variant's own policy section (the organization or policy
+// file that run evaluates) on the same tasks, rollouts and random streams
+// as the learned policy's last tenth of training (common random numbers),
+// so that a learned policy that does worse than a fixed organization shows.
+// Training does not read the policy section: it learns the policy
+// train.policy names, so variants that differ only there would train
+// identical copies; train says so before it starts and trains the first of
+// them once, and each of them still gets its baseline row.
 // Virtual times are in seconds and rates are fractions, in the tables and
 // the charts alike; docs/statistics.md explains the intervals. Writes are
 // atomic and the manifest comes last, as for run.
@@ -261,6 +276,9 @@
 //	--set path=value
 //		override a scenario value, as path=value (such as train.iterations=50);
 //		may be repeated
+//	--smooth N
+//		draw the learning curves as moving averages over N iterations
+//		(each seed's, before the IQM; 1 for none) (default 1)
 //	--workers W
 //		train on W workers (default: the number of CPUs);
 //		results do not depend on it
