@@ -147,6 +147,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	if err != nil {
 		return err
 	}
+	s.writeReport(dir.Path())
 	printComparison(s, rows)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil

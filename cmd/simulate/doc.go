@@ -28,6 +28,7 @@
 //	merge      merge the trials of a sweep's shards
 //	compare    compare two run, train or sweep directories: differences with CIs
 //	plot       redraw the charts of a run, train, sweep or compare directory from its tables
+//	report     write the report page of a run, train, sweep, compare or fit directory again
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
@@ -515,6 +516,31 @@
 //
 //	simulate plot out/latency-pressure-train-seed1 --out figures
 //	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny
+//
+// # Write the report page of a run, train, sweep, compare or fit directory again
+//
+// Usage:
+//
+//	simulate report DIR
+//
+// Report writes DIR/report.html again from the directory's files, without
+// running anything, as plot redraws its charts: after 'simulate plot' drew
+// them anew, or for a directory written before reports were. run, train,
+// sweep, merge, compare and fit write the report themselves when they finish.
+//
+// The report is one page that opens offline in any browser: what was run
+// (scenario, description, seed, variants, the command, the version), the
+// summary table with intervals and the best value of each column marked
+// (for a compare directory, the differences with their intervals and the
+// probability of improvement), every chart with its caption, the settings in
+// which the variants differ, and links to every file. It follows the
+// reader's light or dark theme and prints cleanly. DIR must be complete
+// (hold a manifest.json).
+//
+// Examples:
+//
+//	simulate report out/latency-pressure-train-seed1
+//	open out/latency-pressure-train-seed1/report.html
 //
 // # Describe a task graph
 //
