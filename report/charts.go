@@ -35,6 +35,12 @@ const (
 	chartIndex = "charts/charts.json"
 )
 
+// unindexed says what the charts of a kind of directory that writes no
+// index show.
+var unindexed = map[rundir.Kind]string{
+	rundir.KindFit: "the observed distribution (steps) against each distribution fitted to it; fit.csv has their parameters and says which was chosen",
+}
+
 // charts reads the charts of r: those of its index first, in its order,
 // with captions from it, then any other SVG in charts/ (a fit
 // directory's CDFs, drawn without an index).
@@ -56,7 +62,7 @@ func charts(r *rundir.Run) ([]Chart, error) {
 	for _, f := range r.Manifest.Files {
 		name, ok := strings.CutSuffix(f, ".svg")
 		if dir, base := path.Split(name); ok && dir == chartsDir+"/" && !indexed[base] {
-			specs = append(specs, plots.Spec{Name: base, Size: "page"})
+			specs = append(specs, plots.Spec{Name: base, Size: "page", Note: unindexed[r.Manifest.Kind]})
 		}
 	}
 	var out []Chart
@@ -105,7 +111,7 @@ func caption(s *plots.Spec) string {
 	case "heatmap":
 		c = fmt.Sprintf("%s over %s and %s.", or(s.ZLabel, s.Name), or(s.XLabel, "x"), or(s.YLabel, "y"))
 	default:
-		c = strings.ReplaceAll(s.Name, "_", " ") + "."
+		c = s.Name + ":"
 	}
 	if s.Kind != "timeline" && s.Title != "" {
 		c = s.Title + ": " + c
