@@ -94,7 +94,7 @@ func facts(m *rundir.Manifest) []Fact {
 			fs = append(fs, Fact{name, value, code})
 		}
 	}
-	add("kind", string(m.Kind), false)
+	add("variants", strings.Join(m.Variants, ", "), false)
 	add("seed", fmt.Sprint(m.Seed), false)
 	if m.Episodes > 0 {
 		add("episodes", fmt.Sprint(m.Episodes), false)
@@ -102,11 +102,10 @@ func facts(m *rundir.Manifest) []Fact {
 	if m.Seeds > 0 {
 		add("seeds", fmt.Sprint(m.Seeds), false)
 	}
-	add("variants", strings.Join(m.Variants, ", "), false)
-	add("command", shellQuote(m.Command), true)
+	add("scenario source", m.Source, false)
 	add("swarmsim", m.SwarmsimVersion, false)
 	add("Go", m.GoVersion, false)
-	add("scenario source", m.Source, false)
+	add("command", shellQuote(m.Command), true)
 	add("scenario hash", m.Hash, true)
 	return fs
 }

@@ -126,6 +126,8 @@ func TestMarkBest(t *testing.T) {
 		{"lower", []float64{1, 3, 2}, metric.Lower, []bool{true, false, false}},
 		{"ties share", []float64{1, 1, 2}, metric.Lower, []bool{true, true, false}},
 		{"all tie: none", []float64{2, 2}, metric.Higher, []bool{false, false}},
+		{"ties as shown", []float64{0.8507, 0.8513, 0.84}, metric.Higher, []bool{true, true, false}},
+		{"all tie as shown: none", []float64{0.8507, 0.8513}, metric.Higher, []bool{false, false}},
 		{"no direction", []float64{1, 3}, metric.None, []bool{false, false}},
 		{"NaN never, +Inf the worst", []float64{math.NaN(), math.Inf(1), 1, 2}, metric.Lower, []bool{false, false, true, false}},
 		{"one value: nothing to beat", []float64{math.NaN(), 1}, metric.Higher, []bool{false, false}},

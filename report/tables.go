@@ -437,8 +437,9 @@ func transpose(t *Table) *Table {
 }
 
 // markBest marks the best value of column j of rows by the direction
-// (an infinite cost is the worst); nothing when the direction is None, or
-// fewer than two values are defined, or every value ties.
+// (an infinite cost is the worst), and those that read the same; nothing
+// when the direction is None, or fewer than two values are defined, or
+// every value reads the same.
 func markBest(rows [][]Cell, j int, dir metric.Better) {
 	if dir != metric.Higher && dir != metric.Lower {
 		return
@@ -454,9 +455,13 @@ func markBest(rows [][]Cell, j int, dir metric.Better) {
 			best = c.V
 		}
 	}
+	// Values that read the same as the best tie with it: a mark on one
+	// of two cells that both read 0.851 would claim what the page does
+	// not show.
+	shown := Format(best)
 	ties := 0
 	for _, r := range rows {
-		if r[j].Num && r[j].V == best {
+		if r[j].Num && Format(r[j].V) == shown {
 			ties++
 		}
 	}
@@ -464,7 +469,7 @@ func markBest(rows [][]Cell, j int, dir metric.Better) {
 		return
 	}
 	for _, r := range rows {
-		if r[j].Num && r[j].V == best {
+		if r[j].Num && Format(r[j].V) == shown {
 			r[j].Best = true
 		}
 	}

@@ -23,9 +23,10 @@ const (
 	// takes; by default they go to a temporary directory, named in the
 	// test's log.
 	shotsEnv = "SWARMSIM_REPORT_SHOTS"
-	// extraEnv names one more complete directory whose report the test
-	// checks and photographs (as "extra"), such as a full training for
-	// the screenshot in docs/ (docs/figures/report.sh).
+	// extraEnv lists more complete directories (separated as in $PATH)
+	// whose reports the test checks and photographs, each as
+	// extra-BASENAME: full results rather than the test's small ones, and
+	// the training of the screenshot in docs/ (docs/figures/report.sh).
 	extraEnv = "SWARMSIM_REPORT_DIR"
 	// chromiumEnv names the browser to run, if not chromium on PATH.
 	chromiumEnv = "SWARMSIM_CHROMIUM"
@@ -83,8 +84,9 @@ func TestReportsInBrowser(t *testing.T) {
 	browser := chromium(t)
 	dirs := writeReportDirs(t, t.TempDir())
 	names := []string{"run", "train", "sweep", "compare", "fit"}
-	if extra := os.Getenv(extraEnv); extra != "" {
-		dirs["extra"], names = extra, append(names, "extra")
+	for _, extra := range filepath.SplitList(os.Getenv(extraEnv)) {
+		name := "extra-" + filepath.Base(extra)
+		dirs[name], names = extra, append(names, name)
 	}
 	shots := os.Getenv(shotsEnv)
 	if shots == "" {
