@@ -26,7 +26,7 @@ const (
 	// extraEnv lists more complete directories (separated as in $PATH)
 	// whose reports the test checks and photographs, each as
 	// extra-BASENAME: full results rather than the test's small ones, and
-	// the training of the screenshot in docs/ (docs/figures/report.sh).
+	// the training of the screenshot in docs/ (docs/screenshots/report.sh).
 	extraEnv = "SWARMSIM_REPORT_DIR"
 	// chromiumEnv names the browser to run, if not chromium on PATH.
 	chromiumEnv = "SWARMSIM_CHROMIUM"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# report.sh: docs/figures/report.png, the first screen of the report.html that
+# report.sh: docs/screenshots/report.png, the first screen of the report.html that
 # 'simulate train latency-pressure --seeds 3' writes, as headless Chromium
 # shows it at 1280 px. The picture is the browser test's own screenshot
 # (cmd/simulate TestReportsInBrowser, which also checks the page), not drawn
 # by hand.
 #
-#   docs/figures/report.sh      # about a minute; needs Debian's chromium
+#   docs/screenshots/report.sh      # about a minute; needs Debian's chromium
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v chromium >/dev/null || { echo "report.sh: needs chromium (apt-get install -y chromium)" >&2; exit 1; }
@@ -17,5 +17,5 @@ go build -o "$tmp/simulate" ./cmd/simulate
 (cd "$tmp" && ./simulate train latency-pressure --seeds 3 --out latency-pressure >/dev/null)
 SWARMSIM_REPORT_DIR="$tmp/latency-pressure" SWARMSIM_REPORT_SHOTS="$tmp/shots" \
 	go test ./cmd/simulate -run '^TestReportsInBrowser$' -count=1
-cp "$tmp/shots/extra-latency-pressure.png" docs/figures/report.png
-echo "wrote docs/figures/report.png ($(wc -c <docs/figures/report.png) bytes)"
+cp "$tmp/shots/extra-latency-pressure.png" docs/screenshots/report.png
+echo "wrote docs/screenshots/report.png ($(wc -c <docs/screenshots/report.png) bytes)"
