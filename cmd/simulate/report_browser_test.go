@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,16 +74,16 @@ const measure = `(() => ({
 	written: document.getElementById("written").textContent,
 }))()`
 
-// TestReportsInBrowser opens the reports of a run, a train, a sweep, a
-// compare and a fit directory in headless Chromium from the file system
+// checkInBrowser opens the reports of dirs (a run, a train, a sweep, a
+// compare and a fit directory) in headless Chromium from the file system
 // and checks that each loads with no console error or exception, that
 // every chart's SVG is drawn with a non-zero size, and that nothing is
 // wider than the window at 1280 px, nor at a phone's 390 px. It saves a
 // screenshot of each (the first screen, and the whole page) and logs
 // where.
-func TestReportsInBrowser(t *testing.T) {
+func checkInBrowser(t *testing.T, dirs map[string]string) {
 	browser := chromium(t)
-	dirs := writeReportDirs(t, t.TempDir())
+	dirs = maps.Clone(dirs)
 	names := []string{"run", "train", "sweep", "compare", "fit"}
 	for _, extra := range filepath.SplitList(os.Getenv(extraEnv)) {
 		name := "extra-" + filepath.Base(extra)

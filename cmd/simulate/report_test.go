@@ -67,14 +67,20 @@ var (
 	figureRE = regexp.MustCompile(`<figure[^>]* id="chart-([^"]+)">\s*<div class="chart"><svg `)
 )
 
-// TestReportStructure: every command writes report.html into its
-// directory, with the table the directory is judged by, every chart of
-// the directory inline as SVG in the order of its index, the variants'
-// names, and links that all lead to files of the directory; the page
-// fetches nothing from elsewhere. simulate report writes the same page
-// again.
-func TestReportStructure(t *testing.T) {
+// TestReports writes a directory of every kind once and checks their
+// reports: their HTML's structure, and what a browser makes of them.
+func TestReports(t *testing.T) {
 	dirs := writeReportDirs(t, t.TempDir())
+	t.Run("structure", func(t *testing.T) { checkStructure(t, dirs) })
+	t.Run("browser", func(t *testing.T) { checkInBrowser(t, dirs) })
+}
+
+// checkStructure: every command writes report.html into its directory,
+// with the table the directory is judged by, every chart of the directory
+// inline as SVG in the order of its index, the variants' names, and links
+// that all lead to files of the directory; the page fetches nothing from
+// elsewhere. simulate report writes the same page again.
+func checkStructure(t *testing.T, dirs map[string]string) {
 	for _, k := range reportKinds {
 		t.Run(k.name, func(t *testing.T) {
 			dir := dirs[k.name]

@@ -2,7 +2,7 @@
 # report.sh: docs/screenshots/report.png, the first screen of the report.html that
 # 'simulate train latency-pressure --seeds 3' writes, as headless Chromium
 # shows it at 1280 px. The picture is the browser test's own screenshot
-# (cmd/simulate TestReportsInBrowser, which also checks the page), not drawn
+# (cmd/simulate TestReports/browser, which also checks the page), not drawn
 # by hand.
 #
 #   docs/screenshots/report.sh      # about a minute; needs Debian's chromium
@@ -16,6 +16,6 @@ go build -o "$tmp/simulate" ./cmd/simulate
 # temporary path.
 (cd "$tmp" && ./simulate train latency-pressure --seeds 3 --out latency-pressure >/dev/null)
 SWARMSIM_REPORT_DIR="$tmp/latency-pressure" SWARMSIM_REPORT_SHOTS="$tmp/shots" \
-	go test ./cmd/simulate -run '^TestReportsInBrowser$' -count=1
+	go test ./cmd/simulate -run '^TestReports$/^browser$' -count=1
 cp "$tmp/shots/extra-latency-pressure.png" docs/screenshots/report.png
 echo "wrote docs/screenshots/report.png ($(wc -c <docs/screenshots/report.png) bytes)"
