@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -210,5 +211,41 @@ func FuzzInlineSVG(f *testing.F) {
 				t.Fatalf("accepted %q with %s in it", data, bad)
 			}
 		}
+	})
+}
+
+// TestWriteRefusesBadFiles: a directory whose files do not read gets no
+// report, and the error names the file, the line or chart, and what is
+// wrong.
+func TestWriteRefusesBadFiles(t *testing.T) {
+	cases := []struct {
+		name, file, data, want string
+	}{
+		{"not a number", "summary.csv", "variant,n,finish_time_mean,finish_time_lo,finish_time_hi\nsplit,4,fast,1,2\n",
+			`summary.csv:2: column finish_time_mean: "fast" is not a number`},
+		{"short row", "summary.csv", "variant,n,acceptable\nsplit,4\n", "summary.csv: record on line 2: wrong number of fields"},
+		{"script in a chart", "charts/finish_time.svg", `<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>`,
+			"finish_time.svg:1: element <script>"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeRun(t)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(c.file)), []byte(c.data), 0o644))
+			err := Write(dir)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			_, err = os.Stat(filepath.Join(dir, Name))
+			assert.ErrorIs(t, err, os.ErrNotExist, "no report written")
+		})
+	}
+	t.Run("chart without its SVG", func(t *testing.T) {
+		dir := writeRun(t)
+		m, err := rundir.ReadManifest(dir)
+		require.NoError(t, err)
+		m.Files = slices.DeleteFunc(m.Files, func(f string) bool { return f == "charts/finish_time.svg" })
+		r := &rundir.Run{Path: dir, Manifest: m}
+		_, err = Build(r)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "lists chart finish_time, but the directory has no charts/finish_time.svg")
 	})
 }

@@ -110,11 +110,7 @@ func tableOf(t *rundir.Table) (*Table, error) {
 		}
 		return true
 	}
-	for i, row := range t.Rows {
-		if len(row) != len(t.Header) {
-			return nil, fmt.Errorf("%s:%d: %d fields, want %d as in the header", t.Path, i+2, len(row), len(t.Header))
-		}
-	}
+	// rundir.ParseTable's reader has refused rows of another length.
 	switch {
 	case has("variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement"):
 		return differences(t)
@@ -208,23 +204,19 @@ func wide(t *rundir.Table) (*Table, error) {
 	for i, row := range t.Rows {
 		cells := []Cell{{Text: row[0]}}
 		for _, c := range cols {
-			v, err := t.Float(i, c.g.val)
-			if err != nil {
-				return nil, err
-			}
 			if c.plain {
+				v, err := t.Float(i, c.g.val)
+				if err != nil {
+					return nil, err
+				}
 				cells = append(cells, numCell(v))
 				continue
 			}
-			lo, err := t.Float(i, c.g.lo)
+			cell, err := intervalAt(t, i, c.g)
 			if err != nil {
 				return nil, err
 			}
-			hi, err := t.Float(i, c.g.hi)
-			if err != nil {
-				return nil, err
-			}
-			cells = append(cells, intervalCell(v, lo, hi))
+			cells = append(cells, cell)
 		}
 		tab.Rows = append(tab.Rows, cells)
 	}
@@ -259,9 +251,7 @@ func wideHead(col string, plain bool) Head {
 // per metric, each cell "IQM [lo, hi]".
 func pivot(t *rundir.Table) (*Table, error) {
 	mcol, _ := t.Col("metric")
-	iqm, _ := t.Col("iqm")
-	lo, _ := t.Col("iqm_lo")
-	hi, _ := t.Col("iqm_hi")
+	iqm := group{name: "iqm", val: slices.Index(t.Header, "iqm"), lo: slices.Index(t.Header, "iqm_lo"), hi: slices.Index(t.Header, "iqm_hi")}
 	unit := slices.Index(t.Header, "unit")
 	seeds := slices.Index(t.Header, "n_seeds")
 	note := slices.Index(t.Header, "interval")
@@ -283,19 +273,10 @@ func pivot(t *rundir.Table) (*Table, error) {
 		if unit >= 0 {
 			units[name] = row[unit]
 		}
-		v, err := t.Float(i, iqm)
+		c, err := intervalAt(t, i, iqm)
 		if err != nil {
 			return nil, err
 		}
-		l, err := t.Float(i, lo)
-		if err != nil {
-			return nil, err
-		}
-		h, err := t.Float(i, hi)
-		if err != nil {
-			return nil, err
-		}
-		c := intervalCell(v, l, h)
 		if seeds >= 0 {
 			c.Title = "IQM of " + row[seeds] + " seeds"
 			if !slices.Contains(ns, row[seeds]) {
@@ -473,6 +454,19 @@ func markBest(rows [][]Cell, j int, dir metric.Better) {
 			r[j].Best = true
 		}
 	}
+}
+
+// intervalAt reads the cell of row i of t from the columns of g.
+func intervalAt(t *rundir.Table, i int, g group) (Cell, error) {
+	var v [3]float64
+	for j, col := range []int{g.val, g.lo, g.hi} {
+		f, err := t.Float(i, col)
+		if err != nil {
+			return Cell{}, err
+		}
+		v[j] = f
+	}
+	return intervalCell(v[0], v[1], v[2]), nil
 }
 
 func numCell(v float64) Cell { return Cell{Text: Format(v), V: v, Num: true} }
