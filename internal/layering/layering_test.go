@@ -67,6 +67,13 @@ var rules = []rule{
 		forbids: under("models", "experiment"),
 	},
 	{
+		// The floor is the model written without the product, so that
+		// the distance between them measures the product's overhead.
+		name:    "bench/floor imports nothing of the module",
+		from:    under("bench/floor"),
+		forbids: not(under("bench/floor")),
+	},
+	{
 		name:    "nothing but cmd/... imports experiment/...",
 		from:    not(under("cmd", "experiment")),
 		forbids: under("experiment"),
@@ -143,6 +150,7 @@ func TestRulesFindViolations(t *testing.T) {
 		{"scenarios/... imports no execution or output package (experiment/..., internal/pool, rundir, results, plots)", "scenarios", "experiment/sweep", "models/rlcr"},
 		{"scenarios/... imports no execution or output package (experiment/..., internal/pool, rundir, results, plots)", "scenarios/x", "internal/pool", "internal/atomicfile"},
 		{"plots imports nothing from models/... or experiment/...", "plots", "models/collective", "internal/atomicfile"},
+		{"bench/floor imports nothing of the module", "bench/floor", "models/policy", "bench/floor/x"},
 		{"nothing but cmd/... imports experiment/...", "scenarios", "experiment", "sim"},
 		{"nothing but cmd/... imports experiment/...", "results", "experiment/sweep", "rundir"},
 	}
