@@ -267,6 +267,10 @@ func maskedSoftmax(z *[c.NumActions]float64, m c.Mask, p, logp *[c.NumActions]fl
 	// The loops visit the valid actions only, in action order, as the sums
 	// need.
 	m &= allActions
+	if r := m & (m - 1); r != 0 && r&(r-1) == 0 { // two valid actions
+		softmax2(z, bits.TrailingZeros8(uint8(m)), bits.TrailingZeros8(uint8(r)), p, logp)
+		return
+	}
 	zmax := math.Inf(-1)
 	for v := m; v != 0; v &= v - 1 {
 		if a := bits.TrailingZeros8(uint8(v)); z[a] > zmax {
@@ -294,6 +298,36 @@ func maskedSoftmax(z *[c.NumActions]float64, m c.Mask, p, logp *[c.NumActions]fl
 		p[a] /= sum
 		logp[a] = z[a] - zmax - lsum
 	}
+}
+
+// softmax2 is maskedSoftmax for two valid actions a0 < a1, the common
+// case, without its loops: the same operations in the same order.
+func softmax2(z *[c.NumActions]float64, a0, a1 int, p, logp *[c.NumActions]float64) {
+	z0, z1 := z[a0], z[a1]
+	zmax := math.Inf(-1)
+	if z0 > zmax {
+		zmax = z0
+	}
+	if z1 > zmax {
+		zmax = z1
+	}
+	e0, e1 := 1.0, 1.0
+	if d := z0 - zmax; d != 0 {
+		e0 = math.Exp(d)
+	}
+	if d := z1 - zmax; d != 0 {
+		e1 = math.Exp(d)
+	}
+	p[a0], p[a1] = e0, e1
+	var sum float64
+	sum += e0
+	sum += e1
+	if sum == 0 { // non-finite logits
+		return
+	}
+	lsum := math.Log(sum)
+	p[a0], logp[a0] = e0/sum, z0-zmax-lsum
+	p[a1], logp[a1] = e1/sum, z1-zmax-lsum
 }
 
 // logitGrad returns g = scale·∂log π(a)/∂z + entCoef·∂H/∂z of the term t
