@@ -80,6 +80,13 @@ var rules = []rule{
 		forbids: under("models", "experiment"),
 	},
 	{
+		// The floor is the model written without the product, so that
+		// the distance between them measures the product's overhead.
+		name:    "bench/floor imports nothing of the module",
+		from:    under("bench/floor"),
+		forbids: not(under("bench/floor")),
+	},
+	{
 		name:    "nothing but cmd/... imports experiment/...",
 		from:    not(under("cmd", "experiment")),
 		forbids: under("experiment"),
@@ -159,6 +166,7 @@ func TestRulesFindViolations(t *testing.T) {
 		{"plots imports nothing from models/... or experiment/...", "plots", "models/collective", "internal/atomicfile"},
 		{"report imports nothing from models/... or experiment/...", "report", "experiment", "rundir"},
 		{"report imports nothing from models/... or experiment/...", "report", "models/rlcr", "plots"},
+		{"bench/floor imports nothing of the module", "bench/floor", "models/policy", "bench/floor/x"},
 		{"nothing but cmd/... imports experiment/...", "scenarios", "experiment", "sim"},
 		{"nothing but cmd/... imports experiment/...", "results", "experiment/sweep", "rundir"},
 	}
