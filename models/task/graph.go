@@ -146,9 +146,13 @@ type Graph struct {
 	level     []int32
 	totalWork sim.Time // computed once by New: consumers ask for it per decision
 	critical  sim.Time // computed once by New: consumers ask for it per episode
-	width     int
-	depth     int
-	tools     Tools
+	// joinCoupling[v] is JoinCoupling(v), computed once by New because
+	// the collective asks for it at every decision; nil when no join is
+	// coupled, as in most graphs.
+	joinCoupling []float64
+	width        int
+	depth        int
+	tools        Tools
 }
 
 // Tools describes the tool use of a task: how many tool calls (sandboxes,
@@ -281,6 +285,7 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 		g.totalWork = satAdd(g.totalWork, g.Nodes[i].Work)
 	}
 	g.critical, _ = g.CriticalPath()
+	g.computeJoinCoupling()
 	for v := range n {
 		if g.predOff[v] == g.predOff[v+1] {
 			g.sources = append(g.sources, ID(v))
@@ -444,6 +449,33 @@ func (g *Graph) computeLevels() {
 	for _, c := range count {
 		g.width = max(g.width, c)
 	}
+}
+
+// computeJoinCoupling fills joinCoupling from the coupled joins'
+// predecessors, leaving it nil when there are none.
+func (g *Graph) computeJoinCoupling() {
+	for w := range g.Nodes {
+		n := &g.Nodes[w]
+		if n.Join != JoinAll || n.Coupling <= 0 || len(g.Pred(ID(w))) < 2 {
+			continue // a coupling of 0 raises no maximum
+		}
+		if g.joinCoupling == nil {
+			g.joinCoupling = make([]float64, len(g.Nodes))
+		}
+		for _, v := range g.Pred(ID(w)) {
+			g.joinCoupling[v] = max(g.joinCoupling[v], n.Coupling)
+		}
+	}
+}
+
+// JoinCoupling returns the largest Coupling among the JoinAll nodes with
+// two or more predecessors that v feeds, or 0 if it feeds none: how much
+// the part v must be reconciled with others. It costs O(1).
+func (g *Graph) JoinCoupling(v ID) float64 {
+	if g.joinCoupling == nil {
+		return 0
+	}
+	return g.joinCoupling[v]
 }
 
 // Len returns the number of nodes.
