@@ -3,6 +3,7 @@ package task
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,16 +198,21 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 	}
 	g := &Graph{Nodes: make([]Node, n)}
 	copy(g.Nodes, nodes)
-	names := make(map[string]ID, n)
+	// The names New gives are distinct: only a graph with a given name
+	// needs checking (a given "t3" may be New's name of node 3).
+	var names map[string]ID
+	if slices.ContainsFunc(nodes, func(nd Node) bool { return nd.Name != "" }) {
+		names = make(map[string]ID, n)
+	}
+	nameNodes(g.Nodes)
 	for i := range g.Nodes {
 		nd := &g.Nodes[i]
-		if nd.Name == "" {
-			nd.Name = "t" + strconv.Itoa(i)
+		if names != nil {
+			if j, dup := names[nd.Name]; dup {
+				return nil, fmt.Errorf("task: nodes %d and %d have the same name %q", j, i, nd.Name)
+			}
+			names[nd.Name] = ID(i)
 		}
-		if j, dup := names[nd.Name]; dup {
-			return nil, fmt.Errorf("task: nodes %d and %d have the same name %q", j, i, nd.Name)
-		}
-		names[nd.Name] = ID(i)
 		if err := checkNode(nd); err != nil {
 			return nil, fmt.Errorf("task: node %q: %w", nd.Name, err)
 		}
@@ -295,6 +301,25 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 		}
 	}
 	return g, nil
+}
+
+// nameNodes names each unnamed node "t<ID>", all of the names in one
+// string: a draw of a generated shape names every node.
+func nameNodes(nodes []Node) {
+	var stack [128]byte
+	buf := stack[:0]
+	for i := range nodes {
+		if nodes[i].Name == "" {
+			buf = strconv.AppendInt(append(buf, 't'), int64(i), 10)
+		}
+	}
+	all := string(buf)
+	for i := range nodes {
+		if nodes[i].Name == "" {
+			k := len(strconv.AppendInt(stack[:1], int64(i), 10))
+			nodes[i].Name, all = all[:k], all[k:]
+		}
+	}
 }
 
 func (g *Graph) resolveTokens(e Edge) int {

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -331,5 +332,23 @@ func TestJoinCoupling(t *testing.T) {
 			}
 			require.Equal(t, k, g.JoinCoupling(v), "trial %d node %d", trial, v)
 		}
+	}
+}
+
+func TestGeneratedNames(t *testing.T) {
+	// Enough nodes to pass the names' first buffer, some named.
+	nodes := make([]Node, 1200)
+	nodes[7].Name, nodes[1100].Name = "seven", "x"
+	g, err := New(nodes, nil)
+	require.NoError(t, err)
+	for i, nd := range g.Nodes {
+		want := fmt.Sprintf("t%d", i)
+		switch i {
+		case 7:
+			want = "seven"
+		case 1100:
+			want = "x"
+		}
+		require.Equal(t, want, nd.Name)
 	}
 }
