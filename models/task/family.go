@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,25 +156,27 @@ var shapeParams = map[string][]string{
 	ShapeFile:     {"path"},
 }
 
-// setParams returns the structure parameters f sets, in field order.
-func (f *Family) setParams() []string {
-	var set []string
-	add := func(name string, isSet bool) {
-		if isSet {
-			set = append(set, name)
-		}
+// param is a structure parameter and whether a Family sets it.
+type param struct {
+	name string
+	set  bool
+}
+
+// params returns the structure parameters in field order, and whether f
+// sets each: an array, so that a draw's validation allocates nothing.
+func (f *Family) params() [10]param {
+	return [...]param{
+		{"length", f.Length != 0},
+		{"width", f.Width != 0},
+		{"stages", f.Stages != 0},
+		{"branching", f.Branching != 0},
+		{"depth", f.Depth != 0},
+		{"edge_prob", f.EdgeProb != 0},
+		{"single_sink", f.SingleSink},
+		{"tries", f.Tries != 0},
+		{"path", f.Path != ""},
+		{"components", f.Components != nil},
 	}
-	add("length", f.Length != 0)
-	add("width", f.Width != 0)
-	add("stages", f.Stages != 0)
-	add("branching", f.Branching != 0)
-	add("depth", f.Depth != 0)
-	add("edge_prob", f.EdgeProb != 0)
-	add("single_sink", f.SingleSink)
-	add("tries", f.Tries != 0)
-	add("path", f.Path != "")
-	add("components", f.Components != nil)
-	return set
 }
 
 // Validate checks f without reading any file. Errors name the field (with
@@ -194,13 +197,9 @@ func (f *Family) validate() (int, error) {
 		}
 		return 0, ferr("shape", "unknown %q (allowed: %s)", f.Shape, strings.Join(Shapes, ", "))
 	}
-	for _, p := range f.setParams() {
-		found := false
-		for _, u := range used {
-			found = found || u == p
-		}
-		if !found {
-			return 0, ferr(p, "not used by shape %q (it uses: %s)", f.Shape, strings.Join(used, ", "))
+	for _, p := range f.params() {
+		if p.set && !slices.Contains(used, p.name) {
+			return 0, ferr(p.name, "not used by shape %q (it uses: %s)", f.Shape, strings.Join(used, ", "))
 		}
 	}
 	if f.Shape == ShapeMixture {
@@ -329,17 +328,22 @@ func (f *Family) validateMixture() error {
 // when closed is false, where a constant must stay below hi).
 func inRange(field string, d sim.Dist, hi float64, closed bool) error {
 	lo, top := d.Support()
-	interval := fmt.Sprintf("[0, %v]", hi)
-	if !closed {
-		interval = fmt.Sprintf("[0, %v)", hi)
-	}
 	switch {
 	case lo == top && (top > hi || !closed && top == hi):
-		return ferr(field, "%v is out of range %s", d, interval)
+		return ferr(field, "%v is out of range %s", d, interval(hi, closed))
 	case top > hi:
-		return ferr(field, "%v can draw values up to %v, outside %s (use a distribution whose support lies inside, such as uniform(0.2, 0.8))", d, top, interval)
+		return ferr(field, "%v can draw values up to %v, outside %s (use a distribution whose support lies inside, such as uniform(0.2, 0.8))", d, top, interval(hi, closed))
 	}
 	return nil
+}
+
+// interval writes [0, hi] or [0, hi), for messages: only an error's, as a
+// family is validated at every draw.
+func interval(hi float64, closed bool) string {
+	if closed {
+		return fmt.Sprintf("[0, %v]", hi)
+	}
+	return fmt.Sprintf("[0, %v)", hi)
 }
 
 func firstErr(errs ...error) error {
