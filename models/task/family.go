@@ -413,50 +413,69 @@ func (f Family) Nodes() int {
 // gives the same graph). It validates f first; the errors of the "file"
 // shape are those of Load.
 func (f Family) Draw(r *rand.Rand) (*Graph, error) {
-	n, err := f.validate()
-	if err != nil {
+	g := &Graph{}
+	var b builder
+	if err := f.draw(r, &b, g); err != nil {
 		return nil, err
 	}
-	return f.draw(r, n)
+	return g, nil
 }
 
-func (f *Family) draw(r *rand.Rand, n int) (*Graph, error) {
-	var b builder
+// A Drawer draws graphs into memory it keeps from one draw to the next,
+// so that drawing a graph no larger than an earlier one allocates little
+// (the nodes' names; for a "file" shape, the reading). The graph a Draw
+// returns is valid until the Drawer's next Draw. The zero Drawer is ready;
+// a Drawer must be used from one goroutine.
+type Drawer struct {
+	g Graph
+	b builder
+}
+
+// Draw is f.Draw(r) into d's memory: the same graph, valid until d's next
+// Draw.
+func (d *Drawer) Draw(f *Family, r *rand.Rand) (*Graph, error) {
+	d.g.reuse()
+	if err := f.draw(r, &d.b, &d.g); err != nil {
+		return nil, err
+	}
+	return &d.g, nil
+}
+
+// draw validates f and draws a graph into g (zero, or emptied by reuse),
+// with b's memory.
+func (f *Family) draw(r *rand.Rand, b *builder, g *Graph) error {
+	n, err := f.validate()
+	if err != nil {
+		return err
+	}
 	switch f.Shape {
 	case ShapeMixture:
-		c := f.pick(r)
-		n, err := c.validate()
-		if err != nil {
-			return nil, err
-		}
-		return c.draw(r, n)
+		return f.pick(r).draw(r, b, g)
 	case ShapeFile:
 		rg, err := loadRaw(f.Path)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.rawGraph = *rg
 	default:
-		b.nodes = make([]Node, n)
-		b.set = make([]attrs, n)
-		f.structure(r, &b)
+		b.nodes, b.set, b.edgeAt = resize(b.nodes, n), resize(b.set, n), nil
+		f.structure(r, b)
 	}
-	if err := f.fill(r, &b.rawGraph); err != nil {
+	if err := f.fill(r, b); err != nil {
 		if f.Shape == ShapeFile {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
+			return fmt.Errorf("%s: %w", f.Path, err)
 		}
-		return nil, err
+		return err
 	}
 	name := f.Shape
 	if f.Shape == ShapeFile {
 		name = f.Path
 	}
-	g, err := b.build(name)
-	if err != nil {
-		return nil, err
+	if err := b.buildInto(g, name, &b.s); err != nil {
+		return err
 	}
 	g.tools = Tools{Calls: f.ToolCalls, Latency: f.ToolLatency}
-	return g, nil
+	return nil
 }
 
 // UsesTools reports whether graphs drawn from f (from any component of a
@@ -495,8 +514,12 @@ func (f *Family) pick(r *rand.Rand) *Family {
 	return &f.Components[last].Family // rounding at the top end
 }
 
+// builder is the memory of a draw: the raw graph, the nodes' in-degrees
+// and the graph's construction's working memory.
 type builder struct {
 	rawGraph
+	indeg []int32
+	s     scratch
 }
 
 func (b *builder) edge(from, to int) {
@@ -507,13 +530,13 @@ func (b *builder) edge(from, to int) {
 func (f *Family) structure(r *rand.Rand, b *builder) {
 	switch f.Shape {
 	case ShapeChain:
-		b.edges = make([]Edge, 0, f.Length-1)
+		b.edges = slices.Grow(b.edges[:0], f.Length-1)
 		for v := 1; v < f.Length; v++ {
 			b.edge(v-1, v)
 		}
 	case ShapeForkJoin:
 		w := f.Width
-		b.edges = make([]Edge, 0, f.Stages*(2*w+1))
+		b.edges = slices.Grow(b.edges[:0], f.Stages*(2*w+1))
 		for s := range f.Stages {
 			fork := s * (w + 2)
 			join := fork + w + 1
@@ -533,7 +556,7 @@ func (f *Family) structure(r *rand.Rand, b *builder) {
 		bf := f.Branching
 		splits, leaves := treeSize(bf, f.Depth)
 		merge := func(k int) int { return splits + leaves + (splits - 1 - k) }
-		b.edges = make([]Edge, 0, 2*(splits+leaves-1))
+		b.edges = slices.Grow(b.edges[:0], 2*(splits+leaves-1))
 		for k := range splits {
 			for c := bf*k + 1; c <= bf*k+bf; c++ {
 				b.edge(k, c)
@@ -547,6 +570,7 @@ func (f *Family) structure(r *rand.Rand, b *builder) {
 	case ShapeLayered:
 		f.layered(r, b)
 	case ShapeNeedle:
+		b.edges = b.edges[:0]
 		sel := f.Tries
 		for k := range f.Tries {
 			b.edge(k, sel)
@@ -558,7 +582,7 @@ func (f *Family) structure(r *rand.Rand, b *builder) {
 
 func (f *Family) layered(r *rand.Rand, b *builder) {
 	w, d, p := f.Width, f.Depth, f.EdgeProb
-	b.edges = make([]Edge, 0, int(float64(w)*float64(w)*float64(d-1)*p)+w*d)
+	b.edges = slices.Grow(b.edges[:0], int(float64(w)*float64(w)*float64(d-1)*p)+w*d)
 	hasParent := make([]bool, w)
 	var hasChild []bool
 	if f.SingleSink {
@@ -610,8 +634,10 @@ func (f *Family) layered(r *rand.Rand, b *builder) {
 }
 
 // fill draws the attributes that rg's nodes do not have yet.
-func (f *Family) fill(r *rand.Rand, rg *rawGraph) error {
-	indeg := make([]int32, len(rg.nodes))
+func (f *Family) fill(r *rand.Rand, b *builder) error {
+	rg := &b.rawGraph
+	b.indeg = resize(b.indeg, len(rg.nodes))
+	indeg := b.indeg
 	for _, e := range rg.edges {
 		if e.To >= 0 && int(e.To) < len(indeg) {
 			indeg[e.To]++
