@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/models/policy"
@@ -262,6 +263,10 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 			return err
 		}
 		return rundir.WriteFile(filepath.Join(d, "iterations.csv"), sweep.IterationsCSV(oc.Iterations))
+	}
+	if oc.Replayed != nil {
+		h, rows := calibrate.ReplayRows(oc.Runs, oc.Replayed)
+		return rundir.WriteFile(filepath.Join(d, "replay.csv"), rundir.CSV(h, rows))
 	}
 	b, err := experiment.EpisodesCSV(oc.Rows, experiment.UsesHandoff(&t.Variant.Spec))
 	if err != nil {
