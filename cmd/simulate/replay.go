@@ -43,7 +43,7 @@ time to first token is paired by rank with the recorded call's
 (k-1/2)/n quantile.
 
 The load is the scenario's replay section (replay.sessions, replay.rate
-or replay.speedup, replay.runs; see docs/scenarios.md), or one of the
+or replay.speedup, replay.runs; see docs/calibration.md), or one of the
 flags that stand for them: --sessions N (closed loop: N sessions, each
 starting a run when its last one ends; 1 replays runs one at a time, the
 default), --rate R (runs arriving at a Poisson rate of R a second) or
