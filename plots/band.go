@@ -20,6 +20,10 @@ type Band struct {
 	// Color fills the band; translucent so that lines and other bands
 	// show through.
 	Color color.Color
+	// Edge, when its width is not zero, outlines the band's lower and
+	// upper curves, so that a band stays told apart from others where
+	// their translucent fills overlap and blend.
+	Edge draw.LineStyle
 }
 
 var (
@@ -85,6 +89,10 @@ func (b *Band) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 	c.FillPolygon(b.Color, c.ClipPolygonXY(poly))
+	if b.Edge.Width > 0 && n > 1 {
+		c.StrokeLines(b.Edge, c.ClipLinesXY(poly[:n])...)
+		c.StrokeLines(b.Edge, c.ClipLinesXY(poly[n:])...)
+	}
 }
 
 func (b *Band) valid() error {

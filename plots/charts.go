@@ -61,8 +61,9 @@ func (s Series) check(i int) error {
 const maxMarkers = 8
 
 // Lines returns a line chart of series: learning curves, or a metric
-// against a swept parameter. A series with Lo and Hi gets a translucent
-// band; a note above the chart says what the lines and bands are
+// against a swept parameter. A series with Lo and Hi gets a light
+// translucent band outlined in its colour, so that overlapping bands stay
+// told apart instead of blending into one hue; a note above the chart says what the lines and bands are
 // ("mean; band 95% CI", from Chart.Stat and Chart.Interval), or for a
 // lone unnamed series its legend entry does. Each series has its own colour, dash pattern and marker;
 // the legend sits above the data.
@@ -113,6 +114,9 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Add(&plotter.Grid{Horizontal: gridLine})
+	if wholeX(series) {
+		p.X.Tick.Marker = endTicks{}
+	}
 
 	legend := newLegendStrip()
 	bands := make([]*Band, len(series))
@@ -123,7 +127,8 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 		if bands[i], err = NewBand(s.X, s.Lo, s.Hi); err != nil {
 			return nil, err
 		}
-		bands[i].Color = translucent(seriesColors[i], 0.22)
+		bands[i].Color = translucent(seriesColors[i], bandFill)
+		bands[i].Edge = draw.LineStyle{Color: translucent(seriesColors[i], bandEdge), Width: vg.Points(0.5)}
 		p.Add(bands[i])
 	}
 	for i, s := range series {
@@ -149,6 +154,15 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 	}
 	return finish(p, c, legend)
 }
+
+// bandFill and bandEdge are the opacities of a band's fill and outline:
+// four fills of 0.22 over one another blended the Okabe–Ito hues into an
+// olive that none of them is; at 0.1 they stay light, and the outlines
+// say whose band ends where.
+const (
+	bandFill = 0.1
+	bandEdge = 0.6
+)
 
 func xys(x, y []float64) plotter.XYs {
 	pts := make(plotter.XYs, len(x))
@@ -268,15 +282,14 @@ func Timeline(c Chart, spans []Span, flows []Flow) (*plot.Plot, error) {
 
 // Heatmap returns a heat map of g in viridis, with a colour scale labelled
 // c.ZLabel at its right, and cell values written in the cells when
-// g.Annotate is set. Cells are equal and labelled with the X and Y values.
+// g.Annotate is set. Cells are equal and labelled with the X and Y names.
+// When c.Stat is set, the legend says what a cell's value is ("cell: IQM,
+// 10 seeds").
 //
 // It returns an error when g is invalid (see NewHeatMap), an axis label
 // or ZLabel is missing, or the chart does not fit c.Size (for instance
 // when annotations are wider than the cells).
 func Heatmap(c Chart, g Grid) (*plot.Plot, error) {
-	if c.XLabel == "" || c.YLabel == "" || c.ZLabel == "" {
-		return nil, errors.New("plots: a heat map needs XLabel, YLabel and ZLabel (with units)")
-	}
 	if err := g.check(); err != nil {
 		return nil, err
 	}
@@ -289,27 +302,19 @@ func Heatmap(c Chart, g Grid) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := NewHeatMap(g, cm)
-	if err != nil {
-		return nil, err
-	}
 	scale, err := NewColorScale(cm, c.ZLabel)
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPlot(c)
+	p, _, err := heatPlot(c, g, cm, scale)
 	if err != nil {
 		return nil, err
 	}
-	p.Add(seamFill{h}, h, scale)
-	if g.Annotate {
-		sty := textStyle(noteSize)
-		sty.XAlign = draw.XCenter
-		p.Add(cellLabels{h: h, style: sty})
+	legend := newLegendStrip()
+	if c.Stat != "" {
+		legend.add("cell: " + c.Stat)
 	}
-	p.X.Tick.Marker, p.Y.Tick.Marker = AxisTicks(g)
-	p.X.Padding, p.Y.Padding = 0, 0
-	return finish(p, c, newLegendStrip())
+	return finish(p, c, legend)
 }
 
 // dataArea returns the data area of p drawn at size, before a legend is

@@ -22,6 +22,9 @@ type ColorScale struct {
 	ColorMap palette.ColorMap
 	// Label names the values with their units; drawn rotated.
 	Label string
+	// LowEnd and HighEnd, when set, are written below and above the bar:
+	// what its ends mean, such as "split better" and "team better".
+	LowEnd, HighEnd string
 	// TickStyle and LabelStyle style the tick labels and the label.
 	TickStyle, LabelStyle text.Style
 	// Gap separates the bar from the data area; Width is the bar's.
@@ -82,7 +85,12 @@ func (s *ColorScale) width() vg.Length {
 		_, h := labelBox(s.LabelStyle, s.Label)
 		w += scalePad + h
 	}
-	return w
+	return max(w, s.Gap+s.endsWidth())
+}
+
+// endsWidth is the width of the wider end label.
+func (s *ColorScale) endsWidth() vg.Length {
+	return max(s.TickStyle.Width(s.LowEnd), s.TickStyle.Width(s.HighEnd))
 }
 
 // Plot draws the scale right of c, the data area; it implements
@@ -122,14 +130,30 @@ func (s *ColorScale) Plot(c draw.Canvas, _ *plot.Plot) {
 		x := x1 + scaleTick + scalePad + lw + scalePad + lh/2
 		drawLabel(c, s.LabelStyle, vg.Point{X: x, Y: (c.Min.Y + c.Max.Y) / 2}, s.Label)
 	}
+	// The end labels clear the half tick label that can stand out of
+	// each end of the bar.
+	_, th := labelBox(s.TickStyle, "0")
+	end := s.TickStyle
+	end.XAlign, end.YAlign = draw.XLeft, draw.YCenter
+	if s.HighEnd != "" {
+		drawLabel(c, end, vg.Point{X: x0, Y: c.Max.Y + scalePad + th}, s.HighEnd)
+	}
+	if s.LowEnd != "" {
+		drawLabel(c, end, vg.Point{X: x0, Y: c.Min.Y - scalePad - th}, s.LowEnd)
+	}
 }
 
 // GlyphBoxes reserves the scale's width right of the data area, and half
-// a tick label's height above it (below it, the X axis leaves room).
+// a tick label's height above it, or the high end's label (below it, the
+// X axis leaves room for the low end's).
 func (s *ColorScale) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
 	_, th := labelBox(s.TickStyle, "0")
+	top := th / 2
+	if s.HighEnd != "" {
+		top = scalePad + 1.5*th
+	}
 	return []plot.GlyphBox{
 		{X: 1, Y: 0.5, Rectangle: vg.Rectangle{Max: vg.Point{X: s.width()}}},
-		{X: 1, Y: 1, Rectangle: vg.Rectangle{Min: vg.Point{Y: -th / 2}, Max: vg.Point{Y: th / 2}}},
+		{X: 1, Y: 1, Rectangle: vg.Rectangle{Min: vg.Point{Y: -th / 2}, Max: vg.Point{Y: top}}},
 	}
 }

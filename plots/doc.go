@@ -11,7 +11,8 @@
 //	...
 //	err = plots.Save(p, plots.Column, "out/learning", plots.LinesTable(series))
 //
-// Lines, Bars, Timeline, Heatmap and CDF (observed against fitted
+// Lines, Bars, Points (values with whiskers over categories), Timeline,
+// Heatmap, DiffMap (signed differences) and CDF (observed against fitted
 // distribution functions) return a *plot.Plot; Save writes it as
 // SVG, PDF and PNG (300 dpi) and writes the data behind it as CSV beside
 // it (LinesTable, BarsTable, TimelineTable, GridTable), so that a reader
@@ -26,7 +27,13 @@
 //   - Colour-blind-safe series that also read in greyscale: Okabe–Ito
 //     colours, each line with its own dash pattern and marker shape, each
 //     kind of span with its own hatch; heat maps in viridis, whose
-//     lightness rises monotonically.
+//     lightness rises monotonically; differences in ColorBrewer's
+//     diverging PuOr centred at zero with symmetric limits, the scale's
+//     ends naming which side is better and the cells whose interval
+//     excludes zero outlined.
+//   - Cell labels share one number of decimals, two significant digits of
+//     the largest value, so that they fit their cells; cells are named as
+//     the data names them ("30000", "2m", "team").
 //   - Axis labels: builders refuse a chart without them; write the units
 //     in them, "finish time (min)".
 //   - Nothing clipped: legends sit in a strip above the data, never over
@@ -47,6 +54,7 @@
 // The chart kinds gonum lacks are plot.Plotters of their own, usable in
 // any gonum plot: Band (a filled band between two curves), Gantt (spans
 // and flows by row), CIBars (bars with interval whiskers) and ColorScale
-// (a colour bar beside the data area). NewHeatMap adapts a Grid to
-// gonum's plotter.HeatMap, and Viridis is its colour map.
+// (a colour bar beside the data area), CIPoints (points with interval
+// whiskers over categories). NewHeatMap adapts a Grid to gonum's
+// plotter.HeatMap; Viridis and Diverging are its colour maps.
 package plots

@@ -170,8 +170,8 @@ func ExampleHeatmap() {
 	defer os.RemoveAll(dir)
 
 	g := plots.Grid{
-		X: []float64{0.5, 1}, // message cost
-		Y: []float64{2, 4},   // team size
+		X: []string{"0.5", "1"}, // message cost, as the sweep writes it
+		Y: []string{"2", "4"},   // team size
 		Z: [][]float64{
 			{31.5, 33}, // team size 2
 			{18, 21},   // team size 4
@@ -198,6 +198,57 @@ func ExampleHeatmap() {
 	// 1,2,33
 	// 0.5,4,18
 	// 1,4,21
+}
+
+// A difference map of team minus split: the cell whose interval excludes
+// zero is outlined, and the colour scale's ends say which side is better.
+// The data go beside it with each interval.
+func ExampleDiffMap() {
+	dir, err := os.MkdirTemp("", "plots")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	g := plots.Grid{
+		X:        []string{"0", "0.25"},    // coupling
+		Y:        []string{"300", "30000"}, // message size
+		Z:        [][]float64{{0.002, 0.96}, {-0.18, 0.21}},
+		Lo:       [][]float64{{-0.05, 0.81}, {-0.4, -0.02}},
+		Hi:       [][]float64{{0.06, 1.1}, {0.01, 0.44}},
+		Annotate: true,
+	}
+	chart := plots.Chart{XLabel: "coupling", YLabel: "message size (tokens)", ZLabel: "difference in reward", Stat: "difference of IQMs"}
+	p, err := plots.DiffMap(chart, g, plots.Sides{Low: "split better", High: "team better"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := plots.SaveFormats(p, plots.Column, filepath.Join(dir, "diff"), plots.GridTable(g), []string{"svg"}); err != nil {
+		log.Fatal(err)
+	}
+	printFile(filepath.Join(dir, "diff.csv"))
+	// Output:
+	// x,y,z,lo,hi
+	// 0,300,0.002,-0.05,0.06
+	// 0.25,300,0.96,0.81,1.1
+	// 0,30000,-0.18,-0.4,0.01
+	// 0.25,30000,0.21,-0.02,0.44
+}
+
+// Points over categories: an IQM per organization with its interval,
+// where a bar from zero would mislead.
+func ExamplePoints() {
+	pts := []plots.Bar{{Label: "split", Mean: 0.31, Lo: 0.22, Hi: 0.4}, {Label: "team", Mean: 0.74, Lo: 0.6, Hi: 0.85}}
+	p, err := plots.Points(plots.Chart{XLabel: "organization", YLabel: "reward", Stat: "IQM"}, pts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		fmt.Printf("%s at x = %v\n", t.Label, t.Value)
+	}
+	// Output:
+	// split at x = 0
+	// team at x = 1
 }
 
 // A Band is a plot.Plotter: it goes into any gonum plot, here under a

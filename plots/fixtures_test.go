@@ -92,13 +92,13 @@ func trace() ([]plots.Span, []plots.Flow) {
 
 func sweepGrid() plots.Grid {
 	g := plots.Grid{
-		X:        []float64{0.1, 0.5, 1, 2, 5},
-		Y:        []float64{2, 4, 8, 16},
+		X:        []string{"6s", "30s", "1m", "2m", "5m"},
+		Y:        []string{"2", "4", "8", "16"},
 		Annotate: true,
 	}
-	for _, n := range g.Y {
+	for _, n := range []float64{2, 4, 8, 16} {
 		var row []float64
-		for _, c := range g.X {
+		for _, c := range []float64{0.1, 0.5, 1, 2, 5} {
 			row = append(row, math.Round((60/n+c*math.Log2(n)*3)*10)/10)
 		}
 		g.Z = append(g.Z, row)
@@ -138,6 +138,10 @@ func buildAll(size plots.Size) ([]built, error) {
 	if err := add("bars", p, plots.BarsTable(bars), err); err != nil {
 		return nil, err
 	}
+	p, err = plots.Points(plots.Chart{XLabel: "organization", YLabel: "finish time (min)", Stat: "IQM", Size: size}, bars)
+	if err := add("points", p, plots.BarsTable(bars), err); err != nil {
+		return nil, err
+	}
 	long := longBars()
 	p, err = plots.Bars(plots.Chart{XLabel: "organization", YLabel: "cost per task (USD)", Size: size}, long)
 	if err := add("hbars", p, plots.BarsTable(long), err); err != nil {
@@ -158,12 +162,41 @@ func buildAll(size plots.Size) ([]built, error) {
 	if err := add("heatmap", p, plots.GridTable(g), err); err != nil {
 		return nil, err
 	}
+	d := organizationDiff()
+	p, err = plots.DiffMap(plots.Chart{XLabel: "coupling", YLabel: "message size (tokens)", ZLabel: "difference in reward",
+		Stat: "IQM difference, 10 seeds", Size: size}, d, plots.Sides{Low: "split better", High: "team better"})
+	if err := add("diffmap", p, plots.GridTable(d), err); err != nil {
+		return nil, err
+	}
 	obs, fitted := latencyFit()
 	p, err = plots.CDF(plots.Chart{XLabel: "call latency (s)", YLabel: "P(latency <= x)", Size: size}, obs, fitted, true)
 	if err := add("cdf", p, plots.LinesTable(append([]plots.Series{obs}, fitted...)), err); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// organizationDiff is the difference in reward of two organizations over
+// coupling and message size: positive where coupling is moderate and
+// messages small, negative beside, near zero at no coupling; the interval
+// is as wide as 0.15 everywhere, so that some cells exclude zero and some
+// do not.
+func organizationDiff() plots.Grid {
+	g := plots.Grid{
+		X:        []string{"0", "0.05", "0.25", "1"},
+		Y:        []string{"300", "3000", "30000"},
+		Annotate: true,
+	}
+	for i, size := range []float64{300, 3000, 30000} {
+		var z, lo, hi []float64
+		for j, c := range []float64{0, 0.05, 0.25, 1} {
+			v := math.Round((c*(1-c)*4-0.3*float64(i)*c-0.0017*float64(j))*1000) / 1000
+			v -= 0.2 * size / 30000
+			z, lo, hi = append(z, v), append(lo, v-0.15), append(hi, v+0.15)
+		}
+		g.Z, g.Lo, g.Hi = append(g.Z, z), append(g.Lo, lo), append(g.Hi, hi)
+	}
+	return g
 }
 
 // teamScaling is a measure at doubling team sizes: one estimator's grows

@@ -32,6 +32,7 @@ func FuzzParseChartTables(f *testing.F) {
 	f.Add([]byte("label,mean,lo,hi\nx,1,0,2\n"))
 	f.Add([]byte("record,row,start,end,kind,label,to_row\nspan,main,0,1,work,t,\nflow,main,0,1,,,agent 1\n"))
 	f.Add([]byte("x,y,z\n0,0,1\n1,0,2\n"))
+	f.Add([]byte("x,y,z,lo,hi\nteam,2m,1,0,2\nsplit,2m,-1,-2,0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := csv.NewReader(bytes.NewReader(data))
 		r.FieldsPerRecord = -1
@@ -43,8 +44,8 @@ func FuzzParseChartTables(f *testing.F) {
 		plots.ParseLinesTable(tab)
 		plots.ParseBarsTable(tab)
 		plots.ParseTimelineTable(tab)
-		if g, err := plots.ParseGridTable(tab); err == nil && len(g.Z) != len(g.Y) {
-			t.Fatalf("grid has %d rows for %d y values", len(g.Z), len(g.Y))
+		if g, err := plots.ParseGridTable(tab); err == nil && (len(g.Z) != len(g.Y) || (g.Lo != nil && len(g.Lo) != len(g.Y))) {
+			t.Fatalf("grid has %d rows (%d of Lo) for %d y values", len(g.Z), len(g.Lo), len(g.Y))
 		}
 	})
 }

@@ -149,3 +149,33 @@ func TestTidyTicks(t *testing.T) {
 	assert.Equal(t, want, small, "exponent form kept: %v", small)
 	var _ plot.Ticker = tidyTicks{}
 }
+
+// TestEndTicks: an axis of whole numbers is labelled at its end; the
+// last tidy label gives way when it would crowd the end; an axis that
+// ends on a tidy tick is left as it is.
+func TestEndTicks(t *testing.T) {
+	labels := func(min, max float64) []string {
+		var out []string
+		for _, tk := range (endTicks{}).Ticks(min, max) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		min, max float64
+		want     []string
+	}{
+		{0, 149, []string{"0", "60", "120", "149"}},
+		{0, 59, []string{"0", "25", "50", "59"}},
+		{0, 51, []string{"0", "25", "51"}},
+		{0, 29, []string{"0", "25", "29"}},
+		{0, 150, []string{"0", "50", "100", "150"}},
+		{0, 2, []string{"0", "1", "2"}},
+	} {
+		assert.Equal(t, tc.want, labels(tc.min, tc.max), "%v to %v", tc.min, tc.max)
+	}
+	assert.True(t, wholeX([]Series{{X: []float64{0, 1, 2}}}))
+	assert.False(t, wholeX([]Series{{X: []float64{0, 1}}, {X: []float64{0.5}}}))
+}

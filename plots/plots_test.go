@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,13 +97,15 @@ func TestHeatMapRejects(t *testing.T) {
 	require.NoError(t, err)
 	for name, g := range map[string]plots.Grid{
 		"empty":       {},
-		"no X":        {Y: []float64{1}, Z: [][]float64{{}}},
-		"rows":        {X: []float64{1}, Y: []float64{1, 2}, Z: [][]float64{{1}}},
-		"ragged":      {X: []float64{1, 2}, Y: []float64{1, 2}, Z: [][]float64{{1, 2}, {1}}},
-		"NaN Z":       {X: []float64{1}, Y: []float64{1}, Z: [][]float64{{nan}}},
-		"Inf X":       {X: []float64{inf}, Y: []float64{1}, Z: [][]float64{{1}}},
-		"repeated Y":  {X: []float64{1}, Y: []float64{2, 2}, Z: [][]float64{{1}, {2}}},
-		"repeated X2": {X: []float64{3, 1, 3}, Y: []float64{1}, Z: [][]float64{{1, 2, 3}}},
+		"no X":        {Y: []string{"1"}, Z: [][]float64{{}}},
+		"rows":        {X: []string{"1"}, Y: []string{"1", "2"}, Z: [][]float64{{1}}},
+		"ragged":      {X: []string{"1", "2"}, Y: []string{"1", "2"}, Z: [][]float64{{1, 2}, {1}}},
+		"NaN Z":       {X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{nan}}},
+		"Inf Hi":      {X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{1}}, Lo: [][]float64{{0}}, Hi: [][]float64{{inf}}},
+		"Lo only":     {X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{1}}, Lo: [][]float64{{0}}},
+		"Z above Hi":  {X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{3}}, Lo: [][]float64{{0}}, Hi: [][]float64{{2}}},
+		"repeated Y":  {X: []string{"1"}, Y: []string{"2", "2"}, Z: [][]float64{{1}, {2}}},
+		"repeated X2": {X: []string{"team", "split", "team"}, Y: []string{"1"}, Z: [][]float64{{1, 2, 3}}},
 	} {
 		_, err := plots.NewHeatMap(g, cm)
 		assert.Error(t, err, name)
@@ -167,7 +170,7 @@ func TestEveryChartFitsEverySize(t *testing.T) {
 	for _, sz := range sizes {
 		charts, err := buildAll(sz.size)
 		require.NoError(t, err, sz.name)
-		assert.Len(t, charts, 8)
+		assert.Len(t, charts, 10)
 	}
 }
 
@@ -285,8 +288,8 @@ func TestBarsTurnForLongLabels(t *testing.T) {
 func TestHeatmapAnnotationsMustFit(t *testing.T) {
 	g := plots.Grid{Annotate: true}
 	for i := range 30 {
-		g.X = append(g.X, float64(i)*0.125)
-		g.Y = append(g.Y, float64(i))
+		g.X = append(g.X, strconv.FormatFloat(float64(i)*0.125, 'g', -1, 64))
+		g.Y = append(g.Y, strconv.Itoa(i))
 	}
 	for i := range g.Y {
 		row := make([]float64, len(g.X))
@@ -308,7 +311,7 @@ func TestHeatmapAnnotationsMustFit(t *testing.T) {
 }
 
 func TestHeatmapOfOneValue(t *testing.T) {
-	g := plots.Grid{X: []float64{1}, Y: []float64{1}, Z: [][]float64{{5}}, Annotate: true}
+	g := plots.Grid{X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{5}}, Annotate: true}
 	_, err := plots.Heatmap(plots.Chart{XLabel: "x", YLabel: "y", ZLabel: "z"}, g)
 	require.NoError(t, err)
 }
@@ -425,8 +428,8 @@ func TestTables(t *testing.T) {
 	require.NoError(t, tbl.WriteCSV(&b))
 	assert.Equal(t, "name,v\n\"a \"\"quoted\"\", name\",0.1\n", b.String())
 
-	g := plots.GridTable(plots.Grid{X: []float64{0.1, 1e-9}, Y: []float64{3}, Z: [][]float64{{1.0 / 3, 2}}})
-	assert.Equal(t, [][]string{{"0.1", "3", "0.3333333333333333"}, {"1e-09", "3", "2"}}, g.Rows)
+	g := plots.GridTable(plots.Grid{X: []string{"0.1", "30000"}, Y: []string{"2m"}, Z: [][]float64{{1.0 / 3, 2}}})
+	assert.Equal(t, [][]string{{"0.1", "2m", "0.3333333333333333"}, {"30000", "2m", "2"}}, g.Rows)
 }
 
 func TestCDFErrors(t *testing.T) {

@@ -16,10 +16,11 @@ import (
 type Spec struct {
 	// Name is the chart's file name without extension.
 	Name string `json:"name"`
-	// Kind is "lines", "scaling", "bars", "timeline" or "heatmap": which
-	// of Lines, Scaling, Bars, Timeline and Heatmap draws it, from the
-	// table LinesTable (lines and scaling), BarsTable, TimelineTable or
-	// GridTable writes.
+	// Kind is "lines", "scaling", "bars", "points", "timeline", "heatmap"
+	// or "diffmap": which of Lines, Scaling, Bars, Points, Timeline,
+	// Heatmap and DiffMap draws it, from the table LinesTable (lines and
+	// scaling), BarsTable (bars and points), TimelineTable or GridTable
+	// (heatmap and diffmap) writes.
 	Kind     string `json:"kind"`
 	Title    string `json:"title,omitempty"`
 	XLabel   string `json:"xlabel,omitempty"`
@@ -34,6 +35,9 @@ type Spec struct {
 	Size string `json:"size"`
 	// Annotate writes a heat map's values in its cells.
 	Annotate bool `json:"annotate,omitempty"`
+	// Low and High name the sides of a difference map (Sides).
+	Low  string `json:"low,omitempty"`
+	High string `json:"high,omitempty"`
 }
 
 // Sizes are the named sizes of Spec.Size.
@@ -82,6 +86,12 @@ func drawKind(s *Spec, c Chart, t Table) (*plot.Plot, error) {
 			return nil, err
 		}
 		return Bars(c, bars)
+	case "points":
+		pts, err := ParseBarsTable(t)
+		if err != nil {
+			return nil, err
+		}
+		return Points(c, pts)
 	case "timeline":
 		spans, flows, err := ParseTimelineTable(t)
 		if err != nil {
@@ -95,8 +105,15 @@ func drawKind(s *Spec, c Chart, t Table) (*plot.Plot, error) {
 		}
 		g.Annotate = s.Annotate
 		return Heatmap(c, g)
+	case "diffmap":
+		g, err := ParseGridTable(t)
+		if err != nil {
+			return nil, err
+		}
+		g.Annotate = s.Annotate
+		return DiffMap(c, g, Sides{Low: s.Low, High: s.High})
 	}
-	return nil, fmt.Errorf("kind %q: want lines, scaling, bars, timeline or heatmap", s.Kind)
+	return nil, fmt.Errorf("kind %q: want lines, scaling, bars, points, timeline, heatmap or diffmap", s.Kind)
 }
 
 // MarshalSpecs renders specs as the JSON index of a charts directory.
@@ -235,46 +252,62 @@ func ParseTimelineTable(t Table) ([]Span, []Flow, error) {
 }
 
 // ParseGridTable reads the grid of a table written by GridTable: the X
-// and Y values in the order first seen, one row of cells per Y.
+// and Y names in the order first seen, one row of cells per Y, and the
+// intervals when the table has lo and hi columns.
 func ParseGridTable(t Table) (Grid, error) {
-	if err := cols(t, "x", "y", "z"); err != nil {
-		return Grid{}, err
+	withIntervals := len(t.Header) == 5
+	if withIntervals {
+		if err := cols(t, "x", "y", "z", "lo", "hi"); err != nil {
+			return Grid{}, err
+		}
+	} else if err := cols(t, "x", "y", "z"); err != nil {
+		return Grid{}, fmt.Errorf("%w (or with lo, hi)", err)
 	}
 	var g Grid
-	xi, yi := map[float64]int{}, map[float64]int{}
+	xi, yi := map[string]int{}, map[string]int{}
 	type c struct {
 		i, j int
-		z    float64
+		v    []float64 // z, and lo, hi
 	}
 	var cells []c
-	for i := range t.Rows {
-		var v [3]float64
+	for i, r := range t.Rows {
+		v := make([]float64, len(t.Header)-2)
 		for j := range v {
-			f, err := cell(t, i, j)
+			f, err := cell(t, i, j+2)
 			if err != nil {
 				return Grid{}, err
 			}
 			v[j] = f
 		}
-		if _, ok := xi[v[0]]; !ok {
-			xi[v[0]] = len(g.X)
-			g.X = append(g.X, v[0])
+		if _, ok := xi[r[0]]; !ok {
+			xi[r[0]] = len(g.X)
+			g.X = append(g.X, r[0])
 		}
-		if _, ok := yi[v[1]]; !ok {
-			yi[v[1]] = len(g.Y)
-			g.Y = append(g.Y, v[1])
+		if _, ok := yi[r[1]]; !ok {
+			yi[r[1]] = len(g.Y)
+			g.Y = append(g.Y, r[1])
 		}
-		cells = append(cells, c{yi[v[1]], xi[v[0]], v[2]})
+		cells = append(cells, c{yi[r[1]], xi[r[0]], v})
 	}
 	if len(cells) != len(g.X)*len(g.Y) {
 		return Grid{}, fmt.Errorf("%d cells for %d x and %d y values", len(cells), len(g.X), len(g.Y))
 	}
-	g.Z = make([][]float64, len(g.Y))
-	for i := range g.Z {
-		g.Z[i] = make([]float64, len(g.X))
+	grid := func() [][]float64 {
+		z := make([][]float64, len(g.Y))
+		for i := range z {
+			z[i] = make([]float64, len(g.X))
+		}
+		return z
+	}
+	g.Z = grid()
+	if withIntervals {
+		g.Lo, g.Hi = grid(), grid()
 	}
 	for _, c := range cells {
-		g.Z[c.i][c.j] = c.z
+		g.Z[c.i][c.j] = c.v[0]
+		if withIntervals {
+			g.Lo[c.i][c.j], g.Hi[c.i][c.j] = c.v[1], c.v[2]
+		}
 	}
 	return g, nil
 }

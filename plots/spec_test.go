@@ -32,10 +32,15 @@ func TestParseTablesRoundTrip(t *testing.T) {
 	assert.Equal(t, spans, gotSpans)
 	assert.Equal(t, flows, gotFlows)
 
-	g := plots.Grid{X: []float64{0, 0.5}, Y: []float64{1, 2, 3}, Z: [][]float64{{1, 2}, {3, 4}, {5, 6}}}
+	g := plots.Grid{X: []string{"0", "0.5"}, Y: []string{"team", "split", "1m"}, Z: [][]float64{{1, 2}, {3, 4}, {5, 6}}}
 	gotGrid, err := plots.ParseGridTable(plots.GridTable(g))
 	require.NoError(t, err)
 	assert.Equal(t, g, gotGrid)
+	g.Lo = [][]float64{{0, 1}, {2, 3}, {4, 5}}
+	g.Hi = [][]float64{{2, 3}, {4, 5}, {6, 7}}
+	gotGrid, err = plots.ParseGridTable(plots.GridTable(g))
+	require.NoError(t, err)
+	assert.Equal(t, g, gotGrid, "with intervals")
 }
 
 func TestParseTablesErrors(t *testing.T) {
@@ -55,6 +60,10 @@ func TestParseTablesErrors(t *testing.T) {
 			plots.Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}, Rows: [][]string{{"arrow", "a", "0", "1", "", "", ""}}}, "want span or flow"},
 		{"grid holes", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
 			plots.Table{Header: []string{"x", "y", "z"}, Rows: [][]string{{"0", "0", "1"}, {"1", "1", "1"}}}, "2 cells for 2 x and 2 y values"},
+		{"grid header", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
+			plots.Table{Header: []string{"x", "y", "v"}}, "want [x y z] (or with lo, hi)"},
+		{"grid interval", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
+			plots.Table{Header: []string{"x", "y", "z", "lo", "hi"}, Rows: [][]string{{"0", "0", "1", "0", "wide"}}}, `row 1, column hi: "wide" is not a number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.ErrorContains(t, tc.parse(tc.table), tc.want)

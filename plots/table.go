@@ -99,13 +99,20 @@ func TimelineTable(spans []Span, flows []Flow) Table {
 }
 
 // GridTable returns the data of a heat map, one row per cell, row by row
-// of Z: x, y, z.
+// of Z: x, y, z, and lo, hi beside z when g has intervals.
 func GridTable(g Grid) Table {
 	t := Table{Header: []string{"x", "y", "z"}}
+	if g.hasIntervals() {
+		t.Header = append(t.Header, "lo", "hi")
+	}
 	for i, row := range g.Z {
 		for j, z := range row {
 			if i < len(g.Y) && j < len(g.X) {
-				t.Rows = append(t.Rows, []string{num(g.X[j]), num(g.Y[i]), num(z)})
+				r := []string{g.X[j], g.Y[i], num(z)}
+				if g.hasIntervals() {
+					r = append(r, num(g.Lo[i][j]), num(g.Hi[i][j]))
+				}
+				t.Rows = append(t.Rows, r)
 			}
 		}
 	}

@@ -297,7 +297,7 @@ func TestLastTenthsAndSummary(t *testing.T) {
 	assert.Equal(t, []uint64{1, 2, 3}, sv.Seeds["v"])
 	assert.InDeltaSlice(t, []float64{0.1, 0.2, 0.3}, sv.Values["v"]["reward_mean"], 1e-12)
 
-	sum, err := rundir.ParseTable("summary.csv", results.TrainSummary(sv))
+	sum, err := rundir.ParseTable("summary.csv", results.TrainSummary(sv, nil))
 	require.NoError(t, err)
 	require.Len(t, sum.Rows, 2)
 	assert.Equal(t, []string{"v", "reward_mean", "1", "3"}, sum.Rows[0][:4])

@@ -92,20 +92,36 @@ func colName(h []string, i int) string {
 // IntervalNote says how the intervals of the aggregates are computed.
 var IntervalNote = fmt.Sprintf("95%% percentile bootstrap over seeds, %d resamples", stats.DefaultResamples)
 
-// TrainSummary renders summary.csv of a training: one row per variant
-// and metric (tidy) with the aggregates of the seeds' last-tenth values:
-// variant, metric, unit, n_seeds, mean, median, iqm, iqm_lo, iqm_hi,
-// mean_lo, mean_hi, median_lo, median_hi, interval.
-func TrainSummary(sv *SeedValues) []byte {
+// TrainSummary renders summary.csv of a training: one row per variant,
+// policy and metric (tidy) with the aggregates of the seeds' last-tenth
+// values: variant, metric, unit, n_seeds, mean, median, iqm, iqm_lo,
+// iqm_hi, mean_lo, mean_hi, median_lo, median_hi, interval, policy. The
+// rows of learned say "learned"; those of fixed, when not nil, say
+// "fixed": each variant's own policy section scored on the same episodes
+// (a baseline). fixed then holds every variant, in the order the rows
+// follow, with its learned rows (if it has any) first.
+func TrainSummary(learned, fixed *SeedValues) []byte {
 	header := []string{"variant", "metric", "unit", "n_seeds", "mean", "median", "iqm", "iqm_lo", "iqm_hi",
-		"mean_lo", "mean_hi", "median_lo", "median_hi", "interval"}
+		"mean_lo", "mean_hi", "median_lo", "median_hi", "interval", "policy"}
 	var rows [][]string
-	for _, v := range sv.Variants {
+	add := func(sv *SeedValues, v, policy string) {
 		for _, m := range sv.Metrics {
 			a := stats.Default.Aggregate(sv.Values[v][m])
 			rows = append(rows, []string{v, m, metric.Of(m).Unit, strconv.Itoa(a.N),
 				num(a.Mean.Value), num(a.Median.Value), num(a.IQM.Value), num(a.IQM.Lo), num(a.IQM.Hi),
-				num(a.Mean.Lo), num(a.Mean.Hi), num(a.Median.Lo), num(a.Median.Hi), IntervalNote})
+				num(a.Mean.Lo), num(a.Mean.Hi), num(a.Median.Lo), num(a.Median.Hi), IntervalNote, policy})
+		}
+	}
+	variants := learned.Variants
+	if fixed != nil {
+		variants = fixed.Variants
+	}
+	for _, v := range variants {
+		if slices.Contains(learned.Variants, v) {
+			add(learned, v, "learned")
+		}
+		if fixed != nil && slices.Contains(fixed.Variants, v) {
+			add(fixed, v, "fixed")
 		}
 	}
 	return rundir.CSV(header, rows)

@@ -28,6 +28,7 @@
 //	merge      merge the trials of a sweep's shards
 //	compare    compare two directories, or two variants of a run: differences with CIs
 //	plot       redraw the charts of a run, train, sweep or compare directory from its tables
+//	table      print a directory's summary as a LaTeX, Markdown or CSV table for a paper
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
@@ -201,12 +202,21 @@
 //	                  over the seeds' last tenths of training: variant,
 //	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
 //	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
-//	                  interval (95% percentile bootstrap over seeds)
+//	                  interval (95% percentile bootstrap over seeds),
+//	                  policy (learned); then the variant's baseline rows
+//	                  (policy fixed): its own policy section scored on
+//	                  the episodes of the same last tenths, reward_mean
+//	                  to critical_steps_mean
 //	policies/         the final policy of each variant and seed, as JSON;
 //	                  'simulate run --policy FILE' evaluates one
 //	charts/           learning curves (reward, success, latency,
-//	                  parallelism, messages) with one curve per variant,
-//	                  the IQM over seeds with its 95% bootstrap band; each
+//	                  parallelism, messages) with one curve per variant
+//	                  trained, named with the settings the variants vary
+//	                  (such as "low: reward.latency 0.25"), the IQM over
+//	                  seeds with its 95% bootstrap band, outlined; with
+//	                  --smooth N each seed's values are a moving average
+//	                  over the last N iterations first (the note says
+//	                  so; default 1, none); each
 //	                  variant's action mix; performance profiles of the
 //	                  final reward and success (the fraction of seeds
 //	                  above each threshold); when the variants train
@@ -217,10 +227,16 @@
 //	                  PNG, SVG and PDF with the CSV of each, and
 //	                  charts.json for 'simulate plot'
 //
-// The table printed shows the IQM over seeds with its 95% interval.
-// Training does not read the policy section (the organization or policy
-// file that run evaluates): it learns the policy train.policy names, so
-// variants that differ only there train alike, and train says which.
+// The table printed shows the IQM over seeds with its 95% interval, a
+// learned row per variant trained and a fixed row per variant: the
+// baseline, the variant's own policy section (the organization or policy
+// file that run evaluates) on the same tasks, rollouts and random streams
+// as the learned policy's last tenth of training (common random numbers),
+// so that a learned policy that does worse than a fixed organization shows.
+// Training does not read the policy section: it learns the policy
+// train.policy names, so variants that differ only there would train
+// identical copies; train says so before it starts and trains the first of
+// them once, and each of them still gets its baseline row.
 // Virtual times are in seconds and rates are fractions, in the tables and
 // the charts alike; docs/statistics.md explains the intervals. Writes are
 // atomic and the manifest comes last, as for run.
@@ -260,6 +276,9 @@
 //	--set path=value
 //		override a scenario value, as path=value (such as train.iterations=50);
 //		may be repeated
+//	--smooth N
+//		draw the learning curves as moving averages over N iterations
+//		(each seed's, before the IQM; 1 for none) (default 1)
 //	--workers W
 //		train on W workers (default: the number of CPUs);
 //		results do not depend on it
@@ -545,6 +564,56 @@
 //
 //	simulate plot out/latency-pressure-train-seed1 --out figures
 //	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny
+//
+// # Print a directory's summary as a LaTeX, Markdown or CSV table for a paper
+//
+// Usage:
+//
+//	simulate table [flags] DIR
+//
+// Table prints the summary of a complete run, train or sweep directory, or
+// the comparison of a compare directory, as a table ready to paste into a
+// paper, reading only its tables (nothing is run):
+//
+//	run directory      one row per variant, one column per metric: the
+//	                   mean over episodes [95% interval] from summary.csv
+//	train directory    one row per variant: the IQM over seeds of each
+//	                   metric's last tenth [95% bootstrap interval]
+//	sweep directory    one row per variant and swept point: the IQM over
+//	                   seeds [95% bootstrap interval]
+//	compare directory  one row per variant and metric: A, B, the
+//	                   difference B - A [95% interval] and the probability
+//	                   that B is better (P(B > A) where no side is better)
+//
+// Each cell is a value and its interval, "0.891 [0.862, 0.953]", with --digits
+// significant digits (the interval at the value's decimals). In each column
+// of a summary the best value is in bold, by the metric's direction (higher
+// for rewards and rates, lower for times and counts); a column whose metric
+// is neither has none in bold, nor has a comparison. Column heads are the
+// metric's label with its unit, from the table of metrics (docs/statistics.md).
+//
+//	--format latex     a table environment with a booktabs tabular
+//	                   (\toprule, \midrule, \bottomrule; needs
+//	                   \usepackage{booktabs}) and its caption, with
+//	                   LaTeX's special characters escaped
+//	--format markdown  a caption line and a GitHub-flavoured table
+//	--format csv       value, lo and hi in columns of their own, no bold
+//
+// The flags are:
+//
+//	--digits N
+//		write values with N significant digits, 1 to 15 (default 3)
+//	--format F
+//		print the table as F: latex, markdown, csv (default markdown)
+//	--metrics LIST
+//		keep only the metrics LIST, comma-separated, in that order (default: every
+//		metric the directory's table holds)
+//
+// Examples:
+//
+//	simulate table out/latency-pressure-train-seed1 --format latex > table.tex
+//	simulate table out/tiny-seed1 --metrics success_rate,finish_time_mean
+//	simulate table out/compare-a-vs-b --format markdown --digits 2
 //
 // # Describe a task graph
 //

@@ -68,14 +68,16 @@ func TestMemoryBound(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r")
 	_, stderr, code := simulate(t, "run", "tiny", "--set", "task.width=1000000", "--max-memory", "64MiB", "--workers", "2", "--out", out)
 	assert.Equal(t, exitFail, code)
-	assert.Contains(t, stderr, `variant "split": its task graphs have up to 1000002 subtasks, about 488.3MiB per episode and 976.6MiB for 2 at once, above --max-memory 64MiB; raise --max-memory`)
+	assert.Contains(t, stderr, `variant "split": a team of 3 agents (collective.agents) on task graphs of up to 1000002 subtasks (task.width, task.stages) needs about 511.2MiB per episode and 1022.4MiB for 2 at once, above --max-memory 64MiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, or raise the bound (--max-memory 1GiB, or 0 for none)`)
 	assert.NoDirExists(t, out)
 
-	// Stopped while running: what the episode builds passes the bound.
-	_, stderr, code = simulate(t, append(longEpisode, "--max-memory", "40MiB", "--out", out)...)
+	// Stopped while running: the estimate (71.6MiB) fits, but what the
+	// episode builds beyond it (messages) passes the bound.
+	_, stderr, code = simulate(t, "run", "tiny", "--set", "task.width=20000", "--set", "collective.agents=400", "--episodes", "1", "--workers", "1",
+		"--max-memory", "100MiB", "--out", out)
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, stderr, "memory bound reached: the heap holds")
-	assert.Contains(t, stderr, "above --max-memory 40MiB (raise it")
+	assert.Contains(t, stderr, "above --max-memory 100MiB (raise it")
 	assert.NoDirExists(t, out)
 
 	_, stderr, code = simulate(t, "run", "tiny", "--max-memory", "lots")
@@ -89,9 +91,10 @@ var runSweep = []string{"sweep", "tiny", "--set", "sweep={command: run, grid: {c
 // TestEventLimitSaysHowToRaiseIt: every command that runs episodes takes
 // --max-events; an episode past it fails the command, names the flag and
 // leaves no result; the default bound lets the same command finish.
-// TestMemoryEstimate: the estimate counts every episode held at once:
-// one per worker for an evaluation, an iteration's batch × group for
-// training.
+// TestMemoryEstimate: the estimate counts every episode held at once
+// (one per worker for an evaluation, an iteration's batch × group with
+// their recorded decisions for training), and each episode's agents and
+// the findings they read; a refusal names the settings to lower.
 func TestMemoryEstimate(t *testing.T) {
 	sc, err := scenarios.Load(testScenario, []string{"task.width=100000", "train.batch=4", "train.group=2"})
 	require.NoError(t, err)
@@ -104,10 +107,10 @@ func TestMemoryEstimate(t *testing.T) {
 		want       string // "" when the work is accepted
 	}{
 		{"one episode fits", 64 << 20, false, 1, ""},
-		{"two do not", 64 << 20, false, 2, `variant "split": its task graphs have up to 100002 subtasks, about 48.8MiB per episode and 97.7MiB for 2 at once, above --max-memory 64MiB; raise --max-memory, lower --workers, or make the task smaller`},
-		{"a training iteration's rollouts", 256 << 20, true, 1, `about 48.8MiB per episode and 390.6MiB for 8 at once (8 rollouts, batch × group, per worker), above --max-memory 256MiB; raise --max-memory, lower --workers, train.batch or train.group`},
-		{"on each worker", 512 << 20, true, 2, "781.3MiB for 16 at once"},
-		{"training that fits", 512 << 20, true, 1, ""},
+		{"two do not", 64 << 20, false, 2, `variant "split": a team of 3 agents (collective.agents) on task graphs of up to 100002 subtasks (task.width, task.stages) needs about 51.1MiB per episode and 102.2MiB for 2 at once, above --max-memory 64MiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, or raise the bound (--max-memory 128MiB, or 0 for none)`},
+		{"a training iteration's rollouts", 1 << 30, true, 1, `needs about 213.6MiB per episode and 1.7GiB for 8 at once (8 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 1GiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, train.batch or train.group, or raise the bound (--max-memory 2GiB, or 0 for none)`},
+		{"on each worker", 2 << 30, true, 2, "3.3GiB for 16 at once"},
+		{"training that fits", 2 << 30, true, 1, ""},
 		{"no bound", 0, true, 64, ""},
 	}
 	for _, tt := range tests {
@@ -126,8 +129,25 @@ func TestMemoryEstimate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "t")
 	_, stderr, code := simulate(t, "train", testScenario, "--set", "task.width=100000", "--max-memory", "1GiB", "--workers", "1", "--out", out)
 	assert.Equal(t, exitFail, code)
-	assert.Contains(t, stderr, "3.1GiB for 64 at once (64 rollouts, batch × group, per worker), above --max-memory 1GiB")
+	assert.Contains(t, stderr, "13.4GiB for 64 at once (64 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 1GiB")
 	assert.NoDirExists(t, out)
+
+	// A huge team on a wide task is refused by the default bound, before
+	// any work, naming both settings.
+	_, stderr, code = simulate(t, "train", "latency-pressure", "--set", "collective.agents=100000", "--set", "task.width=100000",
+		"--seeds", "1", "--workers", "1", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, `variant "none": a team of 100000 agents (collective.agents) on task graphs of up to 100002 subtasks (task.width, task.stages) needs about 74.9GiB per episode`)
+	assert.Contains(t, stderr, "above --max-memory 8GiB")
+	assert.NoDirExists(t, out)
+
+	// A team larger than its work: at most one agent per subtask works at
+	// once, so the findings read are counted for 2,000 agents, not 10⁵
+	// (which would be 1.5GiB).
+	sc, err = scenarios.Load(testScenario, []string{"collective.agents=100000", "task.width=2000"})
+	require.NoError(t, err)
+	o := limitOptions{maxMemory: 256 << 20}
+	assert.NoError(t, o.check(variantWorkloads(sc, false), 1))
 }
 
 // TestSweepMemoryBound: a sweep whose largest trial would pass
@@ -137,7 +157,7 @@ func TestSweepMemoryBound(t *testing.T) {
 	_, stderr, code := simulate(t, "sweep", "tiny", "--set", "sweep={command: run, grid: {task.width: [3, 1000000]}}", "--variant", "team",
 		"--max-memory", "64MiB", "--workers", "2", "--out", out)
 	assert.Equal(t, exitFail, code)
-	assert.Regexp(t, `simulate sweep: trial [0-9a-f]{16} \(task.width=1000000, variant team, seed 7\): its task graphs have up to 1000002 subtasks, about 488.3MiB per episode and 976.6MiB for 2 at once, above --max-memory 64MiB; raise --max-memory`, stderr)
+	assert.Regexp(t, `simulate sweep: trial [0-9a-f]{16} \(task.width=1000000, variant team, seed 7\): a team of 3 agents \(collective.agents\) on task graphs of up to 1000002 subtasks \(task.width, task.stages\) needs about 511.2MiB per episode and 1022.4MiB for 2 at once, above --max-memory 64MiB; make the team`, stderr)
 	assert.NoDirExists(t, out)
 	_, stderr, code = simulate(t, "sweep", "tiny", "--max-memory", "lots")
 	assert.Equal(t, exitUsage, code)
@@ -167,7 +187,7 @@ func TestEventLimitSaysHowToRaiseIt(t *testing.T) {
 			assert.Equal(t, exitFail, code, stderr)
 			assert.Contains(t, stderr, "simulate "+tt.name+": ")
 			assert.Contains(t, stderr, "sim: event limit reached: 50 events processed")
-			assert.Contains(t, stderr, "(the episode's bound: 50 events); --max-events raises the bound")
+			assert.Contains(t, stderr, "(the episode's bound: 50 events, as set); --max-events raises the bound")
 			if tt.gone == "" {
 				assert.NoFileExists(t, out)
 				assert.NoDirExists(t, out)
@@ -231,9 +251,11 @@ func TestTrainInterruptSaysHowToResume(t *testing.T) {
 		want  string
 	}{
 		{
-			// A first iteration of tens of seconds: none is checkpointed.
-			name:  "none kept",
-			args:  []string{"train", "tiny", "--set", "task.width=20000", "--set", "collective.agents=4000", "--set", "train.iterations=2", "--seeds", "1", "--workers", "1", "--charts=false"},
+			// A first iteration of tens of seconds (one rollout, 660MiB
+			// estimated): none is checkpointed.
+			name: "none kept",
+			args: []string{"train", "tiny", "--set", "task.width=20000", "--set", "collective.agents=4000", "--set", "train.iterations=2",
+				"--set", "train.batch=1", "--set", "train.group=1", "--seeds", "1", "--workers", "1", "--charts=false"},
 			ready: func(string) bool { return true },
 			want:  "simulate train: no iteration was checkpointed, so nothing is kept; to start again, run: simulate train tiny",
 		},
@@ -244,7 +266,7 @@ func TestTrainInterruptSaysHowToResume(t *testing.T) {
 				parts, _ := filepath.Glob(filepath.Join(out, train.CheckpointDir, "*.gob"))
 				return len(parts) > 0
 			},
-			want: " of 200000 iterations are kept in ", // tiny has two variants
+			want: " of 100000 iterations are kept in ", // tiny's two variants train once
 		},
 	}
 	for _, c := range cases {

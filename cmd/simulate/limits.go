@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -38,6 +40,21 @@ const defaultMaxMemory = 8 << 30
 // RSS over nodes for fork-join graphs of 2·10⁴ to 10⁶ nodes (about 480 B,
 // at the GC target simulate sets), rounded up.
 const bytesPerNode = 512
+
+// bytesPerAgent is what one agent costs an episode once it exists:
+// measured as peak RSS over agents for the independent organization
+// (every agent attempts the task at once), about 1.7 KiB for 10⁶ agents,
+// rounded up. Agents are made as the episode needs them, so a team
+// larger than its work costs less.
+const bytesPerAgent = 2048
+
+// bytesPerRead is what an agent's record of one finding it has read
+// costs, over the pairs of a working agent and a subtask: each agent
+// keeps the findings it read, so a team working on a wide graph holds
+// agents × subtasks of them at worst. Peak RSS over that product was 6.1
+// to 7.2 B for fork-join graphs of 2,000 to 8,000 parts with as many
+// agents (split organization), rounded up.
+const bytesPerRead = 8
 
 // memoryPoll is how often the heap is measured against the bound.
 const memoryPoll = 50 * time.Millisecond
@@ -81,17 +98,49 @@ func variantWorkloads(sc *scenarios.Scenario, train bool) []workload {
 	return ws
 }
 
-// check refuses work whose task graphs alone, on concurrent workers at
-// once, would pass the memory bound. What an episode builds while it runs
-// (messages, agents) is not foreseeable; guard bounds that.
+// episodeBytes estimates what one episode of w holds at its peak: its
+// task graph, its agents, the findings its working agents read (at most
+// one agent per subtask works at once), and in training the decisions
+// its rollout keeps for the update.
+func (w workload) episodeBytes() float64 {
+	nodes, agents := w.variant.Spec.Task.Nodes(), w.variant.Spec.Collective.Agents
+	b := float64(nodes)*bytesPerNode + float64(agents)*bytesPerAgent + float64(min(agents, nodes))*float64(nodes)*bytesPerRead
+	if w.rollouts > 1 {
+		b += rlcr.RecordedBytes(nodes)
+	}
+	return b
+}
+
+// sizeSettings names the settings of f that fix how many subtasks its
+// graphs have: those of its shape that the scenario sets.
+func sizeSettings(f *task.Family) []string {
+	var names []string
+	for _, s := range []struct {
+		name string
+		set  bool
+	}{{"length", f.Length > 0}, {"width", f.Width > 0}, {"stages", f.Stages > 0}, {"branching", f.Branching > 0}, {"depth", f.Depth > 0}} {
+		if s.set {
+			names = append(names, "task."+s.name)
+		}
+	}
+	if len(names) == 0 {
+		return []string{"the task's size"}
+	}
+	return names
+}
+
+// check refuses work whose episodes, on concurrent workers at once, are
+// estimated to pass the memory bound (episodeBytes), before any of it
+// starts. The error names the settings that drive the estimate, the
+// estimate and the bound. What an estimate leaves out (messages, an
+// API's queues) guard bounds while the work runs.
 func (o *limitOptions) check(work []workload, concurrent int) error {
 	if o.maxMemory == 0 {
 		return nil
 	}
 	concurrent = max(1, concurrent)
 	for _, w := range work {
-		nodes := w.variant.Spec.Task.Nodes()
-		episode := float64(nodes) * bytesPerNode
+		episode := w.episodeBytes()
 		held := concurrent * w.rollouts
 		need := episode * float64(held)
 		if need <= float64(o.maxMemory) {
@@ -99,11 +148,13 @@ func (o *limitOptions) check(work []workload, concurrent int) error {
 		}
 		how, lower := fmt.Sprintf("%d at once", held), "--workers"
 		if w.rollouts > 1 {
-			how = fmt.Sprintf("%d at once (%d rollouts, batch × group, per worker)", held, w.rollouts)
+			how = fmt.Sprintf("%d at once (%d rollouts, batch × group, per worker, with their recorded decisions)", held, w.rollouts)
 			lower = "--workers, train.batch or train.group"
 		}
-		return fmt.Errorf("%s: its task graphs have up to %d subtasks, about %s per episode and %s for %s, above --max-memory %s; raise --max-memory, lower %s, or make the task smaller",
-			w.name, nodes, byteSize(episode), byteSize(need), how, o.maxMemory, lower)
+		size := sizeSettings(&w.variant.Spec.Task)
+		return fmt.Errorf("%s: a team of %d agents (collective.agents) on task graphs of up to %d subtasks (%s) needs about %s per episode and %s for %s, above --max-memory %s; make the team or the task smaller (collective.agents; %s), lower %s, or raise the bound (--max-memory %s, or 0 for none)",
+			w.name, w.variant.Spec.Collective.Agents, w.variant.Spec.Task.Nodes(), strings.Join(size, ", "), byteSize(episode), byteSize(need), how, o.maxMemory,
+			strings.Join(size, ", "), lower, byteSize(math.Exp2(math.Ceil(math.Log2(need)))))
 	}
 	return nil
 }

@@ -61,7 +61,7 @@ func TestTrainResumesAfterKill(t *testing.T) {
 
 	whole := filepath.Join(root, "whole")
 	mustSimulate(t, resumeArgs(whole)...)
-	for _, name := range []string{"iterations.csv", "summary.csv", "policies/split-seed7.json", "policies/team-seed8.json"} {
+	for _, name := range []string{"iterations.csv", "summary.csv", "policies/split-seed7.json", "policies/split-seed8.json"} {
 		want, err := os.ReadFile(filepath.Join(whole, name))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(killed, name))

@@ -167,7 +167,7 @@ func TestTrainSummary(t *testing.T) {
 	iters := readCSV(t, filepath.Join(out, "iterations.csv"))
 	var xs []float64
 	for _, r := range iters[1:] {
-		if r[0] == "team" && r[2] == "2" {
+		if r[0] == "split" && r[2] == "2" {
 			xs = append(xs, parse(t, r[5]))
 		}
 	}
@@ -175,7 +175,7 @@ func TestTrainSummary(t *testing.T) {
 	require.Len(t, xs, 3)
 	found := false
 	for _, r := range rows[1:] {
-		if r[0] == "team" && r[1] == "success_rate" {
+		if r[0] == "split" && r[1] == "success_rate" && r[14] == "learned" {
 			found = true
 			assert.Equal(t, "fraction", r[2])
 			assert.Equal(t, "3", r[3])
@@ -242,7 +242,7 @@ func TestPlotRedrawsEveryChart(t *testing.T) {
 	out := trainTiny(t)
 	d2 := filepath.Join(t.TempDir(), "d2")
 	stdout := mustSimulate(t, "plot", out, "--out", d2)
-	assert.Contains(t, stdout, "drew 20 charts", "8 learning curves, 2 action mixes, 2 profiles, 8 final bars")
+	assert.Contains(t, stdout, "drew 19 charts", "8 learning curves, 1 action mix (team trains as split), 2 profiles, 8 final bars")
 	sameCharts(t, out, d2)
 
 	// Run directories (bars and timelines) and sweeps (lines and heat
@@ -315,7 +315,7 @@ func TestCompare(t *testing.T) {
 		assert.True(t, 0 <= p && p <= 1, "%v", r)
 		assert.Equal(t, "false", r[12], "seeds of two trainings are not paired")
 	}
-	assert.Equal(t, map[string]bool{"split": true, "team": true}, variants)
+	assert.Equal(t, map[string]bool{"split": true}, variants, "team trains as split does: once")
 
 	// A run against itself: paired, no difference, even odds.
 	run := filepath.Join(t.TempDir(), "run")

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"reflect"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -62,12 +62,21 @@ section hand-off misses and duplicates) and writes a directory:
 	                  over the seeds' last tenths of training: variant,
 	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
 	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
-	                  interval (95% percentile bootstrap over seeds)
+	                  interval (95% percentile bootstrap over seeds),
+	                  policy (learned); then the variant's baseline rows
+	                  (policy fixed): its own policy section scored on
+	                  the episodes of the same last tenths, reward_mean
+	                  to critical_steps_mean
 	policies/         the final policy of each variant and seed, as JSON;
 	                  'simulate run --policy FILE' evaluates one
 	charts/           learning curves (reward, success, latency,
-	                  parallelism, messages) with one curve per variant,
-	                  the IQM over seeds with its 95% bootstrap band; each
+	                  parallelism, messages) with one curve per variant
+	                  trained, named with the settings the variants vary
+	                  (such as "low: reward.latency 0.25"), the IQM over
+	                  seeds with its 95% bootstrap band, outlined; with
+	                  --smooth N each seed's values are a moving average
+	                  over the last N iterations first (the note says
+	                  so; default 1, none); each
 	                  variant's action mix; performance profiles of the
 	                  final reward and success (the fraction of seeds
 	                  above each threshold); when the variants train
@@ -78,10 +87,16 @@ section hand-off misses and duplicates) and writes a directory:
 	                  PNG, SVG and PDF with the CSV of each, and
 	                  charts.json for 'simulate plot'
 
-The table printed shows the IQM over seeds with its 95% interval.
-Training does not read the policy section (the organization or policy
-file that run evaluates): it learns the policy train.policy names, so
-variants that differ only there train alike, and train says which.
+The table printed shows the IQM over seeds with its 95% interval, a
+learned row per variant trained and a fixed row per variant: the
+baseline, the variant's own policy section (the organization or policy
+file that run evaluates) on the same tasks, rollouts and random streams
+as the learned policy's last tenth of training (common random numbers),
+so that a learned policy that does worse than a fixed organization shows.
+Training does not read the policy section: it learns the policy
+train.policy names, so variants that differ only there would train
+identical copies; train says so before it starts and trains the first of
+them once, and each of them still gets its baseline row.
 Virtual times are in seconds and rates are fractions, in the tables and
 the charts alike; docs/statistics.md explains the intervals. Writes are
 atomic and the manifest comes last, as for run.
@@ -100,7 +115,7 @@ starts over.`,
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
 	simulate train my.yaml --set train.advantage=per-agent --set reward.penalty=quadratic`,
 	Setup: func(fs *flag.FlagSet) action {
-		o := &trainOptions{seeds: 3}
+		o := &trainOptions{seeds: 3, smooth: 1}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the first seed `S` (default: the scenario's seed)",
 			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, with -train once)",
@@ -108,6 +123,7 @@ starts over.`,
 			workers: "train on `W` workers (default: the number of CPUs);\nresults do not depend on it",
 		})
 		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
+		fs.Var(intFlag{&o.smooth}, "smooth", "draw the learning curves as moving averages over `N` iterations\n(each seed's, before the IQM; 1 for none)")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
 		return o.run
 	},
@@ -115,8 +131,9 @@ starts over.`,
 
 type trainOptions struct {
 	outputOptions
-	seeds int
-	force bool
+	seeds  int
+	smooth int
+	force  bool
 }
 
 func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err error) {
@@ -128,6 +145,12 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	if o.seeds < 1 {
 		return usagef("--seeds %d: want 1 or more", o.seeds)
+	}
+	if o.smooth < 1 {
+		return usagef("--smooth %d: want 1 (no smoothing) or more iterations", o.smooth)
+	}
+	if o.smooth > 1 && !o.charts {
+		return usagef("--smooth %d with --charts=false: it smooths only the charts, which are not drawn", o.smooth)
 	}
 	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
@@ -155,6 +178,14 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	}()
 
 	jobs, total := train.Jobs(sc, seed, o.seeds)
+	for _, g := range train.Alike(sc.Variants) {
+		names := make([]string, len(g))
+		for i, k := range g {
+			names[i] = sc.Variants[k].Name
+		}
+		s.infof("%s differ only in their policy section, which training replaces with the policy it learns (train.policy): training %s once for them all; each variant's own policy is scored as a baseline",
+			joinAnd(names), names[0])
+	}
 	resumed, err := train.Resume(dir, jobs)
 	if err != nil {
 		return err
@@ -166,23 +197,38 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	for _, j := range jobs {
 		bar.add(len(j.Rows))
 	}
-	err = train.Run(ctx, dir, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
-	bar.finish(err == nil)
-	if err != nil {
+	// interrupted says, after an interrupt, what the checkpoints keep and
+	// how to resume: the jobs ran on have moved on, so a rerun's fresh
+	// jobs are counted.
+	interrupted := func() {
 		if ctx.Err() != nil {
-			// The jobs ran on have moved on; a rerun starts from fresh ones.
 			fresh, _ := train.Jobs(sc, seed, o.seeds)
 			s.infof("%s", resumeHint(dir, fresh, total, s.argv))
 		}
+	}
+	err = train.Run(ctx, dir, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
+	bar.finish(err == nil)
+	if err != nil {
+		interrupted()
 		return err
 	}
 
-	sv, err := train.WriteTables(dir, jobs)
+	// The baselines: each variant's own policy section on the episodes
+	// the learned policy is scored on. They keep no checkpoint: a rerun
+	// finds the training done and scores them again.
+	bar = newProgress(s.stderr, "baseline iterations", train.BaselineIterations(sc, o.seeds))
+	baselines, err := train.Baselines(ctx, sc, seed, o.seeds, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
+	bar.finish(err == nil)
+	if err != nil {
+		interrupted()
+		return err
+	}
+	sv, fixed, err := train.WriteTables(dir, jobs, baselines)
 	if err != nil {
 		return err
 	}
 	if o.charts {
-		warnings, err := train.LearningCurves(ctx, dir, sc, jobs, sv)
+		warnings, err := train.LearningCurves(ctx, dir, jobs, sv, train.CurveOptions{Smooth: o.smooth})
 		for _, w := range warnings {
 			s.warnf("%s", w)
 		}
@@ -202,7 +248,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := os.RemoveAll(dir.Join(train.CheckpointDir)); err != nil {
 		s.warnf("%v", err)
 	}
-	printTraining(s, sv, sc.Variants, experiment.UsesHandoff(experiment.VariantSpecs(sc)...))
+	printTraining(s, sv, fixed, experiment.UsesHandoff(experiment.VariantSpecs(sc)...))
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil
 }
@@ -215,9 +261,11 @@ type screenColumn struct {
 
 // printTraining prints each variant's figures over the last tenth of
 // training: the IQM over seeds with its 95% bootstrap interval; with
-// handoff set also the hand-off columns of iterations.csv. It notes the
-// variants that train alike.
-func printTraining(s *session, sv *results.SeedValues, variants []scenarios.Variant, handoff bool) {
+// handoff set also the hand-off columns of iterations.csv. Each variant's
+// learned row (if it was trained) is followed by its baseline row: its own
+// policy section on the same episodes (fixed), whose columns are those
+// of the rollouts.
+func printTraining(s *session, learned, fixed *results.SeedValues, handoff bool) {
 	cols := []screenColumn{{"reward_mean", 2}, {"success_rate", 2}, {"latency_mean", 0}, {"parallelism_mean", 2}, {"messages_mean", 1}}
 	if handoff {
 		for _, name := range train.HandoffColumnNames() {
@@ -225,47 +273,26 @@ func printTraining(s *session, sv *results.SeedValues, variants []scenarios.Vari
 		}
 	}
 	tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "variant\tseeds\t")
+	fmt.Fprint(tw, "variant\tpolicy\tseeds\t")
 	for _, c := range cols {
 		fmt.Fprintf(tw, "%s\t", metric.Of(c.metric).Head)
 	}
 	fmt.Fprintln(tw, "(IQM [95% CI] over seeds, last tenth of training)")
-	for _, v := range sv.Variants {
-		fmt.Fprintf(tw, "%s\t%d\t", v, len(sv.Seeds[v]))
+	row := func(sv *results.SeedValues, v, policy string) {
+		if !slices.Contains(sv.Variants, v) {
+			return
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t", v, policy, len(sv.Seeds[v]))
 		for _, c := range cols {
 			fmt.Fprintf(tw, "%s\t", withCI(stats.Default.CI(sv.Values[v][c.metric], stats.IQM), c.prec))
 		}
 		fmt.Fprintln(tw)
 	}
+	for _, v := range fixed.Variants {
+		row(learned, v, "learned")
+		row(fixed, v, "fixed")
+	}
 	tw.Flush()
-	for _, names := range trainAlike(variants) {
-		fmt.Fprintf(s.stdout, "%s differ only in their policy section, which training replaces with the policy it learns\n(train.policy): they train alike.\n", joinAnd(names))
-	}
-}
-
-// trainAlike returns the groups of two or more variants that differ only
-// in their policy section, which training does not read.
-func trainAlike(variants []scenarios.Variant) [][]string {
-	var groups [][]string
-	taken := make([]bool, len(variants))
-	for i := range variants {
-		if taken[i] {
-			continue
-		}
-		group := []string{variants[i].Name}
-		for j := i + 1; j < len(variants); j++ {
-			a, b := variants[i].Spec, variants[j].Spec
-			a.Policy, b.Policy = scenarios.PolicySpec{}, scenarios.PolicySpec{}
-			if !taken[j] && reflect.DeepEqual(a, b) {
-				taken[j] = true
-				group = append(group, variants[j].Name)
-			}
-		}
-		if len(group) > 1 {
-			groups = append(groups, group)
-		}
-	}
-	return groups
 }
 
 // joinAnd joins names as "a, b and c".

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/policy"
-	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // trainTiny trains the tiny scenario briefly into a new directory.
@@ -29,27 +28,27 @@ func TestTrainWritesEverything(t *testing.T) {
 	for _, f := range m.Files {
 		assert.FileExists(t, filepath.Join(out, f))
 	}
-	for _, f := range []string{"iterations.csv", "policies/split-seed7.json", "policies/team-seed8.json", "charts/learning_reward.svg", "charts/action_mix_team.png"} {
+	for _, f := range []string{"iterations.csv", "policies/split-seed7.json", "policies/split-seed8.json", "charts/learning_reward.svg", "charts/action_mix_split.png"} {
 		assert.Contains(t, m.Files, f)
 	}
 	assert.Equal(t, 2, m.Seeds)
 
 	rows := readCSV(t, filepath.Join(out, "iterations.csv"))
-	assert.Len(t, rows, 1+2*2*3, "header, then variants × seeds × iterations")
+	assert.Len(t, rows, 1+1*2*3, "header, then variants × seeds × iterations (team trains as split)")
 	for _, col := range []string{"variant", "seed", "iteration", "reward_mean", "success_rate", "latency_mean", "latency_p90",
 		"parallelism_mean", "messages_mean", "model_calls_mean", "entropy", "prob_work", "prob_delegate", "prob_submit"} {
 		assert.Contains(t, rows[0], col)
 	}
 
 	// The policy file is one that run evaluates.
-	f, err := os.Open(filepath.Join(out, "policies/team-seed7.json"))
+	f, err := os.Open(filepath.Join(out, "policies/split-seed7.json"))
 	require.NoError(t, err)
 	defer f.Close()
-	_, err = policy.Load(f, "team-seed7.json")
+	_, err = policy.Load(f, "split-seed7.json")
 	require.NoError(t, err)
 	runOut := filepath.Join(t.TempDir(), "run")
 	mustSimulate(t, "run", testScenario, "--episodes", "3", "--charts=false", "--out", runOut,
-		"--policy", filepath.Join(out, "policies/team-seed7.json"))
+		"--policy", filepath.Join(out, "policies/split-seed7.json"))
 }
 
 func TestTrainGoldenAndWorkers(t *testing.T) {
@@ -60,7 +59,7 @@ func TestTrainGoldenAndWorkers(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(two, "iterations.csv"))
 	require.NoError(t, err)
 	assert.Equal(t, string(a), string(b), "1 and 2 workers give the same table")
-	for _, p := range []string{"policies/split-seed7.json", "policies/team-seed8.json"} {
+	for _, p := range []string{"policies/split-seed7.json", "policies/split-seed8.json", "summary.csv"} {
 		pa, _ := os.ReadFile(filepath.Join(one, p))
 		pb, _ := os.ReadFile(filepath.Join(two, p))
 		assert.Equal(t, string(pa), string(pb), p)
@@ -68,9 +67,39 @@ func TestTrainGoldenAndWorkers(t *testing.T) {
 	goldenTable(t, "tiny_iterations.csv.golden", a)
 }
 
+// TestTrainBaselines: tiny's variants differ only in their organization,
+// so train says so before it starts and trains split once; the terminal
+// and summary.csv give a learned row for split and a fixed row (the
+// baseline, on the same episodes) for split and for team.
+func TestTrainBaselines(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "train")
+	stdout, stderr, code := simulate(t, "train", testScenario, "--seeds", "2", "--out", out, "--charts=false",
+		"--set", "train.iterations=3", "--set", "train.batch=2", "--set", "train.group=3")
+	require.Equal(t, exitOK, code, stderr)
+	assert.True(t, strings.HasPrefix(stderr, "simulate train: split and team differ only in their policy section, which training replaces with the policy it learns (train.policy): training split once for them all"), stderr)
+	var policies []string
+	for _, line := range strings.Split(stdout, "\n")[1:4] {
+		policies = append(policies, strings.Join(strings.Fields(line)[:3], " "))
+	}
+	assert.Equal(t, []string{"split learned 2", "split fixed 2", "team fixed 2"}, policies, stdout)
+
+	rows := readCSV(t, filepath.Join(out, "summary.csv"))
+	require.Equal(t, "policy", rows[0][14])
+	reward := map[string]float64{}
+	for _, r := range rows[1:] {
+		if r[1] == "reward_mean" {
+			reward[r[0]+" "+r[14]] = parse(t, r[6])
+		}
+	}
+	assert.Len(t, reward, 3)
+	assert.NotEqual(t, reward["split fixed"], reward["team fixed"], "two organizations on the same episodes")
+}
+
 func TestTrainBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"train", testScenario, "--seeds", "0"},
+		{"train", testScenario, "--smooth", "0"},
+		{"train", testScenario, "--smooth", "5", "--charts=false"},
 		{"train", testScenario, "--set", "train.advantage=magic"},
 		{"train", testScenario, "--set", "reward.penalty=cubic"},
 		{"train", "no-such-scenario"},
@@ -83,35 +112,26 @@ func TestTrainBadInput(t *testing.T) {
 	}
 }
 
-// TestTrainAlike: the variants that differ only in their policy section
-// are the ones training cannot tell apart.
-func TestTrainAlike(t *testing.T) {
-	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective: {agents: 4}\npolicy: {organization: split}\nvariants:\n"
-	tests := []struct {
-		name, scenario string
-		src            string
-		want           [][]string
-	}{
-		{"tiny", testScenario, "", [][]string{{"split", "team"}}},
-		{"organizations", "organizations", "", [][]string{{"sequential", "independent", "team"}}},
-		{"latency pressure", "latency-pressure", "", nil},
-		{"two groups and one apart", "", head + "  - {name: a}\n  - {name: b, set: {collective.agents: 8}}\n  - {name: c, set: {policy.organization: team}}\n  - {name: d, set: {collective.agents: 8, policy.organization: sequential}}\n  - {name: e, set: {train.lr: 0.2}}\n",
-			[][]string{{"a", "c"}, {"b", "d"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var sc *scenarios.Scenario
-			var err error
-			if tt.src != "" {
-				sc, err = scenarios.Parse([]byte(tt.src), "x.yaml", nil)
-			} else {
-				sc, err = scenarios.Load(tt.scenario, nil)
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, trainAlike(sc.Variants))
-		})
-	}
+// TestJoinAnd: lists of names as a sentence writes them.
+func TestJoinAnd(t *testing.T) {
 	assert.Equal(t, "a", joinAnd([]string{"a"}))
 	assert.Equal(t, "a and b", joinAnd([]string{"a", "b"}))
 	assert.Equal(t, "a, b and c", joinAnd([]string{"a", "b", "c"}))
+}
+
+// TestTrainSmooth: --smooth N draws the learning curves as moving
+// averages of each seed's values over N iterations, and says so above the
+// chart; the tables do not change.
+func TestTrainSmooth(t *testing.T) {
+	plain := trainTiny(t)
+	smooth := trainTiny(t, "--smooth", "2")
+	read := func(dir, name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Equal(t, read(plain, "summary.csv"), read(smooth, "summary.csv"))
+	assert.NotEqual(t, read(plain, "charts/learning_reward.csv"), read(smooth, "charts/learning_reward.csv"))
+	assert.Contains(t, read(smooth, "charts/charts.json"), `"stat": "IQM, 2 seeds, 2-iteration mean"`)
+	assert.NotContains(t, read(plain, "charts/charts.json"), "iteration mean")
 }

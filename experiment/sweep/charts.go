@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/swarmsim/swarmsim/results"
 
@@ -16,18 +18,21 @@ import (
 )
 
 // Chart is one chart of a sweep's results, as data for package plots: a
-// line chart when Series is set, a heat map when Grid is.
+// line chart when Series is set, points over categories when Points is,
+// a heat map when Grid is (a difference map when Sides is set too).
 type Chart struct {
 	// Name is the chart's file name without extension.
 	Name string
 	// Title, when set, says which slice of the sweep a chart shows.
 	Title                  string
 	XLabel, YLabel, ZLabel string
-	// Stat says what the lines are ("mean, 2 seeds"), Interval what the
-	// bands are.
+	// Stat says what the lines, points or cells are ("IQM, 2 seeds"),
+	// Interval what the bands and whiskers are.
 	Stat, Interval string
 	Series         []plots.Series
+	Points         []plots.Bar
 	Grid           *plots.Grid
+	Sides          *plots.Sides
 }
 
 // PhaseChart is the name of the phase diagram: learned parallelism over
@@ -61,6 +66,27 @@ func axisLabel(ax *results.Axis) string {
 	return ax.Path
 }
 
+// valueLabel returns value i of axis ax as a scenario writes it: numbers
+// in plain decimals ("30000", not "3e+04"), durations in their largest
+// units ("2m", "1h30m", not "2m0s"), other values as they are.
+func valueLabel(ax *results.Axis, i int) string {
+	v := ax.Values[i]
+	switch {
+	case ax.Unit == "s":
+		if d, err := time.ParseDuration(v); err == nil {
+			v = d.String()
+			for _, zero := range []string{"m0s", "h0m"} {
+				if strings.HasSuffix(v, zero) {
+					v = strings.TrimSuffix(v, zero[1:])
+				}
+			}
+		}
+	case numeric(ax):
+		v = strconv.FormatFloat(ax.Numbers[i], 'f', -1, 64)
+	}
+	return v
+}
+
 // chartName turns a field path into a part of a file name.
 func chartName(path string) string {
 	return strings.NewReplacer(".", "_", "[", "", "]", "").Replace(path)
@@ -68,28 +94,29 @@ func chartName(path string) string {
 
 // Charts returns the charts of a sweep's results (the records present),
 // for each variant (names get a "_VARIANT" suffix when the sweep has
-// several) and each metric:
+// several) and each metric. Every value drawn is an IQM over seeds (and
+// random samples, and further axes) with its 95% bootstrap interval, the
+// statistic the terminal prints:
 //
-//   - METRIC_vs_AXIS: the metric against each grid axis, the mean over
-//     seeds (and random samples, and further axes) with its 95% interval,
-//     with one curve per value of the other axis when there are exactly
-//     two grid axes;
-//   - METRIC_heatmap: the mean over the first two grid axes;
+//   - METRIC_vs_AXIS: the metric against each grid axis: lines over a
+//     numeric axis, with one curve per value of the other axis when there
+//     are exactly two grid axes, or per value of the one categorical axis;
+//     points with whiskers over a categorical axis;
+//   - METRIC_heatmap: the metric over the first two grid axes, numeric or
+//     categorical, each cell named as the scenario writes its value;
+//   - with one categorical axis (such as policy.organization) beside two
+//     numeric ones, instead: METRIC_heatmap_VALUE per value over the
+//     numeric axes, and METRIC_diff_VALUE_minus_FIRST, the difference of
+//     each later value from the first on a diverging scale, the cells
+//     whose interval excludes zero outlined;
 //   - phase_parallelism, when the axes include reward.latency and
 //     task.coupling: parallelism_mean over latency weight and coupling.
 //
-// Axes whose values are not numbers get no charts; those left out are
-// explained in the warnings.
+// Charts left out (a cell without a finite value) are explained in the
+// warnings.
 func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 	var charts []Chart
 	var warnings []string
-	numeric := make([]bool, len(plan.Grid))
-	for a, ax := range plan.Grid {
-		numeric[a] = ax.Numbers != nil
-		if !numeric[a] {
-			warnings = append(warnings, fmt.Sprintf("axis %s has values that are not numbers: no charts over it", ax.Path))
-		}
-	}
 	// Records by variant, in plan order.
 	byVariant := map[string][]*trialResult{}
 	for j, t := range plan.Trials {
@@ -97,27 +124,16 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 			byVariant[t.Variant] = append(byVariant[t.Variant], &trialResult{info: &plan.Trials[j], rec: r})
 		}
 	}
-	// Short: the legend's note must fit a column.
-	stat := fmt.Sprintf("mean, %d seeds", plan.Seeds)
-	switch {
-	case len(plan.Random) > 0 && len(plan.Grid) > 2:
-		stat += ", samples, axes"
-	case len(plan.Random) > 0:
-		stat += ", samples"
-	case len(plan.Grid) > 2:
-		stat += ", other axes"
-	}
 	const interval = "95% bootstrap CI"
 
-	// Two numeric axes carry the heat maps: the first two, unless one
-	// axis is categorical (such as policy.organization), which then gets
-	// a heat map per value over the numeric ones, and a curve per value
-	// in the line charts.
+	// One categorical axis (such as policy.organization) beside numeric
+	// ones gets a curve per value in the line charts, and, beside two
+	// numeric axes, a heat map per value over them.
 	var nums []int
 	category := -1
 	for a := range plan.Grid {
 		switch {
-		case numeric[a]:
+		case numeric(&plan.Grid[a]):
 			nums = append(nums, a)
 		case category == -1:
 			category = a
@@ -127,6 +143,14 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 	}
 	if category >= 0 && len(plan.Grid[category].Values) > plots.MaxSeries {
 		category = -2
+	}
+	perValueMaps := category >= 0 && len(nums) >= 2
+	// What a line's point pools (one axis drawn), and a heat map's cell
+	// (two drawn, and the category fixed in the per-value maps).
+	lineStat := pooled("IQM", plan, 1)
+	mapStat := pooled("IQM", plan, 2)
+	if perValueMaps {
+		mapStat = pooled("IQM", plan, 3)
 	}
 	for _, v := range plan.Variants {
 		suffix := ""
@@ -141,7 +165,15 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 			label, scale := metricLabel(m)
 			md := metricData{plan, rs, m, scale}
 			for a := range plan.Grid {
-				if !numeric[a] {
+				name := fmt.Sprintf("%s_vs_%s%s", m, chartName(plan.Grid[a].Path), suffix)
+				c := Chart{Name: name, XLabel: axisLabel(&plan.Grid[a]), YLabel: label, Stat: lineStat, Interval: interval}
+				if !numeric(&plan.Grid[a]) {
+					c.Points = md.points(a)
+					if len(c.Points) == 0 {
+						warnings = append(warnings, fmt.Sprintf("chart %s left out: no finite values", name))
+						continue
+					}
+					charts = append(charts, c)
 					continue
 				}
 				other := -1
@@ -151,35 +183,31 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 				case len(plan.Grid) == 2 && len(plan.Grid[1-a].Values) <= plots.MaxSeries:
 					other = 1 - a
 				}
-				series := md.lineSeries(a, other)
-				if len(series) == 0 {
-					warnings = append(warnings, fmt.Sprintf("chart %s_vs_%s%s left out: no finite values", m, chartName(plan.Grid[a].Path), suffix))
+				if other >= 0 {
+					c.Stat = pooled("IQM", plan, 2) // the other axis is drawn as curves
+				}
+				c.Series = md.lineSeries(a, other)
+				if len(c.Series) == 0 {
+					warnings = append(warnings, fmt.Sprintf("chart %s left out: no finite values", name))
 					continue
 				}
-				charts = append(charts, Chart{
-					Name:     fmt.Sprintf("%s_vs_%s%s", m, chartName(plan.Grid[a].Path), suffix),
-					XLabel:   axisLabel(&plan.Grid[a]),
-					YLabel:   label,
-					Stat:     stat,
-					Interval: interval,
-					Series:   series,
-				})
+				charts = append(charts, c)
 			}
-			if category < 0 && len(plan.Grid) >= 2 && numeric[0] && numeric[1] {
+			switch {
+			case perValueMaps:
+				c, w := md.categoryHeatmaps(label, mapStat, category, nums[0], nums[1], suffix)
+				charts, warnings = append(charts, c...), append(warnings, w...)
+			case len(plan.Grid) >= 2:
 				name := m + "_heatmap" + suffix
 				if g, ok := md.heatGrid(0, 1, nil); ok {
-					charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[0]), YLabel: axisLabel(&plan.Grid[1]), ZLabel: label, Grid: g})
+					charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[0]), YLabel: axisLabel(&plan.Grid[1]), ZLabel: label, Stat: mapStat, Grid: g})
 				} else {
 					warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
 				}
 			}
-			if category >= 0 && len(nums) >= 2 {
-				c, w := md.categoryHeatmaps(label, category, nums[0], nums[1], suffix)
-				charts, warnings = append(charts, c...), append(warnings, w...)
-			}
 		}
 		lat, coup := axisIndex(plan, "reward.latency"), axisIndex(plan, "task.coupling")
-		if lat >= 0 && coup >= 0 && numeric[lat] && numeric[coup] {
+		if lat >= 0 && coup >= 0 && numeric(&plan.Grid[lat]) && numeric(&plan.Grid[coup]) {
 			name := PhaseChart + suffix
 			switch g, ok := (metricData{plan, rs, "parallelism_mean", 1}).heatGrid(lat, coup, nil); {
 			case !slices.Contains(plan.Metrics, "parallelism_mean"):
@@ -191,12 +219,34 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 				if plan.Command == scenarios.SweepTrain {
 					z = "learned " + z
 				}
-				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Grid: g})
+				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Stat: mapStat, Grid: g})
 			}
 		}
 	}
 	return charts, warnings
 }
+
+// pooled returns what a chart's value is, "IQM, 10 seeds", and what else
+// it pools beyond the seeds: the random samples, and the grid axes beyond
+// the drawn ones (kept short: the legend's note must fit a column).
+func pooled(what string, plan *results.Plan, drawn int) string {
+	s := fmt.Sprintf("%s, %d seeds", what, plan.Seeds)
+	if plan.Seeds == 1 {
+		s = what + ", 1 seed"
+	}
+	switch {
+	case len(plan.Random) > 0 && len(plan.Grid) > drawn:
+		s += ", samples, axes"
+	case len(plan.Random) > 0:
+		s += ", samples"
+	case len(plan.Grid) > drawn:
+		s += ", other axes"
+	}
+	return s
+}
+
+// numeric says whether an axis's values are all numbers.
+func numeric(ax *results.Axis) bool { return ax.Numbers != nil }
 
 type trialResult struct {
 	info *results.TrialInfo
@@ -212,11 +262,15 @@ func axisIndex(plan *results.Plan, path string) int {
 	return -1
 }
 
-// ascending returns the value indices of axis a sorted by number.
+// ascending returns the value indices of axis a sorted by number, or in
+// the scenario's order when its values are not numbers.
 func ascending(ax *results.Axis) []int {
-	idx := make([]int, len(ax.Numbers))
+	idx := make([]int, len(ax.Values))
 	for i := range idx {
 		idx[i] = i
+	}
+	if !numeric(ax) {
+		return idx
 	}
 	slices.SortStableFunc(idx, func(i, j int) int {
 		switch {
@@ -285,7 +339,7 @@ func (md metricData) lineSeries(a, other int) []plots.Series {
 			if g >= 0 {
 				axes, want = append(axes, other), append(want, g)
 			}
-			iv := stats.Default.CI(values(rs, m, scale, axes, want), stats.Mean)
+			iv := stats.Default.CI(values(rs, m, scale, axes, want), stats.IQM)
 			if math.IsNaN(iv.Value) {
 				continue
 			}
@@ -319,17 +373,30 @@ func (md metricData) lineSeries(a, other int) []plots.Series {
 	return out
 }
 
+// points returns the metric at each value of the categorical axis a, in
+// the scenario's order, with its interval; a value without a finite
+// result is left out.
+func (md metricData) points(a int) []plots.Bar {
+	var out []plots.Bar
+	for i, val := range md.plan.Grid[a].Values {
+		iv := stats.Default.CI(values(md.rs, md.m, md.scale, []int{a}, []int{i}), stats.IQM)
+		if bar, ok := experiment.CIBar(val, iv); ok {
+			out = append(out, bar)
+		}
+	}
+	return out
+}
+
 // categoryHeatmaps returns, for a categorical axis c, the heat map of
 // the metric over the numeric axes x and y for each of c's values
 // (METRIC_heatmap_VALUE), and the difference of each later value from the
 // first (METRIC_diff_VALUE_minus_FIRST): where one organization starts to
 // beat another.
-func (md metricData) categoryHeatmaps(label string, c, x, y int, suffix string) ([]Chart, []string) {
+func (md metricData) categoryHeatmaps(label, stat string, c, x, y int, suffix string) ([]Chart, []string) {
 	plan, m := md.plan, md.m
 	var charts []Chart
 	var warnings []string
 	ax := &plan.Grid[c]
-	grids := make([]*plots.Grid, len(ax.Values))
 	for k, val := range ax.Values {
 		name := fmt.Sprintf("%s_heatmap_%s%s", m, chartName(val), suffix)
 		g, ok := md.heatGrid(x, y, []int{c, k})
@@ -337,75 +404,121 @@ func (md metricData) categoryHeatmaps(label string, c, x, y int, suffix string) 
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
 			continue
 		}
-		grids[k] = g
 		charts = append(charts, Chart{Name: name, Title: fmt.Sprintf("%s = %s", ax.Path, val),
-			XLabel: axisLabel(&plan.Grid[x]), YLabel: axisLabel(&plan.Grid[y]), ZLabel: label, Grid: g})
+			XLabel: axisLabel(&plan.Grid[x]), YLabel: axisLabel(&plan.Grid[y]), ZLabel: label, Stat: stat, Grid: g})
 	}
-	for k := 1; k < len(grids); k++ {
-		if grids[0] == nil || grids[k] == nil {
+	for k := 1; k < len(ax.Values); k++ {
+		name := fmt.Sprintf("%s_diff_%s_minus_%s%s", m, chartName(ax.Values[k]), chartName(ax.Values[0]), suffix)
+		g, ok := md.diffGrid(x, y, c, k)
+		if !ok {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: a cell has no finite value", name))
 			continue
 		}
-		d := &plots.Grid{X: grids[0].X, Y: grids[0].Y, Annotate: grids[0].Annotate}
-		for r := range grids[0].Z {
-			row := make([]float64, len(grids[0].Z[r]))
-			for i := range row {
-				row[i] = grids[k].Z[r][i] - grids[0].Z[r][i]
-			}
-			d.Z = append(d.Z, row)
-		}
+		sides := diffSides(metric.Of(m).Better, ax.Values[0], ax.Values[k])
 		charts = append(charts, Chart{
-			Name:   fmt.Sprintf("%s_diff_%s_minus_%s%s", m, chartName(ax.Values[k]), chartName(ax.Values[0]), suffix),
-			Title:  fmt.Sprintf("%s: %s minus %s", ax.Path, ax.Values[k], ax.Values[0]),
-			XLabel: axisLabel(&plan.Grid[x]), YLabel: axisLabel(&plan.Grid[y]),
-			ZLabel: "difference in " + label,
-			Grid:   d,
+			Name:     name,
+			Title:    fmt.Sprintf("%s: %s minus %s", ax.Path, ax.Values[k], ax.Values[0]),
+			XLabel:   axisLabel(&plan.Grid[x]),
+			YLabel:   axisLabel(&plan.Grid[y]),
+			ZLabel:   label, // the title and the scale's ends say it is a difference
+			Stat:     "IQM difference, " + strings.TrimPrefix(stat, "IQM, "),
+			Interval: "95% CI",
+			Grid:     g,
+			Sides:    &sides,
 		})
 	}
 	return charts, warnings
 }
 
-// heatGrid returns the mean of the metric over axes x and y, of the
-// results whose point has value fix[1] on axis fix[0] when fix is given;
-// false when a cell has no finite value.
-func (md metricData) heatGrid(x, y int, fix []int) (*plots.Grid, bool) {
-	plan, rs, m, scale := md.plan, md.rs, md.m, md.scale
-	ax, ay := &plan.Grid[x], &plan.Grid[y]
+// diffSides names the signs of b − a for a metric whose better direction
+// is better: "a better" below zero and "b better" above when higher is
+// better, the other way round when lower is, and "b lower" and "b higher"
+// when neither is.
+func diffSides(better metric.Better, a, b string) plots.Sides {
+	switch better {
+	case metric.Higher:
+		return plots.Sides{Low: a + " better", High: b + " better"}
+	case metric.Lower:
+		return plots.Sides{Low: b + " better", High: a + " better"}
+	}
+	return plots.Sides{Low: b + " lower", High: b + " higher"}
+}
+
+// cells returns a grid over axes x and y (numbers ascending, categories
+// in the scenario's order), named as the scenario writes the values,
+// whose cell (i, j) holds cell(i, j), the interval of value i of x and j
+// of y; false when a cell's value is not finite. Intervals are kept when
+// keep is set and every cell has a finite one.
+func (md metricData) cells(x, y int, keep bool, cell func(i, j int) stats.Interval) (*plots.Grid, bool) {
+	ax, ay := &md.plan.Grid[x], &md.plan.Grid[y]
 	xi, yi := ascending(ax), ascending(ay)
 	g := &plots.Grid{Annotate: len(xi) <= 8 && len(yi) <= 8}
 	for _, i := range xi {
-		g.X = append(g.X, ax.Numbers[i])
+		g.X = append(g.X, valueLabel(ax, i))
 	}
 	for _, j := range yi {
-		g.Y = append(g.Y, ay.Numbers[j])
-		row := make([]float64, len(xi))
+		g.Y = append(g.Y, valueLabel(ay, j))
+		z, lo, hi := make([]float64, len(xi)), make([]float64, len(xi)), make([]float64, len(xi))
 		for c, i := range xi {
-			axes, want := []int{x, y}, []int{i, j}
-			if fix != nil {
-				axes, want = append(axes, fix[0]), append(want, fix[1])
-			}
-			iv := stats.Default.CI(values(rs, m, scale, axes, want), stats.Mean)
-			if math.IsNaN(iv.Value) {
+			iv := cell(i, j)
+			if !experiment.Finite(iv.Value) {
 				return nil, false
 			}
-			row[c] = iv.Value
+			z[c], lo[c], hi[c] = iv.Value, iv.Lo, iv.Hi
+			keep = keep && experiment.Finite(iv.Lo) && experiment.Finite(iv.Hi)
 		}
-		g.Z = append(g.Z, row)
+		g.Z, g.Lo, g.Hi = append(g.Z, z), append(g.Lo, lo), append(g.Hi, hi)
+	}
+	if !keep {
+		g.Lo, g.Hi = nil, nil
 	}
 	return g, true
 }
 
+// heatGrid returns the IQM of the metric over axes x and y, of the
+// results whose point has value fix[1] on axis fix[0] when fix is given;
+// false when a cell has no finite value.
+func (md metricData) heatGrid(x, y int, fix []int) (*plots.Grid, bool) {
+	return md.cells(x, y, false, func(i, j int) stats.Interval {
+		axes, want := []int{x, y}, []int{i, j}
+		if fix != nil {
+			axes, want = append(axes, fix[0]), append(want, fix[1])
+		}
+		return stats.Default.CI(values(md.rs, md.m, md.scale, axes, want), stats.IQM)
+	})
+}
+
+// diffGrid returns, over axes x and y, the IQM of the metric at value k
+// of axis c minus its IQM at value 0, with the stratified bootstrap
+// interval of the difference (each value's seeds resampled on their
+// own); false when a cell has no finite value.
+func (md metricData) diffGrid(x, y, c, k int) (*plots.Grid, bool) {
+	return md.cells(x, y, true, func(i, j int) stats.Interval {
+		at := func(v int) []float64 { return values(md.rs, md.m, md.scale, []int{x, y, c}, []int{i, j, v}) }
+		return stats.Default.Diff(at(0), at(k), stats.IQM)
+	})
+}
+
 // Draw draws c and saves it through cw: a heat map drawn without its
-// values where they are too wide for the cells, or lines.
+// values where they are too wide for the cells, points or lines.
 func (c *Chart) Draw(cw *experiment.ChartWriter) error {
-	if c.Grid != nil {
-		spec := plots.Spec{Name: c.Name, Kind: "heatmap", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, ZLabel: c.ZLabel, Size: "column", Annotate: c.Grid.Annotate}
+	spec := plots.Spec{Name: c.Name, Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
+	switch {
+	case c.Grid != nil:
+		spec.Kind, spec.ZLabel, spec.Annotate = "heatmap", c.ZLabel, c.Grid.Annotate
+		if c.Sides != nil {
+			spec.Kind, spec.Low, spec.High = "diffmap", c.Sides.Low, c.Sides.High
+		}
 		err := cw.Draw(spec, plots.GridTable(*c.Grid))
 		if err != nil && spec.Annotate {
 			spec.Annotate = false // values too wide for the cells
 			err = cw.Draw(spec, plots.GridTable(*c.Grid))
 		}
 		return err
+	case c.Points != nil:
+		spec.Kind = "points"
+		return cw.Draw(spec, plots.BarsTable(c.Points))
 	}
-	spec := plots.Spec{Name: c.Name, Kind: "lines", Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
+	spec.Kind = "lines"
 	return cw.Draw(spec, plots.LinesTable(c.Series))
 }

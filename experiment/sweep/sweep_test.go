@@ -18,8 +18,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // small is a sweep of 2 × 2 points and 2 seeds with short trainings.
@@ -365,16 +370,23 @@ func TestCharts(t *testing.T) {
 	assert.NotNil(t, line.Series[0].Lo, "a band over two seeds")
 	phase := charts[len(charts)-1]
 	require.NotNil(t, phase.Grid)
-	assert.Equal(t, []float64{0, 1}, phase.Grid.X, "latency weight across")
-	assert.Equal(t, []float64{0, 0.9}, phase.Grid.Y, "coupling up")
-	// The cell at latency 1, coupling 0.9 is the mean over its seeds.
-	var sum float64
+	assert.Equal(t, []string{"0", "1"}, phase.Grid.X, "latency weight across, as the scenario writes it")
+	assert.Equal(t, []string{"0", "0.9"}, phase.Grid.Y, "coupling up")
+	assert.Equal(t, "IQM, 2 seeds", phase.Stat, "the cell's statistic is named")
+	// The cell at latency 1, coupling 0.9 is the IQM over its seeds, as
+	// the terminal's summary prints it.
+	var xs []float64
 	for _, tr := range p.Trials {
 		if slices.Equal(tr.Point, []int{1, 1}) {
-			sum += float64(recs[tr.ID].Metrics["parallelism_mean"]) / 2
+			xs = append(xs, float64(recs[tr.ID].Metrics["parallelism_mean"]))
 		}
 	}
-	assert.InDelta(t, sum, phase.Grid.Z[1][1], 1e-12)
+	assert.InDelta(t, stats.IQM(xs), phase.Grid.Z[1][1], 1e-12)
+	for _, ps := range Summarize(p, recs) {
+		if slices.Equal(ps.Params, []string{"1", "0.9"}) {
+			assert.InDelta(t, ps.Aggregates[slices.Index(p.Metrics, "parallelism_mean")].IQM.Value, phase.Grid.Z[1][1], 1e-12, "the summary's IQM")
+		}
+	}
 
 	// Missing trials leave gaps, not wrong charts.
 	delete(recs, p.Trials[0].ID)
@@ -390,7 +402,7 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 	sc := load(t, small, `sweep={command: run, seeds: 2, grid: {task.coupling: [0, 0.9], collective.spawn: [2s, 1m], policy.organization: [split, team]}, metrics: [success_rate]}`)
 	p, recs := sweptRecords(t, sc)
 	charts, warnings := Charts(p, recs)
-	assert.Equal(t, []string{"axis policy.organization has values that are not numbers: no charts over it"}, warnings)
+	assert.Empty(t, warnings)
 	byName := map[string]Chart{}
 	var names []string
 	for _, c := range charts {
@@ -398,7 +410,7 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 		byName[c.Name] = c
 	}
 	assert.Equal(t, []string{
-		"success_rate_vs_task_coupling", "success_rate_vs_collective_spawn",
+		"success_rate_vs_task_coupling", "success_rate_vs_collective_spawn", "success_rate_vs_policy_organization",
 		"success_rate_heatmap_split", "success_rate_heatmap_team", "success_rate_diff_team_minus_split",
 	}, names)
 	line := byName["success_rate_vs_task_coupling"]
@@ -406,9 +418,10 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 	assert.Equal(t, "split", line.Series[0].Name)
 	assert.Equal(t, "team", line.Series[1].Name)
 
-	// Each cell of an organization's map is its mean over seeds; the
-	// difference map subtracts split's cell from team's.
-	mean := func(org, coupling, spawn int) float64 {
+	// Each cell of an organization's map is its IQM over seeds; the
+	// difference map subtracts split's cell from team's, with the
+	// interval of the difference beside it.
+	seeds := func(org, coupling, spawn int) []float64 {
 		var xs []float64
 		for _, tr := range p.Trials {
 			if slices.Equal(tr.Point, []int{coupling, spawn, org}) {
@@ -416,17 +429,83 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 			}
 		}
 		require.Len(t, xs, 2)
-		return (xs[0] + xs[1]) / 2
+		return xs
 	}
+	iqm := func(org, coupling, spawn int) float64 { return stats.IQM(seeds(org, coupling, spawn)) }
 	split, team, diff := byName["success_rate_heatmap_split"], byName["success_rate_heatmap_team"], byName["success_rate_diff_team_minus_split"]
+	assert.Equal(t, []string{"2s", "1m"}, split.Grid.Y, "durations as the scenario writes them")
 	for r := range 2 { // spawn, up
 		for c := range 2 { // coupling, across
-			assert.InDelta(t, mean(0, c, r), split.Grid.Z[r][c], 1e-12)
-			assert.InDelta(t, mean(1, c, r), team.Grid.Z[r][c], 1e-12)
-			assert.InDelta(t, mean(1, c, r)-mean(0, c, r), diff.Grid.Z[r][c], 1e-12)
+			assert.InDelta(t, iqm(0, c, r), split.Grid.Z[r][c], 1e-12)
+			assert.InDelta(t, iqm(1, c, r), team.Grid.Z[r][c], 1e-12)
+			assert.InDelta(t, iqm(1, c, r)-iqm(0, c, r), diff.Grid.Z[r][c], 1e-12)
+			want := stats.Default.Diff(seeds(0, c, r), seeds(1, c, r), stats.IQM)
+			if experiment.Finite(want.Lo) {
+				require.NotNil(t, diff.Grid.Lo)
+				assert.InDelta(t, want.Lo, diff.Grid.Lo[r][c], 1e-12)
+				assert.InDelta(t, want.Hi, diff.Grid.Hi[r][c], 1e-12)
+			}
 		}
 	}
 	assert.Contains(t, diff.Title, "team minus split")
+	assert.Equal(t, &plots.Sides{Low: "split better", High: "team better"}, diff.Sides, "success: higher is better")
+	orgs := byName["success_rate_vs_policy_organization"]
+	require.Len(t, orgs.Points, 2)
+	assert.Equal(t, "team", orgs.Points[1].Label)
+}
+
+// TestDiffSides: the colour scale's ends follow the metric's direction.
+func TestDiffSides(t *testing.T) {
+	for _, tc := range []struct {
+		better metric.Better
+		want   plots.Sides
+	}{
+		{metric.Higher, plots.Sides{Low: "split better", High: "team better"}},
+		{metric.Lower, plots.Sides{Low: "team better", High: "split better"}},
+		{metric.None, plots.Sides{Low: "team lower", High: "team higher"}},
+	} {
+		assert.Equal(t, tc.want, diffSides(tc.better, "split", "team"), tc.better)
+	}
+}
+
+// TestChartsOverCategoricalAxesOnly: a sweep whose axes are not all
+// numbers still draws its charts: points over the organizations, and a
+// heat map with the organizations as ticks. Every chart is drawn to a
+// file.
+func TestChartsOverCategoricalAxesOnly(t *testing.T) {
+	for _, tc := range []struct {
+		grid string
+		want []string
+	}{
+		{"{policy.organization: [split, team]}", []string{"success_rate_vs_policy_organization"}},
+		{"{policy.organization: [split, team], task.coupling: [0, 0.9]}", []string{
+			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_heatmap"}},
+	} {
+		t.Run(tc.grid, func(t *testing.T) {
+			sc := load(t, small, `sweep={command: run, seeds: 2, grid: `+tc.grid+`, metrics: [success_rate]}`)
+			p, recs := sweptRecords(t, sc)
+			charts, warnings := Charts(p, recs)
+			assert.Empty(t, warnings)
+			dir, err := rundir.Create(filepath.Join(t.TempDir(), "sweep"), false)
+			require.NoError(t, err)
+			cw, err := experiment.NewChartWriter(dir)
+			require.NoError(t, err)
+			var names []string
+			for _, c := range charts {
+				names = append(names, c.Name)
+				require.NoError(t, c.Draw(cw), c.Name)
+				for _, ext := range []string{".svg", ".csv"} {
+					assert.FileExists(t, dir.Join(filepath.Join(experiment.ChartsDir, c.Name+ext)))
+				}
+			}
+			assert.Equal(t, tc.want, names)
+			if len(tc.want) == 3 {
+				hm := charts[2].Grid
+				assert.Equal(t, []string{"split", "team"}, hm.X, "organizations across, named")
+				assert.Equal(t, []string{"0", "0.9"}, hm.Y)
+			}
+		})
+	}
 }
 
 // TestMergeNotASweep: a path that is no sweep directory is said to be
@@ -443,4 +522,67 @@ func TestMergeNotASweep(t *testing.T) {
 		_, err := Merge([]string{tc.dir})
 		assert.EqualError(t, err, tc.want)
 	}
+}
+
+// TestValueLabel: tick labels read as the scenario writes the values.
+func TestValueLabel(t *testing.T) {
+	for _, tc := range []struct {
+		ax   results.Axis
+		want []string
+	}{
+		{results.Axis{Values: []string{"300", "30000", "1e+06", "0.02"}, Numbers: []float64{300, 30000, 1e6, 0.02}}, []string{"300", "30000", "1000000", "0.02"}},
+		{results.Axis{Values: []string{"2s", "2m0s", "1h0m0s", "1h30m0s", "1m0.5s", "500ms"}, Numbers: []float64{2, 120, 3600, 5400, 60.5, 0.5}, Unit: "s"},
+			[]string{"2s", "2m", "1h", "1h30m", "1m0.5s", "500ms"}},
+		{results.Axis{Values: []string{"team", "split"}}, []string{"team", "split"}},
+	} {
+		var got []string
+		for i := range tc.ax.Values {
+			got = append(got, valueLabel(&tc.ax, i))
+		}
+		assert.Equal(t, tc.want, got)
+	}
+}
+
+// TestHeatmapCellIsTheSummarysIQM: with an outlying seed, a heat map's
+// cell is the IQM the summary (and so the terminal) reports, not the
+// mean, and the chart says so. (It drew the mean, unnamed, before.)
+func TestHeatmapCellIsTheSummarysIQM(t *testing.T) {
+	p := &results.Plan{
+		Seeds:    5,
+		Variants: []string{"v"},
+		Metrics:  []string{"reward_mean"},
+		Grid: []results.Axis{
+			{Path: "reward.cost", Values: []string{"0", "1"}, Numbers: []float64{0, 1}},
+			{Path: "task.coupling", Values: []string{"0"}, Numbers: []float64{0}},
+		},
+	}
+	recs := map[string]*Record{}
+	for x := range 2 {
+		for seed := range 5 {
+			id := fmt.Sprintf("t%d-%d", x, seed)
+			v := Value(1 + seed%2)
+			if seed == 4 {
+				v = 100 // one seed far out
+			}
+			p.Trials = append(p.Trials, results.TrialInfo{ID: id, Variant: "v", Seed: uint64(seed), Point: []int{x, 0},
+				Params: []scenarios.Param{{Path: "reward.cost", Value: p.Grid[0].Values[x]}, {Path: "task.coupling", Value: "0"}}})
+			recs[id] = &Record{ID: id, Variant: "v", Metrics: map[string]Value{"reward_mean": v}}
+		}
+	}
+	charts, warnings := Charts(p, recs)
+	assert.Empty(t, warnings)
+	var hm *Chart
+	for i := range charts {
+		if charts[i].Name == "reward_mean_heatmap" {
+			hm = &charts[i]
+		}
+	}
+	require.NotNil(t, hm)
+	assert.Equal(t, "IQM, 5 seeds", hm.Stat)
+	seeds := []float64{1, 2, 1, 2, 100}
+	assert.InDelta(t, stats.IQM(seeds), hm.Grid.Z[0][0], 1e-12)
+	assert.NotEqual(t, stats.Mean(seeds), hm.Grid.Z[0][0], "not the mean")
+	sums := Summarize(p, recs)
+	require.Len(t, sums, 2)
+	assert.InDelta(t, sums[0].Aggregates[0].IQM.Value, hm.Grid.Z[0][0], 1e-12, "the summary's IQM")
 }

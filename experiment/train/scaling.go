@@ -23,7 +23,7 @@ import (
 // and the chart's note says how many did not. They are a page wide: a
 // curve per estimator, and the note. Nothing is returned when
 // fewer than two team sizes are trained or no estimator has two.
-func scalingCharts(variants []scenarios.Variant, jobs []*Job, stat, interval string) ([]plots.Spec, [][]plots.Series) {
+func scalingCharts(variants []*scenarios.Variant, jobs []*Job, stat, interval string) ([]plots.Spec, [][]plots.Series) {
 	type key struct {
 		size int
 		seed uint64
@@ -32,8 +32,7 @@ func scalingCharts(variants []scenarios.Variant, jobs []*Job, stat, interval str
 	var groups []string // the estimators' train sections, in variant order
 	label := map[string]string{}
 	at := map[*scenarios.Variant][2]int{} // estimator and team size indices
-	for i := range variants {
-		v := &variants[i]
+	for _, v := range variants {
 		b, err := json.Marshal(v.Spec.Train)
 		if err != nil {
 			return nil, nil // a train section is plain data: this does not happen

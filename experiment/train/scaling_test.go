@@ -44,7 +44,7 @@ func TestScalingCharts(t *testing.T) {
 		scalingJob(&vs[2], 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1),
 		scalingJob(&vs[3], 1, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2),
 	}
-	specs, series := scalingCharts(vs, jobs, "IQM, 1 seeds", "95% bootstrap CI")
+	specs, series := scalingCharts(Trained(jobs), jobs, "IQM, 1 seeds", "95% bootstrap CI")
 	require.Len(t, specs, 2)
 	require.Len(t, series, 2)
 	assert.Equal(t, "scaling_final_reward", specs[0].Name)
@@ -69,11 +69,11 @@ func TestScalingChartsNeedTeamSizes(t *testing.T) {
 	other := one
 	other.Name, other.Spec.Train.StdNorm = "b", true
 	jobs := []*Job{scalingJob(&one, 1, 0, 1), scalingJob(&other, 1, 0, 1)}
-	specs, _ := scalingCharts([]scenarios.Variant{one, other}, jobs, "", "")
+	specs, _ := scalingCharts([]*scenarios.Variant{&one, &other}, jobs, "", "")
 	assert.Empty(t, specs, "one team size")
 
 	other.Spec.Collective.Agents, other.Spec.Train.StdNorm = 8, true
-	specs, _ = scalingCharts([]scenarios.Variant{one, other}, jobs, "", "")
+	specs, _ = scalingCharts([]*scenarios.Variant{&one, &other}, jobs, "", "")
 	assert.Empty(t, specs, "two sizes, but no estimator trained at both")
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,10 +38,21 @@ type Job struct {
 	saved time.Time
 }
 
-// Jobs returns the jobs of training every variant of sc for seeds seeds
-// from seed, variant by variant, and their iterations in all.
+// Jobs returns the jobs of training the variants of sc for seeds seeds
+// from seed, variant by variant, and their iterations in all. Of variants
+// that differ only in their policy section (Alike) only the first is
+// trained: the others would train identical copies.
 func Jobs(sc *scenarios.Scenario, seed uint64, seeds int) (jobs []*Job, total int) {
+	skip := map[int]bool{}
+	for _, g := range Alike(sc.Variants) {
+		for _, i := range g[1:] {
+			skip[i] = true
+		}
+	}
 	for i := range sc.Variants {
+		if skip[i] {
+			continue
+		}
 		for k := range uint64(seeds) {
 			jobs = append(jobs, &Job{Variant: &sc.Variants[i], Seed: seed + k})
 			total += sc.Variants[i].Spec.Train.Iterations
@@ -50,38 +62,40 @@ func Jobs(sc *scenarios.Scenario, seed uint64, seeds int) (jobs []*Job, total in
 }
 
 // WriteTables writes the tables of the finished jobs into dir:
-// iterations.csv, summary.csv (the seeds' last tenths of training,
-// results.TrainSummary) and each job's final policy; it returns the
-// seeds' last-tenth values that summary.csv holds.
-func WriteTables(dir *rundir.Dir, jobs []*Job) (*results.SeedValues, error) {
+// iterations.csv, summary.csv (the seeds' last tenths of training, and
+// the baselines' figures on the same episodes, results.TrainSummary) and
+// each job's final policy; it returns the seeds' values that summary.csv
+// holds, learned and fixed.
+func WriteTables(dir *rundir.Dir, jobs, baselines []*Job) (learned, fixed *results.SeedValues, _ error) {
 	iters := iterationsCSV(jobs)
 	if err := dir.Write("iterations.csv", iters); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sv, err := results.LastTenths(table)
+	learned, err = results.LastTenths(table)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := dir.Write("summary.csv", results.TrainSummary(sv)); err != nil {
-		return nil, err
+	fixed = baselineValues(baselines)
+	if err := dir.Write("summary.csv", results.TrainSummary(learned, fixed)); err != nil {
+		return nil, nil, err
 	}
 	if err := dir.Mkdir("policies"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, j := range jobs {
 		var buf bytes.Buffer
 		if err := policy.Save(&buf, j.Policy); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := dir.Write(policyFile(j), buf.Bytes()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return sv, nil
+	return learned, fixed, nil
 }
 
 // policyFile is the name of job j's final policy in a train directory.
@@ -145,6 +159,17 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 	})
 }
 
+// Trained returns the variants the jobs train, in the jobs' order.
+func Trained(jobs []*Job) []*scenarios.Variant {
+	var out []*scenarios.Variant
+	for _, j := range jobs {
+		if !slices.Contains(out, j.Variant) {
+			out = append(out, j.Variant)
+		}
+	}
+	return out
+}
+
 // iterationsCSV renders the jobs' iterations as iterations.csv.
 func iterationsCSV(jobs []*Job) []byte {
 	cols := iterationColumns
@@ -175,21 +200,37 @@ func iterationsCSV(jobs []*Job) []byte {
 
 // A screenColumn is a column of a table on the terminal: the metric it
 
+// CurveOptions adjust LearningCurves.
+type CurveOptions struct {
+	// Smooth is the window of a trailing moving average over iterations
+	// that each seed's values take before the IQM over seeds: the curve
+	// at iteration i is over iterations i-Smooth+1 to i (fewer at the
+	// start). 0 or 1 draws the values as they are; the charts' notes say
+	// which.
+	Smooth int
+}
+
 // LearningCurves draws into dir/charts one chart per metric with a curve
-// per variant (the IQM over seeds with its 95% bootstrap band), each
-// variant's action mix, performance profiles of the final reward and
-// success, the scaling charts and the final bars. It returns the charts
-// it left out, as warnings.
-func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario, jobs []*Job, sv *results.SeedValues) ([]string, error) {
+// per variant (the IQM over seeds with its 95% bootstrap band; each
+// curve named with what the variants vary), each variant's action mix,
+// performance profiles of the final reward and success, the scaling
+// charts and the final bars. It returns the charts it left out, as
+// warnings.
+func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *results.SeedValues, opt CurveOptions) ([]string, error) {
 	cw, err := experiment.NewChartWriter(dir)
 	if err != nil {
 		return nil, err
 	}
-	seeds := len(jobs) / len(sc.Variants)
+	trained := Trained(jobs)
+	seeds := len(jobs) / len(trained)
 	// The number of resamples is in docs/statistics.md: the note must fit
 	// a column.
 	stat := fmt.Sprintf("IQM, %d seeds", seeds)
 	interval := "95% bootstrap CI"
+	curveStat := stat
+	if opt.Smooth > 1 {
+		curveStat += fmt.Sprintf(", %d-iteration mean", opt.Smooth)
+	}
 	// curve returns the IQM over seeds at every iteration, with the band
 	// when band is set and there are seeds to resample.
 	curve := func(name string, jobsOf []*Job, value func(*rlcr.Iteration) float64, band bool) (plots.Series, bool) {
@@ -199,10 +240,18 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 		if band {
 			sr.Lo, sr.Hi = make([]float64, n), make([]float64, n)
 		}
+		seedValues := make([][]float64, len(jobsOf))
+		for k, j := range jobsOf {
+			seedValues[k] = make([]float64, n)
+			for i := range n {
+				seedValues[k][i] = value(&j.Rows[i])
+			}
+			seedValues[k] = movingAverage(seedValues[k], opt.Smooth)
+		}
 		xs := make([]float64, len(jobsOf))
 		for i := range n {
-			for k, j := range jobsOf {
-				xs[k] = value(&j.Rows[i])
+			for k := range jobsOf {
+				xs[k] = seedValues[k][i]
 			}
 			sr.X[i] = float64(i)
 			if !band {
@@ -246,6 +295,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 	learned := func(chart, col string) learningCurve {
 		return learningCurve{chart, metric.Of(col).Label, IterationValue(col)}
 	}
+	names, varied := legendNames(trained)
 	for _, m := range []learningCurve{
 		learned("learning_reward", "reward_mean"),
 		learned("learning_success", "success_rate"),
@@ -258,21 +308,26 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 	} {
 		var series []plots.Series
 		var left []string
-		for i := range sc.Variants {
-			if sr, ok := curve(sc.Variants[i].Name, byVariant(&sc.Variants[i]), m.value, true); ok {
+		for _, v := range trained {
+			if sr, ok := curve(names[v], byVariant(v), m.value, true); ok {
 				series = append(series, sr)
 			} else {
-				left = append(left, sc.Variants[i].Name)
+				left = append(left, v.Name)
 			}
 		}
-		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: stat, Interval: interval,
-			Note: experiment.LeftOut(left, "undefined values")}, series)
+		var notes []string
+		for _, n := range []string{varied, experiment.LeftOut(left, "undefined values")} {
+			if n != "" {
+				notes = append(notes, n)
+			}
+		}
+		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: curveStat, Interval: interval,
+			Note: strings.Join(notes, "; ")}, series)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	}
-	for i := range sc.Variants {
-		v := &sc.Variants[i]
+	for _, v := range trained {
 		var series []plots.Series
 		var rare []string
 		for a := range collective.Action(collective.NumActions) {
@@ -286,7 +341,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 		}
 		// A page wide: seven curves, and a title with notes.
 		draw(plots.Spec{Name: "action_mix_" + experiment.FileName(v.Name), Title: "action mix of " + v.Name,
-			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: stat,
+			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: curveStat,
 			Note: experiment.LeftOut(rare, "never above 0.01"), Size: "page"}, series)
 	}
 	for _, m := range []string{"reward_mean", "success_rate"} {
@@ -294,7 +349,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, sc *scenarios.Scenario
 		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m, "_mean"), XLabel: "final " + metric.Of(m).Label + " threshold",
 			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
 	}
-	specs, series := scalingCharts(sc.Variants, jobs, stat, interval)
+	specs, series := scalingCharts(trained, jobs, stat, interval)
 	for i := range specs {
 		if err := cw.Draw(specs[i], plots.LinesTable(series[i])); err != nil {
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", specs[i].Name, err))
@@ -392,6 +447,26 @@ func profiles(sv *results.SeedValues, metric string) []plots.Series {
 			}
 		}
 		out = append(out, sr)
+	}
+	return out
+}
+
+// movingAverage returns the trailing moving average of xs over window
+// values (fewer at the start): xs itself for a window of 0 or 1. Each
+// window is summed afresh, so that a NaN spoils only the windows that
+// hold it.
+func movingAverage(xs []float64, window int) []float64 {
+	if window <= 1 {
+		return xs
+	}
+	out := make([]float64, len(xs))
+	for i := range xs {
+		w := xs[max(0, i-window+1) : i+1]
+		sum := 0.0
+		for _, x := range w {
+			sum += x
+		}
+		out[i] = sum / float64(len(w))
 	}
 	return out
 }

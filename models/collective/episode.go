@@ -91,7 +91,7 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 	}
 	maxEvents := opts.MaxEvents
 	if maxEvents == 0 {
-		maxEvents = 1000*uint64(g.Len()) + 1_000_000
+		maxEvents = 1000*uint64(g.Len()) + defaultEvents
 	}
 	ep := &r.ep
 	if ep.env == nil {
@@ -162,6 +162,23 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 	}
 	ep.finishMetrics()
 	return ep.res, nil
+}
+
+// defaultEvents is the part of the default event bound that does not
+// grow with the task: Run allows 1000 events per subtask on top of it.
+const defaultEvents = 1_000_000
+
+// eventBound says what the episode's event bound is and, for the default
+// one, how it was computed and what makes more events: the bound grows
+// with the subtasks only, while every agent of the team makes events of
+// its own, so a team far larger than its task is the likely cause.
+func (ep *episode) eventBound() string {
+	if ep.opts.MaxEvents != 0 {
+		return fmt.Sprintf("the episode's bound: %d events, as set", ep.maxEvents)
+	}
+	n := ep.g.Len()
+	return fmt.Sprintf("the episode's bound: %d events = 1000 per subtask × %d subtasks + %d; it grows with the task, not the team, and this team has %d agents (collective.agents) for %d subtasks: each agent's work, messages and waits are events of its own",
+		ep.maxEvents, n, defaultEvents, ep.cfg.Agents, n)
 }
 
 // decisionStreams returns the streams the policy's draws come from.
@@ -305,7 +322,7 @@ func (ep *episode) loop() error {
 		switch {
 		case err != nil:
 			if errors.Is(err, sim.ErrEventLimit) {
-				return fmt.Errorf("collective: %w (the episode's bound: %d events)", err, ep.maxEvents)
+				return fmt.Errorf("collective: %w (%s)", err, ep.eventBound())
 			}
 			return fmt.Errorf("collective: %w", err)
 		case ep.done || ep.err != nil:

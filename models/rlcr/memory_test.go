@@ -132,3 +132,25 @@ func countNonNil[T any](s []*T) int {
 	}
 	return n
 }
+
+// TestRecordedBytesCoversTheDecisions: on large fork-join graphs with as
+// many agents as parts, under a linear policy at its start, a rollout records at
+// least one decision and at most DecisionsPerSubtask per subtask, so that
+// RecordedBytes neither misses the decisions a wide task records nor
+// counts several times as many.
+func TestRecordedBytesCoversTheDecisions(t *testing.T) {
+	for _, width := range []int{1000, 3000} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			prob := tinyProblem()
+			prob.Task.Width, prob.Collective.Agents = width, width
+			cfg := tinyConfig()
+			cfg.Iterations, cfg.Batch, cfg.Group = 1, 2, 2
+			rows, _ := train(t, prob, cfg, 1)
+			nodes := prob.Task.Nodes()
+			perRollout := float64(rows[0].Decisions) / float64(rows[0].Episodes)
+			assert.LessOrEqual(t, perRollout, float64(DecisionsPerSubtask*nodes), "decisions per rollout")
+			assert.GreaterOrEqual(t, perRollout, float64(nodes), "decisions per rollout")
+			assert.InDelta(t, float64(nodes)*RecordedBytes(1), RecordedBytes(nodes), 1e-6, "linear in the subtasks")
+		})
+	}
+}

@@ -190,19 +190,10 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 		b := batch{iteration: it, streams: streams.Derive("iteration", uint64(it)), G: G, rewards: mem.rewards}
 
 		// 1. Rollouts: B task instances, G rollouts of each, all agents
-		// deciding with the same parameters.
-		if err := t.rollouts(ctx, pol, &b, mem); err != nil {
+		// deciding with the same parameters; 2. the collective reward of
+		// every rollout (scored).
+		if err := t.scored(ctx, pol, &b, mem); err != nil {
 			return nil, err
-		}
-
-		// 2. The collective reward of every rollout, scored group by group
-		// (group-relative penalties compare the group's finish times).
-		metrics := mem.metrics
-		for i, r := range b.results {
-			metrics[i] = r.Metrics
-		}
-		for k := range B {
-			prob.Reward.Group(&prob.Collective, it, metrics[k*G:(k+1)*G], b.rewards[k*G:(k+1)*G])
 		}
 
 		// 3. Advantages: one value per rollout (flat) or per agent, then per
@@ -270,6 +261,23 @@ type batch struct {
 	results   []*collective.Result // the B×G rollouts
 	rewards   []float64            // the collective reward of each rollout
 	samples   []sample             // every decision, rollout by rollout
+}
+
+// scored runs b's rollouts with pol deciding and scores each with the
+// collective reward, group by group (group-relative penalties compare the
+// group's finish times), into b.rewards.
+func (t *training) scored(ctx context.Context, pol collective.Policy, b *batch, mem *memory) error {
+	if err := t.rollouts(ctx, pol, b, mem); err != nil {
+		return err
+	}
+	prob, G, metrics := &t.Problem, b.G, mem.metrics
+	for i, r := range b.results {
+		metrics[i] = r.Metrics
+	}
+	for k := range len(b.results) / G {
+		prob.Reward.Group(&prob.Collective, b.iteration, metrics[k*G:(k+1)*G], b.rewards[k*G:(k+1)*G])
+	}
+	return nil
 }
 
 // rollouts runs b's B×G episodes on a pool of workers and sets b.graphs

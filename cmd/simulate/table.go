@@ -1,0 +1,623 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
+)
+
+var cmdTable = &command{
+	Name:  "table",
+	Args:  "DIR",
+	Short: "print a directory's summary as a LaTeX, Markdown or CSV table for a paper",
+	Long: `
+Table prints the summary of a complete run, train or sweep directory, or
+the comparison of a compare directory, as a table ready to paste into a
+paper, reading only its tables (nothing is run):
+
+	run directory      one row per variant, one column per metric: the
+	                   mean over episodes [95% interval] from summary.csv
+	train directory    one row per variant: the IQM over seeds of each
+	                   metric's last tenth [95% bootstrap interval]
+	sweep directory    one row per variant and swept point: the IQM over
+	                   seeds [95% bootstrap interval]
+	compare directory  one row per variant and metric: A, B, the
+	                   difference B - A [95% interval] and the probability
+	                   that B is better (P(B > A) where no side is better)
+
+Each cell is a value and its interval, "0.891 [0.862, 0.953]", with --digits
+significant digits (the interval at the value's decimals). In each column
+of a summary the best value is in bold, by the metric's direction (higher
+for rewards and rates, lower for times and counts); a column whose metric
+is neither has none in bold, nor has a comparison. Column heads are the
+metric's label with its unit, from the table of metrics (docs/statistics.md).
+
+	--format latex     a table environment with a booktabs tabular
+	                   (\toprule, \midrule, \bottomrule; needs
+	                   \usepackage{booktabs}) and its caption, with
+	                   LaTeX's special characters escaped
+	--format markdown  a caption line and a GitHub-flavoured table
+	--format csv       value, lo and hi in columns of their own, no bold`,
+	Examples: `
+	simulate table out/latency-pressure-train-seed1 --format latex > table.tex
+	simulate table out/tiny-seed1 --metrics success_rate,finish_time_mean
+	simulate table out/compare-a-vs-b --format markdown --digits 2`,
+	Setup: func(fs *flag.FlagSet) action {
+		o := &tableOptions{}
+		fs.StringVar(&o.format, "format", "markdown", "print the table as `F`: "+strings.Join(tableFormats, ", "))
+		fs.IntVar(&o.digits, "digits", 3, "write values with `N` significant digits, 1 to 15")
+		fs.StringVar(&o.metrics, "metrics", "", "keep only the metrics `LIST`, comma-separated, in that order (default: every\nmetric the directory's table holds)")
+		return o.run
+	},
+}
+
+// tableFormats are the values of --format.
+var tableFormats = []string{"latex", "markdown", "csv"}
+
+type tableOptions struct {
+	format, metrics string
+	digits          int
+}
+
+func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
+	if len(args) != 1 {
+		return usagef("want one directory, got %s", count(len(args), "argument", "arguments"))
+	}
+	if !slices.Contains(tableFormats, o.format) {
+		return usagef("--format %s: want one of %s", o.format, strings.Join(tableFormats, ", "))
+	}
+	if o.digits < 1 || o.digits > 15 {
+		return usagef("--digits %d: want a number of significant digits from 1 to 15", o.digits)
+	}
+	r, err := rundir.Open(args[0])
+	if err != nil {
+		return err
+	}
+	t, err := readPaperTable(r)
+	if err != nil {
+		return err
+	}
+	if o.metrics != "" {
+		if err := t.keep(strings.Split(o.metrics, ",")); err != nil {
+			return usagef("--metrics %s: %v", o.metrics, err)
+		}
+	}
+	var out []byte
+	switch o.format {
+	case "latex":
+		out = t.latex(o.digits)
+	case "markdown":
+		out = t.markdown(o.digits)
+	default:
+		out = t.csv(o.digits)
+	}
+	_, err = s.stdout.Write(out)
+	return err
+}
+
+// A paperTable is a directory's summary as rows of keys (a variant, the
+// swept values) and cells (a value with its interval) under metric
+// columns.
+type paperTable struct {
+	// subject and cells make the caption, "subject: cells": what was
+	// run, and what the cells are.
+	subject, cells string
+	// source is the file the table was read from, for errors.
+	source string
+	// keys are the heads of the key columns.
+	keys []string
+	cols []paperCol
+	rows []paperRow
+}
+
+// caption says what was run and what the cells are.
+func (t *paperTable) caption() string { return t.subject + ": " + t.cells }
+
+// A paperCol is a column of cells: its metric's name (what --metrics
+// selects), its head, and which way its values are better (None: none
+// in bold).
+type paperCol struct {
+	name, head string
+	better     metric.Better
+}
+
+type paperRow struct {
+	keys []string
+	// metric names the row's metric in a comparison, whose rows are
+	// metrics; "" in a summary.
+	metric string
+	cells  []stats.Interval // NaN Value: no value; NaN Lo, Hi: no interval
+}
+
+// keep keeps the columns named, in that order, or (for a comparison,
+// whose rows are metrics) the rows.
+func (t *paperTable) keep(names []string) error {
+	var have []string
+	for _, c := range t.cols {
+		have = append(have, c.name)
+	}
+	rowsByMetric := len(t.rows) > 0 && t.rows[0].metric != ""
+	if rowsByMetric {
+		have = have[:0]
+		for _, r := range t.rows {
+			if !slices.Contains(have, r.metric) {
+				have = append(have, r.metric)
+			}
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			return fmt.Errorf("%s has no metric %q (it has %s)", t.source, n, strings.Join(have, ", "))
+		}
+	}
+	if rowsByMetric {
+		var rows []paperRow
+		for _, n := range names {
+			for _, r := range t.rows {
+				if r.metric == n {
+					rows = append(rows, r)
+				}
+			}
+		}
+		t.rows = rows
+		return nil
+	}
+	cols := make([]paperCol, len(names))
+	rows := make([]paperRow, len(t.rows))
+	for i := range rows {
+		rows[i] = paperRow{keys: t.rows[i].keys, cells: make([]stats.Interval, len(names))}
+	}
+	for j, n := range names {
+		k := slices.IndexFunc(t.cols, func(c paperCol) bool { return c.name == n })
+		cols[j] = t.cols[k]
+		for i := range rows {
+			rows[i].cells[j] = t.rows[i].cells[k]
+		}
+	}
+	t.cols, t.rows = cols, rows
+	return nil
+}
+
+// readPaperTable reads the summary of a run, train or sweep directory, or
+// the comparison of a compare directory.
+func readPaperTable(r *rundir.Run) (*paperTable, error) {
+	switch r.Manifest.Kind {
+	case rundir.KindRun:
+		tab, err := r.Table("summary.csv")
+		if err != nil {
+			return nil, err
+		}
+		return runPaperTable(r, tab)
+	case rundir.KindTrain, rundir.KindSweep:
+		tab, err := r.Table("summary.csv")
+		if err != nil {
+			return nil, err
+		}
+		return tidyPaperTable(r, tab)
+	case rundir.KindCompare:
+		tab, err := r.Table("compare.csv")
+		if err != nil {
+			return nil, err
+		}
+		return comparePaperTable(r, tab)
+	}
+	return nil, fmt.Errorf("%s is a %s directory, which has no summary to print: want a run, train, sweep or compare directory", r.Path, r.Manifest.Kind)
+}
+
+// metricOf returns the entry of metric name, or for a name the table of
+// metrics lacks (a directory another version wrote) the name as its label
+// and no direction, so that no value of it is in bold.
+func metricOf(name string) metric.Metric {
+	if m, ok := metric.Lookup(name); ok {
+		return m
+	}
+	return metric.Metric{Name: name, Label: name, Better: metric.None}
+}
+
+// cellOf reads the value of column v of row i and, when lo and hi are
+// columns (not -1), its interval; an empty cell is NaN.
+func cellOf(t *rundir.Table, i, v, lo, hi int) (stats.Interval, error) {
+	iv := stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	for _, c := range []struct {
+		col int
+		to  *float64
+	}{{v, &iv.Value}, {lo, &iv.Lo}, {hi, &iv.Hi}} {
+		if c.col < 0 || t.Rows[i][c.col] == "" {
+			continue
+		}
+		x, err := t.Float(i, c.col)
+		if err != nil {
+			return iv, err
+		}
+		*c.to = x
+	}
+	return iv, nil
+}
+
+// runPaperTable reads a run's summary.csv: a row per variant, each
+// metric a column of means followed by its _lo and _hi columns
+// (finish_time_mean, finish_time_lo, finish_time_hi; success_rate,
+// success_lo, success_hi). Columns without an interval are counts (n,
+// acceptable) or ratios beside the means, left out.
+func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
+	t := &paperTable{
+		subject: r.Manifest.Scenario,
+		cells:   fmt.Sprintf("mean over %d episodes [95%% interval: bootstrap; Wilson for rates]", r.Manifest.Episodes),
+		source:  tab.Path,
+		keys:    []string{"variant"},
+	}
+	if r.Manifest.Episodes == 0 {
+		t.cells = "mean over episodes [95% interval: bootstrap; Wilson for rates]"
+	}
+	variant, err := tab.Col("variant")
+	if err != nil {
+		return nil, err
+	}
+	type triple struct{ v, lo, hi int }
+	var cols []triple
+	for j, h := range tab.Header {
+		for _, base := range []string{h, strings.TrimSuffix(h, "_mean"), strings.TrimSuffix(h, "_rate")} {
+			lo, hi := slices.Index(tab.Header, base+"_lo"), slices.Index(tab.Header, base+"_hi")
+			if lo < 0 || hi < 0 {
+				continue
+			}
+			name := h
+			if _, ok := metric.Lookup(h); !ok {
+				name = base // finish_time_mean is the mean of finish_time
+			}
+			m := metricOf(name)
+			t.cols = append(t.cols, paperCol{name: h, head: m.Label, better: m.Better})
+			cols = append(cols, triple{j, lo, hi})
+			break
+		}
+	}
+	for i := range tab.Rows {
+		row := paperRow{keys: []string{tab.Rows[i][variant]}}
+		for _, c := range cols {
+			iv, err := cellOf(tab, i, c.v, c.lo, c.hi)
+			if err != nil {
+				return nil, err
+			}
+			row.cells = append(row.cells, iv)
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t, nil
+}
+
+// tidyPaperTable reads the summary.csv of a train or sweep directory: a
+// row per variant (and swept point) and metric, the key columns before
+// "metric", the IQM in iqm, iqm_lo and iqm_hi.
+func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
+	t := &paperTable{
+		subject: r.Manifest.Scenario,
+		cells:   fmt.Sprintf("IQM over %d seeds [95%% bootstrap interval]", r.Manifest.Seeds),
+		source:  tab.Path,
+	}
+	if r.Manifest.Kind == rundir.KindTrain {
+		t.cells = fmt.Sprintf("IQM over %d seeds of the last tenth of training [95%% bootstrap interval]", r.Manifest.Seeds)
+	}
+	var col [4]int // metric, iqm, iqm_lo, iqm_hi
+	for k, name := range []string{"metric", "iqm", "iqm_lo", "iqm_hi"} {
+		c, err := tab.Col(name)
+		if err != nil {
+			return nil, err
+		}
+		col[k] = c
+	}
+	t.keys = tab.Header[:col[0]]
+	at := map[string]int{} // row key -> row
+	for i, rec := range tab.Rows {
+		m := rec[col[0]]
+		j := slices.IndexFunc(t.cols, func(c paperCol) bool { return c.name == m })
+		if j < 0 {
+			j = len(t.cols)
+			mm := metricOf(m)
+			t.cols = append(t.cols, paperCol{name: m, head: mm.Label, better: mm.Better})
+			for k := range t.rows {
+				t.rows[k].cells = append(t.rows[k].cells, stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()})
+			}
+		}
+		keys := rec[:col[0]]
+		key := strings.Join(keys, "\x00")
+		k, ok := at[key]
+		if !ok {
+			k = len(t.rows)
+			at[key] = k
+			row := paperRow{keys: keys, cells: make([]stats.Interval, len(t.cols))}
+			for c := range row.cells {
+				row.cells[c] = stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+			}
+			t.rows = append(t.rows, row)
+		}
+		iv, err := cellOf(tab, i, col[1], col[2], col[3])
+		if err != nil {
+			return nil, err
+		}
+		t.rows[k].cells[j] = iv
+	}
+	// A sweep of one variant: its name goes into the caption, not into
+	// a column that says it on every row.
+	if len(t.keys) > 1 && len(t.rows) > 0 && !slices.ContainsFunc(t.rows, func(r paperRow) bool { return r.keys[0] != t.rows[0].keys[0] }) {
+		t.subject += fmt.Sprintf(" (%s %s)", t.keys[0], t.rows[0].keys[0])
+		t.keys = t.keys[1:]
+		for i := range t.rows {
+			t.rows[i].keys = t.rows[i].keys[1:]
+		}
+	}
+	return t, nil
+}
+
+// comparePaperTable reads a compare directory's compare.csv: a row per
+// variant and metric, with A's value, B's, the difference and the
+// probability of improvement. No column is a metric, so none is in bold.
+func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
+	t := &paperTable{
+		subject: r.Manifest.Description,
+		cells:   "difference B - A [95% bootstrap interval]",
+		source:  tab.Path,
+		keys:    []string{"variant", "metric", "better"},
+		cols: []paperCol{
+			{name: "a", head: "A", better: metric.None},
+			{name: "b", head: "B", better: metric.None},
+			{name: "diff", head: "B - A", better: metric.None},
+			{name: "prob_improvement", head: "P(B better)", better: metric.None},
+		},
+	}
+	var col [7]int
+	for k, name := range []string{"variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi"} {
+		c, err := tab.Col(name)
+		if err != nil {
+			return nil, err
+		}
+		col[k] = c
+	}
+	prob, err := tab.Col("prob_improvement")
+	if err != nil {
+		return nil, err
+	}
+	for i, rec := range tab.Rows {
+		// The metric's label with its unit reads better than its name.
+		m := metricOf(rec[col[1]])
+		row := paperRow{keys: []string{rec[col[0]], m.Label, string(m.Better)}, metric: rec[col[1]]}
+		for _, c := range [][3]int{{col[2], -1, -1}, {col[3], -1, -1}, {col[4], col[5], col[6]}, {prob, -1, -1}} {
+			iv, err := cellOf(tab, i, c[0], c[1], c[2])
+			if err != nil {
+				return nil, err
+			}
+			row.cells = append(row.cells, iv)
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t, nil
+}
+
+// formatted is a cell written at the table's precision: its value, and
+// its interval's ends when it has one; value is "" when there is none.
+type formatted struct {
+	value, lo, hi string
+	bold          bool
+}
+
+// format writes each cell with digits significant digits, the interval
+// at the value's decimals, and marks the best value of each column with
+// a direction (every cell that reads as the best, ties included).
+func (t *paperTable) format(digits int) [][]formatted {
+	out := make([][]formatted, len(t.rows))
+	for i, r := range t.rows {
+		out[i] = make([]formatted, len(r.cells))
+		for j, iv := range r.cells {
+			out[i][j] = formatCell(iv, digits)
+		}
+	}
+	for j, c := range t.cols {
+		if c.better != metric.Higher && c.better != metric.Lower {
+			continue
+		}
+		best := math.NaN()
+		for _, r := range t.rows {
+			v := r.cells[j].Value
+			switch {
+			case math.IsNaN(v):
+			case math.IsNaN(best), c.better == metric.Higher && v > best, c.better == metric.Lower && v < best:
+				best = v
+			}
+		}
+		if math.IsNaN(best) {
+			continue
+		}
+		for i, r := range t.rows {
+			if !math.IsNaN(r.cells[j].Value) && formatCell(r.cells[j], digits).value == formatCell(stats.Interval{Value: best, Lo: r.cells[j].Lo, Hi: r.cells[j].Hi}, digits).value {
+				out[i][j].bold = true
+			}
+		}
+	}
+	return out
+}
+
+// formatCell writes iv with digits significant digits of its largest
+// magnitude, in plain decimals (never an exponent: 30000, 0.000120), the
+// interval's ends at the same decimals; digits beyond them are rounded
+// off, in the integer part too (31999 with two digits is 32000).
+func formatCell(iv stats.Interval, digits int) formatted {
+	if math.IsNaN(iv.Value) || math.IsInf(iv.Value, 0) {
+		return formatted{}
+	}
+	nums := []float64{iv.Value}
+	hasInterval := !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) && !math.IsInf(iv.Lo, 0) && !math.IsInf(iv.Hi, 0)
+	if hasInterval {
+		nums = append(nums, iv.Lo, iv.Hi)
+	}
+	largest := 0.0
+	for _, x := range nums {
+		largest = max(largest, math.Abs(x))
+	}
+	decimals, unit := 0, 0.0 // unit: what the integer part is rounded to
+	if largest > 0 {
+		decimals = digits - 1 - int(math.Floor(math.Log10(largest)))
+		if decimals < 0 {
+			unit, decimals = math.Pow10(-decimals), 0
+		}
+	}
+	w := func(x float64) string {
+		if unit > 0 {
+			x = math.Round(x/unit) * unit
+		}
+		s := strconv.FormatFloat(x, 'f', decimals, 64)
+		if z, _ := strconv.ParseFloat(s, 64); z == 0 {
+			s = strings.TrimPrefix(s, "-") // no "-0.00"
+		}
+		return s
+	}
+	f := formatted{value: w(iv.Value)}
+	if hasInterval {
+		f.lo, f.hi = w(iv.Lo), w(iv.Hi)
+	}
+	return f
+}
+
+// A tableSyntax says how one format writes text, numbers and bold.
+type tableSyntax struct {
+	text, number func(string) string
+	bold         func(string) string
+	missing      string
+}
+
+// cell writes f in syntax x: "value [lo, hi]", the value in bold when it
+// is the column's best.
+func (x tableSyntax) cell(f formatted) string {
+	if f.value == "" {
+		return x.missing
+	}
+	v := x.number(f.value)
+	if f.bold {
+		v = x.bold(v)
+	}
+	if f.lo == "" {
+		return v
+	}
+	return fmt.Sprintf("%s [%s, %s]", v, x.number(f.lo), x.number(f.hi))
+}
+
+// heads returns the key and column heads of t.
+func (t *paperTable) heads() []string {
+	var h []string
+	h = append(h, t.keys...)
+	for _, c := range t.cols {
+		h = append(h, c.head)
+	}
+	return h
+}
+
+// lines returns the head and the rows of t as cells written in syntax x.
+func (t *paperTable) lines(x tableSyntax, digits int) (head []string, rows [][]string) {
+	for _, h := range t.heads() {
+		head = append(head, x.text(h))
+	}
+	cells := t.format(digits)
+	for i, r := range t.rows {
+		var line []string
+		for _, k := range r.keys {
+			line = append(line, x.text(k))
+		}
+		for _, f := range cells[i] {
+			line = append(line, x.cell(f))
+		}
+		rows = append(rows, line)
+	}
+	return head, rows
+}
+
+var latexEscapes = strings.NewReplacer(
+	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
+	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`,
+	`<`, `\textless{}`, `>`, `\textgreater{}`, `|`, `\textbar{}`,
+)
+
+// latex writes t as a table environment around a booktabs tabular: keys
+// left-aligned, cells right-aligned, the caption above.
+func (t *paperTable) latex(digits int) []byte {
+	x := tableSyntax{
+		text:    latexEscapes.Replace,
+		number:  func(s string) string { return strings.Replace(s, "-", "$-$", 1) },
+		bold:    func(s string) string { return `\textbf{` + s + `}` },
+		missing: "--",
+	}
+	head, rows := t.lines(x, digits)
+	var b bytes.Buffer
+	b.WriteString("% simulate table: needs \\usepackage{booktabs}\n")
+	b.WriteString("\\begin{table}\n\\centering\n")
+	fmt.Fprintf(&b, "\\caption{%s}\n", latexEscapes.Replace(t.caption()))
+	fmt.Fprintf(&b, "\\begin{tabular}{%s%s}\n", strings.Repeat("l", len(t.keys)), strings.Repeat("r", len(t.cols)))
+	b.WriteString("\\toprule\n")
+	fmt.Fprintf(&b, "%s \\\\\n", strings.Join(head, " & "))
+	b.WriteString("\\midrule\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s \\\\\n", strings.Join(r, " & "))
+	}
+	b.WriteString("\\bottomrule\n\\end{tabular}\n\\end{table}\n")
+	return b.Bytes()
+}
+
+var markdownEscapes = strings.NewReplacer(
+	`\`, `\\`, `|`, `\|`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `&lt;`, `>`, `&gt;`,
+)
+
+// markdown writes t as a caption line and a GitHub-flavoured table, keys
+// left-aligned, cells right-aligned.
+func (t *paperTable) markdown(digits int) []byte {
+	x := tableSyntax{
+		text:    markdownEscapes.Replace,
+		number:  func(s string) string { return s },
+		bold:    func(s string) string { return "**" + s + "**" },
+		missing: "–",
+	}
+	head, rows := t.lines(x, digits)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n\n", markdownEscapes.Replace(t.caption()))
+	fmt.Fprintf(&b, "| %s |\n|", strings.Join(head, " | "))
+	for i := range head {
+		if i < len(t.keys) {
+			b.WriteString(" :-- |")
+		} else {
+			b.WriteString(" --: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(r, " | "))
+	}
+	return b.Bytes()
+}
+
+// csv writes t with each cell's value, lo and hi in columns of their own
+// ("HEAD", "HEAD lo", "HEAD hi"), at the table's precision; empty where
+// there is none.
+func (t *paperTable) csv(digits int) []byte {
+	head := slices.Clone(t.keys)
+	for _, c := range t.cols {
+		head = append(head, c.head, c.head+" lo", c.head+" hi")
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(head)
+	for i, f := range t.format(digits) {
+		line := slices.Clone(t.rows[i].keys)
+		for _, c := range f {
+			line = append(line, c.value, c.lo, c.hi)
+		}
+		w.Write(line)
+	}
+	w.Flush()
+	return b.Bytes()
+}

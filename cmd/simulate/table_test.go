@@ -1,0 +1,198 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+// tableDirs are the fixture directories of testdata/table: a summary of
+// each kind, with names that need escaping (split_v2, team & co,
+// 50% <b>), a tie for the best value, a missing value, values of 0.0017
+// and 30000, and a metric with no better direction.
+var tableDirs = []string{"run", "train", "sweep", "compare"}
+
+var tableExts = map[string]string{"latex": "tex", "markdown": "md", "csv": "csv"}
+
+// TestTableGolden prints each fixture directory in each format and
+// compares the text with testdata/table/DIR.EXT.golden.
+func TestTableGolden(t *testing.T) {
+	for _, dir := range tableDirs {
+		for format, ext := range tableExts {
+			t.Run(dir+"/"+format, func(t *testing.T) {
+				out := mustSimulate(t, "table", "--format", format, filepath.Join("testdata", "table", dir))
+				golden(t, filepath.Join("table", dir+"."+ext+".golden"), []byte(out))
+			})
+		}
+	}
+}
+
+// TestTableBold: the best value of a column is bold by the metric's
+// direction, every tie too, and none in a column without a direction.
+func TestTableBold(t *testing.T) {
+	md := mustSimulate(t, "table", filepath.Join("testdata", "table", "train"))
+	assert.Contains(t, md, "| none | **0.620** [0.581, 0.659] | 30000 [28000, 32000] | 1.20 [1.10, 1.30] |",
+		"higher reward: both 0.620s tie; lower latency: high's; entropy: none")
+	assert.Contains(t, md, "| high | **0.620** [0.600, 0.640] | **12000** [11000, 13000] | 0.90 [0.80, 1.00] |")
+	assert.Contains(t, md, "| variant | mean reward | mean finish time (s) | policy entropy (nats) |", "labels with units")
+}
+
+// TestTableMetrics: --metrics keeps and orders the columns, or a
+// comparison's rows.
+func TestTableMetrics(t *testing.T) {
+	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "reward_mean,success_rate", filepath.Join("testdata", "table", "run"))
+	lines := strings.Split(out, "\n")
+	assert.Equal(t, "variant,mean reward,mean reward lo,mean reward hi,success rate (fraction),success rate (fraction) lo,success rate (fraction) hi", lines[0])
+	assert.Equal(t, "split_v2,-0.312,-0.410,-0.200,0.885,0.835,0.922", lines[1])
+	out = mustSimulate(t, "table", "--format", "csv", "--metrics", "finish_time", filepath.Join("testdata", "table", "compare"))
+	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2840,,,2880,,,34,-103,169,0.501,,\n", out)
+}
+
+// TestTableDigits: --digits sets the significant digits of the largest
+// of a value and its interval (0.0017 beside 0.0244 keeps the decimals
+// of 0.024), never in exponent form.
+func TestTableDigits(t *testing.T) {
+	for _, tc := range []struct {
+		digits string
+		want   string
+	}{
+		{"1", "team & co,0.00,-0.02,0.02"},
+		{"2", "team & co,0.002,-0.024,0.022"},
+		{"5", "team & co,0.001668,-0.024400,0.021700"},
+	} {
+		out := mustSimulate(t, "table", "--format", "csv", "--digits", tc.digits, "--metrics", "reward_mean", filepath.Join("testdata", "table", "run"))
+		assert.Contains(t, out, tc.want+"\n", "--digits %s", tc.digits)
+	}
+	out := mustSimulate(t, "table", "--format", "csv", "--digits", "2", filepath.Join("testdata", "table", "train"))
+	assert.Contains(t, out, "none,0.62,0.58,0.66,30000,28000,32000,", "31999 rounded to two digits")
+}
+
+// TestTableBadInput: each bad flag or directory is a clear error naming
+// what is wrong and what is allowed, with nothing on stdout.
+func TestTableBadInput(t *testing.T) {
+	run := filepath.Join("testdata", "table", "run")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown format", []string{"--format", "pdf", run}, exitUsage, "--format pdf: want one of latex, markdown, csv"},
+		{"empty format", []string{"--format", "", run}, exitUsage, "--format : want one of latex, markdown, csv"},
+		{"format in capitals", []string{"--format", "LaTeX", run}, exitUsage, "--format LaTeX: want one of latex, markdown, csv"},
+		{"no digits", []string{"--digits", "0", run}, exitUsage, "--digits 0: want a number of significant digits from 1 to 15"},
+		{"too many digits", []string{"--digits", "16", run}, exitUsage, "--digits 16: want a number of significant digits from 1 to 15"},
+		{"digits not a number", []string{"--digits", "three", run}, exitUsage, `invalid value "three" for flag --digits`},
+		{"unknown metric", []string{"--metrics", "reward_mean,speed", run}, exitUsage, `--metrics reward_mean,speed: ` + filepath.Join(run, "summary.csv") + ` has no metric "speed" (it has success_rate, finish_time_mean, reward_mean, speedup_mean)`},
+		{"no directory", nil, exitUsage, "want one directory, got 0 arguments"},
+		{"two directories", []string{run, run}, exitUsage, "want one directory, got 2 arguments"},
+		{"fit directory", []string{filepath.Join("testdata", "table", "fit")}, exitFail, "is a fit directory, which has no summary to print: want a run, train, sweep or compare directory"},
+		{"missing directory", []string{filepath.Join("testdata", "table", "nothing")}, exitFail, "does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := simulate(t, append([]string{"table"}, tc.args...)...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Contains(t, errOut, tc.want)
+			assert.Empty(t, out)
+		})
+	}
+}
+
+// TestTableOfARealRun: the table of a directory simulate wrote (not a
+// fixture) reads every metric column of its summary.
+func TestTableOfARealRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", testEpisodes, "--charts=false", "--out", dir)
+	out := mustSimulate(t, "table", "--format", "markdown", dir)
+	sum, err := rundir.ReadTable(filepath.Join(dir, "summary.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 4+len(sum.Rows), "caption, blank, head, rule, a row per variant:\n%s", out)
+	for i, r := range sum.Rows {
+		assert.True(t, strings.HasPrefix(lines[4+i], "| "+r[0]+" |"), lines[4+i])
+	}
+	assert.Contains(t, lines[2], "| success rate (fraction) |")
+	assert.Contains(t, out, "**", "some column has a best value")
+}
+
+// TestTableLatexCompiles compiles each fixture's LaTeX table inside a
+// minimal document with booktabs. It is skipped where no pdflatex is
+// installed (Debian: apt-get install texlive-latex-base
+// texlive-latex-recommended).
+func TestTableLatexCompiles(t *testing.T) {
+	pdflatex, err := exec.LookPath("pdflatex")
+	if err != nil {
+		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended): the LaTeX is checked by its golden files only")
+	}
+	tmp := t.TempDir()
+	var doc strings.Builder
+	doc.WriteString("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n\\begin{document}\n")
+	for _, dir := range tableDirs {
+		tex := mustSimulate(t, "table", "--format", "latex", filepath.Join("testdata", "table", dir))
+		require.NoError(t, os.WriteFile(filepath.Join(tmp, dir+".tex"), []byte(tex), 0o644))
+		doc.WriteString("\\input{" + dir + ".tex}\n")
+	}
+	doc.WriteString("\\end{document}\n")
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "doc.tex"), []byte(doc.String()), 0o644))
+	cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
+	cmd.Dir = tmp
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "pdflatex failed:\n%s", out)
+	assert.FileExists(t, filepath.Join(tmp, "doc.pdf"))
+}
+
+// FuzzTableParse reads arbitrary CSV as each kind's table: an error or a
+// table, never a panic, and every row as wide as the heads.
+func FuzzTableParse(f *testing.F) {
+	for _, dir := range tableDirs {
+		name := "summary.csv"
+		if dir == "compare" {
+			name = "compare.csv"
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", "table", dir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("variant,metric,iqm,iqm_lo,iqm_hi\n"))
+	f.Add([]byte("metric,iqm,iqm_lo,iqm_hi\nx,1,,\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := rundir.ParseTable("summary.csv", data)
+		if err != nil {
+			return
+		}
+		for _, kind := range []rundir.Kind{rundir.KindRun, rundir.KindTrain, rundir.KindCompare} {
+			r := &rundir.Run{Path: "d", Manifest: &rundir.Manifest{Kind: kind}}
+			var pt *paperTable
+			switch kind {
+			case rundir.KindRun:
+				pt, err = runPaperTable(r, tab)
+			case rundir.KindTrain:
+				pt, err = tidyPaperTable(r, tab)
+			default:
+				pt, err = comparePaperTable(r, tab)
+			}
+			if err != nil {
+				continue
+			}
+			for i, row := range pt.rows {
+				if len(row.keys) != len(pt.keys) || len(row.cells) != len(pt.cols) {
+					t.Fatalf("%s: row %d has %d keys and %d cells for %d and %d heads", kind, i, len(row.keys), len(row.cells), len(pt.keys), len(pt.cols))
+				}
+			}
+			for _, digits := range []int{1, 3} {
+				pt.latex(digits)
+				pt.markdown(digits)
+				pt.csv(digits)
+			}
+		}
+	})
+}

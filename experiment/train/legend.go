@@ -1,0 +1,98 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// maxNamedSettings is the most settings a legend entry names; variants
+// that differ in more are named as they are, and the chart's note lists
+// the settings.
+const maxNamedSettings = 2
+
+// Varied returns the settings (dotted paths, such as reward.latency) in
+// which the variants' resolved configurations differ, sorted, with each
+// variant's values of them: what the variants vary. The policy section
+// is left out: training does not read it.
+func Varied(variants []*scenarios.Variant) (paths []string, values map[*scenarios.Variant][]string) {
+	flat := make([]map[string]string, len(variants))
+	for i, v := range variants {
+		spec := v.Spec
+		spec.Policy = scenarios.PolicySpec{}
+		b, err := json.Marshal(spec)
+		if err != nil {
+			return nil, nil // a spec is plain data: this does not happen
+		}
+		var tree any
+		if err := json.Unmarshal(b, &tree); err != nil {
+			return nil, nil
+		}
+		flat[i] = map[string]string{}
+		flatten(flat[i], "", tree)
+	}
+	keys := map[string]bool{}
+	for _, f := range flat {
+		for k := range f {
+			keys[k] = true
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		for _, f := range flat[1:] {
+			if f[k] != flat[0][k] {
+				paths = append(paths, k)
+				break
+			}
+		}
+	}
+	values = map[*scenarios.Variant][]string{}
+	for i, v := range variants {
+		for _, p := range paths {
+			values[v] = append(values[v], flat[i][p])
+		}
+	}
+	return paths, values
+}
+
+// flatten writes the leaves of tree (decoded JSON) into out under dotted
+// paths from prefix; a list is one leaf, as JSON.
+func flatten(out map[string]string, prefix string, tree any) {
+	if m, ok := tree.(map[string]any); ok {
+		for k, v := range m {
+			flatten(out, strings.TrimPrefix(prefix+"."+k, "."), v)
+		}
+		return
+	}
+	b, _ := json.Marshal(tree) // decoded JSON marshals
+	out[prefix] = strings.Trim(string(b), `"`)
+}
+
+// legendNames returns the name of each variant's curve: the variant's
+// name with the values of what the variants vary ("low: reward.latency
+// 0.25"), and a note for the chart when they vary more than a legend
+// entry can say.
+func legendNames(variants []*scenarios.Variant) (map[*scenarios.Variant]string, string) {
+	names := map[*scenarios.Variant]string{}
+	paths, values := Varied(variants)
+	for _, v := range variants {
+		names[v] = v.Name
+	}
+	switch {
+	case len(variants) < 2 || len(paths) == 0:
+		return names, ""
+	case len(paths) > maxNamedSettings:
+		return names, "variants differ in " + strings.Join(paths, ", ")
+	}
+	for _, v := range variants {
+		var parts []string
+		for i, p := range paths {
+			parts = append(parts, fmt.Sprintf("%s %s", p, values[v][i]))
+		}
+		names[v] = v.Name + ": " + strings.Join(parts, ", ")
+	}
+	return names, ""
+}

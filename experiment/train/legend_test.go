@@ -1,0 +1,48 @@
+package train
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// TestLegendNamesWhatVaries: latency-pressure's variants vary the latency
+// weight, and their curves say so; variants that vary more settings than
+// an entry can hold keep their names and the note lists the settings.
+func TestLegendNamesWhatVaries(t *testing.T) {
+	sc, err := scenarios.Load("latency-pressure", nil)
+	require.NoError(t, err)
+	vs := make([]*scenarios.Variant, len(sc.Variants))
+	for i := range sc.Variants {
+		vs[i] = &sc.Variants[i]
+	}
+	paths, _ := Varied(vs)
+	assert.Equal(t, []string{"reward.latency"}, paths)
+	names, note := legendNames(vs)
+	assert.Equal(t, "none: reward.latency 0", names[vs[0]])
+	assert.Equal(t, "low: reward.latency 0.25", names[vs[1]])
+	assert.Empty(t, note)
+
+	src := "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective: {agents: 4, time_limit: 2h}\npolicy: {organization: split}\nreward: {penalty: linear}\nvariants:\n" +
+		"  - {name: a}\n  - {name: b, set: {collective.agents: 8, train.lr: 0.2, reward.latency: 1, policy.organization: team}}\n"
+	sc, err = scenarios.Parse([]byte(src), "x.yaml", nil)
+	require.NoError(t, err)
+	two := []*scenarios.Variant{&sc.Variants[0], &sc.Variants[1]}
+	paths, _ = Varied(two)
+	assert.Equal(t, []string{"collective.agents", "reward.latency", "train.lr"}, paths, "the policy section is not trained on")
+	names, note = legendNames(two)
+	assert.Equal(t, "b", names[two[1]])
+	assert.Equal(t, "variants differ in collective.agents, reward.latency, train.lr", note)
+}
+
+func TestMovingAverage(t *testing.T) {
+	assert.Equal(t, []float64{1, 2, 3}, movingAverage([]float64{1, 2, 3}, 1))
+	assert.Equal(t, []float64{2, 3, 5, 7}, movingAverage([]float64{2, 4, 6, 8}, 2))
+	got := movingAverage([]float64{1, math.NaN(), 3, 5}, 2)
+	assert.True(t, math.IsNaN(got[1]) && math.IsNaN(got[2]), "%v", got)
+	assert.Equal(t, []float64{1, 4}, []float64{got[0], got[3]}, "a NaN spoils only its windows")
+}
