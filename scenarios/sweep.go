@@ -19,8 +19,8 @@ import (
 )
 
 // A sweep runs one scenario many times over a set of parameter values: the
-// trials. Its section in the file says what each trial does (train or
-// run), over which values (a grid, and random draws), for how many seeds,
+// trials. Its section in the file says what each trial does (train, run
+// or replay), over which values (a grid, and random draws), for how many seeds,
 // and which final metrics to record:
 //
 //	sweep:

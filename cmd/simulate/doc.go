@@ -300,8 +300,11 @@
 // every seed (S, S+1, ...), for each variant. Each trial applies its values
 // to the base, as --set would, then the variant's overrides, and either
 // trains the policy with RLCR (command: train; the metrics are means over
-// the last tenth of the iterations) or evaluates the variant for the
-// scenario's episodes (command: run). A trial's ID is a hash of its
+// the last tenth of the iterations), evaluates the variant for the
+// scenario's episodes (command: run), or replays the recorded runs of
+// replay.traces through the variant's deployment under the replay
+// section's load (command: replay; the metrics are the replay's summary,
+// see 'simulate help replay'). A trial's ID is a hash of its
 // parameters, variant and seed; random sample k draws the same values at
 // every grid point.
 //
