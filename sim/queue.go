@@ -83,7 +83,20 @@ func (q *queue) push(it item) {
 			n = len(q.items)
 		}
 		if !q.heap {
-			items := q.items[:n+1]
+			items := q.items
+			if f := q.first; n > f && it.before(&items[n-1]) {
+				// Not last. An item due before the whole run (an event at
+				// the current instant with only later ones pending: the
+				// collective's zero-delay steps) takes the free slot
+				// before the run's start, if pops have left one, instead
+				// of moving the run.
+				if f > 0 && it.before(&items[f]) {
+					q.first = f - 1
+					items[f-1] = it
+					return
+				}
+			}
+			items = items[:n+1]
 			q.items = items
 			i := n
 			for i > q.first && it.before(&items[i-1]) {

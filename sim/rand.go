@@ -47,26 +47,35 @@ func (s Streams) PCG(purpose string, id uint64) *rand.PCG {
 // than taken from hash/fnv: the same numbers, without a hash.Hash per key
 // (an episode derives several).
 func (s Streams) key(purpose string, id uint64) (uint64, uint64) {
-	const (
-		offset = 14695981039346656037
-		prime  = 1099511628211
-	)
-	h := uint64(offset)
-	word := func(v uint64) {
-		for i := range 8 {
-			h ^= uint64(byte(v >> (8 * i)))
-			h *= prime
-		}
-	}
-	word(s.seed)
+	h := fnvWord(fnvOffset, s.seed)
 	for i := range len(purpose) {
 		h ^= uint64(purpose[i])
-		h *= prime
+		h *= fnvPrime
 	}
-	word(uint64(len(purpose)))
-	word(id)
+	h = fnvWord(h, uint64(len(purpose)))
+	h = fnvWord(h, id)
 	x := h
 	return splitmix(&x), splitmix(&x)
+}
+
+// FNV-1a's 64-bit parameters.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvWord continues the FNV-1a hash h with the eight bytes of v, low byte
+// first: the byte loop written out, since a key is derived several times
+// an episode and the loop's counter and shifts cost as much as the hash.
+func fnvWord(h, v uint64) uint64 {
+	h = (h ^ v&0xff) * fnvPrime
+	h = (h ^ v>>8&0xff) * fnvPrime
+	h = (h ^ v>>16&0xff) * fnvPrime
+	h = (h ^ v>>24&0xff) * fnvPrime
+	h = (h ^ v>>32&0xff) * fnvPrime
+	h = (h ^ v>>40&0xff) * fnvPrime
+	h = (h ^ v>>48&0xff) * fnvPrime
+	return (h ^ v>>56) * fnvPrime
 }
 
 func splitmix(x *uint64) uint64 {

@@ -180,6 +180,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	if err != nil {
 		return err
 	}
+	s.writeReport(dir.Path())
 	fmt.Fprintf(s.stdout, "A = %s\nB = %s\n\n", c.sideA, c.sideB)
 	printComparison(s.stdout, c.rows, o.all)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())

@@ -29,6 +29,7 @@
 //	compare    compare two directories, or two variants of a run: differences with CIs
 //	plot       redraw the charts of a run, train, sweep or compare directory from its tables
 //	table      print a directory's summary as a LaTeX, Markdown or CSV table for a paper
+//	report     write the report page of a run, train, sweep, compare or fit directory again
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
@@ -617,6 +618,31 @@
 //	simulate table out/latency-pressure-train-seed1 --format latex > table.tex
 //	simulate table out/tiny-seed1 --metrics success_rate,finish_time_mean
 //	simulate table out/compare-a-vs-b --format markdown --digits 2
+//
+// # Write the report page of a run, train, sweep, compare or fit directory again
+//
+// Usage:
+//
+//	simulate report DIR
+//
+// Report writes DIR/report.html again from the directory's files, without
+// running anything, as plot redraws its charts: after 'simulate plot' drew
+// them anew, or for a directory written before reports were. run, train,
+// sweep, merge, compare and fit write the report themselves when they finish.
+//
+// The report is one page that opens offline in any browser: what was run
+// (scenario, description, seed, variants, the command, the version), the
+// summary table with intervals and the best value of each column marked
+// (for a compare directory, the differences with their intervals and the
+// probability of improvement), every chart with its caption, the settings in
+// which the variants differ, and links to every file. It follows the
+// reader's light or dark theme and prints cleanly. DIR must be complete
+// (hold a manifest.json).
+//
+// Examples:
+//
+//	simulate report out/latency-pressure-train-seed1
+//	open out/latency-pressure-train-seed1/report.html
 //
 // # Describe a task graph
 //

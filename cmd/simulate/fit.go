@@ -89,6 +89,7 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 		dir.Abort()
 		return err
 	}
+	s.writeReport(dir.Path())
 	fmt.Fprintf(s.stdout, "%d runs, %d model calls, %d tool calls; median run %.3g s\n", len(tr.Runs), len(tr.Calls), len(tr.Tools), f.MedianDuration)
 	for _, m := range f.Models {
 		d := m.Latency.Best()

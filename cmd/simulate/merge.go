@@ -97,6 +97,7 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{plan: plan, recs: m.Records, charts: o.charts}); err != nil {
 		return err
 	}
+	s.writeReport(dir.Path())
 	printSweepSummary(s.stdout, plan, m.Records)
 	fmt.Fprintf(s.stdout, "\nmerged %d of %d trials from %s (%s, %s)\nwrote %s\n",
 		len(m.Records), len(plan.Trials), count(len(args), "directory", "directories"), count(m.Read, "file", "files"),

@@ -177,6 +177,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
+	s.writeReport(dir.Path())
 	printSummary(s.stdout, sc, rows, sums)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil

@@ -236,6 +236,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err := writeSweepOutputs(ctx, s, sdir, sweepOutputs{source: sc.Source, plan: plan, recs: mine}); err != nil {
 			return err
 		}
+		s.writeReport(sdir.Path())
 		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
 		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with 'simulate merge')\n", filepath.Join(out, sub))
 		return nil
@@ -246,6 +247,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts}); err != nil {
 		return err
 	}
+	s.writeReport(dir.Path())
 	printSweepSummary(s.stdout, plan, mine)
 	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n", len(st.Shard), ran, len(st.Shard)-ran, out)
 	return copyFigures(s, dir, sc, o.figures)

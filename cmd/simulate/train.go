@@ -248,6 +248,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := os.RemoveAll(dir.Join(train.CheckpointDir)); err != nil {
 		s.warnf("%v", err)
 	}
+	s.writeReport(dir.Path())
 	printTraining(s, sv, fixed, experiment.UsesHandoff(experiment.VariantSpecs(sc)...))
 	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
 	return nil

@@ -74,6 +74,19 @@ var rules = []rule{
 		forbids: under("models", "experiment"),
 	},
 	{
+		// The report is built from a finished directory's files alone.
+		name:    "report imports nothing from models/... or experiment/...",
+		from:    under("report"),
+		forbids: under("models", "experiment"),
+	},
+	{
+		// The floor is the model written without the product, so that
+		// the distance between them measures the product's overhead.
+		name:    "bench/floor imports nothing of the module",
+		from:    under("bench/floor"),
+		forbids: not(under("bench/floor")),
+	},
+	{
 		name:    "nothing but cmd/... imports experiment/...",
 		from:    not(under("cmd", "experiment")),
 		forbids: under("experiment"),
@@ -151,6 +164,9 @@ func TestRulesFindViolations(t *testing.T) {
 		{"scenarios/... imports no execution or output package (experiment/..., internal/pool, rundir, results, plots)", "scenarios", "experiment/sweep", "models/rlcr"},
 		{"scenarios/... imports no execution or output package (experiment/..., internal/pool, rundir, results, plots)", "scenarios/x", "internal/pool", "internal/atomicfile"},
 		{"plots imports nothing from models/... or experiment/...", "plots", "models/collective", "internal/atomicfile"},
+		{"report imports nothing from models/... or experiment/...", "report", "experiment", "rundir"},
+		{"report imports nothing from models/... or experiment/...", "report", "models/rlcr", "plots"},
+		{"bench/floor imports nothing of the module", "bench/floor", "models/policy", "bench/floor/x"},
 		{"nothing but cmd/... imports experiment/...", "scenarios", "experiment", "sim"},
 		{"nothing but cmd/... imports experiment/...", "results", "experiment/sweep", "rundir"},
 	}

@@ -86,51 +86,79 @@ func (l *Linear) Clone() Softmax { return &Linear{w: append([]float64(nil), l.w.
 // logits computes the logits of the valid actions; the others are left 0.
 // Each is dot's sum, in feature order, but up to four valid actions' sums
 // run side by side: a single sum waits on each of its additions, and several
-// fill the time instead of queueing behind one another.
+// fill the time instead of queueing behind one another. One or two valid
+// actions, the common case, take the pair's loop.
 func (l *Linear) logits(x *[NumFeatures]float64, m c.Mask, z *[c.NumActions]float64) {
-	var rows [c.NumActions + 3][]float64 // padded to a multiple of 4
-	var acts [c.NumActions]c.Action
-	n := 0
-	for v := m & allActions; v != 0; v &= v - 1 { // the valid actions, in order
-		a := c.Action(bits.TrailingZeros8(uint8(v)))
-		rows[n], acts[n] = l.w[int(a)*NumFeatures:][:NumFeatures], a
-		n++
-	}
-	for i := n; i < len(rows); i++ {
-		rows[i] = zeroRow[:]
-	}
-	// The rows and x are slices of NumFeatures, not pointers to arrays, so
-	// that the loops check neither bounds nor nil pointers per feature.
-	xs := x[:]
-	for i := 0; i < n; {
-		if n-i <= 2 { // two at a time, so that one or two cost no four
-			r0, r1 := rows[i][:NumFeatures], rows[i+1][:NumFeatures]
-			var s0, s1 float64
-			for k, xk := range xs {
-				s0 += float64(r0[k] * xk)
-				s1 += float64(r1[k] * xk)
+	v := m & allActions
+	for v != 0 {
+		a0 := bits.TrailingZeros8(uint8(v))
+		v &= v - 1
+		if v&(v-1) == 0 { // one or two left
+			if v == 0 {
+				z[a0], _ = dot2(l.row(a0), &zeroRow, x)
+				return
 			}
-			z[acts[i]] = s0
-			if i+1 < n {
-				z[acts[i+1]] = s1
-			}
+			a1 := bits.TrailingZeros8(uint8(v))
+			z[a0], z[a1] = dot2(l.row(a0), l.row(a1), x)
 			return
 		}
-		r0, r1, r2, r3 := rows[i][:NumFeatures], rows[i+1][:NumFeatures], rows[i+2][:NumFeatures], rows[i+3][:NumFeatures]
-		var s0, s1, s2, s3 float64
-		for k, xk := range xs {
-			s0 += float64(r0[k] * xk)
-			s1 += float64(r1[k] * xk)
-			s2 += float64(r2[k] * xk)
-			s3 += float64(r3[k] * xk)
+		// Three or more: four side by side, a zero row padding the fourth.
+		a1 := bits.TrailingZeros8(uint8(v))
+		v &= v - 1
+		a2 := bits.TrailingZeros8(uint8(v))
+		v &= v - 1
+		r3, a3 := &zeroRow, -1
+		if v != 0 {
+			a3 = bits.TrailingZeros8(uint8(v))
+			r3 = l.row(a3)
+			v &= v - 1
 		}
-		for j, s := range [4]float64{s0, s1, s2, s3} {
-			if i+j < n {
-				z[acts[i+j]] = s
-			}
+		s0, s1, s2, s3 := dot4(l.row(a0), l.row(a1), l.row(a2), r3, x)
+		z[a0], z[a1], z[a2] = s0, s1, s2
+		if a3 >= 0 {
+			z[a3] = s3
 		}
-		i += 4
 	}
+}
+
+// row is action a's weights.
+func (l *Linear) row(a int) *[NumFeatures]float64 {
+	return (*[NumFeatures]float64)(l.w[a*NumFeatures:])
+}
+
+// dot2 is dot of r0 and of r1 with x, side by side. The rows and x are
+// arrays, so that the loop checks no bounds, and it takes four features a
+// turn, so that the loop's own count and branch are paid a quarter as
+// often; each sum still adds its products in feature order.
+func dot2(r0, r1, x *[NumFeatures]float64) (s0, s1 float64) {
+	k := 0
+	for ; k <= NumFeatures-4; k += 4 {
+		x0, x1, x2, x3 := x[k], x[k+1], x[k+2], x[k+3]
+		s0 += float64(r0[k] * x0)
+		s1 += float64(r1[k] * x0)
+		s0 += float64(r0[k+1] * x1)
+		s1 += float64(r1[k+1] * x1)
+		s0 += float64(r0[k+2] * x2)
+		s1 += float64(r1[k+2] * x2)
+		s0 += float64(r0[k+3] * x3)
+		s1 += float64(r1[k+3] * x3)
+	}
+	for ; k < NumFeatures; k++ {
+		s0 += float64(r0[k] * x[k])
+		s1 += float64(r1[k] * x[k])
+	}
+	return s0, s1
+}
+
+// dot4 is dot2 for four rows, a feature a turn.
+func dot4(r0, r1, r2, r3, x *[NumFeatures]float64) (s0, s1, s2, s3 float64) {
+	for k, xk := range x {
+		s0 += float64(r0[k] * xk)
+		s1 += float64(r1[k] * xk)
+		s2 += float64(r2[k] * xk)
+		s3 += float64(r3[k] * xk)
+	}
+	return s0, s1, s2, s3
 }
 
 // allActions is the mask of every action: a Mask's bits above it name
@@ -186,31 +214,47 @@ func (l *Linear) AddGradProbs(t Term, p, logp *[c.NumActions]float64, grad []flo
 // two rows go side by side, so that they share the loads of x and the
 // loop.
 func (l *Linear) addOuter(x *[NumFeatures]float64, m c.Mask, gz *[c.NumActions]float64, grad []float64) {
-	var rows [c.NumActions][]float64
-	var gs [c.NumActions]float64
-	n := 0
+	var r0 *[NumFeatures]float64 // a row waiting for its pair
+	var g0 float64
 	for v := m & allActions; v != 0; v &= v - 1 {
 		b := bits.TrailingZeros8(uint8(v))
-		if g := gz[b]; g != 0 { // a zero row adds exactly nothing
-			rows[n], gs[n] = grad[b*NumFeatures:][:NumFeatures], g
-			n++
+		g := gz[b]
+		if g == 0 {
+			continue // a zero row adds exactly nothing
 		}
-	}
-	xs := x[:]
-	i := 0
-	for ; i+1 < n; i += 2 {
-		r0, r1 := rows[i][:NumFeatures], rows[i+1][:NumFeatures]
-		g0, g1 := gs[i], gs[i+1]
-		for k, xk := range xs {
-			r0[k] += float64(g0 * xk)
-			r1[k] += float64(g1 * xk)
+		r := (*[NumFeatures]float64)(grad[b*NumFeatures:])
+		if r0 == nil {
+			r0, g0 = r, g
+			continue
 		}
+		axpy2(r0, r, g0, g, x)
+		r0 = nil
 	}
-	if i < n {
-		r0, g0 := rows[i][:NumFeatures], gs[i]
-		for k, xk := range xs {
+	if r0 != nil {
+		for k, xk := range x {
 			r0[k] += float64(g0 * xk)
 		}
+	}
+}
+
+// axpy2 adds g0·x to r0 and g1·x to r1, four features a turn, as dot2
+// goes.
+func axpy2(r0, r1 *[NumFeatures]float64, g0, g1 float64, x *[NumFeatures]float64) {
+	k := 0
+	for ; k <= NumFeatures-4; k += 4 {
+		x0, x1, x2, x3 := x[k], x[k+1], x[k+2], x[k+3]
+		r0[k] += float64(g0 * x0)
+		r1[k] += float64(g1 * x0)
+		r0[k+1] += float64(g0 * x1)
+		r1[k+1] += float64(g1 * x1)
+		r0[k+2] += float64(g0 * x2)
+		r1[k+2] += float64(g1 * x2)
+		r0[k+3] += float64(g0 * x3)
+		r1[k+3] += float64(g1 * x3)
+	}
+	for ; k < NumFeatures; k++ {
+		r0[k] += float64(g0 * x[k])
+		r1[k] += float64(g1 * x[k])
 	}
 }
 
@@ -223,6 +267,10 @@ func maskedSoftmax(z *[c.NumActions]float64, m c.Mask, p, logp *[c.NumActions]fl
 	// The loops visit the valid actions only, in action order, as the sums
 	// need.
 	m &= allActions
+	if r := m & (m - 1); r != 0 && r&(r-1) == 0 { // two valid actions
+		softmax2(z, bits.TrailingZeros8(uint8(m)), bits.TrailingZeros8(uint8(r)), p, logp)
+		return
+	}
 	zmax := math.Inf(-1)
 	for v := m; v != 0; v &= v - 1 {
 		if a := bits.TrailingZeros8(uint8(v)); z[a] > zmax {
@@ -232,8 +280,14 @@ func maskedSoftmax(z *[c.NumActions]float64, m c.Mask, p, logp *[c.NumActions]fl
 	var sum float64
 	for v := m; v != 0; v &= v - 1 {
 		a := bits.TrailingZeros8(uint8(v))
-		p[a] = math.Exp(z[a] - zmax)
-		sum += p[a]
+		// The largest logit's term is exp(0) = 1, without the call; a
+		// difference that is not 0 (NaN among them) goes to Exp.
+		e := 1.0
+		if d := z[a] - zmax; d != 0 {
+			e = math.Exp(d)
+		}
+		p[a] = e
+		sum += e
 	}
 	if sum == 0 { // empty mask (or non-finite logits)
 		return
@@ -244,6 +298,36 @@ func maskedSoftmax(z *[c.NumActions]float64, m c.Mask, p, logp *[c.NumActions]fl
 		p[a] /= sum
 		logp[a] = z[a] - zmax - lsum
 	}
+}
+
+// softmax2 is maskedSoftmax for two valid actions a0 < a1, the common
+// case, without its loops: the same operations in the same order.
+func softmax2(z *[c.NumActions]float64, a0, a1 int, p, logp *[c.NumActions]float64) {
+	z0, z1 := z[a0], z[a1]
+	zmax := math.Inf(-1)
+	if z0 > zmax {
+		zmax = z0
+	}
+	if z1 > zmax {
+		zmax = z1
+	}
+	e0, e1 := 1.0, 1.0
+	if d := z0 - zmax; d != 0 {
+		e0 = math.Exp(d)
+	}
+	if d := z1 - zmax; d != 0 {
+		e1 = math.Exp(d)
+	}
+	p[a0], p[a1] = e0, e1
+	var sum float64
+	sum += e0
+	sum += e1
+	if sum == 0 { // non-finite logits
+		return
+	}
+	lsum := math.Log(sum)
+	p[a0], logp[a0] = e0/sum, z0-zmax-lsum
+	p[a1], logp[a1] = e1/sum, z1-zmax-lsum
 }
 
 // logitGrad returns g = scale·∂log π(a)/∂z + entCoef·∂H/∂z of the term t
@@ -265,7 +349,10 @@ func logitGradFrom(p, logp *[c.NumActions]float64, t Term) (g [c.NumActions]floa
 	if int(a) >= c.NumActions || !m.Has(a) {
 		panic(fmt.Sprintf("policy: AddGrad for action %v outside its mask", a))
 	}
-	for j := range c.NumActions {
+	// The entropy's sum over the valid actions, in order: the others'
+	// terms are 0·0 = +0, and subtracting +0 changes no sum.
+	for v := m & allActions; v != 0; v &= v - 1 {
+		j := bits.TrailingZeros8(uint8(v))
 		entropy -= float64(p[j] * logp[j])
 	}
 	for v := m & allActions; v != 0; v &= v - 1 {

@@ -134,17 +134,18 @@ func (r *recorder) Decide(o *collective.Observation, m collective.Mask, u float6
 	if r.soft == nil {
 		return r.pol.Decide(o, m, u)
 	}
-	// The sample is made in its slot, features and probabilities
-	// included: a half-kilobyte literal with fields set, appended or
-	// assigned, is built apart and copied there.
+	// The sample is made in its slot, field by field: a half-kilobyte
+	// literal, appended or assigned, is built apart and copied there, and
+	// clearing the slot first would write the features and probabilities
+	// twice. Features and ProbsLog write every element of theirs.
 	n := len(r.buf)
 	if n == cap(r.buf) {
 		r.buf = slices.Grow(r.buf, 1)
 	}
 	r.buf = r.buf[:n+1]
 	s := &r.buf[n]
-	*s = sample{}
 	s.mask, s.rollout, s.agent, s.at, s.recorded = m, r.rollout, o.Agent, o.Elapsed, true
+	s.adv, s.weight, s.v, s.ret = 0, 0, 0, 0
 	policy.Features(o, &s.x)
 	r.soft.ProbsLog(&s.x, m, &s.probs, &s.logp)
 	s.action = policy.Sample(&s.probs, m, u)

@@ -2,6 +2,7 @@ package rlcr
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -89,6 +90,9 @@ func summarize(b *batch, finish []float64) Iteration {
 	return st
 }
 
+// allActions is the mask of every action.
+const allActions collective.Mask = 1<<collective.NumActions - 1
+
 // decisionStats fills the entropy and mean action probabilities.
 func decisionStats(st *Iteration, samples []sample) {
 	// The sums are kept in locals, not in st, so that each addition need
@@ -96,11 +100,16 @@ func decisionStats(st *Iteration, samples []sample) {
 	probs, entropy := st.ActionProbs, st.Entropy
 	n := float64(len(samples))
 	for i := range samples {
-		if s := &samples[i]; s.mask.Single() {
+		s := &samples[i]
+		if s.mask.Single() {
 			probs[s.action] += 1 / n // and no entropy
 			continue
 		}
-		for a, p := range samples[i].probs {
+		// The valid actions only, in order: the others' probabilities are
+		// exactly 0, which the sums skip anyway.
+		for v := s.mask & allActions; v != 0; v &= v - 1 {
+			a := bits.TrailingZeros8(uint8(v))
+			p := s.probs[a]
 			if p == 0 {
 				continue // ±0 leaves a sum begun at +0 as it is
 			}

@@ -1,0 +1,21 @@
+# lib.sh: what the side-by-side scripts in bench/ share; source it after
+# `set -euo pipefail` and setting OUT (a directory for outputs).
+
+# timed CMD...: runs CMD with its output in $OUT/last.txt and prints
+# "wall cpu" in seconds (CPU = user + system of the process and children).
+timed() {
+	local t
+	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$OUT/last.txt" 2>&1; } 2>&1 )
+	awk '{printf "%.3f %.3f\n", $1, $2 + $3}' <<<"$t"
+}
+
+# median COLUMN FILE: the median of a column of numbers (the lower middle
+# one of an even count).
+median() {
+	sort -g -k"$1" "$2" | awk -v k="$1" '{v[NR] = $k} END { print v[int((NR + 1) / 2)] }'
+}
+
+# machine_line: the CPUs, their model and the load, for the record.
+machine_line() {
+	echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+}

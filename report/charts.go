@@ -1,0 +1,229 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+// A Chart is one chart of the page: its SVG, inline, and its caption.
+type Chart struct {
+	Name    string
+	Caption string
+	SVG     template.HTML
+	// Wide is set for a chart drawn a page wide (timelines, heat maps),
+	// which takes a row of the page to itself.
+	Wide bool
+	// Links are the chart's other files: its table and its PNG and PDF.
+	Links []Link
+}
+
+// chartsDir is where every command puts its charts, and chartIndex the
+// index of how each was drawn (experiment.ChartsDir and ChartIndex,
+// which this package may not import).
+const (
+	chartsDir  = "charts"
+	chartIndex = "charts/charts.json"
+)
+
+// unindexed says what the charts of a kind of directory that writes no
+// index show.
+var unindexed = map[rundir.Kind]string{
+	rundir.KindFit: "the observed distribution (steps) against each distribution fitted to it; fit.csv has their parameters and says which was chosen",
+}
+
+// charts reads the charts of r: those of its index first, in its order,
+// with captions from it, then any other SVG in charts/ (a fit
+// directory's CDFs, drawn without an index).
+func charts(r *rundir.Run) ([]Chart, error) {
+	var specs []plots.Spec
+	if r.Manifest.Has(chartIndex) {
+		data, err := os.ReadFile(r.Join(chartIndex))
+		if err != nil {
+			return nil, err
+		}
+		if specs, err = plots.ParseSpecs(r.Join(chartIndex), data); err != nil {
+			return nil, err
+		}
+	}
+	indexed := map[string]bool{}
+	for _, s := range specs {
+		indexed[s.Name] = true
+	}
+	for _, f := range r.Manifest.Files {
+		name, ok := strings.CutSuffix(f, ".svg")
+		if dir, base := path.Split(name); ok && dir == chartsDir+"/" && !indexed[base] {
+			specs = append(specs, plots.Spec{Name: base, Size: "page", Note: unindexed[r.Manifest.Kind]})
+		}
+	}
+	var out []Chart
+	for _, s := range specs {
+		base := chartsDir + "/" + s.Name
+		if !r.Manifest.Has(base + ".svg") {
+			return nil, fmt.Errorf("%s lists chart %s, but the directory has no %s.svg: 'simulate plot %s' draws it again", r.Join(chartIndex), s.Name, base, r.Path)
+		}
+		data, err := os.ReadFile(r.Join(base + ".svg"))
+		if err != nil {
+			return nil, err
+		}
+		svg, err := inlineSVG(r.Join(base+".svg"), data)
+		if err != nil {
+			return nil, err
+		}
+		c := Chart{Name: s.Name, Caption: caption(&s), SVG: svg, Wide: s.Size != "column"}
+		for _, ext := range []string{".csv", ".png", ".pdf"} {
+			if r.Manifest.Has(base + ext) {
+				c.Links = append(c.Links, Link{strings.TrimPrefix(ext, "."), href(base + ext)})
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// caption says what a chart shows, from its entry in the index: what is
+// drawn against what, what its lines or bars are and what their
+// intervals are, and its note.
+func caption(s *plots.Spec) string {
+	or := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
+	var c string
+	switch s.Kind {
+	case "bars":
+		c = fmt.Sprintf("%s by variant: bars the %s, whiskers the %s.", or(s.YLabel, s.Name), or(s.Stat, "mean"), or(s.Interval, "95% CI"))
+	case "lines", "scaling":
+		c = fmt.Sprintf("%s against %s: lines the %s, bands the %s.", or(s.YLabel, s.Name), or(s.XLabel, "x"), or(s.Stat, "mean"), or(s.Interval, "95% CI"))
+	case "timeline":
+		c = fmt.Sprintf("Timeline of %s: each agent's work and messages over %s.", or(s.Title, s.Name), or(s.XLabel, "time"))
+	case "heatmap":
+		c = fmt.Sprintf("%s over %s and %s.", or(s.ZLabel, s.Name), or(s.XLabel, "x"), or(s.YLabel, "y"))
+	default:
+		c = s.Name + ":"
+	}
+	if s.Kind != "timeline" && s.Title != "" {
+		c = s.Title + ": " + c
+	}
+	if s.Note != "" {
+		c += " " + capitalize(s.Note) + "."
+	}
+	return capitalize(c)
+}
+
+// capitalize starts a sentence with a capital unless its first word is a
+// name (finish_time), which keeps its spelling.
+func capitalize(s string) string {
+	first, _, _ := strings.Cut(s, " ")
+	if s == "" || strings.ContainsAny(first, "_-.0123456789") || first != strings.ToLower(first) {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// svgElements and svgAttrs are what a chart's SVG may hold: drawing and
+// text, with the attributes that place and style them.
+var (
+	svgElements = set("svg", "g", "path", "text", "tspan", "rect", "circle", "ellipse", "line", "polyline", "polygon",
+		"defs", "clipPath", "title", "desc", "image")
+	svgAttrs = set("width", "height", "viewBox", "version", "d", "style", "transform", "x", "y", "x1", "y1", "x2", "y2",
+		"cx", "cy", "r", "rx", "ry", "points", "fill", "stroke", "stroke-width", "opacity", "font-family", "font-size",
+		"text-anchor", "id", "clip-path", "preserveAspectRatio", "href")
+)
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// errNotDrawing is wrapped by inlineSVG's error for an SVG that holds
+// more than drawing.
+var errNotDrawing = errors.New("not a chart swarmsim draws")
+
+// inlineSVG returns the svg element of data, the SVG file at path, to
+// place in the page. It refuses an SVG that holds anything but drawing
+// (a script, an event handler, a link or style that fetches from
+// elsewhere), naming the file and what it found, so that a page opened
+// from a directory runs nothing that directory's files say.
+func inlineSVG(path string, data []byte) (template.HTML, error) {
+	const ns = "http://www.w3.org/2000/svg"
+	d := xml.NewDecoder(bytes.NewReader(data))
+	start, end, depth := -1, -1, 0
+	bad := func(what string) (template.HTML, error) {
+		return "", fmt.Errorf("%s:%d: %s: %w", path, line(data, d.InputOffset()), what, errNotDrawing)
+	}
+	for {
+		off := d.InputOffset()
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if start < 0 {
+				if t.Name.Local != "svg" || t.Name.Space != ns {
+					return bad(fmt.Sprintf("root element <%s>, want <svg> of namespace %s", t.Name.Local, ns))
+				}
+				start = int(off)
+			} else if depth == 0 {
+				return bad("a second root element")
+			}
+			if !svgElements[t.Name.Local] || t.Name.Space != ns {
+				return bad(fmt.Sprintf("element <%s>", t.Name.Local))
+			}
+			for _, a := range t.Attr {
+				if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+					continue
+				}
+				if !svgAttrs[a.Name.Local] {
+					return bad(fmt.Sprintf("attribute %s of <%s>", a.Name.Local, t.Name.Local))
+				}
+				v := strings.ToLower(a.Value)
+				if a.Name.Local == "href" && !(t.Name.Local == "image" && strings.HasPrefix(v, "data:image/png;base64,")) {
+					return bad(fmt.Sprintf("link %.40q of <%s>: only an <image> with a PNG inside may link", a.Value, t.Name.Local))
+				}
+				if strings.Contains(strings.ReplaceAll(v, "url(#", ""), "url(") || strings.Contains(v, "expression(") {
+					return bad(fmt.Sprintf("attribute %s of <%s> fetches %.40q", a.Name.Local, t.Name.Local, a.Value))
+				}
+			}
+			depth++
+		case xml.EndElement:
+			if depth--; depth == 0 {
+				end = int(d.InputOffset())
+			}
+		case xml.Directive:
+			return bad("a directive <!" + string(t[:min(len(t), 20)]) + ">")
+		case xml.ProcInst:
+			if start >= 0 {
+				return bad("a processing instruction <?" + t.Target + "?>")
+			}
+		}
+	}
+	if start < 0 || end < 0 {
+		return "", fmt.Errorf("%s: no <svg> element: %w", path, errNotDrawing)
+	}
+	// Only the element itself: no XML declaration, no comment around it.
+	return template.HTML(data[start:end]), nil
+}
+
+// line returns the line of data that offset falls on.
+func line(data []byte, offset int64) int {
+	return 1 + bytes.Count(data[:min(int(offset), len(data))], []byte("\n"))
+}

@@ -1,0 +1,499 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+// A Table is a table of the page, read from one CSV file of the
+// directory.
+type Table struct {
+	ID, Title, Caption string
+	// Source links the CSV file the table shows.
+	Source Link
+	Head   []Head
+	Rows   [][]Cell
+	// keys is the number of columns that name a row (variant, sweep
+	// axes); marked says whether the best values are marked.
+	keys   int
+	marked bool
+}
+
+// A Head is a column's head: the metric's label with its unit.
+type Head struct {
+	Text string
+	// Title is the metric's reading, shown on hover.
+	Title string
+	Num   bool
+}
+
+// A Cell is one cell of a table.
+type Cell struct {
+	Text string
+	// V is the cell's value, which sorts the column and decides the
+	// best; Num says whether it has one.
+	V   float64
+	Num bool
+	// Best marks the best value of its column.
+	Best bool
+	// Class is "better" or "worse" for a difference whose interval
+	// excludes zero, "" otherwise.
+	Class string
+	Title string
+}
+
+// Sort is the value the page's script sorts the column by.
+func (c Cell) Sort() string {
+	switch {
+	case !c.Num || math.IsNaN(c.V):
+		return ""
+	case math.IsInf(c.V, 0):
+		return strings.Replace(fmt.Sprint(c.V), "Inf", "Infinity", 1) // as Number() reads it
+	}
+	return strconv.FormatFloat(c.V, 'g', -1, 64)
+}
+
+// tableFiles are the CSV files each kind of directory is judged by, in
+// the order the page shows them.
+var tableFiles = map[rundir.Kind][]string{
+	rundir.KindRun:     {"summary.csv"},
+	rundir.KindTrain:   {"summary.csv"},
+	rundir.KindSweep:   {"summary.csv"},
+	rundir.KindCompare: {"compare.csv"},
+	rundir.KindFit:     {"fit.csv"},
+}
+
+// tables reads the tables of r's kind that its manifest lists.
+func tables(r *rundir.Run) ([]*Table, error) {
+	var out []*Table
+	for _, name := range tableFiles[r.Manifest.Kind] {
+		if !r.Manifest.Has(name) {
+			continue
+		}
+		t, err := r.Table(name)
+		if err != nil {
+			return nil, err
+		}
+		tab, err := tableOf(t)
+		if err != nil {
+			return nil, err
+		}
+		if tab.marked && len(tab.Rows) <= maxTransposed && len(tab.Rows) < len(tab.Head)-tab.keys {
+			tab = transpose(tab)
+			tab.Caption += " The best value of each row is marked."
+		} else if tab.marked {
+			tab.Caption += " The best value of each column is marked."
+		}
+		tab.ID = strings.TrimSuffix(name, ".csv")
+		tab.Source = Link{name, href(name)}
+		out = append(out, tab)
+	}
+	return out, nil
+}
+
+// tableOf reads t by its shape: a comparison (diff, diff_lo, diff_hi), a
+// summary with one row per variant and metric (metric, iqm, iqm_lo,
+// iqm_hi), a summary with one row per variant and a column group per
+// metric (a value followed by its _lo and _hi), or a plain table.
+func tableOf(t *rundir.Table) (*Table, error) {
+	has := func(cols ...string) bool {
+		for _, c := range cols {
+			if !slices.Contains(t.Header, c) {
+				return false
+			}
+		}
+		return true
+	}
+	// rundir.ParseTable's reader has refused rows of another length.
+	switch {
+	case has("variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement"):
+		return differences(t)
+	case has("metric", "iqm", "iqm_lo", "iqm_hi"):
+		return pivot(t)
+	case len(groups(t.Header)) > 0:
+		return wide(t)
+	}
+	return plain(t)
+}
+
+// metricOf returns the entry of a column from the table of metrics: its
+// own name, or its name less a "_mean" suffix (summary.csv's finish_time_mean
+// is the mean of finish_time).
+func metricOf(col string) (metric.Metric, bool) {
+	if m, ok := metric.Lookup(col); ok {
+		return m, true
+	}
+	if base, ok := strings.CutSuffix(col, "_mean"); ok {
+		return metric.Lookup(base)
+	}
+	return metric.Metric{}, false
+}
+
+// head returns the head of a metric's column, with unit the CSV's unit
+// for metrics the table of metrics lacks.
+func head(col, unit string) Head {
+	if m, ok := metricOf(col); ok {
+		return Head{Text: m.Label, Title: m.Reading, Num: true}
+	}
+	text := col
+	if unit != "" && unit != metric.Plain {
+		text += " (" + unit + ")"
+	}
+	return Head{Text: text, Num: true}
+}
+
+// better returns which way col is better; None for a column the table
+// of metrics lacks.
+func better(col string) metric.Better {
+	if m, ok := metricOf(col); ok {
+		return m.Better
+	}
+	return metric.None
+}
+
+// A group is a column of values and the columns of their interval.
+type group struct {
+	name        string
+	val, lo, hi int
+}
+
+// groups finds the column groups of header: a column followed by two
+// ending in _lo and _hi with one stem (success_rate, success_lo,
+// success_hi; finish_time_mean, finish_time_lo, finish_time_hi).
+func groups(header []string) []group {
+	var gs []group
+	for i := 0; i+2 < len(header); i++ {
+		stem, ok := strings.CutSuffix(header[i+1], "_lo")
+		if ok && header[i+2] == stem+"_hi" && strings.HasPrefix(header[i], stem) {
+			gs = append(gs, group{header[i], i, i + 1, i + 2})
+			i += 2
+		}
+	}
+	return gs
+}
+
+// wide reads a summary with a row per variant: its first column names
+// the row, each group becomes a column "value [lo, hi]", and the other
+// columns are shown as they are.
+func wide(t *rundir.Table) (*Table, error) {
+	gs := groups(t.Header)
+	tab := &Table{Title: "Summary", Caption: "Each cell: the mean over the episodes [its 95% interval].", keys: 1, marked: true}
+	tab.Head = append(tab.Head, Head{Text: t.Header[0]})
+	type col struct {
+		g     group
+		plain bool
+	}
+	var cols []col
+	for i := 1; i < len(t.Header); i++ {
+		if j := slices.IndexFunc(gs, func(g group) bool { return g.val == i }); j >= 0 {
+			cols = append(cols, col{g: gs[j]})
+			i += 2
+		} else {
+			cols = append(cols, col{g: group{name: t.Header[i], val: i}, plain: true})
+		}
+	}
+	for _, c := range cols {
+		tab.Head = append(tab.Head, wideHead(c.g.name, c.plain))
+	}
+	for i, row := range t.Rows {
+		cells := []Cell{{Text: row[0]}}
+		for _, c := range cols {
+			if c.plain {
+				v, err := t.Float(i, c.g.val)
+				if err != nil {
+					return nil, err
+				}
+				cells = append(cells, numCell(v))
+				continue
+			}
+			cell, err := intervalAt(t, i, c.g)
+			if err != nil {
+				return nil, err
+			}
+			cells = append(cells, cell)
+		}
+		tab.Rows = append(tab.Rows, cells)
+	}
+	for j, c := range cols {
+		if !counts(c.g.name, c.plain) {
+			markBest(tab.Rows, j+1, better(c.g.name))
+		}
+	}
+	return tab, nil
+}
+
+// counts reports whether a column of a wide summary counts episodes: a
+// column without an interval whose metric is a fraction per episode
+// (acceptable, comm_changed_outcome) holds how many episodes had it.
+func counts(col string, plain bool) bool {
+	m, ok := metricOf(col)
+	return plain && ok && m.Unit == metric.Fraction
+}
+
+// wideHead is head, but a column that counts episodes is named as the
+// CSV names it, not labelled with the metric's unit.
+func wideHead(col string, plain bool) Head {
+	if counts(col, plain) {
+		m, _ := metricOf(col)
+		return Head{Text: col + " (episodes)", Title: "The number of episodes of which: " + m.Reading, Num: true}
+	}
+	return head(col, "")
+}
+
+// pivot reads a summary with a row per metric (train, sweep): a row per
+// point (the columns before "metric": variant and sweep axes), a column
+// per metric, each cell "IQM [lo, hi]".
+func pivot(t *rundir.Table) (*Table, error) {
+	mcol, _ := t.Col("metric")
+	iqm := group{name: "iqm", val: slices.Index(t.Header, "iqm"), lo: slices.Index(t.Header, "iqm_lo"), hi: slices.Index(t.Header, "iqm_hi")}
+	unit := slices.Index(t.Header, "unit")
+	seeds := slices.Index(t.Header, "n_seeds")
+	note := slices.Index(t.Header, "interval")
+
+	var keys, metrics []string
+	at := map[[2]string]Cell{}
+	units := map[string]string{}
+	var ns []string
+	caption := "Each cell: the interquartile mean (IQM) over seeds [its 95% interval]"
+	for i, row := range t.Rows {
+		key := strings.Join(row[:mcol], "\x00")
+		name := row[mcol]
+		if !slices.Contains(keys, key) {
+			keys = append(keys, key)
+		}
+		if !slices.Contains(metrics, name) {
+			metrics = append(metrics, name)
+		}
+		if unit >= 0 {
+			units[name] = row[unit]
+		}
+		c, err := intervalAt(t, i, iqm)
+		if err != nil {
+			return nil, err
+		}
+		if seeds >= 0 {
+			c.Title = "IQM of " + row[seeds] + " seeds"
+			if !slices.Contains(ns, row[seeds]) {
+				ns = append(ns, row[seeds])
+			}
+		}
+		if note >= 0 && i == 0 {
+			caption = "Each cell: the interquartile mean (IQM) over seeds [" + row[note] + "]"
+		}
+		at[[2]string{key, name}] = c
+	}
+	if len(ns) == 1 {
+		caption = strings.Replace(caption, "over seeds", "over "+ns[0]+" seeds", 1)
+	}
+	tab := &Table{Title: "Summary", Caption: caption + ".", keys: mcol, marked: true}
+	for _, k := range t.Header[:mcol] {
+		tab.Head = append(tab.Head, Head{Text: k})
+	}
+	for _, m := range metrics {
+		tab.Head = append(tab.Head, head(m, units[m]))
+	}
+	for _, key := range keys {
+		var cells []Cell
+		for _, k := range strings.Split(key, "\x00") {
+			cells = append(cells, Cell{Text: k})
+		}
+		for _, m := range metrics {
+			c, ok := at[[2]string{key, m}]
+			if !ok {
+				c = Cell{Text: "–", Title: "not measured"}
+			}
+			cells = append(cells, c)
+		}
+		tab.Rows = append(tab.Rows, cells)
+	}
+	for j, m := range metrics {
+		markBest(tab.Rows, mcol+j, better(m))
+	}
+	return tab, nil
+}
+
+// differences reads compare.csv: a row per variant and metric, B − A
+// with its interval, marked where the interval excludes zero, and the
+// probability that B does better.
+func differences(t *rundir.Table) (*Table, error) {
+	col := func(name string) int { i, _ := t.Col(name); return i }
+	variant, name, a, b := col("variant"), col("metric"), col("a"), col("b")
+	diff, lo, hi, prob := col("diff"), col("diff_lo"), col("diff_hi"), col("prob_improvement")
+	unit := slices.Index(t.Header, "unit")
+	tab := &Table{
+		Title: "Differences",
+		Caption: "B − A per variant and metric, with its 95% bootstrap interval, and the probability that B does better than A " +
+			"(by the metric's direction). A difference whose interval excludes zero is marked better or worse for B.",
+		Head: []Head{{Text: "variant"}, {Text: "metric"}, {Text: "A", Num: true}, {Text: "B", Num: true},
+			{Text: "B − A [95% CI]", Num: true}, {Text: "P(B better)", Num: true}},
+	}
+	for i, row := range t.Rows {
+		var v [6]float64
+		for j, c := range []int{a, b, diff, lo, hi, prob} {
+			f, err := t.Float(i, c)
+			if err != nil {
+				return nil, err
+			}
+			v[j] = f
+		}
+		h := head(row[name], "")
+		if unit >= 0 && !strings.Contains(h.Text, "(") && row[unit] != "" && row[unit] != metric.Plain {
+			h.Text += " (" + row[unit] + ")"
+		}
+		d := intervalCell(v[2], v[3], v[4])
+		switch dir := better(row[name]); {
+		case dir == metric.None || !(v[3] > 0 || v[4] < 0):
+		case (dir == metric.Higher) == (v[3] > 0):
+			d.Class, d.Title = "better", "B better: the interval excludes zero"
+		default:
+			d.Class, d.Title = "worse", "B worse: the interval excludes zero"
+		}
+		p := numCell(v[5])
+		if better(row[name]) == metric.None {
+			p = Cell{Text: "–", Title: "the metric has no better direction"}
+		}
+		tab.Rows = append(tab.Rows, []Cell{{Text: row[variant]}, {Text: h.Text, Title: row[name]}, numCell(v[0]), numCell(v[1]), d, p})
+	}
+	return tab, nil
+}
+
+// plain shows a table as it is, numbers rounded; a "chosen" column of
+// true and false (fit.csv's) marks the chosen rows' first cells best.
+func plain(t *rundir.Table) (*Table, error) {
+	tab := &Table{Title: "Summary"}
+	chosen := slices.Index(t.Header, "chosen")
+	for _, h := range t.Header {
+		tab.Head = append(tab.Head, Head{Text: h})
+	}
+	for _, row := range t.Rows {
+		cells := make([]Cell, len(row))
+		for j, s := range row {
+			cells[j] = Cell{Text: s}
+			if v, err := strconv.ParseFloat(s, 64); err == nil {
+				cells[j] = numCell(v)
+			}
+		}
+		if chosen >= 0 && row[chosen] == "true" {
+			cells[0].Best = true
+		}
+		tab.Rows = append(tab.Rows, cells)
+	}
+	if chosen >= 0 {
+		tab.Caption = "The rows chosen are marked."
+	}
+	return tab, nil
+}
+
+// maxTransposed is the most rows a summary has to be shown transposed,
+// a row per metric, when it has more metrics than rows: two variants and
+// twenty metrics read down a page, not across three screens.
+const maxTransposed = 6
+
+// transpose turns a summary's rows into columns: a row per metric, a
+// column per variant (or sweep point).
+func transpose(t *Table) *Table {
+	out := &Table{Title: t.Title, Caption: t.Caption, Source: t.Source, keys: 1, marked: t.marked}
+	out.Head = []Head{{Text: "metric"}}
+	for _, r := range t.Rows {
+		var names []string
+		for _, c := range r[:t.keys] {
+			names = append(names, c.Text)
+		}
+		out.Head = append(out.Head, Head{Text: strings.Join(names, ", "), Num: true})
+	}
+	for j := t.keys; j < len(t.Head); j++ {
+		row := []Cell{{Text: t.Head[j].Text, Title: t.Head[j].Title}}
+		for _, r := range t.Rows {
+			row = append(row, r[j])
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+// markBest marks the best value of column j of rows by the direction
+// (an infinite cost is the worst), and those that read the same; nothing
+// when the direction is None, or fewer than two values are defined, or
+// every value reads the same.
+func markBest(rows [][]Cell, j int, dir metric.Better) {
+	if dir != metric.Higher && dir != metric.Lower {
+		return
+	}
+	best, n := math.NaN(), 0
+	for _, r := range rows {
+		c := r[j]
+		if !c.Num || math.IsNaN(c.V) {
+			continue
+		}
+		n++
+		if math.IsNaN(best) || (dir == metric.Higher && c.V > best) || (dir == metric.Lower && c.V < best) {
+			best = c.V
+		}
+	}
+	// Values that read the same as the best tie with it: a mark on one
+	// of two cells that both read 0.851 would claim what the page does
+	// not show.
+	shown := Format(best)
+	ties := 0
+	for _, r := range rows {
+		if r[j].Num && Format(r[j].V) == shown {
+			ties++
+		}
+	}
+	if n < 2 || ties == n {
+		return
+	}
+	for _, r := range rows {
+		if r[j].Num && Format(r[j].V) == shown {
+			r[j].Best = true
+		}
+	}
+}
+
+// intervalAt reads the cell of row i of t from the columns of g.
+func intervalAt(t *rundir.Table, i int, g group) (Cell, error) {
+	var v [3]float64
+	for j, col := range []int{g.val, g.lo, g.hi} {
+		f, err := t.Float(i, col)
+		if err != nil {
+			return Cell{}, err
+		}
+		v[j] = f
+	}
+	return intervalCell(v[0], v[1], v[2]), nil
+}
+
+func numCell(v float64) Cell { return Cell{Text: Format(v), V: v, Num: true} }
+
+// intervalCell is "v [lo, hi]"; the interval is left out where it is
+// not defined (one seed).
+func intervalCell(v, lo, hi float64) Cell {
+	c := numCell(v)
+	if !math.IsNaN(lo) && !math.IsNaN(hi) && !math.IsNaN(v) {
+		c.Text += " [" + Format(lo) + ", " + Format(hi) + "]"
+	}
+	return c
+}
+
+// Format writes v for a reader: three significant digits, whole numbers
+// from 1000 on (2467, not 2.47e+03), "–" for a value not defined (NaN)
+// and "∞" for an infinite one.
+func Format(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case math.IsInf(v, 1):
+		return "∞"
+	case math.IsInf(v, -1):
+		return "−∞"
+	case math.Abs(v) >= 1000 && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
