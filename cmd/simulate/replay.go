@@ -281,6 +281,7 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 		dir.Abort()
 		return err
 	}
+	s.writeReport(dir.Path())
 	printReplay(s, summary)
 	fmt.Fprintf(s.stdout, "wrote %s\n", dir.Join("replay.csv"))
 	return nil

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,6 +33,11 @@ func TestReplayWritesAllFiles(t *testing.T) {
 		assert.FileExists(t, filepath.Join(out, f))
 		assert.True(t, slices.Contains(m.Files, f), f)
 	}
+	// The report page shows the summary and both charts inline.
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "duration_ratio")
+	assert.Equal(t, 2, strings.Count(string(page), "<svg"), "both charts inline")
 	rows := readCSV(t, filepath.Join(out, "replay.csv"))
 	require.Len(t, rows, 1+2+4, "two runs for one session, four for two")
 	assert.Equal(t, "sessions=1", rows[1][0], "the lighter load first")
@@ -227,6 +233,7 @@ func TestReplaySweep(t *testing.T) {
 `)
 	out := filepath.Join(t.TempDir(), "sweep")
 	mustSimulate(t, "sweep", sc, "--trial-dirs", "--charts=false", "--out", out)
+	assert.FileExists(t, filepath.Join(out, "report.html"))
 	rows := readCSV(t, filepath.Join(out, "trials.csv"))
 	require.Len(t, rows, 3)
 	assert.Equal(t, []string{"trial", "variant", "seed", "replay.sessions", "serving_delay", "duration_ratio"}, rows[0])
