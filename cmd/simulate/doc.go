@@ -301,8 +301,11 @@
 // every seed (S, S+1, ...), for each variant. Each trial applies its values
 // to the base, as --set would, then the variant's overrides, and either
 // trains the policy with RLCR (command: train; the metrics are means over
-// the last tenth of the iterations) or evaluates the variant for the
-// scenario's episodes (command: run). A trial's ID is a hash of its
+// the last tenth of the iterations), evaluates the variant for the
+// scenario's episodes (command: run), or replays the recorded runs of
+// replay.traces through the variant's deployment under the replay
+// section's load (command: replay; the metrics are the replay's summary,
+// see 'simulate help replay'). A trial's ID is a hash of its
 // parameters, variant and seed; random sample k draws the same values at
 // every grid point.
 //
@@ -793,7 +796,7 @@
 //
 // Usage:
 //
-//	simulate replay [flags] FILE|DIR...
+//	simulate replay [flags] [FILE|DIR...]
 //
 // Replay reads agent traces as 'simulate fit' does (OpenTelemetry GenAI
 // spans from each FILE and the .json and .jsonl files below each DIR) and
@@ -812,11 +815,16 @@
 // (--pairing rank): the k-th fastest of a model's n calls takes the API's
 // (k-1/2)/n quantile.
 //
-// The load is one of: --sessions N (closed loop: N sessions, each starting
-// a run when its last one ends; 1 replays runs one at a time, the default),
-// --rate R (runs arriving at a Poisson rate of R a second) or --speedup X
-// (runs starting at their recorded start times, X times faster). Each takes
-// a comma-separated list, replayed load by load, to sweep it.
+// The load is the scenario's replay section (replay.sessions, replay.rate
+// or replay.speedup, replay.runs; see docs/calibration.md), or one of the
+// flags that stand for them: --sessions N (closed loop: N sessions, each
+// starting a run when its last one ends; 1 replays runs one at a time, the
+// default), --rate R (runs arriving at a Poisson rate of R a second) or
+// --speedup X (runs starting at their recorded start times, X times
+// faster). Each flag takes a comma-separated list, replayed load by load
+// into one directory; 'simulate sweep' sweeps the replay section with
+// other settings (sweep.command replay). The traces are the arguments, or
+// replay.traces of --scenario.
 //
 // It writes to --out: replay.csv (one row per replayed run and load: the
 // recorded and replayed durations, time in model calls, in tool calls and
@@ -838,11 +846,11 @@
 //	--out DIR
 //		write the results to DIR (required)
 //	--pairing rank
-//		how API latencies pair with the recorded ones: rank or independent (default rank)
+//		how API latencies pair with the recorded ones: rank or independent (default: replay.pairing, else rank)
 //	--rate R[,R...]
 //		open loop: runs arriving at a Poisson rate of R[,R...] a second
 //	--runs N
-//		replay N runs per load, the recorded ones in turn (default: each once, once per session)
+//		replay N runs per load, the recorded ones in turn (default: replay.runs, else each once, once per session)
 //	--scenario SCENARIO
 //		take the deployment from SCENARIO (default: the one fit fits from the traces)
 //	--seed value
@@ -850,7 +858,7 @@
 //	--sessions N[,N...]
 //		closed loop of N[,N...] sessions (default 1: one run at a time)
 //	--set PATH=VALUE
-//		override a scenario PATH=VALUE under collective.serving or collective.api (repeatable)
+//		override a scenario PATH=VALUE under collective.serving, collective.api or replay (repeatable)
 //	--spans
 //		write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl
 //	--speedup X[,X...]
@@ -861,6 +869,7 @@
 //	simulate replay ../shared/data/agent-traces/any-agent --out replayed
 //	simulate replay traces/ --set collective.serving.replicas=1 --sessions 1,4,16,64 --out sweep
 //	simulate replay traces/ --scenario deploy.yaml --rate 0.5,1,2 --runs 500 --out open-loop
+//	simulate replay --scenario docs/examples/replay-load.yaml --set replay.sessions=16 --out sixteen
 //
 // # Check scenario files
 //
