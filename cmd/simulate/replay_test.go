@@ -209,6 +209,7 @@ func TestReplayScenarioRefuses(t *testing.T) {
 		{"two kinds of load", []string{"--scenario", sc, "--set", "replay.sessions=2", "--set", "replay.rate=1"}, "replay.rate: given with sessions"},
 		{"runs at recorded times", []string{"--scenario", sc, "--set", "replay.speedup=2", "--runs", "3"}, "--runs with replay.speedup"},
 		{"unread", []string{"--scenario", sc, "--set", "train.lr=0.1"}, "reads nothing else of the spec (not train.lr)"},
+		{"figures", []string{"--scenario", sc, "--set", "figures=[latency_vs_load]"}, "simulate replay has no --figures"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
