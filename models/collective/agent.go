@@ -210,7 +210,7 @@ func (a *agent) decide() {
 		}
 		act = ep.pol.Decide(obs, mask, u)
 		if !mask.Has(act) {
-			ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
+			ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, mask.List(), a.id, ep.env.Now()))
 			return
 		}
 		a.turn()
@@ -256,19 +256,6 @@ func (a *agent) turn() {
 	if a.main {
 		a.steps++
 	}
-}
-
-func maskString(m Mask) string {
-	s := ""
-	for a := range Action(NumActions) {
-		if m.Has(a) {
-			if s != "" {
-				s += ","
-			}
-			s += a.String()
-		}
-	}
-	return s
 }
 
 // busyFor keeps the agent busy for d, then lets it decide again.

@@ -108,7 +108,7 @@ func (s *Stepper) Act(act Action) error {
 		return errors.New("collective: Act with no decision pending (the episode is over or not started)")
 	}
 	if !ep.askMask.Has(act) {
-		return fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(ep.askMask), a.id, ep.env.Now())
+		return fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, ep.askMask.List(), a.id, ep.env.Now())
 	}
 	ep.asking = nil
 	a.turn()
