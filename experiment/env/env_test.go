@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -209,4 +211,19 @@ func TestInvalidActionAdvancesNothing(t *testing.T) {
 		return append([]float32(nil), out.Obs...)
 	}
 	assert.Equal(t, run(false), run(true))
+}
+
+// TestRenderInDocs checks the text observation that docs/environment.md
+// shows: the main agent's first decision in tiny, as render gives it.
+func TestRenderInDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/environment.md")
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(doc), "the main agent's first decision in `tiny`:\n\n```\n")
+	require.True(t, ok, "docs/environment.md shows no rendered decision")
+	shown, _, _ := strings.Cut(after, "```")
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1})
+	require.NoError(t, err)
+	_, err = e.Reset(nil)
+	require.NoError(t, err)
+	assert.Equal(t, shown, e.Render(0))
 }
