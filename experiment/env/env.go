@@ -61,12 +61,13 @@ func fieldErr(field, format string, args ...any) error {
 // one goroutine; what they return is the Env's memory, valid until the
 // next call.
 type Env struct {
-	name    string
-	variant scenarios.Variant
-	n, g    int
-	seed    uint64
-	opts    collective.Options
-	metrics []experiment.EpisodeMetric
+	name     string
+	warnings []string
+	variant  scenarios.Variant
+	n, g     int
+	seed     uint64
+	opts     collective.Options
+	metrics  []experiment.EpisodeMetric
 
 	rows   []row
 	group  []collective.Metrics // a group's finished episodes, for its rewards
@@ -97,6 +98,11 @@ type Out struct {
 	Mask   []uint8   // NumEnvs × NumActions: 1 where the action is valid
 	Agent  []int32   // the deciding agent (0 is the main agent); -1 where inactive
 	Active []uint8   // 1 where the row waits for an action
+	// U is the uniform draw in [0, 1) that a built-in policy would
+	// sample the row's decision with (collective.Pending.U): a sampling
+	// client that uses it shares the rows' decision draws with
+	// simulate's own policies. 0 where inactive.
+	U      []float64
 	Reward []float64 // the collective reward, where an episode's reward is paid
 	// Terminated and Truncated are 1 where an episode ended in this step:
 	// truncated by the time limit, terminated otherwise.
@@ -134,7 +140,7 @@ func New(cfg Config) (*Env, error) {
 		return nil, fieldErr("group", "group: 1 with reward.penalty group-relative, which compares finish times within a group and is always 0 in a group of one (allowed: group 2 or more)")
 	}
 	e := &Env{
-		name: sc.Name, variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
+		name: sc.Name, warnings: sc.Warnings, variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
 		opts:    collective.Options{MaxEvents: cfg.MaxEvents},
 		metrics: experiment.EpisodeMetrics(),
 		rows:    make([]row, cfg.NumEnvs),
@@ -147,7 +153,7 @@ func New(cfg Config) (*Env, error) {
 	n := e.n
 	e.out = Out{
 		Obs: make([]float32, n*NumFeatures), Mask: make([]uint8, n*NumActions), Agent: make([]int32, n),
-		Active: make([]uint8, n), Reward: make([]float64, n), Terminated: make([]uint8, n), Truncated: make([]uint8, n),
+		Active: make([]uint8, n), U: make([]float64, n), Reward: make([]float64, n), Terminated: make([]uint8, n), Truncated: make([]uint8, n),
 		Episode: make([][]float64, len(e.metrics)),
 	}
 	for m := range e.out.Episode {
@@ -213,6 +219,11 @@ func pickVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 
 // Scenario and Variant name what the environment runs.
 func (e *Env) Scenario() string { return e.name }
+
+// Warnings returns what the scenario does that is probably not meant,
+// as the command line prints it (such as a set that the variant
+// overrides).
+func (e *Env) Warnings() []string { return e.warnings }
 
 // Variant returns the variant's name.
 func (e *Env) Variant() string { return e.variant.Name }
@@ -315,7 +326,7 @@ func (e *Env) observe(i int) {
 	if !r.active {
 		clear(obs)
 		clear(mask)
-		e.out.Agent[i], e.out.Active[i] = -1, 0
+		e.out.Agent[i], e.out.Active[i], e.out.U[i] = -1, 0, 0
 		return
 	}
 	policy.Features(r.pending.Obs, &e.feat)
@@ -325,7 +336,7 @@ func (e *Env) observe(i int) {
 	for a := range collective.Action(NumActions) {
 		mask[a] = b2u(r.pending.Mask.Has(a))
 	}
-	e.out.Agent[i], e.out.Active[i] = int32(r.pending.Agent), 1
+	e.out.Agent[i], e.out.Active[i], e.out.U[i] = int32(r.pending.Agent), 1, r.pending.U
 }
 
 // Check returns an error naming the first active row whose action is not

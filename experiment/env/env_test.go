@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -226,4 +228,51 @@ func TestRenderInDocs(t *testing.T) {
 	_, err = e.Reset(nil)
 	require.NoError(t, err)
 	assert.Equal(t, shown, e.Render(0))
+}
+
+// TestSamplingPolicyReproducesRun steps the environment with a sampling
+// policy (a linear softmax with weights drawn at random) that samples
+// with the draw the environment reports, and checks that each row's first
+// episode is the one collective.Run gives that policy on the same
+// episode: the draws a client sees are the built-in policies' own.
+func TestSamplingPolicyReproducesRun(t *testing.T) {
+	const rows = 6
+	pol := policy.NewLinear()
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := range pol.Params() {
+		pol.Params()[i] = rng.NormFloat64()
+	}
+	e, err := env.New(env.Config{Scenario: "organizations", Variant: "team", NumEnvs: rows, Group: 1})
+	require.NoError(t, err)
+	out, err := e.Reset(nil)
+	require.NoError(t, err)
+	got := make([]*collective.Metrics, rows)
+	for steps := 0; slices.Contains(got, nil); steps++ {
+		require.Less(t, steps, 100000)
+		actions := make([]int32, rows)
+		for i := range rows {
+			p, _ := e.Pending(i)
+			require.Equal(t, p.U, out.U[i])
+			actions[i] = int32(pol.Decide(p.Obs, p.Mask, out.U[i]))
+		}
+		out, err = e.Step(actions)
+		require.NoError(t, err)
+		for i := range rows {
+			if out.Terminated[i]+out.Truncated[i] == 1 && got[i] == nil {
+				r, _ := e.Finished(i)
+				got[i] = &r.Metrics
+			}
+		}
+	}
+	sc, err := scenarios.Load("organizations", nil)
+	require.NoError(t, err)
+	v := &sc.Variants[2]
+	require.Equal(t, "team", v.Name)
+	for k := range rows {
+		streams, g, err := experiment.DrawEpisode(v, sc.Seed, k)
+		require.NoError(t, err)
+		want, err := collective.Run(g, v.Spec.Collective, pol, streams, collective.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, want.Metrics, *got[k], "row %d", k)
+	}
 }

@@ -294,7 +294,16 @@ func (s *server) make(req *request, m *Message) error {
 		EpisodeMetrics []string `json:"episode_metrics"`
 		Scenario       string   `json:"scenario"`
 		Variant        string   `json:"variant"`
-	}{true, Protocol, s.version, e.n, e.g, NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name})
+		Warnings       []string `json:"warnings"`
+	}{true, Protocol, s.version, e.n, e.g, NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings())})
+}
+
+// nonNil makes a missing list an empty one, which JSON writes as [].
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }
 
 // parseSets reads make's set object in its order (a later set of a path
@@ -346,6 +355,7 @@ func arraysHeader(e *Env, step bool) []byte {
 		arrays = append(arrays, Array{"reward", "f8", []int{n}}, Array{"terminated", "u1", []int{n}}, Array{"truncated", "u1", []int{n}})
 	}
 	arrays = append(arrays, Array{"action_mask", "u1", []int{n, NumActions}}, Array{"agent", "i4", []int{n}}, Array{"active", "u1", []int{n}})
+	arrays = append(arrays, Array{"u", "f8", []int{n}})
 	if step {
 		for _, name := range e.Metrics() {
 			arrays = append(arrays, Array{"episode." + name, "f8", []int{n}})
@@ -375,6 +385,7 @@ func (s *server) reset(req *request, m *Message) error {
 	s.reply = append(s.reply, out.Mask...)
 	s.reply = appendI4(s.reply, out.Agent)
 	s.reply = append(s.reply, out.Active...)
+	s.reply = appendF8(s.reply, out.U)
 	return nil
 }
 
@@ -395,6 +406,7 @@ func (s *server) step(req *request, m *Message) error {
 	s.reply = append(s.reply, out.Mask...)
 	s.reply = appendI4(s.reply, out.Agent)
 	s.reply = append(s.reply, out.Active...)
+	s.reply = appendF8(s.reply, out.U)
 	for _, xs := range out.Episode {
 		s.reply = appendF8(s.reply, xs)
 	}
