@@ -276,3 +276,44 @@ func TestSamplingPolicyReproducesRun(t *testing.T) {
 		assert.Equal(t, want.Metrics, *got[k], "row %d", k)
 	}
 }
+
+// TestWorkersChangeNothing steps the same environment on one worker and on
+// several with a sampling policy, resets included, and checks that every
+// output of every call is the same.
+func TestWorkersChangeNothing(t *testing.T) {
+	pol := policy.NewLinear()
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range pol.Params() {
+		pol.Params()[i] = rng.NormFloat64()
+	}
+	for _, group := range []int{1, 3} {
+		var runs [2][]string
+		for w, workers := range []int{1, 4} {
+			var sets []string
+			if group > 1 { // rewards paid when a group ends, by the worker of its last row
+				sets = []string{"reward.penalty=group-relative", "reward.latency=0.5"}
+			}
+			e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 12, Group: group, Workers: workers, Sets: sets})
+			require.NoError(t, err)
+			out, err := e.Reset(nil)
+			require.NoError(t, err)
+			for step := range 300 {
+				runs[w] = append(runs[w], fmt.Sprintf("%v", *out))
+				if !slices.Contains(out.Active, 1) {
+					out, err = e.Reset(nil)
+					require.NoError(t, err)
+					continue
+				}
+				actions := make([]int32, 12)
+				for i := range actions {
+					if p, ok := e.Pending(i); ok {
+						actions[i] = int32(pol.Decide(p.Obs, p.Mask, p.U))
+					}
+				}
+				out, err = e.Step(actions)
+				require.NoError(t, err, "step %d", step)
+			}
+		}
+		require.Equal(t, runs[0], runs[1], "group %d", group)
+	}
+}

@@ -21,6 +21,7 @@ type request struct {
 	Variant     string          `json:"variant"`
 	NumEnvs     *int            `json:"num_envs"`
 	Group       *int            `json:"group"`
+	Workers     int             `json:"workers"`
 	Seed        *uint64         `json:"seed"`
 	Set         json.RawMessage `json:"set"`
 	Rows        []int           `json:"rows"`
@@ -30,7 +31,7 @@ type request struct {
 
 // opFields are the header fields each op reads, besides op and arrays.
 var opFields = map[string][]string{
-	"make":   {"protocol", "scenario", "variant", "num_envs", "group", "seed", "set"},
+	"make":   {"protocol", "scenario", "variant", "num_envs", "group", "seed", "set", "workers"},
 	"reset":  {"seed"},
 	"step":   {"action_names"},
 	"render": {"rows"},
@@ -261,7 +262,7 @@ func (s *server) make(req *request, m *Message) error {
 	if req.Scenario == "" {
 		return fieldErr("scenario", "scenario: missing (a library scenario's name, as simulate list shows them, or a YAML file's path)")
 	}
-	cfg := Config{Scenario: req.Scenario, Variant: req.Variant, NumEnvs: 1, Group: 1, Seed: req.Seed}
+	cfg := Config{Scenario: req.Scenario, Variant: req.Variant, NumEnvs: 1, Group: 1, Seed: req.Seed, Workers: req.Workers}
 	if req.NumEnvs != nil {
 		cfg.NumEnvs = *req.NumEnvs
 	}
@@ -287,6 +288,7 @@ func (s *server) make(req *request, m *Message) error {
 		Version        string   `json:"version"`
 		NumEnvs        int      `json:"num_envs"`
 		Group          int      `json:"group"`
+		Workers        int      `json:"workers"`
 		NumFeatures    int      `json:"num_features"`
 		NumActions     int      `json:"num_actions"`
 		ActionNames    []string `json:"action_names"`
@@ -295,7 +297,7 @@ func (s *server) make(req *request, m *Message) error {
 		Scenario       string   `json:"scenario"`
 		Variant        string   `json:"variant"`
 		Warnings       []string `json:"warnings"`
-	}{true, Protocol, s.version, e.n, e.g, NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings())})
+	}{true, Protocol, s.version, e.n, e.g, len(e.parts), NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings())})
 }
 
 // nonNil makes a missing list an empty one, which JSON writes as [].
