@@ -49,7 +49,9 @@ type server struct {
 	env     *Env
 	reply   []byte
 	actions []int32
-	// The headers of reset's and step's replies, the same every time.
+	// The arrays and headers of reset's and step's replies, the same
+	// every time.
+	resetArrays, stepArrays []replyArray
 	resetHeader, stepHeader []byte
 }
 
@@ -280,8 +282,8 @@ func (s *server) make(req *request, m *Message) error {
 	}
 	s.env = e
 	s.actions = make([]int32, e.n)
-	s.resetHeader = arraysHeader(e, false)
-	s.stepHeader = arraysHeader(e, true)
+	s.resetArrays, s.stepArrays = replyArrays(e, false), replyArrays(e, true)
+	s.resetHeader, s.stepHeader = replyHeader(s.resetArrays), replyHeader(s.stepArrays)
 	return s.ok(struct {
 		OK             bool     `json:"ok"`
 		Protocol       string   `json:"protocol"`
@@ -347,30 +349,60 @@ func parseSets(raw json.RawMessage) ([]string, error) {
 	return sets, nil
 }
 
-// arraysHeader returns the header of reset's reply, or with step step's:
-// the arrays, which only the number of rows sizes.
-func arraysHeader(e *Env, step bool) []byte {
+// A replyArray is an array of reset's or step's reply: how the header
+// lists it and how it is written from the output. The lists below are
+// the one place where the order of the arrays is written.
+type replyArray struct {
+	Array
+	write func(buf []byte, o *Out) []byte
+}
+
+// replyArrays returns the arrays of reset's reply, or with step step's:
+// which only the number of rows sizes.
+func replyArrays(e *Env, step bool) []replyArray {
 	n := e.n
-	var arrays []Array
-	arrays = append(arrays, Array{"obs", "f4", []int{n, NumFeatures}})
+	arrays := []replyArray{{Array{"obs", "f4", []int{n, NumFeatures}}, func(b []byte, o *Out) []byte { return appendF4(b, o.Obs) }}}
 	if step {
-		arrays = append(arrays, Array{"reward", "f8", []int{n}}, Array{"terminated", "u1", []int{n}}, Array{"truncated", "u1", []int{n}})
+		arrays = append(arrays,
+			replyArray{Array{"reward", "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.Reward) }},
+			replyArray{Array{"terminated", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Terminated...) }},
+			replyArray{Array{"truncated", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Truncated...) }})
 	}
-	arrays = append(arrays, Array{"action_mask", "u1", []int{n, NumActions}}, Array{"agent", "i4", []int{n}}, Array{"active", "u1", []int{n}})
-	arrays = append(arrays, Array{"u", "f8", []int{n}})
+	arrays = append(arrays,
+		replyArray{Array{"action_mask", "u1", []int{n, NumActions}}, func(b []byte, o *Out) []byte { return append(b, o.Mask...) }},
+		replyArray{Array{"agent", "i4", []int{n}}, func(b []byte, o *Out) []byte { return appendI4(b, o.Agent) }},
+		replyArray{Array{"active", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Active...) }},
+		replyArray{Array{"u", "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.U) }})
 	if step {
-		for _, name := range e.Metrics() {
-			arrays = append(arrays, Array{"episode." + name, "f8", []int{n}})
+		for m, name := range e.Metrics() {
+			arrays = append(arrays, replyArray{Array{"episode." + name, "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.Episode[m]) }})
 		}
+	}
+	return arrays
+}
+
+// replyHeader returns the header of a reply with the arrays.
+func replyHeader(arrays []replyArray) []byte {
+	list := make([]Array, len(arrays))
+	for i, a := range arrays {
+		list[i] = a.Array
 	}
 	h, err := json.Marshal(struct {
 		OK     bool    `json:"ok"`
 		Arrays []Array `json:"arrays"`
-	}{true, arrays})
+	}{true, list})
 	if err != nil {
 		panic(err) // names and ints always marshal
 	}
 	return h
+}
+
+// writeArrays makes the reply the header and the arrays of out.
+func (s *server) writeArrays(header []byte, arrays []replyArray, out *Out) {
+	s.reply = appendFrame(s.reply[:0], header)
+	for _, a := range arrays {
+		s.reply = a.write(s.reply, out)
+	}
 }
 
 // reset starts every row's next episode.
@@ -382,12 +414,7 @@ func (s *server) reset(req *request, m *Message) error {
 	if err != nil {
 		return err
 	}
-	s.reply = appendFrame(s.reply[:0], s.resetHeader)
-	s.reply = appendF4(s.reply, out.Obs)
-	s.reply = append(s.reply, out.Mask...)
-	s.reply = appendI4(s.reply, out.Agent)
-	s.reply = append(s.reply, out.Active...)
-	s.reply = appendF8(s.reply, out.U)
+	s.writeArrays(s.resetHeader, s.resetArrays, out)
 	return nil
 }
 
@@ -400,18 +427,7 @@ func (s *server) step(req *request, m *Message) error {
 	if err != nil {
 		return err
 	}
-	s.reply = appendFrame(s.reply[:0], s.stepHeader)
-	s.reply = appendF4(s.reply, out.Obs)
-	s.reply = appendF8(s.reply, out.Reward)
-	s.reply = append(s.reply, out.Terminated...)
-	s.reply = append(s.reply, out.Truncated...)
-	s.reply = append(s.reply, out.Mask...)
-	s.reply = appendI4(s.reply, out.Agent)
-	s.reply = append(s.reply, out.Active...)
-	s.reply = appendF8(s.reply, out.U)
-	for _, xs := range out.Episode {
-		s.reply = appendF8(s.reply, xs)
-	}
+	s.writeArrays(s.stepHeader, s.stepArrays, out)
 	return nil
 }
 
