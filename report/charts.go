@@ -38,7 +38,8 @@ const (
 // unindexed says what the charts of a kind of directory that writes no
 // index show.
 var unindexed = map[rundir.Kind]string{
-	rundir.KindFit: "the observed distribution (steps) against each distribution fitted to it; fit.csv has their parameters and says which was chosen",
+	rundir.KindFit:    "the observed distribution (steps) against each distribution fitted to it; fit.csv has their parameters and says which was chosen",
+	rundir.KindReplay: "each replayed run's duration against its recorded one (the line y = x is the recording reproduced), or with several loads the time per model call and serving delay per run against the load; replay.csv has every run",
 }
 
 // charts reads the charts of r: those of its index first, in its order,

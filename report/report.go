@@ -152,6 +152,8 @@ func kindTitle(k rundir.Kind) string {
 		return "comparison"
 	case rundir.KindFit:
 		return "fit"
+	case rundir.KindReplay:
+		return "replay"
 	}
 	return string(k)
 }

@@ -67,6 +67,7 @@ var tableFiles = map[rundir.Kind][]string{
 	rundir.KindSweep:   {"summary.csv"},
 	rundir.KindCompare: {"compare.csv"},
 	rundir.KindFit:     {"fit.csv"},
+	rundir.KindReplay:  {"summary.csv"},
 }
 
 // tables reads the tables of r's kind that its manifest lists.

@@ -62,8 +62,9 @@
 // # Sweeps
 //
 // An optional `sweep:` section describes trials of the scenario: a command
-// (train or run), seeds per point, grid axes (field paths under task,
-// collective, policy, reward and train, each with a list of values),
+// (train, run or replay), seeds per point, grid axes (field paths under
+// task, collective, policy, reward, train and replay, each with a list of
+// values),
 // random axes (a path and a distribution, drawn `samples` times per grid
 // point) and the metrics to record:
 //

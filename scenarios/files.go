@@ -21,7 +21,7 @@ import (
 
 // isFilePath reports whether the field at path holds a file path.
 func isFilePath(path string) bool {
-	if path == "policy.file" {
+	if path == "policy.file" || path == "replay.traces" || strings.HasPrefix(path, "replay.traces[") {
 		return true
 	}
 	return topKey(path) == "task" && (path == "task.path" || strings.HasSuffix(path, ".path"))
@@ -65,6 +65,9 @@ func located(dir, p string) string {
 // working directory.
 func locateSpec(dir string, s *Spec) {
 	s.Policy.File = located(dir, s.Policy.File)
+	for i, p := range s.Replay.Traces {
+		s.Replay.Traces[i] = located(dir, p)
+	}
 	locateFamily(dir, &s.Task)
 }
 

@@ -143,7 +143,18 @@ func Unread(command, path string) string {
 		}
 		return fmt.Sprintf("graph draws only a task instance and reads nothing but task, seed and name (not %s)", key)
 	}
+	if command == SweepReplay {
+		switch key {
+		case "task", "policy", "reward", "train", "episodes", "collective":
+			if !related("collective.serving", path) && !related("collective.api", path) {
+				return fmt.Sprintf("a replay replays recorded runs through collective.serving or collective.api under the replay section's load, and reads nothing else of the spec (not %s)", path)
+			}
+		}
+		return ""
+	}
 	switch key {
+	case "replay":
+		return "only a replay (simulate replay, sweeps of command replay) reads the replay section"
 	case "train":
 		if command != SweepTrain {
 			return "an evaluation never trains, so it never reads the train section (simulate train and sweeps of command train do)"

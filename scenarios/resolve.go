@@ -32,6 +32,9 @@ func resolve(fl *file, variants []variantState, sweep *Sweep) ([]byte, error) {
 		yaml.MapItem{Key: "reward", Value: encodeValue(reflect.ValueOf(fl.Reward), false)},
 		yaml.MapItem{Key: "train", Value: encodeValue(reflect.ValueOf(fl.Train), false)},
 	)
+	if !fl.Replay.IsZero() {
+		doc = append(doc, yaml.MapItem{Key: "replay", Value: encodeValue(reflect.ValueOf(fl.Replay), false)})
+	}
 	if len(variants) > 0 && !variants[0].implicit {
 		list := make([]any, len(variants))
 		for i := range variants {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/task"
 )
@@ -92,6 +93,9 @@ type Spec struct {
 	Policy     PolicySpec        `yaml:"policy" json:"policy"`
 	Reward     rlcr.Reward       `yaml:"reward" json:"reward"`
 	Train      rlcr.Config       `yaml:"train" json:"train"`
+	// Replay is what `simulate replay` and sweeps of command replay
+	// replay, and under which load; nothing else reads it.
+	Replay replay.Settings `yaml:"replay,omitempty" json:"replay,omitzero"`
 }
 
 // PolicySpec chooses the policy that `simulate run` evaluates: a fixed
@@ -741,6 +745,23 @@ func splitFieldErr(prefix string, err error) problem {
 	return problem{prefix, err.Error()}
 }
 
+// fieldProblems splits err, which may join several, into a problem per
+// field under prefix.
+func fieldProblems(prefix string, err error) []problem {
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]problem, len(errs))
+	for i, e := range errs {
+		out[i] = splitFieldErr(prefix, e)
+	}
+	return out
+}
+
 // specProblems validates a spec; paths are full field paths.
 func specProblems(s *Spec) []problem {
 	var out []problem
@@ -748,15 +769,7 @@ func specProblems(s *Spec) []problem {
 		out = append(out, splitFieldErr("task", err))
 	}
 	out = append(out, workProblems("task", &s.Task)...)
-	if err := s.Collective.Validate(); err != nil {
-		errs := []error{err}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			errs = j.Unwrap()
-		}
-		for _, e := range errs {
-			out = append(out, splitFieldErr("collective", e))
-		}
-	}
+	out = append(out, fieldProblems("collective", s.Collective.Validate())...)
 	if p := s.Collective.Tools.Pool; p > 0 && !s.Task.UsesTools() {
 		out = append(out, problem{"collective.tools.pool", fmt.Sprintf("%d sandboxes, but the task makes no tool calls (set task.tool_calls and task.tool_latency)", p)})
 	}
@@ -768,6 +781,7 @@ func specProblems(s *Spec) []problem {
 	if err := s.Train.Validate(); err != nil {
 		out = append(out, splitFieldErr("train", err))
 	}
+	out = append(out, fieldProblems("replay", s.Replay.Validate())...)
 	if s.Policy.File != "" {
 		return out // the file's policy replaces the organization
 	}
@@ -947,4 +961,10 @@ func deepCopy(v reflect.Value) {
 		}
 		v.Set(c)
 	}
+}
+
+// Server returns the variant's deployment as a replay sees it: its
+// collective.serving and collective.api.
+func (v Variant) Server() replay.Server {
+	return replay.Server{Name: v.Name, Serving: v.Spec.Collective.Serving, API: v.Spec.Collective.API}
 }

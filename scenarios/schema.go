@@ -195,16 +195,17 @@ func refine(s *jsonschema.Schema) {
 	set("", "policy", "The policy that decides for every agent.", nil)
 	set("", "reward", "The collective reward R = task·[acceptable] − latency·P(T) − cost·agent time/cost_scale + annealed PARL terms, for `simulate train` and the reward column of `simulate run`.", nil)
 	set("", "train", "The RLCR learner's hyperparameters, for `simulate train`.", nil)
+	set("", "replay", "Recorded runs to replay and the load, for `simulate replay` and sweeps of command replay: at most one of sessions (a closed loop; default 1), rate (Poisson arrivals a second) and speedup (recorded start times, sped up).", nil)
 	set("", "variants", "Variants compared on the same task draws: the base with overrides. Without variants there is one, named default.", nil)
 
 	set("", "figures", "The charts that `--figures DIR` copies into DIR as SCENARIO_CHART (SVG, PNG and CSV); default every chart.", nil)
 	set("", "sweep", "A sweep: trials of the scenario over grid and random values of spec fields, with several seeds each (simulate sweep).", nil)
-	set("Sweep", "command", "What each trial does: train (RLCR) or run (evaluate).", func(p *jsonschema.Schema) { p.Enum = []any{SweepTrain, SweepRun} })
+	set("Sweep", "command", "What each trial does: train (RLCR), run (evaluate) or replay (recorded runs, simulate replay).", func(p *jsonschema.Schema) { p.Enum = []any{SweepTrain, SweepRun, SweepReplay} })
 	set("Sweep", "seeds", "Seeds per point: S, S+1, ... (default 1).", minimum("1"))
 	set("Sweep", "samples", "Random draws per grid point; required with random axes.", minimum("1"))
 	set("Sweep", "metrics", "The final metrics each trial records (default: a few per command).", func(p *jsonschema.Schema) {
 		if p.Items != nil {
-			for _, m := range append(SweepMetrics(SweepTrain), SweepMetrics(SweepRun)...) {
+			for _, m := range slices.Concat(SweepMetrics(SweepTrain), SweepMetrics(SweepRun), SweepMetrics(SweepReplay)) {
 				if !slices.Contains(p.Items.Enum, any(m)) {
 					p.Items.Enum = append(p.Items.Enum, m)
 				}

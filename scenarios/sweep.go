@@ -19,8 +19,8 @@ import (
 )
 
 // A sweep runs one scenario many times over a set of parameter values: the
-// trials. Its section in the file says what each trial does (train or
-// run), over which values (a grid, and random draws), for how many seeds,
+// trials. Its section in the file says what each trial does (train, run
+// or replay), over which values (a grid, and random draws), for how many seeds,
 // and which final metrics to record:
 //
 //	sweep:
@@ -44,6 +44,11 @@ const (
 	// SweepRun evaluates the variant (experiment.Evaluate) for the
 	// scenario's episodes; the metrics come from experiment.Summarize.
 	SweepRun = "run"
+	// SweepReplay replays the recorded runs of replay.traces through the
+	// variant's deployment (collective.serving or collective.api) under
+	// the replay section's load; the metrics are those of the replay's
+	// summary (calibrate.ReplaySummary).
+	SweepReplay = "replay"
 )
 
 // Limits of a sweep.
@@ -147,12 +152,14 @@ var sweepMetrics = map[string][]string{
 	}(),
 	SweepRun: {"success_rate", "finish_mean", "finish_acceptable_mean", "reward_mean", "parallelism_mean",
 		"messages_mean", "model_calls_mean", "tokens_mean", "agent_time_mean", "cost_per_acceptable"},
+	SweepReplay: {"replayed_duration", "recorded_duration", "duration_ratio", "within_25pct", "call_latency", "serving_delay"},
 }
 
 // defaultSweepMetrics are recorded when a sweep names none.
 var defaultSweepMetrics = map[string][]string{
-	SweepTrain: {"reward_mean", "success_rate", "latency_mean", "parallelism_mean"},
-	SweepRun:   {"success_rate", "finish_mean", "reward_mean", "parallelism_mean"},
+	SweepTrain:  {"reward_mean", "success_rate", "latency_mean", "parallelism_mean"},
+	SweepRun:    {"success_rate", "finish_mean", "reward_mean", "parallelism_mean"},
+	SweepReplay: {"duration_ratio", "call_latency", "serving_delay", "replayed_duration"},
 }
 
 // SweepMetrics returns the metrics that trials of command can record, or
@@ -164,7 +171,7 @@ func SweepMetrics(command string) []string { return slices.Clone(sweepMetrics[co
 // sweep paths may name fields of these sections only.
 func specSection(key string) bool {
 	switch key {
-	case "task", "collective", "policy", "reward", "train":
+	case "task", "collective", "policy", "reward", "train", "replay":
 		return true
 	}
 	return false
@@ -196,10 +203,14 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 	sw := &Sweep{Command: fs.Command, Seeds: fs.Seeds, Samples: fs.Samples}
 	switch fs.Command {
 	case SweepTrain, SweepRun:
+	case SweepReplay:
+		if len(fl.Replay.Traces) == 0 {
+			p.report("sweep.command", "replay needs the recorded runs to replay: set replay.traces (files or directories of OpenTelemetry GenAI spans, relative to the scenario)", nil)
+		}
 	case "":
-		p.report("sweep.command", "missing (allowed: train, run)", nil)
+		p.report("sweep.command", "missing (allowed: train, run, replay)", nil)
 	default:
-		p.report("sweep.command", fmt.Sprintf("%q is not allowed (allowed: train, run)", fs.Command), nil)
+		p.report("sweep.command", fmt.Sprintf("%q is not allowed (allowed: train, run, replay)", fs.Command), nil)
 	}
 	if fs.Seeds < 1 || fs.Seeds > maxSweepSeeds {
 		p.report("sweep.seeds", fmt.Sprintf("%d is out of range (1 to %d)", fs.Seeds, maxSweepSeeds), nil)
@@ -303,7 +314,7 @@ func (p *parse) axisField(section string, scope *axisScope, e setEntry) (string,
 	}
 	path := pathString(segs)
 	if !specSection(segs[0].key) {
-		p.axisError(section, e.key, at, "%s: a sweep varies the spec: paths under task, collective, policy, reward and train", path)
+		p.axisError(section, e.key, at, "%s: a sweep varies the spec: paths under task, collective, policy, reward, train and replay", path)
 		return "", nil, reflect.Value{}, false
 	}
 	if why := Unread(command, path); why != "" {

@@ -32,6 +32,7 @@
 //	report     write the report page of a run, train, sweep, compare or fit directory again
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
+//	env        serve a scenario as a vector environment to a learner in any language
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
 //	replay     replay recorded agent runs through a simulated deployment
 //	validate   check scenario files
@@ -301,8 +302,11 @@
 // every seed (S, S+1, ...), for each variant. Each trial applies its values
 // to the base, as --set would, then the variant's overrides, and either
 // trains the policy with RLCR (command: train; the metrics are means over
-// the last tenth of the iterations) or evaluates the variant for the
-// scenario's episodes (command: run). A trial's ID is a hash of its
+// the last tenth of the iterations), evaluates the variant for the
+// scenario's episodes (command: run), or replays the recorded runs of
+// replay.traces through the variant's deployment under the replay
+// section's load (command: replay; the metrics are the replay's summary,
+// see 'simulate help replay'). A trial's ID is a hash of its
 // parameters, variant and seed; random sample k draws the same values at
 // every grid point.
 //
@@ -751,6 +755,55 @@
 //	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl
 //	simulate trace exp-parl --policy out/exp-parl-train-seed1/policies/annealed-seed1.json --out parl.json
 //
+// # Serve a scenario as a vector environment to a learner in any language
+//
+// Usage:
+//
+//	simulate env
+//
+// Env makes a scenario an environment that a learner outside simulate steps:
+// a Python, Julia or Rust program, or a language model's harness, starts
+// 'simulate env' as a child process, writes requests to its standard input
+// and reads one reply per request from its standard output, in the
+// swarmsim-env/1 protocol (docs/environment.md). Standard error carries
+// human messages only.
+//
+// Each message is a 4-byte little-endian length, a JSON header of that
+// length, and the binary arrays the header lists. The requests:
+//
+//	make      the scenario (a library name or a YAML path), its variant,
+//	          num_envs rows in groups of group, the seed, set overrides
+//	          (as --set takes them) and the workers that step the rows;
+//	          the reply names the features, the actions and the episode
+//	          metrics
+//	reset     start every row's next episode and run it to its first
+//	          decision: observations, masks, deciding agents, active rows
+//	step      one action per row (an i4 array, or action names): the
+//	          next observations, the rewards, which episodes ended
+//	          (terminated, or truncated by the time limit) and their
+//	          metrics, the columns of episodes.csv
+//	render    each pending decision in words, with the valid actions by
+//	          name: the observation of a language model
+//	close     end the session
+//
+// An observation is the learned policy's feature vector; a row's reward is 0
+// until its episode ends, then the scenario's collective reward as
+// 'simulate train' scores it. Rows in a group share one task instance and
+// the environment's random draws (train.crn); with group 1 a finished row
+// starts its next episode in the same step, with a larger group it waits
+// until reset. With the choices of a built-in policy, the episodes are those
+// of 'simulate run', byte for byte.
+//
+// A bad request gets an error reply naming its field, and the session goes
+// on; a message that breaks the framing gets one and ends the session with
+// status 1. At the end of standard input (the client closed it, or died)
+// env exits at once with status 0, so no process outlives its client.
+//
+// Examples:
+//
+//	simulate env
+//	python3 policy_program.py ./simulate    # the example of docs/environment.md
+//
 // # Fit a scenario to recorded OpenTelemetry GenAI traces
 //
 // Usage:
@@ -793,7 +846,7 @@
 //
 // Usage:
 //
-//	simulate replay [flags] FILE|DIR...
+//	simulate replay [flags] [FILE|DIR...]
 //
 // Replay reads agent traces as 'simulate fit' does (OpenTelemetry GenAI
 // spans from each FILE and the .json and .jsonl files below each DIR) and
@@ -812,11 +865,16 @@
 // (--pairing rank): the k-th fastest of a model's n calls takes the API's
 // (k-1/2)/n quantile.
 //
-// The load is one of: --sessions N (closed loop: N sessions, each starting
-// a run when its last one ends; 1 replays runs one at a time, the default),
-// --rate R (runs arriving at a Poisson rate of R a second) or --speedup X
-// (runs starting at their recorded start times, X times faster). Each takes
-// a comma-separated list, replayed load by load, to sweep it.
+// The load is the scenario's replay section (replay.sessions, replay.rate
+// or replay.speedup, replay.runs; see docs/calibration.md), or one of the
+// flags that stand for them: --sessions N (closed loop: N sessions, each
+// starting a run when its last one ends; 1 replays runs one at a time, the
+// default), --rate R (runs arriving at a Poisson rate of R a second) or
+// --speedup X (runs starting at their recorded start times, X times
+// faster). Each flag takes a comma-separated list, replayed load by load
+// into one directory; 'simulate sweep' sweeps the replay section with
+// other settings (sweep.command replay). The traces are the arguments, or
+// replay.traces of --scenario.
 //
 // It writes to --out: replay.csv (one row per replayed run and load: the
 // recorded and replayed durations, time in model calls, in tool calls and
@@ -838,11 +896,11 @@
 //	--out DIR
 //		write the results to DIR (required)
 //	--pairing rank
-//		how API latencies pair with the recorded ones: rank or independent (default rank)
+//		how API latencies pair with the recorded ones: rank or independent (default: replay.pairing, else rank)
 //	--rate R[,R...]
 //		open loop: runs arriving at a Poisson rate of R[,R...] a second
 //	--runs N
-//		replay N runs per load, the recorded ones in turn (default: each once, once per session)
+//		replay N runs per load, the recorded ones in turn (default: replay.runs, else each once, once per session)
 //	--scenario SCENARIO
 //		take the deployment from SCENARIO (default: the one fit fits from the traces)
 //	--seed value
@@ -850,7 +908,7 @@
 //	--sessions N[,N...]
 //		closed loop of N[,N...] sessions (default 1: one run at a time)
 //	--set PATH=VALUE
-//		override a scenario PATH=VALUE under collective.serving or collective.api (repeatable)
+//		override a scenario PATH=VALUE under collective.serving, collective.api or replay (repeatable)
 //	--spans
 //		write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl
 //	--speedup X[,X...]
@@ -861,6 +919,7 @@
 //	simulate replay ../shared/data/agent-traces/any-agent --out replayed
 //	simulate replay traces/ --set collective.serving.replicas=1 --sessions 1,4,16,64 --out sweep
 //	simulate replay traces/ --scenario deploy.yaml --rate 0.5,1,2 --runs 500 --out open-loop
+//	simulate replay --scenario docs/examples/replay-load.yaml --set replay.sessions=16 --out sixteen
 //
 // # Check scenario files
 //

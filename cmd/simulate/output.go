@@ -104,6 +104,9 @@ func refuseUnread(sets []string, reader string, sweep bool) error {
 		if why == "" && !sweep && setSection(s) == "sweep" {
 			why = "only simulate sweep reads the sweep section"
 		}
+		if why == "" && !sweep && reader == scenarios.SweepReplay && setSection(s) == "figures" {
+			why = "simulate replay has no --figures, so nothing reads the figures list (a sweep of command replay does)"
+		}
 		if why != "" {
 			return fmt.Errorf("--set %s: %s; remove it", s, why)
 		}

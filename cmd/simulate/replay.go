@@ -22,7 +22,7 @@ import (
 
 var cmdReplay = &command{
 	Name:  "replay",
-	Args:  "FILE|DIR...",
+	Args:  "[FILE|DIR...]",
 	Short: "replay recorded agent runs through a simulated deployment",
 	Long: `
 Replay reads agent traces as 'simulate fit' does (OpenTelemetry GenAI
@@ -42,11 +42,16 @@ time to first token is paired by rank with the recorded call's
 (--pairing rank): the k-th fastest of a model's n calls takes the API's
 (k-1/2)/n quantile.
 
-The load is one of: --sessions N (closed loop: N sessions, each starting
-a run when its last one ends; 1 replays runs one at a time, the default),
---rate R (runs arriving at a Poisson rate of R a second) or --speedup X
-(runs starting at their recorded start times, X times faster). Each takes
-a comma-separated list, replayed load by load, to sweep it.
+The load is the scenario's replay section (replay.sessions, replay.rate
+or replay.speedup, replay.runs; see docs/calibration.md), or one of the
+flags that stand for them: --sessions N (closed loop: N sessions, each
+starting a run when its last one ends; 1 replays runs one at a time, the
+default), --rate R (runs arriving at a Poisson rate of R a second) or
+--speedup X (runs starting at their recorded start times, X times
+faster). Each flag takes a comma-separated list, replayed load by load
+into one directory; 'simulate sweep' sweeps the replay section with
+other settings (sweep.command replay). The traces are the arguments, or
+replay.traces of --scenario.
 
 It writes to --out: replay.csv (one row per replayed run and load: the
 recorded and replayed durations, time in model calls, in tool calls and
@@ -61,18 +66,19 @@ placed are counted on stderr as by fit. See docs/calibration.md.`,
 	Examples: `
 	simulate replay ../shared/data/agent-traces/any-agent --out replayed
 	simulate replay traces/ --set collective.serving.replicas=1 --sessions 1,4,16,64 --out sweep
-	simulate replay traces/ --scenario deploy.yaml --rate 0.5,1,2 --runs 500 --out open-loop`,
+	simulate replay traces/ --scenario deploy.yaml --rate 0.5,1,2 --runs 500 --out open-loop
+	simulate replay --scenario docs/examples/replay-load.yaml --set replay.sessions=16 --out sixteen`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &replayOptions{}
 		fs.StringVar(&o.out, "out", "", "write the results to `DIR` (required)")
 		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out")
 		fs.StringVar(&o.scenario, "scenario", "", "take the deployment from `SCENARIO` (default: the one fit fits from the traces)")
-		fs.Var(&o.sets, "set", "override a scenario `PATH=VALUE` under collective.serving or collective.api (repeatable)")
+		fs.Var(&o.sets, "set", "override a scenario `PATH=VALUE` under collective.serving, collective.api or replay (repeatable)")
 		fs.StringVar(&o.sessions, "sessions", "", "closed loop of `N[,N...]` sessions (default 1: one run at a time)")
 		fs.StringVar(&o.rates, "rate", "", "open loop: runs arriving at a Poisson rate of `R[,R...]` a second")
 		fs.StringVar(&o.speedups, "speedup", "", "open loop: runs starting at their recorded times, `X[,X...]` times faster")
-		fs.Var(intFlag{&o.runs}, "runs", "replay `N` runs per load, the recorded ones in turn (default: each once, once per session)")
-		fs.StringVar(&o.pairing, "pairing", "rank", "how API latencies pair with the recorded ones: `rank` or independent")
+		fs.Var(intFlag{&o.runs}, "runs", "replay `N` runs per load, the recorded ones in turn (default: replay.runs, else each once, once per session)")
+		fs.StringVar(&o.pairing, "pairing", "", "how API latencies pair with the recorded ones: `rank` or independent (default: replay.pairing, else rank)")
 		fs.Var(&o.seed, "seed", "the seed of the replay's draws (default: the scenario's)")
 		fs.BoolVar(&o.spans, "spans", false, "write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl")
 		fs.BoolVar(&o.charts, "charts", true, "draw charts")
@@ -97,9 +103,10 @@ type replayLoad struct {
 }
 
 // loads returns the loads that --sessions, --rate and --speedup ask for,
-// from the lightest: the order of their rows and of a chart's axis.
-func (o *replayOptions) loads() ([]replayLoad, error) {
-	out, err := o.parseLoads()
+// from the lightest: the order of their rows and of a chart's axis; nil
+// when none is given. runs is the runs of each load.
+func (o *replayOptions) loads(runs int) ([]replayLoad, error) {
+	out, err := o.parseLoads(runs)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +119,7 @@ func (o *replayOptions) loads() ([]replayLoad, error) {
 	return out, nil
 }
 
-func (o *replayOptions) parseLoads() ([]replayLoad, error) {
+func (o *replayOptions) parseLoads(runs int) ([]replayLoad, error) {
 	given := 0
 	for _, f := range []string{o.sessions, o.rates, o.speedups} {
 		if f != "" {
@@ -126,12 +133,12 @@ func (o *replayOptions) parseLoads() ([]replayLoad, error) {
 	switch {
 	case o.rates != "":
 		err := eachNumber("--rate", o.rates, func(s string, v float64) {
-			out = append(out, replayLoad{"rate=" + s, v, replay.Load{Mode: replay.Poisson, Rate: v, Runs: o.runs}})
+			out = append(out, replayLoad{"rate=" + s, v, replay.Load{Mode: replay.Poisson, Rate: v, Runs: runs}})
 		})
 		return out, err
 	case o.speedups != "":
-		if o.runs != 0 {
-			return nil, usagef("--runs with --speedup: each recorded run starts once, at its recorded time")
+		if runs != 0 {
+			return nil, usagef("--runs or replay.runs with --speedup: each recorded run starts once, at its recorded time")
 		}
 		err := eachNumber("--speedup", o.speedups, func(s string, v float64) {
 			out = append(out, replayLoad{"speedup=" + s, v, replay.Load{Mode: replay.Recorded, Speedup: v}})
@@ -140,14 +147,14 @@ func (o *replayOptions) parseLoads() ([]replayLoad, error) {
 	}
 	sessions := o.sessions
 	if sessions == "" {
-		sessions = "1"
+		return nil, nil
 	}
 	for _, s := range strings.Split(sessions, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
 			return nil, usagef("--sessions %s: %q is not a whole number of sessions of at least 1", sessions, s)
 		}
-		out = append(out, replayLoad{"sessions=" + strconv.Itoa(n), float64(n), replay.Load{Mode: replay.Closed, Sessions: n, Runs: o.runs}})
+		out = append(out, replayLoad{"sessions=" + strconv.Itoa(n), float64(n), replay.Load{Mode: replay.Closed, Sessions: n, Runs: runs}})
 	}
 	return out, nil
 }
@@ -167,30 +174,38 @@ func eachNumber(flag, v string, f func(string, float64)) error {
 }
 
 func (o *replayOptions) run(ctx context.Context, s *session, args []string) error {
-	if len(args) == 0 {
-		return usagef("want at least one trace file or directory")
-	}
 	if o.out == "" {
 		return usagef("--out DIR is required")
 	}
 	if o.runs < 0 {
 		return usagef("--runs %d: want at least 1 (or 0 for each run once)", o.runs)
 	}
-	pairing := replay.Rank
-	switch o.pairing {
-	case "rank":
-	case "independent":
-		pairing = replay.Independent
-	default:
-		return usagef("--pairing %s: want rank or independent", o.pairing)
+	if err := refuseUnread(o.sets, scenarios.SweepReplay, false); err != nil {
+		return err
 	}
-	for _, set := range o.sets {
-		p := setPath(set)
-		if !strings.HasPrefix(p, "collective.serving.") && !strings.HasPrefix(p, "collective.api.") && p != "seed" {
-			return usagef("--set %s: replay reads only collective.serving, collective.api and seed of a scenario; remove it", set)
+	var sc *scenarios.Scenario
+	if o.scenario != "" {
+		var err error
+		if sc, err = loadScenario(s, o.scenario, o.sets); err != nil {
+			return err
+		}
+		switch traces := sc.Base.Replay.Traces; {
+		case len(args) > 0 && len(traces) > 0:
+			return usagef("traces given twice: as arguments and as replay.traces of %s; give them once", sc.Source)
+		case len(args) == 0:
+			args = traces
 		}
 	}
-	loads, err := o.loads()
+	if len(args) == 0 {
+		return usagef("want at least one trace file or directory (or a --scenario with replay.traces)")
+	}
+	// The flags' loads are checked before the traces are read; the
+	// scenario's runs count only when --runs is not given.
+	runs := o.runs
+	if runs == 0 && sc != nil {
+		runs = sc.Base.Replay.Runs
+	}
+	loads, err := o.loads(runs)
 	if err != nil {
 		return err
 	}
@@ -209,9 +224,30 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 	if err != nil {
 		return err
 	}
-	sc, err := o.deploymentScenario(s, f, args)
-	if err != nil {
-		return err
+	if sc == nil {
+		if sc, err = o.fittedScenario(f, args); err != nil {
+			return err
+		}
+		if len(sc.Base.Replay.Traces) > 0 {
+			return usagef("--set replay.traces with traces as arguments: give them once")
+		}
+	}
+	set := &sc.Base.Replay
+	if loads == nil {
+		l := set.Load()
+		if o.runs != 0 {
+			if l.Mode == replay.Recorded {
+				return usagef("--runs with replay.speedup: each recorded run starts once, at its recorded time")
+			}
+			l.Runs = o.runs
+		}
+		loads = []replayLoad{{name: l.String(), load: l}}
+	}
+	pairing := set.Pairing
+	if o.pairing != "" {
+		if err := pairing.UnmarshalText([]byte(o.pairing)); err != nil {
+			return usagef("--pairing %s: want rank or independent", o.pairing)
+		}
 	}
 	dep, err := replay.Deploy(servers(sc), f.Variants())
 	if err != nil {
@@ -245,18 +281,16 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 		dir.Abort()
 		return err
 	}
+	s.writeReport(dir.Path())
 	printReplay(s, summary)
 	fmt.Fprintf(s.stdout, "wrote %s\n", dir.Join("replay.csv"))
 	return nil
 }
 
-// deploymentScenario returns --scenario with the --set overrides, or the
-// scenario fit writes from the traces with them (without its hosted APIs
-// when they set collective.serving).
-func (o *replayOptions) deploymentScenario(s *session, f *calibrate.Fit, args []string) (*scenarios.Scenario, error) {
-	if o.scenario != "" {
-		return loadScenario(s, o.scenario, o.sets)
-	}
+// fittedScenario returns the scenario fit writes from the traces with
+// the --set overrides (without its hosted APIs when they set
+// collective.serving).
+func (o *replayOptions) fittedScenario(f *calibrate.Fit, args []string) (*scenarios.Scenario, error) {
 	yaml := f.Scenario("fitted", args)
 	if slices.ContainsFunc(o.sets, func(set string) bool { return strings.HasPrefix(setPath(set), "collective.serving.") }) {
 		// Replicas replace the fitted APIs: a scenario has one or the other.
@@ -273,7 +307,7 @@ func (o *replayOptions) deploymentScenario(s *session, f *calibrate.Fit, args []
 func servers(sc *scenarios.Scenario) []replay.Server {
 	out := make([]replay.Server, len(sc.Variants))
 	for i, v := range sc.Variants {
-		out[i] = replay.Server{Name: v.Name, Serving: v.Spec.Collective.Serving, API: v.Spec.Collective.API}
+		out[i] = v.Server()
 	}
 	return out
 }

@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/internal/shareddata"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -31,6 +33,11 @@ func TestReplayWritesAllFiles(t *testing.T) {
 		assert.FileExists(t, filepath.Join(out, f))
 		assert.True(t, slices.Contains(m.Files, f), f)
 	}
+	// The report page shows the summary and both charts inline.
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "duration_ratio")
+	assert.Equal(t, 2, strings.Count(string(page), "<svg"), "both charts inline")
 	rows := readCSV(t, filepath.Join(out, "replay.csv"))
 	require.Len(t, rows, 1+2+4, "two runs for one session, four for two")
 	assert.Equal(t, "sessions=1", rows[1][0], "the lighter load first")
@@ -85,7 +92,7 @@ func TestReplayRefuses(t *testing.T) {
 		want string
 	}{
 		{"not spans", []string{notSpans}, notSpans + ": not OpenTelemetry span JSON"},
-		{"unread set", []string{multiagentTraces, "--set", "task.work=1"}, "reads only collective.serving, collective.api and seed"},
+		{"unread set", []string{multiagentTraces, "--set", "task.work=1"}, "reads nothing else of the spec (not task.work)"},
 		{"two loads", []string{multiagentTraces, "--sessions", "2", "--rate", "1"}, "give one of --sessions, --rate and --speedup"},
 		{"no sessions", []string{multiagentTraces, "--sessions", "0"}, `"0" is not a whole number of sessions`},
 		{"twice", []string{multiagentTraces, "--sessions", "2,2"}, "load sessions=2 is given twice"},
@@ -137,4 +144,146 @@ func TestReplayReportsUnplaced(t *testing.T) {
 	assert.Contains(t, stderr, "2 spans without an end time (left out)")
 	assert.Contains(t, stderr, "2 spans without attributes (left out)")
 	assert.Contains(t, stderr, "2 model calls without token counts")
+}
+
+// replayScenario writes a scenario whose replay section replays the
+// multi-agent traces, with the given sections after it, and returns its
+// path.
+func replayScenario(t *testing.T, rest string) string {
+	t.Helper()
+	traces, err := filepath.Abs(multiagentTraces)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "replay.yaml")
+	text := `name: replay-test
+seed: 5
+task: {shape: chain, length: 1, work: 1m}
+policy: {organization: independent}
+collective:
+  serving: {replicas: 1, max_batch: 1}
+replay:
+  traces: [` + traces + `]
+` + rest
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+// TestReplayLoadSettings: the load flags are shorthands of the replay
+// section, so --sessions 2, --set replay.sessions=2 and a scenario's
+// replay.sessions replay the same runs in the same times.
+func TestReplayLoadSettings(t *testing.T) {
+	dir := t.TempDir()
+	sc := replayScenario(t, "")
+	runs := map[string][]string{
+		"flag":     {"--scenario", sc, "--sessions", "2"},
+		"set":      {"--scenario", sc, "--set", "replay.sessions=2"},
+		"scenario": {"--scenario", replayScenario(t, "  sessions: 2\n")},
+	}
+	var first []byte
+	for _, name := range []string{"flag", "set", "scenario"} {
+		out := filepath.Join(dir, name)
+		mustSimulate(t, append([]string{"replay", "--charts=false", "--out", out}, runs[name]...)...)
+		b, err := os.ReadFile(filepath.Join(out, "replay.csv"))
+		require.NoError(t, err)
+		if first == nil {
+			first = b
+			rows := readCSV(t, filepath.Join(out, "replay.csv"))
+			require.Len(t, rows, 1+4, "two sessions replay each of the two runs")
+			assert.Equal(t, "sessions=2", rows[1][0])
+			continue
+		}
+		assert.Equal(t, string(first), string(b), name)
+	}
+}
+
+func TestReplayScenarioRefuses(t *testing.T) {
+	sc := replayScenario(t, "")
+	out := filepath.Join(t.TempDir(), "out")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"traces twice", []string{multiagentTraces, "--scenario", sc}, "traces given twice"},
+		{"traces set with arguments", []string{multiagentTraces, "--set", "replay.traces=[x]"}, "--set replay.traces with traces as arguments"},
+		{"no traces", nil, "want at least one trace file or directory"},
+		{"two kinds of load", []string{"--scenario", sc, "--set", "replay.sessions=2", "--set", "replay.rate=1"}, "replay.rate: given with sessions"},
+		{"runs at recorded times", []string{"--scenario", sc, "--set", "replay.speedup=2", "--runs", "3"}, "--runs with replay.speedup"},
+		{"unread", []string{"--scenario", sc, "--set", "train.lr=0.1"}, "reads nothing else of the spec (not train.lr)"},
+		{"figures", []string{"--scenario", sc, "--set", "figures=[latency_vs_load]"}, "simulate replay has no --figures"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := simulate(t, append([]string{"replay", "--out", out}, c.args...)...)
+			assert.NotEqual(t, 0, code)
+			assert.Contains(t, stderr, c.want)
+			assert.NoDirExists(t, out, "nothing is written")
+		})
+	}
+}
+
+// TestReplaySweep sweeps replay.sessions on one replica that serves one
+// call at a time: trials.csv has the replay's metrics, each trial's the
+// same as simulate replay's summary for its load, and the serving delay
+// grows with the sessions.
+func TestReplaySweep(t *testing.T) {
+	sc := replayScenario(t, `sweep:
+  command: replay
+  grid:
+    replay.sessions: [1, 8]
+  metrics: [serving_delay, duration_ratio]
+`)
+	out := filepath.Join(t.TempDir(), "sweep")
+	mustSimulate(t, "sweep", sc, "--trial-dirs", "--charts=false", "--out", out)
+	assert.FileExists(t, filepath.Join(out, "report.html"))
+	rows := readCSV(t, filepath.Join(out, "trials.csv"))
+	require.Len(t, rows, 3)
+	assert.Equal(t, []string{"trial", "variant", "seed", "replay.sessions", "serving_delay", "duration_ratio"}, rows[0])
+	delay := map[string]string{}
+	for _, r := range rows[1:] {
+		delay[r[3]] = r[4]
+		assert.FileExists(t, filepath.Join(out, "trials", r[0], "replay.csv"))
+	}
+	one, err := strconv.ParseFloat(delay["1"], 64)
+	require.NoError(t, err)
+	eight, err := strconv.ParseFloat(delay["8"], 64)
+	require.NoError(t, err)
+	assert.Greater(t, eight, one)
+
+	// simulate replay of the same scenario at 8 sessions agrees.
+	single := filepath.Join(t.TempDir(), "replay")
+	mustSimulate(t, "replay", "--scenario", sc, "--sessions", "8", "--charts=false", "--out", single)
+	for _, r := range readCSV(t, filepath.Join(single, "summary.csv"))[1:] {
+		if r[1] == "serving_delay" {
+			v, err := strconv.ParseFloat(r[3], 64)
+			require.NoError(t, err)
+			assert.InDelta(t, eight, v, 1e-9*eight)
+		}
+	}
+}
+
+// TestReplayLoadExample sweeps docs/examples/replay-load.yaml over the
+// shared traces, as docs/calibration.md does: the serving delay is 0 for
+// one session (the runs make one call at a time) and grows at each step
+// of 1, 4, 16 and 64 sessions on one replica.
+func TestReplayLoadExample(t *testing.T) {
+	traces, ok := shareddata.Find("agent-traces", "any-agent")
+	if !ok {
+		t.Skip("no shared traces (shared/data/agent-traces/any-agent)")
+	}
+	out := filepath.Join(t.TempDir(), "sweep")
+	mustSimulate(t, "sweep", "../../docs/examples/replay-load.yaml", "--set", "replay.traces=["+traces+"]", "--charts=false", "--out", out)
+	rows := readCSV(t, filepath.Join(out, "trials.csv"))
+	require.Len(t, rows, 1+4)
+	col := slices.Index(rows[0], "serving_delay")
+	require.GreaterOrEqual(t, col, 0)
+	last := -1.0
+	for i, r := range rows[1:] {
+		v, err := strconv.ParseFloat(r[col], 64)
+		require.NoError(t, err)
+		if i == 0 {
+			assert.Zero(t, v, "one session waits for nothing")
+		}
+		assert.Greater(t, v, last, "sessions %s", r[3])
+		last = v
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/models/policy"
@@ -32,8 +33,11 @@ row-major order, the first axis slowest) times every random sample times
 every seed (S, S+1, ...), for each variant. Each trial applies its values
 to the base, as --set would, then the variant's overrides, and either
 trains the policy with RLCR (command: train; the metrics are means over
-the last tenth of the iterations) or evaluates the variant for the
-scenario's episodes (command: run). A trial's ID is a hash of its
+the last tenth of the iterations), evaluates the variant for the
+scenario's episodes (command: run), or replays the recorded runs of
+replay.traces through the variant's deployment under the replay
+section's load (command: replay; the metrics are the replay's summary,
+see 'simulate help replay'). A trial's ID is a hash of its
 parameters, variant and seed; random sample k draws the same values at
 every grid point.
 
@@ -264,6 +268,10 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 			return err
 		}
 		return rundir.WriteFile(filepath.Join(d, "iterations.csv"), sweep.IterationsCSV(oc.Iterations))
+	}
+	if oc.Replayed != nil {
+		h, rows := calibrate.ReplayRows(oc.Runs, oc.Replayed)
+		return rundir.WriteFile(filepath.Join(d, "replay.csv"), rundir.CSV(h, rows))
 	}
 	b, err := experiment.EpisodesCSV(oc.Rows, experiment.UsesHandoff(&t.Variant.Spec))
 	if err != nil {

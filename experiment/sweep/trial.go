@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/stats"
@@ -24,6 +26,9 @@ type Outcome struct {
 	Iterations []rlcr.Iteration
 	// Run trials: the episodes.
 	Rows []experiment.Row
+	// Replay trials: the recorded runs and their replay.
+	Runs     []replay.Run
+	Replayed []calibrate.Replayed
 }
 
 // runMetrics reads the run metrics from a summary.
@@ -44,9 +49,11 @@ var runMetrics = map[string]func(*experiment.Summary) float64{
 // metric the command offers. A train trial runs rlcr.Train on one worker
 // and averages each metric over the last tenth of the iterations (at
 // least one); a run trial evaluates the variant for the scenario's
-// episodes from the trial's seed and summarizes them. maxEvents bounds
-// each episode's events (0: the default); an episode past it is an error.
-// The outcome depends only on the trial's spec and seed.
+// episodes from the trial's seed and summarizes them; a replay trial
+// replays recorded runs (replayTrial). maxEvents bounds each episode's
+// events, or a replay's (0: the default); an episode past it is an error.
+// The outcome depends only on the trial's spec and seed (and a replay's
+// traces).
 func RunTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial, maxEvents uint64) (*Outcome, error) {
 	if sc.Sweep == nil {
 		return nil, fmt.Errorf("scenario %s has no sweep section", sc.Name)
@@ -56,8 +63,10 @@ func RunTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial, m
 		return trainTrial(ctx, t, maxEvents)
 	case scenarios.SweepRun:
 		return runTrial(ctx, sc, t, maxEvents)
+	case scenarios.SweepReplay:
+		return replayTrial(ctx, t, maxEvents)
 	}
-	return nil, fmt.Errorf("sweep command %q is not train or run", sc.Sweep.Command)
+	return nil, fmt.Errorf("sweep command %q is not train, run or replay", sc.Sweep.Command)
 }
 
 func trainTrial(ctx context.Context, t *scenarios.Trial, maxEvents uint64) (*Outcome, error) {

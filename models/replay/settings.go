@@ -1,0 +1,122 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Settings are a scenario's replay section: the recorded runs to replay
+// and the load they are replayed under. At most one of Sessions, Rate and
+// Speedup is given (each names a kind of load); none is one session, runs
+// replayed one at a time.
+type Settings struct {
+	// Traces are the files and directories of OpenTelemetry GenAI spans
+	// whose runs are replayed.
+	Traces []string `yaml:"traces,omitempty" json:"traces,omitempty"`
+	// Sessions is a closed loop of that many sessions (Closed).
+	Sessions int `yaml:"sessions,omitempty" json:"sessions,omitempty"`
+	// Rate is an open loop: runs arriving at a Poisson rate a second.
+	Rate float64 `yaml:"rate,omitempty" json:"rate,omitempty"`
+	// Speedup is an open loop: runs starting at their recorded start
+	// times, that many times faster.
+	Speedup float64 `yaml:"speedup,omitempty" json:"speedup,omitempty"`
+	// Runs is the number of runs replayed (Load.Runs); 0 is each once,
+	// once per session.
+	Runs int `yaml:"runs,omitempty" json:"runs,omitempty"`
+	// Pairing is how a hosted API's latencies pair with the recorded
+	// ones.
+	Pairing Pairing `yaml:"pairing,omitempty" json:"pairing,omitempty"`
+}
+
+// IsZero reports whether the settings are all defaults, so that a
+// scenario without a replay section resolves without one.
+func (s Settings) IsZero() bool {
+	return len(s.Traces) == 0 && s.Sessions == 0 && s.Rate == 0 && s.Speedup == 0 && s.Runs == 0 && s.Pairing == Rank
+}
+
+// Validate reports a negative or non-finite value, and settings that
+// would do nothing: two kinds of load at once, or runs with recorded
+// start times (each recorded run starts once). Errors start with the
+// field's name.
+func (s *Settings) Validate() error {
+	var errs []error
+	if s.Sessions < 0 {
+		errs = append(errs, fmt.Errorf("sessions: %d is out of range (at least 1, or leave it out)", s.Sessions))
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"rate", s.Rate}, {"speedup", s.Speedup}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			errs = append(errs, fmt.Errorf("%s: %v is out of range (a positive number, or leave it out)", f.name, f.v))
+		}
+	}
+	if s.Runs < 0 {
+		errs = append(errs, fmt.Errorf("runs: %d is out of range (at least 1, or 0 for each run once)", s.Runs))
+	}
+	switch {
+	case s.Rate > 0 && s.Sessions > 0:
+		errs = append(errs, errors.New("rate: given with sessions: a replay has one kind of load (sessions for a closed loop, rate or speedup for an open one)"))
+	case s.Speedup > 0 && (s.Sessions > 0 || s.Rate > 0):
+		errs = append(errs, errors.New("speedup: given with sessions or rate: a replay has one kind of load (sessions for a closed loop, rate or speedup for an open one)"))
+	case s.Speedup > 0 && s.Runs > 0:
+		errs = append(errs, errors.New("runs: given with speedup: each recorded run starts once, at its recorded time"))
+	}
+	if s.Pairing > Independent {
+		errs = append(errs, fmt.Errorf("pairing: %v is not allowed (allowed: rank, independent)", s.Pairing))
+	}
+	return errors.Join(errs...)
+}
+
+// Load returns the load the settings describe.
+func (s *Settings) Load() Load {
+	switch {
+	case s.Rate > 0:
+		return Load{Mode: Poisson, Rate: s.Rate, Runs: s.Runs}
+	case s.Speedup > 0:
+		return Load{Mode: Recorded, Speedup: s.Speedup}
+	}
+	return Load{Mode: Closed, Sessions: max(s.Sessions, 1), Runs: s.Runs}
+}
+
+// String names the load as replay.csv's load column does: "sessions=4",
+// "rate=0.5", "speedup=2".
+func (l Load) String() string {
+	switch l.Mode {
+	case Poisson:
+		return fmt.Sprintf("rate=%v", l.Rate)
+	case Recorded:
+		return fmt.Sprintf("speedup=%v", l.Speedup)
+	}
+	return fmt.Sprintf("sessions=%d", l.Sessions)
+}
+
+// pairings are the names of the pairings, by value.
+var pairings = []string{Rank: "rank", Independent: "independent"}
+
+func (p Pairing) String() string {
+	if int(p) < len(pairings) {
+		return pairings[p]
+	}
+	return fmt.Sprintf("Pairing(%d)", uint8(p))
+}
+
+// MarshalText writes the pairing's name.
+func (p Pairing) MarshalText() ([]byte, error) {
+	if int(p) >= len(pairings) {
+		return nil, fmt.Errorf("replay: unknown pairing %d", uint8(p))
+	}
+	return []byte(pairings[p]), nil
+}
+
+// UnmarshalText reads a pairing's name: rank or independent.
+func (p *Pairing) UnmarshalText(b []byte) error {
+	for i, name := range pairings {
+		if string(b) == name {
+			*p = Pairing(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not allowed (allowed: rank, independent)", b)
+}

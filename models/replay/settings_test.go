@@ -1,0 +1,72 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSettingsLoad(t *testing.T) {
+	tests := []struct {
+		s    Settings
+		want Load
+		name string
+	}{
+		{Settings{}, Load{Mode: Closed, Sessions: 1}, "sessions=1"},
+		{Settings{Sessions: 16, Runs: 100}, Load{Mode: Closed, Sessions: 16, Runs: 100}, "sessions=16"},
+		{Settings{Rate: 0.25, Runs: 500}, Load{Mode: Poisson, Rate: 0.25, Runs: 500}, "rate=0.25"},
+		{Settings{Speedup: 2}, Load{Mode: Recorded, Speedup: 2}, "speedup=2"},
+	}
+	for _, tc := range tests {
+		require.NoError(t, tc.s.Validate())
+		l := tc.s.Load()
+		assert.Equal(t, tc.want, l)
+		assert.Equal(t, tc.name, l.String())
+	}
+}
+
+// TestSettingsValidate refuses values out of range and settings that
+// would do nothing, naming the field first.
+func TestSettingsValidate(t *testing.T) {
+	tests := []struct {
+		s    Settings
+		want string
+	}{
+		{Settings{Sessions: -1}, "sessions: -1 is out of range"},
+		{Settings{Rate: -1}, "rate: -1 is out of range"},
+		{Settings{Speedup: -2}, "speedup: -2 is out of range"},
+		{Settings{Runs: -3}, "runs: -3 is out of range"},
+		{Settings{Sessions: 2, Rate: 1}, "rate: given with sessions"},
+		{Settings{Rate: 1, Speedup: 2}, "speedup: given with sessions or rate"},
+		{Settings{Sessions: 2, Speedup: 2}, "speedup: given with sessions or rate"},
+		{Settings{Speedup: 2, Runs: 5}, "runs: given with speedup"},
+		{Settings{Pairing: 7}, "pairing: Pairing(7) is not allowed"},
+	}
+	for _, tc := range tests {
+		err := tc.s.Validate()
+		require.Error(t, err, "%+v", tc.s)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}
+
+func TestPairingText(t *testing.T) {
+	for _, p := range []Pairing{Rank, Independent} {
+		b, err := p.MarshalText()
+		require.NoError(t, err)
+		var back Pairing
+		require.NoError(t, back.UnmarshalText(b))
+		assert.Equal(t, p, back)
+	}
+	var p Pairing
+	assert.ErrorContains(t, p.UnmarshalText([]byte("best")), `"best" is not allowed (allowed: rank, independent)`)
+	_, err := Pairing(9).MarshalText()
+	assert.Error(t, err)
+}
+
+func TestSettingsIsZero(t *testing.T) {
+	assert.True(t, Settings{}.IsZero())
+	for _, s := range []Settings{{Traces: []string{"t"}}, {Sessions: 1}, {Rate: 1}, {Speedup: 1}, {Runs: 1}, {Pairing: Independent}} {
+		assert.False(t, s.IsZero(), "%+v", s)
+	}
+}

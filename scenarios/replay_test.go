@@ -1,0 +1,87 @@
+package scenarios_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/replay"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// TestReplaySection reads a replay section, sweeps it, and places the
+// traces relative to the scenario's folder.
+func TestReplaySection(t *testing.T) {
+	src := filepath.Join("some", "dir", "s.yaml")
+	sc, err := scenarios.Parse([]byte(sweepBase+`replay:
+  traces: [traces, /abs/more.json]
+  rate: 0.5
+  runs: 200
+  pairing: independent
+sweep:
+  command: replay
+  grid:
+    replay.rate: [0.5, 1]
+    collective.serving.replicas: [1, 2]
+`), src, nil)
+	require.NoError(t, err)
+	r := sc.Base.Replay
+	assert.Equal(t, []string{filepath.Join("some", "dir", "traces"), "/abs/more.json"}, r.Traces)
+	assert.Equal(t, replay.Load{Mode: replay.Poisson, Rate: 0.5, Runs: 200}, r.Load())
+	assert.Equal(t, replay.Independent, r.Pairing)
+	assert.Equal(t, []string{"duration_ratio", "call_latency", "serving_delay", "replayed_duration"}, sc.Sweep.Metrics, "the default metrics")
+	trials, err := sc.Trials(1, "")
+	require.NoError(t, err)
+	require.Len(t, trials, 4)
+	assert.Equal(t, 1.0, trials[2].Variant.Spec.Replay.Rate)
+	assert.Equal(t, 2, trials[3].Variant.Spec.Collective.Serving.Replicas)
+	assert.Equal(t, r.Traces, trials[3].Variant.Spec.Replay.Traces, "trials place the traces too")
+
+	// The resolved scenario loads again to the same settings.
+	again, err := scenarios.Parse(sc.Resolved, "again.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, sc.Hash, again.Hash)
+
+	// A scenario without the section resolves without it.
+	plain, err := scenarios.Parse([]byte(sweepBase), "s.yaml", nil)
+	require.NoError(t, err)
+	assert.True(t, plain.Base.Replay.IsZero())
+	assert.NotContains(t, string(plain.Resolved), "replay")
+}
+
+func TestReplaySectionErrors(t *testing.T) {
+	// The section given starts at line 12 of the file.
+	tests := []struct {
+		text string
+		sets []string
+		want string
+	}{
+		{"replay:\n  sessions: 4\n  rate: 1\n", nil, "s.yaml:14:3: replay.rate: given with sessions: a replay has one kind of load"},
+		{"replay:\n  rate: 1\n  speedup: 2\n", nil, "s.yaml:14:3: replay.speedup: given with sessions or rate"},
+		{"replay:\n  speedup: 2\n  runs: 10\n", nil, "s.yaml:14:3: replay.runs: given with speedup: each recorded run starts once"},
+		{"replay:\n  sessions: -1\n", nil, "s.yaml:13:3: replay.sessions: -1 is out of range"},
+		{"replay:\n  rate: -0.5\n", nil, "s.yaml:13:3: replay.rate: -0.5 is out of range"},
+		{"replay:\n  pairing: best\n", nil, `s.yaml:13:3: replay.pairing: "best" is not allowed (allowed: rank, independent)`},
+		{"replay:\n  session: 4\n", nil, `s.yaml:13:3: replay.session: unknown key`},
+		{"", []string{"replay.sessions=4", "replay.rate=2"}, "--set replay.rate=2: replay.rate: given with sessions"},
+		{"variants:\n  - name: a\n    set: {replay.sessions: 4}\n", nil, "shared by all variants"},
+		{"sweep:\n  command: replay\n", nil, "s.yaml:13:3: sweep.command: replay needs the recorded runs to replay: set replay.traces"},
+		{"replay:\n  traces: [t]\nsweep:\n  command: replay\n  grid:\n    task.work: [1m, 2m]\n", nil,
+			"sweep.grid: task.work: a replay replays recorded runs through collective.serving or collective.api"},
+		{"replay:\n  traces: [t]\nsweep:\n  command: replay\n  grid:\n    collective.agents: [1, 2]\n", nil, "sweep.grid: collective.agents: a replay replays"},
+		{"sweep:\n  command: run\n  grid:\n    replay.sessions: [1, 2]\n", nil,
+			"sweep.grid: replay.sessions: only a replay (simulate replay, sweeps of command replay) reads the replay section"},
+		{"replay:\n  traces: [t]\nsweep:\n  command: replay\n  grid:\n    replay.sessions: [1, 4]\n    replay.rate: [1]\n", nil,
+			"sweep: trial replay.sessions=1, replay.rate=1: replay.rate: given with sessions"},
+	}
+	for i, tc := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(sweepBase+tc.text), "s.yaml", tc.sets)
+			require.Error(t, err, "%s", tc.text)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
