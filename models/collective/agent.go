@@ -82,6 +82,11 @@ type agent struct {
 
 	// The agent's events, made once so that scheduling one allocates
 	// nothing.
+	agentFns
+}
+
+// agentFns are an agent's events, kept from episode to episode.
+type agentFns struct {
 	decideFn, callFn, callDoneFn, checkDoneFn, reworkDoneFn, deliverFn func()
 	toolDoneFn, runDoneFn                                              func()
 }
@@ -107,14 +112,16 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 	if len(reads) > 0 {
 		clear(reads) // clearing costs the map's capacity, even when empty
 	}
-	*a = agent{
-		id: n, ep: ep, at: at, main: main, held: -1, cur: -1, delegated: -1, callCosts: callCosts{callWork: -1, prompt: -1},
-		inbox: a.inbox[:0], incoming: a.incoming[:0], reads: reads, runAt: a.runAt[:0],
-		decideFn: a.decideFn, callFn: a.callFn, callDoneFn: a.callDoneFn,
-		checkDoneFn: a.checkDoneFn, reworkDoneFn: a.reworkDoneFn, deliverFn: a.deliverFn,
-		toolDoneFn: a.toolDoneFn, runDoneFn: a.runDoneFn,
-		runCosts: [2]callCosts{{callWork: -1, prompt: -1}, {callWork: -1, prompt: -1}},
-	}
+	// The agent is zeroed in place and its fields set one by one: a
+	// literal with them would be built aside and copied, twice the
+	// agent's 800 bytes.
+	inbox, incoming, runAt, fns := a.inbox[:0], a.incoming[:0], a.runAt[:0], a.agentFns
+	*a = agent{}
+	a.id, a.ep, a.at, a.main = n, ep, at, main
+	a.held, a.cur, a.delegated = -1, -1, -1
+	a.callCosts = callCosts{callWork: -1, prompt: -1}
+	a.runCosts[0], a.runCosts[1] = a.callCosts, a.callCosts
+	a.inbox, a.incoming, a.reads, a.runAt, a.agentFns = inbox, incoming, reads, runAt, fns
 	a.runTimer.Init(ep.env, a.runDoneFn)
 	ep.agents = ep.agentPool[:n+1]
 	at.members = append(at.members, a)

@@ -77,6 +77,25 @@ type Runner struct {
 	ep        episode
 	res       Result
 	decisions []Decision // the memory of Result.Decisions
+	keys      purposeKeys
+}
+
+// purposeKeys are the keys of the environment's purposes, derived again
+// only when its streams change: the rollouts of a group share them.
+type purposeKeys struct {
+	set                                          bool
+	of                                           sim.Streams
+	outcome, check, conflict, selection, handoff sim.Key
+}
+
+// env returns the keys of the environment's purposes in streams.
+func (k *purposeKeys) env(streams sim.Streams) (outcome, check, conflict, selection, handoff sim.Key) {
+	if !k.set || k.of != streams {
+		k.set, k.of = true, streams
+		k.outcome, k.check, k.conflict = streams.Key("outcome"), streams.Key("check"), streams.Key("conflict")
+		k.selection, k.handoff = streams.Key("select"), streams.Key("handoff")
+	}
+	return k.outcome, k.check, k.conflict, k.selection, k.handoff
 }
 
 // Run is collective.Run on the runner's memory, with the same result. The
@@ -112,34 +131,17 @@ func (r *Runner) start(g *task.Graph, cfg Config, pol Policy, streams sim.Stream
 	if opts.Record {
 		r.res.Decisions = r.decisions[:0]
 	}
-	*ep = episode{
-		env:       ep.env,
-		maxEvents: maxEvents,
-		g:         g,
-		cfg:       cfg,
-		pol:       pol,
-		opts:      opts,
-		outcome:   streams.Key("outcome"),
-		checkKey:  streams.Key("check"),
-		conflict:  streams.Key("conflict"),
-		decide:    decisionStreams(streams, opts).Key("decide"),
-		selKey:    streams.Key("select"),
-		handoff:   streams.Key("handoff"),
-		res:       &r.res,
-
-		agents:      ep.agentPool[:0],
-		agentPool:   ep.agentPool,
-		attempts:    ep.attemptPool[:0],
-		attemptPool: ep.attemptPool,
-		candidates:  ep.candidates[:0],
-		cands:       ep.cands[:0],
-		endChosenFn: ep.endChosenFn,
-		pcg:         ep.pcg,
-		rng:         ep.rng,
-		spare:       ep.spare,
-		reserved:    ep.reserved,
-		running:     ep.running[:0],
-	}
+	// What a Runner keeps is read aside and the episode zeroed in place: a
+	// literal reading *ep would be built aside and copied.
+	env, agentPool, attemptPool, candidates, cands := ep.env, ep.agentPool, ep.attemptPool, ep.candidates[:0], ep.cands[:0]
+	endChosenFn, pcg, rng, spare, reserved, running := ep.endChosenFn, ep.pcg, ep.rng, ep.spare, ep.reserved, ep.running[:0]
+	*ep = episode{}
+	ep.env, ep.maxEvents, ep.g, ep.cfg, ep.pol, ep.opts, ep.res = env, maxEvents, g, cfg, pol, opts, &r.res
+	ep.outcome, ep.checkKey, ep.conflict, ep.selKey, ep.handoff = r.keys.env(streams)
+	ep.decide = decisionStreams(streams, opts).Key("decide")
+	ep.agents, ep.agentPool, ep.attempts, ep.attemptPool = agentPool[:0], agentPool, attemptPool[:0], attemptPool
+	ep.candidates, ep.cands, ep.endChosenFn, ep.pcg, ep.rng = candidates, cands, endChosenFn, pcg, rng
+	ep.spare, ep.reserved, ep.running = spare, reserved, running
 	clear(ep.running[:cap(ep.running)]) // agents of an episode that failed
 	ep.reserved.reset()
 	if err := ep.shareInference(streams); err != nil {

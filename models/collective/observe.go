@@ -28,12 +28,12 @@ func (a *agent) observe() (Observation, Mask) {
 	}
 	if a.held >= 0 {
 		o.Retries = int(at.nodes[a.held].tries) - 1
-		o.Coupling = a.joinCoupling(a.held)
+		o.Coupling = g.JoinCoupling(a.held)
 	}
 	if v := at.peek(); v >= 0 {
 		// max, not math.Max: the same for these finite values, without a call.
 		o.NextWork = float64(g.Nodes[v].Work) / max(1, ep.meanWork)
-		o.Coupling = max(o.Coupling, a.joinCoupling(v))
+		o.Coupling = max(o.Coupling, g.JoinCoupling(v))
 	}
 	heldLast := a.held >= 0 && at.left == 1
 	o.Complete = at.complete || heldLast
@@ -81,18 +81,6 @@ func (a *agent) observe() (Observation, Mask) {
 		m = m.With(Submit)
 	}
 	return o, m
-}
-
-// joinCoupling is the largest coupling among the joins that part v feeds.
-func (a *agent) joinCoupling(v task.ID) float64 {
-	g := a.ep.g
-	k := 0.0
-	for _, w := range g.Succ(v) {
-		if n := &g.Nodes[w]; n.Join == task.JoinAll && len(g.Pred(w)) > 1 {
-			k = max(k, n.Coupling)
-		}
-	}
-	return k
 }
 
 // hasPartners reports whether the held part v joins, at a JoinAll node,

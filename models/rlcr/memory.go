@@ -29,6 +29,7 @@ type memory struct {
 	kept    []collective.Result  // the rollouts' results, copied from the runners
 	results []*collective.Result // results[i] is &kept[i] once rollout i has run
 	graphs  []*task.Graph
+	drawers []task.Drawer // graphs[k] is in drawers[k]'s memory
 	metrics []collective.Metrics
 	rewards []float64
 	samples []sample
@@ -91,6 +92,7 @@ func newMemory(B, G int) *memory {
 		kept:    make([]collective.Result, n),
 		results: make([]*collective.Result, n),
 		graphs:  make([]*task.Graph, B),
+		drawers: make([]task.Drawer, B),
 		metrics: make([]collective.Metrics, n),
 		rewards: make([]float64, n),
 		finish:  make([]float64, n),

@@ -290,7 +290,7 @@ func (t *training) rollouts(ctx context.Context, pol collective.Policy, b *batch
 	graphs := mem.graphs
 	b.graphs = graphs
 	for k := range graphs {
-		g, err := prob.Task.Draw(iter.Derive("task", uint64(k)).New("graph", 0))
+		g, err := mem.drawers[k].Draw(&prob.Task, iter.Derive("task", uint64(k)).New("graph", 0))
 		if err != nil {
 			return fmt.Errorf("task draw: %w", err)
 		}

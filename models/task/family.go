@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,25 +156,27 @@ var shapeParams = map[string][]string{
 	ShapeFile:     {"path"},
 }
 
-// setParams returns the structure parameters f sets, in field order.
-func (f *Family) setParams() []string {
-	var set []string
-	add := func(name string, isSet bool) {
-		if isSet {
-			set = append(set, name)
-		}
+// param is a structure parameter and whether a Family sets it.
+type param struct {
+	name string
+	set  bool
+}
+
+// params returns the structure parameters in field order, and whether f
+// sets each: an array, so that a draw's validation allocates nothing.
+func (f *Family) params() [10]param {
+	return [...]param{
+		{"length", f.Length != 0},
+		{"width", f.Width != 0},
+		{"stages", f.Stages != 0},
+		{"branching", f.Branching != 0},
+		{"depth", f.Depth != 0},
+		{"edge_prob", f.EdgeProb != 0},
+		{"single_sink", f.SingleSink},
+		{"tries", f.Tries != 0},
+		{"path", f.Path != ""},
+		{"components", f.Components != nil},
 	}
-	add("length", f.Length != 0)
-	add("width", f.Width != 0)
-	add("stages", f.Stages != 0)
-	add("branching", f.Branching != 0)
-	add("depth", f.Depth != 0)
-	add("edge_prob", f.EdgeProb != 0)
-	add("single_sink", f.SingleSink)
-	add("tries", f.Tries != 0)
-	add("path", f.Path != "")
-	add("components", f.Components != nil)
-	return set
 }
 
 // Validate checks f without reading any file. Errors name the field (with
@@ -194,13 +197,9 @@ func (f *Family) validate() (int, error) {
 		}
 		return 0, ferr("shape", "unknown %q (allowed: %s)", f.Shape, strings.Join(Shapes, ", "))
 	}
-	for _, p := range f.setParams() {
-		found := false
-		for _, u := range used {
-			found = found || u == p
-		}
-		if !found {
-			return 0, ferr(p, "not used by shape %q (it uses: %s)", f.Shape, strings.Join(used, ", "))
+	for _, p := range f.params() {
+		if p.set && !slices.Contains(used, p.name) {
+			return 0, ferr(p.name, "not used by shape %q (it uses: %s)", f.Shape, strings.Join(used, ", "))
 		}
 	}
 	if f.Shape == ShapeMixture {
@@ -329,17 +328,22 @@ func (f *Family) validateMixture() error {
 // when closed is false, where a constant must stay below hi).
 func inRange(field string, d sim.Dist, hi float64, closed bool) error {
 	lo, top := d.Support()
-	interval := fmt.Sprintf("[0, %v]", hi)
-	if !closed {
-		interval = fmt.Sprintf("[0, %v)", hi)
-	}
 	switch {
 	case lo == top && (top > hi || !closed && top == hi):
-		return ferr(field, "%v is out of range %s", d, interval)
+		return ferr(field, "%v is out of range %s", d, interval(hi, closed))
 	case top > hi:
-		return ferr(field, "%v can draw values up to %v, outside %s (use a distribution whose support lies inside, such as uniform(0.2, 0.8))", d, top, interval)
+		return ferr(field, "%v can draw values up to %v, outside %s (use a distribution whose support lies inside, such as uniform(0.2, 0.8))", d, top, interval(hi, closed))
 	}
 	return nil
+}
+
+// interval writes [0, hi] or [0, hi), for messages: only an error's, as a
+// family is validated at every draw.
+func interval(hi float64, closed bool) string {
+	if closed {
+		return fmt.Sprintf("[0, %v]", hi)
+	}
+	return fmt.Sprintf("[0, %v)", hi)
 }
 
 func firstErr(errs ...error) error {
@@ -409,50 +413,69 @@ func (f Family) Nodes() int {
 // gives the same graph). It validates f first; the errors of the "file"
 // shape are those of Load.
 func (f Family) Draw(r *rand.Rand) (*Graph, error) {
-	n, err := f.validate()
-	if err != nil {
+	g := &Graph{}
+	var b builder
+	if err := f.draw(r, &b, g); err != nil {
 		return nil, err
 	}
-	return f.draw(r, n)
+	return g, nil
 }
 
-func (f *Family) draw(r *rand.Rand, n int) (*Graph, error) {
-	var b builder
+// A Drawer draws graphs into memory it keeps from one draw to the next,
+// so that drawing a graph no larger than an earlier one allocates little
+// (the nodes' names; for a "file" shape, the reading). The graph a Draw
+// returns is valid until the Drawer's next Draw. The zero Drawer is ready;
+// a Drawer must be used from one goroutine.
+type Drawer struct {
+	g Graph
+	b builder
+}
+
+// Draw is f.Draw(r) into d's memory: the same graph, valid until d's next
+// Draw.
+func (d *Drawer) Draw(f *Family, r *rand.Rand) (*Graph, error) {
+	d.g.reuse()
+	if err := f.draw(r, &d.b, &d.g); err != nil {
+		return nil, err
+	}
+	return &d.g, nil
+}
+
+// draw validates f and draws a graph into g (zero, or emptied by reuse),
+// with b's memory.
+func (f *Family) draw(r *rand.Rand, b *builder, g *Graph) error {
+	n, err := f.validate()
+	if err != nil {
+		return err
+	}
 	switch f.Shape {
 	case ShapeMixture:
-		c := f.pick(r)
-		n, err := c.validate()
-		if err != nil {
-			return nil, err
-		}
-		return c.draw(r, n)
+		return f.pick(r).draw(r, b, g)
 	case ShapeFile:
 		rg, err := loadRaw(f.Path)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.rawGraph = *rg
 	default:
-		b.nodes = make([]Node, n)
-		b.set = make([]attrs, n)
-		f.structure(r, &b)
+		b.nodes, b.set, b.edgeAt = resize(b.nodes, n), resize(b.set, n), nil
+		f.structure(r, b)
 	}
-	if err := f.fill(r, &b.rawGraph); err != nil {
+	if err := f.fill(r, b); err != nil {
 		if f.Shape == ShapeFile {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
+			return fmt.Errorf("%s: %w", f.Path, err)
 		}
-		return nil, err
+		return err
 	}
 	name := f.Shape
 	if f.Shape == ShapeFile {
 		name = f.Path
 	}
-	g, err := b.build(name)
-	if err != nil {
-		return nil, err
+	if err := b.buildInto(g, name, &b.s); err != nil {
+		return err
 	}
 	g.tools = Tools{Calls: f.ToolCalls, Latency: f.ToolLatency}
-	return g, nil
+	return nil
 }
 
 // UsesTools reports whether graphs drawn from f (from any component of a
@@ -491,8 +514,12 @@ func (f *Family) pick(r *rand.Rand) *Family {
 	return &f.Components[last].Family // rounding at the top end
 }
 
+// builder is the memory of a draw: the raw graph, the nodes' in-degrees
+// and the graph's construction's working memory.
 type builder struct {
 	rawGraph
+	indeg []int32
+	s     scratch
 }
 
 func (b *builder) edge(from, to int) {
@@ -503,13 +530,13 @@ func (b *builder) edge(from, to int) {
 func (f *Family) structure(r *rand.Rand, b *builder) {
 	switch f.Shape {
 	case ShapeChain:
-		b.edges = make([]Edge, 0, f.Length-1)
+		b.edges = slices.Grow(b.edges[:0], f.Length-1)
 		for v := 1; v < f.Length; v++ {
 			b.edge(v-1, v)
 		}
 	case ShapeForkJoin:
 		w := f.Width
-		b.edges = make([]Edge, 0, f.Stages*(2*w+1))
+		b.edges = slices.Grow(b.edges[:0], f.Stages*(2*w+1))
 		for s := range f.Stages {
 			fork := s * (w + 2)
 			join := fork + w + 1
@@ -529,7 +556,7 @@ func (f *Family) structure(r *rand.Rand, b *builder) {
 		bf := f.Branching
 		splits, leaves := treeSize(bf, f.Depth)
 		merge := func(k int) int { return splits + leaves + (splits - 1 - k) }
-		b.edges = make([]Edge, 0, 2*(splits+leaves-1))
+		b.edges = slices.Grow(b.edges[:0], 2*(splits+leaves-1))
 		for k := range splits {
 			for c := bf*k + 1; c <= bf*k+bf; c++ {
 				b.edge(k, c)
@@ -543,6 +570,7 @@ func (f *Family) structure(r *rand.Rand, b *builder) {
 	case ShapeLayered:
 		f.layered(r, b)
 	case ShapeNeedle:
+		b.edges = b.edges[:0]
 		sel := f.Tries
 		for k := range f.Tries {
 			b.edge(k, sel)
@@ -554,7 +582,7 @@ func (f *Family) structure(r *rand.Rand, b *builder) {
 
 func (f *Family) layered(r *rand.Rand, b *builder) {
 	w, d, p := f.Width, f.Depth, f.EdgeProb
-	b.edges = make([]Edge, 0, int(float64(w)*float64(w)*float64(d-1)*p)+w*d)
+	b.edges = slices.Grow(b.edges[:0], int(float64(w)*float64(w)*float64(d-1)*p)+w*d)
 	hasParent := make([]bool, w)
 	var hasChild []bool
 	if f.SingleSink {
@@ -606,8 +634,10 @@ func (f *Family) layered(r *rand.Rand, b *builder) {
 }
 
 // fill draws the attributes that rg's nodes do not have yet.
-func (f *Family) fill(r *rand.Rand, rg *rawGraph) error {
-	indeg := make([]int32, len(rg.nodes))
+func (f *Family) fill(r *rand.Rand, b *builder) error {
+	rg := &b.rawGraph
+	b.indeg = resize(b.indeg, len(rg.nodes))
+	indeg := b.indeg
 	for _, e := range rg.edges {
 		if e.To >= 0 && int(e.To) < len(indeg) {
 			indeg[e.To]++

@@ -2,6 +2,7 @@ package task
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
@@ -403,4 +404,73 @@ func TestFamilyTools(t *testing.T) {
 	} {
 		assert.ErrorContains(t, tt.f.Validate(), tt.want)
 	}
+}
+
+// sameGraph fails unless got is want in every respect a caller can see.
+func sameGraph(t *testing.T, want, got *Graph, msg string) {
+	t.Helper()
+	require.True(t, want.Equal(got), msg)
+	require.Equal(t, want.Topo(), got.Topo(), msg)
+	require.Equal(t, want.Sources(), got.Sources(), msg)
+	require.Equal(t, want.Sinks(), got.Sinks(), msg)
+	require.Equal(t, want.TotalWork(), got.TotalWork(), msg)
+	require.Equal(t, want.CriticalLength(), got.CriticalLength(), msg)
+	require.Equal(t, []int{want.Width(), want.Depth()}, []int{got.Width(), got.Depth()}, msg)
+	for v := range ID(want.Len()) {
+		require.Equal(t, want.Pred(v), got.Pred(v), msg)
+		require.Equal(t, want.PredTokens(v), got.PredTokens(v), msg)
+		require.Equal(t, want.Level(v), got.Level(v), msg)
+		require.Equal(t, want.JoinCoupling(v), got.JoinCoupling(v), msg)
+	}
+}
+
+func TestDrawerDrawsWhatDrawDraws(t *testing.T) {
+	coupled := sim.Uniform(0, 1)
+	fams := []Family{
+		{Shape: "fork-join", Width: 8, Stages: 1, Coupling: coupled},
+		{Shape: "chain", Length: 3},
+		{Shape: "layered", Width: 4, Depth: 4, EdgeProb: 0.5, SingleSink: true, Coupling: coupled},
+		{Shape: "tree", Branching: 3, Depth: 3, Loop: 2, LoopProb: 0.5},
+		{Shape: "needle", Tries: 4},
+		{Shape: "mixture", Components: []Component{
+			{Weight: 1, Family: Family{Shape: "fork-join", Width: 2, Stages: 2, Work: sim.Exponential(5)}},
+			{Weight: 1, Family: Family{Shape: "file", Path: filepath.Join("testdata", "pipeline.dot"), Work: sim.Exponential(5)}},
+		}},
+		{Shape: "file", Path: filepath.Join("testdata", "pipeline.dot"), Coupling: coupled},
+		{Shape: "fork-join", Width: 8, Stages: 1, ToolCalls: sim.Const(2), ToolLatency: sim.Const(1)},
+	}
+	var d Drawer
+	// Each family after every other: graphs grow, shrink and change shape
+	// in the Drawer's memory.
+	for round := range 3 {
+		for i := range fams {
+			f := fams[i]
+			if f.Shape != "mixture" {
+				f.Work = sim.Exponential(10)
+			}
+			seed := uint64(10*round + i)
+			want, err := f.Draw(newRand(seed))
+			require.NoError(t, err)
+			got, err := d.Draw(&f, newRand(seed))
+			require.NoError(t, err)
+			sameGraph(t, want, got, fmt.Sprintf("round %d, family %d", round, i))
+		}
+	}
+	_, err := d.Draw(&Family{Shape: "chain"}, newRand(1))
+	require.ErrorContains(t, err, "length")
+}
+
+func TestDrawerAllocatesLittle(t *testing.T) {
+	f := Family{Shape: "fork-join", Width: 8, Stages: 1, Work: sim.Exponential(600)}
+	var d Drawer
+	r := newRand(1)
+	_, err := d.Draw(&f, r)
+	require.NoError(t, err)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := d.Draw(&f, r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The nodes' names, in one string; Family.Draw makes about 20.
+	require.LessOrEqual(t, allocs, 1.0)
 }

@@ -3,6 +3,7 @@ package task
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,9 +147,13 @@ type Graph struct {
 	level     []int32
 	totalWork sim.Time // computed once by New: consumers ask for it per decision
 	critical  sim.Time // computed once by New: consumers ask for it per episode
-	width     int
-	depth     int
-	tools     Tools
+	// joinCoupling[v] is JoinCoupling(v), computed once by New because
+	// the collective asks for it at every decision; empty when no join is
+	// coupled, as in most graphs.
+	joinCoupling []float64
+	width        int
+	depth        int
+	tools        Tools
 }
 
 // Tools describes the tool use of a task: how many tool calls (sandboxes,
@@ -187,39 +192,82 @@ func (g *Graph) WithTools(t Tools) *Graph {
 //
 // New costs O(V log V + E) time and O(V + E) memory.
 func New(nodes []Node, edges []Edge) (*Graph, error) {
+	g := &Graph{}
+	var s scratch
+	if err := g.build(nodes, edges, &s); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// scratch is the working memory of a graph's construction, which a Drawer
+// keeps from draw to draw.
+type scratch struct {
+	byTo, pos, indeg []int32
+	ready            IDQueue
+	finish           []sim.Time
+	count            []int
+}
+
+// resize returns s with length n and every element zero, in s's memory
+// where it has the room.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// reuse empties g for another build, keeping its slices' memory.
+func (g *Graph) reuse() {
+	*g = Graph{
+		Nodes: g.Nodes[:0], succOff: g.succOff, succ: g.succ, succTok: g.succTok, predOff: g.predOff, pred: g.pred, predTok: g.predTok,
+		topo: g.topo[:0], sources: g.sources[:0], sinks: g.sinks[:0], level: g.level, joinCoupling: g.joinCoupling[:0],
+	}
+}
+
+// build is New into g, which is zero or emptied by reuse, with working
+// memory s.
+func (g *Graph) build(nodes []Node, edges []Edge, s *scratch) error {
 	n := len(nodes)
 	if n > math.MaxInt32 || len(edges) > math.MaxInt32 {
-		return nil, fmt.Errorf("task: graph too large: %d nodes, %d edges (limit %d each)", n, len(edges), math.MaxInt32)
+		return fmt.Errorf("task: graph too large: %d nodes, %d edges (limit %d each)", n, len(edges), math.MaxInt32)
 	}
-	g := &Graph{Nodes: make([]Node, n)}
-	copy(g.Nodes, nodes)
-	names := make(map[string]ID, n)
+	g.Nodes = append(g.Nodes, nodes...)
+	// The names New gives are distinct: only a graph with a given name
+	// needs checking (a given "t3" may be New's name of node 3).
+	var names map[string]ID
+	if slices.ContainsFunc(nodes, func(nd Node) bool { return nd.Name != "" }) {
+		names = make(map[string]ID, n)
+	}
+	nameNodes(g.Nodes)
 	for i := range g.Nodes {
 		nd := &g.Nodes[i]
-		if nd.Name == "" {
-			nd.Name = "t" + strconv.Itoa(i)
+		if names != nil {
+			if j, dup := names[nd.Name]; dup {
+				return fmt.Errorf("task: nodes %d and %d have the same name %q", j, i, nd.Name)
+			}
+			names[nd.Name] = ID(i)
 		}
-		if j, dup := names[nd.Name]; dup {
-			return nil, fmt.Errorf("task: nodes %d and %d have the same name %q", j, i, nd.Name)
-		}
-		names[nd.Name] = ID(i)
 		if err := checkNode(nd); err != nil {
-			return nil, fmt.Errorf("task: node %q: %w", nd.Name, err)
+			return fmt.Errorf("task: node %q: %w", nd.Name, err)
 		}
 	}
 
 	// Resolve and check edges.
-	outDeg := make([]int32, n+1)
-	inDeg := make([]int32, n+1)
+	outDeg := resize(g.succOff, n+1)
+	inDeg := resize(g.predOff, n+1)
 	for i, e := range edges {
 		if e.From < 0 || int(e.From) >= n || e.To < 0 || int(e.To) >= n {
-			return nil, fmt.Errorf("task: edge %d: %d -> %d: node id out of range [0, %d)", i, e.From, e.To, n)
+			return fmt.Errorf("task: edge %d: %d -> %d: node id out of range [0, %d)", i, e.From, e.To, n)
 		}
 		if e.From == e.To {
-			return nil, fmt.Errorf("task: edge %q -> %q: self loop", g.Nodes[e.From].Name, g.Nodes[e.To].Name)
+			return fmt.Errorf("task: edge %q -> %q: self loop", g.Nodes[e.From].Name, g.Nodes[e.To].Name)
 		}
 		if e.Tokens < NoTokens || e.Tokens > MaxTokens {
-			return nil, fmt.Errorf("task: edge %q -> %q: tokens %d out of range (want %d for none, 0 for the producer's output_tokens, or 1..%d)",
+			return fmt.Errorf("task: edge %q -> %q: tokens %d out of range (want %d for none, 0 for the producer's output_tokens, or 1..%d)",
 				g.Nodes[e.From].Name, g.Nodes[e.To].Name, e.Tokens, NoTokens, MaxTokens)
 		}
 		outDeg[e.From+1]++
@@ -231,14 +279,14 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 	}
 	g.succOff, g.predOff = outDeg, inDeg
 	m := len(edges)
-	g.succ, g.succTok = make([]ID, m), make([]int, m)
-	g.pred, g.predTok = make([]ID, m), make([]int, m)
+	g.succ, g.succTok = resize(g.succ, m), resize(g.succTok, m)
+	g.pred, g.predTok = resize(g.pred, m), resize(g.predTok, m)
 
 	// Two counting sorts give sorted adjacency without comparisons: edges
 	// ordered by To, scattered by From, leave each successor list sorted;
 	// and the other way round for predecessors.
-	byTo := make([]int32, m)
-	pos := make([]int32, n)
+	s.byTo, s.pos = resize(s.byTo, m), resize(s.pos, n)
+	byTo, pos := s.byTo, s.pos
 	copy(pos, g.predOff[:n])
 	for i, e := range edges {
 		byTo[pos[e.To]] = int32(i)
@@ -258,7 +306,7 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 		s := g.succ[g.succOff[v]:g.succOff[v+1]]
 		for k := 1; k < len(s); k++ {
 			if s[k] == s[k-1] {
-				return nil, fmt.Errorf("task: duplicate edge %q -> %q", g.Nodes[v].Name, g.Nodes[s[k]].Name)
+				return fmt.Errorf("task: duplicate edge %q -> %q", g.Nodes[v].Name, g.Nodes[s[k]].Name)
 			}
 		}
 	}
@@ -273,14 +321,18 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 		}
 	}
 
-	if err := g.sortTopo(); err != nil {
-		return nil, err
+	if err := g.sortTopo(s); err != nil {
+		return err
 	}
-	g.computeLevels()
+	g.computeLevels(s)
 	for i := range g.Nodes {
 		g.totalWork = satAdd(g.totalWork, g.Nodes[i].Work)
 	}
-	g.critical, _ = g.CriticalPath()
+	if n > 0 {
+		s.finish = resize(s.finish, n)
+		g.critical = s.finish[g.finishes(s.finish, nil)]
+	}
+	g.computeJoinCoupling()
 	for v := range n {
 		if g.predOff[v] == g.predOff[v+1] {
 			g.sources = append(g.sources, ID(v))
@@ -289,7 +341,26 @@ func New(nodes []Node, edges []Edge) (*Graph, error) {
 			g.sinks = append(g.sinks, ID(v))
 		}
 	}
-	return g, nil
+	return nil
+}
+
+// nameNodes names each unnamed node "t<ID>", all of the names in one
+// string: a draw of a generated shape names every node.
+func nameNodes(nodes []Node) {
+	var stack [128]byte
+	buf := stack[:0]
+	for i := range nodes {
+		if nodes[i].Name == "" {
+			buf = strconv.AppendInt(append(buf, 't'), int64(i), 10)
+		}
+	}
+	all := string(buf)
+	for i := range nodes {
+		if nodes[i].Name == "" {
+			k := len(strconv.AppendInt(stack[:1], int64(i), 10))
+			nodes[i].Name, all = all[:k], all[k:]
+		}
+	}
 }
 
 func (g *Graph) resolveTokens(e Edge) int {
@@ -323,17 +394,17 @@ func checkNode(nd *Node) error {
 
 // sortTopo orders the nodes with Kahn's algorithm, taking the smallest ready
 // ID first, or reports a cycle.
-func (g *Graph) sortTopo() error {
+func (g *Graph) sortTopo(s *scratch) error {
 	n := len(g.Nodes)
-	indeg := make([]int32, n)
-	var ready IDQueue
+	s.indeg = resize(s.indeg, n)
+	indeg, ready := s.indeg, s.ready[:0]
 	for v := range n {
 		indeg[v] = g.predOff[v+1] - g.predOff[v]
 		if indeg[v] == 0 {
 			ready = append(ready, ID(v)) // increasing: already a heap
 		}
 	}
-	g.topo = make([]ID, 0, n)
+	g.topo = slices.Grow(g.topo, n)
 	for ready.Len() > 0 {
 		v := ready.Pop()
 		g.topo = append(g.topo, v)
@@ -344,6 +415,7 @@ func (g *Graph) sortTopo() error {
 			}
 		}
 	}
+	s.ready = ready
 	if len(g.topo) == n {
 		return nil
 	}
@@ -420,8 +492,8 @@ type CycleError struct {
 
 func (e *CycleError) Error() string { return e.msg }
 
-func (g *Graph) computeLevels() {
-	g.level = make([]int32, len(g.Nodes))
+func (g *Graph) computeLevels(s *scratch) {
+	g.level = resize(g.level, len(g.Nodes))
 	for _, v := range g.topo {
 		var l int32
 		for _, p := range g.Pred(v) {
@@ -436,7 +508,8 @@ func (g *Graph) computeLevels() {
 	for _, l := range g.level {
 		depth = max(depth, l+1)
 	}
-	count := make([]int, depth)
+	s.count = resize(s.count, int(depth))
+	count := s.count
 	for _, l := range g.level {
 		count[l]++
 	}
@@ -444,6 +517,33 @@ func (g *Graph) computeLevels() {
 	for _, c := range count {
 		g.width = max(g.width, c)
 	}
+}
+
+// computeJoinCoupling fills joinCoupling from the coupled joins'
+// predecessors, leaving it empty when there are none.
+func (g *Graph) computeJoinCoupling() {
+	for w := range g.Nodes {
+		n := &g.Nodes[w]
+		if n.Join != JoinAll || n.Coupling <= 0 || len(g.Pred(ID(w))) < 2 {
+			continue // a coupling of 0 raises no maximum
+		}
+		if len(g.joinCoupling) == 0 {
+			g.joinCoupling = resize(g.joinCoupling, len(g.Nodes))
+		}
+		for _, v := range g.Pred(ID(w)) {
+			g.joinCoupling[v] = max(g.joinCoupling[v], n.Coupling)
+		}
+	}
+}
+
+// JoinCoupling returns the largest Coupling among the JoinAll nodes with
+// two or more predecessors that v feeds, or 0 if it feeds none: how much
+// the part v must be reconciled with others. It costs O(1).
+func (g *Graph) JoinCoupling(v ID) float64 {
+	if len(g.joinCoupling) == 0 {
+		return 0
+	}
+	return g.joinCoupling[v]
 }
 
 // Len returns the number of nodes.
@@ -547,23 +647,7 @@ func (g *Graph) CriticalPath() (sim.Time, []ID) {
 	}
 	finish := make([]sim.Time, n)
 	best := make([]ID, n)
-	for _, v := range g.topo {
-		var start sim.Time
-		b := ID(-1)
-		for _, p := range g.Pred(v) {
-			if b < 0 || finish[p] > start {
-				start, b = finish[p], p
-			}
-		}
-		finish[v] = satAdd(start, g.Nodes[v].Work)
-		best[v] = b
-	}
-	end := ID(0)
-	for v := 1; v < n; v++ {
-		if finish[v] > finish[end] {
-			end = ID(v)
-		}
-	}
+	end := g.finishes(finish, best)
 	count := 0
 	for v := end; v >= 0; v = best[v] {
 		count++
@@ -574,6 +658,33 @@ func (g *Graph) CriticalPath() (sim.Time, []ID) {
 		path[count] = v
 	}
 	return finish[end], path
+}
+
+// finishes sets finish[v] to the end of the longest path to v and, where
+// best is not nil, best[v] to the predecessor on it (-1 for none), and
+// returns the node that finishes last (the smallest ID among ties). The
+// graph must not be empty.
+func (g *Graph) finishes(finish []sim.Time, best []ID) ID {
+	for _, v := range g.topo {
+		var start sim.Time
+		b := ID(-1)
+		for _, p := range g.Pred(v) {
+			if b < 0 || finish[p] > start {
+				start, b = finish[p], p
+			}
+		}
+		finish[v] = satAdd(start, g.Nodes[v].Work)
+		if best != nil {
+			best[v] = b
+		}
+	}
+	end := ID(0)
+	for v := 1; v < len(finish); v++ {
+		if finish[v] > finish[end] {
+			end = ID(v)
+		}
+	}
+	return end
 }
 
 func satAdd(a, b sim.Time) sim.Time {

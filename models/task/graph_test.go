@@ -1,6 +1,7 @@
 package task
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -290,4 +291,64 @@ func TestJoinKindText(t *testing.T) {
 	_, err = JoinKind(9).MarshalText()
 	assert.Error(t, err)
 	assert.Equal(t, "JoinKind(9)", JoinKind(9).String())
+}
+
+func TestJoinCoupling(t *testing.T) {
+	// a feeds the coupled join j (0.3) and the join k (0.6, JoinAny: not
+	// counted); b feeds j and the coupled join m (0.8) with c; d feeds the
+	// single-parent node s, whose coupling does not count either.
+	nodes := named("a", "b", "c", "d", "j", "k", "m", "s")
+	nodes[4].Coupling = 0.3
+	nodes[5].Coupling, nodes[5].Join = 0.6, JoinAny
+	nodes[6].Coupling = 0.8
+	nodes[7].Coupling = 0.9
+	g, err := New(nodes, []Edge{{From: 0, To: 4}, {From: 1, To: 4}, {From: 0, To: 5}, {From: 2, To: 5},
+		{From: 1, To: 6}, {From: 2, To: 6}, {From: 3, To: 7}})
+	require.NoError(t, err)
+	want := []float64{0.3, 0.8, 0.8, 0, 0, 0, 0, 0}
+	for v, k := range want {
+		assert.Equal(t, k, g.JoinCoupling(ID(v)), "node %s", g.Nodes[v].Name)
+	}
+
+	// Random graphs, coupled or not, against the definition.
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		n := 1 + r.IntN(10)
+		nodes, edges := randomDAG(r, n, r.Float64())
+		for i := range nodes {
+			if r.IntN(2) == 0 {
+				nodes[i].Coupling = float64(r.IntN(3)) / 2
+			}
+			nodes[i].Join = JoinKind(r.IntN(2))
+		}
+		g, err := New(nodes, edges)
+		require.NoError(t, err)
+		for v := range ID(n) {
+			k := 0.0
+			for _, w := range g.Succ(v) {
+				if nd := &g.Nodes[w]; nd.Join == JoinAll && len(g.Pred(w)) > 1 {
+					k = max(k, nd.Coupling)
+				}
+			}
+			require.Equal(t, k, g.JoinCoupling(v), "trial %d node %d", trial, v)
+		}
+	}
+}
+
+func TestGeneratedNames(t *testing.T) {
+	// Enough nodes to pass the names' first buffer, some named.
+	nodes := make([]Node, 1200)
+	nodes[7].Name, nodes[1100].Name = "seven", "x"
+	g, err := New(nodes, nil)
+	require.NoError(t, err)
+	for i, nd := range g.Nodes {
+		want := fmt.Sprintf("t%d", i)
+		switch i {
+		case 7:
+			want = "seven"
+		case 1100:
+			want = "x"
+		}
+		require.Equal(t, want, nd.Name)
+	}
 }

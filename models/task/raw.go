@@ -32,11 +32,21 @@ type rawGraph struct {
 }
 
 func (rg *rawGraph) build(name string) (*Graph, error) {
-	g, err := New(rg.nodes, rg.edges)
-	if err != nil {
-		return nil, fmt.Errorf("%s%s: %w", name, rg.where(err), err)
+	g := &Graph{}
+	var s scratch
+	if err := rg.buildInto(g, name, &s); err != nil {
+		return nil, err
 	}
 	return g, nil
+}
+
+// buildInto is build into g, zero or emptied by reuse, with working
+// memory s.
+func (rg *rawGraph) buildInto(g *Graph, name string, s *scratch) error {
+	if err := g.build(rg.nodes, rg.edges, s); err != nil {
+		return fmt.Errorf("%s%s: %w", name, rg.where(err), err)
+	}
+	return nil
 }
 
 // where returns ":line:col" of the edge that closes the cycle err reports,
