@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""RLCR in numpy through swarmsim's VecEnv: the flagship's dose-response.
+
+Trains one shared linear softmax policy for every agent of the collective on
+`latency-pressure` (docs/rlcr.md), once per latency weight (none, low,
+medium, high) and seed, the way `simulate train` does:
+
+  - each iteration, B task instances x G rollouts: a VecEnv with
+    num_envs = B*G and group = G, whose groups share their instance and its
+    random streams (common random numbers, train.crn);
+  - the reward is the scenario's collective reward, paid when a rollout
+    ends; the flat collective advantage A = (R - group mean) / (group std +
+    1e-8) is given to every decision of every agent of the rollout;
+  - the surrogate sum_d w_d (A_d log pi(a_d|x_d) + beta H(pi(.|x_d))), with
+    w_d = 1/(decisions in the batch), masked softmax, the gradient's global
+    norm clipped to 1, one Adam step per iteration at a learning rate
+    decaying linearly from 0.1 to 0.02 (entropy 0.01 to 0.001): the
+    flagship's hyper-parameters.
+
+It writes one CSV row per (seed, variant): the last tenth of training's mean
+parallelism, finish time, success and reward. dose_response.py reads those
+rows and tests the ordering none < low < medium < high.
+
+    PYTHONPATH=python python3 python/examples/reinforce_numpy.py --seeds 1-10 --out /tmp/np.csv
+"""
+
+import argparse
+import csv
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from swarmsim import VecEnv
+
+
+@dataclass
+class Args:
+    scenario: str = "latency-pressure"
+    variants: str = "none,low,medium,high"
+    seeds: str = "1"  # a list such as 1,2,5 or a range such as 1-10
+    iterations: int = 150
+    batch: int = 8  # task instances per iteration (B)
+    group: int = 8  # rollouts per instance (G)
+    lr: float = 0.1
+    lr_end: float = 0.02
+    entropy: float = 0.01
+    entropy_end: float = 0.001
+    clip_grad: float = 1.0
+    out: str = ""  # CSV of the last tenth's metrics per seed and variant
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    for name, default in vars(Args()).items():
+        p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
+    return Args(**vars(p.parse_args()))
+
+
+def seed_list(spec):
+    out = []
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def linear(start, end, i, n):
+    """A linear schedule from start (iteration 0) to end (the last)."""
+    return start if n <= 1 else start + (end - start) * i / (n - 1)
+
+
+class Adam:
+    """Adam, ascending."""
+
+    def __init__(self, shape, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.m, self.v, self.t = np.zeros(shape), np.zeros(shape), 0
+        self.beta1, self.beta2, self.eps = beta1, beta2, eps
+
+    def step(self, params, grad, lr):
+        self.t += 1
+        self.m = self.beta1 * self.m + (1 - self.beta1) * grad
+        self.v = self.beta2 * self.v + (1 - self.beta2) * grad * grad
+        mhat = self.m / (1 - self.beta1**self.t)
+        vhat = self.v / (1 - self.beta2**self.t)
+        params += lr * mhat / (np.sqrt(vhat) + self.eps)
+
+
+def masked_log_softmax(logits, mask):
+    """log pi over the valid actions; -inf where masked."""
+    z = np.where(mask, logits, -np.inf)
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def rollouts(env, theta, rng):
+    """Runs every row of env to the end of its episode under the policy
+    theta. Returns the decisions (features, masks, actions, row) and per row
+    the reward and the episode's metrics."""
+    n = env.num_envs
+    xs, masks, acts, rows = [], [], [], []
+    reward = np.zeros(n)
+    metrics = {}
+    obs, info = env.reset()
+    active = info["active"].copy()
+    while active.any():
+        mask = info["action_mask"]
+        logp = masked_log_softmax(obs @ theta.T, mask)
+        # Gumbel-max draws from pi; masked actions (-inf) are never drawn.
+        a = np.argmax(logp - np.log(-np.log(rng.random(logp.shape))), axis=1)
+        a[~active] = 0  # ignored by the environment
+        idx = np.flatnonzero(active)
+        xs.append(obs[idx].astype(np.float64))
+        masks.append(mask[idx].copy())
+        acts.append(a[idx])
+        rows.append(idx)
+        obs, r, term, trunc, info = env.step(a)
+        ended = term | trunc
+        reward[ended] = r[ended]
+        for k, v in info["episode"].items():
+            metrics.setdefault(k, np.full(n, np.nan))[ended] = v[ended]
+        active = info["active"].copy()
+    return (np.concatenate(xs), np.concatenate(masks), np.concatenate(acts), np.concatenate(rows)), reward, metrics
+
+
+def group_advantage(reward, g):
+    """GRPO's flat collective advantage: (R - group mean) / (group std + 1e-8)."""
+    r = reward.reshape(-1, g)
+    return ((r - r.mean(axis=1, keepdims=True)) / (r.std(axis=1, keepdims=True) + 1e-8)).ravel()
+
+
+def policy_gradient(theta, decisions, adv, ent_coef):
+    """The gradient of sum_d w_d (A_d log pi(a_d|x_d) + beta H(pi(.|x_d))),
+    w_d = 1/(decisions); a decision with one valid action carries none."""
+    x, mask, a, row = decisions
+    logp = masked_log_softmax(x @ theta.T, mask)
+    p = np.exp(logp)
+    logp0 = np.where(mask, logp, 0.0)
+    entropy = -(p * logp0).sum(axis=1, keepdims=True)
+    onehot = np.zeros_like(p)
+    onehot[np.arange(len(a)), a] = 1
+    dz = adv[row][:, None] * (onehot - p) - ent_coef * p * (logp0 + entropy)
+    dz[mask.sum(axis=1) <= 1] = 0
+    return (dz / len(a)).T @ x
+
+
+def train(args, variant, seed):
+    """Trains one policy; returns the per-iteration means of the metrics."""
+    rng = np.random.default_rng(seed)
+    curve = []
+    with VecEnv(args.scenario, variant=variant, num_envs=args.batch * args.group, group=args.group, seed=seed) as env:
+        theta = np.zeros((env.num_actions, env.num_features))
+        opt = Adam(theta.shape)
+        for it in range(args.iterations):
+            decisions, reward, metrics = rollouts(env, theta, rng)
+            adv = group_advantage(reward, args.group)
+            beta = linear(args.entropy, args.entropy_end, it, args.iterations)
+            grad = policy_gradient(theta, decisions, adv, beta)
+            norm = np.linalg.norm(grad)
+            if args.clip_grad > 0 and norm > args.clip_grad:
+                grad *= args.clip_grad / norm
+            opt.step(theta, grad, linear(args.lr, args.lr_end, it, args.iterations))
+            curve.append({
+                "reward": reward.mean(),
+                "parallelism": np.nanmean(metrics["parallelism_mean"]),
+                "finish_time": np.nanmean(metrics["finish_time"]),
+                "success": np.nanmean(metrics["acceptable"]),
+                "decisions": len(decisions[2]),
+            })
+    return curve
+
+
+def main():
+    args = parse_args()
+    variants = args.variants.split(",")
+    out = open(args.out, "w", newline="") if args.out else sys.stdout
+    w = csv.writer(out)
+    w.writerow(["seed", "variant", "parallelism", "finish_time", "success", "reward", "decisions", "seconds"])
+    for seed in seed_list(args.seeds):
+        for v in variants:
+            start = time.perf_counter()
+            curve = train(args, v, seed)
+            tail = curve[-max(1, len(curve) // 10):]
+            mean = {k: float(np.mean([c[k] for c in tail])) for k in tail[0]}
+            w.writerow([seed, v, f"{mean['parallelism']:.4f}", f"{mean['finish_time']:.1f}", f"{mean['success']:.4f}",
+                        f"{mean['reward']:.5f}", sum(c["decisions"] for c in curve), f"{time.perf_counter() - start:.1f}"])
+            out.flush()
+            print(f"seed {seed} {v}: last-tenth parallelism {mean['parallelism']:.2f}, finish {mean['finish_time']:.0f} s",
+                  file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
