@@ -1,0 +1,108 @@
+"""The examples' algorithm and statistics, and a smoke run of the learner."""
+
+import csv
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+from swarmsim import ServerError, find_simulate
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(EXAMPLES, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+rf = load("reinforce_numpy")
+dr = load("dose_response")
+
+
+class GradientTest(unittest.TestCase):
+    def test_policy_gradient_is_the_surrogates(self):
+        # Central finite differences of sum_d w (A log pi(a|x) + beta H), w = 1/D.
+        rng = np.random.default_rng(3)
+        n, A, F = 12, 5, 4
+        x = rng.normal(size=(n, F))
+        mask = rng.random((n, A)) < 0.6
+        mask[:, 0] = True
+        mask[0] = False
+        mask[0, 2] = True  # one valid action: no gradient
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        row = rng.integers(0, 3, n)
+        adv = rng.normal(size=3)
+        theta = rng.normal(size=(A, F))
+        beta = 0.3
+
+        def surrogate(th):
+            logp = rf.masked_log_softmax(x @ th.T, mask)
+            p = np.exp(logp)
+            h = -(p * np.where(mask, logp, 0)).sum(axis=1)
+            multi = mask.sum(axis=1) > 1
+            return ((adv[row] * logp[np.arange(n), a] + beta * h) * multi).sum() / n
+
+        grad = rf.policy_gradient(theta, (x, mask, a, row), adv, beta)
+        num = np.zeros_like(theta)
+        for idx in np.ndindex(theta.shape):
+            d = np.zeros_like(theta)
+            d[idx] = 1e-6
+            num[idx] = (surrogate(theta + d) - surrogate(theta - d)) / 2e-6
+        np.testing.assert_allclose(grad, num, atol=1e-7)
+
+    def test_group_advantage(self):
+        adv = rf.group_advantage(np.array([1.0, 3.0, 5.0, 5.0]), 2)
+        np.testing.assert_allclose(adv, [-1, 1, 0, 0], atol=1e-7)
+
+
+class StatisticsTest(unittest.TestCase):
+    def test_wilcoxon_exact(self):
+        # All ten differences positive: P = 2^-10. Ranks 1..5 with rank 2
+        # negative: T+ = 13, P(T+ >= 13) = P(T+ <= 2) = 3/32.
+        self.assertEqual(dr.wilcoxon_greater(np.arange(1, 11.0)), (55.0, 1 / 1024))
+        self.assertEqual(dr.wilcoxon_greater(np.array([1.0, -2, 3, 4, 5])), (13.0, 3 / 32))
+
+    def test_holm(self):
+        np.testing.assert_allclose(dr.holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+
+    def test_page(self):
+        rng = np.random.default_rng(0)
+        _, p = dr.page_test(np.tile([1.0, 2, 3, 4], (6, 1)), rng)
+        self.assertLess(p, 1e-4)
+        _, p = dr.page_test(np.tile([4.0, 3, 2, 1], (6, 1)), rng)
+        self.assertGreater(p, 0.99)
+
+    def test_iqm(self):
+        self.assertEqual(dr.iqm(np.array([100.0, 1, 2, 3, 4, 5, 6, -50])), 3.5)
+
+
+class LearnerSmokeTest(unittest.TestCase):
+    def test_a_few_iterations_run(self):
+        try:
+            find_simulate()
+        except ServerError as e:
+            self.skipTest(str(e))
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "np.csv")
+            res = subprocess.run([sys.executable, os.path.join(EXAMPLES, "reinforce_numpy.py"), "--variants", "none,high",
+                                  "--iterations", "3", "--batch", "2", "--group", "2", "--out", out],
+                                 capture_output=True, text=True, timeout=120,
+                                 env=dict(os.environ, PYTHONPATH=os.path.dirname(EXAMPLES)))
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(out, newline="") as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual([r["variant"] for r in rows], ["none", "high"])
+            for r in rows:
+                self.assertGreaterEqual(float(r["parallelism"]), 0.5)
+                self.assertGreater(int(r["decisions"]), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
