@@ -145,22 +145,36 @@ def policy_gradient(theta, decisions, adv, ent_coef):
     return (dz / len(a)).T @ x
 
 
-def train(args, variant, seed):
+class NumpyLearner:
+    """The linear policy's parameters and their update: the gradient above,
+    clipped, and one Adam step."""
+
+    def __init__(self, num_actions, num_features, args):
+        self.args = args
+        self.params = np.zeros((num_actions, num_features))
+        self.opt = Adam(self.params.shape)
+
+    def theta(self):
+        return self.params
+
+    def update(self, decisions, adv, it):
+        a = self.args
+        grad = policy_gradient(self.params, decisions, adv, linear(a.entropy, a.entropy_end, it, a.iterations))
+        norm = np.linalg.norm(grad)
+        if a.clip_grad > 0 and norm > a.clip_grad:
+            grad *= a.clip_grad / norm
+        self.opt.step(self.params, grad, linear(a.lr, a.lr_end, it, a.iterations))
+
+
+def train(args, variant, seed, learner):
     """Trains one policy; returns the per-iteration means of the metrics."""
     rng = np.random.default_rng(seed)
     curve = []
     with VecEnv(args.scenario, variant=variant, num_envs=args.batch * args.group, group=args.group, seed=seed) as env:
-        theta = np.zeros((env.num_actions, env.num_features))
-        opt = Adam(theta.shape)
+        pol = learner(env.num_actions, env.num_features, args)
         for it in range(args.iterations):
-            decisions, reward, metrics = rollouts(env, theta, rng)
-            adv = group_advantage(reward, args.group)
-            beta = linear(args.entropy, args.entropy_end, it, args.iterations)
-            grad = policy_gradient(theta, decisions, adv, beta)
-            norm = np.linalg.norm(grad)
-            if args.clip_grad > 0 and norm > args.clip_grad:
-                grad *= args.clip_grad / norm
-            opt.step(theta, grad, linear(args.lr, args.lr_end, it, args.iterations))
+            decisions, reward, metrics = rollouts(env, pol.theta(), rng)
+            pol.update(decisions, group_advantage(reward, args.group), it)
             curve.append({
                 "reward": reward.mean(),
                 "parallelism": np.nanmean(metrics["parallelism_mean"]),
@@ -171,7 +185,7 @@ def train(args, variant, seed):
     return curve
 
 
-def main():
+def main(learner=NumpyLearner):
     args = parse_args()
     variants = args.variants.split(",")
     out = open(args.out, "w", newline="") if args.out else sys.stdout
@@ -180,7 +194,7 @@ def main():
     for seed in seed_list(args.seeds):
         for v in variants:
             start = time.perf_counter()
-            curve = train(args, v, seed)
+            curve = train(args, v, seed, learner)
             tail = curve[-max(1, len(curve) // 10):]
             mean = {k: float(np.mean([c[k] for c in tail])) for k in tail[0]}
             w.writerow([seed, v, f"{mean['parallelism']:.4f}", f"{mean['finish_time']:.1f}", f"{mean['success']:.4f}",

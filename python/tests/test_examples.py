@@ -62,6 +62,35 @@ class GradientTest(unittest.TestCase):
         np.testing.assert_allclose(adv, [-1, 1, 0, 0], atol=1e-7)
 
 
+class TorchTest(unittest.TestCase):
+    def test_torch_learner_takes_the_numpy_learners_steps(self):
+        try:
+            import torch  # Debian's python3-torch; not installed in CI
+        except ImportError:
+            self.skipTest("no torch (apt-get install -y python3-torch)")
+        sys.path.insert(0, EXAMPLES)
+        try:
+            rt = load("reinforce_torch")
+        finally:
+            sys.path.remove(EXAMPLES)
+        rng = np.random.default_rng(5)
+        n, A, F = 40, 7, 6
+        args = rf.Args(iterations=4, lr=0.1, clip_grad=0.05)  # the clip binds
+        learners = [rf.NumpyLearner(A, F, args), rt.TorchLearner(A, F, args)]
+        for it in range(4):
+            x = rng.normal(size=(n, F))
+            mask = rng.random((n, A)) < 0.5
+            mask[:, 5] = True
+            a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+            row = rng.integers(0, 4, n)
+            adv = rng.normal(size=4)
+            for lr in learners:
+                lr.update((x, mask, a, row), adv, it)
+        # torch clips by max_norm / (norm + 1e-6): a relative 1e-6 apart.
+        np.testing.assert_allclose(learners[1].theta(), learners[0].theta(), rtol=1e-5, atol=1e-9)
+        self.assertGreater(np.abs(learners[0].theta()).max(), 0.01)
+
+
 class StatisticsTest(unittest.TestCase):
     def test_wilcoxon_exact(self):
         # All ten differences positive: P = 2^-10. Ranks 1..5 with rank 2

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""env_vec.py: decisions per second through swarmsim's VecEnv with a numpy
+linear softmax policy (bench/env.sh's first contender).
+
+Steps VecEnv("latency-pressure", variant=high, num_envs=N, group=G) for a
+number of steps, choosing every row's action with one matrix product and a
+Gumbel-max draw over the valid actions, the same policy as env_peer.py's
+(zero parameters by default: uniform over the valid actions).
+
+Usage: env_vec.py [--num-envs 256] [--group 1] [--steps 2000] [--seed 1] [--theta FILE.npy]
+It prints one line:
+  episodes=E decisions=D choices=C seconds=S decisions_per_s=R
+where choices are the decisions the environment paused at (two or more
+valid actions), decisions those and the decisions with a single valid
+action, counted from the finished episodes' actions_* metrics (the count
+`simulate train` reports, and env_peer.py's), and seconds the time of the
+steps (start-up and reset excepted). Only finished episodes count, so
+decisions is a slight underestimate.
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from swarmsim import VecEnv
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--num-envs", type=int, default=256)
+    ap.add_argument("--group", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--theta", default="")
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    with VecEnv("latency-pressure", variant="high", num_envs=args.num_envs, group=args.group, seed=args.seed) as env:
+        theta = np.load(args.theta) if args.theta else np.zeros((env.num_actions, env.num_features), dtype=np.float32)
+        acts = [k for k in env.episode_metrics if k.startswith("actions_")]
+        obs, info = env.reset()
+        episodes = decisions = choices = 0
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            active = info["active"]
+            if not active.any():
+                obs, info = env.reset()
+                continue
+            logits = obs @ theta.T
+            z = np.where(info["action_mask"], logits - np.log(-np.log(rng.random(logits.shape))), -np.inf)
+            obs, reward, term, trunc, info = env.step(np.argmax(z, axis=1))
+            choices += int(active.sum())
+            ended = term | trunc
+            if ended.any():
+                episodes += int(ended.sum())
+                decisions += int(sum(info["episode"][k][ended].sum() for k in acts))
+        secs = time.perf_counter() - start
+    print(f"episodes={episodes} decisions={decisions} choices={choices} seconds={secs:.3f} "
+          f"decisions_per_s={decisions / secs:.0f}")
+
+
+if __name__ == "__main__":
+    main()
