@@ -48,6 +48,7 @@ import simpy
 
 WORK, DELEGATE, ATTEMPT, SHARE, CHECK, WAIT, SUBMIT = range(7)
 NUM_ACTIONS, NUM_FEATURES = 7, 28
+ACTION_NAMES = ["work", "delegate", "attempt", "share", "check", "wait", "submit"]
 
 WIDTH = 12
 NODES = WIDTH + 2  # plan, parts, assembly
@@ -215,6 +216,7 @@ class Agent:
             else:
                 ep.choices += 1
                 act = ep.policy(x, mask)
+            ep.actions[act] += 1
         if act in (WORK, DELEGATE, ATTEMPT, WAIT, SUBMIT):
             self.release()
         if act == WORK:
@@ -422,6 +424,7 @@ class Episode:
         self.candidates, self.pending, self.attempts, self.spawned = [], 0, 0, 0
         self.agent_time = 0.0
         self.decisions = self.choices = 0
+        self.actions = [0] * NUM_ACTIONS
         self.done, self.acceptable, self.finish = False, False, LIMIT
         self.main = Agent(self, Attempt(alone=False), True)
 
@@ -469,7 +472,8 @@ def main():
     rng = np.random.default_rng(args.seed)
     policy = linear_policy(theta, rng)
     decisions = choices = 0
-    rewards, finishes, par = [], [], []
+    rewards, finishes, par, success = [], [], [], []
+    actions = np.zeros(NUM_ACTIONS)
     start = time.perf_counter()
     for _ in range(args.episodes):
         ep = Episode(rng, policy)
@@ -478,9 +482,12 @@ def main():
         choices += ep.choices
         finishes.append(ep.finish)
         par.append(ep.agent_time / ep.finish)
+        success.append(ep.acceptable)
+        actions += ep.actions
     secs = time.perf_counter() - start
     print(f"mean reward {np.mean(rewards):.4f}, finish {np.mean(finishes):.0f} s, parallelism {np.mean(par):.2f}, "
-          f"decisions per episode {decisions / args.episodes:.2f} (choices {choices / args.episodes:.2f})", file=sys.stderr)
+          f"success {np.mean(success):.3f}, decisions per episode {decisions / args.episodes:.2f} (choices {choices / args.episodes:.2f}); "
+          "by action " + ", ".join(f"{n} {c / args.episodes:.2f}" for n, c in zip(ACTION_NAMES, actions)), file=sys.stderr)
     print(f"episodes={args.episodes} decisions={decisions} choices={choices} seconds={secs:.3f} "
           f"decisions_per_s={decisions / secs:.0f}")
 
