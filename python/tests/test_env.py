@@ -69,24 +69,25 @@ class FixedOrganizationsTest(unittest.TestCase):
         # models/policy/fixed.go over the features), must give byte for byte
         # the cells of `simulate run`'s episodes.csv: with group 1, episode k
         # of row i is task instance k*num_envs + i, which run numbers the same.
+        # The environment refuses a policy section set from outside (it would
+        # do nothing), so each organization comes from a variant that names it.
         rows, per_row, seed = 3, 3, 11
-        cases = [("sequential", "sequential", {}), ("independent", "independent", {}),
-                 ("team", "team", {}), ("split", "sequential", {"policy.organization": "split"})]
-        for org, variant, sets in cases:
-            with self.subTest(organization=org), tempfile.TemporaryDirectory() as tmp:
-                args = ["run", "organizations", "--seed", str(seed), "--episodes", str(rows * per_row), "--workers", "1",
-                        "--charts=false", "--out", tmp]
-                for k, v in sets.items():
-                    args += ["--set", f"{k}={v}"]
-                res = cli(*args)
+        cases = [("sequential", "organizations", "sequential"), ("independent", "organizations", "independent"),
+                 ("team", "organizations", "team"), ("split", "tiny", "split"), ("team", "tiny", "team")]
+        for org, scenario, variant in cases:
+            with self.subTest(organization=org, scenario=scenario), tempfile.TemporaryDirectory() as tmp:
+                res = cli("run", scenario, "--seed", str(seed), "--episodes", str(rows * per_row), "--workers", "1",
+                          "--charts=false", "--out", tmp)
                 self.assertEqual(res.returncode, 0, res.stderr)
                 with open(os.path.join(tmp, "episodes.csv"), newline="") as f:
                     want = [r for r in csv.DictReader(f) if r["variant"] == variant]
                 self.assertEqual(len(want), rows * per_row)
-                with VecEnv("organizations", variant=variant, num_envs=rows, seed=seed, set=sets) as env:
+                with VecEnv(scenario, variant=variant, num_envs=rows, seed=seed) as env:
                     got = run_episodes(env, Fixed(org, env), per_row)
                     columns = [c for c in want[0] if c not in ("variant", "episode", "comm_changed_outcome")]
-                    self.assertEqual(sorted(env.episode_metrics), sorted(columns))
+                    # The environment reports the shared-server and hand-off
+                    # columns always; episodes.csv where the scenario has them.
+                    self.assertLessEqual(set(columns), set(env.episode_metrics))
                 acted = set()
                 for (i, k), metrics in got.items():
                     w = want[k * rows + i]
@@ -113,9 +114,10 @@ class GroupsTest(unittest.TestCase):
         np.testing.assert_array_equal(obs[0], obs[1])
         np.testing.assert_array_equal(obs[0], obs[2])
         np.testing.assert_array_equal(obs[3], obs[5])
+        same = lambda a, b: {k: go_g(v) for k, v in a.items()} == {k: go_g(v) for k, v in b.items()}
         for g in (0, 3):
             for i in (g + 1, g + 2):
-                self.assertEqual(got[(g, 0)], got[(i, 0)], f"rows {g} and {i}")
+                self.assertTrue(same(got[(g, 0)], got[(i, 0)]), f"rows {g} and {i}: {got[(g, 0)]} against {got[(i, 0)]}")
         self.assertNotEqual(got[(0, 0)]["finish_time"], got[(3, 0)]["finish_time"])
 
     def test_finished_rows_wait_for_reset(self):
@@ -257,7 +259,7 @@ class BadInputTest(unittest.TestCase):
         for kwargs, field in [
             (dict(variant=None), "variant"),
             (dict(variant="extreme"), "variant"),
-            (dict(variant="high", num_envs=6, group=4), "num_envs"),
+            (dict(variant="high", num_envs=6, group=4), "group"),
             (dict(variant="high", num_envs=0), "num_envs"),
         ]:
             with self.subTest(**kwargs), self.assertRaises(EnvError) as e:
