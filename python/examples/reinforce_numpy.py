@@ -105,17 +105,18 @@ def rollouts(env, theta, rng):
     obs, info = env.reset()
     active = info["active"].copy()
     while active.any():
-        mask = info["action_mask"]
-        logp = masked_log_softmax(obs @ theta.T, mask)
+        idx = np.flatnonzero(active)  # finished rows wait for the next reset
+        x, mask = obs[idx].astype(np.float64), info["action_mask"][idx]
+        logp = masked_log_softmax(x @ theta.T, mask)
         # Gumbel-max draws from pi; masked actions (-inf) are never drawn.
         a = np.argmax(logp - np.log(-np.log(rng.random(logp.shape))), axis=1)
-        a[~active] = 0  # ignored by the environment
-        idx = np.flatnonzero(active)
-        xs.append(obs[idx].astype(np.float64))
-        masks.append(mask[idx].copy())
-        acts.append(a[idx])
+        xs.append(x)
+        masks.append(mask.copy())
+        acts.append(a)
         rows.append(idx)
-        obs, r, term, trunc, info = env.step(a)
+        actions = np.zeros(n, dtype=np.int32)  # inactive rows' are ignored
+        actions[idx] = a
+        obs, r, term, trunc, info = env.step(actions)
         ended = term | trunc
         reward[ended] = r[ended]
         for k, v in info["episode"].items():
