@@ -30,6 +30,7 @@
 //	plot       redraw the charts of a run, train, sweep or compare directory from its tables
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
+//	env        serve a scenario as a vector environment to a learner in any language
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
 //	validate   check scenario files
 //	list       list the embedded scenarios
@@ -625,6 +626,54 @@
 //	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
 //	simulate trace my-scenario.yaml --format otlp --count 200 --out spans.jsonl
 //	simulate trace exp-parl --policy out/exp-parl-train-seed1/policies/annealed-seed1.json --out parl.json
+//
+// # Serve a scenario as a vector environment to a learner in any language
+//
+// Usage:
+//
+//	simulate env
+//
+// Env makes a scenario an environment that a learner outside simulate steps:
+// a Python, Julia or Rust program, or a language model's harness, starts
+// 'simulate env' as a child process, writes requests to its standard input
+// and reads one reply per request from its standard output, in the
+// swarmsim-env/1 protocol (docs/environment.md). Standard error carries
+// human messages only.
+//
+// Each message is a 4-byte little-endian length, a JSON header of that
+// length, and the binary arrays the header lists. The requests:
+//
+//	make      the scenario (a library name or a YAML path), its variant,
+//	          num_envs rows in groups of group, the seed and set
+//	          overrides (as --set takes them); the reply names the
+//	          features, the actions and the episode metrics
+//	reset     start every row's next episode and run it to its first
+//	          decision: observations, masks, deciding agents, active rows
+//	step      one action per row (an i4 array, or action names): the
+//	          next observations, the rewards, which episodes ended
+//	          (terminated, or truncated by the time limit) and their
+//	          metrics, the columns of episodes.csv
+//	render    each pending decision in words, with the valid actions by
+//	          name: the observation of a language model
+//	close     end the session
+//
+// An observation is the learned policy's feature vector; a row's reward is 0
+// until its episode ends, then the scenario's collective reward as
+// 'simulate train' scores it. Rows in a group share one task instance and
+// the environment's random draws (train.crn); with group 1 a finished row
+// starts its next episode in the same step, with a larger group it waits
+// until reset. With the choices of a built-in policy, the episodes are those
+// of 'simulate run', byte for byte.
+//
+// A bad request gets an error reply naming its field, and the session goes
+// on; a message that breaks the framing gets one and ends the session with
+// status 1. At the end of standard input (the client closed it, or died)
+// env exits at once with status 0, so no process outlives its client.
+//
+// Examples:
+//
+//	simulate env < requests > replies
+//	python3 -c 'import swarmsim; env = swarmsim.VecEnv("latency-pressure", variant="high", num_envs=64, group=8)'
 //
 // # Fit a scenario to recorded OpenTelemetry GenAI traces
 //

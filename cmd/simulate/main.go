@@ -63,7 +63,7 @@ func (s *session) infof(format string, args ...any) {
 var commands []*command
 
 func init() {
-	commands = []*command{cmdRun, cmdTrain, cmdSweep, cmdMerge, cmdCompare, cmdPlot, cmdGraph, cmdTrace, cmdFit, cmdValidate, cmdList, cmdSchema, cmdVersion}
+	commands = []*command{cmdRun, cmdTrain, cmdSweep, cmdMerge, cmdCompare, cmdPlot, cmdGraph, cmdTrace, cmdEnv, cmdFit, cmdValidate, cmdList, cmdSchema, cmdVersion}
 }
 
 func lookup(name string) *command {

@@ -73,6 +73,21 @@ func (m Mask) Single() bool { return m != 0 && m&(m-1) == 0 }
 // First returns the lowest action in the mask; the mask must not be empty.
 func (m Mask) First() Action { return Action(bits.TrailingZeros8(uint8(m))) }
 
+// List returns the names of the mask's actions, separated by commas, in
+// the order of the action set.
+func (m Mask) List() string {
+	s := ""
+	for a := range Action(NumActions) {
+		if m.Has(a) {
+			if s != "" {
+				s += ","
+			}
+			s += a.String()
+		}
+	}
+	return s
+}
+
 // ParseMask returns the mask holding the named actions. Each name must be
 // an action's and appear once.
 func ParseMask(names []string) (Mask, error) {

@@ -165,7 +165,9 @@ func (a *agent) span(start, end sim.Time, kind, label string) {
 	}
 }
 
-// decide asks the policy what to do, now that the agent is free.
+// decide asks the policy what to do, now that the agent is free, and
+// applies its choice; a stepped episode (step.go) stops at the choice
+// instead.
 func (a *agent) decide() {
 	ep := a.ep
 	if ep.done || ep.err != nil {
@@ -202,16 +204,28 @@ func (a *agent) decide() {
 	default:
 		u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
 		a.decisions++
+		if ep.stepping {
+			ep.ask(a, mask, u)
+			return
+		}
 		act = ep.pol.Decide(obs, mask, u)
 		if !mask.Has(act) {
-			ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, maskString(mask), a.id, ep.env.Now()))
+			ep.fail(fmt.Errorf("%w: %v (allowed %s) by agent %d at %v", ErrInvalidAction, act, mask.List(), a.id, ep.env.Now()))
 			return
 		}
 		a.turn()
 	}
+	a.apply(act, mask)
+}
+
+// apply carries out the action the agent decided on, chosen among mask
+// (empty when there was no choice): the second half of decide, which an
+// action given from outside enters directly (step.go).
+func (a *agent) apply(act Action, mask Mask) {
+	ep := a.ep
 	ep.res.Actions[act]++
 	if ep.opts.Record && mask != 0 {
-		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: *obs, Mask: mask, Action: act})
+		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: ep.obs, Mask: mask, Action: act})
 	}
 	switch act {
 	case Work:
@@ -242,19 +256,6 @@ func (a *agent) turn() {
 	if a.main {
 		a.steps++
 	}
-}
-
-func maskString(m Mask) string {
-	s := ""
-	for a := range Action(NumActions) {
-		if m.Has(a) {
-			if s != "" {
-				s += ","
-			}
-			s += a.String()
-		}
-	}
-	return s
 }
 
 // busyFor keeps the agent busy for d, then lets it decide again.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
@@ -123,7 +124,7 @@ type sharedEpisode struct {
 
 // sharedEpisodes returns BenchmarkShared's episodes: own servers, one
 // shared replica, a hosted API and a tool pool, in that order.
-func sharedEpisodes(b *testing.B) []sharedEpisode {
+func sharedEpisodes(b testing.TB) []sharedEpisode {
 	fam := task.Family{Shape: "layered", Width: 10, Depth: 10, EdgeProb: 0.3,
 		Work: sim.Exponential(120), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(200)}
 	g, err := fam.Draw(rand.New(rand.NewPCG(1, 1)))
@@ -141,4 +142,45 @@ func sharedEpisodes(b *testing.B) []sharedEpisode {
 	pool := own
 	pool.Tools.Pool = 2
 	return []sharedEpisode{{"own", g, own}, {"serving", g, replicas}, {"api", g, api}, {"tools", tools, pool}}
+}
+
+// BenchmarkStepper runs the same sampling policy's episode (a layered DAG
+// of 100 subtasks, 10 agents) on a Runner, deciding in process, and on a
+// Stepper, decided from outside, and reports the cost per action taken:
+// stepping must stay near the in-process cost, with no allocation per
+// decision.
+func BenchmarkStepper(b *testing.B) {
+	g := sharedEpisodes(b)[0].g
+	cfg := collective.Defaults()
+	cfg.Agents = 10
+	pol := policy.NewLinear()
+	var r collective.Runner
+	var s collective.Stepper
+	for _, way := range []struct {
+		name string
+		run  func() *collective.Result
+	}{
+		{"run", func() *collective.Result {
+			res, err := r.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return res
+		}},
+		{"stepped", func() *collective.Result {
+			res, _ := stepWith(b, &s, g, cfg, pol, 1, collective.Options{})
+			return res
+		}},
+	} {
+		b.Run(way.name, func(b *testing.B) {
+			actions := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, n := range way.run().Actions {
+					actions += n
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(actions), "ns/action")
+		})
+	}
 }

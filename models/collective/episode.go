@@ -83,11 +83,20 @@ type Runner struct {
 // Result, and the Decisions and Trace it holds, belong to the runner and
 // are valid until its next Run.
 func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Options) (*Result, error) {
+	if err := r.start(g, cfg, pol, streams, opts); err != nil {
+		return nil, err
+	}
+	return r.finish(r.ep.loop())
+}
+
+// start sets up an episode on the runner's memory and schedules the main
+// agent's first decision; the loop runs it.
+func (r *Runner) start(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Options) error {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("collective config: %w", err)
+		return fmt.Errorf("collective config: %w", err)
 	}
 	if g.Len() == 0 {
-		return nil, errors.New("collective: the task graph is empty")
+		return errors.New("collective: the task graph is empty")
 	}
 	maxEvents := opts.MaxEvents
 	if maxEvents == 0 {
@@ -134,7 +143,7 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 	clear(ep.running[:cap(ep.running)]) // agents of an episode that failed
 	ep.reserved.reset()
 	if err := ep.shareInference(streams); err != nil {
-		return nil, fmt.Errorf("collective config: %w", err)
+		return fmt.Errorf("collective config: %w", err)
 	}
 	// A shared server or tool pool schedules calls its own way, and a
 	// trace shows every call.
@@ -150,8 +159,15 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 	ep.main = main
 	main.becomeBusy()
 	main.later(0, main.decideFn)
-	err := ep.loop()
-	if opts.Record {
+	return nil
+}
+
+// finish closes the episode the loop ended with err: the recorded
+// decisions go back to the runner's memory, and the metrics are worked
+// out.
+func (r *Runner) finish(err error) (*Result, error) {
+	ep := &r.ep
+	if ep.opts.Record {
 		r.decisions = r.res.Decisions[:0]
 		if len(r.res.Decisions) == 0 {
 			r.res.Decisions = nil // as an episode on fresh memory has it
@@ -207,6 +223,15 @@ type episode struct {
 	err         error
 	res         *Result
 	obs         Observation // the observation of the decision being made
+
+	// Stepping from outside (step.go): whether decisions wait for an
+	// action from outside instead of asking pol, and the decision that
+	// waits: its agent (nil if none), mask and draw. obs is its
+	// observation.
+	stepping bool
+	asking   *agent
+	askMask  Mask
+	askU     float64
 
 	// Runs of model calls (runs.go): whether they are allowed, the agents
 	// with one going, their virtual call ends not applied yet, what new
@@ -294,7 +319,7 @@ func (ep *episode) loop() error {
 	}
 	ctx := ep.opts.Context
 	n := uint64(math.MaxUint64)
-	for !ep.done && ep.err == nil {
+	for !ep.done && ep.err == nil && ep.asking == nil {
 		if ctx != nil {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -308,7 +333,7 @@ func (ep *episode) loop() error {
 				return fmt.Errorf("collective: %w (the episode's bound: %d events)", err, ep.maxEvents)
 			}
 			return fmt.Errorf("collective: %w", err)
-		case ep.done || ep.err != nil:
+		case ep.done || ep.err != nil || ep.asking != nil:
 		case next == sim.MaxTime:
 			ep.res.Stalled = true
 			ep.end(false)

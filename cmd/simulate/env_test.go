@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	le "encoding/binary"
+	"encoding/json"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/experiment/env"
+)
+
+// envFrame returns a swarmsim-env/1 message with a header and no arrays.
+func envFrame(t *testing.T, header any) []byte {
+	h, err := json.Marshal(header)
+	require.NoError(t, err)
+	return append(le.LittleEndian.AppendUint32(nil, uint32(len(h))), h...)
+}
+
+// TestEnvExitsWithItsClient starts simulate env as a client would, makes
+// an environment, and closes its standard input without a close request,
+// as a client that dies does: the process ends at once, with status 0,
+// having answered what it was asked and written nothing on stderr.
+func TestEnvExitsWithItsClient(t *testing.T) {
+	cmd := exec.Command(binary(t), "env")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	_, err = stdin.Write(envFrame(t, map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "num_envs": 4, "group": 2}))
+	require.NoError(t, err)
+	_, err = stdin.Write(envFrame(t, map[string]any{"op": "reset"}))
+	require.NoError(t, err)
+	require.NoError(t, stdin.Close())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "stderr: %s", stderr.String())
+	case <-time.After(30 * time.Second):
+		require.NoError(t, cmd.Process.Kill())
+		t.Fatal("simulate env outlived its client's input")
+	}
+	assert.Empty(t, stderr.String())
+	r := env.NewReader(&stdout)
+	for _, op := range []string{"make", "reset"} {
+		m, err := r.Read()
+		require.NoError(t, err, op)
+		var h struct{ OK bool }
+		require.NoError(t, json.Unmarshal(m.Header, &h))
+		assert.True(t, h.OK, "%s: %s", op, m.Header)
+	}
+}
+
+// TestEnvFramingError checks that a header that is not JSON ends the
+// session with an error reply and status 1.
+func TestEnvFramingError(t *testing.T) {
+	cmd := exec.Command(binary(t), "env")
+	cmd.Stdin = bytes.NewReader(append(le.LittleEndian.AppendUint32(nil, 3), "{x:"...))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, exitFail, exit.ExitCode())
+	assert.Contains(t, stderr.String(), "simulate env: framing: the header is not a JSON object")
+	m, err := env.NewReader(&stdout).Read()
+	require.NoError(t, err)
+	assert.Contains(t, string(m.Header), `"field":"header"`)
+}

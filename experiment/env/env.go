@@ -1,0 +1,500 @@
+package env
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// NumFeatures and NumActions are the widths of an observation and a mask.
+const (
+	NumFeatures = policy.NumFeatures
+	NumActions  = collective.NumActions
+)
+
+// MaxRows bounds Config.NumEnvs: each row holds an episode's memory.
+const MaxRows = 1 << 16
+
+// Config is what an environment is made from.
+type Config struct {
+	// Scenario is a library scenario's name or a YAML file's path.
+	Scenario string
+	// Variant names the scenario's variant; it may be empty when the
+	// scenario has one.
+	Variant string
+	// Sets are overrides "path=value", as --set takes them, in order.
+	Sets []string
+	// NumEnvs is the number of rows; Group divides it.
+	NumEnvs, Group int
+	// Seed replaces the scenario's master seed when not nil.
+	Seed *uint64
+	// MaxEvents bounds each episode's events (collective.Options); 0
+	// means the default.
+	MaxEvents uint64
+}
+
+// FieldError is an error in one field of what the caller gave: Field
+// names it as the protocol does ("variant", "set.reward.latency",
+// "actions[3]"), and the message says what is allowed.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// Env is a vector environment: NumEnvs rows, each an episode of the
+// scenario's variant paused at a decision. Its methods must be called from
+// one goroutine; what they return is the Env's memory, valid until the
+// next call.
+type Env struct {
+	name    string
+	variant scenarios.Variant
+	n, g    int
+	seed    uint64
+	opts    collective.Options
+	metrics []experiment.EpisodeMetric
+
+	rows   []row
+	group  []collective.Metrics // a group's finished episodes, for its rewards
+	scores []float64
+	out    Out
+	feat   [NumFeatures]float64
+	reset  bool  // Reset was called and no episode failed since
+	ended  []int // the rows whose ends or rewards the output reports
+}
+
+// row is one episode in progress and what the row keeps of the last one.
+type row struct {
+	s        collective.Stepper
+	own      sim.Streams // the decisions' streams of a row after its group's first
+	k        uint64      // episodes begun
+	instance uint64      // the task instance of the episode in progress
+	pending  collective.Pending
+	active   bool
+	finished experiment.Row // the last finished episode
+	result   collective.Metrics
+}
+
+// Out is what Reset and Step return, row by row: flat arrays in C order,
+// ready to be sent as they are. Reset fills Obs, Mask, Agent and Active;
+// Step all of them.
+type Out struct {
+	Obs    []float32 // NumEnvs × NumFeatures: the deciding agent's features; 0 where inactive
+	Mask   []uint8   // NumEnvs × NumActions: 1 where the action is valid
+	Agent  []int32   // the deciding agent (0 is the main agent); -1 where inactive
+	Active []uint8   // 1 where the row waits for an action
+	Reward []float64 // the collective reward, where an episode's reward is paid
+	// Terminated and Truncated are 1 where an episode ended in this step:
+	// truncated by the time limit, terminated otherwise.
+	Terminated, Truncated []uint8
+	// Episode holds, per episode metric (Metrics), the finished
+	// episode's value in each row; NaN where no episode ended.
+	Episode [][]float64
+}
+
+// New makes an environment; its rows wait for Reset.
+func New(cfg Config) (*Env, error) {
+	if cfg.NumEnvs < 1 || cfg.NumEnvs > MaxRows {
+		return nil, fieldErr("num_envs", "num_envs: %d is out of range (1 to %d)", cfg.NumEnvs, MaxRows)
+	}
+	if cfg.Group < 1 || cfg.NumEnvs%cfg.Group != 0 {
+		return nil, fieldErr("group", "group: %d does not divide num_envs %d (allowed: a divisor of num_envs, 1 for independent rows)", cfg.Group, cfg.NumEnvs)
+	}
+	for i, s := range cfg.Sets {
+		if why := unread(s); why != "" {
+			return nil, fieldErr(setField(s), "set %s: %s; remove it", s, why)
+		}
+		if !strings.Contains(s, "=") {
+			return nil, fieldErr(fmt.Sprintf("set[%d]", i), "set %q: want path=value", s)
+		}
+	}
+	sc, err := scenarios.Load(cfg.Scenario, cfg.Sets)
+	if err != nil {
+		return nil, &FieldError{Field: loadField(err, cfg.Sets), Err: err}
+	}
+	v, err := pickVariant(sc, cfg.Variant)
+	if err != nil {
+		return nil, err
+	}
+	if v.Spec.Reward.Penalty == rlcr.PenaltyGroupRelative && cfg.Group == 1 {
+		return nil, fieldErr("group", "group: 1 with reward.penalty group-relative, which compares finish times within a group and is always 0 in a group of one (allowed: group 2 or more)")
+	}
+	e := &Env{
+		name: sc.Name, variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
+		opts:    collective.Options{MaxEvents: cfg.MaxEvents},
+		metrics: experiment.EpisodeMetrics(),
+		rows:    make([]row, cfg.NumEnvs),
+		group:   make([]collective.Metrics, cfg.Group),
+		scores:  make([]float64, cfg.Group),
+	}
+	if cfg.Seed != nil {
+		e.seed = *cfg.Seed
+	}
+	n := e.n
+	e.out = Out{
+		Obs: make([]float32, n*NumFeatures), Mask: make([]uint8, n*NumActions), Agent: make([]int32, n),
+		Active: make([]uint8, n), Reward: make([]float64, n), Terminated: make([]uint8, n), Truncated: make([]uint8, n),
+		Episode: make([][]float64, len(e.metrics)),
+	}
+	for m := range e.out.Episode {
+		e.out.Episode[m] = make([]float64, n)
+		fillNaN(e.out.Episode[m])
+	}
+	return e, nil
+}
+
+// unread returns why the environment never reads the field a set names,
+// or "" if it may: a value it would silently ignore is an error.
+func unread(set string) string {
+	switch top, _, _ := strings.Cut(setPath(set), "."); strings.SplitN(top, "[", 2)[0] {
+	case "policy":
+		return "the environment's policy is its caller's, so it never reads the policy section (the organization or policy file that simulate run evaluates)"
+	case "train":
+		return "the environment never trains, so it never reads the train section: its caller learns"
+	case "episodes":
+		return "the environment runs episodes until its caller stops, so it never reads episodes"
+	case "sweep":
+		return "only simulate sweep reads the sweep section"
+	case "figures":
+		return "the environment draws no charts, so it never reads the figures list"
+	}
+	return ""
+}
+
+// setPath returns the field path a set names, as written.
+func setPath(set string) string {
+	path, _, _ := strings.Cut(set, "=")
+	return strings.TrimSpace(path)
+}
+
+// setField is the protocol's field of a set: set.PATH.
+func setField(set string) string { return "set." + setPath(set) }
+
+// loadField names the field a scenario's loading error is about: the set
+// whose path it names, or else the scenario.
+func loadField(err error, sets []string) string {
+	msg := err.Error()
+	for i := len(sets) - 1; i >= 0; i-- {
+		if p := setPath(sets[i]); p != "" && strings.Contains(msg, p) {
+			return setField(sets[i])
+		}
+	}
+	return "scenario"
+}
+
+// pickVariant returns the named variant of sc, or its only one.
+func pickVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error) {
+	names := make([]string, len(sc.Variants))
+	for i := range sc.Variants {
+		if sc.Variants[i].Name == name || name == "" && len(sc.Variants) == 1 {
+			return &sc.Variants[i], nil
+		}
+		names[i] = sc.Variants[i].Name
+	}
+	if name == "" {
+		return nil, fieldErr("variant", "variant: scenario %s has %d variants; name one (allowed: %s)", sc.Name, len(names), strings.Join(names, ", "))
+	}
+	return nil, fieldErr("variant", "variant: scenario %s has no variant %q (allowed: %s)", sc.Name, name, strings.Join(names, ", "))
+}
+
+// Scenario and Variant name what the environment runs.
+func (e *Env) Scenario() string { return e.name }
+
+// Variant returns the variant's name.
+func (e *Env) Variant() string { return e.variant.Name }
+
+// NumEnvs and Group return the rows and their group size.
+func (e *Env) NumEnvs() int { return e.n }
+
+// Group returns the number of consecutive rows that share a task instance.
+func (e *Env) Group() int { return e.g }
+
+// Metrics returns the names of the episode metrics, in the order of
+// Out.Episode: columns of episodes.csv.
+func (e *Env) Metrics() []string {
+	names := make([]string, len(e.metrics))
+	for i, m := range e.metrics {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// FeatureNames returns the names of the observation's features.
+func FeatureNames() []string { return policy.FeatureNames() }
+
+// ActionNames returns the names of the actions, in the order of the mask.
+func ActionNames() []string {
+	names := make([]string, NumActions)
+	for a := range collective.Action(NumActions) {
+		names[a] = a.String()
+	}
+	return names
+}
+
+// Reset starts a fresh episode in every row, on the next task instances
+// (restarting the sequence when seed is not nil), and runs each to its
+// first decision. A finished row's data is dropped.
+func (e *Env) Reset(seed *uint64) (*Out, error) {
+	if seed != nil {
+		e.seed = *seed
+		for i := range e.rows {
+			e.rows[i].k = 0
+		}
+	}
+	e.reset = false
+	e.clearEnded()
+	for first := 0; first < e.n; first += e.g {
+		if err := e.startGroup(first); err != nil {
+			return nil, err
+		}
+	}
+	e.reset = true
+	return &e.out, nil
+}
+
+// startGroup starts the next episodes of the group whose first row is
+// first: one task instance, one set of environment streams.
+func (e *Env) startGroup(first int) error {
+	k := e.rows[first].k
+	instance := k*uint64(e.n/e.g) + uint64(first/e.g)
+	streams, g, err := experiment.DrawEpisode(&e.variant, e.seed, int(instance))
+	if err != nil {
+		return fmt.Errorf("row %d: task instance %d: %w", first, instance, err)
+	}
+	for i := first; i < first+e.g; i++ {
+		if err := e.start(i, instance, streams, g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// start begins row i's next episode on a task instance and fills its
+// part of the output.
+func (e *Env) start(i int, instance uint64, streams sim.Streams, g *task.Graph) error {
+	r := &e.rows[i]
+	r.k++
+	r.instance = instance
+	opts := e.opts
+	if member := i % e.g; member > 0 {
+		r.own = streams.Derive("member", uint64(member))
+		opts.Decisions = &r.own
+	}
+	if err := r.s.Start(g, e.variant.Spec.Collective, streams, opts); err != nil {
+		return fmt.Errorf("row %d: %w", i, err)
+	}
+	p, ok := r.s.Next()
+	if !ok {
+		return fmt.Errorf("row %d: episode %d ended without a decision for a policy to take (the scenario leaves its agents no choice)", i, instance)
+	}
+	r.pending, r.active = p, true
+	e.observe(i)
+	return nil
+}
+
+// observe fills row i's observation, mask and agent from its pending
+// decision, or zeros them if the row is inactive.
+func (e *Env) observe(i int) {
+	r := &e.rows[i]
+	obs := e.out.Obs[i*NumFeatures : (i+1)*NumFeatures]
+	mask := e.out.Mask[i*NumActions : (i+1)*NumActions]
+	if !r.active {
+		clear(obs)
+		clear(mask)
+		e.out.Agent[i], e.out.Active[i] = -1, 0
+		return
+	}
+	policy.Features(r.pending.Obs, &e.feat)
+	for j, x := range e.feat {
+		obs[j] = float32(x)
+	}
+	for a := range collective.Action(NumActions) {
+		mask[a] = b2u(r.pending.Mask.Has(a))
+	}
+	e.out.Agent[i], e.out.Active[i] = int32(r.pending.Agent), 1
+}
+
+// Check returns an error naming the first active row whose action is not
+// valid, or nil: what Step refuses.
+func (e *Env) Check(actions []int32) error {
+	if len(actions) != e.n {
+		return fieldErr("actions", "actions: %d values for %d rows (want one per row)", len(actions), e.n)
+	}
+	if !e.reset {
+		return fieldErr("op", "step before reset: the rows have no episodes (send reset first)")
+	}
+	for i, a := range actions {
+		r := &e.rows[i]
+		if !r.active {
+			continue
+		}
+		if a < 0 || int(a) >= NumActions {
+			return fieldErr(fmt.Sprintf("actions[%d]", i), "row %d: action %d is out of range (0 to %d); valid: %s", i, a, NumActions-1, r.pending.Mask.List())
+		}
+		if act := collective.Action(a); !r.pending.Mask.Has(act) {
+			return fieldErr(fmt.Sprintf("actions[%d]", i), "row %d: action %d (%v) is not valid; valid: %s", i, a, act, r.pending.Mask.List())
+		}
+	}
+	return nil
+}
+
+// Step gives every active row its action and runs it to its next
+// decision. An invalid action is refused (Check) and no row advances. A
+// row whose episode ends reports its reward, termination and metrics;
+// with group 1 it starts its next episode at once, whose first
+// observation it reports, and with a larger group it waits, inactive,
+// for Reset. An episode that fails (its event bound) is an error naming
+// the row; the environment then needs a Reset.
+func (e *Env) Step(actions []int32) (*Out, error) {
+	if err := e.Check(actions); err != nil {
+		return nil, err
+	}
+	e.clearEnded()
+	for i, a := range actions {
+		r := &e.rows[i]
+		if !r.active {
+			continue
+		}
+		if err := r.s.Act(collective.Action(a)); err != nil {
+			e.reset = false
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		if p, ok := r.s.Next(); ok {
+			r.pending = p
+			e.observe(i)
+			continue
+		}
+		if err := e.finish(i); err != nil {
+			e.reset = false
+			return nil, err
+		}
+	}
+	return &e.out, nil
+}
+
+// finish reports row i's finished episode and, with group 1, starts the
+// row's next one; with a larger group the row waits, and the group's
+// rewards are paid when its last row finishes if they depend on each
+// other.
+func (e *Env) finish(i int) error {
+	r := &e.rows[i]
+	res, err := r.s.Result()
+	if err != nil {
+		return fmt.Errorf("row %d: episode %d: %w", i, r.instance, err)
+	}
+	r.active = false
+	r.result = res.Metrics
+	e.ended = append(e.ended, i)
+	cfg := &e.variant.Spec.Collective
+	reward := &e.variant.Spec.Reward
+	// The episode's own reward, as episodes.csv scores it: a group of one.
+	e.group[0] = res.Metrics
+	reward.Group(cfg, 0, e.group[:1], e.scores[:1])
+	r.finished = experiment.Row{Variant: e.variant.Name, Episode: int(r.instance), Metrics: res.Metrics, Reward: e.scores[0]}
+	for m, metric := range e.metrics {
+		e.out.Episode[m][i] = metric.Value(&r.finished)
+	}
+	if res.TimedOut {
+		e.out.Truncated[i] = 1
+	} else {
+		e.out.Terminated[i] = 1
+	}
+	switch {
+	case e.g == 1:
+		e.out.Reward[i] = r.finished.Reward
+		g, streams, err := e.next(i)
+		if err != nil {
+			return err
+		}
+		return e.start(i, r.instance, streams, g)
+	case reward.Penalty != rlcr.PenaltyGroupRelative:
+		e.out.Reward[i] = r.finished.Reward
+	default:
+		e.payGroup(i - i%e.g)
+	}
+	e.observe(i)
+	return nil
+}
+
+// next draws row i's next task instance (group 1) and sets it as the
+// row's instance.
+func (e *Env) next(i int) (*task.Graph, sim.Streams, error) {
+	r := &e.rows[i]
+	r.instance = r.k*uint64(e.n) + uint64(i)
+	streams, g, err := experiment.DrawEpisode(&e.variant, e.seed, int(r.instance))
+	if err != nil {
+		return nil, sim.Streams{}, fmt.Errorf("row %d: task instance %d: %w", i, r.instance, err)
+	}
+	return g, streams, nil
+}
+
+// payGroup pays the rewards of the group whose first row is first once
+// all its rows have finished: scored together, as the learner scores a
+// group, since a group-relative penalty compares their finish times.
+func (e *Env) payGroup(first int) {
+	for j := range e.g {
+		if e.rows[first+j].active {
+			return
+		}
+		e.group[j] = e.rows[first+j].result
+	}
+	e.variant.Spec.Reward.Group(&e.variant.Spec.Collective, 0, e.group, e.scores)
+	copy(e.out.Reward[first:first+e.g], e.scores)
+	for j := range e.g {
+		e.ended = append(e.ended, first+j) // paid now, cleared at the next step
+	}
+}
+
+// clearEnded clears what the last call reported of the episodes that
+// ended in it (rewards, ends and metrics), so that a step costs the
+// rows that act, not all of the table.
+func (e *Env) clearEnded() {
+	for _, i := range e.ended {
+		e.out.Reward[i], e.out.Terminated[i], e.out.Truncated[i] = 0, 0, 0
+		for m := range e.out.Episode {
+			e.out.Episode[m][i] = math.NaN()
+		}
+	}
+	e.ended = e.ended[:0]
+}
+
+// Finished returns row i's last finished episode as a row of episodes.csv
+// (CommChanged aside, which needs a replay), and false if it has none.
+func (e *Env) Finished(i int) (experiment.Row, bool) {
+	r := &e.rows[i]
+	return r.finished, r.finished.Variant != ""
+}
+
+// Pending returns row i's pending decision, and false if the row is
+// inactive.
+func (e *Env) Pending(i int) (collective.Pending, bool) {
+	r := &e.rows[i]
+	return r.pending, r.active
+}
+
+func fillNaN(xs []float64) {
+	for i := range xs {
+		xs[i] = math.NaN()
+	}
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,212 @@
+package env_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/experiment/env"
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// choose returns the actions pol takes in every active row of e.
+func choose(e *env.Env, pol collective.Policy) []int32 {
+	actions := make([]int32, e.NumEnvs())
+	for i := range actions {
+		if p, ok := e.Pending(i); ok {
+			actions[i] = int32(pol.Decide(p.Obs, p.Mask, p.U))
+		}
+	}
+	return actions
+}
+
+// TestReproducesRun steps the environment with each fixed organization's
+// choices and checks that the rows' first episodes are those of simulate
+// run: the same episodes.csv, byte for byte.
+func TestReproducesRun(t *testing.T) {
+	const episodes = 6
+	for _, c := range []struct{ scenario, variant string }{
+		{"organizations", "sequential"},
+		{"organizations", "independent"},
+		{"organizations", "team"},
+		{"tiny", "split"},
+	} {
+		t.Run(c.scenario+"/"+c.variant, func(t *testing.T) {
+			sc, err := scenarios.Load(c.scenario, []string{fmt.Sprintf("episodes=%d", episodes)})
+			require.NoError(t, err)
+			var want []experiment.Row
+			require.NoError(t, experiment.Evaluate(context.Background(), sc, experiment.EvalOptions{}, func(r experiment.Row) error {
+				if r.Variant == c.variant {
+					r.Trace = nil
+					want = append(want, r)
+				}
+				return nil
+			}))
+			require.Len(t, want, episodes)
+			var v *scenarios.Variant
+			for i := range sc.Variants {
+				if sc.Variants[i].Name == c.variant {
+					v = &sc.Variants[i]
+				}
+			}
+			pol, err := v.Policy()
+			require.NoError(t, err)
+
+			e, err := env.New(env.Config{Scenario: c.scenario, Variant: c.variant, NumEnvs: episodes, Group: 1})
+			require.NoError(t, err)
+			_, err = e.Reset(nil)
+			require.NoError(t, err)
+			got := make([]experiment.Row, episodes)
+			ended := 0
+			for steps := 0; ended < episodes; steps++ {
+				require.Less(t, steps, 100000, "the episodes never ended")
+				out, err := e.Step(choose(e, pol))
+				require.NoError(t, err)
+				for i := range episodes {
+					if out.Terminated[i]+out.Truncated[i] == 0 || got[i].Variant != "" {
+						continue
+					}
+					got[i], _ = e.Finished(i)
+					got[i].CommChanged = want[i].CommChanged // a replay's, which the environment does not run
+					assert.Equal(t, got[i].Reward, out.Reward[i], "row %d: the reward paid is episodes.csv's", i)
+					ended++
+				}
+			}
+			wantCSV, err := experiment.EpisodesCSV(want, false)
+			require.NoError(t, err)
+			gotCSV, err := experiment.EpisodesCSV(got, false)
+			require.NoError(t, err)
+			assert.Equal(t, string(wantCSV), string(gotCSV))
+		})
+	}
+}
+
+// finishGroups resets e, steps every row to the end of its episode with
+// pol's choices and returns each row's finish time, checking that a
+// finished row waits inactive.
+func finishGroups(t *testing.T, e *env.Env, pol collective.Policy) []float64 {
+	_, err := e.Reset(nil)
+	require.NoError(t, err)
+	require.Equal(t, "finish_time", e.Metrics()[0])
+	finish := make([]float64, e.NumEnvs())
+	for step := 0; ; step++ {
+		require.Less(t, step, 100000)
+		out, err := e.Step(choose(e, pol))
+		require.NoError(t, err)
+		done := true
+		for i, v := range out.Episode[0] {
+			if !math.IsNaN(v) {
+				finish[i] = v
+			}
+			if out.Active[i] != 0 {
+				require.Zero(t, finish[i], "row %d finished and is active", i)
+				done = false
+			}
+		}
+		if done {
+			return finish
+		}
+	}
+}
+
+// TestGroupsShareTheirInstance checks that the rows of a group work on one
+// task instance with the same environment draws, so that with the same
+// choices they have the same episode, and that each row has its own
+// decision draws, so that a sampling policy makes them differ.
+func TestGroupsShareTheirInstance(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 8, Group: 4})
+	require.NoError(t, err)
+	team, err := policy.Organization("team")
+	require.NoError(t, err)
+	finish := finishGroups(t, e, team)
+	for i := range 8 {
+		assert.Equal(t, finish[i-i%4], finish[i], "row %d differs from its group's first", i)
+	}
+	assert.NotEqual(t, finish[0], finish[4], "two groups worked the same instance")
+
+	finish = finishGroups(t, e, policy.NewLinear()) // uniform over the mask
+	assert.NotEqual(t, finish[:4], []float64{finish[0], finish[0], finish[0], finish[0]}, "the rows of a group drew alike")
+}
+
+// TestBadConfig checks that what New refuses names its field and what is
+// allowed, with the command line's messages for scenarios and sets.
+func TestBadConfig(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cfg   env.Config
+		field string
+		msg   string
+	}{
+		{"no rows", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 0, Group: 1}, "num_envs", "num_envs: 0 is out of range"},
+		{"group", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 6, Group: 4}, "group", "does not divide num_envs 6"},
+		{"scenario", env.Config{Scenario: "tinny", NumEnvs: 1, Group: 1}, "scenario", `did you mean "tiny"?`},
+		{"no variant", env.Config{Scenario: "tiny", NumEnvs: 1, Group: 1}, "variant", "has 2 variants; name one (allowed: split, team)"},
+		{"unknown variant", env.Config{Scenario: "tiny", Variant: "x", NumEnvs: 1, Group: 1}, "variant", `no variant "x"`},
+		{"unknown key", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.latencyy=1"}, NumEnvs: 1, Group: 1}, "set.reward.latencyy", "latencyy"},
+		{"bad value", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"collective.agents=many"}, NumEnvs: 1, Group: 1}, "set.collective.agents", "collective.agents"},
+		{"unread", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.organization=split"}, NumEnvs: 1, Group: 1}, "set.policy.organization", "never reads the policy section"},
+		{"group-relative alone", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.penalty=group-relative", "reward.latency=1"}, NumEnvs: 2, Group: 1}, "group", "always 0 in a group of one"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := env.New(c.cfg)
+			require.Error(t, err)
+			var fe *env.FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, c.field, fe.Field)
+			assert.Contains(t, err.Error(), c.msg)
+		})
+	}
+	_, err := scenarios.Load("tiny", []string{"reward.latencyy=1"})
+	require.Error(t, err)
+	_, envErr := env.New(env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.latencyy=1"}, NumEnvs: 1, Group: 1})
+	assert.Equal(t, err.Error(), envErr.Error(), "the command line's message")
+}
+
+// TestInvalidActionAdvancesNothing checks that an invalid action in one
+// row is refused with the row, the action and the mask, and that no row
+// moved: the same valid actions then give what they give without it.
+func TestInvalidActionAdvancesNothing(t *testing.T) {
+	team, err := policy.Organization("team")
+	require.NoError(t, err)
+	run := func(bad bool) []float32 {
+		e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 4, Group: 1})
+		require.NoError(t, err)
+		_, err = e.Reset(nil)
+		require.NoError(t, err)
+		var out *env.Out
+		for step := range 6 {
+			actions := choose(e, team)
+			if bad && step == 3 {
+				p, _ := e.Pending(2)
+				wrong := actions[2]
+				for a := range collective.Action(env.NumActions) {
+					if !p.Mask.Has(a) {
+						wrong = int32(a)
+						break
+					}
+				}
+				invalid := append([]int32(nil), actions...)
+				invalid[2] = wrong
+				_, err := e.Step(invalid)
+				var fe *env.FieldError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, "actions[2]", fe.Field)
+				assert.Contains(t, err.Error(), fmt.Sprintf("row 2: action %d (%v) is not valid; valid: %s", wrong, collective.Action(wrong), p.Mask.List()))
+				invalid[2] = 99
+				_, err = e.Step(invalid)
+				assert.ErrorContains(t, err, "row 2: action 99 is out of range (0 to 6)")
+			}
+			out, err = e.Step(actions)
+			require.NoError(t, err)
+		}
+		return append([]float32(nil), out.Obs...)
+	}
+	assert.Equal(t, run(false), run(true))
+}

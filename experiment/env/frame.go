@@ -1,0 +1,183 @@
+package env
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Protocol names the wire protocol Serve speaks; a client names it in its
+// make request, and a change that an old client could misread changes it.
+const Protocol = "swarmsim-env/1"
+
+// The bounds of a message: a longer header, or payloads beyond
+// MaxPayload in all, are a framing error.
+const (
+	MaxHeader  = 16 << 20
+	MaxPayload = 1 << 30
+)
+
+// An Array describes one binary array of a message: its name, its dtype
+// (u1, i4, f4 or f8, little-endian) and its shape, in C order.
+type Array struct {
+	Name  string `json:"name"`
+	Dtype string `json:"dtype"`
+	Shape []int  `json:"shape"`
+}
+
+// itemSizes are the bytes of an item of each dtype.
+var itemSizes = map[string]int{"u1": 1, "i4": 4, "f4": 4, "f8": 8}
+
+// size returns the bytes of the array's payload, or an error if its dtype
+// or shape is not one the protocol has.
+func (a *Array) size() (int, error) {
+	item, ok := itemSizes[a.Dtype]
+	if !ok {
+		return 0, fmt.Errorf("arrays: %q has dtype %q (allowed: u1, i4, f4, f8)", a.Name, a.Dtype)
+	}
+	n := item
+	for _, d := range a.Shape {
+		if d < 0 || d > 0 && n > MaxPayload/d {
+			return 0, fmt.Errorf("arrays: %q has shape %v (allowed: dimensions from 0, at most %d bytes in all)", a.Name, a.Shape, MaxPayload)
+		}
+		n *= d
+	}
+	return n, nil
+}
+
+// A Message is one frame: its JSON header and the payloads of the arrays
+// the header lists, in order.
+type Message struct {
+	Header   json.RawMessage
+	Arrays   []Array
+	Payloads [][]byte
+}
+
+// FramingError is a message that cannot be read, so that the next one
+// cannot be found: the server answers it and ends the session.
+type FramingError struct{ Err error }
+
+func (e *FramingError) Error() string { return "framing: " + e.Err.Error() }
+func (e *FramingError) Unwrap() error { return e.Err }
+
+// Reader reads messages from a stream, reusing its memory: a message is
+// valid until the next Read.
+type Reader struct {
+	r       *bufio.Reader
+	header  []byte
+	payload []byte
+	msg     Message
+}
+
+// NewReader returns a Reader of r's messages.
+func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// Read returns the next message. At the end of the stream, also in the
+// middle of a message (a client that died), it returns io.EOF; a message
+// that breaks the framing is a *FramingError.
+func (r *Reader) Read() (*Message, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r.r, n[:]); err != nil {
+		return nil, eof(err)
+	}
+	h := binary.LittleEndian.Uint32(n[:])
+	if h > MaxHeader {
+		return nil, &FramingError{fmt.Errorf("a header of %d bytes (allowed: at most %d)", h, MaxHeader)}
+	}
+	r.header = grow(r.header, int(h))
+	if _, err := io.ReadFull(r.r, r.header); err != nil {
+		return nil, eof(err)
+	}
+	m := &r.msg
+	*m = Message{Header: r.header, Arrays: m.Arrays[:0], Payloads: m.Payloads[:0]}
+	if err := parseArrays(r.header, &m.Arrays); err != nil {
+		return nil, &FramingError{err}
+	}
+	total := 0
+	for i := range m.Arrays {
+		size, err := m.Arrays[i].size()
+		if err != nil {
+			return nil, &FramingError{err}
+		}
+		if total += size; total > MaxPayload {
+			return nil, &FramingError{fmt.Errorf("arrays of more than %d bytes in all", MaxPayload)}
+		}
+	}
+	r.payload = grow(r.payload, total)
+	if _, err := io.ReadFull(r.r, r.payload); err != nil {
+		return nil, eof(err)
+	}
+	at := 0
+	for i := range m.Arrays {
+		size, _ := m.Arrays[i].size()
+		m.Payloads = append(m.Payloads, r.payload[at:at+size])
+		at += size
+	}
+	return m, nil
+}
+
+// parseArrays checks that header is a JSON object and reads the arrays it
+// lists.
+func parseArrays(header []byte, arrays *[]Array) error {
+	var h struct {
+		Arrays []Array `json:"arrays"`
+	}
+	if s := strings.TrimSpace(string(header)); !strings.HasPrefix(s, "{") {
+		return errors.New("the header is not a JSON object")
+	}
+	if err := json.Unmarshal(header, &h); err != nil {
+		return fmt.Errorf("the header is not a JSON object with a list of arrays: %w", err)
+	}
+	*arrays = append(*arrays, h.Arrays...)
+	return nil
+}
+
+// eof turns the end of the stream, wherever it comes, into io.EOF.
+func eof(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return io.EOF
+	}
+	return err
+}
+
+// grow returns b resized to n bytes, reusing its memory.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+// appendFrame appends a message's length prefix and header to buf; the
+// payloads follow. The header is a JSON object.
+func appendFrame(buf, header []byte) []byte {
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(header)))
+	return append(buf, header...)
+}
+
+// The payloads of a reply, little-endian.
+func appendF4(buf []byte, xs []float32) []byte {
+	for _, x := range xs {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
+	}
+	return buf
+}
+
+func appendF8(buf []byte, xs []float64) []byte {
+	for _, x := range xs {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
+	}
+	return buf
+}
+
+func appendI4(buf []byte, xs []int32) []byte {
+	for _, x := range xs {
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(x))
+	}
+	return buf
+}

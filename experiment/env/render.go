@@ -1,0 +1,98 @@
+package env
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// actionHelp says what each action does, for a reader choosing one.
+var actionHelp = [NumActions]string{
+	collective.Work:     "take the next ready subtask and work on it yourself",
+	collective.Delegate: "hand the next ready subtask to an idle helper, spawning one if none is idle; you stay free",
+	collective.Attempt:  "start an independent attempt at the whole task: a new agent with its own copy, whose result competes at selection",
+	collective.Share:    "send what you found in your last part to the agents whose parts must be reconciled with it",
+	collective.Check:    "verify your last part; a flawed part is attempted again",
+	collective.Wait:     "idle until something changes: ready work, a message, a finished attempt",
+	collective.Submit:   "submit the result: the main agent ends the episode; an independent attempt hands in its candidate",
+}
+
+// Render describes row i's pending decision in words: who decides, what
+// it can see (its part, the task's progress, its team, its messages, the
+// clock) and the valid actions by name, each with what it does. It is the
+// observation of a policy that reads, such as a language model; the
+// numbers are those of the feature vector, before scaling.
+func (e *Env) Render(i int) string {
+	p, ok := e.Pending(i)
+	if !ok {
+		return fmt.Sprintf("Row %d has no decision pending: its episode ended, and the row waits for reset.", i)
+	}
+	o := p.Obs
+	var b strings.Builder
+	who := "a helper on the main team"
+	switch {
+	case o.Main:
+		who = "the main agent, which orchestrates the team and submits the result"
+	case o.Alone:
+		who = "an agent working an independent attempt at the whole task alone"
+	}
+	fmt.Fprintf(&b, "You are agent %d, %s.\n", p.Agent, who)
+	elapsed := sim.Time(math.Round(o.Elapsed * float64(sim.Second)))
+	if limit := e.variant.Spec.Collective.TimeLimit; limit > 0 {
+		fmt.Fprintf(&b, "Time: %v of virtual time has passed, %.0f%% of the time limit of %v.\n", elapsed, 100*o.TimeUsed, limit)
+	} else {
+		fmt.Fprintf(&b, "Time: %v of virtual time has passed; there is no time limit.\n", elapsed)
+	}
+	fmt.Fprintf(&b, "Progress: %.0f%% of the task's work has been released to the agents", 100*o.Progress)
+	switch {
+	case o.Complete:
+		b.WriteString("; every subtask has been released, so the result can be completed.\n")
+	case o.Ready == 0:
+		b.WriteString("; no subtask is ready to start.\n")
+	default:
+		fmt.Fprintf(&b, "; %s ready to start, the next one %.1f times the mean work of a subtask.\n", count(o.Ready, "subtask is", "subtasks are"), o.NextWork)
+	}
+	fmt.Fprintf(&b, "Team: %s busy, %s waiting, %s more can be spawned.\n", count(o.Busy, "other agent", "other agents"), count(o.Idle, "agent", "agents"), count(o.Free, "agent", "agents"))
+	if o.Attempts > 0 {
+		fmt.Fprintf(&b, "Independent attempts: %d started, %d not yet submitted.\n", o.Attempts, o.Pending)
+	}
+	if o.Unread > 0 {
+		fmt.Fprintf(&b, "Messages: %s waiting to be read (you read them in your next model call).\n", count(o.Unread, "message", "messages"))
+	} else {
+		b.WriteString("Messages: none unread.\n")
+	}
+	if o.Unchecked || o.Unshared || o.Retries > 0 {
+		var held []string
+		if o.Unchecked {
+			held = append(held, "not yet checked")
+		}
+		if o.Unshared {
+			held = append(held, "with findings not yet shared with its partners")
+		}
+		if o.Retries > 0 {
+			held = append(held, fmt.Sprintf("after %s", count(o.Retries, "retry", "retries")))
+		}
+		fmt.Fprintf(&b, "Your part: you hold a finished part, %s.\n", strings.Join(held, ", "))
+	}
+	if o.Coupling > 0 {
+		fmt.Fprintf(&b, "Coupling: parts made apart conflict with probability %.2f where they join, unless their makers shared findings.\n", o.Coupling)
+	}
+	b.WriteString("Valid actions:\n")
+	for a := range collective.Action(NumActions) {
+		if p.Mask.Has(a) {
+			fmt.Fprintf(&b, "- %s: %s\n", a, actionHelp[a])
+		}
+	}
+	return b.String()
+}
+
+// count writes n with the noun's singular or plural.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,471 @@
+package env
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+)
+
+// request is a message's header: the op and its fields. Fields an op
+// does not read must be absent.
+type request struct {
+	Op          string          `json:"op"`
+	Protocol    string          `json:"protocol"`
+	Scenario    string          `json:"scenario"`
+	Variant     string          `json:"variant"`
+	NumEnvs     *int            `json:"num_envs"`
+	Group       *int            `json:"group"`
+	Seed        *uint64         `json:"seed"`
+	Set         json.RawMessage `json:"set"`
+	Rows        []int           `json:"rows"`
+	ActionNames []*string       `json:"action_names"`
+	Arrays      []Array         `json:"arrays"`
+}
+
+// opFields are the header fields each op reads, besides op and arrays.
+var opFields = map[string][]string{
+	"make":   {"protocol", "scenario", "variant", "num_envs", "group", "seed", "set"},
+	"reset":  {"seed"},
+	"step":   {"action_names"},
+	"render": {"rows"},
+	"close":  nil,
+}
+
+// opNames lists the ops for messages.
+const opNames = "make, reset, step, render, close"
+
+// server is one client's session: its environment once made, and the
+// memory of its replies.
+type server struct {
+	out     io.Writer
+	version string
+	env     *Env
+	reply   []byte
+	actions []int32
+	// The headers of reset's and step's replies, the same every time.
+	resetHeader, stepHeader []byte
+}
+
+// Serve answers the requests read from in, one reply each on out, until
+// a close request or the end of in (a client that closed or died), and
+// returns nil then. version is what make's reply reports. A message that
+// breaks the framing is answered with an error and ends the session with
+// a *FramingError; any other bad request is answered with an error that
+// names its field, and the session goes on unchanged. Each reply is one
+// Write to out.
+func Serve(in io.Reader, out io.Writer, version string) error {
+	s := &server{out: out, version: version}
+	r := NewReader(in)
+	for {
+		m, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var fe *FramingError
+		if errors.As(err, &fe) {
+			s.fail(&FieldError{Field: "header", Err: err})
+			if werr := s.send(); werr != nil {
+				return werr
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		closing, err := s.handle(m)
+		if err != nil {
+			s.fail(err)
+		}
+		if err := s.send(); err != nil {
+			return err
+		}
+		if closing {
+			return nil
+		}
+	}
+}
+
+// send writes the reply in one Write.
+func (s *server) send() error {
+	_, err := s.out.Write(s.reply)
+	return err
+}
+
+// fail makes the reply an error naming its field.
+func (s *server) fail(err error) {
+	field := "op"
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		field = fe.Field
+	}
+	h, merr := json.Marshal(struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+		Field string `json:"field"`
+	}{false, err.Error(), field})
+	if merr != nil {
+		panic(merr) // strings always marshal
+	}
+	s.reply = appendFrame(s.reply[:0], h)
+}
+
+// ok makes the reply a success with the given header.
+func (s *server) ok(header any) error {
+	h, err := json.Marshal(header)
+	if err != nil {
+		return err
+	}
+	s.reply = appendFrame(s.reply[:0], h)
+	return nil
+}
+
+// handle answers one request, leaving the reply in s.reply, and reports
+// whether the session ends.
+func (s *server) handle(m *Message) (bool, error) {
+	req, err := decodeRequest(m.Header)
+	if err != nil {
+		return false, err
+	}
+	if req.Op != "make" && s.env == nil && req.Op != "close" {
+		if _, known := opFields[req.Op]; known {
+			return false, fieldErr("op", "op: %s before make (the first request makes the environment)", req.Op)
+		}
+	}
+	switch req.Op {
+	case "make":
+		return false, s.make(req, m)
+	case "reset":
+		return false, s.reset(req, m)
+	case "step":
+		return false, s.step(req, m)
+	case "render":
+		return false, s.render(req, m)
+	case "close":
+		if err := noArrays(m); err != nil {
+			return false, err
+		}
+		return true, s.ok(struct {
+			OK bool `json:"ok"`
+		}{true})
+	}
+	return false, fieldErr("op", "op: %q is not a request (allowed: %s)", req.Op, opNames)
+}
+
+// decodeRequest reads a header strictly: every field known and of its
+// type, and only the fields its op reads.
+func decodeRequest(header []byte) (*request, error) {
+	var req request
+	dec := json.NewDecoder(bytes.NewReader(header))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			return nil, fieldErr(te.Field, "%s: a JSON %s is not allowed here (want %s)", te.Field, te.Value, typeName(te.Type.String()))
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return nil, fieldErr(name, "%s: not a field of any request (allowed: op, arrays, %s)", name, allFields())
+		}
+		return nil, fieldErr("header", "header: %v", err)
+	}
+	fields, known := opFields[req.Op]
+	if !known {
+		if req.Op == "" {
+			return nil, fieldErr("op", "op: missing (allowed: %s)", opNames)
+		}
+		return nil, fieldErr("op", "op: %q is not a request (allowed: %s)", req.Op, opNames)
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(header, &present); err != nil {
+		return nil, fieldErr("header", "header: %v", err)
+	}
+	for name := range present {
+		if name == "op" || name == "arrays" || containsString(fields, name) {
+			continue
+		}
+		return nil, fieldErr(name, "%s: %s does not read it (its fields: %s)", name, req.Op, fieldList(fields))
+	}
+	return &req, nil
+}
+
+// typeName says in words what a Go type of request holds.
+func typeName(t string) string {
+	switch {
+	case strings.Contains(t, "[]*string"):
+		return "a list of action names or nulls"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.Contains(t, "int"):
+		return "an integer in range"
+	case t == "string":
+		return "a string"
+	}
+	return t
+}
+
+func allFields() string {
+	seen := map[string]bool{}
+	var all []string
+	for _, op := range strings.Split(opNames, ", ") {
+		for _, f := range opFields[op] {
+			if !seen[f] {
+				seen[f] = true
+				all = append(all, f)
+			}
+		}
+	}
+	return strings.Join(all, ", ")
+}
+
+func fieldList(fields []string) string {
+	if len(fields) == 0 {
+		return "none"
+	}
+	return strings.Join(fields, ", ")
+}
+
+func containsString(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// noArrays refuses arrays a request does not read.
+func noArrays(m *Message) error {
+	if len(m.Arrays) > 0 {
+		return fieldErr("arrays", "arrays: this request reads none (got %q)", m.Arrays[0].Name)
+	}
+	return nil
+}
+
+// make makes the session's environment.
+func (s *server) make(req *request, m *Message) error {
+	if s.env != nil {
+		return fieldErr("op", "op: make, but the environment is made already (one per session; start another simulate env for another)")
+	}
+	if err := noArrays(m); err != nil {
+		return err
+	}
+	if req.Protocol != Protocol {
+		return fieldErr("protocol", "protocol: %q is not served (allowed: %s)", req.Protocol, Protocol)
+	}
+	if req.Scenario == "" {
+		return fieldErr("scenario", "scenario: missing (a library scenario's name, as simulate list shows them, or a YAML file's path)")
+	}
+	cfg := Config{Scenario: req.Scenario, Variant: req.Variant, NumEnvs: 1, Group: 1, Seed: req.Seed}
+	if req.NumEnvs != nil {
+		cfg.NumEnvs = *req.NumEnvs
+	}
+	if req.Group != nil {
+		cfg.Group = *req.Group
+	}
+	sets, err := parseSets(req.Set)
+	if err != nil {
+		return err
+	}
+	cfg.Sets = sets
+	e, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	s.env = e
+	s.actions = make([]int32, e.n)
+	s.resetHeader = arraysHeader(e, false)
+	s.stepHeader = arraysHeader(e, true)
+	return s.ok(struct {
+		OK             bool     `json:"ok"`
+		Protocol       string   `json:"protocol"`
+		Version        string   `json:"version"`
+		NumEnvs        int      `json:"num_envs"`
+		Group          int      `json:"group"`
+		NumFeatures    int      `json:"num_features"`
+		NumActions     int      `json:"num_actions"`
+		ActionNames    []string `json:"action_names"`
+		FeatureNames   []string `json:"feature_names"`
+		EpisodeMetrics []string `json:"episode_metrics"`
+		Scenario       string   `json:"scenario"`
+		Variant        string   `json:"variant"`
+	}{true, Protocol, s.version, e.n, e.g, NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name})
+}
+
+// parseSets reads make's set object in its order (a later set of a path
+// wins, as with repeated --set): path to value, the value a string as
+// --set takes it, or a JSON number or boolean standing for its text.
+func parseSets(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fieldErr("set", "set: want an object of path: value (such as {\"reward.latency\": \"1.0\"})")
+	}
+	var sets []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fieldErr("set", "set: %v", err)
+		}
+		path, _ := t.(string)
+		v, err := dec.Token()
+		if err != nil {
+			return nil, fieldErr("set."+path, "set.%s: %v", path, err)
+		}
+		var value string
+		switch v := v.(type) {
+		case string:
+			value = v
+		case json.Number:
+			value = v.String()
+		case bool:
+			value = fmt.Sprint(v)
+		default:
+			return nil, fieldErr("set."+path, "set.%s: want a value as --set takes it, as a string (got %v)", path, v)
+		}
+		sets = append(sets, path+"="+value)
+	}
+	return sets, nil
+}
+
+// arraysHeader returns the header of reset's reply, or with step step's:
+// the arrays, which only the number of rows sizes.
+func arraysHeader(e *Env, step bool) []byte {
+	n := e.n
+	var arrays []Array
+	arrays = append(arrays, Array{"obs", "f4", []int{n, NumFeatures}})
+	if step {
+		arrays = append(arrays, Array{"reward", "f8", []int{n}}, Array{"terminated", "u1", []int{n}}, Array{"truncated", "u1", []int{n}})
+	}
+	arrays = append(arrays, Array{"action_mask", "u1", []int{n, NumActions}}, Array{"agent", "i4", []int{n}}, Array{"active", "u1", []int{n}})
+	if step {
+		for _, name := range e.Metrics() {
+			arrays = append(arrays, Array{"episode." + name, "f8", []int{n}})
+		}
+	}
+	h, err := json.Marshal(struct {
+		OK     bool    `json:"ok"`
+		Arrays []Array `json:"arrays"`
+	}{true, arrays})
+	if err != nil {
+		panic(err) // names and ints always marshal
+	}
+	return h
+}
+
+// reset starts every row's next episode.
+func (s *server) reset(req *request, m *Message) error {
+	if err := noArrays(m); err != nil {
+		return err
+	}
+	out, err := s.env.Reset(req.Seed)
+	if err != nil {
+		return err
+	}
+	s.reply = appendFrame(s.reply[:0], s.resetHeader)
+	s.reply = appendF4(s.reply, out.Obs)
+	s.reply = append(s.reply, out.Mask...)
+	s.reply = appendI4(s.reply, out.Agent)
+	s.reply = append(s.reply, out.Active...)
+	return nil
+}
+
+// step gives every row its action, by number or by name.
+func (s *server) step(req *request, m *Message) error {
+	if err := s.stepActions(req, m); err != nil {
+		return err
+	}
+	out, err := s.env.Step(s.actions)
+	if err != nil {
+		return err
+	}
+	s.reply = appendFrame(s.reply[:0], s.stepHeader)
+	s.reply = appendF4(s.reply, out.Obs)
+	s.reply = appendF8(s.reply, out.Reward)
+	s.reply = append(s.reply, out.Terminated...)
+	s.reply = append(s.reply, out.Truncated...)
+	s.reply = append(s.reply, out.Mask...)
+	s.reply = appendI4(s.reply, out.Agent)
+	s.reply = append(s.reply, out.Active...)
+	for _, xs := range out.Episode {
+		s.reply = appendF8(s.reply, xs)
+	}
+	return nil
+}
+
+// stepActions reads a step's actions into s.actions: the i4 array
+// "actions", or the header's action_names.
+func (s *server) stepActions(req *request, m *Message) error {
+	n := s.env.n
+	switch {
+	case req.ActionNames != nil && len(m.Arrays) > 0:
+		return fieldErr("action_names", "action_names: given with arrays (give the actions either as the array actions or by name)")
+	case req.ActionNames != nil:
+		if len(req.ActionNames) != n {
+			return fieldErr("action_names", "action_names: %d names for %d rows (want one per row, null for an inactive row)", len(req.ActionNames), n)
+		}
+		for i, name := range req.ActionNames {
+			s.actions[i] = 0
+			if name == nil {
+				if _, active := s.env.Pending(i); active {
+					return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: no action for an active row (null is for inactive rows)", i)
+				}
+				continue
+			}
+			a, err := collective.ParseAction(*name)
+			if err != nil {
+				return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: %v", i, err)
+			}
+			s.actions[i] = int32(a)
+		}
+		return nil
+	}
+	if len(m.Arrays) != 1 || m.Arrays[0].Name != "actions" {
+		return fieldErr("actions", "actions: want one array named actions (i4, shape [%d]) or action_names in the header", n)
+	}
+	a := &m.Arrays[0]
+	if a.Dtype != "i4" || len(a.Shape) != 1 || a.Shape[0] != n {
+		return fieldErr("actions", "actions: dtype %s shape %v (want dtype i4, shape [%d])", a.Dtype, a.Shape, n)
+	}
+	p := m.Payloads[0]
+	for i := range s.actions {
+		s.actions[i] = int32(binary.LittleEndian.Uint32(p[4*i:]))
+	}
+	return nil
+}
+
+// render describes the rows' pending decisions in words.
+func (s *server) render(req *request, m *Message) error {
+	if err := noArrays(m); err != nil {
+		return err
+	}
+	rows := req.Rows
+	if rows == nil {
+		rows = []int{}
+		for i := range s.env.n {
+			if _, active := s.env.Pending(i); active {
+				rows = append(rows, i)
+			}
+		}
+	}
+	texts := make([]string, len(rows))
+	for j, i := range rows {
+		if i < 0 || i >= s.env.n {
+			return fieldErr(fmt.Sprintf("rows[%d]", j), "rows[%d]: row %d is out of range (0 to %d)", j, i, s.env.n-1)
+		}
+		texts[j] = s.env.Render(i)
+	}
+	return s.ok(struct {
+		OK   bool     `json:"ok"`
+		Rows []int    `json:"rows"`
+		Text []string `json:"text"`
+	}{true, rows, texts})
+}

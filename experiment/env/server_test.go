@@ -1,0 +1,310 @@
+package env_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/experiment/env"
+)
+
+// client drives Serve over pipes, as a program in another language would.
+type client struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *env.Reader
+	done chan error
+}
+
+func newClient(t *testing.T) *client {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &client{t: t, in: inW, out: env.NewReader(outR), done: make(chan error, 1)}
+	go func() {
+		err := env.Serve(inR, outW, "test")
+		outW.Close()
+		c.done <- err
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return c
+}
+
+// frame returns a message: header, then the payloads.
+func frame(t testing.TB, header any, payloads ...[]byte) []byte {
+	h, err := json.Marshal(header)
+	require.NoError(t, err)
+	msg := binary.LittleEndian.AppendUint32(nil, uint32(len(h)))
+	msg = append(msg, h...)
+	for _, p := range payloads {
+		msg = append(msg, p...)
+	}
+	return msg
+}
+
+// send writes raw bytes and returns the reply's header and arrays by name.
+func (c *client) send(raw []byte) (map[string]any, map[string][]byte) {
+	c.t.Helper()
+	go c.in.Write(raw) //nolint:errcheck // a server that stops reading fails the read below
+	m, err := c.out.Read()
+	require.NoError(c.t, err)
+	var h map[string]any
+	require.NoError(c.t, json.Unmarshal(m.Header, &h))
+	arrays := map[string][]byte{}
+	for i, a := range m.Arrays {
+		arrays[a.Name] = append([]byte(nil), m.Payloads[i]...)
+	}
+	return h, arrays
+}
+
+func (c *client) request(header any, payloads ...[]byte) (map[string]any, map[string][]byte) {
+	c.t.Helper()
+	return c.send(frame(c.t, header, payloads...))
+}
+
+// wantError checks that a reply is an error about field.
+func wantError(t *testing.T, h map[string]any, field, msg string) {
+	t.Helper()
+	assert.Equal(t, false, h["ok"], "%v", h)
+	assert.Equal(t, field, h["field"], "%v", h)
+	assert.Contains(t, h["error"], msg)
+}
+
+func i4(xs ...int32) []byte {
+	var b []byte
+	for _, x := range xs {
+		b = binary.LittleEndian.AppendUint32(b, uint32(x))
+	}
+	return b
+}
+
+var makeTiny = map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "num_envs": 2, "group": 1, "seed": 3}
+
+// TestServeSession runs a session through every request and checks the
+// replies' fields and arrays.
+func TestServeSession(t *testing.T) {
+	c := newClient(t)
+	h, _ := c.request(map[string]any{"op": "reset"})
+	wantError(t, h, "op", "reset before make")
+
+	h, _ = c.request(makeTiny)
+	require.Equal(t, true, h["ok"], "%v", h)
+	assert.EqualValues(t, env.NumFeatures, h["num_features"])
+	assert.EqualValues(t, env.NumActions, h["num_actions"])
+	assert.Equal(t, "test", h["version"])
+	assert.Contains(t, h["episode_metrics"], "parallelism_mean")
+	h, _ = c.request(makeTiny)
+	wantError(t, h, "op", "made already")
+
+	h, arrays := c.request(map[string]any{"op": "reset"})
+	require.Equal(t, true, h["ok"], "%v", h)
+	assert.Len(t, arrays["obs"], 2*env.NumFeatures*4)
+	assert.Equal(t, []byte{1, 1}, arrays["active"])
+	mask := arrays["action_mask"]
+	require.Len(t, mask, 2*env.NumActions)
+
+	h, _ = c.request(map[string]any{"op": "render"})
+	require.Equal(t, true, h["ok"], "%v", h)
+	require.Len(t, h["text"], 2)
+	assert.Contains(t, h["text"].([]any)[0], "You are agent 0, the main agent")
+	assert.Contains(t, h["text"].([]any)[0], "Valid actions:")
+
+	ended := 0
+	for step := 0; ended == 0; step++ {
+		require.Less(t, step, 10000)
+		var actions []int32
+		var names []string
+		for row := range 2 {
+			for a := range env.NumActions {
+				if mask[row*env.NumActions+a] == 1 {
+					actions = append(actions, int32(a))
+					names = append(names, env.ActionNames()[a])
+					break
+				}
+			}
+		}
+		if step%2 == 0 {
+			h, arrays = c.request(map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(actions...))
+		} else {
+			h, arrays = c.request(map[string]any{"op": "step", "action_names": names})
+		}
+		require.Equal(t, true, h["ok"], "%v", h)
+		mask = arrays["action_mask"]
+		for row := range 2 {
+			finish := math.Float64frombits(binary.LittleEndian.Uint64(arrays["episode.finish_time"][8*row:]))
+			if arrays["terminated"][row]+arrays["truncated"][row] == 1 {
+				ended++
+				assert.Positive(t, finish)
+			} else {
+				assert.True(t, math.IsNaN(finish))
+			}
+		}
+		assert.Equal(t, []byte{1, 1}, arrays["active"], "group 1 resets a finished row at once")
+	}
+	h, _ = c.request(map[string]any{"op": "close"})
+	assert.Equal(t, true, h["ok"])
+	require.NoError(t, <-c.done)
+}
+
+// TestServeErrors checks that bad requests get an error naming their
+// field and leave the session as it was.
+func TestServeErrors(t *testing.T) {
+	c := newClient(t)
+	for _, tc := range []struct {
+		name   string
+		header map[string]any
+		field  string
+		msg    string
+	}{
+		{"unknown op", map[string]any{"op": "jump"}, "op", `"jump" is not a request (allowed: make, reset, step, render, close)`},
+		{"no op", map[string]any{"scenario": "tiny"}, "op", "op: missing"},
+		{"unknown field", map[string]any{"op": "make", "scenarioo": "tiny"}, "scenarioo", "not a field of any request"},
+		{"wrong type", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "num_envs": "two"}, "num_envs", "want an integer"},
+		{"protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/0", "scenario": "tiny"}, "protocol", "allowed: swarmsim-env/1"},
+		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
+		{"bad set key", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "set": map[string]any{"reward.latencyy": "1"}}, "set.reward.latencyy", "latencyy"},
+		{"field of another op", map[string]any{"op": "reset", "scenario": "tiny"}, "scenario", "reset does not read it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := c.request(tc.header)
+			wantError(t, h, tc.field, tc.msg)
+		})
+	}
+	h, _ := c.request(makeTiny)
+	require.Equal(t, true, h["ok"], "%v", h)
+	h, _ = c.request(map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0))
+	wantError(t, h, "op", "step before reset")
+	_, arrays := c.request(map[string]any{"op": "reset"})
+	obs := arrays["obs"]
+	for _, tc := range []struct {
+		name    string
+		header  map[string]any
+		payload []byte
+		field   string
+		msg     string
+	}{
+		{"dtype", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "f8", Shape: []int{2}}}}, make([]byte, 16), "actions", "want dtype i4, shape [2]"},
+		{"shape", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{3}}}}, i4(0, 0, 0), "actions", "want dtype i4, shape [2]"},
+		{"name", map[string]any{"op": "step", "arrays": []env.Array{{Name: "act", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0), "actions", "one array named actions"},
+		{"invalid action", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 6), "actions[1]", "row 1: action 6 (submit) is not valid; valid: "},
+		{"unknown name", map[string]any{"op": "step", "action_names": []any{"work", "fly"}}, nil, "action_names[1]", `unknown action "fly"`},
+		{"null for an active row", map[string]any{"op": "step", "action_names": []any{"work", nil}}, nil, "action_names[1]", "no action for an active row"},
+		{"render row", map[string]any{"op": "render", "rows": []int{5}}, nil, "rows[0]", "row 5 is out of range (0 to 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var h map[string]any
+			if tc.payload != nil {
+				h, _ = c.request(tc.header, tc.payload)
+			} else {
+				h, _ = c.request(tc.header)
+			}
+			wantError(t, h, tc.field, tc.msg)
+		})
+	}
+	// Nothing advanced: a reset-free session still sees its first decisions.
+	h, _ = c.request(map[string]any{"op": "render", "rows": []int{0}})
+	assert.Contains(t, h["text"].([]any)[0], "Time: 0s of virtual time")
+	_, again := c.request(map[string]any{"op": "step", "action_names": []any{"work", "work"}})
+	assert.NotEqual(t, obs, again["obs"], "a valid step after the errors moves")
+}
+
+// TestServeFraming checks that a message that breaks the framing is
+// answered with an error and ends the session with a FramingError.
+func TestServeFraming(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+		msg  string
+	}{
+		{"bad JSON", append(binary.LittleEndian.AppendUint32(nil, 5), "{op: "...), "not a JSON object"},
+		{"not an object", append(binary.LittleEndian.AppendUint32(nil, 2), "[]"...), "not a JSON object"},
+		{"huge header", binary.LittleEndian.AppendUint32(nil, env.MaxHeader+1), "a header of"},
+		{"bad dtype", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i8", Shape: []int{2}}}}), `dtype "i8"`},
+		{"negative shape", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{-1}}}}), "shape [-1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClient(t)
+			h, _ := c.send(tc.raw)
+			wantError(t, h, "header", tc.msg)
+			var fe *env.FramingError
+			assert.ErrorAs(t, <-c.done, &fe)
+		})
+	}
+}
+
+// TestServeEndsAtEOF checks that the server returns when its client
+// closes its input, in the middle of a session or of a message: a dead
+// client leaves nothing running.
+func TestServeEndsAtEOF(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"between messages", nil},
+		{"inside a header", frame(t, makeTiny)[:7]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClient(t)
+			h, _ := c.request(makeTiny)
+			require.Equal(t, true, h["ok"])
+			_, err := c.in.Write(tc.raw)
+			require.NoError(t, err)
+			require.NoError(t, c.in.Close())
+			select {
+			case err := <-c.done:
+				assert.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("Serve did not return at the end of its input")
+			}
+		})
+	}
+}
+
+// FuzzReader reads arbitrary bytes as messages: it never panics, and a
+// message it reads is one its arrays and payloads describe.
+func FuzzReader(f *testing.F) {
+	f.Add(frame(f, makeTiny))
+	f.Add(frame(f, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(1, 2)))
+	f.Add([]byte{2, 0, 0, 0, '{', '}'})
+	f.Add([]byte{255, 255, 255, 255})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := env.NewReader(bytes.NewReader(data))
+		for range 4 {
+			m, err := r.Read()
+			if err != nil {
+				return
+			}
+			require.Len(t, m.Payloads, len(m.Arrays))
+			require.True(t, json.Valid(m.Header))
+		}
+	})
+}
+
+// FuzzServe serves arbitrary bytes: it never panics, and whatever it
+// reads it answers with well-formed replies.
+func FuzzServe(f *testing.F) {
+	f.Add(append(frame(f, makeTiny), frame(f, map[string]any{"op": "reset"})...))
+	f.Add(frame(f, map[string]any{"op": "step", "action_names": []any{"work", nil}}))
+	f.Add([]byte{3, 0, 0, 0, '{', '}', '}'})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out bytes.Buffer
+		_ = env.Serve(bytes.NewReader(data), &out, "fuzz")
+		r := env.NewReader(&out)
+		for {
+			m, err := r.Read()
+			if err == io.EOF {
+				return
+			}
+			require.NoError(t, err)
+			var h map[string]any
+			require.NoError(t, json.Unmarshal(m.Header, &h))
+			require.Contains(t, h, "ok")
+		}
+	})
+}

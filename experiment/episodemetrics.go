@@ -1,0 +1,50 @@
+package experiment
+
+import (
+	"strconv"
+)
+
+// An EpisodeMetric is a column of episodes.csv that holds a number of the
+// episode: what an environment reports of each finished episode, under
+// the column's name, read from the cell episodes.csv writes so that the
+// two never disagree.
+type EpisodeMetric struct {
+	Name string
+	cell func(r *Row) string
+}
+
+// Value returns the metric of the row as a number: the cell's number, or
+// 1 and 0 for true and false.
+func (m EpisodeMetric) Value(r *Row) float64 {
+	s := m.cell(r)
+	switch s {
+	case "true":
+		return 1
+	case "false":
+		return 0
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic("experiment: episodes.csv column " + m.Name + " is not a number: " + s) // a column's writer is a number's
+	}
+	return v
+}
+
+// EpisodeMetrics returns the numeric columns of episodes.csv that one
+// episode determines, in the order of the table, shared and hand-off
+// columns included: every column but the variant, the episode number, and
+// comm_changed_outcome, which replays the episode under the same
+// decisions.
+func EpisodeMetrics() []EpisodeMetric {
+	var out []EpisodeMetric
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
+		for _, c := range cs {
+			switch c.name {
+			case "variant", "episode", "comm_changed_outcome":
+				continue
+			}
+			out = append(out, EpisodeMetric{Name: c.name, cell: c.value})
+		}
+	}
+	return out
+}
