@@ -14,8 +14,9 @@ where choices are the decisions the environment paused at (two or more
 valid actions), decisions those and the decisions with a single valid
 action, counted from the finished episodes' actions_* metrics (the count
 `simulate train` reports, and env_peer.py's), and seconds the time of the
-steps (start-up and reset excepted). Only finished episodes count, so
-decisions is a slight underestimate.
+steps (start-up and reset excepted). The episodes still running at the
+end add their choices at the finished episodes' ratio of decisions to
+choices.
 """
 
 import argparse
@@ -40,6 +41,8 @@ def main():
         acts = [k for k in env.episode_metrics if k.startswith("actions_")]
         obs, info = env.reset()
         episodes = decisions = choices = 0
+        ep_choices = np.zeros(args.num_envs, dtype=np.int64)  # of each row's episode so far
+        done_choices = 0
         start = time.perf_counter()
         for _ in range(args.steps):
             active = info["active"]
@@ -50,11 +53,18 @@ def main():
             z = np.where(info["action_mask"], logits - np.log(-np.log(rng.random(logits.shape))), -np.inf)
             obs, reward, term, trunc, info = env.step(np.argmax(z, axis=1))
             choices += int(active.sum())
+            ep_choices += active
             ended = term | trunc
             if ended.any():
                 episodes += int(ended.sum())
                 decisions += int(sum(info["episode"][k][ended].sum() for k in acts))
+                done_choices += int(ep_choices[ended].sum())
+                ep_choices[ended] = 0
         secs = time.perf_counter() - start
+    # Decisions of the episodes still running at the end: their choices at
+    # the finished episodes' ratio of decisions to choices.
+    if done_choices:
+        decisions += round((choices - done_choices) * decisions / done_choices)
     print(f"episodes={episodes} decisions={decisions} choices={choices} seconds={secs:.3f} "
           f"decisions_per_s={decisions / secs:.0f}")
 

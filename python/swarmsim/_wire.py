@@ -3,6 +3,7 @@ little-endian header length, a UTF-8 JSON header, then the binary arrays the
 header lists, little-endian and C-ordered, back to back."""
 
 import json
+import math
 import struct
 
 import numpy as np
@@ -45,30 +46,25 @@ def _code(dt):
     raise TypeError(f"swarmsim: no wire type for dtype {dt}")
 
 
-def read(stream):
+def read(stream, cache=None):
     """Reads one message from a binary stream; returns (header, arrays),
     arrays a dict of name -> numpy array over one buffer read at once. Raises
-    ProtocolError on end of stream or a malformed message."""
+    ProtocolError on end of stream or a malformed message. cache, a dict
+    the caller keeps, remembers parsed headers: a server repeats the same
+    header at every step, which then costs no parsing."""
     n = _exact(stream, _LEN.size, "the header's length")
     (size,) = _LEN.unpack(n)
     if size > MAX_HEADER:
         raise ProtocolError(f"swarmsim: reply header of {size} bytes (the limit is {MAX_HEADER})")
-    try:
-        header = json.loads(_exact(stream, size, "the header"))
-    except ValueError as e:
-        raise ProtocolError(f"swarmsim: reply header is not JSON: {e}") from None
-    if not isinstance(header, dict):
-        raise ProtocolError("swarmsim: reply header is not a JSON object")
-    descs = header.get("arrays") or []
-    layout, total = [], 0
-    for d in descs:
-        dt = DTYPES.get(d.get("dtype"))
-        if dt is None:
-            raise ProtocolError(f"swarmsim: reply array {d.get('name')!r} has dtype {d.get('dtype')!r} (allowed: u1, i4, f4, f8)")
-        shape = tuple(int(s) for s in d.get("shape", ()))
-        count = int(np.prod(shape, dtype=np.int64))
-        layout.append((d["name"], dt, shape, total, count))
-        total += count * dt.itemsize
+    raw = _exact(stream, size, "the header")
+    parsed = cache.get(raw) if cache is not None else None
+    if parsed is None:
+        parsed = _parse(raw)
+        if cache is not None:
+            if len(cache) > 16:
+                cache.clear()
+            cache[raw] = parsed
+    header, layout, total = parsed
     arrays = {}
     if total:
         # One writable buffer for all arrays: callers may modify obs in place.
@@ -81,7 +77,28 @@ def read(stream):
             got += more
         for name, dt, shape, off, count in layout:
             arrays[name] = np.frombuffer(buf, dtype=dt, count=count, offset=off).reshape(shape)
-    return header, arrays
+    return dict(header), arrays
+
+
+def _parse(raw):
+    """The header, its arrays' layout (name, dtype, shape, offset, count)
+    and the payload's length."""
+    try:
+        header = json.loads(raw)
+    except ValueError as e:
+        raise ProtocolError(f"swarmsim: reply header is not JSON: {e}") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("swarmsim: reply header is not a JSON object")
+    layout, total = [], 0
+    for d in header.get("arrays") or []:
+        dt = DTYPES.get(d.get("dtype"))
+        if dt is None:
+            raise ProtocolError(f"swarmsim: reply array {d.get('name')!r} has dtype {d.get('dtype')!r} (allowed: u1, i4, f4, f8)")
+        shape = tuple(int(s) for s in d.get("shape", ()))
+        count = math.prod(shape)
+        layout.append((d["name"], dt, shape, total, count))
+        total += count * dt.itemsize
+    return header, layout, total
 
 
 def _exact(stream, n, what):

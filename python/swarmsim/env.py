@@ -96,6 +96,7 @@ class VecEnv:
                 raise TypeError(f"swarmsim: set must be a dict of key -> value, not {type(set).__name__}")
             make["set"] = {str(k): _setting(v) for k, v in set.items()}
         path = simulate or find_simulate()
+        self._headers = {}  # parsed reply headers, for _wire.read
         self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
         self._closed = False
@@ -221,7 +222,7 @@ class VecEnv:
         try:
             p.stdin.write(msg)
             p.stdin.flush()
-            header, arrays = _wire.read(p.stdout)
+            header, arrays = _wire.read(p.stdout, self._headers)
         except (OSError, _wire.ProtocolError) as e:
             raise self._gone(e) from None
         if not header.get("ok"):

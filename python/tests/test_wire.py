@@ -27,6 +27,18 @@ class WireTest(unittest.TestCase):
         np.testing.assert_array_equal(arrays["r"], [0.5, np.nan, -1e300])
         arrays["obs"][0, 0] = 9  # replies are writable, as Gymnasium's are
 
+    def test_cached_headers_give_fresh_arrays(self):
+        cache = {}
+        one = _wire.encode({"ok": True}, [("x", np.array([1.0, 2.0]))])
+        two = _wire.encode({"ok": True}, [("x", np.array([3.0, 4.0]))])
+        (h1, a1), (h2, a2) = _wire.read(stream(one), cache), _wire.read(stream(two), cache)
+        self.assertEqual(len(cache), 1)  # the same header, parsed once
+        self.assertEqual(h1, h2)
+        np.testing.assert_array_equal(a1["x"], [1, 2])
+        np.testing.assert_array_equal(a2["x"], [3, 4])
+        h2["ok"] = False  # a caller's change reaches neither the cache nor the next reply
+        self.assertTrue(_wire.read(stream(one), cache)[0]["ok"])
+
     def test_layout_is_the_documented_one(self):
         # Length prefix (little-endian uint32), the JSON header, then the
         # payload little-endian in C order, with no padding.
