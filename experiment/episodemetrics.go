@@ -32,7 +32,7 @@ func (m EpisodeMetric) Value(r *Row) float64 {
 
 // EpisodeMetrics returns the numeric columns of episodes.csv that one
 // episode determines, in the order of the table, shared and hand-off
-// columns included: every column but the variant, the episode number, and
+// columns included: every column but the variant's name and
 // comm_changed_outcome, which replays the episode under the same
 // decisions.
 func EpisodeMetrics() []EpisodeMetric {
@@ -40,7 +40,7 @@ func EpisodeMetrics() []EpisodeMetric {
 	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
 		for _, c := range cs {
 			switch c.name {
-			case "variant", "episode", "comm_changed_outcome":
+			case "variant", "comm_changed_outcome":
 				continue
 			}
 			out = append(out, EpisodeMetric{Name: c.name, cell: c.value})

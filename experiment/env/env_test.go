@@ -94,14 +94,14 @@ func TestReproducesRun(t *testing.T) {
 func finishGroups(t *testing.T, e *env.Env, pol collective.Policy) []float64 {
 	_, err := e.Reset(nil)
 	require.NoError(t, err)
-	require.Equal(t, "finish_time", e.Metrics()[0])
+	require.Equal(t, []string{"episode", "finish_time"}, e.Metrics()[:2])
 	finish := make([]float64, e.NumEnvs())
 	for step := 0; ; step++ {
 		require.Less(t, step, 100000)
 		out, err := e.Step(choose(e, pol))
 		require.NoError(t, err)
 		done := true
-		for i, v := range out.Episode[0] {
+		for i, v := range out.Episode[1] {
 			if !math.IsNaN(v) {
 				finish[i] = v
 			}
