@@ -136,7 +136,9 @@ class VecEnv:
         """Takes one action per row: an int array of shape (num_envs,), or a
         list of action names (str, or None for inactive rows). Returns (obs,
         reward, terminated, truncated, info)."""
-        if isinstance(actions, (list, tuple)) and any(isinstance(x, str) for x in actions):
+        if isinstance(actions, np.ndarray) and actions.dtype.kind in "UO":
+            actions = actions.tolist()
+        if isinstance(actions, (list, tuple)) and actions and all(x is None or isinstance(x, str) for x in actions):
             if len(actions) != self.num_envs:
                 raise EnvError(f"swarmsim: {len(actions)} action names for {self.num_envs} rows", "action_names")
             msg = _wire.encode({"op": "step", "action_names": [None if x is None else str(x) for x in actions]})

@@ -90,8 +90,10 @@ class FixedOrganizationsTest(unittest.TestCase):
                     self.assertLessEqual(set(columns), set(env.episode_metrics))
                 acted = set()
                 for (i, k), metrics in got.items():
+                    # Row i's k-th episode is run's episode k*rows + i, and says so.
+                    self.assertEqual(metrics["episode"], k * rows + i)
                     w = want[k * rows + i]
-                    self.assertEqual(int(w["episode"]), k * rows + i)
+                    self.assertEqual(w["episode"], str(k * rows + i))
                     line = {c: cell(w[c], metrics[c]) for c in columns}
                     self.assertEqual(line, {c: w[c] for c in columns}, f"row {i}, episode {k}")
                     self.assertEqual(go_g(metrics["_reward"]), w["reward"])
@@ -216,16 +218,20 @@ class ActionsTest(unittest.TestCase):
                 VecEnv("latency-pressure", variant="medium", num_envs=4, group=2, seed=8) as twin:
             (obs, info), _ = env.reset(), twin.reset()
             rng = np.random.default_rng(0)
-            for _ in range(40):
+            sent_none = False
+            for i in range(5000):
                 mask, active = info["action_mask"], info["active"]
                 if not active.any():
                     break
+                sent_none |= not active.all()
                 a = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
                 names = [env.action_names[x] if on else None for x, on in zip(a, active)]
                 obs, r, term, trunc, info = env.step(a)
-                obs2, r2, term2, trunc2, _ = twin.step(names)
+                obs2, r2, term2, trunc2, _ = twin.step(np.array(names) if i % 2 else names)
                 np.testing.assert_array_equal(obs, obs2)
                 np.testing.assert_array_equal(r, r2)
+            self.assertFalse(info["active"].any())
+            self.assertTrue(sent_none, "no step named None for an inactive row")
 
     def test_render_names_the_valid_actions(self):
         with VecEnv("latency-pressure", variant="high", num_envs=3, seed=1) as env:
