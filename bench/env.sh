@@ -10,7 +10,7 @@
 # (target >= 20).
 #
 #   bench/env.sh                                   # the full sizes
-#   ITER=3 VEC_STEPS=20 PEER_EPISODES=3 bench/env.sh   # a smoke run
+#   ITER=3 VEC_STEPS=200 PEER_EPISODES=3 bench/env.sh  # a smoke run
 #
 # Decisions are counted alike everywhere: every decision with a valid
 # action, those with a single one included (what `simulate train` counts

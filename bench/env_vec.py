@@ -65,6 +65,8 @@ def main():
     # the finished episodes' ratio of decisions to choices.
     if done_choices:
         decisions += round((choices - done_choices) * decisions / done_choices)
+    else:
+        decisions = choices  # no episode ended (a smoke run): the choices at least
     print(f"episodes={episodes} decisions={decisions} choices={choices} seconds={secs:.3f} "
           f"decisions_per_s={decisions / secs:.0f}")
 
