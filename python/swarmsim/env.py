@@ -2,6 +2,7 @@
 `simulate env` (the swarmsim-env/1 protocol, docs/environment.md)."""
 
 import atexit
+import operator
 import os
 import shutil
 import subprocess
@@ -75,22 +76,28 @@ class VecEnv:
     With group == 1 a finished row resets itself in the same step (its obs
     is the new episode's first). With group = G > 1, each G consecutive rows
     share one task instance and its random streams (train.crn), and a
-    finished row stays inactive (its action ignored) until reset().
+    finished row stays inactive (its action ignored) until reset(). Row i's
+    k-th episode plays task instance k*(num_envs/G) + i//G, the episode that
+    `simulate run --seed S` numbers so; info["episode"]["episode"] says which.
 
     scenario is a library name or a YAML path; set maps keys to values as
-    `--set key=value` takes them. The server is a `simulate env` child
-    process (see find_simulate); close() ends it, as do leaving a with
-    block, garbage collection and interpreter exit.
+    `--set key=value` takes them; seed None is the scenario's. The server is
+    a `simulate env` child process of the binary simulate (default:
+    find_simulate()); close() ends it, as do leaving a with block, garbage
+    collection and interpreter exit.
     """
 
     def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, simulate=None):
         self._proc = None
         self._closed = True
-        make = {"op": "make", "protocol": PROTOCOL, "scenario": str(scenario), "num_envs": num_envs, "group": group}
+        # operator.index refuses a float where a count is meant, instead of
+        # truncating it.
+        make = {"op": "make", "protocol": PROTOCOL, "scenario": str(scenario),
+                "num_envs": operator.index(num_envs), "group": operator.index(group)}
         if variant is not None:
             make["variant"] = str(variant)
         if seed is not None:
-            make["seed"] = int(seed)
+            make["seed"] = operator.index(seed)
         if set is not None:
             if not isinstance(set, dict):
                 raise TypeError(f"swarmsim: set must be a dict of key -> value, not {type(set).__name__}")
@@ -116,7 +123,6 @@ class VecEnv:
         self.scenario = reply.get("scenario", str(scenario))
         self.variant = reply.get("variant", variant)
         self.version = reply.get("version", "")
-        self._action_index = {a: i for i, a in enumerate(self.action_names)}
         # The step request's header never changes: encode it once.
         self._step_head = _wire.encode({"op": "step", "arrays": [{"name": "actions", "dtype": "i4", "shape": [self.num_envs]}]})
 
@@ -128,7 +134,7 @@ class VecEnv:
             raise ValueError(f"swarmsim: reset takes no options (got {sorted(options)})")
         req = {"op": "reset"}
         if seed is not None:
-            req["seed"] = int(seed)
+            req["seed"] = operator.index(seed)
         _, a = self._call(req)
         return a["obs"], self._info(a)
 
@@ -166,13 +172,6 @@ class VecEnv:
             req["rows"] = [int(r) for r in rows]
         h, _ = self._call(req)
         return list(h["text"])
-
-    def action_index(self, name):
-        """The index of the action called name."""
-        try:
-            return self._action_index[name]
-        except KeyError:
-            raise EnvError(f"swarmsim: no action {name!r} (allowed: {', '.join(self.action_names)})", "action") from None
 
     def close(self):
         """Ends the server; safe to call more than once."""

@@ -174,6 +174,18 @@ class GroupsTest(unittest.TestCase):
             self.fail("no episode ended")
 
 
+class ResetTest(unittest.TestCase):
+    def test_a_seed_restarts_the_instances(self):
+        with VecEnv("latency-pressure", variant="high", num_envs=4, group=2, seed=5) as env:
+            first, _ = env.reset()
+            second, _ = env.reset()  # the next instances
+            self.assertFalse(np.array_equal(first, second))
+            again, _ = env.reset(seed=5)
+            np.testing.assert_array_equal(again, first)
+            other, _ = env.reset(seed=6)
+            self.assertFalse(np.array_equal(other, first))
+
+
 class ActionsTest(unittest.TestCase):
     def test_invalid_action_names_row_action_and_mask(self):
         with VecEnv("latency-pressure", variant="low", num_envs=4, seed=1) as env, \
@@ -260,6 +272,12 @@ class BadInputTest(unittest.TestCase):
                 self.assertNotEqual(res.returncode, 0)
                 self.assertTrue(e.exception.field)
                 self.assertIn(str(e.exception), res.stderr)
+
+    def test_counts_must_be_integers(self):
+        with self.assertRaises(TypeError):
+            VecEnv("latency-pressure", variant="high", num_envs=2.5)
+        with VecEnv("latency-pressure", variant="high", num_envs=np.int64(2), seed=np.uint32(3)) as env:
+            self.assertEqual(env.num_envs, 2)
 
     def test_variant_and_sizes_are_checked(self):
         for kwargs, field in [
