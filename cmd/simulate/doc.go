@@ -672,8 +672,8 @@
 //
 // Examples:
 //
-//	simulate env < requests > replies
-//	python3 -c 'import swarmsim; env = swarmsim.VecEnv("latency-pressure", variant="high", num_envs=64, group=8)'
+//	simulate env
+//	python3 policy_program.py ./simulate    # the example of docs/environment.md
 //
 // # Fit a scenario to recorded OpenTelemetry GenAI traces
 //

@@ -51,8 +51,8 @@ on; a message that breaks the framing gets one and ends the session with
 status 1. At the end of standard input (the client closed it, or died)
 env exits at once with status 0, so no process outlives its client.`,
 	Examples: `
-	simulate env < requests > replies
-	python3 -c 'import swarmsim; env = swarmsim.VecEnv("latency-pressure", variant="high", num_envs=64, group=8)'`,
+	simulate env
+	python3 policy_program.py ./simulate    # the example of docs/environment.md`,
 	Setup: func(fs *flag.FlagSet) action {
 		return runEnv
 	},

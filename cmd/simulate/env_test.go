@@ -4,7 +4,10 @@ import (
 	"bytes"
 	le "encoding/binary"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,4 +75,25 @@ func TestEnvFramingError(t *testing.T) {
 	m, err := env.NewReader(&stdout).Read()
 	require.NoError(t, err)
 	assert.Contains(t, string(m.Header), `"field":"header"`)
+}
+
+// TestEnvDocExample runs the policy program of docs/environment.md, a
+// Python script on the standard library, against simulate env: it drives
+// a group of episodes to their ends by action names.
+func TestEnvDocExample(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 on PATH")
+	}
+	doc, err := os.ReadFile("../../docs/environment.md")
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(doc), "```python\n")
+	require.True(t, ok, "docs/environment.md has no Python example")
+	script, _, _ := strings.Cut(after, "```")
+	path := filepath.Join(t.TempDir(), "policy_program.py")
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o644))
+	out, err := exec.Command(python, path, binary(t)).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	finished := strings.Count(string(out), "finished at")
+	assert.Equal(t, 4, finished, "every row of the group finishes once:\n%s", out)
 }

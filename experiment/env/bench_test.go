@@ -1,23 +1,31 @@
 package env_test
 
 import (
+	"bytes"
+	"encoding/binary"
+	"io"
 	"testing"
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/env"
 	"github.com/swarmsim/swarmsim/models/collective"
-	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
-// BenchmarkStep steps 256 rows of latency-pressure (variant high) with a
-// linear policy's choices and reports the cost per decision, beside the
-// same policy deciding in process on a Runner over the same episodes
-// (ns/decision of each, counting the decisions with a choice): the environment's overhead is the difference.
-// The figures are for the coordinator to measure on a quiet machine.
+// firstValid is the policy of the benchmarks: each decision's first
+// valid action, which costs next to nothing, so that they measure the
+// environment.
+var firstValid = collective.PolicyFunc(func(_ *collective.Observation, m collective.Mask, _ float64) collective.Action { return m.First() })
+
+// BenchmarkStep steps 256 rows of latency-pressure (variant high) in
+// groups of 8 with firstValid's choices and reports the cost per
+// decision, beside the same policy deciding in process on a Runner over
+// the same episodes (ns/decision of each, counting the decisions with a
+// choice): the environment's overhead is the difference. The figures are
+// for the coordinator to measure on a quiet machine.
 func BenchmarkStep(b *testing.B) {
 	const rows = 256
-	pol := policy.NewLinear()
+	pol := firstValid
 	b.Run("env", func(b *testing.B) {
 		e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: rows, Group: 8})
 		if err != nil {
@@ -82,4 +90,67 @@ func BenchmarkStep(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(decisions), "ns/decision")
 	})
+}
+
+// BenchmarkServe steps 256 rows of latency-pressure (variant high)
+// through the protocol, over pipes, with each row's first valid action,
+// and reports the cost per decision: BenchmarkStep/env's plus the
+// framing, the JSON header and the arrays both ways. The figures are for
+// the coordinator to measure on a quiet machine.
+func BenchmarkServe(b *testing.B) {
+	const rows = 256
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- env.Serve(inR, outW, "bench") }()
+	replies := env.NewReader(outR)
+	request := func(msg []byte) *env.Message {
+		go inW.Write(msg) //nolint:errcheck // a server that stops reading fails the read below
+		m, err := replies.Read()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !bytes.Contains(m.Header, []byte(`"ok":true`)) {
+			b.Fatalf("%s", m.Header)
+		}
+		return m
+	}
+	request(frame(b, map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "latency-pressure", "variant": "high", "num_envs": rows, "group": 8}))
+	reset := frame(b, map[string]any{"op": "reset"})
+	stepHeader := frame(b, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{rows}}}})
+	masks := func(m *env.Message) ([]byte, []byte) {
+		var mask, active []byte
+		for i, a := range m.Arrays {
+			switch a.Name {
+			case "action_mask":
+				mask = m.Payloads[i]
+			case "active":
+				active = m.Payloads[i]
+			}
+		}
+		return mask, active
+	}
+	mask, active := masks(request(reset))
+	msg := make([]byte, len(stepHeader)+4*rows)
+	decisions := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if !bytes.Contains(active, []byte{1}) {
+			mask, active = masks(request(reset))
+			continue
+		}
+		copy(msg, stepHeader)
+		actions := msg[len(stepHeader):]
+		for i := range rows {
+			a := bytes.IndexByte(mask[i*env.NumActions:(i+1)*env.NumActions], 1)
+			binary.LittleEndian.PutUint32(actions[4*i:], uint32(max(a, 0)))
+			decisions += int(active[i])
+		}
+		mask, active = masks(request(msg))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(decisions), "ns/decision")
+	inW.Close()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
 }

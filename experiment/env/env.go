@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -23,6 +24,9 @@ const (
 // MaxRows bounds Config.NumEnvs: each row holds an episode's memory.
 const MaxRows = 1 << 16
 
+// MaxWorkers bounds Config.Workers.
+const MaxWorkers = 1024
+
 // Config is what an environment is made from.
 type Config struct {
 	// Scenario is a library scenario's name or a YAML file's path.
@@ -39,6 +43,10 @@ type Config struct {
 	// MaxEvents bounds each episode's events (collective.Options); 0
 	// means the default.
 	MaxEvents uint64
+	// Workers is the number of goroutines that step the rows, each a
+	// contiguous share of whole groups; 0 or 1 means one. Nothing but the
+	// time a step takes depends on it.
+	Workers int
 }
 
 // FieldError is an error in one field of what the caller gave: Field
@@ -61,20 +69,29 @@ func fieldErr(field, format string, args ...any) error {
 // one goroutine; what they return is the Env's memory, valid until the
 // next call.
 type Env struct {
-	name    string
-	variant scenarios.Variant
-	n, g    int
-	seed    uint64
-	opts    collective.Options
-	metrics []experiment.EpisodeMetric
+	name     string
+	warnings []string
+	variant  scenarios.Variant
+	n, g     int
+	seed     uint64
+	opts     collective.Options
+	metrics  []experiment.EpisodeMetric
 
-	rows   []row
+	rows  []row
+	parts []part
+	out   Out
+	reset bool // Reset was called and no episode failed since
+}
+
+// part is one worker's share of the rows, whole groups, and its scratch
+// memory.
+type part struct {
+	lo, hi int // the rows [lo, hi)
+	feat   [NumFeatures]float64
 	group  []collective.Metrics // a group's finished episodes, for its rewards
 	scores []float64
-	out    Out
-	feat   [NumFeatures]float64
-	reset  bool  // Reset was called and no episode failed since
 	ended  []int // the rows whose ends or rewards the output reports
+	err    error
 }
 
 // row is one episode in progress and what the row keeps of the last one.
@@ -97,6 +114,11 @@ type Out struct {
 	Mask   []uint8   // NumEnvs × NumActions: 1 where the action is valid
 	Agent  []int32   // the deciding agent (0 is the main agent); -1 where inactive
 	Active []uint8   // 1 where the row waits for an action
+	// U is the uniform draw in [0, 1) that a built-in policy would
+	// sample the row's decision with (collective.Pending.U): a sampling
+	// client that uses it shares the rows' decision draws with
+	// simulate's own policies. 0 where inactive.
+	U      []float64
 	Reward []float64 // the collective reward, where an episode's reward is paid
 	// Terminated and Truncated are 1 where an episode ended in this step:
 	// truncated by the time limit, terminated otherwise.
@@ -110,6 +132,9 @@ type Out struct {
 func New(cfg Config) (*Env, error) {
 	if cfg.NumEnvs < 1 || cfg.NumEnvs > MaxRows {
 		return nil, fieldErr("num_envs", "num_envs: %d is out of range (1 to %d)", cfg.NumEnvs, MaxRows)
+	}
+	if cfg.Workers < 0 || cfg.Workers > MaxWorkers {
+		return nil, fieldErr("workers", "workers: %d is out of range (0 or 1 for one, up to %d)", cfg.Workers, MaxWorkers)
 	}
 	if cfg.Group < 1 || cfg.NumEnvs%cfg.Group != 0 {
 		return nil, fieldErr("group", "group: %d does not divide num_envs %d (allowed: a divisor of num_envs, 1 for independent rows)", cfg.Group, cfg.NumEnvs)
@@ -134,12 +159,18 @@ func New(cfg Config) (*Env, error) {
 		return nil, fieldErr("group", "group: 1 with reward.penalty group-relative, which compares finish times within a group and is always 0 in a group of one (allowed: group 2 or more)")
 	}
 	e := &Env{
-		name: sc.Name, variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
+		name: sc.Name, warnings: sc.Warnings, variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
 		opts:    collective.Options{MaxEvents: cfg.MaxEvents},
 		metrics: experiment.EpisodeMetrics(),
 		rows:    make([]row, cfg.NumEnvs),
-		group:   make([]collective.Metrics, cfg.Group),
-		scores:  make([]float64, cfg.Group),
+	}
+	groups := cfg.NumEnvs / cfg.Group
+	workers := min(max(cfg.Workers, 1), groups)
+	for w := range workers {
+		e.parts = append(e.parts, part{
+			lo: groups * w / workers * cfg.Group, hi: groups * (w + 1) / workers * cfg.Group,
+			group: make([]collective.Metrics, cfg.Group), scores: make([]float64, cfg.Group),
+		})
 	}
 	if cfg.Seed != nil {
 		e.seed = *cfg.Seed
@@ -147,7 +178,7 @@ func New(cfg Config) (*Env, error) {
 	n := e.n
 	e.out = Out{
 		Obs: make([]float32, n*NumFeatures), Mask: make([]uint8, n*NumActions), Agent: make([]int32, n),
-		Active: make([]uint8, n), Reward: make([]float64, n), Terminated: make([]uint8, n), Truncated: make([]uint8, n),
+		Active: make([]uint8, n), U: make([]float64, n), Reward: make([]float64, n), Terminated: make([]uint8, n), Truncated: make([]uint8, n),
 		Episode: make([][]float64, len(e.metrics)),
 	}
 	for m := range e.out.Episode {
@@ -214,6 +245,11 @@ func pickVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 // Scenario and Variant name what the environment runs.
 func (e *Env) Scenario() string { return e.name }
 
+// Warnings returns what the scenario does that is probably not meant,
+// as the command line prints it (such as a set that the variant
+// overrides).
+func (e *Env) Warnings() []string { return e.warnings }
+
 // Variant returns the variant's name.
 func (e *Env) Variant() string { return e.variant.Name }
 
@@ -257,18 +293,43 @@ func (e *Env) Reset(seed *uint64) (*Out, error) {
 	}
 	e.reset = false
 	e.clearEnded()
-	for first := 0; first < e.n; first += e.g {
-		if err := e.startGroup(first); err != nil {
-			return nil, err
+	if err := e.each(func(p *part) error {
+		for first := p.lo; first < p.hi; first += e.g {
+			if err := e.startGroup(p, first); err != nil {
+				return err
+			}
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	e.reset = true
 	return &e.out, nil
 }
 
+// each runs f on every part, at once when there are several, and returns
+// the error of the first part, in row order, that failed.
+func (e *Env) each(f func(p *part) error) error {
+	if len(e.parts) == 1 {
+		return f(&e.parts[0])
+	}
+	var wg sync.WaitGroup
+	for i := range e.parts {
+		p := &e.parts[i]
+		wg.Go(func() { p.err = f(p) })
+	}
+	wg.Wait()
+	for i := range e.parts {
+		if err := e.parts[i].err; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // startGroup starts the next episodes of the group whose first row is
 // first: one task instance, one set of environment streams.
-func (e *Env) startGroup(first int) error {
+func (e *Env) startGroup(p *part, first int) error {
 	k := e.rows[first].k
 	instance := k*uint64(e.n/e.g) + uint64(first/e.g)
 	streams, g, err := experiment.DrawEpisode(&e.variant, e.seed, int(instance))
@@ -276,7 +337,7 @@ func (e *Env) startGroup(first int) error {
 		return fmt.Errorf("row %d: task instance %d: %w", first, instance, err)
 	}
 	for i := first; i < first+e.g; i++ {
-		if err := e.start(i, instance, streams, g); err != nil {
+		if err := e.start(p, i, instance, streams, g); err != nil {
 			return err
 		}
 	}
@@ -285,7 +346,7 @@ func (e *Env) startGroup(first int) error {
 
 // start begins row i's next episode on a task instance and fills its
 // part of the output.
-func (e *Env) start(i int, instance uint64, streams sim.Streams, g *task.Graph) error {
+func (e *Env) start(p *part, i int, instance uint64, streams sim.Streams, g *task.Graph) error {
 	r := &e.rows[i]
 	r.k++
 	r.instance = instance
@@ -297,35 +358,35 @@ func (e *Env) start(i int, instance uint64, streams sim.Streams, g *task.Graph) 
 	if err := r.s.Start(g, e.variant.Spec.Collective, streams, opts); err != nil {
 		return fmt.Errorf("row %d: %w", i, err)
 	}
-	p, ok := r.s.Next()
+	pending, ok := r.s.Next()
 	if !ok {
 		return fmt.Errorf("row %d: episode %d ended without a decision for a policy to take (the scenario leaves its agents no choice)", i, instance)
 	}
-	r.pending, r.active = p, true
-	e.observe(i)
+	r.pending, r.active = pending, true
+	e.observe(p, i)
 	return nil
 }
 
 // observe fills row i's observation, mask and agent from its pending
 // decision, or zeros them if the row is inactive.
-func (e *Env) observe(i int) {
+func (e *Env) observe(p *part, i int) {
 	r := &e.rows[i]
 	obs := e.out.Obs[i*NumFeatures : (i+1)*NumFeatures]
 	mask := e.out.Mask[i*NumActions : (i+1)*NumActions]
 	if !r.active {
 		clear(obs)
 		clear(mask)
-		e.out.Agent[i], e.out.Active[i] = -1, 0
+		e.out.Agent[i], e.out.Active[i], e.out.U[i] = -1, 0, 0
 		return
 	}
-	policy.Features(r.pending.Obs, &e.feat)
-	for j, x := range e.feat {
+	policy.Features(r.pending.Obs, &p.feat)
+	for j, x := range p.feat {
 		obs[j] = float32(x)
 	}
 	for a := range collective.Action(NumActions) {
 		mask[a] = b2u(r.pending.Mask.Has(a))
 	}
-	e.out.Agent[i], e.out.Active[i] = int32(r.pending.Agent), 1
+	e.out.Agent[i], e.out.Active[i], e.out.U[i] = int32(r.pending.Agent), 1, r.pending.U
 }
 
 // Check returns an error naming the first active row whose action is not
@@ -364,33 +425,40 @@ func (e *Env) Step(actions []int32) (*Out, error) {
 		return nil, err
 	}
 	e.clearEnded()
-	for i, a := range actions {
+	if err := e.each(func(p *part) error { return e.stepPart(p, actions) }); err != nil {
+		e.reset = false
+		return nil, err
+	}
+	return &e.out, nil
+}
+
+// stepPart is Step on the part's rows.
+func (e *Env) stepPart(p *part, actions []int32) error {
+	for i := p.lo; i < p.hi; i++ {
 		r := &e.rows[i]
 		if !r.active {
 			continue
 		}
-		if err := r.s.Act(collective.Action(a)); err != nil {
-			e.reset = false
-			return nil, fmt.Errorf("row %d: %w", i, err)
+		if err := r.s.Act(collective.Action(actions[i])); err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
 		}
-		if p, ok := r.s.Next(); ok {
-			r.pending = p
-			e.observe(i)
+		if pending, ok := r.s.Next(); ok {
+			r.pending = pending
+			e.observe(p, i)
 			continue
 		}
-		if err := e.finish(i); err != nil {
-			e.reset = false
-			return nil, err
+		if err := e.finish(p, i); err != nil {
+			return err
 		}
 	}
-	return &e.out, nil
+	return nil
 }
 
 // finish reports row i's finished episode and, with group 1, starts the
 // row's next one; with a larger group the row waits, and the group's
 // rewards are paid when its last row finishes if they depend on each
 // other.
-func (e *Env) finish(i int) error {
+func (e *Env) finish(p *part, i int) error {
 	r := &e.rows[i]
 	res, err := r.s.Result()
 	if err != nil {
@@ -398,13 +466,13 @@ func (e *Env) finish(i int) error {
 	}
 	r.active = false
 	r.result = res.Metrics
-	e.ended = append(e.ended, i)
+	p.ended = append(p.ended, i)
 	cfg := &e.variant.Spec.Collective
 	reward := &e.variant.Spec.Reward
 	// The episode's own reward, as episodes.csv scores it: a group of one.
-	e.group[0] = res.Metrics
-	reward.Group(cfg, 0, e.group[:1], e.scores[:1])
-	r.finished = experiment.Row{Variant: e.variant.Name, Episode: int(r.instance), Metrics: res.Metrics, Reward: e.scores[0]}
+	p.group[0] = res.Metrics
+	reward.Group(cfg, 0, p.group[:1], p.scores[:1])
+	r.finished = experiment.Row{Variant: e.variant.Name, Episode: int(r.instance), Metrics: res.Metrics, Reward: p.scores[0]}
 	for m, metric := range e.metrics {
 		e.out.Episode[m][i] = metric.Value(&r.finished)
 	}
@@ -420,13 +488,13 @@ func (e *Env) finish(i int) error {
 		if err != nil {
 			return err
 		}
-		return e.start(i, r.instance, streams, g)
+		return e.start(p, i, r.instance, streams, g)
 	case reward.Penalty != rlcr.PenaltyGroupRelative:
 		e.out.Reward[i] = r.finished.Reward
 	default:
-		e.payGroup(i - i%e.g)
+		e.payGroup(p, i-i%e.g)
 	}
-	e.observe(i)
+	e.observe(p, i)
 	return nil
 }
 
@@ -445,17 +513,17 @@ func (e *Env) next(i int) (*task.Graph, sim.Streams, error) {
 // payGroup pays the rewards of the group whose first row is first once
 // all its rows have finished: scored together, as the learner scores a
 // group, since a group-relative penalty compares their finish times.
-func (e *Env) payGroup(first int) {
+func (e *Env) payGroup(p *part, first int) {
 	for j := range e.g {
 		if e.rows[first+j].active {
 			return
 		}
-		e.group[j] = e.rows[first+j].result
+		p.group[j] = e.rows[first+j].result
 	}
-	e.variant.Spec.Reward.Group(&e.variant.Spec.Collective, 0, e.group, e.scores)
-	copy(e.out.Reward[first:first+e.g], e.scores)
+	e.variant.Spec.Reward.Group(&e.variant.Spec.Collective, 0, p.group, p.scores)
+	copy(e.out.Reward[first:first+e.g], p.scores)
 	for j := range e.g {
-		e.ended = append(e.ended, first+j) // paid now, cleared at the next step
+		p.ended = append(p.ended, first+j) // paid now, cleared at the next step
 	}
 }
 
@@ -463,13 +531,16 @@ func (e *Env) payGroup(first int) {
 // ended in it (rewards, ends and metrics), so that a step costs the
 // rows that act, not all of the table.
 func (e *Env) clearEnded() {
-	for _, i := range e.ended {
-		e.out.Reward[i], e.out.Terminated[i], e.out.Truncated[i] = 0, 0, 0
-		for m := range e.out.Episode {
-			e.out.Episode[m][i] = math.NaN()
+	for w := range e.parts {
+		p := &e.parts[w]
+		for _, i := range p.ended {
+			e.out.Reward[i], e.out.Terminated[i], e.out.Truncated[i] = 0, 0, 0
+			for m := range e.out.Episode {
+				e.out.Episode[m][i] = math.NaN()
+			}
 		}
+		p.ended = p.ended[:0]
 	}
-	e.ended = e.ended[:0]
 }
 
 // Finished returns row i's last finished episode as a row of episodes.csv

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -209,4 +213,107 @@ func TestInvalidActionAdvancesNothing(t *testing.T) {
 		return append([]float32(nil), out.Obs...)
 	}
 	assert.Equal(t, run(false), run(true))
+}
+
+// TestRenderInDocs checks the text observation that docs/environment.md
+// shows: the main agent's first decision in tiny, as render gives it.
+func TestRenderInDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/environment.md")
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(doc), "the main agent's first decision in `tiny`:\n\n```\n")
+	require.True(t, ok, "docs/environment.md shows no rendered decision")
+	shown, _, _ := strings.Cut(after, "```")
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1})
+	require.NoError(t, err)
+	_, err = e.Reset(nil)
+	require.NoError(t, err)
+	assert.Equal(t, shown, e.Render(0))
+}
+
+// TestSamplingPolicyReproducesRun steps the environment with a sampling
+// policy (a linear softmax with weights drawn at random) that samples
+// with the draw the environment reports, and checks that each row's first
+// episode is the one collective.Run gives that policy on the same
+// episode: the draws a client sees are the built-in policies' own.
+func TestSamplingPolicyReproducesRun(t *testing.T) {
+	const rows = 6
+	pol := policy.NewLinear()
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := range pol.Params() {
+		pol.Params()[i] = rng.NormFloat64()
+	}
+	e, err := env.New(env.Config{Scenario: "organizations", Variant: "team", NumEnvs: rows, Group: 1})
+	require.NoError(t, err)
+	out, err := e.Reset(nil)
+	require.NoError(t, err)
+	got := make([]*collective.Metrics, rows)
+	for steps := 0; slices.Contains(got, nil); steps++ {
+		require.Less(t, steps, 100000)
+		actions := make([]int32, rows)
+		for i := range rows {
+			p, _ := e.Pending(i)
+			require.Equal(t, p.U, out.U[i])
+			actions[i] = int32(pol.Decide(p.Obs, p.Mask, out.U[i]))
+		}
+		out, err = e.Step(actions)
+		require.NoError(t, err)
+		for i := range rows {
+			if out.Terminated[i]+out.Truncated[i] == 1 && got[i] == nil {
+				r, _ := e.Finished(i)
+				got[i] = &r.Metrics
+			}
+		}
+	}
+	sc, err := scenarios.Load("organizations", nil)
+	require.NoError(t, err)
+	v := &sc.Variants[2]
+	require.Equal(t, "team", v.Name)
+	for k := range rows {
+		streams, g, err := experiment.DrawEpisode(v, sc.Seed, k)
+		require.NoError(t, err)
+		want, err := collective.Run(g, v.Spec.Collective, pol, streams, collective.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, want.Metrics, *got[k], "row %d", k)
+	}
+}
+
+// TestWorkersChangeNothing steps the same environment on one worker and on
+// several with a sampling policy, resets included, and checks that every
+// output of every call is the same.
+func TestWorkersChangeNothing(t *testing.T) {
+	pol := policy.NewLinear()
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range pol.Params() {
+		pol.Params()[i] = rng.NormFloat64()
+	}
+	for _, group := range []int{1, 3} {
+		var runs [2][]string
+		for w, workers := range []int{1, 4} {
+			var sets []string
+			if group > 1 { // rewards paid when a group ends, by the worker of its last row
+				sets = []string{"reward.penalty=group-relative", "reward.latency=0.5"}
+			}
+			e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 12, Group: group, Workers: workers, Sets: sets})
+			require.NoError(t, err)
+			out, err := e.Reset(nil)
+			require.NoError(t, err)
+			for step := range 300 {
+				runs[w] = append(runs[w], fmt.Sprintf("%v", *out))
+				if !slices.Contains(out.Active, 1) {
+					out, err = e.Reset(nil)
+					require.NoError(t, err)
+					continue
+				}
+				actions := make([]int32, 12)
+				for i := range actions {
+					if p, ok := e.Pending(i); ok {
+						actions[i] = int32(pol.Decide(p.Obs, p.Mask, p.U))
+					}
+				}
+				out, err = e.Step(actions)
+				require.NoError(t, err, "step %d", step)
+			}
+		}
+		require.Equal(t, runs[0], runs[1], "group %d", group)
+	}
 }

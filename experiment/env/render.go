@@ -55,7 +55,7 @@ func (e *Env) Render(i int) string {
 	default:
 		fmt.Fprintf(&b, "; %s ready to start, the next one %.1f times the mean work of a subtask.\n", count(o.Ready, "subtask is", "subtasks are"), o.NextWork)
 	}
-	fmt.Fprintf(&b, "Team: %s busy, %s waiting, %s more can be spawned.\n", count(o.Busy, "other agent", "other agents"), count(o.Idle, "agent", "agents"), count(o.Free, "agent", "agents"))
+	fmt.Fprintf(&b, "Team: %s busy, %s waiting, %s can still be spawned.\n", count(o.Busy, "other agent", "other agents"), count(o.Idle, "agent", "agents"), count(o.Free, "more agent", "more agents"))
 	if o.Attempts > 0 {
 		fmt.Fprintf(&b, "Independent attempts: %d started, %d not yet submitted.\n", o.Attempts, o.Pending)
 	}

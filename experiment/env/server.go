@@ -21,6 +21,7 @@ type request struct {
 	Variant     string          `json:"variant"`
 	NumEnvs     *int            `json:"num_envs"`
 	Group       *int            `json:"group"`
+	Workers     int             `json:"workers"`
 	Seed        *uint64         `json:"seed"`
 	Set         json.RawMessage `json:"set"`
 	Rows        []int           `json:"rows"`
@@ -30,7 +31,7 @@ type request struct {
 
 // opFields are the header fields each op reads, besides op and arrays.
 var opFields = map[string][]string{
-	"make":   {"protocol", "scenario", "variant", "num_envs", "group", "seed", "set"},
+	"make":   {"protocol", "scenario", "variant", "num_envs", "group", "seed", "set", "workers"},
 	"reset":  {"seed"},
 	"step":   {"action_names"},
 	"render": {"rows"},
@@ -48,7 +49,9 @@ type server struct {
 	env     *Env
 	reply   []byte
 	actions []int32
-	// The headers of reset's and step's replies, the same every time.
+	// The arrays and headers of reset's and step's replies, the same
+	// every time.
+	resetArrays, stepArrays []replyArray
 	resetHeader, stepHeader []byte
 }
 
@@ -261,7 +264,7 @@ func (s *server) make(req *request, m *Message) error {
 	if req.Scenario == "" {
 		return fieldErr("scenario", "scenario: missing (a library scenario's name, as simulate list shows them, or a YAML file's path)")
 	}
-	cfg := Config{Scenario: req.Scenario, Variant: req.Variant, NumEnvs: 1, Group: 1, Seed: req.Seed}
+	cfg := Config{Scenario: req.Scenario, Variant: req.Variant, NumEnvs: 1, Group: 1, Seed: req.Seed, Workers: req.Workers}
 	if req.NumEnvs != nil {
 		cfg.NumEnvs = *req.NumEnvs
 	}
@@ -279,14 +282,15 @@ func (s *server) make(req *request, m *Message) error {
 	}
 	s.env = e
 	s.actions = make([]int32, e.n)
-	s.resetHeader = arraysHeader(e, false)
-	s.stepHeader = arraysHeader(e, true)
+	s.resetArrays, s.stepArrays = replyArrays(e, false), replyArrays(e, true)
+	s.resetHeader, s.stepHeader = replyHeader(s.resetArrays), replyHeader(s.stepArrays)
 	return s.ok(struct {
 		OK             bool     `json:"ok"`
 		Protocol       string   `json:"protocol"`
 		Version        string   `json:"version"`
 		NumEnvs        int      `json:"num_envs"`
 		Group          int      `json:"group"`
+		Workers        int      `json:"workers"`
 		NumFeatures    int      `json:"num_features"`
 		NumActions     int      `json:"num_actions"`
 		ActionNames    []string `json:"action_names"`
@@ -294,7 +298,16 @@ func (s *server) make(req *request, m *Message) error {
 		EpisodeMetrics []string `json:"episode_metrics"`
 		Scenario       string   `json:"scenario"`
 		Variant        string   `json:"variant"`
-	}{true, Protocol, s.version, e.n, e.g, NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name})
+		Warnings       []string `json:"warnings"`
+	}{true, Protocol, s.version, e.n, e.g, len(e.parts), NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings())})
+}
+
+// nonNil makes a missing list an empty one, which JSON writes as [].
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }
 
 // parseSets reads make's set object in its order (a later set of a path
@@ -336,29 +349,60 @@ func parseSets(raw json.RawMessage) ([]string, error) {
 	return sets, nil
 }
 
-// arraysHeader returns the header of reset's reply, or with step step's:
-// the arrays, which only the number of rows sizes.
-func arraysHeader(e *Env, step bool) []byte {
+// A replyArray is an array of reset's or step's reply: how the header
+// lists it and how it is written from the output. The lists below are
+// the one place where the order of the arrays is written.
+type replyArray struct {
+	Array
+	write func(buf []byte, o *Out) []byte
+}
+
+// replyArrays returns the arrays of reset's reply, or with step step's:
+// which only the number of rows sizes.
+func replyArrays(e *Env, step bool) []replyArray {
 	n := e.n
-	var arrays []Array
-	arrays = append(arrays, Array{"obs", "f4", []int{n, NumFeatures}})
+	arrays := []replyArray{{Array{"obs", "f4", []int{n, NumFeatures}}, func(b []byte, o *Out) []byte { return appendF4(b, o.Obs) }}}
 	if step {
-		arrays = append(arrays, Array{"reward", "f8", []int{n}}, Array{"terminated", "u1", []int{n}}, Array{"truncated", "u1", []int{n}})
+		arrays = append(arrays,
+			replyArray{Array{"reward", "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.Reward) }},
+			replyArray{Array{"terminated", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Terminated...) }},
+			replyArray{Array{"truncated", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Truncated...) }})
 	}
-	arrays = append(arrays, Array{"action_mask", "u1", []int{n, NumActions}}, Array{"agent", "i4", []int{n}}, Array{"active", "u1", []int{n}})
+	arrays = append(arrays,
+		replyArray{Array{"action_mask", "u1", []int{n, NumActions}}, func(b []byte, o *Out) []byte { return append(b, o.Mask...) }},
+		replyArray{Array{"agent", "i4", []int{n}}, func(b []byte, o *Out) []byte { return appendI4(b, o.Agent) }},
+		replyArray{Array{"active", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Active...) }},
+		replyArray{Array{"u", "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.U) }})
 	if step {
-		for _, name := range e.Metrics() {
-			arrays = append(arrays, Array{"episode." + name, "f8", []int{n}})
+		for m, name := range e.Metrics() {
+			arrays = append(arrays, replyArray{Array{"episode." + name, "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.Episode[m]) }})
 		}
+	}
+	return arrays
+}
+
+// replyHeader returns the header of a reply with the arrays.
+func replyHeader(arrays []replyArray) []byte {
+	list := make([]Array, len(arrays))
+	for i, a := range arrays {
+		list[i] = a.Array
 	}
 	h, err := json.Marshal(struct {
 		OK     bool    `json:"ok"`
 		Arrays []Array `json:"arrays"`
-	}{true, arrays})
+	}{true, list})
 	if err != nil {
 		panic(err) // names and ints always marshal
 	}
 	return h
+}
+
+// writeArrays makes the reply the header and the arrays of out.
+func (s *server) writeArrays(header []byte, arrays []replyArray, out *Out) {
+	s.reply = appendFrame(s.reply[:0], header)
+	for _, a := range arrays {
+		s.reply = a.write(s.reply, out)
+	}
 }
 
 // reset starts every row's next episode.
@@ -370,11 +414,7 @@ func (s *server) reset(req *request, m *Message) error {
 	if err != nil {
 		return err
 	}
-	s.reply = appendFrame(s.reply[:0], s.resetHeader)
-	s.reply = appendF4(s.reply, out.Obs)
-	s.reply = append(s.reply, out.Mask...)
-	s.reply = appendI4(s.reply, out.Agent)
-	s.reply = append(s.reply, out.Active...)
+	s.writeArrays(s.resetHeader, s.resetArrays, out)
 	return nil
 }
 
@@ -387,17 +427,7 @@ func (s *server) step(req *request, m *Message) error {
 	if err != nil {
 		return err
 	}
-	s.reply = appendFrame(s.reply[:0], s.stepHeader)
-	s.reply = appendF4(s.reply, out.Obs)
-	s.reply = appendF8(s.reply, out.Reward)
-	s.reply = append(s.reply, out.Terminated...)
-	s.reply = append(s.reply, out.Truncated...)
-	s.reply = append(s.reply, out.Mask...)
-	s.reply = appendI4(s.reply, out.Agent)
-	s.reply = append(s.reply, out.Active...)
-	for _, xs := range out.Episode {
-		s.reply = appendF8(s.reply, xs)
-	}
+	s.writeArrays(s.stepHeader, s.stepArrays, out)
 	return nil
 }
 

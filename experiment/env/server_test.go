@@ -84,7 +84,7 @@ func i4(xs ...int32) []byte {
 	return b
 }
 
-var makeTiny = map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "num_envs": 2, "group": 1, "seed": 3}
+var makeTiny = map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "num_envs": 2, "group": 1, "seed": 3, "workers": 2}
 
 // TestServeSession runs a session through every request and checks the
 // replies' fields and arrays.
@@ -98,6 +98,7 @@ func TestServeSession(t *testing.T) {
 	assert.EqualValues(t, env.NumFeatures, h["num_features"])
 	assert.EqualValues(t, env.NumActions, h["num_actions"])
 	assert.Equal(t, "test", h["version"])
+	assert.EqualValues(t, 2, h["workers"])
 	assert.Contains(t, h["episode_metrics"], "parallelism_mean")
 	h, _ = c.request(makeTiny)
 	wantError(t, h, "op", "made already")

@@ -71,6 +71,13 @@ var rules = []rule{
 		from:    not(under("cmd", "experiment")),
 		forbids: under("experiment"),
 	},
+	{
+		// The environment answers its client and writes nothing: a
+		// session leaves no files behind.
+		name:    "experiment/env imports no output package (rundir, results, plots, internal/atomicfile)",
+		from:    under("experiment/env"),
+		forbids: under("rundir", "results", "plots", "internal/atomicfile"),
+	},
 }
 
 // under reports whether a package is one of the given ones or inside one.
@@ -145,6 +152,7 @@ func TestRulesFindViolations(t *testing.T) {
 		{"plots imports nothing from models/... or experiment/...", "plots", "models/collective", "internal/atomicfile"},
 		{"nothing but cmd/... imports experiment/...", "scenarios", "experiment", "sim"},
 		{"nothing but cmd/... imports experiment/...", "results", "experiment/sweep", "rundir"},
+		{"experiment/env imports no output package (rundir, results, plots, internal/atomicfile)", "experiment/env", "rundir", "experiment"},
 	}
 	for _, c := range cases {
 		t.Run(c.pkg+" imports "+c.bad, func(t *testing.T) {

@@ -39,7 +39,9 @@ func TestRunnerMatchesRun(t *testing.T) {
 }
 
 // TestRunnerAllocatesNothing checks that a Runner in steady state runs a
-// recorded episode of a sampling policy without allocating.
+// recorded episode of a sampling policy without allocating, and that a
+// Stepper steps one without allocating: none per decision, none per
+// episode.
 func TestRunnerAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -49,15 +51,26 @@ func TestRunnerAllocatesNothing(t *testing.T) {
 	cfg.Agents = 6
 	pol := policy.NewLinear()
 	var r collective.Runner
-	seed := uint64(0)
-	run := func() {
-		seed++
-		if _, err := r.Run(g, cfg, pol, sim.NewStreams(seed%8), collective.Options{Record: true}); err != nil {
-			t.Fatal(err)
+	var s collective.Stepper
+	for _, way := range []struct {
+		name string
+		run  func(seed uint64)
+	}{
+		{"runner", func(seed uint64) {
+			if _, err := r.Run(g, cfg, pol, sim.NewStreams(seed), collective.Options{Record: true}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"stepper", func(seed uint64) { stepWith(t, &s, g, cfg, pol, seed, collective.Options{Record: true}) }},
+	} {
+		seed := uint64(0)
+		run := func() {
+			seed++
+			way.run(seed % 8)
 		}
+		for range 16 {
+			run() // grow the memory to its steady size
+		}
+		assert.Zero(t, testing.AllocsPerRun(50, run), way.name)
 	}
-	for range 16 {
-		run() // grow the runner's memory to its steady size
-	}
-	assert.Zero(t, testing.AllocsPerRun(50, run))
 }

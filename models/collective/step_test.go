@@ -189,26 +189,3 @@ func TestStepperStopsWithContext(t *testing.T) {
 	_, err = s.Result()
 	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
 }
-
-// TestStepperAllocatesNothing checks that a Stepper in steady state steps
-// a recorded episode without allocating: no allocation per decision and
-// none per episode.
-func TestStepperAllocatesNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	g := draw(t, families[1], 1)
-	cfg := collective.Defaults()
-	cfg.Agents = 6
-	pol := policy.NewLinear()
-	var s collective.Stepper
-	seed := uint64(0)
-	run := func() {
-		seed++
-		stepWith(t, &s, g, cfg, pol, seed%8, collective.Options{Record: true})
-	}
-	for range 16 {
-		run()
-	}
-	assert.Zero(t, testing.AllocsPerRun(50, run))
-}
