@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 import weakref
 
 import numpy as np
@@ -80,14 +81,21 @@ class VecEnv:
     k-th episode plays task instance k*(num_envs/G) + i//G, the episode that
     `simulate run --seed S` numbers so; info["episode"]["episode"] says which.
 
+    info["u"] is each row's uniform decision draw in [0, 1), the number
+    simulate's own sampling policies draw their action with (0 where
+    inactive); info["agent"] is -1 where inactive.
+
     scenario is a library name or a YAML path; set maps keys to values as
-    `--set key=value` takes them; seed None is the scenario's. The server is
+    `--set key=value` takes them; seed None is the scenario's; workers is
+    how many threads step the rows (outputs do not depend on it; default
+    1). The scenario's warnings, as the command line prints them, are in
+    env.warnings and issued as Python warnings. The server is
     a `simulate env` child process of the binary simulate (default:
     find_simulate()); close() ends it, as do leaving a with block, garbage
     collection and interpreter exit.
     """
 
-    def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, simulate=None):
+    def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, workers=None, simulate=None):
         self._proc = None
         self._closed = True
         # operator.index refuses a float where a count is meant, instead of
@@ -98,6 +106,8 @@ class VecEnv:
             make["variant"] = str(variant)
         if seed is not None:
             make["seed"] = operator.index(seed)
+        if workers is not None:
+            make["workers"] = operator.index(workers)
         if set is not None:
             if not isinstance(set, dict):
                 raise TypeError(f"swarmsim: set must be a dict of key -> value, not {type(set).__name__}")
@@ -123,6 +133,10 @@ class VecEnv:
         self.scenario = reply.get("scenario", str(scenario))
         self.variant = reply.get("variant", variant)
         self.version = reply.get("version", "")
+        self.workers = int(reply.get("workers", 1))
+        self.warnings = list(reply.get("warnings") or [])
+        for w in self.warnings:
+            warnings.warn(f"swarmsim: {self.scenario}: {w}", stacklevel=2)
         # The step request's header never changes: encode it once.
         self._step_head = _wire.encode({"op": "step", "arrays": [{"name": "actions", "dtype": "i4", "shape": [self.num_envs]}]})
 
@@ -209,7 +223,10 @@ class VecEnv:
             self.close()
 
     def _info(self, a):
-        return {"action_mask": a["action_mask"].view(np.bool_), "agent": a["agent"], "active": a["active"].view(np.bool_)}
+        info = {"action_mask": a["action_mask"].view(np.bool_), "agent": a["agent"], "active": a["active"].view(np.bool_)}
+        if "u" in a:
+            info["u"] = a["u"]
+        return info
 
     def _call(self, header):
         return self._send(_wire.encode(header))

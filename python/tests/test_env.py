@@ -174,6 +174,29 @@ class GroupsTest(unittest.TestCase):
             self.fail("no episode ended")
 
 
+class WorkersTest(unittest.TestCase):
+    def test_workers_change_nothing_and_draws_are_given(self):
+        runs = []
+        for workers in (1, 3):
+            with VecEnv("latency-pressure", variant="high", num_envs=6, group=2, seed=9, workers=workers) as env:
+                self.assertEqual(env.workers, workers)
+                obs, info = env.reset()
+                steps = [(obs, info["u"])]
+                fixed = Fixed("split", env)
+                while info["active"].any():
+                    obs, r, term, trunc, info = env.step(fixed(obs, info["action_mask"]))
+                    u, active = info["u"], info["active"]
+                    self.assertTrue(((u >= 0) & (u < 1)).all())
+                    self.assertTrue((u[~active] == 0).all())
+                    self.assertTrue((info["agent"][~active] == -1).all())
+                    steps.append((obs, u, r))
+                runs.append(steps)
+        self.assertEqual(len(runs[0]), len(runs[1]))
+        for a, b in zip(*runs):
+            for x, y in zip(a, b):
+                np.testing.assert_array_equal(x, y)
+
+
 class ResetTest(unittest.TestCase):
     def test_a_seed_restarts_the_instances(self):
         with VecEnv("latency-pressure", variant="high", num_envs=4, group=2, seed=5) as env:
