@@ -26,6 +26,7 @@ rows and tests the ordering none < low < medium < high.
 
 import argparse
 import csv
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -189,6 +190,8 @@ def train(args, variant, seed, learner):
 def main(learner=NumpyLearner):
     args = parse_args()
     variants = args.variants.split(",")
+    if args.out:
+        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     out = open(args.out, "w", newline="") if args.out else sys.stdout
     w = csv.writer(out)
     w.writerow(["seed", "variant", "parallelism", "finish_time", "success", "reward", "decisions", "seconds"])

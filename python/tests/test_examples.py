@@ -119,7 +119,7 @@ class LearnerSmokeTest(unittest.TestCase):
         except ServerError as e:
             self.skipTest(str(e))
         with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "np.csv")
+            out = os.path.join(tmp, "out", "np.csv")  # a directory that does not exist yet
             res = subprocess.run([sys.executable, os.path.join(EXAMPLES, "reinforce_numpy.py"), "--variants", "none,high",
                                   "--iterations", "3", "--batch", "2", "--group", "2", "--out", out],
                                  capture_output=True, text=True, timeout=120,
