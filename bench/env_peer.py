@@ -472,13 +472,14 @@ def main():
     rng = np.random.default_rng(args.seed)
     policy = linear_policy(theta, rng)
     decisions = choices = 0
-    rewards, finishes, par, success = [], [], [], []
+    rewards, finishes, par, success, per_episode = [], [], [], [], []
     actions = np.zeros(NUM_ACTIONS)
     start = time.perf_counter()
     for _ in range(args.episodes):
         ep = Episode(rng, policy)
         rewards.append(ep.run())
         decisions += ep.decisions
+        per_episode.append(ep.decisions)
         choices += ep.choices
         finishes.append(ep.finish)
         par.append(ep.agent_time / ep.finish)
@@ -486,7 +487,8 @@ def main():
         actions += ep.actions
     secs = time.perf_counter() - start
     print(f"mean reward {np.mean(rewards):.4f}, finish {np.mean(finishes):.0f} s, parallelism {np.mean(par):.2f}, "
-          f"success {np.mean(success):.3f}, decisions per episode {decisions / args.episodes:.2f} (choices {choices / args.episodes:.2f}); "
+          f"success {np.mean(success):.3f}, decisions per episode {decisions / args.episodes:.2f} "
+          f"(se {np.std(per_episode) / math.sqrt(args.episodes):.2f}; choices {choices / args.episodes:.2f}); "
           "by action " + ", ".join(f"{n} {c / args.episodes:.2f}" for n, c in zip(ACTION_NAMES, actions)), file=sys.stderr)
     print(f"episodes={args.episodes} decisions={decisions} choices={choices} seconds={secs:.3f} "
           f"decisions_per_s={decisions / secs:.0f}")
