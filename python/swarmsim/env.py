@@ -243,6 +243,15 @@ class VecEnv:
             header, arrays = _wire.read(p.stdout, self._headers)
         except (OSError, _wire.ProtocolError) as e:
             raise self._gone(e) from None
+        except BaseException:
+            # Interrupted between request and reply (Ctrl-C): the stream is
+            # mid-message and cannot be resynchronised, so the server goes.
+            self._closed = True
+            _open.discard(self)
+            p.kill()
+            p.wait()
+            self._stderr.close()
+            raise
         if not header.get("ok"):
             raise EnvError(header.get("error", "swarmsim: the server refused the request without a reason"), header.get("field", ""))
         return header, arrays

@@ -15,6 +15,7 @@ import unittest
 import numpy as np
 
 from swarmsim import EnvError, ServerError, VecEnv, find_simulate
+from swarmsim import _wire as swarmsim_wire
 
 from .fixed import Fixed
 from .gofmt import go_g
@@ -323,6 +324,27 @@ class LifetimeTest(unittest.TestCase):
         with self.assertRaises(ServerError):
             env.reset()
         env.close()  # twice is fine
+
+    def test_an_interrupted_step_ends_the_server(self):
+        # Ctrl-C between a request and its reply leaves the stream
+        # mid-message: the environment must not answer the next call with
+        # the rest of the old reply.
+        env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
+        obs, info = env.reset()
+        real = swarmsim_wire.read
+
+        def interrupted(*args):
+            raise KeyboardInterrupt
+
+        swarmsim_wire.read = interrupted
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                env.step(Fixed("split", env)(obs, info["action_mask"]))
+        finally:
+            swarmsim_wire.read = real
+        self.assertIsNotNone(env._proc.poll())
+        with self.assertRaises(ServerError):
+            env.reset()
 
     def test_killed_client_leaves_no_server(self):
         child = subprocess.Popen([sys.executable, "-c", (
