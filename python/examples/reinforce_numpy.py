@@ -12,7 +12,9 @@ medium, high) and seed, the way `simulate train` does:
     ends; the flat collective advantage A = (R - group mean) / (group std +
     1e-8) is given to every decision of every agent of the rollout;
   - the surrogate sum_d w_d (A_d log pi(a_d|x_d) + beta H(pi(.|x_d))), with
-    w_d = 1/(decisions in the batch), masked softmax, the gradient's global
+    w_d = 1/(decisions in the batch, counting those with a single valid
+    action, which VecEnv takes without pausing and which carry no gradient,
+    from the episodes' actions_* metrics), masked softmax, the gradient's global
     norm clipped to 1, one Adam step per iteration at a learning rate
     decaying linearly from 0.1 to 0.02 (entropy 0.01 to 0.001): the
     flagship's hyper-parameters.
@@ -21,7 +23,7 @@ It writes one CSV row per (seed, variant): the last tenth of training's mean
 parallelism, finish time, success and reward. dose_response.py reads those
 rows and tests the ordering none < low < medium < high.
 
-    PYTHONPATH=python python3 python/examples/reinforce_numpy.py --seeds 1-10 --out /tmp/np.csv
+    PYTHONPATH=python /usr/bin/python3 python/examples/reinforce_numpy.py --seeds 1-10 --out /tmp/np.csv
 """
 
 import argparse
@@ -30,6 +32,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -95,10 +98,21 @@ def masked_log_softmax(logits, mask):
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
+class Batch(NamedTuple):
+    """The decisions of one iteration's rollouts that had a choice (those
+    without one carry no gradient, and VecEnv takes them itself)."""
+
+    x: np.ndarray  # features of each decision with a choice
+    mask: np.ndarray  # its valid actions
+    action: np.ndarray  # the action taken
+    row: np.ndarray  # the rollout (row) it belongs to
+    count: int  # every decision of the batch, those without a choice too
+
+
 def rollouts(env, theta, rng):
     """Runs every row of env to the end of its episode under the policy
-    theta. Returns the decisions (features, masks, actions, row) and per row
-    the reward and the episode's metrics."""
+    theta. Returns the Batch of decisions and per row the reward and the
+    episode's metrics."""
     n = env.num_envs
     xs, masks, acts, rows = [], [], [], []
     reward = np.zeros(n)
@@ -123,7 +137,8 @@ def rollouts(env, theta, rng):
         for k, v in info["episode"].items():
             metrics.setdefault(k, np.full(n, np.nan))[ended] = v[ended]
         active = info["active"].copy()
-    return (np.concatenate(xs), np.concatenate(masks), np.concatenate(acts), np.concatenate(rows)), reward, metrics
+    count = int(sum(np.nansum(v) for k, v in metrics.items() if k.startswith("actions_")))
+    return Batch(np.concatenate(xs), np.concatenate(masks), np.concatenate(acts), np.concatenate(rows), count), reward, metrics
 
 
 def group_advantage(reward, g):
@@ -132,10 +147,11 @@ def group_advantage(reward, g):
     return ((r - r.mean(axis=1, keepdims=True)) / (r.std(axis=1, keepdims=True) + 1e-8)).ravel()
 
 
-def policy_gradient(theta, decisions, adv, ent_coef):
+def policy_gradient(theta, batch, adv, ent_coef):
     """The gradient of sum_d w_d (A_d log pi(a_d|x_d) + beta H(pi(.|x_d))),
-    w_d = 1/(decisions); a decision with one valid action carries none."""
-    x, mask, a, row = decisions
+    over the decisions with a choice (the ones VecEnv pauses at), w_d =
+    1/batch.count."""
+    x, mask, a, row = batch.x, batch.mask, batch.action, batch.row
     logp = masked_log_softmax(x @ theta.T, mask)
     p = np.exp(logp)
     logp0 = np.where(mask, logp, 0.0)
@@ -143,8 +159,7 @@ def policy_gradient(theta, decisions, adv, ent_coef):
     onehot = np.zeros_like(p)
     onehot[np.arange(len(a)), a] = 1
     dz = adv[row][:, None] * (onehot - p) - ent_coef * p * (logp0 + entropy)
-    dz[mask.sum(axis=1) <= 1] = 0
-    return (dz / len(a)).T @ x
+    return (dz / batch.count).T @ x
 
 
 class NumpyLearner:
@@ -159,9 +174,9 @@ class NumpyLearner:
     def theta(self):
         return self.params
 
-    def update(self, decisions, adv, it):
+    def update(self, batch, adv, it):
         a = self.args
-        grad = policy_gradient(self.params, decisions, adv, linear(a.entropy, a.entropy_end, it, a.iterations))
+        grad = policy_gradient(self.params, batch, adv, linear(a.entropy, a.entropy_end, it, a.iterations))
         norm = np.linalg.norm(grad)
         if a.clip_grad > 0 and norm > a.clip_grad:
             grad *= a.clip_grad / norm
@@ -175,14 +190,14 @@ def train(args, variant, seed, learner):
     with VecEnv(args.scenario, variant=variant, num_envs=args.batch * args.group, group=args.group, seed=seed) as env:
         pol = learner(env.num_actions, env.num_features, args)
         for it in range(args.iterations):
-            decisions, reward, metrics = rollouts(env, pol.theta(), rng)
-            pol.update(decisions, group_advantage(reward, args.group), it)
+            batch, reward, metrics = rollouts(env, pol.theta(), rng)
+            pol.update(batch, group_advantage(reward, args.group), it)
             curve.append({
                 "reward": reward.mean(),
                 "parallelism": np.nanmean(metrics["parallelism_mean"]),
                 "finish_time": np.nanmean(metrics["finish_time"]),
                 "success": np.nanmean(metrics["acceptable"]),
-                "decisions": len(decisions[2]),
+                "decisions": batch.count,
             })
     return curve
 

@@ -29,16 +29,15 @@ class TorchLearner:
         """The parameters as numpy, for sampling during rollouts."""
         return self.policy.weight.detach().numpy()
 
-    def update(self, decisions, adv, it):
+    def update(self, batch, adv, it):
         a = self.args
-        x, mask, act, row = (torch.from_numpy(v) for v in decisions)
+        x, mask, act, row = (torch.from_numpy(v) for v in batch[:4])
         logits = self.policy(x).masked_fill(~mask, float("-inf"))
         logp = torch.log_softmax(logits, dim=1)
         entropy = -(logp.exp() * logp.masked_fill(~mask, 0.0)).sum(dim=1)
-        chose = mask.sum(dim=1) > 1  # a decision without a choice carries no gradient
         beta = linear(a.entropy, a.entropy_end, it, a.iterations)
         adv_d = torch.from_numpy(adv)[row]
-        surrogate = ((adv_d * logp[torch.arange(len(act)), act] + beta * entropy) * chose).sum() / len(act)
+        surrogate = (adv_d * logp[torch.arange(len(act)), act] + beta * entropy).sum() / batch.count
         self.opt.zero_grad()
         (-surrogate).backward()
         if a.clip_grad > 0:

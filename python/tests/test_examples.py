@@ -28,14 +28,14 @@ dr = load("dose_response")
 
 class GradientTest(unittest.TestCase):
     def test_policy_gradient_is_the_surrogates(self):
-        # Central finite differences of sum_d w (A log pi(a|x) + beta H), w = 1/D.
+        # Central finite differences of sum_d w (A log pi(a|x) + beta H) over
+        # the decisions with a choice, w = 1/(all decisions, 30 here: 12
+        # with a choice and 18 without).
         rng = np.random.default_rng(3)
         n, A, F = 12, 5, 4
         x = rng.normal(size=(n, F))
         mask = rng.random((n, A)) < 0.6
-        mask[:, 0] = True
-        mask[0] = False
-        mask[0, 2] = True  # one valid action: no gradient
+        mask[:, :2] = True
         a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
         row = rng.integers(0, 3, n)
         adv = rng.normal(size=3)
@@ -46,10 +46,9 @@ class GradientTest(unittest.TestCase):
             logp = rf.masked_log_softmax(x @ th.T, mask)
             p = np.exp(logp)
             h = -(p * np.where(mask, logp, 0)).sum(axis=1)
-            multi = mask.sum(axis=1) > 1
-            return ((adv[row] * logp[np.arange(n), a] + beta * h) * multi).sum() / n
+            return (adv[row] * logp[np.arange(n), a] + beta * h).sum() / 30
 
-        grad = rf.policy_gradient(theta, (x, mask, a, row), adv, beta)
+        grad = rf.policy_gradient(theta, rf.Batch(x, mask, a, row, 30), adv, beta)
         num = np.zeros_like(theta)
         for idx in np.ndindex(theta.shape):
             d = np.zeros_like(theta)
@@ -80,12 +79,12 @@ class TorchTest(unittest.TestCase):
         for it in range(4):
             x = rng.normal(size=(n, F))
             mask = rng.random((n, A)) < 0.5
-            mask[:, 5] = True
+            mask[:, 4:6] = True
             a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
             row = rng.integers(0, 4, n)
             adv = rng.normal(size=4)
             for lr in learners:
-                lr.update((x, mask, a, row), adv, it)
+                lr.update(rf.Batch(x, mask, a, row, n + 7), adv, it)
         # torch clips by max_norm / (norm + 1e-6): a relative 1e-6 apart.
         np.testing.assert_allclose(learners[1].theta(), learners[0].theta(), rtol=1e-5, atol=1e-9)
         self.assertGreater(np.abs(learners[0].theta()).max(), 0.01)
