@@ -19,6 +19,13 @@
 // `simulate run` draws its episode of that number (experiment.DrawEpisode),
 // and the first row of each group decides with that episode's own draws:
 // with the choices of the variant's policy, row 0's episodes are those of
-// episodes.csv. cmd/simulate's env command serves an Env over the
-// swarmsim-env/1 protocol (docs/environment.md).
+// episodes.csv. Each decision also comes with the uniform draw a built-in
+// policy would sample it with, and in words (Render), for a policy that
+// reads.
+//
+// Serve speaks the swarmsim-env/1 protocol over a pair of streams
+// (frame.go: length-prefixed JSON headers with binary arrays; server.go:
+// the requests make, reset, step, render and close, and error replies
+// that name the field): `simulate env` serves it on standard input and
+// output, and docs/environment.md is its reference.
 package env

@@ -107,8 +107,8 @@ type row struct {
 }
 
 // Out is what Reset and Step return, row by row: flat arrays in C order,
-// ready to be sent as they are. Reset fills Obs, Mask, Agent and Active;
-// Step all of them.
+// ready to be sent as they are. Reset fills Obs, Mask, Agent, Active and
+// U; Step all of them.
 type Out struct {
 	Obs    []float32 // NumEnvs × NumFeatures: the deciding agent's features; 0 where inactive
 	Mask   []uint8   // NumEnvs × NumActions: 1 where the action is valid
@@ -242,7 +242,7 @@ func pickVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 	return nil, fieldErr("variant", "variant: scenario %s has no variant %q (allowed: %s)", sc.Name, name, strings.Join(names, ", "))
 }
 
-// Scenario and Variant name what the environment runs.
+// Scenario returns the scenario's name.
 func (e *Env) Scenario() string { return e.name }
 
 // Warnings returns what the scenario does that is probably not meant,
@@ -253,7 +253,7 @@ func (e *Env) Warnings() []string { return e.warnings }
 // Variant returns the variant's name.
 func (e *Env) Variant() string { return e.variant.Name }
 
-// NumEnvs and Group return the rows and their group size.
+// NumEnvs returns the number of rows.
 func (e *Env) NumEnvs() int { return e.n }
 
 // Group returns the number of consecutive rows that share a task instance.
