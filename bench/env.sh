@@ -18,8 +18,11 @@
 # pauses only at decisions with a choice, which it reports apart. Rates
 # are per second of wall time and of CPU time (user + system, the Go child
 # included): on a shared machine other load inflates wall time, not CPU
-# time. (a) and (c) use the uniform policy (zero parameters); (b) learns,
-# which changes its decisions per episode, not what a decision costs.
+# time. "per s (loop)" is the stepping loop's own time, start-up excluded,
+# for (a) and (c). (a) steps its rows on one server thread (make's workers
+# 1), as (b) trains on one worker. (a) and (c) use the uniform policy (zero
+# parameters); (b) learns, which changes its decisions per episode, not
+# what a decision costs.
 #
 # numpy and SimPy come from Debian (python3-numpy, python3-simpy3, into
 # /usr/bin/python3); the script installs them with apt-get when missing.
