@@ -5,6 +5,7 @@ python/swarmsim/bin/simulate, then PATH); without one these tests are
 skipped, and .ci/run sets SWARMSIM_SIMULATE so that there they cannot be."""
 
 import csv
+import gc
 import os
 import subprocess
 import sys
@@ -198,6 +199,29 @@ class WorkersTest(unittest.TestCase):
                 np.testing.assert_array_equal(x, y)
 
 
+class ScenarioFileTest(unittest.TestCase):
+    def test_a_yaml_path_is_a_scenario(self):
+        library = os.path.join(os.path.dirname(PYTHON_DIR), "scenarios", "library", "tiny.yaml")
+        with open(library) as f:
+            text = f.read().replace("width: 3", "width: 5")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "wider.yaml")
+            with open(path, "w") as f:
+                f.write(text)
+            with VecEnv(path, variant="split", num_envs=1, seed=1) as env, \
+                    VecEnv("tiny", variant="split", num_envs=1, seed=1) as lib:
+                f = env.feature_names.index("ready_frac")
+                # The main agent's first work releases the root: five parts
+                # become ready in the file's task, three in the library's.
+                for e, want in ((env, 5), (lib, 3)):
+                    obs, info = e.reset()
+                    for _ in range(50):
+                        if obs[0, f] * 8 > 1.5:
+                            break
+                        obs, *_, info = e.step(Fixed("split", e)(obs, info["action_mask"]))
+                    self.assertEqual(round(obs[0, f] * 8), want, e.scenario)
+
+
 class ResetTest(unittest.TestCase):
     def test_a_seed_restarts_the_instances(self):
         with VecEnv("latency-pressure", variant="high", num_envs=4, group=2, seed=5) as env:
@@ -324,6 +348,13 @@ class LifetimeTest(unittest.TestCase):
         with self.assertRaises(ServerError):
             env.reset()
         env.close()  # twice is fine
+
+    def test_garbage_collection_ends_the_server(self):
+        env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
+        proc = env._proc
+        del env
+        gc.collect()
+        self.assertIsNotNone(proc.wait(timeout=5))
 
     def test_an_interrupted_step_ends_the_server(self):
         # Ctrl-C between a request and its reply leaves the stream
