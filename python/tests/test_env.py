@@ -303,6 +303,9 @@ class ActionsTest(unittest.TestCase):
                 for a in np.flatnonzero(mask):
                     self.assertIn(env.action_names[a], text)
             self.assertEqual(len(env.render(rows=[1])), 1)
+            with self.assertRaises(EnvError) as e:
+                env.render(rows=[0, 3])
+            self.assertEqual(e.exception.field, "rows[1]")
 
 
 class BadInputTest(unittest.TestCase):
