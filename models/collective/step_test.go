@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -188,4 +189,49 @@ func TestStepperStopsWithContext(t *testing.T) {
 	assert.False(t, ok)
 	_, err = s.Result()
 	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
+}
+
+// Step an episode from outside: each decision with a choice is put to
+// the caller, here answered with the split organization's choice, and the
+// episode is the one Run gives that organization.
+func ExampleStepper() {
+	fam := task.Family{Shape: "fork-join", Width: 4, Stages: 1, Work: sim.Exponential(300), OutputTokens: sim.Const(400)}
+	g, err := fam.Draw(sim.NewStreams(1).New("task", 0))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg := collective.Defaults()
+	cfg.Agents = 4
+	split, err := policy.Organization("split")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := collective.Start(g, cfg, sim.NewStreams(1), collective.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	asked := 0
+	for p, ok := s.Next(); ok; p, ok = s.Next() {
+		asked++
+		if err := s.Act(split.Decide(p.Obs, p.Mask, p.U)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	stepped, err := s.Result()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	run, err := collective.Run(g, cfg, split, sim.NewStreams(1), collective.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d decisions asked; finished at %v, the same as Run: %v\n", asked, stepped.Finish, stepped.Metrics == run.Metrics)
+	// Output:
+	// 11 decisions asked; finished at 29m22.58279401s, the same as Run: true
 }
