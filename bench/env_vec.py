@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""env_vec.py: decisions per second through swarmsim's VecEnv with a numpy
+linear softmax policy (bench/env.sh's first contender).
+
+Steps VecEnv("latency-pressure", variant=high, num_envs=N, group=G) for a
+number of steps, choosing every row's action with one matrix product and a
+Gumbel-max draw over the valid actions, the same policy as env_peer.py's
+(zero parameters by default: uniform over the valid actions).
+
+Usage: env_vec.py [--num-envs 256] [--group 1] [--steps 2000] [--seed 1] [--theta FILE.npy] [--first]
+It prints one line:
+  episodes=E decisions=D choices=C seconds=S decisions_per_s=R
+where choices are the decisions the environment paused at (two or more
+valid actions), decisions those and the decisions with a single valid
+action, counted from the finished episodes' actions_* metrics (the count
+`simulate train` reports, and env_peer.py's), and seconds the time of the
+steps (start-up and reset excepted). The episodes still running at the
+end add their choices at the finished episodes' ratio of decisions to
+choices.
+
+With --first it runs instead until every row has finished its first
+episode and prints the mean decisions per episode with its standard error
+(the check that env_peer.py makes as many).
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from swarmsim import VecEnv
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--num-envs", type=int, default=256)
+    ap.add_argument("--group", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--theta", default="")
+    ap.add_argument("--first", action="store_true", help="decisions per episode over every row's first episode")
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    with VecEnv("latency-pressure", variant="high", num_envs=args.num_envs, group=args.group, seed=args.seed) as env:
+        theta = np.load(args.theta) if args.theta else np.zeros((env.num_actions, env.num_features), dtype=np.float32)
+        acts = [k for k in env.episode_metrics if k.startswith("actions_")]
+
+        def policy(obs, mask):
+            """The linear softmax's action per row, by Gumbel-max over the valid actions."""
+            z = np.where(mask, obs @ theta.T - np.log(-np.log(rng.random(mask.shape))), -np.inf)
+            return np.argmax(z, axis=1)
+
+        obs, info = env.reset()
+        if args.first:
+            first = np.full(args.num_envs, np.nan)
+            while np.isnan(first).any():
+                obs, reward, term, trunc, info = env.step(policy(obs, info["action_mask"]))
+                ended = (term | trunc) & np.isnan(first)
+                first[ended] = sum(info["episode"][k][ended] for k in acts)
+            print(f"episodes={len(first)} decisions_per_episode={first.mean():.2f} se={first.std() / np.sqrt(len(first)):.2f}")
+            return
+        episodes = decisions = choices = 0
+        ep_choices = np.zeros(args.num_envs, dtype=np.int64)  # of each row's episode so far
+        done_choices = 0
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            active = info["active"]
+            if not active.any():
+                obs, info = env.reset()
+                continue
+            obs, reward, term, trunc, info = env.step(policy(obs, info["action_mask"]))
+            choices += int(active.sum())
+            ep_choices += active
+            ended = term | trunc
+            if ended.any():
+                episodes += int(ended.sum())
+                decisions += int(sum(info["episode"][k][ended].sum() for k in acts))
+                done_choices += int(ep_choices[ended].sum())
+                ep_choices[ended] = 0
+        secs = time.perf_counter() - start
+    # Decisions of the episodes still running at the end: their choices at
+    # the finished episodes' ratio of decisions to choices.
+    if done_choices:
+        decisions += round((choices - done_choices) * decisions / done_choices)
+    else:
+        decisions = choices  # no episode ended (a smoke run): the choices at least
+    print(f"episodes={episodes} decisions={decisions} choices={choices} seconds={secs:.3f} "
+          f"decisions_per_s={decisions / secs:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""RLCR in numpy through swarmsim's VecEnv: the flagship's dose-response.
+
+Trains one shared linear softmax policy for every agent of the collective on
+`latency-pressure` (docs/rlcr.md), once per latency weight (none, low,
+medium, high) and seed, the way `simulate train` does:
+
+  - each iteration, B task instances x G rollouts: a VecEnv with
+    num_envs = B*G and group = G, whose groups share their instance and its
+    random streams (common random numbers, train.crn);
+  - the reward is the scenario's collective reward, paid when a rollout
+    ends; the flat collective advantage A = (R - group mean) / (group std +
+    1e-8) is given to every decision of every agent of the rollout;
+  - the surrogate sum_d w_d (A_d log pi(a_d|x_d) + beta H(pi(.|x_d))), with
+    w_d = 1/(decisions in the batch, counting those with a single valid
+    action, which VecEnv takes without pausing and which carry no gradient,
+    from the episodes' actions_* metrics), masked softmax, the gradient's global
+    norm clipped to 1, one Adam step per iteration at a learning rate
+    decaying linearly from 0.1 to 0.02 (entropy 0.01 to 0.001): the
+    flagship's hyper-parameters.
+
+It writes one CSV row per (seed, variant): the last tenth of training's mean
+parallelism, finish time, success and reward. dose_response.py reads those
+rows and tests the ordering none < low < medium < high.
+
+    PYTHONPATH=python /usr/bin/python3 python/examples/reinforce_numpy.py --seeds 1-10 --out /tmp/np.csv
+"""
+
+import argparse
+import csv
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from swarmsim import VecEnv
+
+
+@dataclass
+class Args:
+    scenario: str = "latency-pressure"
+    variants: str = "none,low,medium,high"
+    seeds: str = "1"  # a list such as 1,2,5 or a range such as 1-10
+    iterations: int = 150
+    batch: int = 8  # task instances per iteration (B)
+    group: int = 8  # rollouts per instance (G)
+    lr: float = 0.1
+    lr_end: float = 0.02
+    entropy: float = 0.01
+    entropy_end: float = 0.001
+    clip_grad: float = 1.0
+    out: str = ""  # CSV of the last tenth's metrics per seed and variant
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    for name, default in vars(Args()).items():
+        p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
+    return Args(**vars(p.parse_args()))
+
+
+def seed_list(spec):
+    out = []
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def linear(start, end, i, n):
+    """A linear schedule from start (iteration 0) to end (the last)."""
+    return start if n <= 1 else start + (end - start) * i / (n - 1)
+
+
+class Adam:
+    """Adam, ascending."""
+
+    def __init__(self, shape, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.m, self.v, self.t = np.zeros(shape), np.zeros(shape), 0
+        self.beta1, self.beta2, self.eps = beta1, beta2, eps
+
+    def step(self, params, grad, lr):
+        self.t += 1
+        self.m = self.beta1 * self.m + (1 - self.beta1) * grad
+        self.v = self.beta2 * self.v + (1 - self.beta2) * grad * grad
+        mhat = self.m / (1 - self.beta1**self.t)
+        vhat = self.v / (1 - self.beta2**self.t)
+        params += lr * mhat / (np.sqrt(vhat) + self.eps)
+
+
+def masked_log_softmax(logits, mask):
+    """log pi over the valid actions; -inf where masked."""
+    z = np.where(mask, logits, -np.inf)
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+class Batch(NamedTuple):
+    """The decisions of one iteration's rollouts that had a choice (those
+    without one carry no gradient, and VecEnv takes them itself)."""
+
+    x: np.ndarray  # features of each decision with a choice
+    mask: np.ndarray  # its valid actions
+    action: np.ndarray  # the action taken
+    row: np.ndarray  # the rollout (row) it belongs to
+    count: int  # every decision of the batch, those without a choice too
+
+
+def rollouts(env, theta, rng):
+    """Runs every row of env to the end of its episode under the policy
+    theta. Returns the Batch of decisions and per row the reward and the
+    episode's metrics."""
+    n = env.num_envs
+    xs, masks, acts, rows = [], [], [], []
+    reward = np.zeros(n)
+    metrics = {}
+    obs, info = env.reset()
+    active = info["active"].copy()
+    while active.any():
+        idx = np.flatnonzero(active)  # finished rows wait for the next reset
+        x, mask = obs[idx].astype(np.float64), info["action_mask"][idx]
+        logp = masked_log_softmax(x @ theta.T, mask)
+        # Gumbel-max draws from pi; masked actions (-inf) are never drawn.
+        a = np.argmax(logp - np.log(-np.log(rng.random(logp.shape))), axis=1)
+        xs.append(x)
+        masks.append(mask.copy())
+        acts.append(a)
+        rows.append(idx)
+        actions = np.zeros(n, dtype=np.int32)  # inactive rows' are ignored
+        actions[idx] = a
+        obs, r, term, trunc, info = env.step(actions)
+        ended = term | trunc
+        reward[ended] = r[ended]
+        for k, v in info["episode"].items():
+            metrics.setdefault(k, np.full(n, np.nan))[ended] = v[ended]
+        active = info["active"].copy()
+    count = int(sum(np.nansum(v) for k, v in metrics.items() if k.startswith("actions_")))
+    return Batch(np.concatenate(xs), np.concatenate(masks), np.concatenate(acts), np.concatenate(rows), count), reward, metrics
+
+
+def group_advantage(reward, g):
+    """GRPO's flat collective advantage: (R - group mean) / (group std + 1e-8)."""
+    r = reward.reshape(-1, g)
+    return ((r - r.mean(axis=1, keepdims=True)) / (r.std(axis=1, keepdims=True) + 1e-8)).ravel()
+
+
+def policy_gradient(theta, batch, adv, ent_coef):
+    """The gradient of sum_d w_d (A_d log pi(a_d|x_d) + beta H(pi(.|x_d))),
+    over the decisions with a choice (the ones VecEnv pauses at), w_d =
+    1/batch.count."""
+    x, mask, a, row = batch.x, batch.mask, batch.action, batch.row
+    logp = masked_log_softmax(x @ theta.T, mask)
+    p = np.exp(logp)
+    logp0 = np.where(mask, logp, 0.0)
+    entropy = -(p * logp0).sum(axis=1, keepdims=True)
+    onehot = np.zeros_like(p)
+    onehot[np.arange(len(a)), a] = 1
+    dz = adv[row][:, None] * (onehot - p) - ent_coef * p * (logp0 + entropy)
+    return (dz / batch.count).T @ x
+
+
+class NumpyLearner:
+    """The linear policy's parameters and their update: the gradient above,
+    clipped, and one Adam step."""
+
+    def __init__(self, num_actions, num_features, args):
+        self.args = args
+        self.params = np.zeros((num_actions, num_features))
+        self.opt = Adam(self.params.shape)
+
+    def theta(self):
+        return self.params
+
+    def update(self, batch, adv, it):
+        a = self.args
+        grad = policy_gradient(self.params, batch, adv, linear(a.entropy, a.entropy_end, it, a.iterations))
+        norm = np.linalg.norm(grad)
+        if a.clip_grad > 0 and norm > a.clip_grad:
+            grad *= a.clip_grad / norm
+        self.opt.step(self.params, grad, linear(a.lr, a.lr_end, it, a.iterations))
+
+
+def train(args, variant, seed, learner):
+    """Trains one policy; returns the per-iteration means of the metrics."""
+    rng = np.random.default_rng(seed)
+    curve = []
+    with VecEnv(args.scenario, variant=variant, num_envs=args.batch * args.group, group=args.group, seed=seed) as env:
+        pol = learner(env.num_actions, env.num_features, args)
+        for it in range(args.iterations):
+            batch, reward, metrics = rollouts(env, pol.theta(), rng)
+            pol.update(batch, group_advantage(reward, args.group), it)
+            curve.append({
+                "reward": reward.mean(),
+                "parallelism": np.nanmean(metrics["parallelism_mean"]),
+                "finish_time": np.nanmean(metrics["finish_time"]),
+                "success": np.nanmean(metrics["acceptable"]),
+                "decisions": batch.count,
+            })
+    return curve
+
+
+def main(learner=NumpyLearner):
+    args = parse_args()
+    variants = args.variants.split(",")
+    if args.out:
+        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    out = open(args.out, "w", newline="") if args.out else sys.stdout
+    w = csv.writer(out)
+    w.writerow(["seed", "variant", "parallelism", "finish_time", "success", "reward", "decisions", "seconds"])
+    for seed in seed_list(args.seeds):
+        for v in variants:
+            start = time.perf_counter()
+            curve = train(args, v, seed, learner)
+            tail = curve[-max(1, len(curve) // 10):]
+            mean = {k: float(np.mean([c[k] for c in tail])) for k in tail[0]}
+            w.writerow([seed, v, f"{mean['parallelism']:.4f}", f"{mean['finish_time']:.1f}", f"{mean['success']:.4f}",
+                        f"{mean['reward']:.5f}", sum(c["decisions"] for c in curve), f"{time.perf_counter() - start:.1f}"])
+            out.flush()
+            print(f"seed {seed} {v}: last-tenth parallelism {mean['parallelism']:.2f}, finish {mean['finish_time']:.0f} s",
+                  file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

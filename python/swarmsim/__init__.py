@@ -1,0 +1,19 @@
+"""swarmsim: a thin client of `simulate env`, swarmsim's environment protocol
+(swarmsim-env/1, docs/environment.md). The simulation runs in Go; this
+package only frames requests and replies as numpy arrays.
+
+    from swarmsim import VecEnv
+    with VecEnv("latency-pressure", variant="high", num_envs=64, group=8, seed=1) as env:
+        obs, info = env.reset()
+        ...
+
+It needs the simulate binary: build it once from the repository root with
+`go build -o python/swarmsim/bin/simulate ./cmd/simulate` (or point
+SWARMSIM_SIMULATE at one).
+"""
+
+from ._wire import ProtocolError
+from .env import PROTOCOL, EnvError, ServerError, VecEnv, find_simulate
+
+__all__ = ["VecEnv", "EnvError", "ServerError", "ProtocolError", "PROTOCOL", "find_simulate"]
+__version__ = "0.1.0"

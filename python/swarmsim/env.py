@@ -1,0 +1,281 @@
+"""VecEnv: a batch of swarmsim episodes stepped from Python through
+`simulate env` (the swarmsim-env/1 protocol, docs/environment.md)."""
+
+import atexit
+import operator
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _wire
+
+PROTOCOL = "swarmsim-env/1"
+BUILD = "go build -o python/swarmsim/bin/simulate ./cmd/simulate"
+
+
+class EnvError(ValueError):
+    """The server refused a request: bad input. field names what was wrong
+    (such as "set.reward.latency" or "actions[3]"); the message is the
+    server's, the same words as the command line's for the same mistake."""
+
+    def __init__(self, message, field=""):
+        super().__init__(message)
+        self.field = field
+
+
+class ServerError(RuntimeError):
+    """The server could not be started, or went away."""
+
+
+def find_simulate():
+    """Returns the path of the `simulate` binary: $SWARMSIM_SIMULATE, else
+    the one built into the package (bin/simulate), else `simulate` on PATH."""
+    env = os.environ.get("SWARMSIM_SIMULATE")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise ServerError(f"swarmsim: SWARMSIM_SIMULATE={env} is not an executable file")
+        return env
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "simulate")
+    if os.access(here, os.X_OK):
+        return here
+    found = shutil.which("simulate")
+    if found:
+        return found
+    raise ServerError(
+        "swarmsim: no simulate binary found (looked at $SWARMSIM_SIMULATE, "
+        f"{here} and PATH); build it from the repository root with\n    {BUILD}\n"
+        "or set SWARMSIM_SIMULATE to a simulate binary")
+
+
+# Every open environment, so that their servers end with the interpreter.
+_open = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all():
+    for env in list(_open):
+        env.close()
+
+
+class VecEnv:
+    """num_envs episodes of a scenario's variant, stepped together.
+
+    Follows Gymnasium's vector environments: reset() -> (obs, info) and
+    step(actions) -> (obs, reward, terminated, truncated, info), with obs
+    float32 (num_envs, num_features) and info["action_mask"] bool
+    (num_envs, num_actions), info["agent"] int32 (which agent of the row
+    decides), info["active"] bool. Rewards are 0 until a row's episode ends,
+    then the scenario's collective reward; info["episode"] then holds that
+    episode's metrics (the columns of episodes.csv) as float64 arrays over
+    the rows, NaN where no episode ended.
+
+    With group == 1 a finished row resets itself in the same step (its obs
+    is the new episode's first). With group = G > 1, each G consecutive rows
+    share one task instance and its random streams (train.crn), and a
+    finished row stays inactive (its action ignored) until reset(). Row i's
+    k-th episode plays task instance k*(num_envs/G) + i//G, the episode that
+    `simulate run --seed S` numbers so; info["episode"]["episode"] says which.
+
+    info["u"] is each row's uniform decision draw in [0, 1), the number
+    simulate's own sampling policies draw their action with (0 where
+    inactive); info["agent"] is -1 where inactive.
+
+    scenario is a library name or a YAML path; set maps keys to values as
+    `--set key=value` takes them; seed None is the scenario's; workers is
+    how many threads step the rows (outputs do not depend on it; default
+    1). The scenario's warnings, as the command line prints them, are in
+    env.warnings and issued as Python warnings. The server is
+    a `simulate env` child process of the binary simulate (default:
+    find_simulate()); close() ends it, as do leaving a with block, garbage
+    collection and interpreter exit.
+    """
+
+    def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, workers=None, simulate=None):
+        self._proc = None
+        self._closed = True
+        # operator.index refuses a float where a count is meant, instead of
+        # truncating it.
+        make = {"op": "make", "protocol": PROTOCOL, "scenario": str(scenario),
+                "num_envs": operator.index(num_envs), "group": operator.index(group)}
+        if variant is not None:
+            make["variant"] = str(variant)
+        if seed is not None:
+            make["seed"] = operator.index(seed)
+        if workers is not None:
+            make["workers"] = operator.index(workers)
+        if set is not None:
+            if not isinstance(set, dict):
+                raise TypeError(f"swarmsim: set must be a dict of key -> value, not {type(set).__name__}")
+            make["set"] = {str(k): _setting(v) for k, v in set.items()}
+        path = simulate or find_simulate()
+        self._headers = {}  # parsed reply headers, for _wire.read
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
+        self._closed = False
+        _open.add(self)
+        try:
+            reply, _ = self._call(make)
+        except BaseException:
+            self.close()
+            raise
+        self.num_envs = int(reply["num_envs"])
+        self.group = int(reply["group"])
+        self.num_features = int(reply["num_features"])
+        self.num_actions = int(reply["num_actions"])
+        self.action_names = list(reply["action_names"])
+        self.feature_names = list(reply["feature_names"])
+        self.episode_metrics = list(reply.get("episode_metrics", []))
+        self.scenario = reply.get("scenario", str(scenario))
+        self.variant = reply.get("variant", variant)
+        self.version = reply.get("version", "")
+        self.workers = int(reply.get("workers", 1))
+        self.warnings = list(reply.get("warnings") or [])
+        for w in self.warnings:
+            warnings.warn(f"swarmsim: {self.scenario}: {w}", stacklevel=2)
+        # The step request's header never changes: encode it once.
+        self._step_head = _wire.encode({"op": "step", "arrays": [{"name": "actions", "dtype": "i4", "shape": [self.num_envs]}]})
+
+    def reset(self, seed=None, options=None):
+        """Draws the next task instances for every row and runs each to its
+        first decision. seed restarts the sequence of instances. Returns
+        (obs, info) with info's action_mask, agent and active."""
+        if options:
+            raise ValueError(f"swarmsim: reset takes no options (got {sorted(options)})")
+        req = {"op": "reset"}
+        if seed is not None:
+            req["seed"] = operator.index(seed)
+        _, a = self._call(req)
+        return a["obs"], self._info(a)
+
+    def step(self, actions):
+        """Takes one action per row: an int array of shape (num_envs,), or a
+        list of action names (str, or None for inactive rows). Returns (obs,
+        reward, terminated, truncated, info)."""
+        if isinstance(actions, np.ndarray) and actions.dtype.kind in "UO":
+            actions = actions.tolist()
+        if isinstance(actions, (list, tuple)) and actions and all(x is None or isinstance(x, str) for x in actions):
+            if len(actions) != self.num_envs:
+                raise EnvError(f"swarmsim: {len(actions)} action names for {self.num_envs} rows", "action_names")
+            msg = _wire.encode({"op": "step", "action_names": [None if x is None else str(x) for x in actions]})
+        else:
+            acts = np.asarray(actions)
+            if acts.shape != (self.num_envs,):
+                raise EnvError(f"swarmsim: actions have shape {acts.shape}, want ({self.num_envs},)", "actions")
+            if acts.dtype.kind not in "iu":
+                raise EnvError(f"swarmsim: actions have dtype {acts.dtype}, want integers (or a list of action names)", "actions")
+            if acts.dtype.itemsize > 4 and acts.size and (acts.min() < -(1 << 31) or acts.max() >= 1 << 31):
+                raise EnvError("swarmsim: an action is outside int32", "actions")
+            msg = self._step_head + acts.astype("<i4", copy=False).tobytes()
+        _, a = self._send(msg)
+        metrics = {k[len("episode."):]: v for k, v in a.items() if k.startswith("episode.")}
+        info = self._info(a)
+        info["episode"] = metrics
+        return a["obs"], a["reward"], a["terminated"].view(np.bool_), a["truncated"].view(np.bool_), info
+
+    def render(self, rows=None):
+        """Returns each row's decision in words (what its deciding agent
+        sees, the valid actions by name): for the given rows, else every
+        active row."""
+        req = {"op": "render"}
+        if rows is not None:
+            req["rows"] = [int(r) for r in rows]
+        h, _ = self._call(req)
+        return list(h["text"])
+
+    def close(self):
+        """Ends the server; safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        _open.discard(self)
+        p = self._proc
+        try:
+            p.stdin.write(_wire.encode({"op": "close"}))
+            p.stdin.flush()
+            _wire.read(p.stdout)
+        except (OSError, ValueError, _wire.ProtocolError):
+            pass
+        for f in (p.stdin, p.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        self._stderr.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if not getattr(self, "_closed", True):
+            self.close()
+
+    def _info(self, a):
+        info = {"action_mask": a["action_mask"].view(np.bool_), "agent": a["agent"], "active": a["active"].view(np.bool_)}
+        if "u" in a:
+            info["u"] = a["u"]
+        return info
+
+    def _call(self, header):
+        return self._send(_wire.encode(header))
+
+    def _send(self, msg):
+        """Writes one request, reads its reply; raises EnvError for a refusal
+        and ServerError when the server is gone."""
+        if self._closed:
+            raise ServerError("swarmsim: the environment is closed")
+        p = self._proc
+        try:
+            p.stdin.write(msg)
+            p.stdin.flush()
+            header, arrays = _wire.read(p.stdout, self._headers)
+        except (OSError, _wire.ProtocolError) as e:
+            raise self._gone(e) from None
+        except BaseException:
+            # Interrupted between request and reply (Ctrl-C): the stream is
+            # mid-message and cannot be resynchronised, so the server goes.
+            self._closed = True
+            _open.discard(self)
+            p.kill()
+            p.wait()
+            self._stderr.close()
+            raise
+        if not header.get("ok"):
+            raise EnvError(header.get("error", "swarmsim: the server refused the request without a reason"), header.get("field", ""))
+        return header, arrays
+
+    def _gone(self, cause):
+        """The error for a server that stopped answering, with its stderr."""
+        p = self._proc
+        try:
+            rc = p.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+        self._stderr.seek(0)
+        err = self._stderr.read().decode(errors="replace").strip()
+        self._closed = True
+        _open.discard(self)
+        msg = f"swarmsim: `simulate env` stopped (exit status {rc}): {cause}"
+        if err:
+            msg += "\n" + err[-4000:]
+        return ServerError(msg)
+
+
+def _setting(v):
+    """A --set value as the command line would spell it."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)

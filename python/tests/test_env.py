@@ -1,0 +1,414 @@
+"""VecEnv against the real server, `simulate env`.
+
+The binary is found as VecEnv finds it (SWARMSIM_SIMULATE, then
+python/swarmsim/bin/simulate, then PATH); without one these tests are
+skipped, and .ci/run sets SWARMSIM_SIMULATE so that there they cannot be."""
+
+import csv
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+from swarmsim import EnvError, ServerError, VecEnv, find_simulate
+from swarmsim import _wire as swarmsim_wire
+
+from .fixed import Fixed
+from .gofmt import go_g
+
+PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def setUpModule():
+    simulate()  # skips the module without a binary
+
+
+def simulate():
+    try:
+        return find_simulate()
+    except ServerError as e:
+        raise unittest.SkipTest(str(e)) from None
+
+
+def cli(*args):
+    return subprocess.run([simulate(), *args], capture_output=True, text=True, timeout=120)
+
+
+def run_episodes(env, policy, per_row):
+    """Steps env with policy until every row has finished per_row episodes;
+    returns {(row, k): {metric: value}} of each row's k-th episode."""
+    done = {}
+    count = np.zeros(env.num_envs, dtype=int)
+    obs, info = env.reset()
+    for _ in range(100_000):
+        if count.min() >= per_row:
+            return done
+        obs, reward, term, trunc, info = env.step(policy(obs, info["action_mask"]))
+        for i in np.flatnonzero(term | trunc):
+            if count[i] < per_row:
+                done[(i, count[i])] = {k: v[i] for k, v in info["episode"].items()} | {"_reward": reward[i]}
+                count[i] += 1
+    raise AssertionError("episodes did not end")
+
+
+def cell(text, value):
+    """value as episodes.csv writes the column whose cell is text."""
+    if text in ("true", "false"):
+        return "true" if value == 1 else "false" if value == 0 else repr(value)
+    if any(c in text for c in ".eNI"):
+        return go_g(value)
+    return str(int(value)) if value == int(value) else go_g(value)
+
+
+class FixedOrganizationsTest(unittest.TestCase):
+    def test_episodes_are_those_of_simulate_run(self):
+        # Each fixed organization, driven from Python by Fixed (a replica of
+        # models/policy/fixed.go over the features), must give byte for byte
+        # the cells of `simulate run`'s episodes.csv: with group 1, episode k
+        # of row i is task instance k*num_envs + i, which run numbers the same.
+        # The environment refuses a policy section set from outside (it would
+        # do nothing), so each organization comes from a variant that names it.
+        rows, per_row, seed = 3, 3, 11
+        cases = [("sequential", "organizations", "sequential"), ("independent", "organizations", "independent"),
+                 ("team", "organizations", "team"), ("split", "tiny", "split"), ("team", "tiny", "team")]
+        for org, scenario, variant in cases:
+            with self.subTest(organization=org, scenario=scenario), tempfile.TemporaryDirectory() as tmp:
+                res = cli("run", scenario, "--seed", str(seed), "--episodes", str(rows * per_row), "--workers", "1",
+                          "--charts=false", "--out", tmp)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                with open(os.path.join(tmp, "episodes.csv"), newline="") as f:
+                    want = [r for r in csv.DictReader(f) if r["variant"] == variant]
+                self.assertEqual(len(want), rows * per_row)
+                with VecEnv(scenario, variant=variant, num_envs=rows, seed=seed) as env:
+                    got = run_episodes(env, Fixed(org, env), per_row)
+                    columns = [c for c in want[0] if c not in ("variant", "episode", "comm_changed_outcome")]
+                    # The environment reports the shared-server and hand-off
+                    # columns always; episodes.csv where the scenario has them.
+                    self.assertLessEqual(set(columns), set(env.episode_metrics))
+                acted = set()
+                for (i, k), metrics in got.items():
+                    # Row i's k-th episode is run's episode k*rows + i, and says so.
+                    self.assertEqual(metrics["episode"], k * rows + i)
+                    w = want[k * rows + i]
+                    self.assertEqual(w["episode"], str(k * rows + i))
+                    line = {c: cell(w[c], metrics[c]) for c in columns}
+                    self.assertEqual(line, {c: w[c] for c in columns}, f"row {i}, episode {k}")
+                    self.assertEqual(go_g(metrics["_reward"]), w["reward"])
+                    acted |= {c for c in columns if c.startswith("actions_") and w[c] != "0"}
+                # The organization made its own kind of decision, so the
+                # comparison saw it (attempts for independent, shares for team).
+                want_action = {"independent": "actions_attempt", "team": "actions_share",
+                               "split": "actions_delegate", "sequential": "actions_check"}[org]
+                self.assertIn(want_action, acted)
+
+
+class GroupsTest(unittest.TestCase):
+    def test_rows_of_a_group_share_instance_and_draws(self):
+        # organizations' needle searches fail often (difficulty 0.8), so
+        # outcomes depend on the attempt draws: identical episodes under
+        # identical decisions show that a group shares its random streams.
+        with VecEnv("organizations", variant="sequential", num_envs=6, group=3, seed=4) as env:
+            obs, _ = env.reset()
+            got = run_episodes(env, Fixed("sequential", env), 1)
+        np.testing.assert_array_equal(obs[0], obs[1])
+        np.testing.assert_array_equal(obs[0], obs[2])
+        np.testing.assert_array_equal(obs[3], obs[5])
+        same = lambda a, b: {k: go_g(v) for k, v in a.items()} == {k: go_g(v) for k, v in b.items()}
+        for g in (0, 3):
+            for i in (g + 1, g + 2):
+                self.assertTrue(same(got[(g, 0)], got[(i, 0)]), f"rows {g} and {i}: {got[(g, 0)]} against {got[(i, 0)]}")
+        self.assertNotEqual(got[(0, 0)]["finish_time"], got[(3, 0)]["finish_time"])
+
+    def test_finished_rows_wait_for_reset(self):
+        with VecEnv("latency-pressure", variant="high", num_envs=4, group=2, seed=2) as env:
+            obs, info = env.reset()
+            fixed = Fixed("split", env)
+            seen_inactive = False
+            for _ in range(10_000):
+                active = info["active"]
+                if not active.any():
+                    break
+                a = fixed(obs, info["action_mask"])
+                a[~active] = 99  # ignored: any value is allowed for an inactive row
+                obs, r, term, trunc, info = env.step(a)
+                ended = term | trunc
+                self.assertTrue((~info["active"][ended]).all(), "a finished row stays inactive")
+                off = ~info["active"]
+                if off.any():
+                    seen_inactive = True
+                    self.assertTrue((obs[off] == 0).all())
+                    self.assertFalse(info["action_mask"][off].any())
+                    self.assertTrue(np.isnan(info["episode"]["finish_time"][off & ~ended]).all())
+            self.assertTrue(seen_inactive)
+            self.assertFalse(info["active"].any())
+            again, info = env.reset()
+            self.assertTrue(info["active"].all())
+            self.assertFalse(np.array_equal(again, np.zeros_like(again)))
+
+    def test_group_one_resets_in_the_same_step(self):
+        with VecEnv("latency-pressure", variant="high", num_envs=3, seed=6) as env:
+            f = {n: i for i, n in enumerate(env.feature_names)}
+            obs, info = env.reset()
+            fixed = Fixed("split", env)
+            ended_rows = 0
+            for _ in range(10_000):
+                obs, r, term, trunc, info = env.step(fixed(obs, info["action_mask"]))
+                self.assertTrue(info["active"].all())
+                ended = term | trunc
+                ep = info["episode"]
+                self.assertTrue(np.isfinite(ep["finish_time"][ended]).all())
+                self.assertTrue(np.isnan(ep["finish_time"][~ended]).all())
+                self.assertTrue((r[~ended] == 0).all())
+                np.testing.assert_array_equal(r[ended], ep["reward"][ended])
+                for i in np.flatnonzero(ended):
+                    # The returned obs is the next episode's first decision: the
+                    # main agent at time 0.
+                    self.assertEqual(obs[i, f["main_x_start"]], 1)
+                    self.assertEqual(obs[i, f["time_used"]], 0)
+                    ended_rows += 1
+                if ended_rows >= 4:
+                    return
+            self.fail("no episode ended")
+
+
+class WorkersTest(unittest.TestCase):
+    def test_workers_change_nothing_and_draws_are_given(self):
+        runs = []
+        for workers in (1, 3):
+            with VecEnv("latency-pressure", variant="high", num_envs=6, group=2, seed=9, workers=workers) as env:
+                self.assertEqual(env.workers, workers)
+                obs, info = env.reset()
+                steps = [(obs, info["u"])]
+                fixed = Fixed("split", env)
+                while info["active"].any():
+                    obs, r, term, trunc, info = env.step(fixed(obs, info["action_mask"]))
+                    u, active = info["u"], info["active"]
+                    self.assertTrue(((u >= 0) & (u < 1)).all())
+                    self.assertTrue((u[~active] == 0).all())
+                    self.assertTrue((info["agent"][~active] == -1).all())
+                    steps.append((obs, u, r))
+                runs.append(steps)
+        self.assertEqual(len(runs[0]), len(runs[1]))
+        for a, b in zip(*runs):
+            for x, y in zip(a, b):
+                np.testing.assert_array_equal(x, y)
+
+
+class ScenarioFileTest(unittest.TestCase):
+    def test_a_yaml_path_is_a_scenario(self):
+        library = os.path.join(os.path.dirname(PYTHON_DIR), "scenarios", "library", "tiny.yaml")
+        with open(library) as f:
+            text = f.read().replace("width: 3", "width: 5")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "wider.yaml")
+            with open(path, "w") as f:
+                f.write(text)
+            with VecEnv(path, variant="split", num_envs=1, seed=1) as env, \
+                    VecEnv("tiny", variant="split", num_envs=1, seed=1) as lib:
+                f = env.feature_names.index("ready_frac")
+                # The main agent's first work releases the root: five parts
+                # become ready in the file's task, three in the library's.
+                for e, want in ((env, 5), (lib, 3)):
+                    obs, info = e.reset()
+                    for _ in range(50):
+                        if obs[0, f] * 8 > 1.5:
+                            break
+                        obs, *_, info = e.step(Fixed("split", e)(obs, info["action_mask"]))
+                    self.assertEqual(round(obs[0, f] * 8), want, e.scenario)
+
+
+class ResetTest(unittest.TestCase):
+    def test_a_seed_restarts_the_instances(self):
+        with VecEnv("latency-pressure", variant="high", num_envs=4, group=2, seed=5) as env:
+            first, _ = env.reset()
+            second, _ = env.reset()  # the next instances
+            self.assertFalse(np.array_equal(first, second))
+            again, _ = env.reset(seed=5)
+            np.testing.assert_array_equal(again, first)
+            other, _ = env.reset(seed=6)
+            self.assertFalse(np.array_equal(other, first))
+
+
+class ActionsTest(unittest.TestCase):
+    def test_invalid_action_names_row_action_and_mask(self):
+        with VecEnv("latency-pressure", variant="low", num_envs=4, seed=1) as env, \
+                VecEnv("latency-pressure", variant="low", num_envs=4, seed=1) as twin:
+            obs, info = env.reset()
+            twin.reset()
+            mask = info["action_mask"]
+            good = Fixed("split", env)(obs, mask)
+            bad = good.copy()
+            bad[2] = int(np.flatnonzero(~mask[2])[0])
+            with self.assertRaises(EnvError) as e:
+                env.step(bad)
+            self.assertEqual(e.exception.field, "actions[2]")
+            msg = str(e.exception)
+            self.assertIn("row 2", msg)
+            self.assertIn(env.action_names[bad[2]], msg)
+            for a in np.flatnonzero(mask[2]):
+                self.assertIn(env.action_names[a], msg)
+            for wrong, field in [(99, "actions[1]"), (-1, "actions[1]")]:
+                bad = good.copy()
+                bad[1] = wrong
+                with self.assertRaises(EnvError) as e:
+                    env.step(bad)
+                self.assertEqual(e.exception.field, field)
+            names = [env.action_names[a] for a in good]
+            names[3] = "fly"
+            with self.assertRaises(EnvError) as e:
+                env.step(names)
+            self.assertIn("fly", str(e.exception))
+            self.assertIn("3", e.exception.field)
+            with self.assertRaises(EnvError) as e:
+                env.step(good[:3])
+            self.assertEqual(e.exception.field, "actions")
+            # No refused step moved anything: the environment is where its twin is.
+            a = env.step(good)
+            b = twin.step(good)
+            for x, y in zip(a[:4], b[:4]):
+                np.testing.assert_array_equal(x, y)
+
+    def test_actions_by_name_are_actions_by_index(self):
+        with VecEnv("latency-pressure", variant="medium", num_envs=4, group=2, seed=8) as env, \
+                VecEnv("latency-pressure", variant="medium", num_envs=4, group=2, seed=8) as twin:
+            (obs, info), _ = env.reset(), twin.reset()
+            rng = np.random.default_rng(0)
+            sent_none = False
+            for i in range(5000):
+                mask, active = info["action_mask"], info["active"]
+                if not active.any():
+                    break
+                sent_none |= not active.all()
+                a = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+                names = [env.action_names[x] if on else None for x, on in zip(a, active)]
+                obs, r, term, trunc, info = env.step(a)
+                obs2, r2, term2, trunc2, _ = twin.step(np.array(names) if i % 2 else names)
+                np.testing.assert_array_equal(obs, obs2)
+                np.testing.assert_array_equal(r, r2)
+            self.assertFalse(info["active"].any())
+            self.assertTrue(sent_none, "no step named None for an inactive row")
+
+    def test_render_names_the_valid_actions(self):
+        with VecEnv("latency-pressure", variant="high", num_envs=3, seed=1) as env:
+            obs, info = env.reset()
+            obs, *_, info = env.step(Fixed("split", env)(obs, info["action_mask"]))
+            texts = env.render()
+            self.assertEqual(len(texts), 3)
+            for text, mask in zip(texts, info["action_mask"]):
+                for a in np.flatnonzero(mask):
+                    self.assertIn(env.action_names[a], text)
+            self.assertEqual(len(env.render(rows=[1])), 1)
+            with self.assertRaises(EnvError) as e:
+                env.render(rows=[0, 3])
+            self.assertEqual(e.exception.field, "rows[1]")
+
+
+class BadInputTest(unittest.TestCase):
+    def test_errors_are_the_command_lines(self):
+        cases = [
+            ("no-such-scenario", None, {}, ["run", "no-such-scenario"]),
+            ("latency-pressure", "high", {"reward.nosuch": 1}, ["run", "latency-pressure", "--set", "reward.nosuch=1"]),
+            ("latency-pressure", "high", {"collective.agents": "many"}, ["run", "latency-pressure", "--set", "collective.agents=many"]),
+        ]
+        for scenario, variant, sets, args in cases:
+            with self.subTest(args=args), tempfile.TemporaryDirectory() as tmp:
+                with self.assertRaises(EnvError) as e:
+                    VecEnv(scenario, variant=variant, num_envs=2, seed=1, set=sets)
+                res = cli(*args, "--episodes", "1", "--out", tmp)
+                self.assertNotEqual(res.returncode, 0)
+                self.assertTrue(e.exception.field)
+                self.assertIn(str(e.exception), res.stderr)
+
+    def test_counts_must_be_integers(self):
+        with self.assertRaises(TypeError):
+            VecEnv("latency-pressure", variant="high", num_envs=2.5)
+        with VecEnv("latency-pressure", variant="high", num_envs=np.int64(2), seed=np.uint32(3)) as env:
+            self.assertEqual(env.num_envs, 2)
+
+    def test_variant_and_sizes_are_checked(self):
+        for kwargs, field in [
+            (dict(variant=None), "variant"),
+            (dict(variant="extreme"), "variant"),
+            (dict(variant="high", num_envs=6, group=4), "group"),
+            (dict(variant="high", num_envs=0), "num_envs"),
+        ]:
+            with self.subTest(**kwargs), self.assertRaises(EnvError) as e:
+                VecEnv("latency-pressure", **{"num_envs": 2, "seed": 1, **kwargs})
+            self.assertEqual(e.exception.field, field)
+
+
+class LifetimeTest(unittest.TestCase):
+    def test_close_ends_the_server(self):
+        with VecEnv("tiny", variant="split", num_envs=2, seed=1) as env:
+            proc = env._proc
+            self.assertIsNone(proc.poll())
+        self.assertIsNotNone(proc.poll())
+        with self.assertRaises(ServerError):
+            env.reset()
+        env.close()  # twice is fine
+
+    def test_garbage_collection_ends_the_server(self):
+        env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
+        proc = env._proc
+        del env
+        gc.collect()
+        self.assertIsNotNone(proc.wait(timeout=5))
+
+    def test_an_interrupted_step_ends_the_server(self):
+        # Ctrl-C between a request and its reply leaves the stream
+        # mid-message: the environment must not answer the next call with
+        # the rest of the old reply.
+        env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
+        obs, info = env.reset()
+        real = swarmsim_wire.read
+
+        def interrupted(*args):
+            raise KeyboardInterrupt
+
+        swarmsim_wire.read = interrupted
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                env.step(Fixed("split", env)(obs, info["action_mask"]))
+        finally:
+            swarmsim_wire.read = real
+        self.assertIsNotNone(env._proc.poll())
+        with self.assertRaises(ServerError):
+            env.reset()
+
+    def test_killed_client_leaves_no_server(self):
+        child = subprocess.Popen([sys.executable, "-c", (
+            "import sys, time; sys.path.insert(0, sys.argv[1]); from swarmsim import VecEnv\n"
+            "env = VecEnv('tiny', variant='split', num_envs=2, seed=1); env.reset()\n"
+            "print(env._proc.pid, flush=True); time.sleep(120)"), PYTHON_DIR],
+            stdout=subprocess.PIPE, text=True)
+        try:
+            pid = int(child.stdout.readline())
+            self.assertTrue(alive(pid), "the server should run while its client lives")
+            child.kill()
+            child.wait()
+            deadline = time.monotonic() + 5
+            while alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertFalse(alive(pid), f"simulate env (pid {pid}) outlived its killed client")
+        finally:
+            child.kill()
+            child.wait()
+            child.stdout.close()
+
+
+def alive(pid):
+    """Whether pid runs (a zombie waiting for its reaper does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,136 @@
+"""The examples' algorithm and statistics, and a smoke run of the learner."""
+
+import csv
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+from swarmsim import ServerError, find_simulate
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(EXAMPLES, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+rf = load("reinforce_numpy")
+dr = load("dose_response")
+
+
+class GradientTest(unittest.TestCase):
+    def test_policy_gradient_is_the_surrogates(self):
+        # Central finite differences of sum_d w (A log pi(a|x) + beta H) over
+        # the decisions with a choice, w = 1/(all decisions, 30 here: 12
+        # with a choice and 18 without).
+        rng = np.random.default_rng(3)
+        n, A, F = 12, 5, 4
+        x = rng.normal(size=(n, F))
+        mask = rng.random((n, A)) < 0.6
+        mask[:, :2] = True
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        row = rng.integers(0, 3, n)
+        adv = rng.normal(size=3)
+        theta = rng.normal(size=(A, F))
+        beta = 0.3
+
+        def surrogate(th):
+            logp = rf.masked_log_softmax(x @ th.T, mask)
+            p = np.exp(logp)
+            h = -(p * np.where(mask, logp, 0)).sum(axis=1)
+            return (adv[row] * logp[np.arange(n), a] + beta * h).sum() / 30
+
+        grad = rf.policy_gradient(theta, rf.Batch(x, mask, a, row, 30), adv, beta)
+        num = np.zeros_like(theta)
+        for idx in np.ndindex(theta.shape):
+            d = np.zeros_like(theta)
+            d[idx] = 1e-6
+            num[idx] = (surrogate(theta + d) - surrogate(theta - d)) / 2e-6
+        np.testing.assert_allclose(grad, num, atol=1e-7)
+
+    def test_group_advantage(self):
+        adv = rf.group_advantage(np.array([1.0, 3.0, 5.0, 5.0]), 2)
+        np.testing.assert_allclose(adv, [-1, 1, 0, 0], atol=1e-7)
+
+
+class TorchTest(unittest.TestCase):
+    def test_torch_learner_takes_the_numpy_learners_steps(self):
+        try:
+            import torch  # Debian's python3-torch; not installed in CI
+        except ImportError:
+            self.skipTest("no torch (apt-get install -y python3-torch)")
+        sys.path.insert(0, EXAMPLES)
+        try:
+            rt = load("reinforce_torch")
+        finally:
+            sys.path.remove(EXAMPLES)
+        rng = np.random.default_rng(5)
+        n, A, F = 40, 7, 6
+        args = rf.Args(iterations=4, lr=0.1, clip_grad=0.05)  # the clip binds
+        learners = [rf.NumpyLearner(A, F, args), rt.TorchLearner(A, F, args)]
+        for it in range(4):
+            x = rng.normal(size=(n, F))
+            mask = rng.random((n, A)) < 0.5
+            mask[:, 4:6] = True
+            a = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+            row = rng.integers(0, 4, n)
+            adv = rng.normal(size=4)
+            for lr in learners:
+                lr.update(rf.Batch(x, mask, a, row, n + 7), adv, it)
+        # torch clips by max_norm / (norm + 1e-6): a relative 1e-6 apart.
+        np.testing.assert_allclose(learners[1].theta(), learners[0].theta(), rtol=1e-5, atol=1e-9)
+        self.assertGreater(np.abs(learners[0].theta()).max(), 0.01)
+
+
+class StatisticsTest(unittest.TestCase):
+    def test_wilcoxon_exact(self):
+        # All ten differences positive: P = 2^-10. Ranks 1..5 with rank 2
+        # negative: T+ = 13, P(T+ >= 13) = P(T+ <= 2) = 3/32.
+        self.assertEqual(dr.wilcoxon_greater(np.arange(1, 11.0)), (55.0, 1 / 1024))
+        self.assertEqual(dr.wilcoxon_greater(np.array([1.0, -2, 3, 4, 5])), (13.0, 3 / 32))
+
+    def test_holm(self):
+        np.testing.assert_allclose(dr.holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+
+    def test_page(self):
+        rng = np.random.default_rng(0)
+        _, p = dr.page_test(np.tile([1.0, 2, 3, 4], (6, 1)), rng)
+        self.assertLess(p, 1e-4)
+        _, p = dr.page_test(np.tile([4.0, 3, 2, 1], (6, 1)), rng)
+        self.assertGreater(p, 0.99)
+
+    def test_iqm(self):
+        self.assertEqual(dr.iqm(np.array([100.0, 1, 2, 3, 4, 5, 6, -50])), 3.5)
+
+
+class LearnerSmokeTest(unittest.TestCase):
+    def test_a_few_iterations_run(self):
+        try:
+            find_simulate()
+        except ServerError as e:
+            self.skipTest(str(e))
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out", "np.csv")  # a directory that does not exist yet
+            res = subprocess.run([sys.executable, os.path.join(EXAMPLES, "reinforce_numpy.py"), "--variants", "none,high",
+                                  "--iterations", "3", "--batch", "2", "--group", "2", "--out", out],
+                                 capture_output=True, text=True, timeout=120,
+                                 env=dict(os.environ, PYTHONPATH=os.path.dirname(EXAMPLES)))
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(out, newline="") as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual([r["variant"] for r in rows], ["none", "high"])
+            for r in rows:
+                self.assertGreaterEqual(float(r["parallelism"]), 0.5)
+                self.assertGreater(int(r["decisions"]), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
