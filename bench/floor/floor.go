@@ -103,7 +103,7 @@ func (r *rng) next() uint64 {
 }
 
 // float64 is uniform in [0, 1).
-func (r *rng) float64() float64 { return float64(r.next()>>11) * 0x1p-53 }
+func (r *rng) float64() float64 { return float64(float64(r.next()>>11) * 0x1p-53) }
 
 // exp is an exponential draw of the given mean.
 func (r *rng) exp(mean float64) float64 { return -mean * math.Log(1-r.float64()) }
@@ -302,7 +302,7 @@ func (e *episode) decide(a int) {
 	if choice {
 		var d float64 // the logit of delegate less that of work
 		for j := range NF {
-			d += e.delta[j] * x[j]
+			d += float64(e.delta[j] * x[j])
 		}
 		pd := 1 / (1 + math.Exp(-d))
 		work = e.r.float64() < 1-pd
@@ -312,7 +312,7 @@ func (e *episode) decide(a int) {
 			e.delegated++
 		}
 		for j := range NF {
-			e.score[j] += g * x[j]
+			e.score[j] += float64(g * x[j])
 		}
 		e.asked++
 	}

@@ -113,12 +113,12 @@ func (t *Trainer) iteration(w float64) (decisions, asked, delegated int) {
 		for g := range G {
 			mean += t.reward[k*G+g]
 		}
-		mean /= G
+		mean = float64(mean / G) // a product by 1/G: rounded, not fused into the subtraction
 		for g := range G {
 			i := k*G + g
 			adv := (t.reward[i] - mean) / float64(decisions)
 			for j := range NF {
-				grad[j] += adv * t.score[i][j]
+				grad[j] += float64(adv * t.score[i][j])
 			}
 		}
 	}
@@ -130,8 +130,8 @@ func (t *Trainer) iteration(w float64) (decisions, asked, delegated int) {
 		m, v, th := &t.m[row], &t.v[row], &t.theta[row]
 		for j := range NF {
 			g := sign * grad[j]
-			m[j] = beta1*m[j] + (1-beta1)*g
-			v[j] = beta2*v[j] + (1-beta2)*g*g
+			m[j] = float64(beta1*m[j]) + float64((1-beta1)*g)
+			v[j] = float64(beta2*v[j]) + float64((1-beta2)*g*g)
 			th[j] += lr * (m[j] / c1) / (math.Sqrt(v[j]/c2) + eps)
 		}
 	}

@@ -104,7 +104,7 @@ func variantWorkloads(sc *scenarios.Scenario, train bool) []workload {
 // its rollout keeps for the update.
 func (w workload) episodeBytes() float64 {
 	nodes, agents := w.variant.Spec.Task.Nodes(), w.variant.Spec.Collective.Agents
-	b := float64(nodes)*bytesPerNode + float64(agents)*bytesPerAgent + float64(min(agents, nodes))*float64(nodes)*bytesPerRead
+	b := float64(float64(nodes)*bytesPerNode) + float64(float64(agents)*bytesPerAgent) + float64(float64(min(agents, nodes))*float64(nodes)*bytesPerRead)
 	if w.rollouts > 1 {
 		b += rlcr.RecordedBytes(nodes)
 	}

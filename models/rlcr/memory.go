@@ -50,7 +50,7 @@ const DecisionsPerSubtask = 3
 // kept result. An iteration holds batch × group of them at once, on top of
 // what the episodes themselves hold.
 func RecordedBytes(nodes int) float64 {
-	return float64(nodes) * DecisionsPerSubtask * float64(unsafe.Sizeof(sample{})+unsafe.Sizeof(collective.Decision{}))
+	return float64(float64(nodes) * DecisionsPerSubtask * float64(unsafe.Sizeof(sample{})+unsafe.Sizeof(collective.Decision{})))
 }
 
 // memories keeps the memory of finished trainings for the next one: a
