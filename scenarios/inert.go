@@ -126,13 +126,18 @@ const (
 	TraceCommand = "trace"
 	// GraphCommand is simulate graph: the task instance of one episode.
 	GraphCommand = "graph"
+	// EnvCommand is simulate env (package experiment/env): episodes that
+	// an outside learner steps. It reads what an episode needs and, of the
+	// train section, only train.actions, the actions its caller may
+	// choose, so that it poses the problem simulate train poses.
+	EnvCommand = "env"
 )
 
 // Unread returns why the command never reads the field at path (a
 // section, or a field in one), or "" when it may: SweepRun for an
 // evaluation (simulate run, the trials of a sweep of command run),
 // SweepTrain for training (simulate train, the trials of a sweep of
-// command train), TraceCommand or GraphCommand. A value given there would
+// command train), TraceCommand, GraphCommand or EnvCommand. A value given there would
 // change nothing.
 func Unread(command, path string) string {
 	key := topKey(path)
@@ -142,6 +147,25 @@ func Unread(command, path string) string {
 			return ""
 		}
 		return fmt.Sprintf("graph draws only a task instance and reads nothing but task, seed and name (not %s)", key)
+	}
+	if command == EnvCommand {
+		switch key {
+		case "policy":
+			return "the environment's policy is its caller's, so it never reads the policy section (the organization or policy file that simulate run evaluates)"
+		case "train":
+			if !related("train.actions", path) {
+				return "the environment never trains (its caller learns), so of the train section it reads only train.actions, the actions its caller may choose"
+			}
+		case "episodes":
+			return "the environment runs episodes until its caller stops, so it never reads episodes"
+		case "sweep":
+			return "only simulate sweep reads the sweep section"
+		case "figures":
+			return "the environment draws no charts, so it never reads the figures list"
+		case "replay":
+			return "only a replay (simulate replay, sweeps of command replay) reads the replay section"
+		}
+		return ""
 	}
 	if command == SweepReplay {
 		switch key {

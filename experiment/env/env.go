@@ -140,7 +140,7 @@ func New(cfg Config) (*Env, error) {
 		return nil, fieldErr("group", "group: %d does not divide num_envs %d (allowed: a divisor of num_envs, 1 for independent rows)", cfg.Group, cfg.NumEnvs)
 	}
 	for i, s := range cfg.Sets {
-		if why := unread(s); why != "" {
+		if why := scenarios.Unread(scenarios.EnvCommand, setPath(s)); why != "" {
 			return nil, fieldErr(setField(s), "set %s: %s; remove it", s, why)
 		}
 		if !strings.Contains(s, "=") {
@@ -158,9 +158,12 @@ func New(cfg Config) (*Env, error) {
 	if v.Spec.Reward.Penalty == rlcr.PenaltyGroupRelative && cfg.Group == 1 {
 		return nil, fieldErr("group", "group: 1 with reward.penalty group-relative, which compares finish times within a group and is always 0 in a group of one (allowed: group 2 or more)")
 	}
+	// train.actions restricts the caller's choices as it does the
+	// learner's in simulate train (validated when the scenario loaded).
+	actions, _ := collective.ParseMask(v.Spec.Train.Actions)
 	e := &Env{
 		name: sc.Name, warnings: sc.Warnings, variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
-		opts:    collective.Options{MaxEvents: cfg.MaxEvents},
+		opts:    collective.Options{MaxEvents: cfg.MaxEvents, Actions: actions},
 		metrics: experiment.EpisodeMetrics(),
 		rows:    make([]row, cfg.NumEnvs),
 	}
@@ -186,24 +189,6 @@ func New(cfg Config) (*Env, error) {
 		fillNaN(e.out.Episode[m])
 	}
 	return e, nil
-}
-
-// unread returns why the environment never reads the field a set names,
-// or "" if it may: a value it would silently ignore is an error.
-func unread(set string) string {
-	switch top, _, _ := strings.Cut(setPath(set), "."); strings.SplitN(top, "[", 2)[0] {
-	case "policy":
-		return "the environment's policy is its caller's, so it never reads the policy section (the organization or policy file that simulate run evaluates)"
-	case "train":
-		return "the environment never trains, so it never reads the train section: its caller learns"
-	case "episodes":
-		return "the environment runs episodes until its caller stops, so it never reads episodes"
-	case "sweep":
-		return "only simulate sweep reads the sweep section"
-	case "figures":
-		return "the environment draws no charts, so it never reads the figures list"
-	}
-	return ""
 }
 
 // setPath returns the field path a set names, as written.

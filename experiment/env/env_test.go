@@ -139,6 +139,52 @@ func TestGroupsShareTheirInstance(t *testing.T) {
 	assert.NotEqual(t, finish[:4], []float64{finish[0], finish[0], finish[0], finish[0]}, "the rows of a group drew alike")
 }
 
+// TestTrainActionsRestrictTheMask checks that the environment poses the
+// problem simulate train poses: a scenario's train.actions (rlcr-peer's
+// work and delegate, or one given with set) are the only actions its
+// caller may choose, and without them every valid action is offered.
+func TestTrainActionsRestrictTheMask(t *testing.T) {
+	work, delegate := int(collective.Work), int(collective.Delegate)
+	for _, c := range []struct {
+		name    string
+		cfg     env.Config
+		allowed func(a int) bool
+	}{
+		{"rlcr-peer's own", env.Config{Scenario: "rlcr-peer", Variant: "w0.5", NumEnvs: 4, Group: 1}, func(a int) bool { return a == work || a == delegate }},
+		{"set", env.Config{Scenario: "latency-pressure", Variant: "high", Sets: []string{"train.actions=[work, delegate]"}, NumEnvs: 4, Group: 1}, func(a int) bool { return a == work || a == delegate }},
+		{"none", env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: 4, Group: 1}, func(int) bool { return true }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := env.New(c.cfg)
+			require.NoError(t, err)
+			out, err := e.Reset(nil)
+			require.NoError(t, err)
+			offered := map[int]bool{}
+			for step := 0; step < 50; step++ {
+				actions := make([]int32, e.NumEnvs())
+				for i := range e.NumEnvs() {
+					if out.Active[i] == 0 {
+						continue
+					}
+					for a := range env.NumActions {
+						if out.Mask[i*env.NumActions+a] != 0 {
+							offered[a] = true
+							actions[i] = int32(a)
+						}
+					}
+				}
+				if out, err = e.Step(actions); err != nil {
+					require.NoError(t, err)
+				}
+			}
+			for a := range offered {
+				assert.True(t, c.allowed(a), "action %v offered", collective.Action(a))
+			}
+			assert.Greater(t, len(offered), 1, "a choice was offered")
+		})
+	}
+}
+
 // TestBadConfig checks that what New refuses names its field and what is
 // allowed, with the command line's messages for scenarios and sets.
 func TestBadConfig(t *testing.T) {
@@ -156,6 +202,7 @@ func TestBadConfig(t *testing.T) {
 		{"unknown key", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.latencyy=1"}, NumEnvs: 1, Group: 1}, "set.reward.latencyy", "latencyy"},
 		{"bad value", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"collective.agents=many"}, NumEnvs: 1, Group: 1}, "set.collective.agents", "collective.agents"},
 		{"unread", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.organization=split"}, NumEnvs: 1, Group: 1}, "set.policy.organization", "never reads the policy section"},
+		{"unread train", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"train.lr=0.1"}, NumEnvs: 1, Group: 1}, "set.train.lr", "reads only train.actions"},
 		{"group-relative alone", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.penalty=group-relative", "reward.latency=1"}, NumEnvs: 2, Group: 1}, "group", "always 0 in a group of one"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
