@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -248,4 +250,164 @@ func TestWriteRefusesBadFiles(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "lists chart finish_time, but the directory has no charts/finish_time.svg")
 	})
+}
+
+// TestInlineSVGAccepts: drawing is inlined as the svg element alone,
+// wherever in the file it starts, with a PNG inside an <image>; what is
+// refused at the file's first byte is refused there too.
+func TestInlineSVGAccepts(t *testing.T) {
+	const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1">`
+	const png = `href="data:image/png;base64,iVBORw0KGgo="`
+	cases := []struct{ name, svg, want string }{
+		{"svg at the first byte", head + `<path d="M0,0"/></svg>`, ""},
+		{"after a declaration", `<?xml version="1.0"?>` + "\n" + head + `</svg>`, ""},
+		{"a PNG in an image", head + `<image ` + png + `/></svg>`, ""},
+		{"a PNG link on a path", head + `<path ` + png + `/></svg>`, "only an <image> with a PNG inside may link"},
+		{"a processing instruction inside", head + `<?php x?></svg>`, "a processing instruction <?php?>"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := inlineSVG("x.svg", []byte(c.svg))
+			if c.want != "" {
+				assert.ErrorIs(t, err, errNotDrawing)
+				assert.ErrorContains(t, err, c.want)
+				return
+			}
+			require.NoError(t, err)
+			start := strings.Index(c.svg, "<svg")
+			assert.Equal(t, c.svg[start:], string(got), "the element alone")
+		})
+	}
+}
+
+// TestCaption: a chart's caption says what is drawn against what from
+// its entry in the index; a timeline's title is its subject, not a
+// prefix, and a name keeps its spelling at the sentence's start.
+func TestCaption(t *testing.T) {
+	cases := []struct {
+		spec plots.Spec
+		want string
+	}{
+		{plots.Spec{Name: "finish_time", Kind: "bars"}, "finish_time by variant: bars the mean, whiskers the 95% CI."},
+		{plots.Spec{Name: "f", Kind: "bars", YLabel: "finish time (s)", Stat: "median", Interval: "IQR"}, "Finish time (s) by variant: bars the median, whiskers the IQR."},
+		{plots.Spec{Name: "c", Kind: "lines", YLabel: "reward", XLabel: "iteration", Title: "Learning"}, "Learning: reward against iteration: lines the mean, bands the 95% CI."},
+		{plots.Spec{Name: "s", Kind: "scaling", Note: "one seed"}, "S against x: lines the mean, bands the 95% CI. One seed."},
+		{plots.Spec{Name: "t", Kind: "timeline", Title: "episode 3"}, "Timeline of episode 3: each agent's work and messages over time."},
+		{plots.Spec{Name: "t", Kind: "timeline"}, "Timeline of t: each agent's work and messages over time."},
+		{plots.Spec{Name: "h", Kind: "heatmap", ZLabel: "IQM"}, "IQM over x and y."},
+		{plots.Spec{Name: "cdf", Note: "steps"}, "Cdf: Steps."},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, caption(&c.spec), "%+v", c.spec)
+	}
+}
+
+// TestFacts: counts the manifest does not hold are not shown as 0.
+func TestFacts(t *testing.T) {
+	cases := []struct {
+		m    rundir.Manifest
+		want []string
+	}{
+		{rundir.Manifest{Kind: rundir.KindRun, Seed: 3, Episodes: 5}, []string{"seed", "episodes"}},
+		{rundir.Manifest{Kind: rundir.KindTrain, Seed: 3, Seeds: 4, Variants: []string{"a"}}, []string{"variants", "seed", "seeds"}},
+		{rundir.Manifest{Kind: rundir.KindFit, Hash: "sha256:1"}, []string{"seed", "scenario hash"}},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, f := range facts(&c.m) {
+			got = append(got, f.Name)
+		}
+		assert.Equal(t, c.want, got, "%+v", c.m)
+	}
+}
+
+// writeDir writes a complete directory of the kind with the files, and
+// opens it.
+func writeDir(t *testing.T, kind rundir.Kind, files map[string]string) *rundir.Run {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "d")
+	d, err := rundir.Create(dir, false)
+	require.NoError(t, err)
+	for name, data := range files {
+		require.NoError(t, d.Write(name, []byte(data)))
+	}
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: kind, Scenario: "s"}))
+	r, err := rundir.Open(dir)
+	require.NoError(t, err)
+	return r
+}
+
+// TestTransposeLimit: a marked summary is shown a row per metric when it
+// has at most maxTransposed rows and fewer rows than metrics.
+func TestTransposeLimit(t *testing.T) {
+	cases := []struct {
+		rows, metrics int
+		want          bool
+	}{
+		{2, 3, true}, {2, 2, false}, {3, 2, false},
+		{maxTransposed, maxTransposed + 1, true}, {maxTransposed + 1, maxTransposed + 2, false},
+	}
+	for _, c := range cases {
+		head := []string{"variant"}
+		for k := range c.metrics {
+			head = append(head, fmt.Sprintf("m%d", k), fmt.Sprintf("m%d_lo", k), fmt.Sprintf("m%d_hi", k))
+		}
+		var rows [][]string
+		for i := range c.rows {
+			row := []string{fmt.Sprint("v", i)}
+			for range c.metrics {
+				row = append(row, fmt.Sprint(i), "0", "9")
+			}
+			rows = append(rows, row)
+		}
+		p, err := Build(writeDir(t, rundir.KindRun, map[string]string{"summary.csv": string(rundir.CSV(head, rows))}))
+		require.NoError(t, err)
+		require.Len(t, p.Tables, 1)
+		assert.Equal(t, c.want, p.Tables[0].Head[0].Text == "metric", "%d rows, %d metrics", c.rows, c.metrics)
+	}
+}
+
+// TestGroups: a value column followed by its _lo and _hi columns is a
+// group; a _lo column without its _hi, also as the last column, is not.
+func TestGroups(t *testing.T) {
+	cases := []struct {
+		header string
+		want   []group
+	}{
+		{"variant,x,x_lo,x_hi,n", []group{{"x", 1, 2, 3}}},
+		{"variant,x_mean,x_lo,x_hi", []group{{"x_mean", 1, 2, 3}}},
+		{"variant,x,x_lo", nil},
+		{"variant,x,x_lo,y_hi", nil},
+		{"variant,y,x_lo,x_hi", nil},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, groups(strings.Split(c.header, ",")), c.header)
+	}
+}
+
+// TestPivotUnits: a metric the table of metrics lacks is headed with the
+// unit its summary gives, unless that unit is a plain number.
+func TestPivotUnits(t *testing.T) {
+	summary := "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval\n" +
+		"a,wait,s,3,1,0,2,95% CI\na,steps,1,3,4,3,5,95% CI\nb,wait,s,3,2,1,3,95% CI\n"
+	p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": summary}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 1)
+	var heads []string
+	for _, h := range p.Tables[0].Head {
+		heads = append(heads, h.Text)
+	}
+	assert.Equal(t, []string{"variant", "wait (s)", "steps"}, heads)
+	assert.Contains(t, p.Tables[0].Caption, "over 3 seeds [95% CI]")
+}
+
+// TestUnindexedCharts: an SVG in charts/ that the index does not list is
+// shown with its kind's note; an SVG elsewhere is a file, not a chart.
+func TestUnindexedCharts(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg"></svg>`
+	p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"charts/cdf.svg": svg, "other/x.svg": svg}))
+	require.NoError(t, err)
+	require.Len(t, p.Charts, 1)
+	assert.Equal(t, "cdf", p.Charts[0].Name)
+	assert.Contains(t, p.Charts[0].Caption, capitalize(unindexed[rundir.KindFit]))
 }
