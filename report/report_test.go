@@ -411,3 +411,63 @@ func TestUnindexedCharts(t *testing.T) {
 	assert.Equal(t, "cdf", p.Charts[0].Name)
 	assert.Contains(t, p.Charts[0].Caption, capitalize(unindexed[rundir.KindFit]))
 }
+
+// TestDifferences: a difference is marked better or worse for B by the
+// metric's direction only where its interval excludes zero, and a metric
+// without a direction gets neither a mark nor a probability.
+func TestDifferences(t *testing.T) {
+	cases := []struct {
+		metric, unit string
+		lo, hi       float64
+		class, head  string
+		prob         bool
+	}{
+		{"reward", "1", 0.5, 2, "better", "", true},
+		{"reward", "1", -2, -0.5, "worse", "", true},
+		{"reward", "1", -0.5, 2, "", "", true},
+		{"reward", "1", 0, 2, "", "", true},
+		{"finish_time", "s", 0.5, 2, "worse", "", true},
+		{"finish_time", "s", -2, -0.5, "better", "", true},
+		{"finish_time", "s", -2, 0, "", "", true},
+		{"wait", "s", 0.5, 2, "", "wait (s)", false},
+		{"steps", "1", 0.5, 2, "", "steps", false},
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("%s [%v, %v]", c.metric, c.lo, c.hi)
+		t.Run(name, func(t *testing.T) {
+			csv := "variant,metric,a,b,diff,diff_lo,diff_hi,prob_improvement,unit,better,n_a,n_b,paired\n" +
+				fmt.Sprintf("v,%s,1,2,1,%v,%v,0.75,%s,x,3,3,true\n", c.metric, c.lo, c.hi, c.unit)
+			p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
+			require.NoError(t, err)
+			require.Len(t, p.Tables, 1)
+			row := p.Tables[0].Rows[0]
+			assert.Equal(t, c.class, row[4].Class)
+			assert.Equal(t, c.prob, row[5].Num, "a probability only with a direction")
+			if c.head != "" {
+				assert.Equal(t, c.head, row[1].Text)
+			}
+		})
+	}
+}
+
+// TestPlain: a table of no known shape is shown as it is, numbers as
+// Format writes them, and the rows a "chosen" column says true of are
+// marked.
+func TestPlain(t *testing.T) {
+	csv := "distribution,mu,chosen\nlognormal,1.23456,true\ngamma,2,false\n"
+	p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"fit.csv": csv}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 1)
+	tab := p.Tables[0]
+	assert.Equal(t, "The rows chosen are marked.", tab.Caption)
+	for i, want := range []bool{true, false} {
+		assert.Equal(t, want, tab.Rows[i][0].Best)
+		assert.True(t, tab.Rows[i][1].Num, "numbers are numbers")
+		assert.Equal(t, Format(tab.Rows[i][1].V), tab.Rows[i][1].Text)
+	}
+	assert.False(t, tab.Rows[0][0].Num, "text stays text")
+	p, err = Build(writeDir(t, rundir.KindFit, map[string]string{"fit.csv": "distribution,mu\nlognormal,1\n"}))
+	require.NoError(t, err)
+	assert.Empty(t, p.Tables[0].Caption)
+	assert.False(t, p.Tables[0].Rows[0][0].Best)
+}
