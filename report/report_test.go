@@ -385,20 +385,51 @@ func TestGroups(t *testing.T) {
 	}
 }
 
-// TestPivotUnits: a metric the table of metrics lacks is headed with the
-// unit its summary gives, unless that unit is a plain number.
-func TestPivotUnits(t *testing.T) {
-	summary := "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval\n" +
-		"a,wait,s,3,1,0,2,95% CI\na,steps,1,3,4,3,5,95% CI\nb,wait,s,3,2,1,3,95% CI\n"
-	p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": summary}))
-	require.NoError(t, err)
-	require.Len(t, p.Tables, 1)
-	var heads []string
-	for _, h := range p.Tables[0].Head {
-		heads = append(heads, h.Text)
+// TestPivot: a summary with a row per metric becomes a row per variant
+// and a column per metric, headed with the unit the summary gives to a
+// metric the table of metrics lacks (unless a plain number), the best
+// of each metric with a direction marked, and the caption taking the
+// seeds and the interval from the file.
+func TestPivot(t *testing.T) {
+	const head = "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval\n"
+	cases := []struct {
+		name, rows string
+		heads      []string
+		best       []string // per row, the heads of its marked cells
+		caption    string
+	}{
+		{"units", "a,wait,s,3,1,0,2,95% CI\na,steps,1,3,4,3,5,95% CI\nb,wait,s,3,2,1,3,95% CI\n",
+			[]string{"variant", "wait (s)", "steps"}, []string{"", ""}, "over 3 seeds [95% CI]"},
+		{"best by direction", "a,reward_mean,1,4,1,0,2,x\na,latency_mean,s,4,5,4,6,x\nb,reward_mean,1,5,2,1,3,x\nb,latency_mean,s,5,3,2,4,x\n",
+			[]string{"variant", metric.Of("reward_mean").Label, metric.Of("latency_mean").Label},
+			[]string{"", metric.Of("reward_mean").Label + metric.Of("latency_mean").Label}, "over seeds [x]"},
+		{"one row", "a,wait,s,2,1,0,2,90% CI\n", []string{"variant", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
 	}
-	assert.Equal(t, []string{"variant", "wait (s)", "steps"}, heads)
-	assert.Contains(t, p.Tables[0].Caption, "over 3 seeds [95% CI]")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": head + c.rows}))
+			require.NoError(t, err)
+			require.Len(t, p.Tables, 1)
+			tab := p.Tables[0]
+			var heads []string
+			for _, h := range tab.Head {
+				heads = append(heads, h.Text)
+			}
+			assert.Equal(t, c.heads, heads)
+			var best []string
+			for _, row := range tab.Rows {
+				var b string
+				for j, cell := range row {
+					if cell.Best {
+						b += tab.Head[j].Text
+					}
+				}
+				best = append(best, b)
+			}
+			assert.Equal(t, c.best, best)
+			assert.Contains(t, tab.Caption, c.caption)
+		})
+	}
 }
 
 // TestUnindexedCharts: an SVG in charts/ that the index does not list is
@@ -454,19 +485,19 @@ func TestDifferences(t *testing.T) {
 // Format writes them, and the rows a "chosen" column says true of are
 // marked.
 func TestPlain(t *testing.T) {
-	csv := "distribution,mu,chosen\nlognormal,1.23456,true\ngamma,2,false\n"
-	p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"fit.csv": csv}))
-	require.NoError(t, err)
-	require.Len(t, p.Tables, 1)
-	tab := p.Tables[0]
-	assert.Equal(t, "The rows chosen are marked.", tab.Caption)
-	for i, want := range []bool{true, false} {
-		assert.Equal(t, want, tab.Rows[i][0].Best)
-		assert.True(t, tab.Rows[i][1].Num, "numbers are numbers")
-		assert.Equal(t, Format(tab.Rows[i][1].V), tab.Rows[i][1].Text)
+	for _, csv := range []string{"distribution,mu,chosen\nlognormal,1.23456,true\ngamma,2,false\n", "chosen,mu,distribution\ntrue,1.23456,lognormal\nfalse,2,gamma\n"} {
+		p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"fit.csv": csv}))
+		require.NoError(t, err)
+		require.Len(t, p.Tables, 1)
+		tab := p.Tables[0]
+		assert.Equal(t, "The rows chosen are marked.", tab.Caption, csv)
+		for i, want := range []bool{true, false} {
+			assert.Equal(t, want, tab.Rows[i][0].Best, csv)
+			assert.True(t, tab.Rows[i][1].Num, "numbers are numbers")
+			assert.Equal(t, Format(tab.Rows[i][1].V), tab.Rows[i][1].Text)
+		}
 	}
-	assert.False(t, tab.Rows[0][0].Num, "text stays text")
-	p, err = Build(writeDir(t, rundir.KindFit, map[string]string{"fit.csv": "distribution,mu\nlognormal,1\n"}))
+	p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"fit.csv": "distribution,mu\nlognormal,1\n"}))
 	require.NoError(t, err)
 	assert.Empty(t, p.Tables[0].Caption)
 	assert.False(t, p.Tables[0].Rows[0][0].Best)
