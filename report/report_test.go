@@ -394,20 +394,29 @@ func TestPivot(t *testing.T) {
 	const head = "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval\n"
 	cases := []struct {
 		name, rows string
+		header     string // the summary's header when not head
 		heads      []string
 		best       []string // per row, the heads of its marked cells
 		caption    string
 	}{
-		{"units", "a,wait,s,3,1,0,2,95% CI\na,steps,1,3,4,3,5,95% CI\nb,wait,s,3,2,1,3,95% CI\n",
+		{"units", "a,wait,s,3,1,0,2,95% CI\na,steps,1,3,4,3,5,95% CI\nb,wait,s,3,2,1,3,95% CI\n", "",
 			[]string{"variant", "wait (s)", "steps"}, []string{"", ""}, "over 3 seeds [95% CI]"},
-		{"best by direction", "a,reward_mean,1,4,1,0,2,x\na,latency_mean,s,4,5,4,6,x\nb,reward_mean,1,5,2,1,3,x\nb,latency_mean,s,5,3,2,4,x\n",
+		{"best by direction", "a,reward_mean,1,4,1,0,2,x\na,latency_mean,s,4,5,4,6,x\nb,reward_mean,1,5,2,1,3,x\nb,latency_mean,s,5,3,2,4,x\n", "",
 			[]string{"variant", metric.Of("reward_mean").Label, metric.Of("latency_mean").Label},
 			[]string{"", metric.Of("reward_mean").Label + metric.Of("latency_mean").Label}, "over seeds [x]"},
-		{"one row", "a,wait,s,2,1,0,2,90% CI\n", []string{"variant", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		{"one row", "a,wait,s,2,1,0,2,90% CI\n", "", []string{"variant", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		// Columns are found by name, wherever they are.
+		{"unit first", "s,wait,2,1,0,2,90% CI\n", "unit,metric,n_seeds,iqm,iqm_lo,iqm_hi,interval\n", []string{"unit", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		{"n_seeds first", "2,wait,s,1,0,2,90% CI\n", "n_seeds,metric,unit,iqm,iqm_lo,iqm_hi,interval\n", []string{"n_seeds", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		{"interval first", "90% CI,wait,s,2,1,0,2\n", "interval,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi\n", []string{"interval", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": head + c.rows}))
+			header := head
+			if c.header != "" {
+				header = c.header
+			}
+			p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": header + c.rows}))
 			require.NoError(t, err)
 			require.Len(t, p.Tables, 1)
 			tab := p.Tables[0]
@@ -479,6 +488,11 @@ func TestDifferences(t *testing.T) {
 			}
 		})
 	}
+	// Columns are found by name, the unit's too.
+	csv := "unit,variant,metric,a,b,diff,diff_lo,diff_hi,prob_improvement\ns,v,wait,1,2,1,0.5,2,0.75\n"
+	p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
+	require.NoError(t, err)
+	assert.Equal(t, "wait (s)", p.Tables[0].Rows[0][1].Text)
 }
 
 // TestPlain: a table of no known shape is shown as it is, numbers as
