@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -248,4 +250,269 @@ func TestWriteRefusesBadFiles(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "lists chart finish_time, but the directory has no charts/finish_time.svg")
 	})
+}
+
+// TestInlineSVGAccepts: drawing is inlined as the svg element alone,
+// wherever in the file it starts, with a PNG inside an <image>; what is
+// refused at the file's first byte is refused there too.
+func TestInlineSVGAccepts(t *testing.T) {
+	const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1">`
+	const png = `href="data:image/png;base64,iVBORw0KGgo="`
+	cases := []struct{ name, svg, want string }{
+		{"svg at the first byte", head + `<path d="M0,0"/></svg>`, ""},
+		{"after a declaration", `<?xml version="1.0"?>` + "\n" + head + `</svg>`, ""},
+		{"a PNG in an image", head + `<image ` + png + `/></svg>`, ""},
+		{"a PNG link on a path", head + `<path ` + png + `/></svg>`, "only an <image> with a PNG inside may link"},
+		{"a processing instruction inside", head + `<?php x?></svg>`, "a processing instruction <?php?>"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := inlineSVG("x.svg", []byte(c.svg))
+			if c.want != "" {
+				assert.ErrorIs(t, err, errNotDrawing)
+				assert.ErrorContains(t, err, c.want)
+				return
+			}
+			require.NoError(t, err)
+			start := strings.Index(c.svg, "<svg")
+			assert.Equal(t, c.svg[start:], string(got), "the element alone")
+		})
+	}
+}
+
+// TestCaption: a chart's caption says what is drawn against what from
+// its entry in the index; a timeline's title is its subject, not a
+// prefix, and a name keeps its spelling at the sentence's start.
+func TestCaption(t *testing.T) {
+	cases := []struct {
+		spec plots.Spec
+		want string
+	}{
+		{plots.Spec{Name: "finish_time", Kind: "bars"}, "finish_time by variant: bars the mean, whiskers the 95% CI."},
+		{plots.Spec{Name: "f", Kind: "bars", YLabel: "finish time (s)", Stat: "median", Interval: "IQR"}, "Finish time (s) by variant: bars the median, whiskers the IQR."},
+		{plots.Spec{Name: "c", Kind: "lines", YLabel: "reward", XLabel: "iteration", Title: "Learning"}, "Learning: reward against iteration: lines the mean, bands the 95% CI."},
+		{plots.Spec{Name: "s", Kind: "scaling", Note: "one seed"}, "S against x: lines the mean, bands the 95% CI. One seed."},
+		{plots.Spec{Name: "t", Kind: "timeline", Title: "episode 3"}, "Timeline of episode 3: each agent's work and messages over time."},
+		{plots.Spec{Name: "t", Kind: "timeline"}, "Timeline of t: each agent's work and messages over time."},
+		{plots.Spec{Name: "h", Kind: "heatmap", ZLabel: "IQM"}, "IQM over x and y."},
+		{plots.Spec{Name: "cdf", Note: "steps"}, "Cdf: Steps."},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, caption(&c.spec), "%+v", c.spec)
+	}
+}
+
+// TestFacts: counts the manifest does not hold are not shown as 0.
+func TestFacts(t *testing.T) {
+	cases := []struct {
+		m    rundir.Manifest
+		want []string
+	}{
+		{rundir.Manifest{Kind: rundir.KindRun, Seed: 3, Episodes: 5}, []string{"seed", "episodes"}},
+		{rundir.Manifest{Kind: rundir.KindTrain, Seed: 3, Seeds: 4, Variants: []string{"a"}}, []string{"variants", "seed", "seeds"}},
+		{rundir.Manifest{Kind: rundir.KindFit, Hash: "sha256:1"}, []string{"seed", "scenario hash"}},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, f := range facts(&c.m) {
+			got = append(got, f.Name)
+		}
+		assert.Equal(t, c.want, got, "%+v", c.m)
+	}
+}
+
+// writeDir writes a complete directory of the kind with the files, and
+// opens it.
+func writeDir(t *testing.T, kind rundir.Kind, files map[string]string) *rundir.Run {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "d")
+	d, err := rundir.Create(dir, false)
+	require.NoError(t, err)
+	for name, data := range files {
+		require.NoError(t, d.Write(name, []byte(data)))
+	}
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: kind, Scenario: "s"}))
+	r, err := rundir.Open(dir)
+	require.NoError(t, err)
+	return r
+}
+
+// TestTransposeLimit: a marked summary is shown a row per metric when it
+// has at most maxTransposed rows and fewer rows than metrics.
+func TestTransposeLimit(t *testing.T) {
+	cases := []struct {
+		rows, metrics int
+		want          bool
+	}{
+		{2, 3, true}, {2, 2, false}, {3, 2, false},
+		{maxTransposed, maxTransposed + 1, true}, {maxTransposed + 1, maxTransposed + 2, false},
+	}
+	for _, c := range cases {
+		head := []string{"variant"}
+		for k := range c.metrics {
+			head = append(head, fmt.Sprintf("m%d", k), fmt.Sprintf("m%d_lo", k), fmt.Sprintf("m%d_hi", k))
+		}
+		var rows [][]string
+		for i := range c.rows {
+			row := []string{fmt.Sprint("v", i)}
+			for range c.metrics {
+				row = append(row, fmt.Sprint(i), "0", "9")
+			}
+			rows = append(rows, row)
+		}
+		p, err := Build(writeDir(t, rundir.KindRun, map[string]string{"summary.csv": string(rundir.CSV(head, rows))}))
+		require.NoError(t, err)
+		require.Len(t, p.Tables, 1)
+		assert.Equal(t, c.want, p.Tables[0].Head[0].Text == "metric", "%d rows, %d metrics", c.rows, c.metrics)
+	}
+}
+
+// TestGroups: a value column followed by its _lo and _hi columns is a
+// group; a _lo column without its _hi, also as the last column, is not.
+func TestGroups(t *testing.T) {
+	cases := []struct {
+		header string
+		want   []group
+	}{
+		{"variant,x,x_lo,x_hi,n", []group{{"x", 1, 2, 3}}},
+		{"variant,x_mean,x_lo,x_hi", []group{{"x_mean", 1, 2, 3}}},
+		{"variant,x,x_lo", nil},
+		{"variant,x,x_lo,y_hi", nil},
+		{"variant,y,x_lo,x_hi", nil},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, groups(strings.Split(c.header, ",")), c.header)
+	}
+}
+
+// TestPivot: a summary with a row per metric becomes a row per variant
+// and a column per metric, headed with the unit the summary gives to a
+// metric the table of metrics lacks (unless a plain number), the best
+// of each metric with a direction marked, and the caption taking the
+// seeds and the interval from the file.
+func TestPivot(t *testing.T) {
+	const head = "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval\n"
+	cases := []struct {
+		name, rows string
+		header     string // the summary's header when not head
+		heads      []string
+		best       []string // per row, the heads of its marked cells
+		caption    string
+	}{
+		{"units", "a,wait,s,3,1,0,2,95% CI\na,steps,1,3,4,3,5,95% CI\nb,wait,s,3,2,1,3,95% CI\n", "",
+			[]string{"variant", "wait (s)", "steps"}, []string{"", ""}, "over 3 seeds [95% CI]"},
+		{"best by direction", "a,reward_mean,1,4,1,0,2,x\na,latency_mean,s,4,5,4,6,x\nb,reward_mean,1,5,2,1,3,x\nb,latency_mean,s,5,3,2,4,x\n", "",
+			[]string{"variant", metric.Of("reward_mean").Label, metric.Of("latency_mean").Label},
+			[]string{"", metric.Of("reward_mean").Label + metric.Of("latency_mean").Label}, "over seeds [x]"},
+		{"one row", "a,wait,s,2,1,0,2,90% CI\n", "", []string{"variant", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		// Columns are found by name, wherever they are.
+		{"unit first", "s,wait,2,1,0,2,90% CI\n", "unit,metric,n_seeds,iqm,iqm_lo,iqm_hi,interval\n", []string{"unit", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		{"n_seeds first", "2,wait,s,1,0,2,90% CI\n", "n_seeds,metric,unit,iqm,iqm_lo,iqm_hi,interval\n", []string{"n_seeds", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		{"interval first", "90% CI,wait,s,2,1,0,2\n", "interval,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi\n", []string{"interval", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			header := head
+			if c.header != "" {
+				header = c.header
+			}
+			p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": header + c.rows}))
+			require.NoError(t, err)
+			require.Len(t, p.Tables, 1)
+			tab := p.Tables[0]
+			var heads []string
+			for _, h := range tab.Head {
+				heads = append(heads, h.Text)
+			}
+			assert.Equal(t, c.heads, heads)
+			var best []string
+			for _, row := range tab.Rows {
+				var b string
+				for j, cell := range row {
+					if cell.Best {
+						b += tab.Head[j].Text
+					}
+				}
+				best = append(best, b)
+			}
+			assert.Equal(t, c.best, best)
+			assert.Contains(t, tab.Caption, c.caption)
+		})
+	}
+}
+
+// TestUnindexedCharts: an SVG in charts/ that the index does not list is
+// shown with its kind's note; an SVG elsewhere is a file, not a chart.
+func TestUnindexedCharts(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg"></svg>`
+	p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"charts/cdf.svg": svg, "other/x.svg": svg}))
+	require.NoError(t, err)
+	require.Len(t, p.Charts, 1)
+	assert.Equal(t, "cdf", p.Charts[0].Name)
+	assert.Contains(t, p.Charts[0].Caption, capitalize(unindexed[rundir.KindFit]))
+}
+
+// TestDifferences: a difference is marked better or worse for B by the
+// metric's direction only where its interval excludes zero, and a metric
+// without a direction gets neither a mark nor a probability.
+func TestDifferences(t *testing.T) {
+	cases := []struct {
+		metric, unit string
+		lo, hi       float64
+		class, head  string
+		prob         bool
+	}{
+		{"reward", "1", 0.5, 2, "better", "", true},
+		{"reward", "1", -2, -0.5, "worse", "", true},
+		{"reward", "1", -0.5, 2, "", "", true},
+		{"reward", "1", 0, 2, "", "", true},
+		{"finish_time", "s", 0.5, 2, "worse", "", true},
+		{"finish_time", "s", -2, -0.5, "better", "", true},
+		{"finish_time", "s", -2, 0, "", "", true},
+		{"wait", "s", 0.5, 2, "", "wait (s)", false},
+		{"steps", "1", 0.5, 2, "", "steps", false},
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("%s [%v, %v]", c.metric, c.lo, c.hi)
+		t.Run(name, func(t *testing.T) {
+			csv := "variant,metric,a,b,diff,diff_lo,diff_hi,prob_improvement,unit,better,n_a,n_b,paired\n" +
+				fmt.Sprintf("v,%s,1,2,1,%v,%v,0.75,%s,x,3,3,true\n", c.metric, c.lo, c.hi, c.unit)
+			p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
+			require.NoError(t, err)
+			require.Len(t, p.Tables, 1)
+			row := p.Tables[0].Rows[0]
+			assert.Equal(t, c.class, row[4].Class)
+			assert.Equal(t, c.prob, row[5].Num, "a probability only with a direction")
+			if c.head != "" {
+				assert.Equal(t, c.head, row[1].Text)
+			}
+		})
+	}
+	// Columns are found by name, the unit's too.
+	csv := "unit,variant,metric,a,b,diff,diff_lo,diff_hi,prob_improvement\ns,v,wait,1,2,1,0.5,2,0.75\n"
+	p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
+	require.NoError(t, err)
+	assert.Equal(t, "wait (s)", p.Tables[0].Rows[0][1].Text)
+}
+
+// TestPlain: a table of no known shape is shown as it is, numbers as
+// Format writes them, and the rows a "chosen" column says true of are
+// marked.
+func TestPlain(t *testing.T) {
+	for _, csv := range []string{"distribution,mu,chosen\nlognormal,1.23456,true\ngamma,2,false\n", "chosen,mu,distribution\ntrue,1.23456,lognormal\nfalse,2,gamma\n"} {
+		p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"fit.csv": csv}))
+		require.NoError(t, err)
+		require.Len(t, p.Tables, 1)
+		tab := p.Tables[0]
+		assert.Equal(t, "The rows chosen are marked.", tab.Caption, csv)
+		for i, want := range []bool{true, false} {
+			assert.Equal(t, want, tab.Rows[i][0].Best, csv)
+			assert.True(t, tab.Rows[i][1].Num, "numbers are numbers")
+			assert.Equal(t, Format(tab.Rows[i][1].V), tab.Rows[i][1].Text)
+		}
+	}
+	p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"fit.csv": "distribution,mu\nlognormal,1\n"}))
+	require.NoError(t, err)
+	assert.Empty(t, p.Tables[0].Caption)
+	assert.False(t, p.Tables[0].Rows[0][0].Best)
 }

@@ -21,6 +21,9 @@ func runDir(t *testing.T, seed uint64, finish []float64) *rundir.Run {
 	return runDirOf(t, seed, episodes{"v", finish})
 }
 
+// episodeHeader is the header of episodes.csv as the tests write it.
+var episodeHeader = []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
+
 // episodes are the finish times of a variant's episodes 0, 1, ...
 type episodes struct {
 	variant string
@@ -34,14 +37,13 @@ func runDirOf(t *testing.T, seed uint64, variants ...episodes) *rundir.Run {
 	path := filepath.Join(t.TempDir(), "run")
 	d, err := rundir.Create(path, false)
 	require.NoError(t, err)
-	header := []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
 	var rows [][]string
 	for _, v := range variants {
 		for i, f := range v.finish {
 			rows = append(rows, []string{v.variant, strconv.Itoa(i), fmt.Sprint(f), "true", "1", "3", "100", "60", "2", "1.5", "1"})
 		}
 	}
-	require.NoError(t, d.Write("episodes.csv", rundir.CSV(header, rows)))
+	require.NoError(t, d.Write("episodes.csv", rundir.CSV(episodeHeader, rows)))
 	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Seed: seed, Episodes: len(variants[0].finish)}))
 	r, err := rundir.Open(path)
 	require.NoError(t, err)
@@ -131,10 +133,26 @@ func TestCompareVariants(t *testing.T) {
 		{r, "team", "team", "variant team is named twice"},
 		{trainDir(t, []float64{1}), "v", "w", "is a train directory: variants are compared episode by episode within a run directory"},
 		{runDirOf(t, 1, episodes{"a", []float64{1, 2}}, episodes{"b", []float64{1}}), "a", "b", "variant b has 1 episodes and the manifest says 2"},
+		{badEpisode(t), "v", "w", `episodes.csv:3: column episode: "one" is not an episode number`},
 	} {
 		_, err := results.CompareVariants(tc.r, tc.a, tc.b)
 		assert.ErrorContains(t, err, tc.want, "%s, %s", tc.a, tc.b)
 	}
+}
+
+// badEpisode writes a run directory whose second episode's number is
+// not a number, and opens it.
+func badEpisode(t *testing.T) *rundir.Run {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run")
+	d, err := rundir.Create(path, false)
+	require.NoError(t, err)
+	rows := [][]string{{"v", "0", "1", "true", "1", "3", "100", "60", "2", "1.5", "1"}, {"v", "one", "1", "true", "1", "3", "100", "60", "2", "1.5", "1"}}
+	require.NoError(t, d.Write("episodes.csv", rundir.CSV(episodeHeader, rows)))
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Seed: 1}))
+	r, err := rundir.Open(path)
+	require.NoError(t, err)
+	return r
 }
 
 // TestConstant: a row is constant when every value of both sides is one
@@ -188,17 +206,24 @@ func trainDirOf(t *testing.T, name string, final []float64) *rundir.Run {
 
 // TestCompareRunsCutShort: an episodes.csv with fewer or more rows for a
 // variant than the manifest's episodes is an error naming the file, not
-// an unpaired comparison of what is left.
+// an unpaired comparison of what is left; a manifest without a count
+// (0) has nothing to check against.
 func TestCompareRunsCutShort(t *testing.T) {
 	a := runDir(t, 1, []float64{10, 20, 30})
 	for _, tc := range []struct {
 		name string
 		rows int
-	}{{"a row less", 2}, {"a row more", 4}} {
+		ok   bool
+	}{{"a row less", 2, false}, {"a row more", 4, false}, {"no count", 0, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := runDir(t, 1, []float64{10, 20, 30})
 			b.Manifest.Episodes = tc.rows
-			_, err := results.Compare(a, b)
+			rows, err := results.Compare(a, b)
+			if tc.ok {
+				require.NoError(t, err)
+				assert.Equal(t, 3, find(t, rows, "finish_time").NB)
+				return
+			}
 			assert.EqualError(t, err, fmt.Sprintf("%s: variant v has 3 episodes and the manifest says %d: the file was cut short or edited", b.Join("episodes.csv"), tc.rows))
 		})
 	}
@@ -222,6 +247,12 @@ func TestCompareTrainings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement", "unit", "better", "n_a", "n_b", "paired"}, table.Header)
 	assert.Equal(t, []string{"v", "reward_mean"}, table.Rows[0][:2])
+	// The table holds each figure exactly: it reads back to the same float.
+	for j, want := range []float64{c.A, c.B, c.Diff.Value, c.Diff.Lo, c.Diff.Hi, c.Prob} {
+		got, err := table.Float(0, 2+j)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, table.Header[2+j])
+	}
 
 	_, err = results.Compare(trainDir(t, []float64{1}), runDir(t, 1, []float64{1}))
 	assert.ErrorContains(t, err, "compare two of the same kind")
