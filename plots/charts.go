@@ -22,6 +22,21 @@ type Series struct {
 
 func (s Series) hasBand() bool { return s.Lo != nil || s.Hi != nil }
 
+// checkName checks that series i has a name unless it is the only one,
+// and that no series before it has the same name; names holds those
+// seen and gains series i's.
+func checkName(names map[string]bool, series []Series, i int) error {
+	s := series[i]
+	if len(series) > 1 && s.Name == "" {
+		return fmt.Errorf("plots: series %d has no name", i)
+	}
+	if names[s.Name] {
+		return fmt.Errorf("plots: series name %q is repeated", s.Name)
+	}
+	names[s.Name] = true
+	return nil
+}
+
 // check returns an error naming series i when s is empty, ragged, holds NaN
 // or ±Inf, has X decreasing, or has Y outside [Lo, Hi].
 func (s Series) check(i int) error {
@@ -87,13 +102,9 @@ func Lines(c Chart, series []Series) (*plot.Plot, error) {
 		if err := s.check(i); err != nil {
 			return nil, err
 		}
-		if len(series) > 1 && s.Name == "" {
-			return nil, fmt.Errorf("plots: series %d has no name", i)
+		if err := checkName(names, series, i); err != nil {
+			return nil, err
 		}
-		if names[s.Name] {
-			return nil, fmt.Errorf("plots: series name %q is repeated", s.Name)
-		}
-		names[s.Name] = true
 	}
 	named, banded := false, false
 	for _, s := range series {

@@ -49,13 +49,9 @@ func Scatter(c Chart, series []Series, identity bool) (*plot.Plot, error) {
 		if err := checkFinite(name+" Y", s.Y...); err != nil {
 			return nil, err
 		}
-		if len(series) > 1 && s.Name == "" {
-			return nil, fmt.Errorf("plots: series %d has no name", i)
+		if err := checkName(names, series, i); err != nil {
+			return nil, err
 		}
-		if names[s.Name] {
-			return nil, fmt.Errorf("plots: series name %q is repeated", s.Name)
-		}
-		names[s.Name] = true
 		for j := range s.X {
 			lo, hi = min(lo, s.X[j], s.Y[j]), max(hi, s.X[j], s.Y[j])
 		}
