@@ -22,6 +22,37 @@ type Series struct {
 
 func (s Series) hasBand() bool { return s.Lo != nil || s.Hi != nil }
 
+// checkSeriesChart checks what a chart of n series needs before its
+// series are read: at least one, no more than MaxSeries, and both axis
+// labels; kind names the chart in the error.
+func checkSeriesChart(c Chart, n int, kind string) error {
+	if n == 0 {
+		return errNoData
+	}
+	if n > MaxSeries {
+		return fmt.Errorf("plots: %d series; at most %d can be told apart", n, MaxSeries)
+	}
+	if c.XLabel == "" || c.YLabel == "" {
+		return fmt.Errorf("plots: a %s chart needs XLabel and YLabel (with units)", kind)
+	}
+	return nil
+}
+
+// checkName checks that series i has a name unless it is the only one,
+// and that no series before it has the same name; names holds those
+// seen and gains series i's.
+func checkName(names map[string]bool, series []Series, i int) error {
+	s := series[i]
+	if len(series) > 1 && s.Name == "" {
+		return fmt.Errorf("plots: series %d has no name", i)
+	}
+	if names[s.Name] {
+		return fmt.Errorf("plots: series name %q is repeated", s.Name)
+	}
+	names[s.Name] = true
+	return nil
+}
+
 // check returns an error naming series i when s is empty, ragged, holds NaN
 // or ±Inf, has X decreasing, or has Y outside [Lo, Hi].
 func (s Series) check(i int) error {
@@ -73,27 +104,17 @@ const maxMarkers = 8
 // repeated (a lone series may be unnamed), when an axis label is missing,
 // or when the chart does not fit c.Size without clipping a label.
 func Lines(c Chart, series []Series) (*plot.Plot, error) {
-	if len(series) == 0 {
-		return nil, errNoData
-	}
-	if len(series) > MaxSeries {
-		return nil, fmt.Errorf("plots: %d series; at most %d can be told apart", len(series), MaxSeries)
-	}
-	if c.XLabel == "" || c.YLabel == "" {
-		return nil, errors.New("plots: a line chart needs XLabel and YLabel (with units)")
+	if err := checkSeriesChart(c, len(series), "line"); err != nil {
+		return nil, err
 	}
 	names := map[string]bool{}
 	for i, s := range series {
 		if err := s.check(i); err != nil {
 			return nil, err
 		}
-		if len(series) > 1 && s.Name == "" {
-			return nil, fmt.Errorf("plots: series %d has no name", i)
+		if err := checkName(names, series, i); err != nil {
+			return nil, err
 		}
-		if names[s.Name] {
-			return nil, fmt.Errorf("plots: series name %q is repeated", s.Name)
-		}
-		names[s.Name] = true
 	}
 	named, banded := false, false
 	for _, s := range series {

@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -24,14 +23,8 @@ import (
 // repeated (a lone series may be unnamed), an axis label is missing, or
 // the chart does not fit c.Size.
 func Scatter(c Chart, series []Series, identity bool) (*plot.Plot, error) {
-	if len(series) == 0 {
-		return nil, errNoData
-	}
-	if len(series) > MaxSeries {
-		return nil, fmt.Errorf("plots: %d series; at most %d can be told apart", len(series), MaxSeries)
-	}
-	if c.XLabel == "" || c.YLabel == "" {
-		return nil, errors.New("plots: a scatter chart needs XLabel and YLabel (with units)")
+	if err := checkSeriesChart(c, len(series), "scatter"); err != nil {
+		return nil, err
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	names := map[string]bool{}
@@ -49,13 +42,9 @@ func Scatter(c Chart, series []Series, identity bool) (*plot.Plot, error) {
 		if err := checkFinite(name+" Y", s.Y...); err != nil {
 			return nil, err
 		}
-		if len(series) > 1 && s.Name == "" {
-			return nil, fmt.Errorf("plots: series %d has no name", i)
+		if err := checkName(names, series, i); err != nil {
+			return nil, err
 		}
-		if names[s.Name] {
-			return nil, fmt.Errorf("plots: series name %q is repeated", s.Name)
-		}
-		names[s.Name] = true
 		for j := range s.X {
 			lo, hi = min(lo, s.X[j], s.Y[j]), max(hi, s.X[j], s.Y[j])
 		}

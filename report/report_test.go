@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -149,6 +150,46 @@ func TestMarkBest(t *testing.T) {
 			assert.Equal(t, c.want, got)
 		})
 	}
+}
+
+// TestInterval: an empty cell is no value (NaN), a column of -1 is no
+// interval, and a cell that is not a number is an error naming the file,
+// line and column.
+func TestInterval(t *testing.T) {
+	tab, err := rundir.ParseTable("s.csv", []byte("v,lo,hi\n1.5,1,2\n,,\nx,1,2\n"))
+	require.NoError(t, err)
+	iv, err := Interval(tab, 0, 0, 1, 2)
+	require.NoError(t, err)
+	assert.Equal(t, [3]float64{1.5, 1, 2}, [3]float64{iv.Value, iv.Lo, iv.Hi})
+	iv, err = Interval(tab, 0, 0, -1, -1)
+	require.NoError(t, err)
+	assert.True(t, iv.Value == 1.5 && math.IsNaN(iv.Lo) && math.IsNaN(iv.Hi), "%+v", iv)
+	iv, err = Interval(tab, 1, 0, 1, 2)
+	require.NoError(t, err)
+	assert.True(t, math.IsNaN(iv.Value) && math.IsNaN(iv.Lo) && math.IsNaN(iv.Hi), "%+v", iv)
+	_, err = Interval(tab, 2, 0, 1, 2)
+	assert.ErrorContains(t, err, `s.csv:4: column v: "x" is not a number`)
+}
+
+// TestBestReadsPerCell: a value ties with the best when it reads the
+// same as the best would in its own cell (simulate table writes a cell at
+// the precision its interval sets), and a lone value is the best (the page
+// alone asks for two).
+func TestBestReadsPerCell(t *testing.T) {
+	vals := []float64{0.68, 0.7, 0.699}
+	// Cells 0 and 1 are written at one decimal, cell 2 at three: 0.699
+	// would read as 0.7 in cell 0 but does not in its own.
+	shown := func(i int, v float64) string {
+		if i < 2 {
+			return strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	assert.Equal(t, []int{0, 1}, Best(vals, metric.Higher, shown))
+	assert.Equal(t, []int{0, 1}, Best(vals, metric.Lower, shown))
+	assert.Equal(t, []int{1}, Best([]float64{math.NaN(), 3}, metric.Lower, shown))
+	assert.Empty(t, Best(vals, metric.None, shown))
+	assert.Empty(t, Best([]float64{math.NaN()}, metric.Higher, shown))
 }
 
 func TestFormat(t *testing.T) {

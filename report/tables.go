@@ -9,6 +9,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // A Table is a table of the page, read from one CSV file of the
@@ -117,16 +118,17 @@ func tableOf(t *rundir.Table) (*Table, error) {
 		return differences(t)
 	case has("metric", "iqm", "iqm_lo", "iqm_hi"):
 		return pivot(t)
-	case len(groups(t.Header)) > 0:
+	case len(Groups(t.Header)) > 0:
 		return wide(t)
 	}
 	return plain(t)
 }
 
-// metricOf returns the entry of a column from the table of metrics: its
+// MetricOf returns the entry of a column from the table of metrics: its
 // own name, or its name less a "_mean" suffix (summary.csv's finish_time_mean
-// is the mean of finish_time).
-func metricOf(col string) (metric.Metric, bool) {
+// is the mean of finish_time). It is the one reading of which column is
+// which metric, for the page and for simulate table.
+func MetricOf(col string) (metric.Metric, bool) {
 	if m, ok := metric.Lookup(col); ok {
 		return m, true
 	}
@@ -139,7 +141,7 @@ func metricOf(col string) (metric.Metric, bool) {
 // head returns the head of a metric's column, with unit the CSV's unit
 // for metrics the table of metrics lacks.
 func head(col, unit string) Head {
-	if m, ok := metricOf(col); ok {
+	if m, ok := MetricOf(col); ok {
 		return Head{Text: m.Label, Title: m.Reading, Num: true}
 	}
 	text := col
@@ -152,27 +154,27 @@ func head(col, unit string) Head {
 // better returns which way col is better; None for a column the table
 // of metrics lacks.
 func better(col string) metric.Better {
-	if m, ok := metricOf(col); ok {
+	if m, ok := MetricOf(col); ok {
 		return m.Better
 	}
 	return metric.None
 }
 
-// A group is a column of values and the columns of their interval.
-type group struct {
-	name        string
-	val, lo, hi int
+// A Group is a column of values and the columns of their interval.
+type Group struct {
+	Name        string
+	Val, Lo, Hi int
 }
 
-// groups finds the column groups of header: a column followed by two
+// Groups finds the column groups of header: a column followed by two
 // ending in _lo and _hi with one stem (success_rate, success_lo,
 // success_hi; finish_time_mean, finish_time_lo, finish_time_hi).
-func groups(header []string) []group {
-	var gs []group
+func Groups(header []string) []Group {
+	var gs []Group
 	for i := 0; i+2 < len(header); i++ {
 		stem, ok := strings.CutSuffix(header[i+1], "_lo")
 		if ok && header[i+2] == stem+"_hi" && strings.HasPrefix(header[i], stem) {
-			gs = append(gs, group{header[i], i, i + 1, i + 2})
+			gs = append(gs, Group{header[i], i, i + 1, i + 2})
 			i += 2
 		}
 	}
@@ -183,30 +185,30 @@ func groups(header []string) []group {
 // the row, each group becomes a column "value [lo, hi]", and the other
 // columns are shown as they are.
 func wide(t *rundir.Table) (*Table, error) {
-	gs := groups(t.Header)
+	gs := Groups(t.Header)
 	tab := &Table{Title: "Summary", Caption: "Each cell: the mean over the episodes [its 95% interval].", keys: 1, marked: true}
 	tab.Head = append(tab.Head, Head{Text: t.Header[0]})
 	type col struct {
-		g     group
+		g     Group
 		plain bool
 	}
 	var cols []col
 	for i := 1; i < len(t.Header); i++ {
-		if j := slices.IndexFunc(gs, func(g group) bool { return g.val == i }); j >= 0 {
+		if j := slices.IndexFunc(gs, func(g Group) bool { return g.Val == i }); j >= 0 {
 			cols = append(cols, col{g: gs[j]})
 			i += 2
 		} else {
-			cols = append(cols, col{g: group{name: t.Header[i], val: i}, plain: true})
+			cols = append(cols, col{g: Group{Name: t.Header[i], Val: i}, plain: true})
 		}
 	}
 	for _, c := range cols {
-		tab.Head = append(tab.Head, wideHead(c.g.name, c.plain))
+		tab.Head = append(tab.Head, wideHead(c.g.Name, c.plain))
 	}
 	for i, row := range t.Rows {
 		cells := []Cell{{Text: row[0]}}
 		for _, c := range cols {
 			if c.plain {
-				v, err := t.Float(i, c.g.val)
+				v, err := t.Float(i, c.g.Val)
 				if err != nil {
 					return nil, err
 				}
@@ -222,8 +224,8 @@ func wide(t *rundir.Table) (*Table, error) {
 		tab.Rows = append(tab.Rows, cells)
 	}
 	for j, c := range cols {
-		if !counts(c.g.name, c.plain) {
-			markBest(tab.Rows, j+1, better(c.g.name))
+		if !counts(c.g.Name, c.plain) {
+			markBest(tab.Rows, j+1, better(c.g.Name))
 		}
 	}
 	return tab, nil
@@ -233,7 +235,7 @@ func wide(t *rundir.Table) (*Table, error) {
 // column without an interval whose metric is a fraction per episode
 // (acceptable, comm_changed_outcome) holds how many episodes had it.
 func counts(col string, plain bool) bool {
-	m, ok := metricOf(col)
+	m, ok := MetricOf(col)
 	return plain && ok && m.Unit == metric.Fraction
 }
 
@@ -241,7 +243,7 @@ func counts(col string, plain bool) bool {
 // CSV names it, not labelled with the metric's unit.
 func wideHead(col string, plain bool) Head {
 	if counts(col, plain) {
-		m, _ := metricOf(col)
+		m, _ := MetricOf(col)
 		return Head{Text: col + " (episodes)", Title: "The number of episodes of which: " + m.Reading, Num: true}
 	}
 	return head(col, "")
@@ -252,7 +254,7 @@ func wideHead(col string, plain bool) Head {
 // per metric, each cell "IQM [lo, hi]".
 func pivot(t *rundir.Table) (*Table, error) {
 	mcol, _ := t.Col("metric")
-	iqm := group{name: "iqm", val: slices.Index(t.Header, "iqm"), lo: slices.Index(t.Header, "iqm_lo"), hi: slices.Index(t.Header, "iqm_hi")}
+	iqm := Group{Name: "iqm", Val: slices.Index(t.Header, "iqm"), Lo: slices.Index(t.Header, "iqm_lo"), Hi: slices.Index(t.Header, "iqm_hi")}
 	unit := slices.Index(t.Header, "unit")
 	seeds := slices.Index(t.Header, "n_seeds")
 	note := slices.Index(t.Header, "interval")
@@ -421,53 +423,83 @@ func transpose(t *Table) *Table {
 // markBest marks the best value of column j of rows by the direction
 // (an infinite cost is the worst), and those that read the same; nothing
 // when the direction is None, or fewer than two values are defined, or
-// every value reads the same.
+// every value reads the same: a mark then would single out nothing.
 func markBest(rows [][]Cell, j int, dir metric.Better) {
-	if dir != metric.Higher && dir != metric.Lower {
+	vals := make([]float64, len(rows))
+	n := 0
+	for i, r := range rows {
+		vals[i] = math.NaN()
+		if r[j].Num && !math.IsNaN(r[j].V) {
+			vals[i] = r[j].V
+			n++
+		}
+	}
+	best := Best(vals, dir, func(_ int, v float64) string { return Format(v) })
+	if n < 2 || len(best) == n {
 		return
 	}
-	best, n := math.NaN(), 0
-	for _, r := range rows {
-		c := r[j]
-		if !c.Num || math.IsNaN(c.V) {
-			continue
-		}
-		n++
-		if math.IsNaN(best) || (dir == metric.Higher && c.V > best) || (dir == metric.Lower && c.V < best) {
-			best = c.V
-		}
-	}
-	// Values that read the same as the best tie with it: a mark on one
-	// of two cells that both read 0.851 would claim what the page does
-	// not show.
-	shown := Format(best)
-	ties := 0
-	for _, r := range rows {
-		if r[j].Num && Format(r[j].V) == shown {
-			ties++
-		}
-	}
-	if n < 2 || ties == n {
-		return
-	}
-	for _, r := range rows {
-		if r[j].Num && Format(r[j].V) == shown {
-			r[j].Best = true
-		}
+	for _, i := range best {
+		rows[i][j].Best = true
 	}
 }
 
-// intervalAt reads the cell of row i of t from the columns of g.
-func intervalAt(t *rundir.Table, i int, g group) (Cell, error) {
-	var v [3]float64
-	for j, col := range []int{g.val, g.lo, g.hi} {
-		f, err := t.Float(i, col)
-		if err != nil {
-			return Cell{}, err
-		}
-		v[j] = f
+// Best returns the indices of the best of vals by dir (the highest or
+// the lowest; NaN is no value, an infinite cost the worst) and of every
+// value that reads the same as it, shown(i, v) writing v as cell i would
+// show it: a mark on one of two cells that both read 0.851 would claim
+// what the table does not show. It returns none when dir is neither
+// Higher nor Lower or no value is defined. It is the one best marking of
+// the page and of simulate table.
+func Best(vals []float64, dir metric.Better, shown func(i int, v float64) string) []int {
+	if dir != metric.Higher && dir != metric.Lower {
+		return nil
 	}
-	return intervalCell(v[0], v[1], v[2]), nil
+	best := math.NaN()
+	for _, v := range vals {
+		if !math.IsNaN(v) && (math.IsNaN(best) || (dir == metric.Higher && v > best) || (dir == metric.Lower && v < best)) {
+			best = v
+		}
+	}
+	if math.IsNaN(best) {
+		return nil
+	}
+	var out []int
+	for i, v := range vals {
+		if !math.IsNaN(v) && shown(i, v) == shown(i, best) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// intervalAt reads the cell of row i of t from the columns of g.
+func intervalAt(t *rundir.Table, i int, g Group) (Cell, error) {
+	iv, err := Interval(t, i, g.Val, g.Lo, g.Hi)
+	if err != nil {
+		return Cell{}, err
+	}
+	return intervalCell(iv.Value, iv.Lo, iv.Hi), nil
+}
+
+// Interval reads the value of column v of row i of t and, when lo and hi
+// are columns (not -1), its interval; an empty cell is NaN, no value. It
+// is the one interval lookup of the page and of simulate table.
+func Interval(t *rundir.Table, i, v, lo, hi int) (stats.Interval, error) {
+	iv := stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	for _, c := range []struct {
+		col int
+		to  *float64
+	}{{v, &iv.Value}, {lo, &iv.Lo}, {hi, &iv.Hi}} {
+		if c.col < 0 || t.Rows[i][c.col] == "" {
+			continue
+		}
+		x, err := t.Float(i, c.col)
+		if err != nil {
+			return iv, err
+		}
+		*c.to = x
+	}
+	return iv, nil
 }
 
 func numCell(v float64) Cell { return Cell{Text: Format(v), V: v, Num: true} }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/metric"
+	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 )
@@ -214,34 +215,15 @@ func readPaperTable(r *rundir.Run) (*paperTable, error) {
 	return nil, fmt.Errorf("%s is a %s directory, which has no summary to print: want a run, train, sweep or compare directory", r.Path, r.Manifest.Kind)
 }
 
-// metricOf returns the entry of metric name, or for a name the table of
-// metrics lacks (a directory another version wrote) the name as its label
-// and no direction, so that no value of it is in bold.
+// metricOf returns the entry of metric name (report's reading of which
+// column is which metric), or for a name the table of metrics lacks (a
+// directory another version wrote) the name as its label and no
+// direction, so that no value of it is in bold.
 func metricOf(name string) metric.Metric {
-	if m, ok := metric.Lookup(name); ok {
+	if m, ok := htmlreport.MetricOf(name); ok {
 		return m
 	}
 	return metric.Metric{Name: name, Label: name, Better: metric.None}
-}
-
-// cellOf reads the value of column v of row i and, when lo and hi are
-// columns (not -1), its interval; an empty cell is NaN.
-func cellOf(t *rundir.Table, i, v, lo, hi int) (stats.Interval, error) {
-	iv := stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
-	for _, c := range []struct {
-		col int
-		to  *float64
-	}{{v, &iv.Value}, {lo, &iv.Lo}, {hi, &iv.Hi}} {
-		if c.col < 0 || t.Rows[i][c.col] == "" {
-			continue
-		}
-		x, err := t.Float(i, c.col)
-		if err != nil {
-			return iv, err
-		}
-		*c.to = x
-	}
-	return iv, nil
 }
 
 // runPaperTable reads a run's summary.csv: a row per variant, each
@@ -263,28 +245,15 @@ func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	type triple struct{ v, lo, hi int }
-	var cols []triple
-	for j, h := range tab.Header {
-		for _, base := range []string{h, strings.TrimSuffix(h, "_mean"), strings.TrimSuffix(h, "_rate")} {
-			lo, hi := slices.Index(tab.Header, base+"_lo"), slices.Index(tab.Header, base+"_hi")
-			if lo < 0 || hi < 0 {
-				continue
-			}
-			name := h
-			if _, ok := metric.Lookup(h); !ok {
-				name = base // finish_time_mean is the mean of finish_time
-			}
-			m := metricOf(name)
-			t.cols = append(t.cols, paperCol{name: h, head: m.Label, better: m.Better})
-			cols = append(cols, triple{j, lo, hi})
-			break
-		}
+	groups := htmlreport.Groups(tab.Header)
+	for _, g := range groups {
+		m := metricOf(g.Name)
+		t.cols = append(t.cols, paperCol{name: g.Name, head: m.Label, better: m.Better})
 	}
 	for i := range tab.Rows {
 		row := paperRow{keys: []string{tab.Rows[i][variant]}}
-		for _, c := range cols {
-			iv, err := cellOf(tab, i, c.v, c.lo, c.hi)
+		for _, g := range groups {
+			iv, err := htmlreport.Interval(tab, i, g.Val, g.Lo, g.Hi)
 			if err != nil {
 				return nil, err
 			}
@@ -340,7 +309,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			}
 			t.rows = append(t.rows, row)
 		}
-		iv, err := cellOf(tab, i, col[1], col[2], col[3])
+		iv, err := htmlreport.Interval(tab, i, col[1], col[2], col[3])
 		if err != nil {
 			return nil, err
 		}
@@ -391,7 +360,7 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		m := metricOf(rec[col[1]])
 		row := paperRow{keys: []string{rec[col[0]], m.Label, string(m.Better)}, metric: rec[col[1]]}
 		for _, c := range [][3]int{{col[2], -1, -1}, {col[3], -1, -1}, {col[4], col[5], col[6]}, {prob, -1, -1}} {
-			iv, err := cellOf(tab, i, c[0], c[1], c[2])
+			iv, err := htmlreport.Interval(tab, i, c[0], c[1], c[2])
 			if err != nil {
 				return nil, err
 			}
@@ -421,25 +390,18 @@ func (t *paperTable) format(digits int) [][]formatted {
 		}
 	}
 	for j, c := range t.cols {
-		if c.better != metric.Higher && c.better != metric.Lower {
-			continue
-		}
-		best := math.NaN()
-		for _, r := range t.rows {
-			v := r.cells[j].Value
-			switch {
-			case math.IsNaN(v):
-			case math.IsNaN(best), c.better == metric.Higher && v > best, c.better == metric.Lower && v < best:
-				best = v
-			}
-		}
-		if math.IsNaN(best) {
-			continue
-		}
+		vals := make([]float64, len(t.rows))
 		for i, r := range t.rows {
-			if !math.IsNaN(r.cells[j].Value) && formatCell(r.cells[j], digits).value == formatCell(stats.Interval{Value: best, Lo: r.cells[j].Lo, Hi: r.cells[j].Hi}, digits).value {
-				out[i][j].bold = true
-			}
+			vals[i] = r.cells[j].Value
+		}
+		// A value reads as the best when it is written as the best would
+		// be in its cell, at the precision its interval sets.
+		shown := func(i int, v float64) string {
+			iv := t.rows[i].cells[j]
+			return formatCell(stats.Interval{Value: v, Lo: iv.Lo, Hi: iv.Hi}, digits).value
+		}
+		for _, i := range htmlreport.Best(vals, c.better, shown) {
+			out[i][j].bold = true
 		}
 	}
 	return out
