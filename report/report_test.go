@@ -413,16 +413,16 @@ func TestTransposeLimit(t *testing.T) {
 func TestGroups(t *testing.T) {
 	cases := []struct {
 		header string
-		want   []group
+		want   []Group
 	}{
-		{"variant,x,x_lo,x_hi,n", []group{{"x", 1, 2, 3}}},
-		{"variant,x_mean,x_lo,x_hi", []group{{"x_mean", 1, 2, 3}}},
+		{"variant,x,x_lo,x_hi,n", []Group{{"x", 1, 2, 3}}},
+		{"variant,x_mean,x_lo,x_hi", []Group{{"x_mean", 1, 2, 3}}},
 		{"variant,x,x_lo", nil},
 		{"variant,x,x_lo,y_hi", nil},
 		{"variant,y,x_lo,x_hi", nil},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, groups(strings.Split(c.header, ",")), c.header)
+		assert.Equal(t, c.want, Groups(strings.Split(c.header, ",")), c.header)
 	}
 }
 
