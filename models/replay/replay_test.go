@@ -82,6 +82,10 @@ func TestReplayWaitsAtALimit(t *testing.T) {
 func TestReplayErrors(t *testing.T) {
 	bad := handRun()
 	bad.Root.Steps[1].After = []int{3}
+	self := handRun()
+	self.Root.Steps[1].After = []int{1}
+	badAgent := handRun()
+	badAgent.Root.Steps[1].Agent.Steps[0].Recorded = -ms
 	cases := []struct {
 		name string
 		runs []replay.Run
@@ -90,6 +94,8 @@ func TestReplayErrors(t *testing.T) {
 	}{
 		{"no runs", nil, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 1}}, "no runs"},
 		{"later step", []replay.Run{bad}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 1}}, "not an earlier step"},
+		{"after itself", []replay.Run{self}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 1}}, "after step 1, which is not an earlier step"},
+		{"bad sub-agent", []replay.Run{badAgent}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 1}}, "negative time"},
 		{"no sessions", []replay.Run{handRun()}, replay.Config{Deployment: oneSecondAPI()}, "0 sessions"},
 		{"no rate", []replay.Run{handRun()}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Mode: replay.Poisson}}, "rate 0"},
 		{"no speed-up", []replay.Run{handRun()}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Mode: replay.Recorded}}, "speed-up 0"},
