@@ -109,3 +109,32 @@ func TestReplayErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRankPairing replays a chain of model calls whose recorded latencies
+// are in no order against an API with spread-out times to first token:
+// with Rank pairing the replayed calls' durations keep the recorded
+// calls' order (a slow call stays slow); drawn independently they keep it
+// with probability 1/8!.
+func TestRankPairing(t *testing.T) {
+	recorded := []sim.Time{5, 1, 8, 3, 2, 7, 4, 6}
+	steps := make([]replay.Step, len(recorded))
+	for i, s := range recorded {
+		steps[i] = replay.Step{Kind: replay.ModelCall, Name: "m", Recorded: s * sim.Second}
+		if i > 0 {
+			steps[i].After = []int{i - 1}
+		}
+	}
+	run := replay.Run{ID: "chain", Duration: 40 * sim.Second, Root: replay.Agent{Name: "root", Steps: steps}}
+	api := replay.Deployment{APIs: []serving.API{{TTFT: sim.Uniform(1, 10), OutputRate: 1e9}}}
+	res, err := replay.Replay([]replay.Run{run}, replay.Config{Deployment: api, Load: replay.Load{Sessions: 1}, Pairing: replay.Rank, Spans: true, Seed: 3})
+	require.NoError(t, err)
+	spans := res[0].Spans
+	require.Len(t, spans, len(recorded))
+	for i := range spans {
+		for j := range spans {
+			if recorded[i] < recorded[j] {
+				require.Less(t, spans[i].End-spans[i].Start, spans[j].End-spans[j].Start, "calls %d and %d", i, j)
+			}
+		}
+	}
+}
