@@ -138,3 +138,25 @@ func TestRankPairing(t *testing.T) {
 		}
 	}
 }
+
+// TestCallTime replays one model call alone on an API: it takes the time
+// to first token and then its output tokens at the API's output rate.
+func TestCallTime(t *testing.T) {
+	cases := []struct {
+		ttft, rate float64
+		output     int64
+	}{{1, 50, 100}, {0.5, 20, 30}, {2, 1e9, 7}}
+	for _, pairing := range []replay.Pairing{replay.Rank, replay.Independent} {
+		for _, c := range cases {
+			run := replay.Run{ID: "one", Duration: sim.Second, Root: replay.Agent{Name: "root", Steps: []replay.Step{
+				{Kind: replay.ModelCall, Name: "m", Recorded: sim.Second, Prompt: 10, Output: c.output, HasTokens: true},
+			}}}
+			api := replay.Deployment{APIs: []serving.API{{TTFT: sim.Const(c.ttft), OutputRate: c.rate}}}
+			res, err := replay.Replay([]replay.Run{run}, replay.Config{Deployment: api, Load: replay.Load{Sessions: 1}, Pairing: pairing, Spans: true})
+			require.NoError(t, err)
+			require.Len(t, res[0].Spans, 1)
+			got := (res[0].Spans[0].End - res[0].Spans[0].Start).Seconds()
+			require.InDelta(t, c.ttft+float64(c.output)/c.rate, got, 1e-6, "%+v, pairing %v", c, pairing)
+		}
+	}
+}
