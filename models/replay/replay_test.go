@@ -82,6 +82,10 @@ func TestReplayWaitsAtALimit(t *testing.T) {
 func TestReplayErrors(t *testing.T) {
 	bad := handRun()
 	bad.Root.Steps[1].After = []int{3}
+	self := handRun()
+	self.Root.Steps[1].After = []int{1}
+	badAgent := handRun()
+	badAgent.Root.Steps[1].Agent.Steps[0].Recorded = -ms
 	cases := []struct {
 		name string
 		runs []replay.Run
@@ -90,6 +94,8 @@ func TestReplayErrors(t *testing.T) {
 	}{
 		{"no runs", nil, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 1}}, "no runs"},
 		{"later step", []replay.Run{bad}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 1}}, "not an earlier step"},
+		{"after itself", []replay.Run{self}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 1}}, "after step 1, which is not an earlier step"},
+		{"bad sub-agent", []replay.Run{badAgent}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 1}}, "negative time"},
 		{"no sessions", []replay.Run{handRun()}, replay.Config{Deployment: oneSecondAPI()}, "0 sessions"},
 		{"no rate", []replay.Run{handRun()}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Mode: replay.Poisson}}, "rate 0"},
 		{"no speed-up", []replay.Run{handRun()}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Mode: replay.Recorded}}, "speed-up 0"},
@@ -101,5 +107,56 @@ func TestReplayErrors(t *testing.T) {
 			_, err := replay.Replay(c.runs, c.cfg)
 			require.ErrorContains(t, err, c.want)
 		})
+	}
+}
+
+// TestRankPairing replays a chain of model calls whose recorded latencies
+// are in no order against an API with spread-out times to first token:
+// with Rank pairing the replayed calls' durations keep the recorded
+// calls' order (a slow call stays slow); drawn independently they keep it
+// with probability 1/8!.
+func TestRankPairing(t *testing.T) {
+	recorded := []sim.Time{5, 1, 8, 3, 2, 7, 4, 6}
+	steps := make([]replay.Step, len(recorded))
+	for i, s := range recorded {
+		steps[i] = replay.Step{Kind: replay.ModelCall, Name: "m", Recorded: s * sim.Second}
+		if i > 0 {
+			steps[i].After = []int{i - 1}
+		}
+	}
+	run := replay.Run{ID: "chain", Duration: 40 * sim.Second, Root: replay.Agent{Name: "root", Steps: steps}}
+	api := replay.Deployment{APIs: []serving.API{{TTFT: sim.Uniform(1, 10), OutputRate: 1e9}}}
+	res, err := replay.Replay([]replay.Run{run}, replay.Config{Deployment: api, Load: replay.Load{Sessions: 1}, Pairing: replay.Rank, Spans: true, Seed: 3})
+	require.NoError(t, err)
+	spans := res[0].Spans
+	require.Len(t, spans, len(recorded))
+	for i := range spans {
+		for j := range spans {
+			if recorded[i] < recorded[j] {
+				require.Less(t, spans[i].End-spans[i].Start, spans[j].End-spans[j].Start, "calls %d and %d", i, j)
+			}
+		}
+	}
+}
+
+// TestCallTime replays one model call alone on an API: it takes the time
+// to first token and then its output tokens at the API's output rate.
+func TestCallTime(t *testing.T) {
+	cases := []struct {
+		ttft, rate float64
+		output     int64
+	}{{1, 50, 100}, {0.5, 20, 30}, {2, 1e9, 7}}
+	for _, pairing := range []replay.Pairing{replay.Rank, replay.Independent} {
+		for _, c := range cases {
+			run := replay.Run{ID: "one", Duration: sim.Second, Root: replay.Agent{Name: "root", Steps: []replay.Step{
+				{Kind: replay.ModelCall, Name: "m", Recorded: sim.Second, Prompt: 10, Output: c.output, HasTokens: true},
+			}}}
+			api := replay.Deployment{APIs: []serving.API{{TTFT: sim.Const(c.ttft), OutputRate: c.rate}}}
+			res, err := replay.Replay([]replay.Run{run}, replay.Config{Deployment: api, Load: replay.Load{Sessions: 1}, Pairing: pairing, Spans: true})
+			require.NoError(t, err)
+			require.Len(t, res[0].Spans, 1)
+			got := (res[0].Spans[0].End - res[0].Spans[0].Start).Seconds()
+			require.InDelta(t, c.ttft+float64(c.output)/c.rate, got, 1e-6, "%+v, pairing %v", c, pairing)
+		}
 	}
 }

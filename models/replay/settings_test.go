@@ -41,12 +41,16 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Rate: 1, Speedup: 2}, "speedup: given with sessions or rate"},
 		{Settings{Sessions: 2, Speedup: 2}, "speedup: given with sessions or rate"},
 		{Settings{Speedup: 2, Runs: 5}, "runs: given with speedup"},
-		{Settings{Pairing: 7}, "pairing: Pairing(7) is not allowed"},
+		{Settings{Pairing: Independent + 1}, "pairing: Pairing(2) is not allowed"},
 	}
 	for _, tc := range tests {
 		err := tc.s.Validate()
 		require.Error(t, err, "%+v", tc.s)
 		assert.Contains(t, err.Error(), tc.want)
+	}
+	for _, p := range []Pairing{Rank, Independent} {
+		s := Settings{Sessions: 1, Pairing: p}
+		assert.NoError(t, s.Validate(), "pairing %v", p)
 	}
 }
 
@@ -60,8 +64,10 @@ func TestPairingText(t *testing.T) {
 	}
 	var p Pairing
 	assert.ErrorContains(t, p.UnmarshalText([]byte("best")), `"best" is not allowed (allowed: rank, independent)`)
-	_, err := Pairing(9).MarshalText()
+	// The first value past the last pairing: no name, and no index out of range.
+	_, err := (Independent + 1).MarshalText()
 	assert.Error(t, err)
+	assert.Equal(t, "Pairing(2)", (Independent + 1).String())
 }
 
 func TestSettingsIsZero(t *testing.T) {
