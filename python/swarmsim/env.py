@@ -200,13 +200,19 @@ class VecEnv:
             _wire.read(p.stdout)
         except (OSError, ValueError, _wire.ProtocolError):
             pass
+        self._release(wait=5)
+
+    def _release(self, wait):
+        """Closes the pipes and the stderr file and reaps the server,
+        killing it if it has not ended within wait seconds."""
+        p = self._proc
         for f in (p.stdin, p.stdout):
             try:
                 f.close()
             except OSError:
                 pass
         try:
-            p.wait(timeout=5)
+            p.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
@@ -249,8 +255,7 @@ class VecEnv:
             self._closed = True
             _open.discard(self)
             p.kill()
-            p.wait()
-            self._stderr.close()
+            self._release(wait=5)
             raise
         if not header.get("ok"):
             raise EnvError(header.get("error", "swarmsim: the server refused the request without a reason"), header.get("field", ""))
@@ -268,6 +273,7 @@ class VecEnv:
         err = self._stderr.read().decode(errors="replace").strip()
         self._closed = True
         _open.discard(self)
+        self._release(wait=0)
         msg = f"swarmsim: `simulate env` stopped (exit status {rc}): {cause}"
         if err:
             msg += "\n" + err[-4000:]
