@@ -12,6 +12,18 @@ It needs the simulate binary: build it once from the repository root with
 SWARMSIM_SIMULATE at one).
 """
 
+import os as _os
+import sys as _sys
+
+try:
+    import numpy as _numpy  # noqa: F401
+except ImportError:
+    # PyPI may be out of reach: borrow Debian's python3-numpy, which serves
+    # an interpreter of its Python version (a pyenv 3.11 beside Debian's).
+    _debian = "/usr/lib/python3/dist-packages"
+    if _os.path.isdir(_os.path.join(_debian, "numpy")) and _debian not in _sys.path:
+        _sys.path.append(_debian)
+
 from ._wire import ProtocolError
 from .env import PROTOCOL, EnvError, ServerError, VecEnv, find_simulate
 

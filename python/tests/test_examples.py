@@ -122,7 +122,8 @@ class LearnerSmokeTest(unittest.TestCase):
             res = subprocess.run([sys.executable, os.path.join(EXAMPLES, "reinforce_numpy.py"), "--variants", "none,high",
                                   "--iterations", "3", "--batch", "2", "--group", "2", "--out", out],
                                  capture_output=True, text=True, timeout=120,
-                                 env=dict(os.environ, PYTHONPATH=os.path.dirname(EXAMPLES)))
+                                 env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                                     p for p in (os.path.dirname(EXAMPLES), os.environ.get("PYTHONPATH")) if p)))
             self.assertEqual(res.returncode, 0, res.stderr)
             with open(out, newline="") as f:
                 rows = list(csv.DictReader(f))
