@@ -9,6 +9,7 @@
 #   bench/sweep_scaling.sh --set sweep.seeds=16          # 192 trials: enough for 16 workers
 #   WORKERS="1 2" bench/sweep_scaling.sh                 # only these counts
 #   SCENARIO=my.yaml bench/sweep_scaling.sh --set train.iterations=50
+#   SIMULATE=/path/to/simulate bench/sweep_scaling.sh    # a built binary, on a machine without Go
 #
 # Arguments are passed to 'simulate sweep' (--set overrides, --variant).
 # Charts are not drawn (--charts=false): they are drawn once, serially,
@@ -24,11 +25,15 @@ NPROC=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/simulate" ./cmd/simulate
+if [[ -n ${SIMULATE:-} ]]; then
+	cp "$SIMULATE" "$tmp/simulate"
+else
+	go build -o "$tmp/simulate" ./cmd/simulate
+fi
 
 now() { date +%s.%N; }
 
-printf '%s: %s %s on %s CPUs (%s)\n' "$(basename "$0")" "$SCENARIO" "$*" "$NPROC" "$(go env GOOS)/$(go env GOARCH)"
+printf '%s: %s %s on %s CPUs (%s)\n' "$(basename "$0")" "$SCENARIO" "$*" "$NPROC" "$(uname -s)/$(uname -m), $("$tmp/simulate" version | head -1)"
 printf '%8s %8s %10s %10s %8s\n' workers trials seconds trials/s speedup
 base=""
 ref=""
