@@ -110,7 +110,9 @@ func chartName(path string) string {
 //     each later value from the first on a diverging scale, the cells
 //     whose interval excludes zero outlined;
 //   - phase_parallelism, when the axes include reward.latency and
-//     task.coupling: parallelism_mean over latency weight and coupling.
+//     task.coupling: parallelism_mean over latency weight and coupling;
+//   - with two categorical axes, all of the above again for each value of
+//     the first, with a "_VALUE" suffix (facets).
 //
 // Charts left out (a cell without a finite value) are explained in the
 // warnings.
@@ -222,6 +224,55 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Stat: mapStat, Grid: g})
 			}
 		}
+	}
+	fc, fw := facets(plan, recs)
+	return append(charts, fc...), append(warnings, fw...)
+}
+
+// facets returns, for a grid with exactly two categorical axes (such as
+// task.kind and policy.organization), the charts of each value of the
+// first as if it were a sweep of its own over the other axes, named
+// CHART_VALUE and titled with the value: there the second axis gets its
+// curves, its per-value maps and its differences from its first value.
+// Other grids have none.
+func facets(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
+	var cats []int
+	for a := range plan.Grid {
+		if !numeric(&plan.Grid[a]) {
+			cats = append(cats, a)
+		}
+	}
+	if len(cats) != 2 {
+		return nil, nil
+	}
+	f := cats[0]
+	ax := &plan.Grid[f]
+	var charts []Chart
+	var warnings []string
+	for k, val := range ax.Values {
+		sub := *plan
+		sub.Grid = slices.Delete(slices.Clone(plan.Grid), f, f+1)
+		sub.Trials = nil
+		for _, t := range plan.Trials {
+			if t.Point[f] == k {
+				t.Point = slices.Delete(slices.Clone(t.Point), f, f+1)
+				sub.Trials = append(sub.Trials, t)
+			}
+		}
+		facet := fmt.Sprintf("%s = %s", ax.Path, val)
+		cs, ws := Charts(&sub, recs) // one categorical axis left: no facets of facets
+		for i := range cs {
+			cs[i].Name += "_" + chartName(val)
+			if cs[i].Title == "" {
+				cs[i].Title = facet
+			} else {
+				cs[i].Title = facet + "; " + cs[i].Title
+			}
+		}
+		for _, w := range ws {
+			warnings = append(warnings, facet+": "+w)
+		}
+		charts = append(charts, cs...)
 	}
 	return charts, warnings
 }
