@@ -33,6 +33,9 @@ type Chart struct {
 	Points         []plots.Bar
 	Grid           *plots.Grid
 	Sides          *plots.Sides
+	// Page draws the chart a page wide instead of a column: for the
+	// facets, whose titles name the facet beside the statistic.
+	Page bool
 }
 
 // PhaseChart is the name of the phase diagram: learned parallelism over
@@ -232,8 +235,9 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 // facets returns, for a grid with exactly two categorical axes (such as
 // task.kind and policy.organization), the charts of each value of the
 // first as if it were a sweep of its own over the other axes, named
-// CHART_VALUE and titled with the value: there the second axis gets its
-// curves, its per-value maps and its differences from its first value.
+// CHART_VALUE, titled with the value and drawn a page wide: there the
+// second axis gets its curves, its per-value maps and its differences
+// from its first value.
 // Other grids have none.
 func facets(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 	var cats []int
@@ -246,7 +250,7 @@ func facets(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 		return nil, nil
 	}
 	f := cats[0]
-	ax := &plan.Grid[f]
+	ax, other := &plan.Grid[f], plan.Grid[cats[1]].Path
 	var charts []Chart
 	var warnings []string
 	for k, val := range ax.Values {
@@ -259,18 +263,17 @@ func facets(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 				sub.Trials = append(sub.Trials, t)
 			}
 		}
-		facet := fmt.Sprintf("%s = %s", ax.Path, val)
 		cs, ws := Charts(&sub, recs) // one categorical axis left: no facets of facets
 		for i := range cs {
 			cs[i].Name += "_" + chartName(val)
-			if cs[i].Title == "" {
-				cs[i].Title = facet
-			} else {
-				cs[i].Title = facet + "; " + cs[i].Title
-			}
+			// The title names the value alone, and the other axis's
+			// values without its path: a column's title line holds little.
+			title := strings.TrimPrefix(strings.TrimPrefix(cs[i].Title, other+" = "), other+": ")
+			cs[i].Title = strings.TrimSuffix(val+"; "+title, "; ")
+			cs[i].Page = true
 		}
 		for _, w := range ws {
-			warnings = append(warnings, facet+": "+w)
+			warnings = append(warnings, fmt.Sprintf("%s = %s: %s", ax.Path, val, w))
 		}
 		charts = append(charts, cs...)
 	}
@@ -554,6 +557,9 @@ func (md metricData) diffGrid(x, y, c, k int) (*plots.Grid, bool) {
 // values where they are too wide for the cells, points or lines.
 func (c *Chart) Draw(cw *experiment.ChartWriter) error {
 	spec := plots.Spec{Name: c.Name, Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
+	if c.Page {
+		spec.Size = "page"
+	}
 	switch {
 	case c.Grid != nil:
 		spec.Kind, spec.ZLabel, spec.Annotate = "heatmap", c.ZLabel, c.Grid.Annotate

@@ -482,7 +482,7 @@ func TestChartsFacets(t *testing.T) {
 	assert.Equal(t, want, names)
 	// A facet's cell is the IQM of its own trials only.
 	split := byName["success_rate_heatmap_split_quadratic"]
-	assert.Equal(t, "reward.penalty = quadratic; policy.organization = split", split.Title)
+	assert.Equal(t, "quadratic; split", split.Title)
 	var xs []float64
 	for _, tr := range p.Trials {
 		if slices.Equal(tr.Point, []int{1, 1, 0, 0}) { // coupling 0.9, quadratic, 2 agents, split
@@ -492,6 +492,10 @@ func TestChartsFacets(t *testing.T) {
 	require.Len(t, xs, 2)
 	assert.InDelta(t, stats.IQM(xs), split.Grid.Z[0][1], 1e-12, "2 agents up, coupling 0.9 across")
 	assert.Equal(t, "IQM, 2 seeds", split.Stat, "nothing else pooled in a facet's per-organization map")
+	assert.Equal(t, "linear; team minus split", byName["success_rate_diff_team_minus_split_linear"].Title)
+	assert.Equal(t, "linear", byName["success_rate_vs_task_coupling_linear"].Title)
+	assert.True(t, split.Page, "a facet's title needs a page's width")
+	assert.False(t, byName["success_rate_heatmap"].Page)
 }
 
 // TestDiffSides: the colour scale's ends follow the metric's direction.
