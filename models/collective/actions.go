@@ -194,6 +194,14 @@ func (a *agent) check() {
 	a.later(d, a.checkDoneFn)
 }
 
+// flags reports the verdict of the latest check of part v of attempt at:
+// a right check flags a bad part; a wrong one, a good part.
+func (ep *episode) flags(at *attempt, v task.ID) bool {
+	ns := &at.nodes[v]
+	right := ep.checkKey.Float64(uint64(at.id), uint64(v), uint64(ns.checks)) < ep.cfg.Check.Accuracy
+	return ns.ok != right
+}
+
 func (a *agent) checkDone() {
 	ep := a.ep
 	if ep.done {
@@ -211,8 +219,7 @@ func (a *agent) checkDone() {
 		a.decide() // moot while it was being checked
 		return
 	}
-	right := ep.checkKey.Float64(uint64(a.at.id), uint64(v), uint64(ns.checks)) < ep.cfg.Check.Accuracy
-	flagged := ns.ok != right // a right check flags a bad part; a wrong one, a good part
+	flagged := ep.flags(a.at, v)
 	if flagged && int(ns.tries) <= ep.cfg.Check.Retries {
 		ep.res.Retries++
 		a.held = -1

@@ -54,8 +54,7 @@ func (a *agent) reviewed(v task.ID) {
 	if ns.status == skipped {
 		return // moot while it was being checked
 	}
-	right := ep.checkKey.Float64(uint64(at.id), uint64(v), uint64(ns.checks)) < ep.cfg.Check.Accuracy
-	flagged := ns.ok != right // a right check flags a bad part; a wrong one, a good part
+	flagged := ep.flags(at, v)
 	ns.steps = max(ns.steps, int32(a.steps))
 	if flagged && int(ns.tries) <= ep.cfg.Check.Retries {
 		ep.res.Retries++
