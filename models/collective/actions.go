@@ -172,7 +172,7 @@ func (a *agent) check() {
 	nd := &ep.g.Nodes[v]
 	prompt := ep.cfg.Calls.SystemPrompt + a.context + nd.OutputTokens
 	output := int64(math.Round(nd.Work.Seconds() * ep.cfg.Check.Cost * ep.cfg.Calls.OutputRate))
-	if !ep.spend(a, int64(prompt)+output) {
+	if ep.cfg.TokenBudget > 0 && !ep.spend(a, int64(prompt)+output) {
 		return // the check is not made, and the agent stops
 	}
 	ep.res.Checks++

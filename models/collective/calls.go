@@ -31,7 +31,7 @@ func (a *agent) startCall() {
 	cc := &a.callCosts
 	cc.update(ep, a.callWork, prompt)
 	output := cc.output
-	if !ep.spend(a, int64(prompt)+output) {
+	if ep.cfg.TokenBudget > 0 && !ep.spend(a, int64(prompt)+output) {
 		return // the call is not made, and the agent stops
 	}
 	ep.res.ModelCalls++

@@ -398,16 +398,13 @@ func (ep *episode) finishMetrics() {
 }
 
 // spend draws the tokens of agent a's next model call from the token
-// budget, and reports whether the call may be made. The first call that
+// budget, which is set, and reports whether the call may be made. The first call that
 // would overdraw the budget exhausts it: that call and every later one is
 // not made, and an agent whose call is refused stops where it is, its part
 // unfinished. What needs no call goes on (calls in flight end, results are
 // handed on, submitted and merged) until nothing is left to happen; then
 // the episode is judged on what exists (judgeExisting).
 func (ep *episode) spend(a *agent, tokens int64) bool {
-	if ep.cfg.TokenBudget == 0 {
-		return true
-	}
 	if ep.res.BudgetExhausted || ep.res.BudgetUsed+tokens > ep.cfg.TokenBudget {
 		ep.res.BudgetExhausted = true
 		a.becomeFree()
