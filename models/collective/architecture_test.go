@@ -1,12 +1,14 @@
 package collective_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -251,4 +253,30 @@ func TestConfigRejectsArchitectureSettings(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tt.want)
 	}
+}
+
+// The five architectures on one decomposable task under one token budget,
+// with the paper's rules: the orchestrator checks what it delegated, and
+// independent attempts are merged by a synthesis. Four attempts at the
+// whole task need four times the single agent's tokens: the budget runs
+// out before any finishes.
+func ExampleConfig_tokenBudget() {
+	fam := task.Family{Shape: "fork-join", Width: 4, Stages: 1, Work: sim.Const(600), Difficulty: sim.Const(0.1), OutputTokens: sim.Const(500)}
+	g, _ := fam.Draw(nil)
+	cfg := collective.Defaults()
+	cfg.TokenBudget = 1_000_000
+	cfg.Check.By = collective.ByOrchestrator
+	cfg.Select.Merge = collective.MergeSynthesis
+	for _, name := range []string{"single", "independent", "centralized", "decentralized", "hybrid"} {
+		pol, _ := policy.Organization(name)
+		res, _ := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{})
+		fmt.Printf("%-13s acceptable %-5v finish %5.1f min, budget used %7d, exhausted %v\n",
+			name, res.Acceptable, res.Finish.Minutes(), res.BudgetUsed, res.BudgetExhausted)
+	}
+	// Output:
+	// single        acceptable true  finish  72.1 min, budget used  800400, exhausted false
+	// independent   acceptable false finish  22.6 min, budget used  996800, exhausted true
+	// centralized   acceptable true  finish  42.1 min, budget used  878400, exhausted false
+	// decentralized acceptable true  finish  30.2 min, budget used  756000, exhausted false
+	// hybrid        acceptable true  finish  42.2 min, budget used  891000, exhausted false
 }
