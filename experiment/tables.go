@@ -95,6 +95,26 @@ var handoffColumns = []column{
 	{"duplicates", func(r *Row) string { return integer(r.Metrics.Duplicates) }},
 }
 
+// budgetColumns follow in the tables of episodes run under a token
+// budget (see UsesBudget).
+var budgetColumns = []column{
+	{"budget_used", func(r *Row) string { return integer(r.Metrics.BudgetUsed) }},
+	{"budget_exhausted", func(r *Row) string { return boolean(r.Metrics.BudgetExhausted) }},
+}
+
+// UsesBudget reports whether any episode ran under a token budget
+// (collective.token_budget): then the tables have the budget columns, and
+// the tables of other scenarios keep theirs. An episode under a budget
+// drew tokens from it, or found its first call too dear.
+func UsesBudget(rows []Row) bool {
+	for i := range rows {
+		if m := &rows[i].Metrics; m.BudgetUsed > 0 || m.BudgetExhausted {
+			return true
+		}
+	}
+	return false
+}
+
 // UsesHandoff reports whether any of the specs sets collective.handoff:
 // then the tables count hand-off misses and duplicates, even where an
 // episode had none, and the tables of other scenarios keep their columns.
@@ -129,7 +149,8 @@ func UsesShared(rows []Row) bool {
 }
 
 // EpisodesCSV renders rows as episodes.csv, with the hand-off columns if
-// handoff is set.
+// handoff is set, and the budget columns if the episodes ran under a
+// token budget.
 func EpisodesCSV(rows []Row, handoff bool) ([]byte, error) {
 	cols := episodeColumns
 	if UsesShared(rows) {
@@ -137,6 +158,9 @@ func EpisodesCSV(rows []Row, handoff bool) ([]byte, error) {
 	}
 	if handoff {
 		cols = append(cols[:len(cols):len(cols)], handoffColumns...)
+	}
+	if UsesBudget(rows) {
+		cols = append(cols[:len(cols):len(cols)], budgetColumns...)
 	}
 	header := make([]string, len(cols))
 	for i, c := range cols {
@@ -159,8 +183,9 @@ func EpisodesCSV(rows []Row, handoff bool) ([]byte, error) {
 // (<metric>_mean, <metric>_lo, <metric>_hi; NaN where undefined), the
 // episodes in which communication changed the outcome, and the agent time
 // per acceptable result. Times are in seconds. Episodes that used a shared
-// server, an API or tools add SharedMetrics, and with handoff set,
-// HandoffMetrics follow.
+// server, an API or tools add SharedMetrics, with handoff set,
+// HandoffMetrics follow, and episodes under a token budget add
+// BudgetMetrics.
 func SummaryCSV(rows []Row, sums []Summary, handoff bool) ([]byte, error) {
 	header := []string{"variant", "n", "acceptable", "success_rate", "success_lo", "success_hi"}
 	metrics := summaryMetrics
@@ -169,6 +194,9 @@ func SummaryCSV(rows []Row, sums []Summary, handoff bool) ([]byte, error) {
 	}
 	if handoff {
 		metrics = append(metrics[:len(metrics):len(metrics)], HandoffMetrics...)
+	}
+	if UsesBudget(rows) {
+		metrics = append(metrics[:len(metrics):len(metrics)], BudgetMetrics...)
 	}
 	for _, m := range metrics {
 		header = append(header, m.Name+"_mean", m.Name+"_lo", m.Name+"_hi")
@@ -247,6 +275,18 @@ var HandoffMetrics = []SummaryMetric{
 	{"duplicates", fromRows(func(m *collective.Metrics) float64 { return float64(m.Duplicates) })},
 }
 
+// BudgetMetrics follow in the summaries of episodes run under a token
+// budget (see UsesBudget).
+var BudgetMetrics = []SummaryMetric{
+	{"budget_used", fromRows(func(m *collective.Metrics) float64 { return float64(m.BudgetUsed) })},
+	{"budget_exhausted", fromRows(func(m *collective.Metrics) float64 {
+		if m.BudgetExhausted {
+			return 1
+		}
+		return 0
+	})},
+}
+
 // VariantRows returns the rows of the variant.
 func VariantRows(rows []Row, variant string) []*Row {
 	var mine []*Row
@@ -280,12 +320,12 @@ func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, handoff bool) erro
 // all.
 func RunColumnNames() []string {
 	var names []string
-	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns, budgetColumns} {
 		for _, c := range cs {
 			names = append(names, c.name)
 		}
 	}
-	for _, ms := range [][]SummaryMetric{summaryMetrics, SharedMetrics, HandoffMetrics} {
+	for _, ms := range [][]SummaryMetric{summaryMetrics, SharedMetrics, HandoffMetrics, BudgetMetrics} {
 		for _, m := range ms {
 			names = append(names, m.Name)
 		}

@@ -91,6 +91,12 @@ var table = []Metric{
 	{"duplicates", "duplicate delegations per episode", "duplicates", Plain, Lower,
 		"The delegations of a part already in progress."},
 
+	// episodes.csv under a token budget (collective.token_budget).
+	{"budget_used", "budget tokens used per episode", "budget used", Plain, Lower,
+		"The tokens drawn from the token budget: every model call's prompt and output, checks included."},
+	{"budget_exhausted", "budget exhausted (fraction)", "", Fraction, Lower,
+		"Whether a model call would have overdrawn the token budget, ending the episode on what existed."},
+
 	// Run summary.csv: means over episodes whose names differ from the
 	// episodes' columns, and what only the summary holds.
 	{"success_rate", "success rate (fraction)", "success", Fraction, Higher,

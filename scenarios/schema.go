@@ -242,6 +242,13 @@ func refine(s *jsonschema.Schema) {
 	set("Collective", "speed", "Work done per unit of virtual time.", positive)
 	set("Collective", "strength", "The base model's strength: an attempt at difficulty d succeeds with probability (1-d)^(1/strength).", positive)
 	set("Collective", "time_limit", "Episodes still running at this time are not acceptable; 0 means no limit.", nil)
+	set("Collective", "token_budget", "Tokens the whole collective may spend on the task (every model call's prompt and output, checks included); the first call that would overdraw it is not made, nor any after it, and the episode is judged on what exists. 0 means no budget.", minimum("0"))
+	set("Verification", "by", "Who checks a part a helper of the main team made: maker (default) or orchestrator (the main agent, at its own time).", func(p *jsonschema.Schema) {
+		p.Enum = []any{string(collective.ByMaker), string(collective.ByOrchestrator)}
+	})
+	set("Selection", "merge", "How independent attempts' results become one: verify (default: a verifier selects one) or synthesis (all merged without verification; one unacceptable spoils the whole).", func(p *jsonschema.Schema) {
+		p.Enum = []any{string(collective.MergeVerify), string(collective.MergeSynthesis)}
+	})
 	set("Verification", "accuracy", "", unit)
 	set("Verification", "cost", "", minimum("0"))
 	set("Verification", "retries", "", minimum("0"))

@@ -84,7 +84,10 @@
 //	                tool_calls and tool_wait; with a handoff section
 //	                (collective.handoff) also handoff_misses (delegated
 //	                parts misunderstood) and duplicates (duplicate
-//	                delegations)
+//	                delegations); under a token budget
+//	                (collective.token_budget) also budget_used (tokens
+//	                drawn from it) and budget_exhausted (a call would
+//	                have overdrawn it)
 //	summary.csv     one row per variant: n, acceptable, success_rate with
 //	                its Wilson interval (success_lo, success_hi), then
 //	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -95,7 +98,8 @@
 //	                call_latency, serving_wait, server_utilisation,
 //	                output_rate and tool_wait with a shared server or
 //	                tools; handoff_misses and duplicates with a handoff
-//	                section), then comm_changed_outcome and
+//	                section; budget_used and budget_exhausted under a
+//	                token budget), then comm_changed_outcome and
 //	                cost_per_acceptable
 //	charts/         comparison bars with 95% intervals (finish time of
 //	                acceptable episodes, success rate, agent time, and the
