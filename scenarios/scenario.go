@@ -811,7 +811,7 @@ func workProblems(at string, f *task.Family) []problem {
 			out = append(out, workProblems(cat, &c.Family)...)
 		}
 		return out
-	case f.Shape != task.ShapeFile && f.Work.IsZero():
+	case f.Kind == "" && f.Shape != task.ShapeFile && f.Work.IsZero():
 		return []problem{{at + ".work", "missing (every subtask's work at speed 1, a duration or a distribution such as 5m or exp(5m); required, since without it every episode ends at once)"}}
 	}
 	return nil
