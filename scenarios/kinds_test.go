@@ -59,3 +59,25 @@ sweep:
 	assert.Contains(t, err.Error(), "task.width")
 	assert.Contains(t, err.Error(), `not used by kind "sequential" (its shape "chain" uses: length)`)
 }
+
+// TestKindToolPool: a tool pool needs a task that calls tools, and the
+// tool-heavy kind's preset does; the sequential kind's does not.
+func TestKindToolPool(t *testing.T) {
+	for _, tc := range []struct {
+		kind, err string
+	}{
+		{task.KindToolHeavy, ""},
+		{task.KindSequential, "collective.tools.pool: 4 sandboxes, but the task makes no tool calls"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			src := "task: {kind: " + tc.kind + "}\ncollective: {agents: 4, tools: {pool: 4}}\npolicy: {organization: split}\n"
+			_, err := scenarios.Parse([]byte(src), "k.yaml", nil)
+			if tc.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.err)
+		})
+	}
+}
