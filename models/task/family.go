@@ -97,7 +97,8 @@ const (
 type Family struct {
 	// Kind names a preset (one of Kinds) that sets Shape and gives
 	// defaults to every field it uses; explicit fields override them (see
-	// KindPreset). Shape must be empty when Kind is set.
+	// KindPreset); a field at its zero value counts as unset. Shape must
+	// be empty when Kind is set.
 	Kind  string `json:"kind,omitempty" yaml:"kind,omitempty"`
 	Shape string `json:"shape,omitempty" yaml:"shape,omitempty"`
 

@@ -88,7 +88,9 @@ func KindPreset(kind string) (Family, bool) {
 }
 
 // withKind returns f with its kind's preset filled in where f leaves a
-// field unset: explicit fields override the preset. A kind sets the
+// field unset: explicit fields override the preset. A field set to its
+// zero value cannot be told from an unset one, so it keeps the preset's
+// value (the scenarios package reports such a field where it is given). A kind sets the
 // shape, so f must not; and the structure parameters f sets must be ones
 // the preset's shape uses (validate says so, naming the kind). Without a
 // kind it returns f.
