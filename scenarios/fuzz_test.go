@@ -24,6 +24,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("task: {shape: chain, length: 2}\npolicy: {organization: team}\n"), "collective.agents=3")
 	f.Add([]byte("task: &a {shape: chain, length: 2}\ncollective: *a\n"), "task.work=exp(1m)")
 	f.Add([]byte("a: &a [*a]\n"), "")
+	f.Add([]byte("task: {kind: navigation, loop: 2}\npolicy: {organization: team}\nsweep: {command: run, grid: {task.kind: [navigation, tool-heavy]}}\n"), "task.kind=sequential")
 	f.Add([]byte("task: {shape: chain, length: 1, work: 1m}\npolicy: {organization: team}\nreplay: {traces: [t], rate: 0.5, pairing: independent}\nsweep: {command: replay, grid: {replay.rate: [0.5, 1]}}\n"), "replay.runs=10")
 	f.Fuzz(func(t *testing.T, data []byte, set string) {
 		var sets []string

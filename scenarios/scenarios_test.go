@@ -18,6 +18,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/serving"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -81,6 +82,15 @@ func TestLoadGood(t *testing.T) {
 				assert.Contains(t, string(sc.Resolved), "tool_calls: poisson(2)")
 				resolvedBase, _, _ := strings.Cut(string(sc.Resolved), "variants:")
 				assert.NotContains(t, resolvedBase, "serving:", "the base has no server")
+			},
+		},
+		{
+			file: "kinds.yaml", name: "kinds", variants: []string{"even", "more-tools"},
+			check: func(t *testing.T, sc *scenarios.Scenario) {
+				assert.Equal(t, task.KindToolHeavy, sc.Base.Task.Components[1].Kind)
+				assert.True(t, sc.Base.Task.UsesTools(), "the tool-heavy component calls tools")
+				assert.Contains(t, string(sc.Resolved), "kind: navigation")
+				assert.NotContains(t, string(sc.Resolved), "needle", "the resolved scenario keeps the kind, not the preset's fields")
 			},
 		},
 		{
@@ -155,6 +165,9 @@ func TestLoadBad(t *testing.T) {
 		{"duplicate-key.yaml", []string{"duplicate-key.yaml:5:3: malformed YAML:", `"length" already defined`}},
 		{"bad-duration.yaml", []string{"bad-duration.yaml:6:3: collective.time_limit:", `"90"`, "want a number with a unit, such as 90s, 12m or 1h30m"}},
 		{"bad-dist.yaml", []string{"bad-dist.yaml:5:3: task.work:", `unknown distribution "expo"`, "allowed: const, exp, uniform, lognormal, gamma, normal"}},
+		{"unknown-kind.yaml", []string{"unknown-kind.yaml:3:3: task.kind:", `unknown "browsing"`, "allowed: decomposable, navigation, sequential, tool-heavy"}},
+		{"kind-and-shape.yaml", []string{"kind-and-shape.yaml:4:3: task.shape:", `"chain" cannot be given with kind "sequential"`}},
+		{"kind-unused-param.yaml", []string{"kind-unused-param.yaml:4:3: task.tries:", `not used by kind "decomposable" (its shape "fork-join" uses: width, stages)`}},
 		{"unused-param.yaml", []string{"unused-param.yaml:5:3: task.width:", `not used by shape "needle" (it uses: tries)`}},
 		{"mixture-component.yaml", []string{"mixture-component.yaml:10:7: task.components[1].width: must be at least 1"}},
 		{"episodes.yaml", []string{"episodes.yaml:2:1: episodes: 0 is out of range (1 to"}},

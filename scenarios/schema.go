@@ -219,7 +219,12 @@ func refine(s *jsonschema.Schema) {
 		}
 	})
 	for _, def := range []string{"TaskFamily", "TaskComponent"} {
-		set(def, "shape", "The structure of the drawn graphs.", func(p *jsonschema.Schema) {
+		set(def, "kind", "A task kind: a preset that sets the shape and default values of the other fields (explicit fields override them).", func(p *jsonschema.Schema) {
+			for _, n := range task.Kinds {
+				p.Enum = append(p.Enum, n)
+			}
+		})
+		set(def, "shape", "The structure of the drawn graphs (required unless kind gives it).", func(p *jsonschema.Schema) {
 			for _, n := range task.Shapes {
 				p.Enum = append(p.Enum, n)
 			}
@@ -235,7 +240,7 @@ func refine(s *jsonschema.Schema) {
 	for _, def := range []string{"TaskFamily", "TaskComponent"} {
 		set(def, "coupling", "κ at joins: a distribution whose values all lie in [0, 1].", distAtMost("1", false))
 		set(def, "difficulty", "A subtask's difficulty: a distribution whose values all lie in [0, 1).", distAtMost("1", true))
-		set(def, "work", "A subtask's work at speed 1 (required unless the shape is file).", nil)
+		set(def, "work", "A subtask's work at speed 1 (required unless the shape is file or a kind gives it).", nil)
 	}
 	set("TaskComponent", "weight", "The component's weight, relative to the others.", minimum("0"))
 	set("Collective", "agents", "The most agents that may exist at once, the main agent included.", minimum("1"))

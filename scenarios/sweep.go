@@ -764,7 +764,11 @@ func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec,
 			return Spec{}, fmt.Errorf("variant %q: %w", sc.Variants[vi].Name, err)
 		}
 	}
-	if probs := specProblems(&spec); len(probs) > 0 {
+	probs := specProblems(&spec)
+	if len(probs) == 0 && vi < len(sc.kindWritten) {
+		probs = kindZeroProblems(&spec, sc.kindWritten[vi])
+	}
+	if len(probs) > 0 {
 		return Spec{}, fmt.Errorf("%s: %s", probs[0].path, probs[0].msg)
 	}
 	locateSpec(scenarioDir(sc.Source), &spec)
