@@ -3,6 +3,7 @@ package experiment
 import (
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -93,6 +94,12 @@ var sharedColumns = func() []column {
 var handoffColumns = []column{
 	{"handoff_misses", func(r *Row) string { return integer(r.Metrics.HandoffMisses) }},
 	{"duplicates", func(r *Row) string { return integer(r.Metrics.Duplicates) }},
+}
+
+// Redundancy returns the episode's redundancy (metric.Redundancy): the
+// share of the work given to other agents that repeated another's.
+func Redundancy(m *collective.Metrics) float64 {
+	return metric.Redundancy(m.Attempts, m.Duplicates, m.SubagentTasks)
 }
 
 // UsesHandoff reports whether any of the specs sets collective.handoff:
