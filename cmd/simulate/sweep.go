@@ -248,7 +248,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	s.writeReport(dir.Path())
-	printSweepSummary(s.stdout, plan, mine)
+	if err := printSweepSummary(s.stdout, plan, mine); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n", len(st.Shard), ran, len(st.Shard)-ran, out)
 	return copyFigures(s, dir, sc, o.figures)
 }
@@ -319,7 +321,10 @@ type sweepOutputs struct {
 // writeSweepOutputs writes trials.csv of the records, the charts (if
 // wanted) and the manifest into dir.
 func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out sweepOutputs) error {
-	plan, recs := out.plan, out.recs
+	plan, recs, err := sweep.WithRelative(out.plan, out.recs)
+	if err != nil {
+		return err
+	}
 	// Written again over a complete result (a sweep run again, a merge
 	// into its own output), the old manifest goes first, so that the
 	// directory is never complete with tables it does not describe, and
@@ -375,7 +380,11 @@ const maxSummaryRows = 40
 
 // printSweepSummary prints the IQM over seeds of each metric per variant
 // and point, with its 95% bootstrap interval.
-func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.Record) {
+func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.Record) error {
+	plan, recs, err := sweep.WithRelative(plan, recs)
+	if err != nil {
+		return err
+	}
 	sums := sweep.Summarize(plan, recs)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	multi := len(plan.Variants) > 1
@@ -407,5 +416,5 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 		}
 		fmt.Fprintln(tw)
 	}
-	tw.Flush()
+	return tw.Flush()
 }
