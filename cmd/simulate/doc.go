@@ -84,7 +84,11 @@
 //	                tool_calls and tool_wait; with a handoff section
 //	                (collective.handoff) also handoff_misses (delegated
 //	                parts misunderstood) and duplicates (duplicate
-//	                delegations)
+//	                delegations); when the scenario's sweep names a
+//	                reference (sweep.reference) also turns (model
+//	                calls), message_density (messages per turn) and
+//	                redundancy (the share of delegated work that
+//	                repeated another agent's)
 //	summary.csv     one row per variant: n, acceptable, success_rate with
 //	                its Wilson interval (success_lo, success_hi), then
 //	                <metric>_mean, <metric>_lo, <metric>_hi (95%

@@ -194,7 +194,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	bar := newProgress(s.stderr, "trials", len(st.Pending))
 	opt := sweep.Options{Workers: workers, MaxEvents: o.limits.events(), Finished: func(*scenarios.Trial) { bar.increment() }}
 	if o.trialDirs {
-		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, t, oc) }
+		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, sc, t, oc) }
 	}
 	err = sweep.Execute(ctx, &sweep.Work{Dir: out, Plan: plan, Scenario: sc, Trials: trials}, st.Pending, opt)
 	bar.finish(err == nil)
@@ -255,8 +255,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	return copyFigures(s, dir, sc, o.figures)
 }
 
-// writeTrialDir writes a trial's own outputs into trials/<id>/.
-func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
+// writeTrialDir writes the own outputs of trial t of sc's sweep into
+// trials/<id>/.
+func writeTrialDir(out string, sc *scenarios.Scenario, t *scenarios.Trial, oc *sweep.Outcome) error {
 	d := sweep.TrialDir(out, t.ID)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return err
@@ -275,7 +276,7 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 		h, rows := calibrate.ReplayRows(oc.Runs, oc.Replayed)
 		return rundir.WriteFile(filepath.Join(d, "replay.csv"), rundir.CSV(h, rows))
 	}
-	b, err := experiment.EpisodesCSV(oc.Rows, experiment.UsesHandoff(&t.Variant.Spec))
+	b, err := experiment.EpisodesTable(oc.Rows, experiment.Columns{Handoff: experiment.UsesHandoff(&t.Variant.Spec), Scaling: experiment.UsesReference(sc)})
 	if err != nil {
 		return err
 	}
