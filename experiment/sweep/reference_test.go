@@ -162,13 +162,7 @@ func TestWithRelative(t *testing.T) {
 // trials.csv with the golden file (go test -update rewrites it): the axes
 // and the columns the scaling experiment reads, the relative metrics last.
 func TestReferencedTable(t *testing.T) {
-	sc := load(t, referenced)
-	dir := t.TempDir()
-	runAll(t, dir, sc, 2, All)
-	p, err := results.ReadPlan(dir)
-	require.NoError(t, err)
-	recs, _, err := ReadRecords(dir, p)
-	require.NoError(t, err)
+	p, recs := sweptRecords(t, load(t, referenced))
 	out, withRel, err := WithRelative(p, recs)
 	require.NoError(t, err)
 	got := Table(out, withRel)
