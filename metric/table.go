@@ -168,9 +168,9 @@ var table = []Metric{
 
 	// Run trials of a sweep relative to their reference trial (the single
 	// agent at the same other axis values and seed; sweep.reference).
-	{"error_amplification", "error amplification (× the reference's failure rate)", "error amp.", Plain, Lower,
+	{"error_amplification", "error amplification (× reference)", "error amp.", Plain, Lower,
 		"Kim et al.'s A_e: the failure rate over the reference trial's, (1 − success_rate) / (1 − its success_rate)."},
-	{"coordination_overhead", "coordination overhead (turns beyond the reference's, fraction of them)", "overhead", Plain, Lower,
+	{"coordination_overhead", "coordination overhead (turns, vs reference)", "overhead", Plain, Lower,
 		"Kim et al.'s O: (turns_mean − the reference's) / the reference's; the paper prints it in percent."},
 	{"efficiency", "efficiency (success per relative turn)", "efficiency", Plain, Higher,
 		"Kim et al.'s E_c: success_rate / (turns_mean / the reference's turns_mean)."},
