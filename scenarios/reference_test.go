@@ -38,6 +38,12 @@ func TestSweepReference(t *testing.T) {
 	assert.Equal(t, sw.Relative, again.Sweep.Relative)
 	assert.Equal(t, sc.Hash, again.Hash, "and resolves to itself")
 
+	moved, err := parseSweep(t, referenceSweep, "sweep.reference={collective.agents: 3}")
+	require.NoError(t, err, "a --set replaces the reference")
+	assert.Equal(t, []scenarios.Param{{Path: "collective.agents", Value: "3"}}, moved.Sweep.Reference)
+	_, err = parseSweep(t, referenceSweep, "sweep.reference={collective.agents: 2}")
+	assert.ErrorContains(t, err, "--set sweep.reference={collective.agents: 2}: sweep.reference: collective.agents: 2 is not one of the axis's values", "and its errors name the flag")
+
 	plain, err := parseSweep(t, "sweep:\n  command: run\n  grid:\n    collective.agents: [1, 3]\n")
 	require.NoError(t, err)
 	assert.Nil(t, plain.Sweep.Reference)
