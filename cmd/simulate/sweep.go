@@ -62,7 +62,11 @@ Trials run on a pool of workers and write into a directory:
 	                  iterations.csv (train) or episodes.csv (run)
 	trials.csv        at the end, one row per trial in enumeration order:
 	                  trial, variant, seed, the swept paths, the metrics
-	                  (times in virtual seconds)
+	                  (times in virtual seconds); with sweep.reference,
+	                  the metrics relative to each trial's reference
+	                  trial follow (error_amplification,
+	                  coordination_overhead, efficiency, success_gain;
+	                  NaN where the reference has no record yet)
 	summary.csv       one row per variant, point and metric: variant, the
 	                  swept paths, metric, unit, n_seeds, mean, median,
 	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
