@@ -3,6 +3,7 @@ package experiment
 import (
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -115,6 +116,40 @@ func UsesBudget(rows []Row) bool {
 	return false
 }
 
+// Redundancy returns the episode's redundancy (metric.Redundancy): the
+// share of the work given to other agents that repeated another's.
+func Redundancy(m *collective.Metrics) float64 {
+	return metric.Redundancy(m.Attempts, m.Duplicates, m.SubagentTasks)
+}
+
+// scalingColumns follow in the tables of scenarios whose sweep names a
+// reference trial (see UsesReference): the per-episode coordination
+// metrics of Kim et al. 2025 that the sweep's relative metrics build on.
+var scalingColumns = []column{
+	{"turns", func(r *Row) string { return Num(metric.Turns(r.Metrics.ModelCalls)) }},
+	{"message_density", func(r *Row) string {
+		return Num(metric.MessageDensity(float64(r.Metrics.Messages), metric.Turns(r.Metrics.ModelCalls)))
+	}},
+	{"redundancy", func(r *Row) string { return Num(Redundancy(&r.Metrics)) }},
+}
+
+// UsesReference reports whether sc's sweep names a reference trial
+// (sweep.reference): then episodes.csv has the scaling columns, and the
+// tables of other scenarios keep theirs.
+func UsesReference(sc *scenarios.Scenario) bool {
+	return sc.Sweep != nil && len(sc.Sweep.Reference) > 0
+}
+
+// Columns says which optional column groups episodes.csv and
+// summary.csv have beyond those the rows decide (the shared ones).
+type Columns struct {
+	// Handoff adds the hand-off columns (UsesHandoff).
+	Handoff bool
+	// Scaling adds the per-episode coordination metrics to episodes.csv
+	// (UsesReference).
+	Scaling bool
+}
+
 // UsesHandoff reports whether any of the specs sets collective.handoff:
 // then the tables count hand-off misses and duplicates, even where an
 // episode had none, and the tables of other scenarios keep their columns.
@@ -150,17 +185,27 @@ func UsesShared(rows []Row) bool {
 
 // EpisodesCSV renders rows as episodes.csv, with the hand-off columns if
 // handoff is set, and the budget columns if the episodes ran under a
-// token budget.
+// token budget: EpisodesTable without the scaling columns.
 func EpisodesCSV(rows []Row, handoff bool) ([]byte, error) {
+	return EpisodesTable(rows, Columns{Handoff: handoff})
+}
+
+// EpisodesTable renders rows as episodes.csv: the episode columns, the
+// shared ones if an episode used a shared server, an API or tools, then
+// the groups that with asks for.
+func EpisodesTable(rows []Row, with Columns) ([]byte, error) {
 	cols := episodeColumns
 	if UsesShared(rows) {
 		cols = append(cols[:len(cols):len(cols)], sharedColumns...)
 	}
-	if handoff {
+	if with.Handoff {
 		cols = append(cols[:len(cols):len(cols)], handoffColumns...)
 	}
 	if UsesBudget(rows) {
 		cols = append(cols[:len(cols):len(cols)], budgetColumns...)
+	}
+	if with.Scaling {
+		cols = append(cols[:len(cols):len(cols)], scalingColumns...)
 	}
 	header := make([]string, len(cols))
 	for i, c := range cols {
@@ -298,17 +343,17 @@ func VariantRows(rows []Row, variant string) []*Row {
 	return mine
 }
 
-// WriteTables writes episodes.csv and summary.csv, with the hand-off
-// columns if handoff is set.
-func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, handoff bool) error {
-	b, err := EpisodesCSV(rows, handoff)
+// WriteTables writes episodes.csv and summary.csv with the column groups
+// of with.
+func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, with Columns) error {
+	b, err := EpisodesTable(rows, with)
 	if err != nil {
 		return err
 	}
 	if err := dir.Write("episodes.csv", b); err != nil {
 		return err
 	}
-	if b, err = SummaryCSV(rows, sums, handoff); err != nil {
+	if b, err = SummaryCSV(rows, sums, with.Handoff); err != nil {
 		return err
 	}
 	return dir.Write("summary.csv", b)
@@ -320,7 +365,7 @@ func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, handoff bool) erro
 // all.
 func RunColumnNames() []string {
 	var names []string
-	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns, budgetColumns} {
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns, budgetColumns, scalingColumns} {
 		for _, c := range cs {
 			names = append(names, c.name)
 		}

@@ -205,13 +205,14 @@ func refine(s *jsonschema.Schema) {
 	set("Sweep", "samples", "Random draws per grid point; required with random axes.", minimum("1"))
 	set("Sweep", "metrics", "The final metrics each trial records (default: a few per command).", func(p *jsonschema.Schema) {
 		if p.Items != nil {
-			for _, m := range slices.Concat(SweepMetrics(SweepTrain), SweepMetrics(SweepRun), SweepMetrics(SweepReplay)) {
+			for _, m := range slices.Concat(SweepMetrics(SweepTrain), SweepMetrics(SweepRun), SweepMetrics(SweepReplay), RelativeMetrics()) {
 				if !slices.Contains(p.Items.Enum, any(m)) {
 					p.Items.Enum = append(p.Items.Enum, m)
 				}
 			}
 		}
 	})
+	set("Sweep", "reference", "Run sweeps: the grid values of the reference trial (the single agent), such as {policy.organization: sequential, collective.agents: 1}; each trial's relative metrics compare it with the trial of the same variant, seed, sample and other values that has these values.", nil)
 	set("Variant", "name", "The variant's name, unique in the file ignoring case ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
 	set("Policy", "organization", "A fixed organization.", func(p *jsonschema.Schema) {
 		for _, n := range OrganizationNames() {

@@ -87,7 +87,11 @@
 //	                delegations); under a token budget
 //	                (collective.token_budget) also budget_used (tokens
 //	                drawn from it) and budget_exhausted (a call would
-//	                have overdrawn it)
+//	                have overdrawn it); when the scenario's sweep names a
+//	                reference (sweep.reference) also turns (model
+//	                calls), message_density (messages per turn) and
+//	                redundancy (the share of delegated work that
+//	                repeated another agent's)
 //	summary.csv     one row per variant: n, acceptable, success_rate with
 //	                its Wilson interval (success_lo, success_hi), then
 //	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -335,7 +339,11 @@
 //	                  iterations.csv (train) or episodes.csv (run)
 //	trials.csv        at the end, one row per trial in enumeration order:
 //	                  trial, variant, seed, the swept paths, the metrics
-//	                  (times in virtual seconds)
+//	                  (times in virtual seconds); with sweep.reference,
+//	                  the metrics relative to each trial's reference
+//	                  trial follow (error_amplification,
+//	                  coordination_overhead, efficiency, success_gain;
+//	                  NaN where the reference has no record yet)
 //	summary.csv       one row per variant, point and metric: variant, the
 //	                  swept paths, metric, unit, n_seeds, mean, median,
 //	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
