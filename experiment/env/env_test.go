@@ -3,7 +3,6 @@ package env_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -104,11 +103,14 @@ func finishGroups(t *testing.T, e *env.Env, pol collective.Policy) []float64 {
 		require.Less(t, step, 100000)
 		out, err := e.Step(choose(e, pol))
 		require.NoError(t, err)
+		metrics := len(e.Metrics())
+		require.Len(t, out.Episode, len(out.Ended)*metrics)
+		for j, i := range out.Ended {
+			require.NotZero(t, out.Terminated[i]|out.Truncated[i], "row %d is listed as ended", i)
+			finish[i] = out.Episode[j*metrics+1]
+		}
 		done := true
-		for i, v := range out.Episode[1] {
-			if !math.IsNaN(v) {
-				finish[i] = v
-			}
+		for i := range out.Active {
 			if out.Active[i] != 0 {
 				require.Zero(t, finish[i], "row %d finished and is active", i)
 				done = false

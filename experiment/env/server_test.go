@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -68,6 +69,18 @@ func (c *client) request(header any, payloads ...[]byte) (map[string]any, map[st
 	return c.send(frame(c.t, header, payloads...))
 }
 
+// shapes returns the shapes of a reply's arrays by name, as its header
+// lists them.
+func shapes(h map[string]any) map[string]any {
+	out := map[string]any{}
+	list, _ := h["arrays"].([]any)
+	for _, a := range list {
+		a := a.(map[string]any)
+		out[a["name"].(string)] = a["shape"]
+	}
+	return out
+}
+
 // wantError checks that a reply is an error about field.
 func wantError(t *testing.T, h map[string]any, field, msg string) {
 	t.Helper()
@@ -100,6 +113,9 @@ func TestServeSession(t *testing.T) {
 	assert.Equal(t, "test", h["version"])
 	assert.EqualValues(t, 2, h["workers"])
 	assert.Contains(t, h["episode_metrics"], "parallelism_mean")
+	metrics := h["episode_metrics"].([]any)
+	finishCol := slices.Index(metrics, any("finish_time"))
+	require.GreaterOrEqual(t, finishCol, 0, "%v", metrics)
 	h, _ = c.request(makeTiny)
 	wantError(t, h, "op", "made already")
 
@@ -137,14 +153,22 @@ func TestServeSession(t *testing.T) {
 		}
 		require.Equal(t, true, h["ok"], "%v", h)
 		mask = arrays["action_mask"]
+		// episode_rows lists the rows that ended, in order, and episode
+		// holds their metrics, one row of the matrix each.
+		var want []byte
 		for row := range 2 {
-			finish := math.Float64frombits(binary.LittleEndian.Uint64(arrays["episode.finish_time"][8*row:]))
 			if arrays["terminated"][row]+arrays["truncated"][row] == 1 {
-				ended++
-				assert.Positive(t, finish)
-			} else {
-				assert.True(t, math.IsNaN(finish))
+				want = append(want, i4(int32(row))...)
 			}
+		}
+		assert.Equal(t, want, arrays["episode_rows"], "step %d", step)
+		k := len(want) / 4
+		require.Len(t, arrays["episode"], 8*k*len(metrics))
+		assert.Equal(t, []any{float64(k), float64(len(metrics))}, shapes(h)["episode"])
+		for j := range k {
+			finish := math.Float64frombits(binary.LittleEndian.Uint64(arrays["episode"][8*(j*len(metrics)+finishCol):]))
+			assert.Positive(t, finish)
+			ended++
 		}
 		assert.Equal(t, []byte{1, 1}, arrays["active"], "group 1 resets a finished row at once")
 	}
@@ -167,7 +191,8 @@ func TestServeErrors(t *testing.T) {
 		{"no op", map[string]any{"scenario": "tiny"}, "op", "op: missing"},
 		{"unknown field", map[string]any{"op": "make", "scenarioo": "tiny"}, "scenarioo", "not a field of any request"},
 		{"wrong type", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "num_envs": "two"}, "num_envs", "want an integer"},
-		{"protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/0", "scenario": "tiny"}, "protocol", "allowed: swarmsim-env/1"},
+		{"protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/0", "scenario": "tiny"}, "protocol", "allowed: swarmsim-env/2"},
+		{"retired protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/1", "scenario": "tiny"}, "protocol", "update the client"},
 		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
 		{"bad set key", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "set": map[string]any{"reward.latencyy": "1"}}, "set.reward.latencyy", "latencyy"},
 		{"field of another op", map[string]any{"op": "reset", "scenario": "tiny"}, "scenario", "reset does not read it"},
