@@ -292,6 +292,39 @@ func TestServeEndsAtEOF(t *testing.T) {
 	}
 }
 
+// TestReaderRepeatedHeaders checks that a header read again, as a
+// client's step header is, gives its own arrays and payloads, and that
+// the next different header is parsed afresh.
+func TestReaderRepeatedHeaders(t *testing.T) {
+	two := map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}
+	three := map[string]any{"op": "step", "arrays": []env.Array{{Name: "x", Dtype: "u1", Shape: []int{3}}, {Name: "y", Dtype: "f8", Shape: []int{0}}}}
+	var raw []byte
+	for _, m := range [][]byte{frame(t, two, i4(1, 2)), frame(t, two, i4(3, 4)), frame(t, three, []byte{5, 6, 7}), frame(t, two, i4(8, 9))} {
+		raw = append(raw, m...)
+	}
+	r := env.NewReader(bytes.NewReader(raw))
+	for _, want := range []struct {
+		names    []string
+		payloads [][]byte
+	}{
+		{[]string{"actions"}, [][]byte{i4(1, 2)}},
+		{[]string{"actions"}, [][]byte{i4(3, 4)}},
+		{[]string{"x", "y"}, [][]byte{{5, 6, 7}, {}}},
+		{[]string{"actions"}, [][]byte{i4(8, 9)}},
+	} {
+		m, err := r.Read()
+		require.NoError(t, err)
+		var names []string
+		for _, a := range m.Arrays {
+			names = append(names, a.Name)
+		}
+		assert.Equal(t, want.names, names)
+		assert.Equal(t, want.payloads, m.Payloads)
+	}
+	_, err := r.Read()
+	assert.ErrorIs(t, err, io.EOF)
+}
+
 // FuzzReader reads arbitrary bytes as messages: it never panics, and a
 // message it reads is one its arrays and payloads describe.
 func FuzzReader(f *testing.F) {
