@@ -80,7 +80,8 @@ def read(stream, cache=None):
                 raise ProtocolError(f"swarmsim: the server closed the stream inside a reply's arrays ({got} of {total} bytes)")
             got += more
         for name, dt, shape, off, count in layout:
-            arrays[name] = np.frombuffer(buf, dtype=dt, count=count, offset=off).reshape(shape)
+            a = np.frombuffer(buf, dtype=dt, count=count, offset=off)
+            arrays[name] = a if len(shape) == 1 else a.reshape(shape)
     return dict(header), arrays
 
 
