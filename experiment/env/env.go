@@ -367,7 +367,7 @@ func (e *Env) observe(p *part, i int) {
 		return
 	}
 	policy.Features(r.pending.Obs, &p.feat)
-	for j, x := range p.feat {
+	for j, x := range &p.feat { // by pointer: ranging over the array copies it
 		obs[j] = float32(x)
 	}
 	for a := range collective.Action(NumActions) {
