@@ -113,6 +113,7 @@ func TestServeSession(t *testing.T) {
 	assert.Equal(t, "test", h["version"])
 	assert.EqualValues(t, 2, h["workers"])
 	assert.Contains(t, h["episode_metrics"], "parallelism_mean")
+	assert.Equal(t, []any{}, h["warnings"], "no warnings is an empty list, not null")
 	metrics := h["episode_metrics"].([]any)
 	finishCol := slices.Index(metrics, any("finish_time"))
 	require.GreaterOrEqual(t, finishCol, 0, "%v", metrics)
@@ -196,6 +197,7 @@ func TestServeErrors(t *testing.T) {
 		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
 		{"bad set key", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "set": map[string]any{"reward.latencyy": "1"}}, "set.reward.latencyy", "latencyy"},
 		{"field of another op", map[string]any{"op": "reset", "scenario": "tiny"}, "scenario", "reset does not read it"},
+		{"a field for close", map[string]any{"op": "close", "seed": 1}, "seed", "close does not read it (its fields: none)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, _ := c.request(tc.header)
@@ -222,6 +224,8 @@ func TestServeErrors(t *testing.T) {
 		{"unknown name", map[string]any{"op": "step", "action_names": []any{"work", "fly"}}, nil, "action_names[1]", `unknown action "fly"`},
 		{"null for an active row", map[string]any{"op": "step", "action_names": []any{"work", nil}}, nil, "action_names[1]", "no action for an active row"},
 		{"render row", map[string]any{"op": "render", "rows": []int{5}}, nil, "rows[0]", "row 5 is out of range (0 to 1)"},
+		{"render the row after the last", map[string]any{"op": "render", "rows": []int{0, 2}}, nil, "rows[1]", "row 2 is out of range (0 to 1)"},
+		{"render a negative row", map[string]any{"op": "render", "rows": []int{-1}}, nil, "rows[0]", "row -1 is out of range (0 to 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var h map[string]any
