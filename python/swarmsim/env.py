@@ -120,6 +120,13 @@ class VecEnv:
         _open.add(self)
         try:
             reply, _ = self._call(make)
+        except EnvError as e:
+            self.close()
+            if e.field != "protocol":
+                raise
+            # A binary built before or after this client: say how to match them.
+            raise EnvError(f"{e}\nswarmsim: {path} speaks another protocol than this client ({PROTOCOL}); "
+                           f"rebuild it from the repository root with\n    {BUILD}", e.field) from None
         except BaseException:
             self.close()
             raise
