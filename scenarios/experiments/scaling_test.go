@@ -442,6 +442,20 @@ func reportScaling(t *testing.T, r *scalingRuns) {
 		}
 		t.Logf("%s: centralized gain by team size %s", kind, strings.Join(line, ", "))
 	}
+	var strengths []float64
+	for _, p := range cen {
+		if !slices.Contains(strengths, p.strength) {
+			strengths = append(strengths, p.strength)
+		}
+	}
+	slices.Sort(strengths)
+	var hump []string
+	for _, st := range strengths {
+		ps := r.points(func(p scalingPoint) bool { return p.org == centralized && p.strength == st })
+		hump = append(hump, fmt.Sprintf("%g (single %.2f): %s", st, r.mean(ps, r.allSeeds(), r.ofReference(successMetric)),
+			fmtIv(r.over(func(idx []int) float64 { return r.mean(ps, idx, r.gain) }), "+.3f")))
+	}
+	t.Logf("centralized gain by strength: %s", strings.Join(hump, ", "))
 	b := r.over(func(idx []int) float64 { return r.turnFit(r.withSingle(), idx).Exponent })
 	a := r.turnFit(r.withSingle(), r.allSeeds()).Scale
 	t.Logf("turns ≈ %.1f·(n + 0.5)^b, b = %s (paper: 2.72·(n + 0.5)^1.724)", a, fmtIv(b, ".3f"))
