@@ -117,21 +117,43 @@ func quantile(xs []float64, q float64) float64 {
 // is NaN for no values; the bounds are NaN for a single value, which
 // gives no interval. Non-finite values are the caller's to remove.
 func (b Bootstrap) CI(xs []float64, stat Statistic) Interval {
-	switch len(xs) {
+	res := make([]float64, len(xs))
+	return b.Units(len(xs), func(idx []int) float64 {
+		for i, j := range idx {
+			res[i] = xs[j]
+		}
+		return stat(res)
+	})
+}
+
+// Units returns stat over n units (seeds, say) with its percentile
+// bootstrap interval, resampling the units: stat is called with the
+// indices of the units in a sample, first 0, 1, ..., n−1 for the
+// estimate, then Resamples times with n indices drawn with replacement.
+// It is the bootstrap of a statistic that is not a function of one value
+// per unit, such as a curve fitted to each seed's points: every point of
+// a unit goes into or out of the sample with it. stat may keep the slice
+// only until it returns, and must be defined on every resample. NaN parts
+// as for CI: all for no units, the bounds for one.
+func (b Bootstrap) Units(n int, stat func(idx []int) float64) Interval {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	switch n {
 	case 0:
 		return nan
 	case 1:
-		return Interval{stat(slices.Clone(xs)), math.NaN(), math.NaN()}
+		return Interval{stat(idx), math.NaN(), math.NaN()}
 	}
-	v := stat(slices.Clone(xs))
+	v := stat(idx)
 	r := b.rng()
-	res := make([]float64, len(xs))
 	vals := make([]float64, b.Resamples)
 	for k := range vals {
-		for i := range res {
-			res[i] = xs[r.IntN(len(xs))]
+		for i := range idx {
+			idx[i] = r.IntN(n)
 		}
-		vals[k] = stat(res)
+		vals[k] = stat(idx)
 	}
 	return b.quantiles(v, vals)
 }

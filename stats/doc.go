@@ -18,7 +18,11 @@
 //     resampling where two sets of values share their random draws;
 //   - performance profiles (the fraction of runs above each threshold)
 //     and the probability of improvement P(X > Y) of one set of runs over
-//     another, as rliable reports them.
+//     another, as rliable reports them;
+//   - least-squares lines and power laws (fitted on log–log axes) with
+//     the bootstrap over units (Units): every point of a seed is resampled
+//     with its seed, so a fitted exponent or a line's zero crossing gets
+//     an interval across seeds.
 //
 // Everything is deterministic: the same values and the same Bootstrap
 // give the same intervals, byte for byte. docs/statistics.md explains the

@@ -38,3 +38,22 @@ func ExampleLastTenth() {
 	fmt.Println(stats.LastTenth(rewards), stats.LastTenth(rewards[:9]))
 	// Output: [1.9 2] [0.9]
 }
+
+// The growth exponent of turns with team size, fitted on log–log axes
+// to turns at n = 1, 2, 4 agents, against n + 0.5 as Kim et al. (2025)
+// write their law T = 2.72·(n + 0.5)^1.724.
+func ExampleFitPowerLaw() {
+	n := []float64{1.5, 2.5, 4.5}
+	turns := []float64{5, 12, 35}
+	fit := stats.FitPowerLaw(n, turns)
+	fmt.Printf("T ≈ %.2f·(n + 0.5)^%.3f\n", fit.Scale, fit.Exponent)
+	// Output: T ≈ 2.41·(n + 0.5)^1.772
+}
+
+// Where a gain that falls with the baseline crosses zero.
+func ExampleLine_Zero() {
+	baseline := []float64{0.1, 0.3, 0.5, 0.7, 0.9}
+	gain := []float64{0.30, 0.12, -0.02, -0.20, -0.35}
+	fmt.Printf("%.3f\n", stats.LeastSquares(baseline, gain).Zero())
+	// Output: 0.463
+}

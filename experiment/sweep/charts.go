@@ -33,6 +33,9 @@ type Chart struct {
 	Points         []plots.Bar
 	Grid           *plots.Grid
 	Sides          *plots.Sides
+	// Page draws the chart a page wide instead of a column: for the
+	// facets, whose titles name the facet beside the statistic.
+	Page bool
 }
 
 // PhaseChart is the name of the phase diagram: learned parallelism over
@@ -110,7 +113,9 @@ func chartName(path string) string {
 //     each later value from the first on a diverging scale, the cells
 //     whose interval excludes zero outlined;
 //   - phase_parallelism, when the axes include reward.latency and
-//     task.coupling: parallelism_mean over latency weight and coupling.
+//     task.coupling: parallelism_mean over latency weight and coupling;
+//   - with two categorical axes, all of the above again for each value of
+//     the first, with a "_VALUE" suffix (facets).
 //
 // Charts left out (a cell without a finite value) are explained in the
 // warnings.
@@ -222,6 +227,55 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Stat: mapStat, Grid: g})
 			}
 		}
+	}
+	fc, fw := facets(plan, recs)
+	return append(charts, fc...), append(warnings, fw...)
+}
+
+// facets returns, for a grid with exactly two categorical axes (such as
+// task.kind and policy.organization), the charts of each value of the
+// first as if it were a sweep of its own over the other axes, named
+// CHART_VALUE, titled with the value and drawn a page wide: there the
+// second axis gets its curves, its per-value maps and its differences
+// from its first value.
+// Other grids have none.
+func facets(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
+	var cats []int
+	for a := range plan.Grid {
+		if !numeric(&plan.Grid[a]) {
+			cats = append(cats, a)
+		}
+	}
+	if len(cats) != 2 {
+		return nil, nil
+	}
+	f := cats[0]
+	ax, other := &plan.Grid[f], plan.Grid[cats[1]].Path
+	var charts []Chart
+	var warnings []string
+	for k, val := range ax.Values {
+		sub := *plan
+		sub.Grid = slices.Delete(slices.Clone(plan.Grid), f, f+1)
+		sub.Trials = nil
+		for _, t := range plan.Trials {
+			if t.Point[f] == k {
+				t.Point = slices.Delete(slices.Clone(t.Point), f, f+1)
+				sub.Trials = append(sub.Trials, t)
+			}
+		}
+		cs, ws := Charts(&sub, recs) // one categorical axis left: no facets of facets
+		for i := range cs {
+			cs[i].Name += "_" + chartName(val)
+			// The title names the value alone, and the other axis's
+			// values without its path: a column's title line holds little.
+			title := strings.TrimPrefix(strings.TrimPrefix(cs[i].Title, other+" = "), other+": ")
+			cs[i].Title = strings.TrimSuffix(val+"; "+title, "; ")
+			cs[i].Page = true
+		}
+		for _, w := range ws {
+			warnings = append(warnings, fmt.Sprintf("%s = %s: %s", ax.Path, val, w))
+		}
+		charts = append(charts, cs...)
 	}
 	return charts, warnings
 }
@@ -503,6 +557,9 @@ func (md metricData) diffGrid(x, y, c, k int) (*plots.Grid, bool) {
 // values where they are too wide for the cells, points or lines.
 func (c *Chart) Draw(cw *experiment.ChartWriter) error {
 	spec := plots.Spec{Name: c.Name, Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Stat: c.Stat, Interval: c.Interval, Size: "column"}
+	if c.Page {
+		spec.Size = "page"
+	}
 	switch {
 	case c.Grid != nil:
 		spec.Kind, spec.ZLabel, spec.Annotate = "heatmap", c.ZLabel, c.Grid.Annotate

@@ -454,6 +454,50 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 	assert.Equal(t, "team", orgs.Points[1].Label)
 }
 
+// TestChartsFacets: with two categorical axes, each value of the first
+// gets the charts of a sweep over the others, named with its value, and
+// its cells hold only its own trials.
+func TestChartsFacets(t *testing.T) {
+	sc := load(t, small, `sweep={command: run, seeds: 2, grid: {task.coupling: [0, 0.9], reward.penalty: [linear, quadratic], collective.agents: [2, 3], policy.organization: [split, team]}, metrics: [success_rate]}`)
+	p, recs := sweptRecords(t, sc)
+	charts, warnings := Charts(p, recs)
+	assert.Empty(t, warnings)
+	byName := map[string]Chart{}
+	var names []string
+	for _, c := range charts {
+		names = append(names, c.Name)
+		byName[c.Name] = c
+	}
+	facet := []string{
+		"success_rate_vs_task_coupling", "success_rate_vs_collective_agents", "success_rate_vs_policy_organization",
+		"success_rate_heatmap_split", "success_rate_heatmap_team", "success_rate_diff_team_minus_split",
+	}
+	// The pooled charts first, as without facets.
+	want := []string{"success_rate_vs_task_coupling", "success_rate_vs_reward_penalty", "success_rate_vs_collective_agents", "success_rate_vs_policy_organization", "success_rate_heatmap"}
+	for _, v := range []string{"linear", "quadratic"} {
+		for _, c := range facet {
+			want = append(want, c+"_"+v)
+		}
+	}
+	assert.Equal(t, want, names)
+	// A facet's cell is the IQM of its own trials only.
+	split := byName["success_rate_heatmap_split_quadratic"]
+	assert.Equal(t, "quadratic; split", split.Title)
+	var xs []float64
+	for _, tr := range p.Trials {
+		if slices.Equal(tr.Point, []int{1, 1, 0, 0}) { // coupling 0.9, quadratic, 2 agents, split
+			xs = append(xs, float64(recs[tr.ID].Metrics["success_rate"]))
+		}
+	}
+	require.Len(t, xs, 2)
+	assert.InDelta(t, stats.IQM(xs), split.Grid.Z[0][1], 1e-12, "2 agents up, coupling 0.9 across")
+	assert.Equal(t, "IQM, 2 seeds", split.Stat, "nothing else pooled in a facet's per-organization map")
+	assert.Equal(t, "linear; team minus split", byName["success_rate_diff_team_minus_split_linear"].Title)
+	assert.Equal(t, "linear", byName["success_rate_vs_task_coupling_linear"].Title)
+	assert.True(t, split.Page, "a facet's title needs a page's width")
+	assert.False(t, byName["success_rate_heatmap"].Page)
+}
+
 // TestDiffSides: the colour scale's ends follow the metric's direction.
 func TestDiffSides(t *testing.T) {
 	for _, tc := range []struct {
