@@ -57,6 +57,10 @@ func TestFeatures(t *testing.T) {
 		{"complete", c.Observation{Complete: true}, map[string]float64{"complete": 1, "complete_x_no_pending": 1}},
 		{"complete, pending", c.Observation{Complete: true, Pending: 2}, map[string]float64{"complete_x_no_pending": 0, "log_pending": math.Log(3) / 3}},
 		{"unread", c.Observation{Unread: 4}, map[string]float64{"unread": 1}},
+		{"no kind", c.Observation{}, map[string]float64{"kind_decomposable": 0, "kind_navigation": 0, "kind_sequential": 0, "kind_tool_heavy": 0}},
+		{"decomposable", c.Observation{Kind: 1}, map[string]float64{"kind_decomposable": 1, "kind_navigation": 0, "kind_sequential": 0, "kind_tool_heavy": 0}},
+		{"tool-heavy", c.Observation{Kind: 4}, map[string]float64{"kind_decomposable": 0, "kind_navigation": 0, "kind_sequential": 0, "kind_tool_heavy": 1}},
+		{"unknown kind", c.Observation{Kind: 5}, map[string]float64{"kind_decomposable": 0, "kind_tool_heavy": 0}},
 		{"clamped", c.Observation{TimeUsed: 7, Coupling: -1, Progress: 2, NextWork: math.Inf(1), Elapsed: math.NaN(), Ready: -3},
 			map[string]float64{"time_used": 2, "coupling": 0, "progress": 1, "log_next_work": 4, "log_elapsed": 0, "log_ready": 0, "ready_frac": 0}},
 	}
