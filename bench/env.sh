@@ -11,6 +11,7 @@
 #
 #   bench/env.sh                                   # the full sizes
 #   ITER=3 VEC_STEPS=200 PEER_EPISODES=3 bench/env.sh  # a smoke run
+#   SIMULATE=/path/to/simulate bench/env.sh        # a built binary, on a machine without Go
 #
 # Decisions are counted alike everywhere: every decision with a valid
 # action, those with a single one included (what `simulate train` counts
@@ -46,10 +47,16 @@ if ! "$PY" -c 'import numpy, simpy' 2>/dev/null; then
 	fi
 fi
 
-# The one documented build step; VecEnv finds the binary through
-# SWARMSIM_SIMULATE (set here so that no other simulate is picked up).
-go build -o python/swarmsim/bin/simulate ./cmd/simulate
-export SWARMSIM_SIMULATE=$PWD/python/swarmsim/bin/simulate
+# The one documented build step, unless SIMULATE names a built binary;
+# VecEnv finds the binary through SWARMSIM_SIMULATE (set here so that no
+# other simulate is picked up).
+if [[ -n ${SIMULATE:-} ]]; then
+	SWARMSIM_SIMULATE=$(realpath "$SIMULATE")
+else
+	go build -o python/swarmsim/bin/simulate ./cmd/simulate
+	SWARMSIM_SIMULATE=$PWD/python/swarmsim/bin/simulate
+fi
+export SWARMSIM_SIMULATE
 export PYTHONPATH=$PWD/python
 
 # timed NAME CMD...: runs CMD, its stdout into $OUT/NAME.txt, and prints
@@ -63,7 +70,7 @@ timed() {
 field() { grep -o "$1=[0-9.]*" "$OUT/$2.txt" | tail -1 | cut -d= -f2; }
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "go: $(go version | cut -d' ' -f3-), python: $("$PY" --version 2>&1), numpy $("$PY" -c 'import numpy; print(numpy.__version__)'), simpy $("$PY" -c 'import simpy; print(simpy.__version__)')"
+echo "go: $(go version 2>/dev/null | cut -d' ' -f3- || echo "none ($SWARMSIM_SIMULATE)"), python: $("$PY" --version 2>&1), numpy $("$PY" -c 'import numpy; print(numpy.__version__)'), simpy $("$PY" -c 'import simpy; print(simpy.__version__)')"
 
 read -r vw vc < <(timed vec "$PY" bench/env_vec.py --num-envs "$NUM_ENVS" --steps "$VEC_STEPS")
 vd=$(field decisions vec)

@@ -3,6 +3,7 @@ package experiment
 import (
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -95,6 +96,60 @@ var handoffColumns = []column{
 	{"duplicates", func(r *Row) string { return integer(r.Metrics.Duplicates) }},
 }
 
+// budgetColumns follow in the tables of episodes run under a token
+// budget (see UsesBudget).
+var budgetColumns = []column{
+	{"budget_used", func(r *Row) string { return integer(r.Metrics.BudgetUsed) }},
+	{"budget_exhausted", func(r *Row) string { return boolean(r.Metrics.BudgetExhausted) }},
+}
+
+// UsesBudget reports whether any episode ran under a token budget
+// (collective.token_budget): then the tables have the budget columns, and
+// the tables of other scenarios keep theirs. An episode under a budget
+// drew tokens from it, or found its first call too dear.
+func UsesBudget(rows []Row) bool {
+	for i := range rows {
+		if m := &rows[i].Metrics; m.BudgetUsed > 0 || m.BudgetExhausted {
+			return true
+		}
+	}
+	return false
+}
+
+// Redundancy returns the episode's redundancy (metric.Redundancy): the
+// share of the work given to other agents that repeated another's.
+func Redundancy(m *collective.Metrics) float64 {
+	return metric.Redundancy(m.Attempts, m.Duplicates, m.SubagentTasks)
+}
+
+// scalingColumns follow in the tables of scenarios whose sweep names a
+// reference trial (see UsesReference): the per-episode coordination
+// metrics of Kim et al. 2025 that the sweep's relative metrics build on.
+var scalingColumns = []column{
+	{"turns", func(r *Row) string { return Num(metric.Turns(r.Metrics.ModelCalls)) }},
+	{"message_density", func(r *Row) string {
+		return Num(metric.MessageDensity(float64(r.Metrics.Messages), metric.Turns(r.Metrics.ModelCalls)))
+	}},
+	{"redundancy", func(r *Row) string { return Num(Redundancy(&r.Metrics)) }},
+}
+
+// UsesReference reports whether sc's sweep names a reference trial
+// (sweep.reference): then episodes.csv has the scaling columns, and the
+// tables of other scenarios keep theirs.
+func UsesReference(sc *scenarios.Scenario) bool {
+	return sc.Sweep != nil && len(sc.Sweep.Reference) > 0
+}
+
+// Columns says which optional column groups episodes.csv and
+// summary.csv have beyond those the rows decide (the shared ones).
+type Columns struct {
+	// Handoff adds the hand-off columns (UsesHandoff).
+	Handoff bool
+	// Scaling adds the per-episode coordination metrics to episodes.csv
+	// (UsesReference).
+	Scaling bool
+}
+
 // UsesHandoff reports whether any of the specs sets collective.handoff:
 // then the tables count hand-off misses and duplicates, even where an
 // episode had none, and the tables of other scenarios keep their columns.
@@ -129,14 +184,28 @@ func UsesShared(rows []Row) bool {
 }
 
 // EpisodesCSV renders rows as episodes.csv, with the hand-off columns if
-// handoff is set.
+// handoff is set, and the budget columns if the episodes ran under a
+// token budget: EpisodesTable without the scaling columns.
 func EpisodesCSV(rows []Row, handoff bool) ([]byte, error) {
+	return EpisodesTable(rows, Columns{Handoff: handoff})
+}
+
+// EpisodesTable renders rows as episodes.csv: the episode columns, the
+// shared ones if an episode used a shared server, an API or tools, then
+// the groups that with asks for.
+func EpisodesTable(rows []Row, with Columns) ([]byte, error) {
 	cols := episodeColumns
 	if UsesShared(rows) {
 		cols = append(cols[:len(cols):len(cols)], sharedColumns...)
 	}
-	if handoff {
+	if with.Handoff {
 		cols = append(cols[:len(cols):len(cols)], handoffColumns...)
+	}
+	if UsesBudget(rows) {
+		cols = append(cols[:len(cols):len(cols)], budgetColumns...)
+	}
+	if with.Scaling {
+		cols = append(cols[:len(cols):len(cols)], scalingColumns...)
 	}
 	header := make([]string, len(cols))
 	for i, c := range cols {
@@ -159,8 +228,9 @@ func EpisodesCSV(rows []Row, handoff bool) ([]byte, error) {
 // (<metric>_mean, <metric>_lo, <metric>_hi; NaN where undefined), the
 // episodes in which communication changed the outcome, and the agent time
 // per acceptable result. Times are in seconds. Episodes that used a shared
-// server, an API or tools add SharedMetrics, and with handoff set,
-// HandoffMetrics follow.
+// server, an API or tools add SharedMetrics, with handoff set,
+// HandoffMetrics follow, and episodes under a token budget add
+// BudgetMetrics.
 func SummaryCSV(rows []Row, sums []Summary, handoff bool) ([]byte, error) {
 	header := []string{"variant", "n", "acceptable", "success_rate", "success_lo", "success_hi"}
 	metrics := summaryMetrics
@@ -169,6 +239,9 @@ func SummaryCSV(rows []Row, sums []Summary, handoff bool) ([]byte, error) {
 	}
 	if handoff {
 		metrics = append(metrics[:len(metrics):len(metrics)], HandoffMetrics...)
+	}
+	if UsesBudget(rows) {
+		metrics = append(metrics[:len(metrics):len(metrics)], BudgetMetrics...)
 	}
 	for _, m := range metrics {
 		header = append(header, m.Name+"_mean", m.Name+"_lo", m.Name+"_hi")
@@ -247,6 +320,18 @@ var HandoffMetrics = []SummaryMetric{
 	{"duplicates", fromRows(func(m *collective.Metrics) float64 { return float64(m.Duplicates) })},
 }
 
+// BudgetMetrics follow in the summaries of episodes run under a token
+// budget (see UsesBudget).
+var BudgetMetrics = []SummaryMetric{
+	{"budget_used", fromRows(func(m *collective.Metrics) float64 { return float64(m.BudgetUsed) })},
+	{"budget_exhausted", fromRows(func(m *collective.Metrics) float64 {
+		if m.BudgetExhausted {
+			return 1
+		}
+		return 0
+	})},
+}
+
 // VariantRows returns the rows of the variant.
 func VariantRows(rows []Row, variant string) []*Row {
 	var mine []*Row
@@ -258,17 +343,17 @@ func VariantRows(rows []Row, variant string) []*Row {
 	return mine
 }
 
-// WriteTables writes episodes.csv and summary.csv, with the hand-off
-// columns if handoff is set.
-func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, handoff bool) error {
-	b, err := EpisodesCSV(rows, handoff)
+// WriteTables writes episodes.csv and summary.csv with the column groups
+// of with.
+func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, with Columns) error {
+	b, err := EpisodesTable(rows, with)
 	if err != nil {
 		return err
 	}
 	if err := dir.Write("episodes.csv", b); err != nil {
 		return err
 	}
-	if b, err = SummaryCSV(rows, sums, handoff); err != nil {
+	if b, err = SummaryCSV(rows, sums, with.Handoff); err != nil {
 		return err
 	}
 	return dir.Write("summary.csv", b)
@@ -280,12 +365,12 @@ func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, handoff bool) erro
 // all.
 func RunColumnNames() []string {
 	var names []string
-	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns, budgetColumns, scalingColumns} {
 		for _, c := range cs {
 			names = append(names, c.name)
 		}
 	}
-	for _, ms := range [][]SummaryMetric{summaryMetrics, SharedMetrics, HandoffMetrics} {
+	for _, ms := range [][]SummaryMetric{summaryMetrics, SharedMetrics, HandoffMetrics, BudgetMetrics} {
 		for _, m := range ms {
 			names = append(names, m.Name)
 		}

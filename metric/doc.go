@@ -12,6 +12,11 @@
 // main metrics (Main), those a reader judges a variant by, come first in
 // compare's table, which leaves the others out unless asked.
 //
+// The package also owns the formulas of the coordination metrics of Kim
+// et al. 2025 (paper.go: turns, message density, redundancy, error
+// amplification, coordination overhead, efficiency, success gain), which
+// the tables of episodes and of sweep trials both compute.
+//
 // The package imports nothing of the module: rundir, results, plots and
 // everything above them may use it. docs/statistics.md explains the
 // units and the directions.

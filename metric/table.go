@@ -66,6 +66,14 @@ var table = []Metric{
 		"Whether a replay with shared findings carrying nothing ended otherwise."},
 	{"actions_<action>", "<action> decisions per episode", "", Plain, None,
 		"The decisions that chose <action>."},
+	// episodes.csv of scenarios whose sweep names a reference: the
+	// coordination metrics of Kim et al. 2025 (paper.go).
+	{"turns", "reasoning turns per episode", "turns", Plain, Lower,
+		"Kim et al.'s reasoning turns: the model calls of all agents, work, checks and decisions."},
+	{"message_density", "messages per turn", "messages/turn", Plain, None,
+		"The messages the agents sent each other per reasoning turn (a trial's: its messages over its turns); NaN without turns."},
+	{"redundancy", "redundant delegated work (fraction)", "redundancy", Fraction, Lower,
+		"The share of the work given to other agents that repeated another agent's: attempts beyond the first and duplicate delegations."},
 	// episodes.csv with a shared server, an API or tools.
 	{"served_calls", "calls at the shared server per episode", "", Plain, Lower,
 		"The model calls made at the shared server or API."},
@@ -90,6 +98,12 @@ var table = []Metric{
 		"The delegated parts whose first attempt failed on a poor hand-off."},
 	{"duplicates", "duplicate delegations per episode", "duplicates", Plain, Lower,
 		"The delegations of a part already in progress."},
+
+	// episodes.csv under a token budget (collective.token_budget).
+	{"budget_used", "budget tokens used per episode", "budget used", Plain, Lower,
+		"The tokens drawn from the token budget: every model call's prompt and output, checks included."},
+	{"budget_exhausted", "budget exhausted (fraction)", "", Fraction, Lower,
+		"Whether a model call would have overdrawn the token budget, ending the episode on what existed."},
 
 	// Run summary.csv: means over episodes whose names differ from the
 	// episodes' columns, and what only the summary holds.
@@ -153,6 +167,21 @@ var table = []Metric{
 		"The mean finish time of the episodes with an acceptable result."},
 	{"tokens_mean", "tokens per episode", "", Plain, Lower,
 		"The mean tokens per episode."},
+	{"turns_mean", "reasoning turns per episode", "turns", Plain, Lower,
+		"The mean reasoning turns (model calls) per episode."},
+	{"redundancy_mean", "redundant delegated work (fraction)", "redundancy", Fraction, Lower,
+		"The mean redundancy of the episodes."},
+
+	// Run trials of a sweep relative to their reference trial (the single
+	// agent at the same other axis values and seed; sweep.reference).
+	{"error_amplification", "error amplification (× reference)", "error amp.", Plain, Lower,
+		"Kim et al.'s A_e: the failure rate over the reference trial's, (1 − success_rate) / (1 − its success_rate)."},
+	{"coordination_overhead", "coordination overhead (turns, vs reference)", "overhead", Plain, Lower,
+		"Kim et al.'s O: (turns_mean − the reference's) / the reference's; the paper prints it in percent."},
+	{"efficiency", "efficiency (success per relative turn)", "efficiency", Plain, Higher,
+		"Kim et al.'s E_c: success_rate / (turns_mean / the reference's turns_mean)."},
+	{"success_gain", "success gain over the reference", "gain", Plain, Higher,
+		"The relative change of the success rate over the reference trial's, (success_rate − its) / its: Kim et al.'s multi-agent gain."},
 
 	// replay.csv and a replay's summary.csv: recorded runs replayed
 	// through a simulated deployment (simulate replay).

@@ -303,6 +303,8 @@ func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]flo
 		return nil, nil, nil, fmt.Errorf("%s: %d trials, and the manifest lists %d trial records: the file was cut short or edited", t.Path, len(t.Rows), records)
 	}
 	params := plan.ParamNames()
+	// trials.csv writes the relative metrics after the recorded ones.
+	metrics := slices.Concat(plan.Metrics, plan.Relative)
 	first := 3 // trial, variant, seed
 	var order []string
 	out := map[string]map[string][]float64{}
@@ -319,7 +321,7 @@ func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]flo
 			out[key] = map[string][]float64{}
 			order = append(order, key)
 		}
-		for k, m := range plan.Metrics {
+		for k, m := range metrics {
 			x, err := t.Float(i, first+len(params)+k)
 			if err != nil {
 				return nil, nil, nil, err
@@ -327,7 +329,7 @@ func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]flo
 			out[key][m] = append(out[key][m], x)
 		}
 	}
-	return order, plan.Metrics, out, nil
+	return order, metrics, out, nil
 }
 
 func compareSweeps(a, b *rundir.Run) ([]Comparison, error) {

@@ -50,6 +50,12 @@ type Plan struct {
 	Grid     []Axis       `json:"grid,omitempty"`
 	Random   []RandomAxis `json:"random,omitempty"`
 	Metrics  []string     `json:"metrics"`
+	// Relative are the metrics relative to each trial's reference trial
+	// (sweep.reference), which the tables compute from the records and
+	// write after Metrics; Reference holds the reference's grid values.
+	// Both are absent from plans of sweeps without a reference.
+	Relative  []string          `json:"relative,omitempty"`
+	Reference []scenarios.Param `json:"reference,omitempty"`
 	// Resolved is the scenario's canonical YAML.
 	Resolved string      `json:"resolved"`
 	Trials   []TrialInfo `json:"trials"`

@@ -21,7 +21,7 @@
 //	  agents: 4
 //	  time_limit: 3h
 //	policy:
-//	  organization: sequential     # sequential, independent, split or team
+//	  organization: sequential     # sequential, independent, split, team; single, centralized, decentralized, hybrid
 //	variants:                      # optional; the base with overrides
 //	  - name: sequential
 //	  - name: independent

@@ -24,7 +24,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("task: {shape: chain, length: 2}\npolicy: {organization: team}\n"), "collective.agents=3")
 	f.Add([]byte("task: &a {shape: chain, length: 2}\ncollective: *a\n"), "task.work=exp(1m)")
 	f.Add([]byte("a: &a [*a]\n"), "")
+	f.Add([]byte("task: {kind: navigation, loop: 2}\npolicy: {organization: team}\nsweep: {command: run, grid: {task.kind: [navigation, tool-heavy]}}\n"), "task.kind=sequential")
 	f.Add([]byte("task: {shape: chain, length: 1, work: 1m}\npolicy: {organization: team}\nreplay: {traces: [t], rate: 0.5, pairing: independent}\nsweep: {command: replay, grid: {replay.rate: [0.5, 1]}}\n"), "replay.runs=10")
+	f.Add([]byte("task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: sequential}\nsweep: {command: run, grid: {policy.organization: [sequential, team], collective.agents: [1, 3]}, reference: {policy.organization: sequential, collective.agents: 1}, metrics: [success_rate, turns_mean, efficiency]}\n"), "sweep.reference.collective.agents=3")
 	f.Fuzz(func(t *testing.T, data []byte, set string) {
 		var sets []string
 		if set != "" {
@@ -48,5 +50,9 @@ func FuzzParse(f *testing.F) {
 		require.Equal(t, sc.Base, again.Base)
 		require.Equal(t, sc.Variants, again.Variants)
 		require.Equal(t, string(sc.Resolved), string(again.Resolved))
+		if sc.Sweep != nil {
+			require.Equal(t, sc.Sweep.Reference, again.Sweep.Reference)
+			require.Equal(t, sc.Sweep.Relative, again.Sweep.Relative)
+		}
 	})
 }

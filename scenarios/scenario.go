@@ -76,6 +76,9 @@ type Scenario struct {
 	overrides [][]string
 	// runInert is what RunInert returns.
 	runInert error
+	// kindWritten says, per variant, whether a trial's field path is
+	// given (see kindZeroProblems); only with a sweep.
+	kindWritten []func(path string) bool
 	// fileAt holds, per variant, where each field that names a file
 	// (fileRefs) was written, for CheckFiles' messages.
 	fileAt []map[string]*Error
@@ -311,6 +314,9 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		p.validate(&variants[i])
 		if !sweepy {
 			p.checkInert(&variants[i], nil)
+			for _, pr := range kindZeroProblems(&variants[i].Spec, p.kindWritten(&fl, i, nil)) {
+				p.report(pr.path, pr.msg, &variants[i])
+			}
 		}
 	}
 	warnings := p.shadowedFlags(variants)
@@ -350,6 +356,12 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		sc.overrides = append(sc.overrides, paths)
 	}
 	sc.Sweep = sweep
+	if sweep != nil {
+		axes := sweep.axisPaths()
+		for i := range variants {
+			sc.kindWritten = append(sc.kindWritten, p.kindWritten(&fl, i, axes))
+		}
+	}
 	// Trials start from the specs as written, so that a trial's file
 	// paths are located once; callers get them located.
 	dir := scenarioDir(p.source)
@@ -811,7 +823,7 @@ func workProblems(at string, f *task.Family) []problem {
 			out = append(out, workProblems(cat, &c.Family)...)
 		}
 		return out
-	case f.Shape != task.ShapeFile && f.Work.IsZero():
+	case f.Kind == "" && f.Shape != task.ShapeFile && f.Work.IsZero():
 		return []problem{{at + ".work", "missing (every subtask's work at speed 1, a duration or a distribution such as 5m or exp(5m); required, since without it every episode ends at once)"}}
 	}
 	return nil

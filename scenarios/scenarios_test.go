@@ -18,6 +18,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/serving"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -84,6 +85,15 @@ func TestLoadGood(t *testing.T) {
 			},
 		},
 		{
+			file: "kinds.yaml", name: "kinds", variants: []string{"even", "more-tools"},
+			check: func(t *testing.T, sc *scenarios.Scenario) {
+				assert.Equal(t, task.KindToolHeavy, sc.Base.Task.Components[1].Kind)
+				assert.True(t, sc.Base.Task.UsesTools(), "the tool-heavy component calls tools")
+				assert.Contains(t, string(sc.Resolved), "kind: navigation")
+				assert.NotContains(t, string(sc.Resolved), "needle", "the resolved scenario keeps the kind, not the preset's fields")
+			},
+		},
+		{
 			file: "mixture.yaml", name: "mixture", variants: []string{"independent", "heavier-needles"},
 			check: func(t *testing.T, sc *scenarios.Scenario) {
 				assert.Equal(t, 2.0, sc.Base.Task.Components[0].Weight, "the base keeps its own components")
@@ -140,9 +150,11 @@ func TestLoadBad(t *testing.T) {
 		{"wrong-type.yaml", []string{"wrong-type.yaml:6:3: collective.agents:", `got "four", want an integer`}},
 		{"out-of-range.yaml", []string{"out-of-range.yaml:7:3: collective.agents: -2 is out of range (at least 1)"}},
 		{"unknown-shape.yaml", []string{"unknown-shape.yaml:3:3: task.shape:", `"needl"`, "allowed: chain, fork-join, tree, layered, needle, mixture, file"}},
-		{"unknown-organization.yaml", []string{"unknown-organization.yaml:6:3: policy.organization:", `"teams"`, "allowed: independent, sequential, split, team"}},
+		{"unknown-organization.yaml", []string{"unknown-organization.yaml:6:3: policy.organization:", `"teams"`, "allowed: centralized, decentralized, hybrid, independent, sequential, single, split, team"}},
 		{"unknown-topology.yaml", []string{"unknown-topology.yaml:6:10: collective.comm.topology:", `"mesh"`, "allowed: point-to-point, broadcast, blackboard"}},
 		{"unknown-mode.yaml", []string{"unknown-mode.yaml:7:5: collective.reconcile.mode:", `"retry"`, "allowed: fail, rework"}},
+		{"token-budget-negative.yaml", []string{"token-budget-negative.yaml:4:3: collective.token_budget: -100 is negative (0 for no budget, or more tokens)"}},
+		{"unknown-checker.yaml", []string{`unknown-checker.yaml:5:5: collective.check.by: "boss" is not allowed (allowed: maker, orchestrator)`, `unknown-checker.yaml:7:5: collective.select.merge: "vote" is not allowed (allowed: verify, synthesis)`}},
 		{"duplicate-variant.yaml", []string{"duplicate-variant.yaml:10:5: variants[2].name:", `duplicate variant name "a"`, "variants[0]"}},
 		{"case-variant.yaml", []string{"case-variant.yaml:11:5: variants[2].name:", `variant name "fast" differs from variants[0]'s "Fast" only in case`}},
 		{"empty-variant-name.yaml", []string{"empty-variant-name.yaml:8:5: variants[0].name: missing"}},
@@ -153,10 +165,13 @@ func TestLoadBad(t *testing.T) {
 		{"duplicate-key.yaml", []string{"duplicate-key.yaml:5:3: malformed YAML:", `"length" already defined`}},
 		{"bad-duration.yaml", []string{"bad-duration.yaml:6:3: collective.time_limit:", `"90"`, "want a number with a unit, such as 90s, 12m or 1h30m"}},
 		{"bad-dist.yaml", []string{"bad-dist.yaml:5:3: task.work:", `unknown distribution "expo"`, "allowed: const, exp, uniform, lognormal, gamma, normal"}},
+		{"unknown-kind.yaml", []string{"unknown-kind.yaml:3:3: task.kind:", `unknown "browsing"`, "allowed: decomposable, navigation, sequential, tool-heavy"}},
+		{"kind-and-shape.yaml", []string{"kind-and-shape.yaml:4:3: task.shape:", `"chain" cannot be given with kind "sequential"`}},
+		{"kind-unused-param.yaml", []string{"kind-unused-param.yaml:4:3: task.tries:", `not used by kind "decomposable" (its shape "fork-join" uses: width, stages)`}},
 		{"unused-param.yaml", []string{"unused-param.yaml:5:3: task.width:", `not used by shape "needle" (it uses: tries)`}},
 		{"mixture-component.yaml", []string{"mixture-component.yaml:10:7: task.components[1].width: must be at least 1"}},
 		{"episodes.yaml", []string{"episodes.yaml:2:1: episodes: 0 is out of range (1 to"}},
-		{"missing-organization.yaml", []string{"missing-organization.yaml: policy.organization: missing (allowed: independent, sequential, split, team)"}},
+		{"missing-organization.yaml", []string{"missing-organization.yaml: policy.organization: missing (allowed: centralized, decentralized, hybrid, independent, sequential, single, split, team)"}},
 		{"not-a-mapping.yaml", []string{"not-a-mapping.yaml:1:1: got a list, want a mapping (allowed keys: name, description"}},
 		{"bad-name.yaml", []string{"bad-name.yaml:1:1: name:", `"my scenario" is not a valid name`}},
 		{"serving-and-api.yaml", []string{"serving-and-api.yaml:5:3: collective.api:", "not both"}},

@@ -205,13 +205,14 @@ func refine(s *jsonschema.Schema) {
 	set("Sweep", "samples", "Random draws per grid point; required with random axes.", minimum("1"))
 	set("Sweep", "metrics", "The final metrics each trial records (default: a few per command).", func(p *jsonschema.Schema) {
 		if p.Items != nil {
-			for _, m := range slices.Concat(SweepMetrics(SweepTrain), SweepMetrics(SweepRun), SweepMetrics(SweepReplay)) {
+			for _, m := range slices.Concat(SweepMetrics(SweepTrain), SweepMetrics(SweepRun), SweepMetrics(SweepReplay), RelativeMetrics()) {
 				if !slices.Contains(p.Items.Enum, any(m)) {
 					p.Items.Enum = append(p.Items.Enum, m)
 				}
 			}
 		}
 	})
+	set("Sweep", "reference", "Run sweeps: the grid values of the reference trial (the single agent), such as {policy.organization: sequential, collective.agents: 1}; each trial's relative metrics compare it with the trial of the same variant, seed, sample and other values that has these values.", nil)
 	set("Variant", "name", "The variant's name, unique in the file ignoring case ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
 	set("Policy", "organization", "A fixed organization.", func(p *jsonschema.Schema) {
 		for _, n := range OrganizationNames() {
@@ -219,7 +220,12 @@ func refine(s *jsonschema.Schema) {
 		}
 	})
 	for _, def := range []string{"TaskFamily", "TaskComponent"} {
-		set(def, "shape", "The structure of the drawn graphs.", func(p *jsonschema.Schema) {
+		set(def, "kind", "A task kind: a preset that sets the shape and default values of the other fields (explicit fields override them).", func(p *jsonschema.Schema) {
+			for _, n := range task.Kinds {
+				p.Enum = append(p.Enum, n)
+			}
+		})
+		set(def, "shape", "The structure of the drawn graphs (required unless kind gives it).", func(p *jsonschema.Schema) {
 			for _, n := range task.Shapes {
 				p.Enum = append(p.Enum, n)
 			}
@@ -235,13 +241,20 @@ func refine(s *jsonschema.Schema) {
 	for _, def := range []string{"TaskFamily", "TaskComponent"} {
 		set(def, "coupling", "κ at joins: a distribution whose values all lie in [0, 1].", distAtMost("1", false))
 		set(def, "difficulty", "A subtask's difficulty: a distribution whose values all lie in [0, 1).", distAtMost("1", true))
-		set(def, "work", "A subtask's work at speed 1 (required unless the shape is file).", nil)
+		set(def, "work", "A subtask's work at speed 1 (required unless the shape is file or a kind gives it).", nil)
 	}
 	set("TaskComponent", "weight", "The component's weight, relative to the others.", minimum("0"))
 	set("Collective", "agents", "The most agents that may exist at once, the main agent included.", minimum("1"))
 	set("Collective", "speed", "Work done per unit of virtual time.", positive)
 	set("Collective", "strength", "The base model's strength: an attempt at difficulty d succeeds with probability (1-d)^(1/strength).", positive)
 	set("Collective", "time_limit", "Episodes still running at this time are not acceptable; 0 means no limit.", nil)
+	set("Collective", "token_budget", "Tokens the whole collective may spend on the task (every model call's prompt and output, checks included); the first call that would overdraw it is not made, nor any after it, and the episode is judged on what exists. 0 means no budget.", minimum("0"))
+	set("Verification", "by", "Who checks a part a helper of the main team made: maker (default) or orchestrator (the main agent, at its own time).", func(p *jsonschema.Schema) {
+		p.Enum = []any{string(collective.ByMaker), string(collective.ByOrchestrator)}
+	})
+	set("Selection", "merge", "How independent attempts' results become one: verify (default: a verifier selects one) or synthesis (all merged without verification; one unacceptable spoils the whole).", func(p *jsonschema.Schema) {
+		p.Enum = []any{string(collective.MergeVerify), string(collective.MergeSynthesis)}
+	})
 	set("Verification", "accuracy", "", unit)
 	set("Verification", "cost", "", minimum("0"))
 	set("Verification", "retries", "", minimum("0"))

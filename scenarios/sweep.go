@@ -34,6 +34,20 @@ import (
 //	  samples: 3
 //	  metrics: [reward_mean, success_rate, parallelism_mean]
 //
+// A run sweep may set each trial beside a reference trial, the single
+// agent of Kim et al. 2025, and record metrics relative to it
+// (RelativeMetrics): sweep.reference names the grid values of the
+// reference, and each trial's reference is the trial of the same variant,
+// seed, sample and other values with those values in their place:
+//
+//	sweep:
+//	  command: run
+//	  grid:
+//	    policy.organization: [sequential, split, team]
+//	    collective.agents: [1, 3, 5]
+//	  reference: {policy.organization: sequential, collective.agents: 1}
+//	  metrics: [success_rate, turns_mean, message_density, error_amplification, coordination_overhead]
+//
 // The package experiment/sweep runs the trials.
 
 // Commands a sweep's trials may run.
@@ -79,6 +93,15 @@ type Sweep struct {
 	// Metrics are the final metrics each trial records, in order: names
 	// from SweepMetrics(Command).
 	Metrics []string
+	// Relative are the metrics relative to each trial's reference trial,
+	// in order: names from RelativeMetrics(), computed when the tables
+	// are written, after Metrics. Empty without Reference.
+	Relative []string
+	// Reference holds the grid values of the reference trials, in file
+	// order: one value of each of some grid axes. Nil without one.
+	Reference []Param
+
+	refValues []any // Reference's values, decoded, of their fields' types
 }
 
 // GridAxis is one field path of a sweep's grid with its values.
@@ -151,8 +174,33 @@ var sweepMetrics = map[string][]string{
 		return names
 	}(),
 	SweepRun: {"success_rate", "finish_mean", "finish_acceptable_mean", "reward_mean", "parallelism_mean",
-		"messages_mean", "model_calls_mean", "tokens_mean", "agent_time_mean", "cost_per_acceptable"},
+		"messages_mean", "model_calls_mean", "tokens_mean", "agent_time_mean", "cost_per_acceptable",
+		"turns_mean", "message_density", "redundancy_mean"},
 	SweepReplay: {"replayed_duration", "recorded_duration", "duration_ratio", "within_25pct", "call_latency", "serving_delay"},
+}
+
+// relativeInputs lists each relative metric (of run sweeps with a
+// reference) with the recorded metrics it is computed from.
+var relativeInputs = []struct {
+	name   string
+	inputs []string
+}{
+	{"error_amplification", []string{"success_rate"}},
+	{"coordination_overhead", []string{"turns_mean"}},
+	{"efficiency", []string{"success_rate", "turns_mean"}},
+	{"success_gain", []string{"success_rate"}},
+}
+
+// RelativeMetrics returns the metrics a run sweep with sweep.reference
+// can give each trial relative to its reference trial: Kim et al.'s error
+// amplification, coordination overhead and efficiency, and the success
+// gain (metric's formulas of the same names).
+func RelativeMetrics() []string {
+	names := make([]string, len(relativeInputs))
+	for i, r := range relativeInputs {
+		names[i] = r.name
+	}
+	return names
 }
 
 // defaultSweepMetrics are recorded when a sweep names none.
@@ -185,6 +233,8 @@ type fileSweep struct {
 	Random  randomList `yaml:"random" json:"random,omitempty"`
 	Samples int        `yaml:"samples" json:"samples,omitempty"`
 	Metrics []string   `yaml:"metrics" json:"metrics,omitempty"`
+	// Reference maps grid axes to the values of the reference trial.
+	Reference setList `yaml:"reference" json:"reference,omitempty"`
 }
 
 // gridList and randomList are the axes as written, in file order.
@@ -220,6 +270,9 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 		if len(fs.Metrics) > 0 {
 			sw.Metrics = nil
 			seen := map[string]int{}
+			if fs.Command == SweepRun {
+				allowed = append(allowed, RelativeMetrics()...)
+			}
 			for i, m := range fs.Metrics {
 				at := fmt.Sprintf("sweep.metrics[%d]", i)
 				if !slices.Contains(allowed, m) {
@@ -235,7 +288,11 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 					continue
 				}
 				seen[m] = i
-				sw.Metrics = append(sw.Metrics, m)
+				if slices.Contains(RelativeMetrics(), m) {
+					sw.Relative = append(sw.Relative, m)
+				} else {
+					sw.Metrics = append(sw.Metrics, m)
+				}
 			}
 		}
 	}
@@ -253,6 +310,7 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 			scope.taken = append(scope.taken, ax.Path)
 		}
 	}
+	p.sweepReference(fl, scope, sw)
 	switch {
 	case len(fs.Random) > 0 && fs.Samples == 0:
 		p.report("sweep.samples", fmt.Sprintf("missing (random axes need samples: the number of draws per grid point, 1 to %d)", maxSweepSamples), nil)
@@ -273,6 +331,85 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 		return nil
 	}
 	return sw
+}
+
+// sweepReference checks sweep.reference of fl against the grid and the
+// relative metrics of sw, and sets sw.Reference. Problems go to p.errs.
+func (p *parse) sweepReference(fl *file, scope *axisScope, sw *Sweep) {
+	fs := &fl.Sweep
+	example := "such as {policy.organization: sequential, collective.agents: 1}"
+	if len(fs.Reference) == 0 {
+		if len(sw.Relative) > 0 {
+			p.report("sweep.reference", fmt.Sprintf("missing: the metrics %s are relative to a reference trial; name its grid values, %s",
+				strings.Join(sw.Relative, ", "), example), nil)
+		}
+		return
+	}
+	if fs.Command != SweepRun {
+		p.report("sweep.reference", fmt.Sprintf("given for %s trials: a reference is for run sweeps (command: run)", fs.Command), nil)
+		return
+	}
+	if len(sw.Relative) == 0 {
+		p.report("sweep.reference", fmt.Sprintf("given without a relative metric in sweep.metrics, so it would do nothing (add some of %s)",
+			strings.Join(RelativeMetrics(), ", ")), nil)
+		return
+	}
+	for _, r := range relativeInputs {
+		if !slices.Contains(sw.Relative, r.name) {
+			continue
+		}
+		for _, in := range r.inputs {
+			if !slices.Contains(sw.Metrics, in) {
+				p.report("sweep.metrics", fmt.Sprintf("%s is computed from %s: list %s too", r.name, strings.Join(r.inputs, " and "), in), nil)
+			}
+		}
+	}
+	d := p.valueDecoder("reference")
+	seen := map[string]bool{}
+	for _, e := range fs.Reference {
+		segs, err := parsePath(e.Path)
+		if err != nil {
+			p.axisError("reference", e.key, "sweep.reference", "%v", err)
+			continue
+		}
+		path := pathString(segs)
+		i := slices.IndexFunc(sw.Grid, func(ax GridAxis) bool { return ax.Path == path })
+		if i < 0 {
+			names := make([]string, len(sw.Grid))
+			for k, ax := range sw.Grid {
+				names[k] = ax.Path
+			}
+			p.axisError("reference", e.key, "sweep.reference", "%s is not a grid axis (the reference is a value of each of some grid axes: %s)", path, strings.Join(names, ", "))
+			continue
+		}
+		if seen[path] {
+			p.axisError("reference", e.key, "sweep.reference", "%s is given twice", path)
+			continue
+		}
+		seen[path] = true
+		ax := &sw.Grid[i]
+		fv, err := findField(scope.base, ax.segs, nil)
+		if err != nil {
+			p.axisError("reference", e.key, "sweep.reference", "%s: %v", path, err)
+			continue
+		}
+		val := reflect.New(fv.Type()).Elem()
+		val.Set(fv)
+		deepCopy(val)
+		before := d.errs.len()
+		d.decode(e.Value, val, "sweep.reference."+path, posTok(d.resolve(e.Value)), 0)
+		if d.errs.len() > before {
+			continue
+		}
+		text := valueText(val)
+		if !slices.Contains(ax.Values, text) {
+			p.axisError("reference", e.key, "sweep.reference", "%s: %s is not one of the axis's values (%s), so no trial is the reference", path, text, strings.Join(ax.Values, ", "))
+			continue
+		}
+		sw.Reference = append(sw.Reference, Param{Path: path, Value: text})
+		sw.refValues = append(sw.refValues, val.Interface())
+	}
+	p.errs.merge(&d.errs)
 }
 
 // hasSweep reports whether the scenario has a sweep section: in the file,
@@ -585,9 +722,16 @@ func (sw *Sweep) resolved() yaml.MapSlice {
 		}
 		ms = append(ms, yaml.MapItem{Key: "random", Value: random}, yaml.MapItem{Key: "samples", Value: sw.Samples})
 	}
-	metrics := make([]any, len(sw.Metrics))
-	for i, m := range sw.Metrics {
-		metrics[i] = m
+	if len(sw.Reference) > 0 {
+		ref := yaml.MapSlice{}
+		for i, q := range sw.Reference {
+			ref = append(ref, yaml.MapItem{Key: q.Path, Value: encodeValue(reflect.ValueOf(sw.refValues[i]), true)})
+		}
+		ms = append(ms, yaml.MapItem{Key: "reference", Value: ref})
+	}
+	metrics := make([]any, 0, len(sw.Metrics)+len(sw.Relative))
+	for _, m := range slices.Concat(sw.Metrics, sw.Relative) {
+		metrics = append(metrics, m)
 	}
 	return append(ms, yaml.MapItem{Key: "metrics", Value: metrics})
 }
@@ -764,7 +908,11 @@ func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec,
 			return Spec{}, fmt.Errorf("variant %q: %w", sc.Variants[vi].Name, err)
 		}
 	}
-	if probs := specProblems(&spec); len(probs) > 0 {
+	probs := specProblems(&spec)
+	if len(probs) == 0 && vi < len(sc.kindWritten) {
+		probs = kindZeroProblems(&spec, sc.kindWritten[vi])
+	}
+	if len(probs) > 0 {
 		return Spec{}, fmt.Errorf("%s: %s", probs[0].path, probs[0].msg)
 	}
 	locateSpec(scenarioDir(sc.Source), &spec)

@@ -95,7 +95,7 @@ func TestSweepParseErrors(t *testing.T) {
 		{"sweep:\n  seeds: 2\n", nil, []string{"s.yaml:12:1: sweep.command: missing (allowed: train, run, replay)"}},
 		{"sweep:\n  command: trian\n", nil, []string{`s.yaml:13:3: sweep.command: "trian" is not allowed (allowed: train, run, replay)`}},
 		{"sweep:\n  command: train\n  seeds: 0\n", nil, []string{"s.yaml:14:3: sweep.seeds: 0 is out of range"}},
-		{"sweep:\n  command: train\n  sead: 1\n", nil, []string{"s.yaml:14:3: sweep.sead: unknown key (allowed: command, seeds, grid, random, samples, metrics)"}},
+		{"sweep:\n  command: train\n  sead: 1\n", nil, []string{"s.yaml:14:3: sweep.sead: unknown key (allowed: command, seeds, grid, random, samples, metrics, reference)"}},
 		{"sweep:\n  command: train\n  metrics: [reward_mean, finish_mean]\n", nil,
 			[]string{`s.yaml:14:26: sweep.metrics[1]: "finish_mean" is not a metric of train trials (allowed: reward_mean,`, "prob_submit"}},
 		{"sweep:\n  command: run\n  metrics: [reward_mean, reward_mean]\n", nil, []string{`s.yaml:14:26: sweep.metrics[1]: "reward_mean" is listed twice`}},

@@ -84,7 +84,14 @@
 //	                tool_calls and tool_wait; with a handoff section
 //	                (collective.handoff) also handoff_misses (delegated
 //	                parts misunderstood) and duplicates (duplicate
-//	                delegations)
+//	                delegations); under a token budget
+//	                (collective.token_budget) also budget_used (tokens
+//	                drawn from it) and budget_exhausted (a call would
+//	                have overdrawn it); when the scenario's sweep names a
+//	                reference (sweep.reference) also turns (model
+//	                calls), message_density (messages per turn) and
+//	                redundancy (the share of delegated work that
+//	                repeated another agent's)
 //	summary.csv     one row per variant: n, acceptable, success_rate with
 //	                its Wilson interval (success_lo, success_hi), then
 //	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -95,7 +102,8 @@
 //	                call_latency, serving_wait, server_utilisation,
 //	                output_rate and tool_wait with a shared server or
 //	                tools; handoff_misses and duplicates with a handoff
-//	                section), then comm_changed_outcome and
+//	                section; budget_used and budget_exhausted under a
+//	                token budget), then comm_changed_outcome and
 //	                cost_per_acceptable
 //	charts/         comparison bars with 95% intervals (finish time of
 //	                acceptable episodes, success rate, agent time, and the
@@ -331,7 +339,11 @@
 //	                  iterations.csv (train) or episodes.csv (run)
 //	trials.csv        at the end, one row per trial in enumeration order:
 //	                  trial, variant, seed, the swept paths, the metrics
-//	                  (times in virtual seconds)
+//	                  (times in virtual seconds); with sweep.reference,
+//	                  the metrics relative to each trial's reference
+//	                  trial follow (error_amplification,
+//	                  coordination_overhead, efficiency, success_gain;
+//	                  NaN where the reference has no record yet)
 //	summary.csv       one row per variant, point and metric: variant, the
 //	                  swept paths, metric, unit, n_seeds, mean, median,
 //	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
@@ -765,7 +777,7 @@
 // a Python, Julia or Rust program, or a language model's harness, starts
 // 'simulate env' as a child process, writes requests to its standard input
 // and reads one reply per request from its standard output, in the
-// swarmsim-env/1 protocol (docs/environment.md). Standard error carries
+// swarmsim-env/2 protocol (docs/environment.md). Standard error carries
 // human messages only.
 //
 // Each message is a 4-byte little-endian length, a JSON header of that

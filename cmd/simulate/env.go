@@ -18,7 +18,7 @@ Env makes a scenario an environment that a learner outside simulate steps:
 a Python, Julia or Rust program, or a language model's harness, starts
 'simulate env' as a child process, writes requests to its standard input
 and reads one reply per request from its standard output, in the
-swarmsim-env/1 protocol (docs/environment.md). Standard error carries
+swarmsim-env/2 protocol (docs/environment.md). Standard error carries
 human messages only.
 
 Each message is a 4-byte little-endian length, a JSON header of that

@@ -17,7 +17,7 @@ import (
 	"github.com/swarmsim/swarmsim/experiment/env"
 )
 
-// envFrame returns a swarmsim-env/1 message with a header and no arrays.
+// envFrame returns a swarmsim-env/2 message with a header and no arrays.
 func envFrame(t *testing.T, header any) []byte {
 	h, err := json.Marshal(header)
 	require.NoError(t, err)

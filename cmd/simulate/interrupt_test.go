@@ -71,6 +71,12 @@ func TestMemoryBound(t *testing.T) {
 	assert.Contains(t, stderr, `variant "split": a team of 3 agents (collective.agents) on task graphs of up to 1000002 subtasks (task.width, task.stages) needs about 511.2MiB per episode and 1022.4MiB for 2 at once, above --max-memory 64MiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, or raise the bound (--max-memory 1GiB, or 0 for none)`)
 	assert.NoDirExists(t, out)
 
+	// A task kind fixes the size too, where its preset's parameters apply.
+	_, stderr, code = simulate(t, "run", "tiny", "--set", "task.shape=", "--set", "task.kind=decomposable", "--set", "task.width=1000000", "--max-memory", "64MiB", "--workers", "2", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "(task.kind, task.width, task.stages)")
+	assert.NoDirExists(t, out)
+
 	// Stopped while running: the estimate (71.6MiB) fits, but what the
 	// episode builds beyond it (messages) passes the bound.
 	_, stderr, code = simulate(t, "run", "tiny", "--set", "task.width=20000", "--set", "collective.agents=400", "--episodes", "1", "--workers", "1",

@@ -118,7 +118,7 @@ func sizeSettings(f *task.Family) []string {
 	for _, s := range []struct {
 		name string
 		set  bool
-	}{{"length", f.Length > 0}, {"width", f.Width > 0}, {"stages", f.Stages > 0}, {"branching", f.Branching > 0}, {"depth", f.Depth > 0}} {
+	}{{"kind", f.Kind != ""}, {"length", f.Length > 0}, {"width", f.Width > 0}, {"stages", f.Stages > 0}, {"branching", f.Branching > 0}, {"depth", f.Depth > 0}} {
 		if s.set {
 			names = append(names, "task."+s.name)
 		}

@@ -98,7 +98,9 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 		return err
 	}
 	s.writeReport(dir.Path())
-	printSweepSummary(s.stdout, plan, m.Records)
+	if err := printSweepSummary(s.stdout, plan, m.Records); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.stdout, "\nmerged %d of %d trials from %s (%s, %s)\nwrote %s\n",
 		len(m.Records), len(plan.Trials), count(len(args), "directory", "directories"), count(m.Read, "file", "files"),
 		count(m.Duplicates, "identical duplicate", "identical duplicates"), filepath.Clean(o.out))

@@ -100,8 +100,15 @@ func TestEveryColumnHasAMetric(t *testing.T) {
 }
 
 // sweepWithEveryMetric is a sweep of tiny, with a handoff section, whose
-// trials of command record every metric they can.
+// trials of command record every metric they can; a run sweep also names
+// a reference, for the relative metrics and the scaling columns.
 func sweepWithEveryMetric(command string) string {
+	metrics := scenarios.SweepMetrics(command)
+	reference := ""
+	if command == scenarios.SweepRun {
+		metrics = append(metrics, scenarios.RelativeMetrics()...)
+		reference = "\n  reference: {task.coupling: 0}"
+	}
 	return fmt.Sprintf(`name: every-metric
 seed: 3
 episodes: 2
@@ -113,9 +120,9 @@ sweep:
   command: %s
   seeds: 2
   grid:
-    task.coupling: [0, 0.8]
+    task.coupling: [0, 0.8]%s
   metrics: [%s]
-`, command, strings.Join(scenarios.SweepMetrics(command), ", "))
+`, command, reference, strings.Join(metrics, ", "))
 }
 
 // keyColumns name what a row is of, not a metric.

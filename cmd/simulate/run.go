@@ -54,7 +54,14 @@ handoff section, hand-off misses and duplicates) and writes a directory:
 	                tool_calls and tool_wait; with a handoff section
 	                (collective.handoff) also handoff_misses (delegated
 	                parts misunderstood) and duplicates (duplicate
-	                delegations)
+	                delegations); under a token budget
+	                (collective.token_budget) also budget_used (tokens
+	                drawn from it) and budget_exhausted (a call would
+	                have overdrawn it); when the scenario's sweep names a
+	                reference (sweep.reference) also turns (model
+	                calls), message_density (messages per turn) and
+	                redundancy (the share of delegated work that
+	                repeated another agent's)
 	summary.csv     one row per variant: n, acceptable, success_rate with
 	                its Wilson interval (success_lo, success_hi), then
 	                <metric>_mean, <metric>_lo, <metric>_hi (95%
@@ -65,7 +72,8 @@ handoff section, hand-off misses and duplicates) and writes a directory:
 	                call_latency, serving_wait, server_utilisation,
 	                output_rate and tool_wait with a shared server or
 	                tools; handoff_misses and duplicates with a handoff
-	                section), then comm_changed_outcome and
+	                section; budget_used and budget_exhausted under a
+	                token budget), then comm_changed_outcome and
 	                cost_per_acceptable
 	charts/         comparison bars with 95% intervals (finish time of
 	                acceptable episodes, success rate, agent time, and the
@@ -160,8 +168,8 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	sums := experiment.Summarize(rows)
-	handoff := experiment.UsesHandoff(experiment.VariantSpecs(sc)...)
-	if err := experiment.WriteTables(dir, rows, sums, handoff); err != nil {
+	cols := experiment.Columns{Handoff: experiment.UsesHandoff(experiment.VariantSpecs(sc)...), Scaling: experiment.UsesReference(sc)}
+	if err := experiment.WriteTables(dir, rows, sums, cols); err != nil {
 		return err
 	}
 	if o.charts {

@@ -62,7 +62,11 @@ Trials run on a pool of workers and write into a directory:
 	                  iterations.csv (train) or episodes.csv (run)
 	trials.csv        at the end, one row per trial in enumeration order:
 	                  trial, variant, seed, the swept paths, the metrics
-	                  (times in virtual seconds)
+	                  (times in virtual seconds); with sweep.reference,
+	                  the metrics relative to each trial's reference
+	                  trial follow (error_amplification,
+	                  coordination_overhead, efficiency, success_gain;
+	                  NaN where the reference has no record yet)
 	summary.csv       one row per variant, point and metric: variant, the
 	                  swept paths, metric, unit, n_seeds, mean, median,
 	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
@@ -194,7 +198,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	bar := newProgress(s.stderr, "trials", len(st.Pending))
 	opt := sweep.Options{Workers: workers, MaxEvents: o.limits.events(), Finished: func(*scenarios.Trial) { bar.increment() }}
 	if o.trialDirs {
-		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, t, oc) }
+		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, sc, t, oc) }
 	}
 	err = sweep.Execute(ctx, &sweep.Work{Dir: out, Plan: plan, Scenario: sc, Trials: trials}, st.Pending, opt)
 	bar.finish(err == nil)
@@ -248,13 +252,16 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	s.writeReport(dir.Path())
-	printSweepSummary(s.stdout, plan, mine)
+	if err := printSweepSummary(s.stdout, plan, mine); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n", len(st.Shard), ran, len(st.Shard)-ran, out)
 	return copyFigures(s, dir, sc, o.figures)
 }
 
-// writeTrialDir writes a trial's own outputs into trials/<id>/.
-func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
+// writeTrialDir writes the own outputs of trial t of sc's sweep into
+// trials/<id>/.
+func writeTrialDir(out string, sc *scenarios.Scenario, t *scenarios.Trial, oc *sweep.Outcome) error {
 	d := sweep.TrialDir(out, t.ID)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return err
@@ -273,7 +280,7 @@ func writeTrialDir(out string, t *scenarios.Trial, oc *sweep.Outcome) error {
 		h, rows := calibrate.ReplayRows(oc.Runs, oc.Replayed)
 		return rundir.WriteFile(filepath.Join(d, "replay.csv"), rundir.CSV(h, rows))
 	}
-	b, err := experiment.EpisodesCSV(oc.Rows, experiment.UsesHandoff(&t.Variant.Spec))
+	b, err := experiment.EpisodesTable(oc.Rows, experiment.Columns{Handoff: experiment.UsesHandoff(&t.Variant.Spec), Scaling: experiment.UsesReference(sc)})
 	if err != nil {
 		return err
 	}
@@ -319,7 +326,10 @@ type sweepOutputs struct {
 // writeSweepOutputs writes trials.csv of the records, the charts (if
 // wanted) and the manifest into dir.
 func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out sweepOutputs) error {
-	plan, recs := out.plan, out.recs
+	plan, recs, err := sweep.WithRelative(out.plan, out.recs)
+	if err != nil {
+		return err
+	}
 	// Written again over a complete result (a sweep run again, a merge
 	// into its own output), the old manifest goes first, so that the
 	// directory is never complete with tables it does not describe, and
@@ -375,7 +385,11 @@ const maxSummaryRows = 40
 
 // printSweepSummary prints the IQM over seeds of each metric per variant
 // and point, with its 95% bootstrap interval.
-func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.Record) {
+func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.Record) error {
+	plan, recs, err := sweep.WithRelative(plan, recs)
+	if err != nil {
+		return err
+	}
 	sums := sweep.Summarize(plan, recs)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	multi := len(plan.Variants) > 1
@@ -407,5 +421,5 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 		}
 		fmt.Fprintln(tw)
 	}
-	tw.Flush()
+	return tw.Flush()
 }

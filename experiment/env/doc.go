@@ -23,7 +23,7 @@
 // policy would sample it with, and in words (Render), for a policy that
 // reads.
 //
-// Serve speaks the swarmsim-env/1 protocol over a pair of streams
+// Serve speaks the swarmsim-env/2 protocol over a pair of streams
 // (frame.go: length-prefixed JSON headers with binary arrays; server.go:
 // the requests make, reset, step, render and close, and error replies
 // that name the field): `simulate env` serves it on standard input and

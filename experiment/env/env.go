@@ -2,7 +2,6 @@ package env
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 
@@ -91,7 +90,11 @@ type part struct {
 	group  []collective.Metrics // a group's finished episodes, for its rewards
 	scores []float64
 	ended  []int // the rows whose ends or rewards the output reports
-	err    error
+	// done and episode are the part's share of Out.Ended and
+	// Out.Episode, in row order.
+	done    []int32
+	episode []float64
+	err     error
 }
 
 // row is one episode in progress and what the row keeps of the last one.
@@ -123,9 +126,13 @@ type Out struct {
 	// Terminated and Truncated are 1 where an episode ended in this step:
 	// truncated by the time limit, terminated otherwise.
 	Terminated, Truncated []uint8
-	// Episode holds, per episode metric (Metrics), the finished
-	// episode's value in each row; NaN where no episode ended.
-	Episode [][]float64
+	// Ended lists the rows whose episodes ended in this step, in
+	// ascending order (where Terminated or Truncated is 1), and Episode
+	// holds their metrics: len(Ended) × len(Metrics()) in C order, row j
+	// the episode of row Ended[j]. Only the rows that ended take memory
+	// and bytes on the wire.
+	Ended   []int32
+	Episode []float64
 }
 
 // New makes an environment; its rows wait for Reset.
@@ -182,11 +189,6 @@ func New(cfg Config) (*Env, error) {
 	e.out = Out{
 		Obs: make([]float32, n*NumFeatures), Mask: make([]uint8, n*NumActions), Agent: make([]int32, n),
 		Active: make([]uint8, n), U: make([]float64, n), Reward: make([]float64, n), Terminated: make([]uint8, n), Truncated: make([]uint8, n),
-		Episode: make([][]float64, len(e.metrics)),
-	}
-	for m := range e.out.Episode {
-		e.out.Episode[m] = make([]float64, n)
-		fillNaN(e.out.Episode[m])
 	}
 	return e, nil
 }
@@ -245,7 +247,7 @@ func (e *Env) NumEnvs() int { return e.n }
 func (e *Env) Group() int { return e.g }
 
 // Metrics returns the names of the episode metrics, in the order of
-// Out.Episode: columns of episodes.csv.
+// Out.Episode's columns: columns of episodes.csv.
 func (e *Env) Metrics() []string {
 	names := make([]string, len(e.metrics))
 	for i, m := range e.metrics {
@@ -365,7 +367,7 @@ func (e *Env) observe(p *part, i int) {
 		return
 	}
 	policy.Features(r.pending.Obs, &p.feat)
-	for j, x := range p.feat {
+	for j, x := range &p.feat { // by pointer: ranging over the array copies it
 		obs[j] = float32(x)
 	}
 	for a := range collective.Action(NumActions) {
@@ -414,6 +416,11 @@ func (e *Env) Step(actions []int32) (*Out, error) {
 		e.reset = false
 		return nil, err
 	}
+	for w := range e.parts {
+		p := &e.parts[w]
+		e.out.Ended = append(e.out.Ended, p.done...)
+		e.out.Episode = append(e.out.Episode, p.episode...)
+	}
 	return &e.out, nil
 }
 
@@ -452,14 +459,15 @@ func (e *Env) finish(p *part, i int) error {
 	r.active = false
 	r.result = res.Metrics
 	p.ended = append(p.ended, i)
+	p.done = append(p.done, int32(i))
 	cfg := &e.variant.Spec.Collective
 	reward := &e.variant.Spec.Reward
 	// The episode's own reward, as episodes.csv scores it: a group of one.
 	p.group[0] = res.Metrics
 	reward.Group(cfg, 0, p.group[:1], p.scores[:1])
 	r.finished = experiment.Row{Variant: e.variant.Name, Episode: int(r.instance), Metrics: res.Metrics, Reward: p.scores[0]}
-	for m, metric := range e.metrics {
-		e.out.Episode[m][i] = metric.Value(&r.finished)
+	for _, metric := range e.metrics {
+		p.episode = append(p.episode, metric.Value(&r.finished))
 	}
 	if res.TimedOut {
 		e.out.Truncated[i] = 1
@@ -520,12 +528,10 @@ func (e *Env) clearEnded() {
 		p := &e.parts[w]
 		for _, i := range p.ended {
 			e.out.Reward[i], e.out.Terminated[i], e.out.Truncated[i] = 0, 0, 0
-			for m := range e.out.Episode {
-				e.out.Episode[m][i] = math.NaN()
-			}
 		}
-		p.ended = p.ended[:0]
+		p.ended, p.done, p.episode = p.ended[:0], p.done[:0], p.episode[:0]
 	}
+	e.out.Ended, e.out.Episode = e.out.Ended[:0], e.out.Episode[:0]
 }
 
 // Finished returns row i's last finished episode as a row of episodes.csv
@@ -540,12 +546,6 @@ func (e *Env) Finished(i int) (experiment.Row, bool) {
 func (e *Env) Pending(i int) (collective.Pending, bool) {
 	r := &e.rows[i]
 	return r.pending, r.active
-}
-
-func fillNaN(xs []float64) {
-	for i := range xs {
-		xs[i] = math.NaN()
-	}
 }
 
 func b2u(b bool) uint8 {

@@ -3,7 +3,6 @@ package env_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -104,10 +103,16 @@ func finishGroups(t *testing.T, e *env.Env, pol collective.Policy) []float64 {
 		require.Less(t, step, 100000)
 		out, err := e.Step(choose(e, pol))
 		require.NoError(t, err)
+		metrics := len(e.Metrics())
+		require.Len(t, out.Episode, len(out.Ended)*metrics)
+		for j, i := range out.Ended {
+			require.NotZero(t, out.Terminated[i]|out.Truncated[i], "row %d is listed as ended", i)
+			finish[i] = out.Episode[j*metrics+1]
+		}
 		done := true
-		for i, v := range out.Episode[1] {
-			if !math.IsNaN(v) {
-				finish[i] = v
+		for i := range out.Active {
+			if out.Active[i] == 0 {
+				assert.Equal(t, int32(-1), out.Agent[i], "row %d is inactive", i)
 			}
 			if out.Active[i] != 0 {
 				require.Zero(t, finish[i], "row %d finished and is active", i)
@@ -137,6 +142,41 @@ func TestGroupsShareTheirInstance(t *testing.T) {
 
 	finish = finishGroups(t, e, policy.NewLinear()) // uniform over the mask
 	assert.NotEqual(t, finish[:4], []float64{finish[0], finish[0], finish[0], finish[0]}, "the rows of a group drew alike")
+}
+
+// TestEpisodeNumbers checks which task instance each row's k-th episode
+// plays, k*(num_envs/group) + i/group, through resets (group 2) and
+// autoresets (group 1): the numbers of simulate run's episodes.
+func TestEpisodeNumbers(t *testing.T) {
+	team, err := policy.Organization("team")
+	require.NoError(t, err)
+	for _, group := range []int{1, 2} {
+		t.Run(fmt.Sprint("group ", group), func(t *testing.T) {
+			const rows = 4
+			e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: rows, Group: group})
+			require.NoError(t, err)
+			_, err = e.Reset(nil)
+			require.NoError(t, err)
+			_, ok := e.Finished(0)
+			assert.False(t, ok, "a row with no finished episode")
+			k := make([]int, rows) // episodes each row has finished
+			for step := 0; step < 1000 && slices.Min(k) < 3; step++ {
+				out, err := e.Step(choose(e, team))
+				require.NoError(t, err)
+				for _, i := range out.Ended {
+					r, ok := e.Finished(int(i))
+					require.True(t, ok)
+					assert.Equal(t, k[i]*rows/group+int(i)/group, r.Episode, "row %d's episode %d", i, k[i])
+					k[i]++
+				}
+				if !slices.Contains(out.Active, 1) {
+					_, err = e.Reset(nil)
+					require.NoError(t, err)
+				}
+			}
+			assert.GreaterOrEqual(t, slices.Min(k), 3)
+		})
+	}
 }
 
 // TestTrainActionsRestrictTheMask checks that the environment poses the
@@ -195,6 +235,10 @@ func TestBadConfig(t *testing.T) {
 		msg   string
 	}{
 		{"no rows", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 0, Group: 1}, "num_envs", "num_envs: 0 is out of range"},
+		{"too many rows", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: env.MaxRows + 1, Group: 1}, "num_envs", "(1 to 65536)"},
+		{"negative workers", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1, Workers: -1}, "workers", "workers: -1 is out of range"},
+		{"too many workers", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1, Workers: env.MaxWorkers + 1}, "workers", "up to 1024"},
+		{"the first of two sets", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"collective.agents=many", "collective.time_limit=3h"}, NumEnvs: 1, Group: 1}, "set.collective.agents", "collective.agents"},
 		{"group", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 6, Group: 4}, "group", "does not divide num_envs 6"},
 		{"scenario", env.Config{Scenario: "tinny", NumEnvs: 1, Group: 1}, "scenario", `did you mean "tiny"?`},
 		{"no variant", env.Config{Scenario: "tiny", NumEnvs: 1, Group: 1}, "variant", "has 2 variants; name one (allowed: split, team)"},
@@ -214,7 +258,11 @@ func TestBadConfig(t *testing.T) {
 			assert.Contains(t, err.Error(), c.msg)
 		})
 	}
-	_, err := scenarios.Load("tiny", []string{"reward.latencyy=1"})
+	// The bounds themselves are allowed.
+	_, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 2, Group: 1, Workers: env.MaxWorkers})
+	require.NoError(t, err)
+
+	_, err = scenarios.Load("tiny", []string{"reward.latencyy=1"})
 	require.Error(t, err)
 	_, envErr := env.New(env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.latencyy=1"}, NumEnvs: 1, Group: 1})
 	assert.Equal(t, err.Error(), envErr.Error(), "the command line's message")
@@ -250,9 +298,11 @@ func TestInvalidActionAdvancesNothing(t *testing.T) {
 				require.ErrorAs(t, err, &fe)
 				assert.Equal(t, "actions[2]", fe.Field)
 				assert.Contains(t, err.Error(), fmt.Sprintf("row 2: action %d (%v) is not valid; valid: %s", wrong, collective.Action(wrong), p.Mask.List()))
-				invalid[2] = 99
-				_, err = e.Step(invalid)
-				assert.ErrorContains(t, err, "row 2: action 99 is out of range (0 to 6)")
+				for _, a := range []int32{99, int32(env.NumActions), -1} {
+					invalid[2] = a
+					_, err = e.Step(invalid)
+					assert.ErrorContains(t, err, fmt.Sprintf("row 2: action %d is out of range (0 to 6)", a))
+				}
 			}
 			out, err = e.Step(actions)
 			require.NoError(t, err)

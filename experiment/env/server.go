@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -38,6 +39,12 @@ var opFields = map[string][]string{
 	"close":  nil,
 }
 
+// retired says what changed since a protocol this server no longer
+// serves, for the client's author.
+var retired = map[string]string{
+	"swarmsim-env/1": "; /2 sends the episode metrics of the rows that ended only, as episode_rows and episode (docs/environment.md): update the client",
+}
+
 // opNames lists the ops for messages.
 const opNames = "make, reset, step, render, close"
 
@@ -49,10 +56,14 @@ type server struct {
 	env     *Env
 	reply   []byte
 	actions []int32
-	// The arrays and headers of reset's and step's replies, the same
-	// every time.
+	// The arrays of reset's and step's replies, the same every time, and
+	// the memory of a reply's header.
 	resetArrays, stepArrays []replyArray
-	resetHeader, stepHeader []byte
+	header                  []byte
+	// The last request header decoded without error and its request: a
+	// client sends one step header at every step.
+	lastHeader []byte
+	lastReq    *request
 }
 
 // Serve answers the requests read from in, one reply each on out, until
@@ -131,9 +142,13 @@ func (s *server) ok(header any) error {
 // handle answers one request, leaving the reply in s.reply, and reports
 // whether the session ends.
 func (s *server) handle(m *Message) (bool, error) {
-	req, err := decodeRequest(m.Header)
-	if err != nil {
-		return false, err
+	req := s.lastReq
+	if req == nil || !bytes.Equal(m.Header, s.lastHeader) {
+		var err error
+		if req, err = decodeRequest(m.Header); err != nil {
+			return false, err
+		}
+		s.lastHeader, s.lastReq = append(s.lastHeader[:0], m.Header...), req
 	}
 	if req.Op != "make" && s.env == nil && req.Op != "close" {
 		if _, known := opFields[req.Op]; known {
@@ -259,7 +274,7 @@ func (s *server) make(req *request, m *Message) error {
 		return err
 	}
 	if req.Protocol != Protocol {
-		return fieldErr("protocol", "protocol: %q is not served (allowed: %s)", req.Protocol, Protocol)
+		return fieldErr("protocol", "protocol: %q is not served (allowed: %s)%s", req.Protocol, Protocol, retired[req.Protocol])
 	}
 	if req.Scenario == "" {
 		return fieldErr("scenario", "scenario: missing (a library scenario's name, as simulate list shows them, or a YAML file's path)")
@@ -283,7 +298,6 @@ func (s *server) make(req *request, m *Message) error {
 	s.env = e
 	s.actions = make([]int32, e.n)
 	s.resetArrays, s.stepArrays = replyArrays(e, false), replyArrays(e, true)
-	s.resetHeader, s.stepHeader = replyHeader(s.resetArrays), replyHeader(s.stepArrays)
 	return s.ok(struct {
 		OK             bool     `json:"ok"`
 		Protocol       string   `json:"protocol"`
@@ -354,52 +368,69 @@ func parseSets(raw json.RawMessage) ([]string, error) {
 // the one place where the order of the arrays is written.
 type replyArray struct {
 	Array
+	// ended marks an array over the rows whose episodes ended: its first
+	// dimension is len(Out.Ended), which changes from step to step.
+	ended bool
 	write func(buf []byte, o *Out) []byte
 }
 
-// replyArrays returns the arrays of reset's reply, or with step step's:
-// which only the number of rows sizes.
+// replyArrays returns the arrays of reset's reply, or with step step's.
 func replyArrays(e *Env, step bool) []replyArray {
 	n := e.n
-	arrays := []replyArray{{Array{"obs", "f4", []int{n, NumFeatures}}, func(b []byte, o *Out) []byte { return appendF4(b, o.Obs) }}}
+	arrays := []replyArray{{Array: Array{"obs", "f4", []int{n, NumFeatures}}, write: func(b []byte, o *Out) []byte { return appendF4(b, o.Obs) }}}
 	if step {
 		arrays = append(arrays,
-			replyArray{Array{"reward", "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.Reward) }},
-			replyArray{Array{"terminated", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Terminated...) }},
-			replyArray{Array{"truncated", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Truncated...) }})
+			replyArray{Array: Array{"reward", "f8", []int{n}}, write: func(b []byte, o *Out) []byte { return appendF8(b, o.Reward) }},
+			replyArray{Array: Array{"terminated", "u1", []int{n}}, write: func(b []byte, o *Out) []byte { return append(b, o.Terminated...) }},
+			replyArray{Array: Array{"truncated", "u1", []int{n}}, write: func(b []byte, o *Out) []byte { return append(b, o.Truncated...) }})
 	}
 	arrays = append(arrays,
-		replyArray{Array{"action_mask", "u1", []int{n, NumActions}}, func(b []byte, o *Out) []byte { return append(b, o.Mask...) }},
-		replyArray{Array{"agent", "i4", []int{n}}, func(b []byte, o *Out) []byte { return appendI4(b, o.Agent) }},
-		replyArray{Array{"active", "u1", []int{n}}, func(b []byte, o *Out) []byte { return append(b, o.Active...) }},
-		replyArray{Array{"u", "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.U) }})
+		replyArray{Array: Array{"action_mask", "u1", []int{n, NumActions}}, write: func(b []byte, o *Out) []byte { return append(b, o.Mask...) }},
+		replyArray{Array: Array{"agent", "i4", []int{n}}, write: func(b []byte, o *Out) []byte { return appendI4(b, o.Agent) }},
+		replyArray{Array: Array{"active", "u1", []int{n}}, write: func(b []byte, o *Out) []byte { return append(b, o.Active...) }},
+		replyArray{Array: Array{"u", "f8", []int{n}}, write: func(b []byte, o *Out) []byte { return appendF8(b, o.U) }})
 	if step {
-		for m, name := range e.Metrics() {
-			arrays = append(arrays, replyArray{Array{"episode." + name, "f8", []int{n}}, func(b []byte, o *Out) []byte { return appendF8(b, o.Episode[m]) }})
-		}
+		arrays = append(arrays,
+			replyArray{Array: Array{"episode_rows", "i4", []int{0}}, ended: true, write: func(b []byte, o *Out) []byte { return appendI4(b, o.Ended) }},
+			replyArray{Array: Array{"episode", "f8", []int{0, len(e.metrics)}}, ended: true, write: func(b []byte, o *Out) []byte { return appendF8(b, o.Episode) }})
 	}
 	return arrays
 }
 
-// replyHeader returns the header of a reply with the arrays.
-func replyHeader(arrays []replyArray) []byte {
-	list := make([]Array, len(arrays))
-	for i, a := range arrays {
-		list[i] = a.Array
+// appendHeader appends the header of a reply with the arrays to buf,
+// the arrays over ended rows with ended of them. It writes the JSON
+// itself, since it does so at every step: names and dtypes are plain
+// ASCII, which Go quotes as JSON does.
+func appendHeader(buf []byte, arrays []replyArray, ended int) []byte {
+	buf = append(buf, `{"ok":true,"arrays":[`...)
+	for i := range arrays {
+		a := &arrays[i]
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"name":`...)
+		buf = strconv.AppendQuote(buf, a.Name)
+		buf = append(buf, `,"dtype":`...)
+		buf = strconv.AppendQuote(buf, a.Dtype)
+		buf = append(buf, `,"shape":[`...)
+		for j, d := range a.Shape {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			if j == 0 && a.ended {
+				d = ended
+			}
+			buf = strconv.AppendInt(buf, int64(d), 10)
+		}
+		buf = append(buf, "]}"...)
 	}
-	h, err := json.Marshal(struct {
-		OK     bool    `json:"ok"`
-		Arrays []Array `json:"arrays"`
-	}{true, list})
-	if err != nil {
-		panic(err) // names and ints always marshal
-	}
-	return h
+	return append(buf, "]}"...)
 }
 
 // writeArrays makes the reply the header and the arrays of out.
-func (s *server) writeArrays(header []byte, arrays []replyArray, out *Out) {
-	s.reply = appendFrame(s.reply[:0], header)
+func (s *server) writeArrays(arrays []replyArray, out *Out) {
+	s.header = appendHeader(s.header[:0], arrays, len(out.Ended))
+	s.reply = appendFrame(s.reply[:0], s.header)
 	for _, a := range arrays {
 		s.reply = a.write(s.reply, out)
 	}
@@ -414,7 +445,7 @@ func (s *server) reset(req *request, m *Message) error {
 	if err != nil {
 		return err
 	}
-	s.writeArrays(s.resetHeader, s.resetArrays, out)
+	s.writeArrays(s.resetArrays, out)
 	return nil
 }
 
@@ -427,7 +458,7 @@ func (s *server) step(req *request, m *Message) error {
 	if err != nil {
 		return err
 	}
-	s.writeArrays(s.stepHeader, s.stepArrays, out)
+	s.writeArrays(s.stepArrays, out)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -68,6 +69,18 @@ func (c *client) request(header any, payloads ...[]byte) (map[string]any, map[st
 	return c.send(frame(c.t, header, payloads...))
 }
 
+// shapes returns the shapes of a reply's arrays by name, as its header
+// lists them.
+func shapes(h map[string]any) map[string]any {
+	out := map[string]any{}
+	list, _ := h["arrays"].([]any)
+	for _, a := range list {
+		a := a.(map[string]any)
+		out[a["name"].(string)] = a["shape"]
+	}
+	return out
+}
+
 // wantError checks that a reply is an error about field.
 func wantError(t *testing.T, h map[string]any, field, msg string) {
 	t.Helper()
@@ -100,6 +113,10 @@ func TestServeSession(t *testing.T) {
 	assert.Equal(t, "test", h["version"])
 	assert.EqualValues(t, 2, h["workers"])
 	assert.Contains(t, h["episode_metrics"], "parallelism_mean")
+	assert.Equal(t, []any{}, h["warnings"], "no warnings is an empty list, not null")
+	metrics := h["episode_metrics"].([]any)
+	finishCol := slices.Index(metrics, any("finish_time"))
+	require.GreaterOrEqual(t, finishCol, 0, "%v", metrics)
 	h, _ = c.request(makeTiny)
 	wantError(t, h, "op", "made already")
 
@@ -137,14 +154,22 @@ func TestServeSession(t *testing.T) {
 		}
 		require.Equal(t, true, h["ok"], "%v", h)
 		mask = arrays["action_mask"]
+		// episode_rows lists the rows that ended, in order, and episode
+		// holds their metrics, one row of the matrix each.
+		var want []byte
 		for row := range 2 {
-			finish := math.Float64frombits(binary.LittleEndian.Uint64(arrays["episode.finish_time"][8*row:]))
 			if arrays["terminated"][row]+arrays["truncated"][row] == 1 {
-				ended++
-				assert.Positive(t, finish)
-			} else {
-				assert.True(t, math.IsNaN(finish))
+				want = append(want, i4(int32(row))...)
 			}
+		}
+		assert.Equal(t, want, arrays["episode_rows"], "step %d", step)
+		k := len(want) / 4
+		require.Len(t, arrays["episode"], 8*k*len(metrics))
+		assert.Equal(t, []any{float64(k), float64(len(metrics))}, shapes(h)["episode"])
+		for j := range k {
+			finish := math.Float64frombits(binary.LittleEndian.Uint64(arrays["episode"][8*(j*len(metrics)+finishCol):]))
+			assert.Positive(t, finish)
+			ended++
 		}
 		assert.Equal(t, []byte{1, 1}, arrays["active"], "group 1 resets a finished row at once")
 	}
@@ -167,10 +192,12 @@ func TestServeErrors(t *testing.T) {
 		{"no op", map[string]any{"scenario": "tiny"}, "op", "op: missing"},
 		{"unknown field", map[string]any{"op": "make", "scenarioo": "tiny"}, "scenarioo", "not a field of any request"},
 		{"wrong type", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "num_envs": "two"}, "num_envs", "want an integer"},
-		{"protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/0", "scenario": "tiny"}, "protocol", "allowed: swarmsim-env/1"},
+		{"protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/0", "scenario": "tiny"}, "protocol", "allowed: swarmsim-env/2"},
+		{"retired protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/1", "scenario": "tiny"}, "protocol", "update the client"},
 		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
 		{"bad set key", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "set": map[string]any{"reward.latencyy": "1"}}, "set.reward.latencyy", "latencyy"},
 		{"field of another op", map[string]any{"op": "reset", "scenario": "tiny"}, "scenario", "reset does not read it"},
+		{"a field for close", map[string]any{"op": "close", "seed": 1}, "seed", "close does not read it (its fields: none)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, _ := c.request(tc.header)
@@ -197,6 +224,8 @@ func TestServeErrors(t *testing.T) {
 		{"unknown name", map[string]any{"op": "step", "action_names": []any{"work", "fly"}}, nil, "action_names[1]", `unknown action "fly"`},
 		{"null for an active row", map[string]any{"op": "step", "action_names": []any{"work", nil}}, nil, "action_names[1]", "no action for an active row"},
 		{"render row", map[string]any{"op": "render", "rows": []int{5}}, nil, "rows[0]", "row 5 is out of range (0 to 1)"},
+		{"render the row after the last", map[string]any{"op": "render", "rows": []int{0, 2}}, nil, "rows[1]", "row 2 is out of range (0 to 1)"},
+		{"render a negative row", map[string]any{"op": "render", "rows": []int{-1}}, nil, "rows[0]", "row -1 is out of range (0 to 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var h map[string]any
@@ -265,6 +294,39 @@ func TestServeEndsAtEOF(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReaderRepeatedHeaders checks that a header read again, as a
+// client's step header is, gives its own arrays and payloads, and that
+// the next different header is parsed afresh.
+func TestReaderRepeatedHeaders(t *testing.T) {
+	two := map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}
+	three := map[string]any{"op": "step", "arrays": []env.Array{{Name: "x", Dtype: "u1", Shape: []int{3}}, {Name: "y", Dtype: "f8", Shape: []int{0}}}}
+	var raw []byte
+	for _, m := range [][]byte{frame(t, two, i4(1, 2)), frame(t, two, i4(3, 4)), frame(t, three, []byte{5, 6, 7}), frame(t, two, i4(8, 9))} {
+		raw = append(raw, m...)
+	}
+	r := env.NewReader(bytes.NewReader(raw))
+	for _, want := range []struct {
+		names    []string
+		payloads [][]byte
+	}{
+		{[]string{"actions"}, [][]byte{i4(1, 2)}},
+		{[]string{"actions"}, [][]byte{i4(3, 4)}},
+		{[]string{"x", "y"}, [][]byte{{5, 6, 7}, {}}},
+		{[]string{"actions"}, [][]byte{i4(8, 9)}},
+	} {
+		m, err := r.Read()
+		require.NoError(t, err)
+		var names []string
+		for _, a := range m.Arrays {
+			names = append(names, a.Name)
+		}
+		assert.Equal(t, want.names, names)
+		assert.Equal(t, want.payloads, m.Payloads)
+	}
+	_, err := r.Read()
+	assert.ErrorIs(t, err, io.EOF)
 }
 
 // FuzzReader reads arbitrary bytes as messages: it never panics, and a

@@ -30,6 +30,8 @@ func NewPlan(sc *scenarios.Scenario, seed uint64, only string) (*results.Plan, [
 		Samples:      sw.Samples,
 		Only:         only,
 		Metrics:      sw.Metrics,
+		Relative:     sw.Relative,
+		Reference:    sw.Reference,
 		Resolved:     string(sc.Resolved),
 	}
 	if sw.Command == scenarios.SweepRun {

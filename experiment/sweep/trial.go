@@ -10,6 +10,7 @@ import (
 	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/rlcr"
@@ -31,18 +32,32 @@ type Outcome struct {
 	Replayed []calibrate.Replayed
 }
 
-// runMetrics reads the run metrics from a summary.
-var runMetrics = map[string]func(*experiment.Summary) float64{
-	"success_rate":           func(s *experiment.Summary) float64 { return s.Success.Value },
-	"finish_mean":            func(s *experiment.Summary) float64 { return s.Finish.Value },
-	"finish_acceptable_mean": func(s *experiment.Summary) float64 { return s.FinishAcceptable.Value },
-	"reward_mean":            func(s *experiment.Summary) float64 { return s.Reward.Value },
-	"parallelism_mean":       func(s *experiment.Summary) float64 { return s.Parallelism.Value },
-	"messages_mean":          func(s *experiment.Summary) float64 { return s.Messages.Value },
-	"model_calls_mean":       func(s *experiment.Summary) float64 { return s.ModelCalls.Value },
-	"tokens_mean":            func(s *experiment.Summary) float64 { return s.Tokens.Value },
-	"agent_time_mean":        func(s *experiment.Summary) float64 { return s.AgentTime.Value },
-	"cost_per_acceptable":    func(s *experiment.Summary) float64 { return s.CostPerAcceptable },
+// runMetrics reads the run metrics from a summary and, for what it does
+// not hold, the episodes. A trial's message density is its messages over
+// its turns, the paper's ratio of totals, not the mean of its episodes'
+// ratios (undefined for an episode without turns).
+var runMetrics = map[string]func(*experiment.Summary, []experiment.Row) float64{
+	"success_rate":           func(s *experiment.Summary, _ []experiment.Row) float64 { return s.Success.Value },
+	"finish_mean":            func(s *experiment.Summary, _ []experiment.Row) float64 { return s.Finish.Value },
+	"finish_acceptable_mean": func(s *experiment.Summary, _ []experiment.Row) float64 { return s.FinishAcceptable.Value },
+	"reward_mean":            func(s *experiment.Summary, _ []experiment.Row) float64 { return s.Reward.Value },
+	"parallelism_mean":       func(s *experiment.Summary, _ []experiment.Row) float64 { return s.Parallelism.Value },
+	"messages_mean":          func(s *experiment.Summary, _ []experiment.Row) float64 { return s.Messages.Value },
+	"model_calls_mean":       func(s *experiment.Summary, _ []experiment.Row) float64 { return s.ModelCalls.Value },
+	"tokens_mean":            func(s *experiment.Summary, _ []experiment.Row) float64 { return s.Tokens.Value },
+	"agent_time_mean":        func(s *experiment.Summary, _ []experiment.Row) float64 { return s.AgentTime.Value },
+	"cost_per_acceptable":    func(s *experiment.Summary, _ []experiment.Row) float64 { return s.CostPerAcceptable },
+	"turns_mean":             func(s *experiment.Summary, _ []experiment.Row) float64 { return s.ModelCalls.Value },
+	"message_density": func(s *experiment.Summary, _ []experiment.Row) float64 {
+		return metric.MessageDensity(s.Messages.Value, s.ModelCalls.Value)
+	},
+	"redundancy_mean": func(_ *experiment.Summary, rows []experiment.Row) float64 {
+		sum := 0.0
+		for i := range rows {
+			sum += experiment.Redundancy(&rows[i].Metrics)
+		}
+		return sum / float64(len(rows))
+	},
 }
 
 // RunTrial runs trial t of sc's sweep and returns its outcome with every
@@ -113,7 +128,7 @@ func runTrial(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Trial, m
 	}
 	sum := experiment.Summarize(o.Rows)[0]
 	for name, value := range runMetrics {
-		o.Metrics[name] = value(&sum)
+		o.Metrics[name] = value(&sum, o.Rows)
 	}
 	return o, nil
 }

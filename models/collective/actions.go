@@ -152,10 +152,29 @@ func (a *agent) share() {
 	a.busyFor(write, "share", g.Nodes[v].Name)
 }
 
-// check verifies the held part.
+// check verifies the held part; or, for the main agent with none
+// unchecked, the first part its helpers handed back (Check.By); or, for a
+// helper whose parts the orchestrator checks, hands the held part back.
 func (a *agent) check() {
 	ep := a.ep
+	if a.handsBack() {
+		a.handBack()
+		return
+	}
 	v := a.held
+	if !a.ownUnchecked() {
+		v = a.at.reviewHead()
+		a.at.review = a.at.review[1:]
+		a.reviewing = v
+	}
+	// The check is a model call: it reads the part and writes its
+	// verdict, Cost times the part's work of output.
+	nd := &ep.g.Nodes[v]
+	prompt := ep.cfg.Calls.SystemPrompt + a.context + nd.OutputTokens
+	output := int64(math.Round(nd.Work.Seconds() * ep.cfg.Check.Cost * ep.cfg.Calls.OutputRate))
+	if ep.cfg.TokenBudget > 0 && !ep.spend(a, int64(prompt)+output) {
+		return // the check is not made, and the agent stops
+	}
 	ep.res.Checks++
 	ep.res.ModelCalls++
 	a.steps++
@@ -163,11 +182,6 @@ func (a *agent) check() {
 	a.becomeBusy()
 	now := ep.env.Now()
 	if ep.server != nil {
-		// The check is a model call on the shared server: it reads the
-		// part and writes its verdict, Cost times the part's work of output.
-		nd := &ep.g.Nodes[v]
-		prompt := ep.cfg.Calls.SystemPrompt + a.context + nd.OutputTokens
-		output := int64(math.Round(nd.Work.Seconds() * ep.cfg.Check.Cost * ep.cfg.Calls.OutputRate))
 		a.req = request{node: v, check: true}
 		a.req.Prompt, a.req.Output = int64(prompt), output
 		a.activity = now
@@ -180,9 +194,23 @@ func (a *agent) check() {
 	a.later(d, a.checkDoneFn)
 }
 
+// flags reports the verdict of the latest check of part v of attempt at:
+// a right check flags a bad part; a wrong one, a good part.
+func (ep *episode) flags(at *attempt, v task.ID) bool {
+	ns := &at.nodes[v]
+	right := ep.checkKey.Float64(uint64(at.id), uint64(v), uint64(ns.checks)) < ep.cfg.Check.Accuracy
+	return ns.ok != right
+}
+
 func (a *agent) checkDone() {
 	ep := a.ep
 	if ep.done {
+		return
+	}
+	if v := a.reviewing; v >= 0 {
+		a.reviewing = -1
+		a.reviewed(v)
+		a.decide()
 		return
 	}
 	v := a.held
@@ -191,8 +219,7 @@ func (a *agent) checkDone() {
 		a.decide() // moot while it was being checked
 		return
 	}
-	right := ep.checkKey.Float64(uint64(a.at.id), uint64(v), uint64(ns.checks)) < ep.cfg.Check.Accuracy
-	flagged := ns.ok != right // a right check flags a bad part; a wrong one, a good part
+	flagged := ep.flags(a.at, v)
 	if flagged && int(ns.tries) <= ep.cfg.Check.Retries {
 		ep.res.Retries++
 		a.held = -1
@@ -241,8 +268,29 @@ func (a *agent) submit() {
 		ep.end(cands[0].ok)
 		return
 	}
+	ok, d := ep.merge(cands)
+	a.becomeBusy()
+	now := ep.env.Now()
+	a.span(now, now+d, "select", "")
+	ep.mergedOK = ok
+	a.later(d, ep.endChosenFn)
+}
+
+// merge merges several candidates as Selection.Merge says, counting a
+// model call for each: it returns whether the result is acceptable and
+// the time the merge takes.
+func (ep *episode) merge(cands []*attempt) (ok bool, d sim.Time) {
+	ep.res.ModelCalls += len(cands)
+	if ep.cfg.Select.Merge == MergeSynthesis {
+		// Nothing is judged: every candidate goes into the result.
+		ok = true
+		for _, c := range cands {
+			d += ep.cfg.Select.Cost
+			ok = ok && c.ok
+		}
+		return ok, d
+	}
 	chosen := cands[0]
-	var d sim.Time
 	for i, c := range cands {
 		d += ep.cfg.Select.Cost
 		right := ep.selKey.Float64(uint64(i), 0, 0) < ep.cfg.Select.Accuracy
@@ -251,10 +299,5 @@ func (a *agent) submit() {
 			break
 		}
 	}
-	a.becomeBusy()
-	now := ep.env.Now()
-	a.span(now, now+d, "select", "")
-	ep.res.ModelCalls += len(cands)
-	ep.chosen = chosen
-	a.later(d, ep.endChosenFn)
+	return chosen.ok, d
 }

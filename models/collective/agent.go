@@ -40,6 +40,7 @@ type agent struct {
 	dup         bool       // cur is a duplicate of a part another agent is making
 	shadow      nodeState  // a duplicate's own state of its part, which the original's never sees
 	delegated   task.ID    // the last part this agent delegated; -1 if none
+	reviewing   task.ID    // the handed-back part the agent is checking (Check.By); -1 if none
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
 	workLeft    sim.Time // work of the attempt not yet in a call
@@ -118,7 +119,7 @@ func (ep *episode) newAgent(at *attempt, main bool) *agent {
 	inbox, incoming, runAt, fns := a.inbox[:0], a.incoming[:0], a.runAt[:0], a.agentFns
 	*a = agent{}
 	a.id, a.ep, a.at, a.main = n, ep, at, main
-	a.held, a.cur, a.delegated = -1, -1, -1
+	a.held, a.cur, a.delegated, a.reviewing = -1, -1, -1, -1
 	a.callCosts = callCosts{callWork: -1, prompt: -1}
 	a.runCosts[0], a.runCosts[1] = a.callCosts, a.callCosts
 	a.inbox, a.incoming, a.reads, a.runAt, a.agentFns = inbox, incoming, reads, runAt, fns
@@ -233,6 +234,9 @@ func (a *agent) apply(act Action, mask Mask) {
 	ep.res.Actions[act]++
 	if ep.opts.Record && mask != 0 {
 		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: ep.obs, Mask: mask, Action: act})
+	}
+	if a.main && act != Check && act != Share && len(a.at.review) > 0 {
+		a.acceptReview() // the orchestrator chose not to check what came back
 	}
 	switch act {
 	case Work:

@@ -48,7 +48,8 @@ type attempt struct {
 	nWaiting  int
 	busy      int
 	board     []finding
-	shares    int // findings shared so far
+	review    []task.ID // parts handed back for the orchestrator's check (Check.By)
+	shares    int       // findings shared so far
 	complete  bool
 	ok        bool
 	steps     int
@@ -79,7 +80,7 @@ func (ep *episode) newAttempt() *attempt {
 	}
 	*at = attempt{
 		id: n, nodes: nodes[:g.Len()], left: g.Len(), sinksLeft: len(g.Sinks()),
-		ready: at.ready[:0], members: at.members[:0], waiting: at.waiting[:0], board: at.board[:0],
+		ready: at.ready[:0], members: at.members[:0], waiting: at.waiting[:0], board: at.board[:0], review: at.review[:0],
 	}
 	for v := range g.Len() {
 		at.nodes[v] = nodeState{maker: -1, trigger: -1, left: int32(len(g.Pred(task.ID(v))))}

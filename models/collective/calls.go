@@ -31,6 +31,9 @@ func (a *agent) startCall() {
 	cc := &a.callCosts
 	cc.update(ep, a.callWork, prompt)
 	output := cc.output
+	if ep.cfg.TokenBudget > 0 && !ep.spend(a, int64(prompt)+output) {
+		return // the call is not made, and the agent stops
+	}
 	ep.res.ModelCalls++
 	ep.res.PromptTokens += int64(prompt)
 	ep.res.OutputTokens += output

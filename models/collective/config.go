@@ -37,6 +37,12 @@ type Config struct {
 	// TimeLimit interrupts the episode; an unfinished episode is not
 	// acceptable. Zero means no limit.
 	TimeLimit sim.Time `yaml:"time_limit" json:"time_limit"`
+	// TokenBudget is the tokens the whole collective may spend on the
+	// task: every model call's prompt and output tokens, checks included,
+	// are drawn from it. The first call that would overdraw it is not
+	// made, and the episode ends there, judged on what exists. Zero means
+	// no budget.
+	TokenBudget int64 `yaml:"token_budget,omitempty" json:"token_budget,omitzero"`
 	// Serving is a self-hosted server shared by every agent; with no
 	// replicas (the default) each agent has its own, priced by Calls.
 	Serving serving.Deployment `yaml:"serving,omitempty" json:"serving,omitzero"`
@@ -138,7 +144,28 @@ type Verification struct {
 	Cost     float64 `yaml:"cost" json:"cost"`
 	Accuracy float64 `yaml:"accuracy" json:"accuracy"`
 	Retries  int     `yaml:"retries" json:"retries"`
+	// By says who verifies a part a helper of the main team made and
+	// checks: its maker (the default) or the orchestrator.
+	By Checker `yaml:"by,omitempty" json:"by,omitzero"`
 }
+
+// Checker says who verifies a delegated part.
+type Checker string
+
+// Checkers.
+const (
+	// ByMaker: the helper that made a part checks it itself, at its own
+	// time, and redoes a flagged part at once.
+	ByMaker Checker = "maker"
+	// ByOrchestrator: a helper's check hands its part back to the main
+	// agent (the orchestrator) instead, and is free for the helper. The
+	// part waits for the main agent's next decision: its check verifies
+	// it at the main agent's time (one part per check, in the order they
+	// came back), and a flagged part goes back to the ready subtasks to be
+	// redone by whoever takes it; any other action of the main agent
+	// accepts the waiting parts unchecked.
+	ByOrchestrator Checker = "orchestrator"
+)
 
 // ConflictMode says what an unreconciled conflict at a join does.
 type ConflictMode string
@@ -163,14 +190,30 @@ type Reconcile struct {
 	Rework float64 `yaml:"rework" json:"rework"`
 }
 
-// Selection prices the selection among independent attempts: the verifier
-// examines candidates in the order they were submitted, taking Cost each,
-// and picks the first it judges acceptable, judging right with
-// probability Accuracy.
+// Selection prices the merge of independent attempts' results, as Merge
+// says: the verifier examines candidates in the order they were
+// submitted, taking Cost each, and picks the first it judges acceptable,
+// judging right with probability Accuracy; a synthesis reads every
+// candidate, Cost each, and merges them all without judging any.
 type Selection struct {
 	Cost     sim.Time `yaml:"cost" json:"cost"`
 	Accuracy float64  `yaml:"accuracy" json:"accuracy"`
+	// Merge is verify (the default) or synthesis.
+	Merge Merge `yaml:"merge,omitempty" json:"merge,omitzero"`
 }
+
+// Merge says how the results of independent attempts become one.
+type Merge string
+
+// Merges.
+const (
+	// MergeVerify: a verifier selects one candidate (see Selection).
+	MergeVerify Merge = "verify"
+	// MergeSynthesis: the candidates are merged into one result without
+	// verification, so that one unacceptable candidate spoils the whole:
+	// the result is acceptable only if every candidate is.
+	MergeSynthesis Merge = "synthesis"
+)
 
 // Defaults returns a plausible collective: four agents of reference speed
 // and strength, model-call costs fitted for an 8B model on one H100
@@ -232,6 +275,9 @@ func (c *Config) Validate() error {
 			bad(d.field, "%v is negative (durations are 0 or more)", d.v)
 		}
 	}
+	if c.TokenBudget < 0 {
+		bad("token_budget", "%d is negative (0 for no budget, or more tokens)", c.TokenBudget)
+	}
 	if !(c.Calls.OutputRate >= 0) {
 		bad("calls.output_rate", "%v is out of range (0 or more tokens/s)", c.Calls.OutputRate)
 	}
@@ -257,6 +303,16 @@ func (c *Config) Validate() error {
 	}
 	if c.Check.Retries < 0 {
 		bad("check.retries", "%d is negative (0 or more)", c.Check.Retries)
+	}
+	switch c.Check.By {
+	case "", ByMaker, ByOrchestrator:
+	default:
+		bad("check.by", "%q is not allowed (allowed: %s, %s)", c.Check.By, ByMaker, ByOrchestrator)
+	}
+	switch c.Select.Merge {
+	case "", MergeVerify, MergeSynthesis:
+	default:
+		bad("select.merge", "%q is not allowed (allowed: %s, %s)", c.Select.Merge, MergeVerify, MergeSynthesis)
 	}
 	switch c.Reconcile.Mode {
 	case ConflictFail, ConflictRework:

@@ -124,7 +124,7 @@ func (r *Runner) start(g *task.Graph, cfg Config, pol Policy, streams sim.Stream
 	ep := &r.ep
 	if ep.env == nil {
 		ep.env = sim.New(sim.Limits{})
-		ep.endChosenFn = func() { ep.end(ep.chosen.ok) }
+		ep.endChosenFn = func() { ep.end(ep.mergedOK) }
 	}
 	ep.env.Reset(sim.Limits{MaxEvents: maxEvents})
 	r.res = Result{}
@@ -149,7 +149,8 @@ func (r *Runner) start(g *task.Graph, cfg Config, pol Policy, streams sim.Stream
 	}
 	// A shared server or tool pool schedules calls its own way, and a
 	// trace shows every call.
-	ep.runsOK = !runsOff && ep.server == nil && ep.tools == nil && !opts.Trace
+	// A token budget is drawn call by call, which a run would skip over.
+	ep.runsOK = !runsOff && ep.server == nil && ep.tools == nil && !opts.Trace && cfg.TokenBudget == 0
 	ep.meanWork = float64(g.TotalWork()) / float64(g.Len())
 	if opts.Trace {
 		ep.res.Trace = &Trace{}
@@ -230,8 +231,8 @@ type episode struct {
 	agentPool   []*agent
 	attemptPool []*attempt
 	shares      uint64 // share() calls so far: marks the partners a finding went to
-	chosen      *attempt
-	endChosenFn func() // ends the episode with chosen's result, after selection
+	mergedOK    bool   // whether the merge of the candidates is acceptable
+	endChosenFn func() // ends the episode with the merged result, after the merge
 	cands       []*attempt
 	main        *agent
 	live        int // agents that exist (spawned and not gone)
@@ -353,6 +354,8 @@ func (ep *episode) loop() error {
 			}
 			return fmt.Errorf("collective: %w", err)
 		case ep.done || ep.err != nil || ep.asking != nil:
+		case next == sim.MaxTime && ep.res.BudgetExhausted:
+			ep.end(ep.judgeExisting())
 		case next == sim.MaxTime:
 			ep.res.Stalled = true
 			ep.end(false)
@@ -392,6 +395,48 @@ func (ep *episode) finishMetrics() {
 		ep.server.finish(r.Finish, &r.Metrics)
 	}
 	r.Events = ep.env.Fired()
+}
+
+// spend draws the tokens of agent a's next model call from the token
+// budget, which is set, and reports whether the call may be made. The first call that
+// would overdraw the budget exhausts it: that call and every later one is
+// not made, and an agent whose call is refused stops where it is, its part
+// unfinished. What needs no call goes on (calls in flight end, results are
+// handed on, submitted and merged) until nothing is left to happen; then
+// the episode is judged on what exists (judgeExisting).
+func (ep *episode) spend(a *agent, tokens int64) bool {
+	if ep.res.BudgetExhausted || ep.res.BudgetUsed+tokens > ep.cfg.TokenBudget {
+		ep.res.BudgetExhausted = true
+		a.becomeFree()
+		a.state = gone
+		return false
+	}
+	ep.res.BudgetUsed += tokens
+	return true
+}
+
+// judgeExisting says whether the results that exist when an exhausted
+// budget leaves nothing to happen make an acceptable one: the main
+// team's, if complete, and every complete independent attempt's,
+// submitted or not, merged as they would have been (the merge's time is
+// not spent: the episode ends now). An unfinished part makes its
+// attempt's result not exist.
+func (ep *episode) judgeExisting() bool {
+	cands := ep.cands[:0]
+	for _, at := range ep.attempts {
+		if at.complete && (at == ep.main.at || at.alone) {
+			cands = append(cands, at)
+		}
+	}
+	ep.cands = cands
+	switch len(cands) {
+	case 0:
+		return false
+	case 1:
+		return cands[0].ok
+	}
+	ok, _ := ep.merge(cands)
+	return ok
 }
 
 func (ep *episode) fail(err error) {

@@ -20,7 +20,7 @@ func (a *agent) observe() (Observation, Mask) {
 		Unread:    len(a.inbox) + a.unreadBoard(),
 		Attempts:  ep.res.Attempts,
 		Pending:   ep.pending,
-		Unchecked: a.held >= 0 && !a.checked,
+		Unchecked: a.ownUnchecked(),
 		Unshared:  a.held >= 0 && !a.shared && a.hasPartners(a.held),
 	}
 	if ep.cfg.TimeLimit > 0 {
@@ -61,6 +61,14 @@ func (a *agent) observe() (Observation, Mask) {
 	}
 	if o.Unchecked && int(at.nodes[a.held].checks) <= ep.cfg.Check.Retries {
 		m = m.With(Check)
+	} else if a.main && !o.Unchecked {
+		// Parts handed back for the orchestrator's check (Check.By).
+		if v := at.reviewHead(); v >= 0 {
+			o.Unchecked = true
+			if int(at.nodes[v].checks) <= ep.cfg.Check.Retries {
+				m = m.With(Check)
+			}
+		}
 	}
 	if o.Ready == 0 {
 		switch {

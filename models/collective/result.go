@@ -29,6 +29,13 @@ type Metrics struct {
 	Conflicts     int // unreconciled conflicts at coupled joins
 	HandoffMisses int // delegated parts whose first attempt failed on a poor hand-off
 	Duplicates    int // delegations of a part already in progress (Handoff.Duplicates)
+	// BudgetUsed is the tokens drawn from Config.TokenBudget: the prompt
+	// and output tokens of every model call, checks included; 0 without
+	// a budget.
+	BudgetUsed int64
+	// BudgetExhausted reports that a model call would have overdrawn the
+	// budget, so that the episode ended there, judged on what existed.
+	BudgetExhausted bool
 	// SubagentTasks counts the subtasks assigned to subagents: each
 	// delegation, and each independent attempt (the whole task).
 	SubagentTasks int

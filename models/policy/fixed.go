@@ -10,17 +10,21 @@ import (
 
 // Fixed is a fixed organization: a deterministic policy over the shared
 // action set. Every organization runs through the same episode code and
-// differs from the others only in these decisions.
+// differs from the others only in these decisions; who verifies a
+// delegated part and how independent attempts are merged are the
+// collective's settings (collective.check.by, collective.select.merge),
+// so that a learned policy reaches every organization through the same
+// actions.
 type Fixed struct {
-	// Name is the organization: sequential, independent, split or team.
+	// Name is the organization, as policy.organization names it.
 	Name string
 	// Checks makes agents verify each part before handing it on.
 	Checks bool
-	// Fanout delegates ready subtasks to helpers (split and team).
+	// Fanout delegates ready subtasks to helpers.
 	Fanout bool
 	// Attempts starts independent attempts (independent).
 	Attempts bool
-	// Shares sends findings to partners after each coupled part (team).
+	// Shares sends findings to partners after each coupled part.
 	Shares bool
 }
 
@@ -30,17 +34,33 @@ type Fixed struct {
 //   - sequential: one agent works through the task, checking each part and
 //     retrying flagged ones;
 //   - independent: the main agent starts an independent attempt for every
-//     free agent and makes one itself; nobody checks; a verifier selects;
+//     free agent and makes one itself; nobody checks; the candidates are
+//     merged as collective.select.merge says (a verifier selects one, or a
+//     synthesis merges them all without verification);
 //   - split: agents divide the ready subtasks; results flow along edges;
-//     nobody shares findings;
+//     each part is checked before it is handed on; nobody shares findings;
 //   - team: as split, and each agent shares its findings with the agents
-//     whose parts must be reconciled with its own.
+//     whose parts must be reconciled with its own;
+//   - decentralized: as team without checks: peers divide the work and
+//     exchange findings, and nobody verifies.
+//
+// The five architectures of Kim et al. 2025 are these under their names:
+// single is sequential (one agent, whatever collective.agents allows:
+// it never delegates nor starts attempts), centralized is split and
+// hybrid is team (with collective.check.by: orchestrator the main agent
+// verifies the parts it delegated, at its own time; by default their
+// makers do), independent is independent (the paper's synthesis with
+// collective.select.merge: synthesis), and decentralized is its own.
 func Organizations() map[string]Fixed {
 	return map[string]Fixed{
-		"sequential":  {Name: "sequential", Checks: true},
-		"independent": {Name: "independent", Attempts: true},
-		"split":       {Name: "split", Checks: true, Fanout: true},
-		"team":        {Name: "team", Checks: true, Fanout: true, Shares: true},
+		"sequential":    {Name: "sequential", Checks: true},
+		"single":        {Name: "single", Checks: true},
+		"independent":   {Name: "independent", Attempts: true},
+		"split":         {Name: "split", Checks: true, Fanout: true},
+		"centralized":   {Name: "centralized", Checks: true, Fanout: true},
+		"team":          {Name: "team", Checks: true, Fanout: true, Shares: true},
+		"hybrid":        {Name: "hybrid", Checks: true, Fanout: true, Shares: true},
+		"decentralized": {Name: "decentralized", Fanout: true, Shares: true},
 	}
 }
 
@@ -67,7 +87,9 @@ func (f Fixed) Decide(o *c.Observation, m c.Mask, _ float64) c.Action {
 			}
 		}
 		for a := range c.Action(c.NumActions) {
-			if m.Has(a) {
+			// An organization that never checks does not fall back on a
+			// check either (a helper holding the last part, say).
+			if m.Has(a) && (a != c.Check || f.Checks) {
 				return a
 			}
 		}

@@ -57,6 +57,12 @@ func TestFixedOrganizations(t *testing.T) {
 		{"incomplete, no wait: submit", "split", c.Observation{Main: true}, without(all, c.Wait), c.Submit},
 		{"submit not valid: the first valid", "split", c.Observation{Main: true, Complete: true}, c.Mask(0).With(c.Check).With(c.Wait), c.Check},
 		{"nothing valid", "split", c.Observation{Main: true}, 0, c.Submit},
+		{"decentralized shares", "decentralized", c.Observation{Unshared: true, Unchecked: true, Ready: 3}, all, c.Share},
+		{"decentralized does not check", "decentralized", c.Observation{Unchecked: true, Ready: 3}, all, c.Delegate},
+		{"nor falls back on a check", "decentralized", c.Observation{Complete: true}, c.Mask(0).With(c.Check).With(c.Wait), c.Wait},
+		{"centralized checks", "centralized", c.Observation{Unchecked: true, Ready: 3}, all, c.Check},
+		{"hybrid shares, then checks", "hybrid", c.Observation{Unshared: true, Unchecked: true, Ready: 3}, all, c.Share},
+		{"single does not fan out", "single", c.Observation{Ready: 5}, all, c.Work},
 	}
 	for _, tc := range cases {
 		f, err := policy.Organization(tc.org)
@@ -110,4 +116,42 @@ func TestFixedHandoffs(t *testing.T) {
 			assert.Zero(t, delegated+misses, "%s never delegates", name)
 		}
 	}
+}
+
+// TestArchitectures: the names of Kim et al.'s architectures that are
+// today's organizations decide as those do, episode for episode (single
+// is sequential, centralized split, hybrid team); single uses one agent
+// however many collective.agents allows; decentralized delegates and
+// shares but never checks.
+func TestArchitectures(t *testing.T) {
+	f := task.Family{Shape: "fork-join", Width: 6, Stages: 2, Work: sim.LogNormal(300, 0.5), Difficulty: sim.Const(0.3), OutputTokens: sim.Const(300), Coupling: sim.Const(0.5)}
+	cfg := c.Defaults()
+	cfg.Agents = 8
+	run := func(name string, seed uint64) *c.Result {
+		org, err := policy.Organization(name)
+		require.NoError(t, err)
+		streams := sim.NewStreams(seed)
+		g, err := f.Draw(streams.New("task", 0))
+		require.NoError(t, err)
+		res, err := c.Run(g, cfg, org, streams, c.Options{})
+		require.NoError(t, err)
+		return res
+	}
+	for _, alias := range [][2]string{{"single", "sequential"}, {"centralized", "split"}, {"hybrid", "team"}} {
+		for seed := range uint64(10) {
+			assert.Equal(t, run(alias[1], seed).Metrics, run(alias[0], seed).Metrics, "%s is %s, seed %d", alias[0], alias[1], seed)
+		}
+	}
+	var messages, delegations int
+	for seed := range uint64(10) {
+		single := run("single", seed)
+		assert.Zero(t, single.Spawned, "single spawns nobody, seed %d", seed)
+		assert.Equal(t, 1, single.ParallelismPeak, "seed %d", seed)
+		dec := run("decentralized", seed)
+		assert.Zero(t, dec.Checks, "decentralized never checks, seed %d", seed)
+		messages += dec.Messages
+		delegations += dec.Actions[c.Delegate]
+	}
+	assert.Positive(t, messages, "decentralized peers exchange findings")
+	assert.Positive(t, delegations, "decentralized peers divide the work")
 }

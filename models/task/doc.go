@@ -21,6 +21,10 @@
 // A Family describes how to draw graphs (chain, fork-join, tree, layered
 // random DAG, needle search, mixtures, or a file) with node attributes from
 // sim.Dist distributions; it is meant to be filled from a scenario file.
+// A Family's Kind names a preset with the structure of one of the four
+// benchmarks of Kim et al. 2025 (decomposable, navigation, sequential,
+// tool-heavy; see Kinds and KindPreset), whose fields explicit ones
+// override; a drawn Graph says its kind (Graph.Kind).
 // ReadDOT, ReadWfFormat and Load import graphs from Graphviz DOT and
 // WfCommons WfFormat JSON; WriteDOT exports them for Graphviz.
 //

@@ -114,3 +114,29 @@ func ExampleWriteDOT() {
 	// 	"t2" -> "t3";
 	// }
 }
+
+// The four task kinds, each drawn once: a kind is a preset family, and
+// the drawn graph says which kind it is. An explicit field overrides the
+// preset (here, four parts instead of eight for the decomposable kind).
+func ExampleKindPreset() {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, k := range task.Kinds {
+		f := task.Family{Kind: k}
+		if k == task.KindDecomposable {
+			f.Width = 4
+		}
+		g, err := f.Draw(r)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		p, _ := task.KindPreset(k)
+		fmt.Printf("%-12s shape %-9s nodes %2d width %d depth %2d tool calls/attempt %g\n",
+			g.Kind(), p.Shape, g.Len(), g.Width(), g.Depth(), g.Tools().Calls.Mean())
+	}
+	// Output:
+	// decomposable shape fork-join nodes  6 width 4 depth  3 tool calls/attempt 0
+	// navigation   shape needle    nodes  9 width 8 depth  2 tool calls/attempt 0
+	// sequential   shape chain     nodes  8 width 1 depth  8 tool calls/attempt 0
+	// tool-heavy   shape layered   nodes 13 width 4 depth  4 tool calls/attempt 12
+}

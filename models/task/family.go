@@ -95,7 +95,12 @@ const (
 //
 // Names are "t<ID>" except for file graphs, which keep their node names.
 type Family struct {
-	Shape string `json:"shape" yaml:"shape"`
+	// Kind names a preset (one of Kinds) that sets Shape and gives
+	// defaults to every field it uses; explicit fields override them (see
+	// KindPreset); a field at its zero value counts as unset. Shape must
+	// be empty when Kind is set.
+	Kind  string `json:"kind,omitempty" yaml:"kind,omitempty"`
+	Shape string `json:"shape,omitempty" yaml:"shape,omitempty"`
 
 	// Structure parameters; each shape uses only its own (see above), and
 	// Validate rejects the others.
@@ -190,6 +195,16 @@ func (f Family) Validate() error {
 // validate also returns the number of nodes a draw will have (0 for
 // mixtures and files, where it varies).
 func (f *Family) validate() (int, error) {
+	k, err := f.withKind()
+	if err != nil {
+		return 0, err
+	}
+	return k.validateResolved()
+}
+
+// validateResolved is validate for a family whose kind's preset is
+// filled in (see withKind).
+func (f *Family) validateResolved() (int, error) {
 	used, ok := shapeParams[f.Shape]
 	if !ok {
 		if f.Shape == "" {
@@ -199,6 +214,9 @@ func (f *Family) validate() (int, error) {
 	}
 	for _, p := range f.params() {
 		if p.set && !slices.Contains(used, p.name) {
+			if f.Kind != "" {
+				return 0, ferr(p.name, "not used by kind %q (its shape %q uses: %s)", f.Kind, f.Shape, strings.Join(used, ", "))
+			}
 			return 0, ferr(p.name, "not used by shape %q (it uses: %s)", f.Shape, strings.Join(used, ", "))
 		}
 	}
@@ -444,7 +462,16 @@ func (d *Drawer) Draw(f *Family, r *rand.Rand) (*Graph, error) {
 // draw validates f and draws a graph into g (zero, or emptied by reuse),
 // with b's memory.
 func (f *Family) draw(r *rand.Rand, b *builder, g *Graph) error {
-	n, err := f.validate()
+	k, err := f.withKind()
+	if err != nil {
+		return err
+	}
+	return k.drawResolved(r, b, g)
+}
+
+// drawResolved is draw for a family whose kind's preset is filled in.
+func (f *Family) drawResolved(r *rand.Rand, b *builder, g *Graph) error {
+	n, err := f.validateResolved()
 	if err != nil {
 		return err
 	}
@@ -475,17 +502,22 @@ func (f *Family) draw(r *rand.Rand, b *builder, g *Graph) error {
 		return err
 	}
 	g.tools = Tools{Calls: f.ToolCalls, Latency: f.ToolLatency}
+	g.kind = f.Kind
 	return nil
 }
 
 // UsesTools reports whether graphs drawn from f (from any component of a
-// mixture) make tool calls.
+// mixture) make tool calls, its kind's preset included.
 func (f *Family) UsesTools() bool {
-	if !f.ToolCalls.IsZero() {
+	k, err := f.withKind()
+	if err != nil {
+		return false // Validate says why
+	}
+	if !k.ToolCalls.IsZero() {
 		return true
 	}
-	for i := range f.Components {
-		if f.Components[i].UsesTools() {
+	for i := range k.Components {
+		if k.Components[i].UsesTools() {
 			return true
 		}
 	}

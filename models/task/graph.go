@@ -154,6 +154,7 @@ type Graph struct {
 	width        int
 	depth        int
 	tools        Tools
+	kind         string
 }
 
 // Tools describes the tool use of a task: how many tool calls (sandboxes,
@@ -179,6 +180,11 @@ func (g *Graph) WithTools(t Tools) *Graph {
 	c.tools = t
 	return &c
 }
+
+// Kind returns the kind (one of Kinds) of the family the graph was drawn
+// from: for a mixture, that of the component drawn. It is "" for a graph
+// drawn from a family without a kind, read from a file or built with New.
+func (g *Graph) Kind() string { return g.kind }
 
 // New checks nodes and edges and returns the graph they describe. It copies
 // both arguments. Empty node names become "t<ID>".
@@ -711,9 +717,10 @@ func (g *Graph) Depth() int { return g.depth }
 func (g *Graph) Width() int { return g.width }
 
 // Equal reports whether g and h have the same nodes, in the same order,
-// the same edges carrying the same (resolved) tokens, and the same tool use.
+// the same edges carrying the same (resolved) tokens, the same tool use
+// and the same kind.
 func (g *Graph) Equal(h *Graph) bool {
-	if g.Len() != h.Len() || g.Edges() != h.Edges() || g.tools != h.tools {
+	if g.Len() != h.Len() || g.Edges() != h.Edges() || g.tools != h.tools || g.kind != h.kind {
 		return false
 	}
 	for i := range g.Nodes {

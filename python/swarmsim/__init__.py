@@ -1,5 +1,5 @@
 """swarmsim: a thin client of `simulate env`, swarmsim's environment protocol
-(swarmsim-env/1, docs/environment.md). The simulation runs in Go; this
+(swarmsim-env/2, docs/environment.md). The simulation runs in Go; this
 package only frames requests and replies as numpy arrays.
 
     from swarmsim import VecEnv

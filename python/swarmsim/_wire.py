@@ -1,4 +1,4 @@
-"""The framing of swarmsim-env/1 (docs/environment.md): a 4-byte
+"""The framing of swarmsim-env/2 (docs/environment.md): a 4-byte
 little-endian header length, a UTF-8 JSON header, then the binary arrays the
 header lists, little-endian and C-ordered, back to back."""
 
@@ -12,6 +12,9 @@ import numpy as np
 DTYPES = {"u1": np.dtype("u1"), "i4": np.dtype("<i4"), "f4": np.dtype("<f4"), "f8": np.dtype("<f8")}
 MAX_HEADER = 16 << 20
 _LEN = struct.Struct("<I")
+# The parsed headers read keeps: more than the numbers of episodes that
+# end in one step in practice.
+_CACHE = 256
 
 
 class ProtocolError(RuntimeError):
@@ -50,8 +53,9 @@ def read(stream, cache=None):
     """Reads one message from a binary stream; returns (header, arrays),
     arrays a dict of name -> numpy array over one buffer read at once. Raises
     ProtocolError on end of stream or a malformed message. cache, a dict
-    the caller keeps, remembers parsed headers: a server repeats the same
-    header at every step, which then costs no parsing."""
+    the caller keeps, remembers parsed headers: a server repeats a few
+    headers (step's differs only in how many episodes ended), which then
+    cost no parsing."""
     n = _exact(stream, _LEN.size, "the header's length")
     (size,) = _LEN.unpack(n)
     if size > MAX_HEADER:
@@ -61,7 +65,7 @@ def read(stream, cache=None):
     if parsed is None:
         parsed = _parse(raw)
         if cache is not None:
-            if len(cache) > 16:
+            if len(cache) >= _CACHE:
                 cache.clear()
             cache[raw] = parsed
     header, layout, total = parsed
@@ -76,7 +80,8 @@ def read(stream, cache=None):
                 raise ProtocolError(f"swarmsim: the server closed the stream inside a reply's arrays ({got} of {total} bytes)")
             got += more
         for name, dt, shape, off, count in layout:
-            arrays[name] = np.frombuffer(buf, dtype=dt, count=count, offset=off).reshape(shape)
+            a = np.frombuffer(buf, dtype=dt, count=count, offset=off)
+            arrays[name] = a if len(shape) == 1 else a.reshape(shape)
     return dict(header), arrays
 
 

@@ -1,5 +1,5 @@
 """VecEnv: a batch of swarmsim episodes stepped from Python through
-`simulate env` (the swarmsim-env/1 protocol, docs/environment.md)."""
+`simulate env` (the swarmsim-env/2 protocol, docs/environment.md)."""
 
 import atexit
 import operator
@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _wire
 
-PROTOCOL = "swarmsim-env/1"
+PROTOCOL = "swarmsim-env/2"
 BUILD = "go build -o python/swarmsim/bin/simulate ./cmd/simulate"
 
 
@@ -120,6 +120,13 @@ class VecEnv:
         _open.add(self)
         try:
             reply, _ = self._call(make)
+        except EnvError as e:
+            self.close()
+            if e.field != "protocol":
+                raise
+            # A binary built before or after this client: say how to match them.
+            raise EnvError(f"{e}\nswarmsim: {path} speaks another protocol than this client ({PROTOCOL}); "
+                           f"rebuild it from the repository root with\n    {BUILD}", e.field) from None
         except BaseException:
             self.close()
             raise
@@ -172,9 +179,8 @@ class VecEnv:
                 raise EnvError("swarmsim: an action is outside int32", "actions")
             msg = self._step_head + acts.astype("<i4", copy=False).tobytes()
         _, a = self._send(msg)
-        metrics = {k[len("episode."):]: v for k, v in a.items() if k.startswith("episode.")}
         info = self._info(a)
-        info["episode"] = metrics
+        info["episode"] = self._episodes(a["episode_rows"], a["episode"])
         return a["obs"], a["reward"], a["terminated"].view(np.bool_), a["truncated"].view(np.bool_), info
 
     def render(self, rows=None):
@@ -233,6 +239,19 @@ class VecEnv:
         if "u" in a:
             info["u"] = a["u"]
         return info
+
+    def _episodes(self, rows, values):
+        """info["episode"] from the reply's metrics of the rows that ended
+        (values[j] is row rows[j]'s): per metric an array over all rows,
+        NaN where no episode ended, each a row of one fresh table."""
+        # empty + fill and list() are the cheapest ways numpy has to a
+        # fresh NaN table and its rows' views: half the time of np.full and
+        # of indexing row by row.
+        table = np.empty((len(self.episode_metrics), self.num_envs))
+        table.fill(np.nan)
+        if len(rows):
+            table.T[rows] = values
+        return dict(zip(self.episode_metrics, list(table)))
 
     def _call(self, header):
         return self._send(_wire.encode(header))

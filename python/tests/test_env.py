@@ -324,6 +324,29 @@ class BadInputTest(unittest.TestCase):
                 self.assertTrue(e.exception.field)
                 self.assertIn(str(e.exception), res.stderr)
 
+    def test_a_server_of_another_protocol_says_how_to_rebuild(self):
+        # A stand-in for a simulate built before this client: it refuses
+        # the protocol as such a server does.
+        with tempfile.TemporaryDirectory() as tmp:
+            old = os.path.join(tmp, "simulate")
+            with open(old, "w") as f:
+                f.write(f"""#!{sys.executable}
+import json, struct, sys
+n, = struct.unpack("<I", sys.stdin.buffer.read(4))
+sys.stdin.buffer.read(n)
+h = json.dumps({{"ok": False, "field": "protocol",
+                 "error": 'protocol: "swarmsim-env/2" is not served (allowed: swarmsim-env/1)'}}).encode()
+sys.stdout.buffer.write(struct.pack("<I", len(h)) + h)
+sys.stdout.buffer.flush()
+""")
+            os.chmod(old, 0o755)
+            with self.assertRaises(EnvError) as e:
+                VecEnv("latency-pressure", variant="high", simulate=old)
+        self.assertEqual(e.exception.field, "protocol")
+        self.assertIn("(allowed: swarmsim-env/1)", str(e.exception))
+        self.assertIn(f"{old} speaks another protocol", str(e.exception))
+        self.assertIn("go build -o python/swarmsim/bin/simulate ./cmd/simulate", str(e.exception))
+
     def test_counts_must_be_integers(self):
         with self.assertRaises(TypeError):
             VecEnv("latency-pressure", variant="high", num_envs=2.5)

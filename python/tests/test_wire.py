@@ -1,4 +1,4 @@
-"""The framing of swarmsim-env/1, both ways, without a server."""
+"""The framing of swarmsim-env/2, both ways, without a server."""
 
 import io
 import json
