@@ -3,6 +3,7 @@ package policy_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 
 	c "github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
 )
 
 func feature(t *testing.T, x *[policy.NumFeatures]float64, name string) float64 {
@@ -107,5 +109,30 @@ func TestLogCountFeatures(t *testing.T) {
 		var x [policy.NumFeatures]float64
 		policy.Features(&c.Observation{Ready: n}, &x)
 		assert.InDelta(t, math.Log1p(float64(n))/3, x[at], 1e-15, "ready %d", n)
+	}
+}
+
+// The kind features follow task.Kinds: one per kind, named after it, in
+// its order, so that Observation.Kind (1 + the kind's index) lights the
+// kind's own feature.
+func TestKindFeaturesFollowTaskKinds(t *testing.T) {
+	names := policy.FeatureNames()
+	n := 0
+	for _, name := range names {
+		if strings.HasPrefix(name, "kind_") {
+			n++
+		}
+	}
+	require.Equal(t, len(task.Kinds), n)
+	for i, k := range task.Kinds {
+		var x [policy.NumFeatures]float64
+		policy.Features(&c.Observation{Kind: i + 1}, &x)
+		for _, other := range task.Kinds {
+			want := 0.0
+			if other == k {
+				want = 1
+			}
+			assert.Equal(t, want, feature(t, &x, "kind_"+strings.ReplaceAll(other, "-", "_")), "kind %s", k)
+		}
 	}
 }
