@@ -17,8 +17,8 @@ import (
 // restriction) and in the floor, on the same task draws, under policies
 // that decide deterministically (logits ±25 or more apart, so that no draw
 // in [0, 1) changes the action), and finds the same decisions: agent,
-// whether the policy was asked, action, time and all 28 features of the
-// product's linear policy (the floor's 18, and 0 for the other ten), and
+// whether the policy was asked, action, time and all 32 features of the
+// product's linear policy (the floor's 18, and 0 for the other fourteen), and
 // the same finish time and outcome.
 func TestSameModelAsProduct(t *testing.T) {
 	sc, err := scenarios.Load("rlcr-peer", nil)

@@ -28,9 +28,10 @@ const (
 )
 
 // The live features, in the product's order (models/policy/features.go);
-// NF of its 28. The ten left out (alone, unread, attempts, pending,
+// NF of its 32. The fourteen left out (alone, unread, attempts, pending,
 // coupling, retries, complete, unchecked×coupling, unshared×coupling,
-// complete×no pending) are 0 at every decision of this model, so their
+// complete×no pending, and the four task kinds: this task has none) are 0
+// at every decision of this model, so their
 // weights get no gradient and stay 0, and their products add exactly 0 to
 // the logits.
 const (

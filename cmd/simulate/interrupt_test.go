@@ -114,8 +114,8 @@ func TestMemoryEstimate(t *testing.T) {
 	}{
 		{"one episode fits", 64 << 20, false, 1, ""},
 		{"two do not", 64 << 20, false, 2, `variant "split": a team of 3 agents (collective.agents) on task graphs of up to 100002 subtasks (task.width, task.stages) needs about 51.1MiB per episode and 102.2MiB for 2 at once, above --max-memory 64MiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, or raise the bound (--max-memory 128MiB, or 0 for none)`},
-		{"a training iteration's rollouts", 1 << 30, true, 1, `needs about 213.6MiB per episode and 1.7GiB for 8 at once (8 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 1GiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, train.batch or train.group, or raise the bound (--max-memory 2GiB, or 0 for none)`},
-		{"on each worker", 2 << 30, true, 2, "3.3GiB for 16 at once"},
+		{"a training iteration's rollouts", 1 << 30, true, 1, `needs about 225.1MiB per episode and 1.8GiB for 8 at once (8 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 1GiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, train.batch or train.group, or raise the bound (--max-memory 2GiB, or 0 for none)`},
+		{"on each worker", 2 << 30, true, 2, "3.5GiB for 16 at once"},
 		{"training that fits", 2 << 30, true, 1, ""},
 		{"no bound", 0, true, 64, ""},
 	}
@@ -135,7 +135,7 @@ func TestMemoryEstimate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "t")
 	_, stderr, code := simulate(t, "train", testScenario, "--set", "task.width=100000", "--max-memory", "1GiB", "--workers", "1", "--out", out)
 	assert.Equal(t, exitFail, code)
-	assert.Contains(t, stderr, "13.4GiB for 64 at once (64 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 1GiB")
+	assert.Contains(t, stderr, "14.1GiB for 64 at once (64 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 1GiB")
 	assert.NoDirExists(t, out)
 
 	// A huge team on a wide task is refused by the default bound, before

@@ -145,6 +145,7 @@ type Observation struct {
 	NextWork  float64 // work of the next ready subtask over the task's mean work per subtask
 	Retries   int     // retries already spent on the held part
 	Complete  bool    // every subtask of the attempt has been released
+	Kind      int     // the task's kind: 1 + its index in task.Kinds; 0 for a task without one
 }
 
 // Policy decides what a free agent does. Every agent of the collective asks

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
@@ -152,6 +153,7 @@ func (r *Runner) start(g *task.Graph, cfg Config, pol Policy, streams sim.Stream
 	// A token budget is drawn call by call, which a run would skip over.
 	ep.runsOK = !runsOff && ep.server == nil && ep.tools == nil && !opts.Trace && cfg.TokenBudget == 0
 	ep.meanWork = float64(g.TotalWork()) / float64(g.Len())
+	ep.kind = slices.Index(task.Kinds, g.Kind()) + 1
 	if opts.Trace {
 		ep.res.Trace = &Trace{}
 	}
@@ -239,6 +241,7 @@ type episode struct {
 	busy        int // agents busy now
 	pending     int // independent attempts started and not yet submitted
 	meanWork    float64
+	kind        int // the task's kind, as Observation.Kind gives it
 	done        bool
 	err         error
 	res         *Result

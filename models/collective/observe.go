@@ -22,6 +22,7 @@ func (a *agent) observe() (Observation, Mask) {
 		Pending:   ep.pending,
 		Unchecked: a.ownUnchecked(),
 		Unshared:  a.held >= 0 && !a.shared && a.hasPartners(a.held),
+		Kind:      ep.kind,
 	}
 	if ep.cfg.TimeLimit > 0 {
 		o.TimeUsed = float64(now) / float64(ep.cfg.TimeLimit)

@@ -274,3 +274,33 @@ func TestNewcomerGetsSiblingFindings(t *testing.T) {
 		assert.Equal(t, 6*sim.Minute, res.Finish, "y %v: a and z", y)
 	}
 }
+
+// Every decision sees the kind of the task it works on: 1 + the kind's
+// index in task.Kinds for a graph drawn from a kind (alone or as a
+// mixture's component), 0 for one drawn without.
+func TestObservationKind(t *testing.T) {
+	type kindCase struct {
+		name   string
+		family task.Family
+		want   int
+	}
+	tests := []kindCase{
+		{"no kind", task.Family{Shape: "fork-join", Width: 2, Stages: 1, Work: sim.Const(60)}, 0},
+		{"mixture of one kind", task.Family{Shape: "mixture", Components: []task.Component{{Weight: 1, Family: task.Family{Kind: task.KindSequential}}}}, 3},
+	}
+	for i, k := range task.Kinds {
+		tests = append(tests, kindCase{k, task.Family{Kind: k}, i + 1})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := tt.family.Draw(sim.NewStreams(1).New("task", 0))
+			require.NoError(t, err)
+			res, err := collective.Run(g, free(3), org(t, "split"), sim.NewStreams(1), collective.Options{Record: true})
+			require.NoError(t, err)
+			require.NotEmpty(t, res.Decisions)
+			for _, d := range res.Decisions {
+				require.Equal(t, tt.want, d.Obs.Kind, "decision of agent %d at %v s", d.Agent, d.Obs.Elapsed)
+			}
+		})
+	}
+}

@@ -40,8 +40,24 @@ const (
 	fMainStart                // main agent at time 0
 	fCompleteNoPending        // complete and no independent attempt pending
 
+	// The task's kind, one-hot in the order of task.Kinds; all 0 for a
+	// task drawn without a kind, so that a policy trained on such tasks
+	// never moves its weights on them (their gradient is 0).
+	fKindDecomposable
+	fKindNavigation
+	fKindSequential
+	fKindToolHeavy
+
 	// NumFeatures is the length of the feature vector.
 	NumFeatures = iota
+)
+
+// numKinds is the number of task kinds the kind features cover, and
+// numBase the number of features before them: the features of a policy
+// file that has no weight on a kind (see Save).
+const (
+	numKinds = NumFeatures - fKindDecomposable
+	numBase  = fKindDecomposable
 )
 
 var featureNames = [NumFeatures]string{
@@ -73,6 +89,10 @@ var featureNames = [NumFeatures]string{
 	fUncheckedTime:     "unchecked_x_time_used",
 	fMainStart:         "main_x_start",
 	fCompleteNoPending: "complete_x_no_pending",
+	fKindDecomposable:  "kind_decomposable",
+	fKindNavigation:    "kind_navigation",
+	fKindSequential:    "kind_sequential",
+	fKindToolHeavy:     "kind_tool_heavy",
 }
 
 // FeatureNames returns the names of the features, in order. They are
@@ -117,6 +137,9 @@ func Features(o *c.Observation, dst *[NumFeatures]float64) {
 	dst[fUncheckedTime] = unchecked * timeUsed
 	dst[fMainStart] = b2f(o.Main && o.Elapsed == 0)
 	dst[fCompleteNoPending] = b2f(o.Complete && o.Pending == 0)
+	for k := range numKinds {
+		dst[fKindDecomposable+k] = b2f(o.Kind == k+1)
+	}
 }
 
 func b2f(b bool) float64 {

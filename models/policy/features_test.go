@@ -3,6 +3,7 @@ package policy_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 
 	c "github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
+	"github.com/swarmsim/swarmsim/models/task"
 )
 
 func feature(t *testing.T, x *[policy.NumFeatures]float64, name string) float64 {
@@ -57,6 +59,10 @@ func TestFeatures(t *testing.T) {
 		{"complete", c.Observation{Complete: true}, map[string]float64{"complete": 1, "complete_x_no_pending": 1}},
 		{"complete, pending", c.Observation{Complete: true, Pending: 2}, map[string]float64{"complete_x_no_pending": 0, "log_pending": math.Log(3) / 3}},
 		{"unread", c.Observation{Unread: 4}, map[string]float64{"unread": 1}},
+		{"no kind", c.Observation{}, map[string]float64{"kind_decomposable": 0, "kind_navigation": 0, "kind_sequential": 0, "kind_tool_heavy": 0}},
+		{"decomposable", c.Observation{Kind: 1}, map[string]float64{"kind_decomposable": 1, "kind_navigation": 0, "kind_sequential": 0, "kind_tool_heavy": 0}},
+		{"tool-heavy", c.Observation{Kind: 4}, map[string]float64{"kind_decomposable": 0, "kind_navigation": 0, "kind_sequential": 0, "kind_tool_heavy": 1}},
+		{"unknown kind", c.Observation{Kind: 5}, map[string]float64{"kind_decomposable": 0, "kind_tool_heavy": 0}},
 		{"clamped", c.Observation{TimeUsed: 7, Coupling: -1, Progress: 2, NextWork: math.Inf(1), Elapsed: math.NaN(), Ready: -3},
 			map[string]float64{"time_used": 2, "coupling": 0, "progress": 1, "log_next_work": 4, "log_elapsed": 0, "log_ready": 0, "ready_frac": 0}},
 	}
@@ -103,5 +109,30 @@ func TestLogCountFeatures(t *testing.T) {
 		var x [policy.NumFeatures]float64
 		policy.Features(&c.Observation{Ready: n}, &x)
 		assert.InDelta(t, math.Log1p(float64(n))/3, x[at], 1e-15, "ready %d", n)
+	}
+}
+
+// The kind features follow task.Kinds: one per kind, named after it, in
+// its order, so that Observation.Kind (1 + the kind's index) lights the
+// kind's own feature.
+func TestKindFeaturesFollowTaskKinds(t *testing.T) {
+	names := policy.FeatureNames()
+	n := 0
+	for _, name := range names {
+		if strings.HasPrefix(name, "kind_") {
+			n++
+		}
+	}
+	require.Equal(t, len(task.Kinds), n)
+	for i, k := range task.Kinds {
+		var x [policy.NumFeatures]float64
+		policy.Features(&c.Observation{Kind: i + 1}, &x)
+		for _, other := range task.Kinds {
+			want := 0.0
+			if other == k {
+				want = 1
+			}
+			assert.Equal(t, want, feature(t, &x, "kind_"+strings.ReplaceAll(other, "-", "_")), "kind %s", k)
+		}
 	}
 }

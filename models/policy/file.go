@@ -32,27 +32,28 @@ type policyFile struct {
 //
 // with one line of params per row of each weight matrix. Parameters are
 // written in the shortest form that reads back to the same float64, so
-// Save then Load gives the identical policy. Non-finite parameters and
-// policies other than *Linear and *MLP are errors.
+// Save then Load gives the identical policy. A policy with no weight on a
+// task kind's features (one trained on tasks without kinds, where their
+// gradient is 0) is written without them: its features and rows end
+// before the kinds, as files did before the kinds existed, and Load reads
+// the missing weights as 0. Non-finite parameters and policies other than
+// *Linear and *MLP are errors.
 func Save(w io.Writer, p Softmax) error {
-	var hidden int
-	var rows []int // lengths of the rows of params, in order
-	switch p := p.(type) {
-	case *Linear:
-		rows = repeat(NumFeatures, c.NumActions)
-	case *MLP:
-		hidden = p.hidden
-		rows = append(repeat(NumFeatures, hidden), repeat(hidden, c.NumActions)...)
-		rows = append(rows, c.NumActions)
-	default:
-		return fmt.Errorf("save policy: unsupported policy type %T", p)
-	}
 	params := p.Params()
 	for i, v := range params {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("save policy: params[%d] is %v", i, v)
 		}
 	}
+	l, err := layoutOf(p)
+	if err != nil {
+		return fmt.Errorf("save policy: %w", err)
+	}
+	width := NumFeatures
+	if !l.usesKinds(params) {
+		width = numBase
+	}
+	rows := l.rows(params, width)
 
 	var b bytes.Buffer
 	field := func(name string, v any) {
@@ -62,29 +63,73 @@ func Save(w io.Writer, p Softmax) error {
 	b.WriteString("{\n")
 	field("format", FileFormat)
 	field("kind", p.Kind())
-	field("features", featureNames[:])
+	field("features", featureNames[:width])
 	field("actions", actionNames())
-	field("hidden", hidden)
+	field("hidden", l.hidden)
 	b.WriteString("  \"params\": [")
 	var buf []byte
-	i := 0
-	for r, n := range rows {
+	for r, row := range rows {
 		b.WriteString("\n    ")
-		for k := range n {
+		for k, v := range row {
 			if k > 0 {
 				b.WriteString(", ")
 			}
-			buf = strconv.AppendFloat(buf[:0], params[i], 'g', -1, 64)
+			buf = strconv.AppendFloat(buf[:0], v, 'g', -1, 64)
 			b.Write(buf)
-			i++
 		}
 		if r < len(rows)-1 {
 			b.WriteByte(',')
 		}
 	}
 	b.WriteString("\n  ]\n}\n")
-	_, err := w.Write(b.Bytes())
+	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// layout is the shape of a policy's parameters: featureRows rows of
+// NumFeatures weights on the features (the linear policy's W, the MLP's
+// W1) come first, then rows of the given lengths (the MLP's W2 and b2).
+type layout struct {
+	hidden      int
+	featureRows int
+	rest        []int
+}
+
+func layoutOf(p Softmax) (layout, error) {
+	switch p := p.(type) {
+	case *Linear:
+		return layout{featureRows: c.NumActions}, nil
+	case *MLP:
+		return layout{hidden: p.hidden, featureRows: p.hidden, rest: append(repeat(p.hidden, c.NumActions), c.NumActions)}, nil
+	}
+	return layout{}, fmt.Errorf("unsupported policy type %T", p)
+}
+
+// usesKinds reports whether any weight on a kind feature is not zero.
+func (l layout) usesKinds(params []float64) bool {
+	for r := range l.featureRows {
+		for _, v := range params[r*NumFeatures+numBase : (r+1)*NumFeatures] {
+			if v != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rows splits params into the rows of a file whose feature rows hold the
+// first width features.
+func (l layout) rows(params []float64, width int) [][]float64 {
+	rows := make([][]float64, 0, l.featureRows+len(l.rest))
+	for r := range l.featureRows {
+		rows = append(rows, params[r*NumFeatures:r*NumFeatures+width])
+	}
+	i := l.featureRows * NumFeatures
+	for _, n := range l.rest {
+		rows = append(rows, params[i:i+n])
+		i += n
+	}
+	return rows
 }
 
 func repeat(v, n int) []int {
@@ -100,7 +145,8 @@ func repeat(v, n int) []int {
 // unknown or missing fields, features or actions that differ (in name,
 // order or count) from this build's, a hidden width that does not fit the
 // kind, params of the wrong length, and null or non-finite params are all
-// errors naming the file and the field.
+// errors naming the file and the field. The features may end before the
+// kind features (see Save); their weights are then 0.
 func Load(r io.Reader, name string) (Softmax, error) {
 	fail := func(field, format string, args ...any) error {
 		return fmt.Errorf("policy %s: field %q: %s", name, field, fmt.Sprintf(format, args...))
@@ -132,7 +178,11 @@ func Load(r io.Reader, name string) (Softmax, error) {
 	if f.Kind != "linear" && f.Kind != "mlp" {
 		return nil, fail("kind", "unknown %q (allowed: linear, mlp)", f.Kind)
 	}
-	if err := sameNames(f.Features, featureNames[:]); err != "" {
+	width := NumFeatures
+	if len(f.Features) == numBase {
+		width = numBase // a file without the kind features
+	}
+	if err := sameNames(f.Features, featureNames[:width]); err != "" {
 		return nil, fail("features", "%s", err)
 	}
 	if err := sameNames(f.Actions, actionNames()); err != "" {
@@ -152,18 +202,24 @@ func Load(r io.Reader, name string) (Softmax, error) {
 	default:
 		p = newMLP(hidden)
 	}
+	l, _ := layoutOf(p) // p is *Linear or *MLP
 	params := p.Params()
-	if len(f.Params) != len(params) {
-		return nil, fail("params", "%d values, want %d for this %s policy", len(f.Params), len(params), f.Kind)
+	if want := len(params) - l.featureRows*(NumFeatures-width); len(f.Params) != want {
+		return nil, fail("params", "%d values, want %d for this %s policy with %d features", len(f.Params), want, f.Kind, width)
 	}
-	for i, v := range f.Params {
-		switch {
-		case v == nil:
-			return nil, fail("params", "[%d] is null", i)
-		case math.IsNaN(*v) || math.IsInf(*v, 0):
-			return nil, fail("params", "[%d] is %v", i, *v)
+	i := 0
+	for _, row := range l.rows(params, width) {
+		for k := range row {
+			v := f.Params[i]
+			switch {
+			case v == nil:
+				return nil, fail("params", "[%d] is null", i)
+			case math.IsNaN(*v) || math.IsInf(*v, 0):
+				return nil, fail("params", "[%d] is %v", i, *v)
+			}
+			row[k] = *v
+			i++
 		}
-		params[i] = *v
 	}
 	return p, nil
 }

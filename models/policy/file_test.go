@@ -3,8 +3,10 @@ package policy_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +66,47 @@ func TestSaveRejects(t *testing.T) {
 	require.ErrorContains(t, policy.Save(&bytes.Buffer{}, p), "params[3]")
 }
 
+// A policy with no weight on a task kind is written with the features
+// before the kinds only, as files were before the kinds existed; one
+// weight on a kind writes them all. Either reads back to the same
+// parameters, and the file without kinds gives the kinds weight 0.
+func TestSaveKindFeatures(t *testing.T) {
+	names := policy.FeatureNames()
+	base := slices.Index(names, "kind_decomposable")
+	require.Positive(t, base)
+	for _, pc := range softmaxCases()[:2] {
+		for _, useKind := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s kind=%v", pc.name, useKind), func(t *testing.T) {
+				p := pc.make(rand.New(rand.NewPCG(7, 7)), 1)
+				ps := p.Params()
+				rows := c.NumActions // the linear policy's W
+				if p.Kind() == "mlp" {
+					rows = 8 // mlp8's W1
+				}
+				for r := range rows {
+					clear(ps[r*policy.NumFeatures+base : (r+1)*policy.NumFeatures])
+				}
+				wantFeatures := names[:base]
+				if useKind {
+					ps[policy.NumFeatures-1] = 0.5 // the first row's weight on tool-heavy
+					wantFeatures = names
+				}
+				data := save(t, p)
+				var f struct {
+					Features []string
+					Params   []float64
+				}
+				require.NoError(t, json.Unmarshal(data, &f))
+				require.Equal(t, wantFeatures, f.Features)
+				require.Len(t, f.Params, len(ps)-rows*(len(names)-len(wantFeatures)))
+				q, err := policy.Load(bytes.NewReader(data), "p.json")
+				require.NoError(t, err)
+				requireSameBits(t, ps, q.Params())
+			})
+		}
+	}
+}
+
 // mutate decodes a saved policy, changes it and encodes it again.
 func mutate(t *testing.T, p policy.Softmax, change func(f map[string]any)) string {
 	t.Helper()
@@ -78,6 +121,8 @@ func mutate(t *testing.T, p policy.Softmax, change func(f map[string]any)) strin
 func TestLoadErrors(t *testing.T) {
 	lin := policy.NewLinear()
 	mlp := policy.NewMLP(3, rand.New(rand.NewPCG(1, 1)))
+	withKind := policy.NewLinear()
+	withKind.Params()[policy.NumFeatures-1] = 1
 	valid := string(save(t, lin))
 	tests := []struct {
 		name  string
@@ -94,6 +139,10 @@ func TestLoadErrors(t *testing.T) {
 		{"missing format", mutate(t, lin, func(f map[string]any) { delete(f, "format") }), "format"},
 		{"unknown kind", mutate(t, lin, func(f map[string]any) { f["kind"] = "cnn" }), "kind"},
 		{"missing kind", mutate(t, lin, func(f map[string]any) { delete(f, "kind") }), "kind"},
+		{"kind weights without their features", mutate(t, withKind, func(f map[string]any) {
+			fs := f["features"].([]any)
+			f["features"] = fs[:len(fs)-4]
+		}), "params"},
 		{"too few features", mutate(t, lin, func(f map[string]any) {
 			fs := f["features"].([]any)
 			f["features"] = fs[:len(fs)-1]

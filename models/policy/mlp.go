@@ -23,18 +23,25 @@ type MLP struct {
 	p      []float64
 }
 
-// NewMLP returns an MLP policy with the given hidden width. W1 is drawn
-// from r, normal with standard deviation 1/sqrt(NumFeatures); W2 and b2
-// are zero, so the initial policy is uniform over the valid actions. It
+// NewMLP returns an MLP policy with the given hidden width. W1's weights
+// on the features before the kind features are drawn from r, row by row,
+// normal with standard deviation 1/sqrt(of their number); its weights on
+// the kinds, W2 and b2 are zero, so the initial policy is uniform over the
+// valid actions. A kind's weights start at 0 and stay there on tasks
+// without a kind, and the draws are those of a policy without kind
+// features: such tasks train the same MLP as before the kinds existed. It
 // panics unless 1 ≤ hidden ≤ MaxHidden and r is not nil.
 func NewMLP(hidden int, r *rand.Rand) *MLP {
 	if r == nil {
 		panic("policy: NewMLP needs a random source")
 	}
 	m := newMLP(hidden)
-	sd := 1 / math.Sqrt(NumFeatures)
-	for i := range m.w1() {
-		m.p[i] = sd * r.NormFloat64()
+	sd := 1 / math.Sqrt(numBase)
+	w1 := m.w1()
+	for j := range hidden {
+		for k := range numBase {
+			w1[j*NumFeatures+k] = sd * r.NormFloat64()
+		}
 	}
 	return m
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -234,23 +235,30 @@ func TestSoftmaxAddGradPanics(t *testing.T) {
 	})
 }
 
-// NewMLP draws every first-layer weight, normal with standard deviation
-// 1/√NumFeatures, and leaves the output layer at zero.
+// NewMLP draws every first-layer weight on a feature before the kinds,
+// normal with standard deviation 1/√(their number), and leaves the kinds'
+// weights and the output layer at zero.
 func TestNewMLPInitialisation(t *testing.T) {
 	const hidden = policy.MaxHidden
 	m := policy.NewMLP(hidden, rand.New(rand.NewPCG(3, 3)))
 	p := m.Params()
 	w1 := p[:hidden*policy.NumFeatures]
+	base := slices.Index(policy.FeatureNames(), "kind_decomposable")
+	require.Positive(t, base)
 	sum, ss := 0.0, 0.0
 	for i, w := range w1 {
+		if i%policy.NumFeatures >= base {
+			require.Zero(t, w, "W1[%d] is a kind's weight", i)
+			continue
+		}
 		require.NotZero(t, w, "W1[%d] is drawn", i)
 		sum += w
 		ss += w * w
 	}
-	n := float64(len(w1))
+	n := float64(hidden * base)
 	sd := math.Sqrt(ss/n - (sum/n)*(sum/n))
 	// The sample sd of n normal draws has a standard error of about sd/√(2n).
-	want := 1 / math.Sqrt(policy.NumFeatures)
+	want := 1 / math.Sqrt(float64(base))
 	assert.InDelta(t, want, sd, 5*want/math.Sqrt(2*n))
 	assert.InDelta(t, 0, sum/n, 5*want/math.Sqrt(n))
 	for i, w := range p[len(w1):] {
