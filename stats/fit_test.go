@@ -17,10 +17,15 @@ func TestLeastSquares(t *testing.T) {
 		want stats.Line
 	}{
 		{"exact line", []float64{0, 1, 2, 3}, []float64{1, 3, 5, 7}, stats.Line{Intercept: 1, Slope: 2}},
+		{"two points", []float64{1, 3}, []float64{5, 1}, stats.Line{Intercept: 7, Slope: -2}},
 		// By hand: mean x 2, mean y 2; Sxx = 2, Sxy = 1.
 		{"scatter", []float64{1, 2, 3}, []float64{1, 3, 2}, stats.Line{Intercept: 1, Slope: 0.5}},
 		// Far from zero the centred sums stay exact.
 		{"offset x", []float64{1e9, 1e9 + 1, 1e9 + 2}, []float64{5, 4, 3}, stats.Line{Intercept: 5 + 1e9, Slope: -1}},
+		// And far from zero in y, where x's mean 2/3 rounds and the
+		// deviations dx do not sum to exactly 0: Sxy must be Σ dx·(y − ȳ),
+		// not Σ dx·y. By hand: ȳ = 1e12 + 2, Sxx = 2/3, Sxy = 2.
+		{"offset y", []float64{0, 1, 1}, []float64{1e12, 1e12 + 3, 1e12 + 3}, stats.Line{Intercept: 1e12, Slope: 3}},
 	} {
 		got := stats.LeastSquares(tc.x, tc.y)
 		assert.InDelta(t, tc.want.Slope, got.Slope, 1e-12, tc.name)
@@ -56,7 +61,7 @@ func TestFitPowerLaw(t *testing.T) {
 	assert.InDelta(t, 1.724, got.Exponent, 1e-12)
 	assert.InDelta(t, 2.72, got.Scale, 1e-12)
 	// Points without a logarithm are left out; the rest still fit.
-	got = stats.FitPowerLaw(append(x, 0, 4), append(y, 3, -1))
+	got = stats.FitPowerLaw(append(x, 0, 4, 6), append(y, 3, -1, 0))
 	assert.InDelta(t, 1.724, got.Exponent, 1e-12)
 	got = stats.FitPowerLaw([]float64{1, 0}, []float64{1, 1})
 	assert.True(t, math.IsNaN(got.Exponent), "one usable point has no slope")

@@ -38,7 +38,9 @@ func TestWilson(t *testing.T) {
 		assert.Equal(t, 1.0, stats.Wilson(n, n).Value)
 		assert.Equal(t, 0.0, stats.Wilson(0, n).Lo)
 	}
-	assert.True(t, math.IsNaN(stats.Wilson(0, 0).Value))
+	for _, iv := range []stats.Interval{stats.Wilson(0, 0), stats.Wilson(0, -1)} {
+		assert.True(t, math.IsNaN(iv.Value) && math.IsNaN(iv.Lo) && math.IsNaN(iv.Hi), "no trials: %+v", iv)
+	}
 	assert.True(t, math.IsNaN(stats.Wilson(3, 2).Value))
 }
 
@@ -231,4 +233,65 @@ func TestLastTenth(t *testing.T) {
 			assert.Equal(t, tc.n-1, got[len(got)-1], "n=%d: the tenth ends at the last", tc.n)
 		}
 	}
+}
+
+// TestPercentileInterval checks the interval's quantiles (type 7) by hand:
+// the statistic returns 7 for the estimate, then 10, 2, 8, 4, 6 for the
+// resamples, whatever they draw, so the bounds are quantiles of 2, 4, ..., 10.
+func TestPercentileInterval(t *testing.T) {
+	for _, tc := range []struct {
+		level, lo, hi float64
+	}{
+		// q = 0.05: h = 0.05·4 = 0.2, 2 + 0.2·(4 − 2); q = 0.95: h = 3.8.
+		{0.9, 2.4, 9.6},
+		{0.5, 4, 8},
+		{1, 2, 10}, // the extremes: q = 0 and q = 1
+	} {
+		script := []float64{7, 10, 2, 8, 4, 6}
+		calls := 0
+		iv := stats.Bootstrap{Resamples: 5, Seed: 1, Level: tc.level}.Units(3, func([]int) float64 {
+			calls++
+			return script[calls-1]
+		})
+		assert.Equal(t, 6, calls, "the estimate and five resamples")
+		assert.Equal(t, 7.0, iv.Value)
+		assert.InDelta(t, tc.lo, iv.Lo, 1e-12, "level %v", tc.level)
+		assert.InDelta(t, tc.hi, iv.Hi, 1e-12, "level %v", tc.level)
+	}
+}
+
+// TestDiffByHand: samples of one repeated value resample to themselves,
+// so the difference and both bounds are known; a single value on both
+// sides gives no interval, on one side only it does.
+func TestDiffByHand(t *testing.T) {
+	bs := stats.Bootstrap{Resamples: 50, Seed: 1, Level: 0.95}
+	iv := bs.Diff([]float64{10, 10}, []float64{1, 1}, stats.Mean)
+	assert.Equal(t, stats.Interval{Value: -9, Lo: -9, Hi: -9}, iv)
+
+	one := bs.Diff([]float64{1}, []float64{4}, stats.Mean)
+	assert.Equal(t, 3.0, one.Value)
+	assert.True(t, math.IsNaN(one.Lo) && math.IsNaN(one.Hi), "one value each: %+v", one)
+	for _, tc := range []struct{ a, b []float64 }{
+		{[]float64{1, 3}, []float64{4}},
+		{[]float64{1}, []float64{4, 6}},
+	} {
+		iv := bs.Diff(tc.a, tc.b, stats.Mean)
+		assert.True(t, iv.Lo <= iv.Value && iv.Value <= iv.Hi, "%v, %v: %+v", tc.a, tc.b, iv)
+	}
+
+	// The pairs' differences are 3 and 4.
+	p := bs.PairedDiff([]float64{1, 2}, []float64{4, 6})
+	assert.Equal(t, 3.5, p.Value)
+	assert.True(t, 3 <= p.Lo && p.Hi <= 4, "%+v", p)
+	assert.True(t, math.IsNaN(bs.PairedDiff([]float64{1}, []float64{1, 2}).Value))
+}
+
+// TestIntervalMethods: Contains includes both ends; Scale multiplies all
+// three parts.
+func TestIntervalMethods(t *testing.T) {
+	iv := stats.Interval{Value: 1, Lo: 0.5, Hi: 2}
+	for x, want := range map[float64]bool{0.4: false, 0.5: true, 1: true, 2: true, 2.1: false} {
+		assert.Equal(t, want, iv.Contains(x), "%v", x)
+	}
+	assert.Equal(t, stats.Interval{Value: 3, Lo: 1.5, Hi: 6}, iv.Scale(3))
 }

@@ -224,3 +224,32 @@ func TestKindPresetsValid(t *testing.T) {
 	_, ok := KindPreset("chain")
 	assert.False(t, ok)
 }
+
+// TestWithKind: a kind alone resolves to its preset; a field given
+// explicitly is kept, the preset's fills only the fields left unset.
+func TestWithKind(t *testing.T) {
+	tool, _ := KindPreset(KindToolHeavy)
+	sparse := tool
+	sparse.EdgeProb = 0.2
+	nav, _ := KindPreset(KindNavigation)
+	fewer := nav
+	fewer.Tries, fewer.Loop = 3, 2
+	tests := []struct {
+		name string
+		f    Family
+		want Family
+	}{
+		{"tool-heavy alone", Family{Kind: KindToolHeavy}, tool},
+		{"tool-heavy with its edge probability", Family{Kind: KindToolHeavy, EdgeProb: 0.2}, sparse},
+		{"navigation alone", Family{Kind: KindNavigation}, nav},
+		{"navigation with fewer tries and steps", Family{Kind: KindNavigation, Tries: 3, Loop: 2}, fewer},
+		{"no kind", Family{Shape: ShapeChain, Length: 2}, Family{Shape: ShapeChain, Length: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.f.withKind()
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
