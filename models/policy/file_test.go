@@ -179,7 +179,38 @@ func TestLoadErrors(t *testing.T) {
 			require.Nil(t, p)
 			require.ErrorContains(t, err, "bad.json")
 			require.ErrorContains(t, err, tt.field)
+			require.NotContains(t, err.Error(), `field ""`, "an error of the whole file names no field")
 			t.Log(err)
+		})
+	}
+}
+
+// TestLoadHiddenEdges loads mlp files at the edges of the allowed hidden
+// widths, 1 and MaxHidden, and one past each.
+func TestLoadHiddenEdges(t *testing.T) {
+	tests := []struct {
+		name   string
+		save   int // the width of the saved policy
+		hidden int // the width the file claims
+		ok     bool
+	}{
+		{"narrowest", 1, 1, true},
+		{"widest", policy.MaxHidden, policy.MaxHidden, true},
+		{"below narrowest", 1, 0, false},
+		{"above widest", policy.MaxHidden, policy.MaxHidden + 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := policy.NewMLP(tt.save, rand.New(rand.NewPCG(2, 2)))
+			data := mutate(t, p, func(f map[string]any) { f["hidden"] = tt.hidden })
+			q, err := policy.Load(strings.NewReader(data), "edge.json")
+			if !tt.ok {
+				require.ErrorContains(t, err, `edge.json: field "hidden"`)
+				require.Nil(t, q)
+				return
+			}
+			require.NoError(t, err)
+			requireSameBits(t, p.Params(), q.Params())
 		})
 	}
 }
