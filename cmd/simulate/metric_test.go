@@ -33,7 +33,7 @@ func TestEveryColumnHasAMetric(t *testing.T) {
 	dir := t.TempDir()
 	handoff := []string{"--set", "collective.handoff.miss=1", "--set", "collective.handoff.findings=1"}
 	shared := []string{"--set", "collective.serving.replicas=1", "--set", "collective.serving.max_batch=1",
-		"--set", "task.tool_calls=poisson(2)", "--set", "task.tool_latency=lognormal(mean=30s, cv=1)", "--set", "collective.tools.pool=1"}
+		"--set", "task.tool_calls=poisson(2)", "--set", "task.tool_latency=lognormal(mean=30s, cv=1)", "--set", "collective.tools.pool=1", "--set", "collective.token_budget=100000000"}
 	out := func(name string) string { return filepath.Join(dir, name) }
 	for _, name := range []string{"run-a", "run-b"} {
 		args := append([]string{"run", testScenario, "--episodes", "4", "--charts=false", "--out", out(name)}, handoff...)
