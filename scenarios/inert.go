@@ -221,7 +221,7 @@ var runInertRules = []inertRule{
 			return ""
 		}
 		org, err := policy.Organization(s.Policy.Organization)
-		return unless(err != nil || org.Fanout, "the fixed organization %q never delegates, so no hand-off can be misunderstood (split and team do)", s.Policy.Organization)
+		return unless(err != nil || org.Fanout || org.Orchestrates, "the fixed organization %q never delegates, so no hand-off can be misunderstood (centralized, decentralized, hybrid, split and team do)", s.Policy.Organization)
 	}},
 }
 
@@ -272,30 +272,44 @@ func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 }
 
 // checkRunTrials reports the values that a sweep of command run leaves
-// inert in some trial: a trial is evaluated, never trained.
+// inert in every trial of their variant: a trial is evaluated, never
+// trained. As for a training sweep (checkTrialsInert), a value that acts
+// in some trials is not silent: a comparison of organizations under one
+// hand-off setting (exp-scaling) means it for those that delegate. The
+// reason given is the first trial's.
 func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 	vis := make([]int, len(sc.Variants))
 	for i := range vis {
 		vis[i] = i
 	}
+	type inert struct {
+		msg    string
+		trials int
+	}
+	byVariant := make([]map[string]*inert, len(sc.Variants))
+	trials := make([]int, len(sc.Variants))
 	// The trials were checked before (checkTrials): eachSpec has no error
 	// left to return.
-	_ = sc.eachSpec(sc.Seed, vis, func(vi int, _ []int, _ int, params []Param, spec Spec) {
-		// Only the swept values that the rules read tell trials apart;
-		// report counts a problem that trials share once.
-		var which []Param
-		for _, pm := range params {
-			if related(pm.Path, "policy") || related(pm.Path, "collective.handoff") {
-				which = append(which, pm)
-			}
+	_ = sc.eachSpec(sc.Seed, vis, func(vi int, _ []int, _ int, _ []Param, spec Spec) {
+		trials[vi]++
+		if byVariant[vi] == nil {
+			byVariant[vi] = map[string]*inert{}
 		}
 		for _, pr := range inertValues(&spec, runInertRules, "never acts in a sweep of command run: %s; it acts with sweep.command train, or with policy.file (a learned policy)") {
-			if len(which) > 0 {
-				pr.msg = "in the trials with " + describeTrial(sc.Variants[vi].Name, false, which) + ": " + pr.msg
+			if in := byVariant[vi][pr.path]; in != nil {
+				in.trials++
+			} else {
+				byVariant[vi][pr.path] = &inert{pr.msg, 1}
 			}
-			p.report(pr.path, pr.msg, &variants[vi])
 		}
 	})
+	for vi, found := range byVariant {
+		for _, r := range runInertRules {
+			if in := found[r.path]; in != nil && in.trials == trials[vi] {
+				p.report(r.path, in.msg, &variants[vi])
+			}
+		}
+	}
 }
 
 // RunInert returns the errors of values that an evaluation of the

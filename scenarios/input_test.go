@@ -326,8 +326,9 @@ func TestRunInert(t *testing.T) {
 		})
 	}
 
-	// A sweep of command run evaluates every trial: the value is refused
-	// when it loads, naming the trials when a swept value decides.
+	// A sweep of command run evaluates every trial: a value that acts in
+	// none of them is refused when it loads; one that acts in some is part
+	// of the comparison.
 	sweep := head + "  handoff: {miss: 0.5, findings: 1, duplicates: true}\npolicy: {organization: split}\nsweep:\n  command: run\n"
 	_, err := scenarios.Parse([]byte(sweep), "s.yaml", nil)
 	assert.ErrorContains(t, err, "s.yaml:4:37: collective.handoff.duplicates: never acts in a sweep of command run: every fixed organization")
@@ -335,7 +336,9 @@ func TestRunInert(t *testing.T) {
 	assert.NotContains(t, err.Error(), "handoff.miss", "split delegates")
 	sweep = strings.Replace(sweep, ", duplicates: true", "", 1)
 	_, err = scenarios.Parse([]byte(sweep+"  grid: {policy.organization: [split, sequential]}\n"), "s.yaml", nil)
-	assert.EqualError(t, err, `s.yaml:4:13: collective.handoff.miss: in the trials with policy.organization=sequential: never acts in a sweep of command run: the fixed organization "sequential" never delegates, so no hand-off can be misunderstood (split and team do); it acts with sweep.command train, or with policy.file (a learned policy)`)
+	assert.NoError(t, err, "split's trials delegate")
+	_, err = scenarios.Parse([]byte(sweep+"  grid: {policy.organization: [independent, sequential]}\n"), "s.yaml", nil)
+	assert.EqualError(t, err, `s.yaml:4:13: collective.handoff.miss: never acts in a sweep of command run: the fixed organization "independent" never delegates, so no hand-off can be misunderstood (centralized, decentralized, hybrid, split and team do); it acts with sweep.command train, or with policy.file (a learned policy)`)
 	_, err = scenarios.Parse([]byte(sweep+"  grid: {collective.agents: [2, 4]}\n"), "s.yaml", []string{"sweep.command=train"})
 	assert.NoError(t, err)
 }

@@ -85,8 +85,8 @@ func b2i(b bool) int {
 }
 
 // TestCheckBy follows a plan and two parts of a minute each, then a join,
-// all acceptable, under centralized (split: every part checked, the main
-// agent delegating when two parts are ready), checks costing half a
+// all acceptable, under split (every part checked, the main agent
+// delegating when two parts are ready), checks costing half a
 // part's work (30 s). The main agent works and checks the plan (0–90 s),
 // delegates the first part and works the second (90–150 s). With its
 // maker checking, the helper checks the first part while the main agent
@@ -107,7 +107,7 @@ func TestCheckBy(t *testing.T) {
 		t.Run(string(tt.by), func(t *testing.T) {
 			cfg := free(2)
 			cfg.Check = collective.Verification{Cost: 0.5, Accuracy: 1, Retries: 1, By: tt.by}
-			res, err := collective.Run(fanOut(t, 2), cfg, org(t, "centralized"), sim.NewStreams(1), collective.Options{Trace: true})
+			res, err := collective.Run(fanOut(t, 2), cfg, org(t, "split"), sim.NewStreams(1), collective.Options{Trace: true})
 			require.NoError(t, err)
 			assert.True(t, res.Acceptable)
 			assert.Equal(t, tt.finish, res.Finish)
@@ -276,7 +276,7 @@ func ExampleConfig_tokenBudget() {
 	// Output:
 	// single        acceptable true  finish  72.1 min, budget used  800400, exhausted false
 	// independent   acceptable false finish  22.6 min, budget used  996800, exhausted true
-	// centralized   acceptable true  finish  42.1 min, budget used  878400, exhausted false
+	// centralized   acceptable true  finish  42.2 min, budget used  896400, exhausted false
 	// decentralized acceptable true  finish  30.2 min, budget used  756000, exhausted false
-	// hybrid        acceptable true  finish  42.2 min, budget used  891000, exhausted false
+	// hybrid        acceptable true  finish  42.2 min, budget used  902400, exhausted false
 }

@@ -20,8 +20,15 @@ type Fixed struct {
 	Name string
 	// Checks makes agents verify each part before handing it on.
 	Checks bool
-	// Fanout delegates ready subtasks to helpers.
+	// Fanout delegates ready subtasks to helpers when more than one is
+	// ready, so that the agents divide the work.
 	Fanout bool
+	// Orchestrates makes the main agent an orchestrator: it delegates
+	// every ready subtask it can, one at a time too, and works a part
+	// itself only when no helper is idle and none may be spawned; helpers
+	// work what is ready and never delegate. On a chain every step is then
+	// a hand-off, with what a hand-off risks (collective.handoff.miss).
+	Orchestrates bool
 	// Attempts starts independent attempts (independent).
 	Attempts bool
 	// Shares sends findings to partners after each coupled part.
@@ -41,25 +48,31 @@ type Fixed struct {
 //     each part is checked before it is handed on; nobody shares findings;
 //   - team: as split, and each agent shares its findings with the agents
 //     whose parts must be reconciled with its own;
+//   - centralized: an orchestrator (the main agent) hands every ready
+//     subtask it can to a helper, one at a time too, and each part is
+//     checked before it is handed on (with collective.check.by:
+//     orchestrator the orchestrator verifies the parts it delegated, at
+//     its own time; by default their makers do);
+//   - hybrid: as centralized, and findings are shared as in team;
 //   - decentralized: as team without checks: peers divide the work and
 //     exchange findings, and nobody verifies.
 //
 // The five architectures of Kim et al. 2025 are these under their names:
 // single is sequential (one agent, whatever collective.agents allows:
-// it never delegates nor starts attempts), centralized is split and
-// hybrid is team (with collective.check.by: orchestrator the main agent
-// verifies the parts it delegated, at its own time; by default their
-// makers do), independent is independent (the paper's synthesis with
-// collective.select.merge: synthesis), and decentralized is its own.
+// it never delegates nor starts attempts), independent is independent
+// (the paper's synthesis with collective.select.merge: synthesis), and
+// centralized, hybrid and decentralized are their own. Split and team
+// delegate only when more than one subtask is ready, so they keep a
+// chain with one agent; the paper's orchestrator hands each step on.
 func Organizations() map[string]Fixed {
 	return map[string]Fixed{
 		"sequential":    {Name: "sequential", Checks: true},
 		"single":        {Name: "single", Checks: true},
 		"independent":   {Name: "independent", Attempts: true},
 		"split":         {Name: "split", Checks: true, Fanout: true},
-		"centralized":   {Name: "centralized", Checks: true, Fanout: true},
+		"centralized":   {Name: "centralized", Checks: true, Orchestrates: true},
 		"team":          {Name: "team", Checks: true, Fanout: true, Shares: true},
-		"hybrid":        {Name: "hybrid", Checks: true, Fanout: true, Shares: true},
+		"hybrid":        {Name: "hybrid", Checks: true, Orchestrates: true, Shares: true},
 		"decentralized": {Name: "decentralized", Fanout: true, Shares: true},
 	}
 }
@@ -102,6 +115,8 @@ func (f Fixed) Decide(o *c.Observation, m c.Mask, _ float64) c.Action {
 		return c.Check
 	case f.Attempts && o.Main && o.Elapsed == 0 && m.Has(c.Attempt):
 		return c.Attempt
+	case o.Ready > 0 && f.Orchestrates && o.Main && m.Has(c.Delegate):
+		return c.Delegate
 	case o.Ready > 1 && f.Fanout && m.Has(c.Delegate):
 		return c.Delegate
 	case o.Ready > 0:

@@ -61,6 +61,10 @@ func TestFixedOrganizations(t *testing.T) {
 		{"decentralized does not check", "decentralized", c.Observation{Unchecked: true, Ready: 3}, all, c.Delegate},
 		{"nor falls back on a check", "decentralized", c.Observation{Complete: true}, c.Mask(0).With(c.Check).With(c.Wait), c.Wait},
 		{"centralized checks", "centralized", c.Observation{Unchecked: true, Ready: 3}, all, c.Check},
+		{"the orchestrator hands on one ready part", "centralized", c.Observation{Main: true, Ready: 1}, all, c.Delegate},
+		{"with no helper to take it, it works", "centralized", c.Observation{Main: true, Ready: 3}, without(all, c.Delegate), c.Work},
+		{"helpers work, never delegate", "centralized", c.Observation{Ready: 3}, all, c.Work},
+		{"the hybrid orchestrator hands on", "hybrid", c.Observation{Main: true, Ready: 1}, all, c.Delegate},
 		{"hybrid shares, then checks", "hybrid", c.Observation{Unshared: true, Unchecked: true, Ready: 3}, all, c.Share},
 		{"single does not fan out", "single", c.Observation{Ready: 5}, all, c.Work},
 	}
@@ -110,7 +114,7 @@ func TestFixedHandoffs(t *testing.T) {
 	for name, org := range policy.Organizations() {
 		delegated, misses, dups := count(org)
 		assert.Zero(t, dups, name)
-		if org.Fanout {
+		if org.Fanout || org.Orchestrates {
 			assert.Positive(t, misses, "%s: a hand-off to misunderstand", name)
 		} else {
 			assert.Zero(t, delegated+misses, "%s never delegates", name)
@@ -118,10 +122,11 @@ func TestFixedHandoffs(t *testing.T) {
 	}
 }
 
-// TestArchitectures: the names of Kim et al.'s architectures that are
-// today's organizations decide as those do, episode for episode (single
-// is sequential, centralized split, hybrid team); single uses one agent
-// however many collective.agents allows; decentralized delegates and
+// TestArchitectures: single decides as sequential, episode for episode,
+// and uses one agent however many collective.agents allows; an
+// orchestrator (centralized, hybrid) hands a chain's first step on, and
+// every step when it verifies each itself (check.by: orchestrator), where
+// split keeps the chain with one agent; decentralized delegates and
 // shares but never checks.
 func TestArchitectures(t *testing.T) {
 	f := task.Family{Shape: "fork-join", Width: 6, Stages: 2, Work: sim.LogNormal(300, 0.5), Difficulty: sim.Const(0.3), OutputTokens: sim.Const(300), Coupling: sim.Const(0.5)}
@@ -137,10 +142,29 @@ func TestArchitectures(t *testing.T) {
 		require.NoError(t, err)
 		return res
 	}
-	for _, alias := range [][2]string{{"single", "sequential"}, {"centralized", "split"}, {"hybrid", "team"}} {
-		for seed := range uint64(10) {
-			assert.Equal(t, run(alias[1], seed).Metrics, run(alias[0], seed).Metrics, "%s is %s, seed %d", alias[0], alias[1], seed)
-		}
+	for seed := range uint64(10) {
+		assert.Equal(t, run("sequential", seed).Metrics, run("single", seed).Metrics, "single is sequential, seed %d", seed)
+	}
+	// Every step right and every check right: no step is redone.
+	chain := task.Family{Shape: "chain", Length: 5, Work: sim.Const(300), Difficulty: sim.Const(0)}
+	for _, tc := range []struct {
+		org       string
+		by        c.Checker
+		delegated int
+	}{
+		{"split", c.ByOrchestrator, 0}, {"team", c.ByOrchestrator, 0},
+		{"centralized", c.ByMaker, 1}, {"centralized", c.ByOrchestrator, 5}, {"hybrid", c.ByOrchestrator, 5},
+	} {
+		org, err := policy.Organization(tc.org)
+		require.NoError(t, err)
+		streams := sim.NewStreams(1)
+		g, err := chain.Draw(streams.New("task", 0))
+		require.NoError(t, err)
+		cfg := cfg
+		cfg.Check.By, cfg.Check.Accuracy = tc.by, 1
+		res, err := c.Run(g, cfg, org, streams, c.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, tc.delegated, res.Actions[c.Delegate], "%s, checks by %s: delegations of a 5-step chain", tc.org, tc.by)
 	}
 	var messages, delegations int
 	for seed := range uint64(10) {

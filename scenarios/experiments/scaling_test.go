@@ -81,6 +81,14 @@ func (r *scalingRuns) add(t *testing.T, params []scenarios.Param, seed uint64, m
 		}
 		require.NoError(t, err, "%s = %s", prm.Path, prm.Value)
 	}
+	if p.org == single {
+		// Single uses one agent whatever collective.agents says: its
+		// trials at every size are the same episodes, one reference.
+		p.agents = 1
+		if prev, ok := r.at[p][seed]; ok {
+			require.Equal(t, prev, metrics, "single at %s, seed %d: the same episodes at every team size", p.kind, seed)
+		}
+	}
 	if r.at == nil {
 		r.at = map[scalingPoint]map[uint64]map[string]float64{}
 	}
@@ -94,12 +102,12 @@ func (r *scalingRuns) add(t *testing.T, params []scenarios.Param, seed uint64, m
 	}
 }
 
-// points returns the multi-agent points (agents ≥ 2, not single) that
-// keep selects, in a fixed order.
+// points returns the multi-agent points (not single) that keep selects,
+// in a fixed order.
 func (r *scalingRuns) points(keep func(scalingPoint) bool) []scalingPoint {
 	var ps []scalingPoint
 	for p := range r.at {
-		if p.org != single && p.agents >= 2 && keep(p) {
+		if p.org != single && keep(p) {
 			ps = append(ps, p)
 		}
 	}
@@ -118,7 +126,8 @@ func (r *scalingRuns) points(keep func(scalingPoint) bool) []scalingPoint {
 	return ps
 }
 
-// reference returns the single agent's point for p's kind and strength.
+// reference returns the single agent's point for p's kind and strength
+// (at n = 1, its own team size: see add).
 func reference(p scalingPoint) scalingPoint {
 	return scalingPoint{kind: p.kind, org: single, agents: 1, strength: p.strength}
 }
@@ -265,25 +274,34 @@ func fmtIv(iv stats.Interval, verb string) string {
 }
 
 // A signClaim is a claimed sign of the multi-agent gain on one task kind:
-// the mean over the named architectures' team sizes (2 and up) and
-// strengths, per seed.
+// the mean over the named architectures at the paper's team size and the
+// given strengths, per seed.
 type signClaim struct {
-	kind string
-	orgs []string
-	sign float64
+	kind      string
+	orgs      []string
+	strengths []float64
+	sign      float64
 }
+
+// paperBase are the strengths whose single-agent success brackets the
+// paper's single agent on the benchmark a kind stands for (v2 §4.2:
+// Finance-Agent 0.349, PlanCraft 0.568): on seeds 1–10 the single agent
+// succeeds 0.15 and 0.51 of the time at them on decomposable work, 0.41
+// and 0.75 on sequential work. The paper's per-benchmark signs are
+// measured there, not over every base.
+var paperBase = []float64{0.1, 0.2}
 
 // signClaims are the per-kind claims, with the paper's figure each stands
 // for.
 var signClaims = []signClaim{
 	// Finance-Agent: centralized +80.8%.
-	{"decomposable", []string{centralized}, +1},
-	// PlanCraft: every architecture −39% to −70%.
-	{"sequential", []string{independent, centralized, decentralized, hybrid}, -1},
-	// As found on seeds 1–10, against the paper: Workbench's centralized
-	// −1.2% and BrowseComp-Plus's decentralized +9.2%.
-	{"tool-heavy", []string{centralized}, +1},
-	{"navigation", []string{decentralized}, -1},
+	{"decomposable", []string{centralized}, paperBase, +1},
+	// PlanCraft: centralized −50.3%, every architecture −39% to −70%.
+	{"sequential", []string{centralized}, paperBase, -1},
+	{"sequential", []string{independent, centralized, decentralized, hybrid}, paperBase, -1},
+	// As found on seeds 1–10, against the paper: BrowseComp-Plus's
+	// decentralized +9.2%.
+	{"navigation", []string{decentralized}, paperBase, -1},
 }
 
 // TestScaling checks exp-scaling's findings against Kim et al. (2025), by
@@ -292,21 +310,25 @@ var signClaims = []signClaim{
 //
 //   - the sign of the multi-agent gain on each kind of signClaims: the
 //     success rate minus the single agent's at the same strength and
-//     seed, averaged per seed over the claim's architectures, team sizes
-//     and strengths;
+//     seed, averaged per seed over the claim's architectures at three
+//     agents and the claim's strengths;
 //   - error amplification (metric.ErrorAmplification of the mean success
 //     rates per seed) is larger for independent agents than for a
 //     centralized team;
-//   - a centralized team's gain falls with the single agent's success:
-//     each seed's least-squares slope of the gain against it is negative;
+//   - capability saturation: a centralized team's gain falls with the
+//     single agent's success (each seed's least-squares slope of the gain
+//     against it is negative), from positive for a weak single agent (the
+//     line at S = 0) to negative for a strong one (at S = 1), so that it
+//     crosses zero inside [0, 1];
 //   - turns grow sub-linearly with the team: each seed's exponent b of
 //     turns = a·(n + 0.5)^b (every architecture, the single agent at
 //     n = 1) is below 1, where the paper's is 1.724.
 //
 // It logs, with 95% bootstrap intervals over seeds, the figures
 // docs/experiments.md sets beside the paper's, among them where the gain's
-// line crosses zero (the paper's ~45%). The trials are the sweep's at 1,
-// 3 and 9 agents and strengths 0.1, 0.35, 1 and 2, with 40 episodes each.
+// line crosses zero (the paper's ~45%). The trials are the sweep's at 3
+// and 9 agents (the single agent's at 3) and strengths 0.1, 0.2, 0.35, 1
+// and 2, with 40 episodes each.
 func TestScaling(t *testing.T) {
 	episodes := "episodes=40"
 	if raceEnabled {
@@ -314,19 +336,21 @@ func TestScaling(t *testing.T) {
 	}
 	r := loadScaling(t, 10, func(tr *scenarios.Trial) bool {
 		n, org := param(tr, agentsPath), param(tr, orgPath)
-		return (n == "1") == (org == single) && slices.Contains([]string{"1", "3", "9"}, n) &&
-			slices.Contains([]string{"0.1", "0.35", "1", "2"}, param(tr, strengthPath))
+		return (n == "3" || n == "9" && org != single) &&
+			slices.Contains([]string{"0.1", "0.2", "0.35", "1", "2"}, param(tr, strengthPath))
 	}, episodes)
 	reportScaling(t, r)
 
 	for _, c := range signClaims {
-		d := r.perSeed(r.points(func(p scalingPoint) bool { return p.kind == c.kind && slices.Contains(c.orgs, p.org) }), r.gain)
-		t.Logf("%s, %s: gain per seed %.3f", c.kind, c.orgs, d)
+		d := r.perSeed(r.points(func(p scalingPoint) bool {
+			return p.kind == c.kind && slices.Contains(c.orgs, p.org) && p.agents == paperTeam && slices.Contains(c.strengths, p.strength)
+		}), r.gain)
+		t.Logf("%s, %s at strengths %g: gain per seed %.3f", c.kind, c.orgs, c.strengths, d)
 		what := "positive"
 		if c.sign < 0 {
 			d, what = negate(d), "negative"
 		}
-		claim(t, fmt.Sprintf("%s: the gain of %s is %s", c.kind, strings.Join(c.orgs, ", "), what), signedRankP(d))
+		claim(t, fmt.Sprintf("%s: the gain of %s at the paper's base is %s", c.kind, strings.Join(c.orgs, ", "), what), signedRankP(d))
 	}
 
 	var amp []float64
@@ -341,13 +365,18 @@ func TestScaling(t *testing.T) {
 	t.Logf("error amplification, independent − centralized, per seed: %.2f", amp)
 	claim(t, "error amplification: independent > centralized", signedRankP(amp))
 
-	var slopes, exps []float64
+	var slopes, weak, strong, exps []float64
 	for i := range r.seeds {
-		slopes = append(slopes, r.gainLine(cen, []int{i}).Slope)
+		line := r.gainLine(cen, []int{i})
+		slopes = append(slopes, line.Slope)
+		weak = append(weak, line.Intercept)
+		strong = append(strong, line.Intercept+line.Slope)
 		exps = append(exps, r.turnFit(r.withSingle(), []int{i}).Exponent-1)
 	}
-	t.Logf("slope of the centralized gain against the single agent's success, per seed: %.3f", slopes)
+	t.Logf("centralized gain against the single agent's success, per seed: slope %.3f, at S = 0 %.3f, at S = 1 %.3f", slopes, weak, strong)
 	claim(t, "a centralized team's gain falls with the single agent's success", signedRankP(negate(slopes)))
+	claim(t, "a centralized team gains over a weak single agent (the line at S = 0)", signedRankP(weak))
+	claim(t, "a centralized team loses against a strong single agent (the line at S = 1)", signedRankP(negate(strong)))
 	t.Logf("turn-growth exponent − 1, per seed: %.3f", exps)
 	claim(t, "turns grow sub-linearly with the team (exponent < 1)", signedRankP(negate(exps)))
 }
@@ -401,9 +430,14 @@ func reportScaling(t *testing.T, r *scalingRuns) {
 		t.Logf("%s: single-agent success by strength %s", kind, strings.Join(line, ", "))
 		for _, org := range slices.Sorted(maps.Keys(orgs)) {
 			ps := r.points(func(p scalingPoint) bool { return p.kind == kind && p.org == org && p.agents == paperTeam })
-			t.Logf("  %s at %d agents: relative gain %s, gain %s", org, paperTeam,
+			base := r.points(func(p scalingPoint) bool {
+				return p.kind == kind && p.org == org && p.agents == paperTeam && slices.Contains(paperBase, p.strength)
+			})
+			t.Logf("  %s at %d agents: relative gain %s, gain %s; at the paper's base %s, gain %s", org, paperTeam,
 				fmtIv(r.relative(ps, successMetric, metric.SuccessGain), "+.3f"),
-				fmtIv(r.over(func(idx []int) float64 { return r.mean(ps, idx, r.gain) }), "+.3f"))
+				fmtIv(r.over(func(idx []int) float64 { return r.mean(ps, idx, r.gain) }), "+.3f"),
+				fmtIv(r.relative(base, successMetric, metric.SuccessGain), "+.3f"),
+				fmtIv(r.over(func(idx []int) float64 { return r.mean(base, idx, r.gain) }), "+.3f"))
 		}
 	}
 	for _, org := range slices.Sorted(maps.Keys(orgs)) {
