@@ -306,6 +306,7 @@ func TestRunInert(t *testing.T) {
 			[]string{`--set policy.organization=independent: collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)`}},
 		{"an organization given by a variant", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil,
 			[]string{`d.yaml:8:21: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
+		{"miss under an orchestrator", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: centralized}\n", nil, nil},
 		{"no handoff", head + "policy: {organization: sequential}\n", nil, nil},
 	}
 	for _, tt := range tests {
