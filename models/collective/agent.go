@@ -187,9 +187,8 @@ func (a *agent) decide() {
 	}
 	// The observation lives in the episode, so that handing its address to
 	// the policy allocates nothing; a policy must not keep it.
-	var valid Mask
-	ep.obs, valid = a.observe()
 	obs := &ep.obs
+	valid := a.observe(obs)
 	mask := valid
 	if ep.opts.Actions != 0 {
 		mask &= ep.opts.Actions

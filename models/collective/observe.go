@@ -2,28 +2,30 @@ package collective
 
 import "github.com/swarmsim/swarmsim/models/task"
 
-// observe builds the observation and the mask of valid actions, in time
-// independent of the numbers of agents and subtasks.
-func (a *agent) observe() (Observation, Mask) {
+// observe builds the observation into o and returns the mask of valid
+// actions, in time independent of the numbers of agents and subtasks.
+func (a *agent) observe(o *Observation) Mask {
 	ep, at, g := a.ep, a.at, a.ep.g
 	now := ep.env.Now()
-	o := Observation{
-		Agent:     a.id,
-		Main:      a.main,
-		Alone:     at.alone,
-		Elapsed:   now.Seconds(),
-		Progress:  float64(at.progress) / max(1, float64(g.TotalWork())),
-		Ready:     at.nReady,
-		Busy:      at.busy,
-		Idle:      at.nWaiting,
-		Free:      ep.cfg.Agents - ep.live,
-		Unread:    len(a.inbox) + a.unreadBoard(),
-		Attempts:  ep.res.Attempts,
-		Pending:   ep.pending,
-		Unchecked: a.ownUnchecked(),
-		Unshared:  a.held >= 0 && !a.shared && a.hasPartners(a.held),
-		Kind:      ep.kind,
-	}
+	// Zeroed and set field by field, in place: a literal assigned through
+	// a pointer is built aside and copied, and a returned one is copied
+	// again into the episode.
+	*o = Observation{}
+	o.Agent = a.id
+	o.Main = a.main
+	o.Alone = at.alone
+	o.Elapsed = now.Seconds()
+	o.Progress = float64(at.progress) / max(1, float64(g.TotalWork()))
+	o.Ready = at.nReady
+	o.Busy = at.busy
+	o.Idle = at.nWaiting
+	o.Free = ep.cfg.Agents - ep.live
+	o.Unread = len(a.inbox) + a.unreadBoard()
+	o.Attempts = ep.res.Attempts
+	o.Pending = ep.pending
+	o.Unchecked = a.ownUnchecked()
+	o.Unshared = a.held >= 0 && !a.shared && a.hasPartners(a.held)
+	o.Kind = ep.kind
 	if ep.cfg.TimeLimit > 0 {
 		o.TimeUsed = float64(now) / float64(ep.cfg.TimeLimit)
 	}
@@ -89,7 +91,7 @@ func (a *agent) observe() (Observation, Mask) {
 	if o.Complete && (a.main || at.alone) || a.main && (len(ep.candidates) > 0 || m == 0) {
 		m = m.With(Submit)
 	}
-	return o, m
+	return m
 }
 
 // hasPartners reports whether the held part v joins, at a JoinAll node,
