@@ -104,8 +104,8 @@ type Env struct {
 	closed bool
 	stop   bool // Stop was called during the RunThrough in progress
 	// nowFn is a callback due now that fires before everything pending:
-	// a Call with no delay made when nothing else is due by now, as the
-	// collective's zero-delay steps mostly are. It waits here, not in the
+	// a Call with no delay made when nothing else is due by now, as most
+	// of the collective's zero-delay steps are. It waits here, not in the
 	// queue, saving a push and a pop; nowKey is the key it took, so that
 	// it fires exactly where the queue would have put it. nil if none.
 	nowFn  func()
