@@ -121,7 +121,9 @@
 // as a sorted run: a pop is O(1), and a push walks back from the end, one
 // comparison when the new event is the latest, as most are. A larger queue
 // is a 4-ary heap, O(log n) in the number of pending events, until it
-// empties. A process wait adds two coroutine switches (to the
+// empties. A callback due now with nothing else due by now (a model's
+// zero-delay step) skips the queue: it waits beside it and fires next, in
+// the place its sequence number gives it. A process wait adds two coroutine switches (to the
 // scheduler and back). In steady state nothing is allocated per event:
 // callbacks, waits and stale timers all reuse the heap's storage. The
 // benchmarks in bench_test.go measure both against bare floors, and

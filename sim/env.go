@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Priority orders events that fall due at the same instant: lower values
@@ -102,6 +103,13 @@ type Env struct {
 	err    error // a failure that stops the run
 	closed bool
 	stop   bool // Stop was called during the RunThrough in progress
+	// nowFn is a callback due now that fires before everything pending:
+	// a Call with no delay made when nothing else is due by now, as most
+	// of the collective's zero-delay steps are. It waits here, not in the
+	// queue, saving a push and a pop; nowKey is the key it took, so that
+	// it fires exactly where the queue would have put it. nil if none.
+	nowFn  func()
+	nowKey uint64
 	// closedItems and closedTimers keep the queues' memory after Close,
 	// for Reset.
 	closedItems  []item
@@ -121,10 +129,19 @@ func (e *Env) Fired() uint64 { return e.fired }
 
 // Pending returns the number of events scheduled and not yet processed,
 // including stale timers of interrupted waits.
-func (e *Env) Pending() int { return e.q.len() + e.timers.len() }
+func (e *Env) Pending() int {
+	n := e.q.len() + e.timers.len()
+	if e.nowFn != nil {
+		n++
+	}
+	return n
+}
 
 // Peek returns the time of the next scheduled event, or MaxTime if none.
 func (e *Env) Peek() Time {
+	if e.nowFn != nil {
+		return e.now
+	}
 	if e.timers.len() > 0 {
 		return e.peekWithTimers()
 	}
@@ -172,7 +189,14 @@ func (e *Env) Elide(n uint64) { e.fired += n }
 // already scheduled, whose order against them the sequence numbers would
 // decide. It costs O(pending + len(ts)) while the queue is a sorted run,
 // O(pending · log len(ts)) beyond.
-func (e *Env) PendingAt(ts []Time) bool { return e.q.anyAt(ts) }
+func (e *Env) PendingAt(ts []Time) bool {
+	if e.nowFn != nil {
+		if _, found := slices.BinarySearch(ts, e.now); found {
+			return true
+		}
+	}
+	return e.q.anyAt(ts)
+}
 
 // SetObserver installs o to be told about every firing; nil removes it.
 func (e *Env) SetObserver(o Observer) { e.obs = o }
@@ -181,8 +205,18 @@ func (e *Env) SetObserver(o Observer) { e.obs = o }
 // caller has checked that delay is valid.
 func (e *Env) schedule(at Time, prio Priority, h handler) uint64 {
 	key := e.nextKey(prio)
+	if e.nowFn != nil && at == e.now && key < e.nowKey {
+		e.queueNow() // an urgent event now goes first
+	}
 	e.q.push(item{at: at, key: key, h: h})
 	return key
+}
+
+// queueNow moves nowFn into the queue, where it keeps its place by its
+// key: something is to go before it.
+func (e *Env) queueNow() {
+	e.q.push(item{at: e.now, key: e.nowKey, h: callback(e.nowFn)})
+	e.nowFn = nil
 }
 
 // nextKey returns the key of the next event scheduled at priority prio:
@@ -212,7 +246,8 @@ func (f callback) describe() (Kind, string) { return KindCallback, "" }
 
 // Call schedules fn to run after delay, at PriorityNormal priority. Callbacks are
 // the cheapest kind of event: no process, no coroutine switch, just a heap
-// operation. fn runs on the scheduler and must not wait.
+// operation, or none for a call with no delay made when nothing else is due
+// by now. fn runs on the scheduler and must not wait.
 func (e *Env) Call(delay Time, fn func()) error {
 	return e.CallPriority(delay, PriorityNormal, fn)
 }
@@ -222,7 +257,21 @@ func (e *Env) CallPriority(delay Time, prio Priority, fn func()) error {
 	if e.closed || delay < 0 || delay > MaxTime-e.now {
 		return e.callError(delay) // checked here too, as due would: a Call is the most common event
 	}
-	e.q.push(item{at: e.now + delay, key: e.nextKey(prio), h: callback(fn)}) // schedule, without a call
+	key := e.nextKey(prio)
+	if delay == 0 {
+		now := e.now
+		switch {
+		case e.nowFn == nil && prio <= PriorityNormal && e.q.after(now) && (e.timers.len() == 0 || e.timers.t[0].at > now):
+			// Nothing can fire before it: no queue. A later push can
+			// only go before it with a lower priority (schedule's check);
+			// Wait and Timer, at PriorityNormal, cannot.
+			e.nowFn, e.nowKey = fn, key
+			return nil
+		case e.nowFn != nil && key < e.nowKey:
+			e.queueNow()
+		}
+	}
+	e.q.push(item{at: e.now + delay, key: key, h: callback(fn)}) // schedule, without a call
 	return nil
 }
 
@@ -246,6 +295,9 @@ func (e *Env) fireNext() error {
 	if e.err != nil {
 		return e.err
 	}
+	if e.nowFn != nil {
+		return e.fireNow()
+	}
 	if e.timers.len() > 0 {
 		if t := e.nextTimer(); t != nil {
 			return e.fireTimer(t)
@@ -267,6 +319,26 @@ func (e *Env) fireNext() error {
 	}
 	it.h.fire(e, it.key)
 	return e.err
+}
+
+// fireNow fires nowFn, the earliest of everything scheduled.
+func (e *Env) fireNow() error {
+	if e.limits.MaxEvents != 0 && e.fired >= e.limits.MaxEvents || e.limits.MaxTime != 0 && e.now > e.limits.MaxTime {
+		return e.limitReached(e.now)
+	}
+	fn := e.nowFn
+	e.nowFn = nil
+	e.fired++
+	if e.obs != nil {
+		e.observeNow()
+	}
+	fn()
+	return e.err
+}
+
+// observeNow shows the observer the firing of nowFn.
+func (e *Env) observeNow() {
+	e.obs.Observe(Record{Seq: e.nowKey & seqMask, Time: e.now, Priority: Priority(e.nowKey >> seqBits), Kind: KindCallback})
 }
 
 // fireTimer fires t, the earliest of everything scheduled.
@@ -378,6 +450,19 @@ func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 		through = min(t, m)
 	}
 	for ; n > 0 && !e.stop; n-- { // a failure stops it too
+		if fn := e.nowFn; fn != nil {
+			if e.now > through {
+				break
+			}
+			// fireNow's firing, written out as the queue's is below.
+			e.nowFn = nil
+			e.fired++
+			if e.obs != nil {
+				e.observeNow()
+			}
+			fn()
+			continue
+		}
 		if e.timers.len() > 0 {
 			// A shared server's timer is pending through most of an
 			// episode: its events must not make every event slower.
@@ -453,6 +538,7 @@ func (e *Env) Close() {
 		return
 	}
 	e.closed = true
+	e.nowFn = nil
 	for p := e.live.head; p != nil; p = e.live.head {
 		e.live.remove(p)
 		p.stop()

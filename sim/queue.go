@@ -72,6 +72,15 @@ func (q *queue) head() *item {
 	return &q.items[q.first]
 }
 
+// after reports whether every item is due after t (or none is queued);
+// a heap whose root is a hole says no, rather than fill it here.
+func (q *queue) after(t Time) bool {
+	if q.heap {
+		return !q.hole && q.items[0].at > t
+	}
+	return q.first == len(q.items) || q.items[q.first].at > t
+}
+
 // push adds it: O(1) at or near the end of a sorted run, O(log n) in a
 // heap. Both forms are written out here, as a call to either would cost
 // every event of the other.
@@ -86,10 +95,10 @@ func (q *queue) push(it item) {
 			items := q.items
 			if f := q.first; n > f && it.before(&items[n-1]) {
 				// Not last. An item due before the whole run (an event at
-				// the current instant with only later ones pending: the
-				// collective's zero-delay steps) takes the free slot
-				// before the run's start, if pops have left one, instead
-				// of moving the run.
+				// the current instant with only later ones pending: a
+				// zero-delay call behind the one Env.nowFn holds) takes
+				// the free slot before the run's start, if pops have left
+				// one, instead of moving the run.
 				if f > 0 && it.before(&items[f]) {
 					q.first = f - 1
 					items[f-1] = it

@@ -187,9 +187,8 @@ func (a *agent) decide() {
 	}
 	// The observation lives in the episode, so that handing its address to
 	// the policy allocates nothing; a policy must not keep it.
-	var valid Mask
-	ep.obs, valid = a.observe()
 	obs := &ep.obs
+	valid := a.valid(obs)
 	mask := valid
 	if ep.opts.Actions != 0 {
 		mask &= ep.opts.Actions
@@ -206,10 +205,12 @@ func (a *agent) decide() {
 	case mask.Single():
 		// One valid action: a decision without a choice, recorded (it
 		// counts, carries no gradient) but costing no policy evaluation.
+		a.observe(obs) // for the record
 		act = mask.First()
 		a.decisions++
 		a.turn()
 	default:
+		a.observe(obs)
 		u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
 		a.decisions++
 		if ep.stepping {

@@ -2,42 +2,22 @@ package collective
 
 import "github.com/swarmsim/swarmsim/models/task"
 
-// observe builds the observation and the mask of valid actions, in time
-// independent of the numbers of agents and subtasks.
-func (a *agent) observe() (Observation, Mask) {
-	ep, at, g := a.ep, a.at, a.ep.g
-	now := ep.env.Now()
-	o := Observation{
-		Agent:     a.id,
-		Main:      a.main,
-		Alone:     at.alone,
-		Elapsed:   now.Seconds(),
-		Progress:  float64(at.progress) / max(1, float64(g.TotalWork())),
-		Ready:     at.nReady,
-		Busy:      at.busy,
-		Idle:      at.nWaiting,
-		Free:      ep.cfg.Agents - ep.live,
-		Unread:    len(a.inbox) + a.unreadBoard(),
-		Attempts:  ep.res.Attempts,
-		Pending:   ep.pending,
-		Unchecked: a.ownUnchecked(),
-		Unshared:  a.held >= 0 && !a.shared && a.hasPartners(a.held),
-		Kind:      ep.kind,
-	}
-	if ep.cfg.TimeLimit > 0 {
-		o.TimeUsed = float64(now) / float64(ep.cfg.TimeLimit)
-	}
-	if a.held >= 0 {
-		o.Retries = int(at.nodes[a.held].tries) - 1
-		o.Coupling = g.JoinCoupling(a.held)
-	}
-	if v := at.peek(); v >= 0 {
-		// max, not math.Max: the same for these finite values, without a call.
-		o.NextWork = float64(g.Nodes[v].Work) / max(1, ep.meanWork)
-		o.Coupling = max(o.Coupling, g.JoinCoupling(v))
-	}
-	heldLast := a.held >= 0 && at.left == 1
-	o.Complete = at.complete || heldLast
+// valid returns the mask of valid actions, after zeroing o and setting
+// the fields of o it rests on; observe fills in the others, only for a
+// decision that is asked or recorded (most decisions of a restricted
+// policy have no choice: Must). Both take time independent of the numbers
+// of agents and subtasks.
+func (a *agent) valid(o *Observation) Mask {
+	ep, at := a.ep, a.at
+	// Zeroed and set field by field, in place: a literal assigned through
+	// a pointer is built aside and copied.
+	*o = Observation{}
+	o.Ready = at.nReady
+	o.Idle = at.nWaiting
+	o.Free = ep.cfg.Agents - ep.live
+	o.Unchecked = a.ownUnchecked()
+	o.Unshared = a.held >= 0 && !a.shared && a.hasPartners(a.held)
+	o.Complete = at.complete || a.held >= 0 && at.left == 1
 
 	var m Mask
 	if o.Ready > 0 {
@@ -89,7 +69,36 @@ func (a *agent) observe() (Observation, Mask) {
 	if o.Complete && (a.main || at.alone) || a.main && (len(ep.candidates) > 0 || m == 0) {
 		m = m.With(Submit)
 	}
-	return o, m
+	return m
+}
+
+// observe fills in the fields of o, the observation valid began, that
+// valid leaves out.
+func (a *agent) observe(o *Observation) {
+	ep, at, g := a.ep, a.at, a.ep.g
+	now := ep.env.Now()
+	o.Agent = a.id
+	o.Main = a.main
+	o.Alone = at.alone
+	o.Elapsed = now.Seconds()
+	o.Progress = float64(at.progress) / max(1, float64(g.TotalWork()))
+	o.Busy = at.busy
+	o.Unread = len(a.inbox) + a.unreadBoard()
+	o.Attempts = ep.res.Attempts
+	o.Pending = ep.pending
+	o.Kind = ep.kind
+	if ep.cfg.TimeLimit > 0 {
+		o.TimeUsed = float64(now) / float64(ep.cfg.TimeLimit)
+	}
+	if a.held >= 0 {
+		o.Retries = int(at.nodes[a.held].tries) - 1
+		o.Coupling = g.JoinCoupling(a.held)
+	}
+	if v := at.peek(); v >= 0 {
+		// max, not math.Max: the same for these finite values, without a call.
+		o.NextWork = float64(g.Nodes[v].Work) / max(1, ep.meanWork)
+		o.Coupling = max(o.Coupling, g.JoinCoupling(v))
+	}
 }
 
 // hasPartners reports whether the held part v joins, at a JoinAll node,
