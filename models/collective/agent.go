@@ -260,6 +260,9 @@ func (a *agent) apply(act Action, mask Mask) {
 		a.release()
 		a.submit()
 	}
+	if ep.held > 0 {
+		ep.main.at.wakeHeld(ep)
+	}
 }
 
 // turn counts a decision of the orchestrator (the main agent) as one of

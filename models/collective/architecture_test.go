@@ -276,7 +276,7 @@ func ExampleConfig_tokenBudget() {
 	// Output:
 	// single        acceptable true  finish  72.1 min, budget used  800400, exhausted false
 	// independent   acceptable false finish  22.6 min, budget used  996800, exhausted true
-	// centralized   acceptable true  finish  42.2 min, budget used  896400, exhausted false
+	// centralized   acceptable true  finish  42.2 min, budget used  908400, exhausted false
 	// decentralized acceptable true  finish  30.2 min, budget used  756000, exhausted false
-	// hybrid        acceptable true  finish  42.2 min, budget used  902400, exhausted false
+	// hybrid        acceptable true  finish  42.2 min, budget used  908400, exhausted false
 }

@@ -170,6 +170,10 @@ func (at *attempt) makeReady(ep *episode, w task.ID) {
 	at.nodes[w].status = ready
 	at.ready.Push(w)
 	at.nReady++
+	if ep.holding {
+		ep.held++
+		return
+	}
 	at.wakeOne(ep)
 }
 

@@ -225,6 +225,11 @@ type episode struct {
 
 	outcome, checkKey, conflict, decide, selKey, handoff sim.Key
 
+	// holding and held defer the wakes of the parts the orchestrator's
+	// check makes ready until it has decided (review.go).
+	holding bool
+	held    int
+
 	agents     []*agent   // a prefix of agentPool
 	attempts   []*attempt // a prefix of attemptPool
 	candidates []*attempt

@@ -48,6 +48,11 @@ func (at *attempt) reviewHead() task.ID {
 // redone by whoever takes it; any other is handed on (a flagged one
 // marked so, as a maker hands on a part flagged after its last retry).
 // The part's causal chain now runs through the orchestrator's check.
+//
+// The parts this makes ready wait for the main agent's decision, which
+// follows at once, before any helper is woken for them: the orchestrator
+// hands on what it verified (a waiting helper is still idle when it
+// decides), and wakeHeld wakes helpers for those still ready after it.
 func (a *agent) reviewed(v task.ID) {
 	ep, at := a.ep, a.at
 	ns := &at.nodes[v]
@@ -56,13 +61,25 @@ func (a *agent) reviewed(v task.ID) {
 	}
 	flagged := ep.flags(at, v)
 	ns.steps = max(ns.steps, int32(a.steps))
+	ep.holding = true
 	if flagged && int(ns.tries) <= ep.cfg.Check.Retries {
 		ep.res.Retries++
 		at.makeReady(ep, v)
-		return
+	} else {
+		ns.flagged = flagged
+		at.release(ep, v)
 	}
-	ns.flagged = flagged
-	at.release(ep, v)
+	ep.holding = false
+}
+
+// wakeHeld wakes, after the main agent's decision, a helper for each part
+// its check made ready that is still ready (reviewed).
+func (at *attempt) wakeHeld(ep *episode) {
+	n := min(ep.held, at.nReady)
+	ep.held = 0
+	for range n {
+		at.wakeOne(ep)
+	}
 }
 
 // acceptReview hands on, unchecked, every part still waiting for the main

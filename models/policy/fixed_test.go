@@ -150,10 +150,14 @@ func TestArchitectures(t *testing.T) {
 	for _, tc := range []struct {
 		org       string
 		by        c.Checker
+		agents    int
 		delegated int
 	}{
-		{"split", c.ByOrchestrator, 0}, {"team", c.ByOrchestrator, 0},
-		{"centralized", c.ByMaker, 1}, {"centralized", c.ByOrchestrator, 5}, {"hybrid", c.ByOrchestrator, 5},
+		{"split", c.ByOrchestrator, 8, 0}, {"team", c.ByOrchestrator, 8, 0},
+		{"centralized", c.ByMaker, 8, 1}, {"centralized", c.ByOrchestrator, 8, 5}, {"hybrid", c.ByOrchestrator, 8, 5},
+		// The one helper it may have is idle when each step it verified
+		// becomes ready.
+		{"centralized", c.ByOrchestrator, 2, 5},
 	} {
 		org, err := policy.Organization(tc.org)
 		require.NoError(t, err)
@@ -161,10 +165,13 @@ func TestArchitectures(t *testing.T) {
 		g, err := chain.Draw(streams.New("task", 0))
 		require.NoError(t, err)
 		cfg := cfg
-		cfg.Check.By, cfg.Check.Accuracy = tc.by, 1
+		cfg.Check.By, cfg.Check.Accuracy, cfg.Agents = tc.by, 1, tc.agents
 		res, err := c.Run(g, cfg, org, streams, c.Options{})
 		require.NoError(t, err)
-		assert.Equal(t, tc.delegated, res.Actions[c.Delegate], "%s, checks by %s: delegations of a 5-step chain", tc.org, tc.by)
+		assert.Equal(t, tc.delegated, res.Actions[c.Delegate], "%s, checks by %s, %d agents: delegations of a 5-step chain", tc.org, tc.by, tc.agents)
+		if tc.delegated > 0 {
+			assert.Equal(t, 1, res.Spawned, "%s, checks by %s, %d agents: one helper takes every step", tc.org, tc.by, tc.agents)
+		}
 	}
 	var messages, delegations int
 	for seed := range uint64(10) {
