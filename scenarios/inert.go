@@ -306,6 +306,15 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 	for vi, found := range byVariant {
 		for _, r := range runInertRules {
 			if in := found[r.path]; in != nil && in.trials == trials[vi] {
+				// The problem is the value's wherever it was written: at
+				// the override that set it, else in the file, not at
+				// whichever --set or variant override came last.
+				pr := problem{r.path, in.msg}
+				for _, set := range []map[problem]bool{p.fileProblems, p.baseProblems} {
+					if set != nil {
+						set[pr] = true
+					}
+				}
 				p.report(r.path, in.msg, &variants[vi])
 			}
 		}

@@ -26,8 +26,10 @@ type Fixed struct {
 	// Orchestrates makes the main agent an orchestrator: it delegates
 	// every ready subtask it can, one at a time too, and works a part
 	// itself only when no helper is idle and none may be spawned; helpers
-	// work what is ready and never delegate. On a chain every step is then
-	// a hand-off, with what a hand-off risks (collective.handoff.miss).
+	// work what is ready and never delegate. With collective.check.by:
+	// orchestrator every step of a chain is then a hand-off, with what a
+	// hand-off risks (collective.handoff.miss); with checks by their
+	// makers a helper goes on with the chain itself.
 	Orchestrates bool
 	// Attempts starts independent attempts (independent).
 	Attempts bool
