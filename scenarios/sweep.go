@@ -175,7 +175,7 @@ var sweepMetrics = map[string][]string{
 	}(),
 	SweepRun: {"success_rate", "finish_mean", "finish_acceptable_mean", "reward_mean", "parallelism_mean",
 		"messages_mean", "model_calls_mean", "tokens_mean", "agent_time_mean", "cost_per_acceptable",
-		"turns_mean", "message_density", "redundancy_mean"},
+		"turns_mean", "message_density", "redundancy_mean", "handoff_misses_mean"},
 	SweepReplay: {"replayed_duration", "recorded_duration", "duration_ratio", "within_25pct", "call_latency", "serving_delay"},
 }
 

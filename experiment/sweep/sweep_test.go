@@ -306,6 +306,27 @@ func TestRunTrial(t *testing.T) {
 	assert.True(t, same(r, back))
 }
 
+// TestRunTrialEpisodeMeans: the metrics a run trial reads from its
+// episodes are their means; with every hand-off misunderstood (miss 1,
+// no findings shared under split) each delegation is a miss.
+func TestRunTrialEpisodeMeans(t *testing.T) {
+	sc := load(t, small, "sweep.command=run", "sweep.metrics=[handoff_misses_mean, redundancy_mean]",
+		"collective.handoff.miss=1", "collective.handoff.findings=1")
+	_, trials, err := NewPlan(sc, 1, "")
+	require.NoError(t, err)
+	o, err := RunTrial(context.Background(), sc, &trials[0], 0)
+	require.NoError(t, err)
+	var misses, redundancy float64
+	for _, r := range o.Rows {
+		misses += float64(r.Metrics.HandoffMisses)
+		redundancy += experiment.Redundancy(&r.Metrics)
+	}
+	n := float64(len(o.Rows))
+	assert.Positive(t, misses, "split delegates parts of a fork-join, and every hand-off is missed")
+	assert.InDelta(t, misses/n, o.Metrics["handoff_misses_mean"], 1e-12)
+	assert.InDelta(t, redundancy/n, o.Metrics["redundancy_mean"], 1e-12)
+}
+
 // TestRunTrialMaxEvents: the event bound reaches the episodes of both
 // commands' trials; without one they finish.
 func TestRunTrialMaxEvents(t *testing.T) {

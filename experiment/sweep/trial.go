@@ -11,6 +11,7 @@ import (
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/rlcr"
@@ -52,12 +53,20 @@ var runMetrics = map[string]func(*experiment.Summary, []experiment.Row) float64{
 		return metric.MessageDensity(s.Messages.Value, s.ModelCalls.Value)
 	},
 	"redundancy_mean": func(_ *experiment.Summary, rows []experiment.Row) float64 {
-		sum := 0.0
-		for i := range rows {
-			sum += experiment.Redundancy(&rows[i].Metrics)
-		}
-		return sum / float64(len(rows))
+		return rowMean(rows, experiment.Redundancy)
 	},
+	"handoff_misses_mean": func(_ *experiment.Summary, rows []experiment.Row) float64 {
+		return rowMean(rows, func(m *collective.Metrics) float64 { return float64(m.HandoffMisses) })
+	},
+}
+
+// rowMean returns the mean of f over the episodes' metrics.
+func rowMean(rows []experiment.Row, f func(*collective.Metrics) float64) float64 {
+	sum := 0.0
+	for i := range rows {
+		sum += f(&rows[i].Metrics)
+	}
+	return sum / float64(len(rows))
 }
 
 // RunTrial runs trial t of sc's sweep and returns its outcome with every
