@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -276,15 +277,15 @@ func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 // trained. As for a training sweep (checkTrialsInert), a value that acts
 // in some trials is not silent: a comparison of organizations under one
 // hand-off setting (exp-scaling) means it for those that delegate. The
-// reason given is the first trial's.
+// reasons the trials give are each named once.
 func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 	vis := make([]int, len(sc.Variants))
 	for i := range vis {
 		vis[i] = i
 	}
 	type inert struct {
-		msg    string
-		trials int
+		reasons []string // distinct, in the order the trials give them
+		trials  int
 	}
 	byVariant := make([]map[string]*inert, len(sc.Variants))
 	trials := make([]int, len(sc.Variants))
@@ -295,28 +296,35 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 		if byVariant[vi] == nil {
 			byVariant[vi] = map[string]*inert{}
 		}
-		for _, pr := range inertValues(&spec, runInertRules, "never acts in a sweep of command run: %s; it acts with sweep.command train, or with policy.file (a learned policy)") {
-			if in := byVariant[vi][pr.path]; in != nil {
-				in.trials++
-			} else {
-				byVariant[vi][pr.path] = &inert{pr.msg, 1}
+		for _, pr := range inertValues(&spec, runInertRules, "%s") {
+			in := byVariant[vi][pr.path]
+			if in == nil {
+				in = &inert{}
+				byVariant[vi][pr.path] = in
+			}
+			in.trials++
+			if !slices.Contains(in.reasons, pr.msg) {
+				in.reasons = append(in.reasons, pr.msg)
 			}
 		}
 	})
 	for vi, found := range byVariant {
 		for _, r := range runInertRules {
-			if in := found[r.path]; in != nil && in.trials == trials[vi] {
-				// The problem is the value's wherever it was written: at
-				// the override that set it, else in the file, not at
-				// whichever --set or variant override came last.
-				pr := problem{r.path, in.msg}
-				for _, set := range []map[problem]bool{p.fileProblems, p.baseProblems} {
-					if set != nil {
-						set[pr] = true
-					}
-				}
-				p.report(r.path, in.msg, &variants[vi])
+			in := found[r.path]
+			if in == nil || in.trials < trials[vi] {
+				continue
 			}
+			msg := fmt.Sprintf("never acts in a sweep of command run: %s; it acts with sweep.command train, or with policy.file (a learned policy)", strings.Join(in.reasons, "; "))
+			// The problem is the value's wherever it was written: at the
+			// override that set it, else in the file, not at whichever
+			// --set or variant override came last.
+			pr := problem{r.path, msg}
+			for _, set := range []map[problem]bool{p.fileProblems, p.baseProblems} {
+				if set != nil {
+					set[pr] = true
+				}
+			}
+			p.report(r.path, msg, &variants[vi])
 		}
 	}
 }
