@@ -3,7 +3,9 @@ package env_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/swarmsim/swarmsim/experiment"
@@ -26,38 +28,7 @@ var firstValid = collective.PolicyFunc(func(_ *collective.Observation, m collect
 func BenchmarkStep(b *testing.B) {
 	const rows = 256
 	pol := firstValid
-	b.Run("env", func(b *testing.B) {
-		e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: rows, Group: 8})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := e.Reset(nil); err != nil {
-			b.Fatal(err)
-		}
-		actions := make([]int32, rows)
-		decisions := 0
-		b.ReportAllocs()
-		for b.Loop() {
-			active := 0
-			for i := range actions {
-				if p, ok := e.Pending(i); ok {
-					actions[i] = int32(pol.Decide(p.Obs, p.Mask, p.U))
-					active++
-				}
-			}
-			if active == 0 {
-				if _, err := e.Reset(nil); err != nil {
-					b.Fatal(err)
-				}
-				continue
-			}
-			if _, err := e.Step(actions); err != nil {
-				b.Fatal(err)
-			}
-			decisions += active
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(decisions), "ns/decision")
-	})
+	b.Run("env", func(b *testing.B) { stepRows(b, rows, 1) })
 	b.Run("in-process", func(b *testing.B) {
 		sc, err := scenarios.Load("latency-pressure", nil)
 		if err != nil {
@@ -90,6 +61,53 @@ func BenchmarkStep(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(decisions), "ns/decision")
 	})
+}
+
+// BenchmarkStepWorkers steps 1,024 rows of latency-pressure (variant
+// high) in groups of 8 on 1, 2, 4, ... workers, up to the CPUs, and
+// reports the cost per decision with a choice: how a batch call scales
+// with the goroutines that step its rows (make's workers). Run it on a
+// machine with many idle cores.
+func BenchmarkStepWorkers(b *testing.B) {
+	for w := 1; w <= runtime.NumCPU(); w *= 2 {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { stepRows(b, 1024, w) })
+	}
+}
+
+// stepRows steps rows of latency-pressure (variant high) in groups of 8
+// on workers goroutines, each row deciding with firstValid, resetting
+// when every row has ended, and reports ns per decision with a choice.
+func stepRows(b *testing.B, rows, workers int) {
+	e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: rows, Group: 8, Workers: workers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.Reset(nil); err != nil {
+		b.Fatal(err)
+	}
+	actions := make([]int32, rows)
+	decisions := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		active := 0
+		for i := range actions {
+			if p, ok := e.Pending(i); ok {
+				actions[i] = int32(firstValid.Decide(p.Obs, p.Mask, p.U))
+				active++
+			}
+		}
+		if active == 0 {
+			if _, err := e.Reset(nil); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
+		if _, err := e.Step(actions); err != nil {
+			b.Fatal(err)
+		}
+		decisions += active
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(decisions), "ns/decision")
 }
 
 // BenchmarkServe steps 256 rows of latency-pressure (variant high)
