@@ -12,6 +12,7 @@
 #   bench/env.sh                                   # the full sizes
 #   ITER=3 VEC_STEPS=200 PEER_EPISODES=3 bench/env.sh  # a smoke run
 #   SIMULATE=/path/to/simulate bench/env.sh        # a built binary, on a machine without Go
+#   WORKERS=2 bench/env.sh                         # (a) steps its rows on 2 server threads
 #
 # Decisions are counted alike everywhere: every decision with a valid
 # action, those with a single one included (what `simulate train` counts
@@ -21,9 +22,9 @@
 # included): on a shared machine other load inflates wall time, not CPU
 # time. "per s (loop)" is the stepping loop's own time, start-up excluded,
 # for (a) and (c). (a) steps its rows on one server thread (make's workers
-# 1), as (b) trains on one worker. (a) and (c) use the uniform policy (zero
-# parameters); (b) learns, which changes its decisions per episode, not
-# what a decision costs.
+# 1; WORKERS sets it), as (b) trains on one worker. (a) and (c) use the
+# uniform policy (zero parameters); (b) learns, which changes its
+# decisions per episode, not what a decision costs.
 #
 # numpy and SimPy come from Debian (python3-numpy, python3-simpy3, into
 # /usr/bin/python3); the script installs them with apt-get when missing.
@@ -34,6 +35,7 @@ ITER=${ITER:-150}
 VEC_STEPS=${VEC_STEPS:-3000}
 PEER_EPISODES=${PEER_EPISODES:-200}
 NUM_ENVS=${NUM_ENVS:-256}
+WORKERS=${WORKERS:-1}
 PY=${PYTHON:-/usr/bin/python3}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-env.XXXXXX")}
 mkdir -p "$OUT"
@@ -72,7 +74,7 @@ field() { grep -o "$1=[0-9.]*" "$OUT/$2.txt" | tail -1 | cut -d= -f2; }
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "go: $(go version 2>/dev/null | cut -d' ' -f3- || echo "none ($SWARMSIM_SIMULATE)"), python: $("$PY" --version 2>&1), numpy $("$PY" -c 'import numpy; print(numpy.__version__)'), simpy $("$PY" -c 'import simpy; print(simpy.__version__)')"
 
-read -r vw vc < <(timed vec "$PY" bench/env_vec.py --num-envs "$NUM_ENVS" --steps "$VEC_STEPS")
+read -r vw vc < <(timed vec "$PY" bench/env_vec.py --num-envs "$NUM_ENVS" --steps "$VEC_STEPS" --workers "$WORKERS")
 vd=$(field decisions vec)
 vch=$(field choices vec)
 vs=$(field seconds vec)
@@ -86,9 +88,9 @@ pd=$(field decisions peer)
 ps=$(field seconds peer)
 
 awk -v vd="$vd" -v vch="$vch" -v vs="$vs" -v vw="$vw" -v vc="$vc" -v td="$td" -v tw="$tw" -v tc="$tc" \
-	-v pd="$pd" -v ps="$ps" -v pw="$pw" -v pc="$pc" -v n="$NUM_ENVS" 'BEGIN {
+	-v pd="$pd" -v ps="$ps" -v pw="$pw" -v pc="$pc" -v n="$NUM_ENVS" -v w="$WORKERS" 'BEGIN {
 	printf "%-34s %10s %14s %14s %14s\n", "", "decisions", "per s (loop)", "per s (wall)", "per s (cpu)"
-	printf "%-34s %10d %14.0f %14.0f %14.0f   (choices %d)\n", "(a) VecEnv, num_envs=" n ", numpy", vd, vd / vs, vd / vw, vd / vc, vch
+	printf "%-34s %10d %14.0f %14.0f %14.0f   (choices %d)\n", "(a) VecEnv, num_envs=" n ", workers=" w, vd, vd / vs, vd / vw, vd / vc, vch
 	printf "%-34s %10d %14s %14.0f %14.0f\n", "(b) simulate train, 1 worker", td, "-", td / tw, td / tc
 	printf "%-34s %10d %14.0f %14.0f %14.0f\n", "(c) SimPy peer, numpy", pd, pd / ps, pd / pw, pd / pc
 	printf "(a)/(b): %.2f wall, %.2f cpu (target >= 0.5)\n", (vd / vw) / (td / tw), (vd / vc) / (td / tc)

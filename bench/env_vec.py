@@ -7,7 +7,7 @@ number of steps, choosing every row's action with one matrix product and a
 Gumbel-max draw over the valid actions, the same policy as env_peer.py's
 (zero parameters by default: uniform over the valid actions).
 
-Usage: env_vec.py [--num-envs 256] [--group 1] [--steps 2000] [--seed 1] [--theta FILE.npy] [--first]
+Usage: env_vec.py [--num-envs 256] [--group 1] [--steps 2000] [--seed 1] [--workers 1] [--theta FILE.npy] [--first]
 It prints one line:
   episodes=E decisions=D choices=C seconds=S decisions_per_s=R
 where choices are the decisions the environment paused at (two or more
@@ -37,11 +37,12 @@ def main():
     ap.add_argument("--group", type=int, default=1)
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1, help="goroutines that step the rows (make's workers)")
     ap.add_argument("--theta", default="")
     ap.add_argument("--first", action="store_true", help="decisions per episode over every row's first episode")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
-    with VecEnv("latency-pressure", variant="high", num_envs=args.num_envs, group=args.group, seed=args.seed) as env:
+    with VecEnv("latency-pressure", variant="high", num_envs=args.num_envs, group=args.group, seed=args.seed, workers=args.workers) as env:
         theta = np.load(args.theta) if args.theta else np.zeros((env.num_actions, env.num_features), dtype=np.float32)
         acts = [k for k in env.episode_metrics if k.startswith("actions_")]
 
