@@ -28,7 +28,7 @@ var firstValid = collective.PolicyFunc(func(_ *collective.Observation, m collect
 func BenchmarkStep(b *testing.B) {
 	const rows = 256
 	pol := firstValid
-	b.Run("env", func(b *testing.B) { stepRows(b, rows, 1) })
+	b.Run("env", func(b *testing.B) { stepRows(b, rows, 8, 1) })
 	b.Run("in-process", func(b *testing.B) {
 		sc, err := scenarios.Load("latency-pressure", nil)
 		if err != nil {
@@ -70,15 +70,26 @@ func BenchmarkStep(b *testing.B) {
 // machine with many idle cores.
 func BenchmarkStepWorkers(b *testing.B) {
 	for w := 1; w <= runtime.NumCPU(); w *= 2 {
-		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { stepRows(b, 1024, w) })
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { stepRows(b, 1024, 8, w) })
 	}
 }
 
-// stepRows steps rows of latency-pressure (variant high) in groups of 8
-// on workers goroutines, each row deciding with firstValid, resetting
+// BenchmarkStepRows steps 16 to 256 rows of latency-pressure (variant
+// high, group 1) on one worker and on two: where a second thread starts
+// to pay for waking it at every step.
+func BenchmarkStepRows(b *testing.B) {
+	for rows := 16; rows <= 256; rows *= 2 {
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("rows=%d/workers=%d", rows, w), func(b *testing.B) { stepRows(b, rows, 1, w) })
+		}
+	}
+}
+
+// stepRows steps rows of latency-pressure (variant high) in groups of
+// group on workers goroutines, each row deciding with firstValid, resetting
 // when every row has ended, and reports ns per decision with a choice.
-func stepRows(b *testing.B, rows, workers int) {
-	e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: rows, Group: 8, Workers: workers})
+func stepRows(b *testing.B, rows, group, workers int) {
+	e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: rows, Group: group, Workers: workers})
 	if err != nil {
 		b.Fatal(err)
 	}
