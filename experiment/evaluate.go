@@ -114,7 +114,7 @@ type variantRun struct {
 func (vr *variantRun) episode(ctx context.Context, k int) (Row, error) {
 	v, pol := &vr.variant, vr.policy
 	opts := collective.Options{Context: ctx, MaxEvents: vr.opt.MaxEvents, Trace: vr.opt.Trace && k == 0}
-	streams, g, err := drawEpisode(vr.root, v, k)
+	streams, g, err := drawEpisode(nil, vr.root, v, k)
 	if err != nil {
 		return Row{}, err
 	}
@@ -141,13 +141,27 @@ func (vr *variantRun) episode(ctx context.Context, k int) (Row, error) {
 // DrawEpisode returns the random streams and the task graph of episode k
 // of variant v under the master seed, as Evaluate draws them.
 func DrawEpisode(v *scenarios.Variant, seed uint64, k int) (sim.Streams, *task.Graph, error) {
-	return drawEpisode(sim.NewStreams(seed), v, k)
+	return drawEpisode(nil, sim.NewStreams(seed), v, k)
 }
 
-// drawEpisode draws episode k of v from the master streams root.
-func drawEpisode(root sim.Streams, v *scenarios.Variant, k int) (sim.Streams, *task.Graph, error) {
+// DrawEpisodeInto is DrawEpisode into d's memory: the same streams and
+// graph, the graph valid until d's next Draw. A caller that draws many
+// episodes one after another (an environment's rows) allocates no graph
+// for each.
+func DrawEpisodeInto(d *task.Drawer, v *scenarios.Variant, seed uint64, k int) (sim.Streams, *task.Graph, error) {
+	return drawEpisode(d, sim.NewStreams(seed), v, k)
+}
+
+// drawEpisode draws episode k of v from the master streams root, into
+// d's memory, or into a new graph if d is nil.
+func drawEpisode(d *task.Drawer, root sim.Streams, v *scenarios.Variant, k int) (sim.Streams, *task.Graph, error) {
 	streams := root.Derive("episode", uint64(k))
-	g, err := v.Spec.Task.Draw(streams.New("task", 0))
+	r := streams.New("task", 0)
+	if d == nil {
+		g, err := v.Spec.Task.Draw(r)
+		return streams, g, err
+	}
+	g, err := d.Draw(&v.Spec.Task, r)
 	return streams, g, err
 }
 

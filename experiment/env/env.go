@@ -103,6 +103,10 @@ type row struct {
 	own      sim.Streams // the decisions' streams of a row after its group's first
 	k        uint64      // episodes begun
 	instance uint64      // the task instance of the episode in progress
+	// draw holds the task graph of the episodes in progress of the group
+	// whose first row this is (unused in the others): the next draw
+	// reuses its memory, as the group's episodes are all started anew.
+	draw     task.Drawer
 	pending  collective.Pending
 	active   bool
 	finished experiment.Row // the last finished episode
@@ -319,7 +323,7 @@ func (e *Env) each(f func(p *part) error) error {
 func (e *Env) startGroup(p *part, first int) error {
 	k := e.rows[first].k
 	instance := k*uint64(e.n/e.g) + uint64(first/e.g)
-	streams, g, err := experiment.DrawEpisode(&e.variant, e.seed, int(instance))
+	streams, g, err := experiment.DrawEpisodeInto(&e.rows[first].draw, &e.variant, e.seed, int(instance))
 	if err != nil {
 		return fmt.Errorf("row %d: task instance %d: %w", first, instance, err)
 	}
@@ -496,7 +500,7 @@ func (e *Env) finish(p *part, i int) error {
 func (e *Env) next(i int) (*task.Graph, sim.Streams, error) {
 	r := &e.rows[i]
 	r.instance = r.k*uint64(e.n) + uint64(i)
-	streams, g, err := experiment.DrawEpisode(&e.variant, e.seed, int(r.instance))
+	streams, g, err := experiment.DrawEpisodeInto(&r.draw, &e.variant, e.seed, int(r.instance))
 	if err != nil {
 		return nil, sim.Streams{}, fmt.Errorf("row %d: task instance %d: %w", i, r.instance, err)
 	}
