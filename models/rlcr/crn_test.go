@@ -128,7 +128,7 @@ func batchGradient(t *testing.T, tr *training, pol policy.Softmax, iter sim.Stre
 	}
 	baseline := math.NaN()
 	adv := rolloutAdvantages(cfg, rewards, G, &baseline)
-	samples := collect(results, mem)
+	samples := collect(results, mem, true)
 	for i := range samples {
 		samples[i].adv = adv[samples[i].rollout]
 	}

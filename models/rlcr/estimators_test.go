@@ -287,7 +287,7 @@ func TestFlatAdvantageIsSharedByEveryDecision(t *testing.T) {
 	for _, adv := range []Advantage{FlatCollective, NoBaseline} {
 		cfg := tinyConfig()
 		cfg.Batch, cfg.Group, cfg.Advantage = B, G, adv
-		samples := collect(results, mem)
+		samples := collect(results, mem, true)
 		tr.Config = cfg
 		bt.rewards, bt.samples = rewards, samples
 		baseline := math.NaN()

@@ -198,7 +198,7 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 
 		// 3. Advantages: one value per rollout (flat) or per agent, then per
 		// decision, and each decision's weight in the loss.
-		b.samples = collect(b.results, mem)
+		b.samples = collect(b.results, mem, cfg.Advantage == PPOGAE)
 		replays, err := t.advantages(ctx, pol, value, &b, &baseline)
 		if err != nil {
 			return nil, err
@@ -356,9 +356,10 @@ type sample struct {
 
 // collect lists the decisions of every rollout, in order, as samples. The
 // recorders kept those the policy was asked about; a decision with one
-// valid action, which the collective took without asking, gets its
-// features here and probability 1.
-func collect(results []*collective.Result, mem *memory) []sample {
+// valid action, which the collective took without asking, gets
+// probability 1 here, and its features if features is set: a value
+// function reads them, the policy's gradient skips such a decision.
+func collect(results []*collective.Result, mem *memory, features bool) []sample {
 	// The decisions are counted first, so that the samples are made in
 	// place (a sample is half a kilobyte): growing the slice as they come
 	// cost a fresh training five times their size in copies.
@@ -385,7 +386,9 @@ func collect(results []*collective.Result, mem *memory) []sample {
 			}
 			*s = sample{} // in place, as the recorder makes its samples
 			s.mask, s.action, s.rollout, s.agent, s.pOld, s.at, s.recorded = d.Mask, d.Action, i, d.Agent, 1, d.Obs.Elapsed, true
-			policy.Features(&d.Obs, &s.x)
+			if features {
+				policy.Features(&d.Obs, &s.x)
+			}
 			s.probs[d.Action] = 1
 		}
 	}
