@@ -465,10 +465,12 @@ func TestSummarize(t *testing.T) {
 func TestDecisionStats(t *testing.T) {
 	w, d, s, wait := collective.Work, collective.Delegate, collective.Submit, collective.Wait
 	samples := make([]sample, 2)
+	// As a recorder keeps them: each probability with its log.
 	samples[0].probs[w], samples[0].probs[d] = 0.5, 0.5
+	samples[0].logp[w], samples[0].logp[d] = -math.Log(2), -math.Log(2)
 	samples[0].mask = collective.Mask(0).With(w).With(d)
 	for _, a := range []collective.Action{w, d, s, wait} {
-		samples[1].probs[a] = 0.25
+		samples[1].probs[a], samples[1].logp[a] = 0.25, -math.Log(4)
 		samples[1].mask = samples[1].mask.With(a)
 	}
 	var st Iteration

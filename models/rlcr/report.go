@@ -115,7 +115,9 @@ func decisionStats(st *Iteration, samples []sample) {
 			}
 			probs[a] += p / n
 			if p > 0 {
-				entropy -= p * math.Log(p) / n
+				// The log π the policy recorded with p: not math.Log(p),
+				// which costs a call and rounds p's own rounding again.
+				entropy -= p * s.logp[a] / n
 			}
 		}
 	}
