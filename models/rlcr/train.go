@@ -198,7 +198,7 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 
 		// 3. Advantages: one value per rollout (flat) or per agent, then per
 		// decision, and each decision's weight in the loss.
-		b.samples = collect(b.results, mem, cfg.Advantage == PPOGAE)
+		b.samples = collect(b.results, mem, allFeatures || cfg.Advantage == PPOGAE)
 		replays, err := t.advantages(ctx, pol, value, &b, &baseline)
 		if err != nil {
 			return nil, err
@@ -353,6 +353,10 @@ type sample struct {
 	// that the first gradient at those parameters need not compute them.
 	recorded bool
 }
+
+// allFeatures makes collect give every decision its features, for the
+// test that finds skipping them changes nothing.
+var allFeatures = false
 
 // collect lists the decisions of every rollout, in order, as samples. The
 // recorders kept those the policy was asked about; a decision with one

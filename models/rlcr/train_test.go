@@ -54,6 +54,22 @@ func TestWorkersDoNotChangeResults(t *testing.T) {
 	}
 }
 
+// A decision without a choice gets its features only where a value
+// function reads them: training with every decision's features gives the
+// same iterations and parameters, for every estimator.
+func TestSkippedFeaturesChangeNothing(t *testing.T) {
+	for _, adv := range []Advantage{FlatCollective, PerAgent, PPOGAE} {
+		cfg := tinyConfig()
+		cfg.Advantage = adv
+		r1, p1 := train(t, tinyProblem(), cfg, 1)
+		allFeatures = true
+		r2, p2 := train(t, tinyProblem(), cfg, 1)
+		allFeatures = false
+		assert.Equal(t, fmt.Sprint(r1), fmt.Sprint(r2), "%s", adv) // Sprint: NaN value_ev equals itself
+		assert.Equal(t, p1, p2, "%s", adv)
+	}
+}
+
 // Every option is wired into the update: each trains parameters unlike
 // the default's and unlike every other option's, all finite, with a
 // probability distribution over actions at every iteration.
