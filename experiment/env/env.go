@@ -76,7 +76,10 @@ type Env struct {
 	opts     collective.Options
 	metrics  []experiment.EpisodeMetric
 
-	rows  []row
+	rows []row
+	// draws[k] holds the task graph of group k's episodes in progress:
+	// its next draw reuses the memory, as the group's rows all start anew.
+	draws []task.Drawer
 	parts []part
 	out   Out
 	reset bool // Reset was called and no episode failed since
@@ -103,10 +106,6 @@ type row struct {
 	own      sim.Streams // the decisions' streams of a row after its group's first
 	k        uint64      // episodes begun
 	instance uint64      // the task instance of the episode in progress
-	// draw holds the task graph of the episodes in progress of the group
-	// whose first row this is (unused in the others): the next draw
-	// reuses its memory, as the group's episodes are all started anew.
-	draw     task.Drawer
 	pending  collective.Pending
 	active   bool
 	finished experiment.Row // the last finished episode
@@ -177,6 +176,7 @@ func New(cfg Config) (*Env, error) {
 		opts:    collective.Options{MaxEvents: cfg.MaxEvents, Actions: actions},
 		metrics: experiment.EpisodeMetrics(),
 		rows:    make([]row, cfg.NumEnvs),
+		draws:   make([]task.Drawer, cfg.NumEnvs/cfg.Group),
 	}
 	groups := cfg.NumEnvs / cfg.Group
 	workers := min(max(cfg.Workers, 1), groups)
@@ -323,7 +323,7 @@ func (e *Env) each(f func(p *part) error) error {
 func (e *Env) startGroup(p *part, first int) error {
 	k := e.rows[first].k
 	instance := k*uint64(e.n/e.g) + uint64(first/e.g)
-	streams, g, err := experiment.DrawEpisodeInto(&e.rows[first].draw, &e.variant, e.seed, int(instance))
+	streams, g, err := experiment.DrawEpisodeInto(&e.draws[first/e.g], &e.variant, e.seed, int(instance))
 	if err != nil {
 		return fmt.Errorf("row %d: task instance %d: %w", first, instance, err)
 	}
@@ -500,7 +500,7 @@ func (e *Env) finish(p *part, i int) error {
 func (e *Env) next(i int) (*task.Graph, sim.Streams, error) {
 	r := &e.rows[i]
 	r.instance = r.k*uint64(e.n) + uint64(i)
-	streams, g, err := experiment.DrawEpisodeInto(&r.draw, &e.variant, e.seed, int(r.instance))
+	streams, g, err := experiment.DrawEpisodeInto(&e.draws[i], &e.variant, e.seed, int(r.instance))
 	if err != nil {
 		return nil, sim.Streams{}, fmt.Errorf("row %d: task instance %d: %w", i, r.instance, err)
 	}

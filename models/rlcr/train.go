@@ -198,7 +198,7 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 
 		// 3. Advantages: one value per rollout (flat) or per agent, then per
 		// decision, and each decision's weight in the loss.
-		b.samples = collect(b.results, mem, allFeatures || cfg.Advantage == PPOGAE)
+		b.samples = t.samples(b.results, mem)
 		replays, err := t.advantages(ctx, pol, value, &b, &baseline)
 		if err != nil {
 			return nil, err
@@ -354,9 +354,16 @@ type sample struct {
 	recorded bool
 }
 
-// allFeatures makes collect give every decision its features, for the
+// allFeatures makes samples give every decision its features, for the
 // test that finds skipping them changes nothing.
 var allFeatures = false
+
+// samples lists the rollouts' decisions (collect), with the features of
+// those without a choice only where the estimator's value function reads
+// them (ppo-gae).
+func (t *training) samples(results []*collective.Result, mem *memory) []sample {
+	return collect(results, mem, allFeatures || t.Config.Advantage == PPOGAE)
+}
 
 // collect lists the decisions of every rollout, in order, as samples. The
 // recorders kept those the policy was asked about; a decision with one

@@ -56,17 +56,48 @@ func TestWorkersDoNotChangeResults(t *testing.T) {
 
 // A decision without a choice gets its features only where a value
 // function reads them: training with every decision's features gives the
-// same iterations and parameters, for every estimator.
+// same iterations and parameters (flat and per-agent read no features of
+// such a decision, nor do the estimators that weigh samples as flat does).
 func TestSkippedFeaturesChangeNothing(t *testing.T) {
 	for _, adv := range []Advantage{FlatCollective, PerAgent, PPOGAE} {
 		cfg := tinyConfig()
 		cfg.Advantage = adv
 		r1, p1 := train(t, tinyProblem(), cfg, 1)
 		allFeatures = true
+		t.Cleanup(func() { allFeatures = false })
 		r2, p2 := train(t, tinyProblem(), cfg, 1)
 		allFeatures = false
 		assert.Equal(t, fmt.Sprint(r1), fmt.Sprint(r2), "%s", adv) // Sprint: NaN value_ev equals itself
 		assert.Equal(t, p1, p2, "%s", adv)
+	}
+}
+
+// ppo-gae's value function sees every decision's features, those without
+// a choice included; the other estimators' samples leave them out.
+func TestSamplesFeaturesForTheValueFunction(t *testing.T) {
+	tr := rollouter(tinyProblem(), 2, 4, true)
+	mem := newMemory(2, 4)
+	b := iteration0(t, tr, policy.NewLinear(), sim.NewStreams(5).Derive("iteration", 0), mem)
+	for _, adv := range []Advantage{FlatCollective, PPOGAE} {
+		tr.Config.Advantage = adv
+		samples := tr.samples(b.results, mem)
+		k, single := 0, 0
+		for _, r := range b.results {
+			for j := range r.Decisions {
+				d, s := &r.Decisions[j], &samples[k]
+				k++
+				if !d.Mask.Single() {
+					continue
+				}
+				single++
+				var want [policy.NumFeatures]float64
+				if adv == PPOGAE {
+					policy.Features(&d.Obs, &want)
+				}
+				require.Equal(t, want, s.x, "%s: decision %d of rollout %d", adv, j, s.rollout)
+			}
+		}
+		require.Positive(t, single, "the tiny problem has decisions without a choice")
 	}
 }
 
