@@ -18,7 +18,10 @@ OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-layers.XXXXXX")}
 mkdir -p "$OUT"
 if ! command -v valgrind >/dev/null; then
 	echo "layers.sh: installing valgrind" >&2
-	if [ "$(id -u)" -eq 0 ]; then apt-get install -y valgrind >&2; else sudo apt-get install -y valgrind >&2; fi
+	sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	"${sudo[@]}" apt-get update >&2
+	"${sudo[@]}" apt-get install -y valgrind >&2
 fi
 
 go test -c -o "$OUT/rlcr.test" ./models/rlcr
@@ -31,5 +34,5 @@ GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
 # module's paths and its caller tree leaves their callers out.
 (cd "$OUT" && callgrind_annotate --auto=no --threshold=100 callgrind.out >self.txt &&
 	callgrind_annotate --tree=caller --threshold=100 callgrind.out >tree.txt)
-echo "instructions per episode of BenchmarkTrainPeer ($ITER iterations of 32 episodes, set-up included; outputs in $OUT)"
-python3 bench/layers.py "$OUT/self.txt" "$OUT/tree.txt" $((ITER * 32))
+echo "BenchmarkTrainPeer, $ITER iterations of 32 episodes and the benchmark's first round, set-up included; outputs in $OUT"
+python3 bench/layers.py "$OUT/self.txt" "$OUT/tree.txt"
