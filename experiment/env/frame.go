@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // Protocol names the wire protocol Serve speaks; a client names it in its
@@ -171,8 +172,13 @@ func appendFrame(buf, header []byte) []byte {
 	return append(buf, header...)
 }
 
-// The payloads of a reply, little-endian.
+// The payloads of a reply, little-endian. On a little-endian machine (amd64,
+// arm64) an array's memory is its payload, copied at once; elsewhere each
+// number is written in the protocol's order.
 func appendF4(buf []byte, xs []float32) []byte {
+	if littleEndian {
+		return appendMemory(buf, xs)
+	}
 	for _, x := range xs {
 		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
 	}
@@ -180,6 +186,9 @@ func appendF4(buf []byte, xs []float32) []byte {
 }
 
 func appendF8(buf []byte, xs []float64) []byte {
+	if littleEndian {
+		return appendMemory(buf, xs)
+	}
 	for _, x := range xs {
 		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
 	}
@@ -187,8 +196,23 @@ func appendF8(buf []byte, xs []float64) []byte {
 }
 
 func appendI4(buf []byte, xs []int32) []byte {
+	if littleEndian {
+		return appendMemory(buf, xs)
+	}
 	for _, x := range xs {
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(x))
 	}
 	return buf
+}
+
+// littleEndian says this machine stores numbers in the protocol's byte
+// order.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// appendMemory appends the bytes of xs's memory to buf.
+func appendMemory[T float32 | float64 | int32](buf []byte, xs []T) []byte {
+	if len(xs) == 0 {
+		return buf
+	}
+	return append(buf, unsafe.Slice((*byte)(unsafe.Pointer(&xs[0])), len(xs)*int(unsafe.Sizeof(xs[0])))...)
 }
