@@ -1,6 +1,8 @@
 package env
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
 	"testing"
 
@@ -30,4 +32,47 @@ func TestArraysMemoryIsPayload(t *testing.T) {
 	}
 	littleEndian = true
 	assert.Equal(t, want, each())
+}
+
+// An array may take MaxPayload bytes, and no more, whatever its shape.
+func TestArraySizeBounds(t *testing.T) {
+	for _, tc := range []struct {
+		dtype string
+		shape []int
+		want  int // -1: refused
+	}{
+		{"u1", []int{MaxPayload}, MaxPayload},
+		{"f8", []int{2, MaxPayload / 16}, MaxPayload},
+		{"u1", []int{MaxPayload + 1}, -1},
+		{"u1", []int{2, MaxPayload}, -1},
+		{"f8", []int{MaxPayload / 8, 2}, -1},
+		{"i4", []int{0, MaxPayload}, 0},
+		{"i4", []int{3, -1}, -1},
+	} {
+		n, err := (&Array{Name: "a", Dtype: tc.dtype, Shape: tc.shape}).size()
+		if tc.want < 0 {
+			assert.Error(t, err, "%s %v", tc.dtype, tc.shape)
+			continue
+		}
+		assert.NoError(t, err, "%s %v", tc.dtype, tc.shape)
+		assert.Equal(t, tc.want, n, "%s %v", tc.dtype, tc.shape)
+	}
+}
+
+// A header may take MaxHeader bytes, and no more.
+func TestHeaderBound(t *testing.T) {
+	for _, n := range []int{MaxHeader, MaxHeader + 1} {
+		header := bytes.Repeat([]byte(" "), n)
+		copy(header, `{"op":"x"}`)
+		raw := append(binary.LittleEndian.AppendUint32(nil, uint32(n)), header...)
+		m, err := NewReader(bytes.NewReader(raw)).Read()
+		if n > MaxHeader {
+			var fe *FramingError
+			assert.ErrorAs(t, err, &fe)
+			continue
+		}
+		if assert.NoError(t, err) {
+			assert.Len(t, m.Header, n)
+		}
+	}
 }
