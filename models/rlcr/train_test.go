@@ -59,12 +59,12 @@ func TestWorkersDoNotChangeResults(t *testing.T) {
 // same iterations and parameters (flat and per-agent read no features of
 // such a decision, nor do the estimators that weigh samples as flat does).
 func TestSkippedFeaturesChangeNothing(t *testing.T) {
+	t.Cleanup(func() { allFeatures = false })
 	for _, adv := range []Advantage{FlatCollective, PerAgent, PPOGAE} {
 		cfg := tinyConfig()
 		cfg.Advantage = adv
 		r1, p1 := train(t, tinyProblem(), cfg, 1)
 		allFeatures = true
-		t.Cleanup(func() { allFeatures = false })
 		r2, p2 := train(t, tinyProblem(), cfg, 1)
 		allFeatures = false
 		assert.Equal(t, fmt.Sprint(r1), fmt.Sprint(r2), "%s", adv) // Sprint: NaN value_ev equals itself
