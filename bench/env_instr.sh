@@ -44,7 +44,7 @@ done
 decisions() { grep -o 'decisions=[0-9]*' "$OUT/vec-$1.txt" | cut -d= -f2; }
 for it in 2 6; do
 	valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$OUT/train-$it.out" \
-		"$sim" train latency-pressure --seeds 1 --workers 1 --charts=false --force \
+		"$sim" train latency-pressure --seeds 1 --workers 1 --charts=false --baseline=false --force \
 		--set train.iterations="$it" --out "$OUT/train-$it" >/dev/null 2>&1
 done
 td() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "decisions") c = i; next } { s += $c } END { print s }' "$OUT/train-$1/iterations.csv"; }

@@ -11,7 +11,8 @@
 #
 # Each run times both whole processes (start-up, training, writing the
 # outputs) one after the other, peer first, then swarmsim on one worker
-# with --charts=false (the peer draws none either). Both train 19,200
+# with --charts=false (the peer draws none either) and --baseline=false
+# (the peer scores no fixed organization either). Both train 19,200
 # episodes: 150 iterations of 4 tasks x 8 rollouts for each of 4 latency
 # weights. Rates are episodes per second of wall time and of CPU time
 # (user + system: on a shared machine other load inflates wall time but not
@@ -63,7 +64,7 @@ printf '%4s %12s %12s %12s %12s %9s %9s\n' run peer_ep/s swarm_ep/s peer_cpu_ep/
 for r in $(seq 1 "$RUNS"); do
 	read -r pw pc < <(timed "$PY" "bench/${MODEL}_peer.py" --iterations "$ITERATIONS")
 	cp "$OUT/last.txt" "$OUT/peer-$r.txt"
-	read -r sw sc < <(timed "$OUT/simulate" train "$MODEL-peer" --seeds 1 --workers 1 --charts=false --force --out "$OUT/train" --set "train.iterations=$ITERATIONS")
+	read -r sw sc < <(timed "$OUT/simulate" train "$MODEL-peer" --seeds 1 --workers 1 --charts=false --baseline=false --force --out "$OUT/train" --set "train.iterations=$ITERATIONS")
 	cp "$OUT/last.txt" "$OUT/swarmsim-$r.txt"
 	# The same decisions per episode on both sides, over all iterations.
 	peer_dpe=$(awk '/^episodes=/ { split($1, e, "="); split($2, d, "="); printf "%.1f", d[2] / e[2] }' "$OUT/peer-$r.txt")

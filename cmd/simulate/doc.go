@@ -242,7 +242,9 @@
 // baseline, the variant's own policy section (the organization or policy
 // file that run evaluates) on the same tasks, rollouts and random streams
 // as the learned policy's last tenth of training (common random numbers),
-// so that a learned policy that does worse than a fixed organization shows.
+// so that a learned policy that does worse than a fixed organization shows;
+// --baseline=false leaves the fixed rows out (of the table and summary.csv)
+// and with them the time they take, a tenth of the training's episodes.
 // Training does not read the policy section: it learns the policy
 // train.policy names, so variants that differ only there would train
 // identical copies; train says so before it starts and trains the first of
@@ -263,6 +265,9 @@
 //
 // The flags are:
 //
+//	--baseline
+//		score each variant's own policy section on the episodes of the last tenth
+//		(the fixed rows); --baseline=false trains only (default true)
 //	--charts
 //		draw the charts; --charts=false writes the tables only (default true)
 //	--figures DIR

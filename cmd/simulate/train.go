@@ -92,7 +92,9 @@ learned row per variant trained and a fixed row per variant: the
 baseline, the variant's own policy section (the organization or policy
 file that run evaluates) on the same tasks, rollouts and random streams
 as the learned policy's last tenth of training (common random numbers),
-so that a learned policy that does worse than a fixed organization shows.
+so that a learned policy that does worse than a fixed organization shows;
+--baseline=false leaves the fixed rows out (of the table and summary.csv)
+and with them the time they take, a tenth of the training's episodes.
 Training does not read the policy section: it learns the policy
 train.policy names, so variants that differ only there would train
 identical copies; train says so before it starts and trains the first of
@@ -124,6 +126,7 @@ starts over.`,
 		})
 		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
 		fs.Var(intFlag{&o.smooth}, "smooth", "draw the learning curves as moving averages over `N` iterations\n(each seed's, before the IQM; 1 for none)")
+		fs.BoolVar(&o.baseline, "baseline", true, "score each variant's own policy section on the episodes of the last tenth\n(the fixed rows); --baseline=false trains only")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
 		return o.run
 	},
@@ -131,9 +134,10 @@ starts over.`,
 
 type trainOptions struct {
 	outputOptions
-	seeds  int
-	smooth int
-	force  bool
+	seeds    int
+	smooth   int
+	force    bool
+	baseline bool
 }
 
 func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err error) {
@@ -183,8 +187,12 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		for i, k := range g {
 			names[i] = sc.Variants[k].Name
 		}
-		s.infof("%s differ only in their policy section, which training replaces with the policy it learns (train.policy): training %s once for them all; each variant's own policy is scored as a baseline",
-			joinAnd(names), names[0])
+		scored := "; each variant's own policy is scored as a baseline"
+		if !o.baseline {
+			scored = ""
+		}
+		s.infof("%s differ only in their policy section, which training replaces with the policy it learns (train.policy): training %s once for them all%s",
+			joinAnd(names), names[0], scored)
 	}
 	resumed, err := train.Resume(dir, jobs)
 	if err != nil {
@@ -216,12 +224,15 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	// The baselines: each variant's own policy section on the episodes
 	// the learned policy is scored on. They keep no checkpoint: a rerun
 	// finds the training done and scores them again.
-	bar = newProgress(s.stderr, "baseline iterations", train.BaselineIterations(sc, o.seeds))
-	baselines, err := train.Baselines(ctx, sc, seed, o.seeds, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
-	bar.finish(err == nil)
-	if err != nil {
-		interrupted()
-		return err
+	var baselines []*train.Job
+	if o.baseline {
+		bar = newProgress(s.stderr, "baseline iterations", train.BaselineIterations(sc, o.seeds))
+		baselines, err = train.Baselines(ctx, sc, seed, o.seeds, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
+		bar.finish(err == nil)
+		if err != nil {
+			interrupted()
+			return err
+		}
 	}
 	sv, fixed, err := train.WriteTables(dir, jobs, baselines)
 	if err != nil {
@@ -263,9 +274,9 @@ type screenColumn struct {
 // printTraining prints each variant's figures over the last tenth of
 // training: the IQM over seeds with its 95% bootstrap interval; with
 // handoff set also the hand-off columns of iterations.csv. Each variant's
-// learned row (if it was trained) is followed by its baseline row: its own
-// policy section on the same episodes (fixed), whose columns are those
-// of the rollouts.
+// learned row (if it was trained) is followed by its baseline row, if
+// fixed is not nil: its own policy section on the same episodes (fixed),
+// whose columns are those of the rollouts.
 func printTraining(s *session, learned, fixed *results.SeedValues, handoff bool) {
 	cols := []screenColumn{{"reward_mean", 2}, {"success_rate", 2}, {"latency_mean", 0}, {"parallelism_mean", 2}, {"messages_mean", 1}}
 	if handoff {
@@ -289,9 +300,15 @@ func printTraining(s *session, learned, fixed *results.SeedValues, handoff bool)
 		}
 		fmt.Fprintln(tw)
 	}
-	for _, v := range fixed.Variants {
+	variants := learned.Variants
+	if fixed != nil {
+		variants = fixed.Variants
+	}
+	for _, v := range variants {
 		row(learned, v, "learned")
-		row(fixed, v, "fixed")
+		if fixed != nil {
+			row(fixed, v, "fixed")
+		}
 	}
 	tw.Flush()
 }

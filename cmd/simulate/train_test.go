@@ -1,8 +1,10 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +95,38 @@ func TestTrainBaselines(t *testing.T) {
 	}
 	assert.Len(t, reward, 3)
 	assert.NotEqual(t, reward["split fixed"], reward["team fixed"], "two organizations on the same episodes")
+}
+
+// TestTrainWithoutBaselines: --baseline=false trains as the default does
+// (the same iterations.csv and policies) and leaves out the fixed rows of
+// the table and summary.csv, and the note's promise of them.
+func TestTrainWithoutBaselines(t *testing.T) {
+	args := []string{"train", testScenario, "--seeds", "2", "--charts=false",
+		"--set", "train.iterations=3", "--set", "train.batch=2", "--set", "train.group=3"}
+	with := filepath.Join(t.TempDir(), "with")
+	mustSimulate(t, append(args, "--out", with)...)
+	without := filepath.Join(t.TempDir(), "without")
+	stdout, stderr, code := simulate(t, append(args, "--out", without, "--baseline=false")...)
+	require.Equal(t, exitOK, code, stderr)
+
+	assert.NotContains(t, stderr, "baseline", "no baseline is scored, none is promised")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, stdout)
+	assert.Equal(t, []string{"split", "learned", "2"}, strings.Fields(lines[1])[:3], stdout)
+	assert.Empty(t, strings.TrimSpace(lines[2]), "one row, the learned split's: %s", stdout)
+	for _, f := range []string{"iterations.csv", "policies/split-seed7.json", "policies/split-seed8.json"} {
+		a, err := os.ReadFile(filepath.Join(with, f))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(without, f))
+		require.NoError(t, err)
+		assert.Equal(t, string(a), string(b), f)
+	}
+	policies := map[string]int{}
+	for _, r := range readCSV(t, filepath.Join(without, "summary.csv"))[1:] {
+		policies[r[0]+" "+r[14]]++
+	}
+	assert.Equal(t, []string{"split learned"}, slices.Collect(maps.Keys(policies)))
+	assert.FileExists(t, filepath.Join(without, "report.html"))
 }
 
 func TestTrainBadInput(t *testing.T) {
