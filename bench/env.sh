@@ -4,8 +4,8 @@
 #       (bench/env_vec.py, through `simulate env`),
 #   (b) `simulate train latency-pressure` on one worker (decisions from its
 #       own iterations.csv, time = the whole process; --baseline=false, as
-#       the fixed rows' episodes would take 6.9% of the time and add no
-#       decision to iterations.csv),
+#       the fixed rows' episodes would take 6.9% of its instructions and
+#       add no decision to iterations.csv),
 #   (c) the SimPy peer of the same model with the same numpy policy
 #       (bench/env_peer.py),
 # then the ratios the issue asks for: (a)/(b) (target >= 0.5) and (a)/(c)

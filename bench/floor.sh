@@ -14,8 +14,8 @@
 # --charts=false --baseline=false` (the same 19,200 episodes per seed, with
 # the start-up, the scenario's parsing and the outputs written; without
 # --baseline=false it would also score the fixed organization on the last
-# tenth's 1,920 episodes, 7.8% of its instructions, which no episode count
-# here includes and the floor does not do). Rates are episodes per
+# tenth's 1,920 episodes a seed, 7.8% of its instructions, which no
+# episode count here includes and the floor does not do). Rates are episodes per
 # second of wall time and of CPU time (user + system) of each process; the
 # floor's in-process rate (the benchmark's own episodes/s, no start-up) is
 # listed too. The figures to report are the medians over RUNS of the wall

@@ -112,11 +112,7 @@ func TrainSummary(learned, fixed *SeedValues) []byte {
 				num(a.Mean.Lo), num(a.Mean.Hi), num(a.Median.Lo), num(a.Median.Hi), IntervalNote, policy})
 		}
 	}
-	variants := learned.Variants
-	if fixed != nil {
-		variants = fixed.Variants
-	}
-	for _, v := range variants {
+	for _, v := range TrainVariants(learned, fixed) {
 		if slices.Contains(learned.Variants, v) {
 			add(learned, v, "learned")
 		}
@@ -125,6 +121,17 @@ func TrainSummary(learned, fixed *SeedValues) []byte {
 		}
 	}
 	return rundir.CSV(header, rows)
+}
+
+// TrainVariants is the order of a training's rows, in summary.csv and on
+// the screen: every variant, when the baselines (fixed) scored each one,
+// else the variants trained, as variants alike but for their policy
+// section train once.
+func TrainVariants(learned, fixed *SeedValues) []string {
+	if fixed != nil {
+		return fixed.Variants
+	}
+	return learned.Variants
 }
 
 // num formats v in its shortest exact form, as every table does.

@@ -216,7 +216,7 @@
 //	                  policy (learned); then the variant's baseline rows
 //	                  (policy fixed): its own policy section scored on
 //	                  the episodes of the same last tenths, reward_mean
-//	                  to critical_steps_mean
+//	                  to critical_steps_mean (none with --baseline=false)
 //	policies/         the final policy of each variant and seed, as JSON;
 //	                  'simulate run --policy FILE' evaluates one
 //	charts/           learning curves (reward, success, latency,
@@ -242,13 +242,15 @@
 // baseline, the variant's own policy section (the organization or policy
 // file that run evaluates) on the same tasks, rollouts and random streams
 // as the learned policy's last tenth of training (common random numbers),
-// so that a learned policy that does worse than a fixed organization shows;
-// --baseline=false leaves the fixed rows out (of the table and summary.csv)
-// and with them the time they take, a tenth of the training's episodes.
+// so that a learned policy that does worse than a fixed organization shows.
+// --baseline=false leaves the fixed rows out of the table and summary.csv
+// and skips their episodes (the last tenth of each variant's iterations,
+// about a tenth more episodes than training runs).
 // Training does not read the policy section: it learns the policy
 // train.policy names, so variants that differ only there would train
 // identical copies; train says so before it starts and trains the first of
-// them once, and each of them still gets its baseline row.
+// them once, and each of them still gets its baseline row (with
+// --baseline=false only the first gets a row, its learned one).
 // Virtual times are in seconds and rates are fractions, in the tables and
 // the charts alike; docs/statistics.md explains the intervals. Writes are
 // atomic and the manifest comes last, as for run.
@@ -267,7 +269,7 @@
 //
 //	--baseline
 //		score each variant's own policy section on the episodes of the last tenth
-//		(the fixed rows); --baseline=false trains only (default true)
+//		of training (the fixed rows); --baseline=false skips them (default true)
 //	--charts
 //		draw the charts; --charts=false writes the tables only (default true)
 //	--figures DIR

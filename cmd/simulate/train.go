@@ -66,7 +66,7 @@ section hand-off misses and duplicates) and writes a directory:
 	                  policy (learned); then the variant's baseline rows
 	                  (policy fixed): its own policy section scored on
 	                  the episodes of the same last tenths, reward_mean
-	                  to critical_steps_mean
+	                  to critical_steps_mean (none with --baseline=false)
 	policies/         the final policy of each variant and seed, as JSON;
 	                  'simulate run --policy FILE' evaluates one
 	charts/           learning curves (reward, success, latency,
@@ -92,13 +92,15 @@ learned row per variant trained and a fixed row per variant: the
 baseline, the variant's own policy section (the organization or policy
 file that run evaluates) on the same tasks, rollouts and random streams
 as the learned policy's last tenth of training (common random numbers),
-so that a learned policy that does worse than a fixed organization shows;
---baseline=false leaves the fixed rows out (of the table and summary.csv)
-and with them the time they take, a tenth of the training's episodes.
+so that a learned policy that does worse than a fixed organization shows.
+--baseline=false leaves the fixed rows out of the table and summary.csv
+and skips their episodes (the last tenth of each variant's iterations,
+about a tenth more episodes than training runs).
 Training does not read the policy section: it learns the policy
 train.policy names, so variants that differ only there would train
 identical copies; train says so before it starts and trains the first of
-them once, and each of them still gets its baseline row.
+them once, and each of them still gets its baseline row (with
+--baseline=false only the first gets a row, its learned one).
 Virtual times are in seconds and rates are fractions, in the tables and
 the charts alike; docs/statistics.md explains the intervals. Writes are
 atomic and the manifest comes last, as for run.
@@ -126,7 +128,7 @@ starts over.`,
 		})
 		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
 		fs.Var(intFlag{&o.smooth}, "smooth", "draw the learning curves as moving averages over `N` iterations\n(each seed's, before the IQM; 1 for none)")
-		fs.BoolVar(&o.baseline, "baseline", true, "score each variant's own policy section on the episodes of the last tenth\n(the fixed rows); --baseline=false trains only")
+		fs.BoolVar(&o.baseline, "baseline", true, "score each variant's own policy section on the episodes of the last tenth\nof training (the fixed rows); --baseline=false skips them")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or discard\nthe checkpoints of an unfinished one")
 		return o.run
 	},
@@ -187,9 +189,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		for i, k := range g {
 			names[i] = sc.Variants[k].Name
 		}
-		scored := "; each variant's own policy is scored as a baseline"
-		if !o.baseline {
-			scored = ""
+		scored := "; only its rows are written (--baseline=false)"
+		if o.baseline {
+			scored = "; each variant's own policy is scored as a baseline"
 		}
 		s.infof("%s differ only in their policy section, which training replaces with the policy it learns (train.policy): training %s once for them all%s",
 			joinAnd(names), names[0], scored)
@@ -291,7 +293,7 @@ func printTraining(s *session, learned, fixed *results.SeedValues, handoff bool)
 	}
 	fmt.Fprintln(tw, "(IQM [95% CI] over seeds, last tenth of training)")
 	row := func(sv *results.SeedValues, v, policy string) {
-		if !slices.Contains(sv.Variants, v) {
+		if sv == nil || !slices.Contains(sv.Variants, v) {
 			return
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t", v, policy, len(sv.Seeds[v]))
@@ -300,15 +302,9 @@ func printTraining(s *session, learned, fixed *results.SeedValues, handoff bool)
 		}
 		fmt.Fprintln(tw)
 	}
-	variants := learned.Variants
-	if fixed != nil {
-		variants = fixed.Variants
-	}
-	for _, v := range variants {
+	for _, v := range results.TrainVariants(learned, fixed) {
 		row(learned, v, "learned")
-		if fixed != nil {
-			row(fixed, v, "fixed")
-		}
+		row(fixed, v, "fixed")
 	}
 	tw.Flush()
 }
