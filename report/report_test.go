@@ -482,6 +482,30 @@ func TestPivot(t *testing.T) {
 	}
 }
 
+// TestPivotKeepsPolicies: a training's summary.csv gives each variant a
+// learned row and a fixed row (the baseline) apart by its policy column,
+// after metric; each is a row of its own with its own figures.
+func TestPivotKeepsPolicies(t *testing.T) {
+	const summary = "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval,policy\n" +
+		"a,reward_mean,1,2,0.25,0.125,0.5,x,learned\n" +
+		"a,reward_mean,1,2,0.75,0.5,1,x,fixed\n" +
+		"b,reward_mean,1,2,0.375,0.25,0.5,x,fixed\n"
+	p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": summary}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 1)
+	tab := p.Tables[0]
+	var rows []string
+	for _, row := range tab.Rows {
+		var cells []string
+		for _, c := range row {
+			cells = append(cells, c.Text)
+		}
+		rows = append(rows, strings.Join(cells, " | "))
+	}
+	assert.Equal(t, []string{"a | learned | 0.25 [0.125, 0.5]", "a | fixed | 0.75 [0.5, 1]", "b | fixed | 0.375 [0.25, 0.5]"}, rows)
+	assert.Equal(t, "policy", tab.Head[1].Text)
+}
+
 // TestUnindexedCharts: an SVG in charts/ that the index does not list is
 // shown with its kind's note; an SVG elsewhere is a file, not a chart.
 func TestUnindexedCharts(t *testing.T) {

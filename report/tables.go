@@ -250,10 +250,14 @@ func wideHead(col string, plain bool) Head {
 }
 
 // pivot reads a summary with a row per metric (train, sweep): a row per
-// point (the columns before "metric": variant and sweep axes), a column
-// per metric, each cell "IQM [lo, hi]".
+// point (rundir.Table.Keys: variant and sweep axes, and a training's
+// learned or fixed policy), a column per metric, each cell "IQM [lo, hi]".
 func pivot(t *rundir.Table) (*Table, error) {
 	mcol, _ := t.Col("metric")
+	keyCols, err := t.Keys()
+	if err != nil {
+		return nil, err
+	}
 	iqm := Group{Name: "iqm", Val: slices.Index(t.Header, "iqm"), Lo: slices.Index(t.Header, "iqm_lo"), Hi: slices.Index(t.Header, "iqm_hi")}
 	unit := slices.Index(t.Header, "unit")
 	seeds := slices.Index(t.Header, "n_seeds")
@@ -265,7 +269,7 @@ func pivot(t *rundir.Table) (*Table, error) {
 	var ns []string
 	caption := "Each cell: the interquartile mean (IQM) over seeds [its 95% interval]"
 	for i, row := range t.Rows {
-		key := strings.Join(row[:mcol], "\x00")
+		key := strings.Join(rundir.Key(row, keyCols), "\x00")
 		name := row[mcol]
 		if !slices.Contains(keys, key) {
 			keys = append(keys, key)
@@ -294,9 +298,9 @@ func pivot(t *rundir.Table) (*Table, error) {
 	if len(ns) == 1 {
 		caption = strings.Replace(caption, "over seeds", "over "+ns[0]+" seeds", 1)
 	}
-	tab := &Table{Title: "Summary", Caption: caption + ".", keys: mcol, marked: true}
-	for _, k := range t.Header[:mcol] {
-		tab.Head = append(tab.Head, Head{Text: k})
+	tab := &Table{Title: "Summary", Caption: caption + ".", keys: len(keyCols), marked: true}
+	for _, k := range keyCols {
+		tab.Head = append(tab.Head, Head{Text: t.Header[k]})
 	}
 	for _, m := range metrics {
 		tab.Head = append(tab.Head, head(m, units[m]))
@@ -316,7 +320,7 @@ func pivot(t *rundir.Table) (*Table, error) {
 		tab.Rows = append(tab.Rows, cells)
 	}
 	for j, m := range metrics {
-		markBest(tab.Rows, mcol+j, better(m))
+		markBest(tab.Rows, len(keyCols)+j, better(m))
 	}
 	return tab, nil
 }

@@ -92,6 +92,35 @@ func (t *Table) Col(name string) (int, error) {
 	return -1, fmt.Errorf("%s: no column %q (it has %v)", t.Path, name, t.Header)
 }
 
+// Keys returns the columns that name a row of a tidy summary, a table with
+// one row per key and metric: those before the column "metric", and the
+// column "policy" after it where there is one (a training's summary.csv
+// gives each variant's learned and fixed rows apart). A summary without a
+// "metric" column is an error.
+func (t *Table) Keys() ([]int, error) {
+	m, err := t.Col("metric")
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]int, m, m+1)
+	for i := range keys {
+		keys[i] = i
+	}
+	if p := slices.Index(t.Header, "policy"); p > m {
+		keys = append(keys, p)
+	}
+	return keys, nil
+}
+
+// Key returns the fields of row that Keys names, in their order.
+func Key(row []string, keys []int) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = row[k]
+	}
+	return out
+}
+
 // Float reads the number in column col of row i (0 is the first row
 // after the header); the error names the file, line and column.
 func (t *Table) Float(i, col int) (float64, error) {

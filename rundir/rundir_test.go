@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -221,6 +222,33 @@ func TestParseTableErrors(t *testing.T) {
 	assert.True(t, v)
 	_, err = tab.Bool(0, 0)
 	assert.ErrorContains(t, err, `t.csv:2: column a: "x" is not true or false`)
+}
+
+// TestKeys: the columns that name a tidy summary's rows are those before
+// metric, and a training summary's policy after it.
+func TestKeys(t *testing.T) {
+	for _, tt := range []struct {
+		header   string
+		keys     []int
+		row, key string
+	}{
+		{"variant,metric,iqm", []int{0}, "a,reward,1", "a"},
+		{"variant,seed,metric,iqm", []int{0, 1}, "a,3,reward,1", "a 3"},
+		{"variant,metric,iqm,interval,policy", []int{0, 4}, "a,reward,1,x,fixed", "a fixed"},
+		{"policy,metric,iqm", []int{0}, "p,reward,1", "p"},
+		{"metric,iqm", []int{}, "reward,1", ""},
+	} {
+		tab, err := rundir.ParseTable("t.csv", []byte(tt.header+"\n"+tt.row+"\n"))
+		require.NoError(t, err)
+		keys, err := tab.Keys()
+		require.NoError(t, err, tt.header)
+		assert.Equal(t, tt.keys, keys, tt.header)
+		assert.Equal(t, tt.key, strings.Join(rundir.Key(tab.Rows[0], keys), " "), tt.header)
+	}
+	tab, err := rundir.ParseTable("t.csv", []byte("variant,iqm\na,1\n"))
+	require.NoError(t, err)
+	_, err = tab.Keys()
+	assert.ErrorContains(t, err, `t.csv: no column "metric"`)
 }
 
 func TestClaimEdges(t *testing.T) {

@@ -601,8 +601,10 @@
 //
 //	run directory      one row per variant, one column per metric: the
 //	                   mean over episodes [95% interval] from summary.csv
-//	train directory    one row per variant: the IQM over seeds of each
-//	                   metric's last tenth [95% bootstrap interval]
+//	train directory    one row per variant and policy (learned, and fixed:
+//	                   the variant's own policy section on the same
+//	                   episodes): the IQM over seeds of each metric's
+//	                   last tenth [95% bootstrap interval]
 //	sweep directory    one row per variant and swept point: the IQM over
 //	                   seeds [95% bootstrap interval]
 //	compare directory  one row per variant and metric: A, B, the

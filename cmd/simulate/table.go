@@ -28,8 +28,10 @@ paper, reading only its tables (nothing is run):
 
 	run directory      one row per variant, one column per metric: the
 	                   mean over episodes [95% interval] from summary.csv
-	train directory    one row per variant: the IQM over seeds of each
-	                   metric's last tenth [95% bootstrap interval]
+	train directory    one row per variant and policy (learned, and fixed:
+	                   the variant's own policy section on the same
+	                   episodes): the IQM over seeds of each metric's
+	                   last tenth [95% bootstrap interval]
 	sweep directory    one row per variant and swept point: the IQM over
 	                   seeds [95% bootstrap interval]
 	compare directory  one row per variant and metric: A, B, the
@@ -265,8 +267,9 @@ func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 }
 
 // tidyPaperTable reads the summary.csv of a train or sweep directory: a
-// row per variant (and swept point) and metric, the key columns before
-// "metric", the IQM in iqm, iqm_lo and iqm_hi.
+// row per variant (and swept point, and a training's learned or fixed
+// policy) and metric, the key columns those of rundir.Table.Keys, the IQM
+// in iqm, iqm_lo and iqm_hi.
 func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	t := &paperTable{
 		subject: r.Manifest.Scenario,
@@ -284,7 +287,11 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		}
 		col[k] = c
 	}
-	t.keys = tab.Header[:col[0]]
+	keyCols, err := tab.Keys()
+	if err != nil {
+		return nil, err
+	}
+	t.keys = rundir.Key(tab.Header, keyCols)
 	at := map[string]int{} // row key -> row
 	for i, rec := range tab.Rows {
 		m := rec[col[0]]
@@ -297,7 +304,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 				t.rows[k].cells = append(t.rows[k].cells, stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()})
 			}
 		}
-		keys := rec[:col[0]]
+		keys := rundir.Key(rec, keyCols)
 		key := strings.Join(keys, "\x00")
 		k, ok := at[key]
 		if !ok {

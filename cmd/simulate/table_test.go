@@ -122,6 +122,35 @@ func TestTableOfARealRun(t *testing.T) {
 	assert.Contains(t, out, "**", "some column has a best value")
 }
 
+// TestTableOfATraining: a training's summary.csv gives a variant a
+// learned row and a fixed row (its baseline) apart by the policy column
+// after metric; the table keeps them apart, each with its own IQM.
+func TestTableOfATraining(t *testing.T) {
+	dir := trainTiny(t, "--charts=false")
+	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "reward_mean", "--digits", "6", dir)
+	sum, err := rundir.ReadTable(filepath.Join(dir, "summary.csv"))
+	require.NoError(t, err)
+	var want, got []string
+	iqm := map[string]float64{}
+	for _, r := range sum.Rows {
+		if r[1] == "reward_mean" {
+			want = append(want, r[0]+" "+r[14])
+			iqm[r[0]+" "+r[14]] = parse(t, r[6])
+		}
+	}
+	require.Equal(t, []string{"split learned", "split fixed", "team fixed"}, want)
+	require.NotEqual(t, iqm["split learned"], iqm["split fixed"], "the test needs the two rows to differ")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	assert.Equal(t, "variant,policy,mean reward,mean reward lo,mean reward hi", lines[0])
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		key := f[0] + " " + f[1]
+		got = append(got, key)
+		assert.InDelta(t, iqm[key], parse(t, f[2]), 1e-5, key)
+	}
+	assert.Equal(t, want, got)
+}
+
 // TestTableLatexCompiles compiles each fixture's LaTeX table inside a
 // minimal document with booktabs. It is skipped where no pdflatex is
 // installed (Debian: apt-get install texlive-latex-base
