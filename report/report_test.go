@@ -482,28 +482,43 @@ func TestPivot(t *testing.T) {
 	}
 }
 
-// TestPivotKeepsPolicies: a training's summary.csv gives each variant a
+// TestSummaryByPolicy: a training's summary.csv gives each variant a
 // learned row and a fixed row (the baseline) apart by its policy column,
-// after metric; each is a row of its own with its own figures.
-func TestPivotKeepsPolicies(t *testing.T) {
-	const summary = "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval,policy\n" +
-		"a,reward_mean,1,2,0.25,0.125,0.5,x,learned\n" +
+// after metric; the page shows the learned rows as the summary and the
+// fixed ones as a table of baselines, each with its own figures.
+func TestSummaryByPolicy(t *testing.T) {
+	const head = "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval,policy\n"
+	const rows = "a,reward_mean,1,2,0.25,0.125,0.5,x,learned\n" +
 		"a,reward_mean,1,2,0.75,0.5,1,x,fixed\n" +
 		"b,reward_mean,1,2,0.375,0.25,0.5,x,fixed\n"
-	p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": summary}))
+	text := func(tab *Table) (out []string) {
+		for _, row := range tab.Rows {
+			var cells []string
+			for _, c := range row {
+				cells = append(cells, c.Text)
+			}
+			out = append(out, strings.Join(cells, " | "))
+		}
+		return out
+	}
+	p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": head + rows}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 2)
+	learned, fixed := p.Tables[0], p.Tables[1]
+	assert.Equal(t, []string{"Summary", "summary"}, []string{learned.Title, learned.ID})
+	assert.Equal(t, []string{"a | 0.25 [0.125, 0.5]"}, text(learned))
+	assert.Equal(t, []string{"Baselines", "summary-fixed"}, []string{fixed.Title, fixed.ID})
+	assert.Equal(t, []string{"a | 0.75 [0.5, 1]", "b | 0.375 [0.25, 0.5]"}, text(fixed))
+	assert.True(t, strings.HasPrefix(fixed.Caption, "Each variant's own policy section"), fixed.Caption)
+	for _, tab := range p.Tables {
+		assert.Equal(t, "variant", tab.Head[0].Text, "no policy column: each table is one policy's")
+	}
+
+	// Without baselines (train --baseline=false) the summary is one table.
+	p, err = Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": head + rows[:strings.Index(rows, "\n")+1]}))
 	require.NoError(t, err)
 	require.Len(t, p.Tables, 1)
-	tab := p.Tables[0]
-	var rows []string
-	for _, row := range tab.Rows {
-		var cells []string
-		for _, c := range row {
-			cells = append(cells, c.Text)
-		}
-		rows = append(rows, strings.Join(cells, " | "))
-	}
-	assert.Equal(t, []string{"a | learned | 0.25 [0.125, 0.5]", "a | fixed | 0.75 [0.5, 1]", "b | fixed | 0.375 [0.25, 0.5]"}, rows)
-	assert.Equal(t, "policy", tab.Head[1].Text)
+	assert.Equal(t, []string{"a | 0.25 [0.125, 0.5]"}, text(p.Tables[0]))
 }
 
 // TestUnindexedCharts: an SVG in charts/ that the index does not list is

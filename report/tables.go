@@ -82,21 +82,61 @@ func tables(r *rundir.Run) ([]*Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		tab, err := tableOf(t)
-		if err != nil {
-			return nil, err
+		for _, part := range byPolicy(t) {
+			tab, err := tableOf(part.Table)
+			if err != nil {
+				return nil, err
+			}
+			if tab.marked && len(tab.Rows) <= maxTransposed && len(tab.Rows) < len(tab.Head)-tab.keys {
+				tab = transpose(tab)
+				tab.Caption += " The best value of each row is marked."
+			} else if tab.marked {
+				tab.Caption += " The best value of each column is marked."
+			}
+			tab.ID = strings.TrimSuffix(name, ".csv")
+			if part.fixed {
+				tab.ID += "-fixed"
+				tab.Title = "Baselines"
+				tab.Caption = "Each variant's own policy section (a fixed organization) on the episodes of the learned policy's last tenth of training. " + tab.Caption
+			}
+			tab.Source = Link{name, href(name)}
+			out = append(out, tab)
 		}
-		if tab.marked && len(tab.Rows) <= maxTransposed && len(tab.Rows) < len(tab.Head)-tab.keys {
-			tab = transpose(tab)
-			tab.Caption += " The best value of each row is marked."
-		} else if tab.marked {
-			tab.Caption += " The best value of each column is marked."
-		}
-		tab.ID = strings.TrimSuffix(name, ".csv")
-		tab.Source = Link{name, href(name)}
-		out = append(out, tab)
 	}
 	return out, nil
+}
+
+// policyPart is the rows of a summary for one policy.
+type policyPart struct {
+	*rundir.Table
+	fixed bool
+}
+
+// byPolicy splits a training's summary.csv, whose policy column (after
+// metric) says whether a row is the learned policy's or a baseline's
+// (fixed), into its learned rows and its fixed rows, each without the
+// column: a table per policy, a row per variant in each. Any other table
+// is one part.
+func byPolicy(t *rundir.Table) []policyPart {
+	m, p := slices.Index(t.Header, "metric"), slices.Index(t.Header, "policy")
+	if m < 0 || p < m {
+		return []policyPart{{Table: t}}
+	}
+	header := slices.Delete(slices.Clone(t.Header), p, p+1)
+	var parts []policyPart
+	for _, row := range t.Rows {
+		fixed := row[p] == "fixed"
+		k := slices.IndexFunc(parts, func(q policyPart) bool { return q.fixed == fixed })
+		if k < 0 {
+			k = len(parts)
+			parts = append(parts, policyPart{Table: &rundir.Table{Path: t.Path, Header: header}, fixed: fixed})
+		}
+		parts[k].Rows = append(parts[k].Rows, slices.Delete(slices.Clone(row), p, p+1))
+	}
+	if parts == nil {
+		return []policyPart{{Table: t}}
+	}
+	return parts
 }
 
 // tableOf reads t by its shape: a comparison (diff, diff_lo, diff_hi), a
