@@ -490,6 +490,7 @@ func TestSummaryByPolicy(t *testing.T) {
 	const head = "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval,policy\n"
 	const rows = "a,reward_mean,1,2,0.25,0.125,0.5,x,learned\n" +
 		"a,reward_mean,1,2,0.75,0.5,1,x,fixed\n" +
+		"b,reward_mean,1,2,0.5,0.25,1,x,learned\n" +
 		"b,reward_mean,1,2,0.375,0.25,0.5,x,fixed\n"
 	text := func(tab *Table) (out []string) {
 		for _, row := range tab.Rows {
@@ -506,7 +507,7 @@ func TestSummaryByPolicy(t *testing.T) {
 	require.Len(t, p.Tables, 2)
 	learned, fixed := p.Tables[0], p.Tables[1]
 	assert.Equal(t, []string{"Summary", "summary"}, []string{learned.Title, learned.ID})
-	assert.Equal(t, []string{"a | 0.25 [0.125, 0.5]"}, text(learned))
+	assert.Equal(t, []string{"a | 0.25 [0.125, 0.5]", "b | 0.5 [0.25, 1]"}, text(learned))
 	assert.Equal(t, []string{"Baselines", "summary-fixed"}, []string{fixed.Title, fixed.ID})
 	assert.Equal(t, []string{"a | 0.75 [0.5, 1]", "b | 0.375 [0.25, 0.5]"}, text(fixed))
 	assert.True(t, strings.HasPrefix(fixed.Caption, "Each variant's own policy section"), fixed.Caption)
