@@ -482,8 +482,8 @@ func TestPivot(t *testing.T) {
 	}
 }
 
-// TestSummaryByPolicy: a training's summary.csv gives each variant a
-// learned row and a fixed row (the baseline) apart by its policy column,
+// TestSummaryByPolicy: a training's summary.csv tells each variant's
+// learned row from its fixed row (the baseline) by its policy column,
 // after metric; the page shows the learned rows as the summary and the
 // fixed ones as a table of baselines, each with its own figures.
 func TestSummaryByPolicy(t *testing.T) {
@@ -515,11 +515,16 @@ func TestSummaryByPolicy(t *testing.T) {
 		assert.Equal(t, "variant", tab.Head[0].Text, "no policy column: each table is one policy's")
 	}
 
-	// Without baselines (train --baseline=false) the summary is one table.
+	// Without baselines (train --baseline=false) the summary is one table,
+	// and so is one without rows.
 	p, err = Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": head + rows[:strings.Index(rows, "\n")+1]}))
 	require.NoError(t, err)
 	require.Len(t, p.Tables, 1)
 	assert.Equal(t, []string{"a | 0.25 [0.125, 0.5]"}, text(p.Tables[0]))
+	p, err = Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": head}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 1)
+	assert.Equal(t, "Summary", p.Tables[0].Title)
 }
 
 // TestUnindexedCharts: an SVG in charts/ that the index does not list is

@@ -112,29 +112,26 @@ type policyPart struct {
 	fixed bool
 }
 
-// byPolicy splits a training's summary.csv, whose policy column (after
-// metric) says whether a row is the learned policy's or a baseline's
-// (fixed), into its learned rows and its fixed rows, each without the
-// column: a table per policy, a row per variant in each. Any other table
-// is one part.
+// byPolicy splits a training's summary.csv, whose policy column
+// (rundir.Table.PolicyCol) tells the learned policy's rows from the
+// baselines' (fixed), into a tidy summary per policy, in the order they
+// first appear, each without the column. Any other table is one part.
 func byPolicy(t *rundir.Table) []policyPart {
-	m, p := slices.Index(t.Header, "metric"), slices.Index(t.Header, "policy")
-	if m < 0 || p < m {
+	p := t.PolicyCol()
+	if p < 0 || len(t.Rows) == 0 {
 		return []policyPart{{Table: t}}
 	}
 	header := slices.Delete(slices.Clone(t.Header), p, p+1)
 	var parts []policyPart
+	var names []string
 	for _, row := range t.Rows {
-		fixed := row[p] == "fixed"
-		k := slices.IndexFunc(parts, func(q policyPart) bool { return q.fixed == fixed })
+		k := slices.Index(names, row[p])
 		if k < 0 {
 			k = len(parts)
-			parts = append(parts, policyPart{Table: &rundir.Table{Path: t.Path, Header: header}, fixed: fixed})
+			names = append(names, row[p])
+			parts = append(parts, policyPart{Table: &rundir.Table{Path: t.Path, Header: header}, fixed: row[p] == "fixed"})
 		}
 		parts[k].Rows = append(parts[k].Rows, slices.Delete(slices.Clone(row), p, p+1))
-	}
-	if parts == nil {
-		return []policyPart{{Table: t}}
 	}
 	return parts
 }
@@ -290,14 +287,10 @@ func wideHead(col string, plain bool) Head {
 }
 
 // pivot reads a summary with a row per metric (train, sweep): a row per
-// point (rundir.Table.Keys: variant and sweep axes, and a training's
-// learned or fixed policy), a column per metric, each cell "IQM [lo, hi]".
+// point (the columns before "metric": variant and sweep axes), a column
+// per metric, each cell "IQM [lo, hi]".
 func pivot(t *rundir.Table) (*Table, error) {
 	mcol, _ := t.Col("metric")
-	keyCols, err := t.Keys()
-	if err != nil {
-		return nil, err
-	}
 	iqm := Group{Name: "iqm", Val: slices.Index(t.Header, "iqm"), Lo: slices.Index(t.Header, "iqm_lo"), Hi: slices.Index(t.Header, "iqm_hi")}
 	unit := slices.Index(t.Header, "unit")
 	seeds := slices.Index(t.Header, "n_seeds")
@@ -309,7 +302,7 @@ func pivot(t *rundir.Table) (*Table, error) {
 	var ns []string
 	caption := "Each cell: the interquartile mean (IQM) over seeds [its 95% interval]"
 	for i, row := range t.Rows {
-		key := strings.Join(rundir.Key(row, keyCols), "\x00")
+		key := strings.Join(row[:mcol], "\x00")
 		name := row[mcol]
 		if !slices.Contains(keys, key) {
 			keys = append(keys, key)
@@ -338,9 +331,9 @@ func pivot(t *rundir.Table) (*Table, error) {
 	if len(ns) == 1 {
 		caption = strings.Replace(caption, "over seeds", "over "+ns[0]+" seeds", 1)
 	}
-	tab := &Table{Title: "Summary", Caption: caption + ".", keys: len(keyCols), marked: true}
-	for _, k := range keyCols {
-		tab.Head = append(tab.Head, Head{Text: t.Header[k]})
+	tab := &Table{Title: "Summary", Caption: caption + ".", keys: mcol, marked: true}
+	for _, k := range t.Header[:mcol] {
+		tab.Head = append(tab.Head, Head{Text: k})
 	}
 	for _, m := range metrics {
 		tab.Head = append(tab.Head, head(m, units[m]))
@@ -360,7 +353,7 @@ func pivot(t *rundir.Table) (*Table, error) {
 		tab.Rows = append(tab.Rows, cells)
 	}
 	for j, m := range metrics {
-		markBest(tab.Rows, len(keyCols)+j, better(m))
+		markBest(tab.Rows, mcol+j, better(m))
 	}
 	return tab, nil
 }

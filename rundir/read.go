@@ -92,11 +92,22 @@ func (t *Table) Col(name string) (int, error) {
 	return -1, fmt.Errorf("%s: no column %q (it has %v)", t.Path, name, t.Header)
 }
 
+// PolicyCol returns the index of a training summary's policy column, the
+// one after "metric" that tells each variant's learned rows from its
+// fixed ones (its baselines), or -1 if the table has none.
+func (t *Table) PolicyCol() int {
+	m, p := slices.Index(t.Header, "metric"), slices.Index(t.Header, "policy")
+	if m < 0 || p < m {
+		return -1
+	}
+	return p
+}
+
 // Keys returns the columns that name a row of a tidy summary, a table with
 // one row per key and metric: those before the column "metric", and the
-// column "policy" after it where there is one (a training's summary.csv
-// gives each variant's learned and fixed rows apart). A summary without a
-// "metric" column is an error.
+// policy column (PolicyCol) where its rows hold more than one policy; a
+// column that says "learned" on every row would tell no row apart. A
+// summary without a "metric" column is an error.
 func (t *Table) Keys() ([]int, error) {
 	m, err := t.Col("metric")
 	if err != nil {
@@ -106,7 +117,7 @@ func (t *Table) Keys() ([]int, error) {
 	for i := range keys {
 		keys[i] = i
 	}
-	if p := slices.Index(t.Header, "policy"); p > m {
+	if p := t.PolicyCol(); p >= 0 && slices.ContainsFunc(t.Rows, func(r []string) bool { return r[p] != t.Rows[0][p] }) {
 		keys = append(keys, p)
 	}
 	return keys, nil

@@ -225,30 +225,35 @@ func TestParseTableErrors(t *testing.T) {
 }
 
 // TestKeys: the columns that name a tidy summary's rows are those before
-// metric, and a training summary's policy after it.
+// metric, and a training summary's policy column after it where it tells
+// rows apart.
 func TestKeys(t *testing.T) {
 	for _, tt := range []struct {
-		header   string
-		keys     []int
-		row, key string
+		header, rows string
+		policy       int
+		keys         []int
+		key          string // of the first row
 	}{
-		{"variant,metric,iqm", []int{0}, "a,reward,1", "a"},
-		{"variant,seed,metric,iqm", []int{0, 1}, "a,3,reward,1", "a 3"},
-		{"variant,metric,iqm,interval,policy", []int{0, 4}, "a,reward,1,x,fixed", "a fixed"},
-		{"policy,metric,iqm", []int{0}, "p,reward,1", "p"},
-		{"metric,iqm", []int{}, "reward,1", ""},
+		{"variant,metric,iqm", "a,reward,1", -1, []int{0}, "a"},
+		{"variant,seed,metric,iqm", "a,3,reward,1", -1, []int{0, 1}, "a 3"},
+		{"variant,metric,iqm,interval,policy", "a,reward,1,x,learned\na,reward,2,x,fixed", 4, []int{0, 4}, "a learned"},
+		{"variant,metric,iqm,interval,policy", "a,reward,1,x,learned\nb,reward,2,x,learned", 4, []int{0}, "a"},
+		{"policy,metric,iqm", "p,reward,1\nq,reward,1", -1, []int{0}, "p"},
+		{"metric,iqm", "reward,1", -1, []int{}, ""},
 	} {
-		tab, err := rundir.ParseTable("t.csv", []byte(tt.header+"\n"+tt.row+"\n"))
+		tab, err := rundir.ParseTable("t.csv", []byte(tt.header+"\n"+tt.rows+"\n"))
 		require.NoError(t, err)
+		assert.Equal(t, tt.policy, tab.PolicyCol(), tt.header)
 		keys, err := tab.Keys()
 		require.NoError(t, err, tt.header)
-		assert.Equal(t, tt.keys, keys, tt.header)
+		assert.Equal(t, tt.keys, keys, "%s\n%s", tt.header, tt.rows)
 		assert.Equal(t, tt.key, strings.Join(rundir.Key(tab.Rows[0], keys), " "), tt.header)
 	}
 	tab, err := rundir.ParseTable("t.csv", []byte("variant,iqm\na,1\n"))
 	require.NoError(t, err)
 	_, err = tab.Keys()
 	assert.ErrorContains(t, err, `t.csv: no column "metric"`)
+	assert.Equal(t, -1, tab.PolicyCol())
 }
 
 func TestClaimEdges(t *testing.T) {

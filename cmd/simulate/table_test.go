@@ -122,9 +122,10 @@ func TestTableOfARealRun(t *testing.T) {
 	assert.Contains(t, out, "**", "some column has a best value")
 }
 
-// TestTableOfATraining: a training's summary.csv gives a variant a
-// learned row and a fixed row (its baseline) apart by the policy column
-// after metric; the table keeps them apart, each with its own IQM.
+// TestTableOfATraining: a training's summary.csv tells a variant's
+// learned row from its fixed row (its baseline) by the policy column
+// after metric; the table keeps them apart, each with its own IQM. Without
+// baselines every row is learned, and the table has no policy column.
 func TestTableOfATraining(t *testing.T) {
 	dir := trainTiny(t, "--charts=false")
 	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "reward_mean", "--digits", "6", dir)
@@ -149,6 +150,10 @@ func TestTableOfATraining(t *testing.T) {
 		assert.InDelta(t, iqm[key], parse(t, f[2]), 1e-5, key)
 	}
 	assert.Equal(t, want, got)
+
+	out = mustSimulate(t, "table", "--format", "csv", "--metrics", "reward_mean", trainTiny(t, "--charts=false", "--baseline=false"))
+	assert.Equal(t, "variant,mean reward,mean reward lo,mean reward hi", strings.SplitN(out, "\n", 2)[0],
+		"no policy column that says learned on every row")
 }
 
 // TestTableLatexCompiles compiles each fixture's LaTeX table inside a
