@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -222,8 +223,32 @@ var runInertRules = []inertRule{
 			return ""
 		}
 		org, err := policy.Organization(s.Policy.Organization)
-		return unless(err != nil || org.Fanout || org.Orchestrates, "the fixed organization %q never delegates, so no hand-off can be misunderstood (centralized, decentralized, hybrid, split and team do)", s.Policy.Organization)
+		if err != nil || org.Fanout || org.Orchestrates {
+			return ""
+		}
+		return neverDelegate([]string{s.Policy.Organization})
 	}},
+}
+
+// runInertByOrganization gives, for the run rules whose reason names the
+// spec's fixed organization, the reason for several at once: a sweep of
+// command run over organizations names each once (checkRunTrials).
+var runInertByOrganization = map[string]func(names []string) string{
+	"collective.handoff.miss": neverDelegate,
+}
+
+// neverDelegate is why a hand-off setting does nothing under the named
+// fixed organizations.
+func neverDelegate(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	who := "organization " + quoted[0] + " never delegates"
+	if n := len(quoted); n > 1 {
+		who = "organizations " + strings.Join(quoted[:n-1], ", ") + " and " + quoted[n-1] + " never delegate"
+	}
+	return "the fixed " + who + ", so no hand-off can be misunderstood (centralized, decentralized, hybrid, split and team do)"
 }
 
 // checkTrialsInert is checkInert for the variants of a scenario with a
@@ -285,6 +310,7 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 	}
 	type inert struct {
 		reasons []string // distinct, in the order the trials give them
+		orgs    []string // the same, by organization (runInertByOrganization)
 		trials  int
 	}
 	byVariant := make([]map[string]*inert, len(sc.Variants))
@@ -305,6 +331,7 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 			in.trials++
 			if !slices.Contains(in.reasons, pr.msg) {
 				in.reasons = append(in.reasons, pr.msg)
+				in.orgs = append(in.orgs, spec.Policy.Organization)
 			}
 		}
 	})
@@ -314,7 +341,11 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 			if in == nil || in.trials < trials[vi] {
 				continue
 			}
-			msg := fmt.Sprintf("never acts in a sweep of command run: %s; it acts with sweep.command train, or with policy.file (a learned policy)", strings.Join(in.reasons, "; "))
+			why := strings.Join(in.reasons, "; ")
+			if byOrg := runInertByOrganization[r.path]; byOrg != nil {
+				why = byOrg(in.orgs)
+			}
+			msg := fmt.Sprintf("never acts in a sweep of command run: %s; it acts with sweep.command train, or with policy.file (a learned policy)", why)
 			// The problem is the value's wherever it was written: at the
 			// override that set it, else in the file, not at whichever
 			// --set or variant override came last.

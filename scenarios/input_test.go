@@ -343,9 +343,8 @@ func TestRunInert(t *testing.T) {
 		assert.ErrorContains(t, err, "s.yaml:4:13: collective.handoff.miss:", "placed in the file, with --set %v", sets)
 	}
 	assert.EqualError(t, err, `s.yaml:4:13: collective.handoff.miss: never acts in a sweep of command run: `+
-		`the fixed organization "independent" never delegates, so no hand-off can be misunderstood (centralized, decentralized, hybrid, split and team do); `+
-		`the fixed organization "sequential" never delegates, so no hand-off can be misunderstood (centralized, decentralized, hybrid, split and team do); `+
-		`it acts with sweep.command train, or with policy.file (a learned policy)`, "every trial's reason, once")
+		`the fixed organizations "independent" and "sequential" never delegate, so no hand-off can be misunderstood (centralized, decentralized, hybrid, split and team do); `+
+		`it acts with sweep.command train, or with policy.file (a learned policy)`, "every trial's organization, once")
 	_, err = scenarios.Parse([]byte(sweep+"  grid: {collective.agents: [2, 4]}\n"), "s.yaml", []string{"sweep.command=train"})
 	assert.NoError(t, err)
 }
