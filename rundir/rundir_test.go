@@ -240,6 +240,7 @@ func TestKeys(t *testing.T) {
 		{"variant,metric,iqm,interval,policy", "a,reward,1,x,learned\nb,reward,2,x,learned", 4, []int{0}, "a"},
 		{"policy,metric,iqm", "p,reward,1\nq,reward,1", -1, []int{0}, "p"},
 		{"metric,iqm", "reward,1", -1, []int{}, ""},
+		{"metric,iqm,policy", "reward,1,learned\nreward,2,fixed", 2, []int{2}, "learned"},
 	} {
 		tab, err := rundir.ParseTable("t.csv", []byte(tt.header+"\n"+tt.rows+"\n"))
 		require.NoError(t, err)
