@@ -511,9 +511,17 @@ func TestSummaryByPolicy(t *testing.T) {
 	assert.Equal(t, []string{"Baselines", "summary-fixed"}, []string{fixed.Title, fixed.ID})
 	assert.Equal(t, []string{"a | 0.75 [0.5, 1]", "b | 0.375 [0.25, 0.5]"}, text(fixed))
 	assert.True(t, strings.HasPrefix(fixed.Caption, "Each variant's own policy section"), fixed.Caption)
+	assert.NotContains(t, fixed.Caption, "No learned row", "both variants were trained")
 	for _, tab := range p.Tables {
 		assert.Equal(t, "variant", tab.Head[0].Text, "no policy column: each table is one policy's")
 	}
+
+	// A variant trained as another, alike but for its policy section, has
+	// a baseline and no learned row: the baselines' caption says why.
+	p, err = Build(writeDir(t, rundir.KindTrain, map[string]string{"summary.csv": head + strings.Replace(rows, "b,reward_mean,1,2,0.5,0.25,1,x,learned\n", "", 1)}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 2)
+	assert.Contains(t, p.Tables[1].Caption, "No learned row in the summary for b: variants alike but for their policy section train once, as the first of them.")
 
 	// Without baselines (train --baseline=false) the summary is one table,
 	// and so is one without rows.

@@ -82,7 +82,8 @@ func tables(r *rundir.Run) ([]*Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, part := range byPolicy(t) {
+		parts := byPolicy(t)
+		for _, part := range parts {
 			tab, err := tableOf(part.Table)
 			if err != nil {
 				return nil, err
@@ -97,13 +98,44 @@ func tables(r *rundir.Run) ([]*Table, error) {
 			if part.fixed {
 				tab.ID += "-fixed"
 				tab.Title = "Baselines"
-				tab.Caption = "Each variant's own policy section (a fixed organization) on the episodes of the learned policy's last tenth of training. " + tab.Caption
+				tab.Caption = "Each variant's own policy section (a fixed organization) on the episodes of the learned policy's last tenth of training. " + untrained(parts) + tab.Caption
 			}
 			tab.Source = Link{name, href(name)}
 			out = append(out, tab)
 		}
 	}
 	return out, nil
+}
+
+// untrained says which variants of a training's summary have baselines
+// but no learned rows, and why: "" if none.
+func untrained(parts []policyPart) string {
+	learned := map[string]bool{}
+	var fixed []string
+	for _, part := range parts {
+		v := slices.Index(part.Header, "variant")
+		if v < 0 {
+			return ""
+		}
+		for _, row := range part.Rows {
+			switch {
+			case !part.fixed:
+				learned[row[v]] = true
+			case !slices.Contains(fixed, row[v]):
+				fixed = append(fixed, row[v])
+			}
+		}
+	}
+	var none []string
+	for _, name := range fixed {
+		if !learned[name] {
+			none = append(none, name)
+		}
+	}
+	if none == nil {
+		return ""
+	}
+	return "No learned row in the summary for " + strings.Join(none, ", ") + ": variants alike but for their policy section train once, as the first of them. "
 }
 
 // policyPart is the rows of a summary for one policy.
