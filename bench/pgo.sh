@@ -10,8 +10,9 @@
 # time on: training on the flagship's problem in steady state
 # (BenchmarkTrainIteration), fresh one-iteration trainings as a sweep runs
 # them (BenchmarkTrainIssue9), the SimPy peer's model (BenchmarkTrainPeer),
-# and episodes on shared servers, a hosted API and a tool pool
-# (BenchmarkShared). Regenerate it after a change that moves the hot path;
+# episodes on shared servers, a hosted API and a tool pool
+# (BenchmarkShared), and `simulate env` stepping 256 rows through the
+# protocol (BenchmarkServe). Regenerate it after a change that moves the hot path;
 # a stale profile costs speed, never correctness (the compiler only inlines
 # and lays out code differently), and docs/performance.md says how much it
 # gains.
@@ -34,6 +35,7 @@ profile models/rlcr '^BenchmarkTrainIteration$' iteration
 profile models/rlcr '^BenchmarkTrainIssue9$' fresh
 profile models/rlcr '^BenchmarkTrainPeer$' peer
 profile models/collective '^BenchmarkShared$' shared
+profile experiment/env '^BenchmarkServe$' env
 
 go tool pprof -proto "$work"/*.pprof >cmd/simulate/default.pgo 2>/dev/null
 echo "wrote cmd/simulate/default.pgo ($(wc -c <cmd/simulate/default.pgo) bytes)"
