@@ -83,8 +83,8 @@ func ParseTable(path string, data []byte) (*Table, error) {
 	return &Table{Path: path, Header: recs[0], Rows: recs[1:]}, nil
 }
 
-// Col returns the index of the column name, or an error naming the file
-// and the columns it has.
+// Col returns the index of the column name, or -1 and an error naming
+// the file and the columns it has.
 func (t *Table) Col(name string) (int, error) {
 	if i := slices.Index(t.Header, name); i >= 0 {
 		return i, nil

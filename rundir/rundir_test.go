@@ -42,8 +42,10 @@ func TestCreateCommitOpen(t *testing.T) {
 	v, err := tab.Float(0, col)
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, v)
-	_, err = tab.Col("y")
+	// -1, as slices.Index gives: callers that drop the error (i, _ := Col) must not get a real column.
+	c, err := tab.Col("y")
 	assert.ErrorContains(t, err, `no column "y"`)
+	assert.Equal(t, -1, c)
 	_, err = r.Table("summary.csv")
 	assert.ErrorContains(t, err, "has no summary.csv")
 
@@ -52,13 +54,21 @@ func TestCreateCommitOpen(t *testing.T) {
 
 	// Force removes the old result, file by file, and leaves other files.
 	require.NoError(t, os.WriteFile(filepath.Join(path, "notes.txt"), nil, 0o644))
-	_, err = rundir.Create(path, true)
+	d, err = rundir.Create(path, true)
 	require.NoError(t, err)
 	assert.False(t, exists(t, filepath.Join(path, rundir.ManifestName)))
 	assert.False(t, exists(t, filepath.Join(path, "episodes.csv")))
 	assert.True(t, exists(t, filepath.Join(path, "notes.txt")))
 	_, err = rundir.Open(path)
 	assert.ErrorIs(t, err, rundir.ErrIncomplete)
+
+	// The new run writes into the cleared directory; its manifest lists only its own files.
+	require.NotNil(t, d)
+	require.NoError(t, d.Write("iterations.csv", []byte("x\n")))
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain}))
+	r, err = rundir.Open(path)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"iterations.csv"}, r.Manifest.Files)
 }
 
 func TestAbortKeepsParts(t *testing.T) {
@@ -85,14 +95,20 @@ func TestRemoveAndRecord(t *testing.T) {
 	d, err := rundir.Create(t.TempDir(), false)
 	require.NoError(t, err)
 	require.NoError(t, d.Write("a.csv", nil))
+	require.NoError(t, d.Write("b.csv", nil))
 	require.NoError(t, rundir.WriteFile(d.Join("parts/p.json"), nil))
 	d.Record("parts/p.json", true)
 	d.Record("a.csv", false) // twice is once
-	assert.Equal(t, []string{"a.csv", "parts/p.json"}, d.Files())
+	assert.Equal(t, []string{"a.csv", "b.csv", "parts/p.json"}, d.Files())
 	require.NoError(t, d.Remove("a.csv"))
 	require.NoError(t, d.Remove("missing.csv"))
-	assert.Equal(t, []string{"parts/p.json"}, d.Files())
+	assert.Equal(t, []string{"b.csv", "parts/p.json"}, d.Files())
 	assert.False(t, exists(t, d.Join("a.csv")))
+
+	// Removing one file leaves the others for Abort to remove.
+	d.Abort()
+	assert.False(t, exists(t, d.Join("b.csv")))
+	assert.True(t, exists(t, d.Join("parts/p.json")))
 }
 
 func claim(id string) *rundir.Claim {
@@ -266,6 +282,9 @@ func TestClaimEdges(t *testing.T) {
 	_, err := claim("A").Open(path, true)
 	require.NoError(t, err)
 	assert.False(t, exists(t, filepath.Join(path, "parts")))
+	b, err := os.ReadFile(filepath.Join(path, "plan.json"))
+	require.NoError(t, err, "the cleared directory is claimed")
+	assert.Equal(t, "A", string(b))
 
 	// An identity that cannot be read is other work, unless fresh.
 	path = t.TempDir()
@@ -297,6 +316,57 @@ func TestOpenNamesWhatIsBelow(t *testing.T) {
 	c, err := tab.Col("a")
 	require.NoError(t, err)
 	assert.Equal(t, 0, c)
+}
+
+// TestOpenNamesFiveBelow: up to five runs below are all named, with no
+// count of more.
+func TestOpenNamesFiveBelow(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		more string
+	}{
+		{5, ""},
+		{6, " and 1 more"},
+	} {
+		root := t.TempDir()
+		var names []string
+		for i := range tt.n {
+			p := filepath.Join(root, fmt.Sprintf("run%d", i))
+			d, err := rundir.Create(p, false)
+			require.NoError(t, err)
+			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun}))
+			names = append(names, p)
+		}
+		_, err := rundir.Open(root)
+		assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error()+"; complete directories below it: "+
+			strings.Join(names[:5], ", ")+tt.more, "%d runs", tt.n)
+	}
+}
+
+// TestCheckDir: a file standing at the path, or at any folder above it,
+// is named before anything is written.
+func TestCheckDir(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "summary.csv")
+	require.NoError(t, os.WriteFile(file, []byte("x\n"), 0o644))
+	for _, tt := range []struct{ path, want string }{
+		{root, ""},
+		{filepath.Join(root, "new", "run"), ""},
+		{file, file + " is a file, not a directory: the results are a directory of files; choose another --out"},
+		{filepath.Join(file, "run"), filepath.Join(file, "run") + " cannot be made: " + file + " is a file, not a directory; choose another --out"},
+		{filepath.Join(file, "a", "run"), filepath.Join(file, "a", "run") + " cannot be made: " + file + " is a file, not a directory; choose another --out"},
+	} {
+		err := rundir.CheckDir(tt.path)
+		if tt.want == "" {
+			assert.NoError(t, err, tt.path)
+			continue
+		}
+		assert.EqualError(t, err, tt.want)
+		assert.ErrorIs(t, err, rundir.ErrNotDir)
+		_, err = rundir.Create(tt.path, false)
+		assert.EqualError(t, err, tt.want, "Create checks first")
+	}
+	assert.False(t, exists(t, filepath.Join(root, "new")), "CheckDir writes nothing")
 }
 
 func TestShortHash(t *testing.T) {
