@@ -12,6 +12,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -250,48 +251,10 @@ func fieldNames(fields []field) []string {
 // unknownKey phrases the error for a key that is not among allowed.
 func unknownKey(key string, allowed []string) string {
 	msg := fmt.Sprintf("unknown key (allowed: %s)", strings.Join(allowed, ", "))
-	if near := nearest(key, allowed); near != "" {
+	if near := spelling.Nearest(key, allowed); near != "" {
 		msg += fmt.Sprintf("; did you mean %q?", near)
 	}
 	return msg
-}
-
-// nearest returns the allowed word closest to s by edit distance, if it is
-// close enough to be a likely typo.
-func nearest(s string, allowed []string) string {
-	best, bestD := "", math.MaxInt
-	for _, a := range allowed {
-		if d := editDistance(s, a); d < bestD {
-			best, bestD = a, d
-		}
-	}
-	if bestD <= max(1, len(s)/3) {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return math.MaxInt
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func joinPath(path, key string) string {

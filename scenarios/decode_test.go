@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,48 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestNearest: a typo's suggestion is the allowed word at the smallest
-// edit distance, the first of those tied, and only within a third of the
-// typo's length (at least 1).
-func TestNearest(t *testing.T) {
-	for _, tc := range []struct {
-		s       string
-		allowed []string
-		want    string
-	}{
-		{"agentz", []string{"speed", "agents"}, "agents"},
-		{"ab", []string{"ac", "ad"}, "ac"},
-		{"abcdef", []string{"abcdxy"}, "abcdxy"},
-		{"abcdef", []string{"abcxyz"}, ""},
-		{"a", []string{"b"}, "b"},
-		{"ab", []string{"xy"}, ""},
-		{"ab", nil, ""},
-	} {
-		assert.Equal(t, tc.want, nearest(tc.s, tc.allowed), "%s among %v", tc.s, tc.allowed)
-	}
-}
-
-// TestEditDistance: the Levenshtein distance, for words of up to 64 bytes
-// (longer ones are never a typo of a key).
-func TestEditDistance(t *testing.T) {
-	long := strings.Repeat("a", 64)
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"kitten", "sitting", 3},
-		{"", "abc", 3},
-		{"abc", "", 3},
-		{"flaw", "lawn", 2},
-		{long, long, 0},
-		{long, long[1:], 1},
-		{long + "a", long, math.MaxInt},
-		{long, long + "a", math.MaxInt},
-	} {
-		assert.Equal(t, tc.want, editDistance(tc.a, tc.b), "%q to %q", tc.a, tc.b)
-	}
-}
 
 // TestDecodeLimits: the decoder takes exactly maxDepth levels and its
 // budget of values, and refuses one more.

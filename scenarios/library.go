@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/swarmsim/swarmsim/internal/spelling"
 )
 
 // The library: scenario files embedded in the binary, one per name.
@@ -108,7 +110,7 @@ func Load(nameOrPath string, sets []string) (*Scenario, error) {
 		}
 		if errors.Is(err, fs.ErrNotExist) && !looksLikePath(nameOrPath) {
 			msg := fmt.Sprintf("no scenario %q: not an embedded scenario (embedded: %s) and no such file", nameOrPath, strings.Join(Names(), ", "))
-			if near := nearest(nameOrPath, Names()); near != "" {
+			if near := spelling.Nearest(nameOrPath, Names()); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
 			return nil, errors.New(msg)

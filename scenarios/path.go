@@ -10,6 +10,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
+	"github.com/swarmsim/swarmsim/internal/spelling"
 )
 
 // A field path names a field of a scenario by its YAML keys separated by
@@ -120,7 +121,7 @@ func findField(root reflect.Value, segs []pathSeg, forbid func(string) string) (
 				where = " in " + at
 			}
 			msg := fmt.Sprintf("unknown key %q%s (allowed: %s)", s.key, where, strings.Join(fieldNames(fields), ", "))
-			if near := nearest(s.key, fieldNames(fields)); near != "" {
+			if near := spelling.Nearest(s.key, fieldNames(fields)); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
 			return reflect.Value{}, errors.New(msg)

@@ -14,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -277,7 +278,7 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 				at := fmt.Sprintf("sweep.metrics[%d]", i)
 				if !slices.Contains(allowed, m) {
 					msg := fmt.Sprintf("%q is not a metric of %s trials (allowed: %s)", m, fs.Command, strings.Join(allowed, ", "))
-					if near := nearest(m, allowed); near != "" {
+					if near := spelling.Nearest(m, allowed); near != "" {
 						msg += fmt.Sprintf("; did you mean %q?", near)
 					}
 					p.report(at, msg, nil)

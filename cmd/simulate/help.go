@@ -77,7 +77,7 @@ func help(s *session, args []string) int {
 			printHelp(s.stdout, cmd)
 			return exitOK
 		}
-		fmt.Fprintf(s.stderr, "simulate help %s: unknown help topic\nRun 'simulate help' for the list of commands.\n", args[0])
+		fmt.Fprintf(s.stderr, "simulate help %s: unknown help topic%s\nRun 'simulate help' for the list of commands.\n", args[0], didYouMean(args[0]))
 	default:
 		fmt.Fprintf(s.stderr, "simulate help: too many arguments\nusage: simulate help [command]\n")
 	}

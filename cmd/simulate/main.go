@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/swarmsim/swarmsim/internal/spelling"
 )
 
 // A command is one subcommand of simulate, in the manner of cmd/go's
@@ -73,6 +75,19 @@ func lookup(name string) *command {
 		}
 	}
 	return nil
+}
+
+// didYouMean returns "; did you mean "NAME"?" for the command a mistyped
+// name most likely meant, or "".
+func didYouMean(name string) string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.Name
+	}
+	if near := spelling.Nearest(name, names); near != "" {
+		return fmt.Sprintf("; did you mean %q?", near)
+	}
+	return ""
 }
 
 // usageError is an error in how simulate was called: an unknown command or
@@ -161,7 +176,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	cmd := lookup(name)
 	if cmd == nil {
-		fmt.Fprintf(stderr, "simulate %s: unknown command\nRun 'simulate help' for the list of commands.\n", name)
+		fmt.Fprintf(stderr, "simulate %s: unknown command%s\nRun 'simulate help' for the list of commands.\n", name, didYouMean(name))
 		return exitUsage
 	}
 	s.name = "simulate " + cmd.Name

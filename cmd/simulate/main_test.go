@@ -278,7 +278,8 @@ func TestBadInput(t *testing.T) {
 		{"sweep without shards", []string{"sweep", "pressure-sweep", "--shards", "0"}, exitUsage, []string{"simulate sweep: ", `invalid value "0" for flag --shards`}},
 		{"trace without events", []string{"trace", testScenario, "--max-events", "0"}, exitUsage, []string{"simulate trace: ", `invalid value "0" for flag --max-events`}},
 		{"a hand-off setting no fixed organization uses", []string{"run", "exp-parl"}, exitFail, []string{"simulate run: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)", "--policy FILE"}},
-		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command"}},
+		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command\n"}},
+		{"misspelt command", []string{"trian", testScenario}, exitUsage, []string{`simulate trian: unknown command; did you mean "train"?`}},
 		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},
 		{"a trace of a hand-off setting no fixed organization uses", []string{"trace", "exp-parl"}, exitFail, []string{"simulate trace: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated", "--policy FILE"}},
 		{"trace unknown variant", []string{"trace", testScenario, "--variant", "no-such-variant"}, exitUsage, []string{"simulate trace: ", "no-such-variant", "allowed"}},
@@ -593,7 +594,10 @@ func TestHelp(t *testing.T) {
 	assert.Contains(t, stderr, "simulate <command>")
 	_, stderr, code = simulate(t, "help", "frobnicate")
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "unknown help topic")
+	assert.Contains(t, stderr, "unknown help topic\n")
+	_, stderr, code = simulate(t, "help", "sweap")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `unknown help topic; did you mean "sweep"?`)
 }
 
 // TestDocUpToDate keeps doc.go, the package documentation, equal to the
