@@ -80,6 +80,9 @@ with --variants):
 	                its interval, for the main metrics, as PNG, SVG and
 	                PDF with the CSV of each; the y axis names the metric,
 	                its unit and A and B, and 0 is marked
+	report.html     every table and chart of the directory on one page,
+	                to open in a browser ('simulate report' writes it
+	                again)
 	manifest.json   the scenarios compared, written last
 
 docs/statistics.md explains the intervals.`,
@@ -180,10 +183,10 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	if err != nil {
 		return err
 	}
-	s.writeReport(dir.Path())
+	see := s.writeReport(dir.Path())
 	fmt.Fprintf(s.stdout, "A = %s\nB = %s\n\n", c.sideA, c.sideB)
 	printComparison(s.stdout, c.rows, o.all)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
+	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", dir.Path(), see)
 	return nil
 }
 

@@ -111,6 +111,9 @@
 //	                timeline of episode 0 of each variant, as PNG, SVG and
 //	                PDF, each with the CSV of its data, and charts.json for
 //	                'simulate plot'
+//	report.html     every table and chart of the directory on one page,
+//	                to open in a browser ('simulate report' writes it
+//	                again)
 //
 // Virtual times are in seconds and rates are fractions, in the tables and
 // the charts alike.
@@ -236,6 +239,11 @@
 //	                  (scaling_*, docs/experiments.md, exp-credit); as
 //	                  PNG, SVG and PDF with the CSV of each, and
 //	                  charts.json for 'simulate plot'
+//	report.html       every table and chart of the directory on one page,
+//	                  to open in a browser ('simulate report' writes it
+//	                  again)
+//	train.json        what the training is, so that the same command
+//	                  resumes it (below)
 //
 // The table printed shows the IQM over seeds with its 95% interval, a
 // learned row per variant trained and a fixed row per variant: the
@@ -362,6 +370,9 @@
 //	                  over reward.latency and task.coupling) when both are
 //	                  swept, as PNG, SVG and PDF with the CSV of each, and
 //	                  charts.json for 'simulate plot'
+//	report.html       every table and chart of the directory on one page,
+//	                  to open in a browser ('simulate report' writes it
+//	                  again)
 //	manifest.json     as for 'simulate run', written last
 //
 // Resume: running the same command on the same directory skips the trials
@@ -530,6 +541,9 @@
 //	                its interval, for the main metrics, as PNG, SVG and
 //	                PDF with the CSV of each; the y axis names the metric,
 //	                its unit and A and B, and 0 is marked
+//	report.html     every table and chart of the directory on one page,
+//	                to open in a browser ('simulate report' writes it
+//	                again)
 //	manifest.json   the scenarios compared, written last
 //
 // docs/statistics.md explains the intervals.

@@ -89,13 +89,13 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 		dir.Abort()
 		return err
 	}
-	s.writeReport(dir.Path())
+	see := s.writeReport(dir.Path())
 	fmt.Fprintf(s.stdout, "%d runs, %d model calls, %d tool calls; median run %.3g s\n", len(tr.Runs), len(tr.Calls), len(tr.Tools), f.MedianDuration)
 	for _, m := range f.Models {
 		d := m.Latency.Best()
 		fmt.Fprintf(s.stdout, "  %s: %d calls, latency %s (KS %.3g)\n", m.Model, m.N, d.Family, d.KS)
 	}
-	fmt.Fprintf(s.stdout, "wrote %s\n", dir.Join("scenario.yaml"))
+	fmt.Fprintf(s.stdout, "wrote %s\n%s", dir.Join("scenario.yaml"), see)
 	return nil
 }
 

@@ -97,13 +97,13 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{plan: plan, recs: m.Records, charts: o.charts}); err != nil {
 		return err
 	}
-	s.writeReport(dir.Path())
+	see := s.writeReport(dir.Path())
 	if err := printSweepSummary(s.stdout, plan, m.Records); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "\nmerged %d of %d trials from %s (%s, %s)\nwrote %s\n",
+	fmt.Fprintf(s.stdout, "\nmerged %d of %d trials from %s (%s, %s)\nwrote %s\n%s",
 		len(m.Records), len(plan.Trials), count(len(args), "directory", "directories"), count(m.Read, "file", "files"),
-		count(m.Duplicates, "identical duplicate", "identical duplicates"), filepath.Clean(o.out))
+		count(m.Duplicates, "identical duplicate", "identical duplicates"), filepath.Clean(o.out), see)
 	return nil
 }
 

@@ -281,9 +281,9 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 		dir.Abort()
 		return err
 	}
-	s.writeReport(dir.Path())
+	see := s.writeReport(dir.Path())
 	printReplay(s, summary)
-	fmt.Fprintf(s.stdout, "wrote %s\n", dir.Join("replay.csv"))
+	fmt.Fprintf(s.stdout, "wrote %s\n%s", dir.Join("replay.csv"), see)
 	return nil
 }
 

@@ -47,11 +47,15 @@ func runReport(ctx context.Context, s *session, args []string) error {
 	return nil
 }
 
-// writeReport writes the report of dir, complete, at the end of a command.
-// The results stand without it, so a failure is a warning that says how to
-// try again, not a failed command.
-func (s *session) writeReport(dir string) {
+// writeReport writes the report of dir, complete, at the end of a command,
+// and returns the line that points the reader to it, which the command
+// prints after the path it wrote. The results stand without it, so a
+// failure is a warning that says how to try again, not a failed command,
+// and points to nothing.
+func (s *session) writeReport(dir string) string {
 	if err := htmlreport.Write(dir); err != nil {
 		s.warnf("%s not written: %v; 'simulate report %s' tries again", htmlreport.Name, err, dir)
+		return ""
 	}
+	return fmt.Sprintf("report: %s (open it in a browser)\n", filepath.Join(dir, htmlreport.Name))
 }

@@ -42,7 +42,10 @@ func writeReportDirs(t *testing.T, root string) map[string]string {
 		{"compare", dirs["run"], run2, "--out", dirs["compare"]},
 		{"fit", "../../calibrate/testdata/multiagent.otlp.json", "--out", dirs["fit"]},
 	} {
-		mustSimulate(t, args...)
+		// Each ends by pointing to its report: --out is the last argument.
+		out := mustSimulate(t, args...)
+		page := filepath.Join(args[len(args)-1], htmlreport.Name)
+		assert.True(t, strings.HasSuffix(out, "\nreport: "+page+" (open it in a browser)\n"), "simulate %s ends with its report's path:\n%s", args[0], out)
 	}
 	return dirs
 }

@@ -81,6 +81,9 @@ handoff section, hand-off misses and duplicates) and writes a directory:
 	                timeline of episode 0 of each variant, as PNG, SVG and
 	                PDF, each with the CSV of its data, and charts.json for
 	                'simulate plot'
+	report.html     every table and chart of the directory on one page,
+	                to open in a browser ('simulate report' writes it
+	                again)
 
 Virtual times are in seconds and rates are fractions, in the tables and
 the charts alike.
@@ -185,9 +188,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
-	s.writeReport(dir.Path())
+	see := s.writeReport(dir.Path())
 	printSummary(s.stdout, sc, rows, sums)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
+	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", dir.Path(), see)
 	return nil
 }
 

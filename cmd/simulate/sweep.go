@@ -78,6 +78,9 @@ Trials run on a pool of workers and write into a directory:
 	                  over reward.latency and task.coupling) when both are
 	                  swept, as PNG, SVG and PDF with the CSV of each, and
 	                  charts.json for 'simulate plot'
+	report.html       every table and chart of the directory on one page,
+	                  to open in a browser ('simulate report' writes it
+	                  again)
 	manifest.json     as for 'simulate run', written last
 
 Resume: running the same command on the same directory skips the trials
@@ -240,9 +243,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err := writeSweepOutputs(ctx, s, sdir, sweepOutputs{source: sc.Source, plan: plan, recs: mine}); err != nil {
 			return err
 		}
-		s.writeReport(sdir.Path())
+		see := s.writeReport(sdir.Path())
 		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
-		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with 'simulate merge')\n", filepath.Join(out, sub))
+		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with 'simulate merge')\n%s", filepath.Join(out, sub), see)
 		return nil
 	}
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
@@ -251,11 +254,11 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts}); err != nil {
 		return err
 	}
-	s.writeReport(dir.Path())
+	see := s.writeReport(dir.Path())
 	if err := printSweepSummary(s.stdout, plan, mine); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n", len(st.Shard), ran, len(st.Shard)-ran, out)
+	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n%s", len(st.Shard), ran, len(st.Shard)-ran, out, see)
 	return copyFigures(s, dir, sc, o.figures)
 }
 

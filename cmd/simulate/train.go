@@ -86,6 +86,11 @@ section hand-off misses and duplicates) and writes a directory:
 	                  (scaling_*, docs/experiments.md, exp-credit); as
 	                  PNG, SVG and PDF with the CSV of each, and
 	                  charts.json for 'simulate plot'
+	report.html       every table and chart of the directory on one page,
+	                  to open in a browser ('simulate report' writes it
+	                  again)
+	train.json        what the training is, so that the same command
+	                  resumes it (below)
 
 The table printed shows the IQM over seeds with its 95% interval, a
 learned row per variant trained and a fixed row per variant: the
@@ -261,9 +266,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := os.RemoveAll(dir.Join(train.CheckpointDir)); err != nil {
 		s.warnf("%v", err)
 	}
-	s.writeReport(dir.Path())
+	see := s.writeReport(dir.Path())
 	printTraining(s, sv, fixed, experiment.UsesHandoff(experiment.VariantSpecs(sc)...))
-	fmt.Fprintf(s.stdout, "\nwrote %s\n", dir.Path())
+	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", dir.Path(), see)
 	return nil
 }
 
