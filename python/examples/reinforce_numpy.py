@@ -221,6 +221,9 @@ def main(learner=NumpyLearner):
             out.flush()
             print(f"seed {seed} {v}: last-tenth parallelism {mean['parallelism']:.2f}, finish {mean['finish_time']:.0f} s",
                   file=sys.stderr)
+    if args.out:
+        out.close()
+        print(f"wrote {args.out}; python/examples/dose_response.py {args.out} tests the ordering", file=sys.stderr)
 
 
 if __name__ == "__main__":
