@@ -293,7 +293,7 @@
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
-//		write into directory DIR (default: out/SCENARIO-train-seedS, with -train once)
+//		write into directory DIR (default: out/SCENARIO-train-seedS, S the first seed; a SCENARIO that ends in -train adds none)
 //	--seed S
 //		the first seed S (default: the scenario's seed)
 //	--seeds K
@@ -418,7 +418,7 @@
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
-//		write into directory DIR (default: out/SCENARIO-sweep-seedS, with -sweep once)
+//		write into directory DIR (default: out/SCENARIO-sweep-seedS, S the first seed; a SCENARIO that ends in -sweep adds none)
 //	--seed S
 //		the first seed S of every point (default: the scenario's seed)
 //	--set path=value

@@ -118,7 +118,7 @@ sweeps about 1.5 times faster.`,
 		o := &sweepOptions{}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the first seed `S` of every point (default: the scenario's seed)",
-			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS, with -sweep once)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS, S the first seed; a SCENARIO that ends in -sweep adds none)",
 			set:     "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated",
 			workers: "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it",
 		})

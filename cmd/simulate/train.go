@@ -127,7 +127,7 @@ starts over.`,
 		o := &trainOptions{seeds: 3, smooth: 1}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the first seed `S` (default: the scenario's seed)",
-			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, with -train once)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, S the first seed; a SCENARIO that ends in -train adds none)",
 			set:     "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated",
 			workers: "train on `W` workers (default: the number of CPUs);\nresults do not depend on it",
 		})
