@@ -135,6 +135,9 @@ func TestMarkBest(t *testing.T) {
 		{"no direction", []float64{1, 3}, metric.None, []bool{false, false}},
 		{"NaN never, +Inf the worst", []float64{math.NaN(), math.Inf(1), 1, 2}, metric.Lower, []bool{false, false, true, false}},
 		{"one value: nothing to beat", []float64{math.NaN(), 1}, metric.Higher, []bool{false, false}},
+		// 0 and −0 are equal but read apart: the first is the best.
+		{"higher, equal but read apart", []float64{0, math.Copysign(0, -1), -1}, metric.Higher, []bool{true, false, false}},
+		{"lower, equal but read apart", []float64{0, math.Copysign(0, -1), 1}, metric.Lower, []bool{true, false, false}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -200,6 +203,10 @@ func TestFormat(t *testing.T) {
 		{0, "0"}, {0.421875, "0.422"}, {1.2676, "1.27"}, {94.25, "94.2"}, {999.4, "999"}, {2467.1, "2467"},
 		{-1355.2, "-1355"}, {0.0001668, "0.000167"}, {1.5e-7, "1.5e-07"}, {3e4, "30000"}, {1e20, "1e+20"},
 		{math.NaN(), "–"}, {math.Inf(1), "∞"}, {math.Inf(-1), "−∞"},
+		// The bounds of whole numbers: 1000 is one, 1e15 is not; a value
+		// that three digits round to 1000 is written as 1000, not 1e+03.
+		{1000, "1000"}, {-1000, "-1000"}, {1e15, "1e+15"}, {-1e15, "-1e+15"},
+		{999.5, "1000"}, {999.7, "1000"}, {-999.7, "-1000"}, {999.49, "999"},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, Format(c.v), "Format(%v)", c.v)
@@ -609,4 +616,30 @@ func TestPlain(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, p.Tables[0].Caption)
 	assert.False(t, p.Tables[0].Rows[0][0].Best)
+}
+
+// TestSettingsValues: a setting that is not a string (a list, a map, a
+// number) reads as YAML writes it in one line, and one the scenario does
+// not hold reads "–".
+func TestSettingsValues(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	d, err := rundir.Create(dir, false)
+	require.NoError(t, err)
+	resolved := "name: s\nagents: 3\nvariants:\n  - name: a\n    set:\n      weights: [1, 2]\n      limits: {cpu: 2}\n" +
+		"  - name: b\n    set:\n      agents: 4\n"
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Resolved: resolved}))
+	r, err := rundir.Open(dir)
+	require.NoError(t, err)
+	p, err := Build(r)
+	require.NoError(t, err)
+	require.NotNil(t, p.Settings)
+	var got []string
+	for _, row := range p.Settings.Rows {
+		var cells []string
+		for _, c := range row {
+			cells = append(cells, c.Text)
+		}
+		got = append(got, strings.Join(cells, " | "))
+	}
+	assert.Equal(t, []string{"a | 3 | {cpu: 2} | [1, 2]", "b | 4 | – | –"}, got, "columns agents, limits, weights")
 }

@@ -594,7 +594,8 @@ func Format(v float64) string {
 		return "∞"
 	case math.IsInf(v, -1):
 		return "−∞"
-	case math.Abs(v) >= 1000 && math.Abs(v) < 1e15:
+	// From 999.5, which three significant digits round to 1000.
+	case math.Abs(v) >= 999.5 && math.Abs(v) < 1e15:
 		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
