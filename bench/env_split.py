@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from env_vec import Counter, linear_policy  # the bench's own policy and counting
 from swarmsim import VecEnv
 
 
@@ -66,24 +67,8 @@ def main():
     rng = np.random.default_rng(1)
     with VecEnv("latency-pressure", variant="high", num_envs=256, seed=1) as env:
         theta = np.zeros((env.num_actions, env.num_features), dtype=np.float32)
-        acts = [k for k in env.episode_metrics if k.startswith("actions_")]
-
-        def policy(obs, mask):
-            z = np.einsum("nf,af->na", obs, theta)
-            z -= np.log(rng.standard_exponential(mask.shape))
-            z[~mask] = -np.inf
-            return z.argmax(axis=1)
-
-        state = {"ep_choices": np.zeros(env.num_envs, dtype=np.int64), "decisions": 0, "choices": 0}
-
-        def bookkeeping(active, term, trunc, info):
-            """env_vec.py's counting, as it does it."""
-            state["choices"] += int(active.sum())
-            state["ep_choices"] += active
-            ended = term | trunc
-            if ended.any():
-                state["decisions"] += int(sum(info["episode"][k][ended].sum() for k in acts))
-                state["ep_choices"][ended] = 0
+        policy = linear_policy(theta, rng)
+        bookkeeping = Counter(env)
 
         obs, info = env.reset()
         proc = env._proc

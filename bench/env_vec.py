@@ -46,16 +46,7 @@ def main():
         theta = np.load(args.theta) if args.theta else np.zeros((env.num_actions, env.num_features), dtype=np.float32)
         acts = [k for k in env.episode_metrics if k.startswith("actions_")]
 
-        def policy(obs, mask):
-            """The linear softmax's action per row, by Gumbel-max over the
-            valid actions: -log(E) with E ~ Exp(1) is a Gumbel draw, one
-            log where -log(-log(U)) takes two. The logits come from einsum,
-            which Debian's numpy (reference BLAS, no SIMD sgemm) runs in
-            about half the instructions of obs @ theta.T."""
-            z = np.einsum("nf,af->na", obs, theta)
-            z -= np.log(rng.standard_exponential(mask.shape))
-            z[~mask] = -np.inf
-            return z.argmax(axis=1)
+        policy = linear_policy(theta, rng)
 
         obs, info = env.reset()
         if args.first:
@@ -66,9 +57,7 @@ def main():
                 first[ended] = sum(info["episode"][k][ended] for k in acts)
             print(f"episodes={len(first)} decisions_per_episode={first.mean():.2f} se={first.std() / np.sqrt(len(first)):.2f}")
             return
-        episodes = decisions = choices = 0
-        ep_choices = np.zeros(args.num_envs, dtype=np.int64)  # of each row's episode so far
-        done_choices = 0
+        count = Counter(env)
         start = time.perf_counter()
         for _ in range(args.steps):
             active = info["active"]
@@ -76,23 +65,57 @@ def main():
                 obs, info = env.reset()
                 continue
             obs, reward, term, trunc, info = env.step(policy(obs, info["action_mask"]))
-            choices += int(active.sum())
-            ep_choices += active
-            ended = term | trunc
-            if ended.any():
-                episodes += int(ended.sum())
-                decisions += int(sum(info["episode"][k][ended].sum() for k in acts))
-                done_choices += int(ep_choices[ended].sum())
-                ep_choices[ended] = 0
+            count(active, term, trunc, info)
         secs = time.perf_counter() - start
-    # Decisions of the episodes still running at the end: their choices at
-    # the finished episodes' ratio of decisions to choices.
-    if done_choices:
-        decisions += round((choices - done_choices) * decisions / done_choices)
-    else:
-        decisions = choices  # no episode ended (a smoke run): the choices at least
-    print(f"episodes={episodes} decisions={decisions} choices={choices} seconds={secs:.3f} "
+    decisions = count.decisions_all()
+    print(f"episodes={count.episodes} decisions={decisions} choices={count.choices} seconds={secs:.3f} "
           f"decisions_per_s={decisions / secs:.0f}")
+
+
+def linear_policy(theta, rng):
+    """Returns the bench's policy: the linear softmax's action per row, by
+    Gumbel-max over the valid actions: -log(E) with E ~ Exp(1) is a Gumbel
+    draw, one log where -log(-log(U)) takes two. The logits come from
+    einsum, which Debian's numpy (reference BLAS, no SIMD sgemm) runs in
+    about half the instructions of obs @ theta.T."""
+
+    def policy(obs, mask):
+        z = np.einsum("nf,af->na", obs, theta)
+        z -= np.log(rng.standard_exponential(mask.shape))
+        z[~mask] = -np.inf
+        return z.argmax(axis=1)
+
+    return policy
+
+
+class Counter:
+    """Counts what the loop did, step by step: choices (the decisions
+    VecEnv paused at), finished episodes and their decisions (the
+    actions_* metrics, single-choice decisions included)."""
+
+    def __init__(self, env):
+        self.acts = [k for k in env.episode_metrics if k.startswith("actions_")]
+        self.episodes = self.decisions = self.choices = self.done_choices = 0
+        self.ep_choices = np.zeros(env.num_envs, dtype=np.int64)  # of each row's episode so far
+
+    def __call__(self, active, term, trunc, info):
+        """Counts one step: active the rows that chose, the rest step's."""
+        self.choices += int(active.sum())
+        self.ep_choices += active
+        ended = term | trunc
+        if ended.any():
+            self.episodes += int(ended.sum())
+            self.decisions += int(sum(info["episode"][k][ended].sum() for k in self.acts))
+            self.done_choices += int(self.ep_choices[ended].sum())
+            self.ep_choices[ended] = 0
+
+    def decisions_all(self):
+        """The decisions, those of the episodes still running at the end
+        counted as their choices at the finished episodes' ratio of
+        decisions to choices."""
+        if not self.done_choices:
+            return self.choices  # no episode ended (a smoke run): the choices at least
+        return self.decisions + round((self.choices - self.done_choices) * self.decisions / self.done_choices)
 
 
 if __name__ == "__main__":
