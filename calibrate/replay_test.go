@@ -3,7 +3,6 @@ package calibrate_test
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,17 +197,7 @@ func meanReplayed(res []replay.Result) float64 {
 // replay accepts, and a replay that fails must fail with an error (a time
 // beyond the clock), never a panic or a malformed run.
 func FuzzReplayGraph(f *testing.F) {
-	for _, file := range []string{"testdata/multiagent.otlp.json", "testdata/multiagent.python.json"} {
-		data, err := os.ReadFile(file)
-		require.NoError(f, err)
-		f.Add(data)
-	}
-	f.Add([]byte(`{"spans": [{"name": "invoke_agent a", "context": {"trace_id": 1, "span_id": 1}, "start_time": 100, "end_time": 50,
-		"attributes": {"gen_ai.operation.name": "invoke_agent"}},
-		{"name": "chat", "context": {"trace_id": 1, "span_id": 2}, "parent_id": 1, "start_time": 10, "end_time": 200,
-		"attributes": {"gen_ai.operation.name": "chat", "gen_ai.usage.output_tokens": -3}},
-		{"name": "invoke_agent b", "context": {"trace_id": 1, "span_id": 3}, "parent_id": 2, "start_time": 20,
-		"attributes": {"gen_ai.operation.name": "invoke_agent"}}]}`))
+	addTraceSeeds(f)
 	dep := replay.Deployment{APIs: []serving.API{{TTFT: sim.Const(1), OutputRate: 1e9}}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spans, err := otel.Read(bytes.NewReader(data), "fuzz")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,8 +84,9 @@ type Report struct {
 	// attributes but no gen_ai.operation.name; NoTokens model calls
 	// without both token counts; Outside GenAI spans under no
 	// invoke_agent; NoRoot traces without an invoke_agent span at all.
-	// Adopted counts spans whose parent is not in the file, placed under
-	// the invoke_agent span that contains them in time.
+	// Adopted counts spans whose parent is not in the file, or whose
+	// parents lead back to them (a broken file), placed under the
+	// invoke_agent span that contains them in time.
 	NoEnd, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
 }
 
@@ -265,7 +267,18 @@ func (t *Traces) Add(name string, spans []otel.Span) {
 type node struct {
 	s        *otel.Span
 	op       string
+	parent   *node
 	children []*node
+}
+
+// under reports whether n is m or lies below it.
+func (n *node) under(m *node) bool {
+	for ; n != nil; n = n.parent {
+		if n == m {
+			return true
+		}
+	}
+	return false
 }
 
 // runBuild is a run whose rows are being made.
@@ -299,18 +312,22 @@ func (t *Traces) tree(spans []*otel.Span) []*runBuild {
 		}
 	}
 	for _, n := range all {
-		p, ok := nodes[n.s.ParentID]
-		if !ok && n.s.ParentID != "" {
+		n.parent = nodes[n.s.ParentID]
+	}
+	// A span in a cycle of parents would be under no root, left out
+	// without a count: it is treated as one whose parent is missing.
+	cutCycles(all)
+	for _, n := range all {
+		if n.parent == nil && n.s.ParentID != "" {
 			// Frameworks export GenAI spans under spans of their own that
 			// they do not export (Google ADK does): the agent whose span
 			// contains this one in time is its agent.
-			if p = enclosing(agents, n); p != nil {
+			if n.parent = enclosing(agents, n); n.parent != nil {
 				t.Report.Adopted++
-				ok = true
 			}
 		}
-		if ok && p != n {
-			p.children = append(p.children, n)
+		if n.parent != nil {
+			n.parent.children = append(n.parent.children, n)
 		} else {
 			tops = append(tops, n)
 		}
@@ -342,8 +359,40 @@ func (t *Traces) tree(spans []*otel.Span) []*runBuild {
 	return runs
 }
 
-// enclosing returns the shortest invoke_agent span of agents (other than
-// n) that contains n in time, or nil.
+// cutCycles unlinks from its parent the first span, in the order of all,
+// of each cycle of parents (a span that is its own parent is one), so
+// that the links form trees.
+func cutCycles(all []*node) {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make(map[*node]int8, len(all))
+	order := make(map[*node]int, len(all))
+	for i, n := range all {
+		order[n] = i
+	}
+	for _, n := range all {
+		var path []*node
+		m := n
+		for ; m != nil && state[m] == unseen; m = m.parent {
+			state[m] = onPath
+			path = append(path, m)
+		}
+		if m != nil && state[m] == onPath {
+			cycle := path[slices.Index(path, m):]
+			slices.MinFunc(cycle, func(a, b *node) int { return cmp.Compare(order[a], order[b]) }).parent = nil
+		}
+		for _, p := range path {
+			state[p] = done
+		}
+	}
+}
+
+// enclosing returns the shortest invoke_agent span of agents that
+// contains n in time, or nil; n itself and the agents below it are not
+// candidates, lest n be placed under itself, out of every run.
 func enclosing(agents []*node, n *node) *node {
 	var best *node
 	end := n.s.End
@@ -351,7 +400,7 @@ func enclosing(agents []*node, n *node) *node {
 		end = n.s.Start
 	}
 	for _, a := range agents {
-		if a == n || !a.s.HasEnd || a.s.Start > n.s.Start || a.s.End < end {
+		if !a.s.HasEnd || a.s.Start > n.s.Start || a.s.End < end || a.under(n) {
 			continue
 		}
 		if best == nil || a.s.End-a.s.Start < best.s.End-best.s.Start {
@@ -375,22 +424,50 @@ func agentName(s *otel.Span) string {
 	return s.Name
 }
 
-// interval is an agent's time span, for counting how many ran at once.
-type interval struct{ start, end int64 }
+// interval is the nanoseconds an agent ran, first and last included, for
+// counting how many ran at once.
+type interval struct{ first, last int64 }
 
 // runClock reads a run's spans against its root span: times relative to
-// its start, and an agent's interval cut at its end.
+// its start, and the run's end.
 type runClock struct{ start, end int64 }
+
+// newClock returns the clock of the run under the root n. A root without
+// a (valid) end ends at the last time seen in its run: the latest end
+// (or start, for a span without an end) of the spans below it.
+func newClock(n *node) runClock {
+	if _, ok := n.s.Duration(); ok {
+		return runClock{n.s.Start, n.s.End}
+	}
+	var last func(n *node) int64
+	last = func(n *node) int64 {
+		t := n.s.Start
+		if _, ok := n.s.Duration(); ok {
+			t = n.s.End
+		}
+		for _, c := range n.children {
+			t = max(t, last(c))
+		}
+		return t
+	}
+	return runClock{n.s.Start, last(n)}
+}
 
 // rel returns ns as seconds since the root span's start.
 func (c runClock) rel(ns int64) float64 { return float64(ns-c.start) / 1e9 }
 
 // span returns the agent in n's interval; one without a (valid) end runs
-// to the end of the run.
+// to the end of the run. An agent that ended as it started (a clock too
+// coarse to see it run), or after the run did, still ran: for the
+// nanosecond it started in.
 func (c runClock) span(n *node) interval {
-	iv := interval{n.s.Start, n.s.End}
-	if !n.s.HasEnd || n.s.End < n.s.Start {
-		iv.end = max(c.end, n.s.Start)
+	end := n.s.End
+	if _, ok := n.s.Duration(); !ok {
+		end = c.end
+	}
+	iv := interval{n.s.Start, n.s.Start}
+	if end > iv.first {
+		iv.last = end - 1
 	}
 	return iv
 }
@@ -404,7 +481,7 @@ func (t *Traces) addRun(file string, r *runBuild) {
 	} else {
 		t.Report.NoEnd++
 	}
-	clock := runClock{root.Start, root.End}
+	clock := newClock(r.node)
 	agents := []interval{}
 	var walk func(n *node, agent string)
 	walk = func(n *node, agent string) {
@@ -426,7 +503,7 @@ func (t *Traces) addRun(file string, r *runBuild) {
 		for _, k := range kids {
 			agents = append(agents, clock.span(k))
 			run.Agents++
-			if !k.s.HasEnd {
+			if _, ok := k.s.Duration(); !ok {
 				t.Report.NoEnd++
 			}
 			walk(k, agentName(k.s))
@@ -452,12 +529,12 @@ func (t *Traces) delegations(run *Run, clock runClock, from string, kids []*node
 		ivs[i] = clock.span(k)
 	}
 	run.Fanout = max(run.Fanout, maxOverlap(ivs))
-	wave, waveEnd := 0, int64(0)
+	wave, waveLast := 0, int64(math.MinInt64)
 	for i, k := range kids {
-		if i > 0 && ivs[i].start >= waveEnd {
+		if i > 0 && ivs[i].first > waveLast {
 			wave++
 		}
-		waveEnd = max(waveEnd, ivs[i].end)
+		waveLast = max(waveLast, ivs[i].last)
 		d := Delegation{Run: run.ID, From: from, To: agentName(k.s), Start: clock.rel(k.s.Start), Wave: wave}
 		if first := firstCall(k); first != nil {
 			d.Startup = float64(first.Start-k.s.Start) / 1e9
@@ -487,7 +564,7 @@ func firstCall(n *node) *otel.Span {
 }
 
 // maxOverlap returns the largest number of intervals that contain one
-// instant; an interval ending when another starts does not overlap it.
+// nanosecond.
 func maxOverlap(ivs []interval) int {
 	type edge struct {
 		at    int64
@@ -495,10 +572,12 @@ func maxOverlap(ivs []interval) int {
 	}
 	edges := make([]edge, 0, 2*len(ivs))
 	for _, iv := range ivs {
-		edges = append(edges, edge{iv.start, 1}, edge{iv.end, -1})
+		edges = append(edges, edge{iv.first, 1}, edge{iv.last, -1})
 	}
+	// At one nanosecond, the intervals that start in it count with those
+	// that end in it.
 	slices.SortFunc(edges, func(a, b edge) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta))
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(b.delta, a.delta))
 	})
 	best, cur := 0, 0
 	for _, e := range edges {

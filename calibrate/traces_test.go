@@ -1,14 +1,21 @@
 package calibrate_test
 
 import (
+	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/calibrate/otel"
+	"github.com/swarmsim/swarmsim/internal/shareddata"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -95,6 +102,92 @@ func TestAdopted(t *testing.T) {
 	assert.Equal(t, 1, tr.Report.Adopted)
 	assert.Equal(t, 1, tr.Report.Outside, "the call outside the agent's time is left out")
 	assert.Equal(t, 1, tr.Report.NoTokens)
+}
+
+// TestBrokenTrees gathers runs from traces whose parents are broken or
+// whose agents' times say little, on each of which FuzzTracesAdd's
+// properties failed before the fix: every call lands in a run or is
+// counted as left out, and a run counts its root and every agent it
+// delegated to as running.
+func TestBrokenTrees(t *testing.T) {
+	type shape struct{ Calls, Tools, Agents, MaxParallel, Fanout, Waves int }
+	for _, tc := range []struct {
+		name                    string
+		spans                   []string
+		want                    shape
+		adopted, outside, noEnd int
+	}{
+		{
+			// Agent 3 and call 4 are each other's parent, and tool 5 its
+			// own: each cycle is cut at its first span, which is then
+			// placed as one whose parent is missing. They were lost.
+			name: "parents in a cycle",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "chat", "10", "20"),
+				pySpan(1, 3, 4, "invoke_agent", "0", "100"), pySpan(1, 4, 3, "chat", "10", "20"), pySpan(1, 5, 5, "execute_tool", "30", "40")},
+			want:    shape{Calls: 2, Tools: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
+			adopted: 2,
+		},
+		{
+			// Agents 2 and 3, whose parents are missing, run over the same
+			// time: 2 goes under 3, and 3, which may no longer go under 2,
+			// under the root. Each went under the other, and both were lost.
+			name: "agents whose parents are missing, over the same time",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 9, "invoke_agent", "10", "90"),
+				pySpan(1, 3, 8, "invoke_agent", "10", "90"), pySpan(1, 4, 2, "chat", "20", "30"), pySpan(1, 5, 3, "execute_tool", "40", "50")},
+			want:    shape{Calls: 1, Tools: 1, Agents: 2, MaxParallel: 3, Fanout: 1, Waves: 1},
+			adopted: 2,
+		},
+		{
+			// Agent 2's parent is missing, and its sub-agent 3 runs all of
+			// its time: 2 goes under the root, not under 3. It went under
+			// 3, and both were lost.
+			name: "an agent whose parent is missing, over the same time as its sub-agent",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 9, "invoke_agent", "10", "90"),
+				pySpan(1, 3, 2, "invoke_agent", "10", "90"), pySpan(1, 4, 3, "chat", "20", "30")},
+			want:    shape{Calls: 1, Agents: 2, MaxParallel: 3, Fanout: 1, Waves: 1},
+			adopted: 1,
+		},
+		{
+			// Neither the root nor its sub-agent ended: both run until the
+			// sub-agent's call ends. Both ran until 0, and neither counted.
+			name: "a root and its sub-agent without an end",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", ""), pySpan(1, 2, 1, "invoke_agent", "10", ""),
+				pySpan(1, 3, 2, "chat", "20", "30")},
+			want:  shape{Calls: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
+			noEnd: 2,
+		},
+		{
+			// A sub-agent that ends before it starts has no end, as the
+			// root would, and is counted. It was not.
+			name: "a sub-agent ending before it starts",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "invoke_agent", "50", "40"),
+				pySpan(1, 3, 2, "chat", "60", "70")},
+			want:  shape{Calls: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
+			noEnd: 1,
+		},
+		{
+			// Agents recorded as ending when they started ran at that
+			// instant, all three at once, in one wave. None counted, and
+			// the second sub-agent made a second wave.
+			name: "agents that ended as they started",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "5", "5"), pySpan(1, 2, 1, "invoke_agent", "5", "5"),
+				pySpan(1, 3, 1, "invoke_agent", "5", "5")},
+			want: shape{Agents: 2, MaxParallel: 3, Fanout: 2, Waves: 1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spans, err := otel.Read(strings.NewReader("["+strings.Join(tc.spans, ",")+"]"), "broken.json")
+			require.NoError(t, err)
+			var tr calibrate.Traces
+			tr.Add("broken.json", spans)
+			require.Len(t, tr.Runs, 1)
+			r := tr.Runs[0]
+			assert.Equal(t, tc.want, shape{r.Calls, r.Tools, r.Agents, r.MaxParallel, r.Fanout, r.Waves})
+			assert.Equal(t, tc.adopted, tr.Report.Adopted, "adopted")
+			assert.Equal(t, tc.outside, tr.Report.Outside, "outside")
+			assert.Equal(t, tc.noEnd, tr.Report.NoEnd, "no end")
+		})
+	}
 }
 
 func TestLoadErrors(t *testing.T) {
@@ -209,5 +302,214 @@ func TestLoadSkipsOutputs(t *testing.T) {
 		assert.Len(t, tr.Runs, tc.runs)
 		assert.Equal(t, tc.outputs, tr.Report.Outputs)
 		assert.Contains(t, tr.Report.String(), "\ndirectories that simulate wrote (manifest.json), skipped: 1\n")
+	}
+}
+
+// pySpan writes a span in the Python SDK's form; parent 0 is none, and
+// start or end "" leaves the time out. Times are JSON values: a number of
+// Unix nanoseconds or a quoted RFC 3339 time.
+func pySpan(trace, id, parent int, op, start, end string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"name": "%s %d", "context": {"trace_id": %d, "span_id": %d}`, op, id, trace, id)
+	if parent != 0 {
+		fmt.Fprintf(&b, `, "parent_id": %d`, parent)
+	}
+	if start != "" {
+		fmt.Fprintf(&b, `, "start_time": %s`, start)
+	}
+	if end != "" {
+		fmt.Fprintf(&b, `, "end_time": %s`, end)
+	}
+	fmt.Fprintf(&b, `, "attributes": {"gen_ai.operation.name": %q, "gen_ai.usage.input_tokens": 3, "gen_ai.usage.output_tokens": 4}}`, op)
+	return b.String()
+}
+
+// addTraceSeeds seeds f with real trace files (the tests' own and, when
+// shared/data is there, one recorded run of each framework) and with
+// broken ones: parents that form a cycle or are missing, ends before
+// starts, duplicate span IDs, times at the ends of the clock.
+func addTraceSeeds(f *testing.F) {
+	files := []string{"testdata/multiagent.otlp.json", "testdata/multiagent.python.json"}
+	if dir, ok := shareddata.Find("agent-traces", "any-agent"); ok {
+		for _, fw := range frameworks {
+			found, err := filepath.Glob(filepath.Join(dir, fw, "*.json"))
+			require.NoError(f, err)
+			if len(found) > 0 {
+				files = append(files, found[0])
+			}
+		}
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	// A call's agent ending before it starts, a call ending after its
+	// agent, with a negative token count, and an agent without an end
+	// under the call.
+	f.Add([]byte(`{"spans": [{"name": "invoke_agent a", "context": {"trace_id": 1, "span_id": 1}, "start_time": 100, "end_time": 50,
+		"attributes": {"gen_ai.operation.name": "invoke_agent"}},
+		{"name": "chat", "context": {"trace_id": 1, "span_id": 2}, "parent_id": 1, "start_time": 10, "end_time": 200,
+		"attributes": {"gen_ai.operation.name": "chat", "gen_ai.usage.output_tokens": -3}},
+		{"name": "invoke_agent b", "context": {"trace_id": 1, "span_id": 3}, "parent_id": 2, "start_time": 20,
+		"attributes": {"gen_ai.operation.name": "invoke_agent"}}]}`))
+	doc := func(spans ...string) { f.Add([]byte("[" + strings.Join(spans, ",\n") + "]")) }
+	// Parents in a cycle beside a sound run.
+	doc(pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "chat", "10", "20"),
+		pySpan(1, 3, 4, "invoke_agent", "0", "100"), pySpan(1, 4, 3, "chat", "10", "20"), pySpan(1, 5, 5, "execute_tool", "30", "40"))
+	// Two agents whose parents are missing, over the same time: each
+	// contains the other.
+	doc(pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 9, "invoke_agent", "10", "90"), pySpan(1, 3, 8, "invoke_agent", "10", "90"),
+		pySpan(1, 4, 2, "chat", "20", "30"), pySpan(1, 5, 3, "execute_tool", "40", "50"))
+	// Duplicate span IDs, in one trace and across two.
+	doc(pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 1, 0, "invoke_agent", "5", "50"), pySpan(1, 2, 1, "chat", "10", "20"),
+		pySpan(1, 2, 1, "invoke_agent", "10", "20"), pySpan(2, 1, 0, "invoke_agent", "0", "10"), pySpan(2, 2, 1, "chat", "1", "2"))
+	// Times at the ends of the clock, and past them (which Read refuses).
+	doc(pySpan(1, 1, 0, "invoke_agent", `"1970-01-01T00:00:00Z"`, `"2262-04-11T23:47:16.854775807Z"`),
+		pySpan(1, 2, 1, "chat", "0", "9223372036854775807"),
+		pySpan(1, 3, 1, "invoke_agent", "9223372036854775807", "9223372036854775807"),
+		pySpan(1, 4, 3, "execute_tool", "9223372036854775807", ""))
+	doc(pySpan(1, 1, 0, "invoke_agent", `"1677-09-21T00:12:43.145224192Z"`, `"2262-04-11T23:47:16.854775807Z"`),
+		pySpan(1, 2, 1, "chat", `"1000-01-01T00:00:00Z"`, `"3000-01-01T00:00:00Z"`))
+	// A run whose root has no end, nor has the agent it delegated to;
+	// and one whose agents ended as they started.
+	doc(pySpan(1, 1, 0, "invoke_agent", "0", ""), pySpan(1, 2, 1, "invoke_agent", "10", ""), pySpan(1, 3, 2, "chat", "20", "30"))
+	doc(pySpan(1, 1, 0, "invoke_agent", "5", "5"), pySpan(1, 2, 1, "invoke_agent", "5", "5"), pySpan(1, 3, 1, "invoke_agent", "5", "5"))
+}
+
+// FuzzTracesAdd reads arbitrary span JSON and gathers its runs, whatever
+// the spans: parents in a cycle or missing, ends before starts, duplicate
+// IDs, times at the ends of the clock. Gathering ends, and what it gives
+// is what the fit and the tables rely on: durations finite and not
+// negative; each row's run among the runs, and each run's counts those of
+// its rows; waves, fan-out and agents at once within the agents there
+// are; no more runs, agents, calls and tool calls than the spans have;
+// and every model and tool call span either a row or counted as left
+// out, so that the report's counts account for what the fit did not use.
+func FuzzTracesAdd(f *testing.F) {
+	addTraceSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spans, err := otel.Read(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		var tr calibrate.Traces
+		tr.Add("fuzz", spans)
+		checkTraces(t, &tr, spans)
+	})
+}
+
+// checkTraces checks the properties FuzzTracesAdd states of tr, which
+// Add gathered from spans under the name "fuzz".
+func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
+	rep := tr.Report
+	require.Equal(t, len(spans), rep.Spans)
+
+	var agentSpans, agentsNoEnd, callSpans, toolSpans, callsWithEnd, toolsWithEnd, noAttrs, notGenAI int
+	traces := map[string]bool{}
+	for i := range spans {
+		s := &spans[i]
+		traces[s.TraceID] = true
+		_, ended := s.Duration()
+		switch op := s.String("gen_ai.operation.name"); {
+		case len(s.Attrs) == 0:
+			noAttrs++
+		case op == "":
+			notGenAI++
+		case op == "invoke_agent":
+			agentSpans++
+			if !ended {
+				agentsNoEnd++
+			}
+		case op == "execute_tool":
+			toolSpans++
+			if ended {
+				toolsWithEnd++
+			}
+		case slices.Contains([]string{"chat", "call_llm", "text_completion", "generate_content"}, op):
+			callSpans++
+			if ended {
+				callsWithEnd++
+			}
+		}
+	}
+	assert.Equal(t, noAttrs, rep.NoAttributes)
+	assert.Equal(t, notGenAI, rep.NotGenAI)
+
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	runs := map[string]*calibrate.Run{}
+	agents := 0
+	for i := range tr.Runs {
+		r := &tr.Runs[i]
+		want := "fuzz"
+		if len(tr.Runs) > 1 {
+			want = fmt.Sprintf("fuzz#%d", i+1)
+		}
+		require.Equal(t, want, r.ID)
+		runs[r.ID] = r
+		agents += r.Agents
+		assert.True(t, finite(r.Duration) && r.Duration >= 0, "%s: duration %v", r.ID, r.Duration)
+		assert.True(t, r.MaxParallel >= 1 && r.MaxParallel <= r.Agents+1, "%s: %d at once of %d agents", r.ID, r.MaxParallel, r.Agents+1)
+		if r.Agents == 0 {
+			assert.Zero(t, r.Fanout+r.Waves, "%s: fan-out and waves without delegation", r.ID)
+		} else {
+			assert.True(t, r.Fanout >= 1 && r.Fanout <= r.Agents, "%s: fan-out %d of %d agents", r.ID, r.Fanout, r.Agents)
+			assert.True(t, r.Waves >= 1 && r.Waves <= r.Agents, "%s: %d waves of %d agents", r.ID, r.Waves, r.Agents)
+		}
+	}
+	assert.LessOrEqual(t, len(tr.Runs)+agents, agentSpans, "runs and their agents are invoke_agent spans")
+	assert.LessOrEqual(t, rep.NoRoot, len(traces))
+	assert.GreaterOrEqual(t, rep.NoRoot+len(tr.Runs), len(traces), "a trace without a run is counted")
+
+	calls, tools, delegs := map[string]int{}, map[string]int{}, map[string]int{}
+	noTokens := 0
+	for _, c := range tr.Calls {
+		require.Contains(t, runs, c.Run)
+		calls[c.Run]++
+		assert.True(t, finite(c.Duration) && c.Duration >= 0 && finite(c.Start), "%+v", c)
+		if !c.HasTokens {
+			noTokens++
+		} else {
+			assert.True(t, c.InputTokens >= 0 && c.OutputTokens >= 0, "%+v", c)
+		}
+	}
+	for _, c := range tr.Tools {
+		require.Contains(t, runs, c.Run)
+		tools[c.Run]++
+		assert.True(t, finite(c.Duration) && c.Duration >= 0 && finite(c.Start), "%+v", c)
+	}
+	for _, d := range tr.Delegs {
+		require.Contains(t, runs, d.Run)
+		delegs[d.Run]++
+		assert.True(t, d.Wave >= 0 && d.Wave < runs[d.Run].Waves, "%+v of %d waves", d, runs[d.Run].Waves)
+		assert.True(t, finite(d.Start) && finite(d.Startup), "%+v", d)
+	}
+	for id, r := range runs {
+		assert.Equal(t, r.Calls, calls[id], id)
+		assert.Equal(t, r.Tools, tools[id], id)
+		assert.Equal(t, r.Agents, delegs[id], id)
+	}
+	assert.Equal(t, noTokens, rep.NoTokens)
+	assert.LessOrEqual(t, len(tr.Calls), callsWithEnd)
+	assert.LessOrEqual(t, len(tr.Tools), toolsWithEnd)
+	// Each model or tool call span is a row, or left out as outside any
+	// agent or without an end; NoEnd counts agents without one as well.
+	leftOut := callSpans + toolSpans - len(tr.Calls) - len(tr.Tools) - rep.Outside
+	assert.LessOrEqual(t, leftOut, rep.NoEnd, "call spans neither read nor counted as left out")
+	assert.GreaterOrEqual(t, leftOut, rep.NoEnd-agentsNoEnd, "call spans counted twice")
+	// Agent spans in runs that have no end (or end before they start)
+	// are counted; only those in no run may go uncounted.
+	assert.GreaterOrEqual(t, rep.NoEnd, agentsNoEnd-(agentSpans-len(tr.Runs)-agents), "agents without an end not counted")
+
+	// Replay is the runs with an end, in order, each as long as its run.
+	next := 0
+	for _, run := range tr.Replay {
+		for next < len(tr.Runs) && tr.Runs[next].ID != run.ID {
+			next++
+		}
+		require.Less(t, next, len(tr.Runs), "%s: not a run, or out of order", run.ID)
+		assert.GreaterOrEqual(t, run.Duration, sim.Time(0), run.ID)
+		assert.Equal(t, tr.Runs[next].Duration, float64(run.Duration)/1e9, run.ID)
+		next++
 	}
 }

@@ -25,8 +25,8 @@ type Span struct {
 	// is the parent's SpanID, empty for a root.
 	TraceID, SpanID, ParentID string
 	Name                      string
-	// Start and End are Unix nanoseconds; End is meaningful only when
-	// HasEnd.
+	// Start and End are Unix nanoseconds, not negative; End is
+	// meaningful only when HasEnd.
 	Start, End int64
 	HasEnd     bool
 	// Attrs holds the span's attributes: string, int64, float64, bool or

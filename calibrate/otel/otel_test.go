@@ -3,6 +3,7 @@ package otel_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -115,6 +116,21 @@ func TestAnyAgent(t *testing.T) {
 	assert.False(t, ok)
 }
 
+// TestPythonTimeRange reads RFC 3339 times at the two ends of what Unix
+// nanoseconds hold: the first and the last nanosecond are read exactly,
+// and the span from one to the other is as long as the clock.
+func TestPythonTimeRange(t *testing.T) {
+	spans, err := otel.Read(strings.NewReader(`[{"name": "b", "context": {"span_id": "0x1"},
+	 "start_time": "1970-01-01T00:00:00Z", "end_time": "2262-04-11T23:47:16.854775807Z"}]`), "f.json")
+	require.NoError(t, err)
+	require.Len(t, spans, 1)
+	assert.Equal(t, int64(0), spans[0].Start)
+	assert.Equal(t, int64(math.MaxInt64), spans[0].End)
+	d, ok := spans[0].Duration()
+	assert.True(t, ok)
+	assert.Equal(t, float64(math.MaxInt64)/1e9, d)
+}
+
 // TestSharedData reads every recorded run of ../shared/data, when it is
 // there, and checks the spans against the files' own count.
 func TestSharedData(t *testing.T) {
@@ -163,6 +179,10 @@ func TestErrors(t *testing.T) {
 			`span "a": attributes: n: intValue: "1.5" is not a 64-bit integer$`, false},
 		{"Python time", `[{"name": "b", "context": {"span_id": "0x1"}, "start_time": "yesterday"}]`,
 			`^f\.json: span 0: span "b": start_time: "yesterday" is neither Unix nanoseconds nor an RFC 3339 time$`, false},
+		{"Python time before 1970", `[{"name": "b", "context": {"span_id": "0x1"}, "start_time": "1969-12-31T23:59:59.999999999Z"}]`,
+			`start_time: "1969-12-31T23:59:59.999999999Z" is outside the times Unix nanoseconds hold \(1970 to 2262\)$`, false},
+		{"Python time after 2262", `[{"name": "b", "context": {"span_id": "0x1"}, "end_time": "2262-04-11T23:47:16.854775808Z"}]`,
+			`end_time: "2262-04-11T23:47:16.854775808Z" is outside the times Unix nanoseconds hold \(1970 to 2262\)$`, false},
 		{"Python no id", `[{"name": "b", "context": {}}]`, `span "b": context\.span_id: missing$`, false},
 		{"Python attributes", `{"spans": [{"name": "b", "context": {"span_id": 1}, "attributes": []}]}`,
 			`span "b": attributes: want an object, got an array$`, false},
@@ -212,6 +232,10 @@ func fuzzRead(t *testing.T, data []byte) {
 		assert.True(t, slices.Contains([]otel.Format{otel.OTLP, otel.Python}, s.Format))
 		if d, ok := s.Duration(); ok {
 			assert.GreaterOrEqual(t, d, 0.0)
+		}
+		assert.GreaterOrEqual(t, s.Start, int64(0))
+		if s.HasEnd {
+			assert.GreaterOrEqual(t, s.End, int64(0))
 		}
 	}
 }

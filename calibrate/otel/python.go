@@ -3,6 +3,7 @@ package otel
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 	"time"
@@ -146,6 +147,12 @@ func pyTime(v any) (ns int64, ok bool, err error) {
 		t, err := time.Parse(time.RFC3339Nano, x)
 		if err != nil {
 			return 0, false, fmt.Errorf("%q is neither Unix nanoseconds nor an RFC 3339 time", x)
+		}
+		// UnixNano is undefined past 2262, and a time before 1970 would
+		// be negative, which Unix nanoseconds as a number are not (and
+		// differences of times could overflow).
+		if t.Before(time.Unix(0, 0)) || t.After(time.Unix(0, math.MaxInt64)) {
+			return 0, false, fmt.Errorf("%q is outside the times Unix nanoseconds hold (1970 to 2262)", x)
 		}
 		return t.UnixNano(), true, nil
 	default:
