@@ -58,6 +58,7 @@ func TestParsePlanRefuses(t *testing.T) {
 	other.Hash = other.ContentHash()
 	edited := plan()
 	edited.Seed++
+	bare := &results.Plan{Format: results.PlanFormat}
 	cases := []struct {
 		name string
 		data []byte
@@ -66,6 +67,10 @@ func TestParsePlanRefuses(t *testing.T) {
 		{"format", other.Marshal(), `format "swarmsim-sweep/0", want "swarmsim-sweep/1"`},
 		{"edited", edited.Marshal(), "damaged: its content hashes to"},
 		{"not JSON", []byte("{"), "unexpected end of JSON input"},
+		// Found by FuzzParsePlan (testdata/fuzz): the short form of the hash
+		// split µ, and the message was not valid UTF-8.
+		{"hash not hex", []byte(`{"format": "swarmsim-sweep/1", "hash": "sha256:0123456789aµ"}`),
+			"damaged: its content hashes to " + rundir.ShortHash(bare.ContentHash(), "…") + ", not to its hash sha256:0123456789a…"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,7 +1,14 @@
 package rundir_test
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/rundir"
 )
@@ -25,5 +32,49 @@ func FuzzParseTable(f *testing.F) {
 				tab.Float(i, c) // an error or a number, never a panic
 			}
 		}
+	})
+}
+
+// FuzzParseManifest: any bytes give a manifest or an error that starts
+// with the manifest's path, never a panic. A manifest read has one of the
+// kinds the commands dispatch on, inferred from its files when it had none,
+// and reads back the same once written again, kind included.
+func FuzzParseManifest(f *testing.F) {
+	// A manifest as Commit writes it.
+	dir := filepath.Join(f.TempDir(), "out")
+	d, err := rundir.Create(dir, false)
+	require.NoError(f, err)
+	for _, name := range []string{"summary.csv", "episodes.csv"} {
+		require.NoError(f, d.Write(name, []byte("variant\nv\n")))
+	}
+	require.NoError(f, d.Commit(&rundir.Manifest{
+		Kind: rundir.KindRun, Scenario: "s", Description: "a run", Source: "s.yaml", Hash: "sha256:0123", Seed: 3,
+		Episodes: 4, Variants: []string{"a", "b"}, SwarmsimVersion: "v1.2.3", GoVersion: "go1.26",
+		Command: []string{"simulate", "run", "s.yaml"}, Resolved: "name: s\n",
+	}))
+	committed, err := os.ReadFile(filepath.Join(dir, rundir.ManifestName))
+	require.NoError(f, err)
+	f.Add(committed)
+	f.Add([]byte(`{"files": ["iterations.csv", "summary.csv"]}`)) // before kinds were recorded
+	f.Add([]byte(`{"kind": "replay", "files": ["replay.csv", "summary.csv"]}`))
+	f.Add([]byte(`{"kind": "walk"}`))
+	f.Add([]byte(`{"files": ["x.txt"]}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{`))
+	kinds := []rundir.Kind{rundir.KindRun, rundir.KindTrain, rundir.KindSweep, rundir.KindFit, rundir.KindCompare, rundir.KindReplay}
+	const path = "out/manifest.json"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := rundir.ParseManifest(path, data)
+		if err != nil {
+			require.Nil(t, m)
+			require.True(t, strings.HasPrefix(err.Error(), path+": "), "%v", err)
+			return
+		}
+		require.True(t, slices.Contains(kinds, m.Kind), "kind %q", m.Kind)
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		back, err := rundir.ParseManifest(path, b)
+		require.NoError(t, err, "%s", b)
+		require.Equal(t, m, back)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 )
 
 // A Manifest describes a complete directory: what was run, with which
@@ -83,8 +84,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 		}
 		return nil, err
 	}
+	return parseManifest(path, b)
+}
+
+// parseManifest reads the manifest data, read from path, which its errors
+// start with.
+func parseManifest(path string, data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if m.Kind == "" {
@@ -132,12 +139,19 @@ func (m *Manifest) Has(name string) bool {
 const shortHash = len("sha256:") + 12
 
 // ShortHash abbreviates a "sha256:..." hash (a manifest's, a sweep's) for
-// messages: its first 19 characters, followed by cut where it was longer.
+// messages: its first 19 bytes (fewer where the 19th is inside a
+// character), followed by cut where it was longer.
 // The sweep's messages mark the cut with "…", the training's resume
 // messages with nothing.
 func ShortHash(hash, cut string) string {
-	if len(hash) > shortHash {
-		return hash[:shortHash] + cut
+	if len(hash) <= shortHash {
+		return hash
 	}
-	return hash
+	// The hash of a damaged file need not be hex, and a character cut in
+	// two would leave the message invalid UTF-8.
+	n := shortHash
+	for n > 0 && !utf8.RuneStart(hash[n]) {
+		n--
+	}
+	return hash[:n] + cut
 }

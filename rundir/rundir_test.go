@@ -371,13 +371,16 @@ func TestCheckDir(t *testing.T) {
 
 func TestShortHash(t *testing.T) {
 	long := "sha256:0123456789abcdef0123456789abcdef"
-	tests := []struct{ hash, cut, want string }{
-		{long, "", "sha256:0123456789ab"},
-		{long, "…", "sha256:0123456789ab…"},
-		{"sha256:0123456789ab", "…", "sha256:0123456789ab"}, // nothing cut, no mark
-		{"", "…", ""},
+	tests := []struct{ name, hash, cut, want string }{
+		{"cut", long, "", "sha256:0123456789ab"},
+		{"cut and marked", long, "…", "sha256:0123456789ab…"},
+		{"nothing cut, no mark", "sha256:0123456789ab", "…", "sha256:0123456789ab"},
+		{"empty", "", "…", ""},
+		// FuzzParsePlan's 1720bd8fc6a75d1d: the 19th byte is the first of µ's two.
+		{"not hex, a character across the cut", "00000\b000000000000µ0", "…", "00000\b000000000000…"},
+		{"not hex, a character ending at the cut", "00000\b00000000000µ0", "…", "00000\b00000000000µ…"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, rundir.ShortHash(tt.hash, tt.cut), "%q %q", tt.hash, tt.cut)
+		assert.Equal(t, tt.want, rundir.ShortHash(tt.hash, tt.cut), tt.name)
 	}
 }

@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -47,6 +49,11 @@ func (v Value) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (v *Value) UnmarshalJSON(b []byte) error {
+	// json.Unmarshal reads null into a string or a float as a no-op: null
+	// would otherwise be refused as the string "", or read as 0.
+	if string(bytes.TrimSpace(b)) == "null" {
+		return errors.New(`metric value null: want a number, "NaN", "+Inf" or "-Inf"`)
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
 		f, err := strconv.ParseFloat(s, 64)

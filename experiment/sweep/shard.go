@@ -44,13 +44,16 @@ func newShard(i, n int, what string) (Shard, error) {
 
 // ParseShard reads "i/n": shard i (from 0) of n.
 func ParseShard(s string) (Shard, error) {
+	// Quoted, as the spaces around the numbers that are allowed would
+	// otherwise run into the message, and a newline break it.
+	what := fmt.Sprintf("--shard %q", s)
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil {
-		return Shard{}, fmt.Errorf("--shard %q: want i/n, such as 0/4 (shard i, from 0, of n)", s)
+		return Shard{}, fmt.Errorf("%s: want i/n, such as 0/4 (shard i, from 0, of n)", what)
 	}
-	return newShard(i, n, "--shard "+s)
+	return newShard(i, n, what)
 }
 
 // Environment variables that select a shard.

@@ -88,9 +88,22 @@ func TestParseShard(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Shard{3, 16}, s)
 	assert.Equal(t, "3/16", s.String())
-	for _, bad := range []string{"", "3", "a/b", "16/16", "-1/4", "0/0", "1/-2"} {
-		_, err := ParseShard(bad)
-		assert.Error(t, err, bad)
+	// Every refusal quotes the value, not only the first kind: spaces or a
+	// newline in it ran into the message (FuzzParseShard found "1/0"
+	// refused unquoted).
+	for _, tc := range []struct{ name, in, err string }{
+		{"empty", "", `--shard "": want i/n`},
+		{"no slash", "3", `--shard "3": want i/n`},
+		{"not numbers", "a/b", `--shard "a/b": want i/n`},
+		{"index past the last", "16/16", `--shard "16/16": shard 16 is out of range (0 to 15 for 16 shards)`},
+		{"negative index", "-1/4", `--shard "-1/4": shard -1 is out of range (0 to 3 for 4 shards)`},
+		{"no shards", "1/0", `--shard "1/0": 0 shards is out of range (1 to 1000000)`},
+		{"negative shards", "1/-2", `--shard "1/-2": -2 shards is out of range`},
+		{"spaces", " 16 / 16", `--shard " 16 / 16": shard 16 is out of range`},
+		{"newline", "0/\n0", `--shard "0/\n0": 0 shards is out of range`},
+	} {
+		_, err := ParseShard(tc.in)
+		assert.ErrorContains(t, err, tc.err, tc.name)
 	}
 }
 
@@ -156,8 +169,19 @@ func TestValueJSON(t *testing.T) {
 			assert.Equal(t, math.Float64bits(v), math.Float64bits(float64(back)), "%v round-trips exactly through %s", v, b)
 		}
 	}
-	var v Value
-	assert.Error(t, json.Unmarshal([]byte(`"12"`), &v), "finite values are numbers")
+	// null was refused only because it reads as a string, "", which the
+	// message then named; read as a number it would have been 0.
+	for _, tc := range []struct {
+		name, in string
+		into     any
+		err      string
+	}{
+		{"finite value as a string", `"12"`, new(Value), `metric value "12": want a number`},
+		{"null", `null`, new(Value), `metric value null: want a number, "NaN", "+Inf" or "-Inf"`},
+		{"null in a record's metrics", `{"metrics": {"reward_mean": null}}`, new(Record), `metric value null: want a number`},
+	} {
+		assert.ErrorContains(t, json.Unmarshal([]byte(tc.in), tc.into), tc.err, tc.name)
+	}
 }
 
 func TestPlan(t *testing.T) {
