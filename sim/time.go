@@ -71,8 +71,9 @@ func FromSeconds(s float64) (Time, error) {
 }
 
 // ParseTime parses a duration such as "90s", "12m", "1h30m" or "250ms".
-// A bare "0" is accepted; other unitless numbers are not, so that "90"
-// cannot silently mean 90 nanoseconds. "never" is MaxTime, as String prints it.
+// A bare "0" (signed or not) is accepted; other unitless numbers are
+// not, so that "90" cannot silently mean 90 nanoseconds. "never" is
+// MaxTime, as String prints it.
 func ParseTime(s string) (Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "never" {

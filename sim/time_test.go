@@ -3,6 +3,8 @@ package sim_test
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -170,5 +172,68 @@ func FuzzFromSeconds(f *testing.F) {
 		}
 		require.NoError(t, err, "%v s", s)
 		require.Equal(t, sim.Time(math.Round(ns)), got, "%v s", s)
+	})
+}
+
+// FuzzParseTime reads any string as a time. What ParseTime accepts reads
+// back from its String form unchanged (scenarios are written back with
+// MarshalText and read again), and UnmarshalText accepts exactly the same.
+// A number without a unit is accepted only as zero, which means the same
+// in every unit (so a signed zero is harmless), lest "90" mean 90 ns. A
+// rejected string leaves the value as it was and gets an error that wraps
+// ErrBadTime and quotes it, so that a user sees which value was wrong.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{
+		"0", "-0", "+0", "00", "0.0", "90", "1.5", "-7", "0s", "90s", "12m", "1h30m", "250ms", "1.5s", "3us", "3µs",
+		"7ns", " 2m ", "-5s", ".5s", "1.s", "never", " never", "Never", "2562047h47m16.854775807s",
+		"-2562047h47m16.854775808s", "2562047h47m16.854775808s", "9223372036854775807ns", "1.0000000001ns",
+		"", "abc", "5 s", "10d", "3000000h", "1h-5m", "\xff", "1h\x00",
+	} {
+		f.Add(s)
+	}
+	const sentinel = sim.Time(-12345)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := sim.ParseTime(s)
+		v := sentinel
+		uerr := v.UnmarshalText([]byte(s))
+		if err != nil {
+			require.ErrorIs(t, err, sim.ErrBadTime, "%q", s)
+			require.ErrorContains(t, err, strconv.Quote(strings.TrimSpace(s)))
+			require.Error(t, uerr, "%q: UnmarshalText accepts what ParseTime rejects", s)
+			require.Equal(t, sentinel, v, "%q: a failed UnmarshalText changed the value", s)
+			return
+		}
+		require.NoError(t, uerr, "%q: UnmarshalText rejects what ParseTime accepts", s)
+		require.Equal(t, got, v, "%q", s)
+
+		if trimmed := strings.TrimSpace(s); trimmed != "" && strings.Trim(trimmed, "+-.0123456789") == "" {
+			require.Contains(t, []string{"0", "+0", "-0"}, trimmed, "the unitless %q is accepted as %v", s, got)
+		}
+
+		back, err := sim.ParseTime(got.String())
+		require.NoError(t, err, "%q → %q", s, got.String())
+		require.Equal(t, got, back, "%q → %q", s, got.String())
+	})
+}
+
+// FuzzTimeText writes any Time as text and reads it back: MarshalText
+// writes the String form, and both UnmarshalText and ParseTime give the
+// same Time back, at the ends of the range and for MaxTime ("never") too.
+func FuzzTimeText(f *testing.F) {
+	for _, v := range []int64{0, 1, -1, 999, 1e9, 90e9, -42e6, 1<<53 + 1, math.MaxInt64, math.MaxInt64 - 1, math.MinInt64, math.MinInt64 + 1} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, n int64) {
+		v := sim.Time(n)
+		text, err := v.MarshalText()
+		require.NoError(t, err, "%d", n)
+		require.Equal(t, v.String(), string(text), "%d", n)
+
+		var back sim.Time
+		require.NoError(t, back.UnmarshalText(text), "%d → %q", n, text)
+		require.Equal(t, v, back, "%d → %q", n, text)
+		parsed, err := sim.ParseTime(string(text))
+		require.NoError(t, err, "%d → %q", n, text)
+		require.Equal(t, v, parsed, "%d → %q", n, text)
 	})
 }

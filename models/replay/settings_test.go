@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,6 +71,47 @@ func TestPairingText(t *testing.T) {
 	_, err := (Independent + 1).MarshalText()
 	assert.Error(t, err)
 	assert.Equal(t, "Pairing(2)", (Independent + 1).String())
+}
+
+// FuzzPairingText reads any text as a pairing. Every pairing MarshalText
+// names reads back as itself, and those names are all UnmarshalText
+// accepts, byte for byte: the pairing a scenario names is never another.
+// Anything else is rejected with the value left as it was and an error
+// that quotes the text and lists every name, so that it says what to write
+// instead, even once a pairing is added.
+func FuzzPairingText(f *testing.F) {
+	var names []string
+	for n := range math.MaxUint8 + 1 {
+		p := Pairing(n)
+		text, err := p.MarshalText()
+		if err != nil {
+			continue
+		}
+		var back Pairing
+		require.NoError(f, back.UnmarshalText(text), "%d", n)
+		require.Equal(f, p, back, "%q", text)
+		require.Equal(f, string(text), p.String())
+		names = append(names, string(text))
+	}
+	require.Equal(f, []string{"rank", "independent"}, names)
+	for _, s := range []string{"rank", "independent", "Rank", " rank", "rank\n", "best", "", "Pairing(2)", "\xff"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		const sentinel = Pairing(math.MaxUint8)
+		p := sentinel
+		err := p.UnmarshalText(b)
+		if err != nil {
+			require.NotContains(t, names, string(b), "a pairing's own name is rejected")
+			require.Equal(t, sentinel, p, "%q: a failed UnmarshalText changed the value", b)
+			require.ErrorContains(t, err, strconv.Quote(string(b)))
+			require.ErrorContains(t, err, "allowed: "+strings.Join(names, ", "))
+			return
+		}
+		text, err := p.MarshalText()
+		require.NoError(t, err, "%q read as %v", b, p)
+		require.Equal(t, string(b), string(text))
+	})
 }
 
 func TestSettingsIsZero(t *testing.T) {

@@ -2,7 +2,10 @@ package task
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -291,6 +294,46 @@ func TestJoinKindText(t *testing.T) {
 	_, err = JoinKind(9).MarshalText()
 	assert.Error(t, err)
 	assert.Equal(t, "JoinKind(9)", JoinKind(9).String())
+}
+
+// FuzzJoinKindText reads any text as a join. Every join MarshalText names
+// reads back as itself, and those names are all UnmarshalText accepts,
+// byte for byte. Anything else is rejected with the value left as it was
+// and an error that quotes the text and lists every name, so that a graph
+// file's author sees what to write instead, even once a join is added.
+func FuzzJoinKindText(f *testing.F) {
+	var names []string
+	for n := range math.MaxUint8 + 1 {
+		k := JoinKind(n)
+		text, err := k.MarshalText()
+		if err != nil {
+			continue
+		}
+		var back JoinKind
+		require.NoError(f, back.UnmarshalText(text), "%d", n)
+		require.Equal(f, k, back, "%q", text)
+		require.Equal(f, string(text), k.String())
+		names = append(names, string(text))
+	}
+	require.Equal(f, []string{"all", "any"}, names)
+	for _, s := range []string{"all", "any", "ALL", "any ", "some", "", "JoinKind(2)", "\x00"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		const sentinel = JoinKind(math.MaxUint8)
+		k := sentinel
+		err := k.UnmarshalText(b)
+		if err != nil {
+			require.NotContains(t, names, string(b), "a join's own name is rejected")
+			require.Equal(t, sentinel, k, "%q: a failed UnmarshalText changed the value", b)
+			require.ErrorContains(t, err, strconv.Quote(string(b)))
+			require.ErrorContains(t, err, "allowed: "+strings.Join(names, ", "))
+			return
+		}
+		text, err := k.MarshalText()
+		require.NoError(t, err, "%q read as %v", b, k)
+		require.Equal(t, string(b), string(text))
+	})
 }
 
 func TestJoinCoupling(t *testing.T) {
