@@ -1,7 +1,6 @@
 package calibrate_test
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -200,12 +199,10 @@ func FuzzReplayGraph(f *testing.F) {
 	addTraceSeeds(f)
 	dep := replay.Deployment{APIs: []serving.API{{TTFT: sim.Const(1), OutputRate: 1e9}}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spans, err := otel.Read(bytes.NewReader(data), "fuzz")
-		if err != nil {
+		tr, _, ok := fuzzedTraces(data)
+		if !ok {
 			return
 		}
-		var tr calibrate.Traces
-		tr.Add("fuzz", spans)
 		for _, run := range tr.Replay {
 			res, err := replay.Replay([]replay.Run{run}, replay.Config{Deployment: dep, Load: replay.Load{Sessions: 1}, MaxEvents: 1 << 16})
 			if err != nil {

@@ -389,14 +389,22 @@ func addTraceSeeds(f *testing.F) {
 func FuzzTracesAdd(f *testing.F) {
 	addTraceSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spans, err := otel.Read(bytes.NewReader(data), "fuzz")
-		if err != nil {
-			return
+		if tr, spans, ok := fuzzedTraces(data); ok {
+			checkTraces(t, tr, spans)
 		}
-		var tr calibrate.Traces
-		tr.Add("fuzz", spans)
-		checkTraces(t, &tr, spans)
 	})
+}
+
+// fuzzedTraces reads data as a trace file and gathers its runs, as Load
+// does; ok is false where the file does not read.
+func fuzzedTraces(data []byte) (tr *calibrate.Traces, spans []otel.Span, ok bool) {
+	spans, err := otel.Read(bytes.NewReader(data), "fuzz")
+	if err != nil {
+		return nil, nil, false
+	}
+	tr = new(calibrate.Traces)
+	tr.Add("fuzz", spans)
+	return tr, spans, true
 }
 
 // checkTraces checks the properties FuzzTracesAdd states of tr, which
