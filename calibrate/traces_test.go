@@ -104,6 +104,45 @@ func TestAdopted(t *testing.T) {
 	assert.Equal(t, 1, tr.Report.NoTokens)
 }
 
+// TestAdoptedByInnermost places a call whose parent is missing under the
+// shortest agent that contains it in time, the innermost, not one of the
+// agents around that one.
+func TestAdoptedByInnermost(t *testing.T) {
+	spans, err := otel.Read(strings.NewReader("["+strings.Join([]string{
+		pySpan(1, 1, 0, "invoke_agent", "0", "1000"), pySpan(1, 2, 1, "invoke_agent", "10", "500"),
+		pySpan(1, 3, 2, "invoke_agent", "20", "100"), pySpan(1, 4, 9, "chat", "30", "40"),
+	}, ",")+"]"), "nested.json")
+	require.NoError(t, err)
+	var tr calibrate.Traces
+	tr.Add("nested.json", spans)
+	require.Len(t, tr.Calls, 1)
+	assert.Equal(t, "3", tr.Calls[0].Agent)
+	assert.Equal(t, 1, tr.Report.Adopted)
+}
+
+// TestWaves counts a delegation as a new wave only when it starts after
+// every earlier one has ended: agents 3 and 4 start while 2 or 3 still
+// runs (3 in 2's last nanosecond), agent 5 the nanosecond after the
+// others ended.
+func TestWaves(t *testing.T) {
+	spans, err := otel.Read(strings.NewReader("["+strings.Join([]string{
+		pySpan(1, 1, 0, "invoke_agent", "0", "1000"), pySpan(1, 2, 1, "invoke_agent", "10", "100"),
+		pySpan(1, 3, 1, "invoke_agent", "99", "200"), pySpan(1, 4, 1, "invoke_agent", "100", "150"),
+		pySpan(1, 5, 1, "invoke_agent", "200", "300"),
+	}, ",")+"]"), "waves.json")
+	require.NoError(t, err)
+	var tr calibrate.Traces
+	tr.Add("waves.json", spans)
+	require.Len(t, tr.Runs, 1)
+	assert.Equal(t, 2, tr.Runs[0].Waves, "waves")
+	assert.Equal(t, 2, tr.Runs[0].Fanout, "fan-out")
+	var waves []int
+	for _, d := range tr.Delegs {
+		waves = append(waves, d.Wave)
+	}
+	assert.Equal(t, []int{0, 0, 0, 1}, waves)
+}
+
 // TestBrokenTrees gathers runs from traces whose parents are broken or
 // whose agents' times say little, on each of which FuzzTracesAdd's
 // properties failed before the fix: every call lands in a run or is
