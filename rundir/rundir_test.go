@@ -379,6 +379,8 @@ func TestShortHash(t *testing.T) {
 		// FuzzParsePlan's 1720bd8fc6a75d1d: the 19th byte is the first of µ's two.
 		{"not hex, a character across the cut", "00000\b000000000000µ0", "…", "00000\b000000000000…"},
 		{"not hex, a character ending at the cut", "00000\b00000000000µ0", "…", "00000\b00000000000µ…"},
+		// No character starts in the first 20 bytes: nothing of them is kept.
+		{"not UTF-8, no character start", strings.Repeat("\x80", 25), "…", "…"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, rundir.ShortHash(tt.hash, tt.cut), tt.name)
