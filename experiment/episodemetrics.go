@@ -1,34 +1,17 @@
 package experiment
 
-import (
-	"strconv"
-)
-
 // An EpisodeMetric is a column of episodes.csv that holds a number of the
 // episode: what an environment reports of each finished episode, under
 // the column's name, read from the cell episodes.csv writes so that the
 // two never disagree.
 type EpisodeMetric struct {
 	Name string
-	cell func(r *Row) string
+	cell func(r *Row) cell
 }
 
-// Value returns the metric of the row as a number: the cell's number, or
-// 1 and 0 for true and false.
-func (m EpisodeMetric) Value(r *Row) float64 {
-	s := m.cell(r)
-	switch s {
-	case "true":
-		return 1
-	case "false":
-		return 0
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		panic("experiment: episodes.csv column " + m.Name + " is not a number: " + s) // a column's writer is a number's
-	}
-	return v
-}
+// Value returns the metric of the row as a number: the cell's number, 1
+// and 0 for true and false.
+func (m EpisodeMetric) Value(r *Row) float64 { return m.cell(r).v }
 
 // EpisodeMetrics returns the numeric columns of episodes.csv that one
 // episode determines, in the order of the table, shared and hand-off

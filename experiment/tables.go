@@ -15,57 +15,99 @@ import (
 // -1), so that the same results give the same bytes.
 func Num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// Other cells of the tables; times are in virtual seconds.
-func secs(t sim.Time) string              { return Num(t.Seconds()) }
+// integer writes a count's cell of a table.
 func integer[T ~int | ~int64](v T) string { return strconv.FormatInt(int64(v), 10) }
-func boolean(b bool) string               { return strconv.FormatBool(b) }
 
 // A column of episodes.csv: a stable name and how to read it from a row.
 type column struct {
 	name  string
-	value func(r *Row) string
+	value func(r *Row) cell
+}
+
+// A cell of episodes.csv holds a number, written as its kind says, or
+// text (the variant's name). The number is what an environment reports
+// of the episode (EpisodeMetric) and the text is written from it, so the
+// two cannot disagree: every form here reads back as the same number.
+type cell struct {
+	kind cellKind
+	v    float64
+	text string
+}
+
+type cellKind uint8
+
+const (
+	realCell cellKind = iota // shortest exact form (Num)
+	intCell                  // a count, exact: counts stay far below 2^53
+	boolCell                 // true (1) or false (0)
+	textCell
+)
+
+// The cells of each kind; times are in virtual seconds.
+func number(v float64) cell           { return cell{v: v} }
+func seconds(t sim.Time) cell         { return cell{v: t.Seconds()} }
+func count[T ~int | ~int64](v T) cell { return cell{kind: intCell, v: float64(v)} }
+func text(s string) cell              { return cell{kind: textCell, text: s} }
+func flag(b bool) cell {
+	if b {
+		return cell{kind: boolCell, v: 1}
+	}
+	return cell{kind: boolCell}
+}
+
+// String returns the cell as episodes.csv writes it.
+func (c cell) String() string {
+	switch c.kind {
+	case intCell:
+		return strconv.FormatInt(int64(c.v), 10)
+	case boolCell:
+		return strconv.FormatBool(c.v != 0)
+	case textCell:
+		return c.text
+	}
+	return Num(c.v)
 }
 
 // episodeColumns are the columns of episodes.csv, in order. Names are
 // stable: scripts read them.
 var episodeColumns = func() []column {
-	m := func(f func(m *collective.Metrics) string) func(r *Row) string {
-		return func(r *Row) string { return f(&r.Metrics) }
+	m := func(f func(m *collective.Metrics) cell) func(r *Row) cell {
+		return func(r *Row) cell { return f(&r.Metrics) }
 	}
 	cols := []column{
-		{"variant", func(r *Row) string { return r.Variant }},
-		{"episode", func(r *Row) string { return integer(r.Episode) }},
-		{"finish_time", m(func(m *collective.Metrics) string { return secs(m.Finish) })},
-		{"acceptable", m(func(m *collective.Metrics) string { return boolean(m.Acceptable) })},
-		{"timed_out", m(func(m *collective.Metrics) string { return boolean(m.TimedOut) })},
-		{"reward", func(r *Row) string { return Num(r.Reward) }},
-		{"model_calls", m(func(m *collective.Metrics) string { return integer(m.ModelCalls) })},
-		{"prompt_tokens", m(func(m *collective.Metrics) string { return integer(m.PromptTokens) })},
-		{"output_tokens", m(func(m *collective.Metrics) string { return integer(m.OutputTokens) })},
-		{"tokens", m(func(m *collective.Metrics) string { return integer(m.Tokens()) })},
-		{"agent_time", m(func(m *collective.Metrics) string { return secs(m.AgentTime) })},
-		{"messages", m(func(m *collective.Metrics) string { return integer(m.Messages) })},
-		{"message_tokens", m(func(m *collective.Metrics) string { return integer(m.MessageTokens) })},
-		{"message_bytes", m(func(m *collective.Metrics) string { return integer(m.MessageBytes()) })},
-		{"spawned", m(func(m *collective.Metrics) string { return integer(m.Spawned) })},
-		{"attempts", m(func(m *collective.Metrics) string { return integer(m.Attempts) })},
-		{"checks", m(func(m *collective.Metrics) string { return integer(m.Checks) })},
-		{"retries", m(func(m *collective.Metrics) string { return integer(m.Retries) })},
-		{"conflicts", m(func(m *collective.Metrics) string { return integer(m.Conflicts) })},
-		{"subagent_tasks", m(func(m *collective.Metrics) string { return integer(m.SubagentTasks) })},
-		{"subagent_done", m(func(m *collective.Metrics) string { return integer(m.SubagentDone) })},
-		{"spawn_finish_rate", m(func(m *collective.Metrics) string { return Num(m.SpawnFinishRate()) })},
-		{"parallelism_mean", m(func(m *collective.Metrics) string { return Num(m.ParallelismMean) })},
-		{"parallelism_peak", m(func(m *collective.Metrics) string { return integer(m.ParallelismPeak) })},
-		{"critical_steps", m(func(m *collective.Metrics) string { return integer(m.CriticalSteps) })},
-		{"critical_path", m(func(m *collective.Metrics) string { return secs(m.CriticalPath) })},
-		{"serial_work", m(func(m *collective.Metrics) string { return secs(m.SerialWork) })},
-		{"speedup", m(func(m *collective.Metrics) string { return Num(m.Speedup()) })},
-		{"stretch", m(func(m *collective.Metrics) string { return Num(m.Stretch()) })},
-		{"comm_changed_outcome", func(r *Row) string { return boolean(r.CommChanged) }},
+		{"variant", func(r *Row) cell { return text(r.Variant) }},
+		{"episode", func(r *Row) cell { return count(r.Episode) }},
+		{"finish_time", m(func(m *collective.Metrics) cell { return seconds(m.Finish) })},
+		{"acceptable", m(func(m *collective.Metrics) cell { return flag(m.Acceptable) })},
+		{"timed_out", m(func(m *collective.Metrics) cell { return flag(m.TimedOut) })},
+		{"reward", func(r *Row) cell { return number(r.Reward) }},
+		{"model_calls", m(func(m *collective.Metrics) cell { return count(m.ModelCalls) })},
+		{"prompt_tokens", m(func(m *collective.Metrics) cell { return count(m.PromptTokens) })},
+		{"output_tokens", m(func(m *collective.Metrics) cell { return count(m.OutputTokens) })},
+		{"tokens", m(func(m *collective.Metrics) cell { return count(m.Tokens()) })},
+		{"agent_time", m(func(m *collective.Metrics) cell { return seconds(m.AgentTime) })},
+		{"messages", m(func(m *collective.Metrics) cell { return count(m.Messages) })},
+		{"message_tokens", m(func(m *collective.Metrics) cell { return count(m.MessageTokens) })},
+		{"message_bytes", m(func(m *collective.Metrics) cell { return count(m.MessageBytes()) })},
+		{"spawned", m(func(m *collective.Metrics) cell { return count(m.Spawned) })},
+		{"attempts", m(func(m *collective.Metrics) cell { return count(m.Attempts) })},
+		{"checks", m(func(m *collective.Metrics) cell { return count(m.Checks) })},
+		{"retries", m(func(m *collective.Metrics) cell { return count(m.Retries) })},
+		{"conflicts", m(func(m *collective.Metrics) cell { return count(m.Conflicts) })},
+		{"subagent_tasks", m(func(m *collective.Metrics) cell { return count(m.SubagentTasks) })},
+		{"subagent_done", m(func(m *collective.Metrics) cell { return count(m.SubagentDone) })},
+		{"spawn_finish_rate", m(func(m *collective.Metrics) cell { return number(m.SpawnFinishRate()) })},
+		{"parallelism_mean", m(func(m *collective.Metrics) cell { return number(m.ParallelismMean) })},
+		{"parallelism_peak", m(func(m *collective.Metrics) cell { return count(m.ParallelismPeak) })},
+		{"critical_steps", m(func(m *collective.Metrics) cell { return count(m.CriticalSteps) })},
+		{"critical_path", m(func(m *collective.Metrics) cell { return seconds(m.CriticalPath) })},
+		{"serial_work", m(func(m *collective.Metrics) cell { return seconds(m.SerialWork) })},
+		{"speedup", m(func(m *collective.Metrics) cell { return number(m.Speedup()) })},
+		{"stretch", m(func(m *collective.Metrics) cell { return number(m.Stretch()) })},
+		{"comm_changed_outcome", func(r *Row) cell { return flag(r.CommChanged) }},
 	}
 	for a := range collective.Action(collective.NumActions) {
-		cols = append(cols, column{"actions_" + a.String(), m(func(m *collective.Metrics) string { return integer(m.Actions[a]) })})
+		cols = append(cols, column{"actions_" + a.String(), m(func(m *collective.Metrics) cell { return count(m.Actions[a]) })})
 	}
 	return cols
 }()
@@ -73,34 +115,34 @@ var episodeColumns = func() []column {
 // sharedColumns follow episodeColumns in the tables of episodes that used a
 // shared server, an API or tools.
 var sharedColumns = func() []column {
-	m := func(f func(m *collective.Metrics) string) func(r *Row) string {
-		return func(r *Row) string { return f(&r.Metrics) }
+	m := func(f func(m *collective.Metrics) cell) func(r *Row) cell {
+		return func(r *Row) cell { return f(&r.Metrics) }
 	}
 	return []column{
-		{"served_calls", m(func(m *collective.Metrics) string { return integer(m.ServedCalls) })},
-		{"call_latency", m(func(m *collective.Metrics) string { return Num(m.CallLatency()) })},
-		{"serving_wait", m(func(m *collective.Metrics) string { return secs(m.ServingWait) })},
-		{"serving_queue_mean", m(func(m *collective.Metrics) string { return Num(m.ServingQueueMean) })},
-		{"server_utilisation", m(func(m *collective.Metrics) string { return Num(m.ServerUtilisation) })},
-		{"batch_mean", m(func(m *collective.Metrics) string { return Num(m.BatchMean) })},
-		{"output_rate", m(func(m *collective.Metrics) string { return Num(m.OutputRate()) })},
-		{"tool_calls", m(func(m *collective.Metrics) string { return integer(m.ToolCalls) })},
-		{"tool_wait", m(func(m *collective.Metrics) string { return secs(m.ToolWait) })},
+		{"served_calls", m(func(m *collective.Metrics) cell { return count(m.ServedCalls) })},
+		{"call_latency", m(func(m *collective.Metrics) cell { return number(m.CallLatency()) })},
+		{"serving_wait", m(func(m *collective.Metrics) cell { return seconds(m.ServingWait) })},
+		{"serving_queue_mean", m(func(m *collective.Metrics) cell { return number(m.ServingQueueMean) })},
+		{"server_utilisation", m(func(m *collective.Metrics) cell { return number(m.ServerUtilisation) })},
+		{"batch_mean", m(func(m *collective.Metrics) cell { return number(m.BatchMean) })},
+		{"output_rate", m(func(m *collective.Metrics) cell { return number(m.OutputRate()) })},
+		{"tool_calls", m(func(m *collective.Metrics) cell { return count(m.ToolCalls) })},
+		{"tool_wait", m(func(m *collective.Metrics) cell { return seconds(m.ToolWait) })},
 	}
 }()
 
 // handoffColumns follow in the tables of scenarios with a handoff section
 // (see UsesHandoff).
 var handoffColumns = []column{
-	{"handoff_misses", func(r *Row) string { return integer(r.Metrics.HandoffMisses) }},
-	{"duplicates", func(r *Row) string { return integer(r.Metrics.Duplicates) }},
+	{"handoff_misses", func(r *Row) cell { return count(r.Metrics.HandoffMisses) }},
+	{"duplicates", func(r *Row) cell { return count(r.Metrics.Duplicates) }},
 }
 
 // budgetColumns follow in the tables of episodes run under a token
 // budget (see UsesBudget).
 var budgetColumns = []column{
-	{"budget_used", func(r *Row) string { return integer(r.Metrics.BudgetUsed) }},
-	{"budget_exhausted", func(r *Row) string { return boolean(r.Metrics.BudgetExhausted) }},
+	{"budget_used", func(r *Row) cell { return count(r.Metrics.BudgetUsed) }},
+	{"budget_exhausted", func(r *Row) cell { return flag(r.Metrics.BudgetExhausted) }},
 }
 
 // UsesBudget reports whether any episode ran under a token budget
@@ -126,11 +168,11 @@ func Redundancy(m *collective.Metrics) float64 {
 // reference trial (see UsesReference): the per-episode coordination
 // metrics of Kim et al. 2025 that the sweep's relative metrics build on.
 var scalingColumns = []column{
-	{"turns", func(r *Row) string { return Num(metric.Turns(r.Metrics.ModelCalls)) }},
-	{"message_density", func(r *Row) string {
-		return Num(metric.MessageDensity(float64(r.Metrics.Messages), metric.Turns(r.Metrics.ModelCalls)))
+	{"turns", func(r *Row) cell { return number(metric.Turns(r.Metrics.ModelCalls)) }},
+	{"message_density", func(r *Row) cell {
+		return number(metric.MessageDensity(float64(r.Metrics.Messages), metric.Turns(r.Metrics.ModelCalls)))
 	}},
-	{"redundancy", func(r *Row) string { return Num(Redundancy(&r.Metrics)) }},
+	{"redundancy", func(r *Row) cell { return number(Redundancy(&r.Metrics)) }},
 }
 
 // UsesReference reports whether sc's sweep names a reference trial
@@ -215,7 +257,7 @@ func EpisodesTable(rows []Row, with Columns) ([]byte, error) {
 	for i := range rows {
 		cells[i] = make([]string, len(cols))
 		for j, c := range cols {
-			cells[i][j] = c.value(&rows[i])
+			cells[i][j] = c.value(&rows[i]).String()
 		}
 	}
 	return rundir.CSV(header, cells), nil

@@ -372,6 +372,9 @@ type replyArray struct {
 	// dimension is len(Out.Ended), which changes from step to step.
 	ended bool
 	write func(buf []byte, o *Out) []byte
+	// head is its description in the reply's header up to the shape's
+	// numbers, quoted once rather than at every step.
+	head string
 }
 
 // replyArrays returns the arrays of reset's reply, or with step step's.
@@ -394,6 +397,10 @@ func replyArrays(e *Env, step bool) []replyArray {
 			replyArray{Array: Array{"episode_rows", "i4", []int{0}}, ended: true, write: func(b []byte, o *Out) []byte { return appendI4(b, o.Ended) }},
 			replyArray{Array: Array{"episode", "f8", []int{0, len(e.metrics)}}, ended: true, write: func(b []byte, o *Out) []byte { return appendF8(b, o.Episode) }})
 	}
+	for i := range arrays {
+		a := &arrays[i]
+		a.head = `{"name":` + strconv.Quote(a.Name) + `,"dtype":` + strconv.Quote(a.Dtype) + `,"shape":[`
+	}
 	return arrays
 }
 
@@ -408,11 +415,7 @@ func appendHeader(buf []byte, arrays []replyArray, ended int) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, `{"name":`...)
-		buf = strconv.AppendQuote(buf, a.Name)
-		buf = append(buf, `,"dtype":`...)
-		buf = strconv.AppendQuote(buf, a.Dtype)
-		buf = append(buf, `,"shape":[`...)
+		buf = append(buf, a.head...)
 		for j, d := range a.Shape {
 			if j > 0 {
 				buf = append(buf, ',')
