@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 
+	"golang.org/x/term"
+
 	"github.com/swarmsim/swarmsim/experiment/env"
 )
 
@@ -78,5 +80,8 @@ func runEnv(ctx context.Context, s *session, args []string) error {
 		case <-done:
 		}
 	}()
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		s.infof("standard input is a terminal, but env speaks the binary swarmsim-env/2 protocol to a program (each message a 4-byte little-endian length, then a JSON header: docs/environment.md), not to a person typing; Ctrl-D ends it")
+	}
 	return env.Serve(os.Stdin, s.stdout, version())
 }

@@ -40,7 +40,11 @@ var itemSizes = map[string]int{"u1": 1, "i4": 4, "f4": 4, "f8": 8}
 func (a *Array) size() (int, error) {
 	item, ok := itemSizes[a.Dtype]
 	if !ok {
-		return 0, fmt.Errorf("arrays: %q has dtype %q (allowed: u1, i4, f4, f8)", a.Name, a.Dtype)
+		hint := ""
+		if a.Dtype == "i8" {
+			hint = "; numpy's integers are i8 by default: send them as int32, as .astype(\"<i4\") makes them"
+		}
+		return 0, fmt.Errorf("arrays: %q has dtype %q (allowed: u1, i4, f4, f8)%s", a.Name, a.Dtype, hint)
 	}
 	n := item
 	for _, d := range a.Shape {
@@ -93,7 +97,7 @@ func (r *Reader) Read() (*Message, error) {
 	}
 	h := binary.LittleEndian.Uint32(n[:])
 	if h > MaxHeader {
-		return nil, &FramingError{fmt.Errorf("a header of %d bytes (allowed: at most %d)", h, MaxHeader)}
+		return nil, &FramingError{fmt.Errorf("a header of %d bytes (allowed: at most %d)%s", h, MaxHeader, textHint(n))}
 	}
 	r.header = grow(r.header, int(h))
 	if _, err := io.ReadFull(r.r, r.header); err != nil {
@@ -215,4 +219,16 @@ func appendMemory[T float32 | float64 | int32](buf []byte, xs []T) []byte {
 		return buf
 	}
 	return append(buf, unsafe.Slice((*byte)(unsafe.Pointer(&xs[0])), len(xs)*int(unsafe.Sizeof(xs[0])))...)
+}
+
+// textHint explains a message that starts with text, as one typed or
+// piped in by hand does: its first four bytes read as a length are
+// gigabytes.
+func textHint(first [4]byte) string {
+	for _, b := range first {
+		if b < ' ' && b != '\t' && b != '\n' && b != '\r' || b > '~' {
+			return ""
+		}
+	}
+	return fmt.Sprintf("; the message starts with the text %q: a message is its header's length in 4 bytes, little-endian, then the JSON header and the arrays (docs/environment.md, Framing)", first[:])
 }

@@ -188,6 +188,9 @@ func decodeRequest(header []byte) (*request, error) {
 			return nil, fieldErr(te.Field, "%s: a JSON %s is not allowed here (want %s)", te.Field, te.Value, typeName(te.Type.String()))
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			if name == "actions" {
+				return nil, fieldErr(name, "actions: not a header field: step's actions travel as a binary array named actions (dtype i4, one per row) that header.arrays lists, or by name in action_names")
+			}
 			return nil, fieldErr(name, "%s: not a field of any request (allowed: op, arrays, %s)", name, allFields())
 		}
 		return nil, fieldErr("header", "header: %v", err)
@@ -219,8 +222,10 @@ func typeName(t string) string {
 		return "a list of action names or nulls"
 	case strings.HasPrefix(t, "[]"):
 		return "a list"
+	case strings.Contains(t, "uint64"):
+		return "an integer from 0 to 18446744073709551615"
 	case strings.Contains(t, "int"):
-		return "an integer in range"
+		return "an integer from -9223372036854775808 to 9223372036854775807"
 	case t == "string":
 		return "a string"
 	}
@@ -510,6 +515,9 @@ func (s *server) stepActions(req *request, m *Message) error {
 func (s *server) render(req *request, m *Message) error {
 	if err := noArrays(m); err != nil {
 		return err
+	}
+	if !s.env.reset {
+		return fieldErr("op", "render before reset: the rows have no episodes (send reset first)")
 	}
 	rows := req.Rows
 	if rows == nil {

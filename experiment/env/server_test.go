@@ -192,6 +192,8 @@ func TestServeErrors(t *testing.T) {
 		{"no op", map[string]any{"scenario": "tiny"}, "op", "op: missing"},
 		{"unknown field", map[string]any{"op": "make", "scenarioo": "tiny"}, "scenarioo", "not a field of any request"},
 		{"wrong type", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "num_envs": "two"}, "num_envs", "want an integer"},
+		{"negative seed", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "seed": -1}, "seed", "want an integer from 0 to 18446744073709551615"},
+		{"actions in the header", map[string]any{"op": "step", "actions": []int{0, 0}}, "actions", "travel as a binary array named actions (dtype i4, one per row)"},
 		{"protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/0", "scenario": "tiny"}, "protocol", "allowed: swarmsim-env/2"},
 		{"retired protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/1", "scenario": "tiny"}, "protocol", "update the client"},
 		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
@@ -208,6 +210,8 @@ func TestServeErrors(t *testing.T) {
 	require.Equal(t, true, h["ok"], "%v", h)
 	h, _ = c.request(map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0))
 	wantError(t, h, "op", "step before reset")
+	h, _ = c.request(map[string]any{"op": "render"})
+	wantError(t, h, "op", "render before reset")
 	_, arrays := c.request(map[string]any{"op": "reset"})
 	obs := arrays["obs"]
 	for _, tc := range []struct {
@@ -255,7 +259,10 @@ func TestServeFraming(t *testing.T) {
 		{"bad JSON", append(binary.LittleEndian.AppendUint32(nil, 5), "{op: "...), "not a JSON object"},
 		{"not an object", append(binary.LittleEndian.AppendUint32(nil, 2), "[]"...), "not a JSON object"},
 		{"huge header", binary.LittleEndian.AppendUint32(nil, env.MaxHeader+1), "a header of"},
-		{"bad dtype", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i8", Shape: []int{2}}}}), `dtype "i8"`},
+		// JSON sent without its length: "{\"op" read as a length is 1.9 GB.
+		{"text without a length", []byte(`{"op":"make"}` + "\n"), `starts with the text "{\"op": a message is its header's length in 4 bytes`},
+		{"bad dtype", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "f2", Shape: []int{2}}}}), `dtype "f2" (allowed: u1, i4, f4, f8)`},
+		{"numpy's int64", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i8", Shape: []int{2}}}}), `dtype "i8" (allowed: u1, i4, f4, f8); numpy's integers are i8 by default`},
 		{"negative shape", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{-1}}}}), "shape [-1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
