@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -182,7 +183,7 @@ func CompareVariants(r *rundir.Run, a, b string) ([]Comparison, error) {
 	}
 	for _, v := range []string{a, b} {
 		if rv.values[v] == nil {
-			return nil, fmt.Errorf("%s has no variant %q (its variants: %s)", r.Path, v, strings.Join(rv.order, ", "))
+			return nil, fmt.Errorf("%s has no variant %q (its variants: %s)%s", r.Path, v, strings.Join(rv.order, ", "), spelling.DidYouMean(v, rv.order))
 		}
 	}
 	if !slices.Equal(rv.episodes[a], rv.episodes[b]) {

@@ -129,7 +129,7 @@ func TestCompareVariants(t *testing.T) {
 		a, b string
 		want string
 	}{
-		{r, "team", "singel", r.Path + ` has no variant "singel" (its variants: team, single, split)`},
+		{r, "team", "singel", r.Path + ` has no variant "singel" (its variants: team, single, split); did you mean "single"?`},
 		{r, "team", "team", "variant team is named twice"},
 		{trainDir(t, []float64{1}), "v", "w", "is a train directory: variants are compared episode by episode within a run directory"},
 		{runDirOf(t, 1, episodes{"a", []float64{1, 2}}, episodes{"b", []float64{1}}), "a", "b", "variant b has 1 episodes and the manifest says 2"},

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/swarmsim/swarmsim/internal/spelling"
 )
 
 // A Run is a complete directory read back.
@@ -89,7 +91,7 @@ func (t *Table) Col(name string) (int, error) {
 	if i := slices.Index(t.Header, name); i >= 0 {
 		return i, nil
 	}
-	return -1, fmt.Errorf("%s: no column %q (it has %v)", t.Path, name, t.Header)
+	return -1, fmt.Errorf("%s: no column %q (it has %v)%s", t.Path, name, t.Header, spelling.DidYouMean(name, t.Header))
 }
 
 // PolicyCol returns the index of a training summary's policy column, the

@@ -250,11 +250,7 @@ func fieldNames(fields []field) []string {
 
 // unknownKey phrases the error for a key that is not among allowed.
 func unknownKey(key string, allowed []string) string {
-	msg := fmt.Sprintf("unknown key (allowed: %s)", strings.Join(allowed, ", "))
-	if near := spelling.Nearest(key, allowed); near != "" {
-		msg += fmt.Sprintf("; did you mean %q?", near)
-	}
-	return msg
+	return fmt.Sprintf("unknown key (allowed: %s)%s", strings.Join(allowed, ", "), spelling.DidYouMean(key, allowed))
 }
 
 func joinPath(path, key string) string {

@@ -109,11 +109,7 @@ func Load(nameOrPath string, sets []string) (*Scenario, error) {
 			return nil, fmt.Errorf("%s is a directory, not a scenario: want a YAML file or the name of an embedded scenario (simulate list)", nameOrPath)
 		}
 		if errors.Is(err, fs.ErrNotExist) && !looksLikePath(nameOrPath) {
-			msg := fmt.Sprintf("no scenario %q: not an embedded scenario (embedded: %s) and no such file", nameOrPath, strings.Join(Names(), ", "))
-			if near := spelling.Nearest(nameOrPath, Names()); near != "" {
-				msg += fmt.Sprintf("; did you mean %q?", near)
-			}
-			return nil, errors.New(msg)
+			return nil, fmt.Errorf("no scenario %q: not an embedded scenario (embedded: %s) and no such file%s", nameOrPath, strings.Join(Names(), ", "), spelling.DidYouMean(nameOrPath, Names()))
 		}
 		return nil, err
 	}

@@ -120,11 +120,8 @@ func findField(root reflect.Value, segs []pathSeg, forbid func(string) string) (
 			if at != "" {
 				where = " in " + at
 			}
-			msg := fmt.Sprintf("unknown key %q%s (allowed: %s)", s.key, where, strings.Join(fieldNames(fields), ", "))
-			if near := spelling.Nearest(s.key, fieldNames(fields)); near != "" {
-				msg += fmt.Sprintf("; did you mean %q?", near)
-			}
-			return reflect.Value{}, errors.New(msg)
+			names := fieldNames(fields)
+			return reflect.Value{}, fmt.Errorf("unknown key %q%s (allowed: %s)%s", s.key, where, strings.Join(names, ", "), spelling.DidYouMean(s.key, names))
 		}
 		v = v.FieldByIndex(f.index)
 		at = joinPath(at, s.key)

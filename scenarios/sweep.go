@@ -277,10 +277,7 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 			for i, m := range fs.Metrics {
 				at := fmt.Sprintf("sweep.metrics[%d]", i)
 				if !slices.Contains(allowed, m) {
-					msg := fmt.Sprintf("%q is not a metric of %s trials (allowed: %s)", m, fs.Command, strings.Join(allowed, ", "))
-					if near := spelling.Nearest(m, allowed); near != "" {
-						msg += fmt.Sprintf("; did you mean %q?", near)
-					}
+					msg := fmt.Sprintf("%q is not a metric of %s trials (allowed: %s)%s", m, fs.Command, strings.Join(allowed, ", "), spelling.DidYouMean(m, allowed))
 					p.report(at, msg, nil)
 					continue
 				}
@@ -777,7 +774,7 @@ func (sc *Scenario) Trials(seed uint64, variant string) ([]Trial, error) {
 		for i, v := range sc.Variants {
 			names[i] = v.Name
 		}
-		return nil, fmt.Errorf("scenario %s has no variant %q (variants: %s)", sc.Name, variant, strings.Join(names, ", "))
+		return nil, fmt.Errorf("scenario %s has no variant %q (variants: %s)%s", sc.Name, variant, strings.Join(names, ", "), spelling.DidYouMean(variant, names))
 	}
 	out := make([]Trial, 0, len(vis)*sw.Points()*max(1, sw.Samples)*sw.Seeds)
 	err := sc.eachSpec(seed, vis, func(vi int, point []int, k int, params []Param, spec Spec) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -100,7 +101,8 @@ func findVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 			return &sc.Variants[i], nil
 		}
 	}
-	return nil, usagef("--variant %s: scenario %s has no such variant (allowed: %s)", name, sc.Name, strings.Join(variantNames(sc), ", "))
+	names := variantNames(sc)
+	return nil, usagef("--variant %s: scenario %s has no such variant (allowed: %s)%s", name, sc.Name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
 }
 
 // run runs the episode, keeping its trace when trace is set.

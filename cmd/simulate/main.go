@@ -84,10 +84,7 @@ func didYouMean(name string) string {
 	for i, c := range commands {
 		names[i] = c.Name
 	}
-	if near := spelling.Nearest(name, names); near != "" {
-		return fmt.Sprintf("; did you mean %q?", near)
-	}
-	return ""
+	return spelling.DidYouMean(name, names)
 }
 
 // usageError is an error in how simulate was called: an unknown command or
@@ -263,6 +260,21 @@ var flagName = regexp.MustCompile(`(: |for (?:flag )?)-([A-Za-z])`)
 func (e *flagError) Error() string { return flagName.ReplaceAllString(e.err.Error(), "$1--$2") }
 func (e *flagError) Unwrap() error { return e.err }
 
+// withFlagHint adds to the flag package's error for an unknown flag the
+// flag of fs its name most likely meant.
+func withFlagHint(fs *flag.FlagSet, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return err
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near := spelling.Nearest(strings.TrimLeft(name, "-"), names); near != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, near)
+	}
+	return err
+}
+
 func isFlagError(err error) bool {
 	var fe *flagError
 	return errors.As(err, &fe)
@@ -279,7 +291,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, &flagError{err}
+			return nil, &flagError{withFlagHint(fs, err)}
 		}
 		rest := fs.Args()
 		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {

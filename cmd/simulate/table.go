@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/metric"
 	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -160,7 +161,7 @@ func (t *paperTable) keep(names []string) error {
 	}
 	for _, n := range names {
 		if !slices.Contains(have, n) {
-			return fmt.Errorf("%s has no metric %q (it has %s)", t.source, n, strings.Join(have, ", "))
+			return fmt.Errorf("%s has no metric %q (it has %s)%s", t.source, n, strings.Join(have, ", "), spelling.DidYouMean(n, have))
 		}
 	}
 	if rowsByMetric {

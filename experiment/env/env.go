@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
@@ -230,7 +231,7 @@ func pickVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 	if name == "" {
 		return nil, fieldErr("variant", "variant: scenario %s has %d variants; name one (allowed: %s)", sc.Name, len(names), strings.Join(names, ", "))
 	}
-	return nil, fieldErr("variant", "variant: scenario %s has no variant %q (allowed: %s)", sc.Name, name, strings.Join(names, ", "))
+	return nil, fieldErr("variant", "variant: scenario %s has no variant %q (allowed: %s)%s", sc.Name, name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
 }
 
 // Scenario returns the scenario's name.

@@ -1,6 +1,9 @@
 package spelling
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Nearest returns the allowed word closest to s by edit distance, the
 // first of those tied, if it is close enough to be a likely typo: within
@@ -14,6 +17,16 @@ func Nearest(s string, allowed []string) string {
 	}
 	if bestD <= max(1, len(s)/3) {
 		return best
+	}
+	return ""
+}
+
+// DidYouMean returns `; did you mean "WORD"?` for the allowed word
+// Nearest finds for s, or "" if none is close: the end of an error that
+// names s and lists what is allowed.
+func DidYouMean(s string, allowed []string) string {
+	if near := Nearest(s, allowed); near != "" {
+		return fmt.Sprintf("; did you mean %q?", near)
 	}
 	return ""
 }

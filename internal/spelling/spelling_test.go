@@ -30,6 +30,13 @@ func TestNearest(t *testing.T) {
 	}
 }
 
+// TestDidYouMean: the suggestion as an error's ending, quoted, and
+// nothing where no allowed word is close.
+func TestDidYouMean(t *testing.T) {
+	assert.Equal(t, `; did you mean "train"?`, DidYouMean("trian", []string{"run", "train"}))
+	assert.Equal(t, "", DidYouMean("xyz", []string{"run", "train"}))
+}
+
 // TestDistance: insertions, deletions, replacements and swaps of
 // neighbours, for words of up to 64 bytes (longer ones are never a typo
 // of a key).

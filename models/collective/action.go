@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/swarmsim/swarmsim/internal/spelling"
 )
 
 // Action is what a free agent decides to do next. The action set is the
@@ -55,7 +57,7 @@ func ParseAction(s string) (Action, error) {
 			return Action(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown action %q (allowed: %s)", s, strings.Join(actionNames[:], ", "))
+	return 0, fmt.Errorf("unknown action %q (allowed: %s)%s", s, strings.Join(actionNames[:], ", "), spelling.DidYouMean(s, actionNames[:]))
 }
 
 // Mask is the set of actions valid in a state, one bit per action.

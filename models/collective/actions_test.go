@@ -100,7 +100,7 @@ func TestParseMask(t *testing.T) {
 	assert.Equal(t, collective.Mask(0).With(collective.Work).With(collective.Delegate), m)
 	assert.Equal(t, collective.Work, m.First())
 	_, err = collective.ParseMask([]string{"work", "wrk"})
-	assert.ErrorContains(t, err, `[1]: unknown action "wrk"`)
+	assert.ErrorContains(t, err, `[1]: unknown action "wrk" (allowed: work, delegate, attempt, share, check, wait, submit); did you mean "work"?`)
 	_, err = collective.ParseMask([]string{"work", "work"})
 	assert.ErrorContains(t, err, `[1]: "work" is listed twice`)
 }

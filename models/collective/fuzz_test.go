@@ -88,14 +88,17 @@ func split(s string) []string {
 }
 
 // requireNamesAllowed requires err to quote the refused name s and to
-// list every action's name as allowed.
+// list every action's name as allowed, in parentheses that a suggestion
+// of the nearest name may follow.
 func requireNamesAllowed(t *testing.T, err error, s string) {
 	t.Helper()
 	msg := err.Error()
 	require.Contains(t, msg, strconv.Quote(s))
 	i := strings.LastIndex(msg, "(allowed: ")
 	require.GreaterOrEqual(t, i, 0, "%v", err)
-	allowed := strings.Split(strings.TrimSuffix(msg[i+len("(allowed: "):], ")"), ", ")
+	list, _, closed := strings.Cut(msg[i+len("(allowed: "):], ")")
+	require.True(t, closed, "%v", err)
+	allowed := strings.Split(list, ", ")
 	for a := range collective.Action(collective.NumActions) {
 		require.Contains(t, allowed, a.String(), "%v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	c "github.com/swarmsim/swarmsim/models/collective"
 )
 
@@ -90,7 +91,7 @@ func Organization(name string) (Fixed, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return Fixed{}, fmt.Errorf("unknown organization %q (allowed: %s)", name, strings.Join(names, ", "))
+	return Fixed{}, fmt.Errorf("unknown organization %q (allowed: %s)%s", name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
 }
 
 // Decide implements collective.Policy.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -91,7 +92,7 @@ func (r *Reward) Validate(c *collective.Config) error {
 		for i, p := range Penalties {
 			names[i] = string(p)
 		}
-		return fmt.Errorf("penalty: %q is not allowed (allowed: %s)", r.Penalty, strings.Join(names, ", "))
+		return fmt.Errorf("penalty: %q is not allowed (allowed: %s)%s", r.Penalty, strings.Join(names, ", "), spelling.DidYouMean(string(r.Penalty), names))
 	}
 	for _, f := range []struct {
 		name string

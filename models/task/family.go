@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -210,7 +211,7 @@ func (f *Family) validateResolved() (int, error) {
 		if f.Shape == "" {
 			return 0, ferr("shape", "missing (allowed: %s)", strings.Join(Shapes, ", "))
 		}
-		return 0, ferr("shape", "unknown %q (allowed: %s)", f.Shape, strings.Join(Shapes, ", "))
+		return 0, ferr("shape", "unknown %q (allowed: %s)%s", f.Shape, strings.Join(Shapes, ", "), spelling.DidYouMean(f.Shape, Shapes))
 	}
 	for _, p := range f.params() {
 		if p.set && !slices.Contains(used, p.name) {

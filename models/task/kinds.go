@@ -3,6 +3,7 @@ package task
 import (
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -101,7 +102,7 @@ func (f *Family) withKind() (Family, error) {
 	p, ok := KindPreset(f.Kind)
 	switch {
 	case !ok:
-		return Family{}, ferr("kind", "unknown %q (allowed: %s)", f.Kind, strings.Join(Kinds, ", "))
+		return Family{}, ferr("kind", "unknown %q (allowed: %s)%s", f.Kind, strings.Join(Kinds, ", "), spelling.DidYouMean(f.Kind, Kinds))
 	case f.Shape != "":
 		return Family{}, ferr("shape", "%q cannot be given with kind %q, which sets shape %q (give kind or shape, not both)", f.Shape, f.Kind, p.Shape)
 	}
