@@ -753,8 +753,8 @@
 // from --episode on, one OTLP document per line; 'simulate fit' reads them
 // back.
 //
-// The file is written atomically; without --out the trace goes to standard
-// output.
+// The file is written atomically, and trace says so on standard output;
+// without --out the trace itself goes to standard output.
 //
 // The flags are:
 //

@@ -113,7 +113,7 @@ func TestOutCases(t *testing.T) {
 		assert.Equal(t, "simulate trace: "+file+" is a file, not a directory: the results are a directory of files; choose another --out\n", stderr)
 
 		nested := filepath.Join(root, "traces", "a", "b", "t.json")
-		mustSimulate(t, "trace", "tiny", "--out", nested)
+		assert.Equal(t, "wrote "+nested+"\n", mustSimulate(t, "trace", "tiny", "--out", nested))
 		assert.FileExists(t, nested, "parents are made")
 	})
 }

@@ -39,8 +39,8 @@ tokens), an execute_tool span per tool call. --count N writes N episodes
 from --episode on, one OTLP document per line; 'simulate fit' reads them
 back.
 
-The file is written atomically; without --out the trace goes to standard
-output.`,
+The file is written atomically, and trace says so on standard output;
+without --out the trace itself goes to standard output.`,
 	Examples: `
 	simulate trace tiny --variant team --episode 0 --out team0.json
 	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
@@ -112,7 +112,11 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 		_, err = s.stdout.Write(b.Bytes())
 		return err
 	}
-	return writeOutFile(o.out, "trace.json", b.Bytes())
+	if err := writeOutFile(o.out, "trace.json", b.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.stdout, "wrote %s\n", o.out)
+	return nil
 }
 
 // write runs the episode and appends its trace to b.
