@@ -33,6 +33,12 @@ type Claim struct {
 	// Fresh is how messages tell the user to ask for a fresh start:
 	// the command's flag that sets Open's fresh, such as "--fresh".
 	Fresh string
+	// Sole says that no other process works in the directory (a
+	// training, unlike a sweep's shards): then Abort also removes an
+	// identity file this process wrote if no part was written under it,
+	// since it would mark as resumable a directory with nothing to
+	// resume.
+	Sole bool
 }
 
 // Open prepares path for the work: it creates the directory and writes
@@ -80,7 +86,32 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 	if err := atomicfile.Write(d.Join(c.File), c.Data); err != nil {
 		return nil, err
 	}
+	if c.Sole {
+		d.claim = c
+	}
 	return d, nil
+}
+
+// holdsParts reports whether any of the paths that Clear names in dir
+// holds a file.
+func (c *Claim) holdsParts(dir string) bool {
+	for _, pat := range c.Clear {
+		matches, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, m := range matches {
+			found := false
+			filepath.WalkDir(m, func(_ string, e fs.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					found = true
+					return filepath.SkipAll
+				}
+				return nil
+			})
+			if found {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // clear removes what the work writes into dir; other files are left

@@ -32,6 +32,9 @@ type Dir struct {
 	// written lists the files Abort removes: those of files written by
 	// this process, not parts.
 	written []string
+	// claim is the Sole claim whose identity file this process wrote, if
+	// any: Abort removes the file when no part was written.
+	claim *Claim
 }
 
 // Create prepares path for new work. It refuses a directory that holds a
@@ -215,7 +218,8 @@ func (d *Dir) Commit(m *Manifest) error {
 	return atomicfile.Write(d.Join(ManifestName), append(b, '\n'))
 }
 
-// Abort removes every file this process wrote (not the parts), then the
+// Abort removes every file this process wrote (not the parts, and the
+// identity file of a Sole claim only if no part was written), then the
 // directories it made if they are empty. It is best effort: the error
 // being reported is the one that matters.
 func (d *Dir) Abort() {
@@ -225,6 +229,9 @@ func (d *Dir) Abort() {
 		os.Remove(d.Join(f))
 	}
 	d.files, d.written = nil, nil
+	if d.claim != nil && !d.claim.holdsParts(d.path) {
+		os.Remove(d.Join(d.claim.File))
+	}
 	for _, dir := range slices.Backward(d.created) {
 		os.Remove(dir) // fails, as it should, on a directory that is not empty
 	}

@@ -159,6 +159,48 @@ func TestClaim(t *testing.T) {
 	assert.Equal(t, "B", string(b))
 }
 
+// TestAbortSoleClaim: a failed Sole work that wrote no part leaves no
+// directory behind, not even its identity file, which would mark it as
+// resumable with nothing to resume; one with a part, a resumed one and a
+// shared one (a sweep's shards) keep it.
+func TestAbortSoleClaim(t *testing.T) {
+	sole := func() *rundir.Claim { c := claim("A"); c.Sole = true; return c }
+	for _, tc := range []struct {
+		name    string
+		claim   func() *rundir.Claim
+		part    string // written under the claim before Abort, if not ""
+		resumed bool   // the identity file is there before Open
+		kept    bool
+	}{
+		{"sole, no part", sole, "", false, false},
+		{"sole, an empty part directory", sole, "parts/", false, false},
+		{"sole, a part", sole, "parts/1.json", false, true},
+		{"sole, a part matched by a pattern", sole, "shard-0-of-2/x", false, true},
+		{"sole, resumed", sole, "", true, true},
+		{"shared, no part", func() *rundir.Claim { return claim("A") }, "", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out", "w")
+			if tc.resumed {
+				require.NoError(t, rundir.WriteFile(filepath.Join(path, "plan.json"), []byte("A")))
+			}
+			d, err := tc.claim().Open(path, false)
+			require.NoError(t, err)
+			switch {
+			case strings.HasSuffix(tc.part, "/"):
+				require.NoError(t, os.MkdirAll(d.Join(tc.part), 0o755))
+			case tc.part != "":
+				require.NoError(t, rundir.WriteFile(d.Join(tc.part), []byte("1")))
+			}
+			d.Abort()
+			assert.Equal(t, tc.kept, exists(t, filepath.Join(path, "plan.json")))
+			if !tc.kept && tc.part == "" {
+				assert.False(t, exists(t, filepath.Dir(path)), "the directories Open made are removed")
+			}
+		})
+	}
+}
+
 func TestClaimRefusesACompleteRun(t *testing.T) {
 	path := t.TempDir()
 	d, err := rundir.Create(path, false)

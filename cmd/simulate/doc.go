@@ -271,7 +271,8 @@
 // byte-identical to those of a training that never stopped. Ctrl-C
 // prints how many iterations the checkpoints keep and the command to run.
 // A complete directory keeps no checkpoints; --force discards them and
-// starts over.
+// starts over. A training that stops before its first checkpoint leaves no
+// directory behind.
 //
 // The flags are:
 //

@@ -252,6 +252,19 @@ func TestRunFailureCleansUp(t *testing.T) {
 	assert.FileExists(t, filepath.Join(out, experiment.ChartsDir), "a file that the run did not write stays")
 }
 
+// TestTrainFailureCleansUp: a training that fails before its first
+// checkpoint leaves no directory (its train.json would mark as resumable
+// a directory with nothing to resume, and run would refuse it), and the
+// same directory then takes a run.
+func TestTrainFailureCleansUp(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "train")
+	_, stderr, code := simulate(t, "train", testScenario, "--max-events", "50", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "event limit reached")
+	assert.NoDirExists(t, out)
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", out)
+}
+
 func TestBadInput(t *testing.T) {
 	malformed := filepath.Join("testdata", "malformed.yaml")
 	for _, tc := range []struct {

@@ -118,7 +118,8 @@ each job continues where its checkpoint left it; the tables are
 byte-identical to those of a training that never stopped. Ctrl-C
 prints how many iterations the checkpoints keep and the command to run.
 A complete directory keeps no checkpoints; --force discards them and
-starts over.`,
+starts over. A training that stops before its first checkpoint leaves no
+directory behind.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp

@@ -103,6 +103,7 @@ func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force b
 		},
 		Clear: []string{CheckpointDir},
 		Fresh: "--force",
+		Sole:  true,
 	}
 	return c.Open(out, force)
 }
