@@ -16,7 +16,7 @@ high in learned parallelism:
     three at a family-wise alpha = 0.05.
 
 The claim holds when Page's test rejects at 0.01 and all three pairs reject
-after Holm.
+after Holm; the exit status is 0 then and 1 otherwise.
 
     python3 python/examples/dose_response.py /tmp/np.csv [more.csv ...]
 """
@@ -132,6 +132,8 @@ def main():
         print(f"  {ORDER[a]} < {ORDER[b]}: higher in {wins}/{len(seeds)} seeds, Wilcoxon T+ = {t:.1f}, p = {pv:.3g}, Holm {pa:.3g}")
     holds = p <= ALPHA_TREND and all(adj <= ALPHA_PAIRS)
     print("claim none < low < medium < high:", "holds" if holds else "NOT shown")
+    # A script or CI that checks the claim reads the exit status.
+    sys.exit(0 if holds else 1)
 
 
 if __name__ == "__main__":

@@ -36,37 +36,67 @@ from typing import NamedTuple
 
 import numpy as np
 
-from swarmsim import VecEnv
+from swarmsim import EnvError, VecEnv
 
 
 @dataclass
 class Args:
     scenario: str = "latency-pressure"
     variants: str = "none,low,medium,high"
-    seeds: str = "1"  # a list such as 1,2,5 or a range such as 1-10
+    seeds: str = "1"
     iterations: int = 150
-    batch: int = 8  # task instances per iteration (B)
-    group: int = 8  # rollouts per instance (G)
+    batch: int = 8
+    group: int = 8
     lr: float = 0.1
     lr_end: float = 0.02
     entropy: float = 0.01
     entropy_end: float = 0.001
     clip_grad: float = 1.0
-    out: str = ""  # CSV of the last tenth's metrics per seed and variant
+    out: str = ""
+
+
+# What each option of Args is, for --help.
+HELP = {
+    "scenario": "a library scenario's name (simulate list) or a YAML file",
+    "variants": "the variants to train, comma-separated",
+    "seeds": "seeds as a list such as 1,2,5, a range such as 1-10, or both",
+    "iterations": "iterations of training per seed and variant",
+    "batch": "task instances per iteration (B)",
+    "group": "rollouts per task instance (G), sharing its random streams",
+    "lr": "Adam's learning rate at the first iteration",
+    "lr_end": "the learning rate at the last iteration (linear in between)",
+    "entropy": "the entropy bonus's weight at the first iteration",
+    "entropy_end": "the entropy bonus's weight at the last iteration",
+    "clip_grad": "the largest global norm of a gradient",
+    "out": "a CSV file for the last tenth's metrics per seed and variant (default: none)",
+}
 
 
 def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     for name, default in vars(Args()).items():
-        p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
-    return Args(**vars(p.parse_args()))
+        p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default, help=HELP[name])
+    args = Args(**vars(p.parse_args()))
+    try:
+        seed_list(args.seeds)
+    except ValueError as e:
+        p.error(f"--seeds {args.seeds}: {e}")
+    return args
 
 
 def seed_list(spec):
+    """The seeds a --seeds value names: a comma-separated list of seeds and
+    ranges lo-hi (both ends included). Raises ValueError, saying what is
+    wrong, for anything else."""
     out = []
     for part in spec.split(","):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
+        lo, dash, hi = part.partition("-")
+        if not lo.strip().isdigit() or dash and not hi.strip().isdigit():
+            raise ValueError(f"{part!r} is not a seed or a range such as 1-10 (seeds are whole numbers from 0)")
+        lo, hi = int(lo), int(hi or lo)
+        if hi < lo:
+            raise ValueError(f"{part!r} is a range that ends before it starts")
+        out.extend(range(lo, hi + 1))
     return out
 
 
@@ -204,6 +234,14 @@ def train(args, variant, seed, learner):
 
 def main(learner=NumpyLearner):
     args = parse_args()
+    try:
+        run(args, learner)
+    except EnvError as e:  # a scenario, variant or setting the environment refused: its message says which
+        sys.exit(f"{os.path.basename(sys.argv[0])}: {e}")
+
+
+def run(args, learner):
+    """Trains every seed and variant of args and writes their rows."""
     variants = args.variants.split(",")
     if args.out:
         os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)

@@ -111,6 +111,47 @@ class StatisticsTest(unittest.TestCase):
         self.assertEqual(dr.iqm(np.array([100.0, 1, 2, 3, 4, 5, 6, -50])), 3.5)
 
 
+class DoseResponseExitTest(unittest.TestCase):
+    def rows(self, tmp, par):
+        """A CSV of seeds' rows with parallelism par[seed][variant]."""
+        path = os.path.join(tmp, "rows.csv")
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["seed", "variant", "parallelism", "finish_time", "success"])
+            for seed, ps in enumerate(par):
+                for v, p in zip(dr.ORDER, ps):
+                    w.writerow([seed, v, p, 100, 1])
+        return path
+
+    def run_dr(self, path):
+        return subprocess.run([sys.executable, os.path.join(EXAMPLES, "dose_response.py"), path],
+                              capture_output=True, text=True, timeout=120)
+
+    def test_the_exit_status_says_whether_the_claim_holds(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            # Twelve seeds, each strictly increasing: every test rejects.
+            up = [[1 + s / 100 + j for j in range(4)] for s in range(12)]
+            res = self.run_dr(self.rows(tmp, up))
+            self.assertIn("claim none < low < medium < high: holds", res.stdout)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            # The same seeds decreasing: nothing rejects.
+            res = self.run_dr(self.rows(tmp, [p[::-1] for p in up]))
+            self.assertIn("NOT shown", res.stdout)
+            self.assertEqual(res.returncode, 1)
+
+
+class SeedListTest(unittest.TestCase):
+    def test_lists_and_ranges(self):
+        self.assertEqual(rf.seed_list("1"), [1])
+        self.assertEqual(rf.seed_list("1,3-5,9"), [1, 3, 4, 5, 9])
+
+    def test_bad_specs_say_what_is_wrong(self):
+        for spec, msg in [("1-x", "'1-x' is not a seed"), ("x", "'x' is not a seed"), ("", "'' is not a seed"),
+                          ("5-3", "ends before it starts"), ("-2", "'-2' is not a seed")]:
+            with self.assertRaisesRegex(ValueError, msg):
+                rf.seed_list(spec)
+
+
 class LearnerSmokeTest(unittest.TestCase):
     def test_a_few_iterations_run(self):
         try:
