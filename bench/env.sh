@@ -42,14 +42,8 @@ PY=${PYTHON:-/usr/bin/python3}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-env.XXXXXX")}
 mkdir -p "$OUT"
 
-if ! "$PY" -c 'import numpy, simpy' 2>/dev/null; then
-	echo "env.sh: installing python3-numpy python3-simpy3" >&2
-	if [ "$(id -u)" -eq 0 ]; then
-		apt-get install -y python3-numpy python3-simpy3 >&2
-	else
-		sudo apt-get install -y python3-numpy python3-simpy3 >&2
-	fi
-fi
+. bench/lib.sh
+debian "$PY -c 'import numpy, simpy'" python3-numpy python3-simpy3
 
 # The one documented build step, unless SIMULATE names a built binary;
 # VecEnv finds the binary through SWARMSIM_SIMULATE (set here so that no

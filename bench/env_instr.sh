@@ -10,6 +10,7 @@
 #   SIMULATE=/path/to/simulate bench/env_instr.sh
 #
 # It takes a few minutes (valgrind runs code about 50 times slower).
+# valgrind and numpy come from Debian (installed with apt-get when missing).
 set -euo pipefail
 # The measured commands' own messages are thrown away; say which one failed.
 trap 'echo "env_instr.sh: failed (exit $?): $BASH_COMMAND" >&2' ERR
@@ -20,6 +21,9 @@ HI=${HI:-600}
 PY=${PYTHON:-/usr/bin/python3}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-env-instr.XXXXXX")}
 mkdir -p "$OUT"
+. bench/lib.sh
+debian 'command -v valgrind' valgrind
+debian "$PY -c 'import numpy'" python3-numpy
 if [[ -n ${SIMULATE:-} ]]; then
 	sim=$(realpath "$SIMULATE")
 else

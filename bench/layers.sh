@@ -16,18 +16,14 @@ cd "$(dirname "$0")/.."
 ITER=${ITER:-400}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-layers.XXXXXX")}
 mkdir -p "$OUT"
-if ! command -v valgrind >/dev/null; then
-	echo "layers.sh: installing valgrind" >&2
-	sudo=()
-	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
-	"${sudo[@]}" apt-get update >&2
-	"${sudo[@]}" apt-get install -y valgrind >&2
-fi
+. bench/lib.sh
+debian 'command -v valgrind' valgrind
 
 go test -c -o "$OUT/rlcr.test" ./models/rlcr
-# GODEBUG=asyncpreemptoff=1: the preemption signal crashes Go binaries
-# under callgrind.
-GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
+# GODEBUG: the preemption signal crashes Go binaries under callgrind, and
+# valgrind 3.19 cannot run RDTSCP, with which the runtime times its lock
+# waits where the CPU has it (cpu.rdtscp=off: RDTSC instead).
+GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 valgrind --tool=callgrind \
 	--callgrind-out-file="$OUT/callgrind.out" "$OUT/rlcr.test" \
 	-test.run '^$' -test.bench 'TrainPeer$' -test.benchtime "${ITER}x" >"$OUT/bench.txt" 2>&1
 # Run outside the source tree: there callgrind_annotate shortens the

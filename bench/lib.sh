@@ -19,3 +19,19 @@ median() {
 machine_line() {
 	echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 }
+
+# debian CHECK PACKAGE...: unless the shell command CHECK succeeds, installs
+# the Debian packages with apt-get (through sudo when not root), refreshing
+# the package lists first if the install fails without; then CHECK must
+# succeed.
+debian() {
+	local check=$1 sudo=()
+	shift
+	eval "$check" >/dev/null 2>&1 && return 0
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	echo "${0##*/}: installing $*" >&2
+	local install=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@")
+	"${install[@]}" >&2 || { "${sudo[@]}" apt-get update -qq >&2 && "${install[@]}" >&2; } ||
+		{ echo "${0##*/}: apt-get could not install $*" >&2; return 1; }
+	eval "$check" >/dev/null 2>&1 || { echo "${0##*/}: $* installed, but '$check' still fails" >&2; return 1; }
+}

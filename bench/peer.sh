@@ -44,13 +44,8 @@ pick_python() {
 	return 1
 }
 if ! PY=$(pick_python); then
-	echo "peer.sh: no python3 with SimPy; installing python3-simpy3" >&2
-	if [ "$(id -u)" -eq 0 ]; then
-		apt-get install -y python3-simpy3 >&2
-	else
-		sudo apt-get install -y python3-simpy3 >&2
-	fi
-	PY=$(pick_python) || { echo "peer.sh: SimPy still missing" >&2; exit 1; }
+	debian '/usr/bin/python3 -c "import simpy"' python3-simpy3
+	PY=$(pick_python)
 fi
 
 go build -o "$OUT/simulate" ./cmd/simulate
