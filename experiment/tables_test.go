@@ -1,0 +1,88 @@
+package experiment_test
+
+import (
+	"encoding/csv"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// TestOptionalColumns: a table has the shared columns when any of its
+// episodes made a call at a shared server or API or a tool call, and the
+// budget columns when any drew tokens from a budget or found it
+// exhausted; one such episode among plain ones is enough, and tables of
+// plain episodes keep neither group. Both tables, episodes.csv and
+// summary.csv, follow the same rule.
+func TestOptionalColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		last           collective.Metrics // of the third of three episodes; the first two are plain
+		shared, budget bool
+	}{
+		{"plain", collective.Metrics{}, false, false},
+		{"one served call", collective.Metrics{ServedCalls: 1}, true, false},
+		{"one tool call", collective.Metrics{ToolCalls: 1}, true, false},
+		{"one budget token", collective.Metrics{BudgetUsed: 1}, false, true},
+		{"budget exhausted at the first call", collective.Metrics{BudgetExhausted: true}, false, true},
+		{"both", collective.Metrics{ToolCalls: 2, BudgetUsed: 5}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := []experiment.Row{{Variant: "a", Episode: 0}, {Variant: "a", Episode: 1}, {Variant: "a", Episode: 2, Metrics: tc.last}}
+			assert.Equal(t, tc.shared, experiment.UsesShared(rows), "UsesShared")
+			assert.Equal(t, tc.budget, experiment.UsesBudget(rows), "UsesBudget")
+
+			b, err := experiment.EpisodesCSV(rows, false)
+			require.NoError(t, err)
+			episodes := header(t, b)
+			assert.Equal(t, tc.shared, slices.Contains(episodes, "served_calls"), "episodes.csv: %v", episodes)
+			assert.Equal(t, tc.shared, slices.Contains(episodes, "tool_calls"), "episodes.csv: %v", episodes)
+			assert.Equal(t, tc.budget, slices.Contains(episodes, "budget_used"), "episodes.csv: %v", episodes)
+
+			b, err = experiment.SummaryCSV(rows, experiment.Summarize(rows), false)
+			require.NoError(t, err)
+			summary := header(t, b)
+			assert.Equal(t, tc.shared, slices.Contains(summary, "call_latency_mean"), "summary.csv: %v", summary)
+			assert.Equal(t, tc.budget, slices.Contains(summary, "budget_used_mean"), "summary.csv: %v", summary)
+			assert.Equal(t, tc.budget, slices.Contains(summary, "budget_used_lo"), "summary.csv: %v", summary)
+			assert.Equal(t, tc.budget, slices.Contains(summary, "budget_exhausted_hi"), "summary.csv: %v", summary)
+		})
+	}
+}
+
+// TestUsesHandoff: the hand-off columns come with any spec that sets a
+// handoff section, whichever of the specs it is, and with none otherwise.
+func TestUsesHandoff(t *testing.T) {
+	plain, handoff := &scenarios.Spec{}, &scenarios.Spec{}
+	handoff.Collective.Handoff.Miss = 0.2
+	assert.False(t, experiment.UsesHandoff())
+	assert.False(t, experiment.UsesHandoff(plain, plain))
+	assert.True(t, experiment.UsesHandoff(handoff))
+	assert.True(t, experiment.UsesHandoff(plain, handoff))
+	assert.True(t, experiment.UsesHandoff(handoff, plain))
+}
+
+// TestVariantRows: a variant's rows are those with its name, in their
+// order, pointing into the table (not copies); an unknown name has none.
+func TestVariantRows(t *testing.T) {
+	rows := []experiment.Row{{Variant: "a", Episode: 0}, {Variant: "b", Episode: 0}, {Variant: "a", Episode: 1}, {Variant: "b", Episode: 1}}
+	got := experiment.VariantRows(rows, "b")
+	require.Len(t, got, 2)
+	assert.Same(t, &rows[1], got[0])
+	assert.Same(t, &rows[3], got[1])
+	assert.Empty(t, experiment.VariantRows(rows, "c"))
+}
+
+// header returns the first record of a CSV table.
+func header(t *testing.T, b []byte) []string {
+	t.Helper()
+	rec, err := csv.NewReader(strings.NewReader(string(b))).Read()
+	require.NoError(t, err)
+	return rec
+}
