@@ -42,6 +42,14 @@
 //
 // Use "simulate help <command>" for more information about a command.
 //
+// Every command exits with status 0 when it did its work; 1 when it failed
+// (a scenario, file or directory it refuses, a --set value the scenario does
+// not allow, a simulation error), with a message that names what was wrong and
+// where (a scenario's file, line and field); 2 when it was called wrongly (an
+// unknown command or flag, a flag value it cannot take, a missing or extra
+// argument), with a pointer to its help; 130 or 143 when SIGINT or SIGTERM
+// stopped it, after removing what it had half written.
+//
 // # Evaluate a scenario's variants and write a run directory
 //
 // Usage:

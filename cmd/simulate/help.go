@@ -63,8 +63,17 @@ func mainUsage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-*s   %s\n", width, c.Name, c.Short)
 	}
-	fmt.Fprintf(w, "\nUse \"simulate help <command>\" for more information about a command.\n")
+	fmt.Fprintf(w, "\nUse \"simulate help <command>\" for more information about a command.\n\n%s\n", exitStatuses)
 }
+
+// exitStatuses is the last part of 'simulate help'.
+const exitStatuses = `Every command exits with status 0 when it did its work; 1 when it failed
+(a scenario, file or directory it refuses, a --set value the scenario does
+not allow, a simulation error), with a message that names what was wrong and
+where (a scenario's file, line and field); 2 when it was called wrongly (an
+unknown command or flag, a flag value it cannot take, a missing or extra
+argument), with a pointer to its help; 130 or 143 when SIGINT or SIGTERM
+stopped it, after removing what it had half written.`
 
 // help implements 'simulate help [command]'.
 func help(s *session, args []string) int {

@@ -772,3 +772,32 @@ func TestHelpNamesEveryColumn(t *testing.T) {
 		assert.True(t, named(cmdTrain, name), "simulate help train does not name %s", name)
 	}
 }
+
+// TestExitStatuses checks one case of each class that 'simulate help' lists
+// under exit statuses.
+func TestExitStatuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"list"}, exitOK},
+		{[]string{"run", "no-such-scenario"}, exitFail},
+		{[]string{"run", testScenario, "--set", "reward.latencyy=1"}, exitFail},
+		{[]string{"plot", filepath.Join(dir, "missing")}, exitFail},
+		{[]string{"no-such-command"}, exitUsage},
+		{[]string{"run", testScenario, "--no-such-flag"}, exitUsage},
+		{[]string{"run", testScenario, "--episodes", "0"}, exitUsage},
+		{[]string{"run"}, exitUsage},
+		{[]string{"graph", testScenario, "extra"}, exitUsage},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, stderr, code := simulate(t, tc.args...)
+			assert.Equal(t, tc.want, code, "stderr:\n%s", stderr)
+			if tc.want == exitUsage {
+				assert.Regexp(t, `Run 'simulate help( [a-z]+)?'`, stderr)
+			}
+		})
+	}
+	assert.Contains(t, documentation(), "exits with status 0")
+}
