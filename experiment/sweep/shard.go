@@ -88,7 +88,7 @@ func ResolveShard(flag string, shards int, getenv func(string) string) (Shard, s
 			return Shard{}, "", err
 		}
 		if shards > 0 && shards != s.Count {
-			return Shard{}, "", fmt.Errorf("--shard %s and --shards %d disagree on the number of shards", flag, shards)
+			return Shard{}, "", fmt.Errorf("--shard %q and --shards %d disagree on the number of shards", flag, shards)
 		}
 		return s, "--shard", nil
 	}
