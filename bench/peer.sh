@@ -8,10 +8,12 @@
 #   RUNS=9 bench/peer.sh rlcr
 #   PYTHON=/path/to/python3 bench/peer.sh layered
 #   RUNS=1 ITERATIONS=5 bench/peer.sh layered   # a quick check that it runs
+#   WORKERS=2 bench/peer.sh rlcr    # swarmsim on two workers (the default
+#                                   # of `simulate train` is one per CPU)
 #
 # Each run times both whole processes (start-up, training, writing the
-# outputs) one after the other, peer first, then swarmsim on one worker
-# with --charts=false (the peer draws none either) and --baseline=false
+# outputs) one after the other, peer first, then swarmsim on WORKERS
+# workers (default 1: one core, as the peer) with --charts=false (the peer draws none either) and --baseline=false
 # (the peer scores no fixed organization either). Both train 19,200
 # episodes: 150 iterations of 4 tasks x 8 rollouts for each of 4 latency
 # weights. Rates are episodes per second of wall time and of CPU time
@@ -30,6 +32,7 @@ MODEL=${1:?usage: bench/peer.sh MODEL (rlcr or layered)}
 [ -f "bench/${MODEL}_peer.py" ] || { echo "peer.sh: no bench/${MODEL}_peer.py (models: $(ls bench/*_peer.py | sed 's#bench/##; s#_peer.py##' | tr '\n' ' '))" >&2; exit 2; }
 RUNS=${RUNS:-5}
 ITERATIONS=${ITERATIONS:-150} # per latency weight
+WORKERS=${WORKERS:-1}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-peer.XXXXXX")}
 mkdir -p "$OUT"
 . bench/lib.sh
@@ -53,13 +56,13 @@ go build -o "$OUT/simulate" ./cmd/simulate
 EPISODES=$((4 * ITERATIONS * 32))
 machine_line
 echo "go: $(go version | cut -d' ' -f3-), python: $("$PY" --version 2>&1), simpy: $("$PY" -c 'import simpy; print(simpy.__version__)')"
-echo "model: $MODEL; episodes per process: $EPISODES (4 latency weights x $ITERATIONS iterations x 4 tasks x 8 rollouts)"
+echo "model: $MODEL; episodes per process: $EPISODES (4 latency weights x $ITERATIONS iterations x 4 tasks x 8 rollouts); swarmsim on $WORKERS worker(s)"
 printf '%4s %12s %12s %12s %12s %9s %9s\n' run peer_ep/s swarm_ep/s peer_cpu_ep/s swarm_cpu_ep/s ratio cpu_ratio
 : >"$OUT/runs.txt"
 for r in $(seq 1 "$RUNS"); do
 	read -r pw pc < <(timed "$PY" "bench/${MODEL}_peer.py" --iterations "$ITERATIONS")
 	cp "$OUT/last.txt" "$OUT/peer-$r.txt"
-	read -r sw sc < <(timed "$OUT/simulate" train "$MODEL-peer" --seeds 1 --workers 1 --charts=false --baseline=false --force --out "$OUT/train" --set "train.iterations=$ITERATIONS")
+	read -r sw sc < <(timed "$OUT/simulate" train "$MODEL-peer" --seeds 1 --workers "$WORKERS" --charts=false --baseline=false --force --out "$OUT/train" --set "train.iterations=$ITERATIONS")
 	cp "$OUT/last.txt" "$OUT/swarmsim-$r.txt"
 	# The same decisions per episode on both sides, over all iterations.
 	peer_dpe=$(awk '/^episodes=/ { split($1, e, "="); split($2, d, "="); printf "%.1f", d[2] / e[2] }' "$OUT/peer-$r.txt")
