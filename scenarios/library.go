@@ -74,7 +74,7 @@ func Info(name string) (description string, ok bool) {
 
 // Embedded returns the source text of the embedded scenario name.
 func Embedded(name string) ([]byte, bool) {
-	if !nameRE.MatchString(name) {
+	if !validName(name) {
 		return nil, false
 	}
 	data, err := libraryFS.ReadFile("library/" + name + ".yaml")

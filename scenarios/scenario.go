@@ -173,14 +173,34 @@ type fileVariant struct {
 	Set  setList `yaml:"set" json:"set,omitempty"`
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
 const nameRule = "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+// namePattern is nameRule as a regular expression, for the JSON Schema;
+// validName checks it (TestValidNameIsNamePattern).
+const namePattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`
+
+// validName reports whether s follows nameRule (ASCII letters and digits).
+// It is a loop rather than the regexp of the rule: that regexp's {0,127}
+// compiles to 128 copies of its class, five million instructions at every
+// start of simulate.
+func validName(s string) bool {
+	if len(s) < 1 || len(s) > 128 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // CheckName returns an error saying what a name may be, or nil when name
 // is a valid scenario or variant name.
 func CheckName(name string) error {
-	if nameRE.MatchString(name) {
+	if validName(name) {
 		return nil
 	}
 	return fmt.Errorf("%q is not a valid name (%s)", name, nameRule)
@@ -547,7 +567,7 @@ func nameFromSource(source string) string {
 	if ext := filepath.Ext(s); ext == ".yaml" || ext == ".yml" {
 		s = strings.TrimSuffix(s, ext)
 	}
-	if nameRE.MatchString(s) {
+	if validName(s) {
 		return s
 	}
 	return ""
@@ -666,7 +686,7 @@ func (p *parse) checkTop(fl *file) {
 		at := fmt.Sprintf("figures[%d]", i)
 		if prev, dup := figures[f]; dup {
 			p.report(at, fmt.Sprintf("duplicate figure %q (figures[%d] names it too)", f, prev), nil)
-		} else if !nameRE.MatchString(f) {
+		} else if !validName(f) {
 			p.report(at, fmt.Sprintf("%q is not a chart name (%s)", f, nameRule), nil)
 		}
 		figures[f] = i

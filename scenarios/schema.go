@@ -186,7 +186,7 @@ func refine(s *jsonschema.Schema) {
 	}
 	positive := func(p *jsonschema.Schema) { p.ExclusiveMinimum = "0" }
 
-	set("", "name", "The scenario's name ("+nameRule+"); defaults to the file's base name.", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
+	set("", "name", "The scenario's name ("+nameRule+"); defaults to the file's base name.", func(p *jsonschema.Schema) { p.Pattern = namePattern })
 	set("", "description", "A one-line summary, shown by `simulate list`.", nil)
 	set("", "seed", "The master seed of every random stream.", nil)
 	set("", "episodes", "Episodes per variant (default 100).", minimum("1"))
@@ -213,7 +213,7 @@ func refine(s *jsonschema.Schema) {
 		}
 	})
 	set("Sweep", "reference", "Run sweeps: the grid values of the reference trial (the single agent), such as {policy.organization: sequential, collective.agents: 1}; each trial's relative metrics compare it with the trial of the same variant, seed, sample and other values that has these values.", nil)
-	set("Variant", "name", "The variant's name, unique in the file ignoring case ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = nameRE.String() })
+	set("Variant", "name", "The variant's name, unique in the file ignoring case ("+nameRule+").", func(p *jsonschema.Schema) { p.Pattern = namePattern })
 	set("Policy", "organization", "A fixed organization.", func(p *jsonschema.Schema) {
 		for _, n := range OrganizationNames() {
 			p.Enum = append(p.Enum, n)
