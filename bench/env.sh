@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # env.sh: decisions per second of latency-pressure three ways, in one run:
-#   (a) VecEnv at num_envs=256 (group 1) with a numpy linear softmax policy
+#   (a) VecEnv at num_envs=256 (group GROUP, default 1) with a numpy linear softmax policy
 #       (bench/env_vec.py, through `simulate env`),
 #   (b) `simulate train latency-pressure` on one worker (decisions from its
 #       own iterations.csv, time = the whole process; --baseline=false, as
@@ -15,6 +15,7 @@
 #   ITER=3 VEC_STEPS=200 PEER_EPISODES=3 bench/env.sh  # a smoke run
 #   SIMULATE=/path/to/simulate bench/env.sh        # a built binary, on a machine without Go
 #   WORKERS=2 bench/env.sh                         # (a) steps its rows on 2 server threads
+#   GROUP=8 bench/env.sh                           # (a) in groups of 8 rows, as (b) trains
 #
 # Decisions are counted alike everywhere: every decision with a valid
 # action, those with a single one included (what `simulate train` counts
@@ -26,7 +27,10 @@
 # for (a) and (c). (a) steps its rows on one server thread (make's workers
 # 1; WORKERS sets it), as (b) trains on one worker. (a) and (c) use the
 # uniform policy (zero parameters); (b) learns, which changes its
-# decisions per episode, not what a decision costs.
+# decisions per episode, not what a decision costs. (b) trains in groups of
+# train.group = 8 rollouts that share a task instance and the random
+# streams; (a) steps rows of GROUP (default 1, VecEnv's default) alike,
+# resetting when every row has ended, as a group baseline needs.
 #
 # numpy and SimPy come from Debian (python3-numpy, python3-simpy3, into
 # /usr/bin/python3); the script installs them with apt-get when missing.
@@ -38,6 +42,7 @@ VEC_STEPS=${VEC_STEPS:-3000}
 PEER_EPISODES=${PEER_EPISODES:-200}
 NUM_ENVS=${NUM_ENVS:-256}
 WORKERS=${WORKERS:-1}
+GROUP=${GROUP:-1}
 PY=${PYTHON:-/usr/bin/python3}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-env.XXXXXX")}
 mkdir -p "$OUT"
@@ -70,7 +75,7 @@ field() { grep -o "$1=[0-9.]*" "$OUT/$2.txt" | tail -1 | cut -d= -f2; }
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "go: $(go version 2>/dev/null | cut -d' ' -f3- || echo "none ($SWARMSIM_SIMULATE)"), python: $("$PY" --version 2>&1), numpy $("$PY" -c 'import numpy; print(numpy.__version__)'), simpy $("$PY" -c 'import simpy; print(simpy.__version__)')"
 
-read -r vw vc < <(timed vec "$PY" bench/env_vec.py --num-envs "$NUM_ENVS" --steps "$VEC_STEPS" --workers "$WORKERS")
+read -r vw vc < <(timed vec "$PY" bench/env_vec.py --num-envs "$NUM_ENVS" --steps "$VEC_STEPS" --workers "$WORKERS" --group "$GROUP")
 vd=$(field decisions vec)
 vch=$(field choices vec)
 vs=$(field seconds vec)
@@ -84,9 +89,9 @@ pd=$(field decisions peer)
 ps=$(field seconds peer)
 
 awk -v vd="$vd" -v vch="$vch" -v vs="$vs" -v vw="$vw" -v vc="$vc" -v td="$td" -v tw="$tw" -v tc="$tc" \
-	-v pd="$pd" -v ps="$ps" -v pw="$pw" -v pc="$pc" -v n="$NUM_ENVS" -v w="$WORKERS" 'BEGIN {
+	-v pd="$pd" -v ps="$ps" -v pw="$pw" -v pc="$pc" -v n="$NUM_ENVS" -v w="$WORKERS" -v g="$GROUP" 'BEGIN {
 	printf "%-34s %10s %14s %14s %14s\n", "", "decisions", "per s (loop)", "per s (wall)", "per s (cpu)"
-	printf "%-34s %10d %14.0f %14.0f %14.0f   (choices %d)\n", "(a) VecEnv, num_envs=" n ", workers=" w, vd, vd / vs, vd / vw, vd / vc, vch
+	printf "%-34s %10d %14.0f %14.0f %14.0f   (choices %d)\n", "(a) VecEnv, " n " rows, group " g ", workers " w, vd, vd / vs, vd / vw, vd / vc, vch
 	printf "%-34s %10d %14s %14.0f %14.0f\n", "(b) simulate train, 1 worker", td, "-", td / tw, td / tc
 	printf "%-34s %10d %14.0f %14.0f %14.0f\n", "(c) SimPy peer, numpy", pd, pd / ps, pd / pw, pd / pc
 	printf "(a)/(b): %.2f wall, %.2f cpu (target >= 0.5)\n", (vd / vw) / (td / tw), (vd / vc) / (td / tc)
