@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
 )
 
 // settings returns the table of the settings in which the variants of
@@ -22,11 +23,20 @@ func settings(resolved string) (*Table, error) {
 			Set  map[string]any `yaml:"set"`
 		} `yaml:"variants"`
 	}
-	if err := yaml.Unmarshal([]byte(resolved), &doc); err != nil {
+	// One parse, decoded twice: parsing the scenario is most of the cost.
+	file, err := parser.ParseBytes([]byte(resolved), 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(file.Docs) == 0 || file.Docs[0].Body == nil {
+		return nil, nil
+	}
+	root := file.Docs[0].Body
+	if err := yaml.NodeToValue(root, &doc); err != nil {
 		return nil, err
 	}
 	var whole map[string]any
-	if err := yaml.Unmarshal([]byte(resolved), &whole); err != nil {
+	if err := yaml.NodeToValue(root, &whole); err != nil {
 		return nil, err
 	}
 	var paths []string
