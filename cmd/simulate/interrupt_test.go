@@ -241,9 +241,9 @@ func TestByteSizeSet(t *testing.T) {
 	}
 }
 
-// TestTrainInterruptSaysHowToResume sends SIGINT to a training: the note
-// gives the command that resumes it, and says iterations are kept only
-// when checkpoints hold some.
+// TestTrainInterruptSaysHowToResume sends SIGINT to a training, also
+// after its last iteration: the note gives the command that resumes it,
+// and says iterations are kept only when checkpoints hold some.
 func TestTrainInterruptSaysHowToResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulate binary")
@@ -273,6 +273,17 @@ func TestTrainInterruptSaysHowToResume(t *testing.T) {
 				return len(parts) > 0
 			},
 			want: " of 100000 iterations are kept in ", // tiny's two variants train once
+		},
+		{
+			// Trained, and drawing the learning curves (about 3 s here,
+			// after 1.6 s of training and tables): every iteration is kept.
+			name: "in the charts",
+			args: []string{"train", "latency-pressure", "--set", "train.iterations=20", "--seeds", "10", "--workers", "1"},
+			ready: func(out string) bool {
+				_, err := os.Stat(filepath.Join(out, "iterations.csv"))
+				return err == nil
+			},
+			want: "simulate train: 800 of 800 iterations are kept in ",
 		},
 	}
 	for _, c := range cases {

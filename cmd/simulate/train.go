@@ -213,19 +213,19 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	for _, j := range jobs {
 		bar.add(len(j.Rows))
 	}
-	// interrupted says, after an interrupt, what the checkpoints keep and
-	// how to resume: the jobs ran on have moved on, so a rerun's fresh
+	// After an interrupt, at any step from here on (the training, the
+	// baselines, the tables, the charts), say what the checkpoints keep
+	// and how to resume: the jobs ran on have moved on, so a rerun's fresh
 	// jobs are counted.
-	interrupted := func() {
-		if ctx.Err() != nil {
+	defer func() {
+		if err != nil && ctx.Err() != nil {
 			fresh, _ := train.Jobs(sc, seed, o.seeds)
 			s.infof("%s", resumeHint(dir, fresh, total, s.argv))
 		}
-	}
+	}()
 	err = train.Run(ctx, dir, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
 	bar.finish(err == nil)
 	if err != nil {
-		interrupted()
 		return err
 	}
 
@@ -238,7 +238,6 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		baselines, err = train.Baselines(ctx, sc, seed, o.seeds, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
 		bar.finish(err == nil)
 		if err != nil {
-			interrupted()
 			return err
 		}
 	}
