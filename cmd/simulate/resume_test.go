@@ -88,4 +88,19 @@ func TestTrainDirectoryIdentity(t *testing.T) {
 	assert.Contains(t, stderr, "holds other work: the training of scenario tiny")
 	assert.Contains(t, stderr, "use --force to discard it")
 	assert.NotContains(t, stderr, "--fresh", "train has no --fresh")
+
+	// A run directory is not a train directory: --force would not help,
+	// so the first refusal does not offer it.
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--out", run)
+	for _, force := range []bool{false, true} {
+		args := []string{"train", "tiny", "--set", "train.iterations=3", "--seeds", "1", "--charts=false", "--out", run}
+		if force {
+			args = append(args, "--force")
+		}
+		_, stderr, code = simulate(t, args...)
+		assert.Equal(t, exitFail, code)
+		assert.Contains(t, stderr, "holds a complete run without train.json; choose another directory with --out")
+		assert.NotContains(t, stderr, "use --force")
+	}
 }

@@ -77,10 +77,12 @@ func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force b
 	if err := rundir.CheckDir(out); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil && !force {
-		return nil, fmt.Errorf("%s holds a complete run (%s); use --force to overwrite it, or --out to choose another directory", out, rundir.ManifestName)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// A complete training is overwritten only with force; a complete
+	// result of another kind never is, which the claim below says.
+	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	} else if err == nil && !force && isFile(filepath.Join(out, IdentityFile)) {
+		return nil, fmt.Errorf("%s holds a complete run (%s); use --force to overwrite it, or --out to choose another directory", out, rundir.ManifestName)
 	}
 	data, err := json.MarshalIndent(id, "", "  ")
 	if err != nil {
@@ -152,4 +154,10 @@ func saveCheckpoint(dir *rundir.Dir, j *Job, learner *rlcr.Checkpoint) error {
 		return err
 	}
 	return checkpoints(dir).Put(checkpointKey(j), b.Bytes())
+}
+
+// isFile reports whether path names a file that can be statted.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir()
 }
