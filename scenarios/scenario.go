@@ -573,12 +573,16 @@ func nameFromSource(source string) string {
 	return ""
 }
 
+// SetForm says what an override's form is: what a --set without "=" is
+// told.
+const SetForm = "want PATH=VALUE, such as collective.agents=8 or task.work=exp(5m)"
+
 // applyFlag applies one --set override to the base.
 func (p *parse) applyFlag(fl *file, s string) {
 	src := "--set " + s
 	pathText, val, ok := strings.Cut(s, "=")
 	if !ok {
-		p.errs.add(&Error{Source: src, Msg: "want PATH=VALUE, such as collective.agents=8 or task.work=exp(5m)"})
+		p.errs.add(&Error{Source: src, Msg: SetForm})
 		return
 	}
 	segs, err := parsePath(pathText)

@@ -18,7 +18,7 @@ import (
 // trace share.
 type drawOptions struct {
 	seed    seedFlag
-	sets    stringsFlag
+	sets    setsFlag
 	variant string
 	episode int
 }

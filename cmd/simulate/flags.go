@@ -12,12 +12,17 @@ import (
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
-// stringsFlag is a flag that may be repeated; each use appends a value.
-type stringsFlag []string
+// setsFlag is --set, which may be repeated; each use appends an override.
+// One without "=" is refused as the flag's value (a usage error); the
+// scenario checks the rest.
+type setsFlag []string
 
-func (f *stringsFlag) String() string { return strings.Join(*f, " ") }
+func (f *setsFlag) String() string { return strings.Join(*f, " ") }
 
-func (f *stringsFlag) Set(v string) error {
+func (f *setsFlag) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return errors.New(scenarios.SetForm)
+	}
 	*f = append(*f, v)
 	return nil
 }
@@ -143,7 +148,7 @@ type outputOptions struct {
 	figures string
 	seed    seedFlag
 	out     string
-	sets    stringsFlag
+	sets    setsFlag
 	workers countFlag
 	charts  bool
 }

@@ -275,7 +275,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown scenario", []string{"run", "no-such-scenario"}, exitFail, []string{"simulate run: ", "no-such-scenario"}},
 		{"malformed file", []string{"run", malformed}, exitFail, []string{"simulate run: ", malformed + ":"}},
-		{"bad --set", []string{"run", testScenario, "--set", "collective.agents"}, exitFail, []string{"simulate run: ", "collective.agents"}},
+		{"bad --set", []string{"run", testScenario, "--set", "collective.agents"}, exitUsage, []string{"simulate run: ", `"collective.agents"`, "want PATH=VALUE", "usage: simulate run"}},
 		{"bad --set value", []string{"run", testScenario, "--set", "collective.agents=-3"}, exitFail, []string{"simulate run: ", "collective.agents"}},
 		{"unknown flag", []string{"run", testScenario, "--no-such-flag"}, exitUsage, []string{"simulate run: flag provided but not defined: --no-such-flag\n", "usage: simulate run"}},
 		{"misspelt flag", []string{"run", testScenario, "--episods", "3"}, exitUsage, []string{"simulate run: flag provided but not defined: --episods; did you mean --episodes?\n", "usage: simulate run"}},
@@ -788,6 +788,7 @@ func TestExitStatuses(t *testing.T) {
 		{[]string{"no-such-command"}, exitUsage},
 		{[]string{"run", testScenario, "--no-such-flag"}, exitUsage},
 		{[]string{"run", testScenario, "--episodes", "0"}, exitUsage},
+		{[]string{"run", testScenario, "--set", "no-equals-sign"}, exitUsage},
 		{[]string{"run"}, exitUsage},
 		{[]string{"graph", testScenario, "extra"}, exitUsage},
 	} {

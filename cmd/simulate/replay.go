@@ -88,7 +88,7 @@ placed are counted on stderr as by fit. See docs/calibration.md.`,
 
 type replayOptions struct {
 	out, scenario, sessions, rates, speedups, pairing string
-	sets                                              stringsFlag
+	sets                                              setsFlag
 	seed                                              seedFlag
 	runs                                              int
 	force, spans, charts                              bool
