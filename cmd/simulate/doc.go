@@ -42,13 +42,15 @@
 //
 // Use "simulate help <command>" for more information about a command.
 //
-// Every command exits with status 0 when it did its work; 1 when it failed
-// (a scenario, file or directory it refuses, a --set value the scenario does
-// not allow, a simulation error), with a message that names what was wrong and
-// where (a scenario's file, line and field); 2 when it was called wrongly (an
-// unknown command or flag, a flag value it cannot take, a missing or extra
-// argument), with a pointer to its help; 130 or 143 when SIGINT or SIGTERM
-// stopped it, after removing what it had half written.
+// Every command exits with status 0 when it did its work; 1 when it failed:
+// a scenario, file or directory it refuses, a name that the scenario or the
+// directory does not have (a --set key, a variant, a metric), a value the
+// scenario does not allow, a simulation error, with a message that names what
+// was wrong and where (a scenario's file, line and field); 2 when the command
+// line itself is wrong (an unknown command or flag, a flag value of the wrong
+// form or out of its range, a missing or extra argument), with a pointer to
+// its help; 130 or 143 when SIGINT or SIGTERM stopped it, after removing what
+// it had half written.
 //
 // # Evaluate a scenario's variants and write a run directory
 //
@@ -656,7 +658,9 @@
 //		print the table as F: latex, markdown, csv (default markdown)
 //	--metrics LIST
 //		keep only the metrics LIST, comma-separated, in that order (default: every
-//		metric the directory's table holds)
+//		metric the directory's table holds); the names are the directory's, so they
+//		differ by kind (finish_time_mean in a run's summary, latency_mean in a
+//		training's), and an unknown one is refused with the list of those it has
 //
 // Examples:
 //

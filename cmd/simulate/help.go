@@ -67,13 +67,15 @@ func mainUsage(w io.Writer) {
 }
 
 // exitStatuses is the last part of 'simulate help'.
-const exitStatuses = `Every command exits with status 0 when it did its work; 1 when it failed
-(a scenario, file or directory it refuses, a --set value the scenario does
-not allow, a simulation error), with a message that names what was wrong and
-where (a scenario's file, line and field); 2 when it was called wrongly (an
-unknown command or flag, a flag value it cannot take, a missing or extra
-argument), with a pointer to its help; 130 or 143 when SIGINT or SIGTERM
-stopped it, after removing what it had half written.`
+const exitStatuses = `Every command exits with status 0 when it did its work; 1 when it failed:
+a scenario, file or directory it refuses, a name that the scenario or the
+directory does not have (a --set key, a variant, a metric), a value the
+scenario does not allow, a simulation error, with a message that names what
+was wrong and where (a scenario's file, line and field); 2 when the command
+line itself is wrong (an unknown command or flag, a flag value of the wrong
+form or out of its range, a missing or extra argument), with a pointer to
+its help; 130 or 143 when SIGINT or SIGTERM stopped it, after removing what
+it had half written.`
 
 // help implements 'simulate help [command]'.
 func help(s *session, args []string) int {

@@ -60,7 +60,7 @@ metric's label with its unit, from the table of metrics (docs/statistics.md).
 		o := &tableOptions{}
 		fs.StringVar(&o.format, "format", "markdown", "print the table as `F`: "+strings.Join(tableFormats, ", "))
 		fs.IntVar(&o.digits, "digits", 3, "write values with `N` significant digits, 1 to 15")
-		fs.StringVar(&o.metrics, "metrics", "", "keep only the metrics `LIST`, comma-separated, in that order (default: every\nmetric the directory's table holds)")
+		fs.StringVar(&o.metrics, "metrics", "", "keep only the metrics `LIST`, comma-separated, in that order (default: every\nmetric the directory's table holds); the names are the directory's, so they\ndiffer by kind (finish_time_mean in a run's summary, latency_mean in a\ntraining's), and an unknown one is refused with the list of those it has")
 		return o.run
 	},
 }
@@ -93,7 +93,7 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 	}
 	if o.metrics != "" {
 		if err := t.keep(strings.Split(o.metrics, ",")); err != nil {
-			return usagef("--metrics %s: %v", o.metrics, err)
+			return fmt.Errorf("--metrics %s: %w", o.metrics, err)
 		}
 	}
 	var out []byte

@@ -90,7 +90,7 @@ func TestTableBadInput(t *testing.T) {
 		{"no digits", []string{"--digits", "0", run}, exitUsage, "--digits 0: want a number of significant digits from 1 to 15"},
 		{"too many digits", []string{"--digits", "16", run}, exitUsage, "--digits 16: want a number of significant digits from 1 to 15"},
 		{"digits not a number", []string{"--digits", "three", run}, exitUsage, `invalid value "three" for flag --digits`},
-		{"unknown metric", []string{"--metrics", "reward_mean,speed", run}, exitUsage, `--metrics reward_mean,speed: ` + filepath.Join(run, "summary.csv") + ` has no metric "speed" (it has success_rate, finish_time_mean, reward_mean, speedup_mean)`},
+		{"unknown metric", []string{"--metrics", "reward_mean,speed", run}, exitFail, `--metrics reward_mean,speed: ` + filepath.Join(run, "summary.csv") + ` has no metric "speed" (it has success_rate, finish_time_mean, reward_mean, speedup_mean)`},
 		{"no directory", nil, exitUsage, "want one directory, got 0 arguments"},
 		{"two directories", []string{run, run}, exitUsage, "want one directory, got 2 arguments"},
 		{"fit directory", []string{filepath.Join("testdata", "table", "fit")}, exitFail, "is a fit directory, which has no summary to print: want a run, train, sweep or compare directory"},
