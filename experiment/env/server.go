@@ -495,6 +495,14 @@ func (s *server) stepActions(req *request, m *Message) error {
 			}
 			s.actions[i] = int32(a)
 		}
+		// The mask's verdict names the field as it was given.
+		if err := s.env.Check(s.actions); err != nil {
+			var fe *FieldError
+			if errors.As(err, &fe) && strings.HasPrefix(fe.Field, "actions[") {
+				fe.Field = "action_names" + strings.TrimPrefix(fe.Field, "actions")
+			}
+			return err
+		}
 		return nil
 	}
 	if len(m.Arrays) != 1 || m.Arrays[0].Name != "actions" {

@@ -227,6 +227,7 @@ func TestServeErrors(t *testing.T) {
 		{"invalid action", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 6), "actions[1]", "row 1: action 6 (submit) is not valid; valid: "},
 		{"unknown name", map[string]any{"op": "step", "action_names": []any{"work", "fly"}}, nil, "action_names[1]", `unknown action "fly"`},
 		{"null for an active row", map[string]any{"op": "step", "action_names": []any{"work", nil}}, nil, "action_names[1]", "no action for an active row"},
+		{"invalid action by name", map[string]any{"op": "step", "action_names": []any{"work", "submit"}}, nil, "action_names[1]", "row 1: action 6 (submit) is not valid; valid: "},
 		{"render row", map[string]any{"op": "render", "rows": []int{5}}, nil, "rows[0]", "row 5 is out of range (0 to 1)"},
 		{"render the row after the last", map[string]any{"op": "render", "rows": []int{0, 2}}, nil, "rows[1]", "row 2 is out of range (0 to 1)"},
 		{"render a negative row", map[string]any{"op": "render", "rows": []int{-1}}, nil, "rows[0]", "row -1 is out of range (0 to 1)"},
