@@ -29,7 +29,7 @@
 //	compare    compare two directories, or two variants of a run: differences with CIs
 //	plot       redraw the charts of a run, train, sweep or compare directory from its tables
 //	table      print a directory's summary as a LaTeX, Markdown or CSV table for a paper
-//	report     write the report page of a run, train, sweep, compare or fit directory again
+//	report     write the report page of a run, train, sweep, compare, fit or replay directory again
 //	graph      describe a task graph
 //	trace      export one episode as a Chrome trace, or episodes as OTLP GenAI spans
 //	env        serve a scenario as a vector environment to a learner in any language
@@ -668,7 +668,7 @@
 //	simulate table out/tiny-seed1 --metrics success_rate,finish_time_mean
 //	simulate table out/compare-a-vs-b --format markdown --digits 2
 //
-// # Write the report page of a run, train, sweep, compare or fit directory again
+// # Write the report page of a run, train, sweep, compare, fit or replay directory again
 //
 // Usage:
 //
@@ -677,7 +677,8 @@
 // Report writes DIR/report.html again from the directory's files, without
 // running anything, as plot redraws its charts: after 'simulate plot' drew
 // them anew, or for a directory written before reports were. run, train,
-// sweep, merge, compare and fit write the report themselves when they finish.
+// sweep, merge, compare, fit and replay write the report themselves when they
+// finish.
 //
 // The report is one page that opens offline in any browser: what was run
 // (scenario, description, seed, variants, the command, the version), the
@@ -932,7 +933,9 @@
 // 95% intervals), charts (replayed against recorded durations with the
 // line y = x; with several loads, latency against the load) and, with
 // --spans, spans.jsonl: the replayed runs as OTLP/JSON GenAI spans, as
-// 'simulate trace --format otlp' writes episodes. Spans that cannot be
+// 'simulate trace --format otlp' writes episodes; then, as every command
+// that writes a directory, manifest.json (what was replayed, written last)
+// and report.html (every table and chart on one page). Spans that cannot be
 // placed are counted on stderr as by fit. See docs/calibration.md.
 //
 // The flags are:

@@ -61,7 +61,9 @@ the share of runs within 25%, mean call latency and serving delay, with
 95% intervals), charts (replayed against recorded durations with the
 line y = x; with several loads, latency against the load) and, with
 --spans, spans.jsonl: the replayed runs as OTLP/JSON GenAI spans, as
-'simulate trace --format otlp' writes episodes. Spans that cannot be
+'simulate trace --format otlp' writes episodes; then, as every command
+that writes a directory, manifest.json (what was replayed, written last)
+and report.html (every table and chart on one page). Spans that cannot be
 placed are counted on stderr as by fit. See docs/calibration.md.`,
 	Examples: `
 	simulate replay ../shared/data/agent-traces/any-agent --out replayed

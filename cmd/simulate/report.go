@@ -13,12 +13,13 @@ import (
 var cmdReport = &command{
 	Name:  "report",
 	Args:  "DIR",
-	Short: "write the report page of a run, train, sweep, compare or fit directory again",
+	Short: "write the report page of a run, train, sweep, compare, fit or replay directory again",
 	Long: `
 Report writes DIR/report.html again from the directory's files, without
 running anything, as plot redraws its charts: after 'simulate plot' drew
 them anew, or for a directory written before reports were. run, train,
-sweep, merge, compare and fit write the report themselves when they finish.
+sweep, merge, compare, fit and replay write the report themselves when they
+finish.
 
 The report is one page that opens offline in any browser: what was run
 (scenario, description, seed, variants, the command, the version), the
