@@ -45,7 +45,7 @@ func (f *seedFlag) String() string {
 func (f *seedFlag) Set(s string) error {
 	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return fmt.Errorf("want a whole number from 0 to %d in decimal, not %q", uint64(math.MaxUint64), s)
+		return fmt.Errorf("want a whole number from 0 to %d in decimal", uint64(math.MaxUint64))
 	}
 	f.v, f.set = v, true
 	return nil
@@ -114,7 +114,7 @@ func (f intFlag) String() string {
 func (f intFlag) Set(s string) error {
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		return fmt.Errorf("want a whole number in decimal, not %q", s)
+		return errors.New("want a whole number in decimal")
 	}
 	*f.p = v
 	return nil

@@ -36,7 +36,7 @@ func TestNumberFlagsAreDecimal(t *testing.T) {
 		{"seed", "-1", "in decimal"},
 		{"episodes", "0o10", "want a whole number of 1 or more in decimal"},
 		{"episodes", "0", "1 or more"},
-		{"seeds", "0b11", `want a whole number in decimal, not "0b11"`},
+		{"seeds", "0b11", `want a whole number in decimal`},
 		{"seeds", "1_000", "in decimal"},
 	} {
 		err := newSet().Parse([]string{"--" + tt.flag, tt.value})

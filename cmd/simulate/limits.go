@@ -240,7 +240,7 @@ func (b *byteSize) Set(s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want a size such as 512MiB, 16GiB or 0, not %q", s)
+	return errors.New("want a size such as 512MiB, 16GiB or 0")
 }
 
 // start prepares long work on sc, the episodes of work with concurrent
