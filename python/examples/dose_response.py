@@ -115,11 +115,11 @@ def main():
     seeds, par, fin, succ = load(sys.argv[1:])
     rng = np.random.default_rng(0)
     print(f"{len(seeds)} seeds: {seeds[0]}..{seeds[-1]}; last tenth of training; 95% bootstrap intervals")
-    print(f"{'variant':8} {'parallelism median':>26} {'parallelism IQM':>26} {'finish (s) IQM':>26} {'success IQM':>8}")
+    print(f"{'variant':8} {'parallelism median':>26} {'parallelism IQM':>26} {'finish (s) IQM':>26} {'success IQM':>12}")
     cell = lambda t, d=2: f"{t[0]:.{d}f} [{t[1]:.{d}f}, {t[2]:.{d}f}]"
     for j, v in enumerate(ORDER):
         print(f"{v:8} {cell(bootstrap(par[:, j], np.median, rng)):>26} {cell(bootstrap(par[:, j], iqm, rng)):>26} "
-              f"{cell(bootstrap(fin[:, j], iqm, rng), 0):>26} {iqm(succ[:, j]):8.2f}")
+              f"{cell(bootstrap(fin[:, j], iqm, rng), 0):>26} {iqm(succ[:, j]):12.2f}")
     print("means over seeds: " + ", ".join(f"{v} {par[:, j].mean():.2f}" for j, v in enumerate(ORDER)))
     L, p = page_test(par, rng)
     shown = f"p = {p:.2g}" if p > 1 / PERMUTATIONS else f"p < {1 / PERMUTATIONS:.0e} (no permutation reached L)"
