@@ -181,7 +181,7 @@ const namePattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`
 
 // validName reports whether s follows nameRule (ASCII letters and digits).
 // It is a loop rather than the regexp of the rule: that regexp's {0,127}
-// compiles to 128 copies of its class, five million instructions at every
+// compiles to 128 copies of its class, 1.2 million instructions at every
 // start of simulate.
 func validName(s string) bool {
 	if len(s) < 1 || len(s) > 128 {

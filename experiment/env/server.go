@@ -464,6 +464,11 @@ func (s *server) step(req *request, m *Message) error {
 	}
 	out, err := s.env.Step(s.actions)
 	if err != nil {
+		// The mask's verdict names the field as the client gave it.
+		var fe *FieldError
+		if req.ActionNames != nil && errors.As(err, &fe) && strings.HasPrefix(fe.Field, "actions[") {
+			fe.Field = "action_names" + strings.TrimPrefix(fe.Field, "actions")
+		}
 		return err
 	}
 	s.writeArrays(s.stepArrays, out)
@@ -494,14 +499,6 @@ func (s *server) stepActions(req *request, m *Message) error {
 				return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: %v", i, err)
 			}
 			s.actions[i] = int32(a)
-		}
-		// The mask's verdict names the field as it was given.
-		if err := s.env.Check(s.actions); err != nil {
-			var fe *FieldError
-			if errors.As(err, &fe) && strings.HasPrefix(fe.Field, "actions[") {
-				fe.Field = "action_names" + strings.TrimPrefix(fe.Field, "actions")
-			}
-			return err
 		}
 		return nil
 	}
