@@ -1,0 +1,65 @@
+package collective
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// TestInstantsCountLikeAMultiset adds and removes instants at random
+// against a plain count per slot, over times from a narrow range so that
+// slots are shared: what add, maybe and the held count report must be the
+// plain counts'. A miscount would not change an episode, only refuse runs
+// in vain or let one tie, which TestRunsChangeNothing would catch only
+// where the cases tie.
+func TestInstantsCountLikeAMultiset(t *testing.T) {
+	var s instants
+	require.False(t, s.maybe(5), "a table never reset holds nothing")
+	s.reset()
+	counts := map[int]int{}
+	var held []sim.Time
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100_000 {
+		if len(held) > 0 && r.IntN(2) == 0 {
+			k := r.IntN(len(held))
+			tm := held[k]
+			held[k] = held[len(held)-1]
+			held = held[:len(held)-1]
+			s.remove(tm)
+			counts[slot(tm)]--
+		} else {
+			tm := sim.Time(r.IntN(2 * instantSlots))
+			shared, ok := s.add(tm)
+			require.True(t, ok)
+			require.Equal(t, counts[slot(tm)] > 0, shared, "add(%d)", tm)
+			counts[slot(tm)]++
+			held = append(held, tm)
+		}
+		require.Equal(t, len(held), s.n)
+		probe := sim.Time(r.IntN(2 * instantSlots))
+		require.Equal(t, counts[slot(probe)] > 0, s.maybe(probe), "maybe(%d)", probe)
+	}
+
+	// reset empties a table that still holds instants, as an episode that
+	// failed leaves it (maybe looks at the counts only while one is held).
+	require.NotEmpty(t, held)
+	s.reset()
+	require.Zero(t, s.n)
+	shared, _ := s.add(held[0])
+	require.False(t, shared)
+	for _, tm := range held {
+		require.Equal(t, slot(tm) == slot(held[0]), s.maybe(tm), "reset left %d held", tm)
+	}
+
+	// As documented: a slot holds 255 instants, not a 256th.
+	s.reset()
+	for k := range math.MaxUint8 + 1 {
+		_, ok := s.add(0)
+		require.Equal(t, k < math.MaxUint8, ok, "instant %d of a slot", k+1)
+	}
+	require.Equal(t, math.MaxUint8, s.n)
+}
