@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"testing"
 
@@ -19,6 +20,18 @@ import (
 // environment.
 var firstValid = collective.PolicyFunc(func(_ *collective.Observation, m collective.Mask, _ float64) collective.Action { return m.First() })
 
+// uniformValid picks one of the valid actions uniformly by the decision's
+// draw, as bench/env.sh's numpy policy does with zero parameters: unlike
+// firstValid, which never delegates (work comes first whenever it is
+// valid), it delegates, shares and checks, so that a step touches what
+// (a)'s steps touch.
+var uniformValid = collective.PolicyFunc(func(_ *collective.Observation, m collective.Mask, u float64) collective.Action {
+	for k := int(u * float64(bits.OnesCount8(uint8(m)))); k > 0; k-- {
+		m &= m - 1 // drop the lowest valid action
+	}
+	return m.First()
+})
+
 // BenchmarkStep steps 256 rows of latency-pressure (variant high) in
 // groups of 8 with firstValid's choices and reports the cost per
 // decision, beside the same policy deciding in process on a Runner over
@@ -28,7 +41,7 @@ var firstValid = collective.PolicyFunc(func(_ *collective.Observation, m collect
 func BenchmarkStep(b *testing.B) {
 	const rows = 256
 	pol := firstValid
-	b.Run("env", func(b *testing.B) { stepRows(b, rows, 8, 1) })
+	b.Run("env", func(b *testing.B) { stepRows(b, rows, 8, 1, firstValid) })
 	b.Run("in-process", func(b *testing.B) {
 		sc, err := scenarios.Load("latency-pressure", nil)
 		if err != nil {
@@ -70,7 +83,7 @@ func BenchmarkStep(b *testing.B) {
 // machine with many idle cores.
 func BenchmarkStepWorkers(b *testing.B) {
 	for w := 1; w <= runtime.NumCPU(); w *= 2 {
-		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { stepRows(b, 1024, 8, w) })
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { stepRows(b, 1024, 8, w, firstValid) })
 	}
 }
 
@@ -80,15 +93,20 @@ func BenchmarkStepWorkers(b *testing.B) {
 func BenchmarkStepRows(b *testing.B) {
 	for rows := 16; rows <= 256; rows *= 2 {
 		for _, w := range []int{1, 2} {
-			b.Run(fmt.Sprintf("rows=%d/workers=%d", rows, w), func(b *testing.B) { stepRows(b, rows, 1, w) })
+			b.Run(fmt.Sprintf("rows=%d/workers=%d", rows, w), func(b *testing.B) { stepRows(b, rows, 1, w, firstValid) })
 		}
 	}
 }
 
+// BenchmarkStepUniform steps 256 rows of latency-pressure (variant high,
+// group 1) on one worker, each row deciding with uniformValid: the
+// server's part of bench/env.sh's (a), without the pipe and the client.
+func BenchmarkStepUniform(b *testing.B) { stepRows(b, 256, 1, 1, uniformValid) }
+
 // stepRows steps rows of latency-pressure (variant high) in groups of
-// group on workers goroutines, each row deciding with firstValid, resetting
-// when every row has ended, and reports ns per decision with a choice.
-func stepRows(b *testing.B, rows, group, workers int) {
+// group on workers goroutines, each row deciding with pol, resetting when
+// every row has ended, and reports ns per decision with a choice.
+func stepRows(b *testing.B, rows, group, workers int, pol collective.PolicyFunc) {
 	e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: rows, Group: group, Workers: workers})
 	if err != nil {
 		b.Fatal(err)
@@ -103,7 +121,7 @@ func stepRows(b *testing.B, rows, group, workers int) {
 		active := 0
 		for i := range actions {
 			if p, ok := e.Pending(i); ok {
-				actions[i] = int32(firstValid.Decide(p.Obs, p.Mask, p.U))
+				actions[i] = int32(pol.Decide(p.Obs, p.Mask, p.U))
 				active++
 			}
 		}
