@@ -132,6 +132,7 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 		// The first checkpoint too waits for checkpointEvery of work: a
 		// job shorter than that writes only its last one.
 		j.saved = time.Now()
+		j.Rows = slices.Grow(j.Rows, max(0, j.Variant.Spec.Train.Iterations-len(j.Rows))) // appended to by Emit
 		var err error
 		j.Policy, err = rlcr.Train(ctx, rlcr.Run{
 			Problem: prob, Config: j.Variant.Spec.Train, Seed: j.Seed, Workers: 1, From: j.from,
@@ -142,14 +143,14 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 				}
 				return nil
 			},
-			Save: func(cp *rlcr.Checkpoint) error {
+			Save: func(done int, checkpoint func() *rlcr.Checkpoint) error {
 				// Each write is synced: a few per second at most keep the
 				// disk out of the training's time.
-				if cp.Done < j.Variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
+				if done < j.Variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
 					return nil
 				}
 				j.saved = time.Now()
-				return saveCheckpoint(dir, j, cp)
+				return saveCheckpoint(dir, j, checkpoint())
 			},
 		})
 		if err != nil {

@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestResumeIsExact stops training after k iterations, resumes it from the
-// checkpoint, and gets the rows and the policy of an uninterrupted run, for
+// TestResumeIsExact takes the checkpoint after k iterations, stops training
+// one iteration later, resumes it from the checkpoint, and gets the rows
+// and the policy of an uninterrupted run, for
 // estimators that carry every piece of state (Adam moments, the moving
 // baseline, a learned value, an MLP's parameters, a warm start).
 func TestResumeIsExact(t *testing.T) {
@@ -38,9 +39,13 @@ func TestResumeIsExact(t *testing.T) {
 				emit := func(it Iteration) error { rows = append(rows, it); return nil }
 				_, err := Train(context.Background(), Run{
 					Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 2, Emit: emit,
-					Save: func(cp *Checkpoint) error {
-						last = cp
-						if cp.Done == stop {
+					// The checkpoint after stop, kept while one more
+					// iteration runs: that one must not change it.
+					Save: func(done int, checkpoint func() *Checkpoint) error {
+						if done == stop {
+							last = checkpoint()
+						}
+						if done == stop+1 {
 							return errStop
 						}
 						return nil
@@ -48,6 +53,7 @@ func TestResumeIsExact(t *testing.T) {
 				})
 				require.ErrorIs(t, err, errStop)
 				require.Equal(t, stop, last.Done)
+				rows = rows[:stop]
 
 				pol, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1, From: last, Emit: emit})
 				require.NoError(t, err)
@@ -61,7 +67,7 @@ func TestResumeIsExact(t *testing.T) {
 func TestResumeRefusesAForeignCheckpoint(t *testing.T) {
 	cfg := tinyConfig()
 	var last *Checkpoint
-	_, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1, Save: func(cp *Checkpoint) error { last = cp; return nil }})
+	_, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1, Save: func(_ int, checkpoint func() *Checkpoint) error { last = checkpoint(); return nil }})
 	require.NoError(t, err)
 
 	mlp := cfg

@@ -117,9 +117,12 @@ type Run struct {
 	// Emit, when not nil, receives each iteration's summary as soon as it
 	// is done.
 	Emit func(Iteration) error
-	// Save, when not nil, receives the checkpoint after each iteration
-	// (after Emit); it may keep it, as it is not reused.
-	Save func(*Checkpoint) error
+	// Save, when not nil, is called after each iteration (after Emit)
+	// with the number of iterations done and checkpoint, which returns the
+	// state to resume from, a fresh copy Save may keep. Save calls it only
+	// for the iterations it keeps: copying the policy and its optimiser
+	// for every iteration was most of what a training allocated.
+	Save func(done int, checkpoint func() *Checkpoint) error
 }
 
 // Train learns a shared policy for run.Problem with the RLCR update and
@@ -181,6 +184,12 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 	// Plumbing: the batch's tables are reused by every iteration, and by
 	// the next training.
 	mem := t.memFor(B, G)
+	// Plumbing: what Save asks for, after iteration done.
+	done := start
+	checkpoint := func() *Checkpoint {
+		return &Checkpoint{Done: done, Params: slices.Clone(pol.Params()), Adam: opt.state(),
+			Value: slices.Clone(value.Params()), ValueAdam: valueOpt.state(), Baseline: baseline}
+	}
 	for it := start; it < cfg.Iterations; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -237,10 +246,8 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 				return nil, err
 			}
 		}
-		if t.Save != nil {
-			cp := &Checkpoint{Done: it + 1, Params: slices.Clone(pol.Params()), Adam: opt.state(),
-				Value: slices.Clone(value.Params()), ValueAdam: valueOpt.state(), Baseline: baseline}
-			if err := t.Save(cp); err != nil {
+		if done = it + 1; t.Save != nil {
+			if err := t.Save(done, checkpoint); err != nil {
 				return nil, err
 			}
 		}
