@@ -356,12 +356,48 @@ func TestLimits(t *testing.T) {
 	}
 }
 
+// TestMaxTimeInclusive: an event at exactly the time limit fires, however
+// it was scheduled: in the queue, as a zero-delay call made at that instant
+// (which skips the queue), or as a Timer.
 func TestMaxTimeInclusive(t *testing.T) {
 	env := sim.New(sim.Limits{MaxTime: 5 * sim.Second})
-	n := 0
-	env.Call(5*sim.Second, func() { n++ })
-	require.NoError(t, env.Run(), "an event at exactly MaxTime fires")
-	require.Equal(t, 1, n)
+	var fired []string
+	var tm sim.Timer
+	tm.Init(env, func() { fired = append(fired, "timer") })
+	require.NoError(t, env.Call(5*sim.Second, func() {
+		fired = append(fired, "queued")
+		require.NoError(t, env.Call(0, func() { fired = append(fired, "now") }))
+	}))
+	require.NoError(t, env.Run())
+	require.NoError(t, tm.Set(0))
+	require.NoError(t, env.Run())
+	require.Equal(t, []string{"queued", "now", "timer"}, fired, "each at exactly MaxTime fires")
+	require.NoError(t, tm.Set(1))
+	require.ErrorIs(t, env.Run(), sim.ErrTimeLimit, "a timer past MaxTime does not")
+	require.Len(t, fired, 3)
+}
+
+// TestEventLimitExact: the event limit counts a Timer's firing as any
+// event's, and once reached with nothing left to fire it is no error.
+func TestEventLimitExact(t *testing.T) {
+	env := sim.New(sim.Limits{MaxEvents: 1})
+	fired := 0
+	var tm sim.Timer
+	tm.Init(env, func() { fired++ })
+	require.NoError(t, tm.Set(sim.Second))
+	require.NoError(t, env.Step())
+	require.NoError(t, tm.Set(sim.Second))
+	require.ErrorIs(t, env.Step(), sim.ErrEventLimit)
+	require.Equal(t, 1, fired, "the timer past the limit does not fire")
+
+	env = sim.New(sim.Limits{MaxEvents: 1})
+	require.NoError(t, env.Call(sim.Second, func() {}))
+	next, err := env.RunThrough(sim.MaxTime, 10)
+	require.NoError(t, err)
+	require.Equal(t, sim.MaxTime, next)
+	next, err = env.RunThrough(sim.MaxTime, 10)
+	require.NoError(t, err, "at the limit with nothing pending")
+	require.Equal(t, sim.MaxTime, next)
 }
 
 // TestRunAfterFailureFiresNothing: once a run has stopped with an error,
@@ -397,7 +433,9 @@ func TestDelayErrors(t *testing.T) {
 	_, err = env.Timeout(sim.MaxTime-sim.Second+1, nil)
 	require.ErrorIs(t, err, sim.ErrTimeOverflow)
 	require.NoError(t, env.Call(sim.MaxTime-sim.Second, func() {}), "the last instant is reachable")
-	require.Equal(t, 1, env.Pending())
+	_, err = env.Timeout(sim.MaxTime-sim.Second, nil)
+	require.NoError(t, err, "the last instant is reachable by a timeout too")
+	require.Equal(t, 2, env.Pending())
 
 	var errs []error
 	env.Process("p", func(p *sim.Proc) error {

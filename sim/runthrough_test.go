@@ -56,6 +56,36 @@ func seconds(ts []sim.Time) []sim.Time {
 
 // TestRunThroughLimits: the limits end RunThrough with Step's errors, after
 // the same events.
+// TestRunThroughInclusive: "at or before t" holds for every way an event
+// is scheduled (a zero-delay call made at t skips the queue; a Timer has
+// a heap of its own), and at the event limit an event due at t is the
+// limit's.
+func TestRunThroughInclusive(t *testing.T) {
+	env := sim.New(sim.Limits{})
+	var fired []string
+	var tm sim.Timer
+	tm.Init(env, func() { fired = append(fired, "timer") })
+	require.NoError(t, tm.Set(2*sim.Second))
+	require.NoError(t, env.Call(2*sim.Second, func() {
+		fired = append(fired, "queued")
+		require.NoError(t, env.Call(0, func() { fired = append(fired, "now") }))
+	}))
+	require.NoError(t, env.Call(3*sim.Second, func() { fired = append(fired, "later") }))
+	next, err := env.RunThrough(2*sim.Second, 100)
+	require.NoError(t, err)
+	require.Equal(t, []string{"timer", "queued", "now"}, fired)
+	require.Equal(t, 3*sim.Second, next)
+
+	env = sim.New(sim.Limits{MaxEvents: 1})
+	for _, at := range []sim.Time{sim.Second, 2 * sim.Second} {
+		require.NoError(t, env.Call(at, func() {}))
+	}
+	_, err = env.RunThrough(sim.Second, 100)
+	require.NoError(t, err)
+	_, err = env.RunThrough(2*sim.Second, 100)
+	require.ErrorIs(t, err, sim.ErrEventLimit, "the event due at t is past the limit")
+}
+
 func TestRunThroughLimits(t *testing.T) {
 	tick := func(env *sim.Env) {
 		var again func()
