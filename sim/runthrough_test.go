@@ -84,6 +84,11 @@ func TestRunThroughInclusive(t *testing.T) {
 	require.NoError(t, err)
 	_, err = env.RunThrough(2*sim.Second, 100)
 	require.ErrorIs(t, err, sim.ErrEventLimit, "the event due at t is past the limit")
+
+	env = sim.New(sim.Limits{MaxTime: 5 * sim.Second})
+	require.NoError(t, env.Call(6*sim.Second, func() {}))
+	_, err = env.RunThrough(6*sim.Second, 100)
+	require.ErrorIs(t, err, sim.ErrTimeLimit, "the event due at t is past the time limit")
 }
 
 func TestRunThroughLimits(t *testing.T) {
