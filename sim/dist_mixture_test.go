@@ -25,6 +25,7 @@ func TestLogNormalMixture(t *testing.T) {
 	assert.Equal(t, 0.0, lo)
 	assert.True(t, math.IsInf(hi, 1))
 	assert.Equal(t, sim.LogNormalMixture(2, 0.8, 60, 0.9, 0.85), d.Scale(2))
+	assert.InDelta(t, 2*want, d.Scale(2).Mean(), 1e-12, "a first mean other than 1")
 
 	// The sample mean and the share of draws above 8 s, on 10 seeds:
 	// within 4 standard errors of their exact values.

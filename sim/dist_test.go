@@ -78,6 +78,7 @@ func TestParseDistInvalid(t *testing.T) {
 		{"(1)", `unknown distribution ""`},
 		{"exp", "exp needs arguments in parentheses, as in exp(mean=M)"},
 		{"weibull", `unknown distribution "weibull"`},
+		{"azAZ", `unknown distribution "azAZ"`}, // the letters' edges are letters
 		{"uniform(5, 2)", "uniform: lo (5) must not exceed hi (2)"},
 		{"exp(-1)", "negative mean"},
 		{"-3", "negative value"},
