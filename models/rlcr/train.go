@@ -247,7 +247,8 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 				return nil, err
 			}
 		}
-		if done = it + 1; t.Save != nil {
+		done = it + 1
+		if t.Save != nil {
 			if err := t.Save(done, checkpoint); err != nil {
 				return nil, err
 			}
