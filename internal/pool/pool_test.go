@@ -99,6 +99,23 @@ func TestRunStopsWhenTheCallerCancels(t *testing.T) {
 	}
 }
 
+// A job that fails for a reason of its own is reported even when the
+// caller cancelled while it ran.
+func TestRunReportsAFailureAfterTheCallerCancels(t *testing.T) {
+	boom := errors.New("boom")
+	for _, workers := range []int{1, 3} {
+		ctx, cancel := context.WithCancel(context.Background())
+		err := pool.Run(ctx, 5, workers, func(_ context.Context, _, i int) error {
+			if i == 2 {
+				cancel()
+				return boom
+			}
+			return nil
+		})
+		assert.ErrorIs(t, err, boom, "workers %d", workers)
+	}
+}
+
 func TestRunWithNoJobs(t *testing.T) {
 	require.NoError(t, pool.Run(context.Background(), 0, 4, func(context.Context, int, int) error {
 		t.Fatal("called")
