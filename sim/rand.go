@@ -34,11 +34,17 @@ func (s Streams) New(purpose string, id uint64) *rand.Rand {
 	return rand.New(s.PCG(purpose, id))
 }
 
-// PCG returns the source behind New, for callers that re-seed a generator
-// in place (pcg.Seed) instead of allocating one per stream.
+// PCG returns the source behind New.
 func (s Streams) PCG(purpose string, id uint64) *rand.PCG {
 	a, b := s.key(purpose, id)
 	return rand.NewPCG(a, b)
+}
+
+// Reseed puts pcg in the state that PCG(purpose, id) starts in, so that a
+// caller that draws many streams in turn can keep one generator instead
+// of allocating one a stream.
+func (s Streams) Reseed(pcg *rand.PCG, purpose string, id uint64) {
+	pcg.Seed(s.key(purpose, id))
 }
 
 // key hashes (seed, purpose, id) with FNV-1a (the bytes of seed, purpose,

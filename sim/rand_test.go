@@ -31,6 +31,13 @@ func TestStreamsReproducible(t *testing.T) {
 	// PCG is the source behind New.
 	require.Equal(t, a, draws(rand.New(s.PCG("work", 7)), 100))
 
+	// Reseed starts a used generator where PCG starts.
+	pcg := s.PCG("other", 0)
+	r := rand.New(pcg)
+	r.Uint64()
+	s.Reseed(pcg, "work", 7)
+	require.Equal(t, a, draws(r, 100))
+
 	// The zero Streams is seed 0.
 	var zero sim.Streams
 	require.Equal(t, draws(sim.NewStreams(0).New("x", 1), 10), draws(zero.New("x", 1), 10))

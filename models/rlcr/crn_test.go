@@ -127,7 +127,7 @@ func batchGradient(t *testing.T, tr *training, pol policy.Softmax, iter sim.Stre
 		prob.Reward.Group(&prob.Collective, 0, metrics[b*G:(b+1)*G], rewards[b*G:(b+1)*G])
 	}
 	baseline := math.NaN()
-	adv := rolloutAdvantages(cfg, rewards, G, &baseline)
+	adv := rolloutAdvantages(nil, cfg, rewards, G, &baseline)
 	samples := collect(results, mem, true)
 	for i := range samples {
 		samples[i].adv = adv[samples[i].rollout]

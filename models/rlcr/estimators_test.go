@@ -136,7 +136,7 @@ func TestRolloutAdvantages(t *testing.T) {
 		c := cfg
 		tc.edit(&c)
 		baseline := nan
-		got := rolloutAdvantages(c, rewards, 4, &baseline)
+		got := rolloutAdvantages(nil, c, rewards, 4, &baseline)
 		for i := range tc.want {
 			assert.InDelta(t, tc.want[i], got[i], 1e-14, "%s: rollout %d", tc.name, i)
 		}
@@ -146,7 +146,7 @@ func TestRolloutAdvantages(t *testing.T) {
 	c := cfg
 	c.StdNorm = true
 	baseline := nan
-	for _, a := range rolloutAdvantages(c, []float64{0.5, 0.5}, 2, &baseline) {
+	for _, a := range rolloutAdvantages(nil, c, []float64{0.5, 0.5}, 2, &baseline) {
 		assert.Equal(t, 0.0, a)
 	}
 }
@@ -157,11 +157,11 @@ func TestMovingAverageBaselineUpdates(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Advantage, cfg.BaselineRate = MovingAverage, 0.25
 	b := math.NaN()
-	assert.Equal(t, []float64{-1, 1}, rolloutAdvantages(cfg, []float64{1, 3}, 2, &b))
+	assert.Equal(t, []float64{-1, 1}, rolloutAdvantages(nil, cfg, []float64{1, 3}, 2, &b))
 	assert.Equal(t, 2.0, b, "2 + 0.25·(2 − 2)")
-	assert.Equal(t, []float64{3, 5}, rolloutAdvantages(cfg, []float64{5, 7}, 2, &b))
+	assert.Equal(t, []float64{3, 5}, rolloutAdvantages(nil, cfg, []float64{5, 7}, 2, &b))
 	assert.Equal(t, 3.0, b, "2 + 0.25·(6 − 2)")
-	assert.Equal(t, []float64{-3, -3}, rolloutAdvantages(cfg, []float64{0, 0}, 1, &b))
+	assert.Equal(t, []float64{-3, -3}, rolloutAdvantages(nil, cfg, []float64{0, 0}, 1, &b))
 	assert.Equal(t, 2.25, b, "3 + 0.25·(0 − 3)")
 }
 

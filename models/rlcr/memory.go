@@ -1,6 +1,7 @@
 package rlcr
 
 import (
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"unsafe"
@@ -30,8 +31,11 @@ type memory struct {
 	results []*collective.Result // results[i] is &kept[i] once rollout i has run
 	graphs  []*task.Graph
 	drawers []task.Drawer // graphs[k] is in drawers[k]'s memory
+	taskPCG []rand.PCG    // the generators of the task draws (taskRand)
+	taskGen []*rand.Rand
 	metrics []collective.Metrics
 	rewards []float64
+	adv     []float64
 	samples []sample
 	finish  []float64 // finish times, sorted for the percentile
 }
@@ -93,10 +97,23 @@ func newMemory(B, G int) *memory {
 		results: make([]*collective.Result, n),
 		graphs:  make([]*task.Graph, B),
 		drawers: make([]task.Drawer, B),
+		taskPCG: make([]rand.PCG, B),
+		taskGen: make([]*rand.Rand, B),
 		metrics: make([]collective.Metrics, n),
 		rewards: make([]float64, n),
+		adv:     make([]float64, n),
 		finish:  make([]float64, n),
 	}
+}
+
+// taskRand returns the generator of graphs[k]'s draw, reseeded to the
+// stream s.New("graph", 0) would start.
+func (m *memory) taskRand(k int, s sim.Streams) *rand.Rand {
+	if m.taskGen[k] == nil {
+		m.taskGen[k] = rand.New(&m.taskPCG[k])
+	}
+	s.Reseed(&m.taskPCG[k], "graph", 0)
+	return m.taskGen[k]
 }
 
 // growRunners makes sure there is a runner for each of workers workers.

@@ -197,7 +197,7 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 		}
 		lr := cfg.LRSchedule.at(cfg.LR, cfg.LREnd, it, cfg.Iterations)
 		entCoef := cfg.EntropySchedule.at(cfg.Entropy, cfg.EntropyEnd, it, cfg.Iterations)
-		b := batch{iteration: it, streams: streams.Derive("iteration", uint64(it)), G: G, rewards: mem.rewards}
+		b := batch{iteration: it, streams: streams.Derive("iteration", uint64(it)), G: G, rewards: mem.rewards, adv: mem.adv}
 
 		// 1. Rollouts: B task instances, G rollouts of each, all agents
 		// deciding with the same parameters; 2. the collective reward of
@@ -269,6 +269,7 @@ type batch struct {
 	graphs    []*task.Graph        // the B task instances
 	results   []*collective.Result // the B×G rollouts
 	rewards   []float64            // the collective reward of each rollout
+	adv       []float64            // the advantage of each rollout, where the estimator gives one
 	samples   []sample             // every decision, rollout by rollout
 }
 
@@ -299,7 +300,7 @@ func (t *training) rollouts(ctx context.Context, pol collective.Policy, b *batch
 	graphs := mem.graphs
 	b.graphs = graphs
 	for k := range graphs {
-		g, err := mem.drawers[k].Draw(&prob.Task, iter.Derive("task", uint64(k)).New("graph", 0))
+		g, err := mem.drawers[k].Draw(&prob.Task, mem.taskRand(k, iter.Derive("task", uint64(k))))
 		if err != nil {
 			return fmt.Errorf("task draw: %w", err)
 		}
@@ -424,7 +425,7 @@ func (t *training) advantages(ctx context.Context, pol collective.Policy, value 
 	samples := b.samples
 	switch cfg.Advantage {
 	case FlatCollective, NoBaseline, MovingAverage:
-		perRollout := rolloutAdvantages(*cfg, b.rewards, cfg.Group, baseline)
+		perRollout := rolloutAdvantages(b.adv, *cfg, b.rewards, cfg.Group, baseline)
 		for i := range samples {
 			samples[i].adv = perRollout[samples[i].rollout]
 		}
@@ -448,10 +449,10 @@ func (t *training) advantages(ctx context.Context, pol collective.Policy, value 
 }
 
 // rolloutAdvantages returns one advantage per rollout from the rewards of
-// groups of g rollouts; baseline carries the moving average across
-// iterations (NaN before the first).
-func rolloutAdvantages(cfg Config, rewards []float64, g int, baseline *float64) []float64 {
-	adv := make([]float64, len(rewards))
+// groups of g rollouts, in dst's memory where it has room; baseline
+// carries the moving average across iterations (NaN before the first).
+func rolloutAdvantages(dst []float64, cfg Config, rewards []float64, g int, baseline *float64) []float64 {
+	adv := slices.Grow(dst[:0], len(rewards))[:len(rewards)]
 	if cfg.Advantage == MovingAverage && math.IsNaN(*baseline) {
 		*baseline = meanOf(rewards)
 	}

@@ -263,7 +263,7 @@ func TestBanditSolved(t *testing.T) {
 				rewards[i] = arms[s.action] + 0.3*r.NormFloat64()
 			}
 			baseline := math.NaN()
-			adv := rolloutAdvantages(DefaultConfig(), rewards, 16, &baseline)
+			adv := rolloutAdvantages(nil, DefaultConfig(), rewards, 16, &baseline)
 			for i := range samples {
 				samples[i].adv = adv[i]
 			}
@@ -315,7 +315,7 @@ func TestTwoStepSolved(t *testing.T) {
 			samples = append(samples, s1, s2)
 		}
 		baseline := math.NaN()
-		adv := rolloutAdvantages(DefaultConfig(), rewards, 16, &baseline)
+		adv := rolloutAdvantages(nil, DefaultConfig(), rewards, 16, &baseline)
 		for i := range samples {
 			samples[i].adv = adv[samples[i].rollout]
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -350,22 +351,56 @@ func (g *Graph) build(nodes []Node, edges []Edge, s *scratch) error {
 	return nil
 }
 
-// nameNodes names each unnamed node "t<ID>", all of the names in one
-// string: a draw of a generated shape names every node.
+// nameNodes names each unnamed node "t<ID>": below smallNodes, a slice of
+// one string made once, so that a draw names its nodes without
+// allocating; beyond, all the names in one string.
 func nameNodes(nodes []Node) {
+	small := smallNames()
 	var stack [128]byte
 	buf := stack[:0]
-	for i := range nodes {
+	for i := smallNodes; i < len(nodes); i++ {
 		if nodes[i].Name == "" {
 			buf = strconv.AppendInt(append(buf, 't'), int64(i), 10)
 		}
 	}
 	all := string(buf)
 	for i := range nodes {
-		if nodes[i].Name == "" {
+		switch {
+		case nodes[i].Name != "":
+		case i < smallNodes:
+			nodes[i].Name = smallName(small, i)
+		default:
 			k := len(strconv.AppendInt(stack[:1], int64(i), 10))
 			nodes[i].Name, all = all[:k], all[k:]
 		}
+	}
+}
+
+// smallNodes bounds the nodes whose generated names are slices of
+// smallNames.
+const smallNodes = 1000
+
+// smallNames is "t0t1…t999", made on first use.
+var smallNames = sync.OnceValue(func() string {
+	b := make([]byte, 0, 3890)
+	for i := range smallNodes {
+		b = strconv.AppendInt(append(b, 't'), int64(i), 10)
+	}
+	return string(b)
+})
+
+// smallName is "t<i>" in small, for i < smallNodes: the names of one, two
+// and three digits start at 0, 20 and 290.
+func smallName(small string, i int) string {
+	switch {
+	case i < 10:
+		return small[2*i : 2*i+2]
+	case i < 100:
+		o := 20 + 3*(i-10)
+		return small[o : o+3]
+	default:
+		o := 290 + 4*(i-100)
+		return small[o : o+4]
 	}
 }
 
