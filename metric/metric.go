@@ -64,9 +64,11 @@ func (m *Metric) family() (prefix, param string, ok bool) {
 // member returns the entry of a family's member: its name, with the
 // member in place of the parameter in the label, head and reading.
 func (m Metric) member(param, name string) Metric {
-	r := strings.NewReplacer("<"+param+">", name)
-	m.Name = r.Replace(m.Name)
-	m.Label, m.Head, m.Reading = r.Replace(m.Label), r.Replace(m.Head), r.Replace(m.Reading)
+	// ReplaceAll, not a strings.Replacer: one pattern, four short texts,
+	// and a Replacer builds a 2 KB table for each member looked up.
+	p := "<" + param + ">"
+	m.Name = strings.ReplaceAll(m.Name, p, name)
+	m.Label, m.Head, m.Reading = strings.ReplaceAll(m.Label, p, name), strings.ReplaceAll(m.Head, p, name), strings.ReplaceAll(m.Reading, p, name)
 	return m
 }
 

@@ -155,11 +155,29 @@ func (t *Table) Bool(i, col int) (bool, error) {
 
 // CSV renders rows under header as CSV (RFC 4180, "\n" line ends).
 func CSV(header []string, rows [][]string) []byte {
+	// Made at its size (each field and its separator; quotes are rare),
+	// not grown by doubling: a training's iterations.csv runs to a hundred
+	// kilobytes and more, and in a process too short to collect, every
+	// byte allocated is a fresh page.
+	size := recordSize(header)
+	for _, r := range rows {
+		size += recordSize(r)
+	}
 	var b bytes.Buffer
+	b.Grow(size)
 	w := csv.NewWriter(&b)
 	w.Write(header)
 	w.WriteAll(rows) // writing strings into memory cannot fail
 	return b.Bytes()
+}
+
+// recordSize is the length of a CSV record of fields that need no quotes.
+func recordSize(fields []string) int {
+	n := 0
+	for _, f := range fields {
+		n += len(f) + 1
+	}
+	return n
 }
 
 // List returns the complete directories at or below root (those with a

@@ -67,15 +67,13 @@ func Jobs(sc *scenarios.Scenario, seed uint64, seeds int) (jobs []*Job, total in
 // each job's final policy; it returns the seeds' values that summary.csv
 // holds, learned and fixed.
 func WriteTables(dir *rundir.Dir, jobs, baselines []*Job) (learned, fixed *results.SeedValues, _ error) {
-	iters := iterationsCSV(jobs)
-	if err := dir.Write("iterations.csv", iters); err != nil {
+	// The summary reads the cells written, as it would from the file.
+	table := iterationsTable(jobs)
+	table.Path = dir.Join("iterations.csv")
+	if err := dir.Write("iterations.csv", rundir.CSV(table.Header, table.Rows)); err != nil {
 		return nil, nil, err
 	}
-	table, err := rundir.ParseTable(dir.Join("iterations.csv"), iters)
-	if err != nil {
-		return nil, nil, err
-	}
-	learned, err = results.LastTenths(table)
+	learned, err := results.LastTenths(table)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,8 +169,8 @@ func Trained(jobs []*Job) []*scenarios.Variant {
 	return out
 }
 
-// iterationsCSV renders the jobs' iterations as iterations.csv.
-func iterationsCSV(jobs []*Job) []byte {
+// iterationsTable returns the cells of iterations.csv: the jobs' iterations.
+func iterationsTable(jobs []*Job) *rundir.Table {
 	cols := iterationColumns
 	specs := make([]*scenarios.Spec, len(jobs))
 	for i, j := range jobs {
@@ -203,7 +201,7 @@ func iterationsCSV(jobs []*Job) []byte {
 			rows = append(rows, row)
 		}
 	}
-	return rundir.CSV(header, rows)
+	return &rundir.Table{Header: header, Rows: rows}
 }
 
 // A screenColumn is a column of a table on the terminal: the metric it
