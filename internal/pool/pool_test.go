@@ -74,6 +74,20 @@ func TestRunReportsTheFailureNotTheCancellations(t *testing.T) {
 	}
 }
 
+// A job cancelled by a later job's failure is not the failure Run reports,
+// though its number is lower.
+func TestRunReportsTheFailureBeforeAnEarlierCancellation(t *testing.T) {
+	boom := errors.New("boom")
+	err := pool.Run(context.Background(), 2, 2, func(ctx context.Context, _, i int) error {
+		if i == 1 {
+			return boom
+		}
+		<-ctx.Done() // job 0 runs until job 1 fails
+		return ctx.Err()
+	})
+	assert.ErrorIs(t, err, boom)
+}
+
 func TestRunReportsTheLowestFailure(t *testing.T) {
 	err := pool.Run(context.Background(), 10, 1, func(_ context.Context, _, i int) error {
 		if i >= 2 {
@@ -140,4 +154,19 @@ func TestRunRunsJobsAtOnce(t *testing.T) {
 		}
 	})
 	require.NoError(t, err)
+}
+
+// One worker, or one job, runs on the caller's goroutine with nothing to
+// allocate: a training runs a pool at every iteration.
+func TestRunSeriallyAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	ctx := context.Background()
+	fn := func(context.Context, int, int) error { return nil }
+	for _, c := range []struct{ n, workers int }{{32, 1}, {32, 0}, {1, 4}} {
+		assert.Zero(t, testing.AllocsPerRun(20, func() { _ = pool.Run(ctx, c.n, c.workers, fn) }), "%d jobs, %d workers", c.n, c.workers)
+	}
+	// Two workers start goroutines: the test can tell the paths apart.
+	assert.NotZero(t, testing.AllocsPerRun(20, func() { _ = pool.Run(ctx, 32, 2, fn) }))
 }
