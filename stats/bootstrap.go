@@ -79,7 +79,7 @@ func IQM(xs []float64) float64 {
 	lo, hi := float64(float64(n)/4), float64(3*float64(n)/4)
 	sum := 0.0
 	for i, x := range xs {
-		w := math.Min(float64(i+1), hi) - math.Max(float64(i), lo)
+		w := min(float64(i+1), hi) - max(float64(i), lo) // finite: the builtins are math.Min and math.Max here, inlined
 		if w > 0 {
 			sum += float64(w * x)
 		}
@@ -117,12 +117,39 @@ func quantile(xs []float64, q float64) float64 {
 // is NaN for no values; the bounds are NaN for a single value, which
 // gives no interval. Non-finite values are the caller's to remove.
 func (b Bootstrap) CI(xs []float64, stat Statistic) Interval {
-	res := make([]float64, len(xs))
-	return b.Units(len(xs), func(idx []int) float64 {
+	n := len(xs)
+	res := make([]float64, n)
+	// Of two to four values there are at most 4⁴ = 256 ordered resamples
+	// (27 of three seeds, a common count) against 2,000 draws: each one's
+	// statistic is computed once, from the values in the same order, so
+	// the interval is the one computed every time.
+	var memo []float64
+	var known []bool
+	if n >= 2 && n <= 4 {
+		tuples := 1
+		for range n {
+			tuples *= n
+		}
+		memo, known = make([]float64, tuples), make([]bool, tuples)
+	}
+	return b.Units(n, func(idx []int) float64 {
+		code := 0
+		if memo != nil {
+			for _, j := range idx {
+				code = code*n + j
+			}
+			if known[code] {
+				return memo[code]
+			}
+		}
 		for i, j := range idx {
 			res[i] = xs[j]
 		}
-		return stat(res)
+		v := stat(res)
+		if memo != nil {
+			memo[code], known[code] = v, true
+		}
+		return v
 	})
 }
 

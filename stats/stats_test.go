@@ -295,3 +295,30 @@ func TestIntervalMethods(t *testing.T) {
 	}
 	assert.Equal(t, stats.Interval{Value: 3, Lo: 1.5, Hi: 6}, iv.Scale(3))
 }
+
+// CI computes the statistic of each ordered resample of two to four values
+// once: the interval is, to the bit, the one computed at every draw, also
+// for a statistic that depends on the values' order.
+func TestCIRemembersResamples(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	firstMinusLast := func(v []float64) float64 { return v[0] - 2*v[len(v)-1] }
+	bits := func(iv stats.Interval) [3]uint64 {
+		return [3]uint64{math.Float64bits(iv.Value), math.Float64bits(iv.Lo), math.Float64bits(iv.Hi)}
+	}
+	for n := 1; n <= 6; n++ {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = r.NormFloat64()
+		}
+		for name, stat := range map[string]stats.Statistic{"mean": stats.Mean, "median": stats.Median, "iqm": stats.IQM, "first minus last": firstMinusLast} {
+			res := make([]float64, n)
+			want := stats.Default.Units(n, func(idx []int) float64 {
+				for i, j := range idx {
+					res[i] = xs[j]
+				}
+				return stat(res)
+			})
+			assert.Equal(t, bits(want), bits(stats.Default.CI(xs, stat)), "%d values, %s", n, name)
+		}
+	}
+}
