@@ -2,16 +2,19 @@ package experiment
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
 
+	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/plots"
@@ -178,6 +181,9 @@ type ChartWriter struct {
 	sub     string // the charts' subdirectory of dir, "" for dir itself
 	formats []string
 	specs   []plots.Spec
+	// held, when not nil, keeps the files Save wrote for DrawAll to
+	// record in the charts' order, instead of recording them at once.
+	held *[]string
 }
 
 // NewChartWriter returns a writer of charts into dir/charts.
@@ -215,12 +221,53 @@ func (w *ChartWriter) Save(spec plots.Spec, p *plot.Plot, t plots.Table) error {
 		}
 		return err
 	}
-	w.dir.Record(base+".csv", false)
+	files := []string{base + ".csv"}
 	for _, f := range w.formats {
-		w.dir.Record(base+"."+f, false)
+		files = append(files, base+"."+f)
+	}
+	if w.held != nil {
+		*w.held = append(*w.held, files...)
+	} else {
+		for _, f := range files {
+			w.dir.Record(f, false)
+		}
 	}
 	w.specs = append(w.specs, spec)
 	return nil
+}
+
+// DrawAll draws the charts on up to workers goroutines (GOMAXPROCS for
+// 0), each chart on its own, and records them in the order given: the
+// files, the index and the warnings do not depend on the number of
+// workers. A chart that cannot be drawn is left out with a warning that
+// says why, in the charts' order. done, if not nil, is called after each
+// chart, from the goroutine that drew it.
+func (w *ChartWriter) DrawAll(ctx context.Context, charts []Chart, workers int, done func()) ([]string, error) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	each := make([]ChartWriter, len(charts))
+	held := make([][]string, len(charts))
+	errs := make([]error, len(charts))
+	err := pool.Run(ctx, len(charts), workers, func(ctx context.Context, _, i int) error {
+		each[i] = ChartWriter{dir: w.dir, sub: w.sub, formats: w.formats, held: &held[i]}
+		errs[i] = charts[i].Draw(&each[i])
+		if done != nil {
+			done()
+		}
+		return ctx.Err()
+	})
+	var warnings []string
+	for i := range charts {
+		if errs[i] != nil {
+			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", charts[i].Name, errs[i]))
+		}
+		for _, f := range held[i] {
+			w.dir.Record(f, false)
+		}
+		w.specs = append(w.specs, each[i].specs...)
+	}
+	return warnings, err
 }
 
 // Close writes the index of the charts drawn.

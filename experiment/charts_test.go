@@ -1,12 +1,22 @@
 package experiment
 
 import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/plots"
+	"github.com/swarmsim/swarmsim/results"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // TestTimelineRowsFit draws timelines of every team size a run may chart,
@@ -34,4 +44,57 @@ func TestTimelineRowsFit(t *testing.T) {
 	err := draw(maxTimelineRows, "page")
 	require.Error(t, err, "%d rows fit a page: no timeline of a run needs the tall size", maxTimelineRows)
 	assert.Contains(t, err.Error(), "overlaps")
+}
+
+// DrawAll gives the same files, index and warnings on any number of
+// workers: each chart is drawn on its own and recorded in the order
+// given, a chart that fails is left out with a warning in its place, and a
+// Chart may draw more than one chart.
+func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
+	var rows []results.Comparison
+	for i, m := range []string{"reward_mean", "latency_mean", "success_rate", "parallelism_mean", "agent_time_mean"} {
+		for _, v := range []string{"a", "b", "c"} {
+			d := float64(i + 1)
+			rows = append(rows, results.Comparison{Variant: v, Metric: m, Diff: stats.Interval{Value: d, Lo: d - 0.5, Hi: d + 0.5}})
+		}
+	}
+	charts := CompareCharts(rows, "none", "high")
+	require.Len(t, charts, 5)
+	charts = slices.Insert(charts, 2, Chart{Name: "broken", Draw: func(*ChartWriter) error { return errors.New("no data") }})
+	first, second := charts[0].Draw, charts[1].Draw
+	charts = append(charts, Chart{Name: "two", Draw: func(cw *ChartWriter) error {
+		if err := first(cw); err != nil {
+			return err
+		}
+		return second(cw)
+	}})
+	draw := func(workers int) (map[string]string, []string, []string) {
+		dir, err := rundir.Create(filepath.Join(t.TempDir(), "charts"), false)
+		require.NoError(t, err)
+		cw, err := NewChartWriter(dir)
+		require.NoError(t, err)
+		warnings, err := cw.DrawAll(context.Background(), charts, workers, nil)
+		require.NoError(t, err)
+		require.NoError(t, cw.Close())
+		files := map[string]string{}
+		require.NoError(t, filepath.WalkDir(dir.Path(), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				b, err := os.ReadFile(p)
+				files[strings.TrimPrefix(p, dir.Path())] = string(b)
+				return err
+			}
+			return err
+		}))
+		return files, warnings, dir.Files()
+	}
+	files, warnings, recorded := draw(1)
+	assert.Equal(t, []string{"chart broken left out: no data"}, warnings)
+	assert.Contains(t, files, "/charts/diff_reward_mean.png")
+	assert.Len(t, recorded, 5*4+1, "each chart's CSV, SVG, PDF and PNG, and the index")
+	for _, workers := range []int{2, 4} {
+		f, w, r := draw(workers)
+		assert.Equal(t, files, f, "%d workers", workers)
+		assert.Equal(t, warnings, w, "%d workers", workers)
+		assert.Equal(t, recorded, r, "%d workers", workers)
+	}
 }

@@ -171,8 +171,8 @@
 //		override a scenario value, as path=value (such as collective.agents=8);
 //		may be repeated
 //	--workers W
-//		run episodes on W workers (default: the number of CPUs);
-//		results do not depend on it
+//		run episodes and draw charts on W workers (default: the number
+//		of CPUs); results do not depend on it
 //
 // Examples:
 //
@@ -316,8 +316,8 @@
 //		draw the learning curves as moving averages over N iterations
 //		(each seed's, before the IQM; 1 for none) (default 1)
 //	--workers W
-//		train on W workers (default: the number of CPUs);
-//		results do not depend on it
+//		train and draw charts on W workers (default: the number
+//		of CPUs); results do not depend on it
 //
 // Examples:
 //
@@ -445,8 +445,8 @@
 //	--variant V
 //		run only the trials of variant V
 //	--workers W
-//		run W trials at once (default: the number of CPUs);
-//		results do not depend on it
+//		run W trials at once, and draw as many charts (default: the
+//		number of CPUs); results do not depend on it
 //
 // Examples:
 //

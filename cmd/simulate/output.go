@@ -155,11 +155,11 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
-// drawCharts draws charts into dir/charts with a progress bar: a chart
-// that cannot be drawn is left out with a warning, which waits until the
-// bar is gone, after the warnings given. Without charts it makes no
-// charts directory.
-func drawCharts(ctx context.Context, s *session, dir *rundir.Dir, charts []experiment.Chart, warnings []string) (err error) {
+// drawCharts draws charts into dir/charts on workers goroutines with a
+// progress bar: a chart that cannot be drawn is left out with a warning,
+// which waits until the bar is gone, after the warnings given. Without
+// charts it makes no charts directory.
+func drawCharts(ctx context.Context, s *session, dir *rundir.Dir, charts []experiment.Chart, warnings []string, workers int) (err error) {
 	if len(charts) == 0 {
 		for _, w := range warnings {
 			s.warnf("%s", w)
@@ -177,14 +177,10 @@ func drawCharts(ctx context.Context, s *session, dir *rundir.Dir, charts []exper
 			s.warnf("%s", w)
 		}
 	}()
-	for _, c := range charts {
-		if err := c.Draw(cw); err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", c.Name, err))
-		}
-		bar.increment()
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	left, err := cw.DrawAll(ctx, charts, workers, bar.increment)
+	warnings = append(warnings, left...)
+	if err != nil {
+		return err
 	}
 	return cw.Close()
 }

@@ -112,7 +112,7 @@ there at most every 30 seconds.`,
 			seed:    "the master seed `S` (default: the scenario's seed)",
 			out:     "write the run into directory `DIR` (default: out/SCENARIO-seedS, out/SCENARIO-run-seedS where SCENARIO ends in -train or -sweep)",
 			set:     "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated",
-			workers: "run episodes on `W` workers (default: the number of CPUs);\nresults do not depend on it",
+			workers: "run episodes and draw charts on `W` workers (default: the number\nof CPUs); results do not depend on it",
 		})
 		fs.Var(&o.episodes, "episodes", "run `N` episodes per variant (default: the scenario's episodes)")
 		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
@@ -176,7 +176,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	if o.charts {
-		if err := drawCharts(ctx, s, dir, experiment.RunCharts(sc, rows, sums), nil); err != nil {
+		if err := drawCharts(ctx, s, dir, experiment.RunCharts(sc, rows, sums), nil, workers); err != nil {
 			return err
 		}
 	}

@@ -120,7 +120,7 @@ sweeps about 1.5 times faster.`,
 			seed:    "the first seed `S` of every point (default: the scenario's seed)",
 			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS, S the first seed; a SCENARIO that ends in -sweep adds none)",
 			set:     "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated",
-			workers: "run `W` trials at once (default: the number of CPUs);\nresults do not depend on it",
+			workers: "run `W` trials at once, and draw as many charts (default: the\nnumber of CPUs); results do not depend on it",
 		})
 		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n`: the trials j with j mod n = i")
 		fs.Var(&o.shards, "shards", "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
@@ -251,7 +251,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
 		return err
 	}
-	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts}); err != nil {
+	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts, workers: workers}); err != nil {
 		return err
 	}
 	see := s.writeReport(dir.Path())
@@ -324,6 +324,8 @@ type sweepOutputs struct {
 	plan   *results.Plan
 	recs   map[string]*sweep.Record
 	charts bool
+	// workers draw the charts; 0 means the number of CPUs.
+	workers int
 }
 
 // writeSweepOutputs writes trials.csv of the records, the charts (if
@@ -351,7 +353,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out swe
 		return err
 	}
 	if out.charts {
-		if err := writeSweepCharts(ctx, s, dir, plan, recs); err != nil {
+		if err := writeSweepCharts(ctx, s, dir, plan, recs, out.workers); err != nil {
 			return err
 		}
 	}
@@ -374,13 +376,13 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out swe
 
 // writeSweepCharts draws the charts of sweep.Charts into dir/charts. A
 // chart that cannot be drawn is left out with a warning.
-func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *results.Plan, recs map[string]*sweep.Record) error {
+func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *results.Plan, recs map[string]*sweep.Record, workers int) error {
 	charts, warnings := sweep.Charts(plan, recs)
 	draw := make([]experiment.Chart, len(charts))
 	for i := range charts {
 		draw[i] = experiment.Chart{Name: charts[i].Name, Draw: charts[i].Draw}
 	}
-	return drawCharts(ctx, s, dir, draw, warnings)
+	return drawCharts(ctx, s, dir, draw, warnings, workers)
 }
 
 // maxSummaryRows bounds the table printed at the end of a sweep.

@@ -130,7 +130,7 @@ directory behind.`,
 			seed:    "the first seed `S` (default: the scenario's seed)",
 			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, S the first seed; a SCENARIO that ends in -train adds none)",
 			set:     "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated",
-			workers: "train on `W` workers (default: the number of CPUs);\nresults do not depend on it",
+			workers: "train and draw charts on `W` workers (default: the number\nof CPUs); results do not depend on it",
 		})
 		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
 		fs.Var(intFlag{&o.smooth}, "smooth", "draw the learning curves as moving averages over `N` iterations\n(each seed's, before the IQM; 1 for none)")
@@ -246,7 +246,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	if o.charts {
-		warnings, err := train.LearningCurves(ctx, dir, jobs, sv, train.CurveOptions{Smooth: o.smooth})
+		warnings, err := train.LearningCurves(ctx, dir, jobs, sv, train.CurveOptions{Smooth: o.smooth, Workers: workers})
 		for _, w := range warnings {
 			s.warnf("%s", w)
 		}

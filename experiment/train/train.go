@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -214,6 +215,9 @@ type CurveOptions struct {
 	// start). 0 or 1 draws the values as they are; the charts' notes say
 	// which.
 	Smooth int
+	// Workers is the number of charts drawn at once; 0 means GOMAXPROCS.
+	// The charts do not depend on it.
+	Workers int
 }
 
 // LearningCurves draws into dir/charts one chart per metric with a curve
@@ -281,15 +285,18 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 		}
 		return out
 	}
-	var warnings []string
-	draw := func(spec plots.Spec, series []plots.Series) {
-		spec.Kind = "lines"
-		if spec.Size == "" {
-			spec.Size = "column"
-		}
-		if err := cw.Draw(spec, plots.LinesTable(series)); err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", spec.Name, err))
-		}
+	// Each chart is worked out and drawn when its turn comes, on one of
+	// the workers.
+	var charts []experiment.Chart
+	lines := func(name string, build func() (plots.Spec, []plots.Series)) {
+		charts = append(charts, experiment.Chart{Name: name, Draw: func(cw *experiment.ChartWriter) error {
+			spec, series := build()
+			spec.Kind = "lines"
+			if spec.Size == "" {
+				spec.Size = "column"
+			}
+			return cw.Draw(spec, plots.LinesTable(series))
+		}})
 	}
 	// A learningCurve is a chart of one value of the iterations.
 	type learningCurve struct {
@@ -312,56 +319,64 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 		learned("learning_critical_steps", "critical_steps_mean"),
 		learned("learning_agent_time", "agent_time_mean"),
 	} {
-		var series []plots.Series
-		var left []string
-		for _, v := range trained {
-			if sr, ok := curve(names[v], byVariant(v), m.value, true); ok {
-				series = append(series, sr)
-			} else {
-				left = append(left, v.Name)
+		lines(m.name, func() (plots.Spec, []plots.Series) {
+			var series []plots.Series
+			var left []string
+			for _, v := range trained {
+				if sr, ok := curve(names[v], byVariant(v), m.value, true); ok {
+					series = append(series, sr)
+				} else {
+					left = append(left, v.Name)
+				}
 			}
-		}
-		var notes []string
-		for _, n := range []string{varied, experiment.LeftOut(left, "undefined values")} {
-			if n != "" {
-				notes = append(notes, n)
+			var notes []string
+			for _, n := range []string{varied, experiment.LeftOut(left, "undefined values")} {
+				if n != "" {
+					notes = append(notes, n)
+				}
 			}
-		}
-		draw(plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: curveStat, Interval: interval,
-			Note: strings.Join(notes, "; ")}, series)
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+			return plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: curveStat, Interval: interval,
+				Note: strings.Join(notes, "; ")}, series
+		})
 	}
 	for _, v := range trained {
-		var series []plots.Series
-		var rare []string
-		for a := range collective.Action(collective.NumActions) {
-			// Bands over seven crossing curves would hide them.
-			sr, ok := curve(a.String(), byVariant(v), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }, false)
-			if ok && maxOf(sr.Y) > 0.01 {
-				series = append(series, sr)
-			} else {
-				rare = append(rare, a.String())
+		name := "action_mix_" + experiment.FileName(v.Name)
+		lines(name, func() (plots.Spec, []plots.Series) {
+			var series []plots.Series
+			var rare []string
+			for a := range collective.Action(collective.NumActions) {
+				// Bands over seven crossing curves would hide them.
+				sr, ok := curve(a.String(), byVariant(v), func(r *rlcr.Iteration) float64 { return r.ActionProbs[a] }, false)
+				if ok && maxOf(sr.Y) > 0.01 {
+					series = append(series, sr)
+				} else {
+					rare = append(rare, a.String())
+				}
 			}
-		}
-		// A page wide: seven curves, and a title with notes.
-		draw(plots.Spec{Name: "action_mix_" + experiment.FileName(v.Name), Title: "action mix of " + v.Name,
-			XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: curveStat,
-			Note: experiment.LeftOut(rare, "never above 0.01"), Size: "page"}, series)
+			// A page wide: seven curves, and a title with notes.
+			return plots.Spec{Name: name, Title: "action mix of " + v.Name,
+				XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: curveStat,
+				Note: experiment.LeftOut(rare, "never above 0.01"), Size: "page"}, series
+		})
 	}
 	for _, m := range []string{"reward_mean", "success_rate"} {
-		series := profiles(sv, m)
-		draw(plots.Spec{Name: "profile_" + strings.TrimSuffix(m, "_mean"), XLabel: "final " + metric.Of(m).Label + " threshold",
-			YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, series)
+		name := "profile_" + strings.TrimSuffix(m, "_mean")
+		lines(name, func() (plots.Spec, []plots.Series) {
+			return plots.Spec{Name: name, XLabel: "final " + metric.Of(m).Label + " threshold",
+				YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, profiles(sv, m)
+		})
 	}
 	specs, series := scalingCharts(trained, jobs, stat, interval)
 	for i := range specs {
-		if err := cw.Draw(specs[i], plots.LinesTable(series[i])); err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", specs[i].Name, err))
-		}
+		charts = append(charts, experiment.Chart{Name: specs[i].Name, Draw: func(cw *experiment.ChartWriter) error {
+			return cw.Draw(specs[i], plots.LinesTable(series[i]))
+		}})
 	}
-	warnings = append(warnings, finalBars(cw, sv, stat, interval)...)
+	charts = append(charts, finalBars(sv, stat, interval)...)
+	warnings, err := cw.DrawAll(ctx, charts, opt.Workers, nil)
+	if err != nil {
+		return warnings, err
+	}
 	return warnings, cw.Close()
 }
 
@@ -379,40 +394,38 @@ var finalMetrics = []struct{ name, metric, ylabel string }{
 	{"spawn_finish_rate", "spawn_finish_rate", ""},
 }
 
-// finalBars draws, for each of finalMetrics, one bar per variant: the IQM
-// over seeds (those with a value) of the last tenth of training with its
-// bootstrap interval.
-// It returns the charts it left out, as warnings.
-func finalBars(cw *experiment.ChartWriter, sv *results.SeedValues, stat, interval string) []string {
-	var warnings []string
+// finalBars returns, for each of finalMetrics, the chart of one bar per
+// variant: the IQM over seeds (those with a value) of the last tenth of
+// training with its bootstrap interval.
+func finalBars(sv *results.SeedValues, stat, interval string) []experiment.Chart {
+	var charts []experiment.Chart
 	for _, m := range finalMetrics {
-		var bars []plots.Bar
-		var left []string
-		for _, v := range sv.Variants {
-			// A seed whose rollouts assigned no subagent has no spawn
-			// finish rate: the IQM is over the seeds that have one.
-			if b, ok := experiment.CIBar(v, stats.Default.CI(stats.Finite(sv.Values[v][m.metric]), stats.IQM)); ok {
-				bars = append(bars, b)
-			} else {
-				left = append(left, v)
-			}
-		}
 		name := "final_" + m.name
-		if len(bars) == 0 {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: no variant has a value", name))
-			continue
-		}
-		ylabel := m.ylabel
-		if ylabel == "" {
-			ylabel = "final " + metric.Of(m.metric).Label
-		}
-		spec := plots.Spec{Name: name, Kind: "bars", YLabel: ylabel, Stat: stat, Interval: interval, Size: "column",
-			Note: experiment.LeftOut(left, "undefined values")}
-		if err := cw.Draw(spec, plots.BarsTable(bars)); err != nil {
-			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", name, err))
-		}
+		charts = append(charts, experiment.Chart{Name: name, Draw: func(cw *experiment.ChartWriter) error {
+			var bars []plots.Bar
+			var left []string
+			for _, v := range sv.Variants {
+				// A seed whose rollouts assigned no subagent has no spawn
+				// finish rate: the IQM is over the seeds that have one.
+				if b, ok := experiment.CIBar(v, stats.Default.CI(stats.Finite(sv.Values[v][m.metric]), stats.IQM)); ok {
+					bars = append(bars, b)
+				} else {
+					left = append(left, v)
+				}
+			}
+			if len(bars) == 0 {
+				return errors.New("no variant has a value")
+			}
+			ylabel := m.ylabel
+			if ylabel == "" {
+				ylabel = "final " + metric.Of(m.metric).Label
+			}
+			spec := plots.Spec{Name: name, Kind: "bars", YLabel: ylabel, Stat: stat, Interval: interval, Size: "column",
+				Note: experiment.LeftOut(left, "undefined values")}
+			return cw.Draw(spec, plots.BarsTable(bars))
+		}})
 	}
-	return warnings
+	return charts
 }
 
 // profilePoints is the number of thresholds of a performance profile.
