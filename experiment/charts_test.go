@@ -52,14 +52,14 @@ func TestTimelineRowsFit(t *testing.T) {
 // Chart may draw more than one chart.
 func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 	var rows []results.Comparison
-	for i, m := range []string{"reward_mean", "latency_mean", "success_rate", "parallelism_mean", "agent_time_mean"} {
+	for i, m := range []string{"reward_mean", "latency_mean", "success_rate"} {
 		for _, v := range []string{"a", "b", "c"} {
 			d := float64(i + 1)
 			rows = append(rows, results.Comparison{Variant: v, Metric: m, Diff: stats.Interval{Value: d, Lo: d - 0.5, Hi: d + 0.5}})
 		}
 	}
 	charts := CompareCharts(rows, "none", "high")
-	require.Len(t, charts, 5)
+	require.Len(t, charts, 3)
 	charts = slices.Insert(charts, 2, Chart{Name: "broken", Draw: func(*ChartWriter) error { return errors.New("no data") }})
 	first, second := charts[0].Draw, charts[1].Draw
 	charts = append(charts, Chart{Name: "two", Draw: func(cw *ChartWriter) error {
@@ -90,11 +90,9 @@ func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 	files, warnings, recorded := draw(1)
 	assert.Equal(t, []string{"chart broken left out: no data"}, warnings)
 	assert.Contains(t, files, "/charts/diff_reward_mean.png")
-	assert.Len(t, recorded, 5*4+1, "each chart's CSV, SVG, PDF and PNG, and the index")
-	for _, workers := range []int{2, 4} {
-		f, w, r := draw(workers)
-		assert.Equal(t, files, f, "%d workers", workers)
-		assert.Equal(t, warnings, w, "%d workers", workers)
-		assert.Equal(t, recorded, r, "%d workers", workers)
-	}
+	assert.Len(t, recorded, 3*4+1, "each chart's CSV, SVG, PDF and PNG, and the index")
+	f, w, r := draw(3)
+	assert.Equal(t, files, f)
+	assert.Equal(t, warnings, w)
+	assert.Equal(t, recorded, r)
 }

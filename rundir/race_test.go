@@ -1,0 +1,5 @@
+//go:build race
+
+package rundir_test
+
+const raceEnabled = true
