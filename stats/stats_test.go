@@ -322,3 +322,14 @@ func TestCIRemembersResamples(t *testing.T) {
 		}
 	}
 }
+
+// Of two to four values CI computes the statistic at most once for each
+// ordered resample, not at each of the 2,000 draws.
+func TestCIComputesEachResampleOnce(t *testing.T) {
+	for n := 2; n <= 4; n++ {
+		calls := 0
+		stats.Default.CI(make([]float64, n), func(v []float64) float64 { calls++; return v[0] })
+		tuples := int(math.Pow(float64(n), float64(n)))
+		assert.LessOrEqual(t, calls, tuples, "%d values", n)
+	}
+}
