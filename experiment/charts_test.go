@@ -88,6 +88,14 @@ func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 		return files, warnings, dir.Files()
 	}
 	files, warnings, recorded := draw(1)
+	specs, err := plots.ParseSpecs(ChartIndex, []byte(files["/charts/"+ChartIndex]))
+	require.NoError(t, err)
+	var indexed []string
+	for _, s := range specs {
+		indexed = append(indexed, s.Name)
+	}
+	assert.Equal(t, []string{charts[0].Name, charts[1].Name, charts[3].Name, charts[0].Name, charts[1].Name}, indexed,
+		"the index lists the charts in their order, a Chart's two in theirs")
 	assert.Equal(t, []string{"chart broken left out: no data"}, warnings)
 	assert.Contains(t, files, "/charts/diff_reward_mean.png")
 	assert.Len(t, recorded, 3*4+1, "each chart's CSV, SVG, PDF and PNG, and the index")
