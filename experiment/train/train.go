@@ -205,8 +205,6 @@ func iterationsTable(jobs []*Job) *rundir.Table {
 	return &rundir.Table{Header: header, Rows: rows}
 }
 
-// A screenColumn is a column of a table on the terminal: the metric it
-
 // CurveOptions adjust LearningCurves.
 type CurveOptions struct {
 	// Smooth is the window of a trailing moving average over iterations
