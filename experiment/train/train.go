@@ -289,7 +289,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 	lines := func(name string, build func() (plots.Spec, []plots.Series)) {
 		charts = append(charts, experiment.Chart{Name: name, Draw: func(cw *experiment.ChartWriter) error {
 			spec, series := build()
-			spec.Kind = "lines"
+			spec.Name, spec.Kind = name, "lines"
 			if spec.Size == "" {
 				spec.Size = "column"
 			}
@@ -333,7 +333,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 					notes = append(notes, n)
 				}
 			}
-			return plots.Spec{Name: m.name, XLabel: "training iteration", YLabel: m.ylabel, Stat: curveStat, Interval: interval,
+			return plots.Spec{XLabel: "training iteration", YLabel: m.ylabel, Stat: curveStat, Interval: interval,
 				Note: strings.Join(notes, "; ")}, series
 		})
 	}
@@ -352,7 +352,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 				}
 			}
 			// A page wide: seven curves, and a title with notes.
-			return plots.Spec{Name: name, Title: "action mix of " + v.Name,
+			return plots.Spec{Title: "action mix of " + v.Name,
 				XLabel: "training iteration", YLabel: "action probability (fraction)", Stat: curveStat,
 				Note: experiment.LeftOut(rare, "never above 0.01"), Size: "page"}, series
 		})
@@ -360,7 +360,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 	for _, m := range []string{"reward_mean", "success_rate"} {
 		name := "profile_" + strings.TrimSuffix(m, "_mean")
 		lines(name, func() (plots.Spec, []plots.Series) {
-			return plots.Spec{Name: name, XLabel: "final " + metric.Of(m).Label + " threshold",
+			return plots.Spec{XLabel: "final " + metric.Of(m).Label + " threshold",
 				YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, profiles(sv, m)
 		})
 	}

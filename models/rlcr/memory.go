@@ -13,10 +13,11 @@ import (
 )
 
 // memory is what a training run reuses from one iteration to the next, so
-// that an iteration in steady state allocates nothing for its rollouts and
-// its update: one episode runner per worker, one decision recorder and one
-// kept result per rollout, and the iteration's tables. It is plumbing;
-// train.go tells the algorithm.
+// that an iteration in steady state allocates next to nothing for its
+// rollouts and its update (two small objects, BenchmarkTrainPeer): one
+// episode runner per worker, one decision recorder and one kept result per
+// rollout, and the iteration's tables. It is plumbing; train.go tells the
+// algorithm.
 //
 // A worker runs its rollouts one after another on one runner, whose
 // agents, event queue and run bookkeeping stay in the processor's caches
