@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
+	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -161,4 +163,57 @@ func TestSameWithin(t *testing.T) {
 	assert.False(t, sameWithin("M1.5,2L3,4", "M1.5,2L3,4L5,6"))
 	assert.False(t, sameWithin("fill:#27808D", "fill:#27809D"))
 	assert.False(t, sameWithin("font-size:7px", "font-size:8px"))
+}
+
+// TestGoldenPNG compares the PNG of the line chart at column size with
+// testdata/lines_column.golden.png pixel by pixel. The SVG goldens check
+// what is drawn; this checks how the raster canvas draws it (the y axis
+// upward, butt line caps, the resolution). Antialiasing may differ across
+// CPUs, so a pixel counts as different only when a channel is more than
+// pngChannelTol apart, and pngDiffShare of the pixels may differ. Rewrite
+// the file with
+//
+//	go test ./plots -run TestGoldenPNG -update
+func TestGoldenPNG(t *testing.T) {
+	charts, err := buildAll(plots.Column)
+	require.NoError(t, err)
+	base := filepath.Join(t.TempDir(), "lines")
+	require.NoError(t, plots.SaveFormats(charts[0].plot, plots.Column, base, charts[0].table, []string{"png"}))
+	got, err := os.ReadFile(base + ".png")
+	require.NoError(t, err)
+	golden := filepath.Join("testdata", "lines_column.golden.png")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "missing golden file: run go test ./plots -run TestGoldenPNG -update")
+	wantImg, err := png.Decode(bytes.NewReader(want))
+	require.NoError(t, err)
+	gotImg, err := png.Decode(bytes.NewReader(got))
+	require.NoError(t, err)
+	require.Equal(t, wantImg.Bounds(), gotImg.Bounds(), "size in pixels")
+	b := gotImg.Bounds()
+	differ := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if !closeColors(wantImg.At(x, y), gotImg.At(x, y)) {
+				differ++
+			}
+		}
+	}
+	assert.LessOrEqual(t, float64(differ), pngDiffShare*float64(b.Dx()*b.Dy()),
+		"%d of %d pixels differ from %s", differ, b.Dx()*b.Dy(), golden)
+}
+
+const (
+	pngChannelTol = 24 << 8 // of 0xffff: a tenth of the range
+	pngDiffShare  = 0.0005
+)
+
+func closeColors(a, b color.Color) bool {
+	ar, ag, ab, aa := a.RGBA()
+	br, bg, bb, ba := b.RGBA()
+	near := func(x, y uint32) bool { return max(x, y)-min(x, y) <= pngChannelTol }
+	return near(ar, br) && near(ag, bg) && near(ab, bb) && near(aa, ba)
 }
