@@ -15,7 +15,13 @@ import (
 // as Save encodes its pixels today, so the README's figures commands
 // rewrite a committed PNG only when its pixels change. After a change to
 // encodePNG, re-encode them (decode, encodePNG, write back).
+//
+// It runs on one goroutine, where the race detector finds nothing, and
+// re-encodes forty large images: it skips under the detector.
 func TestFiguresEncodedAsSaveWrites(t *testing.T) {
+	if RaceEnabled {
+		t.Skip("one goroutine: nothing for the race detector (go test ./plots runs it)")
+	}
 	files, err := filepath.Glob(filepath.Join("..", "docs", "figures", "*.png"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)

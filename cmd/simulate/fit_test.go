@@ -35,7 +35,7 @@ func TestFitWritesAllFiles(t *testing.T) {
 	assert.Len(t, readCSV(t, filepath.Join(out, "tools.csv")), 1+5)
 	assert.Len(t, readCSV(t, filepath.Join(out, "runs.csv")), 1+2)
 	assert.Len(t, readCSV(t, filepath.Join(out, "delegations.csv")), 1+7)
-	mustSimulate(t, "run", filepath.Join(out, "scenario.yaml"), "--episodes", "5", "--out", filepath.Join(t.TempDir(), "run"))
+	mustSimulate(t, "run", filepath.Join(out, "scenario.yaml"), "--episodes", "5", "--charts=false", "--out", filepath.Join(t.TempDir(), "run"))
 }
 
 // TestFitBadInput: a file in neither form is named, nothing is written,
@@ -77,7 +77,7 @@ func TestTraceOTLPFit(t *testing.T) {
 	spans := filepath.Join(dir, "spans.jsonl")
 	mustSimulate(t, "trace", "../../calibrate/testdata/roundtrip.yaml", "--format", "otlp", "--count", "20", "--out", spans)
 	runDir := filepath.Join(dir, "run")
-	mustSimulate(t, "run", "../../calibrate/testdata/roundtrip.yaml", "--episodes", "20", "--out", runDir)
+	mustSimulate(t, "run", "../../calibrate/testdata/roundtrip.yaml", "--episodes", "20", "--charts=false", "--out", runDir)
 	rows := readCSV(t, filepath.Join(runDir, "episodes.csv"))
 	col := slices.Index(rows[0], "model_calls")
 	calls := 0

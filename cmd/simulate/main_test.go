@@ -262,7 +262,7 @@ func TestTrainFailureCleansUp(t *testing.T) {
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, stderr, "event limit reached")
 	assert.NoDirExists(t, out)
-	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", out)
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--out", out)
 }
 
 func TestBadInput(t *testing.T) {

@@ -73,6 +73,7 @@ var (
 // TestReports writes a directory of every kind once and checks their
 // reports: their HTML's structure, and what a browser makes of them.
 func TestReports(t *testing.T) {
+	skipUnderRace(t)
 	dirs := writeReportDirs(t, t.TempDir())
 	t.Run("structure", func(t *testing.T) { checkStructure(t, dirs) })
 	t.Run("browser", func(t *testing.T) { checkInBrowser(t, dirs) })

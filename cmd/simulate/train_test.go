@@ -170,6 +170,7 @@ func TestJoinAnd(t *testing.T) {
 // averages of each seed's values over N iterations, and says so above the
 // chart; the tables do not change.
 func TestTrainSmooth(t *testing.T) {
+	skipUnderRace(t)
 	plain := trainTiny(t)
 	smooth := trainTiny(t, "--smooth", "2")
 	read := func(dir, name string) string {
