@@ -278,6 +278,7 @@ func (st *archStudy) report() string {
 // episodes; the favoured one is that of highest mean reward on the kind.
 // Both claims were written from seeds 1-10.
 func TestArchitecture(t *testing.T) {
+	t.Parallel()
 	n, episodes := seeds(archSeeds), archEpisodes
 	if raceEnabled {
 		episodes = 2

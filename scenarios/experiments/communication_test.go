@@ -17,6 +17,7 @@ import (
 // the mean over the scenario's episodes. Wilcoxon signed-rank, one-sided,
 // α = 0.01, 10 seeds.
 func TestCommunication(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-communication", "episodes=100")
 	grid := sc.Sweep.Grid
 	require.Equal(t, []string{"task.coupling", "collective.comm.message_tokens", "policy.organization"},

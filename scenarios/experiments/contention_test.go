@@ -13,6 +13,7 @@ import (
 // signed-rank over seeds (the variants share their task draws), one-sided,
 // α = 0.01, 10 seeds, each claim on the last tenth of training.
 func TestContention(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-contention")
 	var par, lat []float64
 	for k := range uint64(seeds(10)) {

@@ -34,6 +34,7 @@ const creditSeed = 7001
 // reward enters the target, but nothing is claimed about it: on the
 // design seeds it was no faster than the flat advantage at any size.
 func TestCredit(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-credit")
 	faster := map[int][]float64{} // flat minus grpo, iterations to the target
 	better := map[int][]float64{} // grpo minus flat, final reward

@@ -15,6 +15,7 @@ import (
 // that diverges (as λ = 0.8 sometimes does) counts as one rank, not as
 // its size.
 func TestGAE(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-gae", "train.iterations=75")
 	perEpisode := func(r *rlcr.Iteration) float64 { return float64(r.Decisions) / float64(r.Episodes) }
 	var long, short []float64

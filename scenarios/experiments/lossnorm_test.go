@@ -15,6 +15,7 @@ import (
 // claimed: on the design seeds it did in 7 of 10, which is not
 // significant (docs/experiments.md).
 func TestLossNorm(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-lossnorm")
 	var gaps []float64
 	for k := range uint64(seeds(10)) {

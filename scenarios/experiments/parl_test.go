@@ -20,6 +20,7 @@ import (
 // with an earlier version of the scenario, before the hand-off model
 // existed (docs/experiments.md).
 func TestPARL(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-parl")
 	parallelism := func(r *rlcr.Iteration) float64 { return r.ParallelismMean }
 	finish := func(r *rlcr.Iteration) float64 { return r.SpawnFinishRate }

@@ -14,6 +14,7 @@ import (
 // draws, so the differences are paired by seed: Wilcoxon signed-rank,
 // one-sided, α = 0.01, 10 seeds.
 func TestPenalties(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-penalties")
 	latency := func(r *rlcr.Iteration) float64 { return r.LatencyMean }
 	var relative, deadline []float64

@@ -14,6 +14,7 @@ import (
 // permutations, α = 0.01, 10 seeds per weight, trained for half the
 // scenario's iterations to keep the test cheap.
 func TestPressure(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-pressure", "train.iterations=75") // half the scenario's: the trend appears early
 	require.Equal(t, "reward.latency", sc.Sweep.Grid[0].Path)
 	weights := []string{"0", "0.5", "2"}

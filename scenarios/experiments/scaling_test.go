@@ -330,6 +330,7 @@ var signClaims = []signClaim{
 // and 9 agents (the single agent's at 3) and strengths 0.1, 0.2, 0.35, 1
 // and 2, with 40 episodes each.
 func TestScaling(t *testing.T) {
+	t.Parallel()
 	episodes := "episodes=40"
 	if raceEnabled {
 		episodes = "episodes=2" // the race run checks concurrency, not claims

@@ -15,6 +15,7 @@ import (
 // first claim, that a weak base's parallelism falls during training,
 // which did not hold there (p = 0.032; docs/experiments.md).
 func TestStrength(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "exp-strength")
 	reward := func(r *rlcr.Iteration) float64 { return r.RewardMean }
 	var weak, strong []float64
