@@ -37,7 +37,7 @@ func runLibrary(t *testing.T, name string, shortEpisodes int) (map[string][]expe
 	if testing.Short() {
 		opt.Episodes = shortEpisodes
 	}
-	rows := evaluate(t, sc, experiment.EvalOptions{Workers: 4})
+	rows := evaluate(t, sc, opt)
 	byVariant := map[string][]experiment.Row{}
 	for _, r := range rows {
 		byVariant[r.Variant] = append(byVariant[r.Variant], r)
