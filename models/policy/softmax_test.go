@@ -116,6 +116,7 @@ func centralDiff(params []float64, f func() float64) []float64 {
 }
 
 func TestSoftmaxAddGradMatchesFiniteDifferences(t *testing.T) {
+	skipUnderRace(t)
 	terms := []struct {
 		name           string
 		scale, entCoef float64
@@ -345,6 +346,7 @@ func TestSoftmaxUniformAtInit(t *testing.T) {
 }
 
 func TestSoftmaxDecideMatchesProbs(t *testing.T) {
+	skipUnderRace(t)
 	const n = 20000 // grid of u values: frequencies are exact to 1/n
 	for _, pc := range softmaxCases() {
 		t.Run(pc.name, func(t *testing.T) {
@@ -593,5 +595,16 @@ func TestSoftmaxAddGradProbsIsAddGrad(t *testing.T) {
 				require.Equal(t, we, ge)
 			}
 		})
+	}
+}
+
+// skipUnderRace skips a long test of the policy's arithmetic under the race
+// detector: package policy starts no goroutine, so the detector can find
+// nothing there, and it makes these tests ten times slower (the plain pass
+// of CI runs them).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("arithmetic on one goroutine: nothing for the race detector (go test ./models/policy runs it)")
 	}
 }
