@@ -173,9 +173,12 @@ func (s straightAlpha) RGBA() (r, g, b, a uint32) {
 
 func renderPNG(p *plot.Plot, size Size) ([]byte, error) {
 	// vgimg.UseWH would make an image and then gg a copy of it to draw on;
-	// giving both the one image halves the memory a PNG takes (6.6 MB at
+	// giving both the one image halves the memory a PNG takes (8.8 MB at
 	// 300 DPI on a page). The size in pixels is rounded as vgimg rounds it,
-	// and the context set up as vgimg sets up the one it makes.
+	// and the context set up as vgimg sets up the one it makes. vgimg then
+	// takes the canvas's size from the image: the same as size where that
+	// is whole pixels (column, page and tall are), else within half a
+	// pixel of it.
 	px := func(l vg.Length) int { return int(l/vg.Inch*PNGDPI + 0.5) }
 	img := image.NewRGBA(image.Rect(0, 0, px(size.Width), px(size.Height)))
 	ctx := gg.NewContextForRGBA(img)

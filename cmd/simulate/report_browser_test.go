@@ -74,17 +74,20 @@ const measure = `(() => ({
 	written: document.getElementById("written").textContent,
 }))()`
 
-// checkInBrowser opens the reports of dirs (a run, a train, a sweep, a
-// compare and a fit directory) in headless Chromium from the file system
+// checkInBrowser opens the reports of dirs of kinds (a run, a train, a
+// sweep, a compare and a fit directory) in headless Chromium from the file system
 // and checks that each loads with no console error or exception, that
 // every chart's SVG is drawn with a non-zero size, and that nothing is
 // wider than the window at 1280 px, nor at a phone's 390 px. It saves a
 // screenshot of each (the first screen, and the whole page) and logs
 // where.
-func checkInBrowser(t *testing.T, dirs map[string]string) {
+func checkInBrowser(t *testing.T, dirs map[string]string, kinds []reportKind) {
 	browser := chromium(t)
 	dirs = maps.Clone(dirs)
-	names := []string{"run", "train", "sweep", "compare", "fit"}
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.name)
+	}
 	for _, extra := range filepath.SplitList(os.Getenv(extraEnv)) {
 		name := "extra-" + filepath.Base(extra)
 		dirs[name], names = extra, append(names, name)

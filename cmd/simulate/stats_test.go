@@ -409,8 +409,8 @@ func TestCompareSweeps(t *testing.T) {
 	}
 }
 
-// skipUnderRace skips a test of charts, statistics or report pages under
-// the race detector, which makes its trainings and its 300 DPI PNGs some
+// skipUnderRace skips a test of charts and statistics under the race
+// detector, which makes its trainings and its 300 DPI PNGs some
 // fifteen times slower: the test has no concurrency of its own (the
 // commands' workers, the charts drawn side by side included, are
 // race-tested by TestTrainWritesEverything, TestRunWritesAllFiles and
