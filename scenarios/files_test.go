@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,6 +152,21 @@ func TestFigureAt(t *testing.T) {
 	sc, err = scenarios.Parse([]byte(src), "f.yaml", []string{set})
 	require.NoError(t, err)
 	assert.Equal(t, "--set "+set, sc.FigureAt(1))
+}
+
+// TestMissingFileNamedAsEmbedded: a scenario file that does not exist but
+// is named as an embedded scenario says how to name that one; another
+// missing file gets the system's error alone.
+func TestMissingFileNamedAsEmbedded(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "tiny.yaml")
+	_, err := scenarios.Load(missing, nil)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Equal(t, "open "+missing+`: no such file or directory; the embedded scenario tiny is named without a path or extension: "tiny"`, err.Error())
+
+	other := filepath.Join(t.TempDir(), "mine.yml")
+	_, err = scenarios.Load(other, nil)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Equal(t, "open "+other+": no such file or directory", err.Error())
 }
 
 // TestUnknownScenarioSuggests: a mistyped embedded name gets the nearest

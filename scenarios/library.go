@@ -111,6 +111,11 @@ func Load(nameOrPath string, sets []string) (*Scenario, error) {
 		if errors.Is(err, fs.ErrNotExist) && !looksLikePath(nameOrPath) {
 			return nil, fmt.Errorf("no scenario %q: not an embedded scenario (embedded: %s) and no such file%s", nameOrPath, strings.Join(Names(), ", "), spelling.DidYouMean(nameOrPath, Names()))
 		}
+		// "tiny.yaml" for the embedded tiny: the name alone loads it.
+		base := strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
+		if _, ok := Embedded(base); ok && errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w; the embedded scenario %s is named without a path or extension: %q", err, base, base)
+		}
 		return nil, err
 	}
 	return Parse(data, nameOrPath, sets)

@@ -102,7 +102,9 @@ func findVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 		}
 	}
 	names := variantNames(sc)
-	return nil, usagef("--variant %s: scenario %s has no such variant (allowed: %s)%s", name, sc.Name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
+	// A name the scenario does not have is a failure (status 1), as for
+	// --set keys and compare's --variants, not a malformed command line.
+	return nil, fmt.Errorf("--variant %s: scenario %s has no such variant (allowed: %s)%s", name, sc.Name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
 }
 
 // run runs the episode, keeping its trace when trace is set.
