@@ -55,6 +55,12 @@ type Scenario struct {
 	Resolved []byte
 	// Hash is "sha256:<hex>" of Resolved.
 	Hash string
+	// WorkHash is "sha256:<hex>" of Resolved without the figures list:
+	// what a training's results depend on, and so what its checkpoints
+	// resume under. The figures list is checked only when the work is
+	// done; a name it lists that the run did not draw, once corrected,
+	// resumes the work instead of starting it again.
+	WorkHash string
 	// Warnings are things the scenario does that are probably not meant
 	// but not wrong either, such as a --set that some variants override
 	// with their own value; the command line prints them.
@@ -411,10 +417,24 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: writing the resolved scenario: %v", p.source, errInternal, err)
 	}
-	sum := sha256.Sum256(resolved)
 	sc.Resolved = resolved
-	sc.Hash = "sha256:" + hex.EncodeToString(sum[:])
+	sc.Hash = hash(resolved)
+	sc.WorkHash = sc.Hash
+	if len(fl.Figures) > 0 {
+		fl.Figures = nil
+		work, err := resolve(&fl, variants, sweep)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: writing the resolved scenario: %v", p.source, errInternal, err)
+		}
+		sc.WorkHash = hash(work)
+	}
 	return sc, nil
+}
+
+// hash is "sha256:<hex>" of b.
+func hash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // syntax parses data into p.root: one document holding a mapping.

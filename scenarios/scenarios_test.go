@@ -452,6 +452,29 @@ func TestSetIndexPastTheList(t *testing.T) {
 	}
 }
 
+// TestWorkHashLeavesOutTheFigures: the work hash is the hash of the
+// scenario without its figures list, whatever the list; anything else
+// changes it as it changes the hash.
+func TestWorkHashLeavesOutTheFigures(t *testing.T) {
+	load := func(sets ...string) *scenarios.Scenario {
+		t.Helper()
+		sc, err := scenarios.Load("tiny", sets)
+		require.NoError(t, err)
+		return sc
+	}
+	plain := load()
+	assert.Equal(t, plain.Hash, plain.WorkHash, "no figures list: the hash")
+	one, two := load("figures=[finish_time]"), load("figures=[finish_time, agent_time]")
+	assert.NotEqual(t, plain.Hash, one.Hash, "the figures list is part of the scenario")
+	assert.Equal(t, plain.WorkHash, one.WorkHash)
+	assert.Equal(t, plain.WorkHash, two.WorkHash)
+	assert.Contains(t, string(two.Resolved), "figures:", "Resolved keeps the list")
+
+	seeded := load("seed=2", "figures=[finish_time]")
+	assert.NotEqual(t, one.WorkHash, seeded.WorkHash)
+	assert.Equal(t, load("seed=2").Hash, seeded.WorkHash)
+}
+
 func TestResolvedStable(t *testing.T) {
 	a, err := scenarios.Load("organizations", nil)
 	require.NoError(t, err)

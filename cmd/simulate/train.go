@@ -117,6 +117,9 @@ training. Run the same command again after Ctrl-C, a crash or a kill, and
 each job continues where its checkpoint left it; the tables are
 byte-identical to those of a training that never stopped. Ctrl-C
 prints how many iterations the checkpoints keep and the command to run.
+The same holds after a figures list that named a chart the training did
+not draw: with the list corrected, the command finishes from the
+checkpoints (train.json leaves the list out, as it changes no number).
 A complete directory keeps no checkpoints; --force discards them and
 starts over. A training that stops before its first checkpoint leaves no
 directory behind.`,

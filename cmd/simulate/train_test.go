@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/models/policy"
 )
 
@@ -182,4 +183,34 @@ func TestTrainSmooth(t *testing.T) {
 	assert.NotEqual(t, read(plain, "charts/learning_reward.csv"), read(smooth, "charts/learning_reward.csv"))
 	assert.Contains(t, read(smooth, "charts/charts.json"), `"stat": "IQM, 2 seeds, 2-iteration mean"`)
 	assert.NotContains(t, read(plain, "charts/charts.json"), "iteration mean")
+}
+
+// TestTrainResumesAfterAFiguresFix: a figures list that names a chart the
+// training did not draw fails the command at its end and leaves the
+// checkpoints; the command with the list corrected finishes from them,
+// with the tables of a training that never failed. (The list is not part
+// of what train.json names: it changes no number.)
+func TestTrainResumesAfterAFiguresFix(t *testing.T) {
+	root := t.TempDir()
+	figs := filepath.Join(root, "figures")
+	args := func(out, figures string) []string {
+		return []string{"train", testScenario, "--out", out, "--seeds", "1", "--set", "train.iterations=3", "--set", "train.batch=2",
+			"--set", "train.group=3", "--figures", figs, "--set", "figures=" + figures}
+	}
+	out := filepath.Join(root, "fixed")
+	_, stderr, code := simulate(t, args(out, "[no_such_chart]")...)
+	require.Equal(t, exitFail, code, stderr)
+	assert.Contains(t, stderr, `chart "no_such_chart" was not drawn`)
+	assert.DirExists(t, filepath.Join(out, train.CheckpointDir))
+
+	_, stderr, code = simulate(t, args(out, "[learning_reward]")...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "resuming "+out)
+	assert.FileExists(t, filepath.Join(figs, "tiny_learning_reward.svg"))
+
+	whole := filepath.Join(root, "whole")
+	mustSimulate(t, args(whole, "[learning_reward]")...)
+	for _, name := range []string{"iterations.csv", "summary.csv", "policies/split-seed7.json"} {
+		assert.Equal(t, string(readFile(t, filepath.Join(whole, name))), string(readFile(t, filepath.Join(out, name))), name)
+	}
 }

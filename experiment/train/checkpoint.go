@@ -18,10 +18,12 @@ import (
 )
 
 // Training resumes. A train directory is claimed by train.json, which names
-// what is trained (the resolved scenario's hash, the first seed, the
-// number of seeds: everything the numbers depend on; not the event bound,
-// which only stops an episode with an error, so that a training it
-// stopped resumes under a higher one);
+// what is trained (the resolved scenario's hash without its figures list,
+// the first seed, the number of seeds: everything the numbers depend on;
+// not the event bound, which only stops an episode with an error, so that
+// a training it stopped resumes under a higher one, nor the figures list,
+// checked when the training is done, so that a name corrected there
+// finishes the training without running it again);
 // each job (variant and seed) leaves a checkpoint in checkpoints/ after an
 // iteration at most every checkpointEvery, and after its last, written
 // atomically: the learner's state (rlcr.Checkpoint)
@@ -73,7 +75,7 @@ func checkpointKey(j *Job) string {
 // then resumes (see Resume). A directory that holds a complete result is
 // refused unless force is set; force also discards checkpoints.
 func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force bool) (*rundir.Dir, error) {
-	id := trainIdentity{Scenario: sc.Name, Hash: sc.Hash, Seed: seed, Seeds: seeds}
+	id := trainIdentity{Scenario: sc.Name, Hash: sc.WorkHash, Seed: seed, Seeds: seeds}
 	if err := rundir.CheckDir(out); err != nil {
 		return nil, err
 	}
