@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/internal/race"
 )
 
 // TestFiguresEncodedAsSaveWrites: every PNG under docs/figures is encoded
@@ -19,7 +21,7 @@ import (
 // It runs on one goroutine, where the race detector finds nothing, and
 // re-encodes forty large images: it skips under the detector.
 func TestFiguresEncodedAsSaveWrites(t *testing.T) {
-	if RaceEnabled {
+	if race.Enabled {
 		t.Skip("one goroutine: nothing for the race detector (go test ./plots runs it)")
 	}
 	files, err := filepath.Glob(filepath.Join("..", "docs", "figures", "*.png"))

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/plots"
 )
 
@@ -321,7 +322,7 @@ func TestHeatmapOfOneValue(t *testing.T) {
 // same. It runs on one goroutine, where the race detector finds nothing,
 // and rasterises every chart twice: it skips under the detector.
 func TestSaveDeterministic(t *testing.T) {
-	if plots.RaceEnabled {
+	if race.Enabled {
 		t.Skip("one goroutine: nothing for the race detector (go test ./plots runs it)")
 	}
 	save := func(dir string) []string {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -442,7 +443,7 @@ func TestCSV(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, header, table.Header)
 	assert.Equal(t, rows, table.Rows)
-	if raceEnabled {
+	if race.Enabled {
 		return // the race detector allocates
 	}
 	// The buffer, the csv.Writer and its bufio.Writer: 3 (the buffer

@@ -9,13 +9,13 @@ package sim_test
 import (
 	"fmt"
 	"math"
-	"runtime/debug"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -29,18 +29,6 @@ const (
 // more, the runs are 40 times shorter and the bound is wider: those runs
 // look for data races, the full runs check the numbers.
 var queueMaxRelHalf = 0.05
-
-// raceEnabled reports whether the test binary was built with -race.
-var raceEnabled = func() bool {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-race" {
-				return s.Value == "true"
-			}
-		}
-	}
-	return false
-}()
 
 // queueModel is an M/M/c queue: Poisson arrivals at rate lambda, c servers
 // with exponential service at rate mu each (rates per second).
@@ -215,7 +203,7 @@ var (
 var queueRuns = map[string]func() (queueResult, error){}
 
 func init() {
-	if raceEnabled {
+	if race.Enabled {
 		queueMaxRelHalf = 0.35
 		for _, m := range []*queueModel{&mm1Half, &mm1High, &mmc4} {
 			m.warmup /= 10

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/plots"
 	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -89,7 +90,7 @@ var (
 // every kind's charts would take most of a minute there.
 func TestReports(t *testing.T) {
 	kinds := reportKinds
-	if raceEnabled {
+	if race.Enabled {
 		kinds = kinds[:1]
 	}
 	dirs := writeReportDirs(t, t.TempDir(), kinds)

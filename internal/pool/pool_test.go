@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/internal/pool"
+	"github.com/swarmsim/swarmsim/internal/race"
 )
 
 func TestRunCallsEveryJobOnce(t *testing.T) {
@@ -172,7 +173,7 @@ func TestRunRunsJobsAtOnce(t *testing.T) {
 // One worker, or one job, runs on the caller's goroutine with nothing to
 // allocate: a training runs a pool at every iteration.
 func TestRunSeriallyAllocatesNothing(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	ctx := context.Background()

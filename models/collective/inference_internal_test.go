@@ -3,13 +3,13 @@ package collective
 import (
 	"math"
 	"math/rand/v2"
-	"runtime/debug"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
@@ -108,7 +108,7 @@ func TestAPIErlangC(t *testing.T) {
 	const reps = 40
 	calls := 25_000
 	maxRel := 0.05
-	if raceEnabled() {
+	if race.Enabled {
 		calls, maxRel = 2_500, 0.25 // race runs look for data races; full runs check the numbers
 	}
 	for _, m := range []struct {
@@ -138,12 +138,6 @@ func TestAPIErlangC(t *testing.T) {
 		require.Less(t, half, maxRel*want, "CI too wide to be a test")
 		require.InDelta(t, want, mean, half)
 	}
-}
-
-// raceEnabled reports whether the test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	return ok && slices.ContainsFunc(bi.Settings, func(s debug.BuildSetting) bool { return s.Key == "-race" && s.Value == "true" })
 }
 
 func TestErlangCFormula(t *testing.T) {

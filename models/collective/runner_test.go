@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/sim"
@@ -43,7 +44,7 @@ func TestRunnerMatchesRun(t *testing.T) {
 // Stepper steps one without allocating: none per decision, none per
 // episode.
 func TestRunnerAllocatesNothing(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	g := draw(t, families[1], 1)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	c "github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 )
@@ -604,7 +605,7 @@ func TestSoftmaxAddGradProbsIsAddGrad(t *testing.T) {
 // of CI runs them).
 func skipUnderRace(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("arithmetic on one goroutine: nothing for the race detector (go test ./models/policy runs it)")
 	}
 }

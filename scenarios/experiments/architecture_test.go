@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -280,7 +281,7 @@ func (st *archStudy) report() string {
 func TestArchitecture(t *testing.T) {
 	t.Parallel()
 	n, episodes := seeds(archSeeds), archEpisodes
-	if raceEnabled {
+	if race.Enabled {
 		episodes = 2
 	}
 	st := runArchStudy(t, *architectureSeed, n, episodes)

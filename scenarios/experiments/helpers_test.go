@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/experiment/sweep"
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/stats"
@@ -25,7 +26,7 @@ const alpha = 0.01
 // seeds returns the number of seeds a claim is tested on: n, or 1 under
 // the race detector.
 func seeds(n int) int {
-	if raceEnabled {
+	if race.Enabled {
 		return 1
 	}
 	return n
@@ -35,7 +36,7 @@ func seeds(n int) int {
 // training is cut to a few iterations.
 func load(t *testing.T, name string, sets ...string) *scenarios.Scenario {
 	t.Helper()
-	if raceEnabled {
+	if race.Enabled {
 		// The cut replaces a caller's own value of these, which a later
 		// --set of the same path may not (it would change nothing).
 		cut := []string{"train.iterations=2", "train.batch=2", "train.group=2"}
@@ -129,7 +130,7 @@ func lastTenth(t *testing.T, sc *scenarios.Scenario, v string, seed uint64, valu
 func claim(t *testing.T, what string, p float64) {
 	t.Helper()
 	t.Logf("%s: one-sided p = %.4g (α = %g)", what, p, alpha)
-	if raceEnabled {
+	if race.Enabled {
 		return // one seed cannot carry a claim; the plain run checks it
 	}
 	if p >= alpha {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/experiment/sweep"
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/stats"
@@ -332,7 +333,7 @@ var signClaims = []signClaim{
 func TestScaling(t *testing.T) {
 	t.Parallel()
 	episodes := "episodes=40"
-	if raceEnabled {
+	if race.Enabled {
 		episodes = "episodes=2" // the race run checks concurrency, not claims
 	}
 	r := loadScaling(t, 10, func(tr *scenarios.Trial) bool {

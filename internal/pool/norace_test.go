@@ -1,5 +1,0 @@
-//go:build !race
-
-package pool_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package rundir_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build race
-
-package experiments
-
-const raceEnabled = true
