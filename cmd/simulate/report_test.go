@@ -34,7 +34,7 @@ type reportKind struct{ name, table string }
 func writeReportDirs(t *testing.T, root string, kinds []reportKind) map[string]string {
 	t.Helper()
 	dirs := map[string]string{}
-	for _, k := range reportKinds {
+	for _, k := range kinds {
 		dirs[k.name] = filepath.Join(root, k.name)
 	}
 	run2 := filepath.Join(root, "run2")
@@ -49,15 +49,13 @@ func writeReportDirs(t *testing.T, root string, kinds []reportKind) map[string]s
 		{"compare", []string{"compare", dirs["run"], run2, "--out", dirs["compare"]}},
 		{"fit", []string{"fit", "../../calibrate/testdata/multiagent.otlp.json", "--out", dirs["fit"]}},
 	} {
-		if !slices.ContainsFunc(kinds, func(k reportKind) bool { return k.name == c.kind }) {
-			delete(dirs, c.kind)
+		if _, ok := dirs[c.kind]; !ok {
 			continue
 		}
-		args := c.args
 		// Each ends by pointing to its report: --out is the last argument.
-		out := mustSimulate(t, args...)
-		page := filepath.Join(args[len(args)-1], htmlreport.Name)
-		assert.True(t, strings.HasSuffix(out, "\nreport: "+page+" (open it in a browser)\n"), "simulate %s ends with its report's path:\n%s", args[0], out)
+		out := mustSimulate(t, c.args...)
+		page := filepath.Join(c.args[len(c.args)-1], htmlreport.Name)
+		assert.True(t, strings.HasSuffix(out, "\nreport: "+page+" (open it in a browser)\n"), "simulate %s ends with its report's path:\n%s", c.args[0], out)
 	}
 	return dirs
 }
