@@ -18,12 +18,9 @@ type Aggregate struct {
 // about the others.
 func (b Bootstrap) Aggregate(xs []float64) Aggregate {
 	xs = Finite(xs)
-	return Aggregate{
-		N:      len(xs),
-		Mean:   b.CI(xs, Mean),
-		Median: b.CI(xs, Median),
-		IQM:    b.CI(xs, IQM),
-	}
+	var iv [3]Interval
+	b.cis(xs, []Statistic{Mean, Median, IQM}, iv[:])
+	return Aggregate{N: len(xs), Mean: iv[0], Median: iv[1], IQM: iv[2]}
 }
 
 // LastTenth returns the last tenth of xs, at least one element (none of

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // DefaultResamples is the number of bootstrap resamples swarmsim uses. At
@@ -42,7 +43,7 @@ func Mean(xs []float64) float64 {
 	s, lo, hi := 0.0, xs[0], xs[0]
 	for _, x := range xs {
 		s += x
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
+		lo, hi = min(lo, x), max(hi, x) // the builtins are math.Min and math.Max for floats, inlined
 	}
 	return min(max(s/float64(len(xs)), lo), hi)
 }
@@ -94,34 +95,112 @@ func IQM(xs []float64) float64 {
 func (b Bootstrap) rng() *rand.Rand { return rand.New(rand.NewPCG(b.Seed, 0x9e3779b97f4a7c15)) }
 
 // quantiles returns the percentile interval of the resampled statistics
-// in vals (which it sorts) around the estimate v.
+// in vals (which it reorders) around the estimate v.
 func (b Bootstrap) quantiles(v float64, vals []float64) Interval {
-	slices.Sort(vals)
 	a := float64((1 - b.Level) / 2)
-	return Interval{v, quantile(vals, a), quantile(vals, 1-a)}
+	nans := 0 // slices.Sort puts NaNs first, and quantile compares with <
+	for i, x := range vals {
+		if math.IsNaN(x) {
+			vals[nans], vals[i] = x, vals[nans]
+			nans++
+		}
+	}
+	return Interval{v, quantile(vals, nans, a), quantile(vals, nans, 1-a)}
 }
 
-// quantile returns the q quantile of sorted xs, interpolating linearly
-// between order statistics (type 7, the default of R and NumPy).
-func quantile(xs []float64, q float64) float64 {
+// quantile returns the q quantile of xs, interpolating linearly between
+// order statistics (type 7, the default of R and NumPy), as if xs were
+// sorted; its first nans values are its NaNs. It reorders the rest:
+// selecting two order statistics takes linear time, where sorting 2,000
+// resamples took most of a bootstrap's.
+func quantile(xs []float64, nans int, q float64) float64 {
 	h := float64(q * float64(len(xs)-1))
 	i := int(math.Floor(h))
-	if i+1 >= len(xs) {
-		return xs[len(xs)-1]
+	switch {
+	case i+1 <= nans:
+		return math.NaN() // xs[i] and so the interpolation are NaN
+	case i+1 >= len(xs):
+		return slices.Max(xs[nans:])
 	}
-	v := xs[i] + float64((h-float64(i))*(xs[i+1]-xs[i]))
-	return min(max(v, xs[i]), xs[i+1]) // rounding stays between the two
+	selectNth(xs[nans:], i-nans)
+	next := slices.Min(xs[i+1:]) // nothing after xs[i] is smaller
+	v := xs[i] + float64((h-float64(i))*(next-xs[i]))
+	return min(max(v, xs[i]), next) // rounding stays between the two
+}
+
+// selectNth reorders xs, which holds no NaN, so that xs[k] is its k-th
+// smallest value, with none after it smaller. It partitions three ways
+// around a median of three, so that runs of equal values (a statistic
+// that most resamples agree on) take one pass.
+func selectNth(xs []float64, k int) {
+	lo, hi := 0, len(xs)
+	for hi-lo > 1 {
+		p := median3(xs[lo], xs[lo+(hi-lo)/2], xs[hi-1])
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch x := xs[i]; {
+			case x < p:
+				xs[lt], xs[i] = x, xs[lt]
+				lt++
+				i++
+			case x > p:
+				gt--
+				xs[i], xs[gt] = xs[gt], x
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return // xs[lt:gt] all equal the pivot
+		}
+	}
+}
+
+func median3(a, b, c float64) float64 {
+	return max(min(a, b), min(max(a, b), c))
 }
 
 // CI returns stat of xs with its percentile bootstrap interval. The value
 // is NaN for no values; the bounds are NaN for a single value, which
 // gives no interval. Non-finite values are the caller's to remove.
 func (b Bootstrap) CI(xs []float64, stat Statistic) Interval {
-	n := len(xs)
-	res := make([]float64, n)
+	var iv [1]Interval
+	b.cis(xs, []Statistic{stat}, iv[:])
+	return iv[0]
+}
+
+// cis sets out[k] to CI(xs, stats[k]) for each statistic, from one set of
+// resamples: each interval's generator depends on the seed only, so every
+// CI draws the same indices, and drawing them once changes no bound.
+func (b Bootstrap) cis(xs []float64, stats []Statistic, out []Interval) {
+	n, m := len(xs), len(stats)
+	res := make([]float64, n)     // a resample, in the order drawn
+	scratch := make([]float64, n) // res for one statistic, which may reorder it
+	eval := func(v []float64) {
+		for k, stat := range stats {
+			copy(scratch, res)
+			v[k] = stat(scratch)
+		}
+	}
+	if n >= 2 && allSame(xs) {
+		// Every resample is xs itself, value for value: each statistic's
+		// resamples all equal its estimate, and so do the quantiles.
+		copy(res, xs)
+		v := make([]float64, m)
+		eval(v)
+		for k := range out {
+			out[k] = Interval{v[k], v[k], v[k]}
+		}
+		return
+	}
 	// Of two to four values there are at most 4⁴ = 256 ordered resamples
 	// (27 of three seeds, a common count) against 2,000 draws: each one's
-	// statistic is computed once, from the values in the same order, so
+	// statistics are computed once, from the values in the same order, so
 	// the interval is the one computed every time.
 	var memo []float64
 	var known []bool
@@ -130,27 +209,39 @@ func (b Bootstrap) CI(xs []float64, stat Statistic) Interval {
 		for range n {
 			tuples *= n
 		}
-		memo, known = make([]float64, tuples), make([]bool, tuples)
+		memo, known = make([]float64, tuples*m), make([]bool, tuples)
 	}
-	return b.Units(n, func(idx []int) float64 {
+	b.units(n, out, func(idx []int, v []float64) {
 		code := 0
 		if memo != nil {
 			for _, j := range idx {
 				code = code*n + j
 			}
 			if known[code] {
-				return memo[code]
+				copy(v, memo[code*m:])
+				return
 			}
 		}
 		for i, j := range idx {
 			res[i] = xs[j]
 		}
-		v := stat(res)
+		eval(v)
 		if memo != nil {
-			memo[code], known[code] = v, true
+			copy(memo[code*m:], v)
+			known[code] = true
 		}
-		return v
 	})
+}
+
+// allSame reports whether every value of xs has the same bits (so not
+// 0 and −0, whose sums differ in sign, nor NaNs, which the caller removes).
+func allSame(xs []float64) bool {
+	for _, x := range xs {
+		if math.Float64bits(x) != math.Float64bits(xs[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Units returns stat over n units (seeds, say) with its percentile
@@ -163,26 +254,57 @@ func (b Bootstrap) CI(xs []float64, stat Statistic) Interval {
 // only until it returns, and must be defined on every resample. NaN parts
 // as for CI: all for no units, the bounds for one.
 func (b Bootstrap) Units(n int, stat func(idx []int) float64) Interval {
+	var iv [1]Interval
+	b.units(n, iv[:], func(idx []int, v []float64) { v[0] = stat(idx) })
+	return iv[0]
+}
+
+// resamples holds the resampled statistics' buffers between intervals: a
+// training's summary asks for hundreds, each 16 KB a statistic, and in a
+// process too short to collect every byte allocated is a fresh page.
+var resamples = sync.Pool{New: func() any { return new([]float64) }}
+
+// units is Units for len(out) statistics of the same resamples: stat
+// sets v[k] to the k-th statistic of the sample idx.
+func (b Bootstrap) units(n int, out []Interval, stat func(idx []int, v []float64)) {
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
+	m := len(out)
+	v := make([]float64, m)
 	switch n {
 	case 0:
-		return nan
+		for k := range out {
+			out[k] = nan
+		}
+		return
 	case 1:
-		return Interval{stat(idx), math.NaN(), math.NaN()}
+		stat(idx, v)
+		for k := range out {
+			out[k] = Interval{v[k], math.NaN(), math.NaN()}
+		}
+		return
 	}
-	v := stat(idx)
+	stat(idx, v)
+	est := slices.Clone(v)
 	r := b.rng()
-	vals := make([]float64, b.Resamples)
-	for k := range vals {
+	buf := resamples.Get().(*[]float64)
+	defer resamples.Put(buf)
+	*buf = slices.Grow((*buf)[:0], m*b.Resamples)
+	vals := (*buf)[:m*b.Resamples] // statistic k's at [k·Resamples, (k+1)·Resamples)
+	for s := range b.Resamples {
 		for i := range idx {
 			idx[i] = r.IntN(n)
 		}
-		vals[k] = stat(idx)
+		stat(idx, v)
+		for k, x := range v {
+			vals[k*b.Resamples+s] = x
+		}
 	}
-	return b.quantiles(v, vals)
+	for k := range out {
+		out[k] = b.quantiles(est[k], vals[k*b.Resamples:(k+1)*b.Resamples])
+	}
 }
 
 // Diff returns stat(b) − stat(a) for two independent samples, with the

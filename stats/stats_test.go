@@ -328,8 +328,91 @@ func TestCIRemembersResamples(t *testing.T) {
 func TestCIComputesEachResampleOnce(t *testing.T) {
 	for n := 2; n <= 4; n++ {
 		calls := 0
-		stats.Default.CI(make([]float64, n), func(v []float64) float64 { calls++; return v[0] })
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(i) // distinct: n copies of one value take no resample at all
+		}
+		stats.Default.CI(xs, func(v []float64) float64 { calls++; return v[0] })
 		tuples := int(math.Pow(float64(n), float64(n)))
 		assert.LessOrEqual(t, calls, tuples, "%d values", n)
+	}
+}
+
+// unitsCI is CI as Units defines it: the statistic of each resample of
+// the values, in the order drawn, with nothing remembered or skipped.
+func unitsCI(xs []float64, stat stats.Statistic) stats.Interval {
+	res := make([]float64, len(xs))
+	return stats.Default.Units(len(xs), func(idx []int) float64 {
+		for i, j := range idx {
+			res[i] = xs[j]
+		}
+		return stat(res)
+	})
+}
+
+// TestAggregateIsThreeIntervals: Aggregate's three intervals, drawn from
+// one set of resamples, are to the bit those of three separate
+// bootstraps, for counts that take the remembered resamples (2 to 4),
+// that do not, and copies of one value (whose resamples are all alike, so
+// none is drawn); infinite values are left out first.
+func TestAggregateIsThreeIntervals(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	bits := func(iv stats.Interval) [3]uint64 {
+		return [3]uint64{math.Float64bits(iv.Value), math.Float64bits(iv.Lo), math.Float64bits(iv.Hi)}
+	}
+	for trial := range 60 {
+		n := trial%9 + 1
+		xs := make([]float64, n)
+		for i := range xs {
+			switch {
+			case trial%3 == 0:
+				xs[i] = 0.1 // copies of one value, whose mean is not exactly 0.1 from every sum
+			case trial%4 == 1 && i == 0:
+				xs[i] = math.Inf(-1)
+			default:
+				xs[i] = math.Round(r.NormFloat64()*100) / 7
+			}
+		}
+		a := stats.Default.Aggregate(xs)
+		finite := stats.Finite(xs)
+		assert.Equal(t, len(finite), a.N)
+		for name, c := range map[string]struct {
+			got  stats.Interval
+			stat stats.Statistic
+		}{"mean": {a.Mean, stats.Mean}, "median": {a.Median, stats.Median}, "iqm": {a.IQM, stats.IQM}} {
+			want := unitsCI(finite, c.stat)
+			assert.Equal(t, bits(want), bits(c.got), "trial %d, %s of %v", trial, name, xs)
+			assert.Equal(t, bits(want), bits(stats.Default.CI(finite, c.stat)), "trial %d, CI's %s of %v", trial, name, xs)
+		}
+	}
+}
+
+// TestCIOfCopiesOfOneValue: n copies of a value need no resample, and the
+// interval is still the one every resample would give, also for 0 and
+// −0 mixed (which are not copies: their sums differ in sign).
+func TestCIOfCopiesOfOneValue(t *testing.T) {
+	calls := 0
+	counted := func(v []float64) float64 { calls++; return stats.Mean(v) }
+	iv := stats.Default.CI([]float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, counted)
+	assert.Equal(t, 1, calls, "the estimate only")
+	assert.Equal(t, unitsCI([]float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, stats.Mean), iv)
+	mixed := []float64{0, math.Copysign(0, -1), 0, 0, 0}
+	calls = 0
+	stats.Default.CI(mixed, counted)
+	assert.Greater(t, calls, 1, "0 and −0 are resampled")
+}
+
+// BenchmarkAggregate: the three intervals of one summary.csv row, over
+// five seeds that differ and five that agree (most of a training's rows).
+func BenchmarkAggregate(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		xs   []float64
+	}{{"differ", []float64{0.3, 1.7, 0.9, 2.2, 1.1}}, {"agree", []float64{1, 1, 1, 1, 1}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				stats.Default.Aggregate(bc.xs)
+			}
+		})
 	}
 }
