@@ -15,6 +15,9 @@ import (
 // -1), so that the same results give the same bytes.
 func Num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// AppendNum appends Num(v) to b.
+func AppendNum(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'g', -1, 64) }
+
 // integer writes a count's cell of a table.
 func integer[T ~int | ~int64](v T) string { return strconv.FormatInt(int64(v), 10) }
 

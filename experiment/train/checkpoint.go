@@ -149,10 +149,10 @@ func loadCheckpoint(dir *rundir.Dir, j *Job) (*trainCheckpoint, error) {
 	return &cp, nil
 }
 
-// saveCheckpoint writes job j's checkpoint atomically.
-func saveCheckpoint(dir *rundir.Dir, j *Job, learner *rlcr.Checkpoint) error {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(trainCheckpoint{Learner: *learner, Rows: j.Rows}); err != nil {
+// saveCheckpoint writes job j's checkpoint atomically, encoding it in b.
+func saveCheckpoint(dir *rundir.Dir, j *Job, learner *rlcr.Checkpoint, b *bytes.Buffer) error {
+	b.Reset()
+	if err := gob.NewEncoder(b).Encode(trainCheckpoint{Learner: *learner, Rows: j.Rows}); err != nil {
 		return err
 	}
 	return checkpoints(dir).Put(checkpointKey(j), b.Bytes())

@@ -124,7 +124,11 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return pool.Run(ctx, len(jobs), workers, func(ctx context.Context, _, i int) error {
+	// A worker's checkpoints are encoded into one buffer: a job's is about
+	// a hundred kilobytes, and in a process too short to collect every
+	// byte allocated is a fresh page.
+	bufs := make([]bytes.Buffer, workers)
+	return pool.Run(ctx, len(jobs), workers, func(ctx context.Context, w, i int) error {
 		j := jobs[i]
 		prob := j.Variant.Problem()
 		prob.MaxEvents = opt.MaxEvents
@@ -149,7 +153,7 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 					return nil
 				}
 				j.saved = time.Now()
-				return saveCheckpoint(dir, j, checkpoint())
+				return saveCheckpoint(dir, j, checkpoint(), &bufs[w])
 			},
 		})
 		if err != nil {
@@ -191,13 +195,28 @@ func iterationsTable(jobs []*Job) *rundir.Table {
 	// Made at their size: grown as they come, the rows were a sixth of a
 	// short training's allocations.
 	rows := make([][]string, 0, n)
+	var line []byte
+	ends := make([]int, len(cols))
 	for _, j := range jobs {
+		seed := strconv.FormatUint(j.Seed, 10)
 		for i := range j.Rows {
 			r := &j.Rows[i]
+			// A row's numbers are formatted into one string that its cells
+			// share: one allocation a row, where one a cell was most of a
+			// training's.
+			line = strconv.AppendInt(line[:0], int64(r.Iteration), 10)
+			iteration := len(line)
+			for k, c := range cols {
+				line = experiment.AppendNum(line, c.value(r))
+				ends[k] = len(line)
+			}
+			text := string(line)
 			row := make([]string, 0, len(header))
-			row = append(row, j.Variant.Name, strconv.FormatUint(j.Seed, 10), strconv.Itoa(r.Iteration))
-			for _, c := range cols {
-				row = append(row, experiment.Num(c.value(r)))
+			row = append(row, j.Variant.Name, seed, text[:iteration])
+			start := iteration
+			for _, end := range ends {
+				row = append(row, text[start:end])
+				start = end
 			}
 			rows = append(rows, row)
 		}
