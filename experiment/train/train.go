@@ -117,18 +117,16 @@ type Options struct {
 // Run runs the jobs on a pool of workers, each job on one goroutine
 // (a job's result depends only on its variant and seed), continuing each
 // from the checkpoint Resume found. Each job leaves a checkpoint in dir
-// after an iteration at most every checkpointEvery, and after its last.
+// after an iteration at most every checkpointEvery, and after its last,
+// written beside the workers; Run returns when every one is written.
 // A failed job cancels the others, and its error is the one returned.
 func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 	workers := opt.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// A worker's checkpoints are encoded into one buffer: a job's is about
-	// a hundred kilobytes, and in a process too short to collect every
-	// byte allocated is a fresh page.
-	bufs := make([]bytes.Buffer, workers)
-	return pool.Run(ctx, len(jobs), workers, func(ctx context.Context, w, i int) error {
+	saves := startCheckpoints(dir)
+	err := pool.Run(ctx, len(jobs), workers, func(ctx context.Context, _, i int) error {
 		j := jobs[i]
 		prob := j.Variant.Problem()
 		prob.MaxEvents = opt.MaxEvents
@@ -153,7 +151,7 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 					return nil
 				}
 				j.saved = time.Now()
-				return saveCheckpoint(dir, j, checkpoint(), &bufs[w])
+				return saves.put(j, checkpoint())
 			},
 		})
 		if err != nil {
@@ -161,6 +159,10 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 		}
 		return nil
 	})
+	if serr := saves.close(); err == nil {
+		err = serr
+	}
+	return err
 }
 
 // Trained returns the variants the jobs train, in the jobs' order.
