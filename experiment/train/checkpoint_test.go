@@ -53,3 +53,13 @@ func TestRunStopsAtAFailedCheckpoint(t *testing.T) {
 	assert.Contains(t, err.Error(), "checkpoint")
 	assert.Contains(t, err.Error(), CheckpointDir)
 }
+
+// TestRunReturnsAJobsError: a job's error is Run's even when every
+// checkpoint handed over was written.
+func TestRunReturnsAJobsError(t *testing.T) {
+	dir, jobs := shortTraining(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := Run(ctx, dir, jobs, Options{Workers: 1})
+	require.ErrorIs(t, err, context.Canceled)
+}
