@@ -83,5 +83,9 @@ func runEnv(ctx context.Context, s *session, args []string) error {
 	if term.IsTerminal(int(os.Stdin.Fd())) {
 		s.infof("standard input is a terminal, but env speaks the binary swarmsim-env/2 protocol to a program (each message a 4-byte little-endian length, then a JSON header: docs/environment.md), not to a person typing; Ctrl-D ends it")
 	}
-	return env.Serve(os.Stdin, s.stdout, version())
+	in, out := pollable(os.Stdin), s.stdout
+	if f, ok := out.(*os.File); ok {
+		out = pollable(f)
+	}
+	return env.Serve(in, out, version())
 }
