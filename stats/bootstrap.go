@@ -233,8 +233,8 @@ func (b Bootstrap) cis(xs []float64, stats []Statistic, out []Interval) {
 	})
 }
 
-// allSame reports whether every value of xs has the same bits (so not
-// 0 and −0, whose sums differ in sign, nor NaNs, which the caller removes).
+// allSame reports whether every value of xs has the same bits: 0 and −0
+// are not the same, as their sums differ in sign.
 func allSame(xs []float64) bool {
 	for _, x := range xs {
 		if math.Float64bits(x) != math.Float64bits(xs[0]) {
