@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -92,7 +93,18 @@ func IQM(xs []float64) float64 {
 // rng returns the generator of one interval: a function of the
 // bootstrap's seed only, so that an interval does not depend on which
 // intervals were computed before it.
-func (b Bootstrap) rng() *rand.Rand { return rand.New(rand.NewPCG(b.Seed, 0x9e3779b97f4a7c15)) }
+func (b Bootstrap) rng() *rand.Rand {
+	b.check()
+	return rand.New(rand.NewPCG(b.Seed, 0x9e3779b97f4a7c15))
+}
+
+// check panics on a Bootstrap that cannot give an interval: no resamples,
+// or a level outside [0, 1] (a zero Bootstrap is one; use Default).
+func (b Bootstrap) check() {
+	if b.Resamples < 1 || !(b.Level >= 0 && b.Level <= 1) {
+		panic(fmt.Sprintf("stats: a Bootstrap of %d resamples at level %v (want at least 1 resample and a level in [0, 1])", b.Resamples, b.Level))
+	}
+}
 
 // quantiles returns the percentile interval of the resampled statistics
 // in vals (which it reorders) around the estimate v.
@@ -110,9 +122,12 @@ func (b Bootstrap) quantiles(v float64, vals []float64) Interval {
 
 // quantile returns the q quantile of xs, interpolating linearly between
 // order statistics (type 7, the default of R and NumPy), as if xs were
-// sorted; its first nans values are its NaNs. It reorders the rest:
-// selecting two order statistics takes linear time, where sorting 2,000
-// resamples took most of a bootstrap's.
+// sorted; its first nans values are its NaNs. Between two equal
+// infinities it is that infinity (interpolating would give Inf − Inf, a
+// NaN). It reorders the rest: selecting two order statistics takes linear
+// time, where sorting 2,000 resamples took most of a bootstrap's; where
+// the values mix 0 and −0, the zero selected may carry the other sign
+// than a sort would have put there.
 func quantile(xs []float64, nans int, q float64) float64 {
 	h := float64(q * float64(len(xs)-1))
 	i := int(math.Floor(h))
@@ -124,6 +139,9 @@ func quantile(xs []float64, nans int, q float64) float64 {
 	}
 	selectNth(xs[nans:], i-nans)
 	next := slices.Min(xs[i+1:]) // nothing after xs[i] is smaller
+	if math.IsInf(next, 0) && next == xs[i] {
+		return next
+	}
 	v := xs[i] + float64((h-float64(i))*(next-xs[i]))
 	return min(max(v, xs[i]), next) // rounding stays between the two
 }
@@ -190,6 +208,7 @@ func (b Bootstrap) cis(xs []float64, stats []Statistic, out []Interval) {
 	if n >= 2 && allSame(xs) {
 		// Every resample is xs itself, value for value: each statistic's
 		// resamples all equal its estimate, and so do the quantiles.
+		b.check()
 		copy(res, xs)
 		v := make([]float64, m)
 		eval(v)

@@ -19,13 +19,17 @@ func sortedQuantile(xs []float64, q float64) float64 {
 	if i+1 >= len(xs) {
 		return xs[len(xs)-1]
 	}
+	if math.IsInf(xs[i], 0) && xs[i+1] == xs[i] {
+		return xs[i] // not Inf − Inf
+	}
 	v := xs[i] + (h-float64(i))*(xs[i+1]-xs[i])
 	return min(max(v, xs[i]), xs[i+1])
 }
 
 // TestQuantilesSelectAsSortWould: the bounds found by selection are, to
 // the bit, those of a full sort, for samples with many ties, a few
-// values, NaNs (which slices.Sort puts first; any NaN is a NaN) and the extreme levels.
+// values, infinities, NaNs (which slices.Sort puts first; any NaN is a
+// NaN) and the extreme levels.
 func TestQuantilesSelectAsSortWould(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := range 3000 {
@@ -34,8 +38,11 @@ func TestQuantilesSelectAsSortWould(t *testing.T) {
 		xs := make([]float64, n)
 		for i := range xs {
 			xs[i] = float64(r.IntN(distinct)) * 0.37
-			if trial%5 == 0 && r.IntN(20) == 0 {
+			switch {
+			case trial%5 == 0 && r.IntN(20) == 0:
 				xs[i] = math.NaN()
+			case trial%7 == 0 && r.IntN(3) == 0:
+				xs[i] = math.Inf(1 - 2*r.IntN(2))
 			}
 		}
 		level := []float64{0.95, 0.5, 0.8, 0, 1}[trial%5]

@@ -400,6 +400,27 @@ func TestCIOfCopiesOfOneValue(t *testing.T) {
 	calls = 0
 	stats.Default.CI(mixed, counted)
 	assert.Greater(t, calls, 1, "0 and −0 are resampled")
+
+	// A statistic that overflows: the median of two copies of 1e308 is
+	// +Inf, and so are its bounds, with or without resampling.
+	huge := []float64{1e308, 1e308}
+	inf := stats.Interval{Value: math.Inf(1), Lo: math.Inf(1), Hi: math.Inf(1)}
+	assert.Equal(t, inf, stats.Default.CI(huge, stats.Median))
+	assert.Equal(t, inf, unitsCI(huge, stats.Median))
+}
+
+// TestBootstrapRefusesNoInterval: a Bootstrap without resamples or with a
+// level outside [0, 1] panics where it would resample, rather than give
+// NaN bounds or none at all.
+func TestBootstrapRefusesNoInterval(t *testing.T) {
+	xs, same := []float64{1, 2, 3, 5, 8}, []float64{2, 2, 2}
+	for _, b := range []stats.Bootstrap{{}, {Resamples: 10, Level: 1.5}, {Resamples: 10, Level: -0.1}, {Resamples: 10, Level: math.NaN()}} {
+		assert.Panics(t, func() { b.CI(xs, stats.Mean) }, "%+v", b)
+		assert.Panics(t, func() { b.CI(same, stats.Mean) }, "%+v, copies of one value", b)
+		assert.Panics(t, func() { b.Diff(xs, same, stats.Mean) }, "%+v, Diff", b)
+	}
+	assert.NotPanics(t, func() { stats.Bootstrap{Resamples: 1, Level: 1}.CI(xs, stats.Mean) })
+	assert.NotPanics(t, func() { stats.Bootstrap{}.CI([]float64{4}, stats.Mean) }, "one value: no interval, nothing resampled")
 }
 
 // BenchmarkAggregate: the three intervals of one summary.csv row, over
