@@ -31,18 +31,28 @@ PHASES = [
 OTHER = "the rest (kernel without a Go stack, runtime threads)"
 
 
+def is_frame(line):
+    """A stack frame of perf script: an address in hex, then a symbol."""
+    ip = line.split(None, 1)[0] if line.strip() else ""
+    return all(c in "0123456789abcdef" for c in ip) and ip != ""
+
+
 def main(path):
+    try:
+        text = open(path, errors="replace").read()
+    except OSError as e:
+        sys.exit(f"phases.py: {e}")
     counts = collections.Counter()
     total = 0
-    for sample in open(path).read().split("\n\n"):
+    for sample in text.split("\n\n"):
         frames = sample.strip().split("\n")[1:]
-        if not frames:
+        if not frames or not all(is_frame(f) for f in frames):
             continue
         total += 1
         stack = "\n".join(frames)
         counts[next((phase for needle, phase in PHASES if needle in stack), OTHER)] += 1
     if total == 0:
-        sys.exit("phases.py: no samples in " + path)
+        sys.exit(f"phases.py: no perf samples with call stacks in {path} (perf script -F comm,tid,ip,sym of a perf record -g)")
     print(f"{'phase':<56} {'share':>6}")
     for phase, n in counts.most_common():
         print(f"{phase:<56} {100 * n / total:5.1f}%")

@@ -24,6 +24,10 @@ OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-phases.XXXXXX")}
 mkdir -p "$OUT"
 . bench/lib.sh
 debian 'perf --version' linux-perf
+perf stat -e task-clock true >/dev/null 2>&1 || {
+	echo "phases.sh: perf cannot count this process's events (see /proc/sys/kernel/perf_event_paranoid: at most 2 is needed)" >&2
+	exit 1
+}
 
 go build -o "$OUT/simulate" ./cmd/simulate
 cmd=("$OUT/simulate" train rlcr-peer --seeds "$SEEDS" --workers 1 --charts=false --baseline=false --force --out "$OUT/train")

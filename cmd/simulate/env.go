@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"syscall"
 
 	"golang.org/x/term"
 
@@ -83,9 +84,13 @@ func runEnv(ctx context.Context, s *session, args []string) error {
 	if term.IsTerminal(int(os.Stdin.Fd())) {
 		s.infof("standard input is a terminal, but env speaks the binary swarmsim-env/2 protocol to a program (each message a 4-byte little-endian length, then a JSON header: docs/environment.md), not to a person typing; Ctrl-D ends it")
 	}
-	in, out := pollable(os.Stdin), s.stdout
+	in, out := pollable(os.Stdin, os.O_RDONLY), s.stdout
 	if f, ok := out.(*os.File); ok {
-		out = pollable(f)
+		out = pollable(f, os.O_WRONLY)
 	}
-	return env.Serve(in, out, version())
+	err := env.Serve(in, out, version())
+	if errors.Is(err, syscall.EPIPE) {
+		return nil // the client stopped reading: it is gone, as at the end of the input
+	}
+	return err
 }

@@ -1,8 +1,8 @@
-//go:build !unix
+//go:build !linux
 
 package main
 
 import "os"
 
-// pollable returns f: off Unix, env reads and writes its streams as given.
-func pollable(f *os.File) *os.File { return f }
+// pollable returns f: off Linux, env reads and writes its streams as given.
+func pollable(f *os.File, flag int) *os.File { return f }
