@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/experiment/env"
 )
 
 // nonblocking reports whether f's file description is non-blocking.
@@ -54,4 +58,34 @@ func TestPollable(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	assert.Same(t, f, pollable(f, os.O_WRONLY))
+}
+
+// TestEnvExitsWhenItsClientStopsReading: a client that closes its end of
+// the replies' pipe and writes a request is gone; simulate env ends as at
+// the end of its input, status 0 and nothing on stderr, not with a write
+// error (it writes to a file description of its own, which gets EPIPE
+// where standard output would get SIGPIPE).
+func TestEnvExitsWhenItsClientStopsReading(t *testing.T) {
+	cmd := exec.Command(binary(t), "env")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	require.NoError(t, cmd.Start())
+	require.NoError(t, w.Close())
+	require.NoError(t, r.Close())
+	_, err = stdin.Write(envFrame(t, map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny"}))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "stderr: %s", stderr.String())
+	case <-time.After(30 * time.Second):
+		require.NoError(t, cmd.Process.Kill())
+		t.Fatal("simulate env outlived its client")
+	}
+	assert.Empty(t, stderr.String())
 }
