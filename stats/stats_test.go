@@ -419,7 +419,8 @@ func TestBootstrapRefusesNoInterval(t *testing.T) {
 		assert.Panics(t, func() { b.CI(same, stats.Mean) }, "%+v, copies of one value", b)
 		assert.Panics(t, func() { b.Diff(xs, same, stats.Mean) }, "%+v, Diff", b)
 	}
-	assert.NotPanics(t, func() { stats.Bootstrap{Resamples: 1, Level: 1}.CI(xs, stats.Mean) })
+	assert.NotPanics(t, func() { stats.Bootstrap{Resamples: 1, Level: 1}.CI(xs, stats.Mean) }, "the widest level")
+	assert.NotPanics(t, func() { stats.Bootstrap{Resamples: 1, Level: 0}.CI(xs, stats.Mean) }, "the narrowest")
 	assert.NotPanics(t, func() { stats.Bootstrap{}.CI([]float64{4}, stats.Mean) }, "one value: no interval, nothing resampled")
 }
 
