@@ -40,16 +40,7 @@ func TestEnvExitsWithItsClient(t *testing.T) {
 	_, err = stdin.Write(envFrame(t, map[string]any{"op": "reset"}))
 	require.NoError(t, err)
 	require.NoError(t, stdin.Close())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		require.NoError(t, err, "stderr: %s", stderr.String())
-	case <-time.After(30 * time.Second):
-		require.NoError(t, cmd.Process.Kill())
-		t.Fatal("simulate env outlived its client's input")
-	}
-	assert.Empty(t, stderr.String())
+	exitsQuietly(t, cmd, &stderr)
 	r := env.NewReader(&stdout)
 	for _, op := range []string{"make", "reset"} {
 		m, err := r.Read()
@@ -58,6 +49,22 @@ func TestEnvExitsWithItsClient(t *testing.T) {
 		require.NoError(t, json.Unmarshal(m.Header, &h))
 		assert.True(t, h.OK, "%s: %s", op, m.Header)
 	}
+}
+
+// exitsQuietly waits for a started simulate env whose client is gone: it
+// must end within 30 s, with status 0 and nothing on stderr.
+func exitsQuietly(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "stderr: %s", stderr.String())
+	case <-time.After(30 * time.Second):
+		require.NoError(t, cmd.Process.Kill())
+		t.Fatal("simulate env outlived its client")
+	}
+	assert.Empty(t, stderr.String())
 }
 
 // TestEnvFramingError checks that a header that is not JSON ends the
