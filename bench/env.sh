@@ -16,6 +16,7 @@
 #   SIMULATE=/path/to/simulate bench/env.sh        # a built binary, on a machine without Go
 #   WORKERS=2 bench/env.sh                         # (a) steps its rows on 2 server threads
 #   GROUP=8 bench/env.sh                           # (a) in groups of 8 rows, as (b) trains
+#   SPLIT=2 bench/env.sh                           # (a) steps two halves with step_async, one while the policy chooses the other's actions
 #
 # Decisions are counted alike everywhere: every decision with a valid
 # action, those with a single one included (what `simulate train` counts
@@ -43,6 +44,7 @@ PEER_EPISODES=${PEER_EPISODES:-200}
 NUM_ENVS=${NUM_ENVS:-256}
 WORKERS=${WORKERS:-1}
 GROUP=${GROUP:-1}
+SPLIT=${SPLIT:-1}
 PY=${PYTHON:-/usr/bin/python3}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-env.XXXXXX")}
 mkdir -p "$OUT"
@@ -75,7 +77,7 @@ field() { grep -o "$1=[0-9.]*" "$OUT/$2.txt" | tail -1 | cut -d= -f2; }
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "go: $(go version 2>/dev/null | cut -d' ' -f3- || echo "none ($SWARMSIM_SIMULATE)"), python: $("$PY" --version 2>&1), numpy $("$PY" -c 'import numpy; print(numpy.__version__)'), simpy $("$PY" -c 'import simpy; print(simpy.__version__)')"
 
-read -r vw vc < <(timed vec "$PY" bench/env_vec.py --num-envs "$NUM_ENVS" --steps "$VEC_STEPS" --workers "$WORKERS" --group "$GROUP")
+read -r vw vc < <(timed vec "$PY" bench/env_vec.py --num-envs "$NUM_ENVS" --steps "$VEC_STEPS" --workers "$WORKERS" --group "$GROUP" --split "$SPLIT")
 vd=$(field decisions vec)
 vch=$(field choices vec)
 vs=$(field seconds vec)
@@ -89,11 +91,14 @@ pd=$(field decisions peer)
 ps=$(field seconds peer)
 
 awk -v vd="$vd" -v vch="$vch" -v vs="$vs" -v vw="$vw" -v vc="$vc" -v td="$td" -v tw="$tw" -v tc="$tc" \
-	-v pd="$pd" -v ps="$ps" -v pw="$pw" -v pc="$pc" -v n="$NUM_ENVS" -v w="$WORKERS" -v g="$GROUP" 'BEGIN {
-	printf "%-34s %10s %14s %14s %14s\n", "", "decisions", "per s (loop)", "per s (wall)", "per s (cpu)"
-	printf "%-34s %10d %14.0f %14.0f %14.0f   (choices %d)\n", "(a) VecEnv, " n " rows, group " g ", workers " w, vd, vd / vs, vd / vw, vd / vc, vch
-	printf "%-34s %10d %14s %14.0f %14.0f\n", "(b) simulate train, 1 worker", td, "-", td / tw, td / tc
-	printf "%-34s %10d %14.0f %14.0f %14.0f\n", "(c) SimPy peer, numpy", pd, pd / ps, pd / pw, pd / pc
+	-v pd="$pd" -v ps="$ps" -v pw="$pw" -v pc="$pc" -v n="$NUM_ENVS" -v w="$WORKERS" -v g="$GROUP" -v sp="$SPLIT" 'BEGIN {
+	a = "(a) VecEnv, " n " rows, group " g ", workers " w
+	if (sp > 1)
+		a = a ", split " sp
+	printf "%-44s %10s %14s %14s %14s\n", "", "decisions", "per s (loop)", "per s (wall)", "per s (cpu)"
+	printf "%-44s %10d %14.0f %14.0f %14.0f   (choices %d)\n", a, vd, vd / vs, vd / vw, vd / vc, vch
+	printf "%-44s %10d %14s %14.0f %14.0f\n", "(b) simulate train, 1 worker", td, "-", td / tw, td / tc
+	printf "%-44s %10d %14.0f %14.0f %14.0f\n", "(c) SimPy peer, numpy", pd, pd / ps, pd / pw, pd / pc
 	printf "(a)/(b): %.2f wall, %.2f cpu (target >= 0.5)\n", (vd / vw) / (td / tw), (vd / vc) / (td / tc)
 	printf "(a)/(c): %.1f wall, %.1f cpu, %.1f loop (target >= 20)\n", (vd / vw) / (pd / pw), (vd / vc) / (pd / pc), (vd / vs) / (pd / ps)
 }'

@@ -7,7 +7,12 @@ number of steps, choosing every row's action with one matrix product and a
 Gumbel-max draw over the valid actions, the same policy as env_peer.py's
 (zero parameters by default: uniform over the valid actions).
 
-Usage: env_vec.py [--num-envs 256] [--group 1] [--steps 2000] [--seed 1] [--workers 1] [--theta FILE.npy] [--first]
+With --split K the rows are stepped in K slices of whole groups, each
+sent with step_async as soon as the policy has chosen its actions, so that
+the policy works on one slice while the server steps another (the client
+and the server then run at once, on two cores); a step is K slice steps.
+
+Usage: env_vec.py [--num-envs 256] [--group 1] [--steps 2000] [--seed 1] [--workers 1] [--split 1] [--theta FILE.npy] [--first]
 It prints one line:
   episodes=E decisions=D choices=C seconds=S decisions_per_s=R
 where choices are the decisions the environment paused at (two or more
@@ -38,6 +43,7 @@ def main():
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1, help="goroutines that step the rows (make's workers)")
+    ap.add_argument("--split", type=int, default=1, help="slices of whole groups stepped one behind the other with step_async")
     ap.add_argument("--theta", default="")
     ap.add_argument("--first", action="store_true", help="decisions per episode over every row's first episode")
     args = ap.parse_args()
@@ -59,17 +65,57 @@ def main():
             return
         count = Counter(env)
         start = time.perf_counter()
-        for _ in range(args.steps):
-            active = info["active"]
-            if not active.any():
-                obs, info = env.reset()
-                continue
-            obs, reward, term, trunc, info = env.step(policy(obs, info["action_mask"]))
-            count(active, term, trunc, info)
+        if args.split > 1:
+            pipelined(env, policy, count, obs, info, args.split, args.steps)
+        else:
+            for _ in range(args.steps):
+                active = info["active"]
+                if not active.any():
+                    obs, info = env.reset()
+                    continue
+                obs, reward, term, trunc, info = env.step(policy(obs, info["action_mask"]))
+                count(active, term, trunc, info)
         secs = time.perf_counter() - start
     decisions = count.decisions_all()
     print(f"episodes={count.episodes} decisions={decisions} choices={count.choices} seconds={secs:.3f} "
           f"decisions_per_s={decisions / secs:.0f}")
+
+
+def pipelined(env, policy, count, obs, info, k, steps):
+    """Takes steps steps in k slices of whole groups: a slice's actions
+    are sent as soon as its reply is read, while the server steps the
+    slices sent before it. A slice whose rows all wait for a reset (groups
+    above 1) rests until every slice does; then the rows reset."""
+    groups = env.num_envs // env.group
+    if not 1 < k <= groups:
+        raise SystemExit(f"env_vec.py: --split {k}: want 2 to {groups} slices of whole groups")
+    slices = [slice(env.group * (groups * j // k), env.group * (groups * (j + 1) // k)) for j in range(k)]
+    acting = {}  # the rows' active flags when their actions were sent
+    resting = []
+
+    def send(rows, obs, mask, active):
+        if not active.any():
+            resting.append(rows)
+            return
+        acting[rows.start] = active
+        env.step_async(policy(obs, mask), rows=rows)
+
+    def send_all(obs, info):
+        for rows in slices:
+            send(rows, obs[rows], info["action_mask"][rows], info["active"][rows])
+
+    send_all(obs, info)
+    for _ in range(steps * k):
+        if len(resting) == k:
+            resting.clear()
+            send_all(*env.reset())
+            continue
+        obs, reward, term, trunc, info = env.step_wait()
+        rows = info["rows"]
+        count(acting.pop(rows.start), term, trunc, info, rows)
+        send(rows, obs, info["action_mask"], info["active"])
+    for _ in range(k - len(resting)):
+        env.step_wait()  # the slices still in flight, not counted
 
 
 def linear_policy(theta, rng):
@@ -98,16 +144,18 @@ class Counter:
         self.episodes = self.decisions = self.choices = self.done_choices = 0
         self.ep_choices = np.zeros(env.num_envs, dtype=np.int64)  # of each row's episode so far
 
-    def __call__(self, active, term, trunc, info):
-        """Counts one step: active the rows that chose, the rest step's."""
+    def __call__(self, active, term, trunc, info, rows=slice(None)):
+        """Counts one step of the rows: active those that chose, the rest
+        the step's."""
         self.choices += int(active.sum())
-        self.ep_choices += active
+        ep_choices = self.ep_choices[rows]
+        ep_choices += active
         ended = term | trunc
         if ended.any():
             self.episodes += int(ended.sum())
             self.decisions += int(sum(info["episode"][k][ended].sum() for k in self.acts))
-            self.done_choices += int(self.ep_choices[ended].sum())
-            self.ep_choices[ended] = 0
+            self.done_choices += int(ep_choices[ended].sum())
+            ep_choices[ended] = 0
 
     def decisions_all(self):
         """The decisions, those of the episodes still running at the end

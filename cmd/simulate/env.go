@@ -37,7 +37,9 @@ length, and the binary arrays the header lists. The requests:
 	step      one action per row (an i4 array, or action names): the
 	          next observations, the rewards, which episodes ended
 	          (terminated, or truncated by the time limit) and their
-	          metrics, the columns of episodes.csv
+	          metrics, the columns of episodes.csv; with first and count,
+	          those rows alone (whole groups), so that a client chooses
+	          one part's actions while another part steps
 	render    each pending decision in words, with the valid actions by
 	          name: the observation of a language model
 	close     end the session

@@ -83,6 +83,7 @@ type Env struct {
 	draws []task.Drawer
 	parts []part
 	out   Out
+	view  Out  // StepRows's rows of out
 	reset bool // Reset was called and no episode failed since
 }
 
@@ -383,23 +384,31 @@ func (e *Env) observe(p *part, i int) {
 
 // Check returns an error naming the first active row whose action is not
 // valid, or nil: what Step refuses.
-func (e *Env) Check(actions []int32) error {
-	if len(actions) != e.n {
-		return fieldErr("actions", "actions: %d values for %d rows (want one per row)", len(actions), e.n)
+func (e *Env) Check(actions []int32) error { return e.CheckRows(0, e.n, actions) }
+
+// CheckRows is Check for StepRows: the rows [lo, hi), whole groups, with
+// actions[j] the action of row lo+j.
+func (e *Env) CheckRows(lo, hi int, actions []int32) error {
+	if lo < 0 || hi > e.n || lo >= hi || lo%e.g != 0 || hi%e.g != 0 {
+		return fieldErr("rows", "rows: [%d, %d) is not a range of whole groups (allowed: 0 <= first < end <= %d, both multiples of group %d)", lo, hi, e.n, e.g)
+	}
+	if len(actions) != hi-lo {
+		return fieldErr("actions", "actions: %d values for %d rows (want one per row)", len(actions), hi-lo)
 	}
 	if !e.reset {
 		return fieldErr("op", "step before reset: the rows have no episodes (send reset first)")
 	}
-	for i, a := range actions {
+	for j, a := range actions {
+		i := lo + j
 		r := &e.rows[i]
 		if !r.active {
 			continue
 		}
 		if a < 0 || int(a) >= NumActions {
-			return fieldErr(fmt.Sprintf("actions[%d]", i), "row %d: action %d is out of range (0 to %d); valid: %s", i, a, NumActions-1, r.pending.Mask.List())
+			return fieldErr(fmt.Sprintf("actions[%d]", j), "row %d: action %d is out of range (0 to %d); valid: %s", i, a, NumActions-1, r.pending.Mask.List())
 		}
 		if act := collective.Action(a); !r.pending.Mask.Has(act) {
-			return fieldErr(fmt.Sprintf("actions[%d]", i), "row %d: action %d (%v) is not valid; valid: %s", i, a, act, r.pending.Mask.List())
+			return fieldErr(fmt.Sprintf("actions[%d]", j), "row %d: action %d (%v) is not valid; valid: %s", i, a, act, r.pending.Mask.List())
 		}
 	}
 	return nil
@@ -413,11 +422,25 @@ func (e *Env) Check(actions []int32) error {
 // for Reset. An episode that fails (its event bound) is an error naming
 // the row; the environment then needs a Reset.
 func (e *Env) Step(actions []int32) (*Out, error) {
-	if err := e.Check(actions); err != nil {
+	if _, err := e.StepRows(0, e.n, actions); err != nil {
+		return nil, err
+	}
+	return &e.out, nil
+}
+
+// StepRows is Step on the rows [lo, hi) alone, whole groups, with
+// actions[j] the action of row lo+j; the other rows wait. Its Out holds
+// those rows only (Obs's first row is row lo's), and Ended the rows, by
+// their numbers in the environment, that ended in this step. Rows are
+// independent of each other, so stepping them in parts, in any order,
+// plays the episodes that whole steps would: a client can choose one
+// part's actions while another part steps.
+func (e *Env) StepRows(lo, hi int, actions []int32) (*Out, error) {
+	if err := e.CheckRows(lo, hi, actions); err != nil {
 		return nil, err
 	}
 	e.clearEnded()
-	if err := e.each(func(p *part) error { return e.stepPart(p, actions) }); err != nil {
+	if err := e.each(func(p *part) error { return e.stepPart(p, max(p.lo, lo), min(p.hi, hi), actions, lo) }); err != nil {
 		e.reset = false
 		return nil, err
 	}
@@ -426,17 +449,24 @@ func (e *Env) Step(actions []int32) (*Out, error) {
 		e.out.Ended = append(e.out.Ended, p.done...)
 		e.out.Episode = append(e.out.Episode, p.episode...)
 	}
-	return &e.out, nil
+	o := &e.out
+	e.view = Out{
+		Obs: o.Obs[lo*NumFeatures : hi*NumFeatures], Mask: o.Mask[lo*NumActions : hi*NumActions], Agent: o.Agent[lo:hi],
+		Active: o.Active[lo:hi], U: o.U[lo:hi], Reward: o.Reward[lo:hi], Terminated: o.Terminated[lo:hi], Truncated: o.Truncated[lo:hi],
+		Ended: o.Ended, Episode: o.Episode,
+	}
+	return &e.view, nil
 }
 
-// stepPart is Step on the part's rows.
-func (e *Env) stepPart(p *part, actions []int32) error {
-	for i := p.lo; i < p.hi; i++ {
+// stepPart is StepRows on the part's rows in [lo, hi), whose actions
+// start at row first's.
+func (e *Env) stepPart(p *part, lo, hi int, actions []int32, first int) error {
+	for i := lo; i < hi; i++ {
 		r := &e.rows[i]
 		if !r.active {
 			continue
 		}
-		if err := r.s.Act(collective.Action(actions[i])); err != nil {
+		if err := r.s.Act(collective.Action(actions[i-first])); err != nil {
 			return fmt.Errorf("row %d: %w", i, err)
 		}
 		if pending, ok := r.s.Next(); ok {

@@ -414,3 +414,94 @@ func TestWorkersChangeNothing(t *testing.T) {
 		require.Equal(t, runs[0], runs[1], "group %d", group)
 	}
 }
+
+// rowsOf describes each row of out, whose first row is row lo of the
+// environment, and the metrics of the episodes that ended in it.
+func rowsOf(out *env.Out, lo, metrics int) []string {
+	rows := make([]string, len(out.Agent))
+	for j := range rows {
+		rows[j] = fmt.Sprint(out.Obs[j*env.NumFeatures:(j+1)*env.NumFeatures], out.Mask[j*env.NumActions:(j+1)*env.NumActions],
+			out.Agent[j], out.Active[j], out.U[j], out.Reward[j], out.Terminated[j], out.Truncated[j])
+	}
+	for k, i := range out.Ended {
+		rows[int(i)-lo] += fmt.Sprint(" ended ", out.Episode[k*metrics:(k+1)*metrics])
+	}
+	return rows
+}
+
+// TestStepRowsPlaysWholeSteps steps an environment in whole steps and
+// another, alike, in parts of whole groups taken last part first, on one
+// worker and several, with a sampling policy, and checks that each row
+// reports the same at every round.
+func TestStepRowsPlaysWholeSteps(t *testing.T) {
+	pol := policy.NewLinear()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for i := range pol.Params() {
+		pol.Params()[i] = rng.NormFloat64()
+	}
+	for _, c := range []struct {
+		group, workers int
+		parts          []int // the parts' first rows, and the end
+	}{
+		{1, 1, []int{0, 5, 6, 12}},
+		{3, 1, []int{0, 3, 9, 12}},
+		{3, 4, []int{0, 6, 12}},
+	} {
+		var sets []string
+		if c.group > 1 {
+			sets = []string{"reward.penalty=group-relative", "reward.latency=0.5"}
+		}
+		cfg := env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 12, Group: c.group, Sets: sets}
+		whole, err := env.New(cfg)
+		require.NoError(t, err)
+		cfg.Workers = c.workers
+		parted, err := env.New(cfg)
+		require.NoError(t, err)
+		metrics := len(whole.Metrics())
+		out, err := whole.Reset(nil)
+		require.NoError(t, err)
+		_, err = parted.Reset(nil)
+		require.NoError(t, err)
+		ended := 0
+		for round := range 200 {
+			if !slices.Contains(out.Active, 1) {
+				out, err = whole.Reset(nil)
+				require.NoError(t, err)
+				_, err = parted.Reset(nil)
+				require.NoError(t, err)
+				continue
+			}
+			actions := choose(whole, pol)
+			require.Equal(t, actions, choose(parted, pol), "round %d", round)
+			out, err = whole.Step(actions)
+			require.NoError(t, err)
+			want := rowsOf(out, 0, metrics)
+			ended += len(out.Ended)
+			got := make([]string, 0, 12)
+			for k := len(c.parts) - 2; k >= 0; k-- {
+				lo, hi := c.parts[k], c.parts[k+1]
+				o, err := parted.StepRows(lo, hi, actions[lo:hi])
+				require.NoError(t, err)
+				got = append(rowsOf(o, lo, metrics), got...)
+			}
+			require.Equal(t, want, got, "group %d, workers %d, round %d", c.group, c.workers, round)
+		}
+		require.Positive(t, ended, "no episode ended: the test compares no metrics")
+	}
+}
+
+// TestStepRowsRefusesPartsOfGroups checks the ranges StepRows refuses.
+func TestStepRowsRefusesPartsOfGroups(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 12, Group: 3})
+	require.NoError(t, err)
+	_, err = e.Reset(nil)
+	require.NoError(t, err)
+	for _, r := range [][2]int{{1, 3}, {0, 4}, {3, 3}, {6, 3}, {-3, 3}, {9, 15}} {
+		_, err := e.StepRows(r[0], r[1], make([]int32, max(r[1]-r[0], 0)))
+		var fe *env.FieldError
+		require.ErrorAs(t, err, &fe, "rows %v", r)
+		assert.Equal(t, "rows", fe.Field, "rows %v", r)
+	}
+	_, err = e.StepRows(3, 6, make([]int32, 4))
+	assert.EqualError(t, err, "actions: 4 values for 3 rows (want one per row)")
+}

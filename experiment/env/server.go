@@ -26,6 +26,8 @@ type request struct {
 	Seed        *uint64         `json:"seed"`
 	Set         json.RawMessage `json:"set"`
 	Rows        []int           `json:"rows"`
+	First       *int            `json:"first"`
+	Count       *int            `json:"count"`
 	ActionNames []*string       `json:"action_names"`
 	Arrays      []Array         `json:"arrays"`
 }
@@ -34,7 +36,7 @@ type request struct {
 var opFields = map[string][]string{
 	"make":   {"protocol", "scenario", "variant", "num_envs", "group", "seed", "set", "workers"},
 	"reset":  {"seed"},
-	"step":   {"action_names"},
+	"step":   {"action_names", "first", "count"},
 	"render": {"rows"},
 	"close":  nil,
 }
@@ -409,11 +411,11 @@ func replyArrays(e *Env, step bool) []replyArray {
 	return arrays
 }
 
-// appendHeader appends the header of a reply with the arrays to buf,
-// the arrays over ended rows with ended of them. It writes the JSON
-// itself, since it does so at every step: names and dtypes are plain
-// ASCII, which Go quotes as JSON does.
-func appendHeader(buf []byte, arrays []replyArray, ended int) []byte {
+// appendHeader appends the header of a reply with the arrays to buf:
+// the arrays over the rows with rows of them, those over ended rows with
+// ended. It writes the JSON itself, since it does so at every step: names
+// and dtypes are plain ASCII, which Go quotes as JSON does.
+func appendHeader(buf []byte, arrays []replyArray, rows, ended int) []byte {
 	buf = append(buf, `{"ok":true,"arrays":[`...)
 	for i := range arrays {
 		a := &arrays[i]
@@ -425,8 +427,11 @@ func appendHeader(buf []byte, arrays []replyArray, ended int) []byte {
 			if j > 0 {
 				buf = append(buf, ',')
 			}
-			if j == 0 && a.ended {
-				d = ended
+			if j == 0 {
+				d = rows
+				if a.ended {
+					d = ended
+				}
 			}
 			buf = strconv.AppendInt(buf, int64(d), 10)
 		}
@@ -437,7 +442,7 @@ func appendHeader(buf []byte, arrays []replyArray, ended int) []byte {
 
 // writeArrays makes the reply the header and the arrays of out.
 func (s *server) writeArrays(arrays []replyArray, out *Out) {
-	s.header = appendHeader(s.header[:0], arrays, len(out.Ended))
+	s.header = appendHeader(s.header[:0], arrays, len(out.Agent), len(out.Ended))
 	s.reply = appendFrame(s.reply[:0], s.header)
 	for _, a := range arrays {
 		s.reply = a.write(s.reply, out)
@@ -457,12 +462,17 @@ func (s *server) reset(req *request, m *Message) error {
 	return nil
 }
 
-// step gives every row its action, by number or by name.
+// step gives every row its action, by number or by name, or the rows
+// first to first+count-1 theirs.
 func (s *server) step(req *request, m *Message) error {
-	if err := s.stepActions(req, m); err != nil {
+	lo, hi, err := s.stepRows(req)
+	if err != nil {
 		return err
 	}
-	out, err := s.env.Step(s.actions)
+	if err := s.stepActions(req, m, lo, hi); err != nil {
+		return err
+	}
+	out, err := s.env.StepRows(lo, hi, s.actions[:hi-lo])
 	if err != nil {
 		// The mask's verdict names the field as the client gave it.
 		var fe *FieldError
@@ -475,10 +485,32 @@ func (s *server) step(req *request, m *Message) error {
 	return nil
 }
 
-// stepActions reads a step's actions into s.actions: the i4 array
-// "actions", or the header's action_names.
-func (s *server) stepActions(req *request, m *Message) error {
-	n := s.env.n
+// stepRows returns the rows [lo, hi) a step acts on: first and count,
+// each whole groups, or every row.
+func (s *server) stepRows(req *request) (lo, hi int, _ error) {
+	e := s.env
+	lo, hi = 0, e.n
+	if req.First != nil {
+		lo = *req.First
+		if lo < 0 || lo >= e.n || lo%e.g != 0 {
+			return 0, 0, fieldErr("first", "first: %d is not the first row of a group (allowed: a multiple of group %d from 0 to %d)", lo, e.g, e.n-e.g)
+		}
+		hi = e.n
+	}
+	if req.Count != nil {
+		n := *req.Count
+		if n < 1 || n > e.n-lo || n%e.g != 0 {
+			return 0, 0, fieldErr("count", "count: %d rows from row %d is not a number of whole groups there (allowed: a multiple of group %d from %d to %d)", n, lo, e.g, e.g, e.n-lo)
+		}
+		hi = lo + n
+	}
+	return lo, hi, nil
+}
+
+// stepActions reads the actions of a step of the rows [lo, hi) into
+// s.actions: the i4 array "actions", or the header's action_names.
+func (s *server) stepActions(req *request, m *Message, lo, hi int) error {
+	n := hi - lo
 	switch {
 	case req.ActionNames != nil && len(m.Arrays) > 0:
 		return fieldErr("action_names", "action_names: given with arrays (give the actions either as the array actions or by name)")
@@ -489,14 +521,14 @@ func (s *server) stepActions(req *request, m *Message) error {
 		for i, name := range req.ActionNames {
 			s.actions[i] = 0
 			if name == nil {
-				if _, active := s.env.Pending(i); active {
-					return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: no action for an active row (null is for inactive rows)", i)
+				if _, active := s.env.Pending(lo + i); active {
+					return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: no action for an active row (null is for inactive rows)", lo+i)
 				}
 				continue
 			}
 			a, err := collective.ParseAction(*name)
 			if err != nil {
-				return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: %v", i, err)
+				return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: %v", lo+i, err)
 			}
 			s.actions[i] = int32(a)
 		}
@@ -510,7 +542,7 @@ func (s *server) stepActions(req *request, m *Message) error {
 		return fieldErr("actions", "actions: dtype %s shape %v (want dtype i4, shape [%d])", a.Dtype, a.Shape, n)
 	}
 	p := m.Payloads[0]
-	for i := range s.actions {
+	for i := range n {
 		s.actions[i] = int32(binary.LittleEndian.Uint32(p[4*i:]))
 	}
 	return nil

@@ -178,6 +178,51 @@ func TestServeSession(t *testing.T) {
 	require.NoError(t, <-c.done)
 }
 
+// TestServeStepsParts sends the steps of a table's two halves back to
+// back, the second half first, before reading either reply, and checks
+// that the replies are those halves of the whole steps that another
+// session takes.
+func TestServeStepsParts(t *testing.T) {
+	whole, parted := newClient(t), newClient(t)
+	for _, c := range []*client{whole, parted} {
+		h, _ := c.request(makeTiny)
+		require.Equal(t, true, h["ok"], "%v", h)
+	}
+	_, want := whole.request(map[string]any{"op": "reset"})
+	_, got := parted.request(map[string]any{"op": "reset"})
+	require.Equal(t, want, got)
+	stepOf := func(first, count int) map[string]any {
+		return map[string]any{"op": "step", "first": first, "count": count, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{count}}}}
+	}
+	ended := 0
+	for step := range 400 {
+		var actions []int32
+		for row := range 2 {
+			actions = append(actions, int32(bytes.IndexByte(want["action_mask"][row*env.NumActions:(row+1)*env.NumActions], 1)))
+		}
+		_, want = whole.request(map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(actions...))
+		go parted.in.Write(append(frame(t, stepOf(1, 1), i4(actions[1])), frame(t, stepOf(0, 1), i4(actions[0]))...)) //nolint:errcheck // a server that stops reading fails the reads below
+		var halves [2]map[string][]byte
+		for _, half := range []int{1, 0} {
+			m, err := parted.out.Read()
+			require.NoError(t, err)
+			var h map[string]any
+			require.NoError(t, json.Unmarshal(m.Header, &h))
+			require.Equal(t, true, h["ok"], "%v", h)
+			assert.Equal(t, []any{1.0, float64(env.NumFeatures)}, shapes(h)["obs"])
+			halves[half] = map[string][]byte{}
+			for i, a := range m.Arrays {
+				halves[half][a.Name] = append([]byte(nil), m.Payloads[i]...)
+			}
+		}
+		for name, w := range want {
+			assert.Equal(t, w, append(halves[0][name], halves[1][name]...), "step %d: %s", step, name)
+		}
+		ended += len(want["episode_rows"]) / 4
+	}
+	assert.Positive(t, ended, "no episode ended: the test compares no episode_rows")
+}
+
 // TestServeErrors checks that bad requests get an error naming their
 // field and leave the session as it was.
 func TestServeErrors(t *testing.T) {
@@ -228,17 +273,20 @@ func TestServeErrors(t *testing.T) {
 		{"unknown name", map[string]any{"op": "step", "action_names": []any{"work", "fly"}}, nil, "action_names[1]", `unknown action "fly"`},
 		{"null for an active row", map[string]any{"op": "step", "action_names": []any{"work", nil}}, nil, "action_names[1]", "no action for an active row"},
 		{"invalid action by name", map[string]any{"op": "step", "action_names": []any{"work", "submit"}}, nil, "action_names[1]", "row 1: action 6 (submit) is not valid; valid: "},
+		{"first past the rows", map[string]any{"op": "step", "first": 2, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{1}}}}, i4(0), "first", "first: 2 is not the first row of a group (allowed: a multiple of group 1 from 0 to 1)"},
+		{"negative first", map[string]any{"op": "step", "first": -1, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{1}}}}, i4(0), "first", "first: -1 is not"},
+		{"count past the rows", map[string]any{"op": "step", "first": 1, "count": 2, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0), "count", "count: 2 rows from row 1 is not a number of whole groups there (allowed: a multiple of group 1 from 1 to 1)"},
+		{"count 0", map[string]any{"op": "step", "count": 0, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{0}}}}, nil, "count", "count: 0 rows"},
+		{"actions for every row with a count", map[string]any{"op": "step", "count": 1, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0), "actions", "want dtype i4, shape [1]"},
+		{"invalid action of a part", map[string]any{"op": "step", "first": 1, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{1}}}}, i4(6), "actions[0]", "row 1: action 6 (submit) is not valid; valid: "},
+		{"names for every row with a first", map[string]any{"op": "step", "first": 1, "action_names": []any{"work", "work"}}, nil, "action_names", "2 names for 1 rows"},
+		{"null for an active row of a part", map[string]any{"op": "step", "first": 1, "action_names": []any{nil}}, nil, "action_names[0]", "row 1: no action for an active row"},
 		{"render row", map[string]any{"op": "render", "rows": []int{5}}, nil, "rows[0]", "row 5 is out of range (0 to 1)"},
 		{"render the row after the last", map[string]any{"op": "render", "rows": []int{0, 2}}, nil, "rows[1]", "row 2 is out of range (0 to 1)"},
 		{"render a negative row", map[string]any{"op": "render", "rows": []int{-1}}, nil, "rows[0]", "row -1 is out of range (0 to 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var h map[string]any
-			if tc.payload != nil {
-				h, _ = c.request(tc.header, tc.payload)
-			} else {
-				h, _ = c.request(tc.header)
-			}
+			h, _ := c.request(tc.header, tc.payload)
 			wantError(t, h, tc.field, tc.msg)
 		})
 	}
@@ -362,6 +410,8 @@ func FuzzReader(f *testing.F) {
 func FuzzServe(f *testing.F) {
 	f.Add(append(frame(f, makeTiny), frame(f, map[string]any{"op": "reset"})...))
 	f.Add(frame(f, map[string]any{"op": "step", "action_names": []any{"work", nil}}))
+	f.Add(append(append(frame(f, makeTiny), frame(f, map[string]any{"op": "reset"})...),
+		frame(f, map[string]any{"op": "step", "first": 1, "count": 1, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{1}}}}, i4(0))...))
 	f.Add([]byte{3, 0, 0, 0, '{', '}', '}'})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer

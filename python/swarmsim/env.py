@@ -2,6 +2,7 @@
 `simulate env` (the swarmsim-env/2 protocol, docs/environment.md)."""
 
 import atexit
+import collections
 import operator
 import os
 import shutil
@@ -85,6 +86,11 @@ class VecEnv:
     simulate's own sampling policies draw their action with (0 where
     inactive); info["agent"] is -1 where inactive.
 
+    step_async(actions, rows) and step_wait() step a slice of whole groups
+    and return at once, so that the client chooses one slice's actions
+    while the server steps another's: rows are independent, so the
+    episodes are those of whole steps.
+
     scenario is a library name or a YAML path; set maps keys to values as
     `--set key=value` takes them; seed None is the scenario's; workers is
     how many threads step the rows (outputs do not depend on it; default
@@ -114,6 +120,7 @@ class VecEnv:
             make["set"] = {str(k): _setting(v) for k, v in set.items()}
         path = simulate or find_simulate()
         self._headers = {}  # parsed reply headers, for _wire.read
+        self._pending = collections.deque()  # the rows (lo, hi) of the steps sent and not yet read
         self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
         self._closed = False
@@ -144,8 +151,9 @@ class VecEnv:
         self.warnings = list(reply.get("warnings") or [])
         for w in self.warnings:
             warnings.warn(f"swarmsim: {self.scenario}: {w}", stacklevel=2)
-        # The step request's header never changes: encode it once.
-        self._step_head = _wire.encode({"op": "step", "arrays": [{"name": "actions", "dtype": "i4", "shape": [self.num_envs]}]})
+        # A step request's header is the same for every step of the same
+        # rows: encoded once for each slice.
+        self._step_heads = {}
 
     def reset(self, seed=None, options=None):
         """Draws the next task instances for every row and runs each to its
@@ -163,25 +171,74 @@ class VecEnv:
         """Takes one action per row: an int array of shape (num_envs,), or a
         list of action names (str, or None for inactive rows). Returns (obs,
         reward, terminated, truncated, info)."""
+        self.step_async(actions)
+        return self.step_wait()
+
+    def step_async(self, actions, rows=None):
+        """Sends the step of the rows in rows, a slice of whole groups
+        (default: every row), with one action per row of it as step takes
+        them, and returns without waiting for the reply; step_wait returns
+        it. Steps of other rows may be sent before that: the server steps
+        them in the order sent. Rows of a step not yet waited for cannot be
+        stepped again, and reset, render and step need every reply taken."""
+        lo, hi = self._rows(rows)
+        for plo, phi in self._pending:
+            if lo < phi and plo < hi:
+                raise EnvError(f"swarmsim: rows {lo}:{hi} overlap rows {plo}:{phi}, whose step is not waited for (step_wait first)", "rows")
+        n = hi - lo
         if isinstance(actions, np.ndarray) and actions.dtype.kind in "UO":
             actions = actions.tolist()
         if isinstance(actions, (list, tuple)) and actions and all(x is None or isinstance(x, str) for x in actions):
-            if len(actions) != self.num_envs:
-                raise EnvError(f"swarmsim: {len(actions)} action names for {self.num_envs} rows", "action_names")
-            msg = _wire.encode({"op": "step", "action_names": [None if x is None else str(x) for x in actions]})
+            if len(actions) != n:
+                raise EnvError(f"swarmsim: {len(actions)} action names for {n} rows", "action_names")
+            msg = _wire.encode({"op": "step", "action_names": [None if x is None else str(x) for x in actions], **self._range(lo, hi)})
         else:
             acts = np.asarray(actions)
-            if acts.shape != (self.num_envs,):
-                raise EnvError(f"swarmsim: actions have shape {acts.shape}, want ({self.num_envs},)", "actions")
+            if acts.shape != (n,):
+                raise EnvError(f"swarmsim: actions have shape {acts.shape}, want ({n},)", "actions")
             if acts.dtype.kind not in "iu":
                 raise EnvError(f"swarmsim: actions have dtype {acts.dtype}, want integers (or a list of action names)", "actions")
             if acts.dtype.itemsize > 4 and acts.size and (acts.min() < -(1 << 31) or acts.max() >= 1 << 31):
                 raise EnvError("swarmsim: an action is outside int32", "actions")
-            msg = self._step_head + acts.astype("<i4", copy=False).tobytes()
-        _, a = self._send(msg)
+            head = self._step_heads.get((lo, hi))
+            if head is None:
+                head = _wire.encode({"op": "step", "arrays": [{"name": "actions", "dtype": "i4", "shape": [n]}], **self._range(lo, hi)})
+                self._step_heads[(lo, hi)] = head
+            msg = head + acts.astype("<i4", copy=False).tobytes()
+        # Pending before it is sent: an interrupt between the two would
+        # otherwise leave a reply that no step waits for.
+        self._pending.append((lo, hi))
+        self._write(msg)
+
+    def step_wait(self):
+        """Returns the reply to the oldest step sent with step_async: (obs,
+        reward, terminated, truncated, info) over its rows, as step returns
+        them over every row; info["rows"] is the slice of rows."""
+        if not self._pending:
+            raise EnvError("swarmsim: step_wait without a step sent (step_async first)", "rows")
+        lo, hi = self._pending.popleft()
+        _, a = self._read()
         info = self._info(a)
-        info["episode"] = self._episodes(a["episode_rows"], a["episode"])
+        info["episode"] = self._episodes(a["episode_rows"] - lo, a["episode"], hi - lo)
+        info["rows"] = slice(lo, hi)
         return a["obs"], a["reward"], a["terminated"].view(np.bool_), a["truncated"].view(np.bool_), info
+
+    def _rows(self, rows):
+        """rows as (lo, hi): a slice of whole groups, or every row."""
+        if rows is None:
+            return 0, self.num_envs
+        if not isinstance(rows, (slice, range)) or rows.step not in (None, 1):
+            raise EnvError(f"swarmsim: rows must be a slice of consecutive rows, such as slice(0, {self.num_envs // 2}), not {rows!r}", "rows")
+        lo, hi, _ = slice(rows.start, rows.stop).indices(self.num_envs)
+        if lo >= hi or lo % self.group or hi % self.group:
+            raise EnvError(f"swarmsim: rows {lo}:{hi} are not whole groups of {self.group} (a nonempty slice whose ends are multiples of group)", "rows")
+        return lo, hi
+
+    def _range(self, lo, hi):
+        """A step request's fields for the rows [lo, hi)."""
+        if (lo, hi) == (0, self.num_envs):
+            return {}
+        return {"first": lo, "count": hi - lo}
 
     def render(self, rows=None):
         """Returns each row's decision in words (what its deciding agent
@@ -194,7 +251,8 @@ class VecEnv:
         return list(h["text"])
 
     def close(self):
-        """Ends the server; safe to call more than once."""
+        """Ends the server; safe to call more than once. The replies to
+        steps not waited for are dropped."""
         if self._closed:
             return
         self._closed = True
@@ -203,9 +261,11 @@ class VecEnv:
         try:
             p.stdin.write(_wire.encode({"op": "close"}))
             p.stdin.flush()
-            _wire.read(p.stdout)
+            for _ in range(len(self._pending) + 1):
+                _wire.read(p.stdout)
         except (OSError, ValueError, _wire.ProtocolError):
             pass
+        self._pending.clear()
         self._release(wait=5)
 
     def _release(self, wait):
@@ -240,45 +300,59 @@ class VecEnv:
             info["u"] = a["u"]
         return info
 
-    def _episodes(self, rows, values):
+    def _episodes(self, rows, values, n):
         """info["episode"] from the reply's metrics of the rows that ended
-        (values[j] is row rows[j]'s): per metric an array over all rows,
-        NaN where no episode ended, each a row of one fresh table."""
+        (values[j] is row rows[j]'s of the step's n): per metric an array
+        over the n rows, NaN where no episode ended, each a row of one
+        fresh table."""
         # empty + fill and list() are the cheapest ways numpy has to a
         # fresh NaN table and its rows' views: half the time of np.full and
         # of indexing row by row.
-        table = np.empty((len(self.episode_metrics), self.num_envs))
+        table = np.empty((len(self.episode_metrics), n))
         table.fill(np.nan)
         if len(rows):
             table.T[rows] = values
         return dict(zip(self.episode_metrics, list(table)))
 
     def _call(self, header):
-        return self._send(_wire.encode(header))
+        """Sends one request and returns its reply, with no step pending."""
+        if self._pending:
+            raise EnvError(f"swarmsim: {header['op']} with {len(self._pending)} step(s) sent and not waited for (step_wait first)", "op")
+        self._write(_wire.encode(header))
+        return self._read()
 
-    def _send(self, msg):
-        """Writes one request, reads its reply; raises EnvError for a refusal
-        and ServerError when the server is gone."""
+    def _write(self, msg):
+        """Writes one request."""
+        def write(p):
+            p.stdin.write(msg)
+            p.stdin.flush()
+        self._exchange(write)
+
+    def _read(self):
+        """Reads one reply; raises EnvError for a refusal."""
+        header, arrays = self._exchange(lambda p: _wire.read(p.stdout, self._headers))
+        if not header.get("ok"):
+            raise EnvError(header.get("error", "swarmsim: the server refused the request without a reason"), header.get("field", ""))
+        return header, arrays
+
+    def _exchange(self, f):
+        """Returns f(server process), a write or a read; raises ServerError
+        when the server is gone."""
         if self._closed:
             raise ServerError("swarmsim: the environment is closed")
         p = self._proc
         try:
-            p.stdin.write(msg)
-            p.stdin.flush()
-            header, arrays = _wire.read(p.stdout, self._headers)
+            return f(p)
         except (OSError, _wire.ProtocolError) as e:
             raise self._gone(e) from None
         except BaseException:
-            # Interrupted between request and reply (Ctrl-C): the stream is
-            # mid-message and cannot be resynchronised, so the server goes.
+            # Interrupted mid-message (Ctrl-C): the stream cannot be
+            # resynchronised, so the server goes.
             self._closed = True
             _open.discard(self)
             p.kill()
             self._release(wait=5)
             raise
-        if not header.get("ok"):
-            raise EnvError(header.get("error", "swarmsim: the server refused the request without a reason"), header.get("field", ""))
-        return header, arrays
 
     def _gone(self, cause):
         """The error for a server that stopped answering, with its stderr."""

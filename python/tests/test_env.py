@@ -199,6 +199,84 @@ class WorkersTest(unittest.TestCase):
                 np.testing.assert_array_equal(x, y)
 
 
+def sampled(obs_mask_u):
+    """The action each row's u draws uniformly among its valid ones."""
+    mask, u = obs_mask_u
+    counts = mask.sum(axis=1)
+    k = np.minimum((u * counts).astype(int), np.maximum(counts - 1, 0))
+    return np.array([np.flatnonzero(m)[j] if c else 0 for m, j, c in zip(mask, k, counts)], dtype=np.int32)
+
+
+class AsyncTest(unittest.TestCase):
+    def test_steps_of_slices_are_whole_steps(self):
+        # Each round steps the slices last first, all sent before any reply
+        # is read, and must give each row what the whole step gives it.
+        for group, cuts in ((1, (0, 2, 3, 6)), (2, (0, 4, 6))):
+            with self.subTest(group=group), \
+                    VecEnv("latency-pressure", variant="high", num_envs=6, group=group, seed=4) as whole, \
+                    VecEnv("latency-pressure", variant="high", num_envs=6, group=group, seed=4) as parted:
+                obs, info = whole.reset()
+                parted.reset()
+                ended = 0
+                for _ in range(300):
+                    if not info["active"].any():
+                        obs, info = whole.reset()
+                        parted.reset()
+                        continue
+                    actions = sampled((info["action_mask"], info["u"]))
+                    want = whole.step(actions)
+                    obs, info = want[0], want[4]
+                    slices = [slice(lo, hi) for lo, hi in zip(cuts, cuts[1:])][::-1]
+                    for rows in slices:
+                        parted.step_async(actions[rows], rows=rows)
+                    got = {}
+                    for rows in slices:
+                        g = parted.step_wait()
+                        self.assertEqual(g[4]["rows"], rows)
+                        got[rows.start] = g
+                    for k in range(4):
+                        np.testing.assert_array_equal(np.concatenate([got[lo][k] for lo in cuts[:-1]]), want[k])
+                    for key in ("action_mask", "agent", "active", "u"):
+                        np.testing.assert_array_equal(np.concatenate([got[lo][4][key] for lo in cuts[:-1]]), want[4][key])
+                    for m, v in want[4]["episode"].items():
+                        np.testing.assert_array_equal(np.concatenate([got[lo][4]["episode"][m] for lo in cuts[:-1]]), v)
+                    ended += int((want[2] | want[3]).sum())
+                self.assertGreater(ended, 0, "no episode ended: the metrics went unchecked")
+
+    def test_misuse_is_refused(self):
+        with VecEnv("tiny", variant="split", num_envs=4, group=2, seed=1) as env:
+            obs, info = env.reset()
+            acts = Fixed("split", env)(obs, info["action_mask"])
+            for rows, field in ((slice(1, 3), "rows"), (slice(0, 0), "rows"), (slice(0, 4, 2), "rows"), ([0, 1], "rows")):
+                with self.subTest(rows=rows), self.assertRaises(EnvError) as e:
+                    env.step_async(acts[:2], rows=rows)
+                self.assertEqual(e.exception.field, field)
+            with self.assertRaises(EnvError) as e:
+                env.step_wait()
+            self.assertIn("step_async first", str(e.exception))
+            env.step_async(acts[2:], rows=slice(2, 4))
+            with self.assertRaises(EnvError) as e:
+                env.step_async(acts, rows=None)
+            self.assertIn("overlap rows 2:4", str(e.exception))
+            for call in (env.reset, env.render, lambda: env.step(acts)):
+                with self.assertRaises(EnvError) as e:
+                    call()
+                self.assertIn("step_wait first", str(e.exception))
+            env.step_async(acts[:2], rows=slice(0, 2))
+            self.assertEqual(env.step_wait()[4]["rows"], slice(2, 4))
+            self.assertEqual(env.step_wait()[4]["rows"], slice(0, 2))
+            obs, info = env.reset()  # every reply taken: the calls work again
+            env.step(Fixed("split", env)(obs, info["action_mask"]))
+
+    def test_close_with_steps_pending(self):
+        env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
+        obs, info = env.reset()
+        env.step_async(Fixed("split", env)(obs, info["action_mask"]))
+        proc = env._proc
+        env.close()
+        self.assertEqual(proc.wait(timeout=5), 0)
+
+
 class ScenarioFileTest(unittest.TestCase):
     def test_a_yaml_path_is_a_scenario(self):
         library = os.path.join(os.path.dirname(PYTHON_DIR), "scenarios", "library", "tiny.yaml")
