@@ -32,6 +32,9 @@ type Dir struct {
 	// written lists the files Abort removes: those of files written by
 	// this process, not parts.
 	written []string
+	// unsynced lists the files Write wrote, which Commit syncs before it
+	// writes the manifest.
+	unsynced []string
 	// claim is the Sole claim whose identity file this process wrote, if
 	// any: Abort removes the file when no part was written.
 	claim *Claim
@@ -152,17 +155,20 @@ func (d *Dir) mkdirAll(dir string) error {
 func (d *Dir) Mkdir(name string) error { return d.mkdirAll(d.Join(name)) }
 
 // Write writes data to the file name in d atomically and lists it in the
-// manifest. Abort removes it.
+// manifest. Abort removes it. It is synced to disk with the others at
+// Commit, before the manifest is written: a directory that a crash of the
+// system leaves without its manifest is incomplete anyway.
 func (d *Dir) Write(name string, data []byte) error {
 	if err := d.Mkdir(filepath.ToSlash(filepath.Dir(filepath.FromSlash(name)))); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(d.Join(name), data); err != nil {
+	if err := atomicfile.Replace(d.Join(name), data); err != nil {
 		return err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.written = append(d.written, name)
+	d.unsynced = append(d.unsynced, name)
 	d.addFile(name)
 	return nil
 }
@@ -177,6 +183,7 @@ func (d *Dir) Remove(name string) error {
 	defer d.mu.Unlock()
 	d.files = slices.DeleteFunc(d.files, func(f string) bool { return f == name })
 	d.written = slices.DeleteFunc(d.written, func(f string) bool { return f == name })
+	d.unsynced = slices.DeleteFunc(d.unsynced, func(f string) bool { return f == name })
 	return nil
 }
 
@@ -207,9 +214,22 @@ func (d *Dir) Files() []string {
 	return fs
 }
 
-// Commit writes the manifest, listing every recorded file: the last file
-// of the work, which makes the directory complete.
+// Commit syncs the files Write wrote, all at once, then writes the
+// manifest, listing every recorded file: the last file of the work, which
+// makes the directory complete.
 func (d *Dir) Commit(m *Manifest) error {
+	d.mu.Lock()
+	paths := make([]string, len(d.unsynced))
+	for i, name := range d.unsynced {
+		paths[i] = d.Join(name)
+	}
+	d.mu.Unlock()
+	if err := atomicfile.Sync(paths); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.unsynced = d.unsynced[:0]
+	d.mu.Unlock()
 	m.Files = d.Files()
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -228,7 +248,7 @@ func (d *Dir) Abort() {
 	for _, f := range d.written {
 		os.Remove(d.Join(f))
 	}
-	d.files, d.written = nil, nil
+	d.files, d.written, d.unsynced = nil, nil, nil
 	if d.claim != nil && !d.claim.holdsParts(d.path) {
 		os.Remove(d.Join(d.claim.File))
 	}

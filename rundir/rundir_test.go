@@ -112,6 +112,30 @@ func TestRemoveAndRecord(t *testing.T) {
 	assert.True(t, exists(t, d.Join("parts/p.json")))
 }
 
+// TestCommitSyncsWhatWriteWrote checks that Commit syncs every file Write
+// wrote and did not Remove, and writes no manifest when one cannot be
+// synced: a file taken away behind the Dir's back is the error that names
+// it.
+func TestCommitSyncsWhatWriteWrote(t *testing.T) {
+	d, err := rundir.Create(t.TempDir(), false)
+	require.NoError(t, err)
+	require.NoError(t, d.Write("a.csv", []byte("a")))
+	require.NoError(t, d.Write("sub/b.csv", []byte("b")))
+	require.NoError(t, d.Write("gone.csv", nil))
+	require.NoError(t, d.Remove("gone.csv"))
+	require.NoError(t, os.Remove(d.Join("sub/b.csv")))
+	err = d.Commit(&rundir.Manifest{Kind: rundir.KindTrain})
+	require.ErrorContains(t, err, "syncing "+d.Join("sub/b.csv"))
+	assert.NotContains(t, err.Error(), "gone.csv", "a removed file is not synced")
+	assert.False(t, exists(t, d.Join(rundir.ManifestName)), "no manifest over a file that did not sync")
+
+	require.NoError(t, d.Write("sub/b.csv", []byte("b")))
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain}))
+	m, err := rundir.ReadManifest(d.Path())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.csv", "sub/b.csv"}, m.Files)
+}
+
 func claim(id string) *rundir.Claim {
 	return &rundir.Claim{
 		File: "plan.json",
@@ -449,4 +473,25 @@ func TestCSV(t *testing.T) {
 	// The buffer, the csv.Writer and its bufio.Writer: 3 (the buffer
 	// grown as it filled made 6 for these 25 KB).
 	assert.LessOrEqual(t, testing.AllocsPerRun(10, func() { rundir.CSV(header, rows) }), 3.0)
+}
+
+// BenchmarkWriteCommit writes a training's files as simulate train does
+// at one seed (two tables, four policies, a report, the command's record)
+// and commits them: the syncs are most of its time.
+func BenchmarkWriteCommit(b *testing.B) {
+	data := make([]byte, 16<<10)
+	for b.Loop() {
+		d, err := rundir.Create(b.TempDir(), false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, name := range []string{"iterations.csv", "summary.csv", "policies/a.json", "policies/b.json", "policies/c.json", "policies/d.json", "report.html", "train.json"} {
+			if err := d.Write(name, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := d.Commit(&rundir.Manifest{Kind: rundir.KindTrain}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
