@@ -505,3 +505,29 @@ func TestStepRowsRefusesPartsOfGroups(t *testing.T) {
 	_, err = e.StepRows(3, 6, make([]int32, 4))
 	assert.EqualError(t, err, "actions: 4 values for 3 rows (want one per row)")
 }
+
+// TestAFailedStepNeedsAReset steps rows whose episodes run into their
+// event bound: the step fails naming the row, and the environment then
+// refuses to step until a reset.
+func TestAFailedStepNeedsAReset(t *testing.T) {
+	pol := policy.NewLinear()
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 4, Group: 2, MaxEvents: 30})
+	require.NoError(t, err)
+	_, err = e.Reset(nil)
+	require.NoError(t, err)
+	for step := range 1000 {
+		actions := choose(e, pol)
+		if _, err = e.StepRows(2, 4, actions[2:]); err != nil {
+			break
+		}
+		require.Less(t, step, 999, "no episode reached its bound of 30 events")
+	}
+	require.Error(t, err)
+	assert.Regexp(t, `^row [23]: episode \d+: collective: sim: event limit reached`, err.Error(), "a row of the part stepped")
+	_, err = e.Step(choose(e, pol))
+	assert.EqualError(t, err, "step before reset: the rows have no episodes (send reset first)")
+	_, err = e.Reset(nil)
+	require.NoError(t, err)
+	_, err = e.Step(choose(e, pol))
+	assert.NoError(t, err)
+}

@@ -223,6 +223,40 @@ func TestServeStepsParts(t *testing.T) {
 	assert.Positive(t, ended, "no episode ended: the test compares no episode_rows")
 }
 
+// TestServeNamesOfAPart steps the second group of four rows by name while
+// its rows wait for a reset and the rows of the first group, at the same
+// places in their part, do not: a null is for the part's inactive rows,
+// whatever the first group's rows are doing.
+func TestServeNamesOfAPart(t *testing.T) {
+	for seed := range 20 {
+		c := newClient(t)
+		h, _ := c.request(map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "num_envs": 4, "group": 2, "seed": seed})
+		require.Equal(t, true, h["ok"], "%v", h)
+		_, arrays := c.request(map[string]any{"op": "reset"})
+		for range 1000 {
+			active, mask := arrays["active"], arrays["action_mask"]
+			names := make([]any, 4)
+			for row := range 4 {
+				if active[row] == 1 {
+					names[row] = env.ActionNames()[bytes.IndexByte(mask[row*env.NumActions:(row+1)*env.NumActions], 1)]
+				}
+			}
+			if active[0] == 1 && active[1] == 1 && active[2] == 0 && active[3] == 0 {
+				h, arrays = c.request(map[string]any{"op": "step", "first": 2, "count": 2, "action_names": names[2:]})
+				require.Equal(t, true, h["ok"], "seed %d: %v", seed, h)
+				assert.Equal(t, []byte{0, 0}, arrays["active"], "seed %d: the part's rows wait for a reset", seed)
+				return
+			}
+			if !slices.Contains(active, 1) {
+				break
+			}
+			h, arrays = c.request(map[string]any{"op": "step", "action_names": names})
+			require.Equal(t, true, h["ok"], "%v", h)
+		}
+	}
+	t.Fatal("no seed ended the second group before the first")
+}
+
 // TestServeErrors checks that bad requests get an error naming their
 // field and leave the session as it was.
 func TestServeErrors(t *testing.T) {
@@ -270,8 +304,8 @@ func TestServeErrors(t *testing.T) {
 		{"shape", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{3}}}}, i4(0, 0, 0), "actions", "want dtype i4, shape [2]"},
 		{"name", map[string]any{"op": "step", "arrays": []env.Array{{Name: "act", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0), "actions", "one array named actions"},
 		{"invalid action", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 6), "actions[1]", "row 1: action 6 (submit) is not valid; valid: "},
-		{"unknown name", map[string]any{"op": "step", "action_names": []any{"work", "fly"}}, nil, "action_names[1]", `unknown action "fly"`},
-		{"null for an active row", map[string]any{"op": "step", "action_names": []any{"work", nil}}, nil, "action_names[1]", "no action for an active row"},
+		{"unknown name", map[string]any{"op": "step", "action_names": []any{"work", "fly"}}, nil, "action_names[1]", `row 1: unknown action "fly"`},
+		{"null for an active row", map[string]any{"op": "step", "action_names": []any{"work", nil}}, nil, "action_names[1]", "row 1: no action for an active row"},
 		{"invalid action by name", map[string]any{"op": "step", "action_names": []any{"work", "submit"}}, nil, "action_names[1]", "row 1: action 6 (submit) is not valid; valid: "},
 		{"first past the rows", map[string]any{"op": "step", "first": 2, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{1}}}}, i4(0), "first", "first: 2 is not the first row of a group (allowed: a multiple of group 1 from 0 to 1)"},
 		{"negative first", map[string]any{"op": "step", "first": -1, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{1}}}}, i4(0), "first", "first: -1 is not"},

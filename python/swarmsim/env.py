@@ -86,10 +86,11 @@ class VecEnv:
     simulate's own sampling policies draw their action with (0 where
     inactive); info["agent"] is -1 where inactive.
 
-    step_async(actions, rows) and step_wait() step a slice of whole groups
-    and return at once, so that the client chooses one slice's actions
-    while the server steps another's: rows are independent, so the
-    episodes are those of whole steps.
+    step_async(actions, rows) sends the step of a slice of whole groups
+    without waiting for it, and step_wait() waits for the oldest sent, so
+    that the client chooses one slice's actions while the server steps
+    another's: rows are independent, so the episodes are those of whole
+    steps.
 
     scenario is a library name or a YAML path; set maps keys to values as
     `--set key=value` takes them; seed None is the scenario's; workers is
@@ -171,20 +172,26 @@ class VecEnv:
         """Takes one action per row: an int array of shape (num_envs,), or a
         list of action names (str, or None for inactive rows). Returns (obs,
         reward, terminated, truncated, info)."""
+        self._none_pending("step")
         self.step_async(actions)
         return self.step_wait()
 
     def step_async(self, actions, rows=None):
         """Sends the step of the rows in rows, a slice of whole groups
         (default: every row), with one action per row of it as step takes
-        them, and returns without waiting for the reply; step_wait returns
-        it. Steps of other rows may be sent before that: the server steps
-        them in the order sent. Rows of a step not yet waited for cannot be
-        stepped again, and reset, render and step need every reply taken."""
+        them, and returns without waiting for the step; step_wait returns
+        its reply, and raises its refusal (an invalid action, say). Steps of
+        other rows may be sent before that: the server steps them in the
+        order sent. Rows of a step not yet waited for cannot be stepped
+        again, and reset, render and step need every reply taken. When the
+        requests in flight would outgrow a pipe, it first waits for the
+        oldest replies, which it keeps for step_wait."""
         lo, hi = self._rows(rows)
-        for plo, phi in self._pending:
-            if lo < phi and plo < hi:
-                raise EnvError(f"swarmsim: rows {lo}:{hi} overlap rows {plo}:{phi}, whose step is not waited for (step_wait first)", "rows")
+        if self._closed:
+            raise ServerError("swarmsim: the environment is closed")
+        for e in self._pending:
+            if lo < e.hi and e.lo < hi:
+                raise EnvError(f"swarmsim: rows {lo}:{hi} overlap rows {e.lo}:{e.hi}, whose step is not waited for (step_wait first)", "rows")
         n = hi - lo
         if isinstance(actions, np.ndarray) and actions.dtype.kind in "UO":
             actions = actions.tolist()
@@ -205,22 +212,44 @@ class VecEnv:
                 head = _wire.encode({"op": "step", "arrays": [{"name": "actions", "dtype": "i4", "shape": [n]}], **self._range(lo, hi)})
                 self._step_heads[(lo, hi)] = head
             msg = head + acts.astype("<i4", copy=False).tobytes()
-        # Pending before it is sent: an interrupt between the two would
-        # otherwise leave a reply that no step waits for.
-        self._pending.append((lo, hi))
-        self._write(msg)
+        # A server writing a reply that its pipe cannot hold reads no
+        # request until the reply is read, and a client writing a request
+        # that its pipe cannot hold reads no reply: the requests whose
+        # replies are not read yet must fit in a pipe, so replies are read
+        # ahead, for step_wait, until they do.
+        unread = [e for e in self._pending if e.reply is None]
+        while unread and sum(e.size for e in unread) + len(msg) > _IN_FLIGHT:
+            e = unread.pop(0)
+            self._exchange(lambda p: setattr(e, "reply", _wire.read(p.stdout, self._headers)))
+
+        def write(p):
+            p.stdin.write(msg)
+            p.stdin.flush()
+            self._pending.append(_Step(lo, hi, len(msg)))
+
+        self._exchange(write)
 
     def step_wait(self):
-        """Returns the reply to the oldest step sent with step_async: (obs,
-        reward, terminated, truncated, info) over its rows, as step returns
-        them over every row; info["rows"] is the slice of rows."""
+        """Waits for the reply to the oldest step sent with step_async and
+        returns it: (obs, reward, terminated, truncated, info) over its
+        rows, as step returns them over every row; info["rows"] is the
+        slice of rows."""
+        if self._closed:
+            raise ServerError("swarmsim: the environment is closed")
         if not self._pending:
-            raise EnvError("swarmsim: step_wait without a step sent (step_async first)", "rows")
-        lo, hi = self._pending.popleft()
-        _, a = self._read()
+            raise EnvError("swarmsim: step_wait without a step sent (step_async first)", "op")
+        e = self._pending[0]
+
+        def read(p):
+            reply = e.reply or _wire.read(p.stdout, self._headers)
+            self._pending.popleft()
+            return reply
+
+        header, a = self._exchange(read)
+        self._check(header)
         info = self._info(a)
-        info["episode"] = self._episodes(a["episode_rows"] - lo, a["episode"], hi - lo)
-        info["rows"] = slice(lo, hi)
+        info["episode"] = self._episodes(a["episode_rows"] - e.lo, a["episode"], e.hi - e.lo)
+        info["rows"] = slice(e.lo, e.hi)
         return a["obs"], a["reward"], a["terminated"].view(np.bool_), a["truncated"].view(np.bool_), info
 
     def _rows(self, rows):
@@ -261,7 +290,7 @@ class VecEnv:
         try:
             p.stdin.write(_wire.encode({"op": "close"}))
             p.stdin.flush()
-            for _ in range(len(self._pending) + 1):
+            for _ in range(sum(e.reply is None for e in self._pending) + 1):
                 _wire.read(p.stdout)
         except (OSError, ValueError, _wire.ProtocolError):
             pass
@@ -314,30 +343,36 @@ class VecEnv:
             table.T[rows] = values
         return dict(zip(self.episode_metrics, list(table)))
 
+    def _none_pending(self, op):
+        if self._closed:
+            raise ServerError("swarmsim: the environment is closed")
+        if self._pending:
+            raise EnvError(f"swarmsim: {op} with {len(self._pending)} step(s) sent and not waited for (step_wait first)", "op")
+
     def _call(self, header):
         """Sends one request and returns its reply, with no step pending."""
-        if self._pending:
-            raise EnvError(f"swarmsim: {header['op']} with {len(self._pending)} step(s) sent and not waited for (step_wait first)", "op")
-        self._write(_wire.encode(header))
-        return self._read()
+        self._none_pending(header["op"])
+        msg = _wire.encode(header)
 
-    def _write(self, msg):
-        """Writes one request."""
-        def write(p):
+        def call(p):
             p.stdin.write(msg)
             p.stdin.flush()
-        self._exchange(write)
+            return _wire.read(p.stdout, self._headers)
 
-    def _read(self):
-        """Reads one reply; raises EnvError for a refusal."""
-        header, arrays = self._exchange(lambda p: _wire.read(p.stdout, self._headers))
-        if not header.get("ok"):
-            raise EnvError(header.get("error", "swarmsim: the server refused the request without a reason"), header.get("field", ""))
+        header, arrays = self._exchange(call)
+        self._check(header)
         return header, arrays
 
+    @staticmethod
+    def _check(header):
+        """Raises EnvError for a refusal."""
+        if not header.get("ok"):
+            raise EnvError(header.get("error", "swarmsim: the server refused the request without a reason"), header.get("field", ""))
+
     def _exchange(self, f):
-        """Returns f(server process), a write or a read; raises ServerError
-        when the server is gone."""
+        """Returns f(server process), which writes or reads and keeps the
+        steps in flight in step with what it did; raises ServerError when
+        the server is gone."""
         if self._closed:
             raise ServerError("swarmsim: the environment is closed")
         p = self._proc
@@ -349,6 +384,7 @@ class VecEnv:
             # Interrupted mid-message (Ctrl-C): the stream cannot be
             # resynchronised, so the server goes.
             self._closed = True
+            self._pending.clear()
             _open.discard(self)
             p.kill()
             self._release(wait=5)
@@ -365,12 +401,30 @@ class VecEnv:
         self._stderr.seek(0)
         err = self._stderr.read().decode(errors="replace").strip()
         self._closed = True
+        self._pending.clear()
         _open.discard(self)
         self._release(wait=0)
         msg = f"swarmsim: `simulate env` stopped (exit status {rc}): {cause}"
         if err:
             msg += "\n" + err[-4000:]
         return ServerError(msg)
+
+
+# The bytes of requests whose replies are not read yet that a client
+# sends before it reads a reply: the smallest pipe buffer of the systems
+# served (macOS's 16 KiB; Linux's is 64 KiB). Two steps of 256 rows by
+# number take 2 KiB.
+_IN_FLIGHT = 16 << 10
+
+
+class _Step:
+    """A step sent and not yet waited for: its rows, the request's size
+    and its reply, once read ahead."""
+
+    __slots__ = ("lo", "hi", "size", "reply")
+
+    def __init__(self, lo, hi, size):
+        self.lo, self.hi, self.size, self.reply = lo, hi, size, None
 
 
 def _setting(v):

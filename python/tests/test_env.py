@@ -209,16 +209,18 @@ def sampled(obs_mask_u):
 
 class AsyncTest(unittest.TestCase):
     def test_steps_of_slices_are_whole_steps(self):
-        # Each round steps the slices last first, all sent before any reply
-        # is read, and must give each row what the whole step gives it.
-        for group, cuts in ((1, (0, 2, 3, 6)), (2, (0, 4, 6))):
+        # Each round steps the slices, all sent before any reply is read,
+        # last first or first first, and cut two ways in turn (slices that
+        # start alike and end apart), and must give each row what the whole
+        # step gives it.
+        for group, cutss in ((1, ((0, 2, 3, 6), (0, 3, 6))), (2, ((0, 4, 6), (0, 2, 6)))):
             with self.subTest(group=group), \
                     VecEnv("latency-pressure", variant="high", num_envs=6, group=group, seed=4) as whole, \
                     VecEnv("latency-pressure", variant="high", num_envs=6, group=group, seed=4) as parted:
                 obs, info = whole.reset()
                 parted.reset()
                 ended = 0
-                for _ in range(300):
+                for round in range(300):
                     if not info["active"].any():
                         obs, info = whole.reset()
                         parted.reset()
@@ -226,7 +228,8 @@ class AsyncTest(unittest.TestCase):
                     actions = sampled((info["action_mask"], info["u"]))
                     want = whole.step(actions)
                     obs, info = want[0], want[4]
-                    slices = [slice(lo, hi) for lo, hi in zip(cuts, cuts[1:])][::-1]
+                    cuts = cutss[round % 2]
+                    slices = [slice(lo, hi) for lo, hi in zip(cuts, cuts[1:])][::1 if round % 4 < 2 else -1]
                     for rows in slices:
                         parted.step_async(actions[rows], rows=rows)
                     got = {}
@@ -247,16 +250,17 @@ class AsyncTest(unittest.TestCase):
         with VecEnv("tiny", variant="split", num_envs=4, group=2, seed=1) as env:
             obs, info = env.reset()
             acts = Fixed("split", env)(obs, info["action_mask"])
-            for rows, field in ((slice(1, 3), "rows"), (slice(0, 0), "rows"), (slice(0, 4, 2), "rows"), ([0, 1], "rows")):
+            for rows, field in ((slice(1, 3), "rows"), (slice(0, 3), "rows"), (slice(0, 0), "rows"), (slice(0, 4, 2), "rows"), ([0, 1], "rows")):
                 with self.subTest(rows=rows), self.assertRaises(EnvError) as e:
                     env.step_async(acts[:2], rows=rows)
                 self.assertEqual(e.exception.field, field)
             with self.assertRaises(EnvError) as e:
                 env.step_wait()
             self.assertIn("step_async first", str(e.exception))
+            self.assertEqual(e.exception.field, "op")
             env.step_async(acts[2:], rows=slice(2, 4))
             with self.assertRaises(EnvError) as e:
-                env.step_async(acts, rows=None)
+                env.step_async(acts[:4], rows=slice(0, 4))
             self.assertIn("overlap rows 2:4", str(e.exception))
             for call in (env.reset, env.render, lambda: env.step(acts)):
                 with self.assertRaises(EnvError) as e:
@@ -267,6 +271,78 @@ class AsyncTest(unittest.TestCase):
             self.assertEqual(env.step_wait()[4]["rows"], slice(0, 2))
             obs, info = env.reset()  # every reply taken: the calls work again
             env.step(Fixed("split", env)(obs, info["action_mask"]))
+
+    def test_replies_read_ahead_keep_their_steps(self):
+        # With no room for requests in flight, each step_async reads the
+        # replies before it: a refusal still comes from its own step_wait,
+        # and each reply is its step's.
+        import swarmsim.env as swarmsim_env
+        real = swarmsim_env._IN_FLIGHT
+        swarmsim_env._IN_FLIGHT = 1
+        try:
+            with VecEnv("tiny", variant="split", num_envs=4, seed=1) as env, \
+                    VecEnv("tiny", variant="split", num_envs=4, seed=1) as twin:
+                obs, info = env.reset()
+                twin.reset()
+                acts = Fixed("split", env)(obs, info["action_mask"])
+                bad = acts.copy()
+                bad[0] = env.action_names.index("submit")
+                env.step_async(bad[:2], rows=slice(0, 2))
+                env.step_async(acts[2:], rows=slice(2, 4))  # reads the first reply ahead
+                self.assertIsNotNone(env._pending[0].reply, "the first reply was read ahead")
+                with self.assertRaises(EnvError) as e:
+                    env.step_wait()
+                self.assertEqual(e.exception.field, "actions[0]")
+                got = env.step_wait()
+                self.assertEqual(got[4]["rows"], slice(2, 4))
+                twin.step_async(acts[2:], rows=slice(2, 4))
+                want = twin.step_wait()
+                for g, w in zip(got[:4], want[:4]):
+                    np.testing.assert_array_equal(g, w)
+        finally:
+            swarmsim_env._IN_FLIGHT = real
+
+    def test_large_requests_in_flight_do_not_block(self):
+        # Two steps by name of 12,288 rows each: each request is larger than
+        # a pipe, and each reply too. Sent one behind the other, they would
+        # block both processes for good unless the first reply is read
+        # before the second request is written.
+        child = subprocess.run([sys.executable, "-c", (
+            "import sys; sys.path.insert(0, sys.argv[1]); import numpy as np; from swarmsim import VecEnv\n"
+            "with VecEnv('tiny', variant='split', num_envs=24576, seed=1) as env:\n"
+            "    obs, info = env.reset()\n"
+            "    names = [env.action_names[m.argmax()] for m in info['action_mask']]\n"
+            "    h = env.num_envs // 2\n"
+            "    env.step_async(names[h:], rows=slice(h, None)); env.step_async(names[:h], rows=slice(0, h))\n"
+            "    print(env.step_wait()[4]['rows'].start, env.step_wait()[4]['rows'].start)"), PYTHON_DIR],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(child.returncode, 0, child.stderr)
+        self.assertEqual(child.stdout.split(), ["12288", "0"])
+
+    def test_an_interrupted_wait_ends_the_server(self):
+        # Ctrl-C while a reply is read leaves the stream mid-message, with
+        # another step in flight: the environment must not hand that step's
+        # reply to a later call.
+        env = VecEnv("tiny", variant="split", num_envs=4, seed=1)
+        obs, info = env.reset()
+        acts = Fixed("split", env)(obs, info["action_mask"])
+        env.step_async(acts[:2], rows=slice(0, 2))
+        env.step_async(acts[2:], rows=slice(2, 4))
+        real = swarmsim_wire.read
+
+        def interrupted(*args):
+            raise KeyboardInterrupt
+
+        swarmsim_wire.read = interrupted
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                env.step_wait()
+        finally:
+            swarmsim_wire.read = real
+        self.assertIsNotNone(env._proc.poll())
+        for call in (env.step_wait, env.reset, lambda: env.step_async(acts[:2], rows=slice(0, 2))):
+            with self.assertRaises(ServerError):
+                call()
 
     def test_close_with_steps_pending(self):
         env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
