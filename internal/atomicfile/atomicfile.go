@@ -78,18 +78,27 @@ func writeTemp(path string, data []byte, synced bool) (string, error) {
 	return f.Name(), nil
 }
 
-// Sync flushes the files at paths to disk, all at once: the file system
-// can then commit them together rather than one wait each. It returns
-// the errors of the files that failed, each naming its file.
+// Sync flushes the files at paths to disk, up to maxSyncs at once: the
+// file system can then commit them together rather than one wait each.
+// It returns the errors of the files that failed, each naming its file.
 func Sync(paths []string) error {
 	errs := make([]error, len(paths))
+	open := make(chan struct{}, maxSyncs)
 	var wg sync.WaitGroup
 	for i, p := range paths {
-		wg.Go(func() { errs[i] = syncFile(p) })
+		wg.Go(func() {
+			open <- struct{}{}
+			errs[i] = syncFile(p)
+			<-open
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// maxSyncs bounds the files Sync holds open at once, well below the
+// smallest common limit on a process's open files (256 on macOS).
+const maxSyncs = 32
 
 func syncFile(path string) error {
 	// Opened for writing: Windows flushes only a handle that may write.
