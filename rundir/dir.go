@@ -214,29 +214,35 @@ func (d *Dir) Files() []string {
 	return fs
 }
 
-// Commit syncs the files Write wrote, all at once, then writes the
-// manifest, listing every recorded file: the last file of the work, which
-// makes the directory complete.
+// Commit syncs the files Write wrote, at once, then writes the manifest,
+// listing every recorded file: the last file of the work, which makes the
+// directory complete. The manifest lists what was recorded when Commit
+// began, each file synced.
 func (d *Dir) Commit(m *Manifest) error {
 	d.mu.Lock()
-	paths := make([]string, len(d.unsynced))
-	for i, name := range d.unsynced {
+	m.Files = slices.Sorted(slices.Values(d.files))
+	names := slices.Clone(d.unsynced)
+	d.mu.Unlock()
+	paths := make([]string, len(names))
+	for i, name := range names {
 		paths[i] = d.Join(name)
 	}
-	d.mu.Unlock()
-	if err := atomicfile.Sync(paths); err != nil {
+	if err := syncFiles(paths); err != nil {
 		return err
 	}
 	d.mu.Lock()
-	d.unsynced = d.unsynced[:0]
+	d.unsynced = slices.DeleteFunc(d.unsynced, func(f string) bool { return slices.Contains(names, f) })
 	d.mu.Unlock()
-	m.Files = d.Files()
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("manifest of %s: %w", d.path, err)
 	}
 	return atomicfile.Write(d.Join(ManifestName), append(b, '\n'))
 }
+
+// syncFiles is atomicfile.Sync, which a test replaces to act while Commit
+// syncs.
+var syncFiles = atomicfile.Sync
 
 // Abort removes every file this process wrote (not the parts, and the
 // identity file of a Sole claim only if no part was written), then the

@@ -4,12 +4,12 @@
 // (compare, plot, merge, resume).
 //
 // A directory is complete when it holds manifest.json. Every file is
-// written atomically (a hidden temporary file renamed into place) and the
-// manifest last, listing every file of the result, once the files are
-// synced to disk (a part as it is written, the others all at once before
-// the manifest), so a reader that finds a manifest finds every file it
-// names whole, and a run that was interrupted, or a system that crashed,
-// never leaves a directory that looks complete.
+// written atomically (a hidden temporary file renamed into place) and
+// synced to disk before the manifest is written (a part or a chart as it
+// is written, a file of Dir.Write with the others at Commit), and the
+// manifest last, listing every file of the result, so a reader that finds
+// a manifest finds every file it names whole, and a run that was
+// interrupted never leaves a directory that looks complete.
 //
 // Two ways in:
 //

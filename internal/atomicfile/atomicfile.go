@@ -1,12 +1,13 @@
 // Package atomicfile writes files so that readers see the old content or
 // the new, never a part: the data goes to a hidden temporary file in the
-// same directory, is synced, and is renamed into place. Every output of
-// swarmsim (tables, charts, manifests, sweep records) is written this way,
-// so that an interrupted run never leaves a truncated file that looks
-// complete.
+// same directory, is synced (Write), and is renamed into place. Every
+// output of swarmsim (tables, charts, manifests, sweep records) is written
+// this way, so that an interrupted run never leaves a truncated file that
+// looks complete.
 //
-// Replace skips the sync, for writers that sync many files at once when
-// their work is done (Sync): each sync waits for the disk, and waited for
+// Replace skips the sync, for a writer that syncs its files together once
+// its work is done (Sync) and marks the work complete only then, as a run
+// directory's manifest does: each sync waits for the disk, and waited for
 // in turn they took a few percent of a short training.
 package atomicfile
 
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 )
 
@@ -24,8 +26,9 @@ func Write(path string, data []byte) error {
 }
 
 // Replace is Write without the sync: readers see the old content or the
-// new, but after a crash of the system (not of the process) the new
-// content is safe on disk only once Sync has returned.
+// new, and so does a process that outlives this one; after a crash of the
+// system before Sync has returned, the file may hold neither (it may be
+// empty).
 func Replace(path string, data []byte) error {
 	return write(path, data, false)
 }
@@ -101,8 +104,11 @@ func Sync(paths []string) error {
 const maxSyncs = 32
 
 func syncFile(path string) error {
-	// Opened for writing: Windows flushes only a handle that may write.
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	flag := os.O_RDONLY // enough for fsync, and a read-only file opens
+	if runtime.GOOS == "windows" {
+		flag = os.O_RDWR // FlushFileBuffers needs a handle that may write
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return fmt.Errorf("syncing %s: %w", path, err)
 	}
