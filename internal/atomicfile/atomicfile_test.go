@@ -10,17 +10,24 @@ import (
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
 )
 
+// TestWrite checks Write and Replace: each leaves the new content, with
+// permissions 0644, and no temporary file.
 func TestWrite(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a.csv")
-	require.NoError(t, atomicfile.Write(path, []byte("old")))
-	require.NoError(t, atomicfile.Write(path, []byte("new")))
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, "new", string(got))
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "no temporary file left")
+	for name, write := range map[string]func(string, []byte) error{"Write": atomicfile.Write, "Replace": atomicfile.Replace} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "a.csv")
+		require.NoError(t, write(path, []byte("old")), name)
+		require.NoError(t, write(path, []byte("new")), name)
+		got, err := os.ReadFile(path)
+		require.NoError(t, err, name)
+		require.Equal(t, "new", string(got), name)
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err, name)
+		require.Len(t, entries, 1, "%s: no temporary file left", name)
+		info, err := entries[0].Info()
+		require.NoError(t, err, name)
+		require.Equal(t, os.FileMode(0o644), info.Mode().Perm(), name)
+	}
 }
 
 func TestWriteFailureLeavesNothing(t *testing.T) {
@@ -31,22 +38,6 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "only the directory that was there")
-}
-
-func TestReplace(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a.csv")
-	require.NoError(t, atomicfile.Replace(path, []byte("old")))
-	require.NoError(t, atomicfile.Replace(path, []byte("new")))
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, "new", string(got))
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "no temporary file left")
-	info, err := entries[0].Info()
-	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o644), info.Mode().Perm())
 }
 
 func TestSyncNamesTheFilesThatFail(t *testing.T) {

@@ -4,6 +4,7 @@ The binary is found as VecEnv finds it (SWARMSIM_SIMULATE, then
 python/swarmsim/bin/simulate, then PATH); without one these tests are
 skipped, and .ci/run sets SWARMSIM_SIMULATE so that there they cannot be."""
 
+import contextlib
 import csv
 import gc
 import os
@@ -199,6 +200,21 @@ class WorkersTest(unittest.TestCase):
                 np.testing.assert_array_equal(x, y)
 
 
+@contextlib.contextmanager
+def interrupted_reads():
+    """Every reply read raises KeyboardInterrupt, as a Ctrl-C there would."""
+    real = swarmsim_wire.read
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    swarmsim_wire.read = interrupted
+    try:
+        yield
+    finally:
+        swarmsim_wire.read = real
+
+
 def sampled(obs_mask_u):
     """The action each row's u draws uniformly among its valid ones."""
     mask, u = obs_mask_u
@@ -328,17 +344,8 @@ class AsyncTest(unittest.TestCase):
         acts = Fixed("split", env)(obs, info["action_mask"])
         env.step_async(acts[:2], rows=slice(0, 2))
         env.step_async(acts[2:], rows=slice(2, 4))
-        real = swarmsim_wire.read
-
-        def interrupted(*args):
-            raise KeyboardInterrupt
-
-        swarmsim_wire.read = interrupted
-        try:
-            with self.assertRaises(KeyboardInterrupt):
-                env.step_wait()
-        finally:
-            swarmsim_wire.read = real
+        with interrupted_reads(), self.assertRaises(KeyboardInterrupt):
+            env.step_wait()
         self.assertIsNotNone(env._proc.poll())
         for call in (env.step_wait, env.reset, lambda: env.step_async(acts[:2], rows=slice(0, 2))):
             with self.assertRaises(ServerError):
@@ -542,17 +549,8 @@ class LifetimeTest(unittest.TestCase):
         # the rest of the old reply.
         env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
         obs, info = env.reset()
-        real = swarmsim_wire.read
-
-        def interrupted(*args):
-            raise KeyboardInterrupt
-
-        swarmsim_wire.read = interrupted
-        try:
-            with self.assertRaises(KeyboardInterrupt):
-                env.step(Fixed("split", env)(obs, info["action_mask"]))
-        finally:
-            swarmsim_wire.read = real
+        with interrupted_reads(), self.assertRaises(KeyboardInterrupt):
+            env.step(Fixed("split", env)(obs, info["action_mask"]))
         self.assertIsNotNone(env._proc.poll())
         with self.assertRaises(ServerError):
             env.reset()
