@@ -121,7 +121,7 @@ class VecEnv:
             make["set"] = {str(k): _setting(v) for k, v in set.items()}
         path = simulate or find_simulate()
         self._headers = {}  # parsed reply headers, for _wire.read
-        self._pending = collections.deque()  # the rows (lo, hi) of the steps sent and not yet read
+        self._pending = collections.deque()  # the steps sent and not yet waited for (_Step), oldest first
         self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
         self._closed = False
@@ -241,7 +241,7 @@ class VecEnv:
         e = self._pending[0]
 
         def read(p):
-            reply = e.reply or _wire.read(p.stdout, self._headers)
+            reply = e.reply if e.reply is not None else _wire.read(p.stdout, self._headers)
             self._pending.popleft()
             return reply
 
