@@ -275,17 +275,18 @@
 //
 // Training resumes. Every job (variant and seed) leaves a checkpoint in
 // DIR/checkpoints after its iterations (the policy, the optimiser's state,
-// the iteration; at most four a second), and DIR/train.json names the
-// training. Run the same command again after Ctrl-C, a crash or a kill, and
-// each job continues where its checkpoint left it; the tables are
-// byte-identical to those of a training that never stopped. Ctrl-C
-// prints how many iterations the checkpoints keep and the command to run.
-// The same holds after a figures list that named a chart the training did
-// not draw: with the list corrected, the command finishes from the
-// checkpoints (train.json leaves the list out, as it changes no number).
-// A complete directory keeps no checkpoints; --force discards them and
-// starts over. A training that stops before its first checkpoint leaves no
-// directory behind.
+// the iteration), at most four a second: a kill loses at most each job's
+// iterations of the last quarter of a second and the one in progress.
+// DIR/train.json names the training. Run the same command again after
+// Ctrl-C, a crash or a kill, and each job continues where its checkpoint
+// left it; the tables are byte-identical to those of a training that never
+// stopped. Ctrl-C prints how many iterations the checkpoints keep and the
+// command to run. The same holds after a figures list that named a chart
+// the training did not draw: with the list corrected, the command finishes
+// from the checkpoints (train.json leaves the list out, as it changes no
+// number). A complete directory keeps no checkpoints; --force discards them
+// and starts over. A training that stops before its first checkpoint
+// leaves no directory behind.
 //
 // The flags are:
 //

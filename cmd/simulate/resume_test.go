@@ -16,7 +16,7 @@ import (
 // resumeArgs is a training of a few seconds: long enough to be killed in
 // the middle.
 func resumeArgs(out string) []string {
-	return []string{"train", "tiny", "--set", "train.iterations=100", "--seeds", "2", "--workers", "1", "--charts=false", "--out", out}
+	return []string{"train", "tiny", "--set", "train.iterations=400", "--seeds", "2", "--workers", "1", "--charts=false", "--out", out}
 }
 
 // TestTrainResumesAfterKill kills a training with SIGKILL once it has

@@ -112,17 +112,18 @@ atomic and the manifest comes last, as for run.
 
 Training resumes. Every job (variant and seed) leaves a checkpoint in
 DIR/checkpoints after its iterations (the policy, the optimiser's state,
-the iteration; at most four a second), and DIR/train.json names the
-training. Run the same command again after Ctrl-C, a crash or a kill, and
-each job continues where its checkpoint left it; the tables are
-byte-identical to those of a training that never stopped. Ctrl-C
-prints how many iterations the checkpoints keep and the command to run.
-The same holds after a figures list that named a chart the training did
-not draw: with the list corrected, the command finishes from the
-checkpoints (train.json leaves the list out, as it changes no number).
-A complete directory keeps no checkpoints; --force discards them and
-starts over. A training that stops before its first checkpoint leaves no
-directory behind.`,
+the iteration), at most four a second: a kill loses at most each job's
+iterations of the last quarter of a second and the one in progress.
+DIR/train.json names the training. Run the same command again after
+Ctrl-C, a crash or a kill, and each job continues where its checkpoint
+left it; the tables are byte-identical to those of a training that never
+stopped. Ctrl-C prints how many iterations the checkpoints keep and the
+command to run. The same holds after a figures list that named a chart
+the training did not draw: with the list corrected, the command finishes
+from the checkpoints (train.json leaves the list out, as it changes no
+number). A complete directory keeps no checkpoints; --force discards them
+and starts over. A training that stops before its first checkpoint
+leaves no directory behind.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
@@ -226,7 +227,15 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			s.infof("%s", resumeHint(dir, fresh, total, s.argv))
 		}
 	}()
-	err = train.Run(ctx, dir, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
+	// Run before the hint above: a stop writes the checkpoints held, so
+	// that every finished job resumes where it ended.
+	saves := train.StartCheckpoints(dir)
+	defer func() {
+		if cerr := saves.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	err = train.Run(ctx, saves, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})
 	bar.finish(err == nil)
 	if err != nil {
 		return err
@@ -266,6 +275,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	// The result is complete: its checkpoints are no longer needed.
+	saves.Discard()
 	if err := os.RemoveAll(dir.Join(train.CheckpointDir)); err != nil {
 		s.warnf("%v", err)
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,19 +29,61 @@ func shortTraining(t *testing.T) (*rundir.Dir, []*Job) {
 	return dir, jobs
 }
 
-// TestRunLeavesEveryJobsCheckpoint: when Run returns, the checkpoint of
-// each job's last iteration is on disk (the writer works beside the
-// workers, and Run waits for it), and it holds that job's rows.
-func TestRunLeavesEveryJobsCheckpoint(t *testing.T) {
-	dir, jobs := shortTraining(t)
-	require.NoError(t, Run(context.Background(), dir, jobs, Options{Workers: 2}))
+// lastCheckpoints returns, for each job, whether its checkpoint in dir is
+// that of its last iteration, holding its rows.
+func lastCheckpoints(t *testing.T, dir *rundir.Dir, jobs []*Job) []bool {
+	t.Helper()
+	var last []bool
 	for _, j := range jobs {
 		cp, err := loadCheckpoint(dir, j)
 		require.NoError(t, err)
-		require.NotNil(t, cp, "seed %d", j.Seed)
-		assert.Equal(t, 3, cp.Learner.Done, "seed %d", j.Seed)
-		assert.Equal(t, fmt.Sprint(j.Rows), fmt.Sprint(cp.Rows), "seed %d", j.Seed) // printed: ValueEV is NaN
+		done := cp != nil && cp.Learner.Done == j.Variant.Spec.Train.Iterations
+		if done {
+			assert.Equal(t, fmt.Sprint(j.Rows), fmt.Sprint(cp.Rows), "seed %d", j.Seed) // printed: ValueEV is NaN
+		}
+		last = append(last, done)
 	}
+	return last
+}
+
+// TestCloseWritesTheLastCheckpoints: a job's last checkpoint, held while
+// the one before is recent, is on disk once Close returns, with the job's
+// rows: a run stopped after Run resumes every finished job where it ended.
+func TestCloseWritesTheLastCheckpoints(t *testing.T) {
+	dir, jobs := shortTraining(t)
+	saves := StartCheckpoints(dir)
+	saves.every = time.Hour // every checkpoint is recent: each job's last is held
+	require.NoError(t, Run(context.Background(), saves, jobs, Options{Workers: 2}))
+	assert.Equal(t, []bool{false, false}, lastCheckpoints(t, dir, jobs), "held until due or Close")
+	require.NoError(t, saves.Close())
+	assert.Equal(t, []bool{true, true}, lastCheckpoints(t, dir, jobs))
+	require.NoError(t, saves.Close(), "a second Close does nothing")
+}
+
+// TestDiscardDropsTheLastCheckpoints: a complete run drops the last
+// checkpoints not yet due, and nothing is written after Discard.
+func TestDiscardDropsTheLastCheckpoints(t *testing.T) {
+	dir, jobs := shortTraining(t)
+	saves := StartCheckpoints(dir)
+	saves.every = time.Hour
+	require.NoError(t, Run(context.Background(), saves, jobs, Options{Workers: 2}))
+	saves.Discard()
+	require.NoError(t, saves.Close(), "Close after Discard does nothing")
+	assert.NoDirExists(t, dir.Join(CheckpointDir))
+}
+
+// TestTheLastCheckpointsAreWrittenWhenDue: a held checkpoint is written
+// once checkpointEvery has passed since its job's one before, while the
+// run goes on (the tables, the charts): a kill then loses no finished job.
+func TestTheLastCheckpointsAreWrittenWhenDue(t *testing.T) {
+	dir, jobs := shortTraining(t)
+	saves := StartCheckpoints(dir)
+	saves.every = 50 * time.Millisecond
+	start := time.Now()
+	require.NoError(t, Run(context.Background(), saves, jobs, Options{Workers: 2}))
+	require.Eventually(t, func() bool { return !slices.Contains(lastCheckpoints(t, dir, jobs), false) }, 10*time.Second, 5*time.Millisecond)
+	assert.GreaterOrEqual(t, time.Since(start), saves.every, "not before it was due")
+	saves.Discard()
 }
 
 // TestRunStopsAtAFailedCheckpoint: a checkpoint that cannot be written
@@ -48,18 +92,35 @@ func TestRunStopsAtAFailedCheckpoint(t *testing.T) {
 	dir, jobs := shortTraining(t)
 	// A file where the checkpoints' directory must go.
 	require.NoError(t, os.WriteFile(dir.Join(CheckpointDir), nil, 0o644))
-	err := Run(context.Background(), dir, jobs, Options{Workers: 1})
+	saves := StartCheckpoints(dir)
+	saves.every = 0 // every checkpoint at once
+	err := Run(context.Background(), saves, jobs, Options{Workers: 1})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "checkpoint")
 	assert.Contains(t, err.Error(), CheckpointDir)
+	assert.ErrorIs(t, err, saves.Close(), "Close returns the first write's error, which Run met")
 }
 
-// TestRunReturnsAJobsError: a job's error is Run's even when every
-// checkpoint handed over was written.
+// TestCloseReturnsAFailedCheckpoint: a held checkpoint that cannot be
+// written is Close's error.
+func TestCloseReturnsAFailedCheckpoint(t *testing.T) {
+	dir, jobs := shortTraining(t)
+	require.NoError(t, os.WriteFile(dir.Join(CheckpointDir), nil, 0o644))
+	saves := StartCheckpoints(dir)
+	saves.every = time.Hour
+	require.NoError(t, Run(context.Background(), saves, jobs, Options{Workers: 1}))
+	err := saves.Close()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), CheckpointDir)
+}
+
+// TestRunReturnsAJobsError: a job's error is Run's.
 func TestRunReturnsAJobsError(t *testing.T) {
 	dir, jobs := shortTraining(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := Run(ctx, dir, jobs, Options{Workers: 1})
+	saves := StartCheckpoints(dir)
+	defer saves.Discard()
+	err := Run(ctx, saves, jobs, Options{Workers: 1})
 	require.ErrorIs(t, err, context.Canceled)
 }

@@ -116,17 +116,18 @@ type Options struct {
 
 // Run runs the jobs on a pool of workers, each job on one goroutine
 // (a job's result depends only on its variant and seed), continuing each
-// from the checkpoint Resume found. Each job leaves a checkpoint in dir
+// from the checkpoint Resume found. Each job hands saves a checkpoint
 // after an iteration at most every checkpointEvery, and after its last,
-// written beside the workers; Run returns when every one is written.
-// A failed job cancels the others, and its error is the one returned.
-func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
+// which saves holds until checkpointEvery has passed since the job's one
+// before (see Checkpoints): the caller Discards saves once the result is
+// complete, or Closes it, which writes what it holds. A failed job cancels
+// the others, and its error is the one returned.
+func Run(ctx context.Context, saves *Checkpoints, jobs []*Job, opt Options) error {
 	workers := opt.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	saves := startCheckpoints(dir)
-	err := pool.Run(ctx, len(jobs), workers, func(ctx context.Context, _, i int) error {
+	return pool.Run(ctx, len(jobs), workers, func(ctx context.Context, _, i int) error {
 		j := jobs[i]
 		prob := j.Variant.Problem()
 		prob.MaxEvents = opt.MaxEvents
@@ -147,11 +148,15 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 			Save: func(done int, checkpoint func() *rlcr.Checkpoint) error {
 				// Each write is synced: a few per second at most keep the
 				// disk out of the training's time.
-				if done < j.Variant.Spec.Train.Iterations && time.Since(j.saved) < checkpointEvery {
-					return nil
+				due := j.saved.Add(saves.every)
+				if time.Now().Before(due) {
+					if done < j.Variant.Spec.Train.Iterations {
+						return nil
+					}
+					return saves.put(j, checkpoint(), due) // the last: held
 				}
 				j.saved = time.Now()
-				return saves.put(j, checkpoint())
+				return saves.put(j, checkpoint(), time.Time{})
 			},
 		})
 		if err != nil {
@@ -159,10 +164,6 @@ func Run(ctx context.Context, dir *rundir.Dir, jobs []*Job, opt Options) error {
 		}
 		return nil
 	})
-	if serr := saves.close(); err == nil {
-		err = serr
-	}
-	return err
 }
 
 // Trained returns the variants the jobs train, in the jobs' order.
