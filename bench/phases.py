@@ -13,7 +13,7 @@ import sys
 
 # (a substring of a function on the stack, the phase it marks), first match wins.
 PHASES = [
-    ("train.(*checkpointWriter).run", "checkpoints (their goroutine)"),
+    ("train.(*Checkpoints).run", "checkpoints (their goroutine)"),
     ("runtime.doInit", "start-up: package initialisation"),
     ("runtime.rt0_go", "start-up: the runtime"),
     ("runtime.schedinit", "start-up: the runtime"),
