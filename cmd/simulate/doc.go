@@ -275,8 +275,9 @@
 //
 // Training resumes. Every job (variant and seed) leaves a checkpoint in
 // DIR/checkpoints after its iterations (the policy, the optimiser's state,
-// the iteration), at most four a second: a kill loses at most each job's
-// iterations of the last quarter of a second and the one in progress.
+// the iteration), at most four a second: a kill loses of each job the
+// iterations it finished within a quarter of a second of its last
+// checkpoint (and the time to write one) and the one in progress.
 // DIR/train.json names the training. Run the same command again after
 // Ctrl-C, a crash or a kill, and each job continues where its checkpoint
 // left it; the tables are byte-identical to those of a training that never

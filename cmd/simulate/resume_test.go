@@ -74,6 +74,7 @@ func TestTrainDirectoryIdentity(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "t")
 	args := []string{"train", "tiny", "--set", "train.iterations=3", "--seeds", "1", "--charts=false", "--out", out}
 	mustSimulate(t, args...)
+	assert.NoDirExists(t, filepath.Join(out, train.CheckpointDir), "a complete run keeps no checkpoints, held ones included")
 
 	_, stderr, code := simulate(t, args...)
 	assert.Equal(t, exitFail, code)
@@ -103,4 +104,25 @@ func TestTrainDirectoryIdentity(t *testing.T) {
 		assert.Contains(t, stderr, "holds a complete run without train.json; choose another directory with --out")
 		assert.NotContains(t, stderr, "use --force")
 	}
+}
+
+// TestTrainFailingAfterItsJobsResumes: a training that fails after its
+// jobs are done (here its tables cannot be written), sooner than their
+// last checkpoints are due, writes them on its way out: the directory
+// stays, and the same command resumes every job where it ended.
+func TestTrainFailingAfterItsJobsResumes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t")
+	args := []string{"train", "tiny", "--set", "train.iterations=3", "--seeds", "2", "--workers", "1", "--charts=false", "--baseline=false", "--out", out}
+	obstacle := filepath.Join(out, "iterations.csv", "x")
+	require.NoError(t, os.MkdirAll(obstacle, 0o755))
+	_, stderr, code := simulate(t, args...)
+	require.Equal(t, exitFail, code, stderr)
+	assert.FileExists(t, filepath.Join(out, train.IdentityFile))
+	parts, _ := filepath.Glob(filepath.Join(out, train.CheckpointDir, "*.gob"))
+	assert.Len(t, parts, 2, "one checkpoint a job")
+
+	require.NoError(t, os.RemoveAll(filepath.Join(out, "iterations.csv")))
+	_, stderr, code = simulate(t, args...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "resuming "+out+": 6 of 6 iterations done")
 }

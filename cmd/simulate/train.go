@@ -112,8 +112,9 @@ atomic and the manifest comes last, as for run.
 
 Training resumes. Every job (variant and seed) leaves a checkpoint in
 DIR/checkpoints after its iterations (the policy, the optimiser's state,
-the iteration), at most four a second: a kill loses at most each job's
-iterations of the last quarter of a second and the one in progress.
+the iteration), at most four a second: a kill loses of each job the
+iterations it finished within a quarter of a second of its last
+checkpoint (and the time to write one) and the one in progress.
 DIR/train.json names the training. Run the same command again after
 Ctrl-C, a crash or a kill, and each job continues where its checkpoint
 left it; the tables are byte-identical to those of a training that never
@@ -227,12 +228,16 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			s.infof("%s", resumeHint(dir, fresh, total, s.argv))
 		}
 	}()
-	// Run before the hint above: a stop writes the checkpoints held, so
-	// that every finished job resumes where it ended.
+	// Run before the hint and dir.Abort above (which removes train.json
+	// from a directory without checkpoints): a stop writes the checkpoints
+	// held, so that every finished job resumes where it ended.
 	saves := train.StartCheckpoints(dir)
 	defer func() {
-		if cerr := saves.Close(); err == nil {
+		switch cerr := saves.Close(); {
+		case err == nil:
 			err = cerr
+		case cerr != nil:
+			s.warnf("%v", cerr)
 		}
 	}()
 	err = train.Run(ctx, saves, jobs, train.Options{Workers: workers, MaxEvents: o.limits.events(), Iteration: bar.increment})

@@ -51,9 +51,9 @@ const (
 	// the checkpoints.
 	CheckpointDir = "checkpoints"
 	// checkpointEvery is the least time from a job's start to its first
-	// checkpoint and between two (its last is written at the latest that
-	// long after the one before, unless the run completes first): what a
-	// kill can lose of each job.
+	// checkpoint and between two; its last, if it comes sooner, is held
+	// until then (and dropped if the run completes first): what a kill
+	// can lose of each job, with the iteration in progress.
 	checkpointEvery = 250 * time.Millisecond
 )
 
@@ -158,9 +158,10 @@ func loadCheckpoint(dir *rundir.Dir, j *Job) (*trainCheckpoint, error) {
 // a worker hands over its job's state (a fresh copy, and the rows so far,
 // which Emit only appends to) and trains on while the checkpoint is
 // encoded, written and synced, which took a twentieth of a one-worker
-// training of rlcr-peer. One goroutine writes them all, in the order
-// handed over, reusing one buffer: in a process too short to collect
-// every byte allocated is a fresh page.
+// training of rlcr-peer. One goroutine writes them all, reusing one
+// buffer (in a process too short to collect every byte allocated is a
+// fresh page): those due at once in the order handed over, those held in
+// the order due.
 //
 // A job's last checkpoint is held until checkpointEvery has passed since
 // the job's checkpoint before it (or its start), then written, so that a
@@ -285,6 +286,7 @@ func (w *Checkpoints) stop(drop bool) error {
 	w.mu.Lock()
 	if w.shut {
 		w.mu.Unlock()
+		<-w.done // a stop under way in another goroutine
 		return nil
 	}
 	w.shut, w.drop = true, drop

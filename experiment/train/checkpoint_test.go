@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
@@ -84,6 +86,23 @@ func TestTheLastCheckpointsAreWrittenWhenDue(t *testing.T) {
 	require.Eventually(t, func() bool { return !slices.Contains(lastCheckpoints(t, dir, jobs), false) }, 10*time.Second, 5*time.Millisecond)
 	assert.GreaterOrEqual(t, time.Since(start), saves.every, "not before it was due")
 	saves.Discard()
+}
+
+// TestHeldCheckpointsAreWrittenInTheOrderDue: a held checkpoint handed
+// over after one due later is written when it is due, not after it: jobs
+// on several workers start at different times.
+func TestHeldCheckpointsAreWrittenInTheOrderDue(t *testing.T) {
+	dir, jobs := shortTraining(t)
+	saves := StartCheckpoints(dir)
+	defer saves.Discard()
+	require.NoError(t, saves.put(jobs[0], &rlcr.Checkpoint{}, time.Now().Add(time.Hour)))
+	require.NoError(t, saves.put(jobs[1], &rlcr.Checkpoint{}, time.Now().Add(20*time.Millisecond)))
+	require.Eventually(t, func() bool {
+		_, err := checkpoints(dir).Get(checkpointKey(jobs[1]))
+		return err == nil
+	}, 5*time.Second, 5*time.Millisecond)
+	_, err := checkpoints(dir).Get(checkpointKey(jobs[0]))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "not due for an hour")
 }
 
 // TestRunStopsAtAFailedCheckpoint: a checkpoint that cannot be written
