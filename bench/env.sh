@@ -58,7 +58,7 @@ debian "$PY -c 'import numpy, simpy'" python3-numpy python3-simpy3
 if [[ -n ${SIMULATE:-} ]]; then
 	SWARMSIM_SIMULATE=$(realpath "$SIMULATE")
 else
-	go build -o python/swarmsim/bin/simulate ./cmd/simulate
+	build_simulate python/swarmsim/bin/simulate
 	SWARMSIM_SIMULATE=$PWD/python/swarmsim/bin/simulate
 fi
 export SWARMSIM_SIMULATE

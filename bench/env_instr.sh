@@ -27,7 +27,7 @@ debian "$PY -c 'import numpy'" python3-numpy
 if [[ -n ${SIMULATE:-} ]]; then
 	sim=$(realpath "$SIMULATE")
 else
-	go build -o python/swarmsim/bin/simulate ./cmd/simulate
+	build_simulate python/swarmsim/bin/simulate
 	sim=$PWD/python/swarmsim/bin/simulate
 fi
 # Go's runtime times waits on its own locks with RDTSCP where the CPU has

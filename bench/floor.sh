@@ -30,8 +30,8 @@ OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/swarmsim-floor.XXXXXX")}
 mkdir -p "$OUT"
 . bench/lib.sh
 
-go build -o "$OUT/simulate" ./cmd/simulate
-go test -c -o "$OUT/floor.test" ./bench/floor
+build_simulate "$OUT/simulate"
+CGO_ENABLED=0 go test -c -o "$OUT/floor.test" ./bench/floor # static, as simulate
 
 EPISODES=$((SEEDS * 19200))
 machine_line

@@ -1,6 +1,12 @@
 # lib.sh: what the side-by-side scripts in bench/ share; source it after
 # `set -euo pipefail` and setting OUT (a directory for outputs).
 
+# build_simulate DEST: builds cmd/simulate into DEST as the README's build
+# step does: static (CGO_ENABLED=0), the binary a user copies or installs.
+build_simulate() {
+	CGO_ENABLED=0 go build -o "$1" ./cmd/simulate
+}
+
 # timed CMD...: runs CMD with its output in $OUT/last.txt and prints
 # "wall cpu" in seconds (CPU = user + system of the process and children).
 timed() {

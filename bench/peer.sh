@@ -51,7 +51,7 @@ if ! PY=$(pick_python); then
 	PY=$(pick_python)
 fi
 
-go build -o "$OUT/simulate" ./cmd/simulate
+build_simulate "$OUT/simulate"
 
 EPISODES=$((4 * ITERATIONS * 32))
 machine_line

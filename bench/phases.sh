@@ -29,7 +29,7 @@ perf stat -e task-clock true >/dev/null 2>&1 || {
 	exit 1
 }
 
-go build -o "$OUT/simulate" ./cmd/simulate
+build_simulate "$OUT/simulate"
 cmd=("$OUT/simulate" train rlcr-peer --seeds "$SEEDS" --workers 1 --charts=false --baseline=false --force --out "$OUT/train")
 "${cmd[@]}" >/dev/null 2>&1 # the first run after a build is not counted
 machine_line

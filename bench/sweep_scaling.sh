@@ -23,12 +23,13 @@ SCENARIO=${SCENARIO:-pressure-sweep}
 WORKERS=${WORKERS:-"1 2 4 8 16"}
 NPROC=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
 
+. bench/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [[ -n ${SIMULATE:-} ]]; then
 	cp "$SIMULATE" "$tmp/simulate"
 else
-	go build -o "$tmp/simulate" ./cmd/simulate
+	build_simulate "$tmp/simulate"
 fi
 
 now() { date +%s.%N; }

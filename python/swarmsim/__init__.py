@@ -8,7 +8,7 @@ package only frames requests and replies as numpy arrays.
         ...
 
 It needs the simulate binary: build it once from the repository root with
-`go build -o python/swarmsim/bin/simulate ./cmd/simulate` (or point
+`CGO_ENABLED=0 go build -o python/swarmsim/bin/simulate ./cmd/simulate` (or point
 SWARMSIM_SIMULATE at one).
 """
 

@@ -16,7 +16,7 @@ import numpy as np
 from . import _wire
 
 PROTOCOL = "swarmsim-env/2"
-BUILD = "go build -o python/swarmsim/bin/simulate ./cmd/simulate"
+BUILD = "CGO_ENABLED=0 go build -o python/swarmsim/bin/simulate ./cmd/simulate"
 
 
 class EnvError(ValueError):

@@ -506,7 +506,7 @@ sys.stdout.buffer.flush()
         self.assertEqual(e.exception.field, "protocol")
         self.assertIn("(allowed: swarmsim-env/1)", str(e.exception))
         self.assertIn(f"{old} speaks another protocol", str(e.exception))
-        self.assertIn("go build -o python/swarmsim/bin/simulate ./cmd/simulate", str(e.exception))
+        self.assertIn("CGO_ENABLED=0 go build -o python/swarmsim/bin/simulate ./cmd/simulate", str(e.exception))
 
     def test_counts_must_be_integers(self):
         with self.assertRaises(TypeError):
