@@ -78,7 +78,7 @@ func runEnv(ctx context.Context, s *session, args []string) error {
 			var in *interrupted
 			if errors.As(context.Cause(ctx), &in) {
 				fmt.Fprintf(s.stderr, "%s: interrupted\n", s.name)
-				os.Exit(exitInterrupt)
+				os.Exit(in.status())
 			}
 		case <-done:
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/experiment/env"
 	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
@@ -61,6 +62,47 @@ func TestInterruptInsideAnEpisode(t *testing.T) {
 	assert.Less(t, took, time.Second, "ended %v after SIGINT", took)
 	_, statErr := os.Stat(filepath.Dir(out))
 	assert.True(t, errors.Is(statErr, os.ErrNotExist), "the run leaves no directory behind: %v", statErr)
+}
+
+// TestEnvInterrupted signals a serving simulate env: it ends at once with
+// the status a shell reports for a process the signal killed, as the
+// other commands do, and says so on stderr.
+func TestEnvInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		want int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			cmd := exec.Command(binary(t), "env")
+			stdin, err := cmd.StdinPipe()
+			require.NoError(t, err)
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			// The reply to a make shows that the server is serving, its
+			// signals caught.
+			_, err = stdin.Write(envFrame(t, map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny"}))
+			require.NoError(t, err)
+			_, err = env.NewReader(stdout).Read()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Process.Signal(tc.sig))
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case err = <-exited:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 10 s after %v", tc.sig)
+			}
+			var ee *exec.ExitError
+			require.True(t, errors.As(err, &ee), "exit status: %v", err)
+			assert.Equal(t, tc.want, ee.ExitCode())
+			assert.Equal(t, "simulate env: interrupted\n", stderr.String())
+		})
+	}
 }
 
 func TestMemoryBound(t *testing.T) {

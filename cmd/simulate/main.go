@@ -109,12 +109,16 @@ const (
 )
 
 // signal returns the signal number of an interrupt, if there was one.
-func (e *interrupted) signal() (syscall.Signal, bool) {
-	if e == nil {
-		return 0, false
+// status is the exit status after the interrupt e (nil for a context
+// canceled otherwise): as shells report a process its signal killed, 128
+// plus the signal's number.
+func (e *interrupted) status() int {
+	if e != nil {
+		if sig, ok := e.sig.(syscall.Signal); ok {
+			return 128 + int(sig)
+		}
 	}
-	sig, ok := e.sig.(syscall.Signal)
-	return sig, ok
+	return exitInterrupt
 }
 
 // gcPercent is the garbage collector's target unless GOGC is set.
@@ -238,11 +242,7 @@ func report(s *session, cmd *command, err error) int {
 	var in *interrupted
 	if errors.As(err, &in) || errors.Is(err, context.Canceled) {
 		fmt.Fprintf(s.stderr, "%s: interrupted\n", s.name)
-		code := exitInterrupt
-		if sig, ok := in.signal(); ok {
-			code = 128 + int(sig)
-		}
-		return code
+		return in.status()
 	}
 	for _, line := range errorLines(err) {
 		fmt.Fprintf(s.stderr, "%s: %s\n", s.name, line)
