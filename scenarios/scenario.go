@@ -595,7 +595,7 @@ func nameFromSource(source string) string {
 
 // SetForm says what an override's form is: what a --set without "=" is
 // told.
-const SetForm = "want PATH=VALUE, such as collective.agents=8 or task.work=exp(5m)"
+const SetForm = "want PATH=VALUE, such as collective.agents=8 or 'task.work=exp(5m)' (quoted: a shell reads the parentheses itself)"
 
 // applyFlag applies one --set override to the base.
 func (p *parse) applyFlag(fl *file, s string) {
