@@ -16,11 +16,13 @@ high in learned parallelism:
     three at a family-wise alpha = 0.05.
 
 The claim holds when Page's test rejects at 0.01 and all three pairs reject
-after Holm; the exit status is 0 then and 1 otherwise.
+after Holm; the exit status is 0 then and 1 otherwise, and 2 for input it
+cannot read (a missing file, a column missing, a value that is no number).
 
     python3 python/examples/dose_response.py /tmp/np.csv [more.csv ...]
 """
 
+import argparse
 import csv
 import sys
 
@@ -98,21 +100,50 @@ def holm(ps):
     return adj
 
 
+COLUMNS = ["seed", "variant", "parallelism", "finish_time", "success"]
+
+
+class InputError(Exception):
+    """A file this script cannot read as the learners' rows."""
+
+
 def load(paths):
+    """Reads the learners' rows: the seeds that have all four variants, and
+    their parallelism, finish time and success as (seeds, variants) arrays.
+    Raises InputError naming the file, line and column of what is wrong."""
     rows = {}
     for p in paths:
-        with open(p, newline="") as f:
-            for r in csv.DictReader(f):
-                rows[(int(r["seed"]), r["variant"])] = r
+        try:
+            with open(p, newline="") as f:
+                reader = csv.DictReader(f)
+                missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+                if missing:
+                    raise InputError(f"{p}: no column {', '.join(missing)}; want the rows reinforce_numpy.py --out writes "
+                                     f"(columns {', '.join(COLUMNS)}, ...)")
+                for r in reader:
+                    try:
+                        key = (int(r["seed"]), r["variant"])
+                        rows[key] = {c: float(r[c]) for c in COLUMNS[2:]}
+                    except (TypeError, ValueError):
+                        raise InputError(f"{p}:{reader.line_num}: want an integer seed and numbers in "
+                                         f"{', '.join(COLUMNS[2:])}, got " + " ".join(f"{c}={r[c]}" for c in COLUMNS)) from None
+        except OSError as e:
+            raise InputError(f"{p}: {e.strerror}") from None
     seeds = sorted({s for s, v in rows if all((s, w) in rows for w in ORDER)})
     if not seeds:
-        sys.exit("dose_response: no seed has all four variants " + ", ".join(ORDER))
-    get = lambda col: np.array([[float(rows[(s, v)][col]) for v in ORDER] for s in seeds])
+        raise InputError(f"no seed has all four variants {', '.join(ORDER)} in {', '.join(paths)}")
+    get = lambda col: np.array([[rows[(s, v)][col] for v in ORDER] for s in seeds])
     return seeds, get("parallelism"), get("finish_time"), get("success")
 
 
 def main():
-    seeds, par, fin, succ = load(sys.argv[1:])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("files", nargs="+", metavar="ROWS.csv", help="rows of reinforce_numpy.py --out (or reinforce_torch.py)")
+    args = ap.parse_args()
+    try:
+        seeds, par, fin, succ = load(args.files)
+    except InputError as e:
+        ap.exit(2, f"dose_response: {e}\n")
     rng = np.random.default_rng(0)
     print(f"{len(seeds)} seeds: {seeds[0]}..{seeds[-1]}; last tenth of training; 95% bootstrap intervals")
     print(f"{'variant':8} {'parallelism median':>26} {'parallelism IQM':>26} {'finish (s) IQM':>26} {'success IQM':>12}")

@@ -140,6 +140,28 @@ class DoseResponseExitTest(unittest.TestCase):
             self.assertEqual(res.returncode, 1)
 
 
+    def test_input_it_cannot_read_is_named_with_status_2(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            nocol = os.path.join(tmp, "nocol.csv")
+            with open(nocol, "w") as f:
+                f.write("seed,variant,parallelism\n1,none,2\n")
+            notnum = os.path.join(tmp, "notnum.csv")
+            with open(notnum, "w") as f:
+                f.write("seed,variant,parallelism,finish_time,success\n1,none,2,3,1\n1,low,x,3,1\n")
+            for path, msg in [(os.path.join(tmp, "absent.csv"), "absent.csv: No such file or directory"),
+                              (nocol, "nocol.csv: no column finish_time, success; want the rows reinforce_numpy.py --out writes"),
+                              (notnum, "notnum.csv:3: want an integer seed and numbers in parallelism, finish_time, success, "
+                                       "got seed=1 variant=low parallelism=x")]:
+                res = self.run_dr(path)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(msg, res.stderr)
+                self.assertNotIn("Traceback", res.stderr)
+            res = subprocess.run([sys.executable, os.path.join(EXAMPLES, "dose_response.py")],
+                                 capture_output=True, text=True, timeout=120)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn("usage: dose_response.py", res.stderr)
+
+
 class SeedListTest(unittest.TestCase):
     def test_lists_and_ranges(self):
         self.assertEqual(rf.seed_list("1"), [1])
