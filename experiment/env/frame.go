@@ -97,7 +97,11 @@ func (r *Reader) Read() (*Message, error) {
 	}
 	h := binary.LittleEndian.Uint32(n[:])
 	if h > MaxHeader {
-		return nil, &FramingError{fmt.Errorf("a header of %d bytes (allowed: at most %d)%s", h, MaxHeader, textHint(n))}
+		size := fmt.Sprintf("a header of %d bytes (allowed: at most %d)", h, MaxHeader)
+		if hint := textHint(n); hint != "" {
+			size = hint + "; read as a length, its first 4 bytes ask for " + size
+		}
+		return nil, &FramingError{errors.New(size)}
 	}
 	r.header = grow(r.header, int(h))
 	if _, err := io.ReadFull(r.r, r.header); err != nil {
@@ -222,13 +226,13 @@ func appendMemory[T float32 | float64 | int32](buf []byte, xs []T) []byte {
 }
 
 // textHint explains a message that starts with text, as one typed or
-// piped in by hand does: its first four bytes read as a length are
-// gigabytes.
+// piped in by hand does (its first four bytes read as a length are
+// gigabytes), or returns "" for one that does not.
 func textHint(first [4]byte) string {
 	for _, b := range first {
 		if b < ' ' && b != '\t' && b != '\n' && b != '\r' || b > '~' {
 			return ""
 		}
 	}
-	return fmt.Sprintf("; the message starts with the text %q: a message is its header's length in 4 bytes, little-endian, then the JSON header and the arrays (docs/environment.md, Framing)", first[:])
+	return fmt.Sprintf("the message starts with the text %q: a message is its header's length in 4 bytes, little-endian, then the JSON header and the arrays (docs/environment.md, Framing)", first[:])
 }

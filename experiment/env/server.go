@@ -187,7 +187,11 @@ func decodeRequest(header []byte) (*request, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te):
-			return nil, fieldErr(te.Field, "%s: a JSON %s is not allowed here (want %s)", te.Field, te.Value, typeName(te.Type.String()))
+			want, ok := fieldWants[te.Field]
+			if !ok {
+				want = typeName(te.Type.String())
+			}
+			return nil, fieldErr(te.Field, "%s: a JSON %s is not allowed here (want %s)", te.Field, te.Value, want)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 			if name == "actions" {
@@ -218,6 +222,18 @@ func decodeRequest(header []byte) (*request, error) {
 }
 
 // typeName says in words what a Go type of request holds.
+// fieldWants says what a field of a number takes, for a value of another
+// JSON type: the range make checks, rather than that of the Go type that
+// holds it.
+var fieldWants = map[string]string{
+	"num_envs": fmt.Sprintf("an integer from 1 to %d", MaxRows),
+	"group":    "an integer from 1 up that divides num_envs",
+	"workers":  fmt.Sprintf("an integer from 0 to %d", MaxWorkers),
+	"seed":     "an integer from 0 to 18446744073709551615",
+	"first":    "the first row of a group: an integer from 0 to num_envs - group",
+	"count":    "a number of rows in whole groups: an integer from group to num_envs",
+}
+
 func typeName(t string) string {
 	switch {
 	case strings.Contains(t, "[]*string"):
