@@ -474,6 +474,11 @@ func (p *parse) syntax(data []byte) (err error) {
 		}
 		if errors.As(err, &ye) {
 			e.Msg = "malformed YAML: " + ye.GetMessage()
+			if ye.GetMessage() == "mapping value is not allowed in this context" {
+				// The parser reports the value that a deeper-indented key
+				// below it continues, not the key.
+				e.Msg += " (either a key below is indented deeper than the key before it, which makes it part of this value, or this value holds \": \" and needs quotes)"
+			}
 			e.at(ye.GetToken())
 		}
 		return e

@@ -163,6 +163,7 @@ func TestLoadBad(t *testing.T) {
 		{"variant-out-of-range.yaml", []string{"variant-out-of-range.yaml:11:45:", `variant "independent"`, "collective.select.accuracy: 1.5 is out of range [0, 1]"}},
 		{"malformed.yaml", []string{"malformed.yaml:5:1: malformed YAML:", "']' must be specified"}},
 		{"duplicate-key.yaml", []string{"duplicate-key.yaml:5:3: malformed YAML:", `"length" already defined`}},
+		{"overindented.yaml", []string{"overindented.yaml:3:10: malformed YAML: mapping value is not allowed in this context (either a key below is indented deeper than the key before it, which makes it part of this value"}},
 		{"bad-duration.yaml", []string{"bad-duration.yaml:6:3: collective.time_limit:", `"90"`, "want a number with a unit, such as 90s, 12m or 1h30m"}},
 		{"bad-dist.yaml", []string{"bad-dist.yaml:5:3: task.work:", `unknown distribution "expo"`, "allowed: const, exp, uniform, lognormal, gamma, normal"}},
 		{"unknown-kind.yaml", []string{"unknown-kind.yaml:3:3: task.kind:", `unknown "browsing"`, "allowed: decomposable, navigation, sequential, tool-heavy"}},
