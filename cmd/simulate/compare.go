@@ -389,8 +389,9 @@ const sigDigits = 3
 // value: plain decimals, as many as give the largest of the three
 // sigDigits significant digits, or scientific notation for all three
 // where that largest is below 1e-3 or from 1e9 on, which no one reads as a
-// plain number. "–" for an undefined value, the value alone without an
-// interval.
+// plain number, where an exact zero is "0" (0.00e+00 reads as a number
+// that rounded to zero). "–" for an undefined value, the value
+// alone without an interval.
 func withCISig(iv stats.Interval) string {
 	nums := []float64{iv.Value}
 	if !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) {
@@ -413,6 +414,10 @@ func withCISig(iv stats.Interval) string {
 	}
 	cells := make([]string, len(nums))
 	for i, x := range nums {
+		if x == 0 && verb == 'e' {
+			cells[i] = "0"
+			continue
+		}
 		cells[i] = strconv.FormatFloat(x, byte(verb), prec, 64)
 	}
 	if len(cells) == 1 {
