@@ -108,7 +108,6 @@ const (
 	exitInterrupt = 130
 )
 
-// signal returns the signal number of an interrupt, if there was one.
 // status is the exit status after the interrupt e (nil for a context
 // canceled otherwise): as shells report a process its signal killed, 128
 // plus the signal's number.

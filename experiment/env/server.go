@@ -221,7 +221,6 @@ func decodeRequest(header []byte) (*request, error) {
 	return &req, nil
 }
 
-// typeName says in words what a Go type of request holds.
 // fieldWants says what a field of a number takes, for a value of another
 // JSON type: the range make checks, rather than that of the Go type that
 // holds it.
@@ -234,6 +233,7 @@ var fieldWants = map[string]string{
 	"count":    "a number of rows in whole groups: an integer from group to num_envs",
 }
 
+// typeName says in words what a Go type of request holds.
 func typeName(t string) string {
 	switch {
 	case strings.Contains(t, "[]*string"):
