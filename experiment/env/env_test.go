@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -261,6 +262,13 @@ func TestBadConfig(t *testing.T) {
 	// The bounds themselves are allowed.
 	_, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 2, Group: 1, Workers: env.MaxWorkers})
 	require.NoError(t, err)
+
+	// A scenario of one variant needs no name, and refuses another.
+	minimal := filepath.Join("..", "..", "scenarios", "testdata", "good", "minimal.yaml")
+	_, err = env.New(env.Config{Scenario: minimal, NumEnvs: 1, Group: 1})
+	require.NoError(t, err)
+	_, err = env.New(env.Config{Scenario: minimal, Variant: "x", NumEnvs: 1, Group: 1})
+	require.ErrorContains(t, err, `no variant "x"`)
 
 	_, err = scenarios.Load("tiny", []string{"reward.latencyy=1"})
 	require.Error(t, err)

@@ -3,6 +3,7 @@ package env
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"testing"
 
@@ -73,6 +74,33 @@ func TestHeaderBound(t *testing.T) {
 		}
 		if assert.NoError(t, err) {
 			assert.Len(t, m.Header, n)
+		}
+	}
+}
+
+// TestTextHint: a message whose first four bytes are printable text (or
+// tabs and line ends) is explained as text sent without its length; one
+// with any other byte is not.
+func TestTextHint(t *testing.T) {
+	for _, tc := range []struct {
+		first string
+		hint  bool
+	}{
+		{`{"op`, true},
+		{"\t{\"o", true},
+		{"\r\n{\"", true},
+		{"\n\n{x", true},
+		{" ~ ~", true}, // the first and last printable bytes
+		{"{\x1f\"o", false},
+		{"{\x7f\"o", false},
+		{"\x00\x00\x01\x00", false},
+		{"\x0b{\"o", false}, // a vertical tab
+	} {
+		got := textHint([4]byte([]byte(tc.first)))
+		if tc.hint {
+			assert.Contains(t, got, fmt.Sprintf("the message starts with the text %q", tc.first))
+		} else {
+			assert.Empty(t, got, "%q", tc.first)
 		}
 	}
 }
