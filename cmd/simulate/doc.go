@@ -134,9 +134,10 @@
 //
 // Every file is written atomically and the manifest last: a directory with a
 // manifest.json is complete. A run that fails or is interrupted removes the
-// files it wrote. Run refuses a directory that holds a manifest.json unless
-// --force is given, and one that holds a training or a sweep (train.json,
-// sweep.json) even then.
+// files it wrote. Run refuses a directory that holds a manifest.json, or
+// other files without one (a folder of yours, or what a killed run left),
+// unless --force is given, and one that holds a training or a sweep
+// (train.json, sweep.json) even then.
 //
 // A progress bar is drawn on standard error when it is a terminal;
 // otherwise (a log file, a batch job) a plain progress line is printed
@@ -152,7 +153,8 @@
 //		copy the charts that the scenario's figures list names (else every chart)
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
-//		overwrite a directory that holds a complete run
+//		overwrite a directory that holds a complete run, or write
+//		into one that holds other files
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -573,7 +575,8 @@
 //	--charts
 //		draw the chart; --charts=false writes the table only (default true)
 //	--force
-//		overwrite a complete directory at --out (never A or B, which compare reads)
+//		overwrite a complete directory at --out (never A or B, which compare reads),
+//		or write into one that holds other files
 //	--out DIR
 //		write into directory DIR (default: out/compare-A-vs-B)
 //	--variants A,B
@@ -887,7 +890,8 @@
 // The flags are:
 //
 //	--force
-//		overwrite a complete directory at --out
+//		overwrite a complete directory at --out, or write into one
+//		that holds other files
 //	--name NAME
 //		the scenario's NAME (default fitted)
 //	--out DIR
@@ -950,7 +954,8 @@
 //	--charts
 //		draw charts (default true)
 //	--force
-//		overwrite a complete directory at --out
+//		overwrite a complete directory at --out, or write into one
+//		that holds other files
 //	--out DIR
 //		write the results to DIR (required)
 //	--pairing rank

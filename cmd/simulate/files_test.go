@@ -150,6 +150,45 @@ func TestOutHoldsResumableWork(t *testing.T) {
 	}
 }
 
+// TestOutHoldsStrangers: run, compare, fit and replay refuse, without
+// --force, a directory that holds files but no complete run (a folder of
+// the user's, or what a killed run left), leaving it as it was; with
+// --force they write into it. Hidden files do not count.
+func TestOutHoldsStrangers(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--out", a)
+	dir := filepath.Join(root, "mine")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "charts"), 0o755))
+	for _, name := range []string{"summary.csv", "notes.txt", "b", "c"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("mine\n"), 0o644))
+	}
+	before, err := rundir.List(dir)
+	require.NoError(t, err)
+	for _, args := range [][]string{
+		{"run", "tiny", "--episodes", "2", "--charts=false", "--out", dir},
+		{"compare", a, a, "--charts=false", "--out", dir},
+		{"fit", "../../calibrate/testdata/multiagent.otlp.json", "--out", dir},
+	} {
+		_, stderr, code := simulate(t, args...)
+		assert.Equal(t, exitFail, code, "%v", args)
+		assert.Contains(t, stderr, "simulate "+args[0]+": "+dir+" holds files but no complete run (no manifest.json): b, c, charts and 2 more; use --force to write into it anyway", "%v", args)
+		after, err := rundir.List(dir)
+		require.NoError(t, err)
+		assert.Equal(t, before, after, "%v leaves the directory as it was", args)
+	}
+	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--force", "--out", dir)
+	assert.FileExists(t, filepath.Join(dir, "manifest.json"))
+	notes, err := os.ReadFile(filepath.Join(dir, "notes.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "mine\n", string(notes), "a file the run does not write stays")
+
+	hidden := filepath.Join(root, "hidden")
+	require.NoError(t, os.MkdirAll(hidden, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(hidden, ".DS_Store"), nil, 0o644))
+	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--out", hidden)
+}
+
 // TestArgumentCounts: a wrong number of arguments is counted in words
 // that agree with it.
 func TestArgumentCounts(t *testing.T) {

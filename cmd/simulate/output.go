@@ -27,17 +27,50 @@ var resumable = []struct{ file, what, clear string }{
 }
 
 // createDir opens out for a command whose work does not resume (run,
-// compare, fit), as rundir.Create does, but first refuses a directory
-// that holds a training or a sweep, finished or not: --force would remove
-// its tables and leave its identity file and parts, mixing two kinds of
-// work in one directory.
+// compare, fit, replay), as rundir.Create does, but first refuses a
+// directory that holds a training or a sweep, finished or not: --force
+// would remove its tables and leave its identity file and parts, mixing
+// two kinds of work in one directory. Without --force it also refuses a
+// directory that holds files but no complete run (a folder of the user's,
+// or what a killed run left): its files of the names the command writes
+// would be replaced.
 func createDir(out string, force bool) (*rundir.Dir, error) {
 	for _, r := range resumable {
 		if _, err := os.Stat(filepath.Join(out, r.file)); err == nil {
 			return nil, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
 		}
 	}
+	if names := strangers(out); len(names) > 0 && !force {
+		shown := names[:min(len(names), 3)]
+		more := ""
+		if len(names) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(names)-len(shown))
+		}
+		return nil, fmt.Errorf("%s holds files but no complete run (no %s): %s%s; use --force to write into it anyway (files of the names a run writes are replaced), or --out to choose another directory",
+			out, rundir.ManifestName, strings.Join(shown, ", "), more)
+	}
 	return rundir.Create(out, force)
+}
+
+// strangers returns the visible entries of the directory out when it
+// holds no manifest (none when it does, or does not exist): files that
+// no run of this tool describes. Hidden ones (.DS_Store, a write's
+// temporary file) do not count.
+func strangers(out string) []string {
+	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return nil // missing, it is made; a file, rundir.Create says so
+	}
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 // commandSuffixes are the suffixes that train and sweep add to a

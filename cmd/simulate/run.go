@@ -94,9 +94,10 @@ included) and no time stamps or host names.
 
 Every file is written atomically and the manifest last: a directory with a
 manifest.json is complete. A run that fails or is interrupted removes the
-files it wrote. Run refuses a directory that holds a manifest.json unless
---force is given, and one that holds a training or a sweep (train.json,
-sweep.json) even then.
+files it wrote. Run refuses a directory that holds a manifest.json, or
+other files without one (a folder of yours, or what a killed run left),
+unless --force is given, and one that holds a training or a sweep
+(train.json, sweep.json) even then.
 
 A progress bar is drawn on standard error when it is a terminal;
 otherwise (a log file, a batch job) a plain progress line is printed
@@ -115,7 +116,7 @@ there at most every 30 seconds.`,
 			workers: "run episodes and draw charts on `W` workers (default: the number\nof CPUs); results do not depend on it",
 		})
 		fs.Var(&o.episodes, "episodes", "run `N` episodes per variant (default: the scenario's episodes)")
-		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run")
+		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or write\ninto one that holds other files")
 		o.policy.flags(fs)
 		return o.run
 	},
