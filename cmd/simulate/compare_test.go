@@ -198,7 +198,7 @@ func TestCompareVariants(t *testing.T) {
 	}{
 		{[]string{"compare", run, "--variants", "team,singel"}, "--variants team,singel: " + run + ` has no variant "singel" (its variants: split, team)`},
 		{[]string{"compare", run, "--variants", "team"}, "--variants team: want two variants of the run, as A,B"},
-		{[]string{"compare", run, "--variants", ""}, `invalid value "" for flag --variants: want two variants of the run, as A,B`},
+		{[]string{"compare", run, "--variants", ""}, `--variants "": want two variants of the run, as A,B`},
 		{[]string{"compare", run, "--variants", ",team"}, "--variants ,team: want two variants"},
 		{[]string{"compare", run, "--variants", "team,split,team"}, "--variants team,split,team: want two variants"},
 		{[]string{"compare", run, "--variants", "team,team"}, "--variants team,team: variant team is named twice"},

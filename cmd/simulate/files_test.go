@@ -210,7 +210,7 @@ func TestArgumentCounts(t *testing.T) {
 func TestFlagMessages(t *testing.T) {
 	_, stderr, code := simulate(t, "run", "tiny", "--seed", "-1")
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "invalid value \"-1\" for flag --seed: want a whole number from 0 to 18446744073709551615 in decimal\n", "the value is named once")
+	assert.Contains(t, stderr, "simulate run: --seed -1: want a whole number from 0 to 18446744073709551615 in decimal\n", "the value is named once")
 
 	help := mustSimulate(t, "help", "train")
 	assert.Contains(t, help, "train each variant for K seeds (default 3)")

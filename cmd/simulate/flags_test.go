@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"testing"
@@ -65,5 +66,24 @@ func TestFlagStrings(t *testing.T) {
 		{"int 3", intFlag{&n}, "3"},
 	} {
 		assert.Equal(t, tc.want, tc.v.String(), tc.name)
+	}
+}
+
+// TestFlagErrorWording: a value a flag refused is said as the commands'
+// own checks say it, "--NAME VALUE: why", whatever kind of flag refused
+// it; the flag package's other messages keep their words, with two
+// dashes.
+func TestFlagErrorWording(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{`invalid value "0" for flag -episodes: want 1 or more`, "--episodes 0: want 1 or more"},
+		{`invalid value "" for flag -variants: want A,B`, `--variants "": want A,B`},
+		{`invalid value "a b" for flag -set: want PATH=VALUE`, `--set "a b": want PATH=VALUE`},
+		{`invalid value "say \"hi\"" for flag -set: want PATH=VALUE`, `--set "say \"hi\"": want PATH=VALUE`},
+		{`invalid value "x" for flag -max-memory: want a size`, "--max-memory x: want a size"},
+		{`invalid boolean value "maybe" for -charts: parse error`, "--charts maybe: want true or false"},
+		{"flag provided but not defined: -seeed", "flag provided but not defined: --seeed"},
+		{"flag needs an argument: -out", "flag needs an argument: --out"},
+	} {
+		assert.Equal(t, tc.want, (&flagError{errors.New(tc.raw)}).Error(), tc.raw)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -256,7 +257,31 @@ type flagError struct{ err error }
 // write it with one dash ("for flag -seed"), as the help never does.
 var flagName = regexp.MustCompile(`(: |for (?:flag )?)-([A-Za-z])`)
 
-func (e *flagError) Error() string { return flagName.ReplaceAllString(e.err.Error(), "$1--$2") }
+// flagValue matches, after flagName, the flag package's message for a
+// value that a flag refused: `invalid value "V" for flag --NAME: why`, or
+// `invalid boolean value "V" for --NAME: parse error` for a switch.
+var flagValue = regexp.MustCompile(`(?s)^invalid (boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?--([A-Za-z][\w-]*): (.*)$`)
+
+// Error says a refused value as the commands' own checks of their flags
+// do, "--NAME VALUE: why" (the value quoted where it is empty or holds
+// spaces or quotes), and the rest as the flag package does, with two
+// dashes.
+func (e *flagError) Error() string {
+	msg := flagName.ReplaceAllString(e.err.Error(), "$1--$2")
+	m := flagValue.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	v, err := strconv.Unquote(m[2])
+	if err != nil || v == "" || strings.ContainsAny(v, " \t\"'") {
+		v = m[2]
+	}
+	why := m[4]
+	if m[1] != "" {
+		why = "want true or false"
+	}
+	return "--" + m[3] + " " + v + ": " + why
+}
 func (e *flagError) Unwrap() error { return e.err }
 
 // withFlagHint adds to the flag package's error for an unknown flag the

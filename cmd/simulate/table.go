@@ -59,7 +59,8 @@ metric's label with its unit, from the table of metrics (docs/statistics.md).
 	Setup: func(fs *flag.FlagSet) action {
 		o := &tableOptions{}
 		fs.StringVar(&o.format, "format", "markdown", "print the table as `F`: "+strings.Join(tableFormats, ", "))
-		fs.IntVar(&o.digits, "digits", 3, "write values with `N` significant digits, 1 to 15")
+		o.digits = 3
+		fs.Var(intFlag{&o.digits}, "digits", "write values with `N` significant digits, 1 to 15")
 		fs.StringVar(&o.metrics, "metrics", "", "keep only the metrics `LIST`, comma-separated, in that order (default: every\nmetric the directory's table holds); the names are the directory's, so they\ndiffer by kind (finish_time_mean in a run's summary, latency_mean in a\ntraining's), and an unknown one is refused with the list of those it has")
 		return o.run
 	},

@@ -89,7 +89,7 @@ func TestTableBadInput(t *testing.T) {
 		{"format in capitals", []string{"--format", "LaTeX", run}, exitUsage, "--format LaTeX: want one of latex, markdown, csv"},
 		{"no digits", []string{"--digits", "0", run}, exitUsage, "--digits 0: want a number of significant digits from 1 to 15"},
 		{"too many digits", []string{"--digits", "16", run}, exitUsage, "--digits 16: want a number of significant digits from 1 to 15"},
-		{"digits not a number", []string{"--digits", "three", run}, exitUsage, `invalid value "three" for flag --digits`},
+		{"digits not a number", []string{"--digits", "three", run}, exitUsage, `--digits three: want`},
 		{"unknown metric", []string{"--metrics", "reward_mean,speed", run}, exitFail, `--metrics reward_mean,speed: ` + filepath.Join(run, "summary.csv") + ` has no metric "speed" (it has success_rate, finish_time_mean, reward_mean, speedup_mean)`},
 		{"no directory", nil, exitUsage, "want one directory, got 0 arguments"},
 		{"two directories", []string{run, run}, exitUsage, "want one directory, got 2 arguments"},
