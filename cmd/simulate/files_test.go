@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -153,14 +154,16 @@ func TestOutHoldsResumableWork(t *testing.T) {
 // TestOutHoldsStrangers: run, compare, fit and replay refuse, without
 // --force, a directory that holds files but no complete run (a folder of
 // the user's, or what a killed run left), leaving it as it was; with
-// --force they write into it. Hidden files do not count.
+// --force they write into it. Hidden files and empty folders do not
+// count, and a forced rerun that fails leaves nothing of the run it
+// replaced, so that a plain rerun goes ahead.
 func TestOutHoldsStrangers(t *testing.T) {
 	root := t.TempDir()
 	a := filepath.Join(root, "a")
 	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--out", a)
 	dir := filepath.Join(root, "mine")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "charts"), 0o755))
-	for _, name := range []string{"summary.csv", "notes.txt", "b", "c"} {
+	for _, name := range []string{"summary.csv", "notes.txt", "b", "c", "charts/mine.png"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("mine\n"), 0o644))
 	}
 	before, err := rundir.List(dir)
@@ -169,6 +172,7 @@ func TestOutHoldsStrangers(t *testing.T) {
 		{"run", "tiny", "--episodes", "2", "--charts=false", "--out", dir},
 		{"compare", a, a, "--charts=false", "--out", dir},
 		{"fit", "../../calibrate/testdata/multiagent.otlp.json", "--out", dir},
+		{"replay", multiagentTraces, "--sessions", "1", "--charts=false", "--out", dir},
 	} {
 		_, stderr, code := simulate(t, args...)
 		assert.Equal(t, exitFail, code, "%v", args)
@@ -184,9 +188,20 @@ func TestOutHoldsStrangers(t *testing.T) {
 	assert.Equal(t, "mine\n", string(notes), "a file the run does not write stays")
 
 	hidden := filepath.Join(root, "hidden")
-	require.NoError(t, os.MkdirAll(hidden, 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(hidden, "empty"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(hidden, ".DS_Store"), nil, 0o644))
 	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--out", hidden)
+
+	// A complete run with charts and its page, replaced by a forced
+	// rerun that fails: its charts folder stays, empty.
+	again := filepath.Join(root, "again")
+	mustSimulate(t, "run", "tiny", "--episodes", "2", "--out", again)
+	require.FileExists(t, filepath.Join(again, htmlreport.Name))
+	_, _, code := simulate(t, "run", "tiny", "--episodes", "2", "--force", "--max-events", "1", "--out", again)
+	require.Equal(t, exitFail, code)
+	assert.NoFileExists(t, filepath.Join(again, htmlreport.Name), "the replaced run's page goes with it")
+	assert.DirExists(t, filepath.Join(again, "charts"))
+	mustSimulate(t, "run", "tiny", "--episodes", "2", "--out", again)
 }
 
 // TestArgumentCounts: a wrong number of arguments is counted in words

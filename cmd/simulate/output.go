@@ -2,8 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/swarmsim/swarmsim/results"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	htmlreport "github.com/swarmsim/swarmsim/report"
+	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
@@ -49,13 +52,28 @@ func createDir(out string, force bool) (*rundir.Dir, error) {
 		return nil, fmt.Errorf("%s holds files but no complete run (no %s): %s%s; use --force to write into it anyway (files of the names a run writes are replaced), or --out to choose another directory",
 			out, rundir.ManifestName, strings.Join(shown, ", "), more)
 	}
-	return rundir.Create(out, force)
+	_, err := os.Stat(filepath.Join(out, rundir.ManifestName))
+	complete := err == nil
+	d, err := rundir.Create(out, force)
+	if err != nil {
+		return nil, err
+	}
+	if complete {
+		// The replaced run's page goes with its other files: written
+		// after its manifest, it is not listed there, and left stale it
+		// would keep a rerun that stops early from its directory.
+		if err := os.Remove(filepath.Join(out, htmlreport.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // strangers returns the visible entries of the directory out when it
 // holds no manifest (none when it does, or does not exist): files that
 // no run of this tool describes. Hidden ones (.DS_Store, a write's
-// temporary file) do not count.
+// temporary file) and empty folders (a replaced run's charts folder,
+// emptied by a rerun that stopped) do not count.
 func strangers(out string) []string {
 	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil {
 		return nil
@@ -66,9 +84,15 @@ func strangers(out string) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") {
-			names = append(names, e.Name())
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
 		}
+		if e.IsDir() {
+			if inside, err := os.ReadDir(filepath.Join(out, e.Name())); err == nil && len(inside) == 0 {
+				continue
+			}
+		}
+		names = append(names, e.Name())
 	}
 	return names
 }
