@@ -92,6 +92,9 @@ func (c *countFlag) String() string {
 
 func (c *countFlag) Set(s string) error {
 	v, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && v > 0 {
+		return fmt.Errorf("want a whole number of 1 or more, at most %d", math.MaxInt)
+	}
 	if err != nil || v < 1 {
 		return errors.New("want a whole number of 1 or more in decimal (leave the flag out for its default)")
 	}
@@ -113,6 +116,9 @@ func (f intFlag) String() string {
 
 func (f intFlag) Set(s string) error {
 	v, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("want a whole number from %d to %d", math.MinInt, math.MaxInt)
+	}
 	if err != nil {
 		return errors.New("want a whole number in decimal")
 	}

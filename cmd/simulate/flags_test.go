@@ -39,6 +39,9 @@ func TestNumberFlagsAreDecimal(t *testing.T) {
 		{"episodes", "0", "1 or more"},
 		{"seeds", "0b11", `want a whole number in decimal`},
 		{"seeds", "1_000", "in decimal"},
+		{"seeds", "99999999999999999999", "want a whole number from -9223372036854775808 to 9223372036854775807"},
+		{"episodes", "99999999999999999999", "want a whole number of 1 or more, at most 9223372036854775807"},
+		{"episodes", "-99999999999999999999", "want a whole number of 1 or more in decimal"},
 	} {
 		err := newSet().Parse([]string{"--" + tt.flag, tt.value})
 		require.Error(t, err, "--%s %s", tt.flag, tt.value)
@@ -81,6 +84,15 @@ func TestFlagErrorWording(t *testing.T) {
 		{`invalid value "say \"hi\"" for flag -set: want PATH=VALUE`, `--set "say \"hi\"": want PATH=VALUE`},
 		{`invalid value "x" for flag -max-memory: want a size`, "--max-memory x: want a size"},
 		{`invalid boolean value "maybe" for -charts: parse error`, "--charts maybe: want true or false"},
+		// What the flag package escaped stays quoted: a terminal would
+		// obey an escape sequence, and a space that is no space hides.
+		{`invalid value "\x1b[31mred" for flag -episodes: want 1 or more`, `--episodes "\x1b[31mred": want 1 or more`},
+		{`invalid value "1\u00a0" for flag -episodes: want 1 or more`, `--episodes "1\u00a0": want 1 or more`},
+		{`invalid value "1\n2" for flag -episodes: want 1 or more`, `--episodes "1\n2": want 1 or more`},
+		{`invalid value "é" for flag -variant: want A`, `--variant é: want A`},
+		// The value is the user's: its dashes are not a flag's.
+		{`invalid value "x: -y" for flag -set: want PATH=VALUE`, `--set "x: -y": want PATH=VALUE`},
+		{`invalid value "for -x" for flag -set: want PATH=VALUE`, `--set "for -x": want PATH=VALUE`},
 		{"flag provided but not defined: -seeed", "flag provided but not defined: --seeed"},
 		{"flag needs an argument: -out", "flag needs an argument: --out"},
 	} {

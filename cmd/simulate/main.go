@@ -257,23 +257,24 @@ type flagError struct{ err error }
 // write it with one dash ("for flag -seed"), as the help never does.
 var flagName = regexp.MustCompile(`(: |for (?:flag )?)-([A-Za-z])`)
 
-// flagValue matches, after flagName, the flag package's message for a
-// value that a flag refused: `invalid value "V" for flag --NAME: why`, or
-// `invalid boolean value "V" for --NAME: parse error` for a switch.
-var flagValue = regexp.MustCompile(`(?s)^invalid (boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?--([A-Za-z][\w-]*): (.*)$`)
+// flagValue matches the flag package's message for a value that a flag
+// refused: `invalid value "V" for flag -NAME: why`, or `invalid boolean
+// value "V" for -NAME: parse error` for a switch.
+var flagValue = regexp.MustCompile(`(?s)^invalid (boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([A-Za-z][\w-]*): (.*)$`)
 
 // Error says a refused value as the commands' own checks of their flags
-// do, "--NAME VALUE: why" (the value quoted where it is empty or holds
-// spaces or quotes), and the rest as the flag package does, with two
-// dashes.
+// do, "--NAME VALUE: why", with the value quoted as the flag package
+// quoted it where it is empty, holds spaces or quotes, or had to be
+// escaped (control characters, which a terminal would obey); the flag
+// package's other messages keep their words, with two dashes.
 func (e *flagError) Error() string {
-	msg := flagName.ReplaceAllString(e.err.Error(), "$1--$2")
+	msg := e.err.Error()
 	m := flagValue.FindStringSubmatch(msg)
 	if m == nil {
-		return msg
+		return flagName.ReplaceAllString(msg, "$1--$2")
 	}
 	v, err := strconv.Unquote(m[2])
-	if err != nil || v == "" || strings.ContainsAny(v, " \t\"'") {
+	if err != nil || v == "" || strings.ContainsAny(v, " \t\"'") || strings.ContainsRune(m[2], '\\') {
 		v = m[2]
 	}
 	why := m[4]
@@ -282,6 +283,7 @@ func (e *flagError) Error() string {
 	}
 	return "--" + m[3] + " " + v + ": " + why
 }
+
 func (e *flagError) Unwrap() error { return e.err }
 
 // withFlagHint adds to the flag package's error for an unknown flag the
