@@ -114,7 +114,8 @@ def load(paths):
     rows = {}
     for p in paths:
         try:
-            with open(p, newline="") as f:
+            # utf-8-sig: a CSV saved by a spreadsheet starts with a byte-order mark.
+            with open(p, newline="", encoding="utf-8-sig") as f:
                 reader = csv.DictReader(f)
                 missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
                 if missing:
@@ -125,10 +126,15 @@ def load(paths):
                         key = (int(r["seed"]), r["variant"])
                         rows[key] = {c: float(r[c]) for c in COLUMNS[2:]}
                     except (TypeError, ValueError):
+                        got = " ".join(f"{c}={r[c]!r}" if r[c] is None or "\n" in r[c] else f"{c}={r[c]}" for c in COLUMNS)
                         raise InputError(f"{p}:{reader.line_num}: want an integer seed and numbers in "
-                                         f"{', '.join(COLUMNS[2:])}, got " + " ".join(f"{c}={r[c]}" for c in COLUMNS)) from None
+                                         f"{', '.join(COLUMNS[2:])}, got {got}") from None
         except OSError as e:
             raise InputError(f"{p}: {e.strerror}") from None
+        except UnicodeDecodeError as e:
+            raise InputError(f"{p}: not text in UTF-8 (byte {e.start}: {e.reason}); want the CSV rows reinforce_numpy.py --out writes") from None
+        except csv.Error as e:
+            raise InputError(f"{p}: not a CSV file ({e})") from None
     seeds = sorted({s for s, v in rows if all((s, w) in rows for w in ORDER)})
     if not seeds:
         raise InputError(f"no seed has all four variants {', '.join(ORDER)} in {', '.join(paths)}")

@@ -148,7 +148,15 @@ class DoseResponseExitTest(unittest.TestCase):
             notnum = os.path.join(tmp, "notnum.csv")
             with open(notnum, "w") as f:
                 f.write("seed,variant,parallelism,finish_time,success\n1,none,2,3,1\n1,low,x,3,1\n")
+            binary = os.path.join(tmp, "binary.csv")
+            with open(binary, "wb") as f:
+                f.write(b"\xff\xfeseed\n")
+            bom = os.path.join(tmp, "bom.csv")
+            with open(bom, "w", encoding="utf-8-sig") as f:
+                f.write("seed,variant,parallelism,finish_time,success\n1,none,x,3,1\n")
             for path, msg in [(os.path.join(tmp, "absent.csv"), "absent.csv: No such file or directory"),
+                              (binary, "binary.csv: not text in UTF-8 (byte 0: invalid start byte)"),
+                              (bom, "bom.csv:2: want an integer seed and numbers"),
                               (nocol, "nocol.csv: no column finish_time, success; want the rows reinforce_numpy.py --out writes"),
                               (notnum, "notnum.csv:3: want an integer seed and numbers in parallelism, finish_time, success, "
                                        "got seed=1 variant=low parallelism=x")]:
