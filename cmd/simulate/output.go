@@ -43,7 +43,9 @@ func createDir(out string, force bool) (*rundir.Dir, error) {
 			return nil, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
 		}
 	}
-	if names := strangers(out); len(names) > 0 && !force {
+	_, err := os.Stat(filepath.Join(out, rundir.ManifestName))
+	complete := err == nil
+	if names := strangers(out); len(names) > 0 && !complete && !force {
 		shown := names[:min(len(names), 3)]
 		more := ""
 		if len(names) > len(shown) {
@@ -52,8 +54,6 @@ func createDir(out string, force bool) (*rundir.Dir, error) {
 		return nil, fmt.Errorf("%s holds files but no complete run (no %s): %s%s; use --force to write into it anyway (files of the names a run writes are replaced), or --out to choose another directory",
 			out, rundir.ManifestName, strings.Join(shown, ", "), more)
 	}
-	_, err := os.Stat(filepath.Join(out, rundir.ManifestName))
-	complete := err == nil
 	d, err := rundir.Create(out, force)
 	if err != nil {
 		return nil, err
@@ -69,15 +69,12 @@ func createDir(out string, force bool) (*rundir.Dir, error) {
 	return d, nil
 }
 
-// strangers returns the visible entries of the directory out when it
-// holds no manifest (none when it does, or does not exist): files that
-// no run of this tool describes. Hidden ones (.DS_Store, a write's
+// strangers returns the visible entries of the directory out (none when
+// it does not exist), for one that holds no manifest: files that no run
+// of this tool describes. Hidden ones (.DS_Store, a write's
 // temporary file) and empty folders (a replaced run's charts folder,
 // emptied by a rerun that stopped) do not count.
 func strangers(out string) []string {
-	if _, err := os.Stat(filepath.Join(out, rundir.ManifestName)); err == nil {
-		return nil
-	}
 	entries, err := os.ReadDir(out)
 	if err != nil {
 		return nil // missing, it is made; a file, rundir.Create says so
