@@ -1,11 +1,15 @@
 package experiment_test
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/swarmsim/swarmsim/experiment"
@@ -324,12 +328,22 @@ func TestLibraryContention(t *testing.T) {
 }
 
 // TestLoadNotAScenario: a name that is neither an embedded scenario nor a
-// file, and a directory, are each said to be what they are.
+// file, a directory, a device, a FIFO and a file too large to be a
+// scenario are each said to be what they are, without waiting or reading
+// them whole.
 func TestLoadNotAScenario(t *testing.T) {
 	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.yaml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	big := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("# a comment\n"), 2<<20), 0o600))
 	for _, tc := range []struct{ arg, want string }{
 		{dir, dir + " is a directory, not a scenario: want a YAML file or the name of an embedded scenario (simulate list)"},
 		{"no-such", `no scenario "no-such": not an embedded scenario (embedded: ` + strings.Join(scenarios.Names(), ", ") + ") and no such file"},
+		// Read to its end, a device never ends and a FIFO waits for a writer.
+		{"/dev/zero", "/dev/zero is not a regular file (Dc---------): want a YAML file or the name of an embedded scenario (simulate list)"},
+		{fifo, fifo + " is not a regular file (p---------): want a YAML file or the name of an embedded scenario (simulate list)"},
+		{big, big + ": larger than 16 MiB: not a scenario file"},
 	} {
 		_, err := scenarios.Load(tc.arg, nil)
 		assert.EqualError(t, err, tc.want, tc.arg)

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -103,11 +104,8 @@ func Load(nameOrPath string, sets []string) (*Scenario, error) {
 			return loadEmbedded(nameOrPath, sets)
 		}
 	}
-	data, err := os.ReadFile(nameOrPath)
+	data, err := readFile(nameOrPath)
 	if err != nil {
-		if fi, serr := os.Stat(nameOrPath); serr == nil && fi.IsDir() {
-			return nil, fmt.Errorf("%s is a directory, not a scenario: want a YAML file or the name of an embedded scenario (simulate list)", nameOrPath)
-		}
 		if errors.Is(err, fs.ErrNotExist) && !looksLikePath(nameOrPath) {
 			return nil, fmt.Errorf("no scenario %q: not an embedded scenario (embedded: %s) and no such file%s", nameOrPath, strings.Join(Names(), ", "), spelling.DidYouMean(nameOrPath, Names()))
 		}
@@ -119,6 +117,40 @@ func Load(nameOrPath string, sets []string) (*Scenario, error) {
 		return nil, err
 	}
 	return Parse(data, nameOrPath, sets)
+}
+
+// maxFileBytes bounds a scenario file: the largest embedded one is a few
+// kilobytes, and a path such as /dev/zero would otherwise be read until
+// memory runs out.
+const maxFileBytes = 16 << 20
+
+// readFile reads a scenario file. It refuses what is not a regular file
+// before opening it: opening a FIFO waits for a writer, and a device may
+// never end.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return nil, fmt.Errorf("%s is a directory, not a scenario: want a YAML file or the name of an embedded scenario (simulate list)", path)
+		}
+		return nil, fmt.Errorf("%s is not a regular file (%v): want a YAML file or the name of an embedded scenario (simulate list)", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a scenario file", path, maxFileBytes>>20)
+	}
+	return data, nil
 }
 
 func looksLikePath(s string) bool {
