@@ -11,8 +11,7 @@ import (
 )
 
 // maxNamedSettings is the most settings a legend entry names; variants
-// that differ in more are named as they are, and the chart's note lists
-// the settings.
+// that differ in more are named as they are.
 const maxNamedSettings = 2
 
 // Varied returns the settings (dotted paths, such as reward.latency) in
@@ -73,9 +72,10 @@ func flatten(out map[string]string, prefix string, tree any) {
 
 // legendNames returns the name of each variant's curve: the variant's
 // name with the values of what the variants vary ("low: reward.latency
-// 0.25"), and a note for the chart when they vary more than a legend
-// entry can say.
-func legendNames(variants []*scenarios.Variant) (map[*scenarios.Variant]string, string) {
+// 0.25"), or the name alone where they vary more than an entry can say:
+// a note above the chart naming the settings left no room for the
+// statistic's (it was clipped, and the chart left out).
+func legendNames(variants []*scenarios.Variant) map[*scenarios.Variant]string {
 	names := map[*scenarios.Variant]string{}
 	paths, values := Varied(variants)
 	for _, v := range variants {
@@ -83,16 +83,49 @@ func legendNames(variants []*scenarios.Variant) (map[*scenarios.Variant]string, 
 	}
 	switch {
 	case len(variants) < 2 || len(paths) == 0:
-		return names, ""
+		return names
 	case len(paths) > maxNamedSettings:
-		return names, "variants differ in " + strings.Join(paths, ", ")
+		return names
 	}
-	for _, v := range variants {
-		var parts []string
-		for i, p := range paths {
-			parts = append(parts, fmt.Sprintf("%s %s", p, values[v][i]))
+	named := map[*scenarios.Variant]string{}
+	for _, short := range [][]string{paths, shortPaths(paths)} {
+		long := false
+		for _, v := range variants {
+			var parts []string
+			for i, p := range short {
+				parts = append(parts, fmt.Sprintf("%s %s", p, values[v][i]))
+			}
+			named[v] = v.Name + ": " + strings.Join(parts, ", ")
+			long = long || len(named[v]) > maxEntry
 		}
-		names[v] = v.Name + ": " + strings.Join(parts, ", ")
+		if !long {
+			return named
+		}
 	}
-	return names, ""
+	return names
+}
+
+// maxEntry bounds, in bytes, a legend entry of a column-wide chart:
+// longer ones do not fit, and the chart would be left out. An entry names
+// the settings by the last part of their paths where the full ones are
+// too long, and by the variant's name alone where those are too.
+const maxEntry = 48
+
+// shortPaths returns each path's last part ("max_batch" for
+// collective.serving.max_batch), or the whole path where two share their
+// last part.
+func shortPaths(paths []string) []string {
+	last := func(p string) string { return p[strings.LastIndexByte(p, '.')+1:] }
+	seen := map[string]int{}
+	for _, p := range paths {
+		seen[last(p)]++
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if seen[last(p)] == 1 {
+			out[i] = last(p)
+		}
+	}
+	return out
 }

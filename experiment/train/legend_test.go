@@ -12,7 +12,8 @@ import (
 
 // TestLegendNamesWhatVaries: latency-pressure's variants vary the latency
 // weight, and their curves say so; variants that vary more settings than
-// an entry can hold keep their names and the note lists the settings.
+// an entry can hold keep their names; long paths are shortened to their
+// last part where that is unique.
 func TestLegendNamesWhatVaries(t *testing.T) {
 	sc, err := scenarios.Load("latency-pressure", nil)
 	require.NoError(t, err)
@@ -22,10 +23,9 @@ func TestLegendNamesWhatVaries(t *testing.T) {
 	}
 	paths, _ := Varied(vs)
 	assert.Equal(t, []string{"reward.latency"}, paths)
-	names, note := legendNames(vs)
+	names := legendNames(vs)
 	assert.Equal(t, "none: reward.latency 0", names[vs[0]])
 	assert.Equal(t, "low: reward.latency 0.25", names[vs[1]])
-	assert.Empty(t, note)
 
 	src := "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective: {agents: 4, time_limit: 2h}\npolicy: {organization: split}\nreward: {penalty: linear}\nvariants:\n" +
 		"  - {name: a}\n  - {name: b, set: {collective.agents: 8, train.lr: 0.2, reward.latency: 1, policy.organization: team}}\n"
@@ -34,9 +34,29 @@ func TestLegendNamesWhatVaries(t *testing.T) {
 	two := []*scenarios.Variant{&sc.Variants[0], &sc.Variants[1]}
 	paths, _ = Varied(two)
 	assert.Equal(t, []string{"collective.agents", "reward.latency", "train.lr"}, paths, "the policy section is not trained on")
-	names, note = legendNames(two)
+	names = legendNames(two)
+	assert.Equal(t, "a", names[two[0]])
 	assert.Equal(t, "b", names[two[1]])
-	assert.Equal(t, "variants differ in collective.agents, reward.latency, train.lr", note)
+
+	// exp-contention's entries named in full did not fit a column-wide
+	// chart, which was left out.
+	sc, err = scenarios.Load("exp-contention", nil)
+	require.NoError(t, err)
+	vs = make([]*scenarios.Variant, len(sc.Variants))
+	for i := range sc.Variants {
+		vs[i] = &sc.Variants[i]
+	}
+	names = legendNames(vs)
+	var got []string
+	for _, v := range vs {
+		assert.LessOrEqual(t, len(names[v]), maxEntry, names[v])
+		got = append(got, names[v])
+	}
+	assert.Contains(t, got, "own-server: max_batch 100000, step_per_seq 0s")
+}
+
+func TestShortPaths(t *testing.T) {
+	assert.Equal(t, []string{"max_batch", "a.x", "b.x", "lr"}, shortPaths([]string{"collective.serving.max_batch", "a.x", "b.x", "train.lr"}))
 }
 
 func TestMovingAverage(t *testing.T) {

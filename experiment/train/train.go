@@ -328,7 +328,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 	learned := func(chart, col string) learningCurve {
 		return learningCurve{chart, metric.Of(col).Label, IterationValue(col)}
 	}
-	names, varied := legendNames(trained)
+	names := legendNames(trained)
 	for _, m := range []learningCurve{
 		learned("learning_reward", "reward_mean"),
 		learned("learning_success", "success_rate"),
@@ -349,14 +349,8 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 					left = append(left, v.Name)
 				}
 			}
-			var notes []string
-			for _, n := range []string{varied, experiment.LeftOut(left, "undefined values")} {
-				if n != "" {
-					notes = append(notes, n)
-				}
-			}
 			return plots.Spec{XLabel: "training iteration", YLabel: m.ylabel, Stat: curveStat, Interval: interval,
-				Note: strings.Join(notes, "; ")}, series
+				Note: experiment.LeftOut(left, "undefined values")}, series
 		})
 	}
 	for _, v := range trained {
