@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/swarmsim/swarmsim/experiment/sweep"
@@ -25,7 +26,10 @@ trial found in several directories is counted once when its results are
 the same, and is an error when they differ. Missing trials are listed by
 ID and parameters, and merge fails unless --partial is given, which
 writes the tables and charts of the trials present. Run the missing
-shards again (the same command resumes them) and merge again. Trial
+shards again (the same command resumes them) and merge again. An --out
+directory that holds another sweep is refused unless --fresh is given,
+which clears what sweeps write there first (not with --out one of the
+inputs). Trial
 directories (--trial-dirs) are not copied: they stay where the shards
 wrote them.`,
 	Examples: `
@@ -37,6 +41,7 @@ wrote them.`,
 		fs.StringVar(&o.out, "out", "", "write the merged sweep into directory `DIR` (required; may be one of the inputs)")
 		fs.BoolVar(&o.partial, "partial", false, "write the tables and charts even when trials are missing")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		fs.BoolVar(&o.fresh, "fresh", false, "clear an --out directory that holds another sweep first (not one of the inputs)")
 		return o.run
 	},
 }
@@ -45,6 +50,7 @@ type mergeOptions struct {
 	out     string
 	partial bool
 	charts  bool
+	fresh   bool
 }
 
 // maxListed bounds the missing trials listed one by one.
@@ -56,6 +62,13 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	}
 	if o.out == "" {
 		return usagef("--out DIR is required (it may be one of the inputs)")
+	}
+	if o.fresh {
+		for _, in := range args {
+			if same, err := sameDir(in, o.out); err == nil && same {
+				return usagef("--fresh with --out %s, one of the inputs: it would clear the trials it merges", o.out)
+			}
+		}
 	}
 	m, err := sweep.Merge(args)
 	if err != nil {
@@ -78,7 +91,7 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 		}
 		s.warnf("%d of %d trials are missing: the tables and charts hold the others", n, len(plan.Trials))
 	}
-	dir, err := sweep.Prepare(o.out, plan, false)
+	dir, err := sweep.Prepare(o.out, plan, o.fresh)
 	if err != nil {
 		return err
 	}
@@ -113,4 +126,17 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// sameDir reports whether a and b name the same existing directory.
+func sameDir(a, b string) (bool, error) {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(fa, fb), nil
 }

@@ -478,3 +478,25 @@ func TestSweepSummaryTable(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeFresh: merging into a directory of another sweep is refused with
+// the flag the message names, --fresh clears it first, and --fresh onto
+// one of the inputs, which would clear the trials merged, is refused.
+func TestMergeFresh(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "all")
+	mustExe(t, nil, "sweep", sweepScenario, "--charts=false", "--out", dir)
+	other := filepath.Join(tmp, "other")
+	mustExe(t, nil, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", other)
+
+	_, errOut, code := exe(t, nil, "merge", dir, "--charts=false", "--out", other)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "use --fresh to discard it")
+	mustExe(t, nil, "merge", dir, "--charts=false", "--fresh", "--out", other)
+	assert.Equal(t, string(readFile(t, filepath.Join(dir, "trials.csv"))), string(readFile(t, filepath.Join(other, "trials.csv"))))
+
+	_, errOut, code = exe(t, nil, "merge", dir, "--fresh", "--out", dir+"/.")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "one of the inputs")
+	assert.Len(t, trialFiles(t, dir), sweepTrials, "the trials are where they were")
+}
