@@ -87,8 +87,8 @@ with --variants):
 
 docs/statistics.md explains the intervals.`,
 	Examples: `
-	simulate compare out/lp-train out/lp-train-stdnorm
-	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
+	simulate run tiny && simulate run tiny --set collective.agents=8 --out out/tiny-agents8
+	simulate compare out/tiny-seed7 out/tiny-agents8 --out results/agents
 	simulate compare out/organizations-seed1 --variants sequential,team --all`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &compareOptions{}

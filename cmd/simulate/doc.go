@@ -381,7 +381,7 @@
 //	                  swept paths, metric, unit, n_seeds, mean, median,
 //	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
 //	                  median_hi (95% percentile bootstrap over seeds)
-//	charts/           each metric against each grid axis (mean over seeds
+//	charts/           each metric against each grid axis (IQM over seeds
 //	                  with a 95% bootstrap band; one curve per value of the
 //	                  other axis when there are two), a heat map over the
 //	                  first two axes, and phase_parallelism (parallelism
@@ -480,7 +480,10 @@
 // the same, and is an error when they differ. Missing trials are listed by
 // ID and parameters, and merge fails unless --partial is given, which
 // writes the tables and charts of the trials present. Run the missing
-// shards again (the same command resumes them) and merge again. Trial
+// shards again (the same command resumes them) and merge again. An --out
+// directory that holds another sweep is refused unless --fresh is given,
+// which clears what sweeps write there first (not with --out one of the
+// inputs). Trial
 // directories (--trial-dirs) are not copied: they stay where the shards
 // wrote them.
 //
@@ -488,6 +491,8 @@
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only (default true)
+//	--fresh
+//		clear an --out directory that holds another sweep first (not one of the inputs)
 //	--out DIR
 //		write the merged sweep into directory DIR (required; may be one of the inputs)
 //	--partial
@@ -584,8 +589,8 @@
 //
 // Examples:
 //
-//	simulate compare out/lp-train out/lp-train-stdnorm
-//	simulate compare out/tiny-seed1 out/tiny-agents8 --out results/agents
+//	simulate run tiny && simulate run tiny --set collective.agents=8 --out out/tiny-agents8
+//	simulate compare out/tiny-seed7 out/tiny-agents8 --out results/agents
 //	simulate compare out/organizations-seed1 --variants sequential,team --all
 //
 // # Redraw the charts of a run, train, sweep or compare directory from its tables
@@ -620,7 +625,7 @@
 // Examples:
 //
 //	simulate plot out/latency-pressure-train-seed1 --out figures
-//	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny
+//	simulate plot out/tiny-seed7 --size page --format pdf --out figures/tiny
 //
 // # Print a directory's summary as a LaTeX, Markdown or CSV table for a paper
 //
@@ -644,8 +649,9 @@
 //	                   difference B - A [95% interval] and the probability
 //	                   that B is better (P(B > A) where no side is better)
 //
-// Each cell is a value and its interval, "0.891 [0.862, 0.953]", with --digits
-// significant digits (the interval at the value's decimals). In each column
+// Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
+// the decimals that give the largest of them --digits significant digits (a
+// difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three). In each column
 // of a summary the best value is in bold, by the metric's direction (higher
 // for rewards and rates, lower for times and counts); a column whose metric
 // is neither has none in bold, nor has a comparison. Column heads are the
@@ -673,7 +679,7 @@
 // Examples:
 //
 //	simulate table out/latency-pressure-train-seed1 --format latex > table.tex
-//	simulate table out/tiny-seed1 --metrics success_rate,finish_time_mean
+//	simulate table out/tiny-seed7 --metrics success_rate,finish_time_mean
 //	simulate table out/compare-a-vs-b --format markdown --digits 2
 //
 // # Write the report page of a run, train, sweep, compare, fit or replay directory again

@@ -37,7 +37,7 @@ the old ones), with the index. A complete directory, or the charts of
 another one, is refused as --out.`,
 	Examples: `
 	simulate plot out/latency-pressure-train-seed1 --out figures
-	simulate plot out/tiny-seed1 --size page --format pdf --out figures/tiny`,
+	simulate plot out/tiny-seed7 --size page --format pdf --out figures/tiny`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &plotOptions{}
 		fs.StringVar(&o.out, "out", "", "write the charts into directory `D` (default: DIR/charts)")

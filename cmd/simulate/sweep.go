@@ -71,7 +71,7 @@ Trials run on a pool of workers and write into a directory:
 	                  swept paths, metric, unit, n_seeds, mean, median,
 	                  iqm, iqm_lo, iqm_hi, mean_lo, mean_hi, median_lo,
 	                  median_hi (95% percentile bootstrap over seeds)
-	charts/           each metric against each grid axis (mean over seeds
+	charts/           each metric against each grid axis (IQM over seeds
 	                  with a 95% bootstrap band; one curve per value of the
 	                  other axis when there are two), a heat map over the
 	                  first two axes, and phase_parallelism (parallelism

@@ -39,8 +39,9 @@ paper, reading only its tables (nothing is run):
 	                   difference B - A [95% interval] and the probability
 	                   that B is better (P(B > A) where no side is better)
 
-Each cell is a value and its interval, "0.891 [0.862, 0.953]", with --digits
-significant digits (the interval at the value's decimals). In each column
+Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
+the decimals that give the largest of them --digits significant digits (a
+difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three). In each column
 of a summary the best value is in bold, by the metric's direction (higher
 for rewards and rates, lower for times and counts); a column whose metric
 is neither has none in bold, nor has a comparison. Column heads are the
@@ -54,7 +55,7 @@ metric's label with its unit, from the table of metrics (docs/statistics.md).
 	--format csv       value, lo and hi in columns of their own, no bold`,
 	Examples: `
 	simulate table out/latency-pressure-train-seed1 --format latex > table.tex
-	simulate table out/tiny-seed1 --metrics success_rate,finish_time_mean
+	simulate table out/tiny-seed7 --metrics success_rate,finish_time_mean
 	simulate table out/compare-a-vs-b --format markdown --digits 2`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &tableOptions{}
@@ -387,8 +388,8 @@ type formatted struct {
 	bold          bool
 }
 
-// format writes each cell with digits significant digits, the interval
-// at the value's decimals, and marks the best value of each column with
+// format writes each cell with digits significant digits of its largest
+// number (formatCell), and marks the best value of each column with
 // a direction (every cell that reads as the best, ties included).
 func (t *paperTable) format(digits int) [][]formatted {
 	out := make([][]formatted, len(t.rows))
