@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -62,7 +63,19 @@ metric's label with its unit, from the table of metrics (docs/statistics.md).
 		fs.StringVar(&o.format, "format", "markdown", "print the table as `F`: "+strings.Join(tableFormats, ", "))
 		o.digits = 3
 		fs.Var(intFlag{&o.digits}, "digits", "write values with `N` significant digits, 1 to 15")
-		fs.StringVar(&o.metrics, "metrics", "", "keep only the metrics `LIST`, comma-separated, in that order (default: every\nmetric the directory's table holds); the names are the directory's, so they\ndiffer by kind (finish_time_mean in a run's summary, latency_mean in a\ntraining's), and an unknown one is refused with the list of those it has")
+		fs.Func("metrics", "keep only the metrics `LIST`, comma-separated, in that order (default: every\nmetric the directory's table holds); the names are the directory's, so they\ndiffer by kind (finish_time_mean in a run's summary, latency_mean in a\ntraining's), and an unknown one is refused with the list of those it has", func(v string) error {
+			names := strings.Split(v, ",")
+			for i, n := range names {
+				switch {
+				case n == "":
+					return errors.New("want metric names, comma-separated, without empty ones")
+				case slices.Contains(names[:i], n):
+					return fmt.Errorf("%s is listed twice", n)
+				}
+			}
+			o.metrics = names
+			return nil
+		})
 		return o.run
 	},
 }
@@ -71,8 +84,9 @@ metric's label with its unit, from the table of metrics (docs/statistics.md).
 var tableFormats = []string{"latex", "markdown", "csv"}
 
 type tableOptions struct {
-	format, metrics string
-	digits          int
+	format  string
+	metrics []string
+	digits  int
 }
 
 func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
@@ -93,9 +107,9 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.metrics != "" {
-		if err := t.keep(strings.Split(o.metrics, ",")); err != nil {
-			return fmt.Errorf("--metrics %s: %w", o.metrics, err)
+	if o.metrics != nil {
+		if err := t.keep(o.metrics); err != nil {
+			return fmt.Errorf("--metrics %s: %w", strings.Join(o.metrics, ","), err)
 		}
 	}
 	var out []byte
