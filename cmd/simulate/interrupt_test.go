@@ -156,8 +156,10 @@ func TestMemoryEstimate(t *testing.T) {
 	}{
 		{"one episode fits", 64 << 20, false, 1, ""},
 		{"two do not", 64 << 20, false, 2, `variant "split": a team of 3 agents (collective.agents) on task graphs of up to 100002 subtasks (task.width, task.stages) needs about 51.1MiB per episode and 102.2MiB for 2 at once, above --max-memory 64MiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, or raise the bound (--max-memory 128MiB, or 0 for none)`},
-		{"a training iteration's rollouts", 1 << 30, true, 1, `needs about 225.1MiB per episode and 1.8GiB for 8 at once (8 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 1GiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, train.batch or train.group, or raise the bound (--max-memory 2GiB, or 0 for none)`},
-		{"on each worker", 2 << 30, true, 2, "3.5GiB for 16 at once"},
+		{"a training iteration's rollouts", 1 << 30, true, 1, `needs about 225.1MiB per episode and 1.8GiB for 8 at once (8 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 1GiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower train.batch or train.group, or raise the bound (--max-memory 2GiB, or 0 for none)`},
+		{"on each worker", 2 << 30, true, 2, "3.5GiB for 16 at once (8 rollouts, batch × group, per worker, with their recorded decisions), above --max-memory 2GiB; make the team or the task smaller (collective.agents; task.width, task.stages), lower --workers, train.batch or train.group, or raise"},
+		// A trace's one episode: nothing to lower but the team and the task.
+		{"one episode does not", 32 << 20, false, 1, "51.1MiB for one episode, above --max-memory 32MiB; make the team or the task smaller (collective.agents; task.width, task.stages), or raise the bound (--max-memory 64MiB, or 0 for none)"},
 		{"training that fits", 2 << 30, true, 1, ""},
 		{"no bound", 0, true, 64, ""},
 	}

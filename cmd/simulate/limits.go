@@ -146,15 +146,27 @@ func (o *limitOptions) check(work []workload, concurrent int) error {
 		if need <= float64(o.maxMemory) {
 			continue
 		}
-		how, lower := fmt.Sprintf("%d at once", held), "--workers"
+		// Only what is there to lower: a trace runs one episode, with no
+		// --workers.
+		how, lower := fmt.Sprintf("%d at once", held), []string(nil)
+		if concurrent > 1 {
+			lower = append(lower, "--workers")
+		}
 		if w.rollouts > 1 {
 			how = fmt.Sprintf("%d at once (%d rollouts, batch × group, per worker, with their recorded decisions)", held, w.rollouts)
-			lower = "--workers, train.batch or train.group"
+			lower = append(lower, "train.batch", "train.group")
+		}
+		if held == 1 {
+			how = "one episode"
+		}
+		fix := ""
+		if len(lower) > 0 {
+			fix = ", lower " + orList(lower)
 		}
 		size := sizeSettings(&w.variant.Spec.Task)
-		return fmt.Errorf("%s: a team of %d agents (collective.agents) on task graphs of up to %d subtasks (%s) needs about %s per episode and %s for %s, above --max-memory %s; make the team or the task smaller (collective.agents; %s), lower %s, or raise the bound (--max-memory %s, or 0 for none)",
+		return fmt.Errorf("%s: a team of %d agents (collective.agents) on task graphs of up to %d subtasks (%s) needs about %s per episode and %s for %s, above --max-memory %s; make the team or the task smaller (collective.agents; %s)%s, or raise the bound (--max-memory %s, or 0 for none)",
 			w.name, w.variant.Spec.Collective.Agents, w.variant.Spec.Task.Nodes(), strings.Join(size, ", "), byteSize(episode), byteSize(need), how, o.maxMemory,
-			strings.Join(size, ", "), lower, byteSize(math.Exp2(math.Ceil(math.Log2(need)))))
+			strings.Join(size, ", "), fix, byteSize(math.Exp2(math.Ceil(math.Log2(need)))))
 	}
 	return nil
 }
@@ -267,4 +279,12 @@ func (o *limitOptions) start(ctx context.Context, sc *scenarios.Scenario, work [
 		stop()
 		return err
 	}, nil
+}
+
+// orList joins names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
