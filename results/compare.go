@@ -13,14 +13,24 @@ import (
 	"github.com/swarmsim/swarmsim/stats"
 )
 
+// SameKind returns an error naming both directories' kinds where they
+// differ: what Compare refuses first, and what a caller checks before
+// anything that would make no sense across kinds.
+func SameKind(a, b *rundir.Run) error {
+	if a.Manifest.Kind != b.Manifest.Kind {
+		return fmt.Errorf("%s is a %s directory and %s a %s directory: compare two of the same kind", a.Path, a.Manifest.Kind, b.Path, b.Manifest.Kind)
+	}
+	return nil
+}
+
 // Compare compares two complete directories of the same kind: run
 // directories per episode (paired when both used the same seed and
 // episodes), train and sweep directories per seed (IQMs, the stratified
 // bootstrap and rliable's probability of improvement). It does not check
 // that they hold the same scenario; the caller decides.
 func Compare(a, b *rundir.Run) ([]Comparison, error) {
-	if a.Manifest.Kind != b.Manifest.Kind {
-		return nil, fmt.Errorf("%s is a %s directory and %s a %s directory: compare two of the same kind", a.Path, a.Manifest.Kind, b.Path, b.Manifest.Kind)
+	if err := SameKind(a, b); err != nil {
+		return nil, err
 	}
 	switch a.Manifest.Kind {
 	case rundir.KindRun:

@@ -203,6 +203,11 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A kind that differs cannot be compared whatever the scenarios: said
+	// first, not after asking for --any-scenario.
+	if err := results.SameKind(a, b); err != nil {
+		return nil, err
+	}
 	if a.Manifest.Scenario != b.Manifest.Scenario && !o.anyScenario {
 		return nil, fmt.Errorf("%s holds scenario %s and %s scenario %s: compare runs of one scenario, or give --any-scenario", a.Path, a.Manifest.Scenario, b.Path, b.Manifest.Scenario)
 	}

@@ -329,11 +329,15 @@ func TestCompare(t *testing.T) {
 		assert.Equal(t, "true", r[12], "%v", r)
 	}
 
+	orgs := filepath.Join(t.TempDir(), "orgs")
+	mustSimulate(t, "run", "organizations", "--episodes", "2", "--charts=false", "--out", orgs)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"compare", a, run}, "compare two of the same kind"},
+		// Said before asking for --any-scenario, which would not help.
+		{[]string{"compare", a, orgs}, "compare two of the same kind"},
 		{[]string{"compare", a}, "want two directories"},
 		// --force would replace an input with the comparison.
 		{[]string{"compare", run, run, "--out", run, "--force"}, "--out " + run + " is the directory " + run + ", which compare reads"},
