@@ -151,10 +151,13 @@ func TestWaves(t *testing.T) {
 func TestBrokenTrees(t *testing.T) {
 	type shape struct{ Calls, Tools, Agents, MaxParallel, Fanout, Waves int }
 	for _, tc := range []struct {
-		name                    string
-		spans                   []string
-		want                    shape
-		adopted, outside, noEnd int
+		name                               string
+		spans                              []string
+		want                               shape
+		adopted, outside, noEnd, endsEarly int
+		// leftOut is set where the run is left out, its root having no
+		// (valid) end.
+		leftOut bool
 	}{
 		{
 			// Agent 3 and call 4 are each other's parent, and tool 5 its
@@ -187,22 +190,32 @@ func TestBrokenTrees(t *testing.T) {
 			adopted: 1,
 		},
 		{
-			// Neither the root nor its sub-agent ended: both run until the
-			// sub-agent's call ends. Both ran until 0, and neither counted.
+			// Neither the root nor its sub-agent ended: the run has no
+			// duration and is left out, its root counted. It was kept,
+			// lasting 0 s.
 			name: "a root and its sub-agent without an end",
 			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", ""), pySpan(1, 2, 1, "invoke_agent", "10", ""),
 				pySpan(1, 3, 2, "chat", "20", "30")},
-			want:  shape{Calls: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
-			noEnd: 2,
+			noEnd:   1,
+			leftOut: true,
 		},
 		{
-			// A sub-agent that ends before it starts has no end, as the
-			// root would, and is counted. It was not.
+			// A root that ends before it starts: the run is left out, its
+			// root counted as ending early. It was kept, lasting 0 s.
+			name: "a root ending before it starts",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "100", "50"),
+				pySpan(1, 3, 1, "chat", "60", "70")},
+			endsEarly: 1,
+			leftOut:   true,
+		},
+		{
+			// A sub-agent that ends before it starts runs to the end of the
+			// run, and is counted as ending early.
 			name: "a sub-agent ending before it starts",
 			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "invoke_agent", "50", "40"),
 				pySpan(1, 3, 2, "chat", "60", "70")},
-			want:  shape{Calls: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
-			noEnd: 1,
+			want:      shape{Calls: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
+			endsEarly: 1,
 		},
 		{
 			// Agents recorded as ending when they started ran at that
@@ -219,12 +232,20 @@ func TestBrokenTrees(t *testing.T) {
 			require.NoError(t, err)
 			var tr calibrate.Traces
 			tr.Add("broken.json", spans)
-			require.Len(t, tr.Runs, 1)
-			r := tr.Runs[0]
-			assert.Equal(t, tc.want, shape{r.Calls, r.Tools, r.Agents, r.MaxParallel, r.Fanout, r.Waves})
 			assert.Equal(t, tc.adopted, tr.Report.Adopted, "adopted")
 			assert.Equal(t, tc.outside, tr.Report.Outside, "outside")
 			assert.Equal(t, tc.noEnd, tr.Report.NoEnd, "no end")
+			assert.Equal(t, tc.endsEarly, tr.Report.EndsEarly, "ends early")
+			if tc.leftOut {
+				assert.Empty(t, tr.Runs, "runs")
+				assert.Empty(t, tr.Calls, "calls")
+				assert.Empty(t, tr.Replay, "replay")
+				assert.Equal(t, 1, tr.Report.NoEndRuns, "runs left out")
+				return
+			}
+			require.Len(t, tr.Runs, 1)
+			r := tr.Runs[0]
+			assert.Equal(t, tc.want, shape{r.Calls, r.Tools, r.Agents, r.MaxParallel, r.Fanout, r.Waves})
 		})
 	}
 }
@@ -506,7 +527,7 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 	}
 	assert.LessOrEqual(t, len(tr.Runs)+agents, agentSpans, "runs and their agents are invoke_agent spans")
 	assert.LessOrEqual(t, rep.NoRoot, len(traces))
-	assert.GreaterOrEqual(t, rep.NoRoot+len(tr.Runs), len(traces), "a trace without a run is counted")
+	assert.GreaterOrEqual(t, rep.NoRoot+len(tr.Runs)+rep.NoEndRuns, len(traces), "a trace without a run is counted")
 
 	calls, tools, delegs := map[string]int{}, map[string]int{}, map[string]int{}
 	noTokens := 0
@@ -540,13 +561,18 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 	assert.LessOrEqual(t, len(tr.Calls), callsWithEnd)
 	assert.LessOrEqual(t, len(tr.Tools), toolsWithEnd)
 	// Each model or tool call span is a row, or left out as outside any
-	// agent or without an end; NoEnd counts agents without one as well.
+	// agent, without an end, or in a run left out (whose spans are not
+	// counted one by one); NoEnd and EndsEarly count agents as well.
+	noEnd := rep.NoEnd + rep.EndsEarly
 	leftOut := callSpans + toolSpans - len(tr.Calls) - len(tr.Tools) - rep.Outside
-	assert.LessOrEqual(t, leftOut, rep.NoEnd, "call spans neither read nor counted as left out")
-	assert.GreaterOrEqual(t, leftOut, rep.NoEnd-agentsNoEnd, "call spans counted twice")
+	if rep.NoEndRuns == 0 {
+		assert.LessOrEqual(t, leftOut, noEnd, "call spans neither read nor counted as left out")
+	}
+	assert.GreaterOrEqual(t, leftOut, noEnd-agentsNoEnd, "call spans counted twice")
+	assert.LessOrEqual(t, rep.NoEndRuns, agentsNoEnd, "runs left out whose root has an end")
 	// Agent spans in runs that have no end (or end before they start)
 	// are counted; only those in no run may go uncounted.
-	assert.GreaterOrEqual(t, rep.NoEnd, agentsNoEnd-(agentSpans-len(tr.Runs)-agents), "agents without an end not counted")
+	assert.GreaterOrEqual(t, noEnd, agentsNoEnd-(agentSpans-len(tr.Runs)-agents-rep.NoEndRuns), "agents without an end not counted")
 
 	// Replay is the runs with an end, in order, each as long as its run.
 	next := 0
