@@ -13,6 +13,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/calibrate/otel"
 	"github.com/swarmsim/swarmsim/models/replay"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -238,8 +239,30 @@ func (t *Traces) readFile(path, name string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSpans(spans); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	t.Report.Files++
 	t.Add(name, spans)
+	return nil
+}
+
+// tokenAttrs are the token counts read, which the graph readers bound by
+// task.MaxTokens.
+var tokenAttrs = []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"}
+
+// checkSpans returns an error for a span whose values no fit can use
+// and no run of the fitted scenario could reach: a token count above
+// task.MaxTokens.
+func checkSpans(spans []otel.Span) error {
+	for i := range spans {
+		s := &spans[i]
+		for _, key := range tokenAttrs {
+			if n, ok := s.Int(key); ok && n > task.MaxTokens {
+				return fmt.Errorf("span %q (ID %s): %s: %d is out of range [0, %d] (2^40, the most tokens a call may have)", s.Name, s.SpanID, key, n, task.MaxTokens)
+			}
+		}
+	}
 	return nil
 }
 

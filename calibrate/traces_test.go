@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -270,6 +271,39 @@ func TestLoadErrors(t *testing.T) {
 	empty := t.TempDir()
 	_, err = calibrate.Load([]string{empty})
 	assert.ErrorContains(t, err, empty+": no .json or .jsonl file")
+}
+
+// TestLoadRefusesSpans checks that Load refuses a span whose values no
+// fit can use, naming the file, the span and the field.
+func TestLoadRefusesSpans(t *testing.T) {
+	for _, tc := range []struct {
+		name, attrs, start, end string
+		want                    string // regexp, after the file's path
+	}{
+		{"output tokens above 2^40", `"gen_ai.usage.output_tokens": 100000000000000000`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.output_tokens: 100000000000000000 is out of range \[0, 1099511627776\]`},
+		{"input tokens above 2^40", `"gen_ai.usage.input_tokens": "1099511627777"`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.input_tokens: 1099511627777 is out of range \[0, 1099511627776\]`},
+		{"tokens at 2^40", `"gen_ai.usage.input_tokens": 1099511627776, "gen_ai.usage.output_tokens": 1099511627776`, "1000000000", "2000000000", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trace := `{"spans": [
+ {"name": "invoke_agent [a]", "parent": null, "context": {"trace_id": 1, "span_id": 1},
+  "start_time": 0, "end_time": 3000000000, "attributes": {"gen_ai.operation.name": "invoke_agent"}},
+ {"name": "chat m", "parent": {"span_id": 1}, "context": {"trace_id": 1, "span_id": 2},
+  "start_time": ` + tc.start + `, "end_time": ` + tc.end + `,
+  "attributes": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", ` + tc.attrs + `}}]}`
+			path := filepath.Join(t.TempDir(), "t.json")
+			require.NoError(t, os.WriteFile(path, []byte(trace), 0o644))
+			_, err := calibrate.Load([]string{path})
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Regexp(t, "^"+regexp.QuoteMeta(path)+tc.want, err.Error())
+		})
+	}
 }
 
 // oneRun is a trace of one agent run with one model call.
