@@ -15,6 +15,7 @@ import (
 	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // Operation names of the GenAI semantic conventions. call_llm is what
@@ -251,12 +252,20 @@ func (t *Traces) readFile(path, name string) error {
 // task.MaxTokens.
 var tokenAttrs = []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"}
 
+// MaxSpan is the longest a span may last, in nanoseconds: the fitted
+// scenario's time limit is ten times the longest run, and must be a
+// sim.Time (with room for rounding it to 4 digits).
+const MaxSpan = int64(sim.MaxTime / 20)
+
 // checkSpans returns an error for a span whose values no fit can use
 // and no run of the fitted scenario could reach: a token count above
-// task.MaxTokens.
+// task.MaxTokens, or a duration above MaxSpan.
 func checkSpans(spans []otel.Span) error {
 	for i := range spans {
 		s := &spans[i]
+		if s.HasEnd && s.End-s.Start > MaxSpan {
+			return fmt.Errorf("span %q (ID %s): lasts %s s, more than %s s (about %.0f years), the longest a span may last: the fitted time limit, ten times the longest run, must be a simulated time", s.Name, s.SpanID, fmtG(float64(s.End-s.Start)/1e9), fmtG(float64(MaxSpan)/1e9), float64(MaxSpan)/1e9/(365.25*86400))
+		}
 		for _, key := range tokenAttrs {
 			if n, ok := s.Int(key); ok && n > task.MaxTokens {
 				return fmt.Errorf("span %q (ID %s): %s: %d is out of range [0, %d] (2^40, the most tokens a call may have)", s.Name, s.SpanID, key, n, task.MaxTokens)

@@ -285,6 +285,10 @@ func TestLoadRefusesSpans(t *testing.T) {
 		{"input tokens above 2^40", `"gen_ai.usage.input_tokens": "1099511627777"`, "1000000000", "2000000000",
 			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.input_tokens: 1099511627777 is out of range \[0, 1099511627776\]`},
 		{"tokens at 2^40", `"gen_ai.usage.input_tokens": 1099511627776, "gen_ai.usage.output_tokens": 1099511627776`, "1000000000", "2000000000", ""},
+		{"a call of 1e18 ns", `"gen_ai.usage.output_tokens": 1`, "1000000000", "1000000001000000000",
+			`: span "chat m" \(ID 0000000000000002\): lasts 1e\+09 s, more than 4\.612e\+08 s \(about 15 years\), the longest a span may last`},
+		{"a call of the longest span", `"gen_ai.usage.output_tokens": 1`, "1000000000", fmt.Sprint(1000000000 + calibrate.MaxSpan), ""},
+		{"a call ending before it starts", `"gen_ai.usage.output_tokens": 1`, "1000000001000000000", "1000000000", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			trace := `{"spans": [
