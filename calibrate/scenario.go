@@ -193,8 +193,20 @@ func difficulty(f *Fit, nodes int) string {
 	}
 	p := float64(f.Acceptable) / float64(f.WithOutcome)
 	d := 1 - math.Pow(p, 1/float64(nodes))
-	return fmt.Sprintf("%s # %d of %d runs acceptable (swarmsim.acceptable), over %d parts", fmtG(math.Min(d, 0.999999)), f.Acceptable, f.WithOutcome, nodes)
+	// A difficulty is below 1, so the traced rate of 0 (or one that needs
+	// a difficulty that rounds to 1 in 4 digits) is the closest below it
+	// that is written: a task none of the runs passed is hard, not bad
+	// data.
+	note := ""
+	if d > maxDifficulty {
+		d, note = maxDifficulty, fmt.Sprintf(", clamped to %s, the largest below 1", fmtG(maxDifficulty))
+	}
+	return fmt.Sprintf("%s # %d of %d runs acceptable (swarmsim.acceptable), over %d parts%s", fmtG(d), f.Acceptable, f.WithOutcome, nodes, note)
 }
+
+// maxDifficulty is the largest difficulty below 1 that fmtG writes as
+// itself.
+const maxDifficulty = 0.9999
 
 func (f *Fit) maxDuration() float64 { return f.maxRun }
 

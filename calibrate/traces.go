@@ -13,7 +13,9 @@ import (
 
 	"github.com/swarmsim/swarmsim/calibrate/otel"
 	"github.com/swarmsim/swarmsim/models/replay"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // Operation names of the GenAI semantic conventions. call_llm is what
@@ -79,15 +81,16 @@ type Report struct {
 	// Outputs counts the directories below a DIR argument that simulate
 	// wrote (they hold a manifest.json), whose JSON files are not traces.
 	Outputs int
-	// NoEnd counts spans without an end time (or ending before they
-	// start); NoAttributes spans without attributes; NotGenAI spans with
+	// NoEnd counts spans without an end time; EndsEarly spans ending
+	// before they start; NoEndRuns the runs left out, with everything
+	// under them, because their root span is one of these; NoAttributes spans without attributes; NotGenAI spans with
 	// attributes but no gen_ai.operation.name; NoTokens model calls
 	// without both token counts; Outside GenAI spans under no
 	// invoke_agent; NoRoot traces without an invoke_agent span at all.
 	// Adopted counts spans whose parent is not in the file, or whose
 	// parents lead back to them (a broken file), placed under the
 	// invoke_agent span that contains them in time.
-	NoEnd, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
+	NoEnd, EndsEarly, NoEndRuns, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
 }
 
 // String writes the report as one line per count.
@@ -102,6 +105,8 @@ func (r Report) String() string {
 		what string
 	}{
 		{r.NoEnd, "spans without an end time (left out)"},
+		{r.EndsEarly, "spans ending before they start (left out)"},
+		{r.NoEndRuns, "runs whose root span has no end time or ends before it starts (left out, with their spans)"},
 		{r.NoAttributes, "spans without attributes (left out)"},
 		{r.NotGenAI, "spans without gen_ai.operation.name (left out)"},
 		{r.NoTokens, "model calls without token counts (kept for latency, left out of the token fit)"},
@@ -122,8 +127,8 @@ type Traces struct {
 	Tools  []ToolCall
 	Runs   []Run
 	Delegs []Delegation
-	// Replay holds each run with an end as a call graph to replay, in
-	// the order of Runs.
+	// Replay holds each run as a call graph to replay, in the order of
+	// Runs.
 	Replay []replay.Run
 	Report Report
 }
@@ -161,6 +166,9 @@ func Load(paths []string) (*Traces, error) {
 		}
 	}
 	if len(t.Runs) == 0 {
+		if t.Report.NoEndRuns > 0 {
+			return nil, fmt.Errorf("no usable run in %s: the root span of every run has no end time or ends before it starts\n%s", strings.Join(paths, ", "), t.Report)
+		}
 		return nil, fmt.Errorf("no run found in %s: no invoke_agent span without an invoke_agent above it\n%s", strings.Join(paths, ", "), t.Report)
 	}
 	return &t, nil
@@ -232,8 +240,38 @@ func (t *Traces) readFile(path, name string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSpans(spans); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	t.Report.Files++
 	t.Add(name, spans)
+	return nil
+}
+
+// tokenAttrs are the token counts read, which the graph readers bound by
+// task.MaxTokens.
+var tokenAttrs = []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"}
+
+// MaxSpan is the longest a span may last, in nanoseconds: the fitted
+// scenario's time limit is ten times the longest run, and must be a
+// sim.Time (with room for rounding it to 4 digits).
+const MaxSpan = int64(sim.MaxTime / 20)
+
+// checkSpans returns an error for a span whose values no fit can use
+// and no run of the fitted scenario could reach: a token count above
+// task.MaxTokens, or a duration above MaxSpan.
+func checkSpans(spans []otel.Span) error {
+	for i := range spans {
+		s := &spans[i]
+		if s.HasEnd && s.End-s.Start > MaxSpan {
+			return fmt.Errorf("span %q (ID %s): lasts %s s, more than %s s (about %.0f years), the longest a span may last: the fitted time limit, ten times the longest run, must be a simulated time", s.Name, s.SpanID, fmtG(float64(s.End-s.Start)/1e9), fmtG(float64(MaxSpan)/1e9), float64(MaxSpan)/1e9/(365.25*86400))
+		}
+		for _, key := range tokenAttrs {
+			if n, ok := s.Int(key); ok && n > task.MaxTokens {
+				return fmt.Errorf("span %q (ID %s): %s: %d is out of range [0, %d] (2^40, the most tokens a call may have)", s.Name, s.SpanID, key, n, task.MaxTokens)
+			}
+		}
+	}
 	return nil
 }
 
@@ -251,7 +289,16 @@ func (t *Traces) Add(name string, spans []otel.Span) {
 	}
 	var runs []*runBuild
 	for _, id := range order {
-		runs = append(runs, t.tree(byTrace[id])...)
+		for _, r := range t.tree(byTrace[id]) {
+			if _, ok := r.root.Duration(); !ok {
+				// A run's duration is its root's: without it the run has
+				// none to fit, and its calls no start to be placed from.
+				t.noEnd(r.root)
+				t.Report.NoEndRuns++
+				continue
+			}
+			runs = append(runs, r)
+		}
 	}
 	slices.SortStableFunc(runs, func(a, b *runBuild) int { return cmp.Compare(a.root.Start, b.root.Start) })
 	for i, r := range runs {
@@ -476,11 +523,7 @@ func (t *Traces) addRun(file string, r *runBuild) {
 	root := r.root
 	run := Run{ID: r.id, File: file}
 	run.Acceptable, run.HasOutcome = root.Bool(AcceptableAttr)
-	if d, ok := root.Duration(); ok {
-		run.Duration = d
-	} else {
-		t.Report.NoEnd++
-	}
+	run.Duration, _ = root.Duration() // Add kept only roots with an end
 	clock := newClock(r.node)
 	agents := []interval{}
 	var walk func(n *node, agent string)
@@ -504,7 +547,7 @@ func (t *Traces) addRun(file string, r *runBuild) {
 			agents = append(agents, clock.span(k))
 			run.Agents++
 			if _, ok := k.s.Duration(); !ok {
-				t.Report.NoEnd++
+				t.noEnd(k.s)
 			}
 			walk(k, agentName(k.s))
 		}
@@ -513,8 +556,16 @@ func (t *Traces) addRun(file string, r *runBuild) {
 	walk(r.node, agentName(root))
 	run.MaxParallel = maxOverlap(agents)
 	t.Runs = append(t.Runs, run)
-	if root.HasEnd && root.End >= root.Start {
-		t.Replay = append(t.Replay, graphRun(r))
+	t.Replay = append(t.Replay, graphRun(r))
+}
+
+// noEnd counts the span s, which has no valid end, as left out: without
+// an end, or ending before it starts.
+func (t *Traces) noEnd(s *otel.Span) {
+	if s.HasEnd {
+		t.Report.EndsEarly++
+	} else {
+		t.Report.NoEnd++
 	}
 }
 
@@ -590,7 +641,7 @@ func maxOverlap(ivs []interval) int {
 func (t *Traces) addCall(run *Run, s *otel.Span, agent string, rel func(int64) float64) {
 	d, ok := s.Duration()
 	if !ok {
-		t.Report.NoEnd++
+		t.noEnd(s)
 		return
 	}
 	c := Call{Run: run.ID, Agent: agent, Model: modelName(s),
@@ -609,7 +660,7 @@ func (t *Traces) addCall(run *Run, s *otel.Span, agent string, rel func(int64) f
 func (t *Traces) addTool(run *Run, s *otel.Span, agent string, rel func(int64) float64) {
 	d, ok := s.Duration()
 	if !ok {
-		t.Report.NoEnd++
+		t.noEnd(s)
 		return
 	}
 	run.Tools++

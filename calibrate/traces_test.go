@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -151,10 +152,13 @@ func TestWaves(t *testing.T) {
 func TestBrokenTrees(t *testing.T) {
 	type shape struct{ Calls, Tools, Agents, MaxParallel, Fanout, Waves int }
 	for _, tc := range []struct {
-		name                    string
-		spans                   []string
-		want                    shape
-		adopted, outside, noEnd int
+		name                               string
+		spans                              []string
+		want                               shape
+		adopted, outside, noEnd, endsEarly int
+		// leftOut is set where the run is left out, its root having no
+		// (valid) end.
+		leftOut bool
 	}{
 		{
 			// Agent 3 and call 4 are each other's parent, and tool 5 its
@@ -187,22 +191,32 @@ func TestBrokenTrees(t *testing.T) {
 			adopted: 1,
 		},
 		{
-			// Neither the root nor its sub-agent ended: both run until the
-			// sub-agent's call ends. Both ran until 0, and neither counted.
+			// Neither the root nor its sub-agent ended: the run has no
+			// duration and is left out, its root counted. It was kept,
+			// lasting 0 s.
 			name: "a root and its sub-agent without an end",
 			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", ""), pySpan(1, 2, 1, "invoke_agent", "10", ""),
 				pySpan(1, 3, 2, "chat", "20", "30")},
-			want:  shape{Calls: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
-			noEnd: 2,
+			noEnd:   1,
+			leftOut: true,
 		},
 		{
-			// A sub-agent that ends before it starts has no end, as the
-			// root would, and is counted. It was not.
+			// A root that ends before it starts: the run is left out, its
+			// root counted as ending early. It was kept, lasting 0 s.
+			name: "a root ending before it starts",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "100", "50"),
+				pySpan(1, 3, 1, "chat", "60", "70")},
+			endsEarly: 1,
+			leftOut:   true,
+		},
+		{
+			// A sub-agent that ends before it starts runs to the end of the
+			// run, and is counted as ending early.
 			name: "a sub-agent ending before it starts",
 			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "invoke_agent", "50", "40"),
 				pySpan(1, 3, 2, "chat", "60", "70")},
-			want:  shape{Calls: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
-			noEnd: 1,
+			want:      shape{Calls: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
+			endsEarly: 1,
 		},
 		{
 			// Agents recorded as ending when they started ran at that
@@ -219,12 +233,20 @@ func TestBrokenTrees(t *testing.T) {
 			require.NoError(t, err)
 			var tr calibrate.Traces
 			tr.Add("broken.json", spans)
-			require.Len(t, tr.Runs, 1)
-			r := tr.Runs[0]
-			assert.Equal(t, tc.want, shape{r.Calls, r.Tools, r.Agents, r.MaxParallel, r.Fanout, r.Waves})
 			assert.Equal(t, tc.adopted, tr.Report.Adopted, "adopted")
 			assert.Equal(t, tc.outside, tr.Report.Outside, "outside")
 			assert.Equal(t, tc.noEnd, tr.Report.NoEnd, "no end")
+			assert.Equal(t, tc.endsEarly, tr.Report.EndsEarly, "ends early")
+			if tc.leftOut {
+				assert.Empty(t, tr.Runs, "runs")
+				assert.Empty(t, tr.Calls, "calls")
+				assert.Empty(t, tr.Replay, "replay")
+				assert.Equal(t, 1, tr.Report.NoEndRuns, "runs left out")
+				return
+			}
+			require.Len(t, tr.Runs, 1)
+			r := tr.Runs[0]
+			assert.Equal(t, tc.want, shape{r.Calls, r.Tools, r.Agents, r.MaxParallel, r.Fanout, r.Waves})
 		})
 	}
 }
@@ -249,6 +271,43 @@ func TestLoadErrors(t *testing.T) {
 	empty := t.TempDir()
 	_, err = calibrate.Load([]string{empty})
 	assert.ErrorContains(t, err, empty+": no .json or .jsonl file")
+}
+
+// TestLoadRefusesSpans checks that Load refuses a span whose values no
+// fit can use, naming the file, the span and the field.
+func TestLoadRefusesSpans(t *testing.T) {
+	for _, tc := range []struct {
+		name, attrs, start, end string
+		want                    string // regexp, after the file's path
+	}{
+		{"output tokens above 2^40", `"gen_ai.usage.output_tokens": 100000000000000000`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.output_tokens: 100000000000000000 is out of range \[0, 1099511627776\]`},
+		{"input tokens above 2^40", `"gen_ai.usage.input_tokens": "1099511627777"`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.input_tokens: 1099511627777 is out of range \[0, 1099511627776\]`},
+		{"tokens at 2^40", `"gen_ai.usage.input_tokens": 1099511627776, "gen_ai.usage.output_tokens": 1099511627776`, "1000000000", "2000000000", ""},
+		{"a call of 1e18 ns", `"gen_ai.usage.output_tokens": 1`, "1000000000", "1000000001000000000",
+			`: span "chat m" \(ID 0000000000000002\): lasts 1e\+09 s, more than 4\.612e\+08 s \(about 15 years\), the longest a span may last`},
+		{"a call of the longest span", `"gen_ai.usage.output_tokens": 1`, "1000000000", fmt.Sprint(1000000000 + calibrate.MaxSpan), ""},
+		{"a call ending before it starts", `"gen_ai.usage.output_tokens": 1`, "1000000001000000000", "1000000000", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trace := `{"spans": [
+ {"name": "invoke_agent [a]", "parent": null, "context": {"trace_id": 1, "span_id": 1},
+  "start_time": 0, "end_time": 3000000000, "attributes": {"gen_ai.operation.name": "invoke_agent"}},
+ {"name": "chat m", "parent": {"span_id": 1}, "context": {"trace_id": 1, "span_id": 2},
+  "start_time": ` + tc.start + `, "end_time": ` + tc.end + `,
+  "attributes": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", ` + tc.attrs + `}}]}`
+			path := filepath.Join(t.TempDir(), "t.json")
+			require.NoError(t, os.WriteFile(path, []byte(trace), 0o644))
+			_, err := calibrate.Load([]string{path})
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Regexp(t, "^"+regexp.QuoteMeta(path)+tc.want, err.Error())
+		})
+	}
 }
 
 // oneRun is a trace of one agent run with one model call.
@@ -506,7 +565,7 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 	}
 	assert.LessOrEqual(t, len(tr.Runs)+agents, agentSpans, "runs and their agents are invoke_agent spans")
 	assert.LessOrEqual(t, rep.NoRoot, len(traces))
-	assert.GreaterOrEqual(t, rep.NoRoot+len(tr.Runs), len(traces), "a trace without a run is counted")
+	assert.GreaterOrEqual(t, rep.NoRoot+len(tr.Runs)+rep.NoEndRuns, len(traces), "a trace without a run is counted")
 
 	calls, tools, delegs := map[string]int{}, map[string]int{}, map[string]int{}
 	noTokens := 0
@@ -540,13 +599,18 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 	assert.LessOrEqual(t, len(tr.Calls), callsWithEnd)
 	assert.LessOrEqual(t, len(tr.Tools), toolsWithEnd)
 	// Each model or tool call span is a row, or left out as outside any
-	// agent or without an end; NoEnd counts agents without one as well.
+	// agent, without an end, or in a run left out (whose spans are not
+	// counted one by one); NoEnd and EndsEarly count agents as well.
+	noEnd := rep.NoEnd + rep.EndsEarly
 	leftOut := callSpans + toolSpans - len(tr.Calls) - len(tr.Tools) - rep.Outside
-	assert.LessOrEqual(t, leftOut, rep.NoEnd, "call spans neither read nor counted as left out")
-	assert.GreaterOrEqual(t, leftOut, rep.NoEnd-agentsNoEnd, "call spans counted twice")
+	if rep.NoEndRuns == 0 {
+		assert.LessOrEqual(t, leftOut, noEnd, "call spans neither read nor counted as left out")
+	}
+	assert.GreaterOrEqual(t, leftOut, noEnd-agentsNoEnd, "call spans counted twice")
+	assert.LessOrEqual(t, rep.NoEndRuns, agentsNoEnd, "runs left out whose root has an end")
 	// Agent spans in runs that have no end (or end before they start)
 	// are counted; only those in no run may go uncounted.
-	assert.GreaterOrEqual(t, rep.NoEnd, agentsNoEnd-(agentSpans-len(tr.Runs)-agents), "agents without an end not counted")
+	assert.GreaterOrEqual(t, noEnd, agentsNoEnd-(agentSpans-len(tr.Runs)-agents-rep.NoEndRuns), "agents without an end not counted")
 
 	// Replay is the runs with an end, in order, each as long as its run.
 	next := 0

@@ -2,10 +2,12 @@ package otel
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 )
@@ -97,7 +99,15 @@ func Read(r io.Reader, name string) ([]Span, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var spans []Span
+	// seen maps each trace and span ID read to the span and where it was
+	// read: a span ID twice in one trace would merge two spans (or two
+	// runs, of exports concatenated, whose IDs restart) into one tree.
+	// The same span twice in one document is a recorder's repeat, read
+	// as it is.
+	seen := map[[2]string]spanPlace{}
 	for doc := 1; ; doc++ {
+		start := dec.InputOffset()
+		start += int64(len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n")))
 		var v any
 		err := dec.Decode(&v)
 		if err == io.EOF {
@@ -117,8 +127,35 @@ func Read(r io.Reader, name string) ([]Span, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
+		line, _ := position(data, start)
+		for _, s := range got {
+			key := [2]string{s.TraceID, s.SpanID}
+			first, dup := seen[key]
+			if dup && first.doc == doc && reflect.DeepEqual(*first.span, s) {
+				// any-agent's OpenAI recorder writes some tool spans twice
+				// over in one file, identical: one span, recorded twice,
+				// read as before.
+				continue
+			}
+			if dup {
+				at := "earlier in this document"
+				if first.doc != doc {
+					at = fmt.Sprintf("in document %d (line %d)", first.doc, first.line)
+				}
+				return nil, fmt.Errorf("%s: document %d (line %d): span %q: span ID %s of trace %s is that of span %q %s: a trace holds each span once (are two exports, whose IDs restart, concatenated, or a line repeated?)",
+					name, doc, line, s.Name, s.SpanID, cmp.Or(s.TraceID, "(none)"), first.span.Name, at)
+			}
+			seen[key] = spanPlace{doc, line, &s}
+		}
 		spans = append(spans, got...)
 	}
+}
+
+// spanPlace is where a span was read: its document and the line that
+// document starts on.
+type spanPlace struct {
+	doc, line int
+	span      *Span
 }
 
 // syntaxError turns a JSON decoding error into "line L, column C: ...".

@@ -188,12 +188,33 @@ func TestErrors(t *testing.T) {
 			`span "b": attributes: want an object, got an array$`, false},
 		{"Python big id", `{"spans": [{"name": "b", "context": {"span_id": 18446744073709551616}}]}`,
 			`span_id: 18446744073709551616 does not fit 64 bits$`, false},
+		{"span ID twice in a document", `[{"name": "a", "context": {"trace_id": 7, "span_id": 1}}, {"name": "b", "context": {"trace_id": 7, "span_id": 1}}]`,
+			`^f\.json: document 1 \(line 1\): span "b": span ID 0000000000000001 of trace 0{31}7 is that of span "a" earlier in this document: a trace holds each span once`, false},
+		{"span ID twice in JSON lines", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "traceId": "00000000000000000000000000000007", "spanId": "0000000000000001"}]}]}]}` + "\n\n" +
+			`{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "traceId": "00000000000000000000000000000007", "spanId": "0000000000000001"}]}]}]}`,
+			`^f\.json: document 2 \(line 3\): span "a": span ID 0000000000000001 of trace 0{31}7 is that of span "a" in document 1 \(line 1\)`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := otel.Read(strings.NewReader(tc.in), "f.json")
 			require.Error(t, err)
 			assert.Regexp(t, tc.want, err.Error())
 			assert.Equal(t, tc.notSpans, errors.Is(err, otel.ErrNotSpans))
+		})
+	}
+}
+
+// TestSpanIDRepeats checks the repeats of a span ID that are not errors:
+// one ID in two traces, and one span written twice over, identical, in
+// one document (as any-agent's OpenAI recorder does).
+func TestSpanIDRepeats(t *testing.T) {
+	for _, tc := range []struct{ name, in string }{
+		{"two traces", `[{"name": "a", "context": {"trace_id": 7, "span_id": 1}}, {"name": "b", "context": {"trace_id": 8, "span_id": 1}}]`},
+		{"one span twice", `[{"name": "a", "context": {"trace_id": 7, "span_id": 1}, "attributes": {"n": [1, "x"]}}, {"name": "a", "context": {"trace_id": 7, "span_id": 1}, "attributes": {"n": [1, "x"]}}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spans, err := otel.Read(strings.NewReader(tc.in), "f.json")
+			require.NoError(t, err)
+			assert.Len(t, spans, 2)
 		})
 	}
 }

@@ -98,6 +98,12 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 	if err != nil {
 		return err
 	}
+	// The sums saturate at sim.MaxTime; the critical path is no longer
+	// than the total work, so one check covers both. A saturated sum is
+	// no figure to print ("never"), but work no simulation can hold.
+	if g.TotalWork() == sim.MaxTime {
+		return fmt.Errorf("%s: the total work of its %s is more than a simulated time holds (about 292 years): lower the work of its tasks", title, count(g.Len(), "task", "tasks"))
+	}
 
 	if o.dot != "" {
 		var b bytes.Buffer
@@ -113,7 +119,7 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 		}
 	}
 
-	cp, _ := g.CriticalPath()
+	cp := g.CriticalLength()
 	fig := graphFigures{
 		Tasks:        g.Len(),
 		Edges:        g.Edges(),

@@ -421,6 +421,34 @@ func TestGraphWfCommons(t *testing.T) {
 	assert.Regexp(t, `(?m)^width\s+8$`, text)
 }
 
+// TestGraphOverflow: a graph whose total work (and so perhaps its
+// critical path) is more than a simulated time holds is an error naming
+// the file, not figures of "never".
+func TestGraphOverflow(t *testing.T) {
+	for _, tc := range []struct {
+		name, dot string
+		fails     bool
+	}{
+		{"a chain", "digraph { a [work=5e9]; b [work=5e9]; a -> b; }", true},
+		{"side by side", "digraph { a [work=5e9]; b [work=5e9]; }", true},
+		{"within bounds", "digraph { a [work=4e9]; b [work=4e9]; a -> b; }", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "g.dot")
+			require.NoError(t, os.WriteFile(path, []byte(tc.dot), 0o644))
+			stdout, stderr, code := simulate(t, "graph", path)
+			if !tc.fails {
+				assert.Equal(t, exitOK, code, stderr)
+				assert.NotContains(t, stdout, "never")
+				return
+			}
+			assert.Equal(t, exitFail, code)
+			assert.Empty(t, stdout)
+			assert.Equal(t, "simulate graph: "+path+": the total work of its 2 tasks is more than a simulated time holds (about 292 years): lower the work of its tasks\n", stderr)
+		})
+	}
+}
+
 // TestGraphMissingFile: a scenario's missing graph file is named with the
 // field and the line that refer to it, before anything is drawn.
 func TestGraphMissingFile(t *testing.T) {
