@@ -356,6 +356,10 @@ func TestMergeReportsMissing(t *testing.T) {
 	_, errOut, code = exe(t, nil, "merge", dir, "--out", out, "--partial", "--charts=false")
 	require.Equal(t, 0, code, errOut)
 	assert.Len(t, csvRows(t, filepath.Join(out, "trials.csv")), sweepTrials/2)
+	// The paper table says over how many seeds its cells are: not the
+	// scenario's, which the missing trials would have given.
+	caption := strings.SplitN(mustSimulate(t, "table", out), "\n", 2)[0]
+	assert.Contains(t, caption, "IQM over 1 seed, of 2: trials are missing [95% bootstrap interval]")
 
 	// The same trial with another result is an error.
 	other := filepath.Join(tmp, "other")

@@ -283,18 +283,61 @@ func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	return t, nil
 }
 
+// seedsPresent says over how many seeds the rows of tab are, from their
+// n_seeds: the scenario's seeds, or fewer where a partial merge left
+// trials out ("1 to 3 seeds, of 3: trials are missing").
+func seedsPresent(tab *rundir.Table, want int) (string, error) {
+	plural := func(n int) string {
+		if n == 1 {
+			return "1 seed"
+		}
+		return fmt.Sprintf("%d seeds", n)
+	}
+	c, err := tab.Col("n_seeds")
+	if err != nil || len(tab.Rows) == 0 {
+		// No column to read: the rows are over every seed, as before
+		// sweeps wrote it.
+		return plural(want), nil
+	}
+	lo, hi := math.MaxInt, 0
+	for i, rec := range tab.Rows {
+		n, err := strconv.Atoi(rec[c])
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, i+2, rec[c])
+		}
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	if lo == want && hi == want {
+		return plural(want), nil
+	}
+	what := plural(hi)
+	if lo != hi {
+		what = fmt.Sprintf("%d to %d seeds", lo, hi)
+	}
+	return fmt.Sprintf("%s, of %d: trials are missing", what, want), nil
+}
+
 // tidyPaperTable reads the summary.csv of a train or sweep directory: a
 // row per variant (and swept point, and a training's learned or fixed
 // policy) and metric, the key columns those of rundir.Table.Keys, the IQM
 // in iqm, iqm_lo and iqm_hi.
 func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
+	seeds := fmt.Sprintf("%d seeds", r.Manifest.Seeds)
+	if r.Manifest.Kind == rundir.KindSweep {
+		// A training's rows have fewer seeds where a metric is undefined
+		// for some; a sweep's, where a partial merge left trials out.
+		var err error
+		if seeds, err = seedsPresent(tab, r.Manifest.Seeds); err != nil {
+			return nil, err
+		}
+	}
 	t := &paperTable{
 		subject: r.Manifest.Scenario,
-		cells:   fmt.Sprintf("IQM over %d seeds [95%% bootstrap interval]", r.Manifest.Seeds),
+		cells:   fmt.Sprintf("IQM over %s [95%% bootstrap interval]", seeds),
 		source:  tab.Path,
 	}
 	if r.Manifest.Kind == rundir.KindTrain {
-		t.cells = fmt.Sprintf("IQM over %d seeds of the last tenth of training [95%% bootstrap interval]", r.Manifest.Seeds)
+		t.cells = fmt.Sprintf("IQM over %s of the last tenth of training [95%% bootstrap interval]", seeds)
 	}
 	var col [4]int // metric, iqm, iqm_lo, iqm_hi
 	for k, name := range []string{"metric", "iqm", "iqm_lo", "iqm_hi"} {
