@@ -129,6 +129,9 @@ const maxFileBytes = 16 << 20
 // never end.
 func readFile(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		pe.Op = "open" // what the user asked for: "stat" would be ours
+	}
 	if err != nil {
 		return nil, err
 	}
