@@ -153,8 +153,8 @@ func (o *replayOptions) parseLoads(runs int) ([]replayLoad, error) {
 	}
 	for _, s := range strings.Split(sessions, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			return nil, usagef("--sessions %s: %q is not a whole number of sessions of at least 1", sessions, s)
+		if err != nil || n < 1 || n > replay.MaxSessions {
+			return nil, usagef("--sessions %s: %q is not a whole number of sessions from 1 to %d", sessions, s, replay.MaxSessions)
 		}
 		out = append(out, replayLoad{"sessions=" + strconv.Itoa(n), float64(n), replay.Load{Mode: replay.Closed, Sessions: n, Runs: runs}})
 	}

@@ -95,6 +95,7 @@ func TestReplayRefuses(t *testing.T) {
 		{"unread set", []string{multiagentTraces, "--set", "task.work=1"}, "reads nothing else of the spec (not task.work)"},
 		{"two loads", []string{multiagentTraces, "--sessions", "2", "--rate", "1"}, "give one of --sessions, --rate and --speedup"},
 		{"no sessions", []string{multiagentTraces, "--sessions", "0"}, `"0" is not a whole number of sessions`},
+		{"sessions beyond memory", []string{multiagentTraces, "--sessions", "100000000"}, `--sessions 100000000: "100000000" is not a whole number of sessions from 1 to 65536`},
 		{"twice", []string{multiagentTraces, "--sessions", "2,2"}, "load sessions=2 is given twice"},
 		{"bad rate", []string{multiagentTraces, "--rate", "-1"}, `"-1" is not a positive number`},
 		{"runs at recorded times", []string{multiagentTraces, "--speedup", "2", "--runs", "3"}, "each recorded run starts once"},

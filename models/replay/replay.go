@@ -241,8 +241,8 @@ func (r *replayer) checkLoad() error {
 	r.total = l.Runs
 	switch l.Mode {
 	case Closed:
-		if l.Sessions < 1 {
-			return fmt.Errorf("replay: %d sessions: want at least 1", l.Sessions)
+		if l.Sessions < 1 || l.Sessions > MaxSessions {
+			return fmt.Errorf("replay: %d sessions: want 1 to %d", l.Sessions, MaxSessions)
 		}
 		if r.total == 0 {
 			r.total = len(r.runs) * l.Sessions

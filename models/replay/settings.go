@@ -35,14 +35,19 @@ func (s Settings) IsZero() bool {
 	return len(s.Traces) == 0 && s.Sessions == 0 && s.Rate == 0 && s.Speedup == 0 && s.Runs == 0 && s.Pairing == Rank
 }
 
+// MaxSessions bounds a closed loop's sessions: each holds its runs'
+// state, and a count such as 10^8 would exhaust memory before the first
+// run (or overflow a slice's length).
+const MaxSessions = 1 << 16
+
 // Validate reports a negative or non-finite value, and settings that
 // would do nothing: two kinds of load at once, or runs with recorded
 // start times (each recorded run starts once). Errors start with the
 // field's name.
 func (s *Settings) Validate() error {
 	var errs []error
-	if s.Sessions < 0 {
-		errs = append(errs, fmt.Errorf("sessions: %d is out of range (at least 1, or leave it out)", s.Sessions))
+	if s.Sessions < 0 || s.Sessions > MaxSessions {
+		errs = append(errs, fmt.Errorf("sessions: %d is out of range (1 to %d, or leave it out)", s.Sessions, MaxSessions))
 	}
 	for _, f := range []struct {
 		name string

@@ -37,6 +37,7 @@ func TestSettingsValidate(t *testing.T) {
 		want string
 	}{
 		{Settings{Sessions: -1}, "sessions: -1 is out of range"},
+		{Settings{Sessions: MaxSessions + 1}, "sessions: 65537 is out of range (1 to 65536, or leave it out)"},
 		{Settings{Rate: -1}, "rate: -1 is out of range"},
 		{Settings{Speedup: -2}, "speedup: -2 is out of range"},
 		{Settings{Runs: -3}, "runs: -3 is out of range"},
