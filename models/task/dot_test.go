@@ -201,6 +201,21 @@ func TestLoadUnknownExtension(t *testing.T) {
 	assert.Contains(t, err.Error(), `graph.txt: unknown graph file extension ".txt" (allowed: .dot, .gv, .json)`)
 }
 
+// TestLoadNoTasks: a graph file without a task is refused where it is
+// read, naming the file, in either format.
+func TestLoadNoTasks(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"empty.dot":  "digraph G {\n}\n",
+		"empty.json": `{"name": "w", "workflow": {"specification": {"tasks": [], "files": []}, "execution": {"makespanInSeconds": 0, "tasks": []}}}`,
+	} {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+		_, err := Load(path)
+		assert.EqualError(t, err, path+": no tasks: a task graph needs at least one (a DOT node, or a WfFormat task)")
+	}
+}
+
 // checkValid asserts the invariants every successfully read graph has.
 func checkValid(t *testing.T, g *Graph) {
 	t.Helper()

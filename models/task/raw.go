@@ -99,5 +99,11 @@ func loadRaw(path string) (*rawGraph, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return read(f)
+	rg, err := read(f)
+	if err == nil && len(rg.nodes) == 0 {
+		// Said here, where the file is known: an episode on it fails
+		// later with "the task graph is empty", naming no file.
+		return nil, fmt.Errorf("%s: no tasks: a task graph needs at least one (a DOT node, or a WfFormat task)", path)
+	}
+	return rg, err
 }
