@@ -43,6 +43,10 @@ func write(path string, data []byte, synced bool) error {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			// rename's own words name the temporary file and "file exists".
+			return fmt.Errorf("%s is a directory: want a file's path", path)
+		}
 		return err
 	}
 	return nil

@@ -30,11 +30,14 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// TestWriteFailureLeavesNothing: a write onto a directory fails, saying
+// so, and leaves no temporary file.
 func TestWriteFailureLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "busy")
 	require.NoError(t, os.MkdirAll(filepath.Join(target, "x"), 0o755)) // a non-empty directory: rename fails
-	require.Error(t, atomicfile.Write(target, []byte("data")))
+	// Said as what it is, not as rename's "file exists" of a temporary name.
+	require.EqualError(t, atomicfile.Write(target, []byte("data")), target+" is a directory: want a file's path")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "only the directory that was there")
