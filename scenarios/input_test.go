@@ -51,6 +51,20 @@ func TestBinaryFile(t *testing.T) {
 	assert.Equal(t, "a.out: not a text file (a scenario is a YAML text file; see 'simulate help run')", err.Error())
 }
 
+// TestByteOrderMark: a file that an editor began with a byte-order mark
+// reads as without one, its errors at the same lines and columns.
+func TestByteOrderMark(t *testing.T) {
+	const text = "name: bom\ntask: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\n"
+	plain, err := scenarios.Parse([]byte(text), "a.yaml", nil)
+	require.NoError(t, err)
+	marked, err := scenarios.Parse([]byte("\uFEFF"+text), "a.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, plain.Name, marked.Name)
+	_, err = scenarios.Parse([]byte("\uFEFFnam: bom\n"), "a.yaml", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a.yaml:1:1: nam: unknown key")
+}
+
 func TestErrorsCapped(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString("task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\ncollective:\n")

@@ -306,7 +306,9 @@ func Parse(data []byte, source string, sets []string) (sc *Scenario, err error) 
 		}
 	}()
 	p := &parse{source: source, seen: map[string]bool{}}
-	return p.run(data, sets)
+	// YAML allows a byte-order mark, which some editors write; go-yaml
+	// reads it as part of the first key.
+	return p.run(bytes.TrimPrefix(data, []byte("\uFEFF")), sets)
 }
 
 func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
