@@ -349,6 +349,11 @@ func TestServeFraming(t *testing.T) {
 		{"bad dtype", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "f2", Shape: []int{2}}}}), `dtype "f2" (allowed: u1, i4, f4, f8)`},
 		{"numpy's int64", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i8", Shape: []int{2}}}}), `dtype "i8" (allowed: u1, i4, f4, f8); numpy's integers are i8 by default`},
 		{"negative shape", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{-1}}}}), "shape [-1]"},
+		// Read as a scalar's, the payload's other bytes would be the next message.
+		{"no shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4"}}}, i4(0, 0, 0, 0)), "arrays[0].shape: missing (want a list of dimensions, [] for a scalar)"},
+		{"null shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": nil}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got null)"},
+		{"shape not a list", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": 2}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got 2)"},
+		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `dtype "" (allowed: u1, i4, f4, f8)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(t)
