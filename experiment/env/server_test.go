@@ -280,6 +280,9 @@ func TestServeErrors(t *testing.T) {
 		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
 		{"bad set key", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "set": map[string]any{"reward.latencyy": "1"}}, "set.reward.latencyy", "latencyy"},
 		{"field of another op", map[string]any{"op": "reset", "scenario": "tiny"}, "scenario", "reset does not read it"},
+		{"unknown field of an array", map[string]any{"op": "reset", "arrays": []any{map[string]any{"name": "a", "dtype": "u1", "shape": []int{0}, "x": 1}}}, "arrays[0].x", "arrays[0].x: not a field of an array (allowed: name, dtype, shape)"},
+		{"empty set path", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"": "3"}}, "set", "set: an empty path"},
+		{"set to an object", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"k": map[string]any{"a": 1}}}, "set.k", `set.k: want a value as --set takes it, as a string (got {"a":1})`},
 		{"a field for close", map[string]any{"op": "close", "seed": 1}, "seed", "close does not read it (its fields: none)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -317,6 +320,8 @@ func TestServeErrors(t *testing.T) {
 		{"invalid action of a part", map[string]any{"op": "step", "first": 1, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{1}}}}, i4(6), "actions[0]", "row 1: action 6 (submit) is not valid; valid: "},
 		{"names for every row with a first", map[string]any{"op": "step", "first": 1, "action_names": []any{"work", "work"}}, nil, "action_names", "2 names for 1 rows"},
 		{"null for an active row of a part", map[string]any{"op": "step", "first": 1, "action_names": []any{nil}}, nil, "action_names[0]", "row 1: no action for an active row"},
+		{"render a fraction of a row", map[string]any{"op": "render", "rows": []any{0, 0.5}}, nil, "rows[1]", "rows[1]: 0.5 is not allowed here (want a row: an integer from 0 to 1)"},
+		{"action by number in action_names", map[string]any{"op": "step", "action_names": []any{0, "work"}}, nil, "action_names[0]", "action_names[0]: 0 is not allowed here (want an action's name, or null for an inactive row)"},
 		{"render row", map[string]any{"op": "render", "rows": []int{5}}, nil, "rows[0]", "row 5 is out of range (0 to 1)"},
 		{"render the row after the last", map[string]any{"op": "render", "rows": []int{0, 2}}, nil, "rows[1]", "row 2 is out of range (0 to 1)"},
 		{"render a negative row", map[string]any{"op": "render", "rows": []int{-1}}, nil, "rows[0]", "row -1 is out of range (0 to 1)"},
