@@ -448,6 +448,8 @@ func parseSets(raw json.RawMessage) ([]string, error) {
 			}
 		case 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 			value = string(v) // a number or a boolean stands for its text
+		case '[', '{':
+			return nil, fieldErr("set."+path, "set.%s: want a value as --set takes it, as a string (got %s; a list or a map is its YAML text in a string, such as \"[work, delegate]\")", path, shorten(v))
 		default:
 			return nil, fieldErr("set."+path, "set.%s: want a value as --set takes it, as a string (got %s)", path, shorten(v))
 		}

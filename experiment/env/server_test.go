@@ -284,7 +284,8 @@ func TestServeErrors(t *testing.T) {
 		{"field of another op", map[string]any{"op": "reset", "scenario": "tiny"}, "scenario", "reset does not read it"},
 		{"unknown field of an array", map[string]any{"op": "reset", "arrays": []any{map[string]any{"name": "a", "dtype": "u1", "shape": []int{0}, "x": 1}}}, "arrays[0].x", "arrays[0].x: not a field of an array (allowed: name, dtype, shape)"},
 		{"empty set path", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"": "3"}}, "set", "set: an empty path"},
-		{"set to an object", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"k": map[string]any{"a": 1}}}, "set.k", `set.k: want a value as --set takes it, as a string (got {"a":1})`},
+		{"set to an object", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"k": map[string]any{"a": 1}}}, "set.k", `set.k: want a value as --set takes it, as a string (got {"a":1}; a list or a map is its YAML text in a string, such as "[work, delegate]")`},
+		{"set to a JSON list", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"train.actions": []string{"work", "delegate"}}}, "set.train.actions", `(got ["work","delegate"]; a list or a map is its YAML text in a string, such as "[work, delegate]")`},
 		{"a field for close", map[string]any{"op": "close", "seed": 1}, "seed", "close does not read it (its fields: none)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
