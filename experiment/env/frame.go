@@ -150,11 +150,47 @@ func parseArrays(header []byte, arrays *[]Array) error {
 	if s := strings.TrimSpace(string(header)); !strings.HasPrefix(s, "{") {
 		return errors.New("the header is not a JSON object")
 	}
+	if err := checkShapes(header); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(header, &h); err != nil {
 		return fmt.Errorf("the header is not a JSON object with a list of arrays: %w", err)
 	}
 	*arrays = append(*arrays, h.Arrays...)
 	return nil
+}
+
+// checkShapes checks that each array the header lists has a shape that is
+// a list: one missing or null would be read as a scalar's, so that the
+// payload's other bytes would be taken for the next message. A header
+// whose arrays are not a list of objects is left to the caller.
+func checkShapes(header []byte) error {
+	var h struct {
+		Arrays []map[string]json.RawMessage `json:"arrays"`
+	}
+	if json.Unmarshal(header, &h) != nil {
+		return nil
+	}
+	for i, a := range h.Arrays {
+		shape, ok := a["shape"]
+		if !ok {
+			return fmt.Errorf("arrays[%d].shape: missing (want a list of dimensions, [] for a scalar)", i)
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(shape), []byte("[")) {
+			return fmt.Errorf("arrays[%d].shape: want a list of dimensions, [] for a scalar (got %s)", i, shorten(shape))
+		}
+	}
+	return nil
+}
+
+// shorten returns a JSON value's text, cut short if it is long.
+func shorten(raw []byte) string {
+	const most = 40
+	s := []rune(string(bytes.TrimSpace(raw)))
+	if len(s) > most {
+		return string(s[:most]) + "..."
+	}
+	return string(s)
 }
 
 // eof turns the end of the stream, wherever it comes, into io.EOF.

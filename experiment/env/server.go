@@ -147,7 +147,11 @@ func (s *server) handle(m *Message) (bool, error) {
 	req := s.lastReq
 	if req == nil || !bytes.Equal(m.Header, s.lastHeader) {
 		var err error
-		if req, err = decodeRequest(m.Header); err != nil {
+		rows := 0
+		if s.env != nil {
+			rows = s.env.n
+		}
+		if req, err = decodeRequest(m.Header, rows); err != nil {
 			return false, err
 		}
 		s.lastHeader, s.lastReq = append(s.lastHeader[:0], m.Header...), req
@@ -178,8 +182,10 @@ func (s *server) handle(m *Message) (bool, error) {
 }
 
 // decodeRequest reads a header strictly: every field known and of its
-// type, and only the fields its op reads.
-func decodeRequest(header []byte) (*request, error) {
+// type, and only the fields its op reads. rows is the number of rows of
+// the session's environment, 0 before make, which a render row's range
+// names.
+func decodeRequest(header []byte, rows int) (*request, error) {
 	var req request
 	dec := json.NewDecoder(bytes.NewReader(header))
 	dec.DisallowUnknownFields()
@@ -187,6 +193,9 @@ func decodeRequest(header []byte) (*request, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te):
+			if err := listElementError(header, te.Field, rows); err != nil {
+				return nil, err
+			}
 			want, ok := fieldWants[te.Field]
 			if !ok {
 				want = typeName(te.Type.String())
@@ -196,6 +205,9 @@ func decodeRequest(header []byte) (*request, error) {
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 			if name == "actions" {
 				return nil, fieldErr(name, "actions: not a header field: step's actions travel as a binary array named actions (dtype i4, one per row) that header.arrays lists, or by name in action_names")
+			}
+			if path := arrayEntryField(header, name); path != "" {
+				return nil, fieldErr(path, "%s: not a field of an array (allowed: name, dtype, shape)", path)
 			}
 			return nil, fieldErr(name, "%s: not a field of any request (allowed: op, arrays, %s)", name, allFields())
 		}
@@ -219,6 +231,61 @@ func decodeRequest(header []byte) (*request, error) {
 		return nil, fieldErr(name, "%s: %s does not read it (its fields: %s)", name, req.Op, fieldList(fields))
 	}
 	return &req, nil
+}
+
+// listElementError returns the error of the first element of the list
+// field that is not of its type, named by its index, or nil if field is
+// not such a list or no element is at fault.
+func listElementError(header []byte, field string, rows int) error {
+	var want string
+	var fits func(json.RawMessage) bool
+	switch field {
+	case "rows":
+		want = "a row: an integer from 0 to num_envs - 1"
+		if rows > 0 {
+			want = fmt.Sprintf("a row: an integer from 0 to %d", rows-1)
+		}
+		fits = func(v json.RawMessage) bool {
+			var i int
+			return json.Unmarshal(v, &i) == nil && i >= 0 && (rows == 0 || i < rows)
+		}
+	case "action_names":
+		want = "an action's name, or null for an inactive row"
+		fits = func(v json.RawMessage) bool {
+			var name *string
+			return json.Unmarshal(v, &name) == nil
+		}
+	default:
+		return nil
+	}
+	var h map[string]json.RawMessage
+	var list []json.RawMessage
+	if json.Unmarshal(header, &h) != nil || json.Unmarshal(h[field], &list) != nil {
+		return nil
+	}
+	for i, v := range list {
+		if !fits(v) {
+			return fieldErr(fmt.Sprintf("%s[%d]", field, i), "%s[%d]: %s is not allowed here (want %s)", field, i, shorten(v), want)
+		}
+	}
+	return nil
+}
+
+// arrayEntryField returns the path of the unknown field name in an entry
+// of the header's arrays, such as arrays[0].x, or "" if no entry has it.
+func arrayEntryField(header []byte, name string) string {
+	var h struct {
+		Arrays []map[string]json.RawMessage `json:"arrays"`
+	}
+	if json.Unmarshal(header, &h) != nil {
+		return ""
+	}
+	for i, a := range h.Arrays {
+		if _, ok := a[name]; ok && name != "name" && name != "dtype" && name != "shape" {
+			return fmt.Sprintf("arrays[%d].%s", i, name)
+		}
+	}
+	return ""
 }
 
 // fieldWants says what a field of a number takes, for a value of another
@@ -366,20 +433,25 @@ func parseSets(raw json.RawMessage) ([]string, error) {
 			return nil, fieldErr("set", "set: %v", err)
 		}
 		path, _ := t.(string)
-		v, err := dec.Token()
-		if err != nil {
+		if path == "" {
+			return nil, fieldErr("set", "set: an empty path (want a path such as reward.latency)")
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
 			return nil, fieldErr("set."+path, "set.%s: %v", path, err)
 		}
 		var value string
-		switch v := v.(type) {
-		case string:
-			value = v
-		case json.Number:
-			value = v.String()
-		case bool:
-			value = fmt.Sprint(v)
+		switch v[0] {
+		case '"':
+			if err := json.Unmarshal(v, &value); err != nil {
+				return nil, fieldErr("set."+path, "set.%s: %v", path, err)
+			}
+		case 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			value = string(v) // a number or a boolean stands for its text
+		case '[', '{':
+			return nil, fieldErr("set."+path, "set.%s: want a value as --set takes it, as a string (got %s; a list or a map is its YAML text in a string, such as \"[work, delegate]\")", path, shorten(v))
 		default:
-			return nil, fieldErr("set."+path, "set.%s: want a value as --set takes it, as a string (got %v)", path, v)
+			return nil, fieldErr("set."+path, "set.%s: want a value as --set takes it, as a string (got %s)", path, shorten(v))
 		}
 		sets = append(sets, path+"="+value)
 	}

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -280,6 +282,10 @@ func TestServeErrors(t *testing.T) {
 		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
 		{"bad set key", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "set": map[string]any{"reward.latencyy": "1"}}, "set.reward.latencyy", "latencyy"},
 		{"field of another op", map[string]any{"op": "reset", "scenario": "tiny"}, "scenario", "reset does not read it"},
+		{"unknown field of an array", map[string]any{"op": "reset", "arrays": []any{map[string]any{"name": "a", "dtype": "u1", "shape": []int{0}, "x": 1}}}, "arrays[0].x", "arrays[0].x: not a field of an array (allowed: name, dtype, shape)"},
+		{"empty set path", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"": "3"}}, "set", "set: an empty path"},
+		{"set to an object", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"k": map[string]any{"a": 1}}}, "set.k", `set.k: want a value as --set takes it, as a string (got {"a":1}; a list or a map is its YAML text in a string, such as "[work, delegate]")`},
+		{"set to a JSON list", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"train.actions": []string{"work", "delegate"}}}, "set.train.actions", `(got ["work","delegate"]; a list or a map is its YAML text in a string, such as "[work, delegate]")`},
 		{"a field for close", map[string]any{"op": "close", "seed": 1}, "seed", "close does not read it (its fields: none)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -317,6 +323,8 @@ func TestServeErrors(t *testing.T) {
 		{"invalid action of a part", map[string]any{"op": "step", "first": 1, "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{1}}}}, i4(6), "actions[0]", "row 1: action 6 (submit) is not valid; valid: "},
 		{"names for every row with a first", map[string]any{"op": "step", "first": 1, "action_names": []any{"work", "work"}}, nil, "action_names", "2 names for 1 rows"},
 		{"null for an active row of a part", map[string]any{"op": "step", "first": 1, "action_names": []any{nil}}, nil, "action_names[0]", "row 1: no action for an active row"},
+		{"render a fraction of a row", map[string]any{"op": "render", "rows": []any{0, 0.5}}, nil, "rows[1]", "rows[1]: 0.5 is not allowed here (want a row: an integer from 0 to 1)"},
+		{"action by number in action_names", map[string]any{"op": "step", "action_names": []any{0, "work"}}, nil, "action_names[0]", "action_names[0]: 0 is not allowed here (want an action's name, or null for an inactive row)"},
 		{"render row", map[string]any{"op": "render", "rows": []int{5}}, nil, "rows[0]", "row 5 is out of range (0 to 1)"},
 		{"render the row after the last", map[string]any{"op": "render", "rows": []int{0, 2}}, nil, "rows[1]", "row 2 is out of range (0 to 1)"},
 		{"render a negative row", map[string]any{"op": "render", "rows": []int{-1}}, nil, "rows[0]", "row -1 is out of range (0 to 1)"},
@@ -349,6 +357,11 @@ func TestServeFraming(t *testing.T) {
 		{"bad dtype", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "f2", Shape: []int{2}}}}), `dtype "f2" (allowed: u1, i4, f4, f8)`},
 		{"numpy's int64", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i8", Shape: []int{2}}}}), `dtype "i8" (allowed: u1, i4, f4, f8); numpy's integers are i8 by default`},
 		{"negative shape", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{-1}}}}), "shape [-1]"},
+		// Read as a scalar's, the payload's other bytes would be the next message.
+		{"no shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4"}}}, i4(0, 0, 0, 0)), "arrays[0].shape: missing (want a list of dimensions, [] for a scalar)"},
+		{"null shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": nil}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got null)"},
+		{"shape not a list", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": 2}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got 2)"},
+		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `dtype "" (allowed: u1, i4, f4, f8)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(t)
@@ -464,4 +477,20 @@ func FuzzServe(f *testing.F) {
 			require.Contains(t, h, "ok")
 		}
 	})
+}
+
+// TestMakeExampleInDocs checks that the make request docs/environment.md
+// shows is made without a warning: its set takes effect under its variant.
+func TestMakeExampleInDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/environment.md")
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(doc), "**make** — `")
+	require.True(t, ok, "docs/environment.md shows no make request")
+	shown, _, _ := strings.Cut(after, "`")
+	var req map[string]any
+	require.NoError(t, json.Unmarshal([]byte(strings.ReplaceAll(shown, "\n", " ")), &req), "%s", shown)
+	require.Contains(t, req, "set", "the example shows a set")
+	h, _ := newClient(t).request(req)
+	require.Equal(t, true, h["ok"], "%v", h)
+	assert.Empty(t, h["warnings"])
 }
