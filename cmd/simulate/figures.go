@@ -26,12 +26,24 @@ func addFiguresFlag(fs *flag.FlagSet, dir *string) {
 }
 
 // checkFigures refuses --figures with --charts=false before any work is
-// done: there would be no chart to copy. Without --figures nothing reads
+// done: there would be no chart to copy; and a --figures that names a
+// file or a results directory. Without --figures nothing reads
 // the scenario's figures list, so a --set of it (among sets) is refused
 // too.
 func checkFigures(dir string, charts bool, sets []string) error {
 	if dir != "" && !charts {
 		return usagef("--figures %s copies charts, and --charts=false draws none: give one of them", dir)
+	}
+	// Checked before the work, which would be lost at the copy: a file
+	// where the folder should be, or a directory of results, whose files
+	// the figures would mix with.
+	if fi, err := os.Stat(dir); dir != "" && err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("--figures %s is a file: want a folder for the figure files", dir)
+		}
+		if _, err := os.Stat(filepath.Join(dir, rundir.ManifestName)); err == nil {
+			return fmt.Errorf("--figures %s holds results (%s): want a folder of figures, such as docs/figures", dir, rundir.ManifestName)
+		}
 	}
 	for _, s := range sets {
 		if dir == "" && setSection(s) == "figures" {

@@ -92,6 +92,26 @@ func TestFiguresNeedCharts(t *testing.T) {
 	}
 }
 
+// TestFiguresFolder: a --figures that names a file, or a directory of
+// results, is refused before anything runs: the run's work would be lost
+// at the copy, or its figures mixed with the results.
+func TestFiguresFolder(t *testing.T) {
+	results := filepath.Join(t.TempDir(), "results")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--out", results)
+	file := filepath.Join(t.TempDir(), "figs.txt")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	for _, tc := range []struct{ figs, want string }{
+		{file, "--figures " + file + " is a file: want a folder for the figure files"},
+		{results, "--figures " + results + " holds results (manifest.json): want a folder of figures, such as docs/figures"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		_, stderr, code := simulate(t, "run", testScenario, "--episodes", "2", "--out", out, "--figures", tc.figs)
+		assert.Equal(t, exitFail, code)
+		assert.Contains(t, stderr, tc.want)
+		assert.NoDirExists(t, out, "nothing ran")
+	}
+}
+
 // TestSetFiguresNeedsFigures: without --figures nothing reads the figures
 // list, so a --set of it is refused before anything runs; with --figures
 // the same --set is read (the chart it names must have been drawn).
