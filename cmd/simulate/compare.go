@@ -150,7 +150,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 			return fmt.Errorf("--out %s is the directory %s, which compare reads: --force would replace it with the comparison; choose another --out", out, in.Path)
 		}
 	}
-	dir, err := createDir(out, o.force)
+	dir, err := createDir(out, rundir.KindCompare, o.force)
 	if err != nil {
 		return err
 	}

@@ -245,3 +245,30 @@ func TestHelpExamplesWork(t *testing.T) {
 	out := mustSimulate(t, append([]string{"validate"}, files...)...)
 	assert.Equal(t, len(files), strings.Count(out, "ok\t"))
 }
+
+// TestForceReplacesItsOwnKind: --force reruns a command into its own
+// results, but does not replace another command's: a run over a
+// comparison, or a comparison over a run.
+func TestForceReplacesItsOwnKind(t *testing.T) {
+	run, other := filepath.Join(t.TempDir(), "run"), filepath.Join(t.TempDir(), "other")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--out", run)
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--out", other)
+	cmp := filepath.Join(t.TempDir(), "cmp")
+	mustSimulate(t, "compare", run, run, "--charts=false", "--out", cmp)
+
+	for _, tc := range []struct {
+		args []string
+		dir  string
+		kind rundir.Kind
+	}{
+		{[]string{"run", testScenario, "--episodes", "2"}, cmp, rundir.KindCompare},
+		{[]string{"compare", run, run}, other, rundir.KindRun},
+	} {
+		_, stderr, code := simulate(t, append(tc.args, "--charts=false", "--force", "--out", tc.dir)...)
+		assert.Equal(t, exitFail, code, "%v", tc.args)
+		assert.Contains(t, stderr, tc.dir+" holds the results of a "+string(tc.kind)+" (its manifest.json says so), which this command does not replace")
+		assert.Equal(t, tc.kind, readManifest(t, tc.dir).Kind, "%s is left as it was", tc.dir)
+	}
+	mustSimulate(t, "compare", run, run, "--charts=false", "--force", "--out", cmp)
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--force", "--out", other)
+}

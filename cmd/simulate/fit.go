@@ -76,7 +76,7 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return fmt.Errorf("the fitted scenario does not validate (a bug; please report it): %w\n%s", err, yaml)
 	}
-	dir, err := createDir(o.out, o.force)
+	dir, err := createDir(o.out, rundir.KindFit, o.force)
 	if err != nil {
 		return err
 	}

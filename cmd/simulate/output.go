@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,18 +34,27 @@ var resumable = []struct{ file, what, clear string }{
 // compare, fit, replay), as rundir.Create does, but first refuses a
 // directory that holds a training or a sweep, finished or not: --force
 // would remove its tables and leave its identity file and parts, mixing
-// two kinds of work in one directory. Without --force it also refuses a
+// two kinds of work in one directory; and, --force or not, the complete
+// results of another command (kind is this command's). Without --force it also refuses a
 // directory that holds files but no complete run (a folder of the user's,
 // or what a killed run left): its files of the names the command writes
 // would be replaced.
-func createDir(out string, force bool) (*rundir.Dir, error) {
+func createDir(out string, kind rundir.Kind, force bool) (*rundir.Dir, error) {
 	for _, r := range resumable {
 		if _, err := os.Stat(filepath.Join(out, r.file)); err == nil {
 			return nil, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
 		}
 	}
-	_, err := os.Stat(filepath.Join(out, rundir.ManifestName))
+	manifest, err := os.ReadFile(filepath.Join(out, rundir.ManifestName))
 	complete := err == nil
+	if complete {
+		// --force replaces a run with a rerun, not another command's
+		// results (a comparison's, a fit's) with a run.
+		var m struct{ Kind rundir.Kind }
+		if json.Unmarshal(manifest, &m) == nil && m.Kind != kind {
+			return nil, fmt.Errorf("%s holds the results of a %s (its %s says so), which this command does not replace; choose another directory with --out", out, m.Kind, rundir.ManifestName)
+		}
+	}
 	if names := strangers(out); len(names) > 0 && !complete && !force {
 		shown := names[:min(len(names), 3)]
 		more := ""

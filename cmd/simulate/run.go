@@ -157,7 +157,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	}
 	defer func() { err = done(err) }()
 	seed := o.seedOf(sc)
-	dir, err := createDir(o.dir(sc, "", seed), o.force)
+	dir, err := createDir(o.dir(sc, "", seed), rundir.KindRun, o.force)
 	if err != nil {
 		return err
 	}
