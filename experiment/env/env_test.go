@@ -320,14 +320,22 @@ func TestInvalidActionAdvancesNothing(t *testing.T) {
 	assert.Equal(t, run(false), run(true))
 }
 
+// fromDoc returns the text of docs/environment.md between the first start
+// and the end after it.
+func fromDoc(t *testing.T, start, end string) string {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/environment.md")
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(doc), start)
+	require.True(t, ok, "docs/environment.md has no %q", start)
+	shown, _, _ := strings.Cut(after, end)
+	return shown
+}
+
 // TestRenderInDocs checks the text observation that docs/environment.md
 // shows: the main agent's first decision in tiny, as render gives it.
 func TestRenderInDocs(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/environment.md")
-	require.NoError(t, err)
-	_, after, ok := strings.Cut(string(doc), "the main agent's first decision in `tiny`:\n\n```\n")
-	require.True(t, ok, "docs/environment.md shows no rendered decision")
-	shown, _, _ := strings.Cut(after, "```")
+	shown := fromDoc(t, "the main agent's first decision in `tiny`:\n\n```\n", "```")
 	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1})
 	require.NoError(t, err)
 	_, err = e.Reset(nil)

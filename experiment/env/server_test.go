@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -482,11 +481,7 @@ func FuzzServe(f *testing.F) {
 // TestMakeExampleInDocs checks that the make request docs/environment.md
 // shows is made without a warning: its set takes effect under its variant.
 func TestMakeExampleInDocs(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/environment.md")
-	require.NoError(t, err)
-	_, after, ok := strings.Cut(string(doc), "**make** — `")
-	require.True(t, ok, "docs/environment.md shows no make request")
-	shown, _, _ := strings.Cut(after, "`")
+	shown := fromDoc(t, "**make** — `", "`")
 	var req map[string]any
 	require.NoError(t, json.Unmarshal([]byte(strings.ReplaceAll(shown, "\n", " ")), &req), "%s", shown)
 	require.Contains(t, req, "set", "the example shows a set")
