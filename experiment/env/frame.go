@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -150,10 +151,15 @@ func parseArrays(header []byte, arrays *[]Array) error {
 	if s := strings.TrimSpace(string(header)); !strings.HasPrefix(s, "{") {
 		return errors.New("the header is not a JSON object")
 	}
-	if err := checkShapes(header); err != nil {
-		return err
+	err := json.Unmarshal(header, &h)
+	// A shape left out or null decodes as nil, as a scalar's [] does not;
+	// the second reading, for the message, only where one is at fault.
+	if err != nil || slices.ContainsFunc(h.Arrays, func(a Array) bool { return a.Shape == nil }) {
+		if serr := checkShapes(header); serr != nil {
+			return serr
+		}
 	}
-	if err := json.Unmarshal(header, &h); err != nil {
+	if err != nil {
 		return fmt.Errorf("the header is not a JSON object with a list of arrays: %w", err)
 	}
 	*arrays = append(*arrays, h.Arrays...)
