@@ -216,6 +216,26 @@ func TestLoadNoTasks(t *testing.T) {
 	}
 }
 
+// TestLoadByteOrderMark: a graph file an editor began with a byte-order
+// mark reads as without it, in either format.
+func TestLoadByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"g.dot":  "digraph G {\n  a [work=\"1m\"];\n  b [work=\"2m\"];\n  a -> b;\n}\n",
+		"g.json": `{"name": "w", "workflow": {"specification": {"tasks": [{"name": "a", "id": "a", "parents": [], "children": []}], "files": []}, "execution": {"makespanInSeconds": 1, "tasks": [{"id": "a", "runtimeInSeconds": 60}]}}}`,
+	} {
+		plain, marked := filepath.Join(dir, "plain-"+name), filepath.Join(dir, "marked-"+name)
+		require.NoError(t, os.WriteFile(plain, []byte(text), 0o600))
+		require.NoError(t, os.WriteFile(marked, []byte("\uFEFF"+text), 0o600))
+		want, err := Load(plain)
+		require.NoError(t, err, name)
+		got, err := Load(marked)
+		require.NoError(t, err, name)
+		assert.Equal(t, want.Len(), got.Len(), name)
+		assert.Equal(t, want.TotalWork(), got.TotalWork(), name)
+	}
+}
+
 // checkValid asserts the invariants every successfully read graph has.
 func checkValid(t *testing.T, g *Graph) {
 	t.Helper()

@@ -3,6 +3,7 @@ package task
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,22 @@ func loadReader(path string) (func(f *os.File) (*rawGraph, error), error) {
 	return nil, fmt.Errorf("%s: unknown graph file extension %q (allowed: %s)", path, filepath.Ext(path), loadExts)
 }
 
+// skipByteOrderMark moves f past a UTF-8 byte-order mark at its start,
+// which some editors write and neither the DOT lexer nor encoding/json
+// reads; f is left at its start otherwise.
+func skipByteOrderMark(f *os.File) error {
+	var head [3]byte
+	n, err := io.ReadFull(f, head[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if n == 3 && string(head[:]) == "\uFEFF" {
+		return nil
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return err
+}
+
 func loadRaw(path string) (*rawGraph, error) {
 	read, err := loadReader(path)
 	if err != nil {
@@ -99,6 +116,9 @@ func loadRaw(path string) (*rawGraph, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if err := skipByteOrderMark(f); err != nil {
+		return nil, err
+	}
 	rg, err := read(f)
 	if err == nil && len(rg.nodes) == 0 {
 		// Said here, where the file is known: an episode on it fails
