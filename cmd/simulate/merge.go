@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/swarmsim/swarmsim/experiment/sweep"
@@ -65,7 +64,7 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	}
 	if o.fresh {
 		for _, in := range args {
-			if same, err := sameDir(in, o.out); err == nil && same {
+			if sameFile(in, o.out) {
 				return usagef("--fresh with --out %s, one of the inputs: it would clear the trials it merges", o.out)
 			}
 		}
@@ -126,17 +125,4 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// sameDir reports whether a and b name the same existing directory.
-func sameDir(a, b string) (bool, error) {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	fb, err := os.Stat(b)
-	if err != nil {
-		return false, err
-	}
-	return os.SameFile(fa, fb), nil
 }

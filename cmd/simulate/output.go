@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -45,13 +44,13 @@ func createDir(out string, kind rundir.Kind, force bool) (*rundir.Dir, error) {
 			return nil, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
 		}
 	}
-	manifest, err := os.ReadFile(filepath.Join(out, rundir.ManifestName))
+	_, err := os.Stat(filepath.Join(out, rundir.ManifestName))
 	complete := err == nil
 	if complete {
 		// --force replaces a run with a rerun, not another command's
-		// results (a comparison's, a fit's) with a run.
-		var m struct{ Kind rundir.Kind }
-		if json.Unmarshal(manifest, &m) == nil && m.Kind != kind {
+		// results (a comparison's, a fit's) with a run. ReadManifest
+		// gives a manifest written before kinds were recorded its kind.
+		if m, err := rundir.ReadManifest(out); err == nil && m.Kind != kind {
 			return nil, fmt.Errorf("%s holds the results of a %s (its %s says so), which this command does not replace; choose another directory with --out", out, m.Kind, rundir.ManifestName)
 		}
 	}
