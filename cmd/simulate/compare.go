@@ -94,7 +94,7 @@ docs/statistics.md explains the intervals.`,
 		o := &compareOptions{}
 		fs.StringVar(&o.out, "out", "", "write into directory `DIR` (default: out/compare-A-vs-B)")
 		fs.BoolVar(&o.anyScenario, "any-scenario", false, "compare directories of different scenarios")
-		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out (never A or B, which compare reads),\nor write into one that holds other files")
+		fs.BoolVar(&o.force, "force", false, "overwrite a complete comparison at --out (never A or B, which compare reads;\nnever another command's results), or write into one that holds other files")
 		fs.BoolVar(&o.charts, "charts", true, "draw the chart; --charts=false writes the table only")
 		fs.BoolVar(&o.all, "all", false, "show every row on the terminal: the other metrics and the constant rows too")
 		fs.Func("variants", "compare variants `A,B` of one run directory, paired episode by episode", func(v string) error {

@@ -153,8 +153,8 @@
 //		copy the charts that the scenario's figures list names (else every chart)
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--force
-//		overwrite a directory that holds a complete run, or write
-//		into one that holds other files
+//		overwrite a directory that holds a complete run (never another
+//		command's results), or write into one that holds other files
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -580,8 +580,8 @@
 //	--charts
 //		draw the chart; --charts=false writes the table only (default true)
 //	--force
-//		overwrite a complete directory at --out (never A or B, which compare reads),
-//		or write into one that holds other files
+//		overwrite a complete comparison at --out (never A or B, which compare reads;
+//		never another command's results), or write into one that holds other files
 //	--out DIR
 //		write into directory DIR (default: out/compare-A-vs-B)
 //	--variants A,B
@@ -896,8 +896,8 @@
 // The flags are:
 //
 //	--force
-//		overwrite a complete directory at --out, or write into one
-//		that holds other files
+//		overwrite a complete fit at --out (never another command's
+//		results), or write into one that holds other files
 //	--name NAME
 //		the scenario's NAME (default fitted)
 //	--out DIR
@@ -960,8 +960,8 @@
 //	--charts
 //		draw charts (default true)
 //	--force
-//		overwrite a complete directory at --out, or write into one
-//		that holds other files
+//		overwrite a complete replay at --out (never another command's
+//		results), or write into one that holds other files
 //	--out DIR
 //		write the results to DIR (required)
 //	--pairing rank

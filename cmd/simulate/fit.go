@@ -42,7 +42,7 @@ token counts are counted and reported on stderr. See docs/calibration.md.`,
 		o := &fitOptions{}
 		fs.StringVar(&o.out, "out", "", "write the results to `DIR` (required)")
 		fs.StringVar(&o.name, "name", "fitted", "the scenario's `NAME`")
-		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out, or write into one\nthat holds other files")
+		fs.BoolVar(&o.force, "force", false, "overwrite a complete fit at --out (never another command's\nresults), or write into one that holds other files")
 		return o.run
 	},
 }

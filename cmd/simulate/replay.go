@@ -73,7 +73,7 @@ placed are counted on stderr as by fit. See docs/calibration.md.`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &replayOptions{}
 		fs.StringVar(&o.out, "out", "", "write the results to `DIR` (required)")
-		fs.BoolVar(&o.force, "force", false, "overwrite a complete directory at --out, or write into one\nthat holds other files")
+		fs.BoolVar(&o.force, "force", false, "overwrite a complete replay at --out (never another command's\nresults), or write into one that holds other files")
 		fs.StringVar(&o.scenario, "scenario", "", "take the deployment from `SCENARIO` (default: the one fit fits from the traces)")
 		fs.Var(&o.sets, "set", "override a scenario `PATH=VALUE` under collective.serving, collective.api or replay (repeatable)")
 		fs.StringVar(&o.sessions, "sessions", "", "closed loop of `N[,N...]` sessions (default 1: one run at a time)")

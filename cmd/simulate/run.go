@@ -116,7 +116,7 @@ there at most every 30 seconds.`,
 			workers: "run episodes and draw charts on `W` workers (default: the number\nof CPUs); results do not depend on it",
 		})
 		fs.Var(&o.episodes, "episodes", "run `N` episodes per variant (default: the scenario's episodes)")
-		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run, or write\ninto one that holds other files")
+		fs.BoolVar(&o.force, "force", false, "overwrite a directory that holds a complete run (never another\ncommand's results), or write into one that holds other files")
 		o.policy.flags(fs)
 		return o.run
 	},
