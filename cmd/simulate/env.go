@@ -92,7 +92,14 @@ func runEnv(ctx context.Context, s *session, args []string) error {
 	}
 	err := env.Serve(in, out, version())
 	if errors.Is(err, syscall.EPIPE) {
-		return nil // the client stopped reading: it is gone, as at the end of the input
+		// The client stopped reading: it is gone, as at the end of the
+		// input, unless it broke the framing first (died inside a
+		// message), which its author needs to hear of.
+		var fe *env.FramingError
+		if errors.As(err, &fe) {
+			return fe
+		}
+		return nil
 	}
 	return err
 }

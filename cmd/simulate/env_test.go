@@ -84,6 +84,38 @@ func TestEnvFramingError(t *testing.T) {
 	assert.Contains(t, string(m.Header), `"field":"header"`)
 }
 
+// TestEnvTruncatedMessage checks that an input that ends inside a message
+// (a client that died while writing it, or wrote fewer bytes than its
+// length says) ends simulate env with status 1 and says so on stderr,
+// whether the client still reads the error reply or is gone.
+func TestEnvTruncatedMessage(t *testing.T) {
+	for _, reading := range []bool{true, false} {
+		t.Run(map[bool]string{true: "client reading", false: "client gone"}[reading], func(t *testing.T) {
+			cmd := exec.Command(binary(t), "env")
+			cmd.Stdin = bytes.NewReader(envFrame(t, map[string]any{"op": "reset"})[:6])
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if !reading {
+				r, w, err := os.Pipe()
+				require.NoError(t, err)
+				require.NoError(t, r.Close())
+				defer w.Close()
+				cmd.Stdout = w
+			}
+			err := cmd.Run()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "stderr: %s", stderr.String())
+			assert.Equal(t, exitFail, exit.ExitCode())
+			assert.Equal(t, "simulate env: framing: the input ended inside a message, after 2 of the 14 bytes of its header: unexpected EOF\n", stderr.String())
+			if reading {
+				m, err := env.NewReader(&stdout).Read()
+				require.NoError(t, err)
+				assert.Contains(t, string(m.Header), `"field":"header"`)
+			}
+		})
+	}
+}
+
 // TestEnvDocExample runs the policy program of docs/environment.md, a
 // Python script on the standard library, against simulate env: it drives
 // a group of episodes to their ends by action names.

@@ -88,13 +88,17 @@ type Reader struct {
 // NewReader returns a Reader of r's messages.
 func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
 
-// Read returns the next message. At the end of the stream, also in the
-// middle of a message (a client that died), it returns io.EOF; a message
-// that breaks the framing is a *FramingError.
+// Read returns the next message. At the end of the stream between
+// messages it returns io.EOF; a message that breaks the framing, or that
+// the stream ends inside (a client that died while writing it, or wrote
+// fewer bytes than its lengths say), is a *FramingError.
 func (r *Reader) Read() (*Message, error) {
 	var n [4]byte
-	if _, err := io.ReadFull(r.r, n[:]); err != nil {
-		return nil, eof(err)
+	if k, err := io.ReadFull(r.r, n[:]); err != nil {
+		if k == 0 {
+			return nil, err
+		}
+		return nil, truncated(err, k, "the 4 bytes of its length")
 	}
 	h := binary.LittleEndian.Uint32(n[:])
 	if h > MaxHeader {
@@ -105,8 +109,8 @@ func (r *Reader) Read() (*Message, error) {
 		return nil, &FramingError{errors.New(size)}
 	}
 	r.header = grow(r.header, int(h))
-	if _, err := io.ReadFull(r.r, r.header); err != nil {
-		return nil, eof(err)
+	if k, err := io.ReadFull(r.r, r.header); err != nil {
+		return nil, truncated(err, k, fmt.Sprintf("the %d bytes of its header", h))
 	}
 	m := &r.msg
 	*m = Message{Header: r.header, Arrays: m.Arrays[:0], Payloads: m.Payloads[:0]}
@@ -130,8 +134,8 @@ func (r *Reader) Read() (*Message, error) {
 		}
 	}
 	r.payload = grow(r.payload, total)
-	if _, err := io.ReadFull(r.r, r.payload); err != nil {
-		return nil, eof(err)
+	if k, err := io.ReadFull(r.r, r.payload); err != nil {
+		return nil, truncated(err, k, fmt.Sprintf("the %d bytes of its arrays", total))
 	}
 	at := 0
 	for i := range m.Arrays {
@@ -199,10 +203,12 @@ func shorten(raw []byte) string {
 	return string(s)
 }
 
-// eof turns the end of the stream, wherever it comes, into io.EOF.
-func eof(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return io.EOF
+// truncated is the error of a read of a message's part that ended after got
+// bytes: a *FramingError if the stream ended there, which a client should
+// hear of (its lengths may be wrong), else the read's own error.
+func truncated(err error, got int, part string) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &FramingError{fmt.Errorf("the input ended inside a message, after %d of %s: %w", got, part, io.ErrUnexpectedEOF)}
 	}
 	return err
 }

@@ -69,10 +69,10 @@ type server struct {
 }
 
 // Serve answers the requests read from in, one reply each on out, until
-// a close request or the end of in (a client that closed or died), and
-// returns nil then. version is what make's reply reports. A message that
-// breaks the framing is answered with an error and ends the session with
-// a *FramingError; any other bad request is answered with an error that
+// a close request or the end of in between messages (a client that closed
+// or died), and returns nil then. version is what make's reply reports. A
+// message that breaks the framing, or that in ends inside, is answered
+// with an error and ends the session with a *FramingError; any other bad request is answered with an error that
 // names its field, and the session goes on unchanged. Each reply is one
 // Write to out.
 func Serve(in io.Reader, out io.Writer, version string) error {
@@ -85,11 +85,11 @@ func Serve(in io.Reader, out io.Writer, version string) error {
 		}
 		var fe *FramingError
 		if errors.As(err, &fe) {
+			// A client that broke the framing may be gone (the input
+			// ended inside a message): the framing error is what its
+			// author needs to hear, whether or not the reply got out.
 			s.fail(&FieldError{Field: "header", Err: err})
-			if werr := s.send(); werr != nil {
-				return werr
-			}
-			return err
+			return errors.Join(err, s.send())
 		}
 		if err != nil {
 			return err

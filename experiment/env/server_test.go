@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -374,14 +375,21 @@ func TestServeFraming(t *testing.T) {
 
 // TestServeEndsAtEOF checks that the server returns when its client
 // closes its input, in the middle of a session or of a message: a dead
-// client leaves nothing running.
+// client leaves nothing running. An end between messages is the
+// session's end; one inside a message is a framing error saying how far
+// the message got, also answered.
 func TestServeEndsAtEOF(t *testing.T) {
+	step := frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(1, 2))
 	for _, tc := range []struct {
 		name string
 		raw  []byte
+		want string // the framing error's message; "" for none
 	}{
-		{"between messages", nil},
-		{"inside a header", frame(t, makeTiny)[:7]},
+		{"between messages", nil, ""},
+		{"inside a length", frame(t, makeTiny)[:3], "after 3 of the 4 bytes of its length"},
+		{"before a header", frame(t, makeTiny)[:4], fmt.Sprintf("after 0 of the %d bytes of its header", len(frame(t, makeTiny))-4)},
+		{"inside a header", frame(t, makeTiny)[:7], fmt.Sprintf("after 3 of the %d bytes of its header", len(frame(t, makeTiny))-4)},
+		{"inside the arrays", step[:len(step)-3], "after 5 of the 8 bytes of its arrays"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(t)
@@ -390,9 +398,24 @@ func TestServeEndsAtEOF(t *testing.T) {
 			_, err := c.in.Write(tc.raw)
 			require.NoError(t, err)
 			require.NoError(t, c.in.Close())
+			if tc.want != "" {
+				m, err := c.out.Read()
+				require.NoError(t, err)
+				var reply map[string]any
+				require.NoError(t, json.Unmarshal(m.Header, &reply))
+				assert.Equal(t, "header", reply["field"])
+				assert.Contains(t, reply["error"], tc.want)
+			}
 			select {
 			case err := <-c.done:
-				assert.NoError(t, err)
+				if tc.want == "" {
+					assert.NoError(t, err)
+					return
+				}
+				var fe *env.FramingError
+				require.ErrorAs(t, err, &fe)
+				assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+				assert.Contains(t, err.Error(), "the input ended inside a message, "+tc.want)
 			case <-time.After(10 * time.Second):
 				t.Fatal("Serve did not return at the end of its input")
 			}
