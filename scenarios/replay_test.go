@@ -25,7 +25,7 @@ sweep:
   command: replay
   grid:
     replay.rate: [0.5, 1]
-    collective.serving.replicas: [1, 2]
+    collective.serving.replicas: [0, 2]
 `), src, nil)
 	require.NoError(t, err)
 	r := sc.Base.Replay
@@ -52,8 +52,27 @@ sweep:
 	assert.NotContains(t, string(plain.Resolved), "replay")
 }
 
+// TestReplayDrawsAccepted checks that the pairing and the sweep's seeds
+// are accepted wherever some trial draws: at a hosted API, or under a
+// Poisson load.
+func TestReplayDrawsAccepted(t *testing.T) {
+	for _, text := range []string{
+		// Some trials are at the hosted API (no replicas).
+		"replay:\n  traces: [t]\n  pairing: independent\nsweep:\n  command: replay\n  seeds: 3\n  grid:\n    collective.serving.replicas: [0, 2]\n",
+		// Replicas under a Poisson load draw arrivals.
+		"replay:\n  traces: [t]\nsweep:\n  command: replay\n  seeds: 3\n  grid:\n    replay.rate: [0.5, 1]\n    collective.serving.replicas: [1, 2]\n",
+		// One seed, and rank pairing (the default) at replicas.
+		"replay:\n  traces: [t]\n  pairing: rank\nsweep:\n  command: replay\n  grid:\n    collective.serving.replicas: [1, 2]\n",
+		"replay:\n  sessions: 3\n  runs: 3\n",
+	} {
+		_, err := scenarios.Parse([]byte(sweepBase+text), "s.yaml", nil)
+		assert.NoError(t, err, "%s", text)
+	}
+}
+
 func TestReplaySectionErrors(t *testing.T) {
 	// The section given starts at line 12 of the file.
+	replicas := []string{"collective.serving.replicas=2"}
 	tests := []struct {
 		text string
 		sets []string
@@ -77,6 +96,16 @@ func TestReplaySectionErrors(t *testing.T) {
 			"sweep.grid: replay.sessions: only a replay (simulate replay, sweeps of command replay) reads the replay section"},
 		{"replay:\n  traces: [t]\nsweep:\n  command: replay\n  grid:\n    replay.sessions: [1, 4]\n    replay.rate: [1]\n", nil,
 			"sweep: trial replay.sessions=1, replay.rate=1: replay.rate: given with sessions"},
+		{"replay:\n  sessions: 8\n  runs: 3\n", nil, "s.yaml:13:3: replay.sessions: 8 sessions for 3 runs: 5 would never start a run"},
+		{"replay:\n  traces: [t]\nsweep:\n  command: replay\n  grid:\n    replay.sessions: [1, 4]\n    replay.runs: [2]\n", nil,
+			"sweep: trial replay.sessions=4, replay.runs=2: replay.sessions: 4 sessions for 2 runs"},
+		// At replicas a replay draws nothing but a Poisson load's arrivals.
+		{"replay:\n  traces: [t]\n  pairing: independent\nsweep:\n  command: replay\n  grid:\n    replay.sessions: [1, 4]\n", replicas,
+			"--set collective.serving.replicas=2: replay.pairing: every trial replays at replicas (collective.serving)"},
+		{"replay:\n  traces: [t]\nsweep:\n  command: replay\n  seeds: 3\n  grid:\n    replay.sessions: [1, 4]\n", replicas,
+			"--set collective.serving.replicas=2: sweep.seeds: 3 seeds would replay alike"},
+		{"replay:\n  traces: [t]\n  speedup: 2\nsweep:\n  command: replay\n  seeds: 3\n  grid:\n    collective.serving.replicas: [1, 2]\n", nil,
+			"s.yaml:17:3: sweep.seeds: 3 seeds would replay alike"},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {

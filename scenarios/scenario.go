@@ -407,8 +407,11 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 			return nil, p.errs.err()
 		}
 		p.checkTrialsInert(sc, variants)
-		if sweep.Command == SweepRun {
+		switch sweep.Command {
+		case SweepRun:
 			p.checkRunTrials(sc, variants)
+		case SweepReplay:
+			p.checkReplayDraws(sc)
 		}
 		if err := p.errs.err(); err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/swarmsim/swarmsim/models/replay"
 	"math"
 	"reflect"
 	"slices"
@@ -243,6 +244,35 @@ type (
 	gridList   []setEntry
 	randomList []setEntry
 )
+
+// checkReplayDraws refuses, in a sweep of command replay, the settings
+// of the replay's draws when no trial draws: at replicas
+// (collective.serving) a call's time follows from its tokens and the
+// batch, so there is no API latency to pair (replay.pairing), and
+// without a Poisson load (replay.rate) no arrivals are drawn either, so
+// every seed (sweep.seeds) would replay alike.
+func (p *parse) checkReplayDraws(sc *Scenario) {
+	vis := make([]int, len(sc.Variants))
+	for i := range vis {
+		vis[i] = i
+	}
+	hosted, draws, paired := false, false, false
+	// The trials were checked before (checkTrials): eachSpec has no error
+	// left to return.
+	_ = sc.eachSpec(sc.Seed, vis, func(_ int, _ []int, _ int, _ []Param, spec Spec) {
+		replicas := !spec.Collective.Serving.IsZero()
+		hosted = hosted || !replicas
+		draws = draws || !replicas || spec.Replay.Rate > 0
+		paired = paired || spec.Replay.Pairing != replay.Rank
+	})
+	const why = "every trial replays at replicas (collective.serving), which give each call the time its tokens and batch take"
+	if paired && !hosted {
+		p.report("replay.pairing", why+", so there is no API latency to pair; pairing acts only at a hosted API (collective.api)", nil)
+	}
+	if sc.Sweep.Seeds > 1 && !draws {
+		p.report("sweep.seeds", fmt.Sprintf("%d seeds would replay alike: %s, and no trial has a Poisson load (replay.rate) to draw arrivals; give 1, or sweep a hosted API or a rate", sc.Sweep.Seeds, why), nil)
+	}
+}
 
 // buildSweep checks the sweep section of fl and resolves it, or returns nil
 // when the file has none. Problems go to p.errs.

@@ -965,7 +965,7 @@
 //	--out DIR
 //		write the results to DIR (required)
 //	--pairing rank
-//		how API latencies pair with the recorded ones: rank or independent (default: replay.pairing, else rank)
+//		how a hosted API's latencies pair with the recorded ones: rank or independent (default: replay.pairing, else rank; an error at replicas, which have none)
 //	--rate R[,R...]
 //		open loop: runs arriving at a Poisson rate of R[,R...] a second
 //	--runs N
@@ -973,7 +973,7 @@
 //	--scenario SCENARIO
 //		take the deployment from SCENARIO (default: the one fit fits from the traces)
 //	--seed value
-//		the seed of the replay's draws (default: the scenario's)
+//		the seed of the replay's draws: a hosted API's latencies, --rate's arrivals (default: the scenario's)
 //	--sessions N[,N...]
 //		closed loop of N[,N...] sessions (default 1: one run at a time)
 //	--set PATH=VALUE

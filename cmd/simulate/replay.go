@@ -80,8 +80,8 @@ placed are counted on stderr as by fit. See docs/calibration.md.`,
 		fs.StringVar(&o.rates, "rate", "", "open loop: runs arriving at a Poisson rate of `R[,R...]` a second")
 		fs.StringVar(&o.speedups, "speedup", "", "open loop: runs starting at their recorded times, `X[,X...]` times faster")
 		fs.Var(intFlag{&o.runs}, "runs", "replay `N` runs per load, the recorded ones in turn (default: replay.runs, else each once, once per session)")
-		fs.StringVar(&o.pairing, "pairing", "", "how API latencies pair with the recorded ones: `rank` or independent (default: replay.pairing, else rank)")
-		fs.Var(&o.seed, "seed", "the seed of the replay's draws (default: the scenario's)")
+		fs.StringVar(&o.pairing, "pairing", "", "how a hosted API's latencies pair with the recorded ones: `rank` or independent (default: replay.pairing, else rank; an error at replicas, which have none)")
+		fs.Var(&o.seed, "seed", "the seed of the replay's draws: a hosted API's latencies, --rate's arrivals (default: the scenario's)")
 		fs.BoolVar(&o.spans, "spans", false, "write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl")
 		fs.BoolVar(&o.charts, "charts", true, "draw charts")
 		return o.run
@@ -255,6 +255,9 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 	if err != nil {
 		return fmt.Errorf("%s: %w", sc.Source, err)
 	}
+	if err := o.checkDraws(sc, dep, loads); err != nil {
+		return err
+	}
 	seed := sc.Seed
 	if o.seed.set {
 		seed = o.seed.v
@@ -286,6 +289,25 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 	see := s.writeReport(dir.Path())
 	printReplay(s, summary)
 	fmt.Fprintf(s.stdout, "wrote %s\n%s", dir.Join("replay.csv"), see)
+	return nil
+}
+
+// checkDraws refuses a pairing or a seed that would change nothing: at
+// replicas a call's time follows from its tokens and the batch, so there
+// is no API latency to pair, and only a Poisson load draws anything.
+func (o *replayOptions) checkDraws(sc *scenarios.Scenario, dep replay.Deployment, loads []replayLoad) error {
+	if len(dep.APIs) > 0 {
+		return nil
+	}
+	const why = "a replay at replicas (collective.serving) gives each call the time its tokens and batch take"
+	switch {
+	case o.pairing != "":
+		return usagef("--pairing %s: %s, so there is no API latency to pair; pairing acts only at a hosted API (collective.api)", o.pairing, why)
+	case sc.Base.Replay.Pairing != replay.Rank:
+		return fmt.Errorf("%s: replay.pairing: %s: %s, so there is no API latency to pair; pairing acts only at a hosted API (collective.api)", sc.Source, sc.Base.Replay.Pairing, why)
+	case o.seed.set && !slices.ContainsFunc(loads, func(l replayLoad) bool { return l.load.Mode == replay.Poisson }):
+		return usagef("--seed %d: %s, and a closed loop or recorded start times draw no arrivals, so the seed changes nothing; it acts at a hosted API (collective.api) or with --rate", o.seed.v, why)
+	}
 	return nil
 }
 

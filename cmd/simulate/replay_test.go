@@ -103,6 +103,11 @@ func TestReplayRefuses(t *testing.T) {
 		{"unused variants", []string{multiagentTraces, "--scenario", testScenario}, "is named after no model of the traces"},
 		{"no server", []string{multiagentTraces, "--set", "collective.serving.replicas=0"}, "neither collective.serving.replicas nor collective.api"},
 		{"batch without replicas", []string{multiagentTraces, "--set", "collective.serving.max_batch=4"}, "serving.replicas is 0"},
+		{"idle sessions", []string{multiagentTraces, "--sessions", "1,4", "--runs", "2"}, "sessions=4: replay: 4 sessions for 2 runs: 2 would never start a run"},
+		// At replicas nothing is drawn but a Poisson load's arrivals.
+		{"pairing at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--pairing", "rank"}, "--pairing rank: a replay at replicas (collective.serving)"},
+		{"pairing of the scenario at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--set", "replay.pairing=independent"}, "replay.pairing: independent: a replay at replicas"},
+		{"seed at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--sessions", "1,2", "--seed", "4"}, "--seed 4: a replay at replicas (collective.serving) gives each call the time its tokens and batch take, and a closed loop or recorded start times draw no arrivals, so the seed changes nothing"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -135,6 +135,10 @@ func TestClosedLoopSessions(t *testing.T) {
 		count[r.Session]++
 	}
 	require.Equal(t, map[int]int{0: 3, 1: 2, 2: 2}, count)
+
+	// More sessions than runs would leave some idle under the load's name.
+	_, err = replay.Replay([]replay.Run{handRun()}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 8, Runs: 7}})
+	require.ErrorContains(t, err, "replay: 8 sessions for 7 runs: 1 would never start a run")
 }
 
 // TestReplayDeterministic replays the same runs twice with a seed, and

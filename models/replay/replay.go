@@ -244,6 +244,9 @@ func (r *replayer) checkLoad() error {
 		if l.Sessions < 1 || l.Sessions > MaxSessions {
 			return fmt.Errorf("replay: %d sessions: want 1 to %d", l.Sessions, MaxSessions)
 		}
+		if err := idleSessions(l.Sessions, l.Runs); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
 		if r.total == 0 {
 			r.total = len(r.runs) * l.Sessions
 		}

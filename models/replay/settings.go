@@ -68,10 +68,23 @@ func (s *Settings) Validate() error {
 	case s.Speedup > 0 && s.Runs > 0:
 		errs = append(errs, errors.New("runs: given with speedup: each recorded run starts once, at its recorded time"))
 	}
+	if err := idleSessions(s.Sessions, s.Runs); err != nil {
+		errs = append(errs, fmt.Errorf("sessions: %w", err))
+	}
 	if s.Pairing > Independent {
 		errs = append(errs, fmt.Errorf("pairing: %v is not allowed (allowed: rank, independent)", s.Pairing))
 	}
 	return errors.Join(errs...)
+}
+
+// idleSessions refuses more sessions than runs: the sessions beyond the
+// runs' count would never start one, so the load would be that of fewer
+// sessions under another name.
+func idleSessions(sessions, runs int) error {
+	if runs > 0 && sessions > runs {
+		return fmt.Errorf("%d sessions for %d runs: %d would never start a run (the load would be that of %d sessions); give at most %d sessions, or more runs", sessions, runs, sessions-runs, runs, runs)
+	}
+	return nil
 }
 
 // Load returns the load the settings describe.

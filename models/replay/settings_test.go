@@ -46,6 +46,7 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Sessions: 2, Speedup: 2}, "speedup: given with sessions or rate"},
 		{Settings{Speedup: 2, Runs: 5}, "runs: given with speedup"},
 		{Settings{Pairing: Independent + 1}, "pairing: Pairing(2) is not allowed"},
+		{Settings{Sessions: 4, Runs: 3}, "sessions: 4 sessions for 3 runs: 1 would never start a run (the load would be that of 3 sessions); give at most 3 sessions, or more runs"},
 	}
 	for _, tc := range tests {
 		err := tc.s.Validate()
@@ -55,6 +56,9 @@ func TestSettingsValidate(t *testing.T) {
 	for _, p := range []Pairing{Rank, Independent} {
 		s := Settings{Sessions: 1, Pairing: p}
 		assert.NoError(t, s.Validate(), "pairing %v", p)
+	}
+	for _, s := range []Settings{{Sessions: 3, Runs: 3}, {Sessions: 4}, {Rate: 1, Runs: 1}} {
+		assert.NoError(t, s.Validate(), "%+v", s)
 	}
 }
 
