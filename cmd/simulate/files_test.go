@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -155,8 +154,7 @@ func TestOutHoldsResumableWork(t *testing.T) {
 // --force, a directory that holds files but no complete run (a folder of
 // the user's, or what a killed run left), leaving it as it was; with
 // --force they write into it. Hidden files and empty folders do not
-// count, and a forced rerun that fails leaves nothing of the run it
-// replaced, so that a plain rerun goes ahead.
+// count.
 func TestOutHoldsStrangers(t *testing.T) {
 	root := t.TempDir()
 	a := filepath.Join(root, "a")
@@ -191,17 +189,6 @@ func TestOutHoldsStrangers(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(hidden, "empty"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(hidden, ".DS_Store"), nil, 0o644))
 	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--out", hidden)
-
-	// A complete run with charts and its page, replaced by a forced
-	// rerun that fails: its charts folder stays, empty.
-	again := filepath.Join(root, "again")
-	mustSimulate(t, "run", "tiny", "--episodes", "2", "--out", again)
-	require.FileExists(t, filepath.Join(again, htmlreport.Name))
-	_, _, code := simulate(t, "run", "tiny", "--episodes", "2", "--force", "--max-events", "1", "--out", again)
-	require.Equal(t, exitFail, code)
-	assert.NoFileExists(t, filepath.Join(again, htmlreport.Name), "the replaced run's page goes with it")
-	assert.DirExists(t, filepath.Join(again, "charts"))
-	mustSimulate(t, "run", "tiny", "--episodes", "2", "--out", again)
 }
 
 // TestArgumentCounts: a wrong number of arguments is counted in words
