@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -247,7 +249,8 @@ func TestForcedRerunThatFailsKeepsTheOldResult(t *testing.T) {
 }
 
 // treeOf returns every file below dir, by slash-separated relative path,
-// as its mode, modification time and content.
+// as its mode, modification time and the SHA-256 of its content (which
+// keeps a failure's diff short).
 func treeOf(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
@@ -267,7 +270,7 @@ func treeOf(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		files[filepath.ToSlash(rel)] = fi.Mode().String() + " " + fi.ModTime().String() + " " + string(b)
+		files[filepath.ToSlash(rel)] = fmt.Sprintf("%v %v %x", fi.Mode(), fi.ModTime(), sha256.Sum256(b))
 		return nil
 	}))
 	return files
