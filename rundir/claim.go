@@ -47,7 +47,9 @@ type Claim struct {
 // directory of other work is refused (an error wrapping ErrOtherWork)
 // unless fresh is set, which first clears it; a complete directory of
 // work that does not resume (a manifest without an identity file) is
-// always refused. With fresh, no other process may be working in path.
+// always refused. With fresh, no other process may be working in path;
+// for a Sole claim, the complete result that fresh replaces is set aside
+// until Commit, and Abort puts it back (see the package doc).
 //
 // Several processes may open the same directory at once (the shards of a
 // cluster job): each writes the same identity file atomically.
