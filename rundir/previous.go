@@ -14,7 +14,7 @@ import (
 // complete result a forced rerun replaces until the rerun commits: its
 // manifest and the files it lists, at the same relative paths. Readers
 // (List, Open) do not look into it, and no manifest lists it.
-const PreviousDir = ".previous"
+const PreviousDir = ".swarmsim-previous"
 
 // setAside moves the complete result in dir (its manifest first, then the
 // files the manifest lists, then the extra files named, which the

@@ -138,7 +138,7 @@
 // other files without one (a folder of yours, or what a killed run left),
 // unless --force is given, and one that holds a training or a sweep
 // (train.json, sweep.json) even then. With --force the old run stays whole,
-// set aside in DIR/.previous, until the new one is complete: a rerun that
+// set aside in DIR/.swarmsim-previous, until the new one is complete: a rerun that
 // fails or is interrupted puts it back as it was, and the next command
 // writing to DIR puts back one that a kill left aside.
 //
@@ -292,7 +292,7 @@
 // from the checkpoints (train.json leaves the list out, as it changes no
 // number). A complete directory keeps no checkpoints; --force discards them
 // and starts over. A forced training over a complete one keeps the old one
-// whole, set aside in DIR/.previous, until the new one is complete: one that
+// whole, set aside in DIR/.swarmsim-previous, until the new one is complete: one that
 // fails or is interrupted puts the old one back as it was and keeps nothing
 // of its own. A training that stops before its first checkpoint leaves no
 // directory behind.
