@@ -47,7 +47,9 @@ type Claim struct {
 // directory of other work is refused (an error wrapping ErrOtherWork)
 // unless fresh is set, which first clears it; a complete directory of
 // work that does not resume (a manifest without an identity file) is
-// always refused. With fresh, no other process may be working in path.
+// always refused. With fresh, no other process may be working in path;
+// for a Sole claim, the complete result that fresh replaces is set aside
+// until Commit, and Abort puts it back (see the package doc).
 //
 // Several processes may open the same directory at once (the shards of a
 // cluster job): each writes the same identity file atomically.
@@ -56,6 +58,13 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 		return nil, err
 	}
 	d := &Dir{path: path}
+	// A result that a killed forced rerun set aside comes back, unless
+	// the work that set it aside resumes (its commit removes it).
+	if _, err := os.Stat(d.Join(c.File)); err != nil || fresh {
+		if _, err := Recover(path); err != nil {
+			return nil, err
+		}
+	}
 	old, err := os.ReadFile(d.Join(c.File))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -63,7 +72,7 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 			return nil, fmt.Errorf("%s holds a complete run without %s; choose another directory with --out", path, c.File)
 		}
 		if fresh {
-			if err := c.clear(path); err != nil {
+			if err := c.clear(d); err != nil {
 				return nil, err
 			}
 		}
@@ -76,20 +85,31 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 		}
 		return nil, fmt.Errorf("%s %w: %w; use %s to discard it, or --out to choose another directory", path, ErrOtherWork, serr, c.Fresh)
 	default:
-		if err := c.clear(path); err != nil {
+		if err := c.clear(d); err != nil {
 			return nil, err
 		}
 	}
 	if err := d.mkdirAll(path); err != nil {
+		d.putBack()
 		return nil, err
 	}
 	if err := atomicfile.Write(d.Join(c.File), c.Data); err != nil {
+		d.putBack()
 		return nil, err
 	}
 	if c.Sole {
 		d.claim = c
 	}
 	return d, nil
+}
+
+// putBack restores the result that d set aside, if any, for an Open that
+// fails: best effort, the error being reported is the one that matters.
+func (d *Dir) putBack() {
+	if d.previous {
+		restore(d.path)
+		d.previous = false
+	}
 }
 
 // holdsParts reports whether any of the paths that Clear names in dir
@@ -114,12 +134,33 @@ func (c *Claim) holdsParts(dir string) bool {
 	return false
 }
 
-// clear removes what the work writes into dir; other files are left
-// alone.
-func (c *Claim) clear(dir string) error {
-	if err := removeResult(dir); err != nil {
+// clear removes what the work writes into d's directory; other files are
+// left alone. For a Sole claim, a complete result (its manifest, the
+// files it lists and the identity file) is set aside in PreviousDir
+// rather than removed, until d commits (see Dir.Abort); a shared
+// directory (a sweep's shards) has no single commit to wait for, and its
+// result is removed.
+func (c *Claim) clear(d *Dir) error {
+	dir := d.path
+	if c.Sole {
+		moved, err := setAside(dir, c.File)
+		d.previous = moved
+		if err != nil {
+			d.putBack()
+			return err
+		}
+	} else if err := removeResult(dir); err != nil {
 		return err
 	}
+	if err := c.removeWork(dir); err != nil {
+		d.putBack()
+		return err
+	}
+	return nil
+}
+
+// removeWork removes the identity file and the parts of the work in dir.
+func (c *Claim) removeWork(dir string) error {
 	if err := os.Remove(filepath.Join(dir, c.File)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

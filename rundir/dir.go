@@ -38,15 +38,24 @@ type Dir struct {
 	// claim is the Sole claim whose identity file this process wrote, if
 	// any: Abort removes the file when no part was written.
 	claim *Claim
+	// previous says that the complete result this work replaces is set
+	// aside in PreviousDir: Commit removes it, Abort puts it back.
+	previous bool
 }
 
 // Create prepares path for new work. It refuses a directory that holds a
-// complete result (a manifest) unless force is set; with force, it first
-// removes the old manifest, then the files it lists, so that the
-// directory never mixes a stale manifest with new results. Files that no
-// manifest lists (the parts of interrupted work) are left alone.
+// complete result (a manifest) unless force is set; with force, it moves
+// the old manifest, then the files it lists, aside into PreviousDir, so
+// that the directory never mixes a stale manifest with new results and
+// the old result stays whole until the new one replaces it: Commit
+// removes it, Abort puts it back. Files that no manifest lists (the parts
+// of interrupted work) are left alone. A result that a killed forced
+// rerun left aside is put back first (Recover).
 func Create(path string, force bool) (*Dir, error) {
 	if err := CheckDir(path); err != nil {
+		return nil, err
+	}
+	if _, err := Recover(path); err != nil {
 		return nil, err
 	}
 	d := &Dir{path: path}
@@ -54,9 +63,14 @@ func Create(path string, force bool) (*Dir, error) {
 		if !force {
 			return nil, fmt.Errorf("%s holds a complete run (%s); use --force to overwrite it, or --out to choose another directory", path, ManifestName)
 		}
-		if err := removeResult(path); err != nil {
+		moved, err := setAside(path)
+		if err != nil {
+			if moved {
+				restore(path) // best effort: the error says what went wrong
+			}
 			return nil, err
 		}
+		d.previous = moved
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -119,6 +133,31 @@ func removeResult(dir string) error {
 		}
 	}
 	return nil
+}
+
+// SetAside moves the file name (slash-separated), which the result being
+// replaced holds but its manifest does not list (a page written after
+// it), aside with that result: Commit removes it, Abort puts it back.
+// Where no result is being replaced, it removes the file. A missing file
+// is no error.
+func (d *Dir) SetAside(name string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.previous {
+		return moveFile(d.path, filepath.Join(d.path, PreviousDir), name)
+	}
+	if err := os.Remove(d.Join(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Replacing reports whether d replaces a complete result, set aside until
+// Commit, which Abort puts back.
+func (d *Dir) Replacing() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.previous
 }
 
 // Path returns the directory's path.
@@ -237,7 +276,17 @@ func (d *Dir) Commit(m *Manifest) error {
 	if err != nil {
 		return fmt.Errorf("manifest of %s: %w", d.path, err)
 	}
-	return atomicfile.Write(d.Join(ManifestName), append(b, '\n'))
+	if err := atomicfile.Write(d.Join(ManifestName), append(b, '\n')); err != nil {
+		return err
+	}
+	// The new result is complete: the one it replaces goes, whether this
+	// process set it aside or a forced run that this one resumes did.
+	// Should that fail, the next Create or Recover removes it.
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	os.RemoveAll(d.Join(PreviousDir))
+	d.previous = false
+	return nil
 }
 
 // syncFiles is atomicfile.Sync, which a test replaces to act while Commit
@@ -246,8 +295,11 @@ var syncFiles = atomicfile.Sync
 
 // Abort removes every file this process wrote (not the parts, and the
 // identity file of a Sole claim only if no part was written), then the
-// directories it made if they are empty. It is best effort: the error
-// being reported is the one that matters.
+// directories it made if they are empty. Where d replaces a complete
+// result (Create or Claim.Open with force), it puts that result back,
+// byte for byte; the identity file and parts of a Sole claim then go
+// too, since they would describe work that the restored result does not.
+// It is best effort: the error being reported is the one that matters.
 func (d *Dir) Abort() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -255,8 +307,15 @@ func (d *Dir) Abort() {
 		os.Remove(d.Join(f))
 	}
 	d.files, d.written, d.unsynced = nil, nil, nil
-	if d.claim != nil && !d.claim.holdsParts(d.path) {
+	switch {
+	case d.previous && d.claim != nil:
+		d.claim.removeWork(d.path)
+	case d.claim != nil && !d.claim.holdsParts(d.path):
 		os.Remove(d.Join(d.claim.File))
+	}
+	if d.previous {
+		restore(d.path)
+		d.previous = false
 	}
 	for _, dir := range slices.Backward(d.created) {
 		os.Remove(dir) // fails, as it should, on a directory that is not empty

@@ -21,6 +21,26 @@
 //     the same work finds its parts again (written by WriteFile, kept by
 //     Abort) while other work is refused.
 //
+// Overwriting keeps the old result until the new one is complete. Create
+// with force, and a Sole claim opened fresh (a training with --force),
+// move the complete result they replace (its manifest first, then the
+// files it lists, a training's identity file, and any file named to
+// Dir.SetAside, such as the result's page) into the hidden folder
+// PreviousDir (.swarmsim-previous) inside the directory: renames, which
+// keep every byte. The new work writes its files in place, beside nothing
+// stale; Commit writes the new manifest, then removes PreviousDir; Abort
+// removes what the new work wrote (for a training, its identity file and
+// checkpoints too, which would describe work the restored result does
+// not) and moves the old result back, byte for byte, the manifest last.
+// A rerun killed before either leaves PreviousDir and no manifest: the
+// next Create, or Claim.Open of other work or with fresh, first puts it
+// back (Recover), and one killed after its Commit leaves a stale
+// PreviousDir that they remove. The same training resuming after a kill
+// leaves PreviousDir for its own Commit to remove. No manifest lists
+// PreviousDir, and List and Open do not look into it. A sweep opened
+// fresh still removes its old result at once: its shards share the
+// directory, with no single Commit to wait for.
+//
 // Open reads a complete directory back: its manifest, its kind (run,
 // train or sweep) and its tables. List finds the complete directories
 // below a root.

@@ -182,8 +182,9 @@ func recordSize(fields []string) int {
 
 // List returns the complete directories at or below root (those with a
 // manifest that reads), sorted. It searches every depth, so the shards a
-// sweep keeps inside its directory are listed beside it. A manifest that
-// does not read is an error naming it.
+// sweep keeps inside its directory are listed beside it, but not the
+// result a forced rerun keeps in PreviousDir until it commits. A manifest
+// that does not read is an error naming it.
 func List(root string) ([]string, error) { return list(root, -1) }
 
 // list is List down to depth levels below root; -1 for every level.
@@ -196,6 +197,9 @@ func list(root string, depth int) ([]string, error) {
 		}
 		if !e.IsDir() {
 			return nil
+		}
+		if e.Name() == PreviousDir && path != root {
+			return filepath.SkipDir // a result being replaced, not one to read
 		}
 		if _, err := ReadManifest(path); err == nil {
 			dirs = append(dirs, path)

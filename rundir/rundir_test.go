@@ -54,7 +54,7 @@ func TestCreateCommitOpen(t *testing.T) {
 	_, err = rundir.Create(path, false)
 	assert.ErrorContains(t, err, "holds a complete run")
 
-	// Force removes the old result, file by file, and leaves other files.
+	// Force sets the old result aside, file by file, and leaves other files.
 	require.NoError(t, os.WriteFile(filepath.Join(path, "notes.txt"), nil, 0o644))
 	d, err = rundir.Create(path, true)
 	require.NoError(t, err)
@@ -71,6 +71,8 @@ func TestCreateCommitOpen(t *testing.T) {
 	r, err = rundir.Open(path)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"iterations.csv"}, r.Manifest.Files)
+	assert.False(t, exists(t, filepath.Join(path, "episodes.csv")), "the old result goes at Commit")
+	assert.False(t, exists(t, filepath.Join(path, rundir.PreviousDir)))
 }
 
 func TestAbortKeepsParts(t *testing.T) {

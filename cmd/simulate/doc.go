@@ -137,7 +137,10 @@
 // files it wrote. Run refuses a directory that holds a manifest.json, or
 // other files without one (a folder of yours, or what a killed run left),
 // unless --force is given, and one that holds a training or a sweep
-// (train.json, sweep.json) even then.
+// (train.json, sweep.json) even then. With --force the old run stays whole,
+// set aside in DIR/.swarmsim-previous, until the new one is complete: a rerun that
+// fails or is interrupted puts it back as it was, and the next command
+// writing to DIR puts back one that a kill left aside.
 //
 // A progress bar is drawn on standard error when it is a terminal;
 // otherwise (a log file, a batch job) a plain progress line is printed
@@ -288,8 +291,11 @@
 // the training did not draw: with the list corrected, the command finishes
 // from the checkpoints (train.json leaves the list out, as it changes no
 // number). A complete directory keeps no checkpoints; --force discards them
-// and starts over. A training that stops before its first checkpoint
-// leaves no directory behind.
+// and starts over. A forced training over a complete one keeps the old one
+// whole, set aside in DIR/.swarmsim-previous, until the new one is complete: one that
+// fails or is interrupted puts the old one back as it was and keeps nothing
+// of its own. A training that stops before its first checkpoint leaves no
+// directory behind.
 //
 // The flags are:
 //

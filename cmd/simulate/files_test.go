@@ -1,15 +1,20 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/experiment/train"
 	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/rundir"
 )
@@ -155,8 +160,8 @@ func TestOutHoldsResumableWork(t *testing.T) {
 // --force, a directory that holds files but no complete run (a folder of
 // the user's, or what a killed run left), leaving it as it was; with
 // --force they write into it. Hidden files and empty folders do not
-// count, and a forced rerun that fails leaves nothing of the run it
-// replaced, so that a plain rerun goes ahead.
+// count, and a forced rerun that fails keeps the run it would have
+// replaced (see TestForcedRerunThatFailsKeepsTheOldResult).
 func TestOutHoldsStrangers(t *testing.T) {
 	root := t.TempDir()
 	a := filepath.Join(root, "a")
@@ -192,16 +197,83 @@ func TestOutHoldsStrangers(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(hidden, ".DS_Store"), nil, 0o644))
 	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--out", hidden)
 
-	// A complete run with charts and its page, replaced by a forced
-	// rerun that fails: its charts folder stays, empty.
-	again := filepath.Join(root, "again")
-	mustSimulate(t, "run", "tiny", "--episodes", "2", "--out", again)
-	require.FileExists(t, filepath.Join(again, htmlreport.Name))
-	_, _, code := simulate(t, "run", "tiny", "--episodes", "2", "--force", "--max-events", "1", "--out", again)
-	require.Equal(t, exitFail, code)
-	assert.NoFileExists(t, filepath.Join(again, htmlreport.Name), "the replaced run's page goes with it")
-	assert.DirExists(t, filepath.Join(again, "charts"))
-	mustSimulate(t, "run", "tiny", "--episodes", "2", "--out", again)
+}
+
+// TestForcedRerunThatFailsKeepsTheOldResult: a forced rerun over a
+// complete result that fails after it began writing (an event limit, a
+// file in the way of its charts) leaves the old result as it was, byte
+// for byte, its page included, and nothing set aside; a forced rerun
+// that succeeds then leaves only its own.
+func TestForcedRerunThatFailsKeepsTheOldResult(t *testing.T) {
+	training := []string{"train", "tiny", "--set", "train.iterations=3", "--seeds", "1", "--charts=false"}
+	for _, tc := range []struct {
+		name   string
+		first  []string         // writes the old result
+		rerun  []string         // with --force, succeeds
+		fail   []string         // added to rerun, makes it fail
+		before func(dir string) // makes rerun fail
+		want   string           // in the rerun's error
+	}{
+		{"run, an event limit", []string{"run", "tiny", "--episodes", "2"}, []string{"run", "tiny", "--episodes", "3"}, []string{"--max-events", "1"}, nil, "event limit"},
+		{"run, its charts folder a file", []string{"run", "tiny", "--episodes", "2", "--charts=false"}, []string{"run", "tiny", "--episodes", "3"}, nil, func(dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "charts"), []byte("in the way\n"), 0o644))
+		}, "charts"},
+		{"train, an event limit", training, training, []string{"--max-events", "50"}, nil, "event limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			mustSimulate(t, append(tc.first, "--out", dir)...)
+			if tc.before != nil {
+				tc.before(dir)
+			}
+			before := treeOf(t, dir)
+			require.Contains(t, before, htmlreport.Name)
+			_, stderr, code := simulate(t, slices.Concat(tc.rerun, tc.fail, []string{"--force", "--out", dir})...)
+			require.Equal(t, exitFail, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.Equal(t, before, treeOf(t, dir), "the old result, byte for byte")
+			_, err := rundir.Open(dir)
+			require.NoError(t, err)
+
+			if tc.before != nil {
+				require.NoError(t, os.Remove(filepath.Join(dir, "charts")))
+			}
+			mustSimulate(t, slices.Concat(tc.rerun, []string{"--force", "--out", dir})...)
+			m, err := rundir.ReadManifest(dir)
+			require.NoError(t, err)
+			for f := range treeOf(t, dir) {
+				assert.True(t, slices.Contains(m.Files, f) || f == rundir.ManifestName || f == htmlreport.Name || f == train.IdentityFile, "%s: a file the new result does not list", f)
+			}
+		})
+	}
+}
+
+// treeOf returns every file below dir, by slash-separated relative path,
+// as its mode, modification time and the SHA-256 of its content (which
+// keeps a failure's diff short).
+func treeOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = fmt.Sprintf("%v %v %x", fi.Mode(), fi.ModTime(), sha256.Sum256(b))
+		return nil
+	}))
+	return files
 }
 
 // TestArgumentCounts: a wrong number of arguments is counted in words

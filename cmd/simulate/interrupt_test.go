@@ -369,6 +369,53 @@ func TestTrainInterruptSaysHowToResume(t *testing.T) {
 	}
 }
 
+// TestForcedTrainingInterrupted sends SIGINT to a forced training over a
+// complete one once it has checkpoints: the old training comes back as
+// it was, byte for byte, with nothing of the new one, and the note says
+// so.
+func TestForcedTrainingInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulate binary")
+	}
+	bin := binary(t)
+	out := filepath.Join(t.TempDir(), "train")
+	mustSimulate(t, "train", "tiny", "--set", "train.iterations=3", "--seeds", "1", "--out", out)
+	before := treeOf(t, out)
+	args := []string{"train", "tiny", "--set", "train.iterations=100000", "--seeds", "1", "--workers", "1", "--charts=false", "--force", "--out", out}
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for wait := time.After(1500 * time.Millisecond); ; {
+		parts, _ := filepath.Glob(filepath.Join(out, train.CheckpointDir, "*.gob"))
+		if wait == nil && len(parts) > 0 {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the training ended before the interrupt: %v\n%s", err, stderr.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatal("no checkpoint after 60 s")
+		case <-wait:
+			wait = nil
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("still running 10 s after SIGINT")
+	}
+	assert.Contains(t, stderr.String(), "simulate train: "+out+" still holds the training this one was to replace, and nothing of this one is kept; to train again, run: simulate "+strings.Join(args, " ")+"\n")
+	assert.Equal(t, before, treeOf(t, out), "the old training, byte for byte")
+}
+
 func TestShellJoin(t *testing.T) {
 	cases := []struct {
 		argv []string

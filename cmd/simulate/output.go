@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -44,6 +42,13 @@ func createDir(out string, kind rundir.Kind, force bool) (*rundir.Dir, error) {
 			return nil, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
 		}
 	}
+	// A result that a killed forced rerun set aside is the directory's
+	// result again before anything here looks at it.
+	if rundir.CheckDir(out) == nil {
+		if _, err := rundir.Recover(out); err != nil {
+			return nil, err
+		}
+	}
 	_, err := os.Stat(filepath.Join(out, rundir.ManifestName))
 	complete := err == nil
 	if complete {
@@ -68,10 +73,12 @@ func createDir(out string, kind rundir.Kind, force bool) (*rundir.Dir, error) {
 		return nil, err
 	}
 	if complete {
-		// The replaced run's page goes with its other files: written
-		// after its manifest, it is not listed there, and left stale it
-		// would keep a rerun that stops early from its directory.
-		if err := os.Remove(filepath.Join(out, htmlreport.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// The replaced run's page goes aside with its other files:
+		// written after its manifest, it is not listed there; a rerun
+		// that fails puts it back with them, one that commits writes
+		// its own.
+		if err := d.SetAside(htmlreport.Name); err != nil {
+			d.Abort()
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // resumeArgs is a training of a few seconds: long enough to be killed in
@@ -125,4 +126,20 @@ func TestTrainFailingAfterItsJobsResumes(t *testing.T) {
 	_, stderr, code = simulate(t, args...)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "resuming "+out+": 6 of 6 iterations done")
+}
+
+// TestResumeHintOfAForcedTraining: a forced training that replaces a
+// complete one and is interrupted keeps nothing of its own (Abort puts
+// the old one back), and its hint says so rather than counting
+// checkpoints.
+func TestResumeHintOfAForcedTraining(t *testing.T) {
+	out := t.TempDir()
+	d, err := rundir.Create(out, false)
+	require.NoError(t, err)
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain}))
+	d, err = rundir.Create(out, true)
+	require.NoError(t, err)
+	defer d.Abort()
+	assert.Equal(t, out+" still holds the training this one was to replace, and nothing of this one is kept; to train again, run: simulate train tiny --force",
+		resumeHint(d, nil, 6, []string{"simulate", "train", "tiny", "--force"}))
 }

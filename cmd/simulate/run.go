@@ -97,7 +97,10 @@ manifest.json is complete. A run that fails or is interrupted removes the
 files it wrote. Run refuses a directory that holds a manifest.json, or
 other files without one (a folder of yours, or what a killed run left),
 unless --force is given, and one that holds a training or a sweep
-(train.json, sweep.json) even then.
+(train.json, sweep.json) even then. With --force the old run stays whole,
+set aside in DIR/.swarmsim-previous, until the new one is complete: a rerun that
+fails or is interrupted puts it back as it was, and the next command
+writing to DIR puts back one that a kill left aside.
 
 A progress bar is drawn on standard error when it is a terminal;
 otherwise (a log file, a batch job) a plain progress line is printed

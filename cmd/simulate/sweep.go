@@ -241,6 +241,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 			return err
 		}
 		if err := writeSweepOutputs(ctx, s, sdir, sweepOutputs{source: sc.Source, plan: plan, recs: mine}); err != nil {
+			sdir.Abort() // puts back the shard's table of an earlier run, if any
 			return err
 		}
 		see := s.writeReport(sdir.Path())

@@ -123,8 +123,11 @@ command to run. The same holds after a figures list that named a chart
 the training did not draw: with the list corrected, the command finishes
 from the checkpoints (train.json leaves the list out, as it changes no
 number). A complete directory keeps no checkpoints; --force discards them
-and starts over. A training that stops before its first checkpoint
-leaves no directory behind.`,
+and starts over. A forced training over a complete one keeps the old one
+whole, set aside in DIR/.swarmsim-previous, until the new one is complete: one that
+fails or is interrupted puts the old one back as it was and keeps nothing
+of its own. A training that stops before its first checkpoint leaves no
+directory behind.`,
 	Examples: `
 	simulate train latency-pressure
 	simulate train latency-pressure --seeds 5 --workers 2 --out results/lp
@@ -345,8 +348,14 @@ func joinAnd(names []string) string {
 // counts the checkpoints, not the iterations that finished: a job
 // checkpoints at most every quarter second, so the last iterations
 // before an interrupt, or all of a short training's, may be lost. jobs
-// are the training's jobs as a rerun makes them, before any resumed.
+// are the training's jobs as a rerun makes them, before any resumed. A
+// forced training that replaces a complete one keeps no checkpoints: the
+// one it replaces is put back (dir.Abort), and a forced rerun would start
+// over anyway.
 func resumeHint(dir *rundir.Dir, jobs []*train.Job, total int, argv []string) string {
+	if dir.Replacing() {
+		return fmt.Sprintf("%s still holds the training this one was to replace, and nothing of this one is kept; to train again, run: %s", dir.Path(), shellJoin(argv))
+	}
 	kept, err := train.Resume(dir, jobs)
 	switch {
 	case err != nil:

@@ -78,11 +78,21 @@ func checkpointKey(j *Job) string {
 // OpenDir opens out for training sc for seeds seeds from seed: a new
 // directory, or one that holds checkpoints of the same training, which
 // then resumes (see Resume). A directory that holds a complete result is
-// refused unless force is set; force also discards checkpoints.
+// refused unless force is set; force also discards checkpoints. The
+// complete training that force replaces stays whole, set aside, until the
+// new one commits: Abort puts it back (and discards the new training's
+// checkpoints, which only a forced rerun, starting over, would meet).
 func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force bool) (*rundir.Dir, error) {
 	id := trainIdentity{Scenario: sc.Name, Hash: sc.WorkHash, Seed: seed, Seeds: seeds}
 	if err := rundir.CheckDir(out); err != nil {
 		return nil, err
+	}
+	// A result that a killed forced rerun set aside comes back first,
+	// unless that rerun's training resumes here (its commit removes it).
+	if force || !isFile(filepath.Join(out, IdentityFile)) {
+		if _, err := rundir.Recover(out); err != nil {
+			return nil, err
+		}
 	}
 	// A complete training is overwritten only with force; a complete
 	// result of another kind never is, which the claim below says.

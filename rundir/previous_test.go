@@ -1,0 +1,315 @@
+package rundir_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+// snapshot returns every file below dir, by slash-separated relative
+// path, as its content, mode and modification time: two snapshots are
+// equal only where no file was rewritten.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = fi.Mode().String() + " " + fi.ModTime().Format(time.RFC3339Nano) + " " + string(b)
+		return nil
+	}))
+	return files
+}
+
+// oldResult writes a complete result into a new directory, with a file
+// that its manifest does not list (a page, a note of the user's), and
+// returns the directory. Its files are dated in the past, so that a file
+// rewritten with the same bytes shows.
+func oldResult(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run")
+	d, err := rundir.Create(path, false)
+	require.NoError(t, err)
+	for _, f := range []string{"episodes.csv", "summary.csv", "charts/a.svg", "charts/b.svg"} {
+		require.NoError(t, d.Write(f, []byte("old "+f+"\n")))
+	}
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "old"}))
+	require.NoError(t, os.WriteFile(filepath.Join(path, "report.html"), []byte("old page\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(path, "notes.txt"), []byte("mine\n"), 0o600))
+	past := time.Now().Add(-time.Hour)
+	require.NoError(t, filepath.WalkDir(path, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, past, past)
+	}))
+	return path
+}
+
+// newWork writes, into d, files of the names of the old result's
+// (episodes.csv, charts/a.svg) and others (new.csv, more/x.csv).
+func newWork(t *testing.T, d *rundir.Dir) {
+	t.Helper()
+	for _, f := range []string{"episodes.csv", "charts/a.svg", "new.csv", "more/x.csv"} {
+		require.NoError(t, d.Write(f, []byte("new "+f+"\n")))
+	}
+}
+
+// TestForceKeepsTheOldResult: a forced Create sets the complete result
+// aside, where no reader finds it, and the new work writes in place; an
+// Abort, whatever the new work wrote, leaves the old result as it was,
+// byte for byte, and a Commit leaves only the new one.
+func TestForceKeepsTheOldResult(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		work   func(t *testing.T, d *rundir.Dir)
+		commit bool
+	}{
+		{"abort, nothing written", func(*testing.T, *rundir.Dir) {}, false},
+		{"abort after files of the same names and others", newWork, false},
+		{"abort after the page is set aside", func(t *testing.T, d *rundir.Dir) {
+			require.NoError(t, d.SetAside("report.html"))
+			newWork(t, d)
+		}, false},
+		{"commit", newWork, true},
+		{"commit after the page is set aside", func(t *testing.T, d *rundir.Dir) {
+			require.NoError(t, d.SetAside("report.html"))
+			newWork(t, d)
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := oldResult(t)
+			before := snapshot(t, path)
+			d, err := rundir.Create(path, true)
+			require.NoError(t, err)
+			assert.True(t, d.Replacing())
+			tc.work(t, d)
+
+			// While the new work runs, the directory is incomplete, and
+			// the result set aside is not one to read.
+			_, err = rundir.Open(path)
+			assert.ErrorIs(t, err, rundir.ErrIncomplete)
+			assert.NotContains(t, err.Error(), rundir.PreviousDir)
+			listed, err := rundir.List(filepath.Dir(path))
+			require.NoError(t, err)
+			assert.Empty(t, listed)
+
+			if !tc.commit {
+				d.Abort()
+				assert.Equal(t, before, snapshot(t, path), "the old result, byte for byte")
+				r, err := rundir.Open(path)
+				require.NoError(t, err)
+				assert.Equal(t, "old", r.Manifest.Scenario)
+				return
+			}
+			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "new"}))
+			assert.False(t, d.Replacing())
+			after := snapshot(t, path)
+			r, err := rundir.Open(path)
+			require.NoError(t, err)
+			assert.Equal(t, "new", r.Manifest.Scenario)
+			assert.Equal(t, []string{"charts/a.svg", "episodes.csv", "more/x.csv", "new.csv"}, r.Manifest.Files)
+			want := []string{rundir.ManifestName, "notes.txt"}
+			if _, ok := after["report.html"]; ok {
+				want = append(want, "report.html") // not set aside: the caller's to replace
+			}
+			assert.ElementsMatch(t, append(want, r.Manifest.Files...), keys(after), "nothing of the old result but what no manifest listed")
+			assert.Equal(t, before["notes.txt"], after["notes.txt"])
+			assert.NoDirExists(t, filepath.Join(path, rundir.PreviousDir))
+		})
+	}
+}
+
+func keys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// TestRecover: a forced rerun killed at any point leaves a directory from
+// which the next Create (or Claim.Open, or Recover) gets back a complete
+// result: the old one where the rerun did not commit, the new one where
+// it did, and no PreviousDir either way.
+func TestRecover(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// kill leaves path as a process killed at some point would.
+		kill func(t *testing.T, path string)
+		old  bool // the old result comes back (else the new one stays)
+		// moved says that Recover moves the old result back: false
+		// where the manifest was back already.
+		moved bool
+	}{
+		{"killed before writing", func(t *testing.T, path string) {
+			_, err := rundir.Create(path, true)
+			require.NoError(t, err)
+		}, true, true},
+		{"killed while writing", func(t *testing.T, path string) {
+			d, err := rundir.Create(path, true)
+			require.NoError(t, err)
+			newWork(t, d)
+		}, true, true},
+		{"killed while putting the old result back", func(t *testing.T, path string) {
+			d, err := rundir.Create(path, true)
+			require.NoError(t, err)
+			newWork(t, d)
+			prev := filepath.Join(path, rundir.PreviousDir)
+			require.NoError(t, os.Rename(filepath.Join(prev, "summary.csv"), filepath.Join(path, "summary.csv")))
+		}, true, true},
+		{"killed after putting the manifest back", func(t *testing.T, path string) {
+			d, err := rundir.Create(path, true)
+			require.NoError(t, err)
+			prev := filepath.Join(path, rundir.PreviousDir)
+			require.NoError(t, os.Rename(filepath.Join(prev, rundir.ManifestName), filepath.Join(path, rundir.ManifestName)))
+			for _, f := range []string{"episodes.csv", "summary.csv", "charts/a.svg", "charts/b.svg"} {
+				require.NoError(t, os.Rename(filepath.Join(prev, f), d.Join(f)))
+			}
+		}, true, false},
+		{"killed after the commit", func(t *testing.T, path string) {
+			d, err := rundir.Create(path, true)
+			require.NoError(t, err)
+			newWork(t, d)
+			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "new"}))
+			// The commit removed the old result; put a copy back, as a
+			// kill before that removal would have left it.
+			require.NoError(t, os.MkdirAll(filepath.Join(path, rundir.PreviousDir), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(path, rundir.PreviousDir, rundir.ManifestName), []byte(`{"kind":"run","scenario":"old"}`), 0o644))
+		}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, how := range []string{"Create", "Create --force", "Recover", "Claim.Open --anew"} {
+				t.Run(how, func(t *testing.T) {
+					path := oldResult(t)
+					before := snapshot(t, path)
+					tc.kill(t, path)
+					switch how {
+					case "Create":
+						_, err := rundir.Create(path, false)
+						if tc.old {
+							assert.ErrorContains(t, err, "holds a complete run")
+						}
+					case "Create --force":
+						d, err := rundir.Create(path, true)
+						require.NoError(t, err)
+						d.Abort()
+					case "Recover":
+						restored, err := rundir.Recover(path)
+						require.NoError(t, err)
+						assert.Equal(t, tc.moved, restored)
+					case "Claim.Open --anew":
+						// A claim refuses a complete result without its
+						// identity file: it must see the result first.
+						c := claim("A")
+						c.Sole = true
+						_, err := c.Open(path, true)
+						assert.ErrorContains(t, err, "holds a complete run without plan.json")
+					}
+					assert.NoDirExists(t, filepath.Join(path, rundir.PreviousDir))
+					r, err := rundir.Open(path)
+					require.NoError(t, err)
+					if tc.old {
+						// Files of the killed rerun that the old result
+						// does not have (new.csv) stay, as those of any
+						// killed run do; the others are the old ones.
+						after := snapshot(t, path)
+						for f, b := range before {
+							assert.Equal(t, b, after[f], "the old %s, byte for byte", f)
+						}
+						assert.Equal(t, "old", r.Manifest.Scenario)
+					} else {
+						assert.Equal(t, "new", r.Manifest.Scenario)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestForceSoleClaim: a forced Sole claim (a training) over a complete
+// result of the same kind of work sets it aside with its identity file;
+// an Abort puts both back and drops the new work's identity file and
+// parts, which would describe work that the restored result does not; a
+// Commit leaves only the new result; and a resume of the new work finds
+// the old result still set aside, for its Commit to remove.
+func TestForceSoleClaim(t *testing.T) {
+	sole := func(id string) *rundir.Claim { c := claim(id); c.Sole = true; return c }
+	complete := func(t *testing.T) string {
+		path := filepath.Join(t.TempDir(), "train")
+		d, err := sole("A").Open(path, false)
+		require.NoError(t, err)
+		require.NoError(t, d.Write("iterations.csv", []byte("old\n")))
+		require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain, Scenario: "old"}))
+		return path
+	}
+	for _, id := range []string{"A", "B"} {
+		t.Run("abort, claim "+id, func(t *testing.T) {
+			path := complete(t)
+			before := snapshot(t, path)
+			d, err := sole(id).Open(path, true)
+			require.NoError(t, err)
+			require.NoError(t, d.Write("iterations.csv", []byte("new\n")))
+			require.NoError(t, rundir.WriteFile(d.Join("parts/1.json"), []byte("1")))
+			d.Abort()
+			assert.Equal(t, before, snapshot(t, path))
+		})
+		t.Run("commit, claim "+id, func(t *testing.T) {
+			path := complete(t)
+			d, err := sole(id).Open(path, true)
+			require.NoError(t, err)
+			require.NoError(t, d.Write("fit.csv", []byte("new\n")))
+			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain, Scenario: "new"}))
+			assert.ElementsMatch(t, []string{rundir.ManifestName, "fit.csv", "plan.json"}, keys(snapshot(t, path)))
+			b, err := os.ReadFile(filepath.Join(path, "plan.json"))
+			require.NoError(t, err)
+			assert.Equal(t, id, string(b))
+		})
+	}
+	t.Run("killed, then resumed", func(t *testing.T) {
+		path := complete(t)
+		d, err := sole("B").Open(path, true)
+		require.NoError(t, err)
+		require.NoError(t, rundir.WriteFile(d.Join("parts/1.json"), []byte("1")))
+		// Killed here. The same work resumes with its part.
+		d, err = sole("B").Open(path, false)
+		require.NoError(t, err)
+		assert.FileExists(t, filepath.Join(path, "parts", "1.json"))
+		assert.DirExists(t, filepath.Join(path, rundir.PreviousDir))
+		require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain, Scenario: "new"}))
+		assert.NoDirExists(t, filepath.Join(path, rundir.PreviousDir))
+	})
+	t.Run("killed, then forced again", func(t *testing.T) {
+		path := complete(t)
+		before := snapshot(t, path)
+		d, err := sole("B").Open(path, true)
+		require.NoError(t, err)
+		require.NoError(t, rundir.WriteFile(d.Join("parts/1.json"), []byte("1")))
+		// Killed here. A forced rerun starts over, from the old result.
+		d, err = sole("B").Open(path, true)
+		require.NoError(t, err)
+		assert.NoFileExists(t, filepath.Join(path, "parts", "1.json"))
+		d.Abort()
+		assert.Equal(t, before, snapshot(t, path))
+	})
+}
