@@ -73,8 +73,9 @@ func unless(used bool, format string, args ...any) string {
 // those that do nothing under `simulate run` for RunInert. read holds the
 // paths of the inertRules that some trial of the variant's sweep reads
 // (nil without a sweep): those values count, though the variant's own
-// spec leaves them inert.
-func (p *parse) checkInert(vs *variantState, read map[string]bool) {
+// spec leaves them inert. runRead holds the paths of the runInertRules
+// whose value another variant shares and reads (runReadBy).
+func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
 	always, run := inertProblems(&vs.Spec)
 	for _, pr := range always {
 		if !read[pr.path] {
@@ -82,8 +83,57 @@ func (p *parse) checkInert(vs *variantState, read map[string]bool) {
 		}
 	}
 	for _, pr := range run {
-		p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
+		if !runRead[pr.path] {
+			p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
+		}
 	}
+}
+
+// runReadBy returns, for each variant, the paths of the runInertRules
+// whose value (not the default) some variant with the same value reads.
+// Variants that differ in their organization compare them under one
+// setting, as the trials of a sweep of command run do (checkRunTrials):
+// a check's cost set once for sequential, independent and team means it
+// for the two that check. A value that no variant holding it reads is
+// silent, and so is one a variant sets apart from the others.
+func runReadBy(variants []variantState) []map[string]bool {
+	out := make([]map[string]bool, len(variants))
+	for i := range out {
+		out[i] = map[string]bool{}
+	}
+	defaults := reflect.ValueOf(&defaultSpec).Elem()
+	for _, r := range runInertRules {
+		segs, err := parsePath(r.path)
+		if err != nil {
+			panic(err) // a rule's path is a constant
+		}
+		d, err := findField(defaults, segs, nil)
+		if err != nil {
+			panic(fmt.Sprintf("inert rule %s: %v", r.path, err))
+		}
+		values := make([]any, len(variants))
+		reads := make([]bool, len(variants))
+		for i := range variants {
+			v, err := findField(reflect.ValueOf(&variants[i].Spec).Elem(), segs, nil)
+			if err != nil {
+				panic(fmt.Sprintf("inert rule %s: %v", r.path, err))
+			}
+			values[i] = v.Interface()
+			reads[i] = r.inert(&variants[i].Spec) == ""
+		}
+		for i := range variants {
+			if reflect.DeepEqual(values[i], d.Interface()) {
+				continue
+			}
+			for j := range variants {
+				if reads[j] && reflect.DeepEqual(values[j], values[i]) {
+					out[i][r.path] = true
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // inertProblems returns the values of spec that do nothing, and those
@@ -287,8 +337,9 @@ func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 			}
 		}
 	})
+	runRead := runReadBy(variants)
 	for i := range variants {
-		p.checkInert(&variants[i], read[i])
+		p.checkInert(&variants[i], read[i], runRead[i])
 	}
 	for _, ax := range p.axes {
 		if w := why[ax.path]; w != "" && !readBy[ax.path] {

@@ -296,9 +296,9 @@ func TestInertInSweep(t *testing.T) {
 
 // TestRunInert: a hand-off setting that a fixed organization never
 // exercises loads (training uses it) but is refused for an evaluation,
-// at the place the value was given; a learned policy, or an organization
-// that delegates, makes it count; a sweep of command run refuses it
-// outright.
+// at the place the value was given; a learned policy, an organization
+// that delegates, or another variant that shares the value and delegates
+// makes it count; a sweep of command run refuses it outright.
 func TestRunInert(t *testing.T) {
 	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective:\n  agents: 4\n"
 	tests := []struct {
@@ -318,8 +318,14 @@ func TestRunInert(t *testing.T) {
 		{"miss with a learned policy", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: sequential}\n", []string{"policy.file=p.json"}, nil},
 		{"an organization given by a flag", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\n", []string{"policy.organization=independent"},
 			[]string{`--set policy.organization=independent: collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)`}},
-		{"an organization given by a variant", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil,
-			[]string{`d.yaml:8:21: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
+		{"an organization given by a variant", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential, collective.handoff.miss: 0.7}}\n", nil,
+			[]string{`d.yaml:8:54: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
+		// Variants compare organizations under one setting, as a sweep's
+		// trials do: a value that a variant holding it reads counts.
+		{"a value shared with a variant that reads it", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil, nil},
+		{"a value shared by variants that never read it", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: independent}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil,
+			[]string{`d.yaml:4:13: collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "independent"`,
+				`d.yaml:8:21: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
 		{"miss under an orchestrator", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: centralized}\n", nil, nil},
 		{"no handoff", head + "policy: {organization: sequential}\n", nil, nil},
 	}
