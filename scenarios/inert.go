@@ -308,6 +308,8 @@ var orgRules = []orgRule{
 	{paths: []string{"collective.check.by"}, reads: func(f policy.Fixed) bool { return delegates(f) && f.Checks },
 		never: "has no helper check a part", nevers: "have no helper check a part",
 		so: "so none is handed back for the orchestrator's check"},
+	{paths: []string{"collective.check.cost", "collective.check.accuracy", "collective.check.retries"}, reads: func(f policy.Fixed) bool { return f.Checks },
+		never: "never checks a part", nevers: "never check a part", so: "so no check is priced, judged or retried"},
 	{paths: []string{"collective.reconcile.mode", "collective.reconcile.rework"}, reads: delegates,
 		never: "never delegates", nevers: "never delegate",
 		so: "so every part of an attempt is one agent's and no join has parts to reconcile"},

@@ -371,11 +371,11 @@ func TestRunInert(t *testing.T) {
 
 // TestRunInertByOrganization: a setting of what a fixed organization
 // never does (hand-offs and messages, findings' receivers, spawning,
-// selecting among attempts, checks by the orchestrator, reconciling)
-// loads, since training may do it, but is refused for an evaluation
-// under an organization that never reads it; an organization that reads
-// it, a learned policy, variants or a sweep of command run comparing an
-// organization that reads it make it count.
+// selecting among attempts, checks, reconciling) loads, since training
+// may do it, but is refused for an evaluation under an organization that
+// never reads it; an organization that reads it, a learned policy,
+// variants or a sweep of command run comparing an organization that reads
+// it make it count.
 func TestRunInertByOrganization(t *testing.T) {
 	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m, coupling: 0.5}\ncollective:\n  agents: 4\n"
 	tests := []struct {
@@ -404,6 +404,10 @@ func TestRunInertByOrganization(t *testing.T) {
 			`the fixed organization "sequential" has no helper check a part, so none is handed back for the orchestrator's check (centralized, hybrid, split and team do)`},
 		{"collective.check.by=orchestrator", "independent", "centralized", `the fixed organization "independent" has no helper check a part`},
 		{"collective.check.by=orchestrator", "decentralized", "team", `the fixed organization "decentralized" has no helper check a part`},
+		{"collective.check.cost=3", "independent", "sequential",
+			`the fixed organization "independent" never checks a part, so no check is priced, judged or retried (centralized, hybrid, sequential, single, split and team do)`},
+		{"collective.check.accuracy=0.5", "decentralized", "team", `the fixed organization "decentralized" never checks a part`},
+		{"collective.check.retries=0", "independent", "hybrid", `the fixed organization "independent" never checks a part`},
 		{"collective.reconcile.mode=rework", "sequential", "decentralized",
 			`the fixed organization "sequential" never delegates, so every part of an attempt is one agent's and no join has parts to reconcile (centralized, decentralized, hybrid, split and team do)`},
 		{"collective.reconcile.mode=rework", "independent", "split", `the fixed organization "independent" never delegates, so every part of an attempt is one agent's and no join`},
