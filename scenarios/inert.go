@@ -367,7 +367,7 @@ func (r orgRule) why(names []string) string {
 }
 
 // neverDelegate is why a hand-off setting does nothing under the named
-// fixed organizations.
+// fixed organizations (the first of orgRules is collective.handoff.miss).
 func neverDelegate(names []string) string { return orgRules[0].why(names) }
 
 // quoteList is list of the names quoted.
@@ -499,9 +499,10 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 
 // RunInert returns the errors of values that an evaluation of the
 // scenario's variants (`simulate run`, `simulate trace`) would leave
-// without effect, though training would use them: a hand-off setting
-// under a fixed organization that never makes such a hand-off. Load
-// accepts them, since the same file trains; the run and trace commands
+// without effect, though training would use them: a setting of what the
+// variant's fixed organization never does (a hand-off, a message, a
+// finding, a spawn, a selection among attempts, a check), unless another
+// variant holding the same value reads it (runReadBy). Load accepts them, since the same file trains; the run and trace commands
 // refuse them. Errors are *Error values, joined when there are several;
 // nil when there are none.
 func (sc *Scenario) RunInert() error { return sc.runInert }
