@@ -49,6 +49,7 @@ func TestHoldOut(t *testing.T) {
 			yaml := f.Scenario("holdout-"+out, train)
 			sc, err := scenarios.Parse(yaml, "scenario.yaml", nil)
 			require.NoError(t, err, string(yaml))
+			require.NoError(t, sc.RunInert(), "simulate run takes the scenario: every value acts")
 
 			held, err := calibrate.Load([]string{filepath.Join(root, out)})
 			require.NoError(t, err)

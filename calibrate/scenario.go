@@ -116,10 +116,19 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 		w("  api:")
 		f.writeAPI(w, m, "    ")
 	}
-	w("  # The traced runs never check, retry or select: a check costs nothing and")
-	w("  # always passes, and selecting the one attempt takes no time.")
-	w("  check: {cost: 0, accuracy: 1, retries: 0}")
-	w("  select: {cost: 0s, accuracy: 1}")
+	// Only what the organization below reads (a run refuses the rest):
+	// split checks each part and never selects; independent never checks,
+	// and selects only among the attempts of several agents.
+	switch {
+	case nodes > 1:
+		w("  # The traced runs never check or retry: a check costs nothing and always")
+		w("  # passes.")
+		w("  check: {cost: 0, accuracy: 1, retries: 0}")
+	case agents > 1:
+		w("  # The traced runs never select: selecting among the attempts takes no time")
+		w("  # and never errs.")
+		w("  select: {cost: 0s, accuracy: 1}")
+	}
 	w("")
 	w("policy:")
 	if nodes > 1 {

@@ -69,6 +69,7 @@ func TestMultiAgent(t *testing.T) {
 			// agents, one call per subtask (20 calls over 2 runs of 10).
 			sc, err := scenarios.Parse(f.Scenario("multiagent", []string{file}), "scenario.yaml", nil)
 			require.NoError(t, err)
+			require.NoError(t, sc.RunInert(), "simulate run takes the scenario: every value acts")
 			task, coll := sc.Base.Task, sc.Base.Collective
 			assert.Equal(t, "fork-join", task.Shape)
 			assert.Equal(t, 3, task.Width)

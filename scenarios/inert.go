@@ -73,8 +73,9 @@ func unless(used bool, format string, args ...any) string {
 // those that do nothing under `simulate run` for RunInert. read holds the
 // paths of the inertRules that some trial of the variant's sweep reads
 // (nil without a sweep): those values count, though the variant's own
-// spec leaves them inert.
-func (p *parse) checkInert(vs *variantState, read map[string]bool) {
+// spec leaves them inert. runRead holds the paths of the runInertRules
+// whose value another variant shares and reads (runReadBy).
+func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
 	always, run := inertProblems(&vs.Spec)
 	for _, pr := range always {
 		if !read[pr.path] {
@@ -82,8 +83,57 @@ func (p *parse) checkInert(vs *variantState, read map[string]bool) {
 		}
 	}
 	for _, pr := range run {
-		p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
+		if !runRead[pr.path] {
+			p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
+		}
 	}
+}
+
+// runReadBy returns, for each variant, the paths of the runInertRules
+// whose value (not the default) some variant with the same value reads.
+// Variants that differ in their organization compare them under one
+// setting, as the trials of a sweep of command run do (checkRunTrials):
+// a check's cost set once for sequential, independent and team means it
+// for the two that check. A value that no variant holding it reads is
+// silent, and so is one a variant sets apart from the others.
+func runReadBy(variants []variantState) []map[string]bool {
+	out := make([]map[string]bool, len(variants))
+	for i := range out {
+		out[i] = map[string]bool{}
+	}
+	defaults := reflect.ValueOf(&defaultSpec).Elem()
+	for _, r := range runInertRules {
+		segs, err := parsePath(r.path)
+		if err != nil {
+			panic(err) // a rule's path is a constant
+		}
+		d, err := findField(defaults, segs, nil)
+		if err != nil {
+			panic(fmt.Sprintf("inert rule %s: %v", r.path, err))
+		}
+		values := make([]any, len(variants))
+		reads := make([]bool, len(variants))
+		for i := range variants {
+			v, err := findField(reflect.ValueOf(&variants[i].Spec).Elem(), segs, nil)
+			if err != nil {
+				panic(fmt.Sprintf("inert rule %s: %v", r.path, err))
+			}
+			values[i] = v.Interface()
+			reads[i] = r.inert(&variants[i].Spec) == ""
+		}
+		for i := range variants {
+			if reflect.DeepEqual(values[i], d.Interface()) {
+				continue
+			}
+			for j := range variants {
+				if reads[j] && reflect.DeepEqual(values[j], values[i]) {
+					out[i][r.path] = true
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // inertProblems returns the values of spec that do nothing, and those
@@ -212,43 +262,129 @@ func Unread(command, path string) string {
 // (`simulate run`, or a sweep of command run): a variant without
 // policy.file is evaluated with its fixed organization, whose decisions
 // (package policy) delegate only ready subtasks, and only in the
-// organizations that fan out. Training learns a policy that may do
-// either, so there these fields count.
+// organizations that fan out; the rest of the rules (orgRules) are the
+// fields that some fixed organizations never exercise. Training learns a
+// policy that may do anything, so there these fields count.
 var runInertRules = []inertRule{
 	{"collective.handoff.duplicates", func(s *Spec) string {
 		return unless(s.Policy.File != "", "every fixed organization (policy.organization) delegates only ready subtasks, so none hands out a duplicate")
-	}},
-	{"collective.handoff.miss", func(s *Spec) string {
-		if s.Policy.File != "" {
-			return ""
-		}
-		org, err := policy.Organization(s.Policy.Organization)
-		if err != nil || org.Fanout || org.Orchestrates {
-			return ""
-		}
-		return neverDelegate([]string{s.Policy.Organization})
 	}},
 }
 
 // runInertByOrganization gives, for the run rules whose reason names the
 // spec's fixed organization, the reason for several at once: a sweep of
 // command run over organizations names each once (checkRunTrials).
-var runInertByOrganization = map[string]func(names []string) string{
-	"collective.handoff.miss": neverDelegate,
+var runInertByOrganization = map[string]func(names []string) string{}
+
+// orgRule is a run rule for fields that a fixed organization reads only
+// when reads says so: the settings of what it never does.
+type orgRule struct {
+	paths []string
+	reads func(f policy.Fixed) bool
+	// never is what the organizations that do not read the fields never
+	// do, for one organization and for several ("never delegates", "never
+	// delegate"); so is what follows from it.
+	never, nevers, so string
+}
+
+// delegates reports whether a fixed organization ever hands a part to a
+// helper: only then do parts of one attempt have different makers.
+func delegates(f policy.Fixed) bool { return f.Fanout || f.Orchestrates }
+
+var orgRules = []orgRule{
+	{paths: []string{"collective.handoff.miss"}, reads: delegates,
+		never: "never delegates", nevers: "never delegate", so: "so no hand-off can be misunderstood"},
+	{paths: []string{"collective.spawn"}, reads: func(f policy.Fixed) bool { return delegates(f) || f.Attempts },
+		never: "never delegates nor starts an independent attempt", nevers: "never delegate nor start an independent attempt",
+		so: "so no helper is spawned"},
+	{paths: []string{"collective.comm.write", "collective.comm.read", "collective.comm.latency", "collective.comm.bandwidth", "collective.comm.message_tokens"},
+		reads: delegates, never: "never delegates", nevers: "never delegate",
+		so: "so every part of an attempt is one agent's and no message (hand-off, input or finding) is sent"},
+	{paths: []string{"collective.comm.topology"}, reads: func(f policy.Fixed) bool { return f.Shares },
+		never: "never shares findings", nevers: "never share findings", so: "so no finding is sent"},
+	{paths: []string{"collective.select.cost", "collective.select.accuracy", "collective.select.merge"}, reads: func(f policy.Fixed) bool { return f.Attempts },
+		never: "never starts independent attempts", nevers: "never start independent attempts",
+		so: "so there are no candidates to select among or merge"},
+	{paths: []string{"collective.check.by"}, reads: func(f policy.Fixed) bool { return delegates(f) && f.Checks },
+		never: "has no helper check a part", nevers: "have no helper check a part",
+		so: "so none is handed back for the orchestrator's check"},
+	{paths: []string{"collective.check.cost", "collective.check.accuracy", "collective.check.retries"}, reads: func(f policy.Fixed) bool { return f.Checks },
+		never: "never checks a part", nevers: "never check a part", so: "so no check is priced, judged or retried"},
+	{paths: []string{"collective.reconcile.mode", "collective.reconcile.rework"}, reads: delegates,
+		never: "never delegates", nevers: "never delegate",
+		so: "so every part of an attempt is one agent's and no join has parts to reconcile"},
+}
+
+func init() {
+	for _, r := range orgRules {
+		why := r.why
+		for _, path := range r.paths {
+			runInertRules = append(runInertRules, inertRule{path, func(s *Spec) string {
+				if s.Policy.File != "" || namedDefault(s, path) {
+					return ""
+				}
+				org, err := policy.Organization(s.Policy.Organization)
+				if err != nil || r.reads(org) {
+					return ""
+				}
+				return why([]string{s.Policy.Organization})
+			}})
+			runInertByOrganization[path] = why
+		}
+	}
+}
+
+// namedDefault reports whether the spec's value at path names what the
+// field's default (its empty value) does: no mistake wherever it is given.
+func namedDefault(s *Spec, path string) bool {
+	switch path {
+	case "collective.check.by":
+		return s.Collective.Check.By == collective.ByMaker
+	case "collective.select.merge":
+		return s.Collective.Select.Merge == collective.MergeVerify
+	}
+	return false
+}
+
+// why is the reason the rule's fields do nothing under the named fixed
+// organizations: what they never do, what follows, and which do.
+func (r orgRule) why(names []string) string {
+	who := "organization " + quoteList(names) + " " + r.never
+	if len(names) > 1 {
+		who = "organizations " + quoteList(names) + " " + r.nevers
+	}
+	var do []string
+	for _, n := range sortedKeys(policy.Organizations()) {
+		if org, _ := policy.Organization(n); r.reads(org) {
+			do = append(do, n)
+		}
+	}
+	verb := "does"
+	if len(do) > 1 {
+		verb = "do"
+	}
+	return "the fixed " + who + ", " + r.so + " (" + list(do) + " " + verb + ")"
 }
 
 // neverDelegate is why a hand-off setting does nothing under the named
-// fixed organizations.
-func neverDelegate(names []string) string {
+// fixed organizations (the first of orgRules is collective.handoff.miss).
+func neverDelegate(names []string) string { return orgRules[0].why(names) }
+
+// quoteList is list of the names quoted.
+func quoteList(names []string) string {
 	quoted := make([]string, len(names))
 	for i, n := range names {
 		quoted[i] = strconv.Quote(n)
 	}
-	who := "organization " + quoted[0] + " never delegates"
-	if n := len(quoted); n > 1 {
-		who = "organizations " + strings.Join(quoted[:n-1], ", ") + " and " + quoted[n-1] + " never delegate"
+	return list(quoted)
+}
+
+// list joins items as read aloud: "a", "a and b", "a, b and c".
+func list(items []string) string {
+	if n := len(items); n > 1 {
+		return strings.Join(items[:n-1], ", ") + " and " + items[n-1]
 	}
-	return "the fixed " + who + ", so no hand-off can be misunderstood (centralized, decentralized, hybrid, split and team do)"
+	return strings.Join(items, "")
 }
 
 // checkTrialsInert is checkInert for the variants of a scenario with a
@@ -287,8 +423,9 @@ func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 			}
 		}
 	})
+	runRead := runReadBy(variants)
 	for i := range variants {
-		p.checkInert(&variants[i], read[i])
+		p.checkInert(&variants[i], read[i], runRead[i])
 	}
 	for _, ax := range p.axes {
 		if w := why[ax.path]; w != "" && !readBy[ax.path] {
@@ -362,9 +499,10 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 
 // RunInert returns the errors of values that an evaluation of the
 // scenario's variants (`simulate run`, `simulate trace`) would leave
-// without effect, though training would use them: a hand-off setting
-// under a fixed organization that never makes such a hand-off. Load
-// accepts them, since the same file trains; the run and trace commands
+// without effect, though training would use them: a setting of what the
+// variant's fixed organization never does (a hand-off, a message, a
+// finding, a spawn, a selection among attempts, a check), unless another
+// variant holding the same value reads it (runReadBy). Load accepts them, since the same file trains; the run and trace commands
 // refuse them. Errors are *Error values, joined when there are several;
 // nil when there are none.
 func (sc *Scenario) RunInert() error { return sc.runInert }

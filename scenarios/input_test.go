@@ -296,9 +296,9 @@ func TestInertInSweep(t *testing.T) {
 
 // TestRunInert: a hand-off setting that a fixed organization never
 // exercises loads (training uses it) but is refused for an evaluation,
-// at the place the value was given; a learned policy, or an organization
-// that delegates, makes it count; a sweep of command run refuses it
-// outright.
+// at the place the value was given; a learned policy, an organization
+// that delegates, or another variant that shares the value and delegates
+// makes it count; a sweep of command run refuses it outright.
 func TestRunInert(t *testing.T) {
 	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective:\n  agents: 4\n"
 	tests := []struct {
@@ -318,8 +318,14 @@ func TestRunInert(t *testing.T) {
 		{"miss with a learned policy", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: sequential}\n", []string{"policy.file=p.json"}, nil},
 		{"an organization given by a flag", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\n", []string{"policy.organization=independent"},
 			[]string{`--set policy.organization=independent: collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)`}},
-		{"an organization given by a variant", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil,
-			[]string{`d.yaml:8:21: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
+		{"an organization given by a variant", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential, collective.handoff.miss: 0.7}}\n", nil,
+			[]string{`d.yaml:8:54: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
+		// Variants compare organizations under one setting, as a sweep's
+		// trials do: a value that a variant holding it reads counts.
+		{"a value shared with a variant that reads it", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil, nil},
+		{"a value shared by variants that never read it", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: independent}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n", nil,
+			[]string{`d.yaml:4:13: collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "independent"`,
+				`d.yaml:8:21: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
 		{"miss under an orchestrator", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: centralized}\n", nil, nil},
 		{"no handoff", head + "policy: {organization: sequential}\n", nil, nil},
 	}
@@ -361,6 +367,102 @@ func TestRunInert(t *testing.T) {
 		`it acts with sweep.command train, or with policy.file (a learned policy)`, "every trial's organization, once")
 	_, err = scenarios.Parse([]byte(sweep+"  grid: {collective.agents: [2, 4]}\n"), "s.yaml", []string{"sweep.command=train"})
 	assert.NoError(t, err)
+}
+
+// TestRunInertByOrganization: a setting of what a fixed organization
+// never does (hand-offs and messages, findings' receivers, spawning,
+// selecting among attempts, checks, reconciling) loads, since training
+// may do it, but is refused for an evaluation under an organization that
+// never reads it; an organization that reads it, a learned policy,
+// variants or a sweep of command run comparing an organization that reads
+// it make it count.
+func TestRunInertByOrganization(t *testing.T) {
+	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m, coupling: 0.5}\ncollective:\n  agents: 4\n"
+	tests := []struct {
+		set          string // the value, as a --set
+		inert, reads string // an organization that never reads it, and one that does
+		why          string // the reason under inert
+	}{
+		{"collective.spawn=10m", "sequential", "independent",
+			`the fixed organization "sequential" never delegates nor starts an independent attempt, so no helper is spawned (centralized, decentralized, hybrid, independent, split and team do)`},
+		{"collective.spawn=10m", "single", "split", `the fixed organization "single" never delegates nor starts`},
+		{"collective.comm.write=1s", "sequential", "split",
+			`the fixed organization "sequential" never delegates, so every part of an attempt is one agent's and no message (hand-off, input or finding) is sent (centralized, decentralized, hybrid, split and team do)`},
+		{"collective.comm.read=10ms", "independent", "centralized", `the fixed organization "independent" never delegates, so every part`},
+		{"collective.comm.latency=30s", "single", "team", `the fixed organization "single" never delegates, so every part`},
+		{"collective.comm.bandwidth=1", "sequential", "hybrid", `the fixed organization "sequential" never delegates, so every part`},
+		{"collective.comm.message_tokens=5000", "independent", "decentralized", `the fixed organization "independent" never delegates, so every part`},
+		{"collective.comm.topology=broadcast", "split", "team",
+			`the fixed organization "split" never shares findings, so no finding is sent (decentralized, hybrid and team do)`},
+		{"collective.comm.topology=blackboard", "centralized", "hybrid", `the fixed organization "centralized" never shares findings`},
+		{"collective.comm.topology=blackboard", "sequential", "decentralized", `the fixed organization "sequential" never shares findings`},
+		{"collective.select.cost=20m", "team", "independent",
+			`the fixed organization "team" never starts independent attempts, so there are no candidates to select among or merge (independent does)`},
+		{"collective.select.accuracy=0.1", "sequential", "independent", `the fixed organization "sequential" never starts independent attempts`},
+		{"collective.select.merge=synthesis", "hybrid", "independent", `the fixed organization "hybrid" never starts independent attempts`},
+		{"collective.check.by=orchestrator", "sequential", "split",
+			`the fixed organization "sequential" has no helper check a part, so none is handed back for the orchestrator's check (centralized, hybrid, split and team do)`},
+		{"collective.check.by=orchestrator", "independent", "centralized", `the fixed organization "independent" has no helper check a part`},
+		{"collective.check.by=orchestrator", "decentralized", "team", `the fixed organization "decentralized" has no helper check a part`},
+		{"collective.check.cost=3", "independent", "sequential",
+			`the fixed organization "independent" never checks a part, so no check is priced, judged or retried (centralized, hybrid, sequential, single, split and team do)`},
+		{"collective.check.accuracy=0.5", "decentralized", "team", `the fixed organization "decentralized" never checks a part`},
+		{"collective.check.retries=0", "independent", "hybrid", `the fixed organization "independent" never checks a part`},
+		{"collective.reconcile.mode=rework", "sequential", "decentralized",
+			`the fixed organization "sequential" never delegates, so every part of an attempt is one agent's and no join has parts to reconcile (centralized, decentralized, hybrid, split and team do)`},
+		{"collective.reconcile.mode=rework", "independent", "split", `the fixed organization "independent" never delegates, so every part of an attempt is one agent's and no join`},
+	}
+	const lead = "never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): "
+	const tail = "; it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)"
+	for _, tt := range tests {
+		path := tt.set[:strings.Index(tt.set, "=")]
+		t.Run(tt.set+" under "+tt.inert, func(t *testing.T) {
+			load := func(org string, sets ...string) *scenarios.Scenario {
+				t.Helper()
+				sc, err := scenarios.Parse([]byte(head+"policy: {organization: "+org+"}\n"), "o.yaml", append([]string{tt.set}, sets...))
+				require.NoError(t, err, "training would use the value")
+				return sc
+			}
+			err := load(tt.inert).RunInert()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "--set "+tt.set+": "+path+": "+lead+tt.why)
+			assert.Contains(t, err.Error(), tail)
+			assert.NoError(t, load(tt.reads).RunInert(), "%s reads it", tt.reads)
+			assert.NoError(t, load(tt.inert, "policy.file=p.json").RunInert(), "a learned policy may read it")
+			variants := head + "policy: {organization: " + tt.inert + "}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: " + tt.reads + "}}\n"
+			sc, err := scenarios.Parse([]byte(variants), "v.yaml", []string{tt.set})
+			require.NoError(t, err)
+			assert.NoError(t, sc.RunInert(), "variants compare %s and %s under the value", tt.inert, tt.reads)
+
+			// A training sweep trains; a sweep of command run counts a
+			// value that some trial's organization reads, and refuses one
+			// that none does.
+			sweep := func(command, grid string) error {
+				src := head + "policy: {organization: " + tt.inert + "}\nsweep:\n  command: " + command + "\n  grid: {" + grid + "}\n"
+				_, err := scenarios.Parse([]byte(src), "s.yaml", []string{tt.set})
+				return err
+			}
+			assert.NoError(t, sweep("train", "collective.agents: [3, 4]"))
+			assert.NoError(t, sweep("run", "policy.organization: ["+tt.inert+", "+tt.reads+"]"), "%s reads it", tt.reads)
+			assert.ErrorContains(t, sweep("run", "collective.agents: [3, 4]"),
+				"--set "+tt.set+": "+path+": never acts in a sweep of command run: "+tt.why)
+		})
+	}
+
+	// A value that names what the default does is no mistake anywhere.
+	for _, set := range []string{"collective.check.by=maker", "collective.select.merge=verify"} {
+		sc, err := scenarios.Parse([]byte(head+"policy: {organization: sequential}\n"), "o.yaml", []string{set})
+		require.NoError(t, err)
+		assert.NoError(t, sc.RunInert(), set)
+	}
+
+	// Several organizations of a sweep are named once each, in a list.
+	_, err := scenarios.Parse([]byte(head+"  select: {cost: 20m}\npolicy: {organization: team}\nsweep:\n  command: run\n  grid: {policy.organization: [sequential, team, split]}\n"), "s.yaml", nil)
+	assert.EqualError(t, err, `s.yaml:4:12: collective.select.cost: never acts in a sweep of command run: `+
+		`the fixed organizations "sequential", "team" and "split" never start independent attempts, so there are no candidates to select among or merge (independent does); `+
+		`it acts with sweep.command train, or with policy.file (a learned policy)`)
+	_, err = scenarios.Parse([]byte(head+"  select: {cost: 20m}\npolicy: {organization: team}\nsweep:\n  command: run\n  grid: {policy.organization: [sequential, independent]}\n"), "s.yaml", nil)
+	assert.NoError(t, err, "independent reads it")
 }
 
 func TestShadowedSet(t *testing.T) {

@@ -338,10 +338,11 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	// With a sweep, a value counts when a trial reads it: the trials
 	// are known only once the sweep section is (checkTrialsInert).
 	sweepy := p.hasSweep()
+	runRead := runReadBy(variants)
 	for i := range variants {
 		p.validate(&variants[i])
 		if !sweepy {
-			p.checkInert(&variants[i], nil)
+			p.checkInert(&variants[i], nil, runRead[i])
 			for _, pr := range kindZeroProblems(&variants[i].Spec, p.kindWritten(&fl, i, nil)) {
 				p.report(pr.path, pr.msg, &variants[i])
 			}

@@ -775,8 +775,9 @@
 // The episode is the one 'simulate run' evaluates as episode --episode of
 // variant --variant with the same seed, --set values and --policy: the
 // same task draw and the same random streams, so the trace shows the row
-// of episodes.csv. As run does, trace refuses a setting that no fixed
-// organization exercises (collective.handoff.duplicates, for one) unless
+// of episodes.csv. As run does, trace refuses a setting that the
+// variant's fixed organization never exercises (collective.handoff.duplicates
+// under any, collective.select.cost under all but independent) unless
 // --policy gives a learned policy that may.
 //
 // With --format otlp the episode is written as OpenTelemetry spans under the

@@ -292,6 +292,7 @@ func TestBadInput(t *testing.T) {
 		{"sweep without shards", []string{"sweep", "pressure-sweep", "--shards", "0"}, exitUsage, []string{"simulate sweep: --shards 0: want"}},
 		{"trace without events", []string{"trace", testScenario, "--max-events", "0"}, exitUsage, []string{"simulate trace: --max-events 0: want"}},
 		{"a hand-off setting no fixed organization uses", []string{"run", "exp-parl"}, exitFail, []string{"simulate run: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)", "--policy FILE"}},
+		{"a selection setting the organization never uses", []string{"run", testScenario, "--set", "policy.organization=sequential", "--set", "collective.select.cost=20m"}, exitFail, []string{"simulate run: --set collective.select.cost=20m: collective.select.cost: never acts when a fixed organization is evaluated", `the fixed organization "sequential" never starts independent attempts`, "--policy FILE"}},
 		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command\n"}},
 		{"misspelt command", []string{"trian", testScenario}, exitUsage, []string{`simulate trian: unknown command; did you mean "train"?`}},
 		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},
