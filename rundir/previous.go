@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -60,7 +61,7 @@ func setAside(dir string, extra ...string) (bool, error) {
 // isPrevious reports whether the slash-separated relative path f is in
 // PreviousDir.
 func isPrevious(f string) bool {
-	return f == PreviousDir || len(f) > len(PreviousDir) && f[:len(PreviousDir)+1] == PreviousDir+"/"
+	return f == PreviousDir || strings.HasPrefix(f, PreviousDir+"/")
 }
 
 // moveFile renames the file name (slash-separated) from the directory

@@ -313,3 +313,28 @@ func TestForceSoleClaim(t *testing.T) {
 		assert.Equal(t, before, snapshot(t, path))
 	})
 }
+
+// TestSetAsideSkipsItsOwnFolder: a manifest that lists the folder a
+// result is set aside in, or a file in it (edited by hand), does not make
+// a forced Create move that folder into itself; the result's own files
+// are set aside and come back.
+func TestSetAsideSkipsItsOwnFolder(t *testing.T) {
+	for _, listed := range []string{rundir.PreviousDir, rundir.PreviousDir + "/x.csv"} {
+		t.Run(listed, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run")
+			d, err := rundir.Create(path, false)
+			require.NoError(t, err)
+			require.NoError(t, d.Write("a.csv", []byte("old\n")))
+			d.Record(listed, false)
+			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun}))
+			before := snapshot(t, path)
+
+			d, err = rundir.Create(path, true)
+			require.NoError(t, err)
+			assert.NoFileExists(t, filepath.Join(path, "a.csv"), "set aside")
+			assert.FileExists(t, filepath.Join(path, rundir.PreviousDir, "a.csv"))
+			d.Abort()
+			assert.Equal(t, before, snapshot(t, path))
+		})
+	}
+}
