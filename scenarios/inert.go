@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
@@ -101,28 +102,16 @@ func runReadBy(variants []variantState) []map[string]bool {
 	for i := range out {
 		out[i] = map[string]bool{}
 	}
-	defaults := reflect.ValueOf(&defaultSpec).Elem()
 	for _, r := range runInertRules {
-		segs, err := parsePath(r.path)
-		if err != nil {
-			panic(err) // a rule's path is a constant
-		}
-		d, err := findField(defaults, segs, nil)
-		if err != nil {
-			panic(fmt.Sprintf("inert rule %s: %v", r.path, err))
-		}
 		values := make([]any, len(variants))
+		given := make([]bool, len(variants))
 		reads := make([]bool, len(variants))
 		for i := range variants {
-			v, err := findField(reflect.ValueOf(&variants[i].Spec).Elem(), segs, nil)
-			if err != nil {
-				panic(fmt.Sprintf("inert rule %s: %v", r.path, err))
-			}
-			values[i] = v.Interface()
+			values[i], given[i] = r.value(&variants[i].Spec)
 			reads[i] = r.inert(&variants[i].Spec) == ""
 		}
 		for i := range variants {
-			if reflect.DeepEqual(values[i], d.Interface()) {
+			if !given[i] {
 				continue
 			}
 			for j := range variants {
@@ -148,19 +137,8 @@ func inertProblems(spec *Spec) (always, run []problem) {
 // from its default and that does nothing there, saying why with format.
 func inertValues(spec *Spec, rules []inertRule, format string) []problem {
 	var out []problem
-	defaults := reflect.ValueOf(&defaultSpec).Elem()
-	sv := reflect.ValueOf(spec).Elem()
 	for _, r := range rules {
-		segs, err := parsePath(r.path)
-		if err != nil {
-			panic(err) // a rule's path is a constant
-		}
-		v, err1 := findField(sv, segs, nil)
-		d, err2 := findField(defaults, segs, nil)
-		if err1 != nil || err2 != nil {
-			panic(fmt.Sprintf("inert rule %s: %v %v", r.path, err1, err2))
-		}
-		if reflect.DeepEqual(v.Interface(), d.Interface()) {
+		if _, given := r.value(spec); !given {
 			continue
 		}
 		if why := r.inert(spec); why != "" {
@@ -168,6 +146,46 @@ func inertValues(spec *Spec, rules []inertRule, format string) []problem {
 		}
 	}
 	return out
+}
+
+// ruleField is a rule's field: where it is in a Spec, and its default.
+type ruleField struct {
+	index []int // for reflect.Value.FieldByIndex
+	def   any
+}
+
+// ruleFields holds every rule's field, found once, when the first
+// scenario is checked (after every init has added its rules): a parse
+// checks each rule for each variant and trial.
+var ruleFields = sync.OnceValue(func() map[string]ruleField {
+	defaults := reflect.ValueOf(&defaultSpec).Elem()
+	fields := map[string]ruleField{}
+	for _, r := range slices.Concat(inertRules, runInertRules) {
+		segs, err := parsePath(r.path)
+		if err != nil {
+			panic(err) // a rule's path is a constant
+		}
+		var index []int
+		t := defaults.Type()
+		for _, s := range segs {
+			f, ok := lookupField(fieldsOf(t), s.key)
+			if !ok || s.index >= 0 {
+				panic(fmt.Sprintf("inert rule %s: no field %s in %s", r.path, s.key, t))
+			}
+			index = append(index, f.index...)
+			t = t.FieldByIndex(f.index).Type
+		}
+		fields[r.path] = ruleField{index, defaults.FieldByIndex(index).Interface()}
+	}
+	return fields
+})
+
+// value returns the rule's field in spec, and whether spec changes it from
+// its default.
+func (r inertRule) value(spec *Spec) (v any, given bool) {
+	f := ruleFields()[r.path]
+	v = reflect.ValueOf(spec).Elem().FieldByIndex(f.index).Interface()
+	return v, !reflect.DeepEqual(v, f.def)
 }
 
 // The commands other than evaluation (SweepRun) and training (SweepTrain)

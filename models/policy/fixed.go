@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -67,27 +68,28 @@ type Fixed struct {
 // centralized, hybrid and decentralized are their own. Split and team
 // delegate only when more than one subtask is ready, so they keep a
 // chain with one agent; the paper's orchestrator hands each step on.
-func Organizations() map[string]Fixed {
-	return map[string]Fixed{
-		"sequential":    {Name: "sequential", Checks: true},
-		"single":        {Name: "single", Checks: true},
-		"independent":   {Name: "independent", Attempts: true},
-		"split":         {Name: "split", Checks: true, Fanout: true},
-		"centralized":   {Name: "centralized", Checks: true, Orchestrates: true},
-		"team":          {Name: "team", Checks: true, Fanout: true, Shares: true},
-		"hybrid":        {Name: "hybrid", Checks: true, Orchestrates: true, Shares: true},
-		"decentralized": {Name: "decentralized", Fanout: true, Shares: true},
-	}
+func Organizations() map[string]Fixed { return maps.Clone(organizations) }
+
+// organizations are the fixed organizations by name: Organization looks
+// one up for every variant and trial a scenario's checks judge.
+var organizations = map[string]Fixed{
+	"sequential":    {Name: "sequential", Checks: true},
+	"single":        {Name: "single", Checks: true},
+	"independent":   {Name: "independent", Attempts: true},
+	"split":         {Name: "split", Checks: true, Fanout: true},
+	"centralized":   {Name: "centralized", Checks: true, Orchestrates: true},
+	"team":          {Name: "team", Checks: true, Fanout: true, Shares: true},
+	"hybrid":        {Name: "hybrid", Checks: true, Orchestrates: true, Shares: true},
+	"decentralized": {Name: "decentralized", Fanout: true, Shares: true},
 }
 
 // Organization returns the named fixed organization.
 func Organization(name string) (Fixed, error) {
-	orgs := Organizations()
-	if f, ok := orgs[name]; ok {
+	if f, ok := organizations[name]; ok {
 		return f, nil
 	}
-	names := make([]string, 0, len(orgs))
-	for n := range orgs {
+	names := make([]string, 0, len(organizations))
+	for n := range organizations {
 		names = append(names, n)
 	}
 	sort.Strings(names)
