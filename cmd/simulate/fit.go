@@ -62,6 +62,11 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	if err := scenarios.CheckName(o.name); err != nil {
 		return usagef("--name: %v", err)
 	}
+	// --out is refused before the traces are read and fitted, which may
+	// take a while; createDir checks it again when the fit is done.
+	if _, err := checkOut(o.out, rundir.KindFit, o.force); err != nil {
+		return err
+	}
 	tr, err := calibrate.Load(args)
 	if err != nil {
 		return err

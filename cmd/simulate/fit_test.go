@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -141,6 +142,51 @@ func TestWriteCDFSpansTheSample(t *testing.T) {
 			assert.InDelta(t, tc.lo, xs[0], 1e-12)
 			assert.InDelta(t, tc.hi, xs[59], 1e-12)
 			assert.True(t, slices.IsSorted(xs), "x increases: %v", xs)
+		})
+	}
+}
+
+// TestFitReplayCheckOutFirst: fit and replay refuse an --out they could
+// not write before they read a trace. The trace is not spans, so that a
+// command that read it first would fail on it instead.
+func TestFitReplayCheckOutFirst(t *testing.T) {
+	dir := t.TempDir()
+	notSpans := filepath.Join(dir, "notes.json")
+	require.NoError(t, os.WriteFile(notSpans, []byte(`{"title": "not spans"}`), 0o644))
+	result := func(name string, files map[string]string) string {
+		d := filepath.Join(dir, name)
+		require.NoError(t, os.Mkdir(d, 0o755))
+		for f, data := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(d, f), []byte(data), 0o644))
+		}
+		return d
+	}
+	fit := result("fit", map[string]string{rundir.ManifestName: `{"kind": "fit"}`})
+	replayed := result("replayed", map[string]string{rundir.ManifestName: `{"kind": "replay"}`})
+	sweep := result("sweep", map[string]string{results.PlanFile: `{}`})
+	mine := result("mine", map[string]string{"notes.txt": "mine"})
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"fit into a file", []string{"fit", notSpans, "--out", notSpans}, notSpans + " is a file"},
+		{"fit into a replay", []string{"fit", notSpans, "--out", replayed, "--force"}, replayed + " holds the results of a replay"},
+		{"fit into a complete fit", []string{"fit", notSpans, "--out", fit}, fit + " holds a complete run (manifest.json); use --force"},
+		{"fit into a sweep", []string{"fit", notSpans, "--out", sweep, "--force"}, sweep + " holds a sweep"},
+		{"fit into other files", []string{"fit", notSpans, "--out", mine}, mine + " holds files but no complete run"},
+		{"replay into a file", []string{"replay", notSpans, "--out", notSpans}, notSpans + " is a file"},
+		{"replay into a fit", []string{"replay", notSpans, "--out", fit, "--force"}, fit + " holds the results of a fit"},
+		{"replay into a complete replay", []string{"replay", notSpans, "--out", replayed}, replayed + " holds a complete run (manifest.json); use --force"},
+		{"replay into a sweep", []string{"replay", notSpans, "--out", sweep, "--force"}, sweep + " holds a sweep"},
+		{"replay into other files", []string{"replay", notSpans, "--out", mine}, mine + " holds files but no complete run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := simulate(t, tc.args...)
+			assert.NotZero(t, code)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, tc.want)
+			assert.NotContains(t, stderr, "not OpenTelemetry span JSON", "--out is checked before the traces are read")
 		})
 	}
 }

@@ -211,6 +211,12 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 	if err != nil {
 		return err
 	}
+	// --out is refused before the traces are read, fitted and replayed,
+	// which may take a while; createDir checks it again when the replay
+	// is done.
+	if _, err := checkOut(o.out, rundir.KindReplay, o.force); err != nil {
+		return err
+	}
 	tr, err := calibrate.Load(args)
 	if err != nil {
 		return err
