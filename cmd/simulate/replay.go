@@ -26,8 +26,9 @@ var cmdReplay = &command{
 	Short: "replay recorded agent runs through a simulated deployment",
 	Long: `
 Replay reads agent traces as 'simulate fit' does (OpenTelemetry GenAI
-spans from each FILE and the .json and .jsonl files below each DIR) and
-replays each recorded run's call graph on the simulator: every agent's
+spans from each FILE and the .json and .jsonl files below each DIR; a DIR
+that simulate wrote stands for its spans.jsonl, as an earlier replay
+with --spans writes it) and replays each recorded run's call graph on the simulator: every agent's
 model calls, tool calls and sub-agents, each starting when the steps of
 its agent that had ended before it in the recording have ended in the
 replay, after the framework time recorded between them. Tool calls keep
@@ -353,7 +354,7 @@ func (o *replayOptions) write(dir *rundir.Dir, tr *calibrate.Traces, done []cali
 		return err
 	}
 	if o.spans {
-		if err := dir.Write("spans.jsonl", replaySpans(tr, done)); err != nil {
+		if err := dir.Write(calibrate.SpansName, replaySpans(tr, done)); err != nil {
 			return err
 		}
 	}
