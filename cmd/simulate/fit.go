@@ -78,6 +78,7 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(s.stderr, f.Notes())
 	yaml := f.Scenario(o.name, args)
 	sc, err := scenarios.Parse(yaml, "scenario.yaml", nil)
 	if err != nil {

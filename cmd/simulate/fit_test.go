@@ -39,6 +39,38 @@ func TestFitWritesAllFiles(t *testing.T) {
 	mustSimulate(t, "run", filepath.Join(out, "scenario.yaml"), "--episodes", "5", "--charts=false", "--out", filepath.Join(t.TempDir(), "run"))
 }
 
+// rareTraces are three runs of one agent whose tools include one called
+// once (calc), and whose models one called once (router); see
+// calibrate's TestFitRareModelsAndTools.
+const rareTraces = "../../calibrate/testdata/rare.python.json"
+
+// TestFitRareModelsAndTools: fit and replay go on when a tool or a model
+// is called once in all the traces, and say on stderr what stands in for
+// its own fit; the totals count its calls, and the fitted scenario runs.
+func TestFitRareModelsAndTools(t *testing.T) {
+	routerNote := "model router: 1 call, too few to fit an API of its own (at least 2): the first variant's, fitted to main, serves its calls\n"
+	calcNote := "tool calc: 1 call, too few to fit its latency alone (at least 2): its calls count in the latency of all tools together\n"
+	out := filepath.Join(t.TempDir(), "fit")
+	stdout, stderr, code := simulate(t, "fit", rareTraces, "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, routerNote+calcNote)
+	assert.Contains(t, stdout, "3 runs, 19 model calls, 6 tool calls")
+	assert.NoFileExists(t, filepath.Join(out, "charts", "cdf_tool_calc.csv"), "no chart of a fit not made")
+	rows := readCSV(t, filepath.Join(out, "fit.csv"))
+	whats := make([]string, len(rows))
+	for i, r := range rows {
+		whats[i] = r[0]
+	}
+	assert.Contains(t, whats, "model/router/latency_s")
+	assert.Contains(t, whats, "tool/calc/latency_s")
+	mustSimulate(t, "run", filepath.Join(out, "scenario.yaml"), "--episodes", "3", "--charts=false", "--out", filepath.Join(t.TempDir(), "run"))
+
+	_, stderr, code = simulate(t, "replay", rareTraces, "--charts=false", "--out", filepath.Join(t.TempDir(), "replay"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, routerNote)
+	assert.NotContains(t, stderr, calcNote, "a replay keeps the tools' recorded durations")
+}
+
 // TestFitBadInput: a file in neither form is named, nothing is written,
 // and so is an unreadable path or no --out.
 func TestFitBadInput(t *testing.T) {

@@ -237,6 +237,9 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 		if sc, err = o.fittedScenario(f, args); err != nil {
 			return err
 		}
+		// Tool calls keep their recorded durations: only the models
+		// without an API of their own change the replay.
+		fmt.Fprint(s.stderr, f.ModelNotes())
 		if len(sc.Base.Replay.Traces) > 0 {
 			return usagef("--set replay.traces with traces as arguments: give them once")
 		}
