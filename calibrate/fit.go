@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // MinR2 is the share of a model's latency variance that output tokens
@@ -17,6 +18,11 @@ const MinR2 = 0.5
 // minTokenCalls is the fewest calls with token counts the regression is
 // tried on.
 const minTokenCalls = 10
+
+// MinCalls is the fewest calls of a model or a tool that a latency
+// distribution of its own is fitted to: FitPositive needs 2 values. A
+// trace set often holds a tool used once, or a router model called once.
+const MinCalls = 2
 
 // ModelFit is what was fitted for one model.
 type ModelFit struct {
@@ -45,10 +51,25 @@ type ToolFit struct {
 	Latency Choice
 }
 
+// Rare is a model or a tool with fewer than MinCalls calls: too few to
+// fit a distribution of its own to.
+type Rare struct {
+	Name string
+	N    int
+	// Mean is the mean latency of its calls, in seconds.
+	Mean float64
+}
+
 // Fit is every fitted quantity of a set of traces.
 type Fit struct {
 	Models []ModelFit // most calls first
 	Tools  []ToolFit  // most calls first
+	// RareModels and RareTools are the models and tools with too few
+	// calls to fit alone (fewer than MinCalls), most calls first. A rare
+	// model has no variant of its own: the first variant, whose API is
+	// fitted to the first of Models, serves its calls. A rare tool's calls
+	// count in AllTools and in the counts of tool calls.
+	RareModels, RareTools []Rare
 	// AllTools is the latency of every tool call together: a scenario has
 	// one tool latency.
 	AllTools Choice
@@ -90,11 +111,25 @@ func FitAll(t *Traces) (*Fit, error) {
 		byModel[c.Model] = append(byModel[c.Model], c)
 	}
 	for _, m := range sortedKeys(byModel, func(cs []Call) int { return len(cs) }) {
+		if len(byModel[m]) < MinCalls {
+			durs := make([]float64, len(byModel[m]))
+			for i, c := range byModel[m] {
+				durs[i] = c.Duration
+			}
+			f.RareModels = append(f.RareModels, Rare{Name: m, N: len(durs), Mean: mean(durs)})
+			continue
+		}
 		mf, err := fitModel(m, byModel[m])
 		if err != nil {
 			return nil, err
 		}
 		f.Models = append(f.Models, mf)
+	}
+	if len(f.Models) == 0 {
+		if len(f.RareModels) == 0 {
+			return nil, fmt.Errorf("no model call (a span with gen_ai.operation.name %s) in the runs: nothing to fit a model's latency to", strings.Join(modelOps, ", "))
+		}
+		return nil, fmt.Errorf("no model has enough calls to fit its latency to (at least %d): %s", MinCalls, rareList(f.RareModels))
 	}
 	byTool := map[string][]float64{}
 	var all []float64
@@ -103,6 +138,10 @@ func FitAll(t *Traces) (*Fit, error) {
 		all = append(all, tc.Duration)
 	}
 	for _, name := range sortedKeys(byTool, func(d []float64) int { return len(d) }) {
+		if len(byTool[name]) < MinCalls {
+			f.RareTools = append(f.RareTools, Rare{Name: name, N: len(byTool[name]), Mean: mean(byTool[name])})
+			continue
+		}
 		ch, err := FitPositive(byTool[name])
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", name, err)
@@ -147,6 +186,46 @@ func FitAll(t *Traces) (*Fit, error) {
 	f.MedianDuration = median(durs)
 	f.MeanGap = gap(t)
 	return f, nil
+}
+
+// rareList names each of rs with its calls: "router: 1 call, ...".
+func rareList(rs []Rare) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s: %s", r.Name, nCalls(r.N))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nCalls writes n calls: "1 call", "3 calls".
+func nCalls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
+}
+
+// Notes returns a line for each model and each tool with too few calls
+// to fit alone, saying what stands in for its own fit: ModelNotes, then
+// the tools'.
+func (f *Fit) Notes() string {
+	var b strings.Builder
+	b.WriteString(f.ModelNotes())
+	for _, r := range f.RareTools {
+		fmt.Fprintf(&b, "tool %s: %s, too few to fit its latency alone (at least %d): its calls count in the latency of all tools together\n", r.Name, nCalls(r.N), MinCalls)
+	}
+	return b.String()
+}
+
+// ModelNotes returns a line for each model with too few calls to fit
+// alone, saying that the fitted scenario's first variant serves its
+// calls.
+func (f *Fit) ModelNotes() string {
+	var b strings.Builder
+	for _, r := range f.RareModels {
+		fmt.Fprintf(&b, "model %s: %s, too few to fit an API of its own (at least %d): the first variant's, fitted to %s, serves its calls\n", r.Name, nCalls(r.N), MinCalls, f.Models[0].Model)
+	}
+	return b.String()
 }
 
 // gap returns the median over runs without delegation of the time per
@@ -262,6 +341,14 @@ func sortedKeys[V any](m map[string]V, size func(V) int) []string {
 	return keys
 }
 
+func mean(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
@@ -293,6 +380,10 @@ func (f *Fit) Rows() (header []string, rows [][]string) {
 			rows = append(rows, []string{what, string(d.Family), d.Params(), g(d.Mean()), strconv.Itoa(n), g(d.KS), bic, strconv.FormatBool(i == c.Chosen), why})
 		}
 	}
+	rare := func(what string, r Rare, instead string) {
+		rows = append(rows, []string{what + "/" + r.Name + "/latency_s", "", "", g(r.Mean), strconv.Itoa(r.N), "", "", "false",
+			fmt.Sprintf("%s, too few to fit alone (at least %d): %s", nCalls(r.N), MinCalls, instead)})
+	}
 	for _, m := range f.Models {
 		add("model/"+m.Model+"/latency_s", m.N, m.Latency)
 		if m.NTokens >= minTokenCalls {
@@ -308,11 +399,17 @@ func (f *Fit) Rows() (header []string, rows [][]string) {
 			add("model/"+m.Model+"/ttft_s", m.NTokens, m.TTFT)
 		}
 	}
+	for _, r := range f.RareModels {
+		rare("model", r, "the first variant's API, fitted to "+f.Models[0].Model+", serves its calls")
+	}
 	for _, t := range f.Tools {
 		add("tool/"+t.Tool+"/latency_s", t.N, t.Latency)
 	}
+	for _, r := range f.RareTools {
+		rare("tool", r, "its calls count in tools/latency_s")
+	}
 	if len(f.AllTools.Fits) > 0 {
-		add("tools/latency_s", totalTools(f.Tools), f.AllTools)
+		add("tools/latency_s", f.toolCalls(), f.AllTools)
 	}
 	add("run/calls_per_subtask", f.Runs, f.Calls)
 	add("run/tool_calls_per_subtask", f.Runs, f.ToolCalls)
@@ -320,10 +417,15 @@ func (f *Fit) Rows() (header []string, rows [][]string) {
 	return header, rows
 }
 
-func totalTools(ts []ToolFit) int {
+// toolCalls returns the number of tool calls, of the tools fitted alone
+// and of the rare ones.
+func (f *Fit) toolCalls() int {
 	n := 0
-	for _, t := range ts {
+	for _, t := range f.Tools {
 		n += t.N
+	}
+	for _, r := range f.RareTools {
+		n += r.N
 	}
 	return n
 }

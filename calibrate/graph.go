@@ -82,12 +82,18 @@ func graphAgent(n *node) (replay.Agent, int64) {
 
 // Variants maps each model to the name of its variant in the scenario
 // that Scenario writes, so that a replay sends each model's calls to the
-// hosted API fitted from them.
+// hosted API fitted from them. A rare model (f.RareModels) maps to the
+// name a variant of its own would have: the fitted scenario has none, so
+// its calls go to the first variant, while a scenario of the user's may
+// name one after it.
 func (f *Fit) Variants() map[string]string {
 	names := f.modelNames()
 	out := make(map[string]string, len(names))
 	for i, m := range f.Models {
 		out[m.Model] = names[i]
+	}
+	for i, r := range f.RareModels {
+		out[r.Name] = names[len(f.Models)+i]
 	}
 	return out
 }

@@ -16,9 +16,10 @@ import (
 const noDecode = 1e9
 
 // Scenario returns a scenario file that reproduces the traced workflow:
-// one variant per model (the model with the most calls first), each a
-// hosted API whose ttft and output_rate were fitted from that model's
-// calls; the tool latency of every tool call; calls and tool calls per
+// one variant per model of f.Models (the model with the most calls
+// first), each a hosted API whose ttft and output_rate were fitted from
+// that model's calls, the first serving the calls of f.RareModels too;
+// the tool latency of every tool call, of f.RareTools too; calls and tool calls per
 // agent; and, where runs delegate, a fork-join task whose width and stages
 // are the runs' median fan-out and waves of delegation. Comments say what
 // each value was fitted from. sources names the traces, for the header.
@@ -83,10 +84,13 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 		}
 		w("  # Tool calls per subtask: %s(%s), KS %.3g over %d runs.", tc.Family, tc.Params(), tc.KS, f.Runs)
 		w("  tool_calls: %s", tcDist)
-		w("  # Latency of all %d tool calls together (%s), %s, KS %.3g:", totalTools(f.Tools), toolNames(f.Tools), td.Family, td.KS)
+		w("  # Latency of all %d tool calls together (%s), %s, KS %.3g:", f.toolCalls(), f.toolNames(), td.Family, td.KS)
 		for _, t := range f.Tools {
 			d := t.Latency.Best()
 			w("  #   %s: %d calls, mean %s, %s KS %.3g", t.Tool, t.N, seconds(d.Mean()), d.Family, d.KS)
+		}
+		for _, r := range f.RareTools {
+			w("  #   %s: %s, mean %s, too few to fit alone (at least %d)", r.Name, nCalls(r.N), seconds(r.Mean), MinCalls)
 		}
 		w("  tool_latency: %s", tsim)
 	}
@@ -142,6 +146,10 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 	}
 	w("")
 	w("variants:")
+	if len(f.RareModels) > 0 {
+		w("  # Without a variant, for too few calls to fit an API of their own (at least")
+		w("  # %d): %s. The first variant serves their calls.", MinCalls, f.rareModelList())
+	}
 	names := f.modelNames()
 	for i, m := range f.Models {
 		w("  - name: %s", names[i])
@@ -166,6 +174,9 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 func (f *Fit) writeAPI(w func(string, ...any), m ModelFit, indent string) {
 	ttft, rate := m.apiDists()
 	w(indent+"# %s", m.comment())
+	if len(f.RareModels) > 0 {
+		w(indent+"# It serves the calls of %s too: too few to fit an API of their own.", f.rareModelList())
+	}
 	w(indent+"ttft: %s", ttft)
 	w(indent+"output_rate: %s", fmtG(rate))
 }
@@ -221,13 +232,28 @@ func (f *Fit) maxDuration() float64 { return f.maxRun }
 
 var nonName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// modelNames returns the names of f.Models in scenarios and file names.
+// modelNames returns the names of f.Models, then of f.RareModels, in
+// scenarios and file names: unique among all the models of the traces, so
+// that a scenario may name a variant after a rare model too.
 func (f *Fit) modelNames() []string {
-	models := make([]string, len(f.Models))
-	for i, m := range f.Models {
-		models[i] = m.Model
+	models := make([]string, 0, len(f.Models)+len(f.RareModels))
+	for _, m := range f.Models {
+		models = append(models, m.Model)
+	}
+	for _, r := range f.RareModels {
+		models = append(models, r.Name)
 	}
 	return uniqueNames(models, "model")
+}
+
+// rareModelList names the rare models with their calls: "router (1 call),
+// ...".
+func (f *Fit) rareModelList() string {
+	parts := make([]string, len(f.RareModels))
+	for i, r := range f.RareModels {
+		parts[i] = fmt.Sprintf("%s (%s)", r.Name, nCalls(r.N))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // maxVariantName is the longest variant name a scenario takes.
@@ -276,10 +302,14 @@ func nameOf(s string) string {
 	return s[:min(len(s), maxVariantName)]
 }
 
-func toolNames(ts []ToolFit) string {
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Tool
+// toolNames names every tool, those fitted alone first.
+func (f *Fit) toolNames() string {
+	var names []string
+	for _, t := range f.Tools {
+		names = append(names, t.Tool)
+	}
+	for _, r := range f.RareTools {
+		names = append(names, r.Name)
 	}
 	return strings.Join(names, ", ")
 }

@@ -133,8 +133,16 @@ type Traces struct {
 	Report Report
 }
 
+// SpansName is the trace file that simulate writes into a results
+// directory: 'simulate replay --spans' writes the replayed runs there.
+const SpansName = "spans.jsonl"
+
 // Load reads every trace file named in paths; a directory stands for the
-// .json and .jsonl files below it, in lexical order. A file reached twice
+// .json and .jsonl files below it, in lexical order, but for the
+// directories below it that simulate wrote (they hold a manifest.json),
+// which are skipped. A directory that simulate wrote named in paths
+// stands for the one trace file simulate writes there, SpansName: its
+// other JSON files (the manifest, chart indexes) are not traces. A file reached twice
 // (named twice, or named and below a named directory as well) is an
 // error, since its runs would count twice. Run IDs are the files' paths
 // relative to the directory when paths is one directory, and the paths as
@@ -198,6 +206,9 @@ func expand(p string, full bool) ([]traceFile, int, error) {
 	if !info.IsDir() {
 		return []traceFile{{p, filepath.ToSlash(p)}}, 0, nil
 	}
+	if _, err := os.Stat(filepath.Join(p, rundir.ManifestName)); err == nil {
+		return resultSpans(p, full)
+	}
 	var out []traceFile
 	outputs := 0
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
@@ -228,6 +239,26 @@ func expand(p string, full bool) ([]traceFile, int, error) {
 		return nil, 0, fmt.Errorf("%s: no .json or .jsonl file", p)
 	}
 	return out, outputs, nil
+}
+
+// resultSpans returns the trace file of p, a directory that simulate
+// wrote: SpansName, or an error that says which results p holds and
+// that they hold no spans.
+func resultSpans(p string, full bool) ([]traceFile, int, error) {
+	path := filepath.Join(p, SpansName)
+	info, err := os.Stat(path)
+	if err == nil && !info.IsDir() {
+		name := SpansName
+		if full {
+			name = filepath.ToSlash(path)
+		}
+		return []traceFile{{path, name}}, 0, nil
+	}
+	what := "results"
+	if m, err := rundir.ReadManifest(p); err == nil {
+		what = "the results of a " + string(m.Kind)
+	}
+	return nil, 0, fmt.Errorf("%s holds %s (its %s says so), with no %s: of a directory that simulate wrote, only the replayed runs that 'simulate replay --spans' writes there are traces; name a directory of traces, or trace files", p, what, rundir.ManifestName, SpansName)
 }
 
 func (t *Traces) readFile(path, name string) error {

@@ -404,6 +404,67 @@ func TestLoadSkipsOutputs(t *testing.T) {
 	}
 }
 
+// TestLoadResultsDirectory: a directory that simulate wrote, named as an
+// argument, stands for its spans.jsonl (what 'simulate replay --spans'
+// writes), not for its manifest and other JSON files; one without spans
+// is refused, saying what it holds.
+func TestLoadResultsDirectory(t *testing.T) {
+	root := t.TempDir()
+	write := func(path, data string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(data), 0o644))
+	}
+	replayed := filepath.Join(root, "replayed")
+	write(filepath.Join(replayed, "manifest.json"), `{"kind": "replay", "files": ["spans.jsonl"]}`)
+	write(filepath.Join(replayed, "spans.jsonl"), oneRun)
+	write(filepath.Join(replayed, "charts", "charts.json"), `{"charts": []}`)
+	fitted := filepath.Join(root, "fitted")
+	write(filepath.Join(fitted, "manifest.json"), `{"kind": "fit", "files": ["fit.csv"]}`)
+	write(filepath.Join(fitted, "charts", "charts.json"), `{"charts": []}`)
+	other := filepath.Join(root, "other.json")
+	write(other, oneRun)
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		runs  []string
+		err   string
+	}{
+		{"a replay's directory", []string{replayed}, []string{"spans.jsonl"}, ""},
+		{"with another file", []string{replayed, other},
+			[]string{filepath.ToSlash(filepath.Join(replayed, "spans.jsonl")), filepath.ToSlash(other)}, ""},
+		{"spans named twice", []string{replayed, filepath.Join(replayed, "spans.jsonl")}, nil, "spans.jsonl is read twice"},
+		{"a fit's directory", []string{fitted}, nil,
+			fitted + " holds the results of a fit (its manifest.json says so), with no spans.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := calibrate.Load(tc.paths)
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			var runs []string
+			for _, r := range tr.Runs {
+				runs = append(runs, r.ID)
+			}
+			assert.Equal(t, tc.runs, runs)
+			assert.Equal(t, len(tc.paths), tr.Report.Files)
+		})
+	}
+}
+
+// TestLoadByteOrderMark: .json and .jsonl files that start with a UTF-8
+// byte-order mark are read.
+func TestLoadByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.json", "b.jsonl"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("\uFEFF"+oneRun), 0o644))
+	}
+	tr, err := calibrate.Load([]string{dir})
+	require.NoError(t, err)
+	assert.Len(t, tr.Runs, 2)
+}
+
 // pySpan writes a span in the Python SDK's form; parent 0 is none, and
 // start or end "" leaves the time out. Times are JSON values: a number of
 // Unix nanoseconds or a quoted RFC 3339 time.

@@ -89,13 +89,16 @@ func (s *Span) Bool(key string) (value, ok bool) {
 var ErrNotSpans = errors.New("not OpenTelemetry span JSON")
 
 // Read reads every span of the JSON document (or sequence of documents,
-// one per line as the Collector writes them) in r. name names the source
-// in errors.
+// one per line as the Collector writes them) in r, past a UTF-8
+// byte-order mark at its start, which some editors and Windows tools
+// write and encoding/json does not read. name names the source in
+// errors.
 func Read(r io.Reader, name string) ([]Span, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var spans []Span

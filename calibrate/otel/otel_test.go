@@ -131,6 +131,33 @@ func TestPythonTimeRange(t *testing.T) {
 	assert.Equal(t, float64(math.MaxInt64)/1e9, d)
 }
 
+// TestByteOrderMark reads a file of either form, and one of JSON lines,
+// that starts with a UTF-8 byte-order mark: the mark is skipped and the
+// spans are those of the file without it.
+func TestByteOrderMark(t *testing.T) {
+	// The OTLP/JSON file is two documents, one a line, as the Collector
+	// writes them; its first line alone is one document.
+	lines, err := os.ReadFile("../testdata/multiagent.otlp.json")
+	require.NoError(t, err)
+	first, _, _ := strings.Cut(string(lines), "\n")
+	python, err := os.ReadFile("../testdata/multiagent.python.json")
+	require.NoError(t, err)
+	for _, tc := range []struct{ name, data string }{
+		{"OTLP/JSON", first},
+		{"JSON lines", string(lines)},
+		{"Python", string(python)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := otel.Read(strings.NewReader(tc.data), "f.json")
+			require.NoError(t, err)
+			require.NotEmpty(t, want)
+			got, err := otel.Read(strings.NewReader("\uFEFF"+tc.data), "f.json")
+			require.NoError(t, err)
+			assert.Equal(t, keys(want), keys(got))
+		})
+	}
+}
+
 // TestSharedData reads every recorded run of ../shared/data, when it is
 // there, and checks the spans against the files' own count.
 func TestSharedData(t *testing.T) {

@@ -886,7 +886,9 @@
 // conventions in OTLP/JSON (what the Collector's file exporter writes) or the
 // OpenTelemetry Python SDK's span JSON, from each FILE and every .json or
 // .jsonl file below each DIR, but for directories that simulate wrote (with
-// a manifest.json, such as an earlier --out). Each root invoke_agent span is
+// a manifest.json, such as an earlier --out). A DIR that simulate wrote
+// stands for its spans.jsonl, the runs that 'simulate replay --spans'
+// replayed: its other files are not traces. Each root invoke_agent span is
 // a run. A file reached twice (named twice, or below two of the arguments)
 // is an error, since its runs would count twice.
 //
@@ -922,8 +924,9 @@
 //	simulate replay [flags] [FILE|DIR...]
 //
 // Replay reads agent traces as 'simulate fit' does (OpenTelemetry GenAI
-// spans from each FILE and the .json and .jsonl files below each DIR) and
-// replays each recorded run's call graph on the simulator: every agent's
+// spans from each FILE and the .json and .jsonl files below each DIR; a DIR
+// that simulate wrote stands for its spans.jsonl, as an earlier replay
+// with --spans writes it) and replays each recorded run's call graph on the simulator: every agent's
 // model calls, tool calls and sub-agents, each starting when the steps of
 // its agent that had ended before it in the recording have ended in the
 // replay, after the framework time recorded between them. Tool calls keep

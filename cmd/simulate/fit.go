@@ -22,7 +22,9 @@ Fit reads agent traces, OpenTelemetry spans under the GenAI semantic
 conventions in OTLP/JSON (what the Collector's file exporter writes) or the
 OpenTelemetry Python SDK's span JSON, from each FILE and every .json or
 .jsonl file below each DIR, but for directories that simulate wrote (with
-a manifest.json, such as an earlier --out). Each root invoke_agent span is
+a manifest.json, such as an earlier --out). A DIR that simulate wrote
+stands for its spans.jsonl, the runs that 'simulate replay --spans'
+replayed: its other files are not traces. Each root invoke_agent span is
 a run. A file reached twice (named twice, or below two of the arguments)
 is an error, since its runs would count twice.
 
@@ -62,6 +64,11 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	if err := scenarios.CheckName(o.name); err != nil {
 		return usagef("--name: %v", err)
 	}
+	// --out is refused before the traces are read and fitted, which may
+	// take a while; createDir checks it again when the fit is done.
+	if _, err := checkOut(o.out, rundir.KindFit, o.force); err != nil {
+		return err
+	}
 	tr, err := calibrate.Load(args)
 	if err != nil {
 		return err
@@ -71,6 +78,7 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(s.stderr, f.Notes())
 	yaml := f.Scenario(o.name, args)
 	sc, err := scenarios.Parse(yaml, "scenario.yaml", nil)
 	if err != nil {

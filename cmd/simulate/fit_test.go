@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/calibrate"
+	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 )
 
@@ -36,6 +37,38 @@ func TestFitWritesAllFiles(t *testing.T) {
 	assert.Len(t, readCSV(t, filepath.Join(out, "runs.csv")), 1+2)
 	assert.Len(t, readCSV(t, filepath.Join(out, "delegations.csv")), 1+7)
 	mustSimulate(t, "run", filepath.Join(out, "scenario.yaml"), "--episodes", "5", "--charts=false", "--out", filepath.Join(t.TempDir(), "run"))
+}
+
+// rareTraces are three runs of one agent whose tools include one called
+// once (calc), and whose models one called once (router); see
+// calibrate's TestFitRareModelsAndTools.
+const rareTraces = "../../calibrate/testdata/rare.python.json"
+
+// TestFitRareModelsAndTools: fit and replay go on when a tool or a model
+// is called once in all the traces, and say on stderr what stands in for
+// its own fit; the totals count its calls, and the fitted scenario runs.
+func TestFitRareModelsAndTools(t *testing.T) {
+	routerNote := "model router: 1 call, too few to fit an API of its own (at least 2): the first variant's, fitted to main, serves its calls\n"
+	calcNote := "tool calc: 1 call, too few to fit its latency alone (at least 2): its calls count in the latency of all tools together\n"
+	out := filepath.Join(t.TempDir(), "fit")
+	stdout, stderr, code := simulate(t, "fit", rareTraces, "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, routerNote+calcNote)
+	assert.Contains(t, stdout, "3 runs, 19 model calls, 6 tool calls")
+	assert.NoFileExists(t, filepath.Join(out, "charts", "cdf_tool_calc.csv"), "no chart of a fit not made")
+	rows := readCSV(t, filepath.Join(out, "fit.csv"))
+	whats := make([]string, len(rows))
+	for i, r := range rows {
+		whats[i] = r[0]
+	}
+	assert.Contains(t, whats, "model/router/latency_s")
+	assert.Contains(t, whats, "tool/calc/latency_s")
+	mustSimulate(t, "run", filepath.Join(out, "scenario.yaml"), "--episodes", "3", "--charts=false", "--out", filepath.Join(t.TempDir(), "run"))
+
+	_, stderr, code = simulate(t, "replay", rareTraces, "--charts=false", "--out", filepath.Join(t.TempDir(), "replay"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, routerNote)
+	assert.NotContains(t, stderr, calcNote, "a replay keeps the tools' recorded durations")
 }
 
 // TestFitBadInput: a file in neither form is named, nothing is written,
@@ -141,6 +174,51 @@ func TestWriteCDFSpansTheSample(t *testing.T) {
 			assert.InDelta(t, tc.lo, xs[0], 1e-12)
 			assert.InDelta(t, tc.hi, xs[59], 1e-12)
 			assert.True(t, slices.IsSorted(xs), "x increases: %v", xs)
+		})
+	}
+}
+
+// TestFitReplayCheckOutFirst: fit and replay refuse an --out they could
+// not write before they read a trace. The trace is not spans, so that a
+// command that read it first would fail on it instead.
+func TestFitReplayCheckOutFirst(t *testing.T) {
+	dir := t.TempDir()
+	notSpans := filepath.Join(dir, "notes.json")
+	require.NoError(t, os.WriteFile(notSpans, []byte(`{"title": "not spans"}`), 0o644))
+	result := func(name string, files map[string]string) string {
+		d := filepath.Join(dir, name)
+		require.NoError(t, os.Mkdir(d, 0o755))
+		for f, data := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(d, f), []byte(data), 0o644))
+		}
+		return d
+	}
+	fit := result("fit", map[string]string{rundir.ManifestName: `{"kind": "fit"}`})
+	replayed := result("replayed", map[string]string{rundir.ManifestName: `{"kind": "replay"}`})
+	sweep := result("sweep", map[string]string{results.PlanFile: `{}`})
+	mine := result("mine", map[string]string{"notes.txt": "mine"})
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"fit into a file", []string{"fit", notSpans, "--out", notSpans}, notSpans + " is a file"},
+		{"fit into a replay", []string{"fit", notSpans, "--out", replayed, "--force"}, replayed + " holds the results of a replay"},
+		{"fit into a complete fit", []string{"fit", notSpans, "--out", fit}, fit + " holds a complete run (manifest.json); use --force"},
+		{"fit into a sweep", []string{"fit", notSpans, "--out", sweep, "--force"}, sweep + " holds a sweep"},
+		{"fit into other files", []string{"fit", notSpans, "--out", mine}, mine + " holds files but no complete run"},
+		{"replay into a file", []string{"replay", notSpans, "--out", notSpans}, notSpans + " is a file"},
+		{"replay into a fit", []string{"replay", notSpans, "--out", fit, "--force"}, fit + " holds the results of a fit"},
+		{"replay into a complete replay", []string{"replay", notSpans, "--out", replayed}, replayed + " holds a complete run (manifest.json); use --force"},
+		{"replay into a sweep", []string{"replay", notSpans, "--out", sweep, "--force"}, sweep + " holds a sweep"},
+		{"replay into other files", []string{"replay", notSpans, "--out", mine}, mine + " holds files but no complete run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := simulate(t, tc.args...)
+			assert.NotZero(t, code)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, tc.want)
+			assert.NotContains(t, stderr, "not OpenTelemetry span JSON", "--out is checked before the traces are read")
 		})
 	}
 }

@@ -28,45 +28,12 @@ var resumable = []struct{ file, what, clear string }{
 }
 
 // createDir opens out for a command whose work does not resume (run,
-// compare, fit, replay), as rundir.Create does, but first refuses a
-// directory that holds a training or a sweep, finished or not: --force
-// would remove its tables and leave its identity file and parts, mixing
-// two kinds of work in one directory; and, --force or not, the complete
-// results of another command (kind is this command's). Without --force it also refuses a
-// directory that holds files but no complete run (a folder of the user's,
-// or what a killed run left): its files of the names the command writes
-// would be replaced.
+// compare, fit, replay), as rundir.Create does, after checkOut's
+// refusals.
 func createDir(out string, kind rundir.Kind, force bool) (*rundir.Dir, error) {
-	for _, r := range resumable {
-		if _, err := os.Stat(filepath.Join(out, r.file)); err == nil {
-			return nil, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
-		}
-	}
-	// A result that a killed forced rerun set aside is the directory's
-	// result again before anything here looks at it.
-	if rundir.CheckDir(out) == nil {
-		if _, err := rundir.Recover(out); err != nil {
-			return nil, err
-		}
-	}
-	_, err := os.Stat(filepath.Join(out, rundir.ManifestName))
-	complete := err == nil
-	if complete {
-		// --force replaces a run with a rerun, not another command's
-		// results (a comparison's, a fit's) with a run. ReadManifest
-		// gives a manifest written before kinds were recorded its kind.
-		if m, err := rundir.ReadManifest(out); err == nil && m.Kind != kind {
-			return nil, fmt.Errorf("%s holds the results of a %s (its %s says so), which this command does not replace; choose another directory with --out", out, m.Kind, rundir.ManifestName)
-		}
-	}
-	if names := strangers(out); len(names) > 0 && !complete && !force {
-		shown := names[:min(len(names), 3)]
-		more := ""
-		if len(names) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(names)-len(shown))
-		}
-		return nil, fmt.Errorf("%s holds files but no complete run (no %s): %s%s; use --force to write into it anyway (files of the names a run writes are replaced), or --out to choose another directory",
-			out, rundir.ManifestName, strings.Join(shown, ", "), more)
+	complete, err := checkOut(out, kind, force)
+	if err != nil {
+		return nil, err
 	}
 	d, err := rundir.Create(out, force)
 	if err != nil {
@@ -83,6 +50,58 @@ func createDir(out string, kind rundir.Kind, force bool) (*rundir.Dir, error) {
 		}
 	}
 	return d, nil
+}
+
+// checkOut returns the error that createDir would return for out, without
+// writing anything, so that a command whose work comes before its
+// directory (fit, replay) refuses an unusable --out before that work. It
+// refuses a path that cannot be a directory (a file); a directory that
+// holds a training or a sweep, finished or not: --force would remove its
+// tables and leave its identity file and parts, mixing two kinds of work
+// in one directory; and, --force or not, the complete results of another
+// command (kind is this command's). Without --force it also refuses a
+// complete result of this command, and a directory that holds files but
+// no complete run (a folder of the user's, or what a killed run left):
+// its files of the names the command writes would be replaced. It
+// reports whether out holds a complete result. A result that a killed
+// forced rerun set aside is put back first, as rundir.Create does.
+func checkOut(out string, kind rundir.Kind, force bool) (complete bool, err error) {
+	if err := rundir.CheckDir(out); err != nil {
+		return false, err
+	}
+	for _, r := range resumable {
+		if _, err := os.Stat(filepath.Join(out, r.file)); err == nil {
+			return false, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
+		}
+	}
+	// A result that a killed forced rerun set aside is the directory's
+	// result again before anything here looks at it.
+	if _, err := rundir.Recover(out); err != nil {
+		return false, err
+	}
+	_, err = os.Stat(filepath.Join(out, rundir.ManifestName))
+	complete = err == nil
+	if complete {
+		// --force replaces a run with a rerun, not another command's
+		// results (a comparison's, a fit's) with a run. ReadManifest
+		// gives a manifest written before kinds were recorded its kind.
+		if m, err := rundir.ReadManifest(out); err == nil && m.Kind != kind {
+			return false, fmt.Errorf("%s holds the results of a %s (its %s says so), which this command does not replace; choose another directory with --out", out, m.Kind, rundir.ManifestName)
+		}
+		if !force {
+			return false, fmt.Errorf("%s holds a complete run (%s); use --force to overwrite it, or --out to choose another directory", out, rundir.ManifestName)
+		}
+	}
+	if names := strangers(out); len(names) > 0 && !complete && !force {
+		shown := names[:min(len(names), 3)]
+		more := ""
+		if len(names) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(names)-len(shown))
+		}
+		return false, fmt.Errorf("%s holds files but no complete run (no %s): %s%s; use --force to write into it anyway (files of the names a run writes are replaced), or --out to choose another directory",
+			out, rundir.ManifestName, strings.Join(shown, ", "), more)
+	}
+	return complete, nil
 }
 
 // strangers returns the visible entries of the directory out (none when

@@ -26,8 +26,9 @@ var cmdReplay = &command{
 	Short: "replay recorded agent runs through a simulated deployment",
 	Long: `
 Replay reads agent traces as 'simulate fit' does (OpenTelemetry GenAI
-spans from each FILE and the .json and .jsonl files below each DIR) and
-replays each recorded run's call graph on the simulator: every agent's
+spans from each FILE and the .json and .jsonl files below each DIR; a DIR
+that simulate wrote stands for its spans.jsonl, as an earlier replay
+with --spans writes it) and replays each recorded run's call graph on the simulator: every agent's
 model calls, tool calls and sub-agents, each starting when the steps of
 its agent that had ended before it in the recording have ended in the
 replay, after the framework time recorded between them. Tool calls keep
@@ -211,6 +212,12 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 	if err != nil {
 		return err
 	}
+	// --out is refused before the traces are read, fitted and replayed,
+	// which may take a while; createDir checks it again when the replay
+	// is done.
+	if _, err := checkOut(o.out, rundir.KindReplay, o.force); err != nil {
+		return err
+	}
 	tr, err := calibrate.Load(args)
 	if err != nil {
 		return err
@@ -230,6 +237,9 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 		if sc, err = o.fittedScenario(f, args); err != nil {
 			return err
 		}
+		// Tool calls keep their recorded durations: only the models
+		// without an API of their own change the replay.
+		fmt.Fprint(s.stderr, f.ModelNotes())
 		if len(sc.Base.Replay.Traces) > 0 {
 			return usagef("--set replay.traces with traces as arguments: give them once")
 		}
@@ -347,7 +357,7 @@ func (o *replayOptions) write(dir *rundir.Dir, tr *calibrate.Traces, done []cali
 		return err
 	}
 	if o.spans {
-		if err := dir.Write("spans.jsonl", replaySpans(tr, done)); err != nil {
+		if err := dir.Write(calibrate.SpansName, replaySpans(tr, done)); err != nil {
 			return err
 		}
 	}

@@ -43,11 +43,15 @@ func TestReplayWritesAllFiles(t *testing.T) {
 	assert.Equal(t, "sessions=1", rows[1][0], "the lighter load first")
 	assert.Len(t, readCSV(t, filepath.Join(out, "summary.csv")), 1+2*6)
 
+	// The directory stands for its spans.jsonl, not its manifest.json.
 	fitted := filepath.Join(t.TempDir(), "fit")
-	stdout = mustSimulate(t, "fit", filepath.Join(out, "spans.jsonl"), "--out", fitted)
+	stdout = mustSimulate(t, "fit", out, "--out", fitted)
 	// The two recorded runs have 20 model calls and 5 tool calls that
 	// ended: the six replayed runs have three times as many.
 	assert.Contains(t, stdout, "6 runs, 60 model calls, 15 tool calls")
+	again := filepath.Join(t.TempDir(), "again")
+	mustSimulate(t, "replay", out, "--charts=false", "--out", again)
+	assert.Len(t, readCSV(t, filepath.Join(again, "replay.csv")), 1+6)
 }
 
 // TestReplayGolden keeps replay.csv and summary.csv of the multi-agent
