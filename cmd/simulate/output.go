@@ -52,8 +52,8 @@ func createDir(out string, kind rundir.Kind, force bool) (*rundir.Dir, error) {
 	return d, nil
 }
 
-// checkOut returns the error that createDir would return for out, without
-// writing anything, so that a command whose work comes before its
+// checkOut returns the error that createDir would return for out, writing
+// nothing of its own, so that a command whose work comes before its
 // directory (fit, replay) refuses an unusable --out before that work. It
 // refuses a path that cannot be a directory (a file); a directory that
 // holds a training or a sweep, finished or not: --force would remove its
