@@ -156,6 +156,42 @@ func TestOutHoldsResumableWork(t *testing.T) {
 	}
 }
 
+// TestTrainingAndSweepKeepApart: a training refuses a sweep's directory
+// and a sweep (or a merge) a training's, finished or not, --force and
+// --fresh or not: resumed there, each would write its tables over the
+// other's. The directory is left as it was.
+func TestTrainingAndSweepKeepApart(t *testing.T) {
+	root := t.TempDir()
+	training, sw := filepath.Join(root, "train"), filepath.Join(root, "sweep")
+	mustSimulate(t, "train", "tiny", "--set", "train.iterations=2", "--seeds", "1", "--charts=false", "--out", training)
+	mustSimulate(t, "sweep", sweepScenario, "--charts=false", "--out", sw)
+	for _, finished := range []bool{true, false} {
+		if !finished {
+			// What an interrupted run leaves: the identity file and
+			// parts, no manifest.
+			for _, dir := range []string{training, sw} {
+				require.NoError(t, os.Remove(filepath.Join(dir, rundir.ManifestName)))
+			}
+		}
+		for _, tc := range []struct {
+			dir, what string
+			args      []string
+		}{
+			{sw, "sweep", []string{"train", "tiny", "--set", "train.iterations=2", "--charts=false", "--out", sw}},
+			{sw, "sweep", []string{"train", "tiny", "--set", "train.iterations=2", "--charts=false", "--force", "--out", sw}},
+			{training, "training", []string{"sweep", sweepScenario, "--charts=false", "--out", training}},
+			{training, "training", []string{"sweep", sweepScenario, "--charts=false", "--fresh", "--out", training}},
+			{training, "training", []string{"merge", sw, "--partial", "--out", training}},
+		} {
+			before := treeOf(t, tc.dir)
+			_, stderr, code := simulate(t, tc.args...)
+			assert.Equal(t, exitFail, code, "finished %v: %v", finished, tc.args)
+			assert.Contains(t, stderr, "simulate "+tc.args[0]+": "+tc.dir+" holds a "+tc.what+" (", "finished %v: %v", finished, tc.args)
+			assert.Equal(t, before, treeOf(t, tc.dir), "finished %v: %v leaves the directory as it was", finished, tc.args)
+		}
+	}
+}
+
 // TestOutHoldsStrangers: run, compare, fit and replay refuse, without
 // --force, a directory that holds files but no complete run (a folder of
 // the user's, or what a killed run left), leaving it as it was; with

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/swarmsim/swarmsim/experiment/sweep"
+	"github.com/swarmsim/swarmsim/results"
 )
 
 var cmdMerge = &command{
@@ -89,6 +90,9 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 			return fmt.Errorf("%d of %d trials are missing: run their shards again (the same command resumes them), or merge with --partial", n, len(plan.Trials))
 		}
 		s.warnf("%d of %d trials are missing: the tables and charts hold the others", n, len(plan.Trials))
+	}
+	if err := otherWork(o.out, results.PlanFile); err != nil {
+		return err
 	}
 	dir, err := sweep.Prepare(o.out, plan, o.fresh)
 	if err != nil {

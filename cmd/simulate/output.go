@@ -27,6 +27,23 @@ var resumable = []struct{ file, what, clear string }{
 	{results.PlanFile, "sweep", "simulate sweep --fresh"},
 }
 
+// otherWork refuses a directory that holds work that resumes there, other
+// than own's (an identity file of resumable, "" for none), finished or
+// not: a sweep resumed in a training's directory would write its tables
+// over the training's, and a training in a sweep's would leave the sweep
+// nothing to resume.
+func otherWork(out, own string) error {
+	for _, r := range resumable {
+		if r.file == own {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(out, r.file)); err == nil {
+			return fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
+		}
+	}
+	return nil
+}
+
 // createDir opens out for a command whose work does not resume (run,
 // compare, fit, replay), as rundir.Create does, after checkOut's
 // refusals.
@@ -69,10 +86,8 @@ func checkOut(out string, kind rundir.Kind, force bool) (complete bool, err erro
 	if err := rundir.CheckDir(out); err != nil {
 		return false, err
 	}
-	for _, r := range resumable {
-		if _, err := os.Stat(filepath.Join(out, r.file)); err == nil {
-			return false, fmt.Errorf("%s holds a %s (%s), which this command does not replace; choose another directory with --out (%s clears it)", out, r.what, r.file, r.clear)
-		}
+	if err := otherWork(out, ""); err != nil {
+		return false, err
 	}
 	// A result that a killed forced rerun set aside is the directory's
 	// result again before anything here looks at it.

@@ -186,6 +186,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	defer func() { err = done(err) }()
 	out := o.dir(sc, "-sweep", seed)
+	if err := otherWork(out, results.PlanFile); err != nil {
+		return err
+	}
 	dir, err := sweep.Prepare(out, plan, o.fresh)
 	if err != nil {
 		return err

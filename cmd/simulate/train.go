@@ -187,7 +187,11 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	defer func() { err = done(err) }()
 	seed := o.seedOf(sc)
-	dir, err := train.OpenDir(o.dir(sc, "-train", seed), sc, seed, o.seeds, o.force)
+	out := o.dir(sc, "-train", seed)
+	if err := otherWork(out, train.IdentityFile); err != nil {
+		return err
+	}
+	dir, err := train.OpenDir(out, sc, seed, o.seeds, o.force)
 	if err != nil {
 		return err
 	}
