@@ -26,7 +26,7 @@ var ErrOtherSweep = rundir.ErrOtherWork
 // sweep, whose trial records then count as done. A directory of another
 // sweep is refused (an error wrapping ErrOtherSweep) unless fresh is set,
 // which first clears what sweeps write: sweep.json, trials/, trials.csv,
-// charts/, manifest.json and shard-*/ directories. With fresh, no other
+// charts/, manifest.json, report.html and shard-*/ directories. With fresh, no other
 // process may be working in dir.
 //
 // Several processes may prepare the same directory at once: each writes
@@ -49,7 +49,10 @@ func Prepare(dir string, plan *results.Plan, fresh bool) (*rundir.Dir, error) {
 			}
 			return errors.New(what)
 		},
-		Clear: []string{results.TrialsDir, "trials.csv", "charts", "shard-*-of-*"},
+		// The page (report.html, package report) is written after the
+		// manifest, which does not list it: left, it would show the old
+		// sweep beside the new sweep.json until the new one finishes.
+		Clear: []string{results.TrialsDir, "trials.csv", "charts", "shard-*-of-*", "report.html"},
 		Fresh: "--fresh",
 	}
 	d, err := c.Open(dir, fresh)

@@ -288,11 +288,16 @@ func TestExecuteResumeMerge(t *testing.T) {
 	_, err = Prepare(dir, other, false)
 	assert.ErrorIs(t, err, ErrOtherSweep)
 	assert.ErrorContains(t, err, "--fresh")
+	// The old sweep's page goes with it; a file of the user's stays.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "report.html"), []byte("the old sweep's page"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644))
 	_, err = Prepare(dir, other, true)
 	require.NoError(t, err)
 	recs, _, err = ReadRecords(dir, other)
 	require.NoError(t, err)
 	assert.Empty(t, recs)
+	assert.NoFileExists(t, filepath.Join(dir, "report.html"))
+	assert.FileExists(t, filepath.Join(dir, "notes.txt"))
 }
 
 func TestExecuteStopsOnCancel(t *testing.T) {
