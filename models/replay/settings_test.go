@@ -57,7 +57,7 @@ func TestSettingsValidate(t *testing.T) {
 		s := Settings{Sessions: 1, Pairing: p}
 		assert.NoError(t, s.Validate(), "pairing %v", p)
 	}
-	for _, s := range []Settings{{Sessions: 3, Runs: 3}, {Sessions: 4}, {Rate: 1, Runs: 1}} {
+	for _, s := range []Settings{{Sessions: 3, Runs: 3}, {Sessions: 4}, {Sessions: MaxSessions}, {Rate: 1, Runs: 1}} {
 		assert.NoError(t, s.Validate(), "%+v", s)
 	}
 }
