@@ -102,6 +102,9 @@ func facts(m *rundir.Manifest) []Fact {
 	if m.Seeds > 0 {
 		add("seeds", fmt.Sprint(m.Seeds), false)
 	}
+	if m.MissingTrials > 0 {
+		add("missing trials", fmt.Sprintf("%d: the tables and charts hold the sweep's other trials (one shard's, or a partial merge's)", m.MissingTrials), false)
+	}
 	add("scenario source", m.Source, false)
 	add("swarmsim", m.SwarmsimVersion, false)
 	add("Go", m.GoVersion, false)

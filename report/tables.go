@@ -351,6 +351,9 @@ func pivot(t *rundir.Table) (*Table, error) {
 		}
 		if seeds >= 0 {
 			c.Title = "IQM of " + row[seeds] + " seeds"
+			if row[seeds] == "1" {
+				c.Title = "IQM of 1 seed"
+			}
 			if !slices.Contains(ns, row[seeds]) {
 				ns = append(ns, row[seeds])
 			}
@@ -361,7 +364,11 @@ func pivot(t *rundir.Table) (*Table, error) {
 		at[[2]string{key, name}] = c
 	}
 	if len(ns) == 1 {
-		caption = strings.Replace(caption, "over seeds", "over "+ns[0]+" seeds", 1)
+		over := ns[0] + " seeds"
+		if ns[0] == "1" {
+			over = "1 seed"
+		}
+		caption = strings.Replace(caption, "over seeds", "over "+over, 1)
 	}
 	tab := &Table{Title: "Summary", Caption: caption + ".", keys: mcol, marked: true}
 	for _, k := range t.Header[:mcol] {

@@ -17,14 +17,18 @@ import (
 type Manifest struct {
 	// Kind is what wrote the directory: KindRun, KindTrain, KindSweep,
 	// KindFit, KindCompare or KindReplay.
-	Kind            Kind     `json:"kind"`
-	Scenario        string   `json:"scenario"`
-	Description     string   `json:"description,omitempty"`
-	Source          string   `json:"source"`
-	Hash            string   `json:"hash"`
-	Seed            uint64   `json:"seed"`
-	Episodes        int      `json:"episodes,omitempty"`
-	Seeds           int      `json:"seeds,omitempty"`
+	Kind        Kind   `json:"kind"`
+	Scenario    string `json:"scenario"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"`
+	Hash        string `json:"hash"`
+	Seed        uint64 `json:"seed"`
+	Episodes    int    `json:"episodes,omitempty"`
+	Seeds       int    `json:"seeds,omitempty"`
+	// MissingTrials counts the trials of a sweep that its tables lack:
+	// those of the other shards in a shard's directory, and those left
+	// out of a partial merge.
+	MissingTrials   int      `json:"missing_trials,omitempty"`
 	Variants        []string `json:"variants"`
 	SwarmsimVersion string   `json:"swarmsim_version"`
 	GoVersion       string   `json:"go_version"`

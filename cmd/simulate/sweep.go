@@ -370,6 +370,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out swe
 		Seed:            plan.Seed,
 		Episodes:        plan.Episodes,
 		Seeds:           plan.Seeds,
+		MissingTrials:   len(plan.Trials) - len(out.recs),
 		Variants:        plan.Variants,
 		SwarmsimVersion: version(),
 		GoVersion:       goVersion(),

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/swarmsim/swarmsim/results"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/experiment/sweep"
+	"github.com/swarmsim/swarmsim/results"
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // The sweep tests run simulate as separate processes, as a cluster would:
@@ -360,6 +362,25 @@ func TestMergeReportsMissing(t *testing.T) {
 	// scenario's, which the missing trials would have given.
 	caption := strings.SplitN(mustSimulate(t, "table", out), "\n", 2)[0]
 	assert.Contains(t, caption, "IQM over 1 seed, of 2: trials are missing [95% bootstrap interval]")
+	m, err := rundir.ReadManifest(out)
+	require.NoError(t, err)
+	assert.Equal(t, sweepTrials/2, m.MissingTrials)
+	page := string(readFile(t, filepath.Join(out, "report.html")))
+	assert.Contains(t, page, fmt.Sprintf("%d: the tables and charts hold the sweep&#39;s other trials", sweepTrials/2))
+	assert.Contains(t, page, "the interquartile mean (IQM) over 1 seed [")
+
+	// A complete sweep's cells have fewer seeds only where a metric is
+	// undefined for some (no acceptable episode): no trial is missing.
+	full := filepath.Join(tmp, "full")
+	mustExe(t, nil, "sweep", sweepScenario, "--charts=false", "--out", full)
+	summary := filepath.Join(full, "summary.csv")
+	rows := readCSV(t, summary)
+	col := slices.Index(rows[0], "n_seeds")
+	require.GreaterOrEqual(t, col, 0)
+	rows[1][col] = "1"
+	require.NoError(t, os.WriteFile(summary, rundir.CSV(rows[0], rows[1:]), 0o644))
+	caption = strings.SplitN(mustSimulate(t, "table", full), "\n", 2)[0]
+	assert.Contains(t, caption, "IQM over 2 seeds [95% bootstrap interval]")
 
 	// The same trial with another result is an error.
 	other := filepath.Join(tmp, "other")

@@ -284,9 +284,11 @@ func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 }
 
 // seedsPresent says over how many seeds the rows of tab are, from their
-// n_seeds: the scenario's seeds, or fewer where a partial merge left
-// trials out ("1 to 3 seeds, of 3: trials are missing").
-func seedsPresent(tab *rundir.Table, want int) (string, error) {
+// n_seeds, for a sweep whose tables lack missing of its trials (a
+// shard's, a partial merge's): "1 to 3 seeds, of 3: trials are missing",
+// or, where whole points are missing and the others are complete, "3
+// seeds: 12 trials are missing".
+func seedsPresent(tab *rundir.Table, want, missing int) (string, error) {
 	plural := func(n int) string {
 		if n == 1 {
 			return "1 seed"
@@ -294,21 +296,19 @@ func seedsPresent(tab *rundir.Table, want int) (string, error) {
 		return fmt.Sprintf("%d seeds", n)
 	}
 	c, err := tab.Col("n_seeds")
-	if err != nil || len(tab.Rows) == 0 {
-		// No column to read: the rows are over every seed, as before
-		// sweeps wrote it.
-		return plural(want), nil
-	}
-	lo, hi := math.MaxInt, 0
-	for i, rec := range tab.Rows {
-		n, err := strconv.Atoi(rec[c])
-		if err != nil || n < 0 {
-			return "", fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, i+2, rec[c])
+	lo, hi := want, want
+	if err == nil && len(tab.Rows) > 0 {
+		lo, hi = math.MaxInt, 0
+		for i, rec := range tab.Rows {
+			n, err := strconv.Atoi(rec[c])
+			if err != nil || n < 0 {
+				return "", fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, i+2, rec[c])
+			}
+			lo, hi = min(lo, n), max(hi, n)
 		}
-		lo, hi = min(lo, n), max(hi, n)
 	}
 	if lo == want && hi == want {
-		return plural(want), nil
+		return fmt.Sprintf("%s: %d trials are missing", plural(want), missing), nil
 	}
 	what := plural(hi)
 	if lo != hi {
@@ -323,11 +323,11 @@ func seedsPresent(tab *rundir.Table, want int) (string, error) {
 // in iqm, iqm_lo and iqm_hi.
 func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	seeds := fmt.Sprintf("%d seeds", r.Manifest.Seeds)
-	if r.Manifest.Kind == rundir.KindSweep {
-		// A training's rows have fewer seeds where a metric is undefined
-		// for some; a sweep's, where a partial merge left trials out.
+	if r.Manifest.MissingTrials > 0 {
+		// Rows have fewer seeds where a metric is undefined for some;
+		// those of a shard or a partial merge, where trials are missing.
 		var err error
-		if seeds, err = seedsPresent(tab, r.Manifest.Seeds); err != nil {
+		if seeds, err = seedsPresent(tab, r.Manifest.Seeds, r.Manifest.MissingTrials); err != nil {
 			return nil, err
 		}
 	}

@@ -152,10 +152,11 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 	perValueMaps := category >= 0 && len(nums) >= 2
 	// What a line's point pools (one axis drawn), and a heat map's cell
 	// (two drawn, and the category fixed in the per-value maps).
-	lineStat := pooled("IQM", plan, 1)
-	mapStat := pooled("IQM", plan, 2)
+	seeds := seedsOf(plan, recs)
+	lineStat := pooled("IQM", seeds, plan, 1)
+	mapStat := pooled("IQM", seeds, plan, 2)
 	if perValueMaps {
-		mapStat = pooled("IQM", plan, 3)
+		mapStat = pooled("IQM", seeds, plan, 3)
 	}
 	for _, v := range plan.Variants {
 		suffix := ""
@@ -189,7 +190,7 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 					other = 1 - a
 				}
 				if other >= 0 {
-					c.Stat = pooled("IQM", plan, 2) // the other axis is drawn as curves
+					c.Stat = pooled("IQM", seeds, plan, 2) // the other axis is drawn as curves
 				}
 				c.Series = md.lineSeries(a, other)
 				if len(c.Series) == 0 {
@@ -283,11 +284,8 @@ func facets(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 // pooled returns what a chart's value is, "IQM, 10 seeds", and what else
 // it pools beyond the seeds: the random samples, and the grid axes beyond
 // the drawn ones (kept short: the legend's note must fit a column).
-func pooled(what string, plan *results.Plan, drawn int) string {
-	s := fmt.Sprintf("%s, %d seeds", what, plan.Seeds)
-	if plan.Seeds == 1 {
-		s = what + ", 1 seed"
-	}
+func pooled(what, seeds string, plan *results.Plan, drawn int) string {
+	s := what + ", " + seeds
 	switch {
 	case len(plan.Random) > 0 && len(plan.Grid) > drawn:
 		s += ", samples, axes"
@@ -299,7 +297,35 @@ func pooled(what string, plan *results.Plan, drawn int) string {
 	return s
 }
 
-// numeric says whether an axis's values are all numbers.
+// seedsOf says over how many seeds the charts' values are: the sweep's
+// seeds, or, where recs lack some of its trials (one shard's, a partial
+// merge's), the fewest to the most that a point of the sweep has among
+// them: "1 to 2 of 2 seeds".
+func seedsOf(plan *results.Plan, recs map[string]*Record) string {
+	per := map[string]int{}
+	for _, t := range plan.Trials {
+		if _, ok := recs[t.ID]; ok {
+			per[fmt.Sprint(t.Variant, t.Sample, t.Point)]++
+		}
+	}
+	lo, hi := plan.Seeds, plan.Seeds
+	if len(per) > 0 && len(recs) < len(plan.Trials) {
+		lo, hi = plan.Seeds, 0
+		for _, n := range per {
+			lo, hi = min(lo, n), max(hi, n)
+		}
+	}
+	switch {
+	case lo == plan.Seeds && hi == plan.Seeds && plan.Seeds == 1:
+		return "1 seed"
+	case lo == plan.Seeds && hi == plan.Seeds:
+		return fmt.Sprintf("%d seeds", plan.Seeds)
+	case lo == hi:
+		return fmt.Sprintf("%d of %d seeds", lo, plan.Seeds)
+	}
+	return fmt.Sprintf("%d to %d of %d seeds", lo, hi, plan.Seeds)
+}
+
 func numeric(ax *results.Axis) bool { return ax.Numbers != nil }
 
 type trialResult struct {

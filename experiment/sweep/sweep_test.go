@@ -398,6 +398,42 @@ func sweptRecords(t *testing.T, sc *scenarios.Scenario) (*results.Plan, map[stri
 	return p, recs
 }
 
+// TestChartsSayTheirSeeds: where the records lack trials (one shard's, a
+// partial merge's), a chart's statistic says over how many of the sweep's
+// seeds its points are, not the sweep's count.
+func TestChartsSayTheirSeeds(t *testing.T) {
+	p, recs := sweptRecords(t, load(t, small))
+	require.Equal(t, 2, p.Seeds)
+	drop := func(keep func(i int) bool) map[string]*Record {
+		out := map[string]*Record{}
+		for i, tr := range p.Trials {
+			if keep(i) {
+				out[tr.ID] = recs[tr.ID]
+			}
+		}
+		return out
+	}
+	first := p.Trials[0]
+	for _, tc := range []struct {
+		name string
+		recs map[string]*Record
+		want string
+	}{
+		{"all", recs, "IQM, 2 seeds"},
+		{"one seed of each point", drop(func(i int) bool { return p.Trials[i].Seed == first.Seed }), "IQM, 1 of 2 seeds"},
+		{"one seed of one point", drop(func(i int) bool { return i != 0 || p.Trials[i].Seed != first.Seed }), "IQM, 1 to 2 of 2 seeds"},
+		{"one point left out", drop(func(i int) bool { return !slices.Equal(p.Trials[i].Point, first.Point) }), "IQM, 2 seeds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			charts, _ := Charts(p, tc.recs)
+			require.NotEmpty(t, charts)
+			for _, c := range charts {
+				assert.True(t, strings.HasPrefix(c.Stat, tc.want), "%s: %s", c.Name, c.Stat)
+			}
+		})
+	}
+}
+
 func TestCharts(t *testing.T) {
 	sc := load(t, small)
 	p, recs := sweptRecords(t, sc)
