@@ -111,6 +111,9 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 		return err
 	}
 	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{plan: plan, recs: m.Records, charts: o.charts}); err != nil {
+		// The tables and charts written so far go; the records, parts
+		// that the same command resumes from, stay.
+		dir.Abort()
 		return err
 	}
 	see := s.writeReport(dir.Path())

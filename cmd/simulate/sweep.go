@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/swarmsim/swarmsim/results"
 	"io"
 	"io/fs"
 	"os"
@@ -18,6 +17,8 @@ import (
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/models/policy"
+	htmlreport "github.com/swarmsim/swarmsim/report"
+	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
@@ -256,6 +257,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts, workers: workers}); err != nil {
+		// The tables and charts written so far go; the records, parts
+		// that the same command resumes from, stay.
+		dir.Abort()
 		return err
 	}
 	see := s.writeReport(dir.Path())
@@ -341,11 +345,13 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out swe
 	}
 	// Written again over a complete result (a sweep run again, a merge
 	// into its own output), the old manifest goes first, so that the
-	// directory is never complete with tables it does not describe, and
-	// the old charts go too: these trials, or --charts=false, may not draw
-	// them again.
-	if err := dir.Remove(rundir.ManifestName); err != nil {
-		return err
+	// directory is never complete with tables it does not describe, then
+	// its page (written after it); the old charts go too: these trials,
+	// or --charts=false, may not draw them again.
+	for _, name := range []string{rundir.ManifestName, htmlreport.Name} {
+		if err := dir.Remove(name); err != nil {
+			return err
+		}
 	}
 	if err := os.RemoveAll(dir.Join(experiment.ChartsDir)); err != nil {
 		return err

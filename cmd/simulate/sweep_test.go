@@ -507,6 +507,32 @@ func TestSweepSummaryTable(t *testing.T) {
 // TestMergeFresh: merging into a directory of another sweep is refused with
 // the flag the message names, --fresh clears it first, and --fresh onto
 // one of the inputs, which would clear the trials merged, is refused.
+// TestMergeThatFailsLeavesNoTables: a merge whose outputs fail to write
+// (here summary.csv, where a folder stands) removes the tables it wrote
+// and leaves the directory without a manifest or a page, which would
+// describe the old tables; the records stay, and the same merge, once
+// the folder is gone, writes the tables it would have.
+func TestMergeThatFailsLeavesNoTables(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	mustExe(t, nil, "sweep", sweepScenario, "--out", dir)
+	want := readFile(t, filepath.Join(dir, "trials.csv"))
+	require.NoError(t, os.Remove(filepath.Join(dir, "summary.csv")))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "summary.csv", "x"), 0o755))
+	_, errOut, code := exe(t, nil, "merge", dir, "--out", dir)
+	require.Equal(t, exitFail, code, errOut)
+	for _, name := range []string{"trials.csv", rundir.ManifestName, "report.html", "charts"} {
+		assert.NoFileExists(t, filepath.Join(dir, name))
+		assert.NoDirExists(t, filepath.Join(dir, name))
+	}
+	recs, err := filepath.Glob(filepath.Join(dir, results.TrialsDir, "*.json"))
+	require.NoError(t, err)
+	assert.Len(t, recs, sweepTrials, "the records stay")
+
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "summary.csv")))
+	mustExe(t, nil, "merge", dir, "--out", dir)
+	assert.Equal(t, string(want), string(readFile(t, filepath.Join(dir, "trials.csv"))))
+}
+
 func TestMergeFresh(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "all")
