@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/calibrate"
@@ -123,7 +124,15 @@ sweeps about 1.5 times faster.`,
 			set:     "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated",
 			workers: "run `W` trials at once, and draw as many charts (default: the\nnumber of CPUs); results do not depend on it",
 		})
-		fs.StringVar(&o.shard, "shard", "", "run only shard `i/n`: the trials j with j mod n = i")
+		fs.Func("shard", "run only shard `i/n`: the trials j with j mod n = i", func(v string) error {
+			// A blank value (a script's unset variable) would read as no
+			// --shard, the whole sweep in every task.
+			if strings.TrimSpace(v) == "" {
+				return errors.New("want i/n, such as 0/4 (shard i, from 0, of n)")
+			}
+			o.shard = v
+			return nil
+		})
 		fs.Var(&o.shards, "shards", "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
 		fs.StringVar(&o.variant, "variant", "", "run only the trials of variant `V`")
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
@@ -153,7 +162,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 			return usagef("%v", err)
 		}
 	}
-	shard, _, err := sweep.ResolveShard(o.shard, int(o.shards), os.Getenv)
+	shard, _, err := sweep.ResolveShard(o.shard, int(o.shards), os.LookupEnv)
 	if err != nil {
 		return err
 	}

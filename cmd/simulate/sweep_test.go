@@ -416,6 +416,8 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"sweep", "tiny"}, exitFail, "has no sweep section"},
 		{[]string{"sweep", sweepScenario, "--shard", "2/2"}, exitUsage, "shard 2 is out of range (0 to 1 for 2 shards)"},
 		{[]string{"sweep", sweepScenario, "--shard", "x"}, exitUsage, "want i/n"},
+		// A script's unset variable must not run the whole sweep.
+		{[]string{"sweep", sweepScenario, "--shard", ""}, exitUsage, `--shard "": want i/n`},
 		{[]string{"sweep", sweepScenario, "--shards", "4"}, exitFail, "needs the shard's index"},
 		{[]string{"sweep", sweepScenario, "--variant", "nope"}, exitFail, `no variant "nope"`},
 		{[]string{"sweep", sweepScenario, "--set", "sweep.metrics=[reward_mean, finish_mean]"}, exitFail, `"finish_mean" is not a metric of train trials`},

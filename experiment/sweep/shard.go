@@ -77,8 +77,10 @@ const (
 //     visible to the pod;
 //   - else the whole sweep (shards must then be 0 or 1).
 //
-// getenv reads the environment (os.Getenv).
-func ResolveShard(flag string, shards int, getenv func(string) string) (Shard, string, error) {
+// A variable set but blank is an error, not the whole sweep: a job
+// script's SLURM_ARRAY_TASK_ID=$ID with ID unset would otherwise run
+// every trial in every task. lookup reads the environment (os.LookupEnv).
+func ResolveShard(flag string, shards int, lookup func(string) (string, bool)) (Shard, string, error) {
 	if shards < 0 {
 		return Shard{}, "", fmt.Errorf("--shards %d: want 1 or more", shards)
 	}
@@ -93,9 +95,13 @@ func ResolveShard(flag string, shards int, getenv func(string) string) (Shard, s
 		return s, "--shard", nil
 	}
 	envInt := func(name string) (int, bool, error) {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
+		v, ok := lookup(name)
+		if !ok {
 			return 0, false, nil
+		}
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return 0, true, fmt.Errorf("%s is set but blank: want an integer, or leave it unset", name)
 		}
 		x, err := strconv.Atoi(v)
 		if err != nil {
@@ -135,8 +141,11 @@ func ResolveShard(flag string, shards int, getenv func(string) string) (Shard, s
 		}
 		what := fmt.Sprintf("%s=%d (%s=%d, %s=%d)", EnvSlurmID, id, EnvSlurmMin, lo, EnvSlurmCount, n)
 		s, err := newShard((id-lo)/step, n, what)
-		if err != nil {
+		if err != nil && n >= 1 {
 			return Shard{}, "", fmt.Errorf("%w: submit the array as --array=0-%d", err, n-1)
+		}
+		if err != nil {
+			return Shard{}, "", err
 		}
 		return s, EnvSlurmID, nil
 	}

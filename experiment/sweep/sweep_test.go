@@ -108,14 +108,14 @@ func TestParseShard(t *testing.T) {
 }
 
 func TestResolveShard(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		return func(name string) string {
+	env := func(kv ...string) func(string) (string, bool) {
+		return func(name string) (string, bool) {
 			for i := 0; i < len(kv); i += 2 {
 				if kv[i] == name {
-					return kv[i+1]
+					return kv[i+1], true
 				}
 			}
-			return ""
+			return "", false
 		}
 	}
 	tests := []struct {
@@ -143,6 +143,11 @@ func TestResolveShard(t *testing.T) {
 		{env: []string{EnvSlurmID, "1", EnvSlurmCount, "2", EnvK8sIndex, "0"}, want: Shard{1, 2}, from: EnvSlurmID},
 		{shards: 1, want: All},
 		{shards: 4, err: "needs the shard's index"},
+		// Set but blank: a script's variable that was never set.
+		{env: []string{EnvSlurmID, "", EnvSlurmCount, "3"}, err: "SLURM_ARRAY_TASK_ID is set but blank"},
+		{env: []string{EnvSlurmID, "1", EnvSlurmCount, " "}, err: "SLURM_ARRAY_TASK_COUNT is set but blank"},
+		{env: []string{EnvK8sIndex, ""}, shards: 3, err: "JOB_COMPLETION_INDEX is set but blank"},
+		{env: []string{EnvSlurmID, "0", EnvSlurmCount, "0"}, err: "0 shards is out of range (1 to"},
 	}
 	for _, tc := range tests {
 		s, from, err := ResolveShard(tc.flag, tc.shards, env(tc.env...))
