@@ -8,6 +8,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment/sweep"
 	"github.com/swarmsim/swarmsim/results"
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 var cmdMerge = &command{
@@ -110,7 +111,7 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	if err := recordSweepFiles(dir, plan, m.Records); err != nil {
 		return err
 	}
-	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{plan: plan, recs: m.Records, charts: o.charts}); err != nil {
+	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: mergedSource(args, plan), plan: plan, recs: m.Records, charts: o.charts}); err != nil {
 		// The tables and charts written so far go; the records, parts
 		// that the same command resumes from, stay.
 		dir.Abort()
@@ -132,4 +133,22 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// mergedSource returns the scenario source that the inputs' shards (or a
+// complete sweep among them) record in their manifests, for the merged
+// manifest, or "" where none of the plan's sweep records one.
+func mergedSource(inputs []string, plan *results.Plan) string {
+	for _, in := range inputs {
+		dirs, err := rundir.List(in)
+		if err != nil {
+			continue // merge has read the inputs' records; a source is a nicety
+		}
+		for _, d := range dirs {
+			if m, err := rundir.ReadManifest(d); err == nil && m.Kind == rundir.KindSweep && m.Hash == plan.ScenarioHash && m.Source != "" {
+				return m.Source
+			}
+		}
+	}
+	return ""
 }
