@@ -552,7 +552,7 @@ func (p *parse) gridAxis(fl *file, scope *axisScope, e setEntry) (GridAxis, bool
 		}
 		text := valueText(val)
 		if j, dup := seen[text]; dup {
-			p.axisError("grid", tok, path, "value %d repeats value %d (%s); grid values must differ", i, j, text)
+			p.axisError("grid", tok, path, "%s is given twice (items %d and %d of the list); grid values must differ", text, j+1, i+1)
 			ok = false
 			continue
 		}

@@ -109,7 +109,7 @@ func TestSweepParseErrors(t *testing.T) {
 		{"sweep:\n  command: run\n  grid:\n    collective.agents: [2, four]\n", nil, []string{`s.yaml:15:28: collective.agents: got "four", want an integer`}},
 		{"sweep:\n  command: run\n  grid:\n    collective.agents: [2, 0]\n", nil,
 			[]string{"s.yaml:15:28: collective.agents: 0 is out of range (at least 1) (with the sweep value collective.agents = 0)"}},
-		{"sweep:\n  command: run\n  grid:\n    collective.agents: [2, 2]\n", nil, []string{"s.yaml:15:28: collective.agents: value 1 repeats value 0 (2)"}},
+		{"sweep:\n  command: run\n  grid:\n    collective.agents: [2, 2]\n", nil, []string{"s.yaml:15:28: collective.agents: 2 is given twice (items 1 and 2 of the list)"}},
 		{"sweep:\n  command: run\n  grid:\n    collective: [{agents: 2}]\n    collective.agents: [1]\n", nil,
 			[]string{"s.yaml:16:5: sweep.grid: collective.agents overlaps the axis collective"}},
 		{"sweep:\n  command: train\n  random:\n    train.lr: uniform(0.1, 0.2)\n", nil, []string{"s.yaml:12:1: sweep.samples: missing (random axes need samples"}},
