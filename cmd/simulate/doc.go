@@ -375,7 +375,8 @@
 //	trials/<id>.json  one file per finished trial (parameters and metrics),
 //	                  written atomically when the trial is done
 //	trials/<id>/      with --trial-dirs: the trial's policy.json and
-//	                  iterations.csv (train) or episodes.csv (run)
+//	                  iterations.csv (train) or episodes.csv (run), for
+//	                  the trials this run runs (not those done before)
 //	trials.csv        at the end, one row per trial in enumeration order:
 //	                  trial, variant, seed, the swept paths, the metrics
 //	                  (times in virtual seconds); with sweep.reference,

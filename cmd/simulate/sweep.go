@@ -61,7 +61,8 @@ Trials run on a pool of workers and write into a directory:
 	trials/<id>.json  one file per finished trial (parameters and metrics),
 	                  written atomically when the trial is done
 	trials/<id>/      with --trial-dirs: the trial's policy.json and
-	                  iterations.csv (train) or episodes.csv (run)
+	                  iterations.csv (train) or episodes.csv (run), for
+	                  the trials this run runs (not those done before)
 	trials.csv        at the end, one row per trial in enumeration order:
 	                  trial, variant, seed, the swept paths, the metrics
 	                  (times in virtual seconds); with sweep.reference,
@@ -215,6 +216,11 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	opt := sweep.Options{Workers: workers, MaxEvents: o.limits.events(), Finished: func(*scenarios.Trial) { bar.increment() }}
 	if o.trialDirs {
 		opt.Output = func(t *scenarios.Trial, oc *sweep.Outcome) error { return writeTrialDir(out, sc, t, oc) }
+		if done := len(st.Shard) - len(st.Pending); done > 0 {
+			// A trial's directory is written as it runs, from what a
+			// record does not keep.
+			s.warnf("--trial-dirs: the %s done before are not run again, so they get no trials/<id>/ (--fresh runs every trial again)", count(done, "trial", "trials"))
+		}
 	}
 	err = sweep.Execute(ctx, &sweep.Work{Dir: out, Plan: plan, Scenario: sc, Trials: trials}, st.Pending, opt)
 	bar.finish(err == nil)

@@ -439,9 +439,16 @@ func TestSweepBadInput(t *testing.T) {
 
 func TestSweepTrialDirs(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "train")
-	mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--trial-dirs", "--charts=false", "--out", dir)
+	_, errOut, code := simulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--trial-dirs", "--charts=false", "--out", dir)
+	require.Equal(t, exitOK, code, errOut)
+	assert.NotContains(t, errOut, "--trial-dirs", "every trial runs now")
 	files := trialFiles(t, dir)
 	require.Len(t, files, sweepTrials/2)
+	// Run again, the trials are done: none gets a directory, and the
+	// command says so rather than leave the flag silently unheeded.
+	_, errOut, code = simulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--trial-dirs", "--charts=false", "--out", dir)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, fmt.Sprintf("--trial-dirs: the %d trials done before are not run again", sweepTrials/2))
 	m := readManifest(t, dir)
 	for _, f := range files {
 		id := strings.TrimSuffix(f, ".json")
