@@ -334,34 +334,7 @@ func TestTrainInterruptSaysHowToResume(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "train")
 			args := append(c.args, "--out", out)
-			cmd := exec.Command(bin, args...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			require.NoError(t, cmd.Start())
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			// The signal handler is installed well within the first
-			// 1.5 s; a SIGINT before it would kill the process silently.
-			deadline := time.After(60 * time.Second)
-			for wait := time.After(1500 * time.Millisecond); wait != nil || !c.ready(out); {
-				select {
-				case err := <-exited:
-					t.Fatalf("the training ended before the interrupt: %v\n%s", err, stderr.String())
-				case <-deadline:
-					cmd.Process.Kill()
-					t.Fatal("not ready to interrupt after 60 s")
-				case <-wait:
-					wait = nil
-				case <-time.After(20 * time.Millisecond):
-				}
-			}
-			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-			select {
-			case <-exited:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				t.Fatal("still running 10 s after SIGINT")
-			}
+			stderr := interruptWhen(t, exec.Command(bin, args...), func() bool { return c.ready(out) })
 			assert.Contains(t, stderr.String(), c.want)
 			assert.Contains(t, stderr.String(), "run: simulate "+strings.Join(args, " ")+"\n")
 			assert.NotContains(t, stderr.String(), "finished iterations are kept")
@@ -382,36 +355,10 @@ func TestForcedTrainingInterrupted(t *testing.T) {
 	mustSimulate(t, "train", "tiny", "--set", "train.iterations=3", "--seeds", "1", "--out", out)
 	before := treeOf(t, out)
 	args := []string{"train", "tiny", "--set", "train.iterations=100000", "--seeds", "1", "--workers", "1", "--charts=false", "--force", "--out", out}
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(60 * time.Second)
-	for wait := time.After(1500 * time.Millisecond); ; {
+	stderr := interruptWhen(t, exec.Command(bin, args...), func() bool {
 		parts, _ := filepath.Glob(filepath.Join(out, train.CheckpointDir, "*.gob"))
-		if wait == nil && len(parts) > 0 {
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("the training ended before the interrupt: %v\n%s", err, stderr.String())
-		case <-deadline:
-			cmd.Process.Kill()
-			t.Fatal("no checkpoint after 60 s")
-		case <-wait:
-			wait = nil
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	select {
-	case <-exited:
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("still running 10 s after SIGINT")
-	}
+		return len(parts) > 0
+	})
 	assert.Contains(t, stderr.String(), "simulate train: "+out+" still holds the training this one was to replace, and nothing of this one is kept; to train again, run: simulate "+strings.Join(args, " ")+"\n")
 	assert.Equal(t, before, treeOf(t, out), "the old training, byte for byte")
 }
@@ -428,4 +375,38 @@ func TestShellJoin(t *testing.T) {
 	for _, c := range cases {
 		assert.Equal(t, c.want, shellJoin(c.argv), "%q", c.argv)
 	}
+}
+
+// interruptWhen starts cmd, sends it SIGINT once ready reports true (and
+// not before 1.5 s, well after the signal handler is installed: a SIGINT
+// before it would kill the process silently), waits for it to end, and
+// returns what it wrote on stderr. The command must not end before.
+func interruptWhen(t *testing.T, cmd *exec.Cmd, ready func() bool) *bytes.Buffer {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for wait := time.After(1500 * time.Millisecond); wait != nil || !ready(); {
+		select {
+		case err := <-exited:
+			t.Fatalf("%v ended before the interrupt: %v\n%s", cmd.Args, err, stderr.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatal("not ready to interrupt after 60 s")
+		case <-wait:
+			wait = nil
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("still running 10 s after SIGINT")
+	}
+	return &stderr
 }
