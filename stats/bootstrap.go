@@ -335,7 +335,10 @@ func (bs Bootstrap) Diff(a, b []float64, stat Statistic) Interval {
 		return nan
 	}
 	v := stat(slices.Clone(b)) - stat(slices.Clone(a))
-	if len(a) < 2 && len(b) < 2 {
+	if len(a) < 2 || len(b) < 2 {
+		// One value says nothing of its sample's spread: resampled, it
+		// would stay put, and the interval hold only the other's noise
+		// (it held a true difference of 0 in about half the cases).
 		return Interval{v, math.NaN(), math.NaN()}
 	}
 	r := bs.rng()

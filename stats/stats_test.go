@@ -188,6 +188,42 @@ func TestDiffCoverage(t *testing.T) {
 	assert.InDelta(t, 0.95, float64(strat)/m, tol)
 }
 
+// TestDiffExcludesZeroByChance measures how often the stratified
+// difference of two samples of the same distribution (standard normal)
+// excludes 0, the rate at which a comparison of few seeds, or a
+// difference map's cell, is marked by chance (docs/statistics.md). With
+// two values a side, the interval is [min b − max a, max b − min a] up
+// to the resampling, so it excludes 0 exactly when the samples do not
+// overlap: 2·(2!·2!/4!) = 1/3 (a binomial test at alpha 0.01). The rate
+// falls as n grows, towards the nominal 5% and above it: the percentile
+// interval is too narrow for small samples (at n = 10, about
+// P(|t₁₈| > 1.96·sqrt(9/10)) = 8%). m = 2,000 datasets each.
+func TestDiffExcludesZeroByChance(t *testing.T) {
+	const m = 2000
+	r := rand.New(rand.NewPCG(5, 6))
+	bs := stats.Bootstrap{Resamples: 2000, Level: 0.95}
+	rate := map[int]float64{}
+	for _, n := range []int{2, 3, 5, 10} {
+		a, b := make([]float64, n), make([]float64, n)
+		out := 0
+		for k := range m {
+			for i := range a {
+				a[i], b[i] = r.NormFloat64(), r.NormFloat64()
+			}
+			bs.Seed = uint64(k)
+			if !bs.Diff(a, b, stats.Mean).Contains(0) {
+				out++
+			}
+		}
+		rate[n] = float64(out) / m
+	}
+	t.Logf("excludes 0 under the null: %v", rate)
+	assert.InDelta(t, 1.0/3, rate[2], 2.576*math.Sqrt(1.0/3*2.0/3/m))
+	assert.Greater(t, rate[2], rate[3])
+	assert.Greater(t, rate[3], rate[5])
+	assert.Greater(t, rate[10], 0.05, "above the nominal rate")
+}
+
 func TestProbImprovement(t *testing.T) {
 	assert.Equal(t, 1.0, stats.ProbImprovement([]float64{1, 2}, []float64{3, 4}))
 	assert.Equal(t, 0.0, stats.ProbImprovement([]float64{3, 4}, []float64{1, 2}))
@@ -268,16 +304,22 @@ func TestDiffByHand(t *testing.T) {
 	iv := bs.Diff([]float64{10, 10}, []float64{1, 1}, stats.Mean)
 	assert.Equal(t, stats.Interval{Value: -9, Lo: -9, Hi: -9}, iv)
 
-	one := bs.Diff([]float64{1}, []float64{4}, stats.Mean)
-	assert.Equal(t, 3.0, one.Value)
-	assert.True(t, math.IsNaN(one.Lo) && math.IsNaN(one.Hi), "one value each: %+v", one)
-	for _, tc := range []struct{ a, b []float64 }{
-		{[]float64{1, 3}, []float64{4}},
-		{[]float64{1}, []float64{4, 6}},
+	// One value on either side says nothing of that side's spread: the
+	// difference has no interval.
+	for _, tc := range []struct {
+		a, b []float64
+		want float64
+	}{
+		{[]float64{1}, []float64{4}, 3},
+		{[]float64{1, 3}, []float64{4}, 2},
+		{[]float64{1}, []float64{4, 6}, 4},
 	} {
 		iv := bs.Diff(tc.a, tc.b, stats.Mean)
-		assert.True(t, iv.Lo <= iv.Value && iv.Value <= iv.Hi, "%v, %v: %+v", tc.a, tc.b, iv)
+		assert.Equal(t, tc.want, iv.Value, "%v, %v", tc.a, tc.b)
+		assert.True(t, math.IsNaN(iv.Lo) && math.IsNaN(iv.Hi), "%v, %v: %+v", tc.a, tc.b, iv)
 	}
+	two := bs.Diff([]float64{1, 3}, []float64{4, 6}, stats.Mean)
+	assert.True(t, two.Lo <= two.Value && two.Value <= two.Hi && two.Lo < two.Hi, "%+v", two)
 
 	// The pairs' differences are 3 and 4.
 	p := bs.PairedDiff([]float64{1, 2}, []float64{4, 6})
