@@ -269,7 +269,7 @@ func EpisodesTable(rows []Row, with Columns) ([]byte, error) {
 // SummaryCSV renders the per-variant summaries as summary.csv: the
 // episodes, the acceptable ones and the success rate with its Wilson
 // interval, then each metric's mean with its 95% percentile bootstrap
-// interval (stats.Default)
+// interval (stats.Default; Wilson for budget_exhausted, a rate)
 // (<metric>_mean, <metric>_lo, <metric>_hi; NaN where undefined), the
 // episodes in which communication changed the outcome, and the agent time
 // per acceptable result. Times are in seconds. Episodes that used a shared
@@ -369,12 +369,22 @@ var HandoffMetrics = []SummaryMetric{
 // budget (see UsesBudget).
 var BudgetMetrics = []SummaryMetric{
 	{"budget_used", fromRows(func(m *collective.Metrics) float64 { return float64(m.BudgetUsed) })},
-	{"budget_exhausted", fromRows(func(m *collective.Metrics) float64 {
-		if m.BudgetExhausted {
-			return 1
+	{"budget_exhausted", rateOfRows(func(m *collective.Metrics) bool { return m.BudgetExhausted })},
+}
+
+// rateOfRows is the share of the rows for which f holds, with its Wilson
+// interval, as the success rate's: a bootstrap of 0/1 values gives [0, 0]
+// at 0 of n.
+func rateOfRows(f func(m *collective.Metrics) bool) func(*Summary, []*Row) stats.Interval {
+	return func(_ *Summary, rows []*Row) stats.Interval {
+		k := 0
+		for _, r := range rows {
+			if f(&r.Metrics) {
+				k++
+			}
 		}
-		return 0
-	})},
+		return stats.Wilson(k, len(rows))
+	}
 }
 
 // VariantRows returns the rows of the variant.

@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"bytes"
 	"encoding/csv"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // TestOptionalColumns: a table has the shared columns when any of its
@@ -53,6 +55,30 @@ func TestOptionalColumns(t *testing.T) {
 			assert.Equal(t, tc.budget, slices.Contains(summary, "budget_used_lo"), "summary.csv: %v", summary)
 			assert.Equal(t, tc.budget, slices.Contains(summary, "budget_exhausted_hi"), "summary.csv: %v", summary)
 		})
+	}
+}
+
+// TestBudgetExhaustedIsARate: budget_exhausted's interval in summary.csv
+// is the Wilson interval of a rate, not a bootstrap of 0/1 values, which
+// gives [0, 0] where no episode of n ran out.
+func TestBudgetExhaustedIsARate(t *testing.T) {
+	for _, k := range []int{0, 1, 4} {
+		var rows []experiment.Row
+		for i := range 4 {
+			rows = append(rows, experiment.Row{Variant: "a", Episode: i, Metrics: collective.Metrics{BudgetUsed: 10, BudgetExhausted: i < k}})
+		}
+		b, err := experiment.SummaryCSV(rows, experiment.Summarize(rows), false)
+		require.NoError(t, err)
+		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		require.NoError(t, err)
+		got := map[string]string{}
+		for i, h := range recs[0] {
+			got[h] = recs[1][i]
+		}
+		want := stats.Wilson(k, 4)
+		assert.Equal(t, experiment.Num(want.Value), got["budget_exhausted_mean"], "%d of 4", k)
+		assert.Equal(t, experiment.Num(want.Lo), got["budget_exhausted_lo"], "%d of 4", k)
+		assert.Equal(t, experiment.Num(want.Hi), got["budget_exhausted_hi"], "%d of 4", k)
 	}
 }
 
