@@ -40,7 +40,8 @@ func (e *Env) Render(i int) string {
 		who = "an agent working an independent attempt at the whole task alone"
 	}
 	fmt.Fprintf(&b, "You are agent %d, %s.\n", p.Agent, who)
-	elapsed := sim.Time(math.Round(o.Elapsed * float64(sim.Second)))
+	// To the second: a reader's prompt has no use for nanoseconds.
+	elapsed := sim.Time(math.Round(o.Elapsed)) * sim.Second
 	if limit := e.variant.Spec.Collective.TimeLimit; limit > 0 {
 		fmt.Fprintf(&b, "Time: %v of virtual time has passed, %.0f%% of the time limit of %v.\n", elapsed, 100*o.TimeUsed, limit)
 	} else {

@@ -339,6 +339,12 @@ func TestServeErrors(t *testing.T) {
 	assert.Contains(t, h["text"].([]any)[0], "Time: 0s of virtual time")
 	_, again := c.request(map[string]any{"op": "step", "action_names": []any{"work", "work"}})
 	assert.NotEqual(t, obs, again["obs"], "a valid step after the errors moves")
+	// Later decisions' clocks read to the second.
+	h, _ = c.request(map[string]any{"op": "render"})
+	for _, text := range h["text"].([]any) {
+		assert.Regexp(t, `Time: ([0-9]+h)?([0-9]+m)?[0-9]+s of virtual time`, text)
+		assert.NotRegexp(t, `Time: [^ ]*\.`, text, "no fraction of a second")
+	}
 }
 
 // TestServeFraming checks that a message that breaks the framing is
