@@ -19,13 +19,18 @@ try:
     import numpy as _numpy  # noqa: F401
 except ImportError:
     # PyPI may be out of reach: borrow Debian's python3-numpy, which serves
-    # an interpreter of its Python version (a pyenv 3.11 beside Debian's).
+    # an interpreter of its Python version (a pyenv 3.11 beside Debian's),
+    # and only that: its compiled modules are tagged with the version.
+    import glob as _glob
+
     _debian = "/usr/lib/python3/dist-packages"
-    if _os.path.isdir(_os.path.join(_debian, "numpy")) and _debian not in _sys.path:
+    _tag = "cpython-%d%d-" % _sys.version_info[:2]
+    if _glob.glob(_os.path.join(_debian, "numpy", "core", "*." + _tag + "*.so")) and _debian not in _sys.path:
         _sys.path.append(_debian)
 
+from . import spaces
 from ._wire import ProtocolError
 from .env import PROTOCOL, EnvError, ServerError, VecEnv, find_simulate
 
-__all__ = ["VecEnv", "EnvError", "ServerError", "ProtocolError", "PROTOCOL", "find_simulate"]
+__all__ = ["VecEnv", "EnvError", "ServerError", "ProtocolError", "PROTOCOL", "find_simulate", "spaces"]
 __version__ = "0.1.0"

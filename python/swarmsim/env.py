@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 
 from . import _wire
+from .spaces import Box, Discrete, MultiDiscrete
 
 PROTOCOL = "swarmsim-env/2"
 BUILD = "CGO_ENABLED=0 go build -o python/swarmsim/bin/simulate ./cmd/simulate"
@@ -70,10 +71,15 @@ class VecEnv:
     step(actions) -> (obs, reward, terminated, truncated, info), with obs
     float32 (num_envs, num_features) and info["action_mask"] bool
     (num_envs, num_actions), info["agent"] int32 (which agent of the row
-    decides), info["active"] bool. Rewards are 0 until a row's episode ends,
-    then the scenario's collective reward; info["episode"] then holds that
-    episode's metrics (the columns of episodes.csv) as float64 arrays over
-    the rows, NaN where no episode ended.
+    decides), info["active"] bool; single_observation_space,
+    single_action_space, observation_space, action_space (swarmsim.spaces)
+    and metadata["autoreset_mode"] as Gymnasium names them. Rewards are 0
+    until a row's episode ends, then the scenario's collective reward (with
+    reward.penalty group-relative, in the step where its group's last row
+    ends: sum a row's rewards over the steps); info["episode"] then holds
+    that episode's metrics as float64 arrays over the rows, NaN where no
+    episode ended, and info["_episode"] says which rows ended. An episode
+    ends between decisions: there is no final observation.
 
     With group == 1 a finished row resets itself in the same step (its obs
     is the new episode's first). With group = G > 1, each G consecutive rows
@@ -152,6 +158,16 @@ class VecEnv:
         self.warnings = list(reply.get("warnings") or [])
         for w in self.warnings:
             warnings.warn(f"swarmsim: {self.scenario}: {w}", stacklevel=2)
+        # Gymnasium's names for the same facts (swarmsim.spaces). The
+        # features have no promised bounds; a mask says which actions are
+        # valid at each decision. autoreset_mode is the value of
+        # gymnasium.vector.AutoresetMode that the rows follow.
+        self.single_observation_space = Box(-np.inf, np.inf, (self.num_features,), np.float32)
+        self.single_action_space = Discrete(self.num_actions)
+        self.observation_space = Box(-np.inf, np.inf, (self.num_envs, self.num_features), np.float32)
+        self.action_space = MultiDiscrete([self.num_actions] * self.num_envs)
+        self.metadata = {"autoreset_mode": "SameStep" if self.group == 1 else "Disabled", "render_modes": ["ansi"]}
+        self.render_mode = "ansi"
         # A step request's header is the same for every step of the same
         # rows: encoded once for each slice.
         self._step_heads = {}
@@ -163,6 +179,11 @@ class VecEnv:
         if options:
             raise ValueError(f"swarmsim: reset takes no options (got {sorted(options)})")
         req = {"op": "reset"}
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            # Gymnasium's vector environments take a seed per sub-env; the
+            # rows here draw their task instances from one sequence.
+            raise ValueError("swarmsim: reset's seed is one integer for every row (the rows draw their task "
+                             f"instances from one sequence, row i's k-th from instance k*num_envs/group + i//group), not {type(seed).__name__}")
         if seed is not None:
             req["seed"] = operator.index(seed)
         _, a = self._call(req)
@@ -205,7 +226,10 @@ class VecEnv:
                 raise EnvError(f"swarmsim: actions have shape {acts.shape}, want ({n},)", "actions")
             if acts.dtype.kind not in "iu":
                 raise EnvError(f"swarmsim: actions have dtype {acts.dtype}, want integers (or a list of action names)", "actions")
-            if acts.dtype.itemsize > 4 and acts.size and (acts.min() < -(1 << 31) or acts.max() >= 1 << 31):
+            # Wider integers, and unsigned ones of 4 bytes, hold values
+            # that int32 would wrap round.
+            if (acts.dtype.itemsize > 4 or acts.dtype.kind == "u" and acts.dtype.itemsize == 4) and acts.size and \
+                    (acts.min() < -(1 << 31) or acts.max() >= 1 << 31):
                 raise EnvError("swarmsim: an action is outside int32", "actions")
             head = self._step_heads.get((lo, hi))
             if head is None:
@@ -249,6 +273,8 @@ class VecEnv:
         self._check(header)
         info = self._info(a)
         info["episode"] = self._episodes(a["episode_rows"] - e.lo, a["episode"], e.hi - e.lo)
+        # Gymnasium's mask of the rows whose info["episode"] holds values.
+        info["_episode"] = a["terminated"].view(np.bool_) | a["truncated"].view(np.bool_)
         info["rows"] = slice(e.lo, e.hi)
         return a["obs"], a["reward"], a["terminated"].view(np.bool_), a["truncated"].view(np.bool_), info
 
@@ -270,13 +296,18 @@ class VecEnv:
         return {"first": lo, "count": hi - lo}
 
     def render(self, rows=None):
-        """Returns each row's decision in words (what its deciding agent
-        sees, the valid actions by name): for the given rows, else every
-        active row."""
-        req = {"op": "render"}
-        if rows is not None:
-            req["rows"] = [int(r) for r in rows]
-        h, _ = self._call(req)
+        """Returns the rows' decisions in words (what each deciding agent
+        sees, the valid actions by name), one text per row asked for, in
+        their order: rows is a row, a slice or range, or a list of rows
+        (default: every row). An inactive row's text says it waits for
+        reset."""
+        if rows is None:
+            rows = range(self.num_envs)
+        elif isinstance(rows, slice):
+            rows = range(*rows.indices(self.num_envs))
+        elif not isinstance(rows, (range, list, tuple, np.ndarray)):
+            rows = [rows]
+        h, _ = self._call({"op": "render", "rows": [operator.index(r) for r in rows]})
         return list(h["text"])
 
     def close(self):

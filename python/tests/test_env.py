@@ -587,3 +587,69 @@ def alive(pid):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class GymnasiumNamesTest(unittest.TestCase):
+    """The attributes and info keys that code written against Gymnasium's
+    vector environments reads."""
+
+    def test_spaces_and_metadata(self):
+        from swarmsim import spaces
+
+        for group, mode in ((1, "SameStep"), (2, "Disabled")):
+            with VecEnv("tiny", variant="split", num_envs=4, group=group, seed=1) as env:
+                self.assertEqual(env.single_action_space, spaces.Discrete(env.num_actions))
+                self.assertEqual(env.single_observation_space.shape, (env.num_features,))
+                self.assertEqual(env.single_observation_space.dtype, np.float32)
+                self.assertEqual(env.observation_space.shape, (4, env.num_features))
+                np.testing.assert_array_equal(env.action_space.nvec, [env.num_actions] * 4)
+                self.assertEqual(env.metadata["autoreset_mode"], mode)
+                obs, info = env.reset()
+                self.assertIn(obs, env.observation_space)
+                self.assertIn(obs[0], env.single_observation_space)
+                # A draw under the mask is a valid step.
+                env.action_space.seed(3)
+                acts = env.action_space.sample(mask=info["action_mask"])
+                self.assertIn(acts, env.action_space)
+                self.assertTrue(info["action_mask"][np.arange(4), acts].all())
+                env.step(acts)
+
+    def test_episode_mask(self):
+        with VecEnv("tiny", variant="split", num_envs=4, seed=2) as env:
+            obs, info = env.reset()
+            policy = Fixed("split", env)
+            seen = 0
+            while seen < 4:
+                obs, r, term, trunc, info = env.step(policy(obs, info["action_mask"]))
+                ended = term | trunc
+                np.testing.assert_array_equal(info["_episode"], ended)
+                np.testing.assert_array_equal(~np.isnan(info["episode"]["finish_time"]), ended)
+                seen += int(ended.sum())
+
+    def test_seed_per_row_is_refused(self):
+        with VecEnv("tiny", variant="split", num_envs=2) as env:
+            with self.assertRaises(ValueError) as e:
+                env.reset(seed=[1, 2])
+            self.assertIn("one integer for every row", str(e.exception))
+
+    def test_unsigned_actions_out_of_int32(self):
+        with VecEnv("tiny", variant="split", num_envs=2) as env:
+            env.reset()
+            with self.assertRaises(EnvError) as e:
+                env.step(np.array([2**32 - 1, 0], np.uint32))
+            self.assertEqual(e.exception.field, "actions")
+            self.assertIn("outside int32", str(e.exception))
+
+    def test_render_keeps_the_rows(self):
+        with VecEnv("latency-pressure", variant="high", num_envs=4, group=4, seed=1) as env:
+            obs, info = env.reset()
+            policy = Fixed("split", env)
+            while info["active"].all():
+                obs, *_, info = env.step(policy(obs, info["action_mask"]))
+            texts = env.render()
+            self.assertEqual(len(texts), 4, "one text per row")
+            for i, text in enumerate(texts):
+                self.assertEqual(info["active"][i], "waits for reset" not in text, text)
+            self.assertEqual(env.render(rows=slice(1, 3)), texts[1:3])
+            self.assertEqual(env.render(rows=2), texts[2:3])
+            self.assertEqual(env.render(rows=np.array([3, 0])), [texts[3], texts[0]])
