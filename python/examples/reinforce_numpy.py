@@ -163,7 +163,10 @@ def rollouts(env, theta, rng):
         actions[idx] = a
         obs, r, term, trunc, info = env.step(actions)
         ended = term | trunc
-        reward[ended] = r[ended]
+        # A row's reward comes once, in the step its episode ends or, with
+        # reward.penalty group-relative, in the step its group's last row
+        # ends (the row then inactive): summed, it is caught either way.
+        reward += r
         for k, v in info["episode"].items():
             metrics.setdefault(k, np.full(n, np.nan))[ended] = v[ended]
         active = info["active"].copy()

@@ -61,6 +61,21 @@ class GradientTest(unittest.TestCase):
         np.testing.assert_allclose(adv, [-1, 1, 0, 0], atol=1e-7)
 
 
+class RolloutsTest(unittest.TestCase):
+    def test_group_relative_rewards_reach_every_row(self):
+        # Under reward.penalty group-relative a group's rewards come in the
+        # step its last row ends, also to the rows that ended before (then
+        # inactive): the rollouts count every row's.
+        from swarmsim import VecEnv
+
+        with VecEnv("exp-penalties", variant="group-relative", num_envs=16, group=8, seed=1) as env:
+            theta = np.zeros((env.num_actions, env.num_features))
+            _, reward, metrics = rf.rollouts(env, theta, np.random.default_rng(0))
+        self.assertEqual(len(reward), 16)
+        self.assertTrue(np.all(reward != 0), reward)
+        self.assertFalse(np.isnan(metrics["finish_time"]).any(), "every row ended once")
+
+
 class TorchTest(unittest.TestCase):
     def test_torch_learner_takes_the_numpy_learners_steps(self):
         try:
