@@ -110,6 +110,7 @@ func (d *Dir) putBack() {
 		restore(d.path)
 		d.previous = false
 	}
+	d.unlock()
 }
 
 // holdsParts reports whether any of the paths that Clear names in dir
@@ -143,8 +144,8 @@ func (c *Claim) holdsParts(dir string) bool {
 func (c *Claim) clear(d *Dir) error {
 	dir := d.path
 	if c.Sole {
-		moved, err := setAside(dir, c.File)
-		d.previous = moved
+		lock, moved, err := setAside(dir, c.File)
+		d.previous, d.lock = moved, lock
 		if err != nil {
 			d.putBack()
 			return err

@@ -39,8 +39,10 @@ type Dir struct {
 	// any: Abort removes the file when no part was written.
 	claim *Claim
 	// previous says that the complete result this work replaces is set
-	// aside in PreviousDir: Commit removes it, Abort puts it back.
+	// aside in PreviousDir: Commit removes it, Abort puts it back. lock
+	// is that folder's lock, held meanwhile (see Recover).
 	previous bool
+	lock     *os.File
 }
 
 // Create prepares path for new work. It refuses a directory that holds a
@@ -63,14 +65,12 @@ func Create(path string, force bool) (*Dir, error) {
 		if !force {
 			return nil, fmt.Errorf("%s holds a complete run (%s); use --force to overwrite it, or --out to choose another directory", path, ManifestName)
 		}
-		moved, err := setAside(path)
+		lock, moved, err := setAside(path)
+		d.previous, d.lock = moved, lock
 		if err != nil {
-			if moved {
-				restore(path) // best effort: the error says what went wrong
-			}
+			d.putBack() // best effort: the error says what went wrong
 			return nil, err
 		}
-		d.previous = moved
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -286,7 +286,16 @@ func (d *Dir) Commit(m *Manifest) error {
 	defer d.mu.Unlock()
 	os.RemoveAll(d.Join(PreviousDir))
 	d.previous = false
+	d.unlock()
 	return nil
+}
+
+// unlock releases the lock of the set-aside result, if d holds it.
+func (d *Dir) unlock() {
+	if d.lock != nil {
+		d.lock.Close()
+		d.lock = nil
+	}
 }
 
 // syncFiles is atomicfile.Sync, which a test replaces to act while Commit
@@ -317,6 +326,7 @@ func (d *Dir) Abort() {
 		restore(d.path)
 		d.previous = false
 	}
+	d.unlock()
 	for _, dir := range slices.Backward(d.created) {
 		os.Remove(dir) // fails, as it should, on a directory that is not empty
 	}

@@ -35,7 +35,10 @@
 // A rerun killed before either leaves PreviousDir and no manifest: the
 // next Create, or Claim.Open of other work or with fresh, first puts it
 // back (Recover), and one killed after its Commit leaves a stale
-// PreviousDir that they remove. The same training resuming after a kill
+// PreviousDir that they remove. The rerun holds a lock on PreviousDir
+// (flock, which the kernel drops when a process ends, however it ends)
+// until it commits or aborts: Recover leaves the result of a live rerun
+// alone, and Create and Claim.Open refuse its directory (ErrBusy). The same training resuming after a kill
 // leaves PreviousDir for its own Commit to remove. No manifest lists
 // PreviousDir, and List and Open do not look into it. A sweep opened
 // fresh still removes its old result at once: its shards share the

@@ -85,7 +85,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, perr := os.Stat(filepath.Join(dir, PreviousDir, ManifestName)); perr == nil {
-				return nil, fmt.Errorf("%s: %w: a forced rerun, running or killed, holds its old result aside in %s (put back if the rerun fails, or after a kill by the next command that writes there)", dir, ErrIncomplete, PreviousDir)
+				return nil, fmt.Errorf("%s: %w: a forced rerun, running or killed, holds its old result aside in %s (put back if the rerun fails; after a kill, by the next command that writes there, but for the same training resumed, which replaces it)", dir, ErrIncomplete, PreviousDir)
 			}
 			return nil, fmt.Errorf("%s: %w", dir, ErrIncomplete)
 		}

@@ -3,6 +3,7 @@ package rundir
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,25 +18,55 @@ import (
 // (List, Open) do not look into it, and no manifest lists it.
 const PreviousDir = ".swarmsim-previous"
 
+// lockName is the file in PreviousDir whose lock the process that set
+// the result aside holds until it commits or aborts, so that Recover,
+// called by another command on the same directory, leaves the result of
+// a live rerun alone.
+const lockName = ".lock"
+
+// ErrBusy is wrapped by the error of Recover, and so of Create and
+// Claim.Open, for a directory whose set-aside result a live process
+// holds: a forced rerun is writing there.
+var ErrBusy = errors.New("being rewritten by another command")
+
 // setAside moves the complete result in dir (its manifest first, then the
 // files the manifest lists, then the extra files named, which the
 // manifest does not list) into dir/PreviousDir, so that new work writes
-// its files in place without touching the old ones. It reports whether a
-// manifest was moved. Renames on one file system keep every byte, the
-// mode and the times of the files.
-func setAside(dir string, extra ...string) (bool, error) {
+// its files in place without touching the old ones. It returns the lock
+// of the folder, held until the work commits or aborts (nil where dir
+// holds no result), and reports whether a manifest was moved. Renames on
+// one file system keep every byte, the mode and the times of the files.
+func setAside(dir string, extra ...string) (*os.File, bool, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	// Whatever an earlier run left there is stale: the manifest in dir
 	// is the result to keep (Recover ran before).
 	prev := filepath.Join(dir, PreviousDir)
 	if err := os.RemoveAll(prev); err != nil {
-		return false, err
+		return nil, false, err
+	}
+	// The folder is made under another name and locked before it is
+	// renamed into place: Recover never finds it unlocked while this
+	// process lives.
+	tmp, err := os.MkdirTemp(dir, PreviousDir+"-*")
+	if err != nil {
+		return nil, false, err
+	}
+	lock, err := newLock(filepath.Join(tmp, lockName))
+	if err == nil {
+		err = os.Rename(tmp, prev)
+	}
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		os.RemoveAll(tmp)
+		return nil, false, err
 	}
 	var m struct {
 		Files []string `json:"files"`
@@ -45,17 +76,17 @@ func setAside(dir string, extra ...string) (bool, error) {
 	// The manifest goes first: from then on dir is not complete, and
 	// dir/PreviousDir holds a manifest, which Recover restores.
 	if err := moveFile(dir, prev, ManifestName); err != nil {
-		return false, err
+		return lock, false, err
 	}
 	for _, f := range append(m.Files, extra...) {
 		if !filepath.IsLocal(filepath.FromSlash(f)) || f == ManifestName || isPrevious(f) {
 			continue
 		}
 		if err := moveFile(dir, prev, f); err != nil {
-			return true, err
+			return lock, true, err
 		}
 	}
-	return true, nil
+	return lock, true, nil
 }
 
 // isPrevious reports whether the slash-separated relative path f is in
@@ -96,7 +127,9 @@ func restore(dir string) (bool, error) {
 			if err != nil {
 				return err
 			}
-			files = append(files, filepath.ToSlash(rel))
+			if rel != lockName {
+				files = append(files, filepath.ToSlash(rel))
+			}
 		}
 		return nil
 	})
@@ -132,13 +165,24 @@ func restore(dir string) (bool, error) {
 // and the old result is removed; where it does not, the old result is
 // moved back into place, over the uncommitted files of the rerun. It
 // reports whether it restored a result, and does nothing where dir
-// holds no PreviousDir. No other process may be working in dir.
+// holds no PreviousDir. A result that a live process holds aside (a
+// forced rerun writing in dir) is an error wrapping ErrBusy.
 func Recover(dir string) (bool, error) {
 	prev := filepath.Join(dir, PreviousDir)
 	if _, err := os.Stat(prev); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return false, nil
 	} else if err != nil {
 		return false, err
+	}
+	lock, held, err := tryLock(filepath.Join(prev, lockName))
+	if err != nil {
+		return false, err
+	}
+	if held {
+		return false, fmt.Errorf("%s is %w (a forced rerun, which holds the result it replaces aside in %s): wait for it to end, or choose another --out", dir, ErrBusy, PreviousDir)
+	}
+	if lock != nil {
+		defer lock.Close()
 	}
 	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
 		return false, os.RemoveAll(prev)

@@ -163,13 +163,15 @@ func TestRecover(t *testing.T) {
 		moved bool
 	}{
 		{"killed before writing", func(t *testing.T, path string) {
-			_, err := rundir.Create(path, true)
+			d, err := rundir.Create(path, true)
 			require.NoError(t, err)
+			rundir.Die(d)
 		}, true, true},
 		{"killed while writing", func(t *testing.T, path string) {
 			d, err := rundir.Create(path, true)
 			require.NoError(t, err)
 			newWork(t, d)
+			rundir.Die(d)
 		}, true, true},
 		{"killed while putting the old result back", func(t *testing.T, path string) {
 			d, err := rundir.Create(path, true)
@@ -177,6 +179,7 @@ func TestRecover(t *testing.T) {
 			newWork(t, d)
 			prev := filepath.Join(path, rundir.PreviousDir)
 			require.NoError(t, os.Rename(filepath.Join(prev, "summary.csv"), filepath.Join(path, "summary.csv")))
+			rundir.Die(d)
 		}, true, true},
 		{"killed after putting the manifest back", func(t *testing.T, path string) {
 			d, err := rundir.Create(path, true)
@@ -186,6 +189,7 @@ func TestRecover(t *testing.T) {
 			for _, f := range []string{"episodes.csv", "summary.csv", "charts/a.svg", "charts/b.svg"} {
 				require.NoError(t, os.Rename(filepath.Join(prev, f), d.Join(f)))
 			}
+			rundir.Die(d)
 		}, true, false},
 		{"killed after the commit", func(t *testing.T, path string) {
 			d, err := rundir.Create(path, true)
@@ -291,7 +295,7 @@ func TestForceSoleClaim(t *testing.T) {
 		d, err := sole("B").Open(path, true)
 		require.NoError(t, err)
 		require.NoError(t, rundir.WriteFile(d.Join("parts/1.json"), []byte("1")))
-		// Killed here. The same work resumes with its part.
+		rundir.Die(d) // Killed here. The same work resumes with its part.
 		d, err = sole("B").Open(path, false)
 		require.NoError(t, err)
 		assert.FileExists(t, filepath.Join(path, "parts", "1.json"))
@@ -305,7 +309,7 @@ func TestForceSoleClaim(t *testing.T) {
 		d, err := sole("B").Open(path, true)
 		require.NoError(t, err)
 		require.NoError(t, rundir.WriteFile(d.Join("parts/1.json"), []byte("1")))
-		// Killed here. A forced rerun starts over, from the old result.
+		rundir.Die(d) // Killed here. A forced rerun starts over, from the old result.
 		d, err = sole("B").Open(path, true)
 		require.NoError(t, err)
 		assert.NoFileExists(t, filepath.Join(path, "parts", "1.json"))
@@ -336,5 +340,41 @@ func TestSetAsideSkipsItsOwnFolder(t *testing.T) {
 			d.Abort()
 			assert.Equal(t, before, snapshot(t, path))
 		})
+	}
+}
+
+// TestLiveRerunIsLeftAlone: while a forced rerun writes (its process
+// alive, holding the set-aside result's lock), another Create, Claim.Open
+// or Recover of the directory is refused with ErrBusy and changes
+// nothing, forced or not; the rerun then aborts to the old result, or
+// commits its own, as if alone.
+func TestLiveRerunIsLeftAlone(t *testing.T) {
+	for _, commit := range []bool{false, true} {
+		path := oldResult(t)
+		before := snapshot(t, path)
+		d, err := rundir.Create(path, true)
+		require.NoError(t, err)
+		newWork(t, d)
+		during := snapshot(t, path)
+		for name, try := range map[string]func() error{
+			"Create":          func() error { _, err := rundir.Create(path, false); return err },
+			"Create --force":  func() error { _, err := rundir.Create(path, true); return err },
+			"Recover":         func() error { _, err := rundir.Recover(path); return err },
+			"Claim.Open anew": func() error { c := claim("C"); c.Sole = true; _, err := c.Open(path, true); return err },
+		} {
+			err := try()
+			assert.ErrorIs(t, err, rundir.ErrBusy, name)
+			assert.ErrorContains(t, err, "wait for it to end, or choose another --out", name)
+			assert.Equal(t, during, snapshot(t, path), "%s changes nothing", name)
+		}
+		if commit {
+			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "new"}))
+			assert.NoDirExists(t, filepath.Join(path, rundir.PreviousDir))
+			_, err := rundir.Recover(path)
+			assert.NoError(t, err, "free once committed")
+			continue
+		}
+		d.Abort()
+		assert.Equal(t, before, snapshot(t, path), "the old result, byte for byte")
 	}
 }
