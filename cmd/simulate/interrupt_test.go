@@ -17,6 +17,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment/env"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -355,10 +356,14 @@ func TestForcedTrainingInterrupted(t *testing.T) {
 	mustSimulate(t, "train", "tiny", "--set", "train.iterations=3", "--seeds", "1", "--out", out)
 	before := treeOf(t, out)
 	args := []string{"train", "tiny", "--set", "train.iterations=100000", "--seeds", "1", "--workers", "1", "--charts=false", "--force", "--out", out}
+	var pageDuring bool
 	stderr := interruptWhen(t, exec.Command(bin, args...), func() bool {
 		parts, _ := filepath.Glob(filepath.Join(out, train.CheckpointDir, "*.gob"))
+		_, err := os.Stat(filepath.Join(out, htmlreport.Name))
+		pageDuring = err == nil
 		return len(parts) > 0
 	})
+	assert.False(t, pageDuring, "the old training's page is set aside with it while the new one trains")
 	assert.Contains(t, stderr.String(), "simulate train: "+out+" still holds the training this one was to replace, and nothing of this one is kept; to train again, run: simulate "+strings.Join(args, " ")+"\n")
 	assert.Equal(t, before, treeOf(t, out), "the old training, byte for byte")
 }

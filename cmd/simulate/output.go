@@ -57,16 +57,23 @@ func createDir(out string, kind rundir.Kind, force bool) (*rundir.Dir, error) {
 		return nil, err
 	}
 	if complete {
-		// The replaced run's page goes aside with its other files:
-		// written after its manifest, it is not listed there; a rerun
-		// that fails puts it back with them, one that commits writes
-		// its own.
-		if err := d.SetAside(htmlreport.Name); err != nil {
+		if err := setAsidePage(d); err != nil {
 			d.Abort()
 			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// setAsidePage sets the page of the result that d replaces (if it
+// replaces one) aside with the result's other files: written after its
+// manifest, it is not listed there; a rerun that fails puts it back with
+// them, one that commits writes its own.
+func setAsidePage(d *rundir.Dir) error {
+	if !d.Replacing() {
+		return nil
+	}
+	return d.SetAside(htmlreport.Name)
 }
 
 // checkOut returns the error that createDir would return for out, writing

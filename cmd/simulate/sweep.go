@@ -259,6 +259,10 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		if err != nil {
 			return err
 		}
+		if err := setAsidePage(sdir); err != nil {
+			sdir.Abort()
+			return err
+		}
 		if err := writeSweepOutputs(ctx, s, sdir, sweepOutputs{source: sc.Source, plan: plan, recs: mine}); err != nil {
 			sdir.Abort() // puts back the shard's table of an earlier run, if any
 			return err

@@ -200,6 +200,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			dir.Abort() // keeps the checkpoints: the same command resumes
 		}
 	}()
+	if err := setAsidePage(dir); err != nil {
+		return err
+	}
 
 	jobs, total := train.Jobs(sc, seed, o.seeds)
 	for _, g := range train.Alike(sc.Variants) {
