@@ -113,8 +113,9 @@
 //	                output_rate and tool_wait with a shared server or
 //	                tools; handoff_misses and duplicates with a handoff
 //	                section; budget_used and budget_exhausted under a
-//	                token budget), then comm_changed_outcome and
-//	                cost_per_acceptable
+//	                token budget, budget_exhausted being a rate with a
+//	                Wilson interval, as success_rate is), then
+//	                comm_changed_outcome and cost_per_acceptable
 //	charts/         comparison bars with 95% intervals (finish time of
 //	                acceptable episodes, success rate, agent time, and the
 //	                time per call at a shared server) and a
@@ -776,10 +777,12 @@
 // The episode is the one 'simulate run' evaluates as episode --episode of
 // variant --variant with the same seed, --set values and --policy: the
 // same task draw and the same random streams, so the trace shows the row
-// of episodes.csv. As run does, trace refuses a setting that the
-// variant's fixed organization never exercises (collective.handoff.duplicates
-// under any, collective.select.cost under all but independent) unless
-// --policy gives a learned policy that may.
+// of episodes.csv. As run does, trace refuses a setting that no fixed
+// organization holding it exercises (collective.handoff.duplicates under
+// any, collective.select.cost under all but independent) unless --policy
+// gives a learned policy that may. The variants are judged together, as a
+// sweep's trials are: a value that they share counts when some variant
+// with the same value exercises it, though the traced one may not.
 //
 // With --format otlp the episode is written as OpenTelemetry spans under the
 // GenAI semantic conventions, in OTLP/JSON as the Collector's file exporter

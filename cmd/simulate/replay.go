@@ -310,13 +310,36 @@ func (o *replayOptions) checkDraws(sc *scenarios.Scenario, dep replay.Deployment
 		return nil
 	}
 	const why = "a replay at replicas (collective.serving) gives each call the time its tokens and batch take"
-	switch {
-	case o.pairing != "":
-		return usagef("--pairing %s: %s, so there is no API latency to pair; pairing acts only at a hosted API (collective.api)", o.pairing, why)
-	case sc.Base.Replay.Pairing != replay.Rank:
-		return fmt.Errorf("%s: replay.pairing: %s: %s, so there is no API latency to pair; pairing acts only at a hosted API (collective.api)", sc.Source, sc.Base.Replay.Pairing, why)
-	case o.seed.set && !slices.ContainsFunc(loads, func(l replayLoad) bool { return l.load.Mode == replay.Poisson }):
-		return usagef("--seed %d: %s, and a closed loop or recorded start times draw no arrivals, so the seed changes nothing; it acts at a hosted API (collective.api) or with --rate", o.seed.v, why)
+	const noPairing = "so there is no API latency to pair; pairing acts only at a hosted API (collective.api)"
+	const noSeed = "and a closed loop or recorded start times draw no arrivals, so the seed changes nothing; it acts at a hosted API (collective.api) or with --rate"
+	// A --set of replay.pairing or of seed is refused as its flag is,
+	// whatever its value: the flags are shorthands for them. A scenario
+	// file's seed is not: every scenario has one.
+	setOf := func(path string) (string, bool) {
+		i := slices.IndexFunc(o.sets, func(set string) bool { return setPath(set) == path })
+		if i < 0 {
+			return "", false
+		}
+		return o.sets[i], true
+	}
+	draws := slices.ContainsFunc(loads, func(l replayLoad) bool { return l.load.Mode == replay.Poisson })
+	if o.pairing != "" {
+		return usagef("--pairing %s: %s, %s", o.pairing, why, noPairing)
+	}
+	if set, ok := setOf("replay.pairing"); ok {
+		return usagef("--set %s: %s, %s", set, why, noPairing)
+	}
+	if sc.Base.Replay.Pairing != replay.Rank {
+		return fmt.Errorf("%s: replay.pairing: %s: %s, %s", sc.Source, sc.Base.Replay.Pairing, why, noPairing)
+	}
+	if draws {
+		return nil
+	}
+	if o.seed.set {
+		return usagef("--seed %d: %s, %s", o.seed.v, why, noSeed)
+	}
+	if set, ok := setOf("seed"); ok {
+		return usagef("--set %s: %s, %s", set, why, noSeed)
 	}
 	return nil
 }

@@ -73,8 +73,9 @@ handoff section, hand-off misses and duplicates) and writes a directory:
 	                output_rate and tool_wait with a shared server or
 	                tools; handoff_misses and duplicates with a handoff
 	                section; budget_used and budget_exhausted under a
-	                token budget), then comm_changed_outcome and
-	                cost_per_acceptable
+	                token budget, budget_exhausted being a rate with a
+	                Wilson interval, as success_rate is), then
+	                comm_changed_outcome and cost_per_acceptable
 	charts/         comparison bars with 95% intervals (finish time of
 	                acceptable episodes, success rate, agent time, and the
 	                time per call at a shared server) and a
