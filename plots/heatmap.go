@@ -24,7 +24,9 @@ type Grid struct {
 	X, Y []string
 	Z    [][]float64
 	// Lo and Hi, when set, hold each value's interval, shaped as Z: a
-	// difference map marks the cells whose interval excludes zero.
+	// difference map marks the cells whose interval excludes zero. A cell
+	// whose Lo and Hi are both NaN has no interval (a difference with one
+	// value on a side) and is never marked.
 	Lo, Hi [][]float64
 	// Annotate writes each cell's value in the cell.
 	Annotate bool
@@ -53,16 +55,25 @@ func (g Grid) check() error {
 			if len(row) != len(g.X) {
 				return fmt.Errorf("plots: grid row %s[%d] has %d values for %d X values", m.name, i, len(row), len(g.X))
 			}
-			if err := checkFinite(fmt.Sprintf("grid %s[%d]", m.name, i), row...); err != nil {
-				return err
-			}
+		}
+	}
+	for i, row := range g.Z {
+		if err := checkFinite(fmt.Sprintf("grid Z[%d]", i), row...); err != nil {
+			return err
 		}
 	}
 	if g.hasIntervals() {
 		for i, row := range g.Z {
 			for j, z := range row {
-				if !(g.Lo[i][j] <= z && z <= g.Hi[i][j]) {
-					return fmt.Errorf("plots: grid cell (%s, %s): need Lo %v <= Z %v <= Hi %v", g.X[j], g.Y[i], g.Lo[i][j], z, g.Hi[i][j])
+				lo, hi := g.Lo[i][j], g.Hi[i][j]
+				if math.IsNaN(lo) && math.IsNaN(hi) {
+					continue // no interval
+				}
+				if err := checkFinite(fmt.Sprintf("grid cell (%s, %s)'s interval", g.X[j], g.Y[i]), lo, hi); err != nil {
+					return err
+				}
+				if !(lo <= z && z <= hi) {
+					return fmt.Errorf("plots: grid cell (%s, %s): need Lo %v <= Z %v <= Hi %v", g.X[j], g.Y[i], lo, z, hi)
 				}
 			}
 		}

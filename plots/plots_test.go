@@ -105,6 +105,7 @@ func TestHeatMapRejects(t *testing.T) {
 		"Inf Hi":      {X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{1}}, Lo: [][]float64{{0}}, Hi: [][]float64{{inf}}},
 		"Lo only":     {X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{1}}, Lo: [][]float64{{0}}},
 		"Z above Hi":  {X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{3}}, Lo: [][]float64{{0}}, Hi: [][]float64{{2}}},
+		"NaN Lo only": {X: []string{"1"}, Y: []string{"1"}, Z: [][]float64{{1}}, Lo: [][]float64{{nan}}, Hi: [][]float64{{2}}},
 		"repeated Y":  {X: []string{"1"}, Y: []string{"2", "2"}, Z: [][]float64{{1}, {2}}},
 		"repeated X2": {X: []string{"team", "split", "team"}, Y: []string{"1"}, Z: [][]float64{{1, 2, 3}}},
 	} {
@@ -119,6 +120,22 @@ func TestHeatMapRejects(t *testing.T) {
 	assert.Error(t, err)
 	_, err = plots.NewColorScale(nil, "z")
 	assert.Error(t, err)
+}
+
+// TestDiffMapCellWithoutInterval: a cell whose Lo and Hi are both NaN has
+// no interval: the map draws, that cell unmarked, the others as their
+// intervals say, and its table writes NaN bounds for it.
+func TestDiffMapCellWithoutInterval(t *testing.T) {
+	g := plots.Grid{X: []string{"1", "2"}, Y: []string{"a"}, Z: [][]float64{{0.5, 0.5}},
+		Lo: [][]float64{{nan, 0.2}}, Hi: [][]float64{{nan, 0.8}}}
+	sides := plots.Sides{Low: "a better", High: "b better"}
+	p, err := plots.DiffMap(plots.Chart{XLabel: "x", YLabel: "y", ZLabel: "z"}, g, sides)
+	require.NoError(t, err)
+	require.NotNil(t, p)
+	tab := plots.GridTable(g)
+	require.Len(t, tab.Rows, 2)
+	assert.Equal(t, []string{"1", "a", "0.5", "NaN", "NaN"}, tab.Rows[0])
+	assert.Equal(t, []string{"2", "a", "0.5", "0.2", "0.8"}, tab.Rows[1])
 }
 
 func TestLinesRejects(t *testing.T) {

@@ -528,7 +528,7 @@ func diffSides(better metric.Better, a, b string) plots.Sides {
 // in the scenario's order), named as the scenario writes the values,
 // whose cell (i, j) holds cell(i, j), the interval of value i of x and j
 // of y; false when a cell's value is not finite. Intervals are kept when
-// keep is set and every cell has a finite one.
+// keep is set, NaN in a cell that has none.
 func (md metricData) cells(x, y int, keep bool, cell func(i, j int) stats.Interval) (*plots.Grid, bool) {
 	ax, ay := &md.plan.Grid[x], &md.plan.Grid[y]
 	xi, yi := ascending(ax), ascending(ay)
@@ -545,7 +545,9 @@ func (md metricData) cells(x, y int, keep bool, cell func(i, j int) stats.Interv
 				return nil, false
 			}
 			z[c], lo[c], hi[c] = iv.Value, iv.Lo, iv.Hi
-			keep = keep && experiment.Finite(iv.Lo) && experiment.Finite(iv.Hi)
+			if !experiment.Finite(iv.Lo) || !experiment.Finite(iv.Hi) {
+				lo[c], hi[c] = math.NaN(), math.NaN()
+			}
 		}
 		g.Z, g.Lo, g.Hi = append(g.Z, z), append(g.Lo, lo), append(g.Hi, hi)
 	}

@@ -25,7 +25,9 @@ except ImportError:
 
     _debian = "/usr/lib/python3/dist-packages"
     _tag = "cpython-%d%d-" % _sys.version_info[:2]
-    if _glob.glob(_os.path.join(_debian, "numpy", "core", "*." + _tag + "*.so")) and _debian not in _sys.path:
+    # numpy 2 keeps them in _core, numpy 1 in core.
+    _built = [p for d in ("_core", "core") for p in _glob.glob(_os.path.join(_debian, "numpy", d, "*." + _tag + "*.so"))]
+    if _built and _debian not in _sys.path:
         _sys.path.append(_debian)
 
 from . import spaces
