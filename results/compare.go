@@ -1,7 +1,9 @@
 package results
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strconv"
@@ -304,12 +306,7 @@ func sweepValues(r *rundir.Run) ([]string, []string, map[string]map[string][]flo
 	}
 	// The manifest lists the record of every trial the table holds, also
 	// of a partial merge; a file cut at a row's end still parses.
-	records := 0
-	for _, f := range r.Manifest.Files {
-		if path.Dir(f) == TrialsDir && path.Ext(f) == ".json" {
-			records++
-		}
-	}
+	records := trialRecords(r.Manifest)
 	if records != len(t.Rows) {
 		return nil, nil, nil, fmt.Errorf("%s: %d trials, and the manifest lists %d trial records: the file was cut short or edited", t.Path, len(t.Rows), records)
 	}
@@ -383,4 +380,35 @@ func Table(rows []Comparison) []byte {
 var Charted = []string{
 	"acceptable", "success_rate", "reward", "reward_mean", "finish_time", "latency_mean", "latency_p90",
 	"agent_time", "agent_time_mean", "parallelism_mean", "messages", "messages_mean",
+}
+
+// trialRecords counts the trial records that a sweep's manifest lists:
+// one per trial its tables hold.
+func trialRecords(m *rundir.Manifest) int {
+	n := 0
+	for _, f := range m.Files {
+		if path.Dir(f) == TrialsDir && path.Ext(f) == ".json" {
+			n++
+		}
+	}
+	return n
+}
+
+// MissingTrials returns how many trials of its sweep the tables of the
+// sweep directory r lack (a shard's, a partial merge's): as its manifest
+// counts them, or, for a manifest written before it did, from its plan
+// and the records it lists (none where the plan is gone: a directory
+// trimmed to its tables).
+func MissingTrials(r *rundir.Run) (int, error) {
+	if r.Manifest.MissingTrials > 0 || !r.Manifest.Has(PlanFile) {
+		return r.Manifest.MissingTrials, nil
+	}
+	plan, err := ReadPlan(r.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return len(plan.Trials) - trialRecords(r.Manifest), nil
 }

@@ -365,6 +365,19 @@ func TestMergeReportsMissing(t *testing.T) {
 	m, err := rundir.ReadManifest(out)
 	require.NoError(t, err)
 	assert.Equal(t, sweepTrials/2, m.MissingTrials)
+	// A manifest written before it counted the missing trials: the table
+	// counts them from the plan and the records.
+	old := filepath.Join(tmp, "old")
+	require.NoError(t, os.CopyFS(old, os.DirFS(out)))
+	raw := readFile(t, filepath.Join(old, rundir.ManifestName))
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	delete(doc, "missing_trials")
+	raw, err = json.Marshal(doc)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(old, rundir.ManifestName), raw, 0o644))
+	caption = strings.SplitN(mustSimulate(t, "table", old), "\n", 2)[0]
+	assert.Contains(t, caption, "IQM over 1 seed, of 2: trials are missing [95% bootstrap interval]")
 	shard, err := rundir.ReadManifest(filepath.Join(dir, "shard-0-of-2"))
 	require.NoError(t, err)
 	assert.NotEmpty(t, shard.Source)

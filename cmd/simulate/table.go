@@ -15,6 +15,7 @@ import (
 	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/metric"
 	htmlreport "github.com/swarmsim/swarmsim/report"
+	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
 )
@@ -323,12 +324,17 @@ func seedsPresent(tab *rundir.Table, want, missing int) (string, error) {
 // in iqm, iqm_lo and iqm_hi.
 func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	seeds := fmt.Sprintf("%d seeds", r.Manifest.Seeds)
-	if r.Manifest.MissingTrials > 0 {
+	if r.Manifest.Kind == rundir.KindSweep {
 		// Rows have fewer seeds where a metric is undefined for some;
 		// those of a shard or a partial merge, where trials are missing.
-		var err error
-		if seeds, err = seedsPresent(tab, r.Manifest.Seeds, r.Manifest.MissingTrials); err != nil {
+		missing, err := results.MissingTrials(r)
+		if err != nil {
 			return nil, err
+		}
+		if missing > 0 {
+			if seeds, err = seedsPresent(tab, r.Manifest.Seeds, missing); err != nil {
+				return nil, err
+			}
 		}
 	}
 	t := &paperTable{
