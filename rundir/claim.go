@@ -58,17 +58,30 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 		return nil, err
 	}
 	d := &Dir{path: path}
-	// A result that a killed forced rerun set aside comes back, unless
-	// the work that set it aside resumes (its commit removes it).
+	// A result that a forced rerun set aside is left alone while that
+	// rerun lives; else it comes back, unless the work that set it aside
+	// resumes: then this process holds its lock until it commits (which
+	// removes it) or aborts, as the rerun did.
+	lock, err := lockAside(path)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(d.Join(c.File)); err != nil || fresh {
-		if _, err := Recover(path); err != nil {
+		_, err := recoverLocked(path)
+		if lock != nil {
+			lock.Close()
+		}
+		if err != nil {
 			return nil, err
 		}
+	} else {
+		d.lock = lock
 	}
 	old, err := os.ReadFile(d.Join(c.File))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, err := os.Stat(d.Join(ManifestName)); err == nil {
+			d.unlock()
 			return nil, fmt.Errorf("%s holds a complete run without %s; choose another directory with --out", path, c.File)
 		}
 		if fresh {
@@ -77,12 +90,18 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 			}
 		}
 	case err != nil && !fresh:
+		d.unlock()
 		return nil, fmt.Errorf("%s %w: an unreadable %s (%v); use %s to discard it, or --out to choose another directory", path, ErrOtherWork, c.File, err, c.Fresh)
 	case err == nil && !fresh:
 		serr := c.Same(old)
 		if serr == nil {
-			return d, d.mkdirAll(path)
+			if err := d.mkdirAll(path); err != nil {
+				d.unlock()
+				return nil, err
+			}
+			return d, nil
 		}
+		d.unlock()
 		return nil, fmt.Errorf("%s %w: %w; use %s to discard it, or --out to choose another directory", path, ErrOtherWork, serr, c.Fresh)
 	default:
 		if err := c.clear(d); err != nil {

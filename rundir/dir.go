@@ -75,6 +75,7 @@ func Create(path string, force bool) (*Dir, error) {
 		return nil, err
 	}
 	if err := d.mkdirAll(path); err != nil {
+		d.putBack()
 		return nil, err
 	}
 	return d, nil

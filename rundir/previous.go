@@ -168,21 +168,44 @@ func restore(dir string) (bool, error) {
 // holds no PreviousDir. A result that a live process holds aside (a
 // forced rerun writing in dir) is an error wrapping ErrBusy.
 func Recover(dir string) (bool, error) {
+	lock, err := lockAside(dir)
+	if err != nil {
+		return false, err
+	}
+	if lock != nil {
+		defer lock.Close()
+	}
+	return recoverLocked(dir)
+}
+
+// lockAside takes the lock of the result set aside in dir, if there is
+// one: the lock file to close (nil where dir holds no PreviousDir, or one
+// without a lock file), or an error wrapping ErrBusy where a live process
+// holds it.
+func lockAside(dir string) (*os.File, error) {
+	prev := filepath.Join(dir, PreviousDir)
+	if _, err := os.Stat(prev); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	lock, held, err := tryLock(filepath.Join(prev, lockName))
+	if err != nil {
+		return nil, err
+	}
+	if held {
+		return nil, fmt.Errorf("%s is %w (a forced rerun, which holds the result it replaces aside in %s): wait for it to end, or choose another --out", dir, ErrBusy, PreviousDir)
+	}
+	return lock, nil
+}
+
+// recoverLocked is Recover with the set-aside result's lock held.
+func recoverLocked(dir string) (bool, error) {
 	prev := filepath.Join(dir, PreviousDir)
 	if _, err := os.Stat(prev); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return false, nil
 	} else if err != nil {
 		return false, err
-	}
-	lock, held, err := tryLock(filepath.Join(prev, lockName))
-	if err != nil {
-		return false, err
-	}
-	if held {
-		return false, fmt.Errorf("%s is %w (a forced rerun, which holds the result it replaces aside in %s): wait for it to end, or choose another --out", dir, ErrBusy, PreviousDir)
-	}
-	if lock != nil {
-		defer lock.Close()
 	}
 	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
 		return false, os.RemoveAll(prev)
