@@ -38,8 +38,11 @@
 // PreviousDir that they remove. The rerun holds a lock on PreviousDir
 // (flock, which the kernel drops when a process ends, however it ends)
 // until it commits or aborts: Recover leaves the result of a live rerun
-// alone, and Create and Claim.Open refuse its directory (ErrBusy). The same training resuming after a kill
-// leaves PreviousDir for its own Commit to remove. No manifest lists
+// alone, and Create and Claim.Open (also of the same work, resuming)
+// refuse its directory (ErrBusy). The same training resuming after a kill
+// leaves PreviousDir for its own Commit to remove, holding its lock as
+// the rerun did. Where the system has no flock (Windows, Solaris, AIX)
+// nothing is locked. No manifest lists
 // PreviousDir, and List and Open do not look into it. A sweep opened
 // fresh still removes its old result at once: its shards share the
 // directory, with no single Commit to wait for.
