@@ -45,9 +45,18 @@ func setAside(dir string, extra ...string) (*os.File, bool, error) {
 		return nil, false, err
 	}
 	// Whatever an earlier run left there is stale: the manifest in dir
-	// is the result to keep (Recover ran before).
+	// is the result to keep (Recover ran before). But a rerun may have
+	// set a result aside since, and hold it: that one stays.
 	prev := filepath.Join(dir, PreviousDir)
-	if err := os.RemoveAll(prev); err != nil {
+	stale, err := lockAside(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	err = os.RemoveAll(prev)
+	if stale != nil {
+		stale.Close()
+	}
+	if err != nil {
 		return nil, false, err
 	}
 	// The folder is made under another name and locked before it is

@@ -405,3 +405,21 @@ func TestLiveRerunIsLeftAlone(t *testing.T) {
 		assert.Equal(t, before, snapshot(t, path), "the old result, byte for byte")
 	}
 }
+
+// TestSecondRerunLeavesTheFirstsAside: a second forced rerun that reaches
+// its set-aside (its Recover passed before the first had set anything
+// aside) while the first holds its own, does not clear the first's
+// folder: it is refused, and the first aborts to the old result.
+func TestSecondRerunLeavesTheFirstsAside(t *testing.T) {
+	path := oldResult(t)
+	before := snapshot(t, path)
+	d, err := rundir.Create(path, true)
+	require.NoError(t, err)
+	// The second rerun read the manifest before the first moved it.
+	require.NoError(t, os.WriteFile(filepath.Join(path, rundir.ManifestName), []byte(`{"kind":"run"}`), 0o644))
+	err = rundir.SetAside(path)
+	assert.ErrorIs(t, err, rundir.ErrBusy)
+	require.NoError(t, os.Remove(filepath.Join(path, rundir.ManifestName)))
+	d.Abort()
+	assert.Equal(t, before, snapshot(t, path), "the old result, byte for byte")
+}
