@@ -10,36 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/internal/filetree"
 	"github.com/swarmsim/swarmsim/rundir"
 )
-
-// snapshot returns every file below dir, by slash-separated relative
-// path, as its content, mode and modification time: two snapshots are
-// equal only where no file was rewritten.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = fi.Mode().String() + " " + fi.ModTime().Format(time.RFC3339Nano) + " " + string(b)
-		return nil
-	}))
-	return files
-}
 
 // oldResult writes a complete result into a new directory, with a file
 // that its manifest does not list (a page, a note of the user's), and
@@ -99,7 +72,7 @@ func TestForceKeepsTheOldResult(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := oldResult(t)
-			before := snapshot(t, path)
+			before := filetree.Snapshot(t, path)
 			d, err := rundir.Create(path, true)
 			require.NoError(t, err)
 			assert.True(t, d.Replacing())
@@ -116,7 +89,7 @@ func TestForceKeepsTheOldResult(t *testing.T) {
 
 			if !tc.commit {
 				d.Abort()
-				assert.Equal(t, before, snapshot(t, path), "the old result, byte for byte")
+				assert.Equal(t, before, filetree.Snapshot(t, path), "the old result, byte for byte")
 				r, err := rundir.Open(path)
 				require.NoError(t, err)
 				assert.Equal(t, "old", r.Manifest.Scenario)
@@ -124,7 +97,7 @@ func TestForceKeepsTheOldResult(t *testing.T) {
 			}
 			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "new"}))
 			assert.False(t, d.Replacing())
-			after := snapshot(t, path)
+			after := filetree.Snapshot(t, path)
 			r, err := rundir.Open(path)
 			require.NoError(t, err)
 			assert.Equal(t, "new", r.Manifest.Scenario)
@@ -206,7 +179,7 @@ func TestRecover(t *testing.T) {
 			for _, how := range []string{"Create", "Create --force", "Recover", "Claim.Open --anew"} {
 				t.Run(how, func(t *testing.T) {
 					path := oldResult(t)
-					before := snapshot(t, path)
+					before := filetree.Snapshot(t, path)
 					tc.kill(t, path)
 					switch how {
 					case "Create":
@@ -237,7 +210,7 @@ func TestRecover(t *testing.T) {
 						// Files of the killed rerun that the old result
 						// does not have (new.csv) stay, as those of any
 						// killed run do; the others are the old ones.
-						after := snapshot(t, path)
+						after := filetree.Snapshot(t, path)
 						for f, b := range before {
 							assert.Equal(t, b, after[f], "the old %s, byte for byte", f)
 						}
@@ -270,13 +243,13 @@ func TestForceSoleClaim(t *testing.T) {
 	for _, id := range []string{"A", "B"} {
 		t.Run("abort, claim "+id, func(t *testing.T) {
 			path := complete(t)
-			before := snapshot(t, path)
+			before := filetree.Snapshot(t, path)
 			d, err := sole(id).Open(path, true)
 			require.NoError(t, err)
 			require.NoError(t, d.Write("iterations.csv", []byte("new\n")))
 			require.NoError(t, rundir.WriteFile(d.Join("parts/1.json"), []byte("1")))
 			d.Abort()
-			assert.Equal(t, before, snapshot(t, path))
+			assert.Equal(t, before, filetree.Snapshot(t, path))
 		})
 		t.Run("commit, claim "+id, func(t *testing.T) {
 			path := complete(t)
@@ -284,7 +257,7 @@ func TestForceSoleClaim(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, d.Write("fit.csv", []byte("new\n")))
 			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain, Scenario: "new"}))
-			assert.ElementsMatch(t, []string{rundir.ManifestName, "fit.csv", "plan.json"}, keys(snapshot(t, path)))
+			assert.ElementsMatch(t, []string{rundir.ManifestName, "fit.csv", "plan.json"}, keys(filetree.Snapshot(t, path)))
 			b, err := os.ReadFile(filepath.Join(path, "plan.json"))
 			require.NoError(t, err)
 			assert.Equal(t, id, string(b))
@@ -305,14 +278,14 @@ func TestForceSoleClaim(t *testing.T) {
 	})
 	t.Run("resumed while the rerun lives", func(t *testing.T) {
 		path := complete(t)
-		before := snapshot(t, path)
+		before := filetree.Snapshot(t, path)
 		d, err := sole("B").Open(path, true)
 		require.NoError(t, err)
 		// The same work, opened again without fresh, would resume it.
 		_, err = sole("B").Open(path, false)
 		assert.ErrorIs(t, err, rundir.ErrBusy)
 		d.Abort()
-		assert.Equal(t, before, snapshot(t, path))
+		assert.Equal(t, before, filetree.Snapshot(t, path))
 	})
 	t.Run("killed, resumed: the resumer holds the lock", func(t *testing.T) {
 		path := complete(t)
@@ -332,7 +305,7 @@ func TestForceSoleClaim(t *testing.T) {
 	})
 	t.Run("killed, then forced again", func(t *testing.T) {
 		path := complete(t)
-		before := snapshot(t, path)
+		before := filetree.Snapshot(t, path)
 		d, err := sole("B").Open(path, true)
 		require.NoError(t, err)
 		require.NoError(t, rundir.WriteFile(d.Join("parts/1.json"), []byte("1")))
@@ -341,7 +314,7 @@ func TestForceSoleClaim(t *testing.T) {
 		require.NoError(t, err)
 		assert.NoFileExists(t, filepath.Join(path, "parts", "1.json"))
 		d.Abort()
-		assert.Equal(t, before, snapshot(t, path))
+		assert.Equal(t, before, filetree.Snapshot(t, path))
 	})
 }
 
@@ -358,14 +331,14 @@ func TestSetAsideSkipsItsOwnFolder(t *testing.T) {
 			require.NoError(t, d.Write("a.csv", []byte("old\n")))
 			d.Record(listed, false)
 			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun}))
-			before := snapshot(t, path)
+			before := filetree.Snapshot(t, path)
 
 			d, err = rundir.Create(path, true)
 			require.NoError(t, err)
 			assert.NoFileExists(t, filepath.Join(path, "a.csv"), "set aside")
 			assert.FileExists(t, filepath.Join(path, rundir.PreviousDir, "a.csv"))
 			d.Abort()
-			assert.Equal(t, before, snapshot(t, path))
+			assert.Equal(t, before, filetree.Snapshot(t, path))
 		})
 	}
 }
@@ -378,11 +351,11 @@ func TestSetAsideSkipsItsOwnFolder(t *testing.T) {
 func TestLiveRerunIsLeftAlone(t *testing.T) {
 	for _, commit := range []bool{false, true} {
 		path := oldResult(t)
-		before := snapshot(t, path)
+		before := filetree.Snapshot(t, path)
 		d, err := rundir.Create(path, true)
 		require.NoError(t, err)
 		newWork(t, d)
-		during := snapshot(t, path)
+		during := filetree.Snapshot(t, path)
 		for name, try := range map[string]func() error{
 			"Create":          func() error { _, err := rundir.Create(path, false); return err },
 			"Create --force":  func() error { _, err := rundir.Create(path, true); return err },
@@ -392,7 +365,7 @@ func TestLiveRerunIsLeftAlone(t *testing.T) {
 			err := try()
 			assert.ErrorIs(t, err, rundir.ErrBusy, name)
 			assert.ErrorContains(t, err, "wait for it to end, or choose another --out", name)
-			assert.Equal(t, during, snapshot(t, path), "%s changes nothing", name)
+			assert.Equal(t, during, filetree.Snapshot(t, path), "%s changes nothing", name)
 		}
 		if commit {
 			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "new"}))
@@ -402,7 +375,7 @@ func TestLiveRerunIsLeftAlone(t *testing.T) {
 			continue
 		}
 		d.Abort()
-		assert.Equal(t, before, snapshot(t, path), "the old result, byte for byte")
+		assert.Equal(t, before, filetree.Snapshot(t, path), "the old result, byte for byte")
 	}
 }
 
@@ -412,7 +385,7 @@ func TestLiveRerunIsLeftAlone(t *testing.T) {
 // folder: it is refused, and the first aborts to the old result.
 func TestSecondRerunLeavesTheFirstsAside(t *testing.T) {
 	path := oldResult(t)
-	before := snapshot(t, path)
+	before := filetree.Snapshot(t, path)
 	d, err := rundir.Create(path, true)
 	require.NoError(t, err)
 	// The second rerun read the manifest before the first moved it.
@@ -421,5 +394,5 @@ func TestSecondRerunLeavesTheFirstsAside(t *testing.T) {
 	assert.ErrorIs(t, err, rundir.ErrBusy)
 	require.NoError(t, os.Remove(filepath.Join(path, rundir.ManifestName)))
 	d.Abort()
-	assert.Equal(t, before, snapshot(t, path), "the old result, byte for byte")
+	assert.Equal(t, before, filetree.Snapshot(t, path), "the old result, byte for byte")
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -15,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/internal/filetree"
 	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/rundir"
 )
@@ -183,11 +181,11 @@ func TestTrainingAndSweepKeepApart(t *testing.T) {
 			{training, "training", []string{"sweep", sweepScenario, "--charts=false", "--fresh", "--out", training}},
 			{training, "training", []string{"merge", sw, "--partial", "--out", training}},
 		} {
-			before := treeOf(t, tc.dir)
+			before := filetree.Snapshot(t, tc.dir)
 			_, stderr, code := simulate(t, tc.args...)
 			assert.Equal(t, exitFail, code, "finished %v: %v", finished, tc.args)
 			assert.Contains(t, stderr, "simulate "+tc.args[0]+": "+tc.dir+" holds a "+tc.what+" (", "finished %v: %v", finished, tc.args)
-			assert.Equal(t, before, treeOf(t, tc.dir), "finished %v: %v leaves the directory as it was", finished, tc.args)
+			assert.Equal(t, before, filetree.Snapshot(t, tc.dir), "finished %v: %v leaves the directory as it was", finished, tc.args)
 		}
 	}
 }
@@ -262,12 +260,12 @@ func TestForcedRerunThatFailsKeepsTheOldResult(t *testing.T) {
 			if tc.before != nil {
 				tc.before(dir)
 			}
-			before := treeOf(t, dir)
+			before := filetree.Snapshot(t, dir)
 			require.Contains(t, before, htmlreport.Name)
 			_, stderr, code := simulate(t, slices.Concat(tc.rerun, tc.fail, []string{"--force", "--out", dir})...)
 			require.Equal(t, exitFail, code, stderr)
 			assert.Contains(t, stderr, tc.want)
-			assert.Equal(t, before, treeOf(t, dir), "the old result, byte for byte")
+			assert.Equal(t, before, filetree.Snapshot(t, dir), "the old result, byte for byte")
 			_, err := rundir.Open(dir)
 			require.NoError(t, err)
 
@@ -277,39 +275,11 @@ func TestForcedRerunThatFailsKeepsTheOldResult(t *testing.T) {
 			mustSimulate(t, slices.Concat(tc.rerun, []string{"--force", "--out", dir})...)
 			m, err := rundir.ReadManifest(dir)
 			require.NoError(t, err)
-			for f := range treeOf(t, dir) {
+			for f := range filetree.Snapshot(t, dir) {
 				assert.True(t, slices.Contains(m.Files, f) || f == rundir.ManifestName || f == htmlreport.Name || f == train.IdentityFile, "%s: a file the new result does not list", f)
 			}
 		})
 	}
-}
-
-// treeOf returns every file below dir, by slash-separated relative path,
-// as its mode, modification time and the SHA-256 of its content (which
-// keeps a failure's diff short).
-func treeOf(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = fmt.Sprintf("%v %v %x", fi.Mode(), fi.ModTime(), sha256.Sum256(b))
-		return nil
-	}))
-	return files
 }
 
 // TestArgumentCounts: a wrong number of arguments is counted in words

@@ -17,6 +17,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment/env"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/internal/filetree"
 	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
@@ -354,7 +355,7 @@ func TestForcedTrainingInterrupted(t *testing.T) {
 	bin := binary(t)
 	out := filepath.Join(t.TempDir(), "train")
 	mustSimulate(t, "train", "tiny", "--set", "train.iterations=3", "--seeds", "1", "--out", out)
-	before := treeOf(t, out)
+	before := filetree.Snapshot(t, out)
 	args := []string{"train", "tiny", "--set", "train.iterations=100000", "--seeds", "1", "--workers", "1", "--charts=false", "--force", "--out", out}
 	var pageDuring bool
 	stderr := interruptWhen(t, exec.Command(bin, args...), func() bool {
@@ -365,7 +366,7 @@ func TestForcedTrainingInterrupted(t *testing.T) {
 	})
 	assert.False(t, pageDuring, "the old training's page is set aside with it while the new one trains")
 	assert.Contains(t, stderr.String(), "simulate train: "+out+" still holds the training this one was to replace, and nothing of this one is kept; to train again, run: simulate "+strings.Join(args, " ")+"\n")
-	assert.Equal(t, before, treeOf(t, out), "the old training, byte for byte")
+	assert.Equal(t, before, filetree.Snapshot(t, out), "the old training, byte for byte")
 }
 
 func TestShellJoin(t *testing.T) {
