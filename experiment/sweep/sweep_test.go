@@ -161,6 +161,17 @@ func TestResolveShard(t *testing.T) {
 	}
 }
 
+// TestTableWritesNoNegativeZero: trials.csv, read by people, writes a
+// metric's negative zero as 0, which it equals; the record keeps the
+// value exactly (TestValueJSON).
+func TestTableWritesNoNegativeZero(t *testing.T) {
+	p := &results.Plan{Variants: []string{"v"}, Metrics: []string{"reward_mean", "prob_share"},
+		Trials: []results.TrialInfo{{ID: "t0", Variant: "v", Seed: 1}}}
+	recs := map[string]*Record{"t0": {ID: "t0", Metrics: map[string]Value{
+		"reward_mean": Value(math.Copysign(0, -1)), "prob_share": Value(-0.5)}}}
+	assert.Equal(t, "trial,variant,seed,reward_mean,prob_share\nt0,v,1,0,-0.5\n", string(Table(p, recs)))
+}
+
 func TestValueJSON(t *testing.T) {
 	for _, v := range []float64{0, 1.5, -2, 1e-300, 0.1 + 0.2, math.Inf(1), math.Inf(-1), math.NaN()} {
 		b, err := json.Marshal(Value(v))
