@@ -84,7 +84,7 @@ func TestShardOwns(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
-	s, err := ParseShard("3/16")
+	s, err := parseShard("3/16")
 	require.NoError(t, err)
 	assert.Equal(t, Shard{3, 16}, s)
 	assert.Equal(t, "3/16", s.String())
@@ -102,7 +102,7 @@ func TestParseShard(t *testing.T) {
 		{"spaces", " 16 / 16", `--shard " 16 / 16": shard 16 is out of range`},
 		{"newline", "0/\n0", `--shard "0/\n0": 0 shards is out of range`},
 	} {
-		_, err := ParseShard(tc.in)
+		_, err := parseShard(tc.in)
 		assert.ErrorContains(t, err, tc.err, tc.name)
 	}
 }
