@@ -24,6 +24,13 @@ const minTokenCalls = 10
 // trace set often holds a tool used once, or a router model called once.
 const MinCalls = 2
 
+// MinRuns is the fewest runs a scenario is fitted to: its calls per
+// subtask and its run duration are distributions over runs, and one run
+// has no spread to fit them to (FitPositive needs 2 values). A replay
+// needs neither: it replays each run's own calls, against model APIs
+// fitted from the calls, so it replays a single run.
+const MinRuns = 2
+
 // ModelFit is what was fitted for one model.
 type ModelFit struct {
 	Model string
@@ -74,7 +81,8 @@ type Fit struct {
 	// one tool latency.
 	AllTools Choice
 	// Calls and ToolCalls are counts per subtask of the scenario's task
-	// graph (Shape.Parts of them per run); Duration the runs' durations.
+	// graph (Shape.Parts of them per run); Duration the runs' durations,
+	// fitted from MinRuns runs on (no fit, and no row of Rows, with fewer).
 	Calls, ToolCalls Choice
 	Duration         Choice
 	// Shape is the delegation structure: median waves and fan-out of the
@@ -103,7 +111,9 @@ type Shape struct {
 	MaxParallel int
 }
 
-// FitAll fits every quantity of t.
+// FitAll fits every quantity of t. With fewer than MinRuns runs the run
+// duration is not fitted, and a scenario written from the fit rests on
+// one run: CheckRuns refuses that for a fit, while a replay may use it.
 func FitAll(t *Traces) (*Fit, error) {
 	f := &Fit{Runs: len(t.Runs)}
 	byModel := map[string][]Call{}
@@ -180,12 +190,41 @@ func FitAll(t *Traces) (*Fit, error) {
 	if f.ToolCalls, err = FitCount(tools, parts); err != nil {
 		return nil, err
 	}
-	if f.Duration, err = FitPositive(durs); err != nil {
-		return nil, fmt.Errorf("run durations: %w", err)
+	if len(durs) >= MinRuns {
+		if f.Duration, err = FitPositive(durs); err != nil {
+			return nil, fmt.Errorf("run durations: %w", err)
+		}
 	}
 	f.MedianDuration = median(durs)
 	f.MeanGap = gap(t)
 	return f, nil
+}
+
+// CheckRuns refuses traces of fewer than MinRuns runs for a fit, saying
+// how many runs the paths they were loaded from hold, in which files, and
+// what else a user can do.
+func (t *Traces) CheckRuns(paths []string) error {
+	if len(t.Runs) >= MinRuns {
+		return nil
+	}
+	found := "no run"
+	if len(t.Runs) == 1 {
+		found = "1 run"
+	} else if len(t.Runs) > 1 {
+		found = fmt.Sprintf("%d runs", len(t.Runs))
+	}
+	where := strings.Join(paths, ", ")
+	var files []string
+	for _, r := range t.Runs {
+		if !slices.Contains(files, r.File) {
+			files = append(files, r.File)
+		}
+	}
+	if len(files) > 0 && !slices.Equal(files, paths) {
+		// The files below a directory, named relative to it.
+		where += " (" + strings.Join(files, ", ") + ")"
+	}
+	return fmt.Errorf("%s in %s: a fit needs at least %d runs, as a scenario's calls per subtask and run duration are distributions over runs; add the traces of more runs, or replay these with 'simulate replay', which replays even one", found, where, MinRuns)
 }
 
 // rareList names each of rs with its calls: "router: 1 call, ...".
@@ -413,7 +452,9 @@ func (f *Fit) Rows() (header []string, rows [][]string) {
 	}
 	add("run/calls_per_subtask", f.Runs, f.Calls)
 	add("run/tool_calls_per_subtask", f.Runs, f.ToolCalls)
-	add("run/duration_s", f.Runs, f.Duration)
+	if len(f.Duration.Fits) > 0 {
+		add("run/duration_s", f.Runs, f.Duration)
+	}
 	return header, rows
 }
 

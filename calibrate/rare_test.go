@@ -197,3 +197,44 @@ func TestFitTwoCallsEach(t *testing.T) {
 	_, err = scenarios.Parse(f.Scenario("two", []string{path}), "scenario.yaml", nil)
 	require.NoError(t, err, fmt.Sprintf("%s", f.Scenario("two", []string{path})))
 }
+
+// TestFitOneRun: fewer than MinRuns runs are too few to fit a scenario
+// to, and CheckRuns says so in a user's terms: how many runs, in which
+// files (relative to a directory named), how many a fit needs and what
+// else to do. FitAll still fits the calls, for a replay of the run,
+// without a run duration to fit; its scenario validates.
+func TestFitOneRun(t *testing.T) {
+	run := []string{"model:a", "model:a", "tool:t", "tool:t"}
+	const needs = ": a fit needs at least 2 runs, as a scenario's calls per subtask and run duration are distributions over runs; add the traces of more runs, or replay these with 'simulate replay', which replays even one"
+	for _, tc := range []struct {
+		name string
+		runs [][]string
+		dir  bool   // name the file's directory, not the file
+		want string // the error of CheckRuns, with %s for the path named
+	}{
+		{"one run, its file named", [][]string{run}, false, "1 run in %s" + needs},
+		{"one run, its directory named", [][]string{run}, true, "1 run in %s (runs.json)" + needs},
+		{"two runs", [][]string{run, run}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeRuns(t, tc.runs...)
+			if tc.dir {
+				path = filepath.Dir(path)
+			}
+			tr, err := calibrate.Load([]string{path})
+			require.NoError(t, err)
+			if tc.want == "" {
+				assert.NoError(t, tr.CheckRuns([]string{path}))
+			} else {
+				assert.EqualError(t, tr.CheckRuns([]string{path}), fmt.Sprintf(tc.want, path))
+			}
+			f, err := calibrate.FitAll(tr)
+			require.NoError(t, err)
+			_, rows := f.Rows()
+			fitted := slices.ContainsFunc(rows, func(r []string) bool { return r[0] == "run/duration_s" })
+			assert.Equal(t, len(tc.runs) >= calibrate.MinRuns, fitted, "a run duration fitted")
+			_, err = scenarios.Parse(f.Scenario("one", []string{path}), "scenario.yaml", nil)
+			require.NoError(t, err)
+		})
+	}
+}

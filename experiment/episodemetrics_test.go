@@ -18,8 +18,9 @@ import (
 // TestEpisodeMetricsReadAsWritten: every metric an environment reports is
 // the number episodes.csv writes in its column, read back (true and false
 // as 1 and 0), for rows whose cells take every form a number can: NaN and
-// infinite ratios, a negative zero, the largest exact count, fractions
-// with seventeen digits, and a shared server's and a hand-off's columns.
+// infinite ratios, a negative zero (written 0), the largest exact count,
+// fractions with seventeen digits, and a shared server's and a hand-off's
+// columns.
 func TestEpisodeMetricsReadAsWritten(t *testing.T) {
 	rows := []experiment.Row{
 		{Variant: "a", Episode: 0}, // no calls: NaN latency and rate, 0 everywhere else
@@ -60,13 +61,20 @@ func TestEpisodeMetricsReadAsWritten(t *testing.T) {
 				assert.True(t, math.IsNaN(got), "row %d, %s = %s, reported %v", i, m.Name, text, got)
 				continue
 			}
-			// Bits, not ==, so that -0 and 0 differ.
+			if got == 0 {
+				// A zero is written unsigned, -0 too: a reader would take
+				// "-0" for a small negative number.
+				assert.Equal(t, "0", text, "row %d, %s, reported %v", i, m.Name, got)
+				continue
+			}
+			// Bits, not ==, so that a cell that read back as a nearby
+			// number would differ.
 			assert.Equal(t, math.Float64bits(want), math.Float64bits(got), "row %d, %s = %s, reported %v", i, m.Name, text, got)
 		}
 	}
 	// The forms the rows were made to take, as written.
 	assert.Equal(t, "9007199254740992", recs[2][col["prompt_tokens"]])
-	assert.Equal(t, "-0", recs[2][col["reward"]])
+	assert.Equal(t, "0", recs[2][col["reward"]], "-0")
 	assert.Equal(t, "0.30000000000000004", recs[2][col["parallelism_mean"]])
 	assert.Equal(t, "+Inf", recs[2][col["server_utilisation"]])
 	assert.Equal(t, "true", recs[3][col["timed_out"]])

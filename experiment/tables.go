@@ -3,6 +3,7 @@ package experiment
 import (
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -10,13 +11,6 @@ import (
 	"github.com/swarmsim/swarmsim/sim"
 	"github.com/swarmsim/swarmsim/stats"
 )
-
-// Num writes a float cell of a table in its shortest exact form ('g',
-// -1), so that the same results give the same bytes.
-func Num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// AppendNum appends Num(v) to b.
-func AppendNum(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'g', -1, 64) }
 
 // integer writes a count's cell of a table.
 func integer[T ~int | ~int64](v T) string { return strconv.FormatInt(int64(v), 10) }
@@ -30,7 +24,8 @@ type column struct {
 // A cell of episodes.csv holds a number, written as its kind says, or
 // text (the variant's name). The number is what an environment reports
 // of the episode (EpisodeMetric) and the text is written from it, so the
-// two cannot disagree: every form here reads back as the same number.
+// two cannot disagree: every form here reads back as the same number (a
+// negative zero as 0, which equals it).
 type cell struct {
 	kind cellKind
 	v    float64
@@ -40,7 +35,7 @@ type cell struct {
 type cellKind uint8
 
 const (
-	realCell cellKind = iota // shortest exact form (Num)
+	realCell cellKind = iota // shortest exact form (numtext.Shortest)
 	intCell                  // a count, exact: counts stay far below 2^53
 	boolCell                 // true (1) or false (0)
 	textCell
@@ -68,7 +63,7 @@ func (c cell) String() string {
 	case textCell:
 		return c.text
 	}
-	return Num(c.v)
+	return numtext.Shortest(c.v)
 }
 
 // episodeColumns are the columns of episodes.csv, in order. Names are
@@ -296,12 +291,12 @@ func SummaryCSV(rows []Row, sums []Summary, handoff bool) ([]byte, error) {
 	for i := range sums {
 		s := &sums[i]
 		mine := VariantRows(rows, s.Variant)
-		row := []string{s.Variant, integer(s.N), integer(s.Acceptable), Num(s.Success.Value), Num(s.Success.Lo), Num(s.Success.Hi)}
+		row := []string{s.Variant, integer(s.N), integer(s.Acceptable), numtext.Shortest(s.Success.Value), numtext.Shortest(s.Success.Lo), numtext.Shortest(s.Success.Hi)}
 		for _, m := range metrics {
 			iv := m.Value(s, mine)
-			row = append(row, Num(iv.Value), Num(iv.Lo), Num(iv.Hi))
+			row = append(row, numtext.Shortest(iv.Value), numtext.Shortest(iv.Lo), numtext.Shortest(iv.Hi))
 		}
-		row = append(row, integer(s.CommChanged), Num(s.CostPerAcceptable))
+		row = append(row, integer(s.CommChanged), numtext.Shortest(s.CostPerAcceptable))
 		cells = append(cells, row)
 	}
 	return rundir.CSV(header, cells), nil

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/stats"
@@ -76,9 +77,9 @@ func TestBudgetExhaustedIsARate(t *testing.T) {
 			got[h] = recs[1][i]
 		}
 		want := stats.Wilson(k, 4)
-		assert.Equal(t, experiment.Num(want.Value), got["budget_exhausted_mean"], "%d of 4", k)
-		assert.Equal(t, experiment.Num(want.Lo), got["budget_exhausted_lo"], "%d of 4", k)
-		assert.Equal(t, experiment.Num(want.Hi), got["budget_exhausted_hi"], "%d of 4", k)
+		assert.Equal(t, numtext.Shortest(want.Value), got["budget_exhausted_mean"], "%d of 4", k)
+		assert.Equal(t, numtext.Shortest(want.Lo), got["budget_exhausted_lo"], "%d of 4", k)
+		assert.Equal(t, numtext.Shortest(want.Hi), got["budget_exhausted_hi"], "%d of 4", k)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"slices"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -13,6 +12,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/swarmsim/swarmsim/internal/numtext"
 )
 
 // Grid is a table of values Z over two axes: Z[i][j] is the value at
@@ -121,11 +122,7 @@ func (g gridXYZ) Z(c, r int) float64 { return g.z[r][c] }
 func (g gridXYZ) X(c int) float64    { return float64(c) }
 func (g gridXYZ) Y(r int) float64    { return float64(r) }
 func (g gridXYZ) value(c, r int) string {
-	s := strconv.FormatFloat(g.z[r][c], 'f', g.decimals, 64)
-	if z, err := strconv.ParseFloat(s, 64); err == nil && z == 0 {
-		return strconv.FormatFloat(0, 'f', g.decimals, 64) // no "-0.00"
-	}
-	return s
+	return numtext.Fixed(g.z[r][c], g.decimals)
 }
 
 // labelDecimals returns the decimals that write the largest magnitude of

@@ -458,6 +458,28 @@ func TestTables(t *testing.T) {
 	assert.Equal(t, [][]string{{"0.1", "2m", "0.3333333333333333"}, {"30000", "2m", "2"}}, g.Rows)
 }
 
+// TestTablesWriteNoNegativeZero: a chart's data, read by people, write a
+// negative zero as 0, which it equals, not as "-0".
+func TestTablesWriteNoNegativeZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, tc := range []struct {
+		name string
+		tbl  plots.Table
+		want [][]string
+	}{
+		{"bars", plots.BarsTable([]plots.Bar{{Label: "a", Mean: negZero, Lo: -1, Hi: negZero}}),
+			[][]string{{"a", "0", "-1", "0"}}},
+		{"lines", plots.LinesTable([]plots.Series{{Name: "s", X: []float64{negZero}, Y: []float64{negZero}}}),
+			[][]string{{"s", "0", "0", "", ""}}},
+		{"grid", plots.GridTable(plots.Grid{X: []string{"x"}, Y: []string{"y"}, Z: [][]float64{{negZero}}}),
+			[][]string{{"x", "y", "0"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.tbl.Rows)
+		})
+	}
+}
+
 func TestCDFErrors(t *testing.T) {
 	_, err := plots.ECDF("x", nil)
 	assert.Error(t, err)

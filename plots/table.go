@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+
+	"github.com/swarmsim/swarmsim/internal/numtext"
 )
 
 // Table is the data behind a chart, written beside it as CSV so that a
@@ -51,9 +52,6 @@ func (t Table) csvBytes() ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// num formats v in the shortest form that reads back to v.
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
 // LinesTable returns the data of a line chart, one row per point:
 // series, x, y, lo, hi (lo and hi empty for a series without a band).
 func LinesTable(series []Series) Table {
@@ -62,13 +60,13 @@ func LinesTable(series []Series) Table {
 		for i := range s.X {
 			lo, hi := "", ""
 			if s.hasBand() && i < len(s.Lo) && i < len(s.Hi) {
-				lo, hi = num(s.Lo[i]), num(s.Hi[i])
+				lo, hi = numtext.Shortest(s.Lo[i]), numtext.Shortest(s.Hi[i])
 			}
 			y := ""
 			if i < len(s.Y) {
-				y = num(s.Y[i])
+				y = numtext.Shortest(s.Y[i])
 			}
-			t.Rows = append(t.Rows, []string{s.Name, num(s.X[i]), y, lo, hi})
+			t.Rows = append(t.Rows, []string{s.Name, numtext.Shortest(s.X[i]), y, lo, hi})
 		}
 	}
 	return t
@@ -79,7 +77,7 @@ func LinesTable(series []Series) Table {
 func BarsTable(bars []Bar) Table {
 	t := Table{Header: []string{"label", "mean", "lo", "hi"}}
 	for _, b := range bars {
-		t.Rows = append(t.Rows, []string{b.Label, num(b.Mean), num(b.Lo), num(b.Hi)})
+		t.Rows = append(t.Rows, []string{b.Label, numtext.Shortest(b.Mean), numtext.Shortest(b.Lo), numtext.Shortest(b.Hi)})
 	}
 	return t
 }
@@ -90,10 +88,10 @@ func BarsTable(bars []Bar) Table {
 func TimelineTable(spans []Span, flows []Flow) Table {
 	t := Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}}
 	for _, s := range spans {
-		t.Rows = append(t.Rows, []string{"span", s.Row, num(s.Start), num(s.End), s.Kind, s.Label, ""})
+		t.Rows = append(t.Rows, []string{"span", s.Row, numtext.Shortest(s.Start), numtext.Shortest(s.End), s.Kind, s.Label, ""})
 	}
 	for _, f := range flows {
-		t.Rows = append(t.Rows, []string{"flow", f.FromRow, num(f.From), num(f.To), "", "", f.ToRow})
+		t.Rows = append(t.Rows, []string{"flow", f.FromRow, numtext.Shortest(f.From), numtext.Shortest(f.To), "", "", f.ToRow})
 	}
 	return t
 }
@@ -108,9 +106,9 @@ func GridTable(g Grid) Table {
 	for i, row := range g.Z {
 		for j, z := range row {
 			if i < len(g.Y) && j < len(g.X) {
-				r := []string{g.X[j], g.Y[i], num(z)}
+				r := []string{g.X[j], g.Y[i], numtext.Shortest(z)}
 				if g.hasIntervals() {
-					r = append(r, num(g.Lo[i][j]), num(g.Hi[i][j]))
+					r = append(r, numtext.Shortest(g.Lo[i][j]), numtext.Shortest(g.Hi[i][j]))
 				}
 				t.Rows = append(t.Rows, r)
 			}

@@ -135,9 +135,10 @@ func TestMarkBest(t *testing.T) {
 		{"no direction", []float64{1, 3}, metric.None, []bool{false, false}},
 		{"NaN never, +Inf the worst", []float64{math.NaN(), math.Inf(1), 1, 2}, metric.Lower, []bool{false, false, true, false}},
 		{"one value: nothing to beat", []float64{math.NaN(), 1}, metric.Higher, []bool{false, false}},
-		// 0 and −0 are equal but read apart: the first is the best.
-		{"higher, equal but read apart", []float64{0, math.Copysign(0, -1), -1}, metric.Higher, []bool{true, false, false}},
-		{"lower, equal but read apart", []float64{0, math.Copysign(0, -1), 1}, metric.Lower, []bool{true, false, false}},
+		// 0 and −0 are equal and read alike, as a zero is written
+		// unsigned: both are the best.
+		{"higher, 0 and -0 tie", []float64{0, math.Copysign(0, -1), -1}, metric.Higher, []bool{true, true, false}},
+		{"lower, 0 and -0 tie", []float64{0, math.Copysign(0, -1), 1}, metric.Lower, []bool{true, true, false}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -202,7 +203,7 @@ func TestFormat(t *testing.T) {
 	}{
 		{0, "0"}, {0.421875, "0.422"}, {1.2676, "1.27"}, {94.25, "94.2"}, {999.4, "999"}, {2467.1, "2467"},
 		{-1355.2, "-1355"}, {0.0001668, "0.000167"}, {1.5e-7, "1.5e-07"}, {3e4, "30000"}, {1e20, "1e+20"},
-		{math.NaN(), "–"}, {math.Inf(1), "∞"}, {math.Inf(-1), "−∞"},
+		{math.NaN(), "–"}, {math.Inf(1), "∞"}, {math.Inf(-1), "−∞"}, {math.Copysign(0, -1), "0"},
 		// The bounds of whole numbers: 1000 is one, 1e15 is not; a value
 		// that three digits round to 1000 is written as 1000, not 1e+03.
 		{1000, "1000"}, {-1000, "-1000"}, {1e15, "1e+15"}, {-1e15, "-1e+15"},

@@ -591,10 +591,13 @@ func intervalCell(v, lo, hi float64) Cell {
 }
 
 // Format writes v for a reader: three significant digits, whole numbers
-// from 1000 on (2467, not 2.47e+03), "–" for a value not defined (NaN)
-// and "∞" for an infinite one.
+// from 1000 on (2467, not 2.47e+03), "–" for a value not defined (NaN),
+// "∞" for an infinite one, and "0" for a negative zero, which equals 0 but
+// would read as a small negative number.
 func Format(v float64) string {
 	switch {
+	case v == 0:
+		return "0"
 	case math.IsNaN(v):
 		return "–"
 	case math.IsInf(v, 1):

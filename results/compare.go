@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -369,8 +370,12 @@ func Table(rows []Comparison) []byte {
 	header := []string{"variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement", "unit", "better", "n_a", "n_b", "paired"}
 	var cells [][]string
 	for _, c := range rows {
-		cells = append(cells, []string{c.Variant, c.Metric, num(c.A), num(c.B), num(c.Diff.Value), num(c.Diff.Lo), num(c.Diff.Hi),
-			num(c.Prob), metric.Of(c.Metric).Unit, string(c.Better), strconv.Itoa(c.NA), strconv.Itoa(c.NB), strconv.FormatBool(c.Paired)})
+		row := []string{c.Variant, c.Metric}
+		for _, x := range []float64{c.A, c.B, c.Diff.Value, c.Diff.Lo, c.Diff.Hi, c.Prob} {
+			row = append(row, numtext.Shortest(x))
+		}
+		cells = append(cells, append(row, metric.Of(c.Metric).Unit, string(c.Better),
+			strconv.Itoa(c.NA), strconv.Itoa(c.NB), strconv.FormatBool(c.Paired)))
 	}
 	return rundir.CSV(header, cells)
 }

@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // runDir writes a run directory whose variant v has the given finish
@@ -294,6 +296,18 @@ func TestCompareDirections(t *testing.T) {
 			assert.Equal(t, []string{tt.unit, string(tt.better)}, table.Rows[0][8:10], "unit, better")
 		})
 	}
+}
+
+// TestTableWritesNoNegativeZero: compare.csv, read by people, writes a
+// negative zero (a difference of equal figures, B − A of -0 and 0) as 0,
+// which it equals.
+func TestTableWritesNoNegativeZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	rows := []results.Comparison{{Variant: "v", Metric: "reward_mean", A: negZero, B: 0,
+		Diff: stats.Interval{Value: negZero, Lo: -0.5, Hi: negZero}, Prob: 0.5, Better: metric.Higher, NA: 2, NB: 2}}
+	table, err := rundir.ParseTable("compare.csv", results.Table(rows))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"0", "0", "0", "-0.5", "0", "0.5"}, table.Rows[0][2:8], "a, b, diff, diff_lo, diff_hi, prob_improvement")
 }
 
 // TestLastTenthsCutShort: a seed with fewer iterations than the

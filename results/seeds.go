@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -107,9 +108,12 @@ func TrainSummary(learned, fixed *SeedValues) []byte {
 	add := func(sv *SeedValues, v, policy string) {
 		for _, m := range sv.Metrics {
 			a := stats.Default.Aggregate(sv.Values[v][m])
-			rows = append(rows, []string{v, m, metric.Of(m).Unit, strconv.Itoa(a.N),
-				num(a.Mean.Value), num(a.Median.Value), num(a.IQM.Value), num(a.IQM.Lo), num(a.IQM.Hi),
-				num(a.Mean.Lo), num(a.Mean.Hi), num(a.Median.Lo), num(a.Median.Hi), IntervalNote, policy})
+			row := []string{v, m, metric.Of(m).Unit, strconv.Itoa(a.N)}
+			for _, x := range []float64{a.Mean.Value, a.Median.Value, a.IQM.Value, a.IQM.Lo, a.IQM.Hi,
+				a.Mean.Lo, a.Mean.Hi, a.Median.Lo, a.Median.Hi} {
+				row = append(row, numtext.Shortest(x))
+			}
+			rows = append(rows, append(row, IntervalNote, policy))
 		}
 	}
 	for _, v := range TrainVariants(learned, fixed) {
@@ -133,6 +137,3 @@ func TrainVariants(learned, fixed *SeedValues) []string {
 	}
 	return learned.Variants
 }
-
-// num formats v in its shortest exact form, as every table does.
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -66,6 +66,12 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := removeTemps(path); err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		return nil, err
+	}
 	if _, err := os.Stat(d.Join(c.File)); err != nil || fresh {
 		_, err := recoverLocked(path)
 		if lock != nil {

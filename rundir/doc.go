@@ -41,11 +41,14 @@
 // alone, and Create and Claim.Open (also of the same work, resuming)
 // refuse its directory (ErrBusy). The same training resuming after a kill
 // leaves PreviousDir for its own Commit to remove, holding its lock as
-// the rerun did. Where the system has no flock (Windows, Solaris, AIX)
-// nothing is locked. No manifest lists
-// PreviousDir, and List and Open do not look into it. A sweep opened
-// fresh still removes its old result at once: its shards share the
-// directory, with no single Commit to wait for.
+// the rerun did. PreviousDir is made under a temporary name
+// (.swarmsim-previous-*) and locked before it is renamed into place; a
+// rerun killed before the rename leaves that folder, which the next
+// Create, Recover or Claim.Open removes unless a live process holds its
+// lock. Where the system has no flock (Windows, Solaris, AIX) nothing is
+// locked. No manifest lists PreviousDir, and List and Open do not look
+// into it. A sweep opened fresh still removes its old result at once: its
+// shards share the directory, with no single Commit to wait for.
 //
 // Open reads a complete directory back: its manifest, its kind (run,
 // train or sweep) and its tables. List finds the complete directories

@@ -26,3 +26,6 @@ func SetAside(dir string) error {
 	}
 	return err
 }
+
+// NewLock is newLock: a test holds a lock as a live setAside would.
+var NewLock = newLock

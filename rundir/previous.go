@@ -175,7 +175,9 @@ func restore(dir string) (bool, error) {
 // moved back into place, over the uncommitted files of the rerun. It
 // reports whether it restored a result, and does nothing where dir
 // holds no PreviousDir. A result that a live process holds aside (a
-// forced rerun writing in dir) is an error wrapping ErrBusy.
+// forced rerun writing in dir) is an error wrapping ErrBusy. It also
+// removes the temporary folders of set-asides killed before they were
+// renamed into place (removeTemps).
 func Recover(dir string) (bool, error) {
 	lock, err := lockAside(dir)
 	if err != nil {
@@ -184,7 +186,50 @@ func Recover(dir string) (bool, error) {
 	if lock != nil {
 		defer lock.Close()
 	}
+	if err := removeTemps(dir); err != nil {
+		return false, err
+	}
 	return recoverLocked(dir)
+}
+
+// removeTemps removes the folders PreviousDir-* in dir that no live
+// process holds: setAside builds PreviousDir under such a name, and a
+// process killed before its rename leaves one that nothing else would
+// remove. One whose lock is held is being built, and stays. One without
+// a lock file was left between its making and its lock, or is in that
+// instant now: then its setAside fails to lock or rename it, before it
+// has moved anything, and the result it would have set aside stays in
+// place. A temporary folder never holds a file of a result: setAside
+// moves them only after the rename.
+func removeTemps(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), PreviousDir+"-") {
+			continue
+		}
+		tmp := filepath.Join(dir, e.Name())
+		lock, held, err := tryLock(filepath.Join(tmp, lockName))
+		if err != nil {
+			return err
+		}
+		if held {
+			continue
+		}
+		err = os.RemoveAll(tmp)
+		if lock != nil {
+			lock.Close()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lockAside takes the lock of the result set aside in dir, if there is

@@ -396,3 +396,63 @@ func TestSecondRerunLeavesTheFirstsAside(t *testing.T) {
 	d.Abort()
 	assert.Equal(t, before, filetree.Snapshot(t, path), "the old result, byte for byte")
 }
+
+// TestKilledSetAsideTempIsRemoved: setAside builds PreviousDir under a
+// temporary name, PreviousDir-*, locked, and renames it into place. A
+// process killed before the rename leaves that folder; the next command
+// that writes to the directory removes it, with or without its lock file
+// (killed after or before taking the lock). A temporary folder whose lock
+// a live process holds is being built, and stays, as does a file of the
+// user's that happens to have such a name.
+func TestKilledSetAsideTempIsRemoved(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		complete bool // the directory holds a result, which open replaces
+		open     func(path string) error
+	}{
+		{"Create", false, func(path string) error { _, err := rundir.Create(path, false); return err }},
+		{"Create --force", true, func(path string) error { _, err := rundir.Create(path, true); return err }},
+		{"Recover", true, func(path string) error { _, err := rundir.Recover(path); return err }},
+		{"Claim.Open anew", false, func(path string) error { _, err := claim("C").Open(path, true); return err }},
+		{"Claim.Open resuming", false, func(path string) error {
+			require.NoError(t, os.WriteFile(filepath.Join(path, "plan.json"), []byte("C"), 0o644))
+			_, err := claim("C").Open(path, false)
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := t.TempDir()
+			if tc.complete {
+				path = oldResult(t)
+			}
+			locked := filepath.Join(path, rundir.PreviousDir+"-killed-locked")
+			unlocked := filepath.Join(path, rundir.PreviousDir+"-killed-early")
+			live := filepath.Join(path, rundir.PreviousDir+"-live")
+			for _, dir := range []string{locked, unlocked, live} {
+				require.NoError(t, os.Mkdir(dir, 0o700))
+			}
+			// A dead process's lock file: the kernel dropped its lock.
+			lock, err := rundir.NewLock(filepath.Join(locked, ".lock"))
+			require.NoError(t, err)
+			if lock != nil {
+				lock.Close()
+			}
+			hold, err := rundir.NewLock(filepath.Join(live, ".lock"))
+			require.NoError(t, err)
+			if hold != nil {
+				defer hold.Close()
+			}
+			mine := filepath.Join(path, rundir.PreviousDir+"-notes.txt")
+			require.NoError(t, os.WriteFile(mine, []byte("mine\n"), 0o644))
+
+			require.NoError(t, tc.open(path))
+			assert.NoDirExists(t, locked)
+			assert.NoDirExists(t, unlocked)
+			assert.FileExists(t, mine)
+			if hold == nil {
+				t.Skip("no flock on this system: nothing is held, so nothing is left as live")
+			}
+			assert.FileExists(t, filepath.Join(live, ".lock"), "a live set-aside's folder stays")
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -395,8 +396,9 @@ const sigDigits = 3
 // sigDigits significant digits, or scientific notation for all three
 // where that largest is below 1e-3 or from 1e9 on, which no one reads as a
 // plain number, where an exact zero is "0" (0.00e+00 reads as a number
-// that rounded to zero). "–" for an undefined value, the value
-// alone without an interval.
+// that rounded to zero). A zero, or a plain decimal that rounds to zero,
+// has no sign. "–" for an undefined value, the value alone without an
+// interval.
 func withCISig(iv stats.Interval) string {
 	nums := []float64{iv.Value}
 	if !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) {
@@ -419,11 +421,14 @@ func withCISig(iv stats.Interval) string {
 	}
 	cells := make([]string, len(nums))
 	for i, x := range nums {
-		if x == 0 && verb == 'e' {
+		switch {
+		case verb == 'f':
+			cells[i] = numtext.Fixed(x, prec)
+		case x == 0:
 			cells[i] = "0"
-			continue
+		default:
+			cells[i] = strconv.FormatFloat(x, byte(verb), prec, 64)
 		}
-		cells[i] = strconv.FormatFloat(x, byte(verb), prec, 64)
 	}
 	if len(cells) == 1 {
 		return cells[0]

@@ -38,6 +38,10 @@ func TestWithCISig(t *testing.T) {
 		{stats.Interval{Value: 0.1, Lo: 0, Hi: 0.2}, "0.100 [0.000, 0.200]"},
 		{stats.Interval{Value: 0, Lo: math.Copysign(0, -1), Hi: 3e-4}, "0 [0, 3.00e-04]"},
 		{stats.Interval{Value: 2e12, Lo: 1.5e12, Hi: 2.5e12}, "2.00e+12 [1.50e+12, 2.50e+12]"},
+		// No zero has a sign, exact or rounded: "-0" reads as a small
+		// negative number, which it is not.
+		{stats.Interval{Value: math.Copysign(0, -1), Lo: math.Copysign(0, -1), Hi: math.Copysign(0, -1)}, "0 [0, 0]"},
+		{stats.Interval{Value: -0.0004, Lo: -0.2, Hi: 0.19}, "0.000 [-0.200, 0.190]"},
 		{stats.Interval{Value: 42.5, Lo: nan, Hi: nan}, "42.5"},
 		{stats.Interval{Value: nan}, "–"},
 	} {

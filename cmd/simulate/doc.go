@@ -894,7 +894,9 @@
 // stands for its spans.jsonl, the runs that 'simulate replay --spans'
 // replayed: its other files are not traces. Each root invoke_agent span is
 // a run. A file reached twice (named twice, or below two of the arguments)
-// is an error, since its runs would count twice.
+// is an error, since its runs would count twice. A fit needs at least two
+// runs, as the calls per run and the run duration are distributions over
+// runs; 'simulate replay' replays even one.
 //
 // It writes to --out: calls.csv (one row per model call), tools.csv (one
 // row per tool call), runs.csv (one row per run), delegations.csv (who

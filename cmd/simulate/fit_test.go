@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -221,4 +222,45 @@ func TestFitReplayCheckOutFirst(t *testing.T) {
 			assert.NotContains(t, stderr, "not OpenTelemetry span JSON", "--out is checked before the traces are read")
 		})
 	}
+}
+
+// oneRun writes the second of the two runs of the multi-agent fixture
+// (Python SDK spans), alone, into a new directory, and returns its path.
+func oneRun(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../calibrate/testdata/multiagent.python.json")
+	require.NoError(t, err)
+	var spans []map[string]any
+	require.NoError(t, json.Unmarshal(b, &spans))
+	spans = slices.DeleteFunc(spans, func(s map[string]any) bool {
+		return s["context"].(map[string]any)["trace_id"] != "0x00000000000000000000000000000002"
+	})
+	require.NotEmpty(t, spans)
+	b, err = json.Marshal(spans)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "one.json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
+}
+
+// TestFitReplayOneRun: one recorded run is too few to fit a scenario to,
+// and fit says so in the user's terms (how many runs, in which file, how
+// many it needs, what else to do) and writes nothing; a replay of it
+// works, its summary without intervals over one run.
+func TestFitReplayOneRun(t *testing.T) {
+	run := oneRun(t)
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := simulate(t, "fit", run, "--out", out)
+	assert.Equal(t, exitFail, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "simulate fit: 1 run in "+run+": a fit needs at least 2 runs")
+	assert.Contains(t, stderr, "replay these with 'simulate replay'")
+	assert.NoDirExists(t, out)
+
+	stdout = mustSimulate(t, "replay", run, "--out", out)
+	assert.Contains(t, stdout, "duration_ratio")
+	assert.Contains(t, stdout, "(1 run)")
+	assert.NotContains(t, stdout, "NaN")
+	rows := readCSV(t, filepath.Join(out, "replay.csv"))
+	assert.Len(t, rows, 2, "a header and the run")
 }

@@ -508,7 +508,11 @@ func printReplay(s *session, summary []calibrate.ReplayStat) {
 	for _, st := range summary {
 		switch st.Metric {
 		case "duration_ratio", "within_25pct", "call_latency", "serving_delay":
-			fmt.Fprintf(s.stdout, "%-14s %-18s %-8s %.4g [%.4g, %.4g] (%d runs)\n", st.Load, st.Metric, st.Statistic, st.Value, st.Lo, st.Hi, st.N)
+			iv := "" // a single run has no interval over runs
+			if !math.IsNaN(st.Lo) && !math.IsNaN(st.Hi) {
+				iv = fmt.Sprintf(" [%.4g, %.4g]", st.Lo, st.Hi)
+			}
+			fmt.Fprintf(s.stdout, "%-14s %-18s %-8s %.4g%s (%s)\n", st.Load, st.Metric, st.Statistic, st.Value, iv, count(st.N, "run", "runs"))
 		}
 	}
 }

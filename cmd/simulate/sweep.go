@@ -158,13 +158,14 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := o.check(); err != nil {
 		return err
 	}
-	if o.shard != "" {
-		if _, err := sweep.ParseShard(o.shard); err != nil {
-			return usagef("%v", err)
-		}
-	}
 	shard, _, err := sweep.ResolveShard(o.shard, int(o.shards), os.LookupEnv)
 	if err != nil {
+		if o.shard != "" {
+			// With --shard the environment is not read, so the flags
+			// alone are wrong: a bad --shard, or a --shards that
+			// disagrees with it.
+			return usagef("%v", err)
+		}
 		return err
 	}
 	sc, err := loadScenario(s, args[0], o.sets)

@@ -436,6 +436,9 @@ func TestSweepBadInput(t *testing.T) {
 		// A script's unset variable must not run the whole sweep.
 		{[]string{"sweep", sweepScenario, "--shard", ""}, exitUsage, `--shard "": want i/n`},
 		{[]string{"sweep", sweepScenario, "--shards", "4"}, exitFail, "needs the shard's index"},
+		// --shard and --shards are two ways to give the count: a call
+		// whose two disagree is wrong however the environment is set.
+		{[]string{"sweep", sweepScenario, "--shard", "0/2", "--shards", "3"}, exitUsage, `--shard "0/2" and --shards 3 disagree on the number of shards`},
 		{[]string{"sweep", sweepScenario, "--variant", "nope"}, exitFail, `no variant "nope"`},
 		{[]string{"sweep", sweepScenario, "--set", "sweep.metrics=[reward_mean, finish_mean]"}, exitFail, `"finish_mean" is not a metric of train trials`},
 		{[]string{"merge", "--out", "x"}, exitUsage, "at least one sweep directory"},

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/metric"
 	htmlreport "github.com/swarmsim/swarmsim/report"
@@ -508,11 +509,7 @@ func formatCell(iv stats.Interval, digits int) formatted {
 		if unit > 0 {
 			x = math.Round(x/unit) * unit
 		}
-		s := strconv.FormatFloat(x, 'f', decimals, 64)
-		if z, _ := strconv.ParseFloat(s, 64); z == 0 {
-			s = strings.TrimPrefix(s, "-") // no "-0.00"
-		}
-		return s
+		return numtext.Fixed(x, decimals)
 	}
 	f := formatted{value: w(iv.Value)}
 	if hasInterval {

@@ -12,7 +12,7 @@ import (
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
-// FuzzParseShard checks that ParseShard accepts only a shard that exists
+// FuzzParseShard checks that parseShard accepts only a shard that exists
 // (0 <= i < n <= maxShards), which String writes in a form that reads back
 // to the same shard, and that a refusal quotes what was given: a flag's
 // value may be empty or hold spaces and newlines, which a message must
@@ -22,14 +22,14 @@ func FuzzParseShard(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		sh, err := ParseShard(s)
+		sh, err := parseShard(s)
 		if err != nil {
 			require.ErrorContains(t, err, strconv.Quote(s))
 			require.Zero(t, sh)
 			return
 		}
 		require.True(t, 0 <= sh.Index && sh.Index < sh.Count && sh.Count <= maxShards, "%q read as %+v", s, sh)
-		back, err := ParseShard(sh.String())
+		back, err := parseShard(sh.String())
 		require.NoError(t, err, "%q read as %+v", s, sh)
 		require.Equal(t, sh, back, "%q read as %+v", s, sh)
 	})

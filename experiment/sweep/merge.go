@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/swarmsim/swarmsim/rundir"
@@ -87,8 +88,8 @@ func Merge(dirs []string) (*Merged, error) {
 // Table returns trials.csv of the records present: one row per trial in
 // plan order, with the columns trial (the ID), variant, seed, the
 // parameters (grid axes, then random axes) and the metrics. Floats are
-// written in their shortest exact form; non-finite values as NaN, +Inf or
-// -Inf.
+// written in their shortest exact form, a negative zero as 0; non-finite
+// values as NaN, +Inf or -Inf.
 func Table(plan *results.Plan, recs map[string]*Record) []byte {
 	header := append([]string{"trial", "variant", "seed"}, plan.ParamNames()...)
 	header = append(header, plan.Metrics...)
@@ -106,7 +107,7 @@ func Table(plan *results.Plan, recs map[string]*Record) []byte {
 			row = append(row, p.Value)
 		}
 		for _, name := range plan.Metrics {
-			row = append(row, format(float64(r.Metrics[name])))
+			row = append(row, numtext.Shortest(float64(r.Metrics[name])))
 		}
 		w.Write(row)
 	}

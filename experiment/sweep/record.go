@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/swarmsim/swarmsim/rundir"
@@ -42,7 +43,7 @@ type Value float64
 func (v Value) MarshalJSON() ([]byte, error) {
 	f := float64(v)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte(strconv.Quote(format(f))), nil
+		return []byte(strconv.Quote(numtext.Shortest(f))), nil
 	}
 	return json.Marshal(f)
 }
@@ -70,10 +71,6 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	*v = Value(f)
 	return nil
 }
-
-// format writes a float as tables do: the shortest 'g' form; NaN, +Inf
-// and -Inf for the others.
-func format(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // newRecord returns the record of trial i of p with its metrics.
 func newRecord(p *results.Plan, i int, metrics map[string]float64) *Record {

@@ -42,8 +42,8 @@ func newShard(i, n int, what string) (Shard, error) {
 	return Shard{i, n}, nil
 }
 
-// ParseShard reads "i/n": shard i (from 0) of n.
-func ParseShard(s string) (Shard, error) {
+// parseShard reads "i/n": shard i (from 0) of n.
+func parseShard(s string) (Shard, error) {
 	// Quoted, as the spaces around the numbers that are allowed would
 	// otherwise run into the message, and a newline break it.
 	what := fmt.Sprintf("--shard %q", s)
@@ -85,7 +85,7 @@ func ResolveShard(flag string, shards int, lookup func(string) (string, bool)) (
 		return Shard{}, "", fmt.Errorf("--shards %d: want 1 or more", shards)
 	}
 	if flag != "" {
-		s, err := ParseShard(flag)
+		s, err := parseShard(flag)
 		if err != nil {
 			return Shard{}, "", err
 		}

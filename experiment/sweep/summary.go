@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/results"
 
 	"github.com/swarmsim/swarmsim/metric"
@@ -78,7 +79,7 @@ func SummaryTable(plan *results.Plan, sums []PointSummary) []byte {
 			row := append([]string{ps.Variant}, ps.Params...)
 			row = append(row, m, metric.Of(m).Unit, strconv.Itoa(a.N))
 			for _, v := range []float64{a.Mean.Value, a.Median.Value, a.IQM.Value, a.IQM.Lo, a.IQM.Hi, a.Mean.Lo, a.Mean.Hi, a.Median.Lo, a.Median.Hi} {
-				row = append(row, format(v))
+				row = append(row, numtext.Shortest(v))
 			}
 			w.Write(row)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
@@ -156,7 +157,7 @@ func IterationsCSV(iters []rlcr.Iteration) []byte {
 	for i := range iters {
 		row := []string{strconv.Itoa(iters[i].Iteration)}
 		for _, value := range values {
-			row = append(row, format(value(&iters[i])))
+			row = append(row, numtext.Shortest(value(&iters[i])))
 		}
 		w.Write(row)
 	}

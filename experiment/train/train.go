@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/internal/pool"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/results"
@@ -210,7 +211,7 @@ func iterationsTable(jobs []*Job) *rundir.Table {
 			line = strconv.AppendInt(line[:0], int64(r.Iteration), 10)
 			iteration := len(line)
 			for k, c := range cols {
-				line = experiment.AppendNum(line, c.value(r))
+				line = numtext.AppendShortest(line, c.value(r))
 				ends[k] = len(line)
 			}
 			text := string(line)

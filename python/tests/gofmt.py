@@ -1,5 +1,6 @@
-"""Go's strconv.FormatFloat(v, 'g', -1, 64), the format of episodes.csv's
-numbers (experiment.Num), so that the tests compare cells byte for byte."""
+"""Go's strconv.FormatFloat(v, 'g', -1, 64) with negative zero written as
+0, the format of episodes.csv's numbers (internal/numtext.Shortest), so
+that the tests compare cells byte for byte."""
 
 import math
 from decimal import Decimal
@@ -10,8 +11,8 @@ def go_g(v):
         return "NaN"
     if math.isinf(v):
         return "+Inf" if v > 0 else "-Inf"
-    if v == 0:
-        return "-0" if math.copysign(1, v) < 0 else "0"
+    if v == 0:  # -0 too: a table writes no signed zero
+        return "0"
     sign = "-" if v < 0 else ""
     t = Decimal(repr(abs(v))).normalize().as_tuple()  # repr: the shortest digits
     digits = "".join(map(str, t.digits))
