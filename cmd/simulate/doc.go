@@ -659,8 +659,10 @@
 //
 // Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
 // the decimals that give the largest of them --digits significant digits (a
-// difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three). In each column
-// of a summary the best value is in bold, by the metric's direction (higher
+// difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three); a
+// comparison's A and B at least at the decimals of their difference, so
+// that they never read the same where it does not. In each column of a
+// summary the best value is in bold, by the metric's direction (higher
 // for rewards and rates, lower for times and counts); a column whose metric
 // is neither has none in bold, nor has a comparison. Column heads are the
 // metric's label with its unit, from the table of metrics (docs/statistics.md).

@@ -44,8 +44,10 @@ paper, reading only its tables (nothing is run):
 
 Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
 the decimals that give the largest of them --digits significant digits (a
-difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three). In each column
-of a summary the best value is in bold, by the metric's direction (higher
+difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three); a
+comparison's A and B at least at the decimals of their difference, so
+that they never read the same where it does not. In each column of a
+summary the best value is in bold, by the metric's direction (higher
 for rewards and rates, lower for times and counts); a column whose metric
 is neither has none in bold, nor has a comparison. Column heads are the
 metric's label with its unit, from the table of metrics (docs/statistics.md).
@@ -151,6 +153,11 @@ func (t *paperTable) caption() string { return t.subject + ": " + t.cells }
 type paperCol struct {
 	name, head string
 	better     metric.Better
+	// asFineAs names the column whose precision this column's cells
+	// keep at least, row by row: a comparison's A and B that of the
+	// difference, so that values a difference apart never read the
+	// same.
+	asFineAs string
 }
 
 type paperRow struct {
@@ -411,8 +418,8 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		source:  tab.Path,
 		keys:    []string{"variant", "metric", "better"},
 		cols: []paperCol{
-			{name: "a", head: "A", better: metric.None},
-			{name: "b", head: "B", better: metric.None},
+			{name: "a", head: "A", better: metric.None, asFineAs: "diff"},
+			{name: "b", head: "B", better: metric.None, asFineAs: "diff"},
 			{name: "diff", head: "B - A", better: metric.None},
 			{name: "prob_improvement", head: "P(B better)", better: metric.None},
 		},
@@ -453,14 +460,21 @@ type formatted struct {
 }
 
 // format writes each cell with digits significant digits of its largest
-// number (formatCell), and marks the best value of each column with
-// a direction (every cell that reads as the best, ties included).
+// number (formatCell), or finer where its column is to be as fine as
+// another, and marks the best value of each column with a direction
+// (every cell that reads as the best, ties included).
 func (t *paperTable) format(digits int) [][]formatted {
 	out := make([][]formatted, len(t.rows))
 	for i, r := range t.rows {
 		out[i] = make([]formatted, len(r.cells))
 		for j, iv := range r.cells {
-			out[i][j] = formatCell(iv, digits)
+			p := cellPrecision(iv, digits)
+			if k := slices.IndexFunc(t.cols, func(c paperCol) bool { return c.name == t.cols[j].asFineAs }); k >= 0 && t.cols[j].asFineAs != "" {
+				if q := r.cells[k]; !math.IsNaN(q.Value) && !math.IsInf(q.Value, 0) {
+					p = min(p, cellPrecision(q, digits))
+				}
+			}
+			out[i][j] = writeCell(iv, p)
 		}
 	}
 	for j, c := range t.cols {
@@ -486,24 +500,40 @@ func (t *paperTable) format(digits int) [][]formatted {
 // interval's ends at the same decimals; digits beyond them are rounded
 // off, in the integer part too (31999 with two digits is 32000).
 func formatCell(iv stats.Interval, digits int) formatted {
+	return writeCell(iv, cellPrecision(iv, digits))
+}
+
+// cellPrecision returns the power of ten of the last digit formatCell
+// writes of iv: -2 for two decimals, 1 for a number rounded to tens.
+func cellPrecision(iv stats.Interval, digits int) int {
+	largest := 0.0
+	for _, x := range cellNumbers(iv) {
+		largest = max(largest, math.Abs(x))
+	}
+	if largest == 0 {
+		return 0
+	}
+	return int(math.Floor(math.Log10(largest))) + 1 - digits
+}
+
+// cellNumbers returns iv's value, and its interval's ends where it has
+// an interval.
+func cellNumbers(iv stats.Interval) []float64 {
+	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) || math.IsInf(iv.Lo, 0) || math.IsInf(iv.Hi, 0) {
+		return []float64{iv.Value}
+	}
+	return []float64{iv.Value, iv.Lo, iv.Hi}
+}
+
+// writeCell writes iv with its last digit at the power of ten p (see
+// cellPrecision), in plain decimals.
+func writeCell(iv stats.Interval, p int) formatted {
 	if math.IsNaN(iv.Value) || math.IsInf(iv.Value, 0) {
 		return formatted{}
 	}
-	nums := []float64{iv.Value}
-	hasInterval := !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) && !math.IsInf(iv.Lo, 0) && !math.IsInf(iv.Hi, 0)
-	if hasInterval {
-		nums = append(nums, iv.Lo, iv.Hi)
-	}
-	largest := 0.0
-	for _, x := range nums {
-		largest = max(largest, math.Abs(x))
-	}
-	decimals, unit := 0, 0.0 // unit: what the integer part is rounded to
-	if largest > 0 {
-		decimals = digits - 1 - int(math.Floor(math.Log10(largest)))
-		if decimals < 0 {
-			unit, decimals = math.Pow10(-decimals), 0
-		}
+	decimals, unit := max(0, -p), 0.0 // unit: what the integer part is rounded to
+	if p > 0 {
+		unit = math.Pow10(p)
 	}
 	w := func(x float64) string {
 		if unit > 0 {
@@ -512,8 +542,8 @@ func formatCell(iv stats.Interval, digits int) formatted {
 		return numtext.Fixed(x, decimals)
 	}
 	f := formatted{value: w(iv.Value)}
-	if hasInterval {
-		f.lo, f.hi = w(iv.Lo), w(iv.Hi)
+	if nums := cellNumbers(iv); len(nums) == 3 {
+		f.lo, f.hi = w(nums[1]), w(nums[2])
 	}
 	return f
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // tableDirs are the fixture directories of testdata/table: a summary of
@@ -52,7 +54,40 @@ func TestTableMetrics(t *testing.T) {
 	assert.Equal(t, "variant,mean reward,mean reward lo,mean reward hi,success rate (fraction),success rate (fraction) lo,success rate (fraction) hi", lines[0])
 	assert.Equal(t, "split_v2,-0.312,-0.410,-0.200,0.885,0.835,0.922", lines[1])
 	out = mustSimulate(t, "table", "--format", "csv", "--metrics", "finish_time", filepath.Join("testdata", "table", "compare"))
-	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2840,,,2880,,,34,-103,169,0.501,,\n", out)
+	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2841,,,2875,,,34,-103,169,0.501,,\n", out)
+}
+
+// TestTableComparisonPrecision: a comparison's A and B are written at
+// the decimals of their difference where theirs are coarser, so that two
+// values a significant difference apart never read the same (2933 and
+// 2929, 3.96 apart, both rounded to 2930).
+func TestTableComparisonPrecision(t *testing.T) {
+	tab := &paperTable{
+		keys: []string{"variant", "metric", "better"},
+		cols: []paperCol{{name: "a", asFineAs: "diff"}, {name: "b", asFineAs: "diff"}, {name: "diff"}, {name: "prob_improvement"}},
+	}
+	nan := math.NaN()
+	row := func(a, b, d, lo, hi float64) paperRow {
+		return paperRow{keys: []string{"split", "agent_time", "lower"}, metric: "agent_time", cells: []stats.Interval{
+			{Value: a, Lo: nan, Hi: nan}, {Value: b, Lo: nan, Hi: nan}, {Value: d, Lo: lo, Hi: hi}, {Value: 1, Lo: nan, Hi: nan}}}
+	}
+	for _, tc := range []struct {
+		name string
+		row  paperRow
+		want []string // A, B, B - A
+	}{
+		{"a difference finer than A and B", row(2933.1354, 2929.1705, -3.9648, -4.08, -3.85), []string{"2933.14", "2929.17", "-3.96"}},
+		{"a difference as coarse as A and B", row(6239.2, 2841.4, -3397.8, -3531.4, -3262.4), []string{"6240", "2840", "-3400"}},
+		{"a difference one decimal finer", row(0.885, 0.899, 0.014, 0.001, 0.029), []string{"0.8850", "0.8990", "0.0140"}},
+		{"A finer than the difference", row(0.00312, 0.5, 0.49688, 0.4, 0.6), []string{"0.00312", "0.500", "0.497"}},
+		{"no difference", row(12.5, nan, nan, nan, nan), []string{"12.5", "", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab.rows = []paperRow{tc.row}
+			f := tab.format(3)[0]
+			assert.Equal(t, tc.want, []string{f[0].value, f[1].value, f[2].value})
+		})
+	}
 }
 
 // TestTableDigits: --digits sets the significant digits of the largest
