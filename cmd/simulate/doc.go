@@ -655,7 +655,8 @@
 //	                   seeds [95% bootstrap interval]
 //	compare directory  one row per variant and metric: A, B, the
 //	                   difference B - A [95% interval] and the probability
-//	                   that B is better (P(B > A) where no side is better)
+//	                   that B is better, or for a metric with no better
+//	                   side P(B > A), in a column of its own
 //
 // Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
 // the decimals that give the largest of them --digits significant digits (a

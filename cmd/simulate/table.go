@@ -40,7 +40,8 @@ paper, reading only its tables (nothing is run):
 	                   seeds [95% bootstrap interval]
 	compare directory  one row per variant and metric: A, B, the
 	                   difference B - A [95% interval] and the probability
-	                   that B is better (P(B > A) where no side is better)
+	                   that B is better, or for a metric with no better
+	                   side P(B > A), in a column of its own
 
 Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
 the decimals that give the largest of them --digits significant digits (a
@@ -116,6 +117,7 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 			return fmt.Errorf("--metrics %s: %w", strings.Join(o.metrics, ","), err)
 		}
 	}
+	t.dropEmptyOptional()
 	var out []byte
 	switch o.format {
 	case "latex":
@@ -158,6 +160,8 @@ type paperCol struct {
 	// difference, so that values a difference apart never read the
 	// same.
 	asFineAs string
+	// optional columns are left out where no row has a value in them.
+	optional bool
 }
 
 type paperRow struct {
@@ -215,6 +219,20 @@ func (t *paperTable) keep(names []string) error {
 	}
 	t.cols, t.rows = cols, rows
 	return nil
+}
+
+// dropEmptyOptional leaves out the optional columns in which no row has
+// a value.
+func (t *paperTable) dropEmptyOptional() {
+	for j := len(t.cols) - 1; j >= 0; j-- {
+		if !t.cols[j].optional || slices.ContainsFunc(t.rows, func(r paperRow) bool { return !math.IsNaN(r.cells[j].Value) }) {
+			continue
+		}
+		t.cols = slices.Delete(t.cols, j, j+1)
+		for i := range t.rows {
+			t.rows[i].cells = slices.Delete(t.rows[i].cells, j, j+1)
+		}
+	}
 }
 
 // readPaperTable reads the summary of a run, train or sweep directory, or
@@ -410,7 +428,10 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 
 // comparePaperTable reads a compare directory's compare.csv: a row per
 // variant and metric, with A's value, B's, the difference and the
-// probability of improvement. No column is a metric, so none is in bold.
+// probability of improvement: P(B better), or for a metric with no
+// better side P(B > A), in a column of its own (as on compare's terminal)
+// that is left out where no such row is. No column is a metric, so none
+// is in bold.
 func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	t := &paperTable{
 		subject: r.Manifest.Description,
@@ -421,7 +442,8 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			{name: "a", head: "A", better: metric.None, asFineAs: "diff"},
 			{name: "b", head: "B", better: metric.None, asFineAs: "diff"},
 			{name: "diff", head: "B - A", better: metric.None},
-			{name: "prob_improvement", head: "P(B better)", better: metric.None},
+			{name: "prob_improvement", head: headBetter, better: metric.None},
+			{name: "prob_larger", head: headLarger, better: metric.None, optional: true},
 		},
 	}
 	var col [7]int
@@ -446,6 +468,13 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 				return nil, err
 			}
 			row.cells = append(row.cells, iv)
+		}
+		none := stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		if m.Better == metric.None {
+			// Neither side is better: the probability is P(B > A).
+			row.cells = append(row.cells[:3], none, row.cells[3])
+		} else {
+			row.cells = append(row.cells, none)
 		}
 		t.rows = append(t.rows, row)
 	}

@@ -57,6 +57,24 @@ func TestTableMetrics(t *testing.T) {
 	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2841,,,2875,,,34,-103,169,0.501,,\n", out)
 }
 
+// TestTableComparisonLarger: a metric with no better side has its
+// probability under P(B > A), a column of its own, never under
+// P(B better), as on compare's terminal; the column is left out where no
+// row shown has such a metric.
+func TestTableComparisonLarger(t *testing.T) {
+	dir := filepath.Join("testdata", "table", "compare")
+	md := mustSimulate(t, "table", dir)
+	assert.Contains(t, md, "| variant | metric | better | A | B | B - A | P(B better) | P(B &gt; A) |", "escaped as Markdown escapes every >")
+	assert.Contains(t, md, "| team | finish time (s) | lower | 2841 | 2875 | 34 [-103, 169] | 0.501 | – |")
+	assert.Contains(t, md, "| team | probability of share (fraction) | none | 0.250 | 0.310 | 0.060 [0.010, 0.110] | – | 0.700 |")
+	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "prob_share,success_rate", dir)
+	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi,P(B > A),P(B > A) lo,P(B > A) hi\n"+
+		"team,probability of share (fraction),none,0.250,,,0.310,,,0.060,0.010,0.110,,,,0.700,,\n"+
+		"team,success rate (fraction),higher,0.8990,,,0.9120,,,0.0130,-0.0130,0.0380,0.506,,,,,\n", out)
+	out = mustSimulate(t, "table", "--format", "latex", "--metrics", "success_rate", dir)
+	assert.NotContains(t, out, "P(B > A)", "no row shown has a metric without a better side")
+}
+
 // TestTableComparisonPrecision: a comparison's A and B are written at
 // the decimals of their difference where theirs are coarser, so that two
 // values a significant difference apart never read the same (2933 and
