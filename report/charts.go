@@ -109,8 +109,18 @@ func caption(s *plots.Spec) string {
 		c = fmt.Sprintf("%s against %s: lines the %s, bands the %s.", or(s.YLabel, s.Name), or(s.XLabel, "x"), or(s.Stat, "mean"), or(s.Interval, "95% CI"))
 	case "timeline":
 		c = fmt.Sprintf("Timeline of %s: each agent's work and messages over %s.", or(s.Title, s.Name), or(s.XLabel, "time"))
+	case "points":
+		c = fmt.Sprintf("%s by %s: points the %s, whiskers the %s.", or(s.YLabel, s.Name), or(s.XLabel, "category"), or(s.Stat, "mean"), or(s.Interval, "95% CI"))
 	case "heatmap":
 		c = fmt.Sprintf("%s over %s and %s.", or(s.ZLabel, s.Name), or(s.XLabel, "x"), or(s.YLabel, "y"))
+		if s.Stat != "" {
+			c = strings.TrimSuffix(c, ".") + ": cells the " + s.Stat + "."
+		}
+	case "diffmap":
+		// The colour scale's ends name the sides; the outline marks the
+		// cells whose interval excludes zero (plots.DiffMap).
+		c = fmt.Sprintf("%s over %s and %s: cells the %s (above zero %s, below %s), outlined where the %s excludes zero.",
+			or(s.ZLabel, s.Name), or(s.XLabel, "x"), or(s.YLabel, "y"), or(s.Stat, "difference"), s.High, s.Low, or(s.Interval, "95% CI"))
 	default:
 		c = s.Name + ":"
 	}

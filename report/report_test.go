@@ -344,6 +344,20 @@ func TestCaption(t *testing.T) {
 		{plots.Spec{Name: "t", Kind: "timeline", Title: "episode 3"}, "Timeline of episode 3: each agent's work and messages over time."},
 		{plots.Spec{Name: "t", Kind: "timeline"}, "Timeline of t: each agent's work and messages over time."},
 		{plots.Spec{Name: "h", Kind: "heatmap", ZLabel: "IQM"}, "IQM over x and y."},
+		{plots.Spec{Name: "h", Kind: "heatmap", ZLabel: "mean reward", XLabel: "coupling", YLabel: "message size (tokens)", Stat: "IQM, 3 seeds"},
+			"Mean reward over coupling and message size (tokens): cells the IQM, 3 seeds."},
+		// A sweep's categorical axis and its difference maps say what they
+		// draw, as the other kinds do, not only their file's name.
+		{plots.Spec{Name: "success_rate_vs_policy_organization", Kind: "points", XLabel: "policy.organization", YLabel: "success rate (fraction)",
+			Interval: "95% bootstrap CI", Stat: "IQM, 3 seeds, other axes"},
+			"Success rate (fraction) by policy.organization: points the IQM, 3 seeds, other axes, whiskers the 95% bootstrap CI."},
+		{plots.Spec{Name: "p", Kind: "points"}, "P by category: points the mean, whiskers the 95% CI."},
+		{plots.Spec{Name: "success_rate_diff_team_minus_split", Kind: "diffmap", Title: "policy.organization: team minus split",
+			XLabel: "coupling", YLabel: "message size (tokens)", ZLabel: "success rate (fraction)", Interval: "95% CI",
+			Stat: "IQM difference, 3 seeds", Low: "split better", High: "team better"},
+			"policy.organization: team minus split: success rate (fraction) over coupling and message size (tokens): cells the IQM difference, 3 seeds (above zero team better, below split better), outlined where the 95% CI excludes zero."},
+		{plots.Spec{Name: "d", Kind: "diffmap", Low: "A better", High: "B better"},
+			"D over x and y: cells the difference (above zero B better, below A better), outlined where the 95% CI excludes zero."},
 		{plots.Spec{Name: "cdf", Note: "steps"}, "Cdf: Steps."},
 	}
 	for _, c := range cases {
