@@ -655,7 +655,9 @@
 //	                   episodes): the IQM over seeds of each metric's
 //	                   last tenth [95% bootstrap interval]
 //	sweep directory    one row per variant and swept point: the IQM over
-//	                   seeds [95% bootstrap interval]
+//	                   seeds [95% bootstrap interval]; in both, a cell
+//	                   over fewer seeds than the caption's (a metric
+//	                   undefined for some) says over how many, "(2 seeds)"
 //	compare directory  one row per variant and metric: A, B, the
 //	                   difference B - A [95% interval] and the probability
 //	                   that B is better, or for a metric with no better

@@ -37,7 +37,9 @@ paper, reading only its tables (nothing is run):
 	                   episodes): the IQM over seeds of each metric's
 	                   last tenth [95% bootstrap interval]
 	sweep directory    one row per variant and swept point: the IQM over
-	                   seeds [95% bootstrap interval]
+	                   seeds [95% bootstrap interval]; in both, a cell
+	                   over fewer seeds than the caption's (a metric
+	                   undefined for some) says over how many, "(2 seeds)"
 	compare directory  one row per variant and metric: A, B, the
 	                   difference B - A [95% interval] and the probability
 	                   that B is better, or for a metric with no better
@@ -170,6 +172,10 @@ type paperRow struct {
 	// metrics; "" in a summary.
 	metric string
 	cells  []stats.Interval // NaN Value: no value; NaN Lo, Hi: no interval
+	// seeds holds, beside each cell, the number of seeds it is over where
+	// that is fewer than the caption says (a metric undefined for some
+	// seeds), else 0; nil where none is.
+	seeds []int
 }
 
 // keep keeps the columns named, in that order, or (for a comparison,
@@ -209,12 +215,18 @@ func (t *paperTable) keep(names []string) error {
 	rows := make([]paperRow, len(t.rows))
 	for i := range rows {
 		rows[i] = paperRow{keys: t.rows[i].keys, cells: make([]stats.Interval, len(names))}
+		if t.rows[i].seeds != nil {
+			rows[i].seeds = make([]int, len(names))
+		}
 	}
 	for j, n := range names {
 		k := slices.IndexFunc(t.cols, func(c paperCol) bool { return c.name == n })
 		cols[j] = t.cols[k]
 		for i := range rows {
 			rows[i].cells[j] = t.rows[i].cells[k]
+			if rows[i].seeds != nil {
+				rows[i].seeds[j] = t.rows[i].seeds[k]
+			}
 		}
 	}
 	t.cols, t.rows = cols, rows
@@ -350,9 +362,14 @@ func seedsPresent(tab *rundir.Table, want, missing int) (string, error) {
 // in iqm, iqm_lo and iqm_hi.
 func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	seeds := fmt.Sprintf("%d seeds", r.Manifest.Seeds)
+	// A cell over fewer seeds than the caption's says so: a metric
+	// undefined for some seeds (no acceptable episode, no failed
+	// rollout) has fewer, which the caption alone would hide.
+	fewer := true
 	if r.Manifest.Kind == rundir.KindSweep {
 		// Rows have fewer seeds where a metric is undefined for some;
-		// those of a shard or a partial merge, where trials are missing.
+		// those of a shard or a partial merge, where trials are missing,
+		// which the caption says instead.
 		missing, err := results.MissingTrials(r)
 		if err != nil {
 			return nil, err
@@ -361,7 +378,12 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			if seeds, err = seedsPresent(tab, r.Manifest.Seeds, missing); err != nil {
 				return nil, err
 			}
+			fewer = false
 		}
+	}
+	nSeeds, err := tab.Col("n_seeds")
+	if err != nil {
+		nSeeds = -1 // a table without the count: nothing to say
 	}
 	t := &paperTable{
 		subject: r.Manifest.Scenario,
@@ -394,6 +416,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			t.cols = append(t.cols, paperCol{name: m, head: mm.Label, better: mm.Better})
 			for k := range t.rows {
 				t.rows[k].cells = append(t.rows[k].cells, stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()})
+				t.rows[k].seeds = append(t.rows[k].seeds, 0)
 			}
 		}
 		keys := rundir.Key(rec, keyCols)
@@ -402,7 +425,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		if !ok {
 			k = len(t.rows)
 			at[key] = k
-			row := paperRow{keys: keys, cells: make([]stats.Interval, len(t.cols))}
+			row := paperRow{keys: keys, cells: make([]stats.Interval, len(t.cols)), seeds: make([]int, len(t.cols))}
 			for c := range row.cells {
 				row.cells[c] = stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 			}
@@ -413,6 +436,15 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			return nil, err
 		}
 		t.rows[k].cells[j] = iv
+		if fewer && nSeeds >= 0 && !math.IsNaN(iv.Value) {
+			n, err := strconv.Atoi(rec[nSeeds])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, i+2, rec[nSeeds])
+			}
+			if n < r.Manifest.Seeds {
+				t.rows[k].seeds[j] = n
+			}
+		}
 	}
 	// A sweep of one variant: its name goes into the caption, not into
 	// a column that says it on every row.
@@ -486,6 +518,9 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 type formatted struct {
 	value, lo, hi string
 	bold          bool
+	// seeds is the number of seeds of a cell over fewer than the
+	// caption says, else 0.
+	seeds int
 }
 
 // format writes each cell with digits significant digits of its largest
@@ -504,6 +539,9 @@ func (t *paperTable) format(digits int) [][]formatted {
 				}
 			}
 			out[i][j] = writeCell(iv, p)
+			if r.seeds != nil && out[i][j].value != "" {
+				out[i][j].seeds = r.seeds[j]
+			}
 		}
 	}
 	for j, c := range t.cols {
@@ -585,7 +623,8 @@ type tableSyntax struct {
 }
 
 // cell writes f in syntax x: "value [lo, hi]", the value in bold when it
-// is the column's best.
+// is the column's best, followed by "(2 seeds)" when it is over fewer
+// seeds than the caption says.
 func (x tableSyntax) cell(f formatted) string {
 	if f.value == "" {
 		return x.missing
@@ -594,10 +633,13 @@ func (x tableSyntax) cell(f formatted) string {
 	if f.bold {
 		v = x.bold(v)
 	}
-	if f.lo == "" {
-		return v
+	if f.lo != "" {
+		v = fmt.Sprintf("%s [%s, %s]", v, x.number(f.lo), x.number(f.hi))
 	}
-	return fmt.Sprintf("%s [%s, %s]", v, x.number(f.lo), x.number(f.hi))
+	if f.seeds > 0 {
+		v += " (" + count(f.seeds, "seed", "seeds") + ")"
+	}
+	return v
 }
 
 // heads returns the key and column heads of t.

@@ -57,6 +57,35 @@ func TestTableMetrics(t *testing.T) {
 	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2841,,,2875,,,34,-103,169,0.501,,\n", out)
 }
 
+// TestTableFewerSeeds: a cell over fewer seeds than the caption's (a
+// metric undefined for some seeds, such as the finish time of acceptable
+// episodes where a seed had none) says over how many, in each format
+// with a caption; the CSV, which has none, is unchanged.
+func TestTableFewerSeeds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for _, f := range []string{"manifest.json", "summary.csv"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "table", "sweep", f))
+		require.NoError(t, err)
+		if f == "summary.csv" {
+			b = []byte(strings.Replace(string(b), "1,team,finish_acceptable_mean,s,10,", "1,team,finish_acceptable_mean,s,7,", 1))
+			b = []byte(strings.Replace(string(b), "1,team,success_rate,fraction,10,", "1,team,success_rate,fraction,1,", 1))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	for _, tc := range []struct {
+		format, want string
+	}{
+		{"markdown", "| 1 | team | 0.613 [0.600, 0.630] (1 seed) | 4020 [3900, 4100] (7 seeds) |"},
+		{"latex", "1 & team & 0.613 [0.600, 0.630] (1 seed) & 4020 [3900, 4100] (7 seeds) \\\\"},
+		{"csv", "1,team,0.613,0.600,0.630,4020,3900,4100"},
+	} {
+		out := mustSimulate(t, "table", "--format", tc.format, dir)
+		assert.Contains(t, out, tc.want, tc.format)
+		assert.NotContains(t, out, "(10 seeds)", tc.format)
+	}
+}
+
 // TestTableComparisonLarger: a metric with no better side has its
 // probability under P(B > A), a column of its own, never under
 // P(B better), as on compare's terminal; the column is left out where no
