@@ -269,6 +269,10 @@ func readPaperTable(r *rundir.Run) (*paperTable, error) {
 			return nil, err
 		}
 		return comparePaperTable(r, tab)
+	case rundir.KindReplay:
+		// It has a summary, of another shape: saying it has none would
+		// send the reader looking for a file that is there.
+		return nil, fmt.Errorf("%s is a replay directory, whose summary.csv (a row per load and statistic) table does not print: want a run, train, sweep or compare directory", r.Path)
 	}
 	return nil, fmt.Errorf("%s is a %s directory, which has no summary to print: want a run, train, sweep or compare directory", r.Path, r.Manifest.Kind)
 }

@@ -179,6 +179,9 @@ func TestTableBadInput(t *testing.T) {
 		{"no directory", nil, exitUsage, "want one directory, got 0 arguments"},
 		{"two directories", []string{run, run}, exitUsage, "want one directory, got 2 arguments"},
 		{"fit directory", []string{filepath.Join("testdata", "table", "fit")}, exitFail, "is a fit directory, which has no summary to print: want a run, train, sweep or compare directory"},
+		// A replay directory has a summary.csv, which table does not
+		// print: the error must not say it has none.
+		{"replay directory", []string{filepath.Join("testdata", "table", "replay")}, exitFail, "is a replay directory, whose summary.csv (a row per load and statistic) table does not print: want a run, train, sweep or compare directory"},
 		{"missing directory", []string{filepath.Join("testdata", "table", "nothing")}, exitFail, "does not exist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
