@@ -36,10 +36,22 @@ const (
 )
 
 // unindexed says what the charts of a kind of directory that writes no
-// index show.
-var unindexed = map[rundir.Kind]string{
-	rundir.KindFit:    "the observed distribution (steps) against each distribution fitted to it; fit.csv has their parameters and says which was chosen",
-	rundir.KindReplay: "each replayed run's duration against its recorded one (the line y = x is the recording reproduced), or with several loads the time per model call and serving delay per run against the load; replay.csv has every run",
+// index show, by chart name ("" for any chart of the kind).
+var unindexed = map[rundir.Kind]map[string]string{
+	rundir.KindFit: {"": "the observed distribution (steps) against each distribution fitted to it; fit.csv has their parameters and says which was chosen"},
+	rundir.KindReplay: {
+		"replayed_vs_recorded": "each replayed run's duration against its recorded one, a point per run (the line y = x is the recording reproduced); replay.csv has every run",
+		"latency_vs_load":      "the mean time per model call and serving delay per run against the load, with their intervals; summary.csv has them",
+	},
+}
+
+// unindexedNote returns what the chart name of a directory of kind k
+// that writes no index shows: its own note, else its kind's.
+func unindexedNote(k rundir.Kind, name string) string {
+	if n, ok := unindexed[k][name]; ok {
+		return n
+	}
+	return unindexed[k][""]
 }
 
 // charts reads the charts of r: those of its index first, in its order,
@@ -63,7 +75,7 @@ func charts(r *rundir.Run) ([]Chart, error) {
 	for _, f := range r.Manifest.Files {
 		name, ok := strings.CutSuffix(f, ".svg")
 		if dir, base := path.Split(name); ok && dir == chartsDir+"/" && !indexed[base] {
-			specs = append(specs, plots.Spec{Name: base, Size: "page", Note: unindexed[r.Manifest.Kind]})
+			specs = append(specs, plots.Spec{Name: base, Size: "page", Note: unindexedNote(r.Manifest.Kind, base)})
 		}
 	}
 	var out []Chart

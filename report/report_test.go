@@ -565,7 +565,15 @@ func TestUnindexedCharts(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, p.Charts, 1)
 	assert.Equal(t, "cdf", p.Charts[0].Name)
-	assert.Contains(t, p.Charts[0].Caption, capitalize(unindexed[rundir.KindFit]))
+	assert.Contains(t, p.Charts[0].Caption, "The observed distribution (steps) against each distribution fitted to it")
+
+	// A replay's two charts draw different things, and each caption says
+	// what its own chart draws, not what either might.
+	p, err = Build(writeDir(t, rundir.KindReplay, map[string]string{"charts/latency_vs_load.svg": svg, "charts/replayed_vs_recorded.svg": svg}))
+	require.NoError(t, err)
+	require.Len(t, p.Charts, 2)
+	assert.Equal(t, "latency_vs_load: The mean time per model call and serving delay per run against the load, with their intervals; summary.csv has them.", p.Charts[0].Caption)
+	assert.Equal(t, "replayed_vs_recorded: Each replayed run's duration against its recorded one, a point per run (the line y = x is the recording reproduced); replay.csv has every run.", p.Charts[1].Caption)
 }
 
 // TestDifferences: a difference is marked better or worse for B by the
