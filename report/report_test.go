@@ -576,6 +576,18 @@ func TestUnindexedCharts(t *testing.T) {
 	assert.Equal(t, "replayed_vs_recorded: Each replayed run's duration against its recorded one, a point per run (the line y = x is the recording reproduced); replay.csv has every run.", p.Charts[1].Caption)
 }
 
+// TestReplaySummary: a replay's summary says what its rows and columns
+// are, as every other summary does, not a bare table of numbers.
+func TestReplaySummary(t *testing.T) {
+	sum := "load,metric,statistic,value,lo,hi,n\n" +
+		"sessions=1,replayed_duration,iqm,27.8,27.4,28.2,2\n" +
+		"sessions=1,within_25pct,fraction,1,0.342,1,2\n"
+	p, err := Build(writeDir(t, rundir.KindReplay, map[string]string{"summary.csv": sum}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 1)
+	assert.Equal(t, "Per load, each statistic of a metric over the replayed runs, with its 95% interval (lo, hi: bootstrap; Wilson for fractions); n: the runs.", p.Tables[0].Caption)
+}
+
 // TestDifferences: a difference is marked better or worse for B by the
 // metric's direction only where its interval excludes zero, and a metric
 // without a direction gets neither a mark nor a probability.

@@ -443,7 +443,8 @@ func differences(t *rundir.Table) (*Table, error) {
 }
 
 // plain shows a table as it is, numbers rounded; a "chosen" column of
-// true and false (fit.csv's) marks the chosen rows' first cells best.
+// true and false (fit.csv's) marks the chosen rows' first cells best,
+// and a replay's summary has a caption that says what its columns are.
 func plain(t *rundir.Table) (*Table, error) {
 	tab := &Table{Title: "Summary"}
 	chosen := slices.Index(t.Header, "chosen")
@@ -463,8 +464,12 @@ func plain(t *rundir.Table) (*Table, error) {
 		}
 		tab.Rows = append(tab.Rows, cells)
 	}
-	if chosen >= 0 {
+	switch {
+	case chosen >= 0:
 		tab.Caption = "The rows chosen are marked."
+	case !slices.ContainsFunc([]string{"load", "metric", "statistic", "value", "lo", "hi", "n"}, func(c string) bool { return !slices.Contains(t.Header, c) }):
+		// A replay's summary (calibrate.ReplaySummary).
+		tab.Caption = "Per load, each statistic of a metric over the replayed runs, with its 95% interval (lo, hi: bootstrap; Wilson for fractions); n: the runs."
 	}
 	return tab, nil
 }
