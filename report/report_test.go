@@ -468,6 +468,10 @@ func TestPivot(t *testing.T) {
 			[]string{"variant", metric.Of("reward_mean").Label, metric.Of("latency_mean").Label},
 			[]string{"", metric.Of("reward_mean").Label + metric.Of("latency_mean").Label}, "over seeds [x]"},
 		{"one row", "a,wait,s,2,1,0,2,90% CI\n", "", []string{"variant", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		// A metric undefined for every seed (n_seeds 0, NaN) is over no
+		// seeds: it leaves the count of the others in the caption.
+		{"undefined metric", "a,wait,s,3,1,0,2,95% CI\na,steps,1,0,NaN,NaN,NaN,95% CI\nb,wait,s,3,2,1,3,95% CI\nb,steps,1,0,NaN,NaN,NaN,95% CI\n", "",
+			[]string{"variant", "wait (s)", "steps"}, []string{"", ""}, "over 3 seeds [95% CI]"},
 		// Columns are found by name, wherever they are.
 		{"unit first", "s,wait,2,1,0,2,90% CI\n", "unit,metric,n_seeds,iqm,iqm_lo,iqm_hi,interval\n", []string{"unit", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
 		{"n_seeds first", "2,wait,s,1,0,2,90% CI\n", "n_seeds,metric,unit,iqm,iqm_lo,iqm_hi,interval\n", []string{"n_seeds", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},

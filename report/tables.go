@@ -354,7 +354,9 @@ func pivot(t *rundir.Table) (*Table, error) {
 			if row[seeds] == "1" {
 				c.Title = "IQM of 1 seed"
 			}
-			if !slices.Contains(ns, row[seeds]) {
+			// A metric undefined for every seed (NaN over 0) says
+			// nothing of how many seeds the others are over.
+			if !slices.Contains(ns, row[seeds]) && (row[seeds] != "0" || !math.IsNaN(c.V)) {
 				ns = append(ns, row[seeds])
 			}
 		}
