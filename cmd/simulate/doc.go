@@ -620,8 +620,9 @@
 // shard's table have no index to redraw from.
 //
 // The charts and their CSVs go into --out (default: DIR/charts, replacing
-// the old ones), with the index. A complete directory, or the charts of
-// another one, is refused as --out.
+// the old ones), with the index; files of the formats not drawn stay as
+// they were, and plot warns of them. A complete directory, or the charts
+// of another one, is refused as --out.
 //
 // The flags are:
 //
