@@ -397,6 +397,14 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	if r.Manifest.Kind == rundir.KindTrain {
 		t.cells = fmt.Sprintf("IQM over %s of the last tenth of training [95%% bootstrap interval]", seeds)
 	}
+	// One seed has a value and no interval, which a caption naming an
+	// IQM and a bootstrap interval would promise.
+	if r.Manifest.Seeds == 1 && fewer {
+		t.cells = "the one seed's value (no interval over one seed)"
+		if r.Manifest.Kind == rundir.KindTrain {
+			t.cells = "the one seed's mean over the last tenth of training (no interval over one seed)"
+		}
+	}
 	var col [4]int // metric, iqm, iqm_lo, iqm_hi
 	for k, name := range []string{"metric", "iqm", "iqm_lo", "iqm_hi"} {
 		c, err := tab.Col(name)

@@ -86,6 +86,36 @@ func TestTableFewerSeeds(t *testing.T) {
 	}
 }
 
+// TestTableOneSeed: over one seed a cell has no interval, and the
+// caption says so instead of naming a bootstrap interval, in the
+// singular.
+func TestTableOneSeed(t *testing.T) {
+	for _, tc := range []struct {
+		kind, want string
+	}{
+		{"train", "latency-pressure: the one seed's mean over the last tenth of training (no interval over one seed)"},
+		{"sweep", "exp-communication (variant exp-communication): the one seed's value (no interval over one seed)"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), tc.kind)
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			for _, f := range []string{"manifest.json", "summary.csv"} {
+				b, err := os.ReadFile(filepath.Join("testdata", "table", tc.kind, f))
+				require.NoError(t, err)
+				text := string(b)
+				if f == "manifest.json" {
+					text = strings.Replace(strings.Replace(text, `"seeds": 5,`, `"seeds": 1,`, 1), `"seeds": 10,`, `"seeds": 1,`, 1)
+				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644))
+			}
+			md := mustSimulate(t, "table", dir)
+			assert.True(t, strings.HasPrefix(md, tc.want+"\n"), md)
+			tex := mustSimulate(t, "table", "--format", "latex", dir)
+			assert.Contains(t, tex, `\caption{`+tc.want+`}`)
+		})
+	}
+}
+
 // TestTableComparisonLarger: a metric with no better side has its
 // probability under P(B > A), a column of its own, never under
 // P(B better), as on compare's terminal; the column is left out where no
