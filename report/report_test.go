@@ -633,6 +633,9 @@ func TestDifferences(t *testing.T) {
 	p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
 	require.NoError(t, err)
 	assert.Equal(t, "wait (s)", p.Tables[0].Rows[0][1].Text)
+	// The probability counts ties as a half (0.5 where A and B always
+	// tie), which a reader must know to read 0.51 as no difference.
+	assert.Contains(t, p.Tables[0].Caption, "the probability that B does better than A (by the metric's direction; ties count a half)")
 }
 
 // TestPlain: a table of no known shape is shown as it is, numbers as

@@ -410,7 +410,7 @@ func differences(t *rundir.Table) (*Table, error) {
 	tab := &Table{
 		Title: "Differences",
 		Caption: "B − A per variant and metric, with its 95% bootstrap interval, and the probability that B does better than A " +
-			"(by the metric's direction). A difference whose interval excludes zero is marked better or worse for B.",
+			"(by the metric's direction; ties count a half). A difference whose interval excludes zero is marked better or worse for B.",
 		Head: []Head{{Text: "variant"}, {Text: "metric"}, {Text: "A", Num: true}, {Text: "B", Num: true},
 			{Text: "B − A [95% CI]", Num: true}, {Text: "P(B better)", Num: true}},
 	}

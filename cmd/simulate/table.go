@@ -479,7 +479,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	t := &paperTable{
 		subject: r.Manifest.Description,
-		cells:   "difference B - A [95% bootstrap interval]",
+		cells:   "difference B - A [95% bootstrap interval]; probabilities count ties as a half",
 		source:  tab.Path,
 		keys:    []string{"variant", "metric", "better"},
 		cols: []paperCol{

@@ -123,6 +123,7 @@ func TestTableOneSeed(t *testing.T) {
 func TestTableComparisonLarger(t *testing.T) {
 	dir := filepath.Join("testdata", "table", "compare")
 	md := mustSimulate(t, "table", dir)
+	assert.True(t, strings.HasPrefix(md, "out/a (A) against out/b (B): difference B - A [95% bootstrap interval]; probabilities count ties as a half\n"), md)
 	assert.Contains(t, md, "| variant | metric | better | A | B | B - A | P(B better) | P(B &gt; A) |", "escaped as Markdown escapes every >")
 	assert.Contains(t, md, "| team | finish time (s) | lower | 2841 | 2875 | 34 [-103, 169] | 0.501 | – |")
 	assert.Contains(t, md, "| team | probability of share (fraction) | none | 0.250 | 0.310 | 0.060 [0.010, 0.110] | – | 0.700 |")
