@@ -300,8 +300,12 @@ func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		source:  tab.Path,
 		keys:    []string{"variant"},
 	}
-	if r.Manifest.Episodes == 0 {
+	switch r.Manifest.Episodes {
+	case 0:
 		t.cells = "mean over episodes [95% interval: bootstrap; Wilson for rates]"
+	case 1:
+		// One episode leaves the bootstrap nothing to resample.
+		t.cells = "the one episode's value [95% interval: Wilson for rates; none for the others]"
 	}
 	variant, err := tab.Col("variant")
 	if err != nil {

@@ -86,15 +86,18 @@ func TestTableFewerSeeds(t *testing.T) {
 	}
 }
 
-// TestTableOneSeed: over one seed a cell has no interval, and the
-// caption says so instead of naming a bootstrap interval, in the
-// singular.
+// TestTableOneSeed: over one seed (or one episode) a cell has no
+// bootstrap interval, and the caption says so instead of naming one, in
+// the singular.
 func TestTableOneSeed(t *testing.T) {
 	for _, tc := range []struct {
 		kind, want string
 	}{
 		{"train", "latency-pressure: the one seed's mean over the last tenth of training (no interval over one seed)"},
 		{"sweep", "exp-communication (variant exp-communication): the one seed's value (no interval over one seed)"},
+		// A run of one episode has a bootstrap interval of nothing to
+		// resample; only rates have theirs (Wilson).
+		{"run", "organizations_v2: the one episode's value [95% interval: Wilson for rates; none for the others]"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.kind)
@@ -105,13 +108,14 @@ func TestTableOneSeed(t *testing.T) {
 				text := string(b)
 				if f == "manifest.json" {
 					text = strings.Replace(strings.Replace(text, `"seeds": 5,`, `"seeds": 1,`, 1), `"seeds": 10,`, `"seeds": 1,`, 1)
+					text = strings.Replace(text, `"episodes": 200,`, `"episodes": 1,`, 1)
 				}
 				require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644))
 			}
 			md := mustSimulate(t, "table", dir)
-			assert.True(t, strings.HasPrefix(md, tc.want+"\n"), md)
+			assert.True(t, strings.HasPrefix(md, markdownEscapes.Replace(tc.want)+"\n"), md)
 			tex := mustSimulate(t, "table", "--format", "latex", dir)
-			assert.Contains(t, tex, `\caption{`+tc.want+`}`)
+			assert.Contains(t, tex, `\caption{`+latexEscapes.Replace(tc.want)+`}`)
 		})
 	}
 }
