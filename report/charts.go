@@ -36,10 +36,22 @@ const (
 )
 
 // unindexed says what the charts of a kind of directory that writes no
-// index show.
-var unindexed = map[rundir.Kind]string{
-	rundir.KindFit:    "the observed distribution (steps) against each distribution fitted to it; fit.csv has their parameters and says which was chosen",
-	rundir.KindReplay: "each replayed run's duration against its recorded one (the line y = x is the recording reproduced), or with several loads the time per model call and serving delay per run against the load; replay.csv has every run",
+// index show, by chart name ("" for any chart of the kind).
+var unindexed = map[rundir.Kind]map[string]string{
+	rundir.KindFit: {"": "the observed distribution (steps) against each distribution fitted to it; fit.csv has their parameters and says which was chosen"},
+	rundir.KindReplay: {
+		"replayed_vs_recorded": "each replayed run's duration against its recorded one, a point per run (the line y = x is the recording reproduced); replay.csv has every run",
+		"latency_vs_load":      "the mean time per model call and serving delay per run against the load, with their intervals; summary.csv has them",
+	},
+}
+
+// unindexedNote returns what the chart name of a directory of kind k
+// that writes no index shows: its own note, else its kind's.
+func unindexedNote(k rundir.Kind, name string) string {
+	if n, ok := unindexed[k][name]; ok {
+		return n
+	}
+	return unindexed[k][""]
 }
 
 // charts reads the charts of r: those of its index first, in its order,
@@ -63,7 +75,7 @@ func charts(r *rundir.Run) ([]Chart, error) {
 	for _, f := range r.Manifest.Files {
 		name, ok := strings.CutSuffix(f, ".svg")
 		if dir, base := path.Split(name); ok && dir == chartsDir+"/" && !indexed[base] {
-			specs = append(specs, plots.Spec{Name: base, Size: "page", Note: unindexed[r.Manifest.Kind]})
+			specs = append(specs, plots.Spec{Name: base, Size: "page", Note: unindexedNote(r.Manifest.Kind, base)})
 		}
 	}
 	var out []Chart
@@ -109,8 +121,18 @@ func caption(s *plots.Spec) string {
 		c = fmt.Sprintf("%s against %s: lines the %s, bands the %s.", or(s.YLabel, s.Name), or(s.XLabel, "x"), or(s.Stat, "mean"), or(s.Interval, "95% CI"))
 	case "timeline":
 		c = fmt.Sprintf("Timeline of %s: each agent's work and messages over %s.", or(s.Title, s.Name), or(s.XLabel, "time"))
+	case "points":
+		c = fmt.Sprintf("%s by %s: points the %s, whiskers the %s.", or(s.YLabel, s.Name), or(s.XLabel, "category"), or(s.Stat, "mean"), or(s.Interval, "95% CI"))
 	case "heatmap":
 		c = fmt.Sprintf("%s over %s and %s.", or(s.ZLabel, s.Name), or(s.XLabel, "x"), or(s.YLabel, "y"))
+		if s.Stat != "" {
+			c = strings.TrimSuffix(c, ".") + ": cells the " + s.Stat + "."
+		}
+	case "diffmap":
+		// The colour scale's ends name the sides; the outline marks the
+		// cells whose interval excludes zero (plots.DiffMap).
+		c = fmt.Sprintf("%s over %s and %s: cells the %s (above zero %s, below %s), outlined where the %s excludes zero.",
+			or(s.ZLabel, s.Name), or(s.XLabel, "x"), or(s.YLabel, "y"), or(s.Stat, "difference"), s.High, s.Low, or(s.Interval, "95% CI"))
 	default:
 		c = s.Name + ":"
 	}

@@ -344,6 +344,20 @@ func TestCaption(t *testing.T) {
 		{plots.Spec{Name: "t", Kind: "timeline", Title: "episode 3"}, "Timeline of episode 3: each agent's work and messages over time."},
 		{plots.Spec{Name: "t", Kind: "timeline"}, "Timeline of t: each agent's work and messages over time."},
 		{plots.Spec{Name: "h", Kind: "heatmap", ZLabel: "IQM"}, "IQM over x and y."},
+		{plots.Spec{Name: "h", Kind: "heatmap", ZLabel: "mean reward", XLabel: "coupling", YLabel: "message size (tokens)", Stat: "IQM, 3 seeds"},
+			"Mean reward over coupling and message size (tokens): cells the IQM, 3 seeds."},
+		// A sweep's categorical axis and its difference maps say what they
+		// draw, as the other kinds do, not only their file's name.
+		{plots.Spec{Name: "success_rate_vs_policy_organization", Kind: "points", XLabel: "policy.organization", YLabel: "success rate (fraction)",
+			Interval: "95% bootstrap CI", Stat: "IQM, 3 seeds, other axes"},
+			"Success rate (fraction) by policy.organization: points the IQM, 3 seeds, other axes, whiskers the 95% bootstrap CI."},
+		{plots.Spec{Name: "p", Kind: "points"}, "P by category: points the mean, whiskers the 95% CI."},
+		{plots.Spec{Name: "success_rate_diff_team_minus_split", Kind: "diffmap", Title: "policy.organization: team minus split",
+			XLabel: "coupling", YLabel: "message size (tokens)", ZLabel: "success rate (fraction)", Interval: "95% CI",
+			Stat: "IQM difference, 3 seeds", Low: "split better", High: "team better"},
+			"policy.organization: team minus split: success rate (fraction) over coupling and message size (tokens): cells the IQM difference, 3 seeds (above zero team better, below split better), outlined where the 95% CI excludes zero."},
+		{plots.Spec{Name: "d", Kind: "diffmap", Low: "A better", High: "B better"},
+			"D over x and y: cells the difference (above zero B better, below A better), outlined where the 95% CI excludes zero."},
 		{plots.Spec{Name: "cdf", Note: "steps"}, "Cdf: Steps."},
 	}
 	for _, c := range cases {
@@ -454,6 +468,10 @@ func TestPivot(t *testing.T) {
 			[]string{"variant", metric.Of("reward_mean").Label, metric.Of("latency_mean").Label},
 			[]string{"", metric.Of("reward_mean").Label + metric.Of("latency_mean").Label}, "over seeds [x]"},
 		{"one row", "a,wait,s,2,1,0,2,90% CI\n", "", []string{"variant", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
+		// A metric undefined for every seed (n_seeds 0, NaN) is over no
+		// seeds: it leaves the count of the others in the caption.
+		{"undefined metric", "a,wait,s,3,1,0,2,95% CI\na,steps,1,0,NaN,NaN,NaN,95% CI\nb,wait,s,3,2,1,3,95% CI\nb,steps,1,0,NaN,NaN,NaN,95% CI\n", "",
+			[]string{"variant", "wait (s)", "steps"}, []string{"", ""}, "over 3 seeds [95% CI]"},
 		// Columns are found by name, wherever they are.
 		{"unit first", "s,wait,2,1,0,2,90% CI\n", "unit,metric,n_seeds,iqm,iqm_lo,iqm_hi,interval\n", []string{"unit", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
 		{"n_seeds first", "2,wait,s,1,0,2,90% CI\n", "n_seeds,metric,unit,iqm,iqm_lo,iqm_hi,interval\n", []string{"n_seeds", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
@@ -551,7 +569,27 @@ func TestUnindexedCharts(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, p.Charts, 1)
 	assert.Equal(t, "cdf", p.Charts[0].Name)
-	assert.Contains(t, p.Charts[0].Caption, capitalize(unindexed[rundir.KindFit]))
+	assert.Contains(t, p.Charts[0].Caption, "The observed distribution (steps) against each distribution fitted to it")
+
+	// A replay's two charts draw different things, and each caption says
+	// what its own chart draws, not what either might.
+	p, err = Build(writeDir(t, rundir.KindReplay, map[string]string{"charts/latency_vs_load.svg": svg, "charts/replayed_vs_recorded.svg": svg}))
+	require.NoError(t, err)
+	require.Len(t, p.Charts, 2)
+	assert.Equal(t, "latency_vs_load: The mean time per model call and serving delay per run against the load, with their intervals; summary.csv has them.", p.Charts[0].Caption)
+	assert.Equal(t, "replayed_vs_recorded: Each replayed run's duration against its recorded one, a point per run (the line y = x is the recording reproduced); replay.csv has every run.", p.Charts[1].Caption)
+}
+
+// TestReplaySummary: a replay's summary says what its rows and columns
+// are, as every other summary does, not a bare table of numbers.
+func TestReplaySummary(t *testing.T) {
+	sum := "load,metric,statistic,value,lo,hi,n\n" +
+		"sessions=1,replayed_duration,iqm,27.8,27.4,28.2,2\n" +
+		"sessions=1,within_25pct,fraction,1,0.342,1,2\n"
+	p, err := Build(writeDir(t, rundir.KindReplay, map[string]string{"summary.csv": sum}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 1)
+	assert.Equal(t, "Per load, each statistic of a metric over the replayed runs, with its 95% interval (lo, hi: bootstrap; Wilson for fractions); n: the runs.", p.Tables[0].Caption)
 }
 
 // TestDifferences: a difference is marked better or worse for B by the
@@ -595,6 +633,9 @@ func TestDifferences(t *testing.T) {
 	p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
 	require.NoError(t, err)
 	assert.Equal(t, "wait (s)", p.Tables[0].Rows[0][1].Text)
+	// The probability counts ties as a half (0.5 where A and B always
+	// tie), which a reader must know to read 0.51 as no difference.
+	assert.Contains(t, p.Tables[0].Caption, "the probability that B does better than A (by the metric's direction; ties count a half)")
 }
 
 // TestPlain: a table of no known shape is shown as it is, numbers as

@@ -354,7 +354,9 @@ func pivot(t *rundir.Table) (*Table, error) {
 			if row[seeds] == "1" {
 				c.Title = "IQM of 1 seed"
 			}
-			if !slices.Contains(ns, row[seeds]) {
+			// A metric undefined for every seed (NaN over 0) says
+			// nothing of how many seeds the others are over.
+			if !slices.Contains(ns, row[seeds]) && (row[seeds] != "0" || !math.IsNaN(c.V)) {
 				ns = append(ns, row[seeds])
 			}
 		}
@@ -408,7 +410,7 @@ func differences(t *rundir.Table) (*Table, error) {
 	tab := &Table{
 		Title: "Differences",
 		Caption: "B − A per variant and metric, with its 95% bootstrap interval, and the probability that B does better than A " +
-			"(by the metric's direction). A difference whose interval excludes zero is marked better or worse for B.",
+			"(by the metric's direction; ties count a half). A difference whose interval excludes zero is marked better or worse for B.",
 		Head: []Head{{Text: "variant"}, {Text: "metric"}, {Text: "A", Num: true}, {Text: "B", Num: true},
 			{Text: "B − A [95% CI]", Num: true}, {Text: "P(B better)", Num: true}},
 	}
@@ -443,7 +445,8 @@ func differences(t *rundir.Table) (*Table, error) {
 }
 
 // plain shows a table as it is, numbers rounded; a "chosen" column of
-// true and false (fit.csv's) marks the chosen rows' first cells best.
+// true and false (fit.csv's) marks the chosen rows' first cells best,
+// and a replay's summary has a caption that says what its columns are.
 func plain(t *rundir.Table) (*Table, error) {
 	tab := &Table{Title: "Summary"}
 	chosen := slices.Index(t.Header, "chosen")
@@ -463,8 +466,12 @@ func plain(t *rundir.Table) (*Table, error) {
 		}
 		tab.Rows = append(tab.Rows, cells)
 	}
-	if chosen >= 0 {
+	switch {
+	case chosen >= 0:
 		tab.Caption = "The rows chosen are marked."
+	case !slices.ContainsFunc([]string{"load", "metric", "statistic", "value", "lo", "hi", "n"}, func(c string) bool { return !slices.Contains(t.Header, c) }):
+		// A replay's summary (calibrate.ReplaySummary).
+		tab.Caption = "Per load, each statistic of a metric over the replayed runs, with its 95% interval (lo, hi: bootstrap; Wilson for fractions); n: the runs."
 	}
 	return tab, nil
 }

@@ -38,12 +38,14 @@ var inertRules = []inertRule{
 	{"train.baseline_rate", func(s *Spec) string {
 		return unless(s.Train.Advantage == rlcr.MovingAverage, "only the moving-average advantage has a baseline rate (train.advantage is %q)", s.Train.Advantage)
 	}},
-	// An end equal to the start says what a constant schedule does.
+	// An end equal to the start says what a constant schedule does. The
+	// values are named: a --set of the start alone (train.lr) makes an end
+	// the reader never gave differ from it.
 	{"train.lr_end", func(s *Spec) string {
-		return unless(s.Train.LRSchedule != rlcr.Constant || s.Train.LREnd == s.Train.LR, "a constant schedule stays at train.lr (train.lr_schedule is %q)", s.Train.LRSchedule)
+		return unless(s.Train.LRSchedule != rlcr.Constant || s.Train.LREnd == s.Train.LR, "a constant schedule stays at train.lr (train.lr_schedule is %q), and train.lr_end %g is not train.lr %g", s.Train.LRSchedule, s.Train.LREnd, s.Train.LR)
 	}},
 	{"train.entropy_end", func(s *Spec) string {
-		return unless(s.Train.EntropySchedule != rlcr.Constant || s.Train.EntropyEnd == s.Train.Entropy, "a constant schedule stays at train.entropy (train.entropy_schedule is %q)", s.Train.EntropySchedule)
+		return unless(s.Train.EntropySchedule != rlcr.Constant || s.Train.EntropyEnd == s.Train.Entropy, "a constant schedule stays at train.entropy (train.entropy_schedule is %q), and train.entropy_end %g is not train.entropy %g", s.Train.EntropySchedule, s.Train.EntropyEnd, s.Train.Entropy)
 	}},
 	{"collective.reconcile.rework", func(s *Spec) string {
 		return unless(s.Collective.Reconcile.Mode == collective.ConflictRework, "only reconcile.mode rework redoes work (the mode is %q)", s.Collective.Reconcile.Mode)

@@ -219,18 +219,23 @@ func TestInertValues(t *testing.T) {
 		{"collective.reconcile.rework=0.9", `collective.reconcile.rework: given but never used: only reconcile.mode rework redoes work (the mode is "fail")`},
 		{"train.credit=passive", `train.credit: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective")`},
 		{"train.credit_baseline=none", `train.credit_baseline: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective")`},
-		{"train.lr_schedule=constant,train.lr_end=0.2", `train.lr_end: given but never used: a constant schedule stays at train.lr (train.lr_schedule is "constant")`},
-		{"train.entropy_schedule=constant,train.entropy_end=0.02", `train.entropy_end: given but never used: a constant schedule stays at train.entropy (train.entropy_schedule is "constant")`},
+		{"train.lr_schedule=constant,train.lr_end=0.2", `train.lr_end: given but never used: a constant schedule stays at train.lr (train.lr_schedule is "constant"), and train.lr_end 0.2 is not train.lr 0.05`},
+		{"train.entropy_schedule=constant,train.entropy_end=0.02", `train.entropy_end: given but never used: a constant schedule stays at train.entropy (train.entropy_schedule is "constant"), and train.entropy_end 0.02 is not train.entropy 0`},
 	}
 	for _, tt := range tests {
 		sets := strings.Split(tt.set, ",")
 		_, err := scenarios.Load("tiny", sets)
 		assert.ErrorContains(t, err, "--set "+sets[len(sets)-1]+": "+tt.want)
 	}
+	// A scenario whose constant schedule ends where it starts (rlcr-peer:
+	// lr and lr_end 0.05) refuses a new start alone: the error names both
+	// values, for the --set that changed the one the reader did not give.
+	_, err := scenarios.Load("rlcr-peer", []string{"train.lr=0.1"})
+	assert.ErrorContains(t, err, `--set train.lr=0.1: train.lr_end: given but never used: a constant schedule stays at train.lr (train.lr_schedule is "constant"), and train.lr_end 0.05 is not train.lr 0.1`)
 	// An inert value of the file is the file's, though a variant sets
 	// other fields of its section.
 	src := "task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\ntrain:\n  hidden: 32\nvariants:\n  - {name: a, set: {train.lr: 0.2}}\n"
-	_, err := scenarios.Parse([]byte(src), "h.yaml", nil)
+	_, err = scenarios.Parse([]byte(src), "h.yaml", nil)
 	assert.ErrorContains(t, err, "h.yaml:4:3: train.hidden: given but never used")
 	// The same values count where their settings read them.
 	for _, sets := range [][]string{

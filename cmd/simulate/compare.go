@@ -39,13 +39,16 @@ of improvement: the chance that B does better than A.
 	                   episode: the draw's noise cancels); a is A's mean, b
 	                   B's, diff the mean of the differences, with the
 	                   bootstrap over episodes, and prob_improvement the
-	                   fraction of episodes in which B did better.
-	                   Otherwise the two are resampled independently.
+	                   fraction of episodes in which B did better, ties
+	                   counting a half (two runs that succeed in the
+	                   same episodes have 0.5). Otherwise the two are
+	                   resampled independently.
 	train directories  per seed: each seed's mean over its last tenth of
 	                   iterations; a and b are IQMs over seeds, diff their
 	                   difference with the stratified bootstrap (each
 	                   directory's seeds resampled on their own) and
-	                   prob_improvement P(a seed of B beats a seed of A).
+	                   prob_improvement P(a seed of B beats a seed of A),
+	                   ties counting a half.
 	sweep directories  as train, at every point both sweeps hold (the same
 	                   variant and swept values); the variant column names
 	                   the point.

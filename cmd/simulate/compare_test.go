@@ -44,9 +44,37 @@ func TestWithCISig(t *testing.T) {
 		{stats.Interval{Value: -0.0004, Lo: -0.2, Hi: 0.19}, "0.000 [-0.200, 0.190]"},
 		{stats.Interval{Value: 42.5, Lo: nan, Hi: nan}, "42.5"},
 		{stats.Interval{Value: nan}, "–"},
+		// A value or bound that rounds to zero reads 0, never -0.000.
+		{stats.Interval{Value: -0.0004, Lo: -0.451, Hi: 0.449}, "0.000 [-0.451, 0.449]"},
+		{stats.Interval{Value: -0.004, Lo: -72.5, Hi: 69.25}, "0.0 [-72.5, 69.2]"},
+		{stats.Interval{Value: 3.5, Lo: -0.002, Hi: 7.25}, "3.50 [0.00, 7.25]"},
+		{stats.Interval{Value: -0.3, Lo: nan, Hi: nan}, "-0.300"},
 	} {
 		if got := withCISig(tc.iv); got != tc.want {
 			t.Errorf("withCISig(%v, %v, %v) = %q, want %q", tc.iv.Value, tc.iv.Lo, tc.iv.Hi, got, tc.want)
+		}
+	}
+}
+
+// TestWithCI checks the fixed-decimals cells of the run and training
+// tables: a value or bound that rounds to zero at those decimals reads 0,
+// never -0.00, which a reader takes for a negative number.
+func TestWithCI(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		iv   stats.Interval
+		prec int
+		want string
+	}{
+		{stats.Interval{Value: 0.25, Lo: 0.125, Hi: 0.375}, 2, "0.25 [0.12, 0.38]"},
+		{stats.Interval{Value: -0.001, Lo: -0.02, Hi: 0.01}, 2, "0.00 [-0.02, 0.01]"},
+		{stats.Interval{Value: -0.4, Lo: -0.4, Hi: 0.2}, 0, "0 [0, 0]"},
+		{stats.Interval{Value: -0.001, Lo: nan, Hi: nan}, 2, "0.00"},
+		{stats.Interval{Value: -1.5, Lo: nan, Hi: nan}, 1, "-1.5"},
+		{stats.Interval{Value: nan}, 2, "–"},
+	} {
+		if got := withCI(tc.iv, tc.prec); got != tc.want {
+			t.Errorf("withCI(%v, %v, %v; %d) = %q, want %q", tc.iv.Value, tc.iv.Lo, tc.iv.Hi, tc.prec, got, tc.want)
 		}
 	}
 }

@@ -530,13 +530,16 @@
 //	                   episode: the draw's noise cancels); a is A's mean, b
 //	                   B's, diff the mean of the differences, with the
 //	                   bootstrap over episodes, and prob_improvement the
-//	                   fraction of episodes in which B did better.
-//	                   Otherwise the two are resampled independently.
+//	                   fraction of episodes in which B did better, ties
+//	                   counting a half (two runs that succeed in the
+//	                   same episodes have 0.5). Otherwise the two are
+//	                   resampled independently.
 //	train directories  per seed: each seed's mean over its last tenth of
 //	                   iterations; a and b are IQMs over seeds, diff their
 //	                   difference with the stratified bootstrap (each
 //	                   directory's seeds resampled on their own) and
-//	                   prob_improvement P(a seed of B beats a seed of A).
+//	                   prob_improvement P(a seed of B beats a seed of A),
+//	                   ties counting a half.
 //	sweep directories  as train, at every point both sweeps hold (the same
 //	                   variant and swept values); the variant column names
 //	                   the point.
@@ -617,8 +620,9 @@
 // shard's table have no index to redraw from.
 //
 // The charts and their CSVs go into --out (default: DIR/charts, replacing
-// the old ones), with the index. A complete directory, or the charts of
-// another one, is refused as --out.
+// the old ones), with the index; files of the formats not drawn stay as
+// they were, and plot warns of them. A complete directory, or the charts
+// of another one, is refused as --out.
 //
 // The flags are:
 //
@@ -652,15 +656,20 @@
 //	                   episodes): the IQM over seeds of each metric's
 //	                   last tenth [95% bootstrap interval]
 //	sweep directory    one row per variant and swept point: the IQM over
-//	                   seeds [95% bootstrap interval]
+//	                   seeds [95% bootstrap interval]; in both, a cell
+//	                   over fewer seeds than the caption's (a metric
+//	                   undefined for some) says over how many, "(2 seeds)"
 //	compare directory  one row per variant and metric: A, B, the
 //	                   difference B - A [95% interval] and the probability
-//	                   that B is better (P(B > A) where no side is better)
+//	                   that B is better, or for a metric with no better
+//	                   side P(B > A), in a column of its own
 //
 // Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
 // the decimals that give the largest of them --digits significant digits (a
-// difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three). In each column
-// of a summary the best value is in bold, by the metric's direction (higher
+// difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three); a
+// comparison's A and B at least at the decimals of their difference, so
+// that they never read the same where it does not. In each column of a
+// summary the best value is in bold, by the metric's direction (higher
 // for rewards and rates, lower for times and counts); a column whose metric
 // is neither has none in bold, nor has a comparison. Column heads are the
 // metric's label with its unit, from the table of metrics (docs/statistics.md).

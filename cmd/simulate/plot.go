@@ -33,8 +33,9 @@ manifest.json) and have been written with charts: a run, train, sweep
 shard's table have no index to redraw from.
 
 The charts and their CSVs go into --out (default: DIR/charts, replacing
-the old ones), with the index. A complete directory, or the charts of
-another one, is refused as --out.`,
+the old ones), with the index; files of the formats not drawn stay as
+they were, and plot warns of them. A complete directory, or the charts
+of another one, is refused as --out.`,
 	Examples: `
 	simulate plot out/latency-pressure-train-seed1 --out figures
 	simulate plot out/tiny-seed7 --size page --format pdf --out figures/tiny`,
@@ -140,5 +141,24 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		return err
 	}
 	fmt.Fprintf(s.stdout, "drew %d charts of %s\nwrote %s\n", len(specs), r.Path, filepath.Clean(out))
+	// Files of the formats not drawn stay as an earlier drawing left
+	// them, at another size or in another style, and a report links them
+	// beside the new ones: say so, rather than let them pass for redrawn.
+	var left []string
+	for _, f := range plots.Formats {
+		if slices.Contains(formats, f) {
+			continue
+		}
+		if slices.ContainsFunc(specs, func(sp plots.Spec) bool {
+			_, err := os.Stat(filepath.Join(out, sp.Name+"."+f))
+			return err == nil
+		}) {
+			left = append(left, f)
+		}
+	}
+	if left != nil {
+		s.warnf("the %s files of the charts in %s are from an earlier drawing (--format %s): redraw with --format %s to replace them",
+			strings.Join(left, " and "), filepath.Clean(out), o.format, strings.Join(plots.Formats, ","))
+	}
 	return nil
 }

@@ -238,6 +238,35 @@ func TestPlotLeavesNothingHalfDrawn(t *testing.T) {
 	}
 }
 
+// TestPlotWarnsOfOtherFormats: redrawn in place in some formats, a
+// directory keeps its charts' files of the others from the earlier
+// drawing (at another size, say), which the report links beside the new
+// ones; plot says so rather than leave them to be taken for redrawn.
+func TestPlotWarnsOfOtherFormats(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" for no warning
+	}{
+		{"one format in place", []string{"--format", "svg", "--size", "page"},
+			"the pdf and png files of the charts in " + filepath.Join(run, "charts") + " are from an earlier drawing (--format svg): redraw with --format svg,pdf,png to replace them"},
+		{"every format in place", nil, ""},
+		{"elsewhere", []string{"--format", "svg", "--out", filepath.Join(t.TempDir(), "figures")}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := simulate(t, append([]string{"plot", run}, tc.args...)...)
+			require.Equal(t, exitOK, code, stderr)
+			if tc.want == "" {
+				assert.NotContains(t, stderr, "warning")
+				return
+			}
+			assert.Contains(t, stderr, "simulate plot: warning: "+tc.want)
+		})
+	}
+}
+
 func TestPlotRedrawsEveryChart(t *testing.T) {
 	skipUnderRace(t)
 	out := trainTiny(t)

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/serving"
@@ -116,14 +117,16 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, rows []experiment.Row, su
 	return tw.Flush()
 }
 
-// withCI formats an interval as "value [lo, hi]" with prec decimals;
-// "–" for an undefined value, the value alone without an interval.
+// withCI formats an interval as "value [lo, hi]" with prec decimals, a
+// number that rounds to zero without a sign (numtext.Fixed); "–" for an
+// undefined value, the value alone without an interval.
 func withCI(iv stats.Interval, prec int) string {
 	if math.IsNaN(iv.Value) {
 		return "–"
 	}
+	f := func(x float64) string { return numtext.Fixed(x, prec) }
 	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
-		return fmt.Sprintf("%.*f", prec, iv.Value)
+		return f(iv.Value)
 	}
-	return fmt.Sprintf("%.*f [%.*f, %.*f]", prec, iv.Value, prec, iv.Lo, prec, iv.Hi)
+	return fmt.Sprintf("%s [%s, %s]", f(iv.Value), f(iv.Lo), f(iv.Hi))
 }

@@ -37,15 +37,20 @@ paper, reading only its tables (nothing is run):
 	                   episodes): the IQM over seeds of each metric's
 	                   last tenth [95% bootstrap interval]
 	sweep directory    one row per variant and swept point: the IQM over
-	                   seeds [95% bootstrap interval]
+	                   seeds [95% bootstrap interval]; in both, a cell
+	                   over fewer seeds than the caption's (a metric
+	                   undefined for some) says over how many, "(2 seeds)"
 	compare directory  one row per variant and metric: A, B, the
 	                   difference B - A [95% interval] and the probability
-	                   that B is better (P(B > A) where no side is better)
+	                   that B is better, or for a metric with no better
+	                   side P(B > A), in a column of its own
 
 Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
 the decimals that give the largest of them --digits significant digits (a
-difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three). In each column
-of a summary the best value is in bold, by the metric's direction (higher
+difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three); a
+comparison's A and B at least at the decimals of their difference, so
+that they never read the same where it does not. In each column of a
+summary the best value is in bold, by the metric's direction (higher
 for rewards and rates, lower for times and counts); a column whose metric
 is neither has none in bold, nor has a comparison. Column heads are the
 metric's label with its unit, from the table of metrics (docs/statistics.md).
@@ -114,6 +119,7 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 			return fmt.Errorf("--metrics %s: %w", strings.Join(o.metrics, ","), err)
 		}
 	}
+	t.dropEmptyOptional()
 	var out []byte
 	switch o.format {
 	case "latex":
@@ -151,6 +157,13 @@ func (t *paperTable) caption() string { return t.subject + ": " + t.cells }
 type paperCol struct {
 	name, head string
 	better     metric.Better
+	// asFineAs names the column whose precision this column's cells
+	// keep at least, row by row: a comparison's A and B that of the
+	// difference, so that values a difference apart never read the
+	// same.
+	asFineAs string
+	// optional columns are left out where no row has a value in them.
+	optional bool
 }
 
 type paperRow struct {
@@ -159,6 +172,10 @@ type paperRow struct {
 	// metrics; "" in a summary.
 	metric string
 	cells  []stats.Interval // NaN Value: no value; NaN Lo, Hi: no interval
+	// seeds holds, beside each cell, the number of seeds it is over where
+	// that is fewer than the caption says (a metric undefined for some
+	// seeds), else 0; nil where none is.
+	seeds []int
 }
 
 // keep keeps the columns named, in that order, or (for a comparison,
@@ -198,16 +215,36 @@ func (t *paperTable) keep(names []string) error {
 	rows := make([]paperRow, len(t.rows))
 	for i := range rows {
 		rows[i] = paperRow{keys: t.rows[i].keys, cells: make([]stats.Interval, len(names))}
+		if t.rows[i].seeds != nil {
+			rows[i].seeds = make([]int, len(names))
+		}
 	}
 	for j, n := range names {
 		k := slices.IndexFunc(t.cols, func(c paperCol) bool { return c.name == n })
 		cols[j] = t.cols[k]
 		for i := range rows {
 			rows[i].cells[j] = t.rows[i].cells[k]
+			if rows[i].seeds != nil {
+				rows[i].seeds[j] = t.rows[i].seeds[k]
+			}
 		}
 	}
 	t.cols, t.rows = cols, rows
 	return nil
+}
+
+// dropEmptyOptional leaves out the optional columns in which no row has
+// a value.
+func (t *paperTable) dropEmptyOptional() {
+	for j := len(t.cols) - 1; j >= 0; j-- {
+		if !t.cols[j].optional || slices.ContainsFunc(t.rows, func(r paperRow) bool { return !math.IsNaN(r.cells[j].Value) }) {
+			continue
+		}
+		t.cols = slices.Delete(t.cols, j, j+1)
+		for i := range t.rows {
+			t.rows[i].cells = slices.Delete(t.rows[i].cells, j, j+1)
+		}
+	}
 }
 
 // readPaperTable reads the summary of a run, train or sweep directory, or
@@ -232,6 +269,10 @@ func readPaperTable(r *rundir.Run) (*paperTable, error) {
 			return nil, err
 		}
 		return comparePaperTable(r, tab)
+	case rundir.KindReplay:
+		// It has a summary, of another shape: saying it has none would
+		// send the reader looking for a file that is there.
+		return nil, fmt.Errorf("%s is a replay directory, whose summary.csv (a row per load and statistic) table does not print: want a run, train, sweep or compare directory", r.Path)
 	}
 	return nil, fmt.Errorf("%s is a %s directory, which has no summary to print: want a run, train, sweep or compare directory", r.Path, r.Manifest.Kind)
 }
@@ -259,8 +300,12 @@ func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		source:  tab.Path,
 		keys:    []string{"variant"},
 	}
-	if r.Manifest.Episodes == 0 {
+	switch r.Manifest.Episodes {
+	case 0:
 		t.cells = "mean over episodes [95% interval: bootstrap; Wilson for rates]"
+	case 1:
+		// One episode leaves the bootstrap nothing to resample.
+		t.cells = "the one episode's value [95% interval: Wilson for rates; none for the others]"
 	}
 	variant, err := tab.Col("variant")
 	if err != nil {
@@ -325,9 +370,14 @@ func seedsPresent(tab *rundir.Table, want, missing int) (string, error) {
 // in iqm, iqm_lo and iqm_hi.
 func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	seeds := fmt.Sprintf("%d seeds", r.Manifest.Seeds)
+	// A cell over fewer seeds than the caption's says so: a metric
+	// undefined for some seeds (no acceptable episode, no failed
+	// rollout) has fewer, which the caption alone would hide.
+	fewer := true
 	if r.Manifest.Kind == rundir.KindSweep {
 		// Rows have fewer seeds where a metric is undefined for some;
-		// those of a shard or a partial merge, where trials are missing.
+		// those of a shard or a partial merge, where trials are missing,
+		// which the caption says instead.
 		missing, err := results.MissingTrials(r)
 		if err != nil {
 			return nil, err
@@ -336,7 +386,12 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			if seeds, err = seedsPresent(tab, r.Manifest.Seeds, missing); err != nil {
 				return nil, err
 			}
+			fewer = false
 		}
+	}
+	nSeeds, err := tab.Col("n_seeds")
+	if err != nil {
+		nSeeds = -1 // a table without the count: nothing to say
 	}
 	t := &paperTable{
 		subject: r.Manifest.Scenario,
@@ -345,6 +400,14 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	}
 	if r.Manifest.Kind == rundir.KindTrain {
 		t.cells = fmt.Sprintf("IQM over %s of the last tenth of training [95%% bootstrap interval]", seeds)
+	}
+	// One seed has a value and no interval, which a caption naming an
+	// IQM and a bootstrap interval would promise.
+	if r.Manifest.Seeds == 1 && fewer {
+		t.cells = "the one seed's value (no interval over one seed)"
+		if r.Manifest.Kind == rundir.KindTrain {
+			t.cells = "the one seed's mean over the last tenth of training (no interval over one seed)"
+		}
 	}
 	var col [4]int // metric, iqm, iqm_lo, iqm_hi
 	for k, name := range []string{"metric", "iqm", "iqm_lo", "iqm_hi"} {
@@ -369,6 +432,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			t.cols = append(t.cols, paperCol{name: m, head: mm.Label, better: mm.Better})
 			for k := range t.rows {
 				t.rows[k].cells = append(t.rows[k].cells, stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()})
+				t.rows[k].seeds = append(t.rows[k].seeds, 0)
 			}
 		}
 		keys := rundir.Key(rec, keyCols)
@@ -377,7 +441,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		if !ok {
 			k = len(t.rows)
 			at[key] = k
-			row := paperRow{keys: keys, cells: make([]stats.Interval, len(t.cols))}
+			row := paperRow{keys: keys, cells: make([]stats.Interval, len(t.cols)), seeds: make([]int, len(t.cols))}
 			for c := range row.cells {
 				row.cells[c] = stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 			}
@@ -388,6 +452,15 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			return nil, err
 		}
 		t.rows[k].cells[j] = iv
+		if fewer && nSeeds >= 0 && !math.IsNaN(iv.Value) {
+			n, err := strconv.Atoi(rec[nSeeds])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, i+2, rec[nSeeds])
+			}
+			if n < r.Manifest.Seeds {
+				t.rows[k].seeds[j] = n
+			}
+		}
 	}
 	// A sweep of one variant: its name goes into the caption, not into
 	// a column that says it on every row.
@@ -403,18 +476,22 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 
 // comparePaperTable reads a compare directory's compare.csv: a row per
 // variant and metric, with A's value, B's, the difference and the
-// probability of improvement. No column is a metric, so none is in bold.
+// probability of improvement: P(B better), or for a metric with no
+// better side P(B > A), in a column of its own (as on compare's terminal)
+// that is left out where no such row is. No column is a metric, so none
+// is in bold.
 func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	t := &paperTable{
 		subject: r.Manifest.Description,
-		cells:   "difference B - A [95% bootstrap interval]",
+		cells:   "difference B - A [95% bootstrap interval]; probabilities count ties as a half",
 		source:  tab.Path,
 		keys:    []string{"variant", "metric", "better"},
 		cols: []paperCol{
-			{name: "a", head: "A", better: metric.None},
-			{name: "b", head: "B", better: metric.None},
+			{name: "a", head: "A", better: metric.None, asFineAs: "diff"},
+			{name: "b", head: "B", better: metric.None, asFineAs: "diff"},
 			{name: "diff", head: "B - A", better: metric.None},
-			{name: "prob_improvement", head: "P(B better)", better: metric.None},
+			{name: "prob_improvement", head: headBetter, better: metric.None},
+			{name: "prob_larger", head: headLarger, better: metric.None, optional: true},
 		},
 	}
 	var col [7]int
@@ -440,6 +517,13 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			}
 			row.cells = append(row.cells, iv)
 		}
+		none := stats.Interval{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		if m.Better == metric.None {
+			// Neither side is better: the probability is P(B > A).
+			row.cells = append(row.cells[:3], none, row.cells[3])
+		} else {
+			row.cells = append(row.cells, none)
+		}
 		t.rows = append(t.rows, row)
 	}
 	return t, nil
@@ -450,17 +534,30 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 type formatted struct {
 	value, lo, hi string
 	bold          bool
+	// seeds is the number of seeds of a cell over fewer than the
+	// caption says, else 0.
+	seeds int
 }
 
 // format writes each cell with digits significant digits of its largest
-// number (formatCell), and marks the best value of each column with
-// a direction (every cell that reads as the best, ties included).
+// number (formatCell), or finer where its column is to be as fine as
+// another, and marks the best value of each column with a direction
+// (every cell that reads as the best, ties included).
 func (t *paperTable) format(digits int) [][]formatted {
 	out := make([][]formatted, len(t.rows))
 	for i, r := range t.rows {
 		out[i] = make([]formatted, len(r.cells))
 		for j, iv := range r.cells {
-			out[i][j] = formatCell(iv, digits)
+			p := cellPrecision(iv, digits)
+			if k := slices.IndexFunc(t.cols, func(c paperCol) bool { return c.name == t.cols[j].asFineAs }); k >= 0 && t.cols[j].asFineAs != "" {
+				if q := r.cells[k]; !math.IsNaN(q.Value) && !math.IsInf(q.Value, 0) {
+					p = min(p, cellPrecision(q, digits))
+				}
+			}
+			out[i][j] = writeCell(iv, p)
+			if r.seeds != nil && out[i][j].value != "" {
+				out[i][j].seeds = r.seeds[j]
+			}
 		}
 	}
 	for j, c := range t.cols {
@@ -486,24 +583,40 @@ func (t *paperTable) format(digits int) [][]formatted {
 // interval's ends at the same decimals; digits beyond them are rounded
 // off, in the integer part too (31999 with two digits is 32000).
 func formatCell(iv stats.Interval, digits int) formatted {
+	return writeCell(iv, cellPrecision(iv, digits))
+}
+
+// cellPrecision returns the power of ten of the last digit formatCell
+// writes of iv: -2 for two decimals, 1 for a number rounded to tens.
+func cellPrecision(iv stats.Interval, digits int) int {
+	largest := 0.0
+	for _, x := range cellNumbers(iv) {
+		largest = max(largest, math.Abs(x))
+	}
+	if largest == 0 {
+		return 0
+	}
+	return int(math.Floor(math.Log10(largest))) + 1 - digits
+}
+
+// cellNumbers returns iv's value, and its interval's ends where it has
+// an interval.
+func cellNumbers(iv stats.Interval) []float64 {
+	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) || math.IsInf(iv.Lo, 0) || math.IsInf(iv.Hi, 0) {
+		return []float64{iv.Value}
+	}
+	return []float64{iv.Value, iv.Lo, iv.Hi}
+}
+
+// writeCell writes iv with its last digit at the power of ten p (see
+// cellPrecision), in plain decimals.
+func writeCell(iv stats.Interval, p int) formatted {
 	if math.IsNaN(iv.Value) || math.IsInf(iv.Value, 0) {
 		return formatted{}
 	}
-	nums := []float64{iv.Value}
-	hasInterval := !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) && !math.IsInf(iv.Lo, 0) && !math.IsInf(iv.Hi, 0)
-	if hasInterval {
-		nums = append(nums, iv.Lo, iv.Hi)
-	}
-	largest := 0.0
-	for _, x := range nums {
-		largest = max(largest, math.Abs(x))
-	}
-	decimals, unit := 0, 0.0 // unit: what the integer part is rounded to
-	if largest > 0 {
-		decimals = digits - 1 - int(math.Floor(math.Log10(largest)))
-		if decimals < 0 {
-			unit, decimals = math.Pow10(-decimals), 0
-		}
+	decimals, unit := max(0, -p), 0.0 // unit: what the integer part is rounded to
+	if p > 0 {
+		unit = math.Pow10(p)
 	}
 	w := func(x float64) string {
 		if unit > 0 {
@@ -512,8 +625,8 @@ func formatCell(iv stats.Interval, digits int) formatted {
 		return numtext.Fixed(x, decimals)
 	}
 	f := formatted{value: w(iv.Value)}
-	if hasInterval {
-		f.lo, f.hi = w(iv.Lo), w(iv.Hi)
+	if nums := cellNumbers(iv); len(nums) == 3 {
+		f.lo, f.hi = w(nums[1]), w(nums[2])
 	}
 	return f
 }
@@ -526,7 +639,8 @@ type tableSyntax struct {
 }
 
 // cell writes f in syntax x: "value [lo, hi]", the value in bold when it
-// is the column's best.
+// is the column's best, followed by "(2 seeds)" when it is over fewer
+// seeds than the caption says.
 func (x tableSyntax) cell(f formatted) string {
 	if f.value == "" {
 		return x.missing
@@ -535,10 +649,13 @@ func (x tableSyntax) cell(f formatted) string {
 	if f.bold {
 		v = x.bold(v)
 	}
-	if f.lo == "" {
-		return v
+	if f.lo != "" {
+		v = fmt.Sprintf("%s [%s, %s]", v, x.number(f.lo), x.number(f.hi))
 	}
-	return fmt.Sprintf("%s [%s, %s]", v, x.number(f.lo), x.number(f.hi))
+	if f.seeds > 0 {
+		v += " (" + count(f.seeds, "seed", "seeds") + ")"
+	}
+	return v
 }
 
 // heads returns the key and column heads of t.

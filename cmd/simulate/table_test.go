@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/stats"
 )
 
 // tableDirs are the fixture directories of testdata/table: a summary of
@@ -52,7 +54,122 @@ func TestTableMetrics(t *testing.T) {
 	assert.Equal(t, "variant,mean reward,mean reward lo,mean reward hi,success rate (fraction),success rate (fraction) lo,success rate (fraction) hi", lines[0])
 	assert.Equal(t, "split_v2,-0.312,-0.410,-0.200,0.885,0.835,0.922", lines[1])
 	out = mustSimulate(t, "table", "--format", "csv", "--metrics", "finish_time", filepath.Join("testdata", "table", "compare"))
-	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2840,,,2880,,,34,-103,169,0.501,,\n", out)
+	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2841,,,2875,,,34,-103,169,0.501,,\n", out)
+}
+
+// TestTableFewerSeeds: a cell over fewer seeds than the caption's (a
+// metric undefined for some seeds, such as the finish time of acceptable
+// episodes where a seed had none) says over how many, in each format
+// with a caption; the CSV, which has none, is unchanged.
+func TestTableFewerSeeds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for _, f := range []string{"manifest.json", "summary.csv"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "table", "sweep", f))
+		require.NoError(t, err)
+		if f == "summary.csv" {
+			b = []byte(strings.Replace(string(b), "1,team,finish_acceptable_mean,s,10,", "1,team,finish_acceptable_mean,s,7,", 1))
+			b = []byte(strings.Replace(string(b), "1,team,success_rate,fraction,10,", "1,team,success_rate,fraction,1,", 1))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	for _, tc := range []struct {
+		format, want string
+	}{
+		{"markdown", "| 1 | team | 0.613 [0.600, 0.630] (1 seed) | 4020 [3900, 4100] (7 seeds) |"},
+		{"latex", "1 & team & 0.613 [0.600, 0.630] (1 seed) & 4020 [3900, 4100] (7 seeds) \\\\"},
+		{"csv", "1,team,0.613,0.600,0.630,4020,3900,4100"},
+	} {
+		out := mustSimulate(t, "table", "--format", tc.format, dir)
+		assert.Contains(t, out, tc.want, tc.format)
+		assert.NotContains(t, out, "(10 seeds)", tc.format)
+	}
+}
+
+// TestTableOneSeed: over one seed (or one episode) a cell has no
+// bootstrap interval, and the caption says so instead of naming one, in
+// the singular.
+func TestTableOneSeed(t *testing.T) {
+	for _, tc := range []struct {
+		kind, want string
+	}{
+		{"train", "latency-pressure: the one seed's mean over the last tenth of training (no interval over one seed)"},
+		{"sweep", "exp-communication (variant exp-communication): the one seed's value (no interval over one seed)"},
+		// A run of one episode has a bootstrap interval of nothing to
+		// resample; only rates have theirs (Wilson).
+		{"run", "organizations_v2: the one episode's value [95% interval: Wilson for rates; none for the others]"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), tc.kind)
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			for _, f := range []string{"manifest.json", "summary.csv"} {
+				b, err := os.ReadFile(filepath.Join("testdata", "table", tc.kind, f))
+				require.NoError(t, err)
+				text := string(b)
+				if f == "manifest.json" {
+					text = strings.Replace(strings.Replace(text, `"seeds": 5,`, `"seeds": 1,`, 1), `"seeds": 10,`, `"seeds": 1,`, 1)
+					text = strings.Replace(text, `"episodes": 200,`, `"episodes": 1,`, 1)
+				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644))
+			}
+			md := mustSimulate(t, "table", dir)
+			assert.True(t, strings.HasPrefix(md, markdownEscapes.Replace(tc.want)+"\n"), md)
+			tex := mustSimulate(t, "table", "--format", "latex", dir)
+			assert.Contains(t, tex, `\caption{`+latexEscapes.Replace(tc.want)+`}`)
+		})
+	}
+}
+
+// TestTableComparisonLarger: a metric with no better side has its
+// probability under P(B > A), a column of its own, never under
+// P(B better), as on compare's terminal; the column is left out where no
+// row shown has such a metric.
+func TestTableComparisonLarger(t *testing.T) {
+	dir := filepath.Join("testdata", "table", "compare")
+	md := mustSimulate(t, "table", dir)
+	assert.True(t, strings.HasPrefix(md, "out/a (A) against out/b (B): difference B - A [95% bootstrap interval]; probabilities count ties as a half\n"), md)
+	assert.Contains(t, md, "| variant | metric | better | A | B | B - A | P(B better) | P(B &gt; A) |", "escaped as Markdown escapes every >")
+	assert.Contains(t, md, "| team | finish time (s) | lower | 2841 | 2875 | 34 [-103, 169] | 0.501 | – |")
+	assert.Contains(t, md, "| team | probability of share (fraction) | none | 0.250 | 0.310 | 0.060 [0.010, 0.110] | – | 0.700 |")
+	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "prob_share,success_rate", dir)
+	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi,P(B > A),P(B > A) lo,P(B > A) hi\n"+
+		"team,probability of share (fraction),none,0.250,,,0.310,,,0.060,0.010,0.110,,,,0.700,,\n"+
+		"team,success rate (fraction),higher,0.8990,,,0.9120,,,0.0130,-0.0130,0.0380,0.506,,,,,\n", out)
+	out = mustSimulate(t, "table", "--format", "latex", "--metrics", "success_rate", dir)
+	assert.NotContains(t, out, "P(B > A)", "no row shown has a metric without a better side")
+}
+
+// TestTableComparisonPrecision: a comparison's A and B are written at
+// the decimals of their difference where theirs are coarser, so that two
+// values a significant difference apart never read the same (2933 and
+// 2929, 3.96 apart, both rounded to 2930).
+func TestTableComparisonPrecision(t *testing.T) {
+	tab := &paperTable{
+		keys: []string{"variant", "metric", "better"},
+		cols: []paperCol{{name: "a", asFineAs: "diff"}, {name: "b", asFineAs: "diff"}, {name: "diff"}, {name: "prob_improvement"}},
+	}
+	nan := math.NaN()
+	row := func(a, b, d, lo, hi float64) paperRow {
+		return paperRow{keys: []string{"split", "agent_time", "lower"}, metric: "agent_time", cells: []stats.Interval{
+			{Value: a, Lo: nan, Hi: nan}, {Value: b, Lo: nan, Hi: nan}, {Value: d, Lo: lo, Hi: hi}, {Value: 1, Lo: nan, Hi: nan}}}
+	}
+	for _, tc := range []struct {
+		name string
+		row  paperRow
+		want []string // A, B, B - A
+	}{
+		{"a difference finer than A and B", row(2933.1354, 2929.1705, -3.9648, -4.08, -3.85), []string{"2933.14", "2929.17", "-3.96"}},
+		{"a difference as coarse as A and B", row(6239.2, 2841.4, -3397.8, -3531.4, -3262.4), []string{"6240", "2840", "-3400"}},
+		{"a difference one decimal finer", row(0.885, 0.899, 0.014, 0.001, 0.029), []string{"0.8850", "0.8990", "0.0140"}},
+		{"A finer than the difference", row(0.00312, 0.5, 0.49688, 0.4, 0.6), []string{"0.00312", "0.500", "0.497"}},
+		{"no difference", row(12.5, nan, nan, nan, nan), []string{"12.5", "", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab.rows = []paperRow{tc.row}
+			f := tab.format(3)[0]
+			assert.Equal(t, tc.want, []string{f[0].value, f[1].value, f[2].value})
+		})
+	}
 }
 
 // TestTableDigits: --digits sets the significant digits of the largest
@@ -97,6 +214,9 @@ func TestTableBadInput(t *testing.T) {
 		{"no directory", nil, exitUsage, "want one directory, got 0 arguments"},
 		{"two directories", []string{run, run}, exitUsage, "want one directory, got 2 arguments"},
 		{"fit directory", []string{filepath.Join("testdata", "table", "fit")}, exitFail, "is a fit directory, which has no summary to print: want a run, train, sweep or compare directory"},
+		// A replay directory has a summary.csv, which table does not
+		// print: the error must not say it has none.
+		{"replay directory", []string{filepath.Join("testdata", "table", "replay")}, exitFail, "is a replay directory, whose summary.csv (a row per load and statistic) table does not print: want a run, train, sweep or compare directory"},
 		{"missing directory", []string{filepath.Join("testdata", "table", "nothing")}, exitFail, "does not exist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -185,6 +185,18 @@ func TestTrainSmooth(t *testing.T) {
 	assert.NotContains(t, read(plain, "charts/charts.json"), "iteration mean")
 }
 
+// TestTrainOneSeedCharts: the charts of a training over one seed say
+// "1 seed", as a sweep's do, not "1 seeds".
+func TestTrainOneSeedCharts(t *testing.T) {
+	skipUnderRace(t)
+	dir := trainTiny(t, "--seeds", "1")
+	b, err := os.ReadFile(filepath.Join(dir, "charts", "charts.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"stat": "IQM, 1 seed"`)
+	assert.Contains(t, string(b), `"stat": "fraction, 1 seed"`)
+	assert.NotContains(t, string(b), "1 seeds")
+}
+
 // TestTrainResumesAfterAFiguresFix: a figures list that names a chart the
 // training did not draw fails the command at its end and leaves the
 // checkpoints; the command with the list corrected finishes from them,

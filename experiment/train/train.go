@@ -256,7 +256,11 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 	seeds := len(jobs) / len(trained)
 	// The number of resamples is in docs/statistics.md: the note must fit
 	// a column.
-	stat := fmt.Sprintf("IQM, %d seeds", seeds)
+	over := fmt.Sprintf("%d seeds", seeds)
+	if seeds == 1 {
+		over = "1 seed"
+	}
+	stat := "IQM, " + over
 	interval := "95% bootstrap CI"
 	curveStat := stat
 	if opt.Smooth > 1 {
@@ -378,7 +382,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 		name := "profile_" + strings.TrimSuffix(m, "_mean")
 		lines(name, func() (plots.Spec, []plots.Series) {
 			return plots.Spec{XLabel: "final " + metric.Of(m).Label + " threshold",
-				YLabel: "fraction of seeds above", Stat: fmt.Sprintf("fraction, %d seeds", seeds), Interval: interval}, profiles(sv, m)
+				YLabel: "fraction of seeds above", Stat: "fraction, " + over, Interval: interval}, profiles(sv, m)
 		})
 	}
 	specs, series := scalingCharts(trained, jobs, stat, interval)
