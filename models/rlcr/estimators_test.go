@@ -552,7 +552,11 @@ func TestTrainRejectsBadProblems(t *testing.T) {
 		{func(p *Problem, _ *Config) { p.Collective.Agents = 0 }, "collective: "},
 		{func(p *Problem, _ *Config) { p.Task.Width = 0 }, "task: "},
 		{func(p *Problem, _ *Config) { p.Reward.Penalty = "cubic" }, `reward: penalty: "cubic"`},
-		{func(p *Problem, c *Config) { p.Reward.Penalty, c.Group = PenaltyGroupRelative, 1 }, "reward: penalty: group-relative"},
+		// Without a group baseline, so that the group of one is the reward's problem alone.
+		{func(p *Problem, c *Config) {
+			p.Reward.Penalty, c.Group, c.Advantage = PenaltyGroupRelative, 1, NoBaseline
+		}, "reward: penalty: group-relative"},
+		{func(_ *Problem, c *Config) { c.Group = 1 }, "group: 1 gives every rollout of the flat-collective advantage an advantage of 0"},
 	} {
 		prob, cfg := tinyProblem(), tinyConfig()
 		tc.edit(&prob, &cfg)
