@@ -480,6 +480,16 @@ func TestDecisionStats(t *testing.T) {
 	assert.InDelta(t, (0.5+0.25)/2, st.ActionProbs[d], 1e-12)
 	assert.InDelta(t, 0.25/2, st.ActionProbs[s], 1e-12)
 	assert.Zero(t, st.ActionProbs[collective.Check])
+
+	// A decision with one valid action, as collect makes it, counts in
+	// both means: entropy 0, probability 1 for its action.
+	forced := sample{mask: collective.Mask(0).With(collective.Check), action: collective.Check}
+	forced.probs[collective.Check] = 1
+	st = Iteration{}
+	decisionStats(&st, append(samples, forced))
+	assert.InDelta(t, (math.Log(2)+math.Log(4)+0)/3, st.Entropy, 1e-12)
+	assert.InDelta(t, (0.5+0.25+0)/3, st.ActionProbs[w], 1e-12)
+	assert.InDelta(t, 1.0/3, st.ActionProbs[collective.Check], 1e-12)
 }
 
 // The passive counterfactual's agent works while it can, waits rather
