@@ -220,6 +220,23 @@ func TestPolicyGradientMatchesFiniteDifferences(t *testing.T) {
 				params[i] = 0.3 * r.NormFloat64()
 			}
 			samples := randomSamples(r, 20)
+			// Decisions without a choice, as collect makes them: no
+			// gradient, but a weight in the average.
+			for i := 3; i < len(samples); i += 7 {
+				s := &samples[i]
+				s.mask, s.pOld, s.probs, s.recorded = collective.Mask(0).With(s.action), 1, [collective.NumActions]float64{}, true
+				s.probs[s.action] = 1
+			}
+			if !ppo {
+				// As a recorder keeps them: the update reads the recorded
+				// probabilities rather than computing them again.
+				for i := range samples {
+					if s := &samples[i]; !s.mask.Single() {
+						pol.ProbsLog(&s.x, s.mask, &s.probs, &s.logp)
+						s.recorded = true
+					}
+				}
+			}
 			grad := make([]float64, len(params))
 			policyGradient(pol, samples, objective{ppo: ppo, clipRatio: 0.2, entropy: 0.05}, grad)
 			const h = 1e-6
