@@ -187,7 +187,8 @@ func TestLoadBad(t *testing.T) {
 		{"late-deadline.yaml", []string{"late-deadline.yaml:10:3: reward.deadline: 3h0m0s is at or beyond the time limit 3h0m0s", "allowed: below the time limit"}},
 		{"unused-penalty-param.yaml", []string{`unused-penalty-param.yaml:10:3: reward.buffer: not used by penalty "linear" (it uses: scale)`}},
 		{"inert-parl.yaml", []string{"inert-parl.yaml:5:1: reward.anneal: 0 leaves parallel and finish without effect"}},
-		{"group-of-one.yaml", []string{"group-of-one.yaml:8:3: reward.penalty: group-relative ranks the finish times of a group and has no effect with train.group 1"}},
+		{"group-of-one.yaml", []string{"group-of-one.yaml:8:3: reward.penalty: group-relative ranks the finish times of a group and has no effect with train.group 1",
+			"group-of-one.yaml:11:3: train.group: 1 gives every rollout of the flat-collective advantage an advantage of 0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

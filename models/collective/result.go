@@ -11,7 +11,7 @@ const BytesPerToken = 4
 
 // Metrics describe one episode.
 type Metrics struct {
-	Finish     sim.Time // when the result was submitted, or the time limit
+	Finish     sim.Time // when the result was submitted, or when the episode stopped without one (the time limit, a stall, the token budget)
 	Acceptable bool     // the submitted result is acceptable
 	TimedOut   bool     // the time limit ended the episode
 	Stalled    bool     // nothing was left to happen before a submission

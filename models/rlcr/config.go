@@ -140,6 +140,15 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("warm_start: %w", err)
 		}
 	}
+	// A group of one is its own baseline: R − mean_group(R), and an
+	// agent's difference reward less its group mean, are 0 for every
+	// decision, so that only the entropy bonus would move the policy.
+	if c.Group == 1 && c.Advantage == FlatCollective {
+		return fmt.Errorf("group: 1 gives every rollout of the flat-collective advantage an advantage of 0 (R less the mean of its group of one), so that nothing is learned (allowed: a group of at least 2, or an advantage without a group baseline: none, moving-average, ppo-gae)")
+	}
+	if c.Group == 1 && c.Advantage == PerAgent && c.CreditBaseline == GroupCredit {
+		return fmt.Errorf("group: 1 gives every agent of the per-agent advantage with credit_baseline group an advantage of 0 (its difference reward less its mean over a group of one), so that nothing is learned (allowed: a group of at least 2, or credit_baseline none)")
+	}
 	if c.LossNorm != PerDecision && c.LossNorm != PerRollout {
 		return fmt.Errorf("loss_norm: %q is not allowed (allowed: decision, rollout)", c.LossNorm)
 	}

@@ -480,6 +480,16 @@ func TestDecisionStats(t *testing.T) {
 	assert.InDelta(t, (0.5+0.25)/2, st.ActionProbs[d], 1e-12)
 	assert.InDelta(t, 0.25/2, st.ActionProbs[s], 1e-12)
 	assert.Zero(t, st.ActionProbs[collective.Check])
+
+	// A decision with one valid action, as collect makes it, counts in
+	// both means: entropy 0, probability 1 for its action.
+	forced := sample{mask: collective.Mask(0).With(collective.Check), action: collective.Check}
+	forced.probs[collective.Check] = 1
+	st = Iteration{}
+	decisionStats(&st, append(samples, forced))
+	assert.InDelta(t, (math.Log(2)+math.Log(4)+0)/3, st.Entropy, 1e-12)
+	assert.InDelta(t, (0.5+0.25+0)/3, st.ActionProbs[w], 1e-12)
+	assert.InDelta(t, 1.0/3, st.ActionProbs[collective.Check], 1e-12)
 }
 
 // The passive counterfactual's agent works while it can, waits rather
@@ -552,7 +562,11 @@ func TestTrainRejectsBadProblems(t *testing.T) {
 		{func(p *Problem, _ *Config) { p.Collective.Agents = 0 }, "collective: "},
 		{func(p *Problem, _ *Config) { p.Task.Width = 0 }, "task: "},
 		{func(p *Problem, _ *Config) { p.Reward.Penalty = "cubic" }, `reward: penalty: "cubic"`},
-		{func(p *Problem, c *Config) { p.Reward.Penalty, c.Group = PenaltyGroupRelative, 1 }, "reward: penalty: group-relative"},
+		// Without a group baseline, so that the group of one is the reward's problem alone.
+		{func(p *Problem, c *Config) {
+			p.Reward.Penalty, c.Group, c.Advantage = PenaltyGroupRelative, 1, NoBaseline
+		}, "reward: penalty: group-relative"},
+		{func(_ *Problem, c *Config) { c.Group = 1 }, "group: 1 gives every rollout of the flat-collective advantage an advantage of 0"},
 	} {
 		prob, cfg := tinyProblem(), tinyConfig()
 		tc.edit(&prob, &cfg)
@@ -704,5 +718,83 @@ func TestDifferenceRewardsScoreReplaysInTheirGroup(t *testing.T) {
 			}
 		}
 		require.True(t, moved, "group %d: a passive agent moves some rank", b)
+	}
+}
+
+// GAE over decisions of several agents and rollouts taken in interleaved
+// order, against the sum form A_j = Σ_l (Π_{k<l} γ_{j+k}·λ)·δ_{j+l} over
+// each agent's own decisions (not the backward recursion gae uses), per
+// decision and per unit of time, with a zero-time re-decision.
+func TestGAEInterleavedAgainstTheSumForm(t *testing.T) {
+	const gamma, unit = 0.9, 60.0
+	finish := []float64{400, 500}
+	rewards := []float64{0.8, -0.3}
+	results := []*collective.Result{{Metrics: collective.Metrics{Finish: secs(finish[0])}}, {Metrics: collective.Metrics{Finish: secs(finish[1])}}}
+	for _, withUnit := range []bool{false, true} {
+		for _, lambda := range []float64{0, 0.7, 1} {
+			r := rand.New(rand.NewPCG(5, 55))
+			samples := randomSamples(r, 12)
+			for i := range samples {
+				samples[i].rollout, samples[i].agent, samples[i].at = r.IntN(2), r.IntN(3), float64(30*i)
+			}
+			samples[5].at = samples[4].at
+			value := policy.NewValue()
+			for i := range value.Params() {
+				value.Params()[i] = 0.3 * r.NormFloat64()
+			}
+			u := sim.Time(0)
+			if withUnit {
+				u = secs(unit)
+			}
+			gae(&batch{samples: samples, results: results, rewards: rewards}, value, gamma, u, lambda)
+
+			raw := make([]float64, len(samples))
+			V := make([]float64, len(samples))
+			for i := range samples {
+				V[i] = value.Predict(&samples[i].x)
+			}
+			discount := func(from, to float64) float64 {
+				if !withUnit {
+					return gamma
+				}
+				return math.Pow(gamma, (to-from)/unit)
+			}
+			for rollout := range 2 {
+				for agent := range 3 {
+					var idx []int
+					for i, s := range samples {
+						if s.rollout == rollout && s.agent == agent {
+							idx = append(idx, i)
+						}
+					}
+					n := len(idx)
+					delta, g := make([]float64, n), make([]float64, n)
+					for j, i := range idx {
+						if j+1 < n {
+							g[j] = discount(samples[i].at, samples[idx[j+1]].at)
+							delta[j] = g[j]*V[idx[j+1]] - V[i]
+							continue
+						}
+						end := 1.0 // the reward right after the last decision, or at the finish
+						if withUnit {
+							end = discount(samples[i].at, finish[rollout])
+						}
+						delta[j] = end*rewards[rollout] - V[i]
+					}
+					for j, i := range idx {
+						f := 1.0
+						for l := j; l < n; l++ {
+							raw[i] += f * delta[l]
+							f *= g[l] * lambda
+						}
+					}
+				}
+			}
+			want := whiten(raw)
+			for i := range samples {
+				assert.InDelta(t, want[i], samples[i].adv, 1e-12, "unit %v, λ %v, decision %d", withUnit, lambda, i)
+				assert.InDelta(t, raw[i]+V[i], samples[i].ret, 1e-12, "unit %v, λ %v, decision %d: return", withUnit, lambda, i)
+			}
+		}
 	}
 }

@@ -16,7 +16,8 @@ type Penalty string
 
 // The penalty forms. L is Reward.Scale (by default the time limit), D is
 // Reward.Deadline (by default half the time limit) and b is Reward.Buffer
-// (by default D/5); every form is 0 at T = 0.
+// (by default D/5); every form but group-relative, which ranks T within
+// its group, is 0 at T = 0.
 const (
 	PenaltyNone          Penalty = "none"           // 0
 	PenaltyLinear        Penalty = "linear"         // T/L

@@ -220,6 +220,23 @@ func TestPolicyGradientMatchesFiniteDifferences(t *testing.T) {
 				params[i] = 0.3 * r.NormFloat64()
 			}
 			samples := randomSamples(r, 20)
+			// Decisions without a choice, as collect makes them: no
+			// gradient, but a weight in the average.
+			for i := 3; i < len(samples); i += 7 {
+				s := &samples[i]
+				s.mask, s.pOld, s.probs, s.recorded = collective.Mask(0).With(s.action), 1, [collective.NumActions]float64{}, true
+				s.probs[s.action] = 1
+			}
+			if !ppo {
+				// As a recorder keeps them: the update reads the recorded
+				// probabilities rather than computing them again.
+				for i := range samples {
+					if s := &samples[i]; !s.mask.Single() {
+						pol.ProbsLog(&s.x, s.mask, &s.probs, &s.logp)
+						s.recorded = true
+					}
+				}
+			}
 			grad := make([]float64, len(params))
 			policyGradient(pol, samples, objective{ppo: ppo, clipRatio: 0.2, entropy: 0.05}, grad)
 			const h = 1e-6
@@ -384,7 +401,7 @@ func TestConfigValidate(t *testing.T) {
 	assert.NoError(t, c.Validate())
 	// The ends of every range are allowed.
 	for i, edit := range []func(*Config){
-		func(c *Config) { c.Iterations, c.Batch, c.Group = 1, 1, 1 },
+		func(c *Config) { c.Iterations, c.Batch, c.Group, c.Advantage = 1, 1, 1, NoBaseline },
 		func(c *Config) { c.Policy, c.Hidden = "mlp", 1 },
 		func(c *Config) { c.LREnd = 0 },
 		func(c *Config) { c.Beta1, c.Beta2 = 0, 0 },
@@ -413,6 +430,49 @@ func TestConfigValidate(t *testing.T) {
 		c := DefaultConfig()
 		edit(&c)
 		assert.Error(t, c.Validate(), "beyond the boundary %d", i)
+	}
+}
+
+// A group of one makes the group baseline its own reward: the flat
+// collective advantage R − mean_group(R), and per-agent credit less the
+// group's mean, are exactly 0 for every decision, so that only the
+// entropy bonus would move the policy. Such a configuration is refused;
+// the estimators without a group baseline accept it.
+func TestGroupOfOneWhereTheBaselineIsTheGroups(t *testing.T) {
+	baseline := math.NaN()
+	for _, std := range []bool{false, true} {
+		cfg := DefaultConfig()
+		cfg.StdNorm = std
+		assert.Equal(t, []float64{0, 0, 0}, rolloutAdvantages(nil, cfg, []float64{1, -2, 0.3}, 1, &baseline), "std_norm %v", std)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string // "" for no error
+	}{
+		{"flat-collective", func(*Config) {}, "group: 1 gives every rollout of the flat-collective advantage an advantage of 0"},
+		{"flat-collective ÷ std", func(c *Config) { c.StdNorm = true }, "group: 1 gives every rollout of the flat-collective advantage an advantage of 0"},
+		{"per-agent, group baseline", func(c *Config) { c.Advantage = PerAgent }, "group: 1 gives every agent of the per-agent advantage with credit_baseline group an advantage of 0"},
+		{"per-agent, no baseline", func(c *Config) { c.Advantage, c.CreditBaseline = PerAgent, NoCredit }, ""},
+		{"none", func(c *Config) { c.Advantage = NoBaseline }, ""},
+		{"moving-average", func(c *Config) { c.Advantage = MovingAverage }, ""},
+		{"ppo-gae", func(c *Config) { c.Advantage = PPOGAE }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			c.Group = 1
+			tc.edit(&c)
+			err := c.Validate()
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			if assert.Error(t, err) {
+				assert.Contains(t, err.Error(), tc.want)
+			}
+			c.Group = 2
+			assert.NoError(t, c.Validate(), "a group of two has a baseline")
+		})
 	}
 }
 
