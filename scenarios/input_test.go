@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -110,7 +112,8 @@ func TestRangesInSchema(t *testing.T) {
 	b, err := scenarios.JSONSchema()
 	require.NoError(t, err)
 	var s struct {
-		Defs map[string]struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Defs       map[string]struct {
 			Properties map[string]map[string]any `json:"properties"`
 		} `json:"$defs"`
 	}
@@ -118,38 +121,63 @@ func TestRangesInSchema(t *testing.T) {
 	tests := []struct {
 		set, def, field string
 		bad             float64
+		with            []string // what makes the field count, so that the loader judges it
 	}{
-		{"task.coupling", "TaskFamily", "coupling", 1.5},
-		{"task.difficulty", "TaskFamily", "difficulty", 1},
-		{"collective.agents", "Collective", "agents", 0},
-		{"collective.speed", "Collective", "speed", 0},
-		{"collective.check.accuracy", "Verification", "accuracy", 1.1},
-		{"collective.select.accuracy", "Selection", "accuracy", -0.1},
-		{"train.iterations", "Train", "iterations", 0},
-		{"train.batch", "Train", "batch", 0},
-		{"train.group", "Train", "group", 0},
-		{"train.lr", "Train", "lr", 0},
-		{"train.beta1", "Train", "beta1", 1},
-		{"train.beta2", "Train", "beta2", 1},
-		{"train.eps", "Train", "eps", 0},
-		{"train.gamma", "Train", "gamma", 1.5},
-		{"train.lambda", "Train", "lambda", -1},
-		{"train.baseline_rate", "Train", "baseline_rate", 0},
-		{"train.clip_grad", "Train", "clip_grad", -1},
-		{"train.entropy", "Train", "entropy", -1},
-		{"train.epochs", "Train", "epochs", 0},
-		{"train.clip_ratio", "Train", "clip_ratio", 0},
-		{"train.value_lr", "Train", "value_lr", 0},
-		{"reward.anneal", "Reward", "anneal", -1},
+		{"task.coupling", "TaskFamily", "coupling", 1.5, nil},
+		{"task.difficulty", "TaskFamily", "difficulty", 1, nil},
+		{"collective.agents", "Collective", "agents", 0, nil},
+		{"collective.speed", "Collective", "speed", 0, nil},
+		{"collective.check.accuracy", "Verification", "accuracy", 1.1, nil},
+		{"collective.select.accuracy", "Selection", "accuracy", -0.1, nil},
+		{"train.iterations", "Train", "iterations", 0, nil},
+		{"train.batch", "Train", "batch", 0, nil},
+		{"train.group", "Train", "group", 0, nil},
+		{"train.lr", "Train", "lr", 0, nil},
+		{"train.beta1", "Train", "beta1", 1, nil},
+		{"train.beta2", "Train", "beta2", 1, nil},
+		{"train.eps", "Train", "eps", 0, nil},
+		{"train.gamma", "Train", "gamma", 1.5, nil},
+		{"train.lambda", "Train", "lambda", -1, nil},
+		{"train.baseline_rate", "Train", "baseline_rate", 0, nil},
+		{"train.clip_grad", "Train", "clip_grad", -1, nil},
+		{"train.entropy", "Train", "entropy", -1, nil},
+		{"train.epochs", "Train", "epochs", 0, nil},
+		{"train.clip_ratio", "Train", "clip_ratio", 0, nil},
+		{"train.value_lr", "Train", "value_lr", 0, nil},
+		{"reward.anneal", "Reward", "anneal", -1, nil},
+		{"seed", "", "seed", -1, nil},
+		{"train.value_epochs", "Train", "value_epochs", 0, nil},
+		{"train.warm_iterations", "Train", "warm_iterations", -1, nil},
+		{"collective.serving.replicas", "Deployment", "replicas", -1, nil},
+		{"collective.serving.replicas", "Deployment", "replicas", collective.MaxReplicas + 1, nil},
+		{"collective.serving.max_batch", "Deployment", "max_batch", 0, []string{"collective.serving.replicas=1"}},
+		{"collective.serving.max_batch", "Deployment", "max_batch", collective.MaxBatch + 1, []string{"collective.serving.replicas=1"}},
+		{"collective.api.rpm", "API", "rpm", -1, []string{"collective.api.output_rate=50"}},
+		{"collective.api.tpm", "API", "tpm", collective.MaxRate + 1, []string{"collective.api.output_rate=50"}},
+		{"collective.api.concurrency", "API", "concurrency", -1, []string{"collective.api.output_rate=50"}},
+		{"collective.api.output_rate", "API", "output_rate", -1, nil},
+		{"collective.api.output_rate", "API", "output_rate", 2e9, nil},
+		{"collective.tools.pool", "Tools", "pool", -1, nil},
+		{"collective.handoff.miss", "Handoff", "miss", 1.5, []string{"collective.handoff.findings=1"}},
+		{"collective.handoff.findings", "Handoff", "findings", -1, nil},
+		{"replay.sessions", "Settings", "sessions", -1, nil},
+		{"replay.sessions", "Settings", "sessions", replay.MaxSessions + 1, nil},
+		{"replay.rate", "Settings", "rate", -1, nil},
+		{"replay.speedup", "Settings", "speedup", -1, nil},
+		{"replay.runs", "Settings", "runs", -1, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.set, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s=%v", tt.set, tt.bad), func(t *testing.T) {
 			// Advantage settings that make the PPO fields matter.
-			sets := []string{"train.advantage=ppo-gae", fmt.Sprintf("%s=%v", tt.set, tt.bad)}
+			sets := append([]string{"train.advantage=ppo-gae"}, tt.with...)
+			sets = append(sets, fmt.Sprintf("%s=%v", tt.set, tt.bad))
 			_, err := scenarios.Load("tiny", sets)
 			assert.ErrorContains(t, err, tt.set, "the loader refuses %v", tt.bad)
 
 			p := s.Defs[tt.def].Properties[tt.field]
+			if tt.def == "" {
+				p = s.Properties[tt.field]
+			}
 			require.NotNil(t, p, "schema has %s.%s", tt.def, tt.field)
 			alts := []map[string]any{p}
 			if list, ok := p["anyOf"].([]any); ok {
@@ -167,6 +195,51 @@ func TestRangesInSchema(t *testing.T) {
 	// The constant form of a distribution keeps its range apart from other fields.
 	work := s.Defs["TaskFamily"].Properties["work"]["anyOf"].([]any)[1].(map[string]any)
 	assert.NotContains(t, work, "maximum")
+}
+
+// TestNamesInSchema checks that the names the JSON Schema allows for a
+// field are the ones the loader reads: an editor must neither flag a value
+// the loader takes (replay.pairing: rank) nor pass one it refuses.
+func TestNamesInSchema(t *testing.T) {
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var s struct {
+		Defs map[string]struct {
+			Properties map[string]map[string]any `json:"properties"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	tests := []struct {
+		set, def, field string
+		names           []string
+	}{
+		{"replay.pairing", "Settings", "pairing", []string{"rank", "independent"}},
+		{"train.policy", "Train", "policy", []string{"linear", "mlp"}},
+		{"train.warm_start", "Train", "warm_start", scenarios.OrganizationNames()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			p := s.Defs[tt.def].Properties[tt.field]
+			require.NotNil(t, p, "schema has %s.%s", tt.def, tt.field)
+			assert.Equal(t, "string", p["type"])
+			var enum []string
+			list, _ := p["enum"].([]any)
+			for _, v := range list {
+				enum = append(enum, v.(string))
+			}
+			assert.ElementsMatch(t, tt.names, enum)
+			for _, name := range tt.names {
+				sets := []string{tt.set + "=" + name}
+				if tt.field == "warm_start" {
+					sets = append(sets, "train.warm_iterations=1")
+				}
+				_, err := scenarios.Load("tiny", sets)
+				assert.NoError(t, err, "the loader takes %s", name)
+			}
+			_, err := scenarios.Load("tiny", []string{tt.set + "=no-such-name"})
+			assert.ErrorContains(t, err, tt.set, "the loader refuses a name the schema does not list")
+		})
+	}
 }
 
 // breaks reports whether x violates a bound of the schema p.
