@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/models/task"
 )
 
 // A value that a scenario changes from its default but that the rest of
@@ -47,6 +49,7 @@ var inertRules = []inertRule{
 	{"train.entropy_end", func(s *Spec) string {
 		return unless(s.Train.EntropySchedule != rlcr.Constant || s.Train.EntropyEnd == s.Train.Entropy, "a constant schedule stays at train.entropy (train.entropy_schedule is %q), and train.entropy_end %g is not train.entropy %g", s.Train.EntropySchedule, s.Train.EntropyEnd, s.Train.Entropy)
 	}},
+	{"task.coupling", func(s *Spec) string { return couplingInert(&s.Task) }},
 	{"collective.reconcile.rework", func(s *Spec) string {
 		return unless(s.Collective.Reconcile.Mode == collective.ConflictRework, "only reconcile.mode rework redoes work (the mode is %q)", s.Collective.Reconcile.Mode)
 	}},
@@ -65,6 +68,34 @@ func init() {
 	}
 }
 
+// couplingInert says why the coupling of f's graphs never acts, or "".
+// A coupling acts only at a join that needs every one of two or more parts
+// (collective's reconcile, and the coupling a policy observes): a chain
+// has no such join, a needle's join takes any one try, and a fork-join or
+// layered graph one part wide, or a tree of branching 1, joins one part at
+// a time. A file's graph and a mixture's components are not judged here.
+func couplingInert(f *task.Family) string {
+	shape, what := f.Shape, fmt.Sprintf("shape %q", f.Shape)
+	width, branching := f.Width, f.Branching
+	if p, ok := task.KindPreset(f.Kind); ok {
+		// A kind's explicit fields override its preset's (task.Family).
+		shape, what = p.Shape, fmt.Sprintf("kind %q (shape %q)", f.Kind, p.Shape)
+		width, branching = cmp.Or(width, p.Width), cmp.Or(branching, p.Branching)
+	}
+	const none = " has no join of several parts, where a coupling acts"
+	switch {
+	case shape == task.ShapeChain:
+		return what + none
+	case shape == task.ShapeNeedle:
+		return what + " joins its tries with any (the first acceptable one settles it), so no parts are reconciled"
+	case (shape == task.ShapeForkJoin || shape == task.ShapeLayered) && width == 1:
+		return what + " with width 1" + none
+	case shape == task.ShapeTree && branching == 1:
+		return what + " with branching 1" + none
+	}
+	return ""
+}
+
 func unless(used bool, format string, args ...any) string {
 	if used {
 		return ""
@@ -80,8 +111,14 @@ func unless(used bool, format string, args ...any) string {
 // whose value another variant shares and reads (runReadBy).
 func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
 	always, run := inertProblems(&vs.Spec)
+	// A value refused as it stands (out of its range) is reported once,
+	// for that: that it would also go unused is a second error about it.
+	invalid := map[string]bool{}
+	for _, pr := range specProblems(&vs.Spec) {
+		invalid[pr.path] = true
+	}
 	for _, pr := range always {
-		if !read[pr.path] {
+		if !read[pr.path] && !invalid[pr.path] {
 			p.report(pr.path, pr.msg, vs)
 		}
 	}

@@ -559,3 +559,53 @@ func TestShadowedSet(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, sc.Warnings)
 }
+
+// TestCouplingWithoutJoins: a coupling acts only at a join that needs every
+// one of two or more parts, so on a graph without one (a chain, a needle,
+// a graph one part wide) it would silently do nothing and is refused where
+// it was given; where some trial of a sweep has such a join it counts.
+func TestCouplingWithoutJoins(t *testing.T) {
+	const policy = "policy: {organization: team}\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"chain", "task: {shape: chain, length: 3, work: 5m, coupling: 0.9}\n",
+			`c.yaml:1:43: task.coupling: given but never used: shape "chain" has no join of several parts, where a coupling acts; remove it, or set what makes it count`},
+		{"needle", "task: {shape: needle, tries: 4, work: 5m, coupling: 0.5}\n",
+			`c.yaml:1:43: task.coupling: given but never used: shape "needle" joins its tries with any (the first acceptable one settles it), so no parts are reconciled; remove it, or set what makes it count`},
+		{"fork-join one wide", "task: {shape: fork-join, width: 1, stages: 2, work: 5m, coupling: 0.5}\n",
+			`task.coupling: given but never used: shape "fork-join" with width 1 has no join of several parts`},
+		{"layered one wide", "task: {shape: layered, width: 1, depth: 3, work: 5m, coupling: 0.5}\n",
+			`task.coupling: given but never used: shape "layered" with width 1 has no join of several parts`},
+		{"tree of branching 1", "task: {shape: tree, branching: 1, depth: 3, work: 5m, coupling: 0.5}\n",
+			`task.coupling: given but never used: shape "tree" with branching 1 has no join of several parts`},
+		{"kind sequential", "task: {kind: sequential, coupling: 0.5}\n",
+			`task.coupling: given but never used: kind "sequential" (shape "chain") has no join of several parts`},
+		{"uniform coupling on a chain", "task: {shape: chain, length: 3, work: 5m, coupling: 'uniform(0, 1)'}\n",
+			`task.coupling: given but never used`},
+		{"a variant's chain", "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\nvariants:\n  - {name: a}\n  - {name: b, set: {task.shape: chain, task.width: 0, task.stages: 0, task.length: 3}}\n",
+			`variant "b": task.coupling: given but never used: shape "chain" has no join`},
+		{"a sweep axis on a chain", "task: {shape: chain, length: 3, work: 5m}\nsweep:\n  command: run\n  grid:\n    task.coupling: [0.2, 0.8]\n",
+			`c.yaml:5:5: sweep.grid: task.coupling: no trial reads it: shape "chain" has no join of several parts`},
+		// Where the coupling acts, or is the default 0, it is accepted.
+		{"fork-join", "task: {shape: fork-join, width: 2, stages: 1, work: 5m, coupling: 0.5}\n", ""},
+		{"chain at 0", "task: {shape: chain, length: 3, work: 5m, coupling: 0}\n", ""},
+		{"tree", "task: {shape: tree, branching: 2, depth: 2, work: 5m, coupling: 0.5}\n", ""},
+		{"layered", "task: {shape: layered, width: 3, depth: 2, work: 5m, coupling: 0.5}\n", ""},
+		{"kind decomposable", "task: {kind: decomposable, coupling: 0.5}\n", ""},
+		// A sweep over kinds reads the coupling in its decomposable trials.
+		{"a sweep of kinds", "task: {kind: decomposable, coupling: 0.5}\nsweep:\n  command: run\n  grid:\n    task.kind: [decomposable, sequential]\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(tt.src+policy), "c.yaml", nil)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+	_, err := scenarios.Load("tiny", []string{"task.shape=chain", "task.width=0", "task.stages=0", "task.length=3"})
+	assert.ErrorContains(t, err, `task.coupling: given but never used: shape "chain" has no join of several parts`)
+}
