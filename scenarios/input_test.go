@@ -609,3 +609,30 @@ func TestCouplingWithoutJoins(t *testing.T) {
 	_, err := scenarios.Load("tiny", []string{"task.shape=chain", "task.width=0", "task.stages=0", "task.length=3"})
 	assert.ErrorContains(t, err, `task.coupling: given but never used: shape "chain" has no join of several parts`)
 }
+
+// TestProblemAtClosestOverride: a problem that appeared with overrides
+// that do not set its field is placed at the override nearest to it in the
+// spec (collective.serving.replicas for collective.serving.max_batch), not
+// at whichever override of the section came last.
+func TestProblemAtClosestOverride(t *testing.T) {
+	const base = "task: {shape: chain, length: 3, work: 5m}\ncollective:\n  serving: {replicas: 1, max_batch: 2}\npolicy: {organization: sequential}\n"
+	const msg = "collective.serving.max_batch: is set but serving.replicas is 0"
+	tests := []struct {
+		name, variants string
+		sets           []string
+		want           string
+	}{
+		{"a variant's override before another", "variants:\n  - name: own\n    set:\n      collective.serving.replicas: 0\n      collective.speed: 2\n", nil,
+			`s.yaml:8:7: variant "own": ` + msg},
+		{"a variant's override after another", "variants:\n  - name: own\n    set:\n      collective.speed: 2\n      collective.serving.replicas: 0\n", nil,
+			`s.yaml:9:7: variant "own": ` + msg},
+		{"a flag before another", "", []string{"collective.serving.replicas=0", "collective.speed=2"},
+			"--set collective.serving.replicas=0: " + msg},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(base+tt.variants), "s.yaml", tt.sets)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}

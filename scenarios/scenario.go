@@ -918,18 +918,18 @@ func (p *parse) place(path, msg string, vs *variantState) *Error {
 	atVariant := func(o override) *Error { return p.atVariant(o, path, msg, vs) }
 	atFlag := func(o override) *Error { return atFlag(o, path, msg) }
 	// A problem that appeared with the overrides (a new shape that does
-	// not use a parameter of the old one): blame the last override in the
-	// same section, or else the last one.
+	// not use a parameter of the old one): blame the override nearest to
+	// the field in the spec (serving.replicas 0 for serving.max_batch,
+	// though collective.speed came later), or else the last one.
 	pr := problem{path, msg}
-	sameSection := func(o override) bool { return topKey(o.path) == topKey(path) }
 	if p.baseProblems != nil && !p.baseProblems[pr] && len(own) > 0 {
-		if o, ok := lastOverride(own, sameSection); ok {
+		if o, ok := closestOverride(own, path); ok {
 			return atVariant(o)
 		}
 		return atVariant(own[len(own)-1])
 	}
 	if p.fileProblems != nil && !p.fileProblems[pr] && len(p.flags) > 0 {
-		if o, ok := lastOverride(p.flags, sameSection); ok {
+		if o, ok := closestOverride(p.flags, path); ok {
 			return atFlag(o)
 		}
 		return atFlag(p.flags[len(p.flags)-1])
@@ -989,6 +989,33 @@ func lastOverride(list []override, match func(override) bool) (override, bool) {
 	}
 	return override{}, false
 }
+
+// closestOverride returns the override of list whose path shares the most
+// leading keys with path, at least the section; the last of those that
+// share as many.
+func closestOverride(list []override, path string) (override, bool) {
+	var best override
+	most := 0
+	for _, o := range list {
+		if n := sharedKeys(o.path, path); n > 0 && n >= most {
+			best, most = o, n
+		}
+	}
+	return best, most > 0
+}
+
+// sharedKeys counts the leading keys that the field paths a and b share.
+func sharedKeys(a, b string) int {
+	as, bs := strings.FieldsFunc(a, isPathSep), strings.FieldsFunc(b, isPathSep)
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
+	}
+	return n
+}
+
+// isPathSep reports whether r separates the keys of a field path.
+func isPathSep(r rune) bool { return r == '.' || r == '[' }
 
 // topKey is the first key of a field path.
 func topKey(path string) string {
