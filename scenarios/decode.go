@@ -17,6 +17,11 @@ import (
 	"github.com/swarmsim/swarmsim/sim"
 )
 
+// mergeKeyMsg refuses a merge key. A merge is a second way of giving a key,
+// which the strict decoder would have to place and check apart; an alias
+// of a whole value needs neither, so the message points to it.
+const mergeKeyMsg = "merge keys (<<) are not supported: write the keys out (an alias such as *NAME may stand for a whole value)"
+
 // The decoder binds a YAML syntax tree to Go values through their yaml
 // struct tags, strictly: unknown keys, wrong types and non-finite numbers
 // are errors that name the position, the field path and what is allowed.
@@ -399,7 +404,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 		return
 	}
 	if _, ok := n.(*ast.MergeKeyNode); ok {
-		d.fail(at, path, "merge keys (<<) are not supported")
+		d.fail(at, path, mergeKeyMsg)
 		return
 	}
 	if i, ok := n.(*ast.IntegerNode); ok {
@@ -599,7 +604,7 @@ func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string, at *tok
 		}
 		ktok := kv.Key.GetToken()
 		if kv.Key.IsMergeKey() {
-			d.fail(ktok, path, "merge keys (<<) are not supported")
+			d.fail(ktok, path, mergeKeyMsg)
 			continue
 		}
 		key := keyText(kv.Key)
@@ -638,7 +643,7 @@ func (d *decoder) decodeSet(n ast.Node, v reflect.Value, path string, at *token.
 			continue
 		}
 		if kv.Key.IsMergeKey() {
-			d.fail(kv.Key.GetToken(), path, "merge keys (<<) are not supported")
+			d.fail(kv.Key.GetToken(), path, mergeKeyMsg)
 			continue
 		}
 		list = append(list, setEntry{Path: keyText(kv.Key), Value: kv.Value, key: kv.Key.GetToken()})
