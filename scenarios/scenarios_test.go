@@ -716,3 +716,42 @@ func TestHostileInput(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONSchemaRefusesNegativeDurations: every duration and distribution
+// the loader reads is 0 or more, so the schema's patterns take no minus
+// sign before the value (an editor must not pass -1s), while exponents
+// such as 1e-3 stay allowed.
+func TestJSONSchemaRefusesNegativeDurations(t *testing.T) {
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var s struct {
+		Defs map[string]struct {
+			Properties map[string]struct {
+				AnyOf []struct {
+					Pattern string `json:"pattern"`
+				} `json:"anyOf"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	tests := []struct {
+		set, def, field, bad, good string
+	}{
+		{"collective.calls.overhead", "Calls", "overhead", "-1s", "1.5s"},
+		{"collective.time_limit", "Collective", "time_limit", "-2h", "1h30m"},
+		{"collective.spawn", "Collective", "spawn", "-0.5s", ".5s"},
+		{"task.work", "TaskFamily", "work", "-5m", "1e-3"},
+		{"collective.api.ttft", "API", "ttft", "-1s", "exp(0.5s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			_, err := scenarios.Load("tiny", []string{tt.set + "=" + tt.bad})
+			assert.ErrorContains(t, err, tt.set, "the loader refuses %s", tt.bad)
+			alts := s.Defs[tt.def].Properties[tt.field].AnyOf
+			require.NotEmpty(t, alts, "schema has %s.%s", tt.def, tt.field)
+			pattern := regexp.MustCompile(alts[0].Pattern)
+			assert.NotRegexp(t, pattern, tt.bad)
+			assert.Regexp(t, pattern, tt.good)
+		})
+	}
+}

@@ -17,10 +17,11 @@ import (
 )
 
 // Patterns for values written as text. A distribution's name is one that
-// sim.ParseDist reads.
-const durationPattern = `^\s*-?(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+\s*$`
+// sim.ParseDist reads. Neither takes a leading minus sign: the loader
+// refuses a negative duration or constant in every field.
+const durationPattern = `^\s*(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+\s*$`
 
-var distPattern = `^\s*(([0-9.eE+-]+)([a-zµ]+)?([0-9.]+[a-zµ]+)*|(` + strings.Join(sim.DistNames(), "|") + `)\s*\(.*\))\s*$`
+var distPattern = `^\s*(([0-9.][0-9.eE+-]*)([a-zµ]+)?([0-9.]+[a-zµ]+)*|(` + strings.Join(sim.DistNames(), "|") + `)\s*\(.*\))\s*$`
 
 const (
 	durationDoc = "A duration: a number with a unit (ns, us, ms, s, m, h), such as 90s, 12m or 1h30m; 0 needs no unit."
