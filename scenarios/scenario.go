@@ -91,6 +91,10 @@ type Scenario struct {
 	// figureAt holds where each name of Figures was written, for the
 	// messages of commands that find it was not drawn.
 	figureAt []*Error
+	// randomAt holds where each random axis of Sweep was written, for the
+	// errors of trials whose draws leave a field's range: those depend on
+	// the seed, so Trials finds them after the file has loaded.
+	randomAt []*Error
 }
 
 // Spec is what one variant simulates: the task family episodes draw from,
@@ -250,6 +254,9 @@ type parse struct {
 	// axes are the sweep's axes as written, for the checks that judge them
 	// against the trials (checkTrialsInert).
 	axes []axisPlace
+	// randomAt is where each random axis of the sweep was written
+	// (Scenario.randomAt).
+	randomAt []*Error
 }
 
 // axisPlace is where an axis of the sweep was written.
@@ -385,6 +392,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		sc.overrides = append(sc.overrides, paths)
 	}
 	sc.Sweep = sweep
+	sc.randomAt = p.randomAt
 	if sweep != nil {
 		axes := sweep.axisPaths()
 		for i := range variants {
@@ -404,7 +412,11 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		// Every trial's spec must be valid; random draws are checked with
 		// the scenario's seed here and again with the seed of a run.
 		if err := sc.checkTrials(sc.Seed); err != nil {
-			p.report("sweep", err.Error(), nil)
+			if e := (*Error)(nil); errors.As(err, &e) {
+				p.errs.add(e) // placed at the random axis already
+			} else {
+				p.report("sweep", err.Error(), nil)
+			}
 			return nil, p.errs.err()
 		}
 		p.checkTrialsInert(sc, variants)
