@@ -636,3 +636,25 @@ func TestProblemAtClosestOverride(t *testing.T) {
 		})
 	}
 }
+
+// TestNameFromAnInvalidFileName: a scenario without a name takes its file's
+// base name; where that is no valid name, the error says so, rather than
+// only that the name is missing.
+func TestNameFromAnInvalidFileName(t *testing.T) {
+	const src = "task: {shape: chain, length: 3, work: 5m}\npolicy: {organization: sequential}\n"
+	tests := []struct{ source, want string }{
+		{"dir/équipe.yaml", `dir/équipe.yaml: name: missing, and the file's base name "équipe" is not a valid name (give the scenario a name: 1 to 128 letters`},
+		{"my scenario.yml", `my scenario.yml: name: missing, and the file's base name "my scenario" is not a valid name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.source, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(src), tt.source, nil)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+	sc, err := scenarios.Parse([]byte(src), "dir/equipe-2.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "equipe-2", sc.Name)
+	_, err = scenarios.Parse([]byte("name: ''\n"+src), "dir/équipe.yaml", nil)
+	assert.ErrorContains(t, err, "name: missing (give the scenario a name", "a name given empty is missing")
+}

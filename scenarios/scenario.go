@@ -605,15 +605,19 @@ func shallow(data []byte) (line int, ok bool) {
 
 // nameFromSource derives a scenario name from a path or "embedded:NAME".
 func nameFromSource(source string) string {
-	s := strings.TrimPrefix(source, "embedded:")
-	s = filepath.Base(s)
-	if ext := filepath.Ext(s); ext == ".yaml" || ext == ".yml" {
-		s = strings.TrimSuffix(s, ext)
-	}
-	if validName(s) {
+	if s := baseName(source); validName(s) {
 		return s
 	}
 	return ""
+}
+
+// baseName is the file's base name of source, without .yaml or .yml.
+func baseName(source string) string {
+	s := filepath.Base(strings.TrimPrefix(source, "embedded:"))
+	if ext := filepath.Ext(s); ext == ".yaml" || ext == ".yml" {
+		s = strings.TrimSuffix(s, ext)
+	}
+	return s
 }
 
 // SetForm says what an override's form is: what a --set without "=" is
@@ -716,9 +720,14 @@ func (d *decoder) anchorsMap() map[string]ast.Node {
 // checkTop checks the fields that are not part of a spec.
 func (p *parse) checkTop(fl *file) {
 	if err := CheckName(fl.Name); err != nil {
-		if fl.Name == "" {
+		_, given := p.dec.lookupNode(p.root, "name")
+		switch {
+		case fl.Name == "" && !given && p.source != "":
+			// The docs promise the file's base name: say why it did not do.
+			p.report("name", fmt.Sprintf("missing, and the file's base name %q is not a valid name (give the scenario a name: %s)", baseName(p.source), nameRule), nil)
+		case fl.Name == "":
 			p.report("name", "missing (give the scenario a name: "+nameRule+")", nil)
-		} else {
+		default:
 			p.report("name", err.Error(), nil)
 		}
 	}
