@@ -658,3 +658,38 @@ func TestNameFromAnInvalidFileName(t *testing.T) {
 	_, err = scenarios.Parse([]byte("name: ''\n"+src), "dir/équipe.yaml", nil)
 	assert.ErrorContains(t, err, "name: missing (give the scenario a name", "a name given empty is missing")
 }
+
+// TestGraphFileWithoutWork: a graph file whose nodes give no work, under a
+// family without task.work, makes subtasks of no time (every episode ends
+// at once, successful); CheckFiles refuses it, naming the node, as it
+// refuses any other problem of the file.
+func TestGraphFileWithoutWork(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"some.dot":  "digraph {\n  a [work=60]\n  a -> b\n}\n",
+		"every.dot": "digraph {\n  a [work=60]\n  a -> b [tokens=5]\n  b [work=\"2m\"]\n}\n",
+	})
+	tests := []struct {
+		name, task, want string
+	}{
+		{"a node without work", "{shape: file, path: some.dot}", `some.dot: node "b" gives no work, and task.work is not given`},
+		{"task.work draws it", "{shape: file, path: some.dot, work: 5m}", ""},
+		{"every node gives it", "{shape: file, path: every.dot}", ""},
+		{"a mixture's component", "{shape: mixture, components: [{weight: 1, shape: file, path: some.dot}]}", `node "b" gives no work, and task.components[0].work is not given`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "s.yaml")
+			require.NoError(t, os.WriteFile(path, []byte("task: "+tt.task+"\npolicy: {organization: team}\n"), 0o644))
+			sc, err := scenarios.Load(path, nil)
+			require.NoError(t, err)
+			err = sc.CheckFiles()
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+			assert.ErrorContains(t, err, "s.yaml:1:")
+		})
+	}
+}
