@@ -177,6 +177,24 @@ func keyText(k ast.MapKeyNode) string {
 	return ""
 }
 
+// setsNothingMsg refuses an override that names no key (namesNoKey).
+const setsNothingMsg = "sets nothing: a mapping sets only the keys it names, and this one names none; give the keys to set, such as collective.check={cost: 0.5}, or remove it"
+
+// namesNoKey reports whether n, an override's value for a field of type t
+// (a --set value or a variant's set: entry), is null or an empty mapping
+// for a keyed field: merged into the field, it would change nothing.
+func (d *decoder) namesNoKey(n ast.Node, t reflect.Type) bool {
+	if !keyed(t) {
+		return false
+	}
+	n = d.resolve(n)
+	if isNull(n) {
+		return true
+	}
+	m, ok := n.(*ast.MappingNode)
+	return ok && len(m.Values) == 0
+}
+
 func isNull(n ast.Node) bool {
 	if n == nil {
 		return true

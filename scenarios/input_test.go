@@ -693,3 +693,35 @@ func TestGraphFileWithoutWork(t *testing.T) {
 		})
 	}
 }
+
+// TestOverrideThatSetsNothing: a mapping override sets only the keys it
+// names, so an empty mapping or null, from --set or a variant's set:,
+// would change nothing and is refused where it was given.
+func TestOverrideThatSetsNothing(t *testing.T) {
+	const base = "task: {shape: chain, length: 3, work: 5m}\npolicy: {organization: sequential}\n"
+	const nothing = "sets nothing: a mapping sets only the keys it names, and this one names none"
+	tests := []struct {
+		name, variants string
+		sets           []string
+		want           string
+	}{
+		{"--set of an empty mapping", "", []string{"collective.check={}"}, "--set collective.check={}: collective.check: " + nothing},
+		{"--set of null", "", []string{"reward=null"}, "--set reward=null: reward: " + nothing},
+		{"--set of ~ for a section", "", []string{"task=~"}, "--set task=~: task: " + nothing},
+		{"a variant's empty mapping", "variants:\n  - name: a\n    set: {collective.check: {}}\n", nil, `s.yaml:5:11: variant "a": collective.check: ` + nothing},
+		{"a variant's null", "variants:\n  - name: a\n    set:\n      collective.check: null\n", nil, `s.yaml:6:7: variant "a": collective.check: ` + nothing},
+		// A mapping that names a key sets it.
+		{"--set of a key", "", []string{"collective.check={cost: 0.5}"}, ""},
+		{"a variant's key", "variants:\n  - name: a\n    set: {collective: {check: {cost: 0.5}}}\n", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(base+tt.variants), "s.yaml", tt.sets)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}

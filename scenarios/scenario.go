@@ -707,6 +707,10 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
 		body = f.Docs[0].Body
 		collectAnchors(body, d.anchorsMap())
 	}
+	if d.namesNoKey(body, t) {
+		d.fail(nil, path, setsNothingMsg)
+		return
+	}
 	d.decode(body, v, path, nil, 0)
 }
 
@@ -802,6 +806,10 @@ func (p *parse) buildVariants(fl *file) []variantState {
 					err = errors.New("shared by all variants: a variant can set only paths under task, collective, policy, reward and train")
 				}
 				d.fail(e.key, path, "%v", err)
+				continue
+			}
+			if d.namesNoKey(e.Value, tgt.Type()) {
+				d.fail(e.key, path, setsNothingMsg)
 				continue
 			}
 			d.decode(e.Value, tgt, path, e.key, 0)
