@@ -587,3 +587,28 @@ func TestToolPoolByHand(t *testing.T) {
 		assert.Equal(t, tc.w, res.ToolCalls, "%+v", tc)
 	}
 }
+
+// TestCostBeyondTheClock: a cost so large that a duration leaves the
+// virtual clock's range (about 292 years) ends the episode with an error
+// that says so and names what to lower, not with the engine's bare
+// "negative delay" of the wrapped duration.
+func TestCostBeyondTheClock(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*collective.Config)
+	}{
+		{"a huge system prompt", func(c *collective.Config) { c.Calls.SystemPrompt = 1e18 }},
+		{"a huge check", func(c *collective.Config) { c.Check.Cost = 1e300 }},
+		{"a tiny speed", func(c *collective.Config) { c.Speed = 1e-300 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := collective.Defaults()
+			tt.edit(&cfg)
+			_, err := collective.Run(draw(t, families[0], 1), cfg, org(t, "team"), sim.NewStreams(1), collective.Options{})
+			require.Error(t, err)
+			assert.ErrorIs(t, err, sim.ErrNegativeDelay)
+			assert.ErrorContains(t, err, "beyond the virtual clock's range")
+		})
+	}
+}
