@@ -497,6 +497,10 @@ func (p *parse) syntax(data []byte) (err error) {
 				// below it continues, not the key.
 				e.Msg += " (either a key below is indented deeper than the key before it, which makes it part of this value, or this value holds \": \" and needs quotes)"
 			}
+			if strings.HasPrefix(ye.GetMessage(), "found character '\t'") {
+				// Editors show a tab as indentation, so the line looks fine.
+				e.Msg += " (YAML indents with spaces, not tabs: replace the tab)"
+			}
 			e.at(ye.GetToken())
 		}
 		return e

@@ -163,6 +163,7 @@ func TestLoadBad(t *testing.T) {
 		{"variant-out-of-range.yaml", []string{"variant-out-of-range.yaml:11:45:", `variant "independent"`, "collective.select.accuracy: 1.5 is out of range [0, 1]"}},
 		{"malformed.yaml", []string{"malformed.yaml:5:1: malformed YAML:", "']' must be specified"}},
 		{"merge-key.yaml", []string{"merge-key.yaml:9:9:", `variant "a": collective: merge keys (<<) are not supported: write the keys out (an alias such as *NAME may stand for a whole value)`}},
+		{"tab.yaml", []string{"tab.yaml:3:1: malformed YAML: found character '\t' that cannot start any token (YAML indents with spaces, not tabs: replace the tab)"}},
 		{"duplicate-key.yaml", []string{"duplicate-key.yaml:5:3: malformed YAML:", `"length" already defined`}},
 		{"overindented.yaml", []string{"overindented.yaml:3:10: malformed YAML: mapping value is not allowed in this context (either a key below is indented deeper than the key before it, which makes it part of this value"}},
 		{"bad-duration.yaml", []string{"bad-duration.yaml:6:3: collective.time_limit:", `"90"`, "want a number with a unit, such as 90s, 12m or 1h30m"}},
