@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -61,6 +62,11 @@ func init() {
 			return unless(s.Train.Advantage == rlcr.PerAgent, "only the per-agent advantage replays counterfactuals (train.advantage is %q)", s.Train.Advantage)
 		}})
 	}
+	for _, f := range betweenAgents {
+		inertRules = append(inertRules, inertRule{"collective." + f, func(s *Spec) string {
+			return unless(s.Collective.Agents > 1, "collective.agents is 1, so the main agent works alone, whatever its policy: no helper is spawned, no finding or hand-off is sent, and no part made by another is reconciled or handed back to be checked")
+		}})
+	}
 	for _, f := range []string{"epochs", "clip_ratio", "gamma", "lambda", "value_lr", "value_epochs"} {
 		inertRules = append(inertRules, inertRule{"train." + f, func(s *Spec) string {
 			return unless(s.Train.Advantage == rlcr.PPOGAE, "only the ppo-gae advantage reads it (train.advantage is %q)", s.Train.Advantage)
@@ -96,6 +102,25 @@ func couplingInert(f *task.Family) string {
 	return ""
 }
 
+// betweenAgents are the collective's settings that act only between two
+// agents or more (under collective). Variants and trials compare team sizes
+// under one setting, so a value that a variant with more agents holds
+// counts for the variant of one as well (aloneReadBy).
+var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read", "comm.latency", "comm.bandwidth", "comm.message_tokens", "reconcile.mode", "check.by"}
+
+// aloneReadBy returns, for each variant, the paths of betweenAgents whose
+// value (not the default) some variant with the same value reads: the
+// variant of one agent in a comparison of team sizes.
+func aloneReadBy(variants []variantState) []map[string]bool {
+	var rules []inertRule
+	for _, r := range inertRules {
+		if slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) {
+			rules = append(rules, r)
+		}
+	}
+	return readBy(variants, rules)
+}
+
 func unless(used bool, format string, args ...any) string {
 	if used {
 		return ""
@@ -117,13 +142,16 @@ func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
 	for _, pr := range specProblems(&vs.Spec) {
 		invalid[pr.path] = true
 	}
+	reported := map[string]bool{}
 	for _, pr := range always {
 		if !read[pr.path] && !invalid[pr.path] {
 			p.report(pr.path, pr.msg, vs)
+			reported[pr.path] = true
 		}
 	}
 	for _, pr := range run {
-		if !runRead[pr.path] {
+		// One error a value: that it is never used says it all.
+		if !runRead[pr.path] && !reported[pr.path] {
 			p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
 		}
 	}
@@ -137,11 +165,17 @@ func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
 // for the two that check. A value that no variant holding it reads is
 // silent, and so is one a variant sets apart from the others.
 func runReadBy(variants []variantState) []map[string]bool {
+	return readBy(variants, runInertRules)
+}
+
+// readBy returns, for each variant, the paths of rules whose value (not
+// the default) some variant with the same value reads.
+func readBy(variants []variantState, rules []inertRule) []map[string]bool {
 	out := make([]map[string]bool, len(variants))
 	for i := range out {
 		out[i] = map[string]bool{}
 	}
-	for _, r := range runInertRules {
+	for _, r := range rules {
 		values := make([]any, len(variants))
 		given := make([]bool, len(variants))
 		reads := make([]bool, len(variants))
@@ -481,6 +515,9 @@ func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 		}
 	})
 	runRead := runReadBy(variants)
+	for i, alone := range aloneReadBy(variants) {
+		maps.Copy(read[i], alone)
+	}
 	for i := range variants {
 		p.checkInert(&variants[i], read[i], runRead[i])
 	}

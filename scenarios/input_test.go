@@ -725,3 +725,40 @@ func TestOverrideThatSetsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestSettingsBetweenAgentsWithOneAgent: with collective.agents 1 the main
+// agent works alone, whatever the policy, so the settings that act only
+// between agents (a helper's spawn, messages, reconciliation, the
+// orchestrator's check) would do nothing and are refused, under run and
+// train alike; where a variant or a trial with more agents holds the same
+// value, it counts.
+func TestSettingsBetweenAgentsWithOneAgent(t *testing.T) {
+	const task = "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\npolicy: {organization: team}\n"
+	const alone = "given but never used: collective.agents is 1, so the main agent works alone"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"spawn", "collective: {agents: 1, spawn: 10s}\n", "s.yaml:3:25: collective.spawn: " + alone},
+		{"topology", "collective: {agents: 1, comm: {topology: broadcast}}\n", "collective.comm.topology: " + alone},
+		{"message size", "collective: {agents: 1, comm: {message_tokens: 50}}\n", "collective.comm.message_tokens: " + alone},
+		{"reconcile", "collective: {agents: 1, reconcile: {mode: rework}}\n", "collective.reconcile.mode: " + alone},
+		{"orchestrator", "collective: {agents: 1, check: {by: orchestrator}}\n", "collective.check.by: " + alone},
+		{"a variant of one agent", "collective: {comm: {topology: broadcast}}\nvariants:\n  - {name: solo, set: {collective.agents: 1, collective.comm.topology: blackboard}}\n",
+			`variant "solo": collective.comm.topology: ` + alone},
+		// Where another variant or a trial with more agents holds the
+		// value, it counts: team sizes compared under one setting.
+		{"variants of team sizes", "collective: {comm: {topology: broadcast}, spawn: 10s}\nvariants:\n  - {name: solo, set: {collective.agents: 1}}\n  - {name: four, set: {collective.agents: 4}}\n", ""},
+		{"a sweep of team sizes", "collective: {spawn: 10s}\nsweep:\n  command: run\n  grid:\n    collective.agents: [1, 4]\n", ""},
+		{"defaults", "collective: {agents: 1}\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(task+tt.src), "s.yaml", nil)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
