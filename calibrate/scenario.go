@@ -99,10 +99,14 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 	agents := max(sh.MaxParallel, 1)
 	w("  # Most agents running at once in any run (overlapping invoke_agent spans).")
 	w("  agents: %d", agents)
-	if sh.Delegating > 0 {
+	// With one agent no helper is ever spawned, and the loader refuses a
+	// spawn that could not act.
+	switch {
+	case agents == 1:
+	case sh.Delegating > 0:
 		w("  # Median time from a delegated agent's start to its first model call.")
 		w("  spawn: %s", seconds(sh.Startup))
-	} else {
+	default:
 		w("  spawn: 0s")
 	}
 	w("  # Ten times the longest run, so that the limit never decides a run.")

@@ -17,6 +17,11 @@ import (
 	"github.com/swarmsim/swarmsim/sim"
 )
 
+// mergeKeyMsg refuses a merge key. A merge is a second way of giving a key,
+// which the strict decoder would have to place and check apart; an alias
+// of a whole value needs neither, so the message points to it.
+const mergeKeyMsg = "merge keys (<<) are not supported: write the keys out (an alias such as *NAME may stand for a whole value)"
+
 // The decoder binds a YAML syntax tree to Go values through their yaml
 // struct tags, strictly: unknown keys, wrong types and non-finite numbers
 // are errors that name the position, the field path and what is allowed.
@@ -170,6 +175,24 @@ func keyText(k ast.MapKeyNode) string {
 		return tk.Value
 	}
 	return ""
+}
+
+// setsNothingMsg refuses an override that names no key (namesNoKey).
+const setsNothingMsg = "sets nothing: a mapping sets only the keys it names, and this one names none; give the keys to set, such as collective.check={cost: 0.5}, or remove it"
+
+// namesNoKey reports whether n, an override's value for a field of type t
+// (a --set value or a variant's set: entry), is null or an empty mapping
+// for a keyed field: merged into the field, it would change nothing.
+func (d *decoder) namesNoKey(n ast.Node, t reflect.Type) bool {
+	if !keyed(t) {
+		return false
+	}
+	n = d.resolve(n)
+	if isNull(n) {
+		return true
+	}
+	m, ok := n.(*ast.MappingNode)
+	return ok && len(m.Values) == 0
 }
 
 func isNull(n ast.Node) bool {
@@ -399,7 +422,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 		return
 	}
 	if _, ok := n.(*ast.MergeKeyNode); ok {
-		d.fail(at, path, "merge keys (<<) are not supported")
+		d.fail(at, path, mergeKeyMsg)
 		return
 	}
 	if i, ok := n.(*ast.IntegerNode); ok {
@@ -599,7 +622,7 @@ func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string, at *tok
 		}
 		ktok := kv.Key.GetToken()
 		if kv.Key.IsMergeKey() {
-			d.fail(ktok, path, "merge keys (<<) are not supported")
+			d.fail(ktok, path, mergeKeyMsg)
 			continue
 		}
 		key := keyText(kv.Key)
@@ -638,7 +661,7 @@ func (d *decoder) decodeSet(n ast.Node, v reflect.Value, path string, at *token.
 			continue
 		}
 		if kv.Key.IsMergeKey() {
-			d.fail(kv.Key.GetToken(), path, "merge keys (<<) are not supported")
+			d.fail(kv.Key.GetToken(), path, mergeKeyMsg)
 			continue
 		}
 		list = append(list, setEntry{Path: keyText(kv.Key), Value: kv.Value, key: kv.Key.GetToken()})

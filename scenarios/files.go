@@ -150,7 +150,17 @@ func fileRefs(spec *Spec) []fileRef {
 	var visit func(prefix string, f *task.Family)
 	visit = func(prefix string, f *task.Family) {
 		if f.Shape == task.ShapeFile && f.Path != "" {
-			refs = append(refs, fileRef{prefix + ".path", f.Path, loadGraph})
+			load := loadGraph
+			if f.Work.IsZero() {
+				// Every node must then give its work (workProblems
+				// cannot tell without reading the file).
+				field := prefix + ".work"
+				load = func(path string) error {
+					_, err := task.LoadGivingWork(path, field)
+					return err
+				}
+			}
+			refs = append(refs, fileRef{prefix + ".path", f.Path, load})
 		}
 		for k := range f.Components {
 			visit(fmt.Sprintf("%s.components[%d]", prefix, k), &f.Components[k].Family)

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/models/task"
 )
 
 // A value that a scenario changes from its default but that the rest of
@@ -47,6 +50,7 @@ var inertRules = []inertRule{
 	{"train.entropy_end", func(s *Spec) string {
 		return unless(s.Train.EntropySchedule != rlcr.Constant || s.Train.EntropyEnd == s.Train.Entropy, "a constant schedule stays at train.entropy (train.entropy_schedule is %q), and train.entropy_end %g is not train.entropy %g", s.Train.EntropySchedule, s.Train.EntropyEnd, s.Train.Entropy)
 	}},
+	{"task.coupling", func(s *Spec) string { return couplingInert(&s.Task) }},
 	{"collective.reconcile.rework", func(s *Spec) string {
 		return unless(s.Collective.Reconcile.Mode == collective.ConflictRework, "only reconcile.mode rework redoes work (the mode is %q)", s.Collective.Reconcile.Mode)
 	}},
@@ -58,11 +62,63 @@ func init() {
 			return unless(s.Train.Advantage == rlcr.PerAgent, "only the per-agent advantage replays counterfactuals (train.advantage is %q)", s.Train.Advantage)
 		}})
 	}
+	for _, f := range betweenAgents {
+		inertRules = append(inertRules, inertRule{"collective." + f, func(s *Spec) string {
+			return unless(s.Collective.Agents > 1, "collective.agents is 1, so the main agent works alone, whatever its policy: no helper is spawned, no finding or hand-off is sent, and no part made by another is reconciled or handed back to be checked")
+		}})
+	}
 	for _, f := range []string{"epochs", "clip_ratio", "gamma", "lambda", "value_lr", "value_epochs"} {
 		inertRules = append(inertRules, inertRule{"train." + f, func(s *Spec) string {
 			return unless(s.Train.Advantage == rlcr.PPOGAE, "only the ppo-gae advantage reads it (train.advantage is %q)", s.Train.Advantage)
 		}})
 	}
+}
+
+// couplingInert says why the coupling of f's graphs never acts, or "".
+// A coupling acts only at a join that needs every one of two or more parts
+// (collective's reconcile, and the coupling a policy observes): a chain
+// has no such join, a needle's join takes any one try, and a fork-join or
+// layered graph one part wide, or a tree of branching 1, joins one part at
+// a time. A file's graph and a mixture's components are not judged here.
+func couplingInert(f *task.Family) string {
+	shape, what := f.Shape, fmt.Sprintf("shape %q", f.Shape)
+	width, branching := f.Width, f.Branching
+	if p, ok := task.KindPreset(f.Kind); ok {
+		// A kind's explicit fields override its preset's (task.Family).
+		shape, what = p.Shape, fmt.Sprintf("kind %q (shape %q)", f.Kind, p.Shape)
+		width, branching = cmp.Or(width, p.Width), cmp.Or(branching, p.Branching)
+	}
+	const none = " has no join of several parts, where a coupling acts"
+	switch {
+	case shape == task.ShapeChain:
+		return what + none
+	case shape == task.ShapeNeedle:
+		return what + " joins its tries with any (the first acceptable one settles it), so no parts are reconciled"
+	case (shape == task.ShapeForkJoin || shape == task.ShapeLayered) && width == 1:
+		return what + " with width 1" + none
+	case shape == task.ShapeTree && branching == 1:
+		return what + " with branching 1" + none
+	}
+	return ""
+}
+
+// betweenAgents are the collective's settings that act only between two
+// agents or more (under collective). Variants and trials compare team sizes
+// under one setting, so a value that a variant with more agents holds
+// counts for the variant of one as well (aloneReadBy).
+var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read", "comm.latency", "comm.bandwidth", "comm.message_tokens", "reconcile.mode", "check.by"}
+
+// aloneReadBy returns, for each variant, the paths of betweenAgents whose
+// value (not the default) some variant with the same value reads: the
+// variant of one agent in a comparison of team sizes.
+func aloneReadBy(variants []variantState) []map[string]bool {
+	var rules []inertRule
+	for _, r := range inertRules {
+		if slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) {
+			rules = append(rules, r)
+		}
+	}
+	return readBy(variants, rules)
 }
 
 func unless(used bool, format string, args ...any) string {
@@ -80,13 +136,22 @@ func unless(used bool, format string, args ...any) string {
 // whose value another variant shares and reads (runReadBy).
 func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
 	always, run := inertProblems(&vs.Spec)
+	// A value refused as it stands (out of its range) is reported once,
+	// for that: that it would also go unused is a second error about it.
+	invalid := map[string]bool{}
+	for _, pr := range specProblems(&vs.Spec) {
+		invalid[pr.path] = true
+	}
+	reported := map[string]bool{}
 	for _, pr := range always {
-		if !read[pr.path] {
+		if !read[pr.path] && !invalid[pr.path] {
 			p.report(pr.path, pr.msg, vs)
+			reported[pr.path] = true
 		}
 	}
 	for _, pr := range run {
-		if !runRead[pr.path] {
+		// One error a value: that it is never used says it all.
+		if !runRead[pr.path] && !reported[pr.path] {
 			p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
 		}
 	}
@@ -100,11 +165,17 @@ func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
 // for the two that check. A value that no variant holding it reads is
 // silent, and so is one a variant sets apart from the others.
 func runReadBy(variants []variantState) []map[string]bool {
+	return readBy(variants, runInertRules)
+}
+
+// readBy returns, for each variant, the paths of rules whose value (not
+// the default) some variant with the same value reads.
+func readBy(variants []variantState, rules []inertRule) []map[string]bool {
 	out := make([]map[string]bool, len(variants))
 	for i := range out {
 		out[i] = map[string]bool{}
 	}
-	for _, r := range runInertRules {
+	for _, r := range rules {
 		values := make([]any, len(variants))
 		given := make([]bool, len(variants))
 		reads := make([]bool, len(variants))
@@ -444,6 +515,9 @@ func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 		}
 	})
 	runRead := runReadBy(variants)
+	for i, alone := range aloneReadBy(variants) {
+		maps.Copy(read[i], alone)
+	}
 	for i := range variants {
 		p.checkInert(&variants[i], read[i], runRead[i])
 	}

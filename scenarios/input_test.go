@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -110,7 +112,8 @@ func TestRangesInSchema(t *testing.T) {
 	b, err := scenarios.JSONSchema()
 	require.NoError(t, err)
 	var s struct {
-		Defs map[string]struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Defs       map[string]struct {
 			Properties map[string]map[string]any `json:"properties"`
 		} `json:"$defs"`
 	}
@@ -118,38 +121,63 @@ func TestRangesInSchema(t *testing.T) {
 	tests := []struct {
 		set, def, field string
 		bad             float64
+		with            []string // what makes the field count, so that the loader judges it
 	}{
-		{"task.coupling", "TaskFamily", "coupling", 1.5},
-		{"task.difficulty", "TaskFamily", "difficulty", 1},
-		{"collective.agents", "Collective", "agents", 0},
-		{"collective.speed", "Collective", "speed", 0},
-		{"collective.check.accuracy", "Verification", "accuracy", 1.1},
-		{"collective.select.accuracy", "Selection", "accuracy", -0.1},
-		{"train.iterations", "Train", "iterations", 0},
-		{"train.batch", "Train", "batch", 0},
-		{"train.group", "Train", "group", 0},
-		{"train.lr", "Train", "lr", 0},
-		{"train.beta1", "Train", "beta1", 1},
-		{"train.beta2", "Train", "beta2", 1},
-		{"train.eps", "Train", "eps", 0},
-		{"train.gamma", "Train", "gamma", 1.5},
-		{"train.lambda", "Train", "lambda", -1},
-		{"train.baseline_rate", "Train", "baseline_rate", 0},
-		{"train.clip_grad", "Train", "clip_grad", -1},
-		{"train.entropy", "Train", "entropy", -1},
-		{"train.epochs", "Train", "epochs", 0},
-		{"train.clip_ratio", "Train", "clip_ratio", 0},
-		{"train.value_lr", "Train", "value_lr", 0},
-		{"reward.anneal", "Reward", "anneal", -1},
+		{"task.coupling", "TaskFamily", "coupling", 1.5, nil},
+		{"task.difficulty", "TaskFamily", "difficulty", 1, nil},
+		{"collective.agents", "Collective", "agents", 0, nil},
+		{"collective.speed", "Collective", "speed", 0, nil},
+		{"collective.check.accuracy", "Verification", "accuracy", 1.1, nil},
+		{"collective.select.accuracy", "Selection", "accuracy", -0.1, nil},
+		{"train.iterations", "Train", "iterations", 0, nil},
+		{"train.batch", "Train", "batch", 0, nil},
+		{"train.group", "Train", "group", 0, nil},
+		{"train.lr", "Train", "lr", 0, nil},
+		{"train.beta1", "Train", "beta1", 1, nil},
+		{"train.beta2", "Train", "beta2", 1, nil},
+		{"train.eps", "Train", "eps", 0, nil},
+		{"train.gamma", "Train", "gamma", 1.5, nil},
+		{"train.lambda", "Train", "lambda", -1, nil},
+		{"train.baseline_rate", "Train", "baseline_rate", 0, nil},
+		{"train.clip_grad", "Train", "clip_grad", -1, nil},
+		{"train.entropy", "Train", "entropy", -1, nil},
+		{"train.epochs", "Train", "epochs", 0, nil},
+		{"train.clip_ratio", "Train", "clip_ratio", 0, nil},
+		{"train.value_lr", "Train", "value_lr", 0, nil},
+		{"reward.anneal", "Reward", "anneal", -1, nil},
+		{"seed", "", "seed", -1, nil},
+		{"train.value_epochs", "Train", "value_epochs", 0, nil},
+		{"train.warm_iterations", "Train", "warm_iterations", -1, nil},
+		{"collective.serving.replicas", "Deployment", "replicas", -1, nil},
+		{"collective.serving.replicas", "Deployment", "replicas", collective.MaxReplicas + 1, nil},
+		{"collective.serving.max_batch", "Deployment", "max_batch", 0, []string{"collective.serving.replicas=1"}},
+		{"collective.serving.max_batch", "Deployment", "max_batch", collective.MaxBatch + 1, []string{"collective.serving.replicas=1"}},
+		{"collective.api.rpm", "API", "rpm", -1, []string{"collective.api.output_rate=50"}},
+		{"collective.api.tpm", "API", "tpm", collective.MaxRate + 1, []string{"collective.api.output_rate=50"}},
+		{"collective.api.concurrency", "API", "concurrency", -1, []string{"collective.api.output_rate=50"}},
+		{"collective.api.output_rate", "API", "output_rate", -1, nil},
+		{"collective.api.output_rate", "API", "output_rate", 2e9, nil},
+		{"collective.tools.pool", "Tools", "pool", -1, nil},
+		{"collective.handoff.miss", "Handoff", "miss", 1.5, []string{"collective.handoff.findings=1"}},
+		{"collective.handoff.findings", "Handoff", "findings", -1, nil},
+		{"replay.sessions", "Settings", "sessions", -1, nil},
+		{"replay.sessions", "Settings", "sessions", replay.MaxSessions + 1, nil},
+		{"replay.rate", "Settings", "rate", -1, nil},
+		{"replay.speedup", "Settings", "speedup", -1, nil},
+		{"replay.runs", "Settings", "runs", -1, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.set, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s=%v", tt.set, tt.bad), func(t *testing.T) {
 			// Advantage settings that make the PPO fields matter.
-			sets := []string{"train.advantage=ppo-gae", fmt.Sprintf("%s=%v", tt.set, tt.bad)}
+			sets := append([]string{"train.advantage=ppo-gae"}, tt.with...)
+			sets = append(sets, fmt.Sprintf("%s=%v", tt.set, tt.bad))
 			_, err := scenarios.Load("tiny", sets)
 			assert.ErrorContains(t, err, tt.set, "the loader refuses %v", tt.bad)
 
 			p := s.Defs[tt.def].Properties[tt.field]
+			if tt.def == "" {
+				p = s.Properties[tt.field]
+			}
 			require.NotNil(t, p, "schema has %s.%s", tt.def, tt.field)
 			alts := []map[string]any{p}
 			if list, ok := p["anyOf"].([]any); ok {
@@ -167,6 +195,51 @@ func TestRangesInSchema(t *testing.T) {
 	// The constant form of a distribution keeps its range apart from other fields.
 	work := s.Defs["TaskFamily"].Properties["work"]["anyOf"].([]any)[1].(map[string]any)
 	assert.NotContains(t, work, "maximum")
+}
+
+// TestNamesInSchema checks that the names the JSON Schema allows for a
+// field are the ones the loader reads: an editor must neither flag a value
+// the loader takes (replay.pairing: rank) nor pass one it refuses.
+func TestNamesInSchema(t *testing.T) {
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var s struct {
+		Defs map[string]struct {
+			Properties map[string]map[string]any `json:"properties"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	tests := []struct {
+		set, def, field string
+		names           []string
+	}{
+		{"replay.pairing", "Settings", "pairing", []string{"rank", "independent"}},
+		{"train.policy", "Train", "policy", []string{"linear", "mlp"}},
+		{"train.warm_start", "Train", "warm_start", scenarios.OrganizationNames()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			p := s.Defs[tt.def].Properties[tt.field]
+			require.NotNil(t, p, "schema has %s.%s", tt.def, tt.field)
+			assert.Equal(t, "string", p["type"])
+			var enum []string
+			list, _ := p["enum"].([]any)
+			for _, v := range list {
+				enum = append(enum, v.(string))
+			}
+			assert.ElementsMatch(t, tt.names, enum)
+			for _, name := range tt.names {
+				sets := []string{tt.set + "=" + name}
+				if tt.field == "warm_start" {
+					sets = append(sets, "train.warm_iterations=1")
+				}
+				_, err := scenarios.Load("tiny", sets)
+				assert.NoError(t, err, "the loader takes %s", name)
+			}
+			_, err := scenarios.Load("tiny", []string{tt.set + "=no-such-name"})
+			assert.ErrorContains(t, err, tt.set, "the loader refuses a name the schema does not list")
+		})
+	}
 }
 
 // breaks reports whether x violates a bound of the schema p.
@@ -485,4 +558,207 @@ func TestShadowedSet(t *testing.T) {
 	sc, err = scenarios.Load("tiny", []string{"collective.agents=5"})
 	require.NoError(t, err)
 	assert.Empty(t, sc.Warnings)
+}
+
+// TestCouplingWithoutJoins: a coupling acts only at a join that needs every
+// one of two or more parts, so on a graph without one (a chain, a needle,
+// a graph one part wide) it would silently do nothing and is refused where
+// it was given; where some trial of a sweep has such a join it counts.
+func TestCouplingWithoutJoins(t *testing.T) {
+	const policy = "policy: {organization: team}\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"chain", "task: {shape: chain, length: 3, work: 5m, coupling: 0.9}\n",
+			`c.yaml:1:43: task.coupling: given but never used: shape "chain" has no join of several parts, where a coupling acts; remove it, or set what makes it count`},
+		{"needle", "task: {shape: needle, tries: 4, work: 5m, coupling: 0.5}\n",
+			`c.yaml:1:43: task.coupling: given but never used: shape "needle" joins its tries with any (the first acceptable one settles it), so no parts are reconciled; remove it, or set what makes it count`},
+		{"fork-join one wide", "task: {shape: fork-join, width: 1, stages: 2, work: 5m, coupling: 0.5}\n",
+			`task.coupling: given but never used: shape "fork-join" with width 1 has no join of several parts`},
+		{"layered one wide", "task: {shape: layered, width: 1, depth: 3, work: 5m, coupling: 0.5}\n",
+			`task.coupling: given but never used: shape "layered" with width 1 has no join of several parts`},
+		{"tree of branching 1", "task: {shape: tree, branching: 1, depth: 3, work: 5m, coupling: 0.5}\n",
+			`task.coupling: given but never used: shape "tree" with branching 1 has no join of several parts`},
+		{"kind sequential", "task: {kind: sequential, coupling: 0.5}\n",
+			`task.coupling: given but never used: kind "sequential" (shape "chain") has no join of several parts`},
+		{"uniform coupling on a chain", "task: {shape: chain, length: 3, work: 5m, coupling: 'uniform(0, 1)'}\n",
+			`task.coupling: given but never used`},
+		{"a variant's chain", "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\nvariants:\n  - {name: a}\n  - {name: b, set: {task.shape: chain, task.width: 0, task.stages: 0, task.length: 3}}\n",
+			`variant "b": task.coupling: given but never used: shape "chain" has no join`},
+		{"a sweep axis on a chain", "task: {shape: chain, length: 3, work: 5m}\nsweep:\n  command: run\n  grid:\n    task.coupling: [0.2, 0.8]\n",
+			`c.yaml:5:5: sweep.grid: task.coupling: no trial reads it: shape "chain" has no join of several parts`},
+		// Where the coupling acts, or is the default 0, it is accepted.
+		{"fork-join", "task: {shape: fork-join, width: 2, stages: 1, work: 5m, coupling: 0.5}\n", ""},
+		{"chain at 0", "task: {shape: chain, length: 3, work: 5m, coupling: 0}\n", ""},
+		{"tree", "task: {shape: tree, branching: 2, depth: 2, work: 5m, coupling: 0.5}\n", ""},
+		{"layered", "task: {shape: layered, width: 3, depth: 2, work: 5m, coupling: 0.5}\n", ""},
+		{"kind decomposable", "task: {kind: decomposable, coupling: 0.5}\n", ""},
+		// A sweep over kinds reads the coupling in its decomposable trials.
+		{"a sweep of kinds", "task: {kind: decomposable, coupling: 0.5}\nsweep:\n  command: run\n  grid:\n    task.kind: [decomposable, sequential]\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(tt.src+policy), "c.yaml", nil)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+	_, err := scenarios.Load("tiny", []string{"task.shape=chain", "task.width=0", "task.stages=0", "task.length=3"})
+	assert.ErrorContains(t, err, `task.coupling: given but never used: shape "chain" has no join of several parts`)
+}
+
+// TestProblemAtClosestOverride: a problem that appeared with overrides
+// that do not set its field is placed at the override nearest to it in the
+// spec (collective.serving.replicas for collective.serving.max_batch), not
+// at whichever override of the section came last.
+func TestProblemAtClosestOverride(t *testing.T) {
+	const base = "task: {shape: chain, length: 3, work: 5m}\ncollective:\n  serving: {replicas: 1, max_batch: 2}\npolicy: {organization: sequential}\n"
+	const msg = "collective.serving.max_batch: is set but serving.replicas is 0"
+	tests := []struct {
+		name, variants string
+		sets           []string
+		want           string
+	}{
+		{"a variant's override before another", "variants:\n  - name: own\n    set:\n      collective.serving.replicas: 0\n      collective.speed: 2\n", nil,
+			`s.yaml:8:7: variant "own": ` + msg},
+		{"a variant's override after another", "variants:\n  - name: own\n    set:\n      collective.speed: 2\n      collective.serving.replicas: 0\n", nil,
+			`s.yaml:9:7: variant "own": ` + msg},
+		{"a flag before another", "", []string{"collective.serving.replicas=0", "collective.speed=2"},
+			"--set collective.serving.replicas=0: " + msg},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(base+tt.variants), "s.yaml", tt.sets)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// TestNameFromAnInvalidFileName: a scenario without a name takes its file's
+// base name; where that is no valid name, the error says so, rather than
+// only that the name is missing.
+func TestNameFromAnInvalidFileName(t *testing.T) {
+	const src = "task: {shape: chain, length: 3, work: 5m}\npolicy: {organization: sequential}\n"
+	tests := []struct{ source, want string }{
+		{"dir/équipe.yaml", `dir/équipe.yaml: name: missing, and the file's base name "équipe" is not a valid name (give the scenario a name: 1 to 128 letters`},
+		{"my scenario.yml", `my scenario.yml: name: missing, and the file's base name "my scenario" is not a valid name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.source, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(src), tt.source, nil)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+	sc, err := scenarios.Parse([]byte(src), "dir/equipe-2.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "equipe-2", sc.Name)
+	_, err = scenarios.Parse([]byte("name: ''\n"+src), "dir/équipe.yaml", nil)
+	assert.ErrorContains(t, err, "name: missing (give the scenario a name", "a name given empty is missing")
+}
+
+// TestGraphFileWithoutWork: a graph file whose nodes give no work, under a
+// family without task.work, makes subtasks of no time (every episode ends
+// at once, successful); CheckFiles refuses it, naming the node, as it
+// refuses any other problem of the file.
+func TestGraphFileWithoutWork(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"some.dot":  "digraph {\n  a [work=60]\n  a -> b\n}\n",
+		"every.dot": "digraph {\n  a [work=60]\n  a -> b [tokens=5]\n  b [work=\"2m\"]\n}\n",
+	})
+	tests := []struct {
+		name, task, want string
+	}{
+		{"a node without work", "{shape: file, path: some.dot}", `some.dot: node "b" gives no work, and task.work is not given`},
+		{"task.work draws it", "{shape: file, path: some.dot, work: 5m}", ""},
+		{"every node gives it", "{shape: file, path: every.dot}", ""},
+		{"a mixture's component", "{shape: mixture, components: [{weight: 1, shape: file, path: some.dot}]}", `node "b" gives no work, and task.components[0].work is not given`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "s.yaml")
+			require.NoError(t, os.WriteFile(path, []byte("task: "+tt.task+"\npolicy: {organization: team}\n"), 0o644))
+			sc, err := scenarios.Load(path, nil)
+			require.NoError(t, err)
+			err = sc.CheckFiles()
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+			assert.ErrorContains(t, err, "s.yaml:1:")
+		})
+	}
+}
+
+// TestOverrideThatSetsNothing: a mapping override sets only the keys it
+// names, so an empty mapping or null, from --set or a variant's set:,
+// would change nothing and is refused where it was given.
+func TestOverrideThatSetsNothing(t *testing.T) {
+	const base = "task: {shape: chain, length: 3, work: 5m}\npolicy: {organization: sequential}\n"
+	const nothing = "sets nothing: a mapping sets only the keys it names, and this one names none"
+	tests := []struct {
+		name, variants string
+		sets           []string
+		want           string
+	}{
+		{"--set of an empty mapping", "", []string{"collective.check={}"}, "--set collective.check={}: collective.check: " + nothing},
+		{"--set of null", "", []string{"reward=null"}, "--set reward=null: reward: " + nothing},
+		{"--set of ~ for a section", "", []string{"task=~"}, "--set task=~: task: " + nothing},
+		{"a variant's empty mapping", "variants:\n  - name: a\n    set: {collective.check: {}}\n", nil, `s.yaml:5:11: variant "a": collective.check: ` + nothing},
+		{"a variant's null", "variants:\n  - name: a\n    set:\n      collective.check: null\n", nil, `s.yaml:6:7: variant "a": collective.check: ` + nothing},
+		// A mapping that names a key sets it.
+		{"--set of a key", "", []string{"collective.check={cost: 0.5}"}, ""},
+		{"a variant's key", "variants:\n  - name: a\n    set: {collective: {check: {cost: 0.5}}}\n", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(base+tt.variants), "s.yaml", tt.sets)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// TestSettingsBetweenAgentsWithOneAgent: with collective.agents 1 the main
+// agent works alone, whatever the policy, so the settings that act only
+// between agents (a helper's spawn, messages, reconciliation, the
+// orchestrator's check) would do nothing and are refused, under run and
+// train alike; where a variant or a trial with more agents holds the same
+// value, it counts.
+func TestSettingsBetweenAgentsWithOneAgent(t *testing.T) {
+	const task = "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\npolicy: {organization: team}\n"
+	const alone = "given but never used: collective.agents is 1, so the main agent works alone"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"spawn", "collective: {agents: 1, spawn: 10s}\n", "s.yaml:3:25: collective.spawn: " + alone},
+		{"topology", "collective: {agents: 1, comm: {topology: broadcast}}\n", "collective.comm.topology: " + alone},
+		{"message size", "collective: {agents: 1, comm: {message_tokens: 50}}\n", "collective.comm.message_tokens: " + alone},
+		{"reconcile", "collective: {agents: 1, reconcile: {mode: rework}}\n", "collective.reconcile.mode: " + alone},
+		{"orchestrator", "collective: {agents: 1, check: {by: orchestrator}}\n", "collective.check.by: " + alone},
+		{"a variant of one agent", "collective: {comm: {topology: broadcast}}\nvariants:\n  - {name: solo, set: {collective.agents: 1, collective.comm.topology: blackboard}}\n",
+			`variant "solo": collective.comm.topology: ` + alone},
+		// Where another variant or a trial with more agents holds the
+		// value, it counts: team sizes compared under one setting.
+		{"variants of team sizes", "collective: {comm: {topology: broadcast}, spawn: 10s}\nvariants:\n  - {name: solo, set: {collective.agents: 1}}\n  - {name: four, set: {collective.agents: 4}}\n", ""},
+		{"a sweep of team sizes", "collective: {spawn: 10s}\nsweep:\n  command: run\n  grid:\n    collective.agents: [1, 4]\n", ""},
+		{"defaults", "collective: {agents: 1}\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(task+tt.src), "s.yaml", nil)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
 }

@@ -91,6 +91,10 @@ type Scenario struct {
 	// figureAt holds where each name of Figures was written, for the
 	// messages of commands that find it was not drawn.
 	figureAt []*Error
+	// randomAt holds where each random axis of Sweep was written, for the
+	// errors of trials whose draws leave a field's range: those depend on
+	// the seed, so Trials finds them after the file has loaded.
+	randomAt []*Error
 }
 
 // Spec is what one variant simulates: the task family episodes draw from,
@@ -250,6 +254,9 @@ type parse struct {
 	// axes are the sweep's axes as written, for the checks that judge them
 	// against the trials (checkTrialsInert).
 	axes []axisPlace
+	// randomAt is where each random axis of the sweep was written
+	// (Scenario.randomAt).
+	randomAt []*Error
 }
 
 // axisPlace is where an axis of the sweep was written.
@@ -339,10 +346,11 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	// are known only once the sweep section is (checkTrialsInert).
 	sweepy := p.hasSweep()
 	runRead := runReadBy(variants)
+	aloneRead := aloneReadBy(variants)
 	for i := range variants {
 		p.validate(&variants[i])
 		if !sweepy {
-			p.checkInert(&variants[i], nil, runRead[i])
+			p.checkInert(&variants[i], aloneRead[i], runRead[i])
 			for _, pr := range kindZeroProblems(&variants[i].Spec, p.kindWritten(&fl, i, nil)) {
 				p.report(pr.path, pr.msg, &variants[i])
 			}
@@ -385,6 +393,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		sc.overrides = append(sc.overrides, paths)
 	}
 	sc.Sweep = sweep
+	sc.randomAt = p.randomAt
 	if sweep != nil {
 		axes := sweep.axisPaths()
 		for i := range variants {
@@ -404,7 +413,11 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		// Every trial's spec must be valid; random draws are checked with
 		// the scenario's seed here and again with the seed of a run.
 		if err := sc.checkTrials(sc.Seed); err != nil {
-			p.report("sweep", err.Error(), nil)
+			if e := (*Error)(nil); errors.As(err, &e) {
+				p.errs.add(e) // placed at the random axis already
+			} else {
+				p.report("sweep", err.Error(), nil)
+			}
 			return nil, p.errs.err()
 		}
 		p.checkTrialsInert(sc, variants)
@@ -484,6 +497,10 @@ func (p *parse) syntax(data []byte) (err error) {
 				// The parser reports the value that a deeper-indented key
 				// below it continues, not the key.
 				e.Msg += " (either a key below is indented deeper than the key before it, which makes it part of this value, or this value holds \": \" and needs quotes)"
+			}
+			if strings.HasPrefix(ye.GetMessage(), "found character '\t'") {
+				// Editors show a tab as indentation, so the line looks fine.
+				e.Msg += " (YAML indents with spaces, not tabs: replace the tab)"
 			}
 			e.at(ye.GetToken())
 		}
@@ -593,15 +610,19 @@ func shallow(data []byte) (line int, ok bool) {
 
 // nameFromSource derives a scenario name from a path or "embedded:NAME".
 func nameFromSource(source string) string {
-	s := strings.TrimPrefix(source, "embedded:")
-	s = filepath.Base(s)
-	if ext := filepath.Ext(s); ext == ".yaml" || ext == ".yml" {
-		s = strings.TrimSuffix(s, ext)
-	}
-	if validName(s) {
+	if s := baseName(source); validName(s) {
 		return s
 	}
 	return ""
+}
+
+// baseName is the file's base name of source, without .yaml or .yml.
+func baseName(source string) string {
+	s := filepath.Base(strings.TrimPrefix(source, "embedded:"))
+	if ext := filepath.Ext(s); ext == ".yaml" || ext == ".yml" {
+		s = strings.TrimSuffix(s, ext)
+	}
+	return s
 }
 
 // SetForm says what an override's form is: what a --set without "=" is
@@ -691,6 +712,10 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
 		body = f.Docs[0].Body
 		collectAnchors(body, d.anchorsMap())
 	}
+	if d.namesNoKey(body, t) {
+		d.fail(nil, path, setsNothingMsg)
+		return
+	}
 	d.decode(body, v, path, nil, 0)
 }
 
@@ -704,9 +729,14 @@ func (d *decoder) anchorsMap() map[string]ast.Node {
 // checkTop checks the fields that are not part of a spec.
 func (p *parse) checkTop(fl *file) {
 	if err := CheckName(fl.Name); err != nil {
-		if fl.Name == "" {
+		_, given := p.dec.lookupNode(p.root, "name")
+		switch {
+		case fl.Name == "" && !given && p.source != "":
+			// The docs promise the file's base name: say why it did not do.
+			p.report("name", fmt.Sprintf("missing, and the file's base name %q is not a valid name (give the scenario a name: %s)", baseName(p.source), nameRule), nil)
+		case fl.Name == "":
 			p.report("name", "missing (give the scenario a name: "+nameRule+")", nil)
-		} else {
+		default:
 			p.report("name", err.Error(), nil)
 		}
 	}
@@ -781,6 +811,10 @@ func (p *parse) buildVariants(fl *file) []variantState {
 					err = errors.New("shared by all variants: a variant can set only paths under task, collective, policy, reward and train")
 				}
 				d.fail(e.key, path, "%v", err)
+				continue
+			}
+			if d.namesNoKey(e.Value, tgt.Type()) {
+				d.fail(e.key, path, setsNothingMsg)
 				continue
 			}
 			d.decode(e.Value, tgt, path, e.key, 0)
@@ -918,18 +952,18 @@ func (p *parse) place(path, msg string, vs *variantState) *Error {
 	atVariant := func(o override) *Error { return p.atVariant(o, path, msg, vs) }
 	atFlag := func(o override) *Error { return atFlag(o, path, msg) }
 	// A problem that appeared with the overrides (a new shape that does
-	// not use a parameter of the old one): blame the last override in the
-	// same section, or else the last one.
+	// not use a parameter of the old one): blame the override nearest to
+	// the field in the spec (serving.replicas 0 for serving.max_batch,
+	// though collective.speed came later), or else the last one.
 	pr := problem{path, msg}
-	sameSection := func(o override) bool { return topKey(o.path) == topKey(path) }
 	if p.baseProblems != nil && !p.baseProblems[pr] && len(own) > 0 {
-		if o, ok := lastOverride(own, sameSection); ok {
+		if o, ok := closestOverride(own, path); ok {
 			return atVariant(o)
 		}
 		return atVariant(own[len(own)-1])
 	}
 	if p.fileProblems != nil && !p.fileProblems[pr] && len(p.flags) > 0 {
-		if o, ok := lastOverride(p.flags, sameSection); ok {
+		if o, ok := closestOverride(p.flags, path); ok {
 			return atFlag(o)
 		}
 		return atFlag(p.flags[len(p.flags)-1])
@@ -989,6 +1023,33 @@ func lastOverride(list []override, match func(override) bool) (override, bool) {
 	}
 	return override{}, false
 }
+
+// closestOverride returns the override of list whose path shares the most
+// leading keys with path, at least the section; the last of those that
+// share as many.
+func closestOverride(list []override, path string) (override, bool) {
+	var best override
+	most := 0
+	for _, o := range list {
+		if n := sharedKeys(o.path, path); n > 0 && n >= most {
+			best, most = o, n
+		}
+	}
+	return best, most > 0
+}
+
+// sharedKeys counts the leading keys that the field paths a and b share.
+func sharedKeys(a, b string) int {
+	as, bs := strings.FieldsFunc(a, isPathSep), strings.FieldsFunc(b, isPathSep)
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
+	}
+	return n
+}
+
+// isPathSep reports whether r separates the keys of a field path.
+func isPathSep(r rune) bool { return r == '.' || r == '[' }
 
 // topKey is the first key of a field path.
 func topKey(path string) string {

@@ -162,6 +162,8 @@ func TestLoadBad(t *testing.T) {
 		{"bad-set-value.yaml", []string{"bad-set-value.yaml:11:7:", `variant "b"`, `collective.agents: got "many", want an integer`}},
 		{"variant-out-of-range.yaml", []string{"variant-out-of-range.yaml:11:45:", `variant "independent"`, "collective.select.accuracy: 1.5 is out of range [0, 1]"}},
 		{"malformed.yaml", []string{"malformed.yaml:5:1: malformed YAML:", "']' must be specified"}},
+		{"merge-key.yaml", []string{"merge-key.yaml:9:9:", `variant "a": collective: merge keys (<<) are not supported: write the keys out (an alias such as *NAME may stand for a whole value)`}},
+		{"tab.yaml", []string{"tab.yaml:3:1: malformed YAML: found character '\t' that cannot start any token (YAML indents with spaces, not tabs: replace the tab)"}},
 		{"duplicate-key.yaml", []string{"duplicate-key.yaml:5:3: malformed YAML:", `"length" already defined`}},
 		{"overindented.yaml", []string{"overindented.yaml:3:10: malformed YAML: mapping value is not allowed in this context (either a key below is indented deeper than the key before it, which makes it part of this value"}},
 		{"bad-duration.yaml", []string{"bad-duration.yaml:6:3: collective.time_limit:", `"90"`, "want a number with a unit, such as 90s, 12m or 1h30m"}},
@@ -713,6 +715,45 @@ func TestHostileInput(t *testing.T) {
 			_, err := scenarios.Parse([]byte(tt.src), "hostile.yaml", nil)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestJSONSchemaRefusesNegativeDurations: every duration and distribution
+// the loader reads is 0 or more, so the schema's patterns take no minus
+// sign before the value (an editor must not pass -1s), while exponents
+// such as 1e-3 stay allowed.
+func TestJSONSchemaRefusesNegativeDurations(t *testing.T) {
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var s struct {
+		Defs map[string]struct {
+			Properties map[string]struct {
+				AnyOf []struct {
+					Pattern string `json:"pattern"`
+				} `json:"anyOf"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	tests := []struct {
+		set, def, field, bad, good string
+	}{
+		{"collective.calls.overhead", "Calls", "overhead", "-1s", "1.5s"},
+		{"collective.time_limit", "Collective", "time_limit", "-2h", "1h30m"},
+		{"collective.spawn", "Collective", "spawn", "-0.5s", ".5s"},
+		{"task.work", "TaskFamily", "work", "-5m", "1e-3"},
+		{"collective.api.ttft", "API", "ttft", "-1s", "exp(0.5s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			_, err := scenarios.Load("tiny", []string{tt.set + "=" + tt.bad})
+			assert.ErrorContains(t, err, tt.set, "the loader refuses %s", tt.bad)
+			alts := s.Defs[tt.def].Properties[tt.field].AnyOf
+			require.NotEmpty(t, alts, "schema has %s.%s", tt.def, tt.field)
+			pattern := regexp.MustCompile(alts[0].Pattern)
+			assert.NotRegexp(t, pattern, tt.bad)
+			assert.Regexp(t, pattern, tt.good)
 		})
 	}
 }

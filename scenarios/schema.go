@@ -4,21 +4,24 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/invopop/jsonschema"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
 // Patterns for values written as text. A distribution's name is one that
-// sim.ParseDist reads.
-const durationPattern = `^\s*-?(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+\s*$`
+// sim.ParseDist reads. Neither takes a leading minus sign: the loader
+// refuses a negative duration or constant in every field.
+const durationPattern = `^\s*(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+\s*$`
 
-var distPattern = `^\s*(([0-9.eE+-]+)([a-zµ]+)?([0-9.]+[a-zµ]+)*|(` + strings.Join(sim.DistNames(), "|") + `)\s*\(.*\))\s*$`
+var distPattern = `^\s*(([0-9.][0-9.eE+-]*)([a-zµ]+)?([0-9.]+[a-zµ]+)*|(` + strings.Join(sim.DistNames(), "|") + `)\s*\(.*\))\s*$`
 
 const (
 	durationDoc = "A duration: a number with a unit (ns, us, ms, s, m, h), such as 90s, 12m or 1h30m; 0 needs no unit."
@@ -125,6 +128,11 @@ func schemaMapper(t reflect.Type) *jsonschema.Schema {
 		return enumSchema("What per-agent credit subtracts: the group's mean difference reward of the agent, or nothing.", string(rlcr.GroupCredit), string(rlcr.NoCredit))
 	case reflect.TypeFor[rlcr.LossNorm]():
 		return enumSchema("How the loss is averaged: over all decisions, or per rollout first.", string(rlcr.PerDecision), string(rlcr.PerRollout))
+	case reflect.TypeFor[replay.Pairing]():
+		// A Pairing is a number in Go but a name in the file (its
+		// UnmarshalText), so the reflected integer would refuse rank.
+		return enumSchema("How a hosted API's replayed latencies pair with the recorded ones: rank (by quantile) or independent (drawn afresh).",
+			replay.Rank.String(), replay.Independent.String())
 	case reflect.TypeFor[rlcr.Schedule]():
 		return enumSchema("How a coefficient moves from its start to its end value.", string(rlcr.Constant), string(rlcr.Linear), string(rlcr.Cosine))
 	}
@@ -188,7 +196,7 @@ func refine(s *jsonschema.Schema) {
 
 	set("", "name", "The scenario's name ("+nameRule+"); defaults to the file's base name.", func(p *jsonschema.Schema) { p.Pattern = namePattern })
 	set("", "description", "A one-line summary, shown by `simulate list`.", nil)
-	set("", "seed", "The master seed of every random stream.", nil)
+	set("", "seed", "The master seed of every random stream.", minimum("0"))
 	set("", "episodes", "Episodes per variant (default 100).", minimum("1"))
 	set("", "task", "The task family episodes draw their task graphs from.", nil)
 	set("", "collective", "The collective: agents and the costs of calls, messages, checks and spawning. Omitted fields keep their defaults.", nil)
@@ -289,6 +297,33 @@ func refine(s *jsonschema.Schema) {
 	set("Train", "gamma", "", unit)
 	set("Train", "lambda", "", unit)
 	set("Train", "baseline_rate", "", func(p *jsonschema.Schema) { p.ExclusiveMinimum, p.Maximum = "0", "1" })
+	set("Train", "value_epochs", "", minimum("1"))
+	set("Train", "warm_iterations", "", minimum("0"))
+	set("Train", "policy", "", func(p *jsonschema.Schema) { p.Enum = []any{"linear", "mlp"} })
+	set("Train", "warm_start", "", func(p *jsonschema.Schema) {
+		for _, n := range OrganizationNames() {
+			p.Enum = append(p.Enum, n)
+		}
+	})
+	// The bounds of the shared server, the API, the tools, the hand-offs
+	// and the replay: the loader's (collective.Config.Validate,
+	// replay.Settings.Validate), where 0 stands for "none" or "no limit".
+	atMost := func(lo, hi string) func(*jsonschema.Schema) {
+		return func(p *jsonschema.Schema) { p.Minimum, p.Maximum = json.Number(lo), json.Number(hi) }
+	}
+	set("Deployment", "replicas", "", atMost("0", strconv.Itoa(collective.MaxReplicas)))
+	set("Deployment", "max_batch", "", atMost("1", strconv.Itoa(collective.MaxBatch)))
+	set("API", "rpm", "", atMost("0", strconv.Itoa(collective.MaxRate)))
+	set("API", "tpm", "", atMost("0", strconv.Itoa(collective.MaxRate)))
+	set("API", "concurrency", "", minimum("0"))
+	set("API", "output_rate", "", atMost("0", "1e9")) // 0 only where no API is set
+	set("Tools", "pool", "", minimum("0"))
+	set("Handoff", "miss", "", unit)
+	set("Handoff", "findings", "", minimum("0"))
+	set("Settings", "sessions", "", atMost("0", strconv.Itoa(replay.MaxSessions)))
+	for _, f := range []string{"rate", "speedup", "runs"} {
+		set("Settings", f, "", minimum("0"))
+	}
 	set("Reward", "anneal", "", minimum("0"))
 	set("Reward", "steps", "", minimum("0")) // 0 is the default of 100, as resolved scenarios write it
 

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"github.com/swarmsim/swarmsim/models/replay"
 	"math"
@@ -601,6 +602,11 @@ func (p *parse) randomAxis(scope *axisScope, e setEntry) (RandomAxis, bool) {
 		p.axisError("random", e.key, path, "holds %s; random axes draw numbers (numbers, integers, durations or distributions): sweep it with grid", describe(fv.Type()))
 		return RandomAxis{}, false
 	}
+	place := newError(p.source, tok, path, "")
+	if o, ok := lastOverride(p.flags, func(o override) bool { return related(o.path, "sweep.random") }); ok {
+		place = &Error{Source: o.source, Path: path}
+	}
+	p.randomAt = append(p.randomAt, place)
 	return RandomAxis{Path: path, Dist: dist, segs: segs}, true
 }
 
@@ -886,7 +892,11 @@ func (sc *Scenario) eachSpec(seed uint64, vis []int, fn func(vi int, point []int
 				}
 				spec, err := sc.trialSpec(vi, point, draws[k])
 				if err != nil {
-					return fmt.Errorf("trial %s: %w", describeTrial(sc.Variants[vi].Name, len(sc.Variants) > 1, params), err)
+					trial := describeTrial(sc.Variants[vi].Name, len(sc.Variants) > 1, params)
+					if e := sc.atRandomAxis(err, trial); e != nil {
+						return e
+					}
+					return fmt.Errorf("trial %s: %w", trial, err)
 				}
 				fn(vi, point, k, params, spec)
 			}
@@ -894,6 +904,32 @@ func (sc *Scenario) eachSpec(seed uint64, vis []int, fn func(vi int, point []int
 	}
 	return nil
 }
+
+// atRandomAxis places the problem err of a trial's spec at the random
+// axis that sets its field, or returns nil when no random axis does. A
+// draw outside the field's range is the distribution's doing, and which
+// draw leaves it depends on the seed, so the error must say where the
+// distribution is written whatever the seed that found it.
+func (sc *Scenario) atRandomAxis(err error, trial string) *Error {
+	var pe problemError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	for j, ax := range sc.Sweep.Random {
+		if j < len(sc.randomAt) && related(pe.path, ax.Path) {
+			e := *sc.randomAt[j]
+			e.Path = pe.path
+			e.Msg = fmt.Sprintf("%s (a draw of this random axis, in trial %s; give a distribution whose values the field allows)", pe.msg, trial)
+			return &e
+		}
+	}
+	return nil
+}
+
+// problemError is the first problem of a trial's spec, as an error.
+type problemError problem
+
+func (e problemError) Error() string { return e.path + ": " + e.msg }
 
 func describeTrial(variant string, named bool, params []Param) string {
 	parts := make([]string, 0, len(params)+1)
@@ -941,7 +977,7 @@ func (sc *Scenario) trialSpec(vi int, point []int, draws []reflect.Value) (Spec,
 		probs = kindZeroProblems(&spec, sc.kindWritten[vi])
 	}
 	if len(probs) > 0 {
-		return Spec{}, fmt.Errorf("%s: %s", probs[0].path, probs[0].msg)
+		return Spec{}, problemError(probs[0])
 	}
 	locateSpec(scenarioDir(sc.Source), &spec)
 	return spec, nil

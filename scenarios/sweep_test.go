@@ -132,7 +132,7 @@ func TestSweepParseErrors(t *testing.T) {
 			[]string{`s.yaml:18:5: sweep.grid: reward.task: variant "a" sets reward.task, which would replace every swept value`}},
 		// Random draws out of range are reported with the trial's values.
 		{"sweep:\n  command: run\n  grid:\n    reward.task: [0, 1]\n  random:\n    collective.agents: uniform(0, 0.4)\n  samples: 1\n", nil,
-			[]string{"s.yaml:12:1: sweep: trial reward.task=0, collective.agents=0: collective.agents: 0 is out of range (at least 1)"}},
+			[]string{"s.yaml:17:24: collective.agents: 0 is out of range (at least 1) (a draw of this random axis, in trial reward.task=0, collective.agents=0;"}},
 		// Problems of a --set sweep name the flag.
 		{"", []string{"sweep={command: run, grid: {collective.agents: [0]}}"},
 			[]string{"--set sweep={command: run, grid: {collective.agents: [0]}}: collective.agents: 0 is out of range"}},
@@ -361,5 +361,41 @@ func TestSweepRandomConversions(t *testing.T) {
 		assert.True(t, c.Spawn >= sim.Minute && c.Spawn <= 2*sim.Minute, "durations in seconds: %v", c.Spawn)
 		assert.Equal(t, c.Spawn.String(), tr.Params[1].Value)
 		assert.False(t, strings.Contains(tr.Variant.Spec.Task.Coupling.String(), "("), "a constant distribution")
+	}
+}
+
+// TestSweepRandomDrawOutOfRange: a random axis whose draws can leave the
+// field's range is refused at the axis, with the file, line and field,
+// whether the draw that leaves it is one of the scenario's seed (when the
+// file loads) or of another seed (when a sweep with --seed makes its
+// trials).
+func TestSweepRandomDrawOutOfRange(t *testing.T) {
+	sweep := func(samples int) string {
+		return fmt.Sprintf("sweep:\n  command: run\n  random:\n    collective.check.accuracy: uniform(0.5, 1.5)\n  samples: %d\n", samples)
+	}
+	tests := []struct {
+		name    string
+		samples int
+		seed    uint64 // of the trials; 0 for the load's own check
+	}{
+		{"at load", 20, 0},
+		{"with another seed", 2, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Seed 0's two draws are in range; seed 5's are not.
+			sc, err := parseSweep(t, sweep(tt.samples), "seed=0")
+			if tt.seed != 0 {
+				require.NoError(t, err, "the scenario's own draws are in range")
+				_, err = sc.Trials(tt.seed, "")
+			}
+			var e *scenarios.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, "s.yaml", e.Source)
+			assert.Equal(t, 15, e.Line, "the line of the random axis")
+			assert.Equal(t, "collective.check.accuracy", e.Path)
+			assert.Contains(t, e.Msg, "is out of range [0, 1]")
+			assert.Contains(t, e.Msg, "a draw of this random axis")
+		})
 	}
 }

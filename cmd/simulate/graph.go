@@ -86,9 +86,10 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 		title = args[0]
 	} else {
 		var ep *episode
-		ep, err = o.draw.load(s, args[0], nil)
+		// Checked before loading, as run does.
+		err = refuseUnread(o.draw.sets, scenarios.GraphCommand, false)
 		if err == nil {
-			err = refuseUnread(o.draw.sets, scenarios.GraphCommand, false)
+			ep, err = o.draw.load(s, args[0], nil)
 		}
 		if ep != nil {
 			g = ep.graph

@@ -336,6 +336,11 @@ func TestSetOfAnUnreadSection(t *testing.T) {
 		{[]string{"run", "exp-communication", "--set", "sweep.seeds=2"}, "simulate run: --set sweep.seeds=2: only simulate sweep reads the sweep section; remove it"},
 		{[]string{"train", testScenario, "--set", "policy.organization=sequential"}, "simulate train: --set policy.organization=sequential: training never reads the policy section"},
 		{[]string{"train", "pressure-sweep", "--set", "sweep.seeds=2"}, "simulate train: --set sweep.seeds=2: only simulate sweep reads the sweep section"},
+		// A scenario without a sweep section: the section is unread, not
+		// incomplete (not "sweep.command: missing").
+		{[]string{"run", testScenario, "--set", "sweep.seeds=2"}, "simulate run: --set sweep.seeds=2: only simulate sweep reads the sweep section; remove it"},
+		{[]string{"train", testScenario, "--set", "sweep.seeds=2"}, "simulate train: --set sweep.seeds=2: only simulate sweep reads the sweep section; remove it"},
+		{[]string{"trace", testScenario, "--set", "sweep.seeds=2"}, "simulate trace: --set sweep.seeds=2: only simulate sweep reads the sweep section; remove it"},
 		{[]string{"sweep", "exp-communication", "--set", "train.lr=0.2"}, "simulate sweep: --set train.lr=0.2: an evaluation never trains"},
 		{[]string{"sweep", "pressure-sweep", "--set", "policy.organization=team"}, "simulate sweep: --set policy.organization=team: training never reads the policy section"},
 		{[]string{"train", testScenario, "--set", "episodes=50"}, "simulate train: --set episodes=50: training never reads episodes"},

@@ -140,11 +140,14 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err := o.check(stand{"--episodes", "episodes", o.episodes > 0}, o.policy.stand()); err != nil {
 		return err
 	}
-	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
-	if err != nil {
+	// Checked before loading: a section the command never reads is the
+	// problem, whatever the scenario makes of the value (a sweep.* given
+	// to a scenario without a sweep is not an incomplete sweep).
+	if err := refuseUnread(o.sets, scenarios.SweepRun, false); err != nil {
 		return err
 	}
-	if err := refuseUnread(o.sets, scenarios.SweepRun, false); err != nil {
+	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
+	if err != nil {
 		return err
 	}
 	if err := sc.RunInert(); err != nil {

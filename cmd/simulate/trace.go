@@ -86,11 +86,14 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := refuseReplaced(o.draw.sets, o.policy.stand()); err != nil {
 		return err
 	}
-	ep, err := o.draw.load(s, args[0], o.policy.sets())
-	if err != nil {
+	// Checked before loading: a section the command never reads is the
+	// problem, whatever the scenario makes of the value (a sweep.* given
+	// to a scenario without a sweep is not an incomplete sweep).
+	if err := refuseUnread(o.draw.sets, scenarios.TraceCommand, false); err != nil {
 		return err
 	}
-	if err := refuseUnread(o.draw.sets, scenarios.TraceCommand, false); err != nil {
+	ep, err := o.draw.load(s, args[0], o.policy.sets())
+	if err != nil {
 		return err
 	}
 	if err := ep.sc.RunInert(); err != nil {

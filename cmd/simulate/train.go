@@ -172,11 +172,14 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.smooth > 1 && !o.charts {
 		return usagef("--smooth %d with --charts=false: it smooths only the charts, which are not drawn", o.smooth)
 	}
-	sc, err := loadScenario(s, args[0], o.sets)
-	if err != nil {
+	// Checked before loading: a section the command never reads is the
+	// problem, whatever the scenario makes of the value (a sweep.* given
+	// to a scenario without a sweep is not an incomplete sweep).
+	if err := refuseUnread(o.sets, scenarios.SweepTrain, false); err != nil {
 		return err
 	}
-	if err := refuseUnread(o.sets, scenarios.SweepTrain, false); err != nil {
+	sc, err := loadScenario(s, args[0], o.sets)
+	if err != nil {
 		return err
 	}
 	workers := o.workerCount()

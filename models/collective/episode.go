@@ -448,6 +448,12 @@ func (ep *episode) judgeExisting() bool {
 }
 
 func (ep *episode) fail(err error) {
+	if errors.Is(err, sim.ErrNegativeDelay) {
+		// The costs are computed in int64 nanoseconds, and one too large
+		// for them wraps around to a negative delay: say which values
+		// make one, since the engine cannot.
+		err = fmt.Errorf("collective: a duration went beyond the virtual clock's range (about 292 years), so some cost is too large: lower the token counts (calls.system_prompt, comm.message_tokens, task.output_tokens), the per-token times, check.cost or the work, or raise speed (%w)", err)
+	}
 	if ep.err == nil {
 		ep.err = err
 		ep.env.Stop()

@@ -76,6 +76,12 @@ func (c *Config) validateInference(bad func(field, format string, args ...any)) 
 				bad("api."+r.name, "%d is out of range (0 for no limit, or 1 to %d per minute)", r.v, MaxRate)
 			}
 		}
+		// Every call's prompt starts with the system prompt, so a bucket
+		// smaller than it could never admit a call: every episode would
+		// end in an error, which validation can tell beforehand.
+		if a.TPM > 0 && a.TPM < int64(c.Calls.SystemPrompt) {
+			bad("api.tpm", "%d is below the %d tokens of calls.system_prompt that start every call, so no call could ever be admitted (0 for no limit, or a minute's tokens of several calls)", a.TPM, c.Calls.SystemPrompt)
+		}
 		if a.Concurrency < 0 {
 			bad("api.concurrency", "%d is negative (0 for no limit, or more calls in flight)", a.Concurrency)
 		}

@@ -315,6 +315,10 @@ func TestInferenceConfigErrors(t *testing.T) {
 		{"negative concurrency", func(c *collective.Config) { c.API = serving.API{Concurrency: -1, OutputRate: 1} }, []string{"api.concurrency"}},
 		{"prompt_token unused", func(c *collective.Config) { c.API = serving.API{OutputRate: 1}; c.Calls.PromptToken = 1 }, []string{"calls.prompt_token", "not used"}},
 		{"negative pool", func(c *collective.Config) { c.Tools.Pool = -1 }, []string{"tools.pool"}},
+		// Every call's prompt starts with the system prompt, so a smaller
+		// bucket could admit none: every episode would end in an error.
+		{"tpm below the system prompt", func(c *collective.Config) { c.API = serving.API{TPM: 100, OutputRate: 80} },
+			[]string{"api.tpm: 100 is below the 500 tokens of calls.system_prompt"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,9 +336,10 @@ func TestInferenceConfigErrors(t *testing.T) {
 	cfg.Tools.Pool = 2
 	_, err := collective.Run(draw(t, families[0], 1), cfg, org(t, "split"), sim.NewStreams(1), collective.Options{})
 	require.ErrorContains(t, err, "tools.pool")
-	// A call larger than the token bucket can ever hold.
+	// A call larger than the token bucket can ever hold: the system
+	// prompt fits, but not with a call's output.
 	cfg = collective.Defaults()
-	cfg.API = serving.API{TPM: 100, OutputRate: 80}
+	cfg.API = serving.API{TPM: 1000, OutputRate: 80}
 	_, err = collective.Run(draw(t, families[0], 1), cfg, org(t, "split"), sim.NewStreams(1), collective.Options{})
 	require.ErrorContains(t, err, "api.tpm")
 }
@@ -580,5 +585,30 @@ func TestToolPoolByHand(t *testing.T) {
 		assert.Equal(t, tc.finish, res.Finish, "%+v", tc)
 		assert.Equal(t, tc.wait, res.ToolWait, "%+v", tc)
 		assert.Equal(t, tc.w, res.ToolCalls, "%+v", tc)
+	}
+}
+
+// TestCostBeyondTheClock: a cost so large that a duration leaves the
+// virtual clock's range (about 292 years) ends the episode with an error
+// that says so and names what to lower, not with the engine's bare
+// "negative delay" of the wrapped duration.
+func TestCostBeyondTheClock(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*collective.Config)
+	}{
+		{"a huge system prompt", func(c *collective.Config) { c.Calls.SystemPrompt = 1e18 }},
+		{"a huge check", func(c *collective.Config) { c.Check.Cost = 1e300 }},
+		{"a tiny speed", func(c *collective.Config) { c.Speed = 1e-300 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := collective.Defaults()
+			tt.edit(&cfg)
+			_, err := collective.Run(draw(t, families[0], 1), cfg, org(t, "team"), sim.NewStreams(1), collective.Options{})
+			require.Error(t, err)
+			assert.ErrorIs(t, err, sim.ErrNegativeDelay)
+			assert.ErrorContains(t, err, "beyond the virtual clock's range")
+		})
 	}
 }

@@ -71,6 +71,12 @@ const (
 	PerRollout  LossNorm = "rollout"
 )
 
+// MaxRollouts bounds batch × group, the rollouts of one iteration, which
+// are all held until the update: as many as the episodes of a run
+// (scenarios' maximum), so that the count and the memory estimates made
+// from it stay within an int.
+const MaxRollouts = 1_000_000_000
+
 // Validate reports the first out-of-range hyperparameter.
 func (c *Config) Validate() error {
 	if c.Iterations < 1 {
@@ -81,6 +87,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Group < 1 {
 		return fmt.Errorf("group: %d is out of range (at least 1)", c.Group)
+	}
+	// Divided rather than multiplied: the product of two large values
+	// wraps around (2^32 × 2^32 is 0) and would pass every bound after.
+	if c.Batch > MaxRollouts/c.Group {
+		return fmt.Errorf("batch: %d with group %d is out of range (batch × group, the rollouts of an iteration, at most %d)", c.Batch, c.Group, MaxRollouts)
 	}
 	if c.Policy != "linear" && c.Policy != "mlp" {
 		return fmt.Errorf("policy: %q is not allowed (allowed: linear, mlp)", c.Policy)

@@ -364,6 +364,10 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Iterations = 0 }, "iterations: 0 is out of range"},
 		{func(c *Config) { c.Batch = 0 }, "batch: 0"},
 		{func(c *Config) { c.Group = 0 }, "group: 0"},
+		// The product would overflow an int (2^32 × 2^32 wraps to 0) and
+		// slip past every bound computed from it.
+		{func(c *Config) { c.Batch, c.Group = 1<<32, 1<<32 }, "batch: 4294967296 with group 4294967296 is out of range (batch × group, the rollouts of an iteration, at most 1000000000)"},
+		{func(c *Config) { c.Batch, c.Group = 1_000_000_001, 1 }, "batch: 1000000001 with group 1 is out of range"},
 		{func(c *Config) { c.Policy = "transformer" }, `policy: "transformer" is not allowed`},
 		{func(c *Config) { c.Policy, c.Hidden = "mlp", 0 }, "hidden: 0"},
 		{func(c *Config) { c.Advantage = "gae" }, `advantage: "gae" is not allowed`},

@@ -77,6 +77,23 @@ func Load(path string) (*Graph, error) {
 	return rg.build(path)
 }
 
+// LoadGivingWork is Load for a family that draws no work (its work field,
+// named by field, is not given): it also refuses a node that gives no work
+// itself, whose subtask would take no time, so that every episode on the
+// graph would end at once.
+func LoadGivingWork(path, field string) (*Graph, error) {
+	rg, err := loadRaw(path)
+	if err != nil {
+		return nil, err
+	}
+	for v, set := range rg.set {
+		if set&hasWork == 0 {
+			return nil, fmt.Errorf("%s: node %q gives no work, and %s is not given, so its subtask would take no time (give the node a work attribute, or %s)", path, rg.nodes[v].Name, field, field)
+		}
+	}
+	return rg.build(path)
+}
+
 // Extensions Load accepts, for messages.
 const loadExts = ".dot, .gv, .json"
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 
@@ -100,6 +101,7 @@ type wfTask struct {
 
 type wfReader struct {
 	name  string
+	src   []byte           // the file, to place a task's errors
 	files map[string]int32 // file id -> index; lookups only
 	sizes []float64        // bytes, by file index
 }
@@ -113,7 +115,7 @@ func readWfFormat(r io.Reader, name string) (*rawGraph, error) {
 	if err := json.Unmarshal(src, &doc); err != nil {
 		return nil, jsonError(name, src, err)
 	}
-	rd := &wfReader{name: name, files: make(map[string]int32)}
+	rd := &wfReader{name: name, src: src, files: make(map[string]int32)}
 	var tasks []wfTask
 	switch {
 	case doc.Workflow == nil:
@@ -184,7 +186,28 @@ func lineCol(src []byte, offset int64) (int, int) {
 }
 
 func (rd *wfReader) errf(task, field, format string, args ...any) error {
-	return fmt.Errorf("%s: task %q: %s: %s", rd.name, task, field, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s%s: task %q: %s: %s", rd.name, rd.taskAt(task), task, field, fmt.Sprintf(format, args...))
+}
+
+// taskAt returns ":line:col" of the first "id" or "name" key whose value
+// is task, the task's own in the files WfCommons writes (the
+// specification's tasks come before the execution's), or "" where the
+// file spells the id otherwise (with escapes the decoder undid).
+func (rd *wfReader) taskAt(task string) string {
+	quoted, err := json.Marshal(task)
+	if err != nil || rd.src == nil {
+		return ""
+	}
+	re, err := regexp.Compile(`"(?:id|name)"\s*:\s*` + regexp.QuoteMeta(string(quoted)))
+	if err != nil {
+		return ""
+	}
+	loc := re.FindIndex(rd.src)
+	if loc == nil {
+		return ""
+	}
+	line, col := lineCol(rd.src, int64(loc[0]))
+	return fmt.Sprintf(":%d:%d", line, col)
 }
 
 // addFile registers a file and its size; field names the place for errors.
