@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -105,19 +106,41 @@ func TestRangeAndTypeErrorsTogether(t *testing.T) {
 	assert.NotContains(t, msg, "collective.agents: 0")
 }
 
+// schema is the JSON Schema of scenario files as the tests read it: the
+// top level's properties and each definition's, by name.
+type schema struct {
+	Properties map[string]map[string]any `json:"properties"`
+	Defs       map[string]struct {
+		Properties map[string]map[string]any `json:"properties"`
+	} `json:"$defs"`
+}
+
+func readSchema(t *testing.T) schema {
+	t.Helper()
+	b, err := scenarios.JSONSchema()
+	require.NoError(t, err)
+	var s schema
+	require.NoError(t, json.Unmarshal(b, &s))
+	return s
+}
+
+// pattern returns the pattern of the first alternative (anyOf) of the
+// property field of definition def: a distribution's or a duration's
+// string form.
+func (s schema) pattern(t *testing.T, def, field string) *regexp.Regexp {
+	t.Helper()
+	alts, _ := s.Defs[def].Properties[field]["anyOf"].([]any)
+	require.NotEmpty(t, alts, "schema has %s.%s with alternatives", def, field)
+	p, _ := alts[0].(map[string]any)["pattern"].(string)
+	require.NotEmpty(t, p, "%s.%s's first alternative has a pattern", def, field)
+	return regexp.MustCompile(p)
+}
+
 // TestRangesInSchema checks each range twice: the loader refuses a value
 // just outside it (from --set, as from a file), and the JSON Schema has a
 // bound that the same value breaks.
 func TestRangesInSchema(t *testing.T) {
-	b, err := scenarios.JSONSchema()
-	require.NoError(t, err)
-	var s struct {
-		Properties map[string]map[string]any `json:"properties"`
-		Defs       map[string]struct {
-			Properties map[string]map[string]any `json:"properties"`
-		} `json:"$defs"`
-	}
-	require.NoError(t, json.Unmarshal(b, &s))
+	s := readSchema(t)
 	tests := []struct {
 		set, def, field string
 		bad             float64
@@ -201,14 +224,7 @@ func TestRangesInSchema(t *testing.T) {
 // field are the ones the loader reads: an editor must neither flag a value
 // the loader takes (replay.pairing: rank) nor pass one it refuses.
 func TestNamesInSchema(t *testing.T) {
-	b, err := scenarios.JSONSchema()
-	require.NoError(t, err)
-	var s struct {
-		Defs map[string]struct {
-			Properties map[string]map[string]any `json:"properties"`
-		} `json:"$defs"`
-	}
-	require.NoError(t, json.Unmarshal(b, &s))
+	s := readSchema(t)
 	tests := []struct {
 		set, def, field string
 		names           []string

@@ -574,25 +574,12 @@ func TestJSONSchema(t *testing.T) {
 // the loader's: an editor must not flag poisson(2), the documented value
 // of task.tool_calls.
 func TestJSONSchemaTakesEveryDistribution(t *testing.T) {
-	b, err := scenarios.JSONSchema()
-	require.NoError(t, err)
-	var s struct {
-		Defs map[string]struct {
-			Properties map[string]struct {
-				AnyOf []struct {
-					Pattern string `json:"pattern"`
-				} `json:"anyOf"`
-				Description string `json:"description"`
-			} `json:"properties"`
-		} `json:"$defs"`
-	}
-	require.NoError(t, json.Unmarshal(b, &s))
-	toolCalls := s.Defs["TaskFamily"].Properties["tool_calls"]
-	require.NotEmpty(t, toolCalls.AnyOf)
-	pattern := regexp.MustCompile(toolCalls.AnyOf[0].Pattern)
+	s := readSchema(t)
+	pattern := s.pattern(t, "TaskFamily", "tool_calls")
+	description, _ := s.Defs["TaskFamily"].Properties["tool_calls"]["description"].(string)
 	for _, name := range sim.DistNames() {
 		assert.Regexp(t, pattern, name+"(2)", "the pattern takes %s", name)
-		assert.Contains(t, toolCalls.Description, name+"(", "the description names %s", name)
+		assert.Contains(t, description, name+"(", "the description names %s", name)
 	}
 	assert.NotRegexp(t, pattern, "poison(2)")
 }
@@ -724,18 +711,7 @@ func TestHostileInput(t *testing.T) {
 // sign before the value (an editor must not pass -1s), while exponents
 // such as 1e-3 stay allowed.
 func TestJSONSchemaRefusesNegativeDurations(t *testing.T) {
-	b, err := scenarios.JSONSchema()
-	require.NoError(t, err)
-	var s struct {
-		Defs map[string]struct {
-			Properties map[string]struct {
-				AnyOf []struct {
-					Pattern string `json:"pattern"`
-				} `json:"anyOf"`
-			} `json:"properties"`
-		} `json:"$defs"`
-	}
-	require.NoError(t, json.Unmarshal(b, &s))
+	s := readSchema(t)
 	tests := []struct {
 		set, def, field, bad, good string
 	}{
@@ -749,9 +725,7 @@ func TestJSONSchemaRefusesNegativeDurations(t *testing.T) {
 		t.Run(tt.set, func(t *testing.T) {
 			_, err := scenarios.Load("tiny", []string{tt.set + "=" + tt.bad})
 			assert.ErrorContains(t, err, tt.set, "the loader refuses %s", tt.bad)
-			alts := s.Defs[tt.def].Properties[tt.field].AnyOf
-			require.NotEmpty(t, alts, "schema has %s.%s", tt.def, tt.field)
-			pattern := regexp.MustCompile(alts[0].Pattern)
+			pattern := s.pattern(t, tt.def, tt.field)
 			assert.NotRegexp(t, pattern, tt.bad)
 			assert.Regexp(t, pattern, tt.good)
 		})
