@@ -91,7 +91,17 @@ type Report struct {
 	// parents lead back to them (a broken file), placed under the
 	// invoke_agent span that contains them in time.
 	NoEnd, EndsEarly, NoEndRuns, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
+	// Early counts runs whose root span starts before 2000 (earlyRun) in
+	// Unix time. They are read as any other, but integer times in
+	// microseconds or milliseconds read as nanoseconds land there, with
+	// every duration 1,000 or 1,000,000 times too short, and nothing else
+	// would show it.
+	Early int
 }
+
+// earlyRun is 2000-01-01 in Unix nanoseconds: recorded runs start after
+// it, and times in microseconds or milliseconds up to 2262 fall before.
+const earlyRun = int64(946_684_800) * 1e9
 
 // String writes the report as one line per count.
 func (r Report) String() string {
@@ -113,6 +123,7 @@ func (r Report) String() string {
 		{r.Outside, "GenAI spans outside any invoke_agent span (left out)"},
 		{r.NoRoot, "traces without an invoke_agent span (left out)"},
 		{r.Adopted, "spans whose parent is not in the file (placed under the invoke_agent span containing them in time)"},
+		{r.Early, "runs starting before 2000 (kept; are their times Unix nanoseconds? microseconds or milliseconds read as nanoseconds make every duration 1,000 or 1,000,000 times too short)"},
 	} {
 		if c.n > 0 {
 			fmt.Fprintf(&b, "%d %s\n", c.n, c.what)
@@ -327,6 +338,9 @@ func (t *Traces) Add(name string, spans []otel.Span) {
 				t.noEnd(r.root)
 				t.Report.NoEndRuns++
 				continue
+			}
+			if r.root.Start < earlyRun {
+				t.Report.Early++
 			}
 			runs = append(runs, r)
 		}

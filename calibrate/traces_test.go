@@ -686,3 +686,45 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 		next++
 	}
 }
+
+// TestEarlyRunsNoted requires runs whose root starts before 2000 in Unix
+// time to be counted and reported: the Python SDK's integer times are
+// Unix nanoseconds, and a file written in microseconds or milliseconds
+// reads without an error as runs 1,000 or 1,000,000 times too short
+// (a recorded 1.7 s run of any-agent, in microseconds, fitted as 1.7 ms).
+func TestEarlyRunsNoted(t *testing.T) {
+	const start = 1752494931817961000 // 2025-07-14, in nanoseconds
+	for _, tc := range []struct {
+		name       string
+		start, end string
+		early      bool
+	}{
+		{"nanoseconds", fmt.Sprint(start), fmt.Sprint(start + 1_695_525_000), false},
+		{"microseconds", fmt.Sprint(start / 1_000), fmt.Sprint((start + 1_695_525_000) / 1_000), true},
+		{"milliseconds", fmt.Sprint(start / 1_000_000), fmt.Sprint((start + 1_695_525_000) / 1_000_000), true},
+		{"RFC 3339", `"2025-07-14T12:08:51.817961Z"`, `"2025-07-14T12:08:53.513486Z"`, false},
+		{"at the epoch", "0", "1695525000", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trace := `{"spans": [
+ {"name": "invoke_agent [a]", "parent": null, "context": {"trace_id": 1, "span_id": 1},
+  "start_time": ` + tc.start + `, "end_time": ` + tc.end + `, "attributes": {"gen_ai.operation.name": "invoke_agent"}}]}`
+			path := filepath.Join(t.TempDir(), "t.json")
+			require.NoError(t, os.WriteFile(path, []byte(trace), 0o644))
+			tr, err := calibrate.Load([]string{path})
+			require.NoError(t, err)
+			require.Len(t, tr.Runs, 1)
+			if tc.early {
+				assert.Contains(t, tr.Report.String(), "1 runs starting before 2000")
+				assert.Contains(t, tr.Report.String(), "Unix nanoseconds")
+			} else {
+				assert.NotContains(t, tr.Report.String(), "before 2000")
+			}
+		})
+	}
+	t.Run("recorded runs", func(t *testing.T) {
+		tr, err := calibrate.Load([]string{sharedTraces(t)})
+		require.NoError(t, err)
+		assert.NotContains(t, tr.Report.String(), "before 2000")
+	})
+}
