@@ -91,6 +91,10 @@ type Report struct {
 	// parents lead back to them (a broken file), placed under the
 	// invoke_agent span that contains them in time.
 	NoEnd, EndsEarly, NoEndRuns, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
+	// OpenInference counts the NotGenAI spans that carry
+	// openinference.span.kind: traces under OpenInference's conventions,
+	// which name the same calls differently and are not read.
+	OpenInference int
 	// Early counts runs whose root span starts before 2000 (earlyRun) in
 	// Unix time. They are read as any other, but integer times in
 	// microseconds or milliseconds read as nanoseconds land there, with
@@ -118,7 +122,7 @@ func (r Report) String() string {
 		{r.EndsEarly, "spans ending before they start (left out)"},
 		{r.NoEndRuns, "runs whose root span has no end time or ends before it starts (left out, with their spans)"},
 		{r.NoAttributes, "spans without attributes (left out)"},
-		{r.NotGenAI, "spans without gen_ai.operation.name (left out)"},
+		{r.NotGenAI, "spans without gen_ai.operation.name (left out" + openInference(r.OpenInference) + ")"},
 		{r.NoTokens, "model calls without token counts (kept for latency, left out of the token fit)"},
 		{r.Outside, "GenAI spans outside any invoke_agent span (left out)"},
 		{r.NoRoot, "traces without an invoke_agent span (left out)"},
@@ -130,6 +134,15 @@ func (r Report) String() string {
 		}
 	}
 	return b.String()
+}
+
+// openInference says how many of the spans left out follow OpenInference,
+// so that traces of it are told why they hold no run.
+func openInference(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d of them OpenInference's (openinference.span.kind), whose conventions are not read: export the GenAI semantic conventions", n)
 }
 
 // Traces is everything read from a set of trace files.
@@ -391,6 +404,9 @@ func (t *Traces) tree(spans []*otel.Span) []*runBuild {
 			t.Report.NoAttributes++
 		} else if n.op == "" {
 			t.Report.NotGenAI++
+			if s.String("openinference.span.kind") != "" {
+				t.Report.OpenInference++
+			}
 		}
 		if _, dup := nodes[s.SpanID]; !dup {
 			nodes[s.SpanID] = n
