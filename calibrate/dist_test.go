@@ -133,3 +133,62 @@ func TestUniqueNames(t *testing.T) {
 		}
 	}
 }
+
+// wantRoundedMean is the mean of round(U(lo, hi)), summed over the integers
+// the interval reaches: what a rounded uniform count actually averages.
+func wantRoundedMean(lo, hi float64) float64 {
+	if hi == lo {
+		return math.Round(lo)
+	}
+	m := 0.0
+	for k := math.Round(lo); k <= math.Round(hi); k++ {
+		a, b := math.Max(k-0.5, lo), math.Min(k+0.5, hi)
+		m += k * math.Max(b-a, 0) / (hi - lo)
+	}
+	return m
+}
+
+// TestFitCountKeepsMean requires the rounded uniform's counts to average
+// what the data average, and its reported mean to be the one its counts
+// have. The recorded runs make 3 model calls, 4 in 7 of 66: their variance
+// (0.095) is barely above rounding's 1/12, and a moment fit of the width
+// gave U(2.92, 3.29), which rounds to 3 every time.
+func TestFitCountKeepsMean(t *testing.T) {
+	rep := func(pairs ...int) []int {
+		var ns []int
+		for i := 0; i < len(pairs); i += 2 {
+			for range pairs[i+1] {
+				ns = append(ns, pairs[i])
+			}
+		}
+		return ns
+	}
+	for _, tc := range []struct {
+		name string
+		ns   []int
+		tol  float64 // of the counts' mean against the data's
+	}{
+		{"recorded model calls (3 or 4)", rep(3, 59, 4, 7), 1e-9},
+		{"recorded tool calls (2 or 3)", rep(2, 50, 3, 16), 0.05},
+		{"constant", rep(2, 10), 1e-9},
+		{"two values a step apart, evenly", rep(5, 10, 6, 10), 1e-9},
+		{"a narrow spread", rep(3, 10, 4, 20, 5, 10), 0.05},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := FitCount(tc.ns, 1)
+			require.NoError(t, err)
+			u := c.Fits[1]
+			require.Equal(t, Uniform, u.Family)
+			m, _ := meanSD(func() []float64 {
+				x := make([]float64, len(tc.ns))
+				for i, n := range tc.ns {
+					x[i] = float64(n)
+				}
+				return x
+			}())
+			got := wantRoundedMean(u.Lo, u.Hi)
+			assert.InDelta(t, m, got, tc.tol, "round(U(%g, %g)) averages %g, the data %g", u.Lo, u.Hi, got, m)
+			assert.InDelta(t, got, u.Mean(), 1e-9, "the reported mean is the counts' mean")
+		})
+	}
+}

@@ -91,7 +91,21 @@ type Report struct {
 	// parents lead back to them (a broken file), placed under the
 	// invoke_agent span that contains them in time.
 	NoEnd, EndsEarly, NoEndRuns, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
+	// OpenInference counts the NotGenAI spans that carry
+	// openinference.span.kind: traces under OpenInference's conventions,
+	// which name the same calls differently and are not read.
+	OpenInference int
+	// Early counts runs whose root span starts before 2000 (earlyRun) in
+	// Unix time. They are read as any other, but integer times in
+	// microseconds or milliseconds read as nanoseconds land there, with
+	// every duration 1,000 or 1,000,000 times too short, and nothing else
+	// would show it.
+	Early int
 }
+
+// earlyRun is 2000-01-01 in Unix nanoseconds: recorded runs start after
+// it, and times in microseconds or milliseconds up to 2262 fall before.
+const earlyRun = int64(946_684_800) * 1e9
 
 // String writes the report as one line per count.
 func (r Report) String() string {
@@ -108,17 +122,27 @@ func (r Report) String() string {
 		{r.EndsEarly, "spans ending before they start (left out)"},
 		{r.NoEndRuns, "runs whose root span has no end time or ends before it starts (left out, with their spans)"},
 		{r.NoAttributes, "spans without attributes (left out)"},
-		{r.NotGenAI, "spans without gen_ai.operation.name (left out)"},
+		{r.NotGenAI, "spans without gen_ai.operation.name (left out" + openInference(r.OpenInference) + ")"},
 		{r.NoTokens, "model calls without token counts (kept for latency, left out of the token fit)"},
 		{r.Outside, "GenAI spans outside any invoke_agent span (left out)"},
 		{r.NoRoot, "traces without an invoke_agent span (left out)"},
 		{r.Adopted, "spans whose parent is not in the file (placed under the invoke_agent span containing them in time)"},
+		{r.Early, "runs starting before 2000 (kept; are their times Unix nanoseconds? microseconds or milliseconds read as nanoseconds make every duration 1,000 or 1,000,000 times too short)"},
 	} {
 		if c.n > 0 {
 			fmt.Fprintf(&b, "%d %s\n", c.n, c.what)
 		}
 	}
 	return b.String()
+}
+
+// openInference says how many of the spans left out follow OpenInference,
+// so that traces of it are told why they hold no run.
+func openInference(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d of them OpenInference's (openinference.span.kind), whose conventions are not read: export the GenAI semantic conventions", n)
 }
 
 // Traces is everything read from a set of trace files.
@@ -328,6 +352,9 @@ func (t *Traces) Add(name string, spans []otel.Span) {
 				t.Report.NoEndRuns++
 				continue
 			}
+			if r.root.Start < earlyRun {
+				t.Report.Early++
+			}
 			runs = append(runs, r)
 		}
 	}
@@ -377,6 +404,9 @@ func (t *Traces) tree(spans []*otel.Span) []*runBuild {
 			t.Report.NoAttributes++
 		} else if n.op == "" {
 			t.Report.NotGenAI++
+			if s.String("openinference.span.kind") != "" {
+				t.Report.OpenInference++
+			}
 		}
 		if _, dup := nodes[s.SpanID]; !dup {
 			nodes[s.SpanID] = n

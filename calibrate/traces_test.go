@@ -686,3 +686,88 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 		next++
 	}
 }
+
+// TestEarlyRunsNoted requires runs whose root starts before 2000 in Unix
+// time to be counted and reported: the Python SDK's integer times are
+// Unix nanoseconds, and a file written in microseconds or milliseconds
+// reads without an error as runs 1,000 or 1,000,000 times too short
+// (a recorded 1.7 s run of any-agent, in microseconds, fitted as 1.7 ms).
+func TestEarlyRunsNoted(t *testing.T) {
+	const start = 1752494931817961000 // 2025-07-14, in nanoseconds
+	for _, tc := range []struct {
+		name       string
+		start, end string
+		early      bool
+	}{
+		{"nanoseconds", fmt.Sprint(start), fmt.Sprint(start + 1_695_525_000), false},
+		{"microseconds", fmt.Sprint(start / 1_000), fmt.Sprint((start + 1_695_525_000) / 1_000), true},
+		{"milliseconds", fmt.Sprint(start / 1_000_000), fmt.Sprint((start + 1_695_525_000) / 1_000_000), true},
+		{"RFC 3339", `"2025-07-14T12:08:51.817961Z"`, `"2025-07-14T12:08:53.513486Z"`, false},
+		{"at the epoch", "0", "1695525000", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trace := `{"spans": [
+ {"name": "invoke_agent [a]", "parent": null, "context": {"trace_id": 1, "span_id": 1},
+  "start_time": ` + tc.start + `, "end_time": ` + tc.end + `, "attributes": {"gen_ai.operation.name": "invoke_agent"}}]}`
+			path := filepath.Join(t.TempDir(), "t.json")
+			require.NoError(t, os.WriteFile(path, []byte(trace), 0o644))
+			tr, err := calibrate.Load([]string{path})
+			require.NoError(t, err)
+			require.Len(t, tr.Runs, 1)
+			if tc.early {
+				assert.Contains(t, tr.Report.String(), "1 runs starting before 2000")
+				assert.Contains(t, tr.Report.String(), "Unix nanoseconds")
+			} else {
+				assert.NotContains(t, tr.Report.String(), "before 2000")
+			}
+		})
+	}
+	t.Run("recorded runs", func(t *testing.T) {
+		tr, err := calibrate.Load([]string{sharedTraces(t)})
+		require.NoError(t, err)
+		assert.NotContains(t, tr.Report.String(), "before 2000")
+	})
+}
+
+// TestOpenInferenceNamed requires spans under OpenInference's conventions
+// (openinference.span.kind, no gen_ai.operation.name) to be named as such
+// in the report: the two oldest recorded runs are such traces, and
+// "spans without gen_ai.operation.name" with "no run found" did not say
+// why a trace that plainly holds an agent's calls has none.
+func TestOpenInferenceNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		attrs string
+		want  string // in the report; "" for no mention of OpenInference
+	}{
+		{"OpenInference", `{"openinference.span.kind": "LLM", "llm.system": "openai"}`, "1 of them OpenInference's"},
+		{"other instrumentation", `{"http.method": "GET"}`, ""},
+		{"GenAI", `{"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "openinference.span.kind": "LLM"}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trace := `{"spans": [
+ {"name": "invoke_agent [a]", "parent": null, "context": {"trace_id": 1, "span_id": 1},
+  "start_time": 1760000000000000000, "end_time": 1760000003000000000, "attributes": {"gen_ai.operation.name": "invoke_agent"}},
+ {"name": "call", "parent": {"span_id": 1}, "context": {"trace_id": 1, "span_id": 2},
+  "start_time": 1760000001000000000, "end_time": 1760000002000000000, "attributes": ` + tc.attrs + `}]}`
+			path := filepath.Join(t.TempDir(), "t.json")
+			require.NoError(t, os.WriteFile(path, []byte(trace), 0o644))
+			tr, err := calibrate.Load([]string{path})
+			require.NoError(t, err)
+			if tc.want == "" {
+				assert.NotContains(t, tr.Report.String(), "OpenInference")
+				return
+			}
+			assert.Contains(t, tr.Report.String(), tc.want)
+		})
+	}
+	t.Run("recorded runs", func(t *testing.T) {
+		root := sharedTraces(t)
+		_, err := calibrate.Load([]string{
+			filepath.Join(root, "langchain", "2025-05-20-fa7a2d64.json"),
+			filepath.Join(root, "openai", "2025-05-20-fa7a2d64.json"),
+		})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "33 spans without gen_ai.operation.name (left out; 31 of them OpenInference's", "all but the two any-agent root spans")
+	})
+}
