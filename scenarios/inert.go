@@ -102,6 +102,20 @@ func couplingInert(f *task.Family) string {
 	return ""
 }
 
+// inertCauses holds, for the fields of the inertRules that another field
+// switches off, the fields that do, most telling first: an override of one
+// of them, rather than the last override of the section, is where the
+// problem is placed.
+var inertCauses = map[string][]string{
+	"task.coupling": {"task.shape", "task.kind", "task.width", "task.branching"},
+}
+
+func init() {
+	for _, f := range betweenAgents {
+		inertCauses["collective."+f] = []string{"collective.agents"}
+	}
+}
+
 // betweenAgents are the collective's settings that act only between two
 // agents or more (under collective). Variants and trials compare team sizes
 // under one setting, so a value that a variant with more agents holds
