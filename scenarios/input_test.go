@@ -667,6 +667,8 @@ func TestInertProblemAtItsCause(t *testing.T) {
 			"--set collective.agents=1: collective.comm.topology: given but never used: collective.agents is 1"},
 		{"a flag of a chain before the flags it needs", "", []string{"task.shape=chain", "task.length=3", "task.width=0", "task.stages=0"},
 			`--set task.shape=chain: task.coupling: given but never used: shape "chain"`},
+		{"a variant one part wide", "variants:\n  - {name: a}\n  - {name: b, set: {task.shape: layered, task.width: 1, task.depth: 3, task.stages: 0}}\n", nil,
+			`s.yaml:6:42: variant "b": task.coupling: given but never used: shape "layered" with width 1`},
 		{"a variant's chain", "variants:\n  - {name: a}\n  - {name: b, set: {task.shape: chain, task.length: 3, task.width: 0, task.stages: 0}}\n", nil,
 			`s.yaml:6:21: variant "b": task.coupling: given but never used: shape "chain"`},
 	}
