@@ -2,6 +2,7 @@ package calibrate_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -258,4 +259,12 @@ func TestCallGraph(t *testing.T) {
 	assert.Equal(t, 900*sim.Millisecond, steps[1].Recorded)
 	assert.Equal(t, 200*sim.Millisecond, run.Root.Tail)
 	assert.Equal(t, [2]int64{10, 5}, [2]int64{steps[0].Prompt, steps[0].Output})
+}
+
+// TestReplaySummaryWritesNoNegativeZero: the replay's summary.csv writes
+// its numbers as every table does, a negative zero as 0.
+func TestReplaySummaryWritesNoNegativeZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	_, rows := calibrate.ReplaySummaryRows([]calibrate.ReplayStat{{Load: "l", Metric: "serving_delay", Statistic: "mean", Interval: stats.Interval{Value: negZero, Lo: negZero, Hi: 0.5}, N: 2}})
+	assert.Equal(t, []string{"l", "serving_delay", "mean", "0", "0", "0.5", "2"}, rows[0])
 }

@@ -2,9 +2,12 @@ package calibrate
 
 import (
 	"strconv"
+
+	"github.com/swarmsim/swarmsim/internal/numtext"
 )
 
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// num writes a number of the tables as every table does (numtext).
+var num = numtext.Shortest
 
 // optInt writes n, or "" when it is not known.
 func optInt(n int64, ok bool) string {

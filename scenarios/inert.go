@@ -81,6 +81,13 @@ func init() {
 // layered graph one part wide, or a tree of branching 1, joins one part at
 // a time. A file's graph and a mixture's components are not judged here.
 func couplingInert(f *task.Family) string {
+	why, _ := couplingOff(f)
+	return why
+}
+
+// couplingOff returns couplingInert's reason, and the fields that give
+// it, most telling first (inertCauses).
+func couplingOff(f *task.Family) (why string, causes []string) {
 	shape, what := f.Shape, fmt.Sprintf("shape %q", f.Shape)
 	width, branching := f.Width, f.Branching
 	if p, ok := task.KindPreset(f.Kind); ok {
@@ -88,18 +95,36 @@ func couplingInert(f *task.Family) string {
 		shape, what = p.Shape, fmt.Sprintf("kind %q (shape %q)", f.Kind, p.Shape)
 		width, branching = cmp.Or(width, p.Width), cmp.Or(branching, p.Branching)
 	}
+	shapes := []string{"task.shape", "task.kind"}
 	const none = " has no join of several parts, where a coupling acts"
 	switch {
 	case shape == task.ShapeChain:
-		return what + none
+		return what + none, shapes
 	case shape == task.ShapeNeedle:
-		return what + " joins its tries with any (the first acceptable one settles it), so no parts are reconciled"
+		return what + " joins its tries with any (the first acceptable one settles it), so no parts are reconciled", shapes
 	case (shape == task.ShapeForkJoin || shape == task.ShapeLayered) && width == 1:
-		return what + " with width 1" + none
+		return what + " with width 1" + none, append([]string{"task.width"}, shapes...)
 	case shape == task.ShapeTree && branching == 1:
-		return what + " with branching 1" + none
+		return what + " with branching 1" + none, append([]string{"task.branching"}, shapes...)
 	}
-	return ""
+	return "", nil
+}
+
+// inertCauses returns, for the fields of the inertRules that another
+// field switches off, the fields of s that do, most telling first: an
+// override of one of them, rather than the last override of the section,
+// is where the problem is placed.
+var inertCauses = map[string]func(s *Spec) []string{
+	"task.coupling": func(s *Spec) []string {
+		_, causes := couplingOff(&s.Task)
+		return causes
+	},
+}
+
+func init() {
+	for _, f := range betweenAgents {
+		inertCauses["collective."+f] = func(*Spec) []string { return []string{"collective.agents"} }
+	}
 }
 
 // betweenAgents are the collective's settings that act only between two

@@ -653,6 +653,33 @@ func TestProblemAtClosestOverride(t *testing.T) {
 	}
 }
 
+// TestInertProblemAtItsCause: a value left unused by an override of the
+// field that switches it off is placed at that override, not at the
+// override of the section nearest to it or written last.
+func TestInertProblemAtItsCause(t *testing.T) {
+	const base = "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\ncollective: {agents: 3, comm: {topology: broadcast}}\npolicy: {organization: team}\n"
+	tests := []struct {
+		name, variants string
+		sets           []string
+		want           string
+	}{
+		{"a flag of one agent before another flag", "", []string{"collective.agents=1", "collective.time_limit=3h"},
+			"--set collective.agents=1: collective.comm.topology: given but never used: collective.agents is 1"},
+		{"a flag of a chain before the flags it needs", "", []string{"task.shape=chain", "task.length=3", "task.width=0", "task.stages=0"},
+			`--set task.shape=chain: task.coupling: given but never used: shape "chain"`},
+		{"a variant one part wide", "variants:\n  - {name: a}\n  - {name: b, set: {task.shape: layered, task.width: 1, task.depth: 3, task.stages: 0}}\n", nil,
+			`s.yaml:6:42: variant "b": task.coupling: given but never used: shape "layered" with width 1`},
+		{"a variant's chain", "variants:\n  - {name: a}\n  - {name: b, set: {task.shape: chain, task.length: 3, task.width: 0, task.stages: 0}}\n", nil,
+			`s.yaml:6:21: variant "b": task.coupling: given but never used: shape "chain"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(base+tt.variants), "s.yaml", tt.sets)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
 // TestNameFromAnInvalidFileName: a scenario without a name takes its file's
 // base name; where that is no valid name, the error says so, rather than
 // only that the name is missing.

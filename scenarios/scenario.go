@@ -957,12 +957,18 @@ func (p *parse) place(path, msg string, vs *variantState) *Error {
 	// though collective.speed came later), or else the last one.
 	pr := problem{path, msg}
 	if p.baseProblems != nil && !p.baseProblems[pr] && len(own) > 0 {
+		if o, ok := causeOverride(own, path, vs); ok {
+			return atVariant(o)
+		}
 		if o, ok := closestOverride(own, path); ok {
 			return atVariant(o)
 		}
 		return atVariant(own[len(own)-1])
 	}
 	if p.fileProblems != nil && !p.fileProblems[pr] && len(p.flags) > 0 {
+		if o, ok := causeOverride(p.flags, path, vs); ok {
+			return atFlag(o)
+		}
 		if o, ok := closestOverride(p.flags, path); ok {
 			return atFlag(o)
 		}
@@ -1019,6 +1025,23 @@ func lastOverride(list []override, match func(override) bool) (override, bool) {
 	for i := len(list) - 1; i >= 0; i-- {
 		if match(list[i]) {
 			return list[i], true
+		}
+	}
+	return override{}, false
+}
+
+// causeOverride returns the last override of list that sets a field
+// whose value in vs leaves path unused (inertCauses), trying the causes
+// in their order: --set collective.agents=1 for a comm setting of the
+// file, though a --set of collective.time_limit came later.
+func causeOverride(list []override, path string, vs *variantState) (override, bool) {
+	causes := inertCauses[path]
+	if causes == nil || vs == nil {
+		return override{}, false
+	}
+	for _, c := range causes(&vs.Spec) {
+		if o, ok := lastOverride(list, func(o override) bool { return related(o.path, c) }); ok {
+			return o, true
 		}
 	}
 	return override{}, false
