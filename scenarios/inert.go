@@ -130,16 +130,18 @@ func init() {
 // betweenAgents are the collective's settings that act only between two
 // agents or more (under collective). Variants and trials compare team sizes
 // under one setting, so a value that a variant with more agents holds
-// counts for the variant of one as well (aloneReadBy).
+// counts for the variant of one as well (sharedReadBy).
 var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read", "comm.latency", "comm.bandwidth", "comm.message_tokens", "reconcile.mode", "check.by"}
 
-// aloneReadBy returns, for each variant, the paths of betweenAgents whose
-// value (not the default) some variant with the same value reads: the
-// variant of one agent in a comparison of team sizes.
-func aloneReadBy(variants []variantState) []map[string]bool {
+// sharedReadBy returns, for each variant, the paths of betweenAgents and
+// of task.coupling whose value (not the default) some variant with the
+// same value reads: the variant of one agent in a comparison of team
+// sizes, or the chain in a comparison of shapes under one coupling, as a
+// sweep's trials over collective.agents or task.kind are judged.
+func sharedReadBy(variants []variantState) []map[string]bool {
 	var rules []inertRule
 	for _, r := range inertRules {
-		if slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) {
+		if r.path == "task.coupling" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) {
 			rules = append(rules, r)
 		}
 	}
@@ -540,8 +542,8 @@ func (p *parse) checkTrialsInert(sc *Scenario, variants []variantState) {
 		}
 	})
 	runRead := runReadBy(variants)
-	for i, alone := range aloneReadBy(variants) {
-		maps.Copy(read[i], alone)
+	for i, shared := range sharedReadBy(variants) {
+		maps.Copy(read[i], shared)
 	}
 	for i := range variants {
 		p.checkInert(&variants[i], read[i], runRead[i])

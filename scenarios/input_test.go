@@ -599,7 +599,7 @@ func TestCouplingWithoutJoins(t *testing.T) {
 			`task.coupling: given but never used: kind "sequential" (shape "chain") has no join of several parts`},
 		{"uniform coupling on a chain", "task: {shape: chain, length: 3, work: 5m, coupling: 'uniform(0, 1)'}\n",
 			`task.coupling: given but never used`},
-		{"a variant's chain", "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\nvariants:\n  - {name: a}\n  - {name: b, set: {task.shape: chain, task.width: 0, task.stages: 0, task.length: 3}}\n",
+		{"a variant's chain with a coupling of its own", "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\nvariants:\n  - {name: a}\n  - {name: b, set: {task.shape: chain, task.width: 0, task.stages: 0, task.length: 3, task.coupling: 0.7}}\n",
 			`variant "b": task.coupling: given but never used: shape "chain" has no join`},
 		{"a sweep axis on a chain", "task: {shape: chain, length: 3, work: 5m}\nsweep:\n  command: run\n  grid:\n    task.coupling: [0.2, 0.8]\n",
 			`c.yaml:5:5: sweep.grid: task.coupling: no trial reads it: shape "chain" has no join of several parts`},
@@ -609,6 +609,9 @@ func TestCouplingWithoutJoins(t *testing.T) {
 		{"tree", "task: {shape: tree, branching: 2, depth: 2, work: 5m, coupling: 0.5}\n", ""},
 		{"layered", "task: {shape: layered, width: 3, depth: 2, work: 5m, coupling: 0.5}\n", ""},
 		{"kind decomposable", "task: {kind: decomposable, coupling: 0.5}\n", ""},
+		// Variants that compare shapes under one coupling share it, as a
+		// sweep's trials over task.kind do: the fork-join reads it.
+		{"a variant's chain sharing the coupling", "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\nvariants:\n  - {name: a}\n  - {name: b, set: {task.shape: chain, task.width: 0, task.stages: 0, task.length: 3}}\n", ""},
 		// A sweep over kinds reads the coupling in its decomposable trials.
 		{"a sweep of kinds", "task: {kind: decomposable, coupling: 0.5}\nsweep:\n  command: run\n  grid:\n    task.kind: [decomposable, sequential]\n", ""},
 	}
@@ -658,6 +661,7 @@ func TestProblemAtClosestOverride(t *testing.T) {
 // override of the section nearest to it or written last.
 func TestInertProblemAtItsCause(t *testing.T) {
 	const base = "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\ncollective: {agents: 3, comm: {topology: broadcast}}\npolicy: {organization: team}\n"
+	const noJoins = "variants:\n  - {name: a, set: {task.shape: layered, task.width: 1, task.depth: 3, task.stages: 0}}\n  - {name: b, set: {task.shape: chain, task.length: 3, task.width: 0, task.stages: 0}}\n"
 	tests := []struct {
 		name, variants string
 		sets           []string
@@ -667,9 +671,11 @@ func TestInertProblemAtItsCause(t *testing.T) {
 			"--set collective.agents=1: collective.comm.topology: given but never used: collective.agents is 1"},
 		{"a flag of a chain before the flags it needs", "", []string{"task.shape=chain", "task.length=3", "task.width=0", "task.stages=0"},
 			`--set task.shape=chain: task.coupling: given but never used: shape "chain"`},
-		{"a variant one part wide", "variants:\n  - {name: a}\n  - {name: b, set: {task.shape: layered, task.width: 1, task.depth: 3, task.stages: 0}}\n", nil,
-			`s.yaml:6:42: variant "b": task.coupling: given but never used: shape "layered" with width 1`},
-		{"a variant's chain", "variants:\n  - {name: a}\n  - {name: b, set: {task.shape: chain, task.length: 3, task.width: 0, task.stages: 0}}\n", nil,
+		// No variant reads the file's coupling (a variant that did would
+		// make it count for the others: sharedReadBy).
+		{"a variant one part wide", noJoins, nil,
+			`s.yaml:5:42: variant "a": task.coupling: given but never used: shape "layered" with width 1`},
+		{"a variant's chain", noJoins, nil,
 			`s.yaml:6:21: variant "b": task.coupling: given but never used: shape "chain"`},
 	}
 	for _, tt := range tests {

@@ -346,11 +346,11 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	// are known only once the sweep section is (checkTrialsInert).
 	sweepy := p.hasSweep()
 	runRead := runReadBy(variants)
-	aloneRead := aloneReadBy(variants)
+	sharedRead := sharedReadBy(variants)
 	for i := range variants {
 		p.validate(&variants[i])
 		if !sweepy {
-			p.checkInert(&variants[i], aloneRead[i], runRead[i])
+			p.checkInert(&variants[i], sharedRead[i], runRead[i])
 			for _, pr := range kindZeroProblems(&variants[i].Spec, p.kindWritten(&fl, i, nil)) {
 				p.report(pr.path, pr.msg, &variants[i])
 			}
