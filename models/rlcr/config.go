@@ -155,7 +155,7 @@ func (c *Config) Validate() error {
 	// agent's difference reward less its group mean, are 0 for every
 	// decision, so that only the entropy bonus would move the policy.
 	if c.Group == 1 && c.Advantage == FlatCollective {
-		return fmt.Errorf("group: 1 gives every rollout of the flat-collective advantage an advantage of 0 (R less the mean of its group of one), so that nothing is learned (allowed: a group of at least 2, or an advantage without a group baseline: none, moving-average, ppo-gae)")
+		return fmt.Errorf("group: 1 gives every rollout of the flat-collective advantage an advantage of 0 (R less the mean of its group of one), so that nothing is learned (allowed: a group of at least 2, or an advantage without a group baseline: none, moving-average, ppo-gae, or per-agent with credit_baseline none)")
 	}
 	if c.Group == 1 && c.Advantage == PerAgent && c.CreditBaseline == GroupCredit {
 		return fmt.Errorf("group: 1 gives every agent of the per-agent advantage with credit_baseline group an advantage of 0 (its difference reward less its mean over a group of one), so that nothing is learned (allowed: a group of at least 2, or credit_baseline none)")
