@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/plots"
@@ -92,7 +93,11 @@ func charts(r *rundir.Run) ([]Chart, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := Chart{Name: s.Name, Caption: caption(&s), SVG: svg, Wide: s.Size != "column"}
+		banded, err := drawsBands(r, &s)
+		if err != nil {
+			return nil, err
+		}
+		c := Chart{Name: s.Name, Caption: caption(&s, banded), SVG: svg, Wide: s.Size != "column"}
 		for _, ext := range []string{".csv", ".png", ".pdf"} {
 			if r.Manifest.Has(base + ext) {
 				c.Links = append(c.Links, Link{strings.TrimPrefix(ext, "."), href(base + ext)})
@@ -103,10 +108,36 @@ func charts(r *rundir.Run) ([]Chart, error) {
 	return out, nil
 }
 
+// drawsBands reports whether the line chart s of r draws a band around
+// any of its lines, as its table says: a training of one seed has no
+// seeds to resample, and its caption must not name a band. Other kinds,
+// and a chart whose table the directory lacks, are taken at their
+// index's word.
+func drawsBands(r *rundir.Run, s *plots.Spec) (bool, error) {
+	name := chartsDir + "/" + s.Name + ".csv"
+	if (s.Kind != "lines" && s.Kind != "scaling") || !r.Manifest.Has(name) {
+		return true, nil
+	}
+	t, err := r.Table(name)
+	if err != nil {
+		return false, err
+	}
+	lo, hi := slices.Index(t.Header, "lo"), slices.Index(t.Header, "hi")
+	if lo < 0 || hi < 0 {
+		return false, fmt.Errorf("%s: no lo and hi columns, as a line chart's table has (%s)", t.Path, strings.Join(t.Header, ", "))
+	}
+	for _, row := range t.Rows {
+		if row[lo] != "" || row[hi] != "" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // caption says what a chart shows, from its entry in the index: what is
 // drawn against what, what its lines or bars are and what their
-// intervals are, and its note.
-func caption(s *plots.Spec) string {
+// intervals are (for a line chart, only where banded), and its note.
+func caption(s *plots.Spec, banded bool) string {
 	or := func(v, def string) string {
 		if v == "" {
 			return def
@@ -118,7 +149,11 @@ func caption(s *plots.Spec) string {
 	case "bars":
 		c = fmt.Sprintf("%s by variant: bars the %s, whiskers the %s.", or(s.YLabel, s.Name), or(s.Stat, "mean"), or(s.Interval, "95% CI"))
 	case "lines", "scaling":
-		c = fmt.Sprintf("%s against %s: lines the %s, bands the %s.", or(s.YLabel, s.Name), or(s.XLabel, "x"), or(s.Stat, "mean"), or(s.Interval, "95% CI"))
+		c = fmt.Sprintf("%s against %s: lines the %s", or(s.YLabel, s.Name), or(s.XLabel, "x"), or(s.Stat, "mean"))
+		if banded {
+			c += ", bands the " + or(s.Interval, "95% CI")
+		}
+		c += "."
 	case "timeline":
 		c = fmt.Sprintf("Timeline of %s: each agent's work and messages over %s.", or(s.Title, s.Name), or(s.XLabel, "time"))
 	case "points":

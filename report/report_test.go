@@ -361,8 +361,37 @@ func TestCaption(t *testing.T) {
 		{plots.Spec{Name: "cdf", Note: "steps"}, "Cdf: Steps."},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, caption(&c.spec), "%+v", c.spec)
+		assert.Equal(t, c.want, caption(&c.spec, true), "%+v", c.spec)
 	}
+	// A line chart without bands names none, whatever its index says.
+	lines := plots.Spec{Name: "c", Kind: "lines", YLabel: "reward", XLabel: "iteration", Stat: "IQM, 1 seed", Interval: "95% bootstrap CI"}
+	assert.Equal(t, "Reward against iteration: lines the IQM, 1 seed.", caption(&lines, false))
+	bars := plots.Spec{Name: "finish_time", Kind: "bars"}
+	assert.Equal(t, "finish_time by variant: bars the mean, whiskers the 95% CI.", caption(&bars, false), "bars say their whiskers")
+}
+
+// TestCaptionReadsBands: whether a line chart's caption names a band is
+// read from the chart's table, where a one-seed training writes none.
+func TestCaptionReadsBands(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg"></svg>`
+	index := `[{"name": "one", "kind": "lines", "xlabel": "iteration", "ylabel": "reward", "stat": "IQM, 1 seed", "interval": "95% bootstrap CI"},
+		{"name": "two", "kind": "scaling", "xlabel": "agents", "ylabel": "reward", "stat": "IQM, 2 seeds", "interval": "95% bootstrap CI"},
+		{"name": "untabled", "kind": "lines", "xlabel": "iteration", "ylabel": "reward"}]`
+	p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{
+		"charts/charts.json": index,
+		"charts/one.svg":     svg, "charts/one.csv": "series,x,y,lo,hi\na,0,1,,\nb,0,2,,\n",
+		"charts/two.svg": svg, "charts/two.csv": "series,x,y,lo,hi\na,1,1,,\nb,1,2,1.5,2.5\n",
+		"charts/untabled.svg": svg,
+	}))
+	require.NoError(t, err)
+	require.Len(t, p.Charts, 3)
+	assert.Equal(t, "Reward against iteration: lines the IQM, 1 seed.", p.Charts[0].Caption)
+	assert.Equal(t, "Reward against agents: lines the IQM, 2 seeds, bands the 95% bootstrap CI.", p.Charts[1].Caption)
+	assert.Equal(t, "Reward against iteration: lines the mean, bands the 95% CI.", p.Charts[2].Caption, "without a table, as the index says")
+
+	_, err = Build(writeDir(t, rundir.KindTrain, map[string]string{
+		"charts/charts.json": `[{"name": "one", "kind": "lines"}]`, "charts/one.svg": svg, "charts/one.csv": "series,x,y\na,0,1\n"}))
+	assert.ErrorContains(t, err, "no lo and hi columns")
 }
 
 // TestFacts: counts the manifest does not hold are not shown as 0.
