@@ -367,7 +367,17 @@ func TestServeFraming(t *testing.T) {
 		{"no shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4"}}}, i4(0, 0, 0, 0)), "arrays[0].shape: missing (want a list of dimensions, [] for a scalar)"},
 		{"null shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": nil}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got null)"},
 		{"shape not a list", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": 2}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got 2)"},
-		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `dtype "" (allowed: u1, i4, f4, f8)`},
+		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: "actions" has dtype "" (allowed: u1, i4, f4, f8)`},
+		// The entry at fault is named as the client wrote it, not by Go's types.
+		{"dtype of the second array", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "a", Dtype: "u1", Shape: []int{1}}, {Name: "b", Dtype: "c8", Shape: []int{1}}}}), `arrays[1].dtype: "b" has dtype "c8"`},
+		{"shape of the second array", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "a", Dtype: "u1", Shape: []int{1}}, {Name: "b", Dtype: "u1", Shape: []int{2, -1}}}}), `arrays[1].shape: "b" has shape [2 -1]`},
+		{"fractional dimension", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": []any{1.5}}}}), "arrays[0].shape[0]: want an integer from 0 (got 1.5)"},
+		{"dimension as text", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": []any{2, "2"}}}}), `arrays[0].shape[1]: want an integer from 0 (got "2")`},
+		{"dtype not a string", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": 4, "shape": []int{2}}}}), "arrays[0].dtype: want a string (got 4)"},
+		{"name not a string", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": nil, "dtype": "i4", "shape": []int{2}}, map[string]any{"name": 7, "dtype": "i4", "shape": []int{2}}}}), "arrays[1].name: want a string (got 7)"},
+		{"entry not an object", frame(t, map[string]any{"op": "step", "arrays": []any{5}}), "arrays[0]: want an object {name, dtype, shape} (got 5)"},
+		{"null entry", frame(t, map[string]any{"op": "step", "arrays": []any{nil}}), "arrays[0]: want an object {name, dtype, shape} (got null)"},
+		{"arrays not a list", frame(t, map[string]any{"op": "step", "arrays": map[string]any{"name": "actions"}}), `arrays: want a list of {name, dtype, shape} (got {"name":"actions"})`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(t)
