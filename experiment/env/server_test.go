@@ -278,6 +278,7 @@ func TestServeErrors(t *testing.T) {
 		{"negative seed", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "seed": -1}, "seed", "want an integer from 0 to 18446744073709551615"},
 		{"actions in the header", map[string]any{"op": "step", "actions": []int{0, 0}}, "actions", "travel as a binary array named actions (dtype i4, one per row)"},
 		{"protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/0", "scenario": "tiny"}, "protocol", "allowed: swarmsim-env/2"},
+		{"no protocol", map[string]any{"op": "make", "scenario": "tiny"}, "protocol", "protocol: missing (allowed: swarmsim-env/2;"},
 		{"retired protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/1", "scenario": "tiny"}, "protocol", "update the client"},
 		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
 		{"bad set key", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "set": map[string]any{"reward.latencyy": "1"}}, "set.reward.latencyy", "latencyy"},
