@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -157,9 +158,13 @@ func parseArrays(header []byte, arrays *[]Array) error {
 		return errors.New("the header is not a JSON object")
 	}
 	err := json.Unmarshal(header, &h)
-	// A shape left out or null decodes as nil, as a scalar's [] does not;
-	// the second reading, for the message, only where one is at fault.
-	if err != nil || slices.ContainsFunc(h.Arrays, func(a Array) bool { return a.Shape == nil }) {
+	// A shape left out or null decodes as nil, as a scalar's [] does not,
+	// and encoding/json takes "Shape" or "ARRAYS" for its fields, so that
+	// the payloads' length would be one that a client's own JSON reader
+	// does not see. The second reading, for the message, only where there
+	// are arrays: a header repeated at every step is read once, and one of
+	// action names has none.
+	if err != nil || len(h.Arrays) > 0 {
 		if serr := checkArrays(header); serr != nil {
 			return serr
 		}
@@ -182,6 +187,11 @@ func checkArrays(header []byte) error {
 	if json.Unmarshal(header, &h) != nil {
 		return nil
 	}
+	for _, key := range slices.Sorted(maps.Keys(h)) {
+		if key != "arrays" && strings.EqualFold(key, "arrays") {
+			return fmt.Errorf("%s: not a field of a message (names are case-sensitive: arrays)", key)
+		}
+	}
 	raw, ok := h["arrays"]
 	if !ok || isNull(raw) {
 		return nil
@@ -194,6 +204,13 @@ func checkArrays(header []byte) error {
 		var a map[string]json.RawMessage
 		if isNull(e) || json.Unmarshal(e, &a) != nil {
 			return fmt.Errorf("arrays[%d]: want an object {name, dtype, shape} (got %s)", i, shorten(e))
+		}
+		for _, key := range slices.Sorted(maps.Keys(a)) {
+			for _, field := range []string{"name", "dtype", "shape"} {
+				if key != field && strings.EqualFold(key, field) {
+					return fmt.Errorf("arrays[%d].%s: not a field of an array (names are case-sensitive: name, dtype, shape)", i, key)
+				}
+			}
 		}
 		for _, key := range []string{"name", "dtype"} {
 			var s string

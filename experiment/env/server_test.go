@@ -378,6 +378,11 @@ func TestServeFraming(t *testing.T) {
 		{"name not a string", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": nil, "dtype": "i4", "shape": []int{2}}, map[string]any{"name": 7, "dtype": "i4", "shape": []int{2}}}}), "arrays[1].name: want a string (got 7)"},
 		{"entry not an object", frame(t, map[string]any{"op": "step", "arrays": []any{5}}), "arrays[0]: want an object {name, dtype, shape} (got 5)"},
 		{"null entry", frame(t, map[string]any{"op": "step", "arrays": []any{nil}}), "arrays[0]: want an object {name, dtype, shape} (got null)"},
+		// encoding/json folds case, so that a "SHAPE" after "shape" would
+		// set the payloads' length that a client's JSON reader does not see.
+		{"shape in another case", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "Shape": []int{2}}}}, i4(0, 0)), "arrays[0].Shape: not a field of an array (names are case-sensitive: name, dtype, shape)"},
+		{"shape twice in two cases", append(binary.LittleEndian.AppendUint32(nil, 80), `{"op":"step","arrays":[{"name":"actions","dtype":"i4","shape":[2],"SHAPE":[0]}]}`...), "arrays[0].SHAPE: not a field of an array"},
+		{"arrays in another case", frame(t, map[string]any{"op": "step", "Arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0)), "Arrays: not a field of a message (names are case-sensitive: arrays)"},
 		{"arrays not a list", frame(t, map[string]any{"op": "step", "arrays": map[string]any{"name": "actions"}}), `arrays: want a list of {name, dtype, shape} (got {"name":"actions"})`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -385,7 +390,12 @@ func TestServeFraming(t *testing.T) {
 			h, _ := c.send(tc.raw)
 			wantError(t, h, "header", tc.msg)
 			var fe *env.FramingError
-			assert.ErrorAs(t, <-c.done, &fe)
+			select {
+			case err := <-c.done:
+				assert.ErrorAs(t, err, &fe)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the session went on after a framing error")
+			}
 		})
 	}
 }
