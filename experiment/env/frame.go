@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -37,20 +38,21 @@ type Array struct {
 var itemSizes = map[string]int{"u1": 1, "i4": 4, "f4": 4, "f8": 8}
 
 // size returns the bytes of the array's payload, or an error if its dtype
-// or shape is not one the protocol has.
-func (a *Array) size() (int, error) {
+// or shape is not one the protocol has; i is its place in the header's
+// arrays, which the error names, as the client's other errors name a field.
+func (a *Array) size(i int) (int, error) {
 	item, ok := itemSizes[a.Dtype]
 	if !ok {
 		hint := ""
 		if a.Dtype == "i8" {
 			hint = "; numpy's integers are i8 by default: send them as int32, as .astype(\"<i4\") makes them"
 		}
-		return 0, fmt.Errorf("arrays: %q has dtype %q (allowed: u1, i4, f4, f8)%s", a.Name, a.Dtype, hint)
+		return 0, fmt.Errorf("arrays[%d].dtype: %q has dtype %q (allowed: u1, i4, f4, f8)%s", i, a.Name, a.Dtype, hint)
 	}
 	n := item
 	for _, d := range a.Shape {
 		if d < 0 || d > 0 && n > MaxPayload/d {
-			return 0, fmt.Errorf("arrays: %q has shape %v (allowed: dimensions from 0, at most %d bytes in all)", a.Name, a.Shape, MaxPayload)
+			return 0, fmt.Errorf("arrays[%d].shape: %q has shape %v (allowed: dimensions from 0, at most %d bytes in all)", i, a.Name, a.Shape, MaxPayload)
 		}
 		n *= d
 	}
@@ -125,7 +127,7 @@ func (r *Reader) Read() (*Message, error) {
 	}
 	total := 0
 	for i := range m.Arrays {
-		size, err := m.Arrays[i].size()
+		size, err := m.Arrays[i].size(i)
 		if err != nil {
 			return nil, &FramingError{err}
 		}
@@ -139,7 +141,7 @@ func (r *Reader) Read() (*Message, error) {
 	}
 	at := 0
 	for i := range m.Arrays {
-		size, _ := m.Arrays[i].size()
+		size, _ := m.Arrays[i].size(i)
 		m.Payloads = append(m.Payloads, r.payload[at:at+size])
 		at += size
 	}
@@ -156,10 +158,14 @@ func parseArrays(header []byte, arrays *[]Array) error {
 		return errors.New("the header is not a JSON object")
 	}
 	err := json.Unmarshal(header, &h)
-	// A shape left out or null decodes as nil, as a scalar's [] does not;
-	// the second reading, for the message, only where one is at fault.
-	if err != nil || slices.ContainsFunc(h.Arrays, func(a Array) bool { return a.Shape == nil }) {
-		if serr := checkShapes(header); serr != nil {
+	// A shape left out or null decodes as nil, as a scalar's [] does not,
+	// and encoding/json takes "Shape" or "ARRAYS" for its fields, so that
+	// the payloads' length would be one that a client's own JSON reader
+	// does not see. The second reading, for the message, only where there
+	// are arrays: a header repeated at every step is read once, and one of
+	// action names has none.
+	if err != nil || len(h.Arrays) > 0 {
+		if serr := checkArrays(header); serr != nil {
 			return serr
 		}
 	}
@@ -170,28 +176,67 @@ func parseArrays(header []byte, arrays *[]Array) error {
 	return nil
 }
 
-// checkShapes checks that each array the header lists has a shape that is
-// a list: one missing or null would be read as a scalar's, so that the
-// payload's other bytes would be taken for the next message. A header
-// whose arrays are not a list of objects is left to the caller.
-func checkShapes(header []byte) error {
-	var h struct {
-		Arrays []map[string]json.RawMessage `json:"arrays"`
-	}
+// checkArrays finds the entry of the header's arrays that is at fault,
+// for an error that names it, as arrays[0].shape: encoding/json's own
+// names Go's types (Array.arrays.shape of type int), not the client's
+// field. A shape missing or null is one, as it would be read as a
+// scalar's, so that the payload's other bytes would be taken for the
+// next message. A header that is not a JSON object is left to the caller.
+func checkArrays(header []byte) error {
+	var h map[string]json.RawMessage
 	if json.Unmarshal(header, &h) != nil {
 		return nil
 	}
-	for i, a := range h.Arrays {
+	for _, key := range slices.Sorted(maps.Keys(h)) {
+		if key != "arrays" && strings.EqualFold(key, "arrays") {
+			return fmt.Errorf("%s: not a field of a message (names are case-sensitive: arrays)", key)
+		}
+	}
+	raw, ok := h["arrays"]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var entries []json.RawMessage
+	if json.Unmarshal(raw, &entries) != nil {
+		return fmt.Errorf("arrays: want a list of {name, dtype, shape} (got %s)", shorten(raw))
+	}
+	for i, e := range entries {
+		var a map[string]json.RawMessage
+		if isNull(e) || json.Unmarshal(e, &a) != nil {
+			return fmt.Errorf("arrays[%d]: want an object {name, dtype, shape} (got %s)", i, shorten(e))
+		}
+		for _, key := range slices.Sorted(maps.Keys(a)) {
+			for _, field := range []string{"name", "dtype", "shape"} {
+				if key != field && strings.EqualFold(key, field) {
+					return fmt.Errorf("arrays[%d].%s: not a field of an array (names are case-sensitive: name, dtype, shape)", i, key)
+				}
+			}
+		}
+		for _, key := range []string{"name", "dtype"} {
+			var s string
+			if v, ok := a[key]; ok && json.Unmarshal(v, &s) != nil {
+				return fmt.Errorf("arrays[%d].%s: want a string (got %s)", i, key, shorten(v))
+			}
+		}
 		shape, ok := a["shape"]
 		if !ok {
 			return fmt.Errorf("arrays[%d].shape: missing (want a list of dimensions, [] for a scalar)", i)
 		}
-		if !bytes.HasPrefix(bytes.TrimSpace(shape), []byte("[")) {
+		var dims []json.RawMessage
+		if isNull(shape) || json.Unmarshal(shape, &dims) != nil {
 			return fmt.Errorf("arrays[%d].shape: want a list of dimensions, [] for a scalar (got %s)", i, shorten(shape))
+		}
+		for j, d := range dims {
+			var n int
+			if json.Unmarshal(d, &n) != nil {
+				return fmt.Errorf("arrays[%d].shape[%d]: want an integer from 0 (got %s)", i, j, shorten(d))
+			}
 		}
 	}
 	return nil
 }
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // shorten returns a JSON value's text, cut short if it is long.
 func shorten(raw []byte) string {

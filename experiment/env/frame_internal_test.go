@@ -50,7 +50,7 @@ func TestArraySizeBounds(t *testing.T) {
 		{"i4", []int{0, MaxPayload}, 0},
 		{"i4", []int{3, -1}, -1},
 	} {
-		n, err := (&Array{Name: "a", Dtype: tc.dtype, Shape: tc.shape}).size()
+		n, err := (&Array{Name: "a", Dtype: tc.dtype, Shape: tc.shape}).size(0)
 		if tc.want < 0 {
 			assert.Error(t, err, "%s %v", tc.dtype, tc.shape)
 			continue

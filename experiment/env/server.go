@@ -363,6 +363,11 @@ func (s *server) make(req *request, m *Message) error {
 	if err := noArrays(m); err != nil {
 		return err
 	}
+	if req.Protocol == "" {
+		// Said as missing, not as the protocol "" unserved: a client that
+		// left it out is new, not old.
+		return fieldErr("protocol", "protocol: missing (allowed: %s; make names the protocol the client speaks)", Protocol)
+	}
 	if req.Protocol != Protocol {
 		return fieldErr("protocol", "protocol: %q is not served (allowed: %s)%s", req.Protocol, Protocol, retired[req.Protocol])
 	}

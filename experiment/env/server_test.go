@@ -278,6 +278,7 @@ func TestServeErrors(t *testing.T) {
 		{"negative seed", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "seed": -1}, "seed", "want an integer from 0 to 18446744073709551615"},
 		{"actions in the header", map[string]any{"op": "step", "actions": []int{0, 0}}, "actions", "travel as a binary array named actions (dtype i4, one per row)"},
 		{"protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/0", "scenario": "tiny"}, "protocol", "allowed: swarmsim-env/2"},
+		{"no protocol", map[string]any{"op": "make", "scenario": "tiny"}, "protocol", "protocol: missing (allowed: swarmsim-env/2;"},
 		{"retired protocol", map[string]any{"op": "make", "protocol": "swarmsim-env/1", "scenario": "tiny"}, "protocol", "update the client"},
 		{"bad scenario", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tinyy"}, "scenario", `did you mean "tiny"?`},
 		{"bad set key", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "variant": "team", "set": map[string]any{"reward.latencyy": "1"}}, "set.reward.latencyy", "latencyy"},
@@ -367,14 +368,34 @@ func TestServeFraming(t *testing.T) {
 		{"no shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4"}}}, i4(0, 0, 0, 0)), "arrays[0].shape: missing (want a list of dimensions, [] for a scalar)"},
 		{"null shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": nil}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got null)"},
 		{"shape not a list", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": 2}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got 2)"},
-		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `dtype "" (allowed: u1, i4, f4, f8)`},
+		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: "actions" has dtype "" (allowed: u1, i4, f4, f8)`},
+		// The entry at fault is named as the client wrote it, not by Go's types.
+		{"dtype of the second array", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "a", Dtype: "u1", Shape: []int{1}}, {Name: "b", Dtype: "c8", Shape: []int{1}}}}), `arrays[1].dtype: "b" has dtype "c8"`},
+		{"shape of the second array", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "a", Dtype: "u1", Shape: []int{1}}, {Name: "b", Dtype: "u1", Shape: []int{2, -1}}}}), `arrays[1].shape: "b" has shape [2 -1]`},
+		{"fractional dimension", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": []any{1.5}}}}), "arrays[0].shape[0]: want an integer from 0 (got 1.5)"},
+		{"dimension as text", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": []any{2, "2"}}}}), `arrays[0].shape[1]: want an integer from 0 (got "2")`},
+		{"dtype not a string", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": 4, "shape": []int{2}}}}), "arrays[0].dtype: want a string (got 4)"},
+		{"name not a string", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": nil, "dtype": "i4", "shape": []int{2}}, map[string]any{"name": 7, "dtype": "i4", "shape": []int{2}}}}), "arrays[1].name: want a string (got 7)"},
+		{"entry not an object", frame(t, map[string]any{"op": "step", "arrays": []any{5}}), "arrays[0]: want an object {name, dtype, shape} (got 5)"},
+		{"null entry", frame(t, map[string]any{"op": "step", "arrays": []any{nil}}), "arrays[0]: want an object {name, dtype, shape} (got null)"},
+		// encoding/json folds case, so that a "SHAPE" after "shape" would
+		// set the payloads' length that a client's JSON reader does not see.
+		{"shape in another case", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "Shape": []int{2}}}}, i4(0, 0)), "arrays[0].Shape: not a field of an array (names are case-sensitive: name, dtype, shape)"},
+		{"shape twice in two cases", append(binary.LittleEndian.AppendUint32(nil, 80), `{"op":"step","arrays":[{"name":"actions","dtype":"i4","shape":[2],"SHAPE":[0]}]}`...), "arrays[0].SHAPE: not a field of an array"},
+		{"arrays in another case", frame(t, map[string]any{"op": "step", "Arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0)), "Arrays: not a field of a message (names are case-sensitive: arrays)"},
+		{"arrays not a list", frame(t, map[string]any{"op": "step", "arrays": map[string]any{"name": "actions"}}), `arrays: want a list of {name, dtype, shape} (got {"name":"actions"})`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(t)
 			h, _ := c.send(tc.raw)
 			wantError(t, h, "header", tc.msg)
 			var fe *env.FramingError
-			assert.ErrorAs(t, <-c.done, &fe)
+			select {
+			case err := <-c.done:
+				assert.ErrorAs(t, err, &fe)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the session went on after a framing error")
+			}
 		})
 	}
 }
