@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -161,10 +162,10 @@ func parseArrays(header []byte, arrays *[]Array) error {
 	// A shape left out or null decodes as nil, as a scalar's [] does not,
 	// and encoding/json takes "Shape" or "ARRAYS" for its fields, so that
 	// the payloads' length would be one that a client's own JSON reader
-	// does not see. The second reading, for the message, only where there
-	// are arrays: a header repeated at every step is read once, and one of
-	// action names has none.
-	if err != nil || len(h.Arrays) > 0 {
+	// does not see. The second reading, for the message, only where one
+	// of these may be: it costs several microseconds, and steps sent in
+	// halves change their header at every call.
+	if err != nil || slices.ContainsFunc(h.Arrays, func(a Array) bool { return a.Shape == nil }) || mayFold(header) {
 		if serr := checkArrays(header); serr != nil {
 			return serr
 		}
@@ -174,6 +175,14 @@ func parseArrays(header []byte, arrays *[]Array) error {
 	}
 	*arrays = append(*arrays, h.Arrays...)
 	return nil
+}
+
+// mayFold reports whether header has a byte with which encoding/json's
+// case folding could match a key to a field in another case: an ASCII
+// capital, or a byte of a multi-byte character (ſ folds to s and the
+// Kelvin sign to k).
+func mayFold(header []byte) bool {
+	return slices.ContainsFunc(header, func(c byte) bool { return 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf })
 }
 
 // checkArrays finds the entry of the header's arrays that is at fault,
