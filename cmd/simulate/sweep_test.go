@@ -69,7 +69,7 @@ func binary(t *testing.T) string {
 
 // shardEnv are the variables that choose a shard; the tests set them
 // explicitly.
-var shardEnv = []string{sweep.EnvSlurmID, sweep.EnvSlurmCount, sweep.EnvSlurmMin, sweep.EnvSlurmStep, sweep.EnvK8sIndex}
+var shardEnv = []string{sweep.EnvSlurmID, sweep.EnvSlurmCount, sweep.EnvSlurmMin, sweep.EnvSlurmStep, sweep.EnvSlurmMax, sweep.EnvK8sIndex}
 
 // simCommand returns the command that runs simulate with args, in an
 // environment without shard variables plus env.
