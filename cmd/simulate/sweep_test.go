@@ -303,6 +303,37 @@ func TestSweepResumeAfterKill(t *testing.T) {
 	assert.Equal(t, string(readFile(t, filepath.Join(ref, "trials.csv"))), string(readFile(t, filepath.Join(dir, "trials.csv"))))
 }
 
+// TestSweepShardStartedTwice: a shard started twice (a task requeued while
+// it still runs) writes the same table; the later of the two to write it
+// waits for the other rather than fail after all its trials are done.
+func TestSweepShardStartedTwice(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	args := []string{"sweep", sweepScenario, "--set", "sweep.seeds=1", "--shard", "1/2", "--out", dir}
+	mustExe(t, nil, args...)
+	table := filepath.Join(dir, "shard-1-of-2", "trials.csv")
+	want := readFile(t, table)
+
+	// This process plays the other one: it holds the shard's directory
+	// as a process does while it writes the table there.
+	other, err := rundir.Create(filepath.Join(dir, "shard-1-of-2"), true)
+	require.NoError(t, err)
+	cmd := simCommand(t, nil, args...)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		other.Abort()
+		t.Fatalf("the shard ended (%v) while another process wrote its table:\n%s", err, errOut.String())
+	case <-time.After(2 * time.Second):
+	}
+	other.Abort()
+	require.NoError(t, <-exited, "%s", errOut.String())
+	assert.Equal(t, string(want), string(readFile(t, table)))
+}
+
 func TestSweepRefusesOtherSweep(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sw")
 	mustExe(t, nil, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", dir)
