@@ -73,6 +73,8 @@ const (
 //   - else SLURM_ARRAY_TASK_ID, as the array index minus
 //     SLURM_ARRAY_TASK_MIN (divided by SLURM_ARRAY_TASK_STEP when the array
 //     has a step), of SLURM_ARRAY_TASK_COUNT shards (or shards, when > 0);
+//     an array whose SLURM_ARRAY_TASK_MAX says it is not whole (a
+//     resubmitted subset) is an error;
 //   - else JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) of shards
 //     shards, which must then be given: the Job's completions are not
 //     visible to the pod;
