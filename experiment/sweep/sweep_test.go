@@ -677,10 +677,17 @@ func TestMergeNotASweep(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "s.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("name: s\n"), 0o644))
+	sweepDir := filepath.Join(root, "sw")
+	shard := filepath.Join(sweepDir, "shard-1-of-4")
+	require.NoError(t, os.MkdirAll(shard, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sweepDir, results.PlanFile), []byte("{}"), 0o644))
 	for _, tc := range []struct{ dir, want string }{
 		{filepath.Join(root, "missing"), filepath.Join(root, "missing") + " does not exist: want a directory that simulate sweep wrote"},
 		{file, file + " is a file, not a directory: want a directory that simulate sweep wrote"},
 		{root, root + ": not a sweep directory: it has no sweep.json"},
+		// A shard's own table, which sweep names when it ends: the sweep
+		// is the directory above.
+		{shard, shard + ": not a sweep directory: it has no sweep.json; it holds a shard's own tables: merge " + sweepDir + ", the sweep's directory"},
 	} {
 		_, err := Merge([]string{tc.dir})
 		assert.EqualError(t, err, tc.want)
