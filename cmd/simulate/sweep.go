@@ -309,7 +309,7 @@ func createShardDir(ctx context.Context, path string) (*rundir.Dir, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
