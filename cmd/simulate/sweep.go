@@ -169,6 +169,10 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		}
 		return err
 	}
+	if shard.Sharded() && o.figures != "" {
+		// Else ignored: a shard writes its own tables only.
+		return usagef("--figures %s with shard %s: a shard draws no charts; merge the shards into the sweep's directory, then run the sweep there without a shard (its trials are done) with --figures", o.figures, shard)
+	}
 	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
 		return err

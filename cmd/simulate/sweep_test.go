@@ -472,15 +472,19 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"sweep", sweepScenario, "--shard", "0/2", "--shards", "3"}, exitUsage, `--shard "0/2" and --shards 3 disagree on the number of shards`},
 		{[]string{"sweep", sweepScenario, "--variant", "nope"}, exitFail, `no variant "nope"`},
 		{[]string{"sweep", sweepScenario, "--set", "sweep.metrics=[reward_mean, finish_mean]"}, exitFail, `"finish_mean" is not a metric of train trials`},
+		// A shard draws no charts: --figures would copy nothing.
+		{[]string{"sweep", sweepScenario, "--shard", "0/2", "--figures", "figs"}, exitUsage, "--figures figs with shard 0/2: a shard draws no charts"},
 		{[]string{"merge", "--out", "x"}, exitUsage, "at least one sweep directory"},
 		{[]string{"merge", "x"}, exitUsage, "--out DIR is required"},
 	} {
-		_, errOut, code := simulate(t, append(tc.args, "--out", filepath.Join(t.TempDir(), "o"))...)
+		out := filepath.Join(t.TempDir(), "o")
+		_, errOut, code := simulate(t, append(tc.args, "--out", out)...)
 		if tc.args[0] == "merge" {
 			_, errOut, code = simulate(t, tc.args...)
 		}
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, errOut)
 		assert.Contains(t, errOut, tc.want, "%v", tc.args)
+		assert.NoDirExists(t, out, "%v writes nothing", tc.args)
 	}
 }
 
