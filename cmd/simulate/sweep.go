@@ -276,7 +276,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		see := s.writeReport(sdir.Path())
 		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
 		// The merge takes the sweep's directory, not the shard's.
-		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with 'simulate merge %s --out DIR')\n%s", filepath.Join(out, sub), out, see)
+		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with: simulate merge %s --out DIR)\n%s", filepath.Join(out, sub), shellJoin([]string{out}), see)
 		return nil
 	}
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
