@@ -117,7 +117,9 @@ func ParsePlan(data []byte) (*Plan, error) {
 	if p.Format != PlanFormat {
 		return nil, fmt.Errorf("format %q, want %q", p.Format, PlanFormat)
 	}
-	if h := p.ContentHash(); h != p.Hash {
+	if h := p.ContentHash(); p.Hash == "" {
+		return nil, fmt.Errorf("damaged: it has no hash (its content hashes to %s)", rundir.ShortHash(h, "…"))
+	} else if h != p.Hash {
 		return nil, fmt.Errorf("damaged: its content hashes to %s, not to its hash %s", rundir.ShortHash(h, "…"), rundir.ShortHash(p.Hash, "…"))
 	}
 	return &p, nil

@@ -71,6 +71,8 @@ func TestParsePlanRefuses(t *testing.T) {
 		// split µ, and the message was not valid UTF-8.
 		{"hash not hex", []byte(`{"format": "swarmsim-sweep/1", "hash": "sha256:0123456789aµ"}`),
 			"damaged: its content hashes to " + rundir.ShortHash(bare.ContentHash(), "…") + ", not to its hash sha256:0123456789a…"},
+		// Without a hash the message ended in "not to its hash ".
+		{"no hash", []byte(`{"format": "swarmsim-sweep/1"}`), "damaged: it has no hash (its content hashes to " + rundir.ShortHash(bare.ContentHash(), "…") + ")"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -52,7 +52,9 @@ type Claim struct {
 // until Commit, and Abort puts it back (see the package doc).
 //
 // Several processes may open the same directory at once (the shards of a
-// cluster job): each writes the same identity file atomically.
+// cluster job): the first to create the identity file keeps it, and the
+// others judge it as they would on resuming, so that of two different
+// works started together one is refused.
 func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 	if err := CheckDir(path); err != nil {
 		return nil, err
@@ -84,6 +86,7 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 		d.lock = lock
 	}
 	old, err := os.ReadFile(d.Join(c.File))
+	first := false // no identity file: this process may claim the directory first
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, err := os.Stat(d.Join(ManifestName)); err == nil {
@@ -95,6 +98,7 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 				return nil, err
 			}
 		}
+		first = !fresh
 	case err != nil && !fresh:
 		d.unlock()
 		return nil, fmt.Errorf("%s %w: an unreadable %s (%v); use %s to discard it, or --out to choose another directory", path, ErrOtherWork, c.File, err, c.Fresh)
@@ -118,7 +122,24 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 		d.putBack()
 		return nil, err
 	}
-	if err := atomicfile.Write(d.Join(c.File), c.Data); err != nil {
+	if first {
+		beforeClaim()
+		// Another process may have claimed the directory since it was
+		// read (two sweeps started at once on one empty --out): the
+		// first identity file stays, and this work is judged against it.
+		other, err := createOnce(d.Join(c.File), c.Data)
+		if err != nil {
+			d.putBack()
+			return nil, err
+		}
+		if other != nil {
+			if serr := c.Same(other); serr != nil {
+				d.unlock()
+				return nil, fmt.Errorf("%s %w: %w; use %s to discard it, or --out to choose another directory", path, ErrOtherWork, serr, c.Fresh)
+			}
+			return d, nil
+		}
+	} else if err := atomicfile.Write(d.Join(c.File), c.Data); err != nil {
 		d.putBack()
 		return nil, err
 	}
@@ -126,6 +147,33 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 		d.claim = c
 	}
 	return d, nil
+}
+
+// beforeClaim runs right before the identity file is created; tests set
+// it to play a process that claims the directory meanwhile.
+var beforeClaim = func() {}
+
+// createOnce writes data to path atomically unless path exists, and then
+// returns what path holds instead. A hard link of the written file, which
+// fails where path exists, is what makes it exclusive; on a filesystem
+// without hard links it renames, which replaces a file written meanwhile.
+func createOnce(path string, data []byte) (existing []byte, err error) {
+	tmp, err := atomicfile.WriteTemp(path, data)
+	if tmp != "" {
+		defer os.Remove(tmp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	err = os.Link(tmp, path)
+	switch {
+	case err == nil:
+		return nil, nil
+	case errors.Is(err, fs.ErrExist):
+		return os.ReadFile(path)
+	default:
+		return nil, os.Rename(tmp, path)
+	}
 }
 
 // putBack restores the result that d set aside, if any, for an Open that

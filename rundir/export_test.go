@@ -29,3 +29,11 @@ func SetAside(dir string) error {
 
 // NewLock is newLock: a test holds a lock as a live setAside would.
 var NewLock = newLock
+
+// SetBeforeClaim runs f where Claim.Open is about to create the identity
+// file, until the test ends.
+func SetBeforeClaim(t interface{ Cleanup(func()) }, f func()) {
+	old := beforeClaim
+	beforeClaim = f
+	t.Cleanup(func() { beforeClaim = old })
+}

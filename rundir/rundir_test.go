@@ -213,6 +213,38 @@ func TestClaim(t *testing.T) {
 	assert.Equal(t, "B", string(b))
 }
 
+// TestClaimRace: two works that claim one empty directory at once (two
+// sweeps started together on one --out): the first identity file stays,
+// and the other work is refused as if it had come later, or resumes when
+// it is the same work (shards of one sweep).
+func TestClaimRace(t *testing.T) {
+	for _, tc := range []struct {
+		meanwhile, id string
+		err           error
+	}{
+		{meanwhile: "A", id: "B", err: rundir.ErrOtherWork},
+		{meanwhile: "A", id: "A"},
+	} {
+		path := filepath.Join(t.TempDir(), "d")
+		rundir.SetBeforeClaim(t, func() {
+			require.NoError(t, os.WriteFile(filepath.Join(path, "plan.json"), []byte(tc.meanwhile), 0o644))
+		})
+		_, err := claim(tc.id).Open(path, false)
+		if tc.err != nil {
+			assert.ErrorIs(t, err, tc.err, "%+v", tc)
+			assert.ErrorContains(t, err, "plan "+tc.meanwhile+", not "+tc.id)
+		} else {
+			assert.NoError(t, err, "%+v", tc)
+		}
+		b, err := os.ReadFile(filepath.Join(path, "plan.json"))
+		require.NoError(t, err)
+		assert.Equal(t, tc.meanwhile, string(b), "the first claim stays")
+		entries, err := os.ReadDir(path)
+		require.NoError(t, err)
+		assert.Len(t, entries, 1, "no temporary file is left")
+	}
+}
+
 // TestAbortSoleClaim: a failed Sole work that wrote no part leaves no
 // directory behind, not even its identity file, which would mark it as
 // resumable with nothing to resume; one with a part, a resumed one and a

@@ -275,6 +275,33 @@ func (p *parse) checkReplayDraws(sc *Scenario) {
 	}
 }
 
+// reportSweep reports a problem of a value of the sweep section that
+// depends only on that value and the sweep fields in causes: it is placed
+// at the last --set of one of them, else in the file. The fallbacks of
+// report (the last --set, when the problem is not among the spec's own
+// problems) would blame a --set of another section, such as
+// train.iterations, for a misspelt sweep.command.
+func (p *parse) reportSweep(path, msg string, causes ...string) {
+	if p.shadowed(path) {
+		return
+	}
+	paths := append([]string{path}, causes...)
+	o, ok := lastOverride(p.flags, func(o override) bool {
+		return slices.ContainsFunc(paths, func(c string) bool { return related(c, o.path) })
+	})
+	var e *Error
+	if ok {
+		e = atFlag(o, path, msg)
+	} else {
+		tok, _ := p.dec.lookupNode(p.root, path)
+		e = newError(p.source, tok, path, "%s", msg)
+	}
+	if key := e.Error(); !p.seen[key] {
+		p.seen[key] = true
+		p.errs.add(e)
+	}
+}
+
 // buildSweep checks the sweep section of fl and resolves it, or returns nil
 // when the file has none. Problems go to p.errs.
 func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
@@ -290,12 +317,12 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 			p.report("sweep.command", "replay needs the recorded runs to replay: set replay.traces (files or directories of OpenTelemetry GenAI spans, relative to the scenario)", nil)
 		}
 	case "":
-		p.report("sweep.command", "missing (allowed: train, run, replay)", nil)
+		p.reportSweep("sweep.command", "missing (allowed: train, run, replay)")
 	default:
-		p.report("sweep.command", fmt.Sprintf("%q is not allowed (allowed: train, run, replay)", fs.Command), nil)
+		p.reportSweep("sweep.command", fmt.Sprintf("%q is not allowed (allowed: train, run, replay)", fs.Command))
 	}
 	if fs.Seeds < 1 || fs.Seeds > maxSweepSeeds {
-		p.report("sweep.seeds", fmt.Sprintf("%d is out of range (1 to %d)", fs.Seeds, maxSweepSeeds), nil)
+		p.reportSweep("sweep.seeds", fmt.Sprintf("%d is out of range (1 to %d)", fs.Seeds, maxSweepSeeds))
 	}
 	if allowed := sweepMetrics[fs.Command]; allowed != nil {
 		sw.Metrics = slices.Clone(defaultSweepMetrics[fs.Command])
@@ -309,11 +336,11 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 				at := fmt.Sprintf("sweep.metrics[%d]", i)
 				if !slices.Contains(allowed, m) {
 					msg := fmt.Sprintf("%q is not a metric of %s trials (allowed: %s)%s", m, fs.Command, strings.Join(allowed, ", "), spelling.DidYouMean(m, allowed))
-					p.report(at, msg, nil)
+					p.reportSweep(at, msg, "sweep.command")
 					continue
 				}
 				if j, dup := seen[m]; dup {
-					p.report(at, fmt.Sprintf("%q is listed twice (also sweep.metrics[%d])", m, j), nil)
+					p.reportSweep(at, fmt.Sprintf("%q is listed twice (also sweep.metrics[%d])", m, j))
 					continue
 				}
 				seen[m] = i
@@ -342,11 +369,11 @@ func (p *parse) buildSweep(fl *file, variants []variantState) *Sweep {
 	p.sweepReference(fl, scope, sw)
 	switch {
 	case len(fs.Random) > 0 && fs.Samples == 0:
-		p.report("sweep.samples", fmt.Sprintf("missing (random axes need samples: the number of draws per grid point, 1 to %d)", maxSweepSamples), nil)
+		p.reportSweep("sweep.samples", fmt.Sprintf("missing (random axes need samples: the number of draws per grid point, 1 to %d)", maxSweepSamples), "sweep.random")
 	case len(fs.Random) > 0 && (fs.Samples < 1 || fs.Samples > maxSweepSamples):
-		p.report("sweep.samples", fmt.Sprintf("%d is out of range (1 to %d)", fs.Samples, maxSweepSamples), nil)
+		p.reportSweep("sweep.samples", fmt.Sprintf("%d is out of range (1 to %d)", fs.Samples, maxSweepSamples))
 	case len(fs.Random) == 0 && fs.Samples != 0:
-		p.report("sweep.samples", "given without random axes (samples are draws of the random axes per grid point)", nil)
+		p.reportSweep("sweep.samples", "given without random axes (samples are draws of the random axes per grid point)", "sweep.random")
 	}
 	if p.errs.len() > 0 {
 		return nil

@@ -137,6 +137,15 @@ func TestSweepParseErrors(t *testing.T) {
 		{"", []string{"sweep={command: run, grid: {collective.agents: [0]}}"},
 			[]string{"--set sweep={command: run, grid: {collective.agents: [0]}}: collective.agents: 0 is out of range"}},
 		{"sweep:\n  command: run\n", []string{"sweep.seeds=-1"}, []string{"--set sweep.seeds=-1: sweep.seeds: -1 is out of range"}},
+		// A --set of another section leaves the file's problems at their line.
+		{"sweep:\n  command: trian\n", []string{"collective.agents=5"}, []string{`s.yaml:13:3: sweep.command: "trian" is not allowed`}},
+		{"sweep:\n  command: run\n  samples: 2\n", []string{"collective.agents=5"}, []string{"s.yaml:14:3: sweep.samples: given without random axes"}},
+		{"sweep:\n  command: run\n  metrics: [succes_rate]\n", []string{"task.width=4", "sweep.seeds=2"}, []string{`s.yaml:14:13: sweep.metrics[0]: "succes_rate" is not a metric`}},
+		// One of the sweep section that brings the problem in is named.
+		{"sweep:\n  command: train\n  metrics: [latency_mean]\n", []string{"sweep.command=run", "collective.agents=5"},
+			[]string{`--set sweep.command=run: sweep.metrics[0]: "latency_mean" is not a metric of run trials`}},
+		{"sweep:\n  command: train\n", []string{"sweep.random={train.lr: uniform(0.1, 0.2)}", "collective.agents=5"},
+			[]string{"--set sweep.random={train.lr: uniform(0.1, 0.2)}: sweep.samples: missing"}},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {

@@ -30,9 +30,8 @@ writes the tables and charts of the trials present. Run the missing
 shards again (the same command resumes them) and merge again. An --out
 directory that holds another sweep is refused unless --fresh is given,
 which clears what sweeps write there first (not with --out one of the
-inputs). Trial
-directories (--trial-dirs) are not copied: they stay where the shards
-wrote them.`,
+inputs). Trial directories (--trial-dirs) are not copied: they stay
+where the shards wrote them.`,
 	Examples: `
 	simulate merge $SCRATCH/my-sweep --out results/my-sweep
 	simulate merge shard0 shard1 shard2 --out merged

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/experiment"
@@ -168,6 +169,10 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		}
 		return err
 	}
+	if shard.Sharded() && o.figures != "" {
+		// Else ignored: a shard writes its own tables only.
+		return usagef("--figures %s with shard %s: a shard draws no charts; merge the shards into the sweep's directory, then run the sweep there without a shard (its trials are done) with --figures", o.figures, shard)
+	}
 	sc, err := loadScenario(s, args[0], o.sets)
 	if err != nil {
 		return err
@@ -256,7 +261,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if shard.Sharded() {
 		sub := fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
 		// A shard's table is rewritten whenever the shard runs.
-		sdir, err := rundir.Create(filepath.Join(out, sub), true)
+		sdir, err := createShardDir(ctx, filepath.Join(out, sub))
 		if err != nil {
 			return err
 		}
@@ -270,7 +275,8 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		}
 		see := s.writeReport(sdir.Path())
 		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
-		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with 'simulate merge')\n%s", filepath.Join(out, sub), see)
+		// The merge takes the sweep's directory, not the shard's.
+		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with: simulate merge %s --out DIR)\n%s", filepath.Join(out, sub), shellJoin([]string{out}), see)
 		return nil
 	}
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
@@ -288,6 +294,29 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n%s", len(st.Shard), ran, len(st.Shard)-ran, out, see)
 	return copyFigures(s, dir, sc, o.figures)
+}
+
+// shardWait bounds how long a shard waits for another process that
+// writes the same shard's table.
+const shardWait = 5 * time.Minute
+
+// createShardDir prepares a shard's own directory. Another process may be
+// writing the same table there (the same shard started twice, both
+// finishing at once): its bytes are the same, so this one waits for it to
+// end rather than fail after all its trials are done.
+func createShardDir(ctx context.Context, path string) (*rundir.Dir, error) {
+	deadline := time.Now().Add(shardWait)
+	for {
+		d, err := rundir.Create(path, true)
+		if !errors.Is(err, rundir.ErrBusy) || time.Now().After(deadline) {
+			return d, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // writeTrialDir writes the own outputs of trial t of sc's sweep into

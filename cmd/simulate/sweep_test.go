@@ -69,7 +69,7 @@ func binary(t *testing.T) string {
 
 // shardEnv are the variables that choose a shard; the tests set them
 // explicitly.
-var shardEnv = []string{sweep.EnvSlurmID, sweep.EnvSlurmCount, sweep.EnvSlurmMin, sweep.EnvSlurmStep, sweep.EnvK8sIndex}
+var shardEnv = []string{sweep.EnvSlurmID, sweep.EnvSlurmCount, sweep.EnvSlurmMin, sweep.EnvSlurmStep, sweep.EnvSlurmMax, sweep.EnvK8sIndex}
 
 // simCommand returns the command that runs simulate with args, in an
 // environment without shard variables plus env.
@@ -303,6 +303,37 @@ func TestSweepResumeAfterKill(t *testing.T) {
 	assert.Equal(t, string(readFile(t, filepath.Join(ref, "trials.csv"))), string(readFile(t, filepath.Join(dir, "trials.csv"))))
 }
 
+// TestSweepShardStartedTwice: a shard started twice (a task requeued while
+// it still runs) writes the same table; the later of the two to write it
+// waits for the other rather than fail after all its trials are done.
+func TestSweepShardStartedTwice(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	args := []string{"sweep", sweepScenario, "--set", "sweep.seeds=1", "--shard", "1/2", "--out", dir}
+	mustExe(t, nil, args...)
+	table := filepath.Join(dir, "shard-1-of-2", "trials.csv")
+	want := readFile(t, table)
+
+	// This process plays the other one: it holds the shard's directory
+	// as a process does while it writes the table there.
+	other, err := rundir.Create(filepath.Join(dir, "shard-1-of-2"), true)
+	require.NoError(t, err)
+	cmd := simCommand(t, nil, args...)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		other.Abort()
+		t.Fatalf("the shard ended (%v) while another process wrote its table:\n%s", err, errOut.String())
+	case <-time.After(2 * time.Second):
+	}
+	other.Abort()
+	require.NoError(t, <-exited, "%s", errOut.String())
+	assert.Equal(t, string(want), string(readFile(t, table)))
+}
+
 func TestSweepRefusesOtherSweep(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sw")
 	mustExe(t, nil, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", dir)
@@ -441,15 +472,19 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"sweep", sweepScenario, "--shard", "0/2", "--shards", "3"}, exitUsage, `--shard "0/2" and --shards 3 disagree on the number of shards`},
 		{[]string{"sweep", sweepScenario, "--variant", "nope"}, exitFail, `no variant "nope"`},
 		{[]string{"sweep", sweepScenario, "--set", "sweep.metrics=[reward_mean, finish_mean]"}, exitFail, `"finish_mean" is not a metric of train trials`},
+		// A shard draws no charts: --figures would copy nothing.
+		{[]string{"sweep", sweepScenario, "--shard", "0/2", "--figures", "figs"}, exitUsage, "--figures figs with shard 0/2: a shard draws no charts"},
 		{[]string{"merge", "--out", "x"}, exitUsage, "at least one sweep directory"},
 		{[]string{"merge", "x"}, exitUsage, "--out DIR is required"},
 	} {
-		_, errOut, code := simulate(t, append(tc.args, "--out", filepath.Join(t.TempDir(), "o"))...)
+		out := filepath.Join(t.TempDir(), "o")
+		_, errOut, code := simulate(t, append(tc.args, "--out", out)...)
 		if tc.args[0] == "merge" {
 			_, errOut, code = simulate(t, tc.args...)
 		}
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, errOut)
 		assert.Contains(t, errOut, tc.want, "%v", tc.args)
+		assert.NoDirExists(t, out, "%v writes nothing", tc.args)
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -115,6 +118,14 @@ func Table(plan *results.Plan, recs map[string]*Record) []byte {
 	return b.Bytes()
 }
 
+// shardDirRE matches the name of a shard's own directory.
+var shardDirRE = regexp.MustCompile(`^shard-[0-9]+-of-[0-9]+$`)
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // notSweep says why dir, whose sweep.json did not read (err), is no
 // sweep directory: what dir is, rather than that a file in it does not
 // open.
@@ -123,6 +134,11 @@ func notSweep(dir string, err error) error {
 		return nerr
 	}
 	if errors.Is(err, fs.ErrNotExist) {
+		// sweep ends a shard with "wrote DIR/shard-i-of-n (merge the
+		// shards with 'simulate merge')", which invites merging that.
+		if up := filepath.Dir(filepath.Clean(dir)); shardDirRE.MatchString(filepath.Base(filepath.Clean(dir))) && fileExists(filepath.Join(up, results.PlanFile)) {
+			return fmt.Errorf("%s: not a sweep directory: it has no %s; it holds a shard's own tables: merge %s, the sweep's directory", dir, results.PlanFile, up)
+		}
 		return fmt.Errorf("%s: not a sweep directory: it has no %s", dir, results.PlanFile)
 	}
 	return fmt.Errorf("%s: not a sweep directory: %w", dir, err)

@@ -62,6 +62,7 @@ const (
 	EnvSlurmCount = "SLURM_ARRAY_TASK_COUNT"
 	EnvSlurmMin   = "SLURM_ARRAY_TASK_MIN"
 	EnvSlurmStep  = "SLURM_ARRAY_TASK_STEP"
+	EnvSlurmMax   = "SLURM_ARRAY_TASK_MAX"
 	EnvK8sIndex   = "JOB_COMPLETION_INDEX"
 )
 
@@ -72,6 +73,8 @@ const (
 //   - else SLURM_ARRAY_TASK_ID, as the array index minus
 //     SLURM_ARRAY_TASK_MIN (divided by SLURM_ARRAY_TASK_STEP when the array
 //     has a step), of SLURM_ARRAY_TASK_COUNT shards (or shards, when > 0);
+//     an array whose SLURM_ARRAY_TASK_MAX says it is not whole (a
+//     resubmitted subset) is an error;
 //   - else JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) of shards
 //     shards, which must then be given: the Job's completions are not
 //     visible to the pod;
@@ -135,6 +138,18 @@ func ResolveShard(flag string, shards int, lookup func(string) (string, bool)) (
 			n = shards
 		case shards > 0 && shards != n:
 			return Shard{}, "", fmt.Errorf("--shards %d disagrees with %s=%d", shards, EnvSlurmCount, n)
+		}
+		// A resubmitted subset (--array=3,7 of 0-15) reports COUNT=2 and
+		// MIN=3: its first task would pass for shard 0 of 2 and run
+		// another sharding's trials, the others fail. MAX tells it from a
+		// whole array.
+		hi, hasMax, err := envInt(EnvSlurmMax)
+		if err != nil {
+			return Shard{}, "", err
+		}
+		if hasMax && n >= 1 && hi != lo+step*(n-1) {
+			return Shard{}, "", fmt.Errorf("%s=%d, %s=%d, %s=%d and %s=%d are not a whole array (a subset, such as --array=3,7?): resubmit the whole array, whose tasks skip the trials they finished, or run single shards with --shard i/n",
+				EnvSlurmMin, lo, EnvSlurmMax, hi, EnvSlurmStep, step, EnvSlurmCount, n)
 		}
 		if (id-lo)%step != 0 {
 			return Shard{}, "", fmt.Errorf("%s=%d is not on the array's step %d from %d", EnvSlurmID, id, step, lo)

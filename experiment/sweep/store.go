@@ -29,8 +29,8 @@ var ErrOtherSweep = rundir.ErrOtherWork
 // charts/, manifest.json, report.html and shard-*/ directories. With fresh, no other
 // process may be working in dir.
 //
-// Several processes may prepare the same directory at once: each writes
-// the same sweep.json atomically.
+// Several processes may prepare the same directory at once: the first
+// sweep.json stays, and a process of another sweep is refused.
 func Prepare(dir string, plan *results.Plan, fresh bool) (*rundir.Dir, error) {
 	c := &rundir.Claim{
 		File: results.PlanFile,

@@ -148,6 +148,16 @@ func TestResolveShard(t *testing.T) {
 		{env: []string{EnvSlurmID, "1", EnvSlurmCount, " "}, err: "SLURM_ARRAY_TASK_COUNT is set but blank"},
 		{env: []string{EnvK8sIndex, ""}, shards: 3, err: "JOB_COMPLETION_INDEX is set but blank"},
 		{env: []string{EnvSlurmID, "0", EnvSlurmCount, "0"}, err: "0 shards is out of range (1 to"},
+		// A whole array, with its maximum: 0-15, 1-16, 0-30:2.
+		{env: []string{EnvSlurmID, "15", EnvSlurmMin, "0", EnvSlurmMax, "15", EnvSlurmStep, "1", EnvSlurmCount, "16"}, want: Shard{15, 16}, from: EnvSlurmID},
+		{env: []string{EnvSlurmID, "1", EnvSlurmMin, "1", EnvSlurmMax, "16", EnvSlurmCount, "16"}, want: Shard{0, 16}, from: EnvSlurmID},
+		{env: []string{EnvSlurmID, "30", EnvSlurmMin, "0", EnvSlurmMax, "30", EnvSlurmStep, "2", EnvSlurmCount, "16"}, want: Shard{15, 16}, from: EnvSlurmID},
+		// A resubmitted subset (--array=3,7) names other shards: every
+		// task fails, the first too, which would pass for shard 0 of 2.
+		{env: []string{EnvSlurmID, "3", EnvSlurmMin, "3", EnvSlurmMax, "7", EnvSlurmStep, "1", EnvSlurmCount, "2"}, err: "not a whole array"},
+		{env: []string{EnvSlurmID, "3", EnvSlurmMin, "3", EnvSlurmMax, "7", EnvSlurmCount, "2"}, err: "--shard i/n"},
+		{env: []string{EnvSlurmID, "3", EnvSlurmMin, "3", EnvSlurmMax, "7"}, shards: 2, err: "not a whole array"},
+		{env: []string{EnvSlurmID, "3", EnvSlurmMax, " "}, shards: 2, err: "SLURM_ARRAY_TASK_MAX is set but blank"},
 	}
 	for _, tc := range tests {
 		s, from, err := ResolveShard(tc.flag, tc.shards, env(tc.env...))
@@ -667,10 +677,17 @@ func TestMergeNotASweep(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "s.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("name: s\n"), 0o644))
+	sweepDir := filepath.Join(root, "sw")
+	shard := filepath.Join(sweepDir, "shard-1-of-4")
+	require.NoError(t, os.MkdirAll(shard, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sweepDir, results.PlanFile), []byte("{}"), 0o644))
 	for _, tc := range []struct{ dir, want string }{
 		{filepath.Join(root, "missing"), filepath.Join(root, "missing") + " does not exist: want a directory that simulate sweep wrote"},
 		{file, file + " is a file, not a directory: want a directory that simulate sweep wrote"},
 		{root, root + ": not a sweep directory: it has no sweep.json"},
+		// A shard's own table, which sweep names when it ends: the sweep
+		// is the directory above.
+		{shard, shard + ": not a sweep directory: it has no sweep.json; it holds a shard's own tables: merge " + sweepDir + ", the sweep's directory"},
 	} {
 		_, err := Merge([]string{tc.dir})
 		assert.EqualError(t, err, tc.want)
