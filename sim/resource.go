@@ -122,6 +122,11 @@ func (r *Resource) Acquire(p *Proc, priority int) error {
 	if p.Env() != r.env {
 		return fmt.Errorf("sim: process %q acquires a resource of another environment", p.Name())
 	}
+	// Checked before the free unit is taken: a unit taken from outside p,
+	// or on a closed Env, would be held by nobody.
+	if err := p.enter(); err != nil {
+		return err
+	}
 	if r.inUse < r.capacity {
 		r.touch()
 		r.inUse++

@@ -79,6 +79,11 @@ func (s *Store[T]) Put(p *Proc, v T) error {
 	if p.Env() != s.env {
 		return fmt.Errorf("sim: process %q puts into a store of another environment", p.Name())
 	}
+	// Put is a wait of p even when there is room: checked before TryPut
+	// stores v, as Wait checks before it waits.
+	if err := p.enter(); err != nil {
+		return err
+	}
 	if s.TryPut(v) {
 		return nil
 	}
@@ -127,6 +132,10 @@ func (s *Store[T]) GetFunc(p *Proc, match func(T) bool) (T, error) {
 	var zero T
 	if p.Env() != s.env {
 		return zero, fmt.Errorf("sim: process %q gets from a store of another environment", p.Name())
+	}
+	// As in Put: checked before an item is taken.
+	if err := p.enter(); err != nil {
+		return zero, err
 	}
 	for i := range s.items.len() {
 		if v := s.items.at(i); match == nil || match(v) {
