@@ -65,3 +65,43 @@ func TestWaitsOutsideTheirProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestEventMisuse: a nil event, an event of another Env or a zero Event
+// given to the event API is an error the model can see, not a panic.
+func TestEventMisuse(t *testing.T) {
+	other := sim.New(sim.Limits{})
+	defer other.Close()
+	for _, tc := range []struct {
+		name string
+		ev   func(env *sim.Env) *sim.Event // what a process awaits
+	}{
+		{"Await nil", func(*sim.Env) *sim.Event { return nil }},
+		{"AnyOf nil", func(env *sim.Env) *sim.Event { return env.AnyOf(env.NewEvent("ok"), nil) }},
+		{"AllOf nil", func(env *sim.Env) *sim.Event { return env.AllOf(nil) }},
+		{"AnyOf foreign", func(env *sim.Env) *sim.Event { return env.AnyOf(other.NewEvent("foreign")) }},
+		{"AllOf foreign", func(env *sim.Env) *sim.Event {
+			ok, err := env.Timeout(1, nil)
+			require.NoError(t, err)
+			return env.AllOf(ok, other.NewEvent("foreign"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			defer env.Close()
+			var got error
+			env.Process("p", func(p *sim.Proc) error {
+				_, got = p.Await(tc.ev(env))
+				return nil
+			})
+			require.NoError(t, env.Run())
+			require.Error(t, got)
+			require.NotErrorIs(t, got, sim.ErrNotActive)
+		})
+	}
+	t.Run("zero Event", func(t *testing.T) {
+		var ev sim.Event
+		require.Error(t, ev.Succeed(1))
+		require.Error(t, ev.Fail(sim.ErrClosed))
+		require.False(t, ev.Triggered())
+	})
+}
