@@ -63,6 +63,17 @@ func TestWaitsOutsideTheirProcess(t *testing.T) {
 				require.Equal(t, 1, w.s.Len(), "an item was taken or stored")
 			})
 		}
+		t.Run(op.name+"/nil process", func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			defer env.Close()
+			r, err := sim.NewResource(env, 1, sim.FIFO)
+			require.NoError(t, err)
+			w := world{r: r, s: sim.NewStore[int](env, 2)}
+			require.True(t, w.s.TryPut(1))
+			require.Error(t, op.do(w, nil))
+			require.Zero(t, r.InUse())
+			require.Equal(t, 1, w.s.Len())
+		})
 	}
 }
 

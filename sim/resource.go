@@ -119,6 +119,9 @@ func (r *Resource) QueueLen() int { return len(r.waiting) }
 // waiter). Other errors (ErrClosed, a call from outside p) also leave p
 // holding nothing. Cost: O(log n) in the number of waiters.
 func (r *Resource) Acquire(p *Proc, priority int) error {
+	if p == nil {
+		return errors.New("sim: Acquire needs a process")
+	}
 	if p.Env() != r.env {
 		return fmt.Errorf("sim: process %q acquires a resource of another environment", p.Name())
 	}
