@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // condition waits for some or all of a set of events.
 type condition struct {
 	ev      *Event
@@ -10,7 +12,8 @@ type condition struct {
 
 // AllOf returns an event that succeeds when every one of events has
 // succeeded, or fails with the first failure among them. Its value is the
-// slice of events. With no events it succeeds at once.
+// slice of events. With no events it succeeds at once. A nil event, or one
+// of another Env, among events makes it fail at once.
 func (e *Env) AllOf(events ...*Event) *Event {
 	return e.condition("all of", len(events), events)
 }
@@ -18,13 +21,26 @@ func (e *Env) AllOf(events ...*Event) *Event {
 // AnyOf returns an event that succeeds as soon as one of events has
 // succeeded, or fails if the first one to be processed failed. Its value is
 // the slice of events; check Processed on each to see which ones happened.
-// With no events it succeeds at once.
+// With no events it succeeds at once; a nil event, or one of another Env,
+// among events makes it fail at once.
 func (e *Env) AnyOf(events ...*Event) *Event {
 	return e.condition("any of", min(1, len(events)), events)
 }
 
 func (e *Env) condition(name string, need int, events []*Event) *Event {
 	c := &condition{ev: e.NewEvent(name), events: append([]*Event(nil), events...), left: need}
+	for i, ev := range c.events {
+		// Refused before any member is listened to: a nil member would
+		// panic, and one of another Env would settle c from that Env's run.
+		if ev == nil || ev.env != e {
+			what := "nil"
+			if ev != nil {
+				what = fmt.Sprintf("%q of another environment", ev.name)
+			}
+			_ = c.ev.Fail(fmt.Errorf("sim: %s: event %d is %s", name, i, what))
+			return c.ev
+		}
+	}
 	if need == 0 {
 		c.settle(nil)
 		return c.ev

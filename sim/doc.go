@@ -133,6 +133,7 @@
 //
 // The package examples run and check their output: a first process
 // (Example), AnyOf with a timeout, interrupts, Resource requests, a Store,
+// running until a process ends (SimPy's run(until=proc), ExampleEnv_Step),
 // and an M/M/1 queue whose mean waiting time is compared with the analytic
 // value (Example_mm1). docs/engine.md is a longer introduction.
 //

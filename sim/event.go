@@ -97,6 +97,9 @@ func (ev *Event) trigger(value any, err error) error {
 	if ev.state != pending {
 		return fmt.Errorf("%w: %q", ErrTriggered, ev.name)
 	}
+	if ev.env == nil {
+		return errors.New("sim: event not made by an Env (Env.NewEvent)")
+	}
 	if ev.env.closed {
 		return ErrClosed
 	}

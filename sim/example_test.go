@@ -241,3 +241,39 @@ func Example_mm1() {
 	// utilisation 0.5 (theory 0.5)
 	// mean wait 1s (theory 1s)
 }
+
+// Running until an event, as SimPy's env.run(until=proc) does, is a loop
+// over Step. It ends when the event is processed; if the event fails and
+// nothing awaits it, Step returns the failure, and if nothing is left to
+// make it happen, ErrNoEvents. A process returns only an error, so its
+// Done event's value is nil: a result travels in a variable.
+func ExampleEnv_Step() {
+	env := sim.New(sim.Limits{})
+	defer env.Close()
+	var built int
+	builder := env.Process("builder", func(p *sim.Proc) error {
+		for range 3 {
+			if err := p.Wait(2 * sim.Second); err != nil {
+				return err
+			}
+			built++
+		}
+		return nil
+	})
+	env.Process("clock", func(p *sim.Proc) error { // never ends: Run would not return
+		for {
+			if err := p.Wait(sim.Second); err != nil {
+				return err
+			}
+		}
+	})
+	done := builder.Done()
+	for !done.Processed() {
+		if err := env.Step(); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	fmt.Println(built, "built by", env.Now(), "value", done.Value(), "error", done.Err())
+	// Output: 3 built by 6s value <nil> error <nil>
+}

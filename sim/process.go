@@ -225,7 +225,10 @@ func (p *Proc) Await(ev *Event) (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	if ev.env != p.env {
+	if ev == nil || ev.env != p.env {
+		if ev == nil {
+			return nil, fmt.Errorf("sim: process %q awaits a nil event", p.name)
+		}
 		return nil, fmt.Errorf("sim: process %q awaits event %q of another environment", p.name, ev.name)
 	}
 	if ev.state == processed {

@@ -119,8 +119,16 @@ func (r *Resource) QueueLen() int { return len(r.waiting) }
 // waiter). Other errors (ErrClosed, a call from outside p) also leave p
 // holding nothing. Cost: O(log n) in the number of waiters.
 func (r *Resource) Acquire(p *Proc, priority int) error {
+	if p == nil {
+		return errors.New("sim: Acquire needs a process")
+	}
 	if p.Env() != r.env {
 		return fmt.Errorf("sim: process %q acquires a resource of another environment", p.Name())
+	}
+	// Checked before the free unit is taken: a unit taken from outside p,
+	// or on a closed Env, would be held by nobody.
+	if err := p.enter(); err != nil {
+		return err
 	}
 	if r.inUse < r.capacity {
 		r.touch()
@@ -174,6 +182,11 @@ func (r *Resource) Request(priority int) *Event {
 // Cancel gives up a request made with Request, whatever its state: a
 // waiting request is withdrawn; a granted one gives its unit back, like
 // Release. After Cancel the request holds nothing: do not also Release it.
+// Nor the other way round: Release does not know which request it ends,
+// so Cancel after a Release of the request's unit gives back a unit that
+// another holder has. Either one ends a granted request, never both;
+// "defer r.Cancel(req)" before awaiting req ends it whichever way the
+// wait goes, like SimPy's "with r.request() as req".
 // Cancelling an event that is not an outstanding request of r (or was
 // cancelled already) returns ErrNotRequest. Cost: O(log n).
 func (r *Resource) Cancel(ev *Event) error {

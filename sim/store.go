@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Store is a mailbox: a FIFO buffer of items of type T that processes put
 // into and get from, waiting when it is full or empty. A capacity of 0
@@ -76,8 +79,16 @@ func (s *Store[T]) room() bool {
 // returned. If there is room and no putter is waiting, Put returns at once
 // without suspending p.
 func (s *Store[T]) Put(p *Proc, v T) error {
+	if p == nil {
+		return errors.New("sim: Put needs a process (TryPut does not)")
+	}
 	if p.Env() != s.env {
 		return fmt.Errorf("sim: process %q puts into a store of another environment", p.Name())
+	}
+	// Put is a wait of p even when there is room: checked before TryPut
+	// stores v, as Wait checks before it waits.
+	if err := p.enter(); err != nil {
+		return err
 	}
 	if s.TryPut(v) {
 		return nil
@@ -125,8 +136,15 @@ func (s *Store[T]) Get(p *Proc) (T, error) {
 // that matches nothing stored waits until other getters make room.
 func (s *Store[T]) GetFunc(p *Proc, match func(T) bool) (T, error) {
 	var zero T
+	if p == nil {
+		return zero, errors.New("sim: Get needs a process")
+	}
 	if p.Env() != s.env {
 		return zero, fmt.Errorf("sim: process %q gets from a store of another environment", p.Name())
+	}
+	// As in Put: checked before an item is taken.
+	if err := p.enter(); err != nil {
+		return zero, err
 	}
 	for i := range s.items.len() {
 		if v := s.items.at(i); match == nil || match(v) {

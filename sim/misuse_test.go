@@ -1,0 +1,118 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/sim"
+)
+
+// TestWaitsOutsideTheirProcess: a Resource or Store operation that need not
+// wait is still a wait of p, and fails from outside p or on a closed Env
+// as Wait does, taking and storing nothing.
+func TestWaitsOutsideTheirProcess(t *testing.T) {
+	type world struct {
+		r *sim.Resource
+		s *sim.Store[int] // holds one item, with room for another
+	}
+	for _, op := range []struct {
+		name string
+		do   func(w world, p *sim.Proc) error
+	}{
+		{"Acquire", func(w world, p *sim.Proc) error { return w.r.Acquire(p, 0) }},
+		{"Put", func(w world, p *sim.Proc) error { return w.s.Put(p, 2) }},
+		{"Get", func(w world, p *sim.Proc) error { _, err := w.s.Get(p); return err }},
+		{"GetFunc", func(w world, p *sim.Proc) error {
+			_, err := w.s.GetFunc(p, func(int) bool { return true })
+			return err
+		}},
+	} {
+		for _, from := range []struct {
+			name string
+			want error
+			call func(env *sim.Env, p *sim.Proc, f func()) // makes f run outside p
+		}{
+			{"callback", sim.ErrNotActive, func(env *sim.Env, _ *sim.Proc, f func()) { require.NoError(t, env.Call(1, f)) }},
+			{"other process", sim.ErrNotActive, func(env *sim.Env, _ *sim.Proc, f func()) {
+				env.Process("other", func(*sim.Proc) error { f(); return nil })
+			}},
+			{"closed env", sim.ErrClosed, func(env *sim.Env, _ *sim.Proc, f func()) {
+				require.NoError(t, env.RunUntil(1))
+				env.Close()
+				f()
+			}},
+		} {
+			t.Run(op.name+"/"+from.name, func(t *testing.T) {
+				env := sim.New(sim.Limits{})
+				defer env.Close()
+				r, err := sim.NewResource(env, 1, sim.FIFO)
+				require.NoError(t, err)
+				w := world{r: r, s: sim.NewStore[int](env, 2)}
+				require.True(t, w.s.TryPut(1))
+				p := env.Process("p", func(p *sim.Proc) error { return p.Wait(sim.Hour) })
+				var got error
+				done := false
+				from.call(env, p, func() { got, done = op.do(w, p), true })
+				if !done {
+					require.NoError(t, env.Run())
+				}
+				require.True(t, done)
+				require.ErrorIs(t, got, from.want)
+				require.Zero(t, r.InUse(), "a unit was taken")
+				require.Equal(t, 1, w.s.Len(), "an item was taken or stored")
+			})
+		}
+		t.Run(op.name+"/nil process", func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			defer env.Close()
+			r, err := sim.NewResource(env, 1, sim.FIFO)
+			require.NoError(t, err)
+			w := world{r: r, s: sim.NewStore[int](env, 2)}
+			require.True(t, w.s.TryPut(1))
+			require.Error(t, op.do(w, nil))
+			require.Zero(t, r.InUse())
+			require.Equal(t, 1, w.s.Len())
+		})
+	}
+}
+
+// TestEventMisuse: a nil event, an event of another Env or a zero Event
+// given to the event API is an error the model can see, not a panic.
+func TestEventMisuse(t *testing.T) {
+	other := sim.New(sim.Limits{})
+	defer other.Close()
+	for _, tc := range []struct {
+		name string
+		ev   func(env *sim.Env) *sim.Event // what a process awaits
+	}{
+		{"Await nil", func(*sim.Env) *sim.Event { return nil }},
+		{"AnyOf nil", func(env *sim.Env) *sim.Event { return env.AnyOf(env.NewEvent("ok"), nil) }},
+		{"AllOf nil", func(env *sim.Env) *sim.Event { return env.AllOf(nil) }},
+		{"AnyOf foreign", func(env *sim.Env) *sim.Event { return env.AnyOf(other.NewEvent("foreign")) }},
+		{"AllOf foreign", func(env *sim.Env) *sim.Event {
+			ok, err := env.Timeout(1, nil)
+			require.NoError(t, err)
+			return env.AllOf(ok, other.NewEvent("foreign"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			defer env.Close()
+			var got error
+			env.Process("p", func(p *sim.Proc) error {
+				_, got = p.Await(tc.ev(env))
+				return nil
+			})
+			require.NoError(t, env.Run())
+			require.Error(t, got)
+			require.NotErrorIs(t, got, sim.ErrNotActive)
+		})
+	}
+	t.Run("zero Event", func(t *testing.T) {
+		var ev sim.Event
+		require.Error(t, ev.Succeed(1))
+		require.Error(t, ev.Fail(sim.ErrClosed))
+		require.False(t, ev.Triggered())
+	})
+}
