@@ -629,13 +629,15 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 func (sc *Scenario) RunInert() error { return sc.runInert }
 
 // shadowedFlags returns a warning for every --set that some variants
-// override with their own set:, and an error for one that every variant
-// overrides, since it then changes nothing.
-func (p *parse) shadowedFlags(variants []variantState) []string {
+// override with their own set:, with the variants that override it, and an
+// error for one that every variant overrides, since it then changes
+// nothing.
+func (p *parse) shadowedFlags(variants []variantState) ([]string, map[string][]string) {
 	if len(variants) == 0 || variants[0].implicit {
-		return nil
+		return nil, nil
 	}
 	var warnings []string
+	var concern map[string][]string
 	for _, f := range p.flags {
 		var by []string
 		for i := range variants {
@@ -651,8 +653,13 @@ func (p *parse) shadowedFlags(variants []variantState) []string {
 		case len(by) == len(variants):
 			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", f.path, strings.Join(by, ", "))})
 		default:
-			warnings = append(warnings, fmt.Sprintf("%s applies only to the variants that do not set %s themselves: not to %s", f.source, f.path, strings.Join(by, ", ")))
+			w := fmt.Sprintf("%s applies only to the variants that do not set %s themselves: not to %s", f.source, f.path, strings.Join(by, ", "))
+			warnings = append(warnings, w)
+			if concern == nil {
+				concern = map[string][]string{}
+			}
+			concern[w] = by
 		}
 	}
-	return warnings
+	return warnings, concern
 }

@@ -65,6 +65,11 @@ type Scenario struct {
 	// but not wrong either, such as a --set that some variants override
 	// with their own value; the command line prints them.
 	Warnings []string
+	// WarningVariants maps each warning of Warnings that concerns some
+	// variants only to them: a command that plays one variant (simulate
+	// env) leaves out the warnings of the others, which would say that a
+	// --set it applies does not apply.
+	WarningVariants map[string][]string
 	// Sweep is the file's sweep section, resolved; nil when it has none.
 	// Trials enumerates its trials.
 	Sweep *Sweep
@@ -356,7 +361,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 			}
 		}
 	}
-	warnings := p.shadowedFlags(variants)
+	warnings, warningVariants := p.shadowedFlags(variants)
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
@@ -365,14 +370,15 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		return nil, err
 	}
 	sc := &Scenario{
-		Name:        fl.Name,
-		Description: fl.Description,
-		Source:      p.source,
-		Seed:        fl.Seed,
-		Episodes:    fl.Episodes,
-		Base:        fl.Spec,
-		Warnings:    warnings,
-		Figures:     fl.Figures,
+		Name:            fl.Name,
+		Description:     fl.Description,
+		Source:          p.source,
+		Seed:            fl.Seed,
+		Episodes:        fl.Episodes,
+		Base:            fl.Spec,
+		Warnings:        warnings,
+		Figures:         fl.Figures,
+		WarningVariants: warningVariants,
 	}
 	for i := range variants {
 		at := map[string]*Error{}

@@ -2,6 +2,7 @@ package env
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -174,7 +175,7 @@ func New(cfg Config) (*Env, error) {
 	// learner's in simulate train (validated when the scenario loaded).
 	actions, _ := collective.ParseMask(v.Spec.Train.Actions)
 	e := &Env{
-		name: sc.Name, warnings: sc.Warnings, variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
+		name: sc.Name, warnings: variantWarnings(sc, v.Name), variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
 		opts:    collective.Options{MaxEvents: cfg.MaxEvents, Actions: actions},
 		metrics: experiment.EpisodeMetrics(),
 		rows:    make([]row, cfg.NumEnvs),
@@ -237,6 +238,20 @@ func pickVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error
 
 // Scenario returns the scenario's name.
 func (e *Env) Scenario() string { return e.name }
+
+// variantWarnings returns the scenario's warnings that concern the
+// variant: an environment plays one, and a warning that a --set does not
+// apply to other variants would read as if it did not apply here.
+func variantWarnings(sc *scenarios.Scenario, variant string) []string {
+	var out []string
+	for _, w := range sc.Warnings {
+		if by, ok := sc.WarningVariants[w]; ok && !slices.Contains(by, variant) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
 
 // Warnings returns what the scenario does that is probably not meant,
 // as the command line prints it (such as a set that the variant

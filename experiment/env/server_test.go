@@ -541,3 +541,26 @@ func TestMakeExampleInDocs(t *testing.T) {
 	require.Equal(t, true, h["ok"], "%v", h)
 	assert.Empty(t, h["warnings"])
 }
+
+// TestMakeWarnsOnlyOfItsVariant checks that make warns of a set that its
+// own variant overrides, and not of one that only other variants do: the
+// environment plays one variant, so the command line's warning about the
+// others would read as if the set did not apply here.
+func TestMakeWarnsOnlyOfItsVariant(t *testing.T) {
+	for _, tc := range []struct {
+		variant string
+		warn    bool
+	}{{"none", false}, {"high", true}} {
+		t.Run(tc.variant, func(t *testing.T) {
+			h, _ := newClient(t).request(map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "latency-pressure",
+				"variant": tc.variant, "num_envs": 2, "group": 2, "set": map[string]any{"reward.latency": "5"}})
+			require.Equal(t, true, h["ok"], "%v", h)
+			if tc.warn {
+				require.Len(t, h["warnings"], 1)
+				assert.Contains(t, h["warnings"].([]any)[0], "--set reward.latency=5 applies only to the variants")
+			} else {
+				assert.Equal(t, []any{}, h["warnings"])
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@
 
 import atexit
 import collections
+import json
 import operator
 import os
 import shutil
@@ -459,7 +460,26 @@ class _Step:
 
 
 def _setting(v):
-    """A --set value as the command line would spell it."""
-    if isinstance(v, bool):
+    """A --set value as the command line would spell it: a list or a map
+    as YAML's flow text."""
+    if isinstance(v, (bool, np.bool_, list, tuple, dict, np.ndarray)):
+        return _flow(v)
+    return str(v)
+
+
+def _flow(v):
+    """v in YAML's flow style. str() would not do: it writes a tuple in
+    parentheses and np.bool_ as True, which YAML reads as strings, and
+    an array without commas. Numbers keep str()'s spelling, the shortest
+    for their type (np.float32(0.1) is 0.1)."""
+    if v is None:
+        return "null"
+    if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(_flow(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_flow(str(k))}: {_flow(x)}" for k, x in v.items()) + "}"
     return str(v)

@@ -526,6 +526,21 @@ sys.stdout.buffer.flush()
             self.assertEqual(e.exception.field, field)
 
 
+class SetTest(unittest.TestCase):
+    def test_sequences_are_lists_whatever_their_type(self):
+        # A tuple or an array is as natural a list in Python as a list;
+        # str() spells neither as YAML reads a list.
+        for actions in (["work", "delegate"], ("work", "delegate"), np.array(["work", "delegate"])):
+            with self.subTest(actions=type(actions).__name__), \
+                    VecEnv("latency-pressure", variant="high", num_envs=2, group=2, seed=1, set={"train.actions": actions}) as env:
+                obs, info = env.reset()
+                allowed = np.zeros(env.num_actions, dtype=bool)
+                for _ in range(50):
+                    allowed |= info["action_mask"].any(axis=0)
+                    obs, reward, term, trunc, info = env.step(np.argmax(info["action_mask"], axis=1))
+                self.assertEqual([env.action_names[a] for a in np.flatnonzero(allowed)], ["work", "delegate"])
+
+
 class LifetimeTest(unittest.TestCase):
     def test_close_ends_the_server(self):
         with VecEnv("tiny", variant="split", num_envs=2, seed=1) as env:
