@@ -374,8 +374,19 @@ func resumeHint(dir *rundir.Dir, jobs []*train.Job, total int, argv []string) st
 	case kept == 0:
 		return "no iteration was checkpointed, so nothing is kept; to start again, run: " + shellJoin(argv)
 	default:
-		return fmt.Sprintf("%d of %d iterations are kept in %s; to resume, run: %s", kept, total, dir.Join(train.CheckpointDir), shellJoin(argv))
+		return fmt.Sprintf("%d of %d iterations are kept in %s; to resume, run: %s", kept, total, dir.Join(train.CheckpointDir), shellJoin(withoutForce(argv)))
 	}
+}
+
+// withoutForce returns argv without its --force flag, in any of the forms
+// the flag package reads (-force, --force, --force=true): --force
+// discards the checkpoints of an unfinished training, so a hint that kept
+// it would start over rather than resume.
+func withoutForce(argv []string) []string {
+	return slices.DeleteFunc(slices.Clone(argv), func(a string) bool {
+		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		return strings.HasPrefix(a, "-") && name == "force"
+	})
 }
 
 // shellJoin writes argv as a POSIX shell would read it back: each word
