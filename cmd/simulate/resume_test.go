@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +177,19 @@ func TestResumeHintLeavesOutForce(t *testing.T) {
 		d.Abort()
 		assert.Equal(t, "6 of 6 iterations are kept in "+filepath.Join(out, train.CheckpointDir)+"; to resume, run: "+tc.want, hint, "%q", tc.argv)
 	}
+}
+
+// TestCheckpointWriteErrorReportedOnce: a checkpoint that cannot be
+// written (here its folder is a dangling link) stops the training with
+// that error, said once, not again as a warning.
+func TestCheckpointWriteErrorReportedOnce(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t")
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "gone", "x"), filepath.Join(out, train.CheckpointDir)))
+	// Enough iterations that a checkpoint falls due before the end, on
+	// any machine: the first failed write stops the training.
+	_, stderr, code := simulate(t, "train", "tiny", "--set", "train.iterations=5000", "--seeds", "1", "--workers", "1", "--charts=false", "--baseline=false", "--out", out)
+	require.Equal(t, exitFail, code, stderr)
+	assert.Equal(t, 1, strings.Count(stderr, "checkpoint: mkdir "), stderr)
+	assert.NotContains(t, stderr, "warning: checkpoint")
 }

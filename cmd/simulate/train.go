@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -250,7 +251,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		switch cerr := saves.Close(); {
 		case err == nil:
 			err = cerr
-		case cerr != nil:
+		case cerr != nil && !errors.Is(err, cerr):
+			// A failed write stops the training with that very error,
+			// which is reported already.
 			s.warnf("%v", cerr)
 		}
 	}()
