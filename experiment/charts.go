@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path"
@@ -240,8 +241,10 @@ func (w *ChartWriter) Save(spec plots.Spec, p *plot.Plot, t plots.Table) error {
 // 0), each chart on its own, and records them in the order given: the
 // files, the index and the warnings do not depend on the number of
 // workers. A chart that cannot be drawn is left out with a warning that
-// says why, in the charts' order. done, if not nil, is called after each
-// chart, from the goroutine that drew it.
+// says why, in the charts' order; one that could not be written (a full
+// or read-only disk) is an error, the first in the charts' order. done,
+// if not nil, is called after each chart, from the goroutine that drew
+// it.
 func (w *ChartWriter) DrawAll(ctx context.Context, charts []Chart, workers int, done func()) ([]string, error) {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -259,7 +262,16 @@ func (w *ChartWriter) DrawAll(ctx context.Context, charts []Chart, workers int, 
 	})
 	var warnings []string
 	for i := range charts {
-		if errs[i] != nil {
+		// A directory that cannot take the files would otherwise be
+		// committed as complete without its charts, and a training's
+		// checkpoints removed with it: the command fails instead, and
+		// the same command finishes the work once there is room.
+		switch {
+		case isWriteError(errs[i]):
+			if err == nil {
+				err = errs[i]
+			}
+		case errs[i] != nil:
 			warnings = append(warnings, fmt.Sprintf("chart %s left out: %v", charts[i].Name, errs[i]))
 		}
 		for _, f := range held[i] {
@@ -268,6 +280,15 @@ func (w *ChartWriter) DrawAll(ctx context.Context, charts []Chart, workers int, 
 		w.specs = append(w.specs, each[i].specs...)
 	}
 	return warnings, err
+}
+
+// isWriteError reports whether err comes from the file system rather
+// than from the chart's data.
+func isWriteError(err error) bool {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &se)
 }
 
 // Close writes the index of the charts drawn.

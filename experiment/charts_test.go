@@ -3,11 +3,13 @@ package experiment
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,6 +46,47 @@ func TestTimelineRowsFit(t *testing.T) {
 	err := draw(maxTimelineRows, "page")
 	require.Error(t, err, "%d rows fit a page: no timeline of a run needs the tall size", maxTimelineRows)
 	assert.Contains(t, err.Error(), "overlaps")
+}
+
+// TestDrawAllWriteErrors: a chart whose data cannot be drawn is left
+// out with a warning, but one whose files cannot be written (a full or
+// read-only disk) fails DrawAll, so that no command commits a directory
+// without its charts as complete.
+func TestDrawAllWriteErrors(t *testing.T) {
+	rows := []results.Comparison{{Variant: "a", Metric: "reward_mean", Diff: stats.Interval{Value: 1, Lo: 0.5, Hi: 1.5}}}
+	good := CompareCharts(rows, "none", "high")
+	require.Len(t, good, 1)
+	for _, tc := range []struct {
+		name     string
+		draw     func(*ChartWriter) error
+		noDir    bool // the charts directory is a file by the time of drawing
+		warnings []string
+		err      string
+	}{
+		{name: "data", draw: func(*ChartWriter) error { return errors.New("no data") }, warnings: []string{"chart x left out: no data"}},
+		{name: "disk full", draw: func(*ChartWriter) error {
+			return fmt.Errorf("plots: writing x.pdf: %w", &fs.PathError{Op: "write", Path: "x.pdf", Err: syscall.ENOSPC})
+		}, err: "no space left on device"},
+		{name: "not a directory", draw: good[0].Draw, noDir: true, err: "not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, err := rundir.Create(filepath.Join(t.TempDir(), "out"), false)
+			require.NoError(t, err)
+			cw, err := NewChartWriter(dir)
+			require.NoError(t, err)
+			if tc.noDir {
+				require.NoError(t, os.Remove(dir.Join(ChartsDir)))
+				require.NoError(t, os.WriteFile(dir.Join(ChartsDir), nil, 0o644))
+			}
+			warnings, err := cw.DrawAll(context.Background(), []Chart{{Name: "x", Draw: tc.draw}}, 1, nil)
+			assert.Equal(t, tc.warnings, warnings)
+			if tc.err == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tc.err)
+			}
+		})
+	}
 }
 
 // DrawAll gives the same files, index and warnings on any number of

@@ -54,12 +54,29 @@ type Claim struct {
 // Several processes may open the same directory at once (the shards of a
 // cluster job): the first to create the identity file keeps it, and the
 // others judge it as they would on resuming, so that of two different
-// works started together one is refused.
-func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
+// works started together one is refused. A Sole claim holds the
+// directory until Commit or Abort: another Open of it meanwhile, by any
+// process, is refused with an error wrapping ErrBusy.
+func (c *Claim) Open(path string, fresh bool) (_ *Dir, err error) {
 	if err := CheckDir(path); err != nil {
 		return nil, err
 	}
 	d := &Dir{path: path}
+	// Two trainings in one directory would each resume from, and then
+	// remove, what the other writes: an interrupted one's Abort takes the
+	// other's tables away before its Commit lists them. The lock is taken
+	// before anything is read, so that neither a fresh start's clearing
+	// nor a resume judges a directory that a live process is changing.
+	if c.Sole {
+		if err := d.holdBusy(); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				d.releaseBusy()
+			}
+		}()
+	}
 	// A result that a forced rerun set aside is left alone while that
 	// rerun lives; else it comes back, unless the work that set it aside
 	// resumes: then this process holds its lock until it commits (which
@@ -109,6 +126,12 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 				d.unlock()
 				return nil, err
 			}
+			if c.Sole {
+				if err := d.holdBusy(); err != nil {
+					d.unlock()
+					return nil, err
+				}
+			}
 			return d, nil
 		}
 		d.unlock()
@@ -121,6 +144,14 @@ func (c *Claim) Open(path string, fresh bool) (*Dir, error) {
 	if err := d.mkdirAll(path); err != nil {
 		d.putBack()
 		return nil, err
+	}
+	// A directory that did not exist is held once made, before the
+	// identity file that another process's Open would resume from.
+	if c.Sole {
+		if err := d.holdBusy(); err != nil {
+			d.putBack()
+			return nil, err
+		}
 	}
 	if first {
 		beforeClaim()
@@ -173,6 +204,28 @@ func createOnce(path string, data []byte) (existing []byte, err error) {
 		return os.ReadFile(path)
 	default:
 		return nil, os.Rename(tmp, path)
+	}
+}
+
+// holdBusy takes the lock that marks d's directory as worked in by this
+// process, if the directory exists and d does not hold it yet.
+func (d *Dir) holdBusy() error {
+	if d.busy != nil {
+		return nil
+	}
+	f, err := lockBusy(d.path)
+	if errors.Is(err, ErrBusy) {
+		return fmt.Errorf("%s is %w (a training that still runs there): wait for it to end, or choose another --out", d.path, err)
+	}
+	d.busy = f
+	return err
+}
+
+// releaseBusy releases the lock that holdBusy took, if any.
+func (d *Dir) releaseBusy() {
+	if d.busy != nil {
+		d.busy.Close()
+		d.busy = nil
 	}
 }
 

@@ -43,6 +43,9 @@ type Dir struct {
 	// is that folder's lock, held meanwhile (see Recover).
 	previous bool
 	lock     *os.File
+	// busy is the lock of the directory itself that a Sole claim holds
+	// until Commit or Abort (see Claim.Open).
+	busy *os.File
 }
 
 // Create prepares path for new work. It refuses a directory that holds a
@@ -288,6 +291,7 @@ func (d *Dir) Commit(m *Manifest) error {
 	os.RemoveAll(d.Join(PreviousDir))
 	d.previous = false
 	d.unlock()
+	d.releaseBusy()
 	return nil
 }
 
@@ -331,4 +335,5 @@ func (d *Dir) Abort() {
 	for _, dir := range slices.Backward(d.created) {
 		os.Remove(dir) // fails, as it should, on a directory that is not empty
 	}
+	d.releaseBusy()
 }

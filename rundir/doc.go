@@ -19,7 +19,10 @@
 //   - Claim, for work that resumes (a sweep, a training with checkpoints):
 //     the directory is marked by an identity file (sweep.json, say), and
 //     the same work finds its parts again (written by WriteFile, kept by
-//     Abort) while other work is refused.
+//     Abort) while other work is refused. A Sole claim (a training) holds
+//     a flock on the directory itself until Commit or Abort: another
+//     Open of it meanwhile is refused (ErrBusy), since two trainings in
+//     one directory would remove each other's files.
 //
 // Overwriting keeps the old result until the new one is complete. Create
 // with force, and a Sole claim opened fresh (a training with --force),

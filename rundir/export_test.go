@@ -13,9 +13,9 @@ func SetSyncFiles(t interface{ Cleanup(func()) }, f func(paths []string) error) 
 }
 
 // Die leaves d as a process killed while writing it would: its set-aside
-// result stays, and its lock goes, as the kernel releases a dead
+// result stays, and its locks go, as the kernel releases a dead
 // process's locks.
-func Die(d *Dir) { d.unlock() }
+func Die(d *Dir) { d.unlock(); d.releaseBusy() }
 
 // SetAside is setAside, which a test calls as a second rerun would, right
 // after the Recover of its Create.

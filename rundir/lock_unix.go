@@ -43,3 +43,26 @@ func tryLock(path string) (f *os.File, held bool, err error) {
 	}
 	return f, false, nil
 }
+
+// lockBusy takes the lock of the directory path itself, which marks the
+// Sole work in it as live: it returns nil where path does not exist yet,
+// and an error wrapping ErrBusy where another live process holds it. A
+// lock on the directory, not on a file in it, adds nothing to the
+// directory's listing and is released however the process ends.
+func lockBusy(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrBusy
+		}
+		return nil, err
+	}
+	return f, nil
+}

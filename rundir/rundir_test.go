@@ -287,6 +287,49 @@ func TestAbortSoleClaim(t *testing.T) {
 	}
 }
 
+// TestSoleClaimBusy: while a Sole claim (a training) is open, another
+// Open of its directory, to resume it or to start it afresh, is refused
+// with ErrBusy and changes nothing: else one training's Abort would
+// remove the tables the other is about to commit. Commit and Abort free
+// the directory, as a process's end does.
+func TestSoleClaimBusy(t *testing.T) {
+	sole := func() *rundir.Claim { c := claim("A"); c.Sole = true; return c }
+	for _, tc := range []struct {
+		name     string
+		existing bool // the directory is there before the first Open
+		fresh    bool // the second Open's
+		end      func(d *rundir.Dir)
+	}{
+		{"new directory, resume", false, false, func(d *rundir.Dir) { d.Abort() }},
+		{"new directory, fresh", false, true, func(d *rundir.Dir) { d.Abort() }},
+		{"existing directory, resume", true, false, func(d *rundir.Dir) { d.Abort() }},
+		{"existing directory, fresh", true, true, func(d *rundir.Dir) { d.Abort() }},
+		{"committed", true, false, func(d *rundir.Dir) {
+			require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain}))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "train")
+			if tc.existing {
+				require.NoError(t, os.Mkdir(path, 0o755))
+			}
+			d, err := sole().Open(path, false)
+			require.NoError(t, err)
+			require.NoError(t, rundir.WriteFile(d.Join("parts/1.json"), []byte("1")))
+			require.NoError(t, d.Write("table.csv", []byte("x")))
+			_, err = sole().Open(path, tc.fresh)
+			assert.ErrorIs(t, err, rundir.ErrBusy)
+			assert.ErrorContains(t, err, "wait for it to end, or choose another --out")
+			assert.True(t, exists(t, filepath.Join(path, "parts", "1.json")), "the live claim's parts stay")
+			assert.True(t, exists(t, filepath.Join(path, "table.csv")), "the live claim's tables stay")
+			tc.end(d)
+			d, err = sole().Open(path, tc.fresh)
+			require.NoError(t, err, "free once the first has ended")
+			d.Abort()
+		})
+	}
+}
+
 func TestClaimRefusesACompleteRun(t *testing.T) {
 	path := t.TempDir()
 	d, err := rundir.Create(path, false)

@@ -256,15 +256,25 @@ func TestEventLimitSaysHowToRaiseIt(t *testing.T) {
 // TestSweepEventLimitResumes: a sweep stopped by the event bound keeps its
 // finished trials and resumes under a higher bound, which is not part of
 // the sweep.
+// Started with --fresh, the advice leaves it out: it would clear the
+// trial kept.
 func TestSweepEventLimitResumes(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "s")
-	// One agent alone needs about 100 events an episode, two need more.
-	_, stderr, code := simulate(t, append(runSweep, "--out", out, "--workers", "1", "--max-events", "150")...)
-	require.Equal(t, exitFail, code, stderr)
-	assert.Contains(t, stderr, "1 of 2 trials done; run it again with a higher --max-events to resume")
-	assert.Len(t, trialFiles(t, out), 1)
-	got := mustSimulate(t, append(runSweep, "--out", out, "--max-events", "100000")...)
-	assert.Contains(t, got, "2 trials, 1 run now, 1 done before")
+	for _, tc := range []struct {
+		flags []string
+		again string
+	}{
+		{nil, "run it again with a higher --max-events to resume"},
+		{[]string{"--fresh"}, "run it again with a higher --max-events and without --fresh to resume"},
+	} {
+		out := filepath.Join(t.TempDir(), "s")
+		// One agent alone needs about 100 events an episode, two need more.
+		_, stderr, code := simulate(t, append(append(slices.Clone(runSweep), tc.flags...), "--out", out, "--workers", "1", "--max-events", "150")...)
+		require.Equal(t, exitFail, code, stderr)
+		assert.Contains(t, stderr, "1 of 2 trials done; "+tc.again+"\n", tc.flags)
+		assert.Len(t, trialFiles(t, out), 1)
+		got := mustSimulate(t, append(slices.Clone(runSweep), "--out", out, "--max-events", "100000")...)
+		assert.Contains(t, got, "2 trials, 1 run now, 1 done before")
+	}
 }
 
 // TestByteSizeSet: --max-memory's sizes, in every unit, and what is not a

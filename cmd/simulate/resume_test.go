@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/swarmsim/swarmsim/experiment/train"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // resumeArgs is a training of a few seconds: long enough to be killed in
@@ -142,4 +144,52 @@ func TestResumeHintOfAForcedTraining(t *testing.T) {
 	defer d.Abort()
 	assert.Equal(t, out+" still holds the training this one was to replace, and nothing of this one is kept; to train again, run: simulate train tiny --force",
 		resumeHint(d, nil, 6, []string{"simulate", "train", "tiny", "--force"}))
+}
+
+// TestResumeHintLeavesOutForce: the command that the hint after an
+// interrupt gives to resume leaves out --force, in any of its forms, and
+// keeps every other word: --force discards the checkpoints of an
+// unfinished training, so the command as typed would start over.
+func TestResumeHintLeavesOutForce(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t")
+	args := []string{"train", "tiny", "--set", "train.iterations=3", "--seeds", "2", "--workers", "1", "--charts=false", "--baseline=false", "--out", out}
+	// Tables that cannot be written stop the training after its jobs,
+	// with their checkpoints kept, as an interrupt there would.
+	require.NoError(t, os.MkdirAll(filepath.Join(out, "iterations.csv", "x"), 0o755))
+	_, stderr, code := simulate(t, args...)
+	require.Equal(t, exitFail, code, stderr)
+	sc, err := scenarios.Load("tiny", []string{"train.iterations=3"})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"simulate", "train", "tiny", "--force", "--out", out}, "simulate train tiny --out " + out},
+		{[]string{"simulate", "train", "-force", "tiny", "--out", out}, "simulate train tiny --out " + out},
+		{[]string{"simulate", "train", "tiny", "--force=true", "--workers", "2", "--out", out}, "simulate train tiny --workers 2 --out " + out},
+		{[]string{"simulate", "train", "tiny", "--set", "x=--force", "--out", out}, "simulate train tiny --set x=--force --out " + out},
+		{[]string{"simulate", "train", "tiny", "--out", out}, "simulate train tiny --out " + out},
+	} {
+		d, err := train.OpenDir(out, sc, sc.Seed, 2, false)
+		require.NoError(t, err)
+		jobs, total := train.Jobs(sc, sc.Seed, 2)
+		hint := resumeHint(d, jobs, total, tc.argv)
+		d.Abort()
+		assert.Equal(t, "6 of 6 iterations are kept in "+filepath.Join(out, train.CheckpointDir)+"; to resume, run: "+tc.want, hint, "%q", tc.argv)
+	}
+}
+
+// TestCheckpointWriteErrorReportedOnce: a checkpoint that cannot be
+// written (here its folder is a dangling link) stops the training with
+// that error, said once, not again as a warning.
+func TestCheckpointWriteErrorReportedOnce(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t")
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "gone", "x"), filepath.Join(out, train.CheckpointDir)))
+	// Enough iterations that a checkpoint falls due before the end, on
+	// any machine: the first failed write stops the training.
+	_, stderr, code := simulate(t, "train", "tiny", "--set", "train.iterations=5000", "--seeds", "1", "--workers", "1", "--charts=false", "--baseline=false", "--out", out)
+	require.Equal(t, exitFail, code, stderr)
+	assert.Equal(t, 1, strings.Count(stderr, "checkpoint: mkdir "), stderr)
+	assert.NotContains(t, stderr, "warning: checkpoint")
 }

@@ -232,9 +232,15 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	bar.finish(err == nil)
 	if err != nil {
 		if after, cerr := sweep.Check(out, plan, shard); cerr == nil {
+			// --fresh would clear the trials just kept.
 			again := "run the same command again to resume"
-			if errors.Is(err, sim.ErrEventLimit) {
+			switch limit := errors.Is(err, sim.ErrEventLimit); {
+			case limit && o.fresh:
+				again = "run it again with a higher --max-events and without --fresh to resume"
+			case limit:
 				again = "run it again with a higher --max-events to resume"
+			case o.fresh:
+				again = "run the same command without --fresh to resume"
 			}
 			fmt.Fprintf(s.stderr, "%s: %d of %d trials done; %s\n", s.name, after.Done(), len(after.Shard), again)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -123,7 +124,8 @@ command to run. The same holds after a figures list that named a chart
 the training did not draw: with the list corrected, the command finishes
 from the checkpoints (train.json leaves the list out, as it changes no
 number). A complete directory keeps no checkpoints; --force discards them
-and starts over. A forced training over a complete one keeps the old one
+and starts over. A directory that a training still running writes to is
+refused, with or without --force. A forced training over a complete one keeps the old one
 whole, set aside in DIR/.swarmsim-previous, until the new one is complete: one that
 fails or is interrupted puts the old one back as it was and keeps nothing
 of its own. A training that stops before its first checkpoint leaves no
@@ -249,7 +251,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		switch cerr := saves.Close(); {
 		case err == nil:
 			err = cerr
-		case cerr != nil:
+		case cerr != nil && !errors.Is(err, cerr):
+			// A failed write stops the training with that very error,
+			// which is reported already.
 			s.warnf("%v", cerr)
 		}
 	}()
@@ -373,8 +377,19 @@ func resumeHint(dir *rundir.Dir, jobs []*train.Job, total int, argv []string) st
 	case kept == 0:
 		return "no iteration was checkpointed, so nothing is kept; to start again, run: " + shellJoin(argv)
 	default:
-		return fmt.Sprintf("%d of %d iterations are kept in %s; to resume, run: %s", kept, total, dir.Join(train.CheckpointDir), shellJoin(argv))
+		return fmt.Sprintf("%d of %d iterations are kept in %s; to resume, run: %s", kept, total, dir.Join(train.CheckpointDir), shellJoin(withoutForce(argv)))
 	}
+}
+
+// withoutForce returns argv without its --force flag, in any of the forms
+// the flag package reads (-force, --force, --force=true): --force
+// discards the checkpoints of an unfinished training, so a hint that kept
+// it would start over rather than resume.
+func withoutForce(argv []string) []string {
+	return slices.DeleteFunc(slices.Clone(argv), func(a string) bool {
+		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		return strings.HasPrefix(a, "-") && name == "force"
+	})
 }
 
 // shellJoin writes argv as a POSIX shell would read it back: each word
