@@ -45,10 +45,11 @@ func tryLock(path string) (f *os.File, held bool, err error) {
 }
 
 // lockBusy takes the lock of the directory path itself, which marks the
-// Sole work in it as live: it returns nil where path does not exist yet,
-// and an error wrapping ErrBusy where another live process holds it. A
-// lock on the directory, not on a file in it, adds nothing to the
-// directory's listing and is released however the process ends.
+// Sole work in it as live: it returns nil where path does not exist yet
+// or cannot be locked, and an error wrapping ErrBusy where another live
+// process holds it. A lock on the directory, not on a file in it, adds
+// nothing to the directory's listing and is released however the process
+// ends.
 func lockBusy(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -62,7 +63,12 @@ func lockBusy(path string) (*os.File, error) {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, ErrBusy
 		}
-		return nil, err
+		// A file system that cannot lock a directory opened for reading
+		// (NFS, which emulates flock with byte-range locks that need a
+		// writable file; Lustre mounted without flock) runs the training
+		// unguarded, as a platform without locks does, rather than
+		// refuse every training there.
+		return nil, nil
 	}
 	return f, nil
 }
