@@ -615,3 +615,11 @@ func TestMergeFresh(t *testing.T) {
 	assert.Contains(t, errOut, "one of the inputs")
 	assert.Len(t, trialFiles(t, dir), sweepTrials, "the trials are where they were")
 }
+
+// TestSweepShardNamesTheMerge: a shard ends with the merge command to run,
+// which takes the sweep's directory, quoted as a shell reads it back.
+func TestSweepShardNamesTheMerge(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my sweep")
+	got := mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--shard", "0/2", "--charts=false", "--out", dir)
+	assert.Contains(t, got, "(merge the shards with: simulate merge '"+dir+"' --out DIR)")
+}
