@@ -22,7 +22,9 @@
 //     Abort) while other work is refused. A Sole claim (a training) holds
 //     a flock on the directory itself until Commit or Abort: another
 //     Open of it meanwhile is refused (ErrBusy), since two trainings in
-//     one directory would remove each other's files.
+//     one directory would remove each other's files. A file system that
+//     cannot lock a directory (NFS, Lustre without flock) refuses
+//     nothing: the training runs unguarded there.
 //
 // Overwriting keeps the old result until the new one is complete. Create
 // with force, and a Sole claim opened fresh (a training with --force),

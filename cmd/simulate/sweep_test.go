@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -614,4 +615,34 @@ func TestMergeFresh(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "one of the inputs")
 	assert.Len(t, trialFiles(t, dir), sweepTrials, "the trials are where they were")
+}
+
+// TestSweepShardNamesTheMerge: a shard ends with the merge command to run,
+// which takes the sweep's directory, quoted as a shell reads it back.
+func TestSweepShardNamesTheMerge(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my sweep")
+	got := mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--shard", "0/2", "--charts=false", "--out", dir)
+	assert.Contains(t, got, "(merge the shards with: simulate merge '"+dir+"' --out DIR)")
+}
+
+// TestCreateShardDirWaits: while another process holds a shard's
+// directory, createShardDir waits (here until its context ends) rather
+// than fail, however slow the machine; once the other is done, it goes on.
+func TestCreateShardDirWaits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shard-0-of-2")
+	first, err := rundir.Create(path, false)
+	require.NoError(t, err)
+	require.NoError(t, first.Write("trials.csv", []byte("x\n")))
+	require.NoError(t, first.Commit(&rundir.Manifest{Kind: rundir.KindSweep}))
+	// The other process rewrites the table, holding the one it replaces.
+	other, err := rundir.Create(path, true)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = createShardDir(ctx, path)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "waits while the other holds it")
+	other.Abort()
+	d, err := createShardDir(context.Background(), path)
+	require.NoError(t, err)
+	d.Abort()
 }

@@ -125,8 +125,10 @@ the training did not draw: with the list corrected, the command finishes
 from the checkpoints (train.json leaves the list out, as it changes no
 number). A complete directory keeps no checkpoints; --force discards them
 and starts over. A directory that a training still running writes to is
-refused, with or without --force. A forced training over a complete one keeps the old one
-whole, set aside in DIR/.swarmsim-previous, until the new one is complete: one that
+refused, with or without --force, where its file system can lock a
+directory (not NFS, nor Lustre mounted without flock: there nothing
+stops a second training). A forced training over a complete one keeps
+the old one whole, set aside in DIR/.swarmsim-previous, until the new one is complete: one that
 fails or is interrupted puts the old one back as it was and keeps nothing
 of its own. A training that stops before its first checkpoint leaves no
 directory behind.`,

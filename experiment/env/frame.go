@@ -179,10 +179,10 @@ func parseArrays(header []byte, arrays *[]Array) error {
 
 // mayFold reports whether header has a byte with which encoding/json's
 // case folding could match a key to a field in another case: an ASCII
-// capital, or a byte of a multi-byte character (ſ folds to s and the
-// Kelvin sign to k).
+// capital, a byte of a multi-byte character (ſ folds to s and the
+// Kelvin sign to k), or a backslash, which may escape either ("\u0053hape").
 func mayFold(header []byte) bool {
-	return slices.ContainsFunc(header, func(c byte) bool { return 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf })
+	return slices.ContainsFunc(header, func(c byte) bool { return 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf || c == '\\' })
 }
 
 // checkArrays finds the entry of the header's arrays that is at fault,

@@ -384,6 +384,10 @@ func TestServeFraming(t *testing.T) {
 		{"shape twice in two cases", append(binary.LittleEndian.AppendUint32(nil, 80), `{"op":"step","arrays":[{"name":"actions","dtype":"i4","shape":[2],"SHAPE":[0]}]}`...), "arrays[0].SHAPE: not a field of an array"},
 		// encoding/json folds Unicode too: ſ is s.
 		{"shape with a long s", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "ſhape": []int{2}}}}, i4(0, 0)), "arrays[0].ſhape: not a field of an array"},
+		// A key spelled with an escape folds as its letters do: no capital
+		// or multi-byte character is in the bytes.
+		{"shape escaped in another case", frame(t, json.RawMessage(`{"op":"step","arrays":[{"name":"actions","dtype":"i4","\u0053hape":[2]}]}`), i4(0, 0)), "arrays[0].Shape: not a field of an array"},
+		{"arrays escaped in another case", frame(t, json.RawMessage(`{"op":"step","\u0041rrays":[{"name":"actions","dtype":"i4","shape":[2]}]}`), i4(0, 0)), "Arrays: not a field of a message"},
 		{"arrays in another case", frame(t, map[string]any{"op": "step", "Arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0)), "Arrays: not a field of a message (names are case-sensitive: arrays)"},
 		{"arrays not a list", frame(t, map[string]any{"op": "step", "arrays": map[string]any{"name": "actions"}}), `arrays: want a list of {name, dtype, shape} (got {"name":"actions"})`},
 	} {

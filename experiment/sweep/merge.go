@@ -134,8 +134,8 @@ func notSweep(dir string, err error) error {
 		return nerr
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		// sweep ends a shard with "wrote DIR/shard-i-of-n (merge the
-		// shards with 'simulate merge')", which invites merging that.
+		// A shard ends with "wrote DIR/shard-i-of-n": that directory is
+		// easily taken for the one to merge.
 		if up := filepath.Dir(filepath.Clean(dir)); shardDirRE.MatchString(filepath.Base(filepath.Clean(dir))) && fileExists(filepath.Join(up, results.PlanFile)) {
 			return fmt.Errorf("%s: not a sweep directory: it has no %s; it holds a shard's own tables: merge %s, the sweep's directory", dir, results.PlanFile, up)
 		}

@@ -478,6 +478,10 @@ def _flow(v):
         return "true" if v else "false"
     if isinstance(v, str):
         return json.dumps(v)
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        # A 0-d array (np.asarray(0.5), a 0-d tensor's .numpy()) is a
+        # scalar, which does not iterate.
+        return _flow(v[()])
     if isinstance(v, (list, tuple, np.ndarray)):
         return "[" + ", ".join(_flow(x) for x in v) + "]"
     if isinstance(v, dict):

@@ -541,6 +541,16 @@ class SetTest(unittest.TestCase):
                 self.assertEqual([env.action_names[a] for a in np.flatnonzero(allowed)], ["work", "delegate"])
 
 
+class SettingTest(unittest.TestCase):
+    def test_a_0d_array_is_its_scalar(self):
+        # str() spelled it as its scalar before lists were sent as YAML.
+        from swarmsim.env import _setting
+        self.assertEqual(_setting(np.array(3)), "3")
+        self.assertEqual(_setting(np.asarray(np.float32(0.1))), "0.1")
+        self.assertEqual(_setting(np.array(True)), "true")
+        self.assertEqual(_setting(np.array([[1, 2], [3, 4]])), "[[1, 2], [3, 4]]")
+
+
 class LifetimeTest(unittest.TestCase):
     def test_close_ends_the_server(self):
         with VecEnv("tiny", variant="split", num_envs=2, seed=1) as env:
