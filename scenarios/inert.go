@@ -628,16 +628,25 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 // nil when there are none.
 func (sc *Scenario) RunInert() error { return sc.runInert }
 
+// A Warning is something a scenario does that is probably not meant but
+// not wrong either.
+type Warning struct {
+	Msg string
+	// Variants are the variants it concerns, all of them when empty: a
+	// command that plays one variant (simulate env) leaves out the
+	// warnings of the others, which would say that a --set it applies
+	// does not apply.
+	Variants []string
+}
+
 // shadowedFlags returns a warning for every --set that some variants
-// override with their own set:, with the variants that override it, and an
-// error for one that every variant overrides, since it then changes
-// nothing.
-func (p *parse) shadowedFlags(variants []variantState) ([]string, map[string][]string) {
+// override with their own set:, concerning those variants, and an error
+// for one that every variant overrides, since it then changes nothing.
+func (p *parse) shadowedFlags(variants []variantState) []Warning {
 	if len(variants) == 0 || variants[0].implicit {
-		return nil, nil
+		return nil
 	}
-	var warnings []string
-	var concern map[string][]string
+	var warnings []Warning
 	for _, f := range p.flags {
 		var by []string
 		for i := range variants {
@@ -653,13 +662,8 @@ func (p *parse) shadowedFlags(variants []variantState) ([]string, map[string][]s
 		case len(by) == len(variants):
 			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", f.path, strings.Join(by, ", "))})
 		default:
-			w := fmt.Sprintf("%s applies only to the variants that do not set %s themselves: not to %s", f.source, f.path, strings.Join(by, ", "))
-			warnings = append(warnings, w)
-			if concern == nil {
-				concern = map[string][]string{}
-			}
-			concern[w] = by
+			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s themselves: not to %s", f.source, f.path, strings.Join(by, ", ")), Variants: by})
 		}
 	}
-	return warnings, concern
+	return warnings
 }

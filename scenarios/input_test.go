@@ -564,7 +564,7 @@ func TestShadowedSet(t *testing.T) {
 	sc, err := scenarios.Load("tiny", []string{"policy.organization=sequential"})
 	require.NoError(t, err)
 	require.Len(t, sc.Warnings, 1)
-	assert.Equal(t, "--set policy.organization=sequential applies only to the variants that do not set policy.organization themselves: not to team", sc.Warnings[0])
+	assert.Equal(t, "--set policy.organization=sequential applies only to the variants that do not set policy.organization themselves: not to team", sc.Warnings[0].Msg)
 	assert.Equal(t, "sequential", sc.Variants[0].Spec.Policy.Organization)
 
 	src := "task: {shape: chain, length: 2, work: 1m}\ncollective: {time_limit: 1h}\nreward: {penalty: linear}\npolicy: {organization: team}\nvariants:\n  - {name: a, set: {reward.latency: 1}}\n  - {name: b, set: {reward: {latency: 2}}}\n"

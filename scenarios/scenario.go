@@ -64,12 +64,7 @@ type Scenario struct {
 	// Warnings are things the scenario does that are probably not meant
 	// but not wrong either, such as a --set that some variants override
 	// with their own value; the command line prints them.
-	Warnings []string
-	// WarningVariants maps each warning of Warnings that concerns some
-	// variants only to them: a command that plays one variant (simulate
-	// env) leaves out the warnings of the others, which would say that a
-	// --set it applies does not apply.
-	WarningVariants map[string][]string
+	Warnings []Warning
 	// Sweep is the file's sweep section, resolved; nil when it has none.
 	// Trials enumerates its trials.
 	Sweep *Sweep
@@ -361,7 +356,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 			}
 		}
 	}
-	warnings, warningVariants := p.shadowedFlags(variants)
+	warnings := p.shadowedFlags(variants)
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
@@ -370,15 +365,14 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 		return nil, err
 	}
 	sc := &Scenario{
-		Name:            fl.Name,
-		Description:     fl.Description,
-		Source:          p.source,
-		Seed:            fl.Seed,
-		Episodes:        fl.Episodes,
-		Base:            fl.Spec,
-		Warnings:        warnings,
-		Figures:         fl.Figures,
-		WarningVariants: warningVariants,
+		Name:        fl.Name,
+		Description: fl.Description,
+		Source:      p.source,
+		Seed:        fl.Seed,
+		Episodes:    fl.Episodes,
+		Base:        fl.Spec,
+		Warnings:    warnings,
+		Figures:     fl.Figures,
 	}
 	for i := range variants {
 		at := map[string]*Error{}

@@ -250,7 +250,7 @@ func loadScenario(s *session, nameOrPath string, sets []string) (*scenarios.Scen
 		return nil, err
 	}
 	for _, w := range sc.Warnings {
-		s.warnf("%s", w)
+		s.warnf("%s", w.Msg)
 	}
 	return sc, nil
 }

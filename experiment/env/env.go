@@ -245,10 +245,9 @@ func (e *Env) Scenario() string { return e.name }
 func variantWarnings(sc *scenarios.Scenario, variant string) []string {
 	var out []string
 	for _, w := range sc.Warnings {
-		if by, ok := sc.WarningVariants[w]; ok && !slices.Contains(by, variant) {
-			continue
+		if len(w.Variants) == 0 || slices.Contains(w.Variants, variant) {
+			out = append(out, w.Msg)
 		}
-		out = append(out, w)
 	}
 	return out
 }
