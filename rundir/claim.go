@@ -126,6 +126,8 @@ func (c *Claim) Open(path string, fresh bool) (_ *Dir, err error) {
 				d.unlock()
 				return nil, err
 			}
+			// Held already unless another process made the directory
+			// and its identity file since the lock was first tried.
 			if c.Sole {
 				if err := d.holdBusy(); err != nil {
 					d.unlock()
