@@ -8,14 +8,36 @@ import (
 	"github.com/swarmsim/swarmsim/sim"
 )
 
+// world is a Resource of one free unit and a Store that holds one item,
+// with room for another, in a fresh Env.
+type world struct {
+	env *sim.Env
+	r   *sim.Resource
+	s   *sim.Store[int]
+}
+
+func newWorld(t *testing.T) world {
+	t.Helper()
+	env := sim.New(sim.Limits{})
+	t.Cleanup(env.Close)
+	r, err := sim.NewResource(env, 1, sim.FIFO)
+	require.NoError(t, err)
+	w := world{env: env, r: r, s: sim.NewStore[int](env, 2)}
+	require.True(t, w.s.TryPut(1))
+	return w
+}
+
+// untouched checks that w's unit is free and its one item still there.
+func (w world) untouched(t *testing.T) {
+	t.Helper()
+	require.Zero(t, w.r.InUse(), "a unit was taken")
+	require.Equal(t, 1, w.s.Len(), "an item was taken or stored")
+}
+
 // TestWaitsOutsideTheirProcess: a Resource or Store operation that need not
 // wait is still a wait of p, and fails from outside p or on a closed Env
 // as Wait does, taking and storing nothing.
 func TestWaitsOutsideTheirProcess(t *testing.T) {
-	type world struct {
-		r *sim.Resource
-		s *sim.Store[int] // holds one item, with room for another
-	}
 	for _, op := range []struct {
 		name string
 		do   func(w world, p *sim.Proc) error
@@ -44,35 +66,23 @@ func TestWaitsOutsideTheirProcess(t *testing.T) {
 			}},
 		} {
 			t.Run(op.name+"/"+from.name, func(t *testing.T) {
-				env := sim.New(sim.Limits{})
-				defer env.Close()
-				r, err := sim.NewResource(env, 1, sim.FIFO)
-				require.NoError(t, err)
-				w := world{r: r, s: sim.NewStore[int](env, 2)}
-				require.True(t, w.s.TryPut(1))
-				p := env.Process("p", func(p *sim.Proc) error { return p.Wait(sim.Hour) })
+				w := newWorld(t)
+				p := w.env.Process("p", func(p *sim.Proc) error { return p.Wait(sim.Hour) })
 				var got error
 				done := false
-				from.call(env, p, func() { got, done = op.do(w, p), true })
+				from.call(w.env, p, func() { got, done = op.do(w, p), true })
 				if !done {
-					require.NoError(t, env.Run())
+					require.NoError(t, w.env.Run())
 				}
 				require.True(t, done)
 				require.ErrorIs(t, got, from.want)
-				require.Zero(t, r.InUse(), "a unit was taken")
-				require.Equal(t, 1, w.s.Len(), "an item was taken or stored")
+				w.untouched(t)
 			})
 		}
 		t.Run(op.name+"/nil process", func(t *testing.T) {
-			env := sim.New(sim.Limits{})
-			defer env.Close()
-			r, err := sim.NewResource(env, 1, sim.FIFO)
-			require.NoError(t, err)
-			w := world{r: r, s: sim.NewStore[int](env, 2)}
-			require.True(t, w.s.TryPut(1))
+			w := newWorld(t)
 			require.Error(t, op.do(w, nil))
-			require.Zero(t, r.InUse())
-			require.Equal(t, 1, w.s.Len())
+			w.untouched(t)
 		})
 	}
 }
