@@ -3,6 +3,7 @@ package stats_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -435,9 +436,16 @@ func TestAggregateIsThreeIntervals(t *testing.T) {
 func TestCIOfCopiesOfOneValue(t *testing.T) {
 	calls := 0
 	counted := func(v []float64) float64 { calls++; return stats.Mean(v) }
-	iv := stats.Default.CI([]float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, counted)
-	assert.Equal(t, 1, calls, "the estimate only")
-	assert.Equal(t, unitsCI([]float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, stats.Mean), iv)
+	// From two copies up, the fewest that give an interval at all; two to
+	// four copies would otherwise take the remembered resamples, which
+	// still compute up to n^n of them.
+	for n := 2; n <= 7; n++ {
+		copies := slices.Repeat([]float64{0.1}, n)
+		calls = 0
+		iv := stats.Default.CI(copies, counted)
+		assert.Equal(t, 1, calls, "%d copies: the estimate only", n)
+		assert.Equal(t, unitsCI(copies, stats.Mean), iv, "%d copies", n)
+	}
 	mixed := []float64{0, math.Copysign(0, -1), 0, 0, 0}
 	calls = 0
 	stats.Default.CI(mixed, counted)

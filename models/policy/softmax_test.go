@@ -559,6 +559,24 @@ func TestSoftmaxDecideDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// TestMLPScratchWidthDoesNotAllocate: an MLP's hidden layer lives in a
+// 128-value stack buffer up to and including that width (the widest
+// hidden layer it fits), so such MLPs decide and train without allocating.
+func TestMLPScratchWidthDoesNotAllocate(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 33))
+	for _, hidden := range []int{1, 127, 128} {
+		p := policy.NewMLP(hidden, r)
+		obs, m := randObservation(r), randMask(r, 2)
+		x, a := randFeatures(r), randAction(r, m)
+		grad := make([]float64, len(p.Params()))
+		allocs := testing.AllocsPerRun(100, func() {
+			p.Decide(obs, m, 0.3)
+			p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 1, EntCoef: 0.01}, grad)
+		})
+		assert.Zero(t, allocs, "hidden %d", hidden)
+	}
+}
+
 func BenchmarkSoftmaxDecide(b *testing.B) {
 	r := rand.New(rand.NewPCG(32, 32))
 	for _, pc := range softmaxCases() {
