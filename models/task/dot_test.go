@@ -65,6 +65,9 @@ b" }`, []string{`say "hi"`, `back\slash`, "ab"}, 2},
 		{"concatenation", `digraph { "ab" + "cd" -> x }`, []string{"abcd", "x"}, 1},
 		{"html", `digraph { <b<i>x</i>> -> y }`, []string{"b<i>x</i>", "y"}, 1},
 		{"utf-8", `digraph { größe -> 大 }`, []string{"größe", "大"}, 1},
+		// The ends of each identifier byte range: z, A, Z, and the
+		// continuation byte 0x80 of À (C3 80); any byte ≥ 0x80 belongs to an ID.
+		{"id byte range ends", `digraph { z -> A -> Z -> À }`, []string{"z", "A", "Z", "À"}, 3},
 		{"strict merges", `strict digraph { a -> b [tokens=3]; a -> b [tokens=5] }`, []string{"a", "b"}, 1},
 		{"comments", "digraph { // c\n a /* b -> c */ -> d\n# x -> y\n }", []string{"a", "d"}, 1},
 		{"attr separators", `digraph { a [work=1; difficulty=0.5, loop=2] [join=any] }`, []string{"a"}, 0},
@@ -111,6 +114,10 @@ func TestReadDOTErrors(t *testing.T) {
 		{"trailing", "digraph {} digraph {}", "g.dot:1:12: unexpected 'digraph' after the end of the graph"},
 		{"unterminated string", "digraph {\n \"abc }", "g.dot:2:2: unterminated quoted string"},
 		{"unterminated comment", "digraph { /* a", "g.dot:1:11: unterminated /* comment"},
+		// A '*' or '/' as the last byte makes the lexer look one byte past
+		// the end, which must read as "nothing", not panic.
+		{"unterminated comment ending in star", "digraph { /* a *", "g.dot:1:11: unterminated /* comment"},
+		{"slash at end", "digraph { a /", "g.dot:1:13: unexpected character '/'"},
 		{"unterminated html", "digraph { <a ", "g.dot:1:11: unterminated <HTML> string"},
 		{"bad char", "digraph { a -> b; @ }", "g.dot:1:19: unexpected character '@'"},
 		{"hash mid-line", "digraph { a # b\n }", "g.dot:1:13: unexpected character '#'"},
