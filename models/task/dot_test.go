@@ -70,6 +70,9 @@ b" }`, []string{`say "hi"`, `back\slash`, "ab"}, 2},
 		{"id byte range ends", `digraph { z -> A -> Z -> À }`, []string{"z", "A", "Z", "À"}, 3},
 		{"strict merges", `strict digraph { a -> b [tokens=3]; a -> b [tokens=5] }`, []string{"a", "b"}, 1},
 		{"comments", "digraph { // c\n a /* b -> c */ -> d\n# x -> y\n }", []string{"a", "d"}, 1},
+		// A comment may end the file without a final newline.
+		{"# comment at end", "digraph { a }\n# end", []string{"a"}, 0},
+		{"// comment at end", "digraph { a } // end", []string{"a"}, 0},
 		{"attr separators", `digraph { a [work=1; difficulty=0.5, loop=2] [join=any] }`, []string{"a"}, 0},
 		{"graph attributes", `digraph { rankdir=LR; graph [label="x"] a }`, []string{"a"}, 0},
 	}
