@@ -60,6 +60,9 @@ func TestReadDOTForms(t *testing.T) {
 		{"named, semicolons", `digraph G { a; b; a -> b; }`, []string{"a", "b"}, 1},
 		{"keywords any case", `DiGraph { Node [work=1] a -> b }`, []string{"a", "b"}, 1},
 		{"numerals", `digraph { 1 -> 2 -> -3.5 }`, []string{"1", "2", "-3.5"}, 2},
+		// DOT numerals are [-]?(.[0-9]+ | [0-9]+(.[0-9]*)?): a minus may
+		// precede any digit, 0 and 9 included, or a point.
+		{"negative numerals", `digraph { -0 -> -9 -> -.5 }`, []string{"-0", "-9", "-.5"}, 2},
 		{"escapes", `digraph { "say \"hi\"" -> "back\\slash" -> "a\
 b" }`, []string{`say "hi"`, `back\slash`, "ab"}, 2},
 		{"concatenation", `digraph { "ab" + "cd" -> x }`, []string{"abcd", "x"}, 1},
