@@ -65,6 +65,9 @@ func TestReadDOTForms(t *testing.T) {
 		{"negative numerals", `digraph { -0 -> -9 -> -.5 }`, []string{"-0", "-9", "-.5"}, 2},
 		{"escapes", `digraph { "say \"hi\"" -> "back\\slash" -> "a\
 b" }`, []string{`say "hi"`, `back\slash`, "ab"}, 2},
+		// Graphviz joins a quoted string across a backslash-newline, and a
+		// file written on Windows ends that line with CR LF.
+		{"crlf continuation", "digraph { \"a\\\r\nb\" }", []string{"ab"}, 0},
 		{"concatenation", `digraph { "ab" + "cd" -> x }`, []string{"abcd", "x"}, 1},
 		{"html", `digraph { <b<i>x</i>> -> y }`, []string{"b<i>x</i>", "y"}, 1},
 		{"utf-8", `digraph { größe -> 大 }`, []string{"größe", "大"}, 1},
