@@ -67,6 +67,7 @@ func TestReadDOTForms(t *testing.T) {
 b" }`, []string{`say "hi"`, `back\slash`, "ab"}, 2},
 		// Graphviz joins a quoted string across a backslash-newline, and a
 		// file written on Windows ends that line with CR LF.
+		{"concatenation of three", `digraph { "a" + "b" + "c" }`, []string{"abc"}, 0},
 		{"crlf continuation", "digraph { \"a\\\r\nb\" }", []string{"ab"}, 0},
 		{"concatenation", `digraph { "ab" + "cd" -> x }`, []string{"abcd", "x"}, 1},
 		{"html", `digraph { <b<i>x</i>> -> y }`, []string{"b<i>x</i>", "y"}, 1},
@@ -151,6 +152,7 @@ func TestReadDOTErrors(t *testing.T) {
 		{"cycle", "digraph { a -> b -> c -> a }", `g.dot:1:21: task: cycle: "a" -> "b" -> "c" -> "a"`},
 		{"cycle on a later line", "digraph {\n  a -> b\n  b -> c\n  c -> a\n}", `g.dot:4:3: task: cycle: "a" -> "b" -> "c" -> "a"`},
 		{"plus without string", `digraph { "a" + b }`, `g.dot:1:17: expected a quoted string after '+'`},
+		{"plus without string in graph attribute", `digraph { label = "a" + b }`, `g.dot:1:25: expected a quoted string after '+'`},
 		{"empty input", "", "g.dot:1:1: expected digraph, found end of input"},
 	}
 	for _, tt := range tests {
