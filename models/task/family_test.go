@@ -474,3 +474,35 @@ func TestDrawerAllocatesLittle(t *testing.T) {
 	// The nodes' names, in one string; Family.Draw makes about 20.
 	require.LessOrEqual(t, allocs, 1.0)
 }
+
+// TestFamilyAtLimits checks that families exactly at the size limits are
+// valid ("above the limit" and "exceeds" are strict) and one step beyond
+// is not. Sizes follow the formulas in Family's documentation.
+func TestFamilyAtLimits(t *testing.T) {
+	tests := []struct {
+		name  string
+		f     Family
+		nodes int // 0: invalid
+	}{
+		{"chain of MaxNodes", Family{Shape: "chain", Length: MaxNodes}, MaxNodes},
+		{"chain beyond", Family{Shape: "chain", Length: MaxNodes + 1}, 0},
+		// stages·(width+2) = 3·3,333,333 = 9,999,999: the product is just
+		// below the limit although width+2 = ⌊(MaxNodes+1)/stages⌋.
+		{"fork-join just below", Family{Shape: "fork-join", Stages: 3, Width: 3_333_331}, 9_999_999},
+		{"fork-join beyond", Family{Shape: "fork-join", Stages: 3, Width: 3_333_333}, 0},
+		// width²·(depth-1)·edge_prob = 5000²·2·1 = 5·10⁷ = MaxEdges.
+		{"layered at MaxEdges", Family{Shape: "layered", Width: 5000, Depth: 3, EdgeProb: 1}, 15000},
+		{"layered beyond MaxEdges", Family{Shape: "layered", Width: 5001, Depth: 3, EdgeProb: 1}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.f.Validate()
+			if tt.nodes == 0 {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.nodes, tt.f.Nodes())
+		})
+	}
+}
