@@ -304,3 +304,23 @@ func FuzzReadDOT(f *testing.F) {
 		require.True(t, g.Equal(back), "%s", buf.String())
 	})
 }
+
+// TestReadDOTRangeEnds reads attributes at both ends of their documented
+// ranges (difficulty [0, 1), coupling [0, 1], tokens [0, MaxTokens], loop
+// [0, MaxLoop]), all of which must be accepted as written.
+func TestReadDOTRangeEnds(t *testing.T) {
+	src := `digraph {
+  a [difficulty=0, coupling=0, tokens=0, loop=0]
+  b [coupling=1, tokens=1099511627776, loop=1048576]
+  a -> b [tokens=1099511627776]
+}`
+	g, err := ReadDOT(strings.NewReader(src), "r.dot")
+	require.NoError(t, err)
+	assert.Equal(t, []Node{
+		{Name: "a"},
+		{Name: "b", Coupling: 1, OutputTokens: 1 << 40, Loop: 1 << 20},
+	}, g.Nodes)
+	k, ok := g.EdgeTokens(0, 1)
+	require.True(t, ok)
+	assert.Equal(t, 1<<40, k)
+}
