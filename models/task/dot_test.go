@@ -307,18 +307,20 @@ func FuzzReadDOT(f *testing.F) {
 
 // TestReadDOTRangeEnds reads attributes at both ends of their documented
 // ranges (difficulty [0, 1), coupling [0, 1], tokens [0, MaxTokens], loop
-// [0, MaxLoop]), all of which must be accepted as written.
+// [0, MaxLoop], work ≥ 0 as seconds or a duration), all of which must be accepted as written.
 func TestReadDOTRangeEnds(t *testing.T) {
 	src := `digraph {
   a [difficulty=0, coupling=0, tokens=0, loop=0]
   b [coupling=1, tokens=1099511627776, loop=1048576]
   a -> b [tokens=1099511627776]
+  c [work=0]; d [work="0s"]
 }`
 	g, err := ReadDOT(strings.NewReader(src), "r.dot")
 	require.NoError(t, err)
 	assert.Equal(t, []Node{
 		{Name: "a"},
 		{Name: "b", Coupling: 1, OutputTokens: 1 << 40, Loop: 1 << 20},
+		{Name: "c"}, {Name: "d"},
 	}, g.Nodes)
 	k, ok := g.EdgeTokens(0, 1)
 	require.True(t, ok)
