@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -505,4 +506,26 @@ func TestFamilyAtLimits(t *testing.T) {
 			assert.Equal(t, tt.nodes, tt.f.Nodes())
 		})
 	}
+}
+
+// topSource makes rand.Float64 return its largest value, 1-2⁻⁵³.
+type topSource struct{}
+
+func (topSource) Uint64() uint64 { return math.MaxUint64 }
+
+// TestMixtureTopEndSkipsZeroWeight draws a mixture at the very top of
+// [0, 1): with weights 0.1, 0.2, 0.3, u·total rounds so that it is not
+// below the running remainder of the last positive weight (checked with
+// Python floats), so the pick falls through to its rounding fallback. A
+// component of weight 0 must still never be drawn.
+func TestMixtureTopEndSkipsZeroWeight(t *testing.T) {
+	f := Family{Shape: "mixture", Components: []Component{
+		{Weight: 0.1, Family: Family{Shape: "chain", Length: 1}},
+		{Weight: 0.2, Family: Family{Shape: "chain", Length: 2}},
+		{Weight: 0.3, Family: Family{Shape: "chain", Length: 3}},
+		{Weight: 0, Family: Family{Shape: "chain", Length: 4}},
+	}}
+	g, err := f.Draw(rand.New(topSource{}))
+	require.NoError(t, err)
+	assert.Equal(t, 3, g.Len())
 }
