@@ -529,3 +529,22 @@ func TestMixtureTopEndSkipsZeroWeight(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, g.Len())
 }
+
+// halfSource makes rand.Float64 return exactly 0.5 (2⁵²/2⁵³).
+type halfSource struct{}
+
+func (halfSource) Uint64() uint64 { return 1 << 52 }
+
+// TestMixtureBoundaryGoesUp checks exact proportionality on Float64's
+// grid: of its 2⁵³ equally likely values k/2⁵³, the first of two equal
+// weights must get exactly the 2⁵² below one half, so 0.5 itself
+// belongs to the second.
+func TestMixtureBoundaryGoesUp(t *testing.T) {
+	f := Family{Shape: "mixture", Components: []Component{
+		{Weight: 1, Family: Family{Shape: "chain", Length: 1}},
+		{Weight: 1, Family: Family{Shape: "chain", Length: 2}},
+	}}
+	g, err := f.Draw(rand.New(halfSource{}))
+	require.NoError(t, err)
+	assert.Equal(t, 2, g.Len())
+}
