@@ -493,6 +493,9 @@ func TestFamilyAtLimits(t *testing.T) {
 		{"fork-join beyond", Family{Shape: "fork-join", Stages: 3, Width: 3_333_333}, 0},
 		// width²·(depth-1)·edge_prob = 5000²·2·1 = 5·10⁷ = MaxEdges.
 		{"layered at MaxEdges", Family{Shape: "layered", Width: 5000, Depth: 3, EdgeProb: 1}, 15000},
+		// loop in [0, MaxLoop] and loop_prob in [0, 1] are closed ranges.
+		{"loop at MaxLoop, loop_prob 1", Family{Shape: "chain", Length: 1, Loop: MaxLoop, LoopProb: 1}, 1},
+		{"loop beyond MaxLoop", Family{Shape: "chain", Length: 1, Loop: MaxLoop + 1}, 0},
 		{"layered beyond MaxEdges", Family{Shape: "layered", Width: 5001, Depth: 3, EdgeProb: 1}, 0},
 	}
 	for _, tt := range tests {
