@@ -496,6 +496,12 @@ func TestFamilyAtLimits(t *testing.T) {
 		// loop in [0, MaxLoop] and loop_prob in [0, 1] are closed ranges.
 		{"loop at MaxLoop, loop_prob 1", Family{Shape: "chain", Length: 1, Loop: MaxLoop, LoopProb: 1}, 1},
 		{"loop beyond MaxLoop", Family{Shape: "chain", Length: 1, Loop: MaxLoop + 1}, 0},
+		// coupling's range [0, 1] is closed: the constant 1 is allowed.
+		{"coupling constant 1", Family{Shape: "chain", Length: 1, Coupling: sim.Const(1)}, 1},
+		// 1·(MaxNodes-2+2) = MaxNodes exactly.
+		{"fork-join of MaxNodes", Family{Shape: "fork-join", Stages: 1, Width: MaxNodes - 2}, MaxNodes},
+		// 4·(MaxInt/2+2) overflows int; it must count as too big, not wrap.
+		{"fork-join overflowing int", Family{Shape: "fork-join", Stages: 4, Width: math.MaxInt / 2}, 0},
 		{"layered beyond MaxEdges", Family{Shape: "layered", Width: 5001, Depth: 3, EdgeProb: 1}, 0},
 	}
 	for _, tt := range tests {
