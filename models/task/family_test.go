@@ -256,6 +256,7 @@ func TestFamilyValidate(t *testing.T) {
 		{"fork-join stages", Family{Shape: "fork-join", Width: 2}, `stages: must be at least 1`},
 		{"tree branching", Family{Shape: "tree", Depth: 2}, `branching: must be at least 1`},
 		{"tree depth", Family{Shape: "tree", Branching: 2, Depth: -1}, `depth: must be at least 0`},
+		{"chain too long", Family{Shape: "chain", Length: MaxNodes + 1}, `length: shape "chain" would have more than 10000000 nodes, above the limit 10000000`},
 		{"tree too big", Family{Shape: "tree", Branching: 10, Depth: 30}, `above the limit 10000000`},
 		{"layered prob", Family{Shape: "layered", Width: 2, Depth: 2, EdgeProb: 1.5}, `edge_prob: must be in [0, 1], got 1.5`},
 		{"layered too many edges", Family{Shape: "layered", Width: 10000, Depth: 1000, EdgeProb: 1}, `edge_prob: width²·(depth-1)·edge_prob`},
@@ -502,6 +503,8 @@ func TestFamilyAtLimits(t *testing.T) {
 		{"fork-join of MaxNodes", Family{Shape: "fork-join", Stages: 1, Width: MaxNodes - 2}, MaxNodes},
 		// 4·(MaxInt/2+2) overflows int; it must count as too big, not wrap.
 		{"fork-join overflowing int", Family{Shape: "fork-join", Stages: 4, Width: math.MaxInt / 2}, 0},
+		// 2³²·2³² wraps to 0 in 64 bits: it must count as too big.
+		{"fork-join wrapping to 0", Family{Shape: "fork-join", Stages: 1 << 32, Width: 1<<32 - 2}, 0},
 		{"layered beyond MaxEdges", Family{Shape: "layered", Width: 5001, Depth: 3, EdgeProb: 1}, 0},
 	}
 	for _, tt := range tests {
