@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goccy/go-yaml"
@@ -378,6 +379,12 @@ func TestDrawOutOfRangeSamples(t *testing.T) {
 	_, err = Family{Shape: "chain", Length: 1, OutputTokens: sim.Const(1e15)}.Draw(newRand(1))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "output_tokens: drew 1e+15, above the limit")
+	// Only a file's errors name the file: a generated shape has no path.
+	assert.Equal(t, "output_tokens: drew 1e+15, above the limit 1099511627776", err.Error())
+	path := filepath.Join("testdata", "pipeline.dot") // "check" gives no work
+	_, err = Family{Shape: "file", Path: path, Work: sim.Const(1e15)}.Draw(newRand(1))
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), path+": work: drew 1e+15 s"), err.Error())
 }
 
 func TestFamilyTools(t *testing.T) {
