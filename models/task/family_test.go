@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -385,6 +386,14 @@ func TestDrawOutOfRangeSamples(t *testing.T) {
 	_, err = Family{Shape: "file", Path: path, Work: sim.Const(1e15)}.Draw(newRand(1))
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), path+": work: drew 1e+15 s"), err.Error())
+
+	// A cycle shows only when the file's graph is built; its position is
+	// given in the file.
+	cyclic := filepath.Join(t.TempDir(), "cyclic.dot")
+	require.NoError(t, os.WriteFile(cyclic, []byte("digraph { a -> b -> a }"), 0o600))
+	_, err = Family{Shape: "file", Path: cyclic}.Draw(newRand(1))
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), cyclic+":1:"), err.Error())
 }
 
 func TestFamilyTools(t *testing.T) {
