@@ -60,13 +60,26 @@ func TestReadDOTForms(t *testing.T) {
 		{"named, semicolons", `digraph G { a; b; a -> b; }`, []string{"a", "b"}, 1},
 		{"keywords any case", `DiGraph { Node [work=1] a -> b }`, []string{"a", "b"}, 1},
 		{"numerals", `digraph { 1 -> 2 -> -3.5 }`, []string{"1", "2", "-3.5"}, 2},
+		// DOT numerals are [-]?(.[0-9]+ | [0-9]+(.[0-9]*)?): a minus may
+		// precede any digit, 0 and 9 included, or a point.
+		{"negative numerals", `digraph { -0 -> -9 -> -.5 }`, []string{"-0", "-9", "-.5"}, 2},
 		{"escapes", `digraph { "say \"hi\"" -> "back\\slash" -> "a\
 b" }`, []string{`say "hi"`, `back\slash`, "ab"}, 2},
+		// Graphviz joins a quoted string across a backslash-newline, and a
+		// file written on Windows ends that line with CR LF.
+		{"concatenation of three", `digraph { "a" + "b" + "c" }`, []string{"abc"}, 0},
+		{"crlf continuation", "digraph { \"a\\\r\nb\" }", []string{"ab"}, 0},
 		{"concatenation", `digraph { "ab" + "cd" -> x }`, []string{"abcd", "x"}, 1},
 		{"html", `digraph { <b<i>x</i>> -> y }`, []string{"b<i>x</i>", "y"}, 1},
 		{"utf-8", `digraph { größe -> 大 }`, []string{"größe", "大"}, 1},
+		// The ends of each identifier byte range: z, A, Z, and the
+		// continuation byte 0x80 of À (C3 80); any byte ≥ 0x80 belongs to an ID.
+		{"id byte range ends", `digraph { z -> A -> Z -> À }`, []string{"z", "A", "Z", "À"}, 3},
 		{"strict merges", `strict digraph { a -> b [tokens=3]; a -> b [tokens=5] }`, []string{"a", "b"}, 1},
 		{"comments", "digraph { // c\n a /* b -> c */ -> d\n# x -> y\n }", []string{"a", "d"}, 1},
+		// A comment may end the file without a final newline.
+		{"# comment at end", "digraph { a }\n# end", []string{"a"}, 0},
+		{"// comment at end", "digraph { a } // end", []string{"a"}, 0},
 		{"attr separators", `digraph { a [work=1; difficulty=0.5, loop=2] [join=any] }`, []string{"a"}, 0},
 		{"graph attributes", `digraph { rankdir=LR; graph [label="x"] a }`, []string{"a"}, 0},
 	}
@@ -111,6 +124,10 @@ func TestReadDOTErrors(t *testing.T) {
 		{"trailing", "digraph {} digraph {}", "g.dot:1:12: unexpected 'digraph' after the end of the graph"},
 		{"unterminated string", "digraph {\n \"abc }", "g.dot:2:2: unterminated quoted string"},
 		{"unterminated comment", "digraph { /* a", "g.dot:1:11: unterminated /* comment"},
+		// A '*' or '/' as the last byte makes the lexer look one byte past
+		// the end, which must read as "nothing", not panic.
+		{"unterminated comment ending in star", "digraph { /* a *", "g.dot:1:11: unterminated /* comment"},
+		{"slash at end", "digraph { a /", "g.dot:1:13: unexpected character '/'"},
 		{"unterminated html", "digraph { <a ", "g.dot:1:11: unterminated <HTML> string"},
 		{"bad char", "digraph { a -> b; @ }", "g.dot:1:19: unexpected character '@'"},
 		{"hash mid-line", "digraph { a # b\n }", "g.dot:1:13: unexpected character '#'"},
@@ -135,6 +152,7 @@ func TestReadDOTErrors(t *testing.T) {
 		{"cycle", "digraph { a -> b -> c -> a }", `g.dot:1:21: task: cycle: "a" -> "b" -> "c" -> "a"`},
 		{"cycle on a later line", "digraph {\n  a -> b\n  b -> c\n  c -> a\n}", `g.dot:4:3: task: cycle: "a" -> "b" -> "c" -> "a"`},
 		{"plus without string", `digraph { "a" + b }`, `g.dot:1:17: expected a quoted string after '+'`},
+		{"plus without string in graph attribute", `digraph { label = "a" + b }`, `g.dot:1:25: expected a quoted string after '+'`},
 		{"empty input", "", "g.dot:1:1: expected digraph, found end of input"},
 	}
 	for _, tt := range tests {
@@ -285,4 +303,26 @@ func FuzzReadDOT(f *testing.F) {
 		require.NoError(t, err, "%s", buf.String())
 		require.True(t, g.Equal(back), "%s", buf.String())
 	})
+}
+
+// TestReadDOTRangeEnds reads attributes at both ends of their documented
+// ranges (difficulty [0, 1), coupling [0, 1], tokens [0, MaxTokens], loop
+// [0, MaxLoop], work ≥ 0 as seconds or a duration), all of which must be accepted as written.
+func TestReadDOTRangeEnds(t *testing.T) {
+	src := `digraph {
+  a [difficulty=0, coupling=0, tokens=0, loop=0]
+  b [coupling=1, tokens=1099511627776, loop=1048576]
+  a -> b [tokens=1099511627776]
+  c [work=0]; d [work="0s"]
+}`
+	g, err := ReadDOT(strings.NewReader(src), "r.dot")
+	require.NoError(t, err)
+	assert.Equal(t, []Node{
+		{Name: "a"},
+		{Name: "b", Coupling: 1, OutputTokens: 1 << 40, Loop: 1 << 20},
+		{Name: "c"}, {Name: "d"},
+	}, g.Nodes)
+	k, ok := g.EdgeTokens(0, 1)
+	require.True(t, ok)
+	assert.Equal(t, 1<<40, k)
 }

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goccy/go-yaml"
@@ -255,6 +258,7 @@ func TestFamilyValidate(t *testing.T) {
 		{"fork-join stages", Family{Shape: "fork-join", Width: 2}, `stages: must be at least 1`},
 		{"tree branching", Family{Shape: "tree", Depth: 2}, `branching: must be at least 1`},
 		{"tree depth", Family{Shape: "tree", Branching: 2, Depth: -1}, `depth: must be at least 0`},
+		{"chain too long", Family{Shape: "chain", Length: MaxNodes + 1}, `length: shape "chain" would have more than 10000000 nodes, above the limit 10000000`},
 		{"tree too big", Family{Shape: "tree", Branching: 10, Depth: 30}, `above the limit 10000000`},
 		{"layered prob", Family{Shape: "layered", Width: 2, Depth: 2, EdgeProb: 1.5}, `edge_prob: must be in [0, 1], got 1.5`},
 		{"layered too many edges", Family{Shape: "layered", Width: 10000, Depth: 1000, EdgeProb: 1}, `edge_prob: width²·(depth-1)·edge_prob`},
@@ -376,6 +380,20 @@ func TestDrawOutOfRangeSamples(t *testing.T) {
 	_, err = Family{Shape: "chain", Length: 1, OutputTokens: sim.Const(1e15)}.Draw(newRand(1))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "output_tokens: drew 1e+15, above the limit")
+	// Only a file's errors name the file: a generated shape has no path.
+	assert.Equal(t, "output_tokens: drew 1e+15, above the limit 1099511627776", err.Error())
+	path := filepath.Join("testdata", "pipeline.dot") // "check" gives no work
+	_, err = Family{Shape: "file", Path: path, Work: sim.Const(1e15)}.Draw(newRand(1))
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), path+": work: drew 1e+15 s"), err.Error())
+
+	// A cycle shows only when the file's graph is built; its position is
+	// given in the file.
+	cyclic := filepath.Join(t.TempDir(), "cyclic.dot")
+	require.NoError(t, os.WriteFile(cyclic, []byte("digraph { a -> b -> a }"), 0o600))
+	_, err = Family{Shape: "file", Path: cyclic}.Draw(newRand(1))
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), cyclic+":1:"), err.Error())
 }
 
 func TestFamilyTools(t *testing.T) {
@@ -473,4 +491,88 @@ func TestDrawerAllocatesLittle(t *testing.T) {
 	})
 	// The nodes' names, in one string; Family.Draw makes about 20.
 	require.LessOrEqual(t, allocs, 1.0)
+}
+
+// TestFamilyAtLimits checks that families exactly at the size limits are
+// valid ("above the limit" and "exceeds" are strict) and one step beyond
+// is not. Sizes follow the formulas in Family's documentation.
+func TestFamilyAtLimits(t *testing.T) {
+	tests := []struct {
+		name  string
+		f     Family
+		nodes int // 0: invalid
+	}{
+		{"chain of MaxNodes", Family{Shape: "chain", Length: MaxNodes}, MaxNodes},
+		{"chain beyond", Family{Shape: "chain", Length: MaxNodes + 1}, 0},
+		// stages·(width+2) = 3·3,333,333 = 9,999,999: the product is just
+		// below the limit although width+2 = ⌊(MaxNodes+1)/stages⌋.
+		{"fork-join just below", Family{Shape: "fork-join", Stages: 3, Width: 3_333_331}, 9_999_999},
+		{"fork-join beyond", Family{Shape: "fork-join", Stages: 3, Width: 3_333_333}, 0},
+		// width²·(depth-1)·edge_prob = 5000²·2·1 = 5·10⁷ = MaxEdges.
+		{"layered at MaxEdges", Family{Shape: "layered", Width: 5000, Depth: 3, EdgeProb: 1}, 15000},
+		// loop in [0, MaxLoop] and loop_prob in [0, 1] are closed ranges.
+		{"loop at MaxLoop, loop_prob 1", Family{Shape: "chain", Length: 1, Loop: MaxLoop, LoopProb: 1}, 1},
+		{"loop beyond MaxLoop", Family{Shape: "chain", Length: 1, Loop: MaxLoop + 1}, 0},
+		// coupling's range [0, 1] is closed: the constant 1 is allowed.
+		{"coupling constant 1", Family{Shape: "chain", Length: 1, Coupling: sim.Const(1)}, 1},
+		// 1·(MaxNodes-2+2) = MaxNodes exactly.
+		{"fork-join of MaxNodes", Family{Shape: "fork-join", Stages: 1, Width: MaxNodes - 2}, MaxNodes},
+		// 4·(MaxInt/2+2) overflows int; it must count as too big, not wrap.
+		{"fork-join overflowing int", Family{Shape: "fork-join", Stages: 4, Width: math.MaxInt / 2}, 0},
+		// 2³²·2³² wraps to 0 in 64 bits: it must count as too big.
+		{"fork-join wrapping to 0", Family{Shape: "fork-join", Stages: 1 << 32, Width: 1<<32 - 2}, 0},
+		{"layered beyond MaxEdges", Family{Shape: "layered", Width: 5001, Depth: 3, EdgeProb: 1}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.f.Validate()
+			if tt.nodes == 0 {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.nodes, tt.f.Nodes())
+		})
+	}
+}
+
+// topSource makes rand.Float64 return its largest value, 1-2⁻⁵³.
+type topSource struct{}
+
+func (topSource) Uint64() uint64 { return math.MaxUint64 }
+
+// TestMixtureTopEndSkipsZeroWeight draws a mixture at the very top of
+// [0, 1): with weights 0.1, 0.2, 0.3, u·total rounds so that it is not
+// below the running remainder of the last positive weight (checked with
+// Python floats), so the pick falls through to its rounding fallback. A
+// component of weight 0 must still never be drawn.
+func TestMixtureTopEndSkipsZeroWeight(t *testing.T) {
+	f := Family{Shape: "mixture", Components: []Component{
+		{Weight: 0.1, Family: Family{Shape: "chain", Length: 1}},
+		{Weight: 0.2, Family: Family{Shape: "chain", Length: 2}},
+		{Weight: 0.3, Family: Family{Shape: "chain", Length: 3}},
+		{Weight: 0, Family: Family{Shape: "chain", Length: 4}},
+	}}
+	g, err := f.Draw(rand.New(topSource{}))
+	require.NoError(t, err)
+	assert.Equal(t, 3, g.Len())
+}
+
+// halfSource makes rand.Float64 return exactly 0.5 (2⁵²/2⁵³).
+type halfSource struct{}
+
+func (halfSource) Uint64() uint64 { return 1 << 52 }
+
+// TestMixtureBoundaryGoesUp checks exact proportionality on Float64's
+// grid: of its 2⁵³ equally likely values k/2⁵³, the first of two equal
+// weights must get exactly the 2⁵² below one half, so 0.5 itself
+// belongs to the second.
+func TestMixtureBoundaryGoesUp(t *testing.T) {
+	f := Family{Shape: "mixture", Components: []Component{
+		{Weight: 1, Family: Family{Shape: "chain", Length: 1}},
+		{Weight: 1, Family: Family{Shape: "chain", Length: 2}},
+	}}
+	g, err := f.Draw(rand.New(halfSource{}))
+	require.NoError(t, err)
+	assert.Equal(t, 2, g.Len())
 }

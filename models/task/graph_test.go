@@ -81,6 +81,24 @@ func TestLongCycleIsAbbreviated(t *testing.T) {
 	assert.Contains(t, err.Error(), "(50 nodes in all)")
 }
 
+// TestCycleAtShownLimitIsWhole checks that a cycle of 20 nodes, the most
+// the message shows, is listed whole and closed back to its first node.
+func TestCycleAtShownLimitIsWhole(t *testing.T) {
+	const n = 20
+	nodes := make([]Node, n)
+	edges := make([]Edge, n)
+	var want strings.Builder
+	want.WriteString("task: cycle: ")
+	for i := range n {
+		edges[i] = Edge{From: ID(i), To: ID((i + 1) % n)}
+		fmt.Fprintf(&want, "%q -> ", fmt.Sprintf("t%d", i))
+	}
+	want.WriteString(`"t0"`)
+	_, err := New(nodes, edges)
+	require.Error(t, err)
+	assert.Equal(t, want.String(), err.Error())
+}
+
 func TestGraphBasics(t *testing.T) {
 	// a -> c, b -> c, c -> d, a -> d; e alone.
 	nodes := named("a", "b", "c", "d", "e")
