@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -544,28 +545,25 @@ func TestValueFitsTargets(t *testing.T) {
 	require.NotEqual(t, v.Params()[0], w.Params()[0])
 }
 
+// TestSoftmaxDecideDoesNotAllocate: a decision and its gradient allocate
+// nothing for the linear policy and for an MLP whose hidden layer fits its
+// 128-value stack buffer, up to and including that width (mlp130 of
+// softmaxCases allocates its hidden layer).
 func TestSoftmaxDecideDoesNotAllocate(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 31))
-	for _, pc := range softmaxCases()[:2] { // mlp130 allocates its hidden layer
-		p := pc.make(r, 1)
-		obs, m := randObservation(r), randMask(r, 2)
-		x, a := randFeatures(r), randAction(r, m)
-		grad := make([]float64, len(p.Params()))
-		allocs := testing.AllocsPerRun(100, func() {
-			p.Decide(obs, m, 0.3)
-			p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 1, EntCoef: 0.01}, grad)
-		})
-		assert.Zero(t, allocs, pc.name)
+	type named struct {
+		name string
+		p    policy.Softmax
 	}
-}
-
-// TestMLPScratchWidthDoesNotAllocate: an MLP's hidden layer lives in a
-// 128-value stack buffer up to and including that width (the widest
-// hidden layer it fits), so such MLPs decide and train without allocating.
-func TestMLPScratchWidthDoesNotAllocate(t *testing.T) {
-	r := rand.New(rand.NewPCG(33, 33))
+	var policies []named
+	for _, pc := range softmaxCases()[:2] {
+		policies = append(policies, named{pc.name, pc.make(r, 1)})
+	}
 	for _, hidden := range []int{1, 127, 128} {
-		p := policy.NewMLP(hidden, r)
+		policies = append(policies, named{fmt.Sprintf("mlp%d", hidden), policy.NewMLP(hidden, r)})
+	}
+	for _, np := range policies {
+		name, p := np.name, np.p
 		obs, m := randObservation(r), randMask(r, 2)
 		x, a := randFeatures(r), randAction(r, m)
 		grad := make([]float64, len(p.Params()))
@@ -573,7 +571,7 @@ func TestMLPScratchWidthDoesNotAllocate(t *testing.T) {
 			p.Decide(obs, m, 0.3)
 			p.AddGrad(policy.Term{X: x, Mask: m, Action: a, Scale: 1, EntCoef: 0.01}, grad)
 		})
-		assert.Zero(t, allocs, "hidden %d", hidden)
+		assert.Zero(t, allocs, name)
 	}
 }
 
