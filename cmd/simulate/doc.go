@@ -287,8 +287,8 @@
 // DIR/train.json names the training. Run the same command again after
 // Ctrl-C, a crash or a kill, and each job continues where its checkpoint
 // left it; the tables are byte-identical to those of a training that never
-// stopped. Ctrl-C prints how many iterations the checkpoints keep and the
-// command to run. The same holds after a figures list that named a chart
+// stopped. Ctrl-C, and a failure after a checkpoint, print how many
+// iterations the checkpoints keep and the command to run. The same holds after a figures list that named a chart
 // the training did not draw: with the list corrected, the command finishes
 // from the checkpoints (train.json leaves the list out, as it changes no
 // number). A complete directory keeps no checkpoints; --force discards them

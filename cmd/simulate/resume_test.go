@@ -123,6 +123,7 @@ func TestTrainFailingAfterItsJobsResumes(t *testing.T) {
 	assert.FileExists(t, filepath.Join(out, train.IdentityFile))
 	parts, _ := filepath.Glob(filepath.Join(out, train.CheckpointDir, "*.gob"))
 	assert.Len(t, parts, 2, "one checkpoint a job")
+	assert.Contains(t, stderr, "6 of 6 iterations are kept in "+filepath.Join(out, train.CheckpointDir)+"; to resume after fixing the error below, run: ")
 
 	require.NoError(t, os.RemoveAll(filepath.Join(out, "iterations.csv")))
 	_, stderr, code = simulate(t, args...)
@@ -143,7 +144,7 @@ func TestResumeHintOfAForcedTraining(t *testing.T) {
 	require.NoError(t, err)
 	defer d.Abort()
 	assert.Equal(t, out+" still holds the training this one was to replace, and nothing of this one is kept; to train again, run: simulate train tiny --force",
-		resumeHint(d, nil, 6, []string{"simulate", "train", "tiny", "--force"}))
+		resumeHint(d, nil, 6, []string{"simulate", "train", "tiny", "--force"}, true, false))
 }
 
 // TestResumeHintLeavesOutForce: the command that the hint after an
@@ -173,7 +174,7 @@ func TestResumeHintLeavesOutForce(t *testing.T) {
 		d, err := train.OpenDir(out, sc, sc.Seed, 2, false)
 		require.NoError(t, err)
 		jobs, total := train.Jobs(sc, sc.Seed, 2)
-		hint := resumeHint(d, jobs, total, tc.argv)
+		hint := resumeHint(d, jobs, total, tc.argv, true, false)
 		d.Abort()
 		assert.Equal(t, "6 of 6 iterations are kept in "+filepath.Join(out, train.CheckpointDir)+"; to resume, run: "+tc.want, hint, "%q", tc.argv)
 	}
@@ -192,4 +193,46 @@ func TestCheckpointWriteErrorReportedOnce(t *testing.T) {
 	require.Equal(t, exitFail, code, stderr)
 	assert.Equal(t, 1, strings.Count(stderr, "checkpoint: mkdir "), stderr)
 	assert.NotContains(t, stderr, "warning: checkpoint")
+}
+
+// TestResumeHintAfterAFailure: what the hint says depends on why the
+// training stopped. An interrupt and a failure both count what is kept;
+// an episode over its event bound fails again at the same bound, so that
+// hint says to raise it; a failure with nothing kept says nothing, as
+// the error says what to fix and the same command starts again.
+func TestResumeHintAfterAFailure(t *testing.T) {
+	sc, err := scenarios.Load("tiny", []string{"train.iterations=3"})
+	require.NoError(t, err)
+	argv := []string{"simulate", "train", "tiny", "--out", "o"}
+	hint := func(out string, interrupted, eventLimit bool) string {
+		d, err := train.OpenDir(out, sc, sc.Seed, 2, false)
+		require.NoError(t, err)
+		defer d.Abort()
+		jobs, total := train.Jobs(sc, sc.Seed, 2)
+		return resumeHint(d, jobs, total, argv, interrupted, eventLimit)
+	}
+
+	empty := filepath.Join(t.TempDir(), "empty")
+	assert.Equal(t, "", hint(empty, false, false))
+	assert.Equal(t, "", hint(empty, false, true))
+	assert.Equal(t, "no iteration was checkpointed, so nothing is kept; to start again, run: simulate train tiny --out o", hint(empty, true, false))
+
+	// Tables that cannot be written stop the training after its jobs,
+	// with their checkpoints kept.
+	kept := filepath.Join(t.TempDir(), "kept")
+	require.NoError(t, os.MkdirAll(filepath.Join(kept, "iterations.csv", "x"), 0o755))
+	_, stderr, code := simulate(t, "train", "tiny", "--set", "train.iterations=3", "--seeds", "2", "--workers", "1", "--charts=false", "--baseline=false", "--out", kept)
+	require.Equal(t, exitFail, code, stderr)
+	prefix := "6 of 6 iterations are kept in " + filepath.Join(kept, train.CheckpointDir) + "; "
+	for _, tc := range []struct {
+		interrupted, eventLimit bool
+		want                    string
+	}{
+		{true, false, "to resume, run: simulate train tiny --out o"},
+		{false, false, "to resume after fixing the error below, run: simulate train tiny --out o"},
+		{false, true, "to resume, run it again with a higher --max-events: simulate train tiny --out o"},
+		{true, true, "to resume, run it again with a higher --max-events: simulate train tiny --out o"},
+	} {
+		assert.Equal(t, prefix+tc.want, hint(kept, tc.interrupted, tc.eventLimit), "interrupted %v, event limit %v", tc.interrupted, tc.eventLimit)
+	}
 }

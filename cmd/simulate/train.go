@@ -18,6 +18,7 @@ import (
 	"github.com/swarmsim/swarmsim/stats"
 
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 var cmdTrain = &command{
@@ -119,8 +120,8 @@ checkpoint (and the time to write one) and the one in progress.
 DIR/train.json names the training. Run the same command again after
 Ctrl-C, a crash or a kill, and each job continues where its checkpoint
 left it; the tables are byte-identical to those of a training that never
-stopped. Ctrl-C prints how many iterations the checkpoints keep and the
-command to run. The same holds after a figures list that named a chart
+stopped. Ctrl-C, and a failure after a checkpoint, print how many
+iterations the checkpoints keep and the command to run. The same holds after a figures list that named a chart
 the training did not draw: with the list corrected, the command finishes
 from the checkpoints (train.json leaves the list out, as it changes no
 number). A complete directory keeps no checkpoints; --force discards them
@@ -235,14 +236,17 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	for _, j := range jobs {
 		bar.add(len(j.Rows))
 	}
-	// After an interrupt, at any step from here on (the training, the
-	// baselines, the tables, the charts), say what the checkpoints keep
-	// and how to resume: the jobs ran on have moved on, so a rerun's fresh
-	// jobs are counted.
+	// After an interrupt or a failure, at any step from here on (the
+	// training, the baselines, the tables, the charts), say what the
+	// checkpoints keep and how to resume: the jobs ran on have moved on,
+	// so a rerun's fresh jobs are counted.
 	defer func() {
-		if err != nil && ctx.Err() != nil {
-			fresh, _ := train.Jobs(sc, seed, o.seeds)
-			s.infof("%s", resumeHint(dir, fresh, total, s.argv))
+		if err == nil {
+			return
+		}
+		fresh, _ := train.Jobs(sc, seed, o.seeds)
+		if hint := resumeHint(dir, fresh, total, s.argv, ctx.Err() != nil, errors.Is(err, sim.ErrEventLimit)); hint != "" {
+			s.infof("%s", hint)
 		}
 	}()
 	// Run before the hint and dir.Abort above (which removes train.json
@@ -359,16 +363,19 @@ func joinAnd(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// resumeHint says, after an interrupted training, how many iterations
-// the checkpoints in dir keep and the command that resumes them. It
-// counts the checkpoints, not the iterations that finished: a job
-// checkpoints at most every quarter second, so the last iterations
-// before an interrupt, or all of a short training's, may be lost. jobs
-// are the training's jobs as a rerun makes them, before any resumed. A
-// forced training that replaces a complete one keeps no checkpoints: the
-// one it replaces is put back (dir.Abort), and a forced rerun would start
-// over anyway.
-func resumeHint(dir *rundir.Dir, jobs []*train.Job, total int, argv []string) string {
+// resumeHint says, after a training stopped by an interrupt or a
+// failure, how many iterations the checkpoints in dir keep and how to
+// resume them. It counts the checkpoints, not the iterations that
+// finished: a job checkpoints at most every quarter second, so the last
+// iterations before a stop, or all of a short training's, may be lost.
+// jobs are the training's jobs as a rerun makes them, before any resumed.
+// A forced training that replaces a complete one keeps no checkpoints:
+// the one it replaces is put back (dir.Abort), and a forced rerun would
+// start over anyway. After a failure (interrupted false) with nothing
+// kept it says nothing: the error says what to fix, and the same command
+// starts again. An episode over its event bound fails again unless the
+// bound is raised (eventLimit), so that hint names --max-events.
+func resumeHint(dir *rundir.Dir, jobs []*train.Job, total int, argv []string, interrupted, eventLimit bool) string {
 	if dir.Replacing() {
 		return fmt.Sprintf("%s still holds the training this one was to replace, and nothing of this one is kept; to train again, run: %s", dir.Path(), shellJoin(argv))
 	}
@@ -376,11 +383,19 @@ func resumeHint(dir *rundir.Dir, jobs []*train.Job, total int, argv []string) st
 	switch {
 	case err != nil:
 		return err.Error() // it names the checkpoint and the way out
+	case kept == 0 && !interrupted:
+		return ""
 	case kept == 0:
 		return "no iteration was checkpointed, so nothing is kept; to start again, run: " + shellJoin(argv)
-	default:
-		return fmt.Sprintf("%d of %d iterations are kept in %s; to resume, run: %s", kept, total, dir.Join(train.CheckpointDir), shellJoin(withoutForce(argv)))
 	}
+	how := "to resume, run: "
+	switch {
+	case eventLimit:
+		how = "to resume, run it again with a higher --max-events: "
+	case !interrupted:
+		how = "to resume after fixing the error below, run: "
+	}
+	return fmt.Sprintf("%d of %d iterations are kept in %s; %s%s", kept, total, dir.Join(train.CheckpointDir), how, shellJoin(withoutForce(argv)))
 }
 
 // withoutForce returns argv without its --force flag, in any of the forms
