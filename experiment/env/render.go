@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -18,6 +19,15 @@ var actionHelp = [NumActions]string{
 	collective.Check:    "verify your last part; a flawed part is attempted again",
 	collective.Wait:     "idle until something changes: ready work, a message, a finished attempt",
 	collective.Submit:   "submit the result: the main agent ends the episode; an independent attempt hands in its candidate",
+}
+
+// kindHelp says what each kind of task is like (models/task's presets),
+// for a reader who has not read their definitions.
+var kindHelp = map[string]string{
+	task.KindDecomposable: "independent parts merged by one synthesis step at the end",
+	task.KindNavigation:   "a search among alternative paths, many of them dead ends that show only after some work; the first good path settles it",
+	task.KindSequential:   "a chain whose every step needs the result of the step before it",
+	task.KindToolHeavy:    "a small workflow whose every part makes many tool calls",
 }
 
 // Render describes row i's pending decision in words: who decides, what
@@ -40,6 +50,12 @@ func (e *Env) Render(i int) string {
 		who = "an agent working an independent attempt at the whole task alone"
 	}
 	fmt.Fprintf(&b, "You are agent %d, %s.\n", p.Agent, who)
+	// The kind is a feature (kind_*), and a mixture of kinds is where a
+	// policy must tell them apart: a reader without it would be blind to
+	// what the numbers show.
+	if k := o.Kind; k > 0 && k <= len(task.Kinds) {
+		fmt.Fprintf(&b, "Task: of the kind %s, %s.\n", task.Kinds[k-1], kindHelp[task.Kinds[k-1]])
+	}
 	// To the second: a reader's prompt has no use for nanoseconds.
 	elapsed := sim.Time(math.Round(o.Elapsed)) * sim.Second
 	if limit := e.variant.Spec.Collective.TimeLimit; limit > 0 {
