@@ -57,3 +57,11 @@ func TestRenderNamesTheKind(t *testing.T) {
 		assert.False(t, strings.Contains(text, "\nTask:"), "row %d: %s", i, text)
 	})
 }
+
+// TestObjectiveInDocs checks the objective that docs/environment.md shows.
+func TestObjectiveInDocs(t *testing.T) {
+	shown := fromDoc(t, "For\n`latency-pressure`'s high:\n\n```\n", "\n```")
+	e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: 1, Group: 1})
+	require.NoError(t, err)
+	assert.Equal(t, shown, e.Objective())
+}

@@ -410,7 +410,8 @@ func (s *server) make(req *request, m *Message) error {
 		Scenario       string   `json:"scenario"`
 		Variant        string   `json:"variant"`
 		Warnings       []string `json:"warnings"`
-	}{true, Protocol, s.version, e.n, e.g, len(e.parts), NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings())})
+		Objective      string   `json:"objective"`
+	}{true, Protocol, s.version, e.n, e.g, len(e.parts), NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings()), e.Objective()})
 }
 
 // nonNil makes a missing list an empty one, which JSON writes as [].

@@ -598,3 +598,22 @@ func TestUnknownNameNamesTheValidActions(t *testing.T) {
 	wantError(t, h, "action_names[1]", `row 1: unknown action "submitt" (valid here: work,delegate,attempt)`)
 	assert.NotContains(t, h["error"], "did you mean")
 }
+
+// TestMakeStatesTheObjective checks that make's reply says how an episode
+// is scored: latency-pressure's variants differ in their reward alone, so
+// their decisions read the same, and a reader learns the latency weight
+// from the objective only.
+func TestMakeStatesTheObjective(t *testing.T) {
+	objective := map[string]string{}
+	for _, v := range []string{"none", "high"} {
+		c := newClient(t)
+		h, _ := c.request(map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "latency-pressure", "variant": v})
+		require.Equal(t, true, h["ok"], "%v", h)
+		objective[v], _ = h["objective"].(string)
+		assert.Contains(t, objective[v], "1 if the submitted result is acceptable", v)
+		assert.Contains(t, objective[v], "minus 1 × the total busy time of all agents over 6h0m0s", v)
+		assert.Contains(t, objective[v], "time limit of 6h0m0s is cut off", v)
+	}
+	assert.NotContains(t, objective["none"], "finish time over")
+	assert.Contains(t, objective["high"], "minus 1 × the finish time over 6h0m0s")
+}
