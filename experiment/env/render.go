@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -38,7 +39,11 @@ var kindHelp = map[string]string{
 func (e *Env) Render(i int) string {
 	p, ok := e.Pending(i)
 	if !ok {
-		return fmt.Sprintf("Row %d has no decision pending: its episode ended, and the row waits for reset.", i)
+		text := fmt.Sprintf("Row %d has no decision pending: its episode ended, and the row waits for reset.", i)
+		if f, ok := e.Finished(i); ok {
+			text += " " + e.result(&f.Metrics, f.Reward)
+		}
+		return text
 	}
 	o := p.Obs
 	var b strings.Builder
@@ -59,7 +64,11 @@ func (e *Env) Render(i int) string {
 	// To the second: a reader's prompt has no use for nanoseconds.
 	elapsed := sim.Time(math.Round(o.Elapsed)) * sim.Second
 	if limit := e.variant.Spec.Collective.TimeLimit; limit > 0 {
-		fmt.Fprintf(&b, "Time: %v of virtual time has passed, %.0f%% of the time limit of %v.\n", elapsed, 100*o.TimeUsed, limit)
+		// The time left in words: a reader would otherwise subtract
+		// durations, and a rounded percentage reads 100% with minutes
+		// still to go. It adds up with the elapsed time shown.
+		left := max(limit-elapsed, 0)
+		fmt.Fprintf(&b, "Time: %v of virtual time has passed, %.0f%% of the time limit of %v; %v left.\n", elapsed, 100*o.TimeUsed, limit, left)
 	} else {
 		fmt.Fprintf(&b, "Time: %v of virtual time has passed; there is no time limit.\n", elapsed)
 	}
@@ -102,6 +111,32 @@ func (e *Env) Render(i int) string {
 		if p.Mask.Has(a) {
 			fmt.Fprintf(&b, "- %s: %s\n", a, actionHelp[a])
 		}
+	}
+	return b.String()
+}
+
+// result says how a finished episode ended and what it scored: a harness
+// that shows a model its episodes' outcomes, or logs them for a reader,
+// needs them in words as much as the decisions.
+func (e *Env) result(m *collective.Metrics, reward float64) string {
+	at := sim.Time(math.Round(m.Finish.Seconds())) * sim.Second
+	var b strings.Builder
+	switch {
+	case m.TimedOut:
+		fmt.Fprintf(&b, "The time limit cut it off at %v, so its result is not acceptable.", at)
+	case m.Stalled:
+		fmt.Fprintf(&b, "It stopped at %v without a submission, with nothing left to do; its result is not acceptable.", at)
+	case m.Acceptable:
+		fmt.Fprintf(&b, "Its result was submitted at %v of virtual time and is acceptable.", at)
+	default:
+		fmt.Fprintf(&b, "Its result was submitted at %v of virtual time and is not acceptable.", at)
+	}
+	if e.variant.Spec.Reward.Penalty == rlcr.PenaltyGroupRelative {
+		// The group's ranking is paid in the step that ends the group,
+		// and a row does not keep it.
+		fmt.Fprintf(&b, " Its reward scored alone is %.3f (the reward paid adds the ranking of its group's finish times).", reward)
+	} else {
+		fmt.Fprintf(&b, " Its reward is %.3f.", reward)
 	}
 	return b.String()
 }

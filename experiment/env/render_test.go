@@ -1,8 +1,13 @@
 package env_test
 
 import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +69,84 @@ func TestObjectiveInDocs(t *testing.T) {
 	e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: 1, Group: 1})
 	require.NoError(t, err)
 	assert.Equal(t, shown, e.Objective())
+}
+
+// TestRenderSaysTheTimeLeft checks that the time left is stated and adds
+// up with the time passed to the limit, at every decision of episodes
+// that run long enough for the percentage to round.
+func TestRenderSaysTheTimeLeft(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 4, Group: 1})
+	require.NoError(t, err)
+	re := regexp.MustCompile(`\nTime: (\S+) of virtual time has passed, \d+% of the time limit of (\S+); (\S+) left\.\n`)
+	lefts := map[time.Duration]bool{}
+	eachDecision(t, e, 100, func(i int, p collective.Pending, text string) {
+		m := re.FindStringSubmatch(text)
+		require.NotNil(t, m, "row %d: %s", i, text)
+		var d [3]time.Duration
+		for j := range d {
+			d[j], err = time.ParseDuration(m[j+1])
+			require.NoError(t, err)
+		}
+		assert.Equal(t, d[1], d[0]+d[2], "row %d: %s", i, m[0])
+		assert.Equal(t, 2*time.Hour, d[1])
+		lefts[d[2]] = true
+	})
+	assert.Greater(t, len(lefts), 10, "decisions at many times")
+}
+
+// TestRenderTellsTheResult checks that a row whose episode ended, waiting
+// for reset, tells how it ended and what it scored, as its episode's
+// metrics say.
+func TestRenderTellsTheResult(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "Its reward is "},
+		{[]string{"reward.penalty=group-relative", "reward.latency=0.5"}, "Its reward scored alone is "},
+	} {
+		e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 8, Group: 2, Sets: tc.sets})
+		require.NoError(t, err)
+		out, err := e.Reset(nil)
+		require.NoError(t, err)
+		outcomes := map[string]bool{}
+		for k := 0; slices.Contains(out.Active, 1); k++ {
+			require.Less(t, k, 10000)
+			actions := make([]int32, e.NumEnvs())
+			for i := range actions {
+				if p, ok := e.Pending(i); ok {
+					// Uniform over the valid actions: episodes that end
+					// in every way.
+					valid := strings.Split(p.Mask.List(), ",")
+					a, err := collective.ParseAction(valid[int(p.U*float64(len(valid)))])
+					require.NoError(t, err)
+					actions[i] = int32(a)
+				}
+			}
+			out, err = e.Step(actions)
+			require.NoError(t, err)
+			for i := range e.NumEnvs() {
+				if _, ok := e.Pending(i); ok {
+					continue
+				}
+				f, ok := e.Finished(i)
+				require.True(t, ok)
+				text := e.Render(i)
+				at := time.Duration(math.Round(f.Metrics.Finish.Seconds())) * time.Second
+				outcome := map[bool]string{true: "is acceptable.", false: "is not acceptable."}[f.Metrics.Acceptable]
+				switch {
+				case f.Metrics.TimedOut:
+					outcome = "The time limit cut it off at " + at.String()
+				case f.Metrics.Stalled:
+					outcome = "It stopped at " + at.String() + " without a submission"
+				default:
+					assert.Contains(t, text, "submitted at "+at.String()+" of virtual time", "row %d", i)
+				}
+				outcomes[outcome] = true
+				assert.Contains(t, text, outcome, "row %d", i)
+				assert.Contains(t, text, fmt.Sprintf("%s%.3f", tc.want, f.Reward), "row %d", i)
+			}
+		}
+		assert.Greater(t, len(outcomes), 1, "episodes that ended differently: %v", outcomes)
+	}
 }

@@ -305,7 +305,7 @@ class VecEnv:
         sees, the valid actions by name), one text per row asked for, in
         their order: rows is a row, a slice or range, or a list of rows
         (default: every row). An inactive row's text says it waits for
-        reset."""
+        reset, how its episode ended and its reward."""
         if rows is None:
             rows = range(self.num_envs)
         elif isinstance(rows, slice):
