@@ -22,6 +22,13 @@ var actionHelp = [NumActions]string{
 	collective.Submit:   "submit the result: the main agent ends the episode; an independent attempt hands in its candidate",
 }
 
+// reviewHelp is what check does under check.by orchestrator, for the
+// main agent (true) and for a helper of its team (false).
+var reviewHelp = map[bool]string{
+	true:  "verify your own unchecked part, or else the next part a helper handed back; a flawed part is redone",
+	false: "hand your last part back to the main agent, who checks the team's parts here (free for you)",
+}
+
 // kindHelp says what each kind of task is like (models/task's presets),
 // for a reader who has not read their definitions.
 var kindHelp = map[string]string{
@@ -90,9 +97,16 @@ func (e *Env) Render(i int) string {
 	} else {
 		b.WriteString("Messages: none unread.\n")
 	}
-	if o.Unchecked || o.Unshared || o.Retries > 0 {
+	// Under check.by orchestrator the main agent's unchecked part may be
+	// a helper's handed back for review, and not checking accepts it:
+	// "you hold a finished part" would tell a reader neither.
+	review := e.variant.Spec.Collective.Check.By == collective.ByOrchestrator && !o.Alone
+	if review && o.Main && o.Unchecked {
+		b.WriteString("Checks: you check the team's parts here; a finished part (yours, or one a helper handed back to you) waits for your check, and any action but check accepts the parts waiting unchecked.\n")
+	}
+	if o.Unchecked && !(review && o.Main) || o.Unshared || o.Retries > 0 {
 		var held []string
-		if o.Unchecked {
+		if o.Unchecked && !(review && o.Main) {
 			held = append(held, "not yet checked")
 		}
 		if o.Unshared {
@@ -109,7 +123,11 @@ func (e *Env) Render(i int) string {
 	b.WriteString("Valid actions:\n")
 	for a := range collective.Action(NumActions) {
 		if p.Mask.Has(a) {
-			fmt.Fprintf(&b, "- %s: %s\n", a, actionHelp[a])
+			help := actionHelp[a]
+			if a == collective.Check && review {
+				help = reviewHelp[o.Main]
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", a, help)
 		}
 	}
 	return b.String()

@@ -18,9 +18,9 @@ import (
 )
 
 // eachDecision steps e for steps steps with the first valid action of
-// every active row, calling f on each pending decision before it is
-// taken, with the row's rendering.
-func eachDecision(t *testing.T, e *env.Env, steps int, f func(i int, p collective.Pending, text string)) {
+// every active row, or the first of prefer that is valid, calling f on
+// each pending decision before it is taken, with the row's rendering.
+func eachDecision(t *testing.T, e *env.Env, steps int, f func(i int, p collective.Pending, text string), prefer ...collective.Action) {
 	t.Helper()
 	_, err := e.Reset(nil)
 	require.NoError(t, err)
@@ -30,6 +30,12 @@ func eachDecision(t *testing.T, e *env.Env, steps int, f func(i int, p collectiv
 			if p, ok := e.Pending(i); ok {
 				f(i, p, e.Render(i))
 				actions[i] = int32(p.Mask.First())
+				for _, a := range prefer {
+					if p.Mask.Has(a) {
+						actions[i] = int32(a)
+						break
+					}
+				}
 			}
 		}
 		_, err = e.Step(actions)
@@ -149,4 +155,32 @@ func TestRenderTellsTheResult(t *testing.T) {
 		}
 		assert.Greater(t, len(outcomes), 1, "episodes that ended differently: %v", outcomes)
 	}
+}
+
+// TestRenderOrchestratorChecks checks the words of check.by orchestrator
+// (exp-architecture's centralized): a helper's check hands its part back,
+// and the main agent's unchecked part may be a helper's, accepted
+// unchecked by any other action. The words of a maker's own check would
+// mislead both.
+func TestRenderOrchestratorChecks(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "exp-architecture", Variant: "centralized", NumEnvs: 4, Group: 1})
+	require.NoError(t, err)
+	seen := map[bool]int{}
+	eachDecision(t, e, 300, func(i int, p collective.Pending, text string) {
+		if !p.Mask.Has(collective.Check) || p.Obs.Alone {
+			return
+		}
+		seen[p.Obs.Main]++
+		assert.NotContains(t, text, "- check: verify your last part", "row %d", i)
+		if p.Obs.Main {
+			assert.Contains(t, text, "\nChecks: you check the team's parts here; ", "row %d", i)
+			assert.Contains(t, text, "any action but check accepts the parts waiting unchecked", "row %d", i)
+			assert.NotContains(t, text, "not yet checked", "row %d", i)
+			assert.Contains(t, text, "\n- check: verify your own unchecked part, or else the next part a helper handed back", "row %d", i)
+		} else {
+			assert.Contains(t, text, "\n- check: hand your last part back to the main agent", "row %d", i)
+		}
+	}, collective.Delegate, collective.Check)
+	assert.Positive(t, seen[true], "main agent's checks")
+	assert.Positive(t, seen[false], "helpers' checks")
 }
