@@ -860,7 +860,7 @@
 //	          num_envs rows in groups of group, the seed, set overrides
 //	          (as --set takes them) and the workers that step the rows;
 //	          the reply names the features, the actions and the episode
-//	          metrics
+//	          metrics, and says in words how an episode is scored
 //	reset     start every row's next episode and run it to its first
 //	          decision: observations, masks, deciding agents, active rows
 //	step      one action per row (an i4 array, or action names): the

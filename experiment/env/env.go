@@ -257,6 +257,14 @@ func variantWarnings(sc *scenarios.Scenario, variant string) []string {
 // overrides).
 func (e *Env) Warnings() []string { return e.warnings }
 
+// Objective says in words how an episode is scored (the reward, the time
+// limit): what a reader deciding by the text needs and the decisions do
+// not show, since variants that differ in their reward alone pose the
+// same decisions.
+func (e *Env) Objective() string {
+	return e.variant.Spec.Reward.Describe(&e.variant.Spec.Collective)
+}
+
 // Variant returns the variant's name.
 func (e *Env) Variant() string { return e.variant.Name }
 

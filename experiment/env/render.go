@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -20,6 +22,22 @@ var actionHelp = [NumActions]string{
 	collective.Submit:   "submit the result: the main agent ends the episode; an independent attempt hands in its candidate",
 }
 
+// reviewHelp is what check does under check.by orchestrator, for the
+// main agent (true) and for a helper of its team (false).
+var reviewHelp = map[bool]string{
+	true:  "verify your own unchecked part, or else the next part a helper handed back; a flawed part is redone",
+	false: "hand your last part back to the main agent, who checks the team's parts here (free for you)",
+}
+
+// kindHelp says what each kind of task is like (models/task's presets),
+// for a reader who has not read their definitions.
+var kindHelp = map[string]string{
+	task.KindDecomposable: "independent parts merged by one synthesis step at the end",
+	task.KindNavigation:   "a search among alternative paths, many of them dead ends that show only after some work; the first good path settles it",
+	task.KindSequential:   "a chain whose every step needs the result of the step before it",
+	task.KindToolHeavy:    "a small workflow whose every part makes many tool calls",
+}
+
 // Render describes row i's pending decision in words: who decides, what
 // it can see (its part, the task's progress, its team, its messages, the
 // clock) and the valid actions by name, each with what it does. It is the
@@ -28,7 +46,11 @@ var actionHelp = [NumActions]string{
 func (e *Env) Render(i int) string {
 	p, ok := e.Pending(i)
 	if !ok {
-		return fmt.Sprintf("Row %d has no decision pending: its episode ended, and the row waits for reset.", i)
+		text := fmt.Sprintf("Row %d has no decision pending: its episode ended, and the row waits for reset.", i)
+		if f, ok := e.Finished(i); ok {
+			text += " " + e.result(&f.Metrics, f.Reward)
+		}
+		return text
 	}
 	o := p.Obs
 	var b strings.Builder
@@ -40,10 +62,20 @@ func (e *Env) Render(i int) string {
 		who = "an agent working an independent attempt at the whole task alone"
 	}
 	fmt.Fprintf(&b, "You are agent %d, %s.\n", p.Agent, who)
+	// The kind is a feature (kind_*), and a mixture of kinds is where a
+	// policy must tell them apart: a reader without it would be blind to
+	// what the numbers show.
+	if k := o.Kind; k > 0 && k <= len(task.Kinds) {
+		fmt.Fprintf(&b, "Task: of the kind %s, %s.\n", task.Kinds[k-1], kindHelp[task.Kinds[k-1]])
+	}
 	// To the second: a reader's prompt has no use for nanoseconds.
 	elapsed := sim.Time(math.Round(o.Elapsed)) * sim.Second
 	if limit := e.variant.Spec.Collective.TimeLimit; limit > 0 {
-		fmt.Fprintf(&b, "Time: %v of virtual time has passed, %.0f%% of the time limit of %v.\n", elapsed, 100*o.TimeUsed, limit)
+		// The time left in words: a reader would otherwise subtract
+		// durations, and a rounded percentage reads 100% with minutes
+		// still to go. It adds up with the elapsed time shown.
+		left := max(limit-elapsed, 0)
+		fmt.Fprintf(&b, "Time: %v of virtual time has passed, %.0f%% of the time limit of %v; %v left.\n", elapsed, 100*o.TimeUsed, limit, left)
 	} else {
 		fmt.Fprintf(&b, "Time: %v of virtual time has passed; there is no time limit.\n", elapsed)
 	}
@@ -65,9 +97,16 @@ func (e *Env) Render(i int) string {
 	} else {
 		b.WriteString("Messages: none unread.\n")
 	}
-	if o.Unchecked || o.Unshared || o.Retries > 0 {
+	// Under check.by orchestrator the main agent's unchecked part may be
+	// a helper's handed back for review, and not checking accepts it:
+	// "you hold a finished part" would tell a reader neither.
+	review := e.variant.Spec.Collective.Check.By == collective.ByOrchestrator && !o.Alone
+	if review && o.Main && o.Unchecked {
+		b.WriteString("Checks: you check the team's parts here; a finished part (yours, or one a helper handed back to you) waits for your check, and any action but check accepts the parts waiting unchecked.\n")
+	}
+	if o.Unchecked && !(review && o.Main) || o.Unshared || o.Retries > 0 {
 		var held []string
-		if o.Unchecked {
+		if o.Unchecked && !(review && o.Main) {
 			held = append(held, "not yet checked")
 		}
 		if o.Unshared {
@@ -84,8 +123,38 @@ func (e *Env) Render(i int) string {
 	b.WriteString("Valid actions:\n")
 	for a := range collective.Action(NumActions) {
 		if p.Mask.Has(a) {
-			fmt.Fprintf(&b, "- %s: %s\n", a, actionHelp[a])
+			help := actionHelp[a]
+			if a == collective.Check && review {
+				help = reviewHelp[o.Main]
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", a, help)
 		}
+	}
+	return b.String()
+}
+
+// result says how a finished episode ended and what it scored: a harness
+// that shows a model its episodes' outcomes, or logs them for a reader,
+// needs them in words as much as the decisions.
+func (e *Env) result(m *collective.Metrics, reward float64) string {
+	at := sim.Time(math.Round(m.Finish.Seconds())) * sim.Second
+	var b strings.Builder
+	switch {
+	case m.TimedOut:
+		fmt.Fprintf(&b, "The time limit cut it off at %v, so its result is not acceptable.", at)
+	case m.Stalled:
+		fmt.Fprintf(&b, "It stopped at %v without a submission, with nothing left to do; its result is not acceptable.", at)
+	case m.Acceptable:
+		fmt.Fprintf(&b, "Its result was submitted at %v of virtual time and is acceptable.", at)
+	default:
+		fmt.Fprintf(&b, "Its result was submitted at %v of virtual time and is not acceptable.", at)
+	}
+	if e.variant.Spec.Reward.Penalty == rlcr.PenaltyGroupRelative {
+		// The group's ranking is paid in the step that ends the group,
+		// and a row does not keep it.
+		fmt.Fprintf(&b, " Its reward scored alone is %.3f (the reward paid adds the ranking of its group's finish times).", reward)
+	} else {
+		fmt.Fprintf(&b, " Its reward is %.3f.", reward)
 	}
 	return b.String()
 }

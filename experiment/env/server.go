@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 )
 
@@ -408,7 +410,8 @@ func (s *server) make(req *request, m *Message) error {
 		Scenario       string   `json:"scenario"`
 		Variant        string   `json:"variant"`
 		Warnings       []string `json:"warnings"`
-	}{true, Protocol, s.version, e.n, e.g, len(e.parts), NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings())})
+		Objective      string   `json:"objective"`
+	}{true, Protocol, s.version, e.n, e.g, len(e.parts), NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings()), e.Objective()})
 }
 
 // nonNil makes a missing list an empty one, which JSON writes as [].
@@ -621,6 +624,9 @@ func (s *server) stepActions(req *request, m *Message, lo, hi int) error {
 			}
 			a, err := collective.ParseAction(*name)
 			if err != nil {
+				if p, active := s.env.Pending(lo + i); active {
+					return unknownName(i, lo+i, *name, p.Mask)
+				}
 				return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: %v", lo+i, err)
 			}
 			s.actions[i] = int32(a)
@@ -639,6 +645,24 @@ func (s *server) stepActions(req *request, m *Message, lo, hi int) error {
 		s.actions[i] = int32(binary.LittleEndian.Uint32(p[4*i:]))
 	}
 	return nil
+}
+
+// unknownName is the error of an active row given a name that is no
+// action's. A language model's answer is judged against the row's valid
+// actions, so the error lists those, not all seven, and suggests one of
+// them: a suggestion of an action the row cannot take would only lead to
+// a second refusal. Case and the decorations of the rendered list
+// ("- work:", "**work**") are ignored in the suggestion, not in the name.
+func unknownName(j, row int, name string, mask collective.Mask) error {
+	valid := strings.Split(mask.List(), ",")
+	msg := fmt.Sprintf("row %d: unknown action %q (valid here: %s)", row, name, mask.List())
+	bare := strings.ToLower(strings.Trim(name, " \t\n-*`'\":."))
+	if slices.Contains(valid, bare) {
+		msg += fmt.Sprintf("; did you mean %q?", bare)
+	} else {
+		msg += spelling.DidYouMean(bare, valid)
+	}
+	return fieldErr(fmt.Sprintf("action_names[%d]", j), "%s", msg)
 }
 
 // render describes the rows' pending decisions in words.

@@ -568,3 +568,52 @@ func TestMakeWarnsOnlyOfItsVariant(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownNameNamesTheValidActions checks the refusal of a name that is
+// no action's in an active row, as a language model's answer gets it: the
+// row's valid actions, not all seven, and a suggestion among them only,
+// through case and the decorations of the rendered list.
+func TestUnknownNameNamesTheValidActions(t *testing.T) {
+	c := newClient(t)
+	h, _ := c.request(makeTiny)
+	require.Equal(t, true, h["ok"], "%v", h)
+	c.request(map[string]any{"op": "reset"})
+	h, _ = c.request(map[string]any{"op": "render", "rows": []int{1}})
+	require.Contains(t, h["text"].([]any)[0], "Valid actions:\n- work: take the next ready subtask and work on it yourself\n- delegate: hand the next ready subtask to an idle helper, spawning one if none is idle; you stay free\n- attempt: start")
+	for _, tc := range []struct{ name, msg string }{
+		{"fly", `row 1: unknown action "fly" (valid here: work,delegate,attempt)`},
+		{"Work", `row 1: unknown action "Work" (valid here: work,delegate,attempt); did you mean "work"?`},
+		{"DELEGATE", `; did you mean "delegate"?`},
+		{"- attempt:", `; did you mean "attempt"?`},
+		{"**work**", `; did you mean "work"?`},
+		{"dlegate", `; did you mean "delegate"?`},
+	} {
+		h, _ := c.request(map[string]any{"op": "step", "action_names": []any{"work", tc.name}})
+		wantError(t, h, "action_names[1]", tc.msg)
+		assert.NotContains(t, h["error"], "submit", "%q: an action the row cannot take", tc.name)
+	}
+	// Near a valid name of the row that is not valid here: no suggestion
+	// that the next step would refuse too.
+	h, _ = c.request(map[string]any{"op": "step", "action_names": []any{"work", "submitt"}})
+	wantError(t, h, "action_names[1]", `row 1: unknown action "submitt" (valid here: work,delegate,attempt)`)
+	assert.NotContains(t, h["error"], "did you mean")
+}
+
+// TestMakeStatesTheObjective checks that make's reply says how an episode
+// is scored: latency-pressure's variants differ in their reward alone, so
+// their decisions read the same, and a reader learns the latency weight
+// from the objective only.
+func TestMakeStatesTheObjective(t *testing.T) {
+	objective := map[string]string{}
+	for _, v := range []string{"none", "high"} {
+		c := newClient(t)
+		h, _ := c.request(map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "latency-pressure", "variant": v})
+		require.Equal(t, true, h["ok"], "%v", h)
+		objective[v], _ = h["objective"].(string)
+		assert.Contains(t, objective[v], "1 if the submitted result is acceptable", v)
+		assert.Contains(t, objective[v], "minus 1 × the total busy time of all agents over 6h0m0s", v)
+		assert.Contains(t, objective[v], "time limit of 6h0m0s is cut off", v)
+	}
+	assert.NotContains(t, objective["none"], "finish time over")
+	assert.Contains(t, objective["high"], "minus 1 × the finish time over 6h0m0s")
+}

@@ -157,6 +157,10 @@ class VecEnv:
         self.version = reply.get("version", "")
         self.workers = int(reply.get("workers", 1))
         self.warnings = list(reply.get("warnings") or [])
+        # How an episode is scored, in words: a policy that reads (a
+        # language model) needs it in its prompt, as the decisions' texts
+        # of variants that differ in their reward alone are the same.
+        self.objective = reply.get("objective", "")
         for w in self.warnings:
             warnings.warn(f"swarmsim: {self.scenario}: {w}", stacklevel=2)
         # Gymnasium's names for the same facts (swarmsim.spaces). The
@@ -301,7 +305,7 @@ class VecEnv:
         sees, the valid actions by name), one text per row asked for, in
         their order: rows is a row, a slice or range, or a list of rows
         (default: every row). An inactive row's text says it waits for
-        reset."""
+        reset, how its episode ended and its reward."""
         if rows is None:
             rows = range(self.num_envs)
         elif isinstance(rows, slice):

@@ -454,6 +454,26 @@ class ActionsTest(unittest.TestCase):
             self.assertFalse(info["active"].any())
             self.assertTrue(sent_none, "no step named None for an inactive row")
 
+    def test_objective_states_the_reward(self):
+        # The words are what a language model is told it is scored by:
+        # they must name latency-pressure's weights, which its variants
+        # differ in alone, and the rewards paid must follow them.
+        with VecEnv("latency-pressure", variant="none", num_envs=1) as env:
+            self.assertNotIn("finish time over", env.objective)
+        with VecEnv("latency-pressure", variant="high", num_envs=4, seed=1) as env:
+            self.assertIn("1 if the submitted result is acceptable, else 0; minus 1 × the finish time over 6h0m0s; "
+                          "minus 1 × the total busy time of all agents over 6h0m0s.", env.objective)
+            limit = 6 * 3600
+            obs, info = env.reset()
+            ended = 0
+            while ended < 4:
+                obs, r, term, trunc, info = env.step(Fixed("split", env)(obs, info["action_mask"]))
+                ep = info["episode"]
+                for i in np.flatnonzero(info["_episode"]):
+                    want = ep["acceptable"][i] - ep["finish_time"][i] / limit - ep["agent_time"][i] / limit
+                    self.assertAlmostEqual(r[i], want, places=9)
+                    ended += 1
+
     def test_render_names_the_valid_actions(self):
         with VecEnv("latency-pressure", variant="high", num_envs=3, seed=1) as env:
             obs, info = env.reset()

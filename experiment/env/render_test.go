@@ -1,0 +1,186 @@
+package env_test
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/experiment/env"
+	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/task"
+)
+
+// eachDecision steps e for steps steps with the first valid action of
+// every active row, or the first of prefer that is valid, calling f on
+// each pending decision before it is taken, with the row's rendering.
+func eachDecision(t *testing.T, e *env.Env, steps int, f func(i int, p collective.Pending, text string), prefer ...collective.Action) {
+	t.Helper()
+	_, err := e.Reset(nil)
+	require.NoError(t, err)
+	for range steps {
+		actions := make([]int32, e.NumEnvs())
+		for i := range actions {
+			if p, ok := e.Pending(i); ok {
+				f(i, p, e.Render(i))
+				actions[i] = int32(p.Mask.First())
+				for _, a := range prefer {
+					if p.Mask.Has(a) {
+						actions[i] = int32(a)
+						break
+					}
+				}
+			}
+		}
+		_, err = e.Step(actions)
+		require.NoError(t, err)
+	}
+}
+
+// TestRenderNamesTheKind checks that a reader learns the task's kind, which
+// the features carry (kind_*): exp-architecture mixes the four kinds so
+// that a policy must tell them apart, and a text without it would hide
+// from a language model what a learned policy sees.
+func TestRenderNamesTheKind(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "exp-architecture", Variant: "hybrid", NumEnvs: 8, Group: 1})
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	eachDecision(t, e, 200, func(i int, p collective.Pending, text string) {
+		require.Positive(t, p.Obs.Kind, "row %d", i)
+		kind := task.Kinds[p.Obs.Kind-1]
+		seen[kind] = true
+		assert.Contains(t, text, "\nTask: of the kind "+kind+", ", "row %d", i)
+		assert.NotContains(t, text, ", .", "row %d: a kind without its description", i)
+	})
+	assert.Len(t, seen, len(task.Kinds), "every kind drawn: %v", seen)
+
+	// A task drawn without a kind has no such line.
+	e, err = env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 2, Group: 1})
+	require.NoError(t, err)
+	eachDecision(t, e, 20, func(i int, p collective.Pending, text string) {
+		require.Zero(t, p.Obs.Kind)
+		assert.False(t, strings.Contains(text, "\nTask:"), "row %d: %s", i, text)
+	})
+}
+
+// TestObjectiveInDocs checks the objective that docs/environment.md shows.
+func TestObjectiveInDocs(t *testing.T) {
+	shown := fromDoc(t, "For\n`latency-pressure`'s high:\n\n```\n", "\n```")
+	e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", NumEnvs: 1, Group: 1})
+	require.NoError(t, err)
+	assert.Equal(t, shown, e.Objective())
+}
+
+// TestRenderSaysTheTimeLeft checks that the time left is stated and adds
+// up with the time passed to the limit, at every decision of episodes
+// that run long enough for the percentage to round.
+func TestRenderSaysTheTimeLeft(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 4, Group: 1})
+	require.NoError(t, err)
+	re := regexp.MustCompile(`\nTime: (\S+) of virtual time has passed, \d+% of the time limit of (\S+); (\S+) left\.\n`)
+	lefts := map[time.Duration]bool{}
+	eachDecision(t, e, 100, func(i int, p collective.Pending, text string) {
+		m := re.FindStringSubmatch(text)
+		require.NotNil(t, m, "row %d: %s", i, text)
+		var d [3]time.Duration
+		for j := range d {
+			d[j], err = time.ParseDuration(m[j+1])
+			require.NoError(t, err)
+		}
+		assert.Equal(t, d[1], d[0]+d[2], "row %d: %s", i, m[0])
+		assert.Equal(t, 2*time.Hour, d[1])
+		lefts[d[2]] = true
+	})
+	assert.Greater(t, len(lefts), 10, "decisions at many times")
+}
+
+// TestRenderTellsTheResult checks that a row whose episode ended, waiting
+// for reset, tells how it ended and what it scored, as its episode's
+// metrics say.
+func TestRenderTellsTheResult(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "Its reward is "},
+		{[]string{"reward.penalty=group-relative", "reward.latency=0.5"}, "Its reward scored alone is "},
+	} {
+		e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 8, Group: 2, Sets: tc.sets})
+		require.NoError(t, err)
+		out, err := e.Reset(nil)
+		require.NoError(t, err)
+		outcomes := map[string]bool{}
+		for k := 0; slices.Contains(out.Active, 1); k++ {
+			require.Less(t, k, 10000)
+			actions := make([]int32, e.NumEnvs())
+			for i := range actions {
+				if p, ok := e.Pending(i); ok {
+					// Uniform over the valid actions: episodes that end
+					// in every way.
+					valid := strings.Split(p.Mask.List(), ",")
+					a, err := collective.ParseAction(valid[int(p.U*float64(len(valid)))])
+					require.NoError(t, err)
+					actions[i] = int32(a)
+				}
+			}
+			out, err = e.Step(actions)
+			require.NoError(t, err)
+			for i := range e.NumEnvs() {
+				if _, ok := e.Pending(i); ok {
+					continue
+				}
+				f, ok := e.Finished(i)
+				require.True(t, ok)
+				text := e.Render(i)
+				at := time.Duration(math.Round(f.Metrics.Finish.Seconds())) * time.Second
+				outcome := map[bool]string{true: "is acceptable.", false: "is not acceptable."}[f.Metrics.Acceptable]
+				switch {
+				case f.Metrics.TimedOut:
+					outcome = "The time limit cut it off at " + at.String()
+				case f.Metrics.Stalled:
+					outcome = "It stopped at " + at.String() + " without a submission"
+				default:
+					assert.Contains(t, text, "submitted at "+at.String()+" of virtual time", "row %d", i)
+				}
+				outcomes[outcome] = true
+				assert.Contains(t, text, outcome, "row %d", i)
+				assert.Contains(t, text, fmt.Sprintf("%s%.3f", tc.want, f.Reward), "row %d", i)
+			}
+		}
+		assert.Greater(t, len(outcomes), 1, "episodes that ended differently: %v", outcomes)
+	}
+}
+
+// TestRenderOrchestratorChecks checks the words of check.by orchestrator
+// (exp-architecture's centralized): a helper's check hands its part back,
+// and the main agent's unchecked part may be a helper's, accepted
+// unchecked by any other action. The words of a maker's own check would
+// mislead both.
+func TestRenderOrchestratorChecks(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "exp-architecture", Variant: "centralized", NumEnvs: 4, Group: 1})
+	require.NoError(t, err)
+	seen := map[bool]int{}
+	eachDecision(t, e, 300, func(i int, p collective.Pending, text string) {
+		if !p.Mask.Has(collective.Check) || p.Obs.Alone {
+			return
+		}
+		seen[p.Obs.Main]++
+		assert.NotContains(t, text, "- check: verify your last part", "row %d", i)
+		if p.Obs.Main {
+			assert.Contains(t, text, "\nChecks: you check the team's parts here; ", "row %d", i)
+			assert.Contains(t, text, "any action but check accepts the parts waiting unchecked", "row %d", i)
+			assert.NotContains(t, text, "not yet checked", "row %d", i)
+			assert.Contains(t, text, "\n- check: verify your own unchecked part, or else the next part a helper handed back", "row %d", i)
+		} else {
+			assert.Contains(t, text, "\n- check: hand your last part back to the main agent", "row %d", i)
+		}
+	}, collective.Delegate, collective.Check)
+	assert.Positive(t, seen[true], "main agent's checks")
+	assert.Positive(t, seen[false], "helpers' checks")
+}

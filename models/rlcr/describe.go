@@ -1,0 +1,65 @@
+package rlcr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/swarmsim/swarmsim/models/collective"
+)
+
+// Describe says in words how Group scores an episode of c at iteration
+// 0 (the PARL terms at their full weight), with the defaults resolved:
+// the objective as a reader, such as a language model deciding in
+// simulate env, needs it. Two variants that differ only in their reward
+// (latency-pressure's none and high) pose the same decisions, and only
+// this tells them apart. It lives beside Group so that a change to one
+// shows in the other's tests.
+func (r *Reward) Describe(c *collective.Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scoring: the episode earns one reward when it ends (0 before): %g if the submitted result is acceptable, else 0", r.Task)
+	if r.Latency != 0 {
+		if r.Penalty == PenaltyGroupRelative {
+			fmt.Fprintf(&b, "; plus %g × λ, where λ is 0.5 for the earliest finish among the rows of its group (the same task, played by other rows) and falls linearly to −0.5 for the latest, and is at most 0 for a result that is not acceptable", r.Latency)
+		} else {
+			fmt.Fprintf(&b, "; minus %g × %s", r.Latency, r.penaltyWords(c))
+		}
+	}
+	if r.Cost != 0 {
+		fmt.Fprintf(&b, "; minus %g × the total busy time of all agents over %v", r.Cost, r.costScale(c))
+	}
+	if r.Anneal > 0 && (r.Parallel != 0 || r.Finish != 0) {
+		if r.Parallel != 0 {
+			fmt.Fprintf(&b, "; plus %g × the helpers and independent attempts started over the %d that could exist besides the main agent (at most 1)", r.Parallel, max(c.Agents-1, 0))
+		}
+		if r.Finish != 0 {
+			fmt.Fprintf(&b, "; plus %g × the share of the subtasks handed to helpers that they completed", r.Finish)
+		}
+	}
+	b.WriteString(".")
+	if c.TimeLimit > 0 {
+		fmt.Fprintf(&b, " An episode that reaches the time limit of %v is cut off: its result is not acceptable, and it counts as finishing at the limit (so does one that stops without a submission).", c.TimeLimit)
+	} else {
+		b.WriteString(" There is no time limit.")
+	}
+	return b.String()
+}
+
+// penaltyWords is P(T) of penalty in words, with its parameters.
+func (r *Reward) penaltyWords(c *collective.Config) string {
+	switch r.Penalty {
+	case PenaltyLinear:
+		return fmt.Sprintf("the finish time over %v", r.scale(c))
+	case PenaltyQuadratic:
+		return fmt.Sprintf("the square of the finish time over %v", r.scale(c))
+	case PenaltyExponential:
+		return fmt.Sprintf("(1 − exp(−finish time / %v))", r.scale(c))
+	case PenaltyDeadline:
+		return fmt.Sprintf("(1 if the finish time is after %v, else 0)", r.deadline(c))
+	case PenaltySoftOverlong:
+		d, b := r.deadline(c), r.buffer(c)
+		return fmt.Sprintf("(0 for a finish time up to %v, rising linearly to 1 at %v, and 1 after)", d-b, d)
+	case PenaltyCriticalSteps:
+		return fmt.Sprintf("the model calls on the critical chain over %g", r.steps())
+	}
+	return "0"
+}
