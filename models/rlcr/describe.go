@@ -19,7 +19,7 @@ func (r *Reward) Describe(c *collective.Config) string {
 	fmt.Fprintf(&b, "Scoring: the episode earns one reward when it ends (0 before): %g if the submitted result is acceptable, else 0", r.Task)
 	if r.Latency != 0 {
 		if r.Penalty == PenaltyGroupRelative {
-			fmt.Fprintf(&b, "; plus %g × λ, where λ is 0.5 for the earliest finish among the rows of its group (the same task, played by other rows) and falls linearly to −0.5 for the latest, and is at most 0 for a result that is not acceptable", r.Latency)
+			fmt.Fprintf(&b, "; plus %g × λ, where λ is 0.5 for the earliest finish among the rows of its group (the same task, played by other rows) and falls linearly to −0.5 for the latest (0 for all where they finish together or the group is one row), and is at most 0 for a result that is not acceptable", r.Latency)
 		} else {
 			fmt.Fprintf(&b, "; minus %g × %s", r.Latency, r.penaltyWords(c))
 		}

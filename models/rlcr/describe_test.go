@@ -33,7 +33,7 @@ func TestDescribeEveryTerm(t *testing.T) {
 		{"deadline by default", Reward{Task: 1, Penalty: PenaltyDeadline, Latency: 1}, []string{"(1 if the finish time is after 1h0m0s, else 0)"}, nil},
 		{"soft-overlong by default", Reward{Task: 1, Penalty: PenaltySoftOverlong, Latency: 1}, []string{"(0 for a finish time up to 48m0s, rising linearly to 1 at 1h0m0s, and 1 after)"}, nil},
 		{"soft-overlong", Reward{Task: 1, Penalty: PenaltySoftOverlong, Latency: 1, Deadline: 90 * sim.Minute, Buffer: sim.Hour}, []string{"up to 30m0s, rising linearly to 1 at 1h30m0s"}, nil},
-		{"group-relative", Reward{Task: 1, Penalty: PenaltyGroupRelative, Latency: 1}, []string{"plus 1 × λ, where λ is 0.5 for the earliest finish", "at most 0 for a result that is not acceptable"}, []string{"minus"}},
+		{"group-relative", Reward{Task: 1, Penalty: PenaltyGroupRelative, Latency: 1}, []string{"plus 1 × λ, where λ is 0.5 for the earliest finish", "0 for all where they finish together or the group is one row", "at most 0 for a result that is not acceptable"}, []string{"minus"}},
 		{"critical steps by default", Reward{Task: 1, Penalty: PenaltyCriticalSteps, Latency: 1}, []string{"minus 1 × the model calls on the critical chain over 100"}, nil},
 		{"PARL", Reward{Task: 1, Penalty: PenaltyNone, Parallel: 0.3, Finish: 0.2, Anneal: 10},
 			[]string{"plus 0.3 × the helpers and independent attempts started over the 4 that could exist", "plus 0.2 × the share of the subtasks handed to helpers"}, nil},
