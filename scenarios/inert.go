@@ -301,13 +301,17 @@ const (
 	// train section, only train.actions, the actions its caller may
 	// choose, so that it poses the problem simulate train poses.
 	EnvCommand = "env"
+	// EnvMainCommand is simulate env whose caller decides for the main
+	// agent only (make's decide: main): it reads the policy section too,
+	// the policy that decides for the other agents.
+	EnvMainCommand = "env-main"
 )
 
 // Unread returns why the command never reads the field at path (a
 // section, or a field in one), or "" when it may: SweepRun for an
 // evaluation (simulate run, the trials of a sweep of command run),
 // SweepTrain for training (simulate train, the trials of a sweep of
-// command train), TraceCommand, GraphCommand or EnvCommand. A value given there would
+// command train), TraceCommand, GraphCommand, EnvCommand or EnvMainCommand. A value given there would
 // change nothing.
 func Unread(command, path string) string {
 	key := topKey(path)
@@ -318,10 +322,12 @@ func Unread(command, path string) string {
 		}
 		return fmt.Sprintf("graph draws only a task instance and reads nothing but task, seed and name (not %s)", key)
 	}
-	if command == EnvCommand {
+	if command == EnvCommand || command == EnvMainCommand {
 		switch key {
 		case "policy":
-			return "the environment's policy is its caller's, so it never reads the policy section (the organization or policy file that simulate run evaluates)"
+			if command == EnvCommand {
+				return "the environment's policy is its caller's, so it never reads the policy section (the organization or policy file that simulate run evaluates) unless make's decide is main, where it decides for the agents other than the main one"
+			}
 		case "train":
 			if !related("train.actions", path) {
 				return "the environment never trains (its caller learns), so of the train section it reads only train.actions, the actions its caller may choose"

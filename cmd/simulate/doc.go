@@ -858,7 +858,10 @@
 //
 //	make      the scenario (a library name or a YAML path), its variant,
 //	          num_envs rows in groups of group, the seed, set overrides
-//	          (as --set takes them) and the workers that step the rows;
+//	          (as --set takes them), the workers that step the rows,
+//	          and whose decisions come to the client (decide: all, or
+//	          main: the main agent's, the variant's policy deciding for
+//	          the others);
 //	          the reply names the features, the actions and the episode
 //	          metrics, and says in words how an episode is scored
 //	reset     start every row's next episode and run it to its first

@@ -48,7 +48,18 @@ type Config struct {
 	// contiguous share of whole groups; 0 or 1 means one. Nothing but the
 	// time a step takes depends on it.
 	Workers int
+	// Decide says whose decisions the rows put to the caller: DecideAll
+	// (or "") every agent's, DecideMain the main agent's only, with the
+	// variant's policy section deciding for the other agents (an
+	// orchestrator evaluated with its helpers' decisions built in).
+	Decide string
 }
+
+// Whose decisions an environment puts to its caller (Config.Decide).
+const (
+	DecideAll  = "all"
+	DecideMain = "main"
+)
 
 // FieldError is an error in one field of what the caller gave: Field
 // names it as the protocol does ("variant", "set.reward.latency",
@@ -75,6 +86,7 @@ type Env struct {
 	variant  scenarios.Variant
 	n, g     int
 	seed     uint64
+	decide   string
 	opts     collective.Options
 	metrics  []experiment.EpisodeMetric
 
@@ -152,8 +164,17 @@ func New(cfg Config) (*Env, error) {
 	if cfg.Group < 1 || cfg.NumEnvs%cfg.Group != 0 {
 		return nil, fieldErr("group", "group: %d does not divide num_envs %d (allowed: a divisor of num_envs, 1 for independent rows)", cfg.Group, cfg.NumEnvs)
 	}
+	reader := scenarios.EnvCommand
+	switch cfg.Decide {
+	case "", DecideAll:
+		cfg.Decide = DecideAll
+	case DecideMain:
+		reader = scenarios.EnvMainCommand
+	default:
+		return nil, fieldErr("decide", "decide: %q is not known (allowed: %s, every agent's decisions; %s, the main agent's, the variant's policy deciding for the others)", cfg.Decide, DecideAll, DecideMain)
+	}
 	for i, s := range cfg.Sets {
-		if why := scenarios.Unread(scenarios.EnvCommand, setPath(s)); why != "" {
+		if why := scenarios.Unread(reader, setPath(s)); why != "" {
 			return nil, fieldErr(setField(s), "set %s: %s; remove it", s, why)
 		}
 		if !strings.Contains(s, "=") {
@@ -171,15 +192,24 @@ func New(cfg Config) (*Env, error) {
 	if v.Spec.Reward.Penalty == rlcr.PenaltyGroupRelative && cfg.Group == 1 {
 		return nil, fieldErr("group", "group: 1 with reward.penalty group-relative, which compares finish times within a group and is always 0 in a group of one (allowed: group 2 or more)")
 	}
+	var others collective.Policy
+	if cfg.Decide == DecideMain {
+		if others, err = v.Policy(); err != nil {
+			return nil, fieldErr("decide", "decide: main needs the variant's policy section to decide for the other agents: %v", err)
+		}
+	}
 	// train.actions restricts the caller's choices as it does the
 	// learner's in simulate train (validated when the scenario loaded).
 	actions, _ := collective.ParseMask(v.Spec.Train.Actions)
 	e := &Env{
-		name: sc.Name, warnings: variantWarnings(sc, v.Name), variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed,
+		name: sc.Name, warnings: variantWarnings(sc, v.Name), variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed, decide: cfg.Decide,
 		opts:    collective.Options{MaxEvents: cfg.MaxEvents, Actions: actions},
 		metrics: experiment.EpisodeMetrics(),
 		rows:    make([]row, cfg.NumEnvs),
 		draws:   make([]task.Drawer, cfg.NumEnvs/cfg.Group),
+	}
+	for i := range e.rows {
+		e.rows[i].s.Others = others
 	}
 	groups := cfg.NumEnvs / cfg.Group
 	workers := min(max(cfg.Workers, 1), groups)
@@ -264,6 +294,10 @@ func (e *Env) Warnings() []string { return e.warnings }
 func (e *Env) Objective() string {
 	return e.variant.Spec.Reward.Describe(&e.variant.Spec.Collective)
 }
+
+// Decide returns whose decisions the rows put to the caller: DecideAll
+// or DecideMain (Config.Decide).
+func (e *Env) Decide() string { return e.decide }
 
 // Variant returns the variant's name.
 func (e *Env) Variant() string { return e.variant.Name }

@@ -33,17 +33,25 @@ func choose(e *env.Env, pol collective.Policy) []int32 {
 
 // TestReproducesRun steps the environment with each fixed organization's
 // choices and checks that the rows' first episodes are those of simulate
-// run: the same episodes.csv, byte for byte.
+// run: the same episodes.csv, byte for byte. With decide main the caller
+// chooses for the main agent only, which every active row then shows,
+// and the variant's policy section, as a set leaves it, for the others.
 func TestReproducesRun(t *testing.T) {
 	const episodes = 6
-	for _, c := range []struct{ scenario, variant string }{
-		{"organizations", "sequential"},
-		{"organizations", "independent"},
-		{"organizations", "team"},
-		{"tiny", "split"},
+	for _, c := range []struct {
+		scenario, variant, decide string
+		sets                      []string
+	}{
+		{"organizations", "sequential", "", nil},
+		{"organizations", "independent", "", nil},
+		{"organizations", "team", "", nil},
+		{"tiny", "split", "", nil},
+		{"organizations", "independent", env.DecideMain, nil},
+		{"organizations", "team", env.DecideMain, nil},
+		{"tiny", "team", env.DecideMain, []string{"policy.organization=split"}},
 	} {
-		t.Run(c.scenario+"/"+c.variant, func(t *testing.T) {
-			sc, err := scenarios.Load(c.scenario, []string{fmt.Sprintf("episodes=%d", episodes)})
+		t.Run(c.scenario+"/"+c.variant+"/"+c.decide+strings.Join(c.sets, ","), func(t *testing.T) {
+			sc, err := scenarios.Load(c.scenario, append([]string{fmt.Sprintf("episodes=%d", episodes)}, c.sets...))
 			require.NoError(t, err)
 			var want []experiment.Row
 			require.NoError(t, experiment.Evaluate(context.Background(), sc, experiment.EvalOptions{}, func(r experiment.Row) error {
@@ -63,15 +71,21 @@ func TestReproducesRun(t *testing.T) {
 			pol, err := v.Policy()
 			require.NoError(t, err)
 
-			e, err := env.New(env.Config{Scenario: c.scenario, Variant: c.variant, NumEnvs: episodes, Group: 1})
+			e, err := env.New(env.Config{Scenario: c.scenario, Variant: c.variant, Sets: c.sets, NumEnvs: episodes, Group: 1, Decide: c.decide})
 			require.NoError(t, err)
-			_, err = e.Reset(nil)
+			out, err := e.Reset(nil)
 			require.NoError(t, err)
 			got := make([]experiment.Row, episodes)
-			ended := 0
+			ended, helpers := 0, false
 			for steps := 0; ended < episodes; steps++ {
 				require.Less(t, steps, 100000, "the episodes never ended")
-				out, err := e.Step(choose(e, pol))
+				for i, a := range out.Agent {
+					if c.decide == env.DecideMain && out.Active[i] != 0 {
+						require.Zero(t, a, "row %d: a helper's decision came to the caller", i)
+					}
+					helpers = helpers || a > 0
+				}
+				out, err = e.Step(choose(e, pol))
 				require.NoError(t, err)
 				for i := range episodes {
 					if out.Terminated[i]+out.Truncated[i] == 0 || got[i].Variant != "" {
@@ -88,6 +102,9 @@ func TestReproducesRun(t *testing.T) {
 			gotCSV, err := experiment.EpisodesCSV(got, false)
 			require.NoError(t, err)
 			assert.Equal(t, string(wantCSV), string(gotCSV))
+			if c.variant != "sequential" && c.decide == "" {
+				assert.True(t, helpers, "no agent but the main one decided: the decide main cases test nothing")
+			}
 		})
 	}
 }
@@ -248,6 +265,8 @@ func TestBadConfig(t *testing.T) {
 		{"bad value", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"collective.agents=many"}, NumEnvs: 1, Group: 1}, "set.collective.agents", "collective.agents"},
 		{"unread", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.organization=split"}, NumEnvs: 1, Group: 1}, "set.policy.organization", "never reads the policy section"},
 		{"unread train", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"train.lr=0.1"}, NumEnvs: 1, Group: 1}, "set.train.lr", "reads only train.actions"},
+		{"decide", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1, Decide: "helpers"}, "decide", `decide: "helpers" is not known (allowed: all,`},
+		{"policy without decide main", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.organization=split"}, NumEnvs: 1, Group: 1, Decide: env.DecideAll}, "set.policy.organization", "unless make's decide is main"},
 		{"group-relative alone", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.penalty=group-relative", "reward.latency=1"}, NumEnvs: 2, Group: 1}, "group", "always 0 in a group of one"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ type request struct {
 	NumEnvs     *int            `json:"num_envs"`
 	Group       *int            `json:"group"`
 	Workers     int             `json:"workers"`
+	Decide      string          `json:"decide"`
 	Seed        *uint64         `json:"seed"`
 	Set         json.RawMessage `json:"set"`
 	Rows        []int           `json:"rows"`
@@ -36,7 +37,7 @@ type request struct {
 
 // opFields are the header fields each op reads, besides op and arrays.
 var opFields = map[string][]string{
-	"make":   {"protocol", "scenario", "variant", "num_envs", "group", "seed", "set", "workers"},
+	"make":   {"protocol", "scenario", "variant", "num_envs", "group", "seed", "set", "workers", "decide"},
 	"reset":  {"seed"},
 	"step":   {"action_names", "first", "count"},
 	"render": {"rows"},
@@ -376,7 +377,7 @@ func (s *server) make(req *request, m *Message) error {
 	if req.Scenario == "" {
 		return fieldErr("scenario", "scenario: missing (a library scenario's name, as simulate list shows them, or a YAML file's path)")
 	}
-	cfg := Config{Scenario: req.Scenario, Variant: req.Variant, NumEnvs: 1, Group: 1, Seed: req.Seed, Workers: req.Workers}
+	cfg := Config{Scenario: req.Scenario, Variant: req.Variant, NumEnvs: 1, Group: 1, Seed: req.Seed, Workers: req.Workers, Decide: req.Decide}
 	if req.NumEnvs != nil {
 		cfg.NumEnvs = *req.NumEnvs
 	}
@@ -402,6 +403,7 @@ func (s *server) make(req *request, m *Message) error {
 		NumEnvs        int      `json:"num_envs"`
 		Group          int      `json:"group"`
 		Workers        int      `json:"workers"`
+		Decide         string   `json:"decide"`
 		NumFeatures    int      `json:"num_features"`
 		NumActions     int      `json:"num_actions"`
 		ActionNames    []string `json:"action_names"`
@@ -411,7 +413,7 @@ func (s *server) make(req *request, m *Message) error {
 		Variant        string   `json:"variant"`
 		Warnings       []string `json:"warnings"`
 		Objective      string   `json:"objective"`
-	}{true, Protocol, s.version, e.n, e.g, len(e.parts), NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings()), e.Objective()})
+	}{true, Protocol, s.version, e.n, e.g, len(e.parts), e.decide, NumFeatures, NumActions, ActionNames(), FeatureNames(), e.Metrics(), e.name, e.variant.Name, nonNil(e.Warnings()), e.Objective()})
 }
 
 // nonNil makes a missing list an empty one, which JSON writes as [].

@@ -213,7 +213,7 @@ func (a *agent) decide() {
 		a.observe(obs)
 		u := ep.decide.Float64(uint64(a.id), a.decisions, 0)
 		a.decisions++
-		if ep.stepping {
+		if ep.asks(a) {
 			ep.ask(a, mask, u)
 			return
 		}

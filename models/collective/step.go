@@ -25,6 +25,13 @@ import (
 // Stepper reuses its memory from one episode to the next; its zero value
 // is ready. It must be used from one goroutine.
 type Stepper struct {
+	// Others, when not nil, decides for every agent but the main one
+	// (agent 0), as Run's policy would, and the stepper pauses only at
+	// the main agent's decisions: an orchestrator decided from outside
+	// with its helpers and attempts decided by a built-in policy. Set it
+	// before Start.
+	Others Policy
+
 	r    Runner
 	res  *Result
 	err  error
@@ -58,13 +65,20 @@ func Start(g *task.Graph, cfg Config, streams sim.Streams, opts Options) (*Stepp
 // in progress.
 func (s *Stepper) Start(g *task.Graph, cfg Config, streams sim.Streams, opts Options) error {
 	s.res, s.err, s.over = nil, nil, true
-	if err := s.r.start(g, cfg, nil, streams, opts); err != nil {
+	if err := s.r.start(g, cfg, s.Others, streams, opts); err != nil {
 		return err
 	}
 	s.r.ep.stepping = true
 	s.over = false
 	s.advance()
 	return nil
+}
+
+// asks reports whether a's decision waits for an action from outside: a
+// stepped episode asks for every decision, or for the main agent's only
+// where a policy decides for the others (Stepper.Others).
+func (ep *episode) asks(a *agent) bool {
+	return ep.stepping && (a.id == 0 || ep.pol == nil)
 }
 
 // ask makes a's decision wait for an action from outside (Stepper): the

@@ -117,6 +117,63 @@ func TestStepperMatchesRun(t *testing.T) {
 	assert.Positive(t, asked, "no decision was put to the outside")
 }
 
+// TestStepperOthersDecideTheHelpers checks that with Others set the
+// stepper asks only for the main agent's decisions, and that an episode so
+// stepped, with the main agent's choices made by the same policy as
+// Others, is the episode Run gives with that policy: for every fixed
+// organization and a trained policy, on every task shape and the shared
+// servers' episodes. Where helpers or attempts decide, fewer decisions
+// come to the outside than without Others.
+func TestStepperOthersDecideTheHelpers(t *testing.T) {
+	pols := map[string]collective.Policy{"trained": trainedPolicy(t)}
+	for name := range policy.Organizations() {
+		pols[name] = org(t, name)
+	}
+	type episode struct {
+		name string
+		g    *task.Graph
+		cfg  collective.Config
+	}
+	var episodes []episode
+	for _, fam := range families {
+		cfg := collective.Defaults()
+		cfg.Agents = 5
+		episodes = append(episodes, episode{fam.Shape, draw(t, fam, 1), cfg})
+	}
+	for _, e := range sharedEpisodes(t) {
+		episodes = append(episodes, episode{e.name, e.g, e.cfg})
+	}
+	fewer := 0
+	for i, e := range episodes {
+		for name, pol := range pols {
+			seed := uint64(i)
+			opts := collective.Options{Record: true}
+			want, err := collective.Run(e.g, e.cfg, pol, sim.NewStreams(seed), opts)
+			require.NoError(t, err)
+			var all collective.Stepper
+			_, everyone := stepWith(t, &all, e.g, e.cfg, pol, seed, opts)
+
+			main := collective.Stepper{Others: pol}
+			require.NoError(t, main.Start(e.g, e.cfg, sim.NewStreams(seed), opts))
+			asked := 0
+			for p, ok := main.Next(); ok; p, ok = main.Next() {
+				require.Zero(t, p.Agent, "%s, %s: a helper's decision came to the outside", e.name, name)
+				asked++
+				require.NoError(t, main.Act(pol.Decide(p.Obs, p.Mask, p.U)))
+			}
+			got, err := main.Result()
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s, %s", e.name, name)
+			// The main agent decides first in every episode.
+			require.Positive(t, asked, "%s, %s", e.name, name)
+			if asked < everyone {
+				fewer++
+			}
+		}
+	}
+	assert.Positive(t, fewer, "in no episode did a helper decide")
+}
+
 // TestStepperRefusesInvalidAction checks that an action outside the mask
 // is refused and changes nothing: the episode then goes on as if it had
 // never been given.

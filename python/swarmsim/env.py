@@ -102,14 +102,16 @@ class VecEnv:
     scenario is a library name or a YAML path; set maps keys to values as
     `--set key=value` takes them; seed None is the scenario's; workers is
     how many threads step the rows (outputs do not depend on it; default
-    1). The scenario's warnings, as the command line prints them, are in
+    1); decide "main" puts only the main agent's decisions to the caller,
+    the variant's policy section deciding for the other agents (default
+    "all": every agent's). The scenario's warnings, as the command line prints them, are in
     env.warnings and issued as Python warnings. The server is
     a `simulate env` child process of the binary simulate (default:
     find_simulate()); close() ends it, as do leaving a with block, garbage
     collection and interpreter exit.
     """
 
-    def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, workers=None, simulate=None):
+    def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, workers=None, decide=None, simulate=None):
         self._proc = None
         self._closed = True
         # operator.index refuses a float where a count is meant, instead of
@@ -122,6 +124,8 @@ class VecEnv:
             make["seed"] = operator.index(seed)
         if workers is not None:
             make["workers"] = operator.index(workers)
+        if decide is not None:
+            make["decide"] = str(decide)
         if set is not None:
             if not isinstance(set, dict):
                 raise TypeError(f"swarmsim: set must be a dict of key -> value, not {type(set).__name__}")
@@ -156,6 +160,7 @@ class VecEnv:
         self.variant = reply.get("variant", variant)
         self.version = reply.get("version", "")
         self.workers = int(reply.get("workers", 1))
+        self.decide = str(reply.get("decide", "all"))
         self.warnings = list(reply.get("warnings") or [])
         # How an episode is scored, in words: a policy that reads (a
         # language model) needs it in its prompt, as the decisions' texts

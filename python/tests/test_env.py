@@ -42,13 +42,16 @@ def cli(*args):
 
 def run_episodes(env, policy, per_row):
     """Steps env with policy until every row has finished per_row episodes;
-    returns {(row, k): {metric: value}} of each row's k-th episode."""
+    returns {(row, k): {metric: value}} of each row's k-th episode. With
+    env.decide "main", checks that only the main agent's decisions came."""
     done = {}
     count = np.zeros(env.num_envs, dtype=int)
     obs, info = env.reset()
     for _ in range(100_000):
         if count.min() >= per_row:
             return done
+        if env.decide == "main":
+            assert (info["agent"][info["active"]] == 0).all(), info["agent"]
         obs, reward, term, trunc, info = env.step(policy(obs, info["action_mask"]))
         for i in np.flatnonzero(term | trunc):
             if count[i] < per_row:
@@ -75,17 +78,21 @@ class FixedOrganizationsTest(unittest.TestCase):
         # The environment refuses a policy section set from outside (it would
         # do nothing), so each organization comes from a variant that names it.
         rows, per_row, seed = 3, 3, 11
-        cases = [("sequential", "organizations", "sequential"), ("independent", "organizations", "independent"),
-                 ("team", "organizations", "team"), ("split", "tiny", "split"), ("team", "tiny", "team")]
-        for org, scenario, variant in cases:
-            with self.subTest(organization=org, scenario=scenario), tempfile.TemporaryDirectory() as tmp:
+        # With decide "main" the variant's organization decides for the
+        # helpers and attempts, and the client for the main agent alone.
+        cases = [("sequential", "organizations", "sequential", "all"), ("independent", "organizations", "independent", "all"),
+                 ("team", "organizations", "team", "all"), ("split", "tiny", "split", "all"), ("team", "tiny", "team", "all"),
+                 ("independent", "organizations", "independent", "main"), ("team", "organizations", "team", "main")]
+        for org, scenario, variant, decide in cases:
+            with self.subTest(organization=org, scenario=scenario, decide=decide), tempfile.TemporaryDirectory() as tmp:
                 res = cli("run", scenario, "--seed", str(seed), "--episodes", str(rows * per_row), "--workers", "1",
                           "--charts=false", "--out", tmp)
                 self.assertEqual(res.returncode, 0, res.stderr)
                 with open(os.path.join(tmp, "episodes.csv"), newline="") as f:
                     want = [r for r in csv.DictReader(f) if r["variant"] == variant]
                 self.assertEqual(len(want), rows * per_row)
-                with VecEnv(scenario, variant=variant, num_envs=rows, seed=seed) as env:
+                with VecEnv(scenario, variant=variant, num_envs=rows, seed=seed, decide=decide) as env:
+                    self.assertEqual(env.decide, decide)
                     got = run_episodes(env, Fixed(org, env), per_row)
                     columns = [c for c in want[0] if c not in ("variant", "episode", "comm_changed_outcome")]
                     # The environment reports the shared-server and hand-off
@@ -540,6 +547,7 @@ sys.stdout.buffer.flush()
             (dict(variant="extreme"), "variant"),
             (dict(variant="high", num_envs=6, group=4), "group"),
             (dict(variant="high", num_envs=0), "num_envs"),
+            (dict(variant="high", decide="helpers"), "decide"),
         ]:
             with self.subTest(**kwargs), self.assertRaises(EnvError) as e:
                 VecEnv("latency-pressure", **{"num_envs": 2, "seed": 1, **kwargs})
