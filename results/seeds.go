@@ -40,7 +40,7 @@ func LastTenths(t *rundir.Table) (*SeedValues, error) {
 	for i, r := range t.Rows {
 		seed, err := strconv.ParseUint(r[1], 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column seed: %q is not a seed", t.Path, i+2, r[1])
+			return nil, fmt.Errorf("%s:%d: column seed: %q is not a seed", t.Path, t.Line(i), r[1])
 		}
 		k := key{r[0], seed}
 		if _, ok := rows[k]; !ok {
