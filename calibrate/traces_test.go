@@ -16,6 +16,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/calibrate"
 	"github.com/swarmsim/swarmsim/calibrate/otel"
+	"github.com/swarmsim/swarmsim/internal/fuzzseed"
 	"github.com/swarmsim/swarmsim/internal/shareddata"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
@@ -501,6 +502,9 @@ func addTraceSeeds(f *testing.F) {
 	}
 	for _, file := range files {
 		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		// Whole, these files left the fuzzer no time to run inputs.
+		data, err = fuzzseed.JSON(data, 3)
 		require.NoError(f, err)
 		f.Add(data)
 	}

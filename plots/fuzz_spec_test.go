@@ -3,24 +3,41 @@ package plots_test
 import (
 	"bytes"
 	"encoding/csv"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/swarmsim/swarmsim/plots"
 )
 
-// FuzzParseSpecs: any bytes give specs or an error, never a panic.
+// FuzzParseSpecs: any bytes give specs or an error naming the index,
+// never a panic; every spec read has a name, and the specs read are
+// written by MarshalSpecs in a form that reads back to the same specs,
+// as simulate plot reads what a run wrote.
 func FuzzParseSpecs(f *testing.F) {
 	f.Add([]byte(`[{"name": "a", "kind": "lines", "size": "column"}]`))
 	f.Add([]byte(`[{"kind": "bars"}]`))
+	f.Add([]byte(`[{"name": "d", "kind": "diffmap", "size": "page", "annotate": true, "low": "team", "high": "split", "title": "\u00e9\ufffd"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		specs, err := plots.ParseSpecs("charts.json", data)
 		if err != nil {
+			if !strings.HasPrefix(err.Error(), "charts.json: ") {
+				t.Fatalf("the error does not name the index: %v", err)
+			}
 			return
 		}
 		for _, s := range specs {
 			if s.Name == "" {
 				t.Fatal("a spec without a name was accepted")
 			}
+		}
+		b := plots.MarshalSpecs(specs)
+		back, err := plots.ParseSpecs("charts.json", b)
+		if err != nil {
+			t.Fatalf("%s does not read back: %v", b, err)
+		}
+		if !reflect.DeepEqual(specs, back) && !(len(specs) == 0 && len(back) == 0) {
+			t.Fatalf("%+v read back from %s as %+v", specs, b, back)
 		}
 	})
 }

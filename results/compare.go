@@ -113,7 +113,7 @@ func episodeValues(r *rundir.Run) (*runValues, error) {
 		}
 		k, err := strconv.Atoi(row[ec])
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column episode: %q is not an episode number", t.Path, i+2, row[ec])
+			return nil, fmt.Errorf("%s:%d: column episode: %q is not an episode number", t.Path, t.Line(i), row[ec])
 		}
 		rv.episodes[v] = append(rv.episodes[v], k)
 	}

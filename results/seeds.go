@@ -30,6 +30,13 @@ func LastTenths(t *rundir.Table) (*SeedValues, error) {
 			return nil, fmt.Errorf("%s: column %d is %q, want %q", t.Path, i+1, colName(t.Header, i), want)
 		}
 	}
+	// A metric named twice would give each seed two values of it, read
+	// as twice the seeds.
+	for j := 3; j < len(t.Header); j++ {
+		if k := slices.Index(t.Header[:j], t.Header[j]); k >= 0 {
+			return nil, fmt.Errorf("%s:1: column %d is %q, as column %d is: want each column once", t.Path, j+1, t.Header[j], k+1)
+		}
+	}
 	sv := &SeedValues{Metrics: t.Header[3:], Seeds: map[string][]uint64{}, Values: map[string]map[string][]float64{}}
 	type key struct {
 		variant string
@@ -40,7 +47,7 @@ func LastTenths(t *rundir.Table) (*SeedValues, error) {
 	for i, r := range t.Rows {
 		seed, err := strconv.ParseUint(r[1], 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column seed: %q is not a seed", t.Path, i+2, r[1])
+			return nil, fmt.Errorf("%s:%d: column seed: %q is not a seed", t.Path, t.Line(i), r[1])
 		}
 		k := key{r[0], seed}
 		if _, ok := rows[k]; !ok {

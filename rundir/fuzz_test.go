@@ -1,7 +1,10 @@
 package rundir_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +17,9 @@ import (
 )
 
 // FuzzParseTable: any bytes give a table or an error naming the file,
-// never a panic, and every parsed row has the header's width.
+// never a panic, and every parsed row has the header's width. A cell
+// that is not a number is refused with the file and the line its row
+// starts on, which a quoted field holding newlines moves down.
 func FuzzParseTable(f *testing.F) {
 	f.Add([]byte("variant,x\nv,1\n"))
 	f.Add([]byte("a,b\n1\n"))
@@ -22,17 +27,40 @@ func FuzzParseTable(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tab, err := rundir.ParseTable("t.csv", data)
 		if err != nil {
+			require.True(t, strings.HasPrefix(err.Error(), "t.csv: "), "%v", err)
 			return
 		}
+		lines := rowLines(t, data)
 		for i, r := range tab.Rows {
 			if len(r) != len(tab.Header) {
 				t.Fatalf("row %d has %d cells for %d columns", i, len(r), len(tab.Header))
 			}
 			for c := range r {
-				tab.Float(i, c) // an error or a number, never a panic
+				if _, err := tab.Float(i, c); err != nil {
+					require.True(t, strings.HasPrefix(err.Error(), fmt.Sprintf("t.csv:%d: column ", lines[i+1])), "%v", err)
+				}
 			}
 		}
 	})
+}
+
+// rowLines returns the line each record of the CSV data starts on,
+// counted from the newlines before its first byte (past the blank lines
+// that the reader skips), not from the reader's own positions.
+func rowLines(t *testing.T, data []byte) []int {
+	r := csv.NewReader(bytes.NewReader(data))
+	var lines []int
+	start := 0
+	for {
+		if _, err := r.Read(); err != nil {
+			return lines
+		}
+		for start < len(data) && (data[start] == '\n' || data[start] == '\r' && start+1 < len(data) && data[start+1] == '\n') {
+			start++
+		}
+		lines = append(lines, 1+bytes.Count(data[:start], []byte("\n")))
+		start = int(r.InputOffset())
+	}
 }
 
 // FuzzParseManifest: any bytes give a manifest or an error that starts

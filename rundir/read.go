@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,6 +62,18 @@ type Table struct {
 	Path   string
 	Header []string
 	Rows   [][]string
+	// lines holds the file line each row starts on, where ParseTable read
+	// it: a quoted field may hold newlines, so row i need not be line i+2.
+	lines []int
+}
+
+// Line returns the line of the file that row i (0 is the first row after
+// the header) starts on, for error messages.
+func (t *Table) Line(i int) int {
+	if i < len(t.lines) {
+		return t.lines[i]
+	}
+	return i + 2
 }
 
 // ReadTable reads the CSV file at path: a header, then rows of as many
@@ -75,14 +88,24 @@ func ReadTable(path string) (*Table, error) {
 
 // ParseTable parses data, the CSV file at path, as a table.
 func ParseTable(path string, data []byte) (*Table, error) {
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	r := csv.NewReader(bytes.NewReader(data))
+	var recs [][]string
+	var lines []int
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := r.FieldPos(0)
+		recs, lines = append(recs, rec), append(lines, line)
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: empty, want a header row", path)
 	}
-	return &Table{Path: path, Header: recs[0], Rows: recs[1:]}, nil
+	return &Table{Path: path, Header: recs[0], Rows: recs[1:], lines: lines[1:]}, nil
 }
 
 // Col returns the index of the column name, or -1 and an error naming
@@ -139,7 +162,7 @@ func Key(row []string, keys []int) []string {
 func (t *Table) Float(i, col int) (float64, error) {
 	v, err := strconv.ParseFloat(t.Rows[i][col], 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s:%d: column %s: %q is not a number", t.Path, i+2, t.Header[col], t.Rows[i][col])
+		return 0, fmt.Errorf("%s:%d: column %s: %q is not a number", t.Path, t.Line(i), t.Header[col], t.Rows[i][col])
 	}
 	return v, nil
 }
@@ -148,7 +171,7 @@ func (t *Table) Float(i, col int) (float64, error) {
 func (t *Table) Bool(i, col int) (bool, error) {
 	v, err := strconv.ParseBool(t.Rows[i][col])
 	if err != nil {
-		return false, fmt.Errorf("%s:%d: column %s: %q is not true or false", t.Path, i+2, t.Header[col], t.Rows[i][col])
+		return false, fmt.Errorf("%s:%d: column %s: %q is not true or false", t.Path, t.Line(i), t.Header[col], t.Rows[i][col])
 	}
 	return v, nil
 }

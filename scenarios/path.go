@@ -49,6 +49,19 @@ func parsePath(s string) ([]pathSeg, error) {
 	return segs, nil
 }
 
+// CanonicalPath returns the field path s as an override reads it: the
+// spaces that may stand around its keys dropped, and its indexes in
+// decimal without leading zeros. Commands that route a --set by its path
+// compare this with the paths they know, so that no spelling the scenario
+// accepts slips past them.
+func CanonicalPath(s string) (string, error) {
+	segs, err := parsePath(s)
+	if err != nil {
+		return "", err
+	}
+	return pathString(segs), nil
+}
+
 // splitHint explains a path that is the rest of a value cut at a comma:
 // in a YAML flow mapping, {task.coupling: uniform(0,1)} holds the entries
 // "task.coupling: uniform(0" and "1)".

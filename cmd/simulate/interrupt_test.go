@@ -277,21 +277,22 @@ func TestSweepEventLimitResumes(t *testing.T) {
 	}
 }
 
-// TestByteSizeSet: --max-memory's sizes, in every unit, and what is not a
-// size (NaN among them, which ParseFloat reads).
+// TestByteSizeSet: --max-memory's sizes, in every unit, rounded to whole
+// bytes, and what is not a size (NaN among them, which ParseFloat reads,
+// and a fraction of a byte, which the runtime would take as a bound of 0).
 func TestByteSizeSet(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
 		want byteSize
 	}{
 		{"0", 0}, {"512", 512}, {"512B", 512}, {"1.5KiB", 1536}, {"2K", 2048}, {" 3 MB ", 3 << 20},
-		{"16GiB", 16 << 30}, {"1T", 1 << 40}, {"7e2", 700},
+		{"16GiB", 16 << 30}, {"1T", 1 << 40}, {"7e2", 700}, {"0.6", 1}, {"1.0001KiB", 1024}, {"-0", 0},
 	} {
 		var b byteSize
 		require.NoError(t, b.Set(tt.in), "%q", tt.in)
 		assert.Equal(t, tt.want, b, "%q", tt.in)
 	}
-	for _, in := range []string{"", "lots", "-1", "-1GiB", "NaN", "nanMiB", "Inf", "+InfGiB", "1e400", "9e18GiB", "1KiBB", "MiB"} {
+	for _, in := range []string{"", "lots", "-1", "-1GiB", "NaN", "nanMiB", "Inf", "+InfGiB", "1e400", "9e18GiB", "1KiBB", "MiB", ".1", "1e-300GiB", "-0.3"} {
 		var b byteSize
 		assert.Error(t, b.Set(in), "%q", in)
 	}

@@ -228,7 +228,13 @@ var byteUnits = []struct {
 func (b byteSize) String() string {
 	for _, u := range byteUnits {
 		if float64(b) >= u.scale && u.scale > 1 {
-			return strconv.FormatFloat(math.Round(float64(b)/u.scale*10)/10, 'f', -1, 64) + u.names[0]
+			x := math.Round(float64(b)/u.scale*10) / 10
+			// Rounded up, a size just below the largest would print as
+			// one that Set refuses.
+			if x*u.scale >= 1<<63 {
+				x = math.Floor(float64(b)/u.scale*10) / 10
+			}
+			return strconv.FormatFloat(x, 'f', -1, 64) + u.names[0]
 		}
 	}
 	return strconv.FormatFloat(float64(b), 'f', 0, 64) + "B"
@@ -244,11 +250,14 @@ func (b *byteSize) Set(s string) error {
 			}
 			x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 			// NaN is no size (ParseFloat reads "NaN"), and a bound beyond
-			// an int64 of bytes is none the runtime can set.
-			if v := x * u.scale; err != nil || !(v >= 0 && v < 1<<63) {
+			// an int64 of bytes is none the runtime can set. The runtime
+			// takes whole bytes: a fraction of one (.1) would be a bound
+			// of 0 there, and printed as 0B, which here means none.
+			v := math.Round(x * u.scale)
+			if err != nil || !(v >= 0 && v < 1<<63) || v == 0 && x != 0 {
 				continue
 			}
-			*b = byteSize(x * u.scale)
+			*b = byteSize(math.Abs(v)) // -0 is 0
 			return nil
 		}
 	}

@@ -225,10 +225,15 @@ func refuseUnread(sets []string, reader string, sweep bool) error {
 	return nil
 }
 
-// setPath returns the field path that a --set value names, as written:
-// train.lr for train.lr=0.1.
+// setPath returns the field path that a --set value names, as the
+// scenario reads it: train.lr for train.lr=0.1 and for "train . lr=0.1".
+// A path the scenario refuses is returned as written (trimmed), since its
+// loading reports it.
 func setPath(set string) string {
 	path, _, _ := strings.Cut(set, "=")
+	if canon, err := scenarios.CanonicalPath(path); err == nil {
+		return canon
+	}
 	return strings.TrimSpace(path)
 }
 

@@ -349,7 +349,7 @@ func seedsPresent(tab *rundir.Table, want, missing int) (string, error) {
 		for i, rec := range tab.Rows {
 			n, err := strconv.Atoi(rec[c])
 			if err != nil || n < 0 {
-				return "", fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, i+2, rec[c])
+				return "", fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, tab.Line(i), rec[c])
 			}
 			lo, hi = min(lo, n), max(hi, n)
 		}
@@ -455,7 +455,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		if fewer && nSeeds >= 0 && !math.IsNaN(iv.Value) {
 			n, err := strconv.Atoi(rec[nSeeds])
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, i+2, rec[nSeeds])
+				return nil, fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, tab.Line(i), rec[nSeeds])
 			}
 			if n < r.Manifest.Seeds {
 				t.rows[k].seeds[j] = n

@@ -230,6 +230,7 @@ func FuzzLoad(f *testing.F) {
 		p, err := policy.Load(bytes.NewReader(data), "fuzz")
 		if err != nil {
 			require.Nil(t, p)
+			require.True(t, strings.HasPrefix(err.Error(), "policy fuzz: "), "the error names the file: %v", err)
 			return
 		}
 		saved := save(t, p)

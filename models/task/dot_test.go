@@ -294,6 +294,7 @@ func FuzzReadDOT(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		g, err := ReadDOT(strings.NewReader(src), "fuzz.dot")
 		if err != nil {
+			require.True(t, strings.HasPrefix(err.Error(), "fuzz.dot:"), "the error names the file: %v", err)
 			return
 		}
 		checkValid(t, g)

@@ -178,6 +178,7 @@ func FuzzReadWfFormat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		g, err := ReadWfFormat(bytes.NewReader(src), "fuzz.json")
 		if err != nil {
+			require.True(t, strings.HasPrefix(err.Error(), "fuzz.json:"), "the error names the file: %v", err)
 			return
 		}
 		checkValid(t, g)
