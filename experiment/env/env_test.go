@@ -264,6 +264,7 @@ func TestBadConfig(t *testing.T) {
 		{"unknown key", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.latencyy=1"}, NumEnvs: 1, Group: 1}, "set.reward.latencyy", "latencyy"},
 		{"bad value", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"collective.agents=many"}, NumEnvs: 1, Group: 1}, "set.collective.agents", "collective.agents"},
 		{"unread", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.organization=split"}, NumEnvs: 1, Group: 1}, "set.policy.organization", "never reads the policy section"},
+		{"unread, spaced", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy . organization=split"}, NumEnvs: 1, Group: 1}, "set.policy . organization", "never reads the policy section"},
 		{"unread train", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"train.lr=0.1"}, NumEnvs: 1, Group: 1}, "set.train.lr", "reads only train.actions"},
 		{"decide", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1, Decide: "helpers"}, "decide", `decide: "helpers" is not known (allowed: all,`},
 		{"policy without decide main", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.organization=split"}, NumEnvs: 1, Group: 1, Decide: env.DecideAll}, "set.policy.organization", "unless make's decide is main"},
