@@ -485,6 +485,11 @@ func TestCharts(t *testing.T) {
 	assert.Equal(t, []string{"0", "1"}, phase.Grid.X, "latency weight across, as the scenario writes it")
 	assert.Equal(t, []string{"0", "0.9"}, phase.Grid.Y, "coupling up")
 	assert.Equal(t, "IQM, 2 seeds", phase.Stat, "the cell's statistic is named")
+	assert.Equal(t, "learned "+metric.Of("parallelism_mean").Label, phase.ZLabel, "a training's parallelism is its learned policy's")
+	// Over coupling, latency is drawn as curves: only seeds are pooled,
+	// though coupling is the second axis (the other one has index 0).
+	assert.Equal(t, "reward_mean_vs_task_coupling", charts[1].Name)
+	assert.Equal(t, "IQM, 2 seeds", charts[1].Stat)
 	// The cell at latency 1, coupling 0.9 is the IQM over its seeds, as
 	// the terminal's summary prints it.
 	var xs []float64
@@ -527,6 +532,7 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 	}, names)
 	line := byName["success_rate_vs_task_coupling"]
 	require.Len(t, line.Series, 2, "one curve per organization")
+	assert.Equal(t, "collective.spawn (s)", byName["success_rate_vs_collective_spawn"].XLabel, "an axis without a label of its own names its unit")
 	assert.Equal(t, "split", line.Series[0].Name)
 	assert.Equal(t, "team", line.Series[1].Name)
 
@@ -641,6 +647,12 @@ func TestChartsOverCategoricalAxesOnly(t *testing.T) {
 		want []string
 	}{
 		{"{policy.organization: [split, team]}", []string{"success_rate_vs_policy_organization"}},
+		// One numeric axis: a single curve, no other axis to draw.
+		{"{task.coupling: [0, 0.9]}", []string{"success_rate_vs_task_coupling"}},
+		// The categorical axis first still gets its per-value maps.
+		{"{policy.organization: [split, team], task.coupling: [0, 0.9], collective.agents: [2, 3]}", []string{
+			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_vs_collective_agents",
+			"success_rate_heatmap_split", "success_rate_heatmap_team", "success_rate_diff_team_minus_split"}},
 		{"{policy.organization: [split, team], task.coupling: [0, 0.9]}", []string{
 			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_heatmap"}},
 	} {
@@ -669,6 +681,30 @@ func TestChartsOverCategoricalAxesOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestChartsPerValueUpToMaxSeries: a category of plots.MaxSeries values,
+// as many as a chart draws curves, still gets a heat map per value and the
+// differences from the first.
+func TestChartsPerValueUpToMaxSeries(t *testing.T) {
+	orgs := scenarios.OrganizationNames()
+	require.Len(t, orgs, plots.MaxSeries)
+	sc := load(t, small, `sweep={command: run, seeds: 1, grid: {policy.organization: [`+strings.Join(orgs, ", ")+`], task.coupling: [0, 0.9], collective.agents: [2, 3]}, metrics: [success_rate]}`)
+	p, recs := sweptRecords(t, sc)
+	charts, warnings := Charts(p, recs)
+	assert.Empty(t, warnings)
+	want := []string{"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_vs_collective_agents"}
+	for _, o := range orgs {
+		want = append(want, "success_rate_heatmap_"+o)
+	}
+	for _, o := range orgs[1:] {
+		want = append(want, "success_rate_diff_"+o+"_minus_"+orgs[0])
+	}
+	var names []string
+	for _, c := range charts {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, want, names)
 }
 
 // TestMergeNotASweep: a path that is no sweep directory is said to be
