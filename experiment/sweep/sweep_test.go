@@ -455,6 +455,11 @@ func TestChartsSayTheirSeeds(t *testing.T) {
 			require.NotEmpty(t, charts)
 			for _, c := range charts {
 				assert.True(t, strings.HasPrefix(c.Stat, tc.want), "%s: %s", c.Name, c.Stat)
+				// A point of one seed has no band: then no curve of its
+				// chart has one, lest the others read as less certain.
+				for _, s := range c.Series {
+					assert.Equal(t, c.Series[0].Lo == nil, s.Lo == nil, "%s: every curve has a band, or none", c.Name)
+				}
 			}
 		})
 	}
@@ -480,6 +485,16 @@ func TestCharts(t *testing.T) {
 	assert.Equal(t, "task.coupling = 0", line.Series[0].Name)
 	assert.Equal(t, []float64{0, 1}, line.Series[0].X)
 	assert.NotNil(t, line.Series[0].Lo, "a band over two seeds")
+	// The first curve's point at latency 1 holds only its own coupling's
+	// trials (Point is latency, coupling).
+	var own []float64
+	for _, tr := range p.Trials {
+		if slices.Equal(tr.Point, []int{1, 0}) {
+			own = append(own, float64(recs[tr.ID].Metrics["parallelism_mean"]))
+		}
+	}
+	require.Len(t, own, 2)
+	assert.InDelta(t, stats.IQM(own), line.Series[0].Y[1], 1e-12)
 	phase := charts[len(charts)-1]
 	require.NotNil(t, phase.Grid)
 	assert.Equal(t, []string{"0", "1"}, phase.Grid.X, "latency weight across, as the scenario writes it")
@@ -490,6 +505,7 @@ func TestCharts(t *testing.T) {
 	// though coupling is the second axis (the other one has index 0).
 	assert.Equal(t, "reward_mean_vs_task_coupling", charts[1].Name)
 	assert.Equal(t, "IQM, 2 seeds", charts[1].Stat)
+	assert.Len(t, charts[1].Series, 2, "one curve per latency weight")
 	// The cell at latency 1, coupling 0.9 is the IQM over its seeds, as
 	// the terminal's summary prints it.
 	var xs []float64
