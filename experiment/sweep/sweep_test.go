@@ -500,6 +500,7 @@ func TestCharts(t *testing.T) {
 	assert.Equal(t, []string{"0", "1"}, phase.Grid.X, "latency weight across, as the scenario writes it")
 	assert.Equal(t, []string{"0", "0.9"}, phase.Grid.Y, "coupling up")
 	assert.Equal(t, "IQM, 2 seeds", phase.Stat, "the cell's statistic is named")
+	assert.True(t, phase.Grid.Annotate, "a 2 × 2 map writes its values in the cells")
 	assert.Equal(t, "learned "+metric.Of("parallelism_mean").Label, phase.ZLabel, "a training's parallelism is its learned policy's")
 	// Over coupling, latency is drawn as curves: only seeds are pooled,
 	// though coupling is the second axis (the other one has index 0).
@@ -721,6 +722,20 @@ func TestChartsPerValueUpToMaxSeries(t *testing.T) {
 		names = append(names, c.Name)
 	}
 	assert.Equal(t, want, names)
+
+	// A map over the category: 8 columns, or rows, still have room for
+	// the values.
+	category := "policy.organization: [" + strings.Join(orgs, ", ") + "]"
+	for _, grid := range []string{category + ", task.coupling: [0, 0.9]", "task.coupling: [0, 0.9], " + category} {
+		sc = load(t, small, `sweep={command: run, seeds: 1, grid: {`+grid+`}, metrics: [success_rate]}`)
+		p, recs = sweptRecords(t, sc)
+		charts, warnings = Charts(p, recs)
+		assert.Empty(t, warnings)
+		require.Equal(t, "success_rate_heatmap", charts[len(charts)-1].Name)
+		hm := charts[len(charts)-1].Grid
+		assert.Contains(t, [][]string{hm.X, hm.Y}, orgs, grid)
+		assert.True(t, hm.Annotate, grid)
+	}
 }
 
 // TestMergeNotASweep: a path that is no sweep directory is said to be
