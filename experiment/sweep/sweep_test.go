@@ -239,6 +239,20 @@ func TestPlan(t *testing.T) {
 
 	_, _, err = NewPlan(load(t, strings.Split(small, "sweep:")[0]), 4, "")
 	assert.ErrorContains(t, err, "no sweep section")
+
+	// A training's episodes are train's; a run's are the scenario's.
+	assert.Zero(t, p.Episodes)
+	run, _, err := NewPlan(load(t, small, "sweep.command=run", "sweep.metrics=[success_rate]", "sweep.grid={task.coupling: [0, 0.9]}"), 4, "")
+	require.NoError(t, err)
+	assert.Equal(t, 3, run.Episodes)
+
+	// Only one variant's trials, and only its name among the variants.
+	two := load(t, small+"variants:\n  - name: a\n  - name: b\n    set: {collective.agents: 2}\n")
+	only, _, err := NewPlan(two, 4, "b")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b"}, only.Variants)
+	require.Len(t, only.Trials, 8)
+	assert.Equal(t, "b", only.Trials[0].Variant)
 }
 
 func TestMetricsCoverCommands(t *testing.T) {
@@ -284,6 +298,7 @@ func TestExecuteResumeMerge(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, m.Missing)
 	assert.Equal(t, 8, m.Duplicates, "the unsharded directory repeats every trial")
+	assert.Equal(t, 16, m.Read, "4 and 4 trial files in the shards', 8 in the unsharded directory")
 	assert.Equal(t, string(want), string(Table(m.Plan, m.Records)))
 
 	m, err = Merge([]string{a})
