@@ -537,6 +537,14 @@ func TestCharts(t *testing.T) {
 		}
 	}
 
+	// The phase chart puts latency across whichever axis comes first.
+	swapped := load(t, small, "sweep.grid={task.coupling: [0, 0.9], reward.latency: [0, 1]}")
+	sp, srecs := sweptRecords(t, swapped)
+	scharts, _ := Charts(sp, srecs)
+	require.Equal(t, PhaseChart, scharts[len(scharts)-1].Name)
+	assert.Equal(t, []string{"0", "1"}, scharts[len(scharts)-1].Grid.X, "latency weight across")
+	assert.Equal(t, []string{"0", "0.9"}, scharts[len(scharts)-1].Grid.Y, "coupling up")
+
 	// Missing trials leave gaps, not wrong charts.
 	delete(recs, p.Trials[0].ID)
 	delete(recs, p.Trials[1].ID)
@@ -710,6 +718,17 @@ func TestChartsOverCategoricalAxesOnly(t *testing.T) {
 				hm := charts[2].Grid
 				assert.Equal(t, []string{"split", "team"}, hm.X, "organizations across, named")
 				assert.Equal(t, []string{"0", "0.9"}, hm.Y)
+				// A 2 × 2 map has room for its values: each cell's, to one
+				// decimal, is text of the drawing.
+				require.True(t, hm.Annotate)
+				svg, err := os.ReadFile(dir.Join(filepath.Join(experiment.ChartsDir, charts[2].Name+".svg")))
+				require.NoError(t, err)
+				for _, row := range hm.Z {
+					for _, z := range row {
+						label := fmt.Sprintf(">%.1f</text>", z)
+						assert.True(t, strings.Contains(string(svg), label), "the map writes %s", label)
+					}
+				}
 			}
 		})
 	}
