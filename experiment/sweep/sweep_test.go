@@ -315,6 +315,7 @@ func TestExecuteResumeMerge(t *testing.T) {
 	st, err := Check(dir, p, All)
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 1, 3, 5, 7}, st.Pending)
+	assert.Equal(t, 3, st.Done(), "trials 2, 4 and 6 of the 8 have valid records")
 	require.Len(t, st.Invalid, 1)
 	var ran atomic.Int32
 	require.NoError(t, Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, st.Pending, Options{Workers: 2, Finished: func(*scenarios.Trial) { ran.Add(1) }}))
