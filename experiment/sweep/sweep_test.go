@@ -88,6 +88,13 @@ func TestParseShard(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Shard{3, 16}, s)
 	assert.Equal(t, "3/16", s.String())
+	// The bounds of the number of shards are allowed: 1 (the whole sweep)
+	// and maxShards.
+	for in, want := range map[string]Shard{"0/1": All, "999999/1000000": {999999, maxShards}} {
+		s, err := parseShard(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, s, in)
+	}
 	// Every refusal quotes the value, not only the first kind: spaces or a
 	// newline in it ran into the message (FuzzParseShard found "1/0"
 	// refused unquoted).
@@ -98,6 +105,7 @@ func TestParseShard(t *testing.T) {
 		{"index past the last", "16/16", `--shard "16/16": shard 16 is out of range (0 to 15 for 16 shards)`},
 		{"negative index", "-1/4", `--shard "-1/4": shard -1 is out of range (0 to 3 for 4 shards)`},
 		{"no shards", "1/0", `--shard "1/0": 0 shards is out of range (1 to 1000000)`},
+		{"too many shards", "0/1000001", `--shard "0/1000001": 1000001 shards is out of range (1 to 1000000)`},
 		{"negative shards", "1/-2", `--shard "1/-2": -2 shards is out of range`},
 		{"spaces", " 16 / 16", `--shard " 16 / 16": shard 16 is out of range`},
 		{"newline", "0/\n0", `--shard "0/\n0": 0 shards is out of range`},
