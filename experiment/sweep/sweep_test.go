@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -348,6 +349,24 @@ func TestExecuteResumeMerge(t *testing.T) {
 	assert.Empty(t, recs)
 	assert.NoFileExists(t, filepath.Join(dir, "report.html"))
 	assert.FileExists(t, filepath.Join(dir, "notes.txt"))
+}
+
+// TestExecuteOutputFails: a trial whose output cannot be written stops
+// the sweep with that error and leaves no record, so that the trial runs
+// again on resuming.
+func TestExecuteOutputFails(t *testing.T) {
+	sc := load(t, small)
+	dir := t.TempDir()
+	p, trials, err := NewPlan(sc, sc.Seed, "")
+	require.NoError(t, err)
+	_, err = Prepare(dir, p, false)
+	require.NoError(t, err)
+	full := errors.New("disk full")
+	err = Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, []int{0}, Options{Workers: 1, Output: func(*scenarios.Trial, *Outcome) error { return full }})
+	assert.ErrorIs(t, err, full)
+	st, err := Check(dir, p, All)
+	require.NoError(t, err)
+	assert.Contains(t, st.Pending, 0)
 }
 
 func TestExecuteStopsOnCancel(t *testing.T) {
@@ -703,6 +722,9 @@ func TestChartsOverCategoricalAxesOnly(t *testing.T) {
 			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_vs_collective_agents",
 			"success_rate_heatmap_split", "success_rate_heatmap_team", "success_rate_diff_team_minus_split"}},
 		{"{policy.organization: [split, team], task.coupling: [0, 0.9]}", []string{
+			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_heatmap"}},
+		// Numbers written descending are drawn ascending.
+		{"{policy.organization: [split, team], task.coupling: [0.9, 0]}", []string{
 			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_heatmap"}},
 	} {
 		t.Run(tc.grid, func(t *testing.T) {
