@@ -691,6 +691,18 @@ func TestChartsFacets(t *testing.T) {
 	assert.False(t, byName["success_rate_heatmap"].Page)
 }
 
+// TestChartsPoolSamples: a chart's statistic names what its values pool
+// besides seeds: a line over one of three axes pools random samples and
+// the other axes.
+func TestChartsPoolSamples(t *testing.T) {
+	sc := load(t, small, `sweep={command: run, seeds: 1, grid: {collective.agents: [2, 3], task.width: [2, 3], task.stages: [1, 2]}, random: {task.coupling: "uniform(0, 0.9)"}, samples: 2, metrics: [success_rate]}`)
+	p, recs := sweptRecords(t, sc)
+	charts, _ := Charts(p, recs)
+	require.NotEmpty(t, charts)
+	assert.Equal(t, "success_rate_vs_collective_agents", charts[0].Name)
+	assert.Equal(t, "IQM, 1 seed, samples, axes", charts[0].Stat)
+}
+
 // TestDiffSides: the colour scale's ends follow the metric's direction.
 func TestDiffSides(t *testing.T) {
 	for _, tc := range []struct {
