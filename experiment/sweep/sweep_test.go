@@ -167,6 +167,12 @@ func TestResolveShard(t *testing.T) {
 		{env: []string{EnvSlurmID, "3", EnvSlurmMin, "3", EnvSlurmMax, "7", EnvSlurmCount, "2"}, err: "--shard i/n"},
 		{env: []string{EnvSlurmID, "3", EnvSlurmMin, "3", EnvSlurmMax, "7"}, shards: 2, err: "not a whole array"},
 		{env: []string{EnvSlurmID, "3", EnvSlurmMax, " "}, shards: 2, err: "SLURM_ARRAY_TASK_MAX is set but blank"},
+		// A step of 3 from 2: tasks 2, 5, 8, 11 are shards 0 to 3, and
+		// task 6 is none of them.
+		{env: []string{EnvSlurmID, "5", EnvSlurmMin, "2", EnvSlurmStep, "3", EnvSlurmCount, "4"}, want: Shard{1, 4}, from: EnvSlurmID},
+		{env: []string{EnvSlurmID, "6", EnvSlurmMin, "2", EnvSlurmStep, "3", EnvSlurmCount, "4"}, err: "is not on the array's step 3 from 2"},
+		// A subset of one task (--array=7 of 3-7) is not a whole array either.
+		{env: []string{EnvSlurmID, "7", EnvSlurmMin, "3", EnvSlurmMax, "7", EnvSlurmCount, "1"}, err: "not a whole array"},
 	}
 	for _, tc := range tests {
 		s, from, err := ResolveShard(tc.flag, tc.shards, env(tc.env...))
