@@ -293,6 +293,38 @@ func TestLeadingZero(t *testing.T) {
 	}
 }
 
+// TestYAMLForms: the YAML forms a hand-written file may use (tags, block
+// scalars, keys that are not strings, aliases) decode as they read, and a
+// mistake in one names the key and what was written.
+func TestYAMLForms(t *testing.T) {
+	const base = "task: {shape: chain, length: 2, work: 1m}\n"
+	const team = "policy: {organization: team}\n"
+	tests := []struct {
+		name, src string
+		got       func(*scenarios.Scenario) any // nil when the file is refused
+		want      any                           // got's value, or the error's substring
+	}{
+		{"tagged value", base + team + "seed: !!int 5\n", func(sc *scenarios.Scenario) any { return sc.Seed }, uint64(5)},
+		{"tag without a value", base + team + "seed: !!int\n", nil, "x.yaml:3:1: seed: missing value (want a non-negative integer)"},
+		{"block scalar", base + "policy:\n  organization: |-\n    team\n", func(sc *scenarios.Scenario) any { return sc.Base.Policy.Organization }, "team"},
+		{"empty block scalar", base + team + "description: |\n", func(sc *scenarios.Scenario) any { return sc.Description }, ""},
+		{"integer key", base + team + "5: x\n", nil, "x.yaml:3:1: 5: unknown key (allowed: name, description, seed"},
+		{"alias to no anchor", base + team + "seed: *nope\n", nil, "x.yaml:3:1: seed: alias *nope refers to no anchor"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := scenarios.Parse([]byte(tt.src), "x.yaml", nil)
+			if tt.got == nil {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.want)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, tt.got(sc))
+		})
+	}
+}
+
 func TestLoadBadFileListsAll(t *testing.T) {
 	// Independent problems are reported together, in file order.
 	src := "name: x\ntask: {shape: chain, length: 2, work: 1m}\ncollective:\n  agents: 0\n  check: {accuracy: 2}\npolicy: {organization: team}\n"

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -88,6 +89,13 @@ func TestParseShard(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Shard{3, 16}, s)
 	assert.Equal(t, "3/16", s.String())
+	// The bounds of the number of shards are allowed: 1 (the whole sweep)
+	// and maxShards.
+	for in, want := range map[string]Shard{"0/1": All, "999999/1000000": {999999, maxShards}} {
+		s, err := parseShard(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, s, in)
+	}
 	// Every refusal quotes the value, not only the first kind: spaces or a
 	// newline in it ran into the message (FuzzParseShard found "1/0"
 	// refused unquoted).
@@ -98,6 +106,7 @@ func TestParseShard(t *testing.T) {
 		{"index past the last", "16/16", `--shard "16/16": shard 16 is out of range (0 to 15 for 16 shards)`},
 		{"negative index", "-1/4", `--shard "-1/4": shard -1 is out of range (0 to 3 for 4 shards)`},
 		{"no shards", "1/0", `--shard "1/0": 0 shards is out of range (1 to 1000000)`},
+		{"too many shards", "0/1000001", `--shard "0/1000001": 1000001 shards is out of range (1 to 1000000)`},
 		{"negative shards", "1/-2", `--shard "1/-2": -2 shards is out of range`},
 		{"spaces", " 16 / 16", `--shard " 16 / 16": shard 16 is out of range`},
 		{"newline", "0/\n0", `--shard "0/\n0": 0 shards is out of range`},
@@ -158,6 +167,12 @@ func TestResolveShard(t *testing.T) {
 		{env: []string{EnvSlurmID, "3", EnvSlurmMin, "3", EnvSlurmMax, "7", EnvSlurmCount, "2"}, err: "--shard i/n"},
 		{env: []string{EnvSlurmID, "3", EnvSlurmMin, "3", EnvSlurmMax, "7"}, shards: 2, err: "not a whole array"},
 		{env: []string{EnvSlurmID, "3", EnvSlurmMax, " "}, shards: 2, err: "SLURM_ARRAY_TASK_MAX is set but blank"},
+		// A step of 3 from 2: tasks 2, 5, 8, 11 are shards 0 to 3, and
+		// task 6 is none of them.
+		{env: []string{EnvSlurmID, "5", EnvSlurmMin, "2", EnvSlurmStep, "3", EnvSlurmCount, "4"}, want: Shard{1, 4}, from: EnvSlurmID},
+		{env: []string{EnvSlurmID, "6", EnvSlurmMin, "2", EnvSlurmStep, "3", EnvSlurmCount, "4"}, err: "is not on the array's step 3 from 2"},
+		// A subset of one task (--array=7 of 3-7) is not a whole array either.
+		{env: []string{EnvSlurmID, "7", EnvSlurmMin, "3", EnvSlurmMax, "7", EnvSlurmCount, "1"}, err: "not a whole array"},
 	}
 	for _, tc := range tests {
 		s, from, err := ResolveShard(tc.flag, tc.shards, env(tc.env...))
@@ -239,6 +254,20 @@ func TestPlan(t *testing.T) {
 
 	_, _, err = NewPlan(load(t, strings.Split(small, "sweep:")[0]), 4, "")
 	assert.ErrorContains(t, err, "no sweep section")
+
+	// A training's episodes are train's; a run's are the scenario's.
+	assert.Zero(t, p.Episodes)
+	run, _, err := NewPlan(load(t, small, "sweep.command=run", "sweep.metrics=[success_rate]", "sweep.grid={task.coupling: [0, 0.9]}"), 4, "")
+	require.NoError(t, err)
+	assert.Equal(t, 3, run.Episodes)
+
+	// Only one variant's trials, and only its name among the variants.
+	two := load(t, small+"variants:\n  - name: a\n  - name: b\n    set: {collective.agents: 2}\n")
+	only, _, err := NewPlan(two, 4, "b")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b"}, only.Variants)
+	require.Len(t, only.Trials, 8)
+	assert.Equal(t, "b", only.Trials[0].Variant)
 }
 
 func TestMetricsCoverCommands(t *testing.T) {
@@ -284,6 +313,7 @@ func TestExecuteResumeMerge(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, m.Missing)
 	assert.Equal(t, 8, m.Duplicates, "the unsharded directory repeats every trial")
+	assert.Equal(t, 16, m.Read, "4 and 4 trial files in the shards', 8 in the unsharded directory")
 	assert.Equal(t, string(want), string(Table(m.Plan, m.Records)))
 
 	m, err = Merge([]string{a})
@@ -300,6 +330,7 @@ func TestExecuteResumeMerge(t *testing.T) {
 	st, err := Check(dir, p, All)
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 1, 3, 5, 7}, st.Pending)
+	assert.Equal(t, 3, st.Done(), "trials 2, 4 and 6 of the 8 have valid records")
 	require.Len(t, st.Invalid, 1)
 	var ran atomic.Int32
 	require.NoError(t, Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, st.Pending, Options{Workers: 2, Finished: func(*scenarios.Trial) { ran.Add(1) }}))
@@ -324,6 +355,24 @@ func TestExecuteResumeMerge(t *testing.T) {
 	assert.Empty(t, recs)
 	assert.NoFileExists(t, filepath.Join(dir, "report.html"))
 	assert.FileExists(t, filepath.Join(dir, "notes.txt"))
+}
+
+// TestExecuteOutputFails: a trial whose output cannot be written stops
+// the sweep with that error and leaves no record, so that the trial runs
+// again on resuming.
+func TestExecuteOutputFails(t *testing.T) {
+	sc := load(t, small)
+	dir := t.TempDir()
+	p, trials, err := NewPlan(sc, sc.Seed, "")
+	require.NoError(t, err)
+	_, err = Prepare(dir, p, false)
+	require.NoError(t, err)
+	full := errors.New("disk full")
+	err = Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, []int{0}, Options{Workers: 1, Output: func(*scenarios.Trial, *Outcome) error { return full }})
+	assert.ErrorIs(t, err, full)
+	st, err := Check(dir, p, All)
+	require.NoError(t, err)
+	assert.Contains(t, st.Pending, 0)
 }
 
 func TestExecuteStopsOnCancel(t *testing.T) {
@@ -455,6 +504,11 @@ func TestChartsSayTheirSeeds(t *testing.T) {
 			require.NotEmpty(t, charts)
 			for _, c := range charts {
 				assert.True(t, strings.HasPrefix(c.Stat, tc.want), "%s: %s", c.Name, c.Stat)
+				// A point of one seed has no band: then no curve of its
+				// chart has one, lest the others read as less certain.
+				for _, s := range c.Series {
+					assert.Equal(t, c.Series[0].Lo == nil, s.Lo == nil, "%s: every curve has a band, or none", c.Name)
+				}
 			}
 		})
 	}
@@ -480,11 +534,28 @@ func TestCharts(t *testing.T) {
 	assert.Equal(t, "task.coupling = 0", line.Series[0].Name)
 	assert.Equal(t, []float64{0, 1}, line.Series[0].X)
 	assert.NotNil(t, line.Series[0].Lo, "a band over two seeds")
+	// The first curve's point at latency 1 holds only its own coupling's
+	// trials (Point is latency, coupling).
+	var own []float64
+	for _, tr := range p.Trials {
+		if slices.Equal(tr.Point, []int{1, 0}) {
+			own = append(own, float64(recs[tr.ID].Metrics["parallelism_mean"]))
+		}
+	}
+	require.Len(t, own, 2)
+	assert.InDelta(t, stats.IQM(own), line.Series[0].Y[1], 1e-12)
 	phase := charts[len(charts)-1]
 	require.NotNil(t, phase.Grid)
 	assert.Equal(t, []string{"0", "1"}, phase.Grid.X, "latency weight across, as the scenario writes it")
 	assert.Equal(t, []string{"0", "0.9"}, phase.Grid.Y, "coupling up")
 	assert.Equal(t, "IQM, 2 seeds", phase.Stat, "the cell's statistic is named")
+	assert.True(t, phase.Grid.Annotate, "a 2 × 2 map writes its values in the cells")
+	assert.Equal(t, "learned "+metric.Of("parallelism_mean").Label, phase.ZLabel, "a training's parallelism is its learned policy's")
+	// Over coupling, latency is drawn as curves: only seeds are pooled,
+	// though coupling is the second axis (the other one has index 0).
+	assert.Equal(t, "reward_mean_vs_task_coupling", charts[1].Name)
+	assert.Equal(t, "IQM, 2 seeds", charts[1].Stat)
+	assert.Len(t, charts[1].Series, 2, "one curve per latency weight")
 	// The cell at latency 1, coupling 0.9 is the IQM over its seeds, as
 	// the terminal's summary prints it.
 	var xs []float64
@@ -499,6 +570,14 @@ func TestCharts(t *testing.T) {
 			assert.InDelta(t, ps.Aggregates[slices.Index(p.Metrics, "parallelism_mean")].IQM.Value, phase.Grid.Z[1][1], 1e-12, "the summary's IQM")
 		}
 	}
+
+	// The phase chart puts latency across whichever axis comes first.
+	swapped := load(t, small, "sweep.grid={task.coupling: [0, 0.9], reward.latency: [0, 1]}")
+	sp, srecs := sweptRecords(t, swapped)
+	scharts, _ := Charts(sp, srecs)
+	require.Equal(t, PhaseChart, scharts[len(scharts)-1].Name)
+	assert.Equal(t, []string{"0", "1"}, scharts[len(scharts)-1].Grid.X, "latency weight across")
+	assert.Equal(t, []string{"0", "0.9"}, scharts[len(scharts)-1].Grid.Y, "coupling up")
 
 	// Missing trials leave gaps, not wrong charts.
 	delete(recs, p.Trials[0].ID)
@@ -527,6 +606,7 @@ func TestChartsWithACategoricalAxis(t *testing.T) {
 	}, names)
 	line := byName["success_rate_vs_task_coupling"]
 	require.Len(t, line.Series, 2, "one curve per organization")
+	assert.Equal(t, "collective.spawn (s)", byName["success_rate_vs_collective_spawn"].XLabel, "an axis without a label of its own names its unit")
 	assert.Equal(t, "split", line.Series[0].Name)
 	assert.Equal(t, "team", line.Series[1].Name)
 
@@ -617,6 +697,18 @@ func TestChartsFacets(t *testing.T) {
 	assert.False(t, byName["success_rate_heatmap"].Page)
 }
 
+// TestChartsPoolSamples: a chart's statistic names what its values pool
+// besides seeds: a line over one of three axes pools random samples and
+// the other axes.
+func TestChartsPoolSamples(t *testing.T) {
+	sc := load(t, small, `sweep={command: run, seeds: 1, grid: {collective.agents: [2, 3], task.width: [2, 3], task.stages: [1, 2]}, random: {task.coupling: "uniform(0, 0.9)"}, samples: 2, metrics: [success_rate]}`)
+	p, recs := sweptRecords(t, sc)
+	charts, _ := Charts(p, recs)
+	require.NotEmpty(t, charts)
+	assert.Equal(t, "success_rate_vs_collective_agents", charts[0].Name)
+	assert.Equal(t, "IQM, 1 seed, samples, axes", charts[0].Stat)
+}
+
 // TestDiffSides: the colour scale's ends follow the metric's direction.
 func TestDiffSides(t *testing.T) {
 	for _, tc := range []struct {
@@ -641,7 +733,16 @@ func TestChartsOverCategoricalAxesOnly(t *testing.T) {
 		want []string
 	}{
 		{"{policy.organization: [split, team]}", []string{"success_rate_vs_policy_organization"}},
+		// One numeric axis: a single curve, no other axis to draw.
+		{"{task.coupling: [0, 0.9]}", []string{"success_rate_vs_task_coupling"}},
+		// The categorical axis first still gets its per-value maps.
+		{"{policy.organization: [split, team], task.coupling: [0, 0.9], collective.agents: [2, 3]}", []string{
+			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_vs_collective_agents",
+			"success_rate_heatmap_split", "success_rate_heatmap_team", "success_rate_diff_team_minus_split"}},
 		{"{policy.organization: [split, team], task.coupling: [0, 0.9]}", []string{
+			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_heatmap"}},
+		// Numbers written descending are drawn ascending.
+		{"{policy.organization: [split, team], task.coupling: [0.9, 0]}", []string{
 			"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_heatmap"}},
 	} {
 		t.Run(tc.grid, func(t *testing.T) {
@@ -666,8 +767,57 @@ func TestChartsOverCategoricalAxesOnly(t *testing.T) {
 				hm := charts[2].Grid
 				assert.Equal(t, []string{"split", "team"}, hm.X, "organizations across, named")
 				assert.Equal(t, []string{"0", "0.9"}, hm.Y)
+				// A 2 × 2 map has room for its values: each cell's, to one
+				// decimal, is text of the drawing.
+				require.True(t, hm.Annotate)
+				svg, err := os.ReadFile(dir.Join(filepath.Join(experiment.ChartsDir, charts[2].Name+".svg")))
+				require.NoError(t, err)
+				for _, row := range hm.Z {
+					for _, z := range row {
+						label := fmt.Sprintf(">%.1f</text>", z)
+						assert.True(t, strings.Contains(string(svg), label), "the map writes %s", label)
+					}
+				}
 			}
 		})
+	}
+}
+
+// TestChartsPerValueUpToMaxSeries: a category of plots.MaxSeries values,
+// as many as a chart draws curves, still gets a heat map per value and the
+// differences from the first.
+func TestChartsPerValueUpToMaxSeries(t *testing.T) {
+	orgs := scenarios.OrganizationNames()
+	require.Len(t, orgs, plots.MaxSeries)
+	sc := load(t, small, `sweep={command: run, seeds: 1, grid: {policy.organization: [`+strings.Join(orgs, ", ")+`], task.coupling: [0, 0.9], collective.agents: [2, 3]}, metrics: [success_rate]}`)
+	p, recs := sweptRecords(t, sc)
+	charts, warnings := Charts(p, recs)
+	assert.Empty(t, warnings)
+	want := []string{"success_rate_vs_policy_organization", "success_rate_vs_task_coupling", "success_rate_vs_collective_agents"}
+	for _, o := range orgs {
+		want = append(want, "success_rate_heatmap_"+o)
+	}
+	for _, o := range orgs[1:] {
+		want = append(want, "success_rate_diff_"+o+"_minus_"+orgs[0])
+	}
+	var names []string
+	for _, c := range charts {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, want, names)
+
+	// A map over the category: 8 columns, or rows, still have room for
+	// the values.
+	category := "policy.organization: [" + strings.Join(orgs, ", ") + "]"
+	for _, grid := range []string{category + ", task.coupling: [0, 0.9]", "task.coupling: [0, 0.9], " + category} {
+		sc = load(t, small, `sweep={command: run, seeds: 1, grid: {`+grid+`}, metrics: [success_rate]}`)
+		p, recs = sweptRecords(t, sc)
+		charts, warnings = Charts(p, recs)
+		assert.Empty(t, warnings)
+		require.Equal(t, "success_rate_heatmap", charts[len(charts)-1].Name)
+		hm := charts[len(charts)-1].Grid
+		assert.Contains(t, [][]string{hm.X, hm.Y}, orgs, grid)
+		assert.True(t, hm.Annotate, grid)
 	}
 }
 

@@ -1,0 +1,50 @@
+package sweep
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/scenarios"
+)
+
+// TestReplayTrialWithoutRuns: a replay trial whose traces cannot be read
+// fails saying why, rather than recording a replay of nothing.
+func TestReplayTrialWithoutRuns(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	for _, tc := range []struct {
+		name, traces, want string
+	}{
+		{"missing", filepath.Join(dir, "none"), "none"},
+		{"no trace files", empty, "no .json or .jsonl file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := `name: r
+task: {shape: chain, length: 1, work: 1m}
+policy: {organization: independent}
+collective:
+  serving: {replicas: 1}
+replay:
+  traces: [` + tc.traces + `]
+sweep:
+  command: replay
+  grid:
+    replay.sessions: [1, 2]
+  metrics: [serving_delay]
+`
+			sc, err := scenarios.Parse([]byte(text), filepath.Join(dir, "r.yaml"), nil)
+			require.NoError(t, err)
+			trials, err := sc.Trials(sc.Seed, "")
+			require.NoError(t, err)
+			_, err = replayTrial(context.Background(), &trials[0], 0)
+			require.Error(t, err)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+}
