@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -87,7 +88,8 @@ func (p *CIPoints) Thumbnail(c *draw.Canvas) {
 // Points returns a chart of values over categories: a point per category
 // with a whisker over its interval, the categories named on X, and the
 // legend entry "mean, 95% CI" (Chart.Stat and Chart.Interval name them).
-// YLabel names the values and XLabel the categories.
+// YLabel names the values and XLabel the categories. When a category's
+// label is wider than the room under it, every label stands upright.
 //
 // It returns an error when there are no points, a point is invalid (see
 // NewCIBars), an axis label is missing, or the chart does not fit c.Size.
@@ -106,6 +108,18 @@ func Points(c Chart, pts []Bar) (*plot.Plot, error) {
 	p.Add(&plotter.Grid{Horizontal: gridLine}, cp)
 	p.X.Tick.Marker = cp.Ticker()
 	p.X.Tick.Length = 0
+	// A label wider than the room for its category would overlap its
+	// neighbours: all labels then stand upright, reading upwards and
+	// ending at the axis.
+	dc := dataArea(p, c.size())
+	slot := (dc.Max.X - dc.Min.X) / vg.Length(len(pts))
+	for _, pt := range pts {
+		if p.X.Tick.Label.Width(pt.Label)+vg.Points(3) > slot {
+			p.X.Tick.Label.Rotation = math.Pi / 2
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+			break
+		}
+	}
 	legend := newLegendStrip()
 	legend.add(c.stat()+", "+c.interval(), cp)
 	return finish(p, c, legend)
