@@ -197,6 +197,47 @@ func TestDistScale(t *testing.T) {
 	assert.Panics(t, func() { sim.Exponential(1e10).Scale(1e10) }, "beyond the limit")
 }
 
+// TestDistSupport: Support is the smallest and largest value a draw can
+// take. A distribution that cannot vary (zero mean, zero cv, zero sd) is
+// its point, as a constant is; one with a positive mean and spread has an
+// unbounded right tail (exponential, log-normal, gamma, normal) or, for a
+// uniform, its two bounds. Every draw lies inside what Support says.
+func TestDistSupport(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		d      sim.Dist
+		lo, hi float64
+	}{
+		{sim.Const(3), 3, 3},
+		{sim.Uniform(1, 3), 1, 3},
+		{sim.Uniform(2, 2), 2, 2},
+		{sim.Exponential(2), 0, inf},
+		{sim.Exponential(0), 0, 0},
+		{sim.LogNormal(5, 0.5), 0, inf},
+		{sim.LogNormal(5, 0), 5, 5},
+		{sim.LogNormal(0, 0.5), 0, 0},
+		{sim.Gamma(5, 0.5), 0, inf},
+		{sim.Gamma(5, 0), 5, 5},
+		{sim.Gamma(0, 0.5), 0, 0},
+		{sim.TruncNormal(5, 1), 0, inf},
+		{sim.TruncNormal(5, 0), 5, 5},
+		{sim.Poisson(3), 0, inf},
+		{sim.Poisson(0), 0, 0}, // draws 0 without looking at r
+	}
+	for _, tt := range tests {
+		t.Run(tt.d.String(), func(t *testing.T) {
+			lo, hi := tt.d.Support()
+			assert.Equal(t, tt.lo, lo, "lo")
+			assert.Equal(t, tt.hi, hi, "hi")
+			r := rand.New(rand.NewPCG(1, 2))
+			for range 1000 {
+				x := tt.d.Sample(r)
+				require.True(t, lo <= x && x <= hi, "%v drew %v outside [%v, %v]", tt.d, x, lo, hi)
+			}
+		})
+	}
+}
+
 // moments returns the sample mean and standard deviation of xs, the standard
 // error of the mean, and the standard error of the sample standard deviation
 // (from the fourth central moment: Var(s²) ≈ (m4 − s⁴)/n, SE(s) ≈ SE(s²)/2s).
