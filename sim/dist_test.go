@@ -385,6 +385,66 @@ func TestLogNormalSameDraws(t *testing.T) {
 	}
 }
 
+// scripted is a rand.Source that yields its first numbers and then those
+// of rest: a draw that depends on r's first numbers meets a value of our
+// choice. Uint64 0 makes rand.Rand's Float64 and NormFloat64 exactly 0.
+type scripted struct {
+	first []uint64
+	rest  rand.Source
+}
+
+func (s *scripted) Uint64() uint64 {
+	if len(s.first) > 0 {
+		v := s.first[0]
+		s.first = s.first[1:]
+		return v
+	}
+	return s.rest.Uint64()
+}
+
+// TestMixtureWeightEdges: a mixture draws its first component with
+// probability w, so w = 0 never draws it, even when the uniform that picks
+// the component is exactly 0, and w = 1 always does. Point masses make the
+// component seen in the value.
+func TestMixtureWeightEdges(t *testing.T) {
+	for _, tt := range []struct {
+		w, want float64
+	}{
+		{0, 30}, // the second component's point
+		{1, 2},  // the first's
+	} {
+		d := sim.LogNormalMixture(2, 0, 30, 0, tt.w)
+		s := d.Sampler()
+		for _, draw := range []func(*rand.Rand) float64{d.Sample, s.Sample} {
+			r := rand.New(&scripted{first: []uint64{0}, rest: rand.NewPCG(1, 2)})
+			assert.Equal(t, tt.want, draw(r), "w = %v, uniform 0", tt.w)
+			for range 100 {
+				require.Equal(t, tt.want, draw(r), "w = %v", tt.w)
+			}
+		}
+	}
+}
+
+// TestTruncNormalDraw: TruncNormal draws mean + sd·Z from r's normal
+// deviates Z, the first that is not below 0, so that a stream gives the same
+// draws from one release to the next. A draw of exactly 0 is not below 0:
+// it is kept, not redrawn.
+func TestTruncNormalDraw(t *testing.T) {
+	d := sim.TruncNormal(1, 2)
+	r1, r2 := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		want := -1.0
+		for want < 0 {
+			want = 1 + float64(2*r2.NormFloat64())
+		}
+		require.Equal(t, want, d.Sample(r1))
+	}
+
+	// Uint64 0 makes the first deviate 0: TruncNormal(0, 1) draws 0.
+	r := rand.New(&scripted{first: []uint64{0}, rest: rand.NewPCG(1, 2)})
+	assert.Equal(t, 0.0, sim.TruncNormal(0, 1).Sample(r))
+}
+
 func TestDistSampleAllocations(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, d := range []sim.Dist{sim.Exponential(2), sim.LogNormal(5, 0.5), sim.Poisson(3), sim.Poisson(40), sim.TruncNormal(1, 2)} {
