@@ -363,6 +363,39 @@ func TestPoissonPMF(t *testing.T) {
 	}
 }
 
+// counting is a rand.Source that counts the numbers drawn from it.
+type counting struct {
+	src rand.Source
+	n   int
+}
+
+func (c *counting) Uint64() uint64 { c.n++; return c.src.Uint64() }
+
+// TestPoissonCost: below a mean of 10 a draw multiplies uniforms, one more
+// than the count drawn (mean+1 on average); from 10 on it is a rejection
+// sampler with a constant cost, two uniforms a try and few tries, so that
+// a large mean does not cost a draw per unit of it.
+func TestPoissonCost(t *testing.T) {
+	const n = 10_000
+	perDraw := func(mean float64) float64 {
+		c := &counting{src: rand.NewPCG(1, 2)}
+		r := rand.New(c)
+		d := sim.Poisson(mean)
+		for range n {
+			d.Sample(r)
+		}
+		return float64(c.n) / n
+	}
+	assert.InDelta(t, 9.9+1, perDraw(9.9), 0.15, "product of uniforms") // 5 standard errors, √9.9/√n each
+	assert.Less(t, perDraw(10), 3.0, "rejection")
+	assert.Less(t, perDraw(1000), 3.0, "rejection")
+
+	// The product stops as soon as it is at or below e^−mean: with mean
+	// ln 2, a first uniform of exactly e^−mean = 0.5 draws 0.
+	r := rand.New(&scripted{first: []uint64{1 << 52}, rest: rand.NewPCG(1, 2)})
+	assert.Equal(t, 0.0, sim.Poisson(math.Ln2).Sample(r))
+}
+
 // TestLogNormalSameDraws pins the log-normal sampler to gonum's: the same
 // generator state gives the same value, so that dropping gonum's per-draw
 // allocation changed no result.
