@@ -363,6 +363,31 @@ func TestPoissonPMF(t *testing.T) {
 	}
 }
 
+// TestPoissonPMFLarge repeats TestPoissonPMF's chi-square test at mean
+// 10, the smallest mean the rejection sampler serves, on 2 million draws:
+// enough to see a hat constant that is a few per cent off (its acceptance
+// step is rare, so the distortion it makes is small), which 50 000 draws
+// do not.
+func TestPoissonPMFLarge(t *testing.T) {
+	const n, mean = 2_000_000, 10.0
+	d, pois := sim.Poisson(mean), distuv.Poisson{Lambda: mean}
+	r := rand.New(rand.NewPCG(1, 2))
+	counts := map[int]int{}
+	for range n {
+		counts[int(d.Sample(r))]++
+	}
+	var chi2 float64
+	cells := 0
+	for k := 0; k < 100; k++ {
+		if e := n * pois.Prob(float64(k)); e >= 5 { // the tails' few draws are left out
+			chi2 += (float64(counts[k]) - e) * (float64(counts[k]) - e) / e
+			cells++
+		}
+	}
+	crit := distuv.ChiSquared{K: float64(cells - 1)}.Quantile(0.999)
+	assert.Less(t, chi2, crit, "χ² = %.1f with %d cells", chi2, cells)
+}
+
 // counting is a rand.Source that counts the numbers drawn from it.
 type counting struct {
 	src rand.Source
