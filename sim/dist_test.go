@@ -421,6 +421,21 @@ func TestPoissonCost(t *testing.T) {
 	assert.Equal(t, 0.0, sim.Poisson(math.Ln2).Sample(r))
 }
 
+// TestPoissonTailTry: a try of the rejection sampler far in a tail (the
+// uniform u within 0.013 of an end) is accepted when it lies under the
+// density. At mean 10 (b = 8.932, a = 0.1628, 1/α = 1.3287), u = 0.488
+// gives us = 0.012 and proposes k = ⌊(2a/us + b)·u + 10.43⌋ = ⌊28.03⌋ = 28;
+// v = 0.0005 passes the test, log v + log(1/α) − log(a/us² + b) =
+// −7.601 + 0.284 − 7.038 = −14.355 ≤ log P(28) = −13.417: the first two
+// uniforms make the draw.
+func TestPoissonTailTry(t *testing.T) {
+	u01 := func(f float64) uint64 { return uint64(f * (1 << 53)) } // rand.Rand's Float64 of it is f, to 2^-53
+	c := &counting{src: &scripted{first: []uint64{u01(0.988), u01(0.0005)}, rest: rand.NewPCG(1, 2)}}
+	x := sim.Poisson(10).Sample(rand.New(c))
+	assert.Equal(t, 28.0, x)
+	assert.Equal(t, 2, c.n, "one try")
+}
+
 // TestLogNormalSameDraws pins the log-normal sampler to gonum's: the same
 // generator state gives the same value, so that dropping gonum's per-draw
 // allocation changed no result.
