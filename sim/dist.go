@@ -414,7 +414,7 @@ func (d Dist) Support() (lo, hi float64) {
 		return d.a, d.a
 	case kindUniform:
 		return d.a, d.b
-	case kindExp:
+	case kindExp, kindPoisson:
 		if d.a == 0 {
 			return 0, 0
 		}

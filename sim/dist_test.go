@@ -197,6 +197,47 @@ func TestDistScale(t *testing.T) {
 	assert.Panics(t, func() { sim.Exponential(1e10).Scale(1e10) }, "beyond the limit")
 }
 
+// TestDistSupport: Support is the smallest and largest value a draw can
+// take. A distribution that cannot vary (zero mean, zero cv, zero sd) is
+// its point, as a constant is; one with a positive mean and spread has an
+// unbounded right tail (exponential, log-normal, gamma, normal) or, for a
+// uniform, its two bounds. Every draw lies inside what Support says.
+func TestDistSupport(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		d      sim.Dist
+		lo, hi float64
+	}{
+		{sim.Const(3), 3, 3},
+		{sim.Uniform(1, 3), 1, 3},
+		{sim.Uniform(2, 2), 2, 2},
+		{sim.Exponential(2), 0, inf},
+		{sim.Exponential(0), 0, 0},
+		{sim.LogNormal(5, 0.5), 0, inf},
+		{sim.LogNormal(5, 0), 5, 5},
+		{sim.LogNormal(0, 0.5), 0, 0},
+		{sim.Gamma(5, 0.5), 0, inf},
+		{sim.Gamma(5, 0), 5, 5},
+		{sim.Gamma(0, 0.5), 0, 0},
+		{sim.TruncNormal(5, 1), 0, inf},
+		{sim.TruncNormal(5, 0), 5, 5},
+		{sim.Poisson(3), 0, inf},
+		{sim.Poisson(0), 0, 0}, // draws 0 without looking at r
+	}
+	for _, tt := range tests {
+		t.Run(tt.d.String(), func(t *testing.T) {
+			lo, hi := tt.d.Support()
+			assert.Equal(t, tt.lo, lo, "lo")
+			assert.Equal(t, tt.hi, hi, "hi")
+			r := rand.New(rand.NewPCG(1, 2))
+			for range 1000 {
+				x := tt.d.Sample(r)
+				require.True(t, lo <= x && x <= hi, "%v drew %v outside [%v, %v]", tt.d, x, lo, hi)
+			}
+		})
+	}
+}
+
 // moments returns the sample mean and standard deviation of xs, the standard
 // error of the mean, and the standard error of the sample standard deviation
 // (from the fourth central moment: Var(s²) ≈ (m4 − s⁴)/n, SE(s) ≈ SE(s²)/2s).
@@ -322,6 +363,79 @@ func TestPoissonPMF(t *testing.T) {
 	}
 }
 
+// TestPoissonPMFLarge repeats TestPoissonPMF's chi-square test at mean
+// 10, the smallest mean the rejection sampler serves, on 2 million draws:
+// enough to see a hat constant that is a few per cent off (its acceptance
+// step is rare, so the distortion it makes is small), which 50 000 draws
+// do not.
+func TestPoissonPMFLarge(t *testing.T) {
+	const n, mean = 2_000_000, 10.0
+	d, pois := sim.Poisson(mean), distuv.Poisson{Lambda: mean}
+	r := rand.New(rand.NewPCG(1, 2))
+	counts := map[int]int{}
+	for range n {
+		counts[int(d.Sample(r))]++
+	}
+	var chi2 float64
+	cells := 0
+	for k := 0; k < 100; k++ {
+		if e := n * pois.Prob(float64(k)); e >= 5 { // the tails' few draws are left out
+			chi2 += (float64(counts[k]) - e) * (float64(counts[k]) - e) / e
+			cells++
+		}
+	}
+	crit := distuv.ChiSquared{K: float64(cells - 1)}.Quantile(0.999)
+	assert.Less(t, chi2, crit, "χ² = %.1f with %d cells", chi2, cells)
+}
+
+// counting is a rand.Source that counts the numbers drawn from it.
+type counting struct {
+	src rand.Source
+	n   int
+}
+
+func (c *counting) Uint64() uint64 { c.n++; return c.src.Uint64() }
+
+// TestPoissonCost: below a mean of 10 a draw multiplies uniforms, one more
+// than the count drawn (mean+1 on average); from 10 on it is a rejection
+// sampler with a constant cost, two uniforms a try and few tries, so that
+// a large mean does not cost a draw per unit of it.
+func TestPoissonCost(t *testing.T) {
+	const n = 10_000
+	perDraw := func(mean float64) float64 {
+		c := &counting{src: rand.NewPCG(1, 2)}
+		r := rand.New(c)
+		d := sim.Poisson(mean)
+		for range n {
+			d.Sample(r)
+		}
+		return float64(c.n) / n
+	}
+	assert.InDelta(t, 9.9+1, perDraw(9.9), 0.15, "product of uniforms") // 5 standard errors, √9.9/√n each
+	assert.Less(t, perDraw(10), 3.0, "rejection")
+	assert.Less(t, perDraw(1000), 3.0, "rejection")
+
+	// The product stops as soon as it is at or below e^−mean: with mean
+	// ln 2, a first uniform of exactly e^−mean = 0.5 draws 0.
+	r := rand.New(&scripted{first: []uint64{1 << 52}, rest: rand.NewPCG(1, 2)})
+	assert.Equal(t, 0.0, sim.Poisson(math.Ln2).Sample(r))
+}
+
+// TestPoissonTailTry: a try of the rejection sampler far in a tail (the
+// uniform u within 0.013 of an end) is accepted when it lies under the
+// density. At mean 10 (b = 8.932, a = 0.1628, 1/α = 1.3287), u = 0.488
+// gives us = 0.012 and proposes k = ⌊(2a/us + b)·u + 10.43⌋ = ⌊28.03⌋ = 28;
+// v = 0.0005 passes the test, log v + log(1/α) − log(a/us² + b) =
+// −7.601 + 0.284 − 7.038 = −14.355 ≤ log P(28) = −13.417: the first two
+// uniforms make the draw.
+func TestPoissonTailTry(t *testing.T) {
+	u01 := func(f float64) uint64 { return uint64(f * (1 << 53)) } // rand.Rand's Float64 of it is f, to 2^-53
+	c := &counting{src: &scripted{first: []uint64{u01(0.988), u01(0.0005)}, rest: rand.NewPCG(1, 2)}}
+	x := sim.Poisson(10).Sample(rand.New(c))
+	assert.Equal(t, 28.0, x)
+	assert.Equal(t, 2, c.n, "one try")
+}
+
 // TestLogNormalSameDraws pins the log-normal sampler to gonum's: the same
 // generator state gives the same value, so that dropping gonum's per-draw
 // allocation changed no result.
@@ -342,6 +456,66 @@ func TestLogNormalSameDraws(t *testing.T) {
 			require.InEpsilon(t, ln.Rand(), got, 1e-14)
 		}
 	}
+}
+
+// scripted is a rand.Source that yields its first numbers and then those
+// of rest: a draw that depends on r's first numbers meets a value of our
+// choice. Uint64 0 makes rand.Rand's Float64 and NormFloat64 exactly 0.
+type scripted struct {
+	first []uint64
+	rest  rand.Source
+}
+
+func (s *scripted) Uint64() uint64 {
+	if len(s.first) > 0 {
+		v := s.first[0]
+		s.first = s.first[1:]
+		return v
+	}
+	return s.rest.Uint64()
+}
+
+// TestMixtureWeightEdges: a mixture draws its first component with
+// probability w, so w = 0 never draws it, even when the uniform that picks
+// the component is exactly 0, and w = 1 always does. Point masses make the
+// component seen in the value.
+func TestMixtureWeightEdges(t *testing.T) {
+	for _, tt := range []struct {
+		w, want float64
+	}{
+		{0, 30}, // the second component's point
+		{1, 2},  // the first's
+	} {
+		d := sim.LogNormalMixture(2, 0, 30, 0, tt.w)
+		s := d.Sampler()
+		for _, draw := range []func(*rand.Rand) float64{d.Sample, s.Sample} {
+			r := rand.New(&scripted{first: []uint64{0}, rest: rand.NewPCG(1, 2)})
+			assert.Equal(t, tt.want, draw(r), "w = %v, uniform 0", tt.w)
+			for range 100 {
+				require.Equal(t, tt.want, draw(r), "w = %v", tt.w)
+			}
+		}
+	}
+}
+
+// TestTruncNormalDraw: TruncNormal draws mean + sd·Z from r's normal
+// deviates Z, the first that is not below 0, so that a stream gives the same
+// draws from one release to the next. A draw of exactly 0 is not below 0:
+// it is kept, not redrawn.
+func TestTruncNormalDraw(t *testing.T) {
+	d := sim.TruncNormal(1, 2)
+	r1, r2 := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		want := -1.0
+		for want < 0 {
+			want = 1 + float64(2*r2.NormFloat64())
+		}
+		require.Equal(t, want, d.Sample(r1))
+	}
+
+	// Uint64 0 makes the first deviate 0: TruncNormal(0, 1) draws 0.
+	r := rand.New(&scripted{first: []uint64{0}, rest: rand.NewPCG(1, 2)})
+	assert.Equal(t, 0.0, sim.TruncNormal(0, 1).Sample(r))
 }
 
 func TestDistSampleAllocations(t *testing.T) {

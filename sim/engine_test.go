@@ -790,6 +790,28 @@ func TestInterruptedProcessAwaited(t *testing.T) {
 	require.Equal(t, sim.Hour, env.Now())
 }
 
+// TestInterruptedDoneNobodyAwaits: a process interrupted to its end
+// whose Done event was taken but is awaited by nobody ends without an
+// event: its Done is processed at once, with the interrupt, and nothing
+// more fires than the start, the interrupting call, the interrupt and the
+// stale 1h timer.
+func TestInterruptedDoneNobodyAwaits(t *testing.T) {
+	env := sim.New(sim.Limits{})
+	rec := &recorder{}
+	env.SetObserver(rec)
+	p := env.Process("p", func(p *sim.Proc) error { return p.Wait(sim.Hour) })
+	done := p.Done()
+	env.Call(sim.Minute, func() { p.Interrupt("stop") })
+	require.NoError(t, env.Run())
+	require.True(t, done.Processed())
+	require.True(t, sim.IsInterrupt(done.Err()), "%v", done.Err())
+	var kinds []sim.Kind
+	for _, r := range rec.recs {
+		kinds = append(kinds, r.Kind)
+	}
+	require.Equal(t, []sim.Kind{sim.KindProcess, sim.KindCallback, sim.KindInterrupt, sim.KindProcess}, kinds)
+}
+
 // TestDeadlineWithAwaitingParent: a deadline interrupts a child and the
 // parent awaiting its Done at the same instant. Whichever is interrupted
 // first, both stop in order and the run does not fail: an interrupted end

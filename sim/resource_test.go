@@ -516,6 +516,8 @@ func TestResourceStats(t *testing.T) {
 	st = r.Stats()
 	require.Zero(t, st.Elapsed)
 	require.Zero(t, st.MeanInUse)
+	require.Zero(t, st.Grants)
+	require.Zero(t, st.MeanWait, "no grant in the window: no wait to average, not 0/0")
 }
 
 // TestResourceClose ends an Env with processes still waiting for units.
