@@ -37,8 +37,7 @@ type Proc struct {
 	wake      uint64 // key of the queue item that may resume us; 0 if none
 	next      func() (struct{}, bool)
 	yield     func(struct{}) bool
-	resumeErr error      // delivered by the wait that resumes
-	pendingIR *Interrupt // interrupt that arrived before the process could wait
+	resumeErr error // delivered by the wait that resumes
 
 	name      string
 	fn        func(*Proc) error
@@ -162,17 +161,13 @@ func (p *Proc) resume() {
 	e.active = prev
 }
 
-// enter checks that p is the running process and takes a pending interrupt.
+// enter checks that p is the running process.
 func (p *Proc) enter() error {
 	if p.env.active != p {
 		if p.env.closed {
 			return ErrClosed
 		}
 		return fmt.Errorf("%w: process %q", ErrNotActive, p.name)
-	}
-	if ir := p.pendingIR; ir != nil {
-		p.pendingIR = nil
-		return ir
 	}
 	return nil
 }
@@ -194,7 +189,7 @@ func (p *Proc) suspend() error {
 // call from outside the running process.
 func (p *Proc) Wait(d Time) error {
 	e := p.env
-	if e.active != p || p.pendingIR != nil || d < 0 || d > MaxTime-e.now {
+	if e.active != p || d < 0 || d > MaxTime-e.now {
 		return p.waitChecked(d)
 	}
 	// The hot path of every process model, kept free of calls but the
@@ -272,11 +267,8 @@ func (x *interruption) fire(*Env, uint64) {
 	if p.finished {
 		return
 	}
-	if !p.started() {
-		// Not yet running: the interrupt waits for its first wait.
-		p.pendingIR = x.ir
-		return
-	}
+	// The process has started and waits: its start is an urgent event
+	// scheduled when it was made, so it comes before any interrupt of it.
 	p.wake = 0 // a pending timer stays queued, now stale
 	if ev := p.waitingOn; ev != nil {
 		ev.removeWaiter(p)
@@ -285,9 +277,6 @@ func (x *interruption) fire(*Env, uint64) {
 	p.resumeErr = x.ir
 	p.resume()
 }
-
-// started reports whether the coroutine has run at least once.
-func (p *Proc) started() bool { return p.yield != nil }
 
 // procList is an intrusive list of the processes that have not finished.
 type procList struct{ head *Proc }
