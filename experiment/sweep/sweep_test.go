@@ -280,13 +280,20 @@ func TestMetricsCoverCommands(t *testing.T) {
 	assert.Len(t, runMetrics, len(scenarios.SweepMetrics(scenarios.SweepRun)))
 }
 
-// runAll runs a sweep in dir and returns its table.
-func runAll(t *testing.T, dir string, sc *scenarios.Scenario, workers int, shard Shard) []byte {
+// prepared plans sc's sweep and prepares dir for it.
+func prepared(t *testing.T, dir string, sc *scenarios.Scenario) (*results.Plan, []scenarios.Trial) {
 	t.Helper()
 	p, trials, err := NewPlan(sc, sc.Seed, "")
 	require.NoError(t, err)
 	_, err = Prepare(dir, p, false)
 	require.NoError(t, err)
+	return p, trials
+}
+
+// runAll runs a sweep in dir and returns its table.
+func runAll(t *testing.T, dir string, sc *scenarios.Scenario, workers int, shard Shard) []byte {
+	t.Helper()
+	p, trials := prepared(t, dir, sc)
 	st, err := Check(dir, p, shard)
 	require.NoError(t, err)
 	require.NoError(t, Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, st.Pending, Options{Workers: workers}))
@@ -363,12 +370,9 @@ func TestExecuteResumeMerge(t *testing.T) {
 func TestExecuteOutputFails(t *testing.T) {
 	sc := load(t, small)
 	dir := t.TempDir()
-	p, trials, err := NewPlan(sc, sc.Seed, "")
-	require.NoError(t, err)
-	_, err = Prepare(dir, p, false)
-	require.NoError(t, err)
+	p, trials := prepared(t, dir, sc)
 	full := errors.New("disk full")
-	err = Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, []int{0}, Options{Workers: 1, Output: func(*scenarios.Trial, *Outcome) error { return full }})
+	err := Execute(context.Background(), &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, []int{0}, Options{Workers: 1, Output: func(*scenarios.Trial, *Outcome) error { return full }})
 	assert.ErrorIs(t, err, full)
 	st, err := Check(dir, p, All)
 	require.NoError(t, err)
@@ -378,13 +382,10 @@ func TestExecuteOutputFails(t *testing.T) {
 func TestExecuteStopsOnCancel(t *testing.T) {
 	sc := load(t, small)
 	dir := t.TempDir()
-	p, trials, err := NewPlan(sc, sc.Seed, "")
-	require.NoError(t, err)
-	_, err = Prepare(dir, p, false)
-	require.NoError(t, err)
+	p, trials := prepared(t, dir, sc)
 	ctx, cancel := context.WithCancel(context.Background())
 	var n atomic.Int32
-	err = Execute(ctx, &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, []int{0, 1, 2, 3, 4, 5, 6, 7}, Options{Workers: 1, Finished: func(*scenarios.Trial) {
+	err := Execute(ctx, &Work{Dir: dir, Plan: p, Scenario: sc, Trials: trials}, []int{0, 1, 2, 3, 4, 5, 6, 7}, Options{Workers: 1, Finished: func(*scenarios.Trial) {
 		if n.Add(1) == 2 {
 			cancel()
 		}
