@@ -37,9 +37,15 @@ func (r *Reward) Describe(c *collective.Config) string {
 	}
 	b.WriteString(".")
 	if c.TimeLimit > 0 {
-		fmt.Fprintf(&b, " An episode that reaches the time limit of %v is cut off: its result is not acceptable, and it counts as finishing at the limit (so does one that stops without a submission).", c.TimeLimit)
+		fmt.Fprintf(&b, " An episode that reaches the time limit of %v is cut off: its result is not acceptable, and it counts as finishing at the limit (so does one that stalls, with nothing left to do before a submission).", c.TimeLimit)
 	} else {
 		b.WriteString(" There is no time limit.")
+	}
+	// An episode the budget ends is scored at the time it ended, not at
+	// the limit (finishTime), and may be acceptable: a reader that did
+	// not know of the budget would take it for a stall.
+	if c.TokenBudget > 0 {
+		fmt.Fprintf(&b, " The agents share a budget of %d tokens (every model call's prompt and output, checks included): the first call that would overdraw it is not made, and the episode ends there, at that time, its result judged on the work complete by then.", c.TokenBudget)
 	}
 	return b.String()
 }

@@ -53,6 +53,32 @@ func TestDescribeEveryTerm(t *testing.T) {
 	assert.Contains(t, (&Reward{Task: 1, Penalty: PenaltyNone}).Describe(noLimit), "There is no time limit.")
 }
 
+// TestDescribeTokenBudget checks the words against finishTime: a stalled
+// episode counts as finishing at the time limit, and one that the token
+// budget ends counts at the time it ended, possibly acceptable, so the
+// words must not lump it in with the stalls.
+func TestDescribeTokenBudget(t *testing.T) {
+	c := &collective.Config{Agents: 2, TimeLimit: sim.Hour, TokenBudget: 5000}
+	r := Reward{Task: 1, Penalty: PenaltyLinear, Latency: 1}
+	require.NoError(t, r.Validate(c))
+	got := r.Describe(c)
+	assert.Contains(t, got, "(so does one that stalls, with nothing left to do before a submission)")
+	assert.Contains(t, got, "a budget of 5000 tokens")
+	assert.Contains(t, got, "the episode ends there, at that time, its result judged on the work complete by then")
+	out := make([]float64, 1)
+	for _, tc := range []struct {
+		m    collective.Metrics
+		want float64
+	}{
+		{collective.Metrics{Finish: sim.Hour / 4, Stalled: true}, -1},
+		{collective.Metrics{Finish: sim.Hour / 4, BudgetExhausted: true, Acceptable: true}, 0.75},
+	} {
+		r.Group(c, 0, []collective.Metrics{tc.m}, out)
+		assert.InDelta(t, tc.want, out[0], 1e-12, "%+v", tc.m)
+	}
+	assert.NotContains(t, r.Describe(&collective.Config{Agents: 2, TimeLimit: sim.Hour}), "budget")
+}
+
 // TestDescribeKnowsEveryPenalty checks that no penalty form falls through
 // to the words of none: a form added to Penalties needs its words too.
 func TestDescribeKnowsEveryPenalty(t *testing.T) {
