@@ -28,8 +28,9 @@ func (r *Reward) Describe(c *collective.Config) string {
 		fmt.Fprintf(&b, "; minus %g × the total busy time of all agents over %v", r.Cost, r.costScale(c))
 	}
 	if r.Anneal > 0 && (r.Parallel != 0 || r.Finish != 0) {
-		if r.Parallel != 0 {
-			fmt.Fprintf(&b, "; plus %g × the helpers and independent attempts started over the %d that could exist besides the main agent (at most 1)", r.Parallel, max(c.Agents-1, 0))
+		// rParallel is 0 without an agent besides the main one: no term.
+		if r.Parallel != 0 && c.Agents > 1 {
+			fmt.Fprintf(&b, "; plus %g × the helpers and independent attempts started over the %d that could exist besides the main agent (at most 1)", r.Parallel, c.Agents-1)
 		}
 		if r.Finish != 0 {
 			fmt.Fprintf(&b, "; plus %g × the share of the subtasks handed to helpers that they completed", r.Finish)

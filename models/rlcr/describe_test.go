@@ -51,6 +51,15 @@ func TestDescribeEveryTerm(t *testing.T) {
 	}
 	noLimit := &collective.Config{Agents: 2}
 	assert.Contains(t, (&Reward{Task: 1, Penalty: PenaltyNone}).Describe(noLimit), "There is no time limit.")
+
+	// A lone agent instantiates nothing, and Group pays it no r_parallel.
+	alone := &collective.Config{Agents: 1, TimeLimit: sim.Hour}
+	parl := Reward{Task: 1, Penalty: PenaltyNone, Parallel: 0.3, Finish: 0.2, Anneal: 10}
+	require.NoError(t, parl.Validate(alone))
+	out := make([]float64, 1)
+	parl.Group(alone, 0, []collective.Metrics{{Acceptable: true, Spawned: 3}}, out)
+	assert.Equal(t, 1.0, out[0])
+	assert.NotContains(t, parl.Describe(alone), "helpers and independent attempts started")
 }
 
 // TestDescribeTokenBudget checks the words against finishTime: a stalled
