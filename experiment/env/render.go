@@ -144,6 +144,10 @@ func (e *Env) result(m *collective.Metrics, reward float64) string {
 		fmt.Fprintf(&b, "The time limit cut it off at %v, so its result is not acceptable.", at)
 	case m.Stalled:
 		fmt.Fprintf(&b, "It stopped at %v without a submission, with nothing left to do; its result is not acceptable.", at)
+	case m.BudgetExhausted:
+		// Nothing was submitted: the budget ended the episode, and the
+		// work complete then was judged.
+		fmt.Fprintf(&b, "The token budget ran out at %v, before a submission; judged on the work complete by then, its result is %s.", at, map[bool]string{true: "acceptable", false: "not acceptable"}[m.Acceptable])
 	case m.Acceptable:
 		fmt.Fprintf(&b, "Its result was submitted at %v of virtual time and is acceptable.", at)
 	default:

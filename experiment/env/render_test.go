@@ -2,6 +2,7 @@ package env_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -107,9 +108,11 @@ func TestRenderTellsTheResult(t *testing.T) {
 	for _, tc := range []struct {
 		sets []string
 		want string
+		seen string // the start of an outcome that some row must end with
 	}{
-		{nil, "Its reward is "},
-		{[]string{"reward.penalty=group-relative", "reward.latency=0.5"}, "Its reward scored alone is "},
+		{nil, "Its reward is ", ""},
+		{[]string{"reward.penalty=group-relative", "reward.latency=0.5"}, "Its reward scored alone is ", ""},
+		{[]string{"collective.token_budget=6000"}, "Its reward is ", "The token budget ran out at "},
 	} {
 		e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 8, Group: 2, Sets: tc.sets})
 		require.NoError(t, err)
@@ -145,6 +148,8 @@ func TestRenderTellsTheResult(t *testing.T) {
 					outcome = "The time limit cut it off at " + at.String()
 				case f.Metrics.Stalled:
 					outcome = "It stopped at " + at.String() + " without a submission"
+				case f.Metrics.BudgetExhausted:
+					outcome = "The token budget ran out at " + at.String() + ", before a submission; judged on the work complete by then, its result " + outcome
 				default:
 					assert.Contains(t, text, "submitted at "+at.String()+" of virtual time", "row %d", i)
 				}
@@ -154,6 +159,9 @@ func TestRenderTellsTheResult(t *testing.T) {
 			}
 		}
 		assert.Greater(t, len(outcomes), 1, "episodes that ended differently: %v", outcomes)
+		if tc.seen != "" {
+			assert.True(t, slices.ContainsFunc(slices.Collect(maps.Keys(outcomes)), func(o string) bool { return strings.HasPrefix(o, tc.seen) }), "no %q in %v", tc.seen, outcomes)
+		}
 	}
 }
 

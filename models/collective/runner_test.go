@@ -41,8 +41,8 @@ func TestRunnerMatchesRun(t *testing.T) {
 
 // TestRunnerAllocatesNothing checks that a Runner in steady state runs a
 // recorded episode of a sampling policy without allocating, and that a
-// Stepper steps one without allocating: none per decision, none per
-// episode.
+// Stepper steps one without allocating, also with Others deciding for the
+// helpers: none per decision, none per episode.
 func TestRunnerAllocatesNothing(t *testing.T) {
 	if race.Enabled {
 		t.Skip("the race detector allocates")
@@ -53,6 +53,7 @@ func TestRunnerAllocatesNothing(t *testing.T) {
 	pol := policy.NewLinear()
 	var r collective.Runner
 	var s collective.Stepper
+	others := collective.Stepper{Others: pol}
 	for _, way := range []struct {
 		name string
 		run  func(seed uint64)
@@ -63,6 +64,7 @@ func TestRunnerAllocatesNothing(t *testing.T) {
 			}
 		}},
 		{"stepper", func(seed uint64) { stepWith(t, &s, g, cfg, pol, seed, collective.Options{Record: true}) }},
+		{"stepper, others", func(seed uint64) { stepWith(t, &others, g, cfg, pol, seed, collective.Options{Record: true}) }},
 	} {
 		seed := uint64(0)
 		run := func() {

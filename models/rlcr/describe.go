@@ -28,8 +28,9 @@ func (r *Reward) Describe(c *collective.Config) string {
 		fmt.Fprintf(&b, "; minus %g × the total busy time of all agents over %v", r.Cost, r.costScale(c))
 	}
 	if r.Anneal > 0 && (r.Parallel != 0 || r.Finish != 0) {
-		if r.Parallel != 0 {
-			fmt.Fprintf(&b, "; plus %g × the helpers and independent attempts started over the %d that could exist besides the main agent (at most 1)", r.Parallel, max(c.Agents-1, 0))
+		// rParallel is 0 without an agent besides the main one: no term.
+		if r.Parallel != 0 && c.Agents > 1 {
+			fmt.Fprintf(&b, "; plus %g × the helpers and independent attempts started over the %d that could exist besides the main agent (at most 1)", r.Parallel, c.Agents-1)
 		}
 		if r.Finish != 0 {
 			fmt.Fprintf(&b, "; plus %g × the share of the subtasks handed to helpers that they completed", r.Finish)
@@ -37,9 +38,15 @@ func (r *Reward) Describe(c *collective.Config) string {
 	}
 	b.WriteString(".")
 	if c.TimeLimit > 0 {
-		fmt.Fprintf(&b, " An episode that reaches the time limit of %v is cut off: its result is not acceptable, and it counts as finishing at the limit (so does one that stops without a submission).", c.TimeLimit)
+		fmt.Fprintf(&b, " An episode that reaches the time limit of %v is cut off: its result is not acceptable, and it counts as finishing at the limit (so does one that stalls, with nothing left to do before a submission).", c.TimeLimit)
 	} else {
 		b.WriteString(" There is no time limit.")
+	}
+	// An episode the budget ends is scored at the time it ended, not at
+	// the limit (finishTime), and may be acceptable: a reader that did
+	// not know of the budget would take it for a stall.
+	if c.TokenBudget > 0 {
+		fmt.Fprintf(&b, " The agents share a budget of %d tokens (every model call's prompt and output, checks included): the first call that would overdraw it is not made, and the episode ends there, at that time, its result judged on the work complete by then.", c.TokenBudget)
 	}
 	return b.String()
 }

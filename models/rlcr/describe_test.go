@@ -51,6 +51,41 @@ func TestDescribeEveryTerm(t *testing.T) {
 	}
 	noLimit := &collective.Config{Agents: 2}
 	assert.Contains(t, (&Reward{Task: 1, Penalty: PenaltyNone}).Describe(noLimit), "There is no time limit.")
+
+	// A lone agent instantiates nothing, and Group pays it no r_parallel.
+	alone := &collective.Config{Agents: 1, TimeLimit: sim.Hour}
+	parl := Reward{Task: 1, Penalty: PenaltyNone, Parallel: 0.3, Finish: 0.2, Anneal: 10}
+	require.NoError(t, parl.Validate(alone))
+	out := make([]float64, 1)
+	parl.Group(alone, 0, []collective.Metrics{{Acceptable: true, Spawned: 3}}, out)
+	assert.Equal(t, 1.0, out[0])
+	assert.NotContains(t, parl.Describe(alone), "helpers and independent attempts started")
+}
+
+// TestDescribeTokenBudget checks the words against finishTime: a stalled
+// episode counts as finishing at the time limit, and one that the token
+// budget ends counts at the time it ended, possibly acceptable, so the
+// words must not lump it in with the stalls.
+func TestDescribeTokenBudget(t *testing.T) {
+	c := &collective.Config{Agents: 2, TimeLimit: sim.Hour, TokenBudget: 5000}
+	r := Reward{Task: 1, Penalty: PenaltyLinear, Latency: 1}
+	require.NoError(t, r.Validate(c))
+	got := r.Describe(c)
+	assert.Contains(t, got, "(so does one that stalls, with nothing left to do before a submission)")
+	assert.Contains(t, got, "a budget of 5000 tokens")
+	assert.Contains(t, got, "the episode ends there, at that time, its result judged on the work complete by then")
+	out := make([]float64, 1)
+	for _, tc := range []struct {
+		m    collective.Metrics
+		want float64
+	}{
+		{collective.Metrics{Finish: sim.Hour / 4, Stalled: true}, -1},
+		{collective.Metrics{Finish: sim.Hour / 4, BudgetExhausted: true, Acceptable: true}, 0.75},
+	} {
+		r.Group(c, 0, []collective.Metrics{tc.m}, out)
+		assert.InDelta(t, tc.want, out[0], 1e-12, "%+v", tc.m)
+	}
+	assert.NotContains(t, r.Describe(&collective.Config{Agents: 2, TimeLimit: sim.Hour}), "budget")
 }
 
 // TestDescribeKnowsEveryPenalty checks that no penalty form falls through

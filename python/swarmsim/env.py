@@ -111,7 +111,7 @@ class VecEnv:
     collection and interpreter exit.
     """
 
-    def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, workers=None, decide=None, simulate=None):
+    def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, workers=None, simulate=None, decide=None):
         self._proc = None
         self._closed = True
         # operator.index refuses a float where a count is meant, instead of

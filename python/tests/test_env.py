@@ -541,6 +541,12 @@ sys.stdout.buffer.flush()
         with VecEnv("latency-pressure", variant="high", num_envs=np.int64(2), seed=np.uint32(3)) as env:
             self.assertEqual(env.num_envs, 2)
 
+    def test_positional_arguments_keep_their_places(self):
+        # decide came after simulate: a call written before it, with every
+        # argument in place, still names the binary.
+        with VecEnv("latency-pressure", "high", 2, 1, 3, None, None, find_simulate()) as env:
+            self.assertEqual((env.variant, env.num_envs, env.decide), ("high", 2, "all"))
+
     def test_variant_and_sizes_are_checked(self):
         for kwargs, field in [
             (dict(variant=None), "variant"),
