@@ -19,21 +19,21 @@ func (r *Reward) Describe(c *collective.Config) string {
 	fmt.Fprintf(&b, "Scoring: the episode earns one reward when it ends (0 before): %g if the submitted result is acceptable, else 0", r.Task)
 	if r.Latency != 0 {
 		if r.Penalty == PenaltyGroupRelative {
-			fmt.Fprintf(&b, "; plus %g × λ, where λ is 0.5 for the earliest finish among the rows of its group (the same task, played by other rows) and falls linearly to −0.5 for the latest (0 for all where they finish together or the group is one row), and is at most 0 for a result that is not acceptable", r.Latency)
+			fmt.Fprintf(&b, "; %s × λ, where λ is 0.5 for the earliest finish among the rows of its group (the same task, played by other rows) and falls linearly to −0.5 for the latest (0 for all where they finish together or the group is one row), and is at most 0 for a result that is not acceptable", plus(r.Latency))
 		} else {
-			fmt.Fprintf(&b, "; minus %g × %s", r.Latency, r.penaltyWords(c))
+			fmt.Fprintf(&b, "; %s × %s", plus(-r.Latency), r.penaltyWords(c))
 		}
 	}
 	if r.Cost != 0 {
-		fmt.Fprintf(&b, "; minus %g × the total busy time of all agents over %v", r.Cost, r.costScale(c))
+		fmt.Fprintf(&b, "; %s × the total busy time of all agents over %v", plus(-r.Cost), r.costScale(c))
 	}
 	if r.Anneal > 0 && (r.Parallel != 0 || r.Finish != 0) {
 		// rParallel is 0 without an agent besides the main one: no term.
 		if r.Parallel != 0 && c.Agents > 1 {
-			fmt.Fprintf(&b, "; plus %g × the helpers and independent attempts started over the %d that could exist besides the main agent (at most 1)", r.Parallel, c.Agents-1)
+			fmt.Fprintf(&b, "; %s × the helpers and independent attempts started over the %d that could exist besides the main agent (at most 1)", plus(r.Parallel), c.Agents-1)
 		}
 		if r.Finish != 0 {
-			fmt.Fprintf(&b, "; plus %g × the share of the subtasks handed to helpers that they completed", r.Finish)
+			fmt.Fprintf(&b, "; %s × the share of the subtasks handed to helpers that they completed", plus(r.Finish))
 		}
 	}
 	b.WriteString(".")
@@ -49,6 +49,15 @@ func (r *Reward) Describe(c *collective.Config) string {
 		fmt.Fprintf(&b, " The agents share a budget of %d tokens (every model call's prompt and output, checks included): the first call that would overdraw it is not made, and the episode ends there, at that time, its result judged on the work complete by then.", c.TokenBudget)
 	}
 	return b.String()
+}
+
+// plus words a term of weight w added to the reward: "plus 0.5", or
+// "minus 0.5" for a negative weight, as a reader would write it.
+func plus(w float64) string {
+	if w < 0 {
+		return fmt.Sprintf("minus %g", -w)
+	}
+	return fmt.Sprintf("plus %g", w)
 }
 
 // penaltyWords is P(T) of penalty in words, with its parameters.

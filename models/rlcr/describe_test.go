@@ -35,6 +35,10 @@ func TestDescribeEveryTerm(t *testing.T) {
 		{"soft-overlong", Reward{Task: 1, Penalty: PenaltySoftOverlong, Latency: 1, Deadline: 90 * sim.Minute, Buffer: sim.Hour}, []string{"up to 30m0s, rising linearly to 1 at 1h30m0s"}, nil},
 		{"group-relative", Reward{Task: 1, Penalty: PenaltyGroupRelative, Latency: 1}, []string{"plus 1 × λ, where λ is 0.5 for the earliest finish", "0 for all where they finish together or the group is one row", "at most 0 for a result that is not acceptable"}, []string{"minus"}},
 		{"critical steps by default", Reward{Task: 1, Penalty: PenaltyCriticalSteps, Latency: 1}, []string{"minus 1 × the model calls on the critical chain over 100"}, nil},
+		// A negative weight turns the term's sign in the words, not into
+		// "minus -0.5".
+		{"negative weights", Reward{Task: 1, Penalty: PenaltyLinear, Latency: -0.5, Cost: -1, Parallel: -0.3, Anneal: 10},
+			[]string{"plus 0.5 × the finish time over 2h0m0s", "plus 1 × the total busy time", "minus 0.3 × the helpers"}, []string{"-"}},
 		{"PARL", Reward{Task: 1, Penalty: PenaltyNone, Parallel: 0.3, Finish: 0.2, Anneal: 10},
 			[]string{"plus 0.3 × the helpers and independent attempts started over the 4 that could exist", "plus 0.2 × the share of the subtasks handed to helpers"}, nil},
 	} {
