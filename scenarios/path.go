@@ -62,6 +62,18 @@ func CanonicalPath(s string) (string, error) {
 	return pathString(segs), nil
 }
 
+// SetPath returns the field path that an override "path=value" names, as
+// the scenario reads it (CanonicalPath: train.lr for "train . lr=0.1"). A
+// path the scenario refuses is returned as written, trimmed, since loading
+// the scenario reports it.
+func SetPath(set string) string {
+	path, _, _ := strings.Cut(set, "=")
+	if canon, err := CanonicalPath(path); err == nil {
+		return canon
+	}
+	return strings.TrimSpace(path)
+}
+
 // splitHint explains a path that is the rest of a value cut at a comma:
 // in a YAML flow mapping, {task.coupling: uniform(0,1)} holds the entries
 // "task.coupling: uniform(0" and "1)".

@@ -39,3 +39,20 @@ func TestLookupNode(t *testing.T) {
 		})
 	}
 }
+
+// TestSetPath: an override's path is named as the scenario reads it, so
+// that the commands that route a --set by its path see every spelling the
+// scenario accepts; a path it refuses stays as written, for its error.
+func TestSetPath(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"train.lr=0.1", "train.lr"},
+		{" train . lr =0.1", "train.lr"},
+		{"figures[01]=x", "figures[1]"},
+		{"figures[ 1 ]=x", "figures[ 1 ]"}, // refused: spaces inside the brackets
+		{"policy.file", "policy.file"},
+		{"seed=1=2", "seed"},
+		{" a..b =1", "a..b"},
+	} {
+		assert.Equal(t, tc.want, SetPath(tc.set), "%q", tc.set)
+	}
+}

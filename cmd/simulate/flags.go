@@ -69,7 +69,7 @@ func refuseReplaced(sets []string, stands ...stand) error {
 			continue
 		}
 		for _, s := range sets {
-			if setPath(s) == st.path {
+			if scenarios.SetPath(s) == st.path {
 				return usagef("--set %s: %s replaces it; give one of them", s, st.flag)
 			}
 		}

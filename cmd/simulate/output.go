@@ -211,7 +211,7 @@ func writeOutFile(path, example string, data []byte) error {
 // unless sweep is set. Such a value would change nothing.
 func refuseUnread(sets []string, reader string, sweep bool) error {
 	for _, s := range sets {
-		why := scenarios.Unread(reader, setPath(s))
+		why := scenarios.Unread(reader, scenarios.SetPath(s))
 		if why == "" && !sweep && setSection(s) == "sweep" {
 			why = "only simulate sweep reads the sweep section"
 		}
@@ -225,22 +225,10 @@ func refuseUnread(sets []string, reader string, sweep bool) error {
 	return nil
 }
 
-// setPath returns the field path that a --set value names, as the
-// scenario reads it: train.lr for train.lr=0.1 and for "train . lr=0.1".
-// A path the scenario refuses is returned as written (trimmed), since its
-// loading reports it.
-func setPath(set string) string {
-	path, _, _ := strings.Cut(set, "=")
-	if canon, err := scenarios.CanonicalPath(path); err == nil {
-		return canon
-	}
-	return strings.TrimSpace(path)
-}
-
 // setSection returns the top-level key that a --set value names: train
 // for train.lr=0.1, figures for figures[0]=x.
 func setSection(set string) string {
-	path := setPath(set)
+	path := scenarios.SetPath(set)
 	if i := strings.IndexAny(path, ".["); i >= 0 {
 		return path[:i]
 	}

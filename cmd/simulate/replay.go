@@ -316,7 +316,7 @@ func (o *replayOptions) checkDraws(sc *scenarios.Scenario, dep replay.Deployment
 	// whatever its value: the flags are shorthands for them. A scenario
 	// file's seed is not: every scenario has one.
 	setOf := func(path string) (string, bool) {
-		i := slices.IndexFunc(o.sets, func(set string) bool { return setPath(set) == path })
+		i := slices.IndexFunc(o.sets, func(set string) bool { return scenarios.SetPath(set) == path })
 		if i < 0 {
 			return "", false
 		}
@@ -349,7 +349,7 @@ func (o *replayOptions) checkDraws(sc *scenarios.Scenario, dep replay.Deployment
 // collective.serving).
 func (o *replayOptions) fittedScenario(f *calibrate.Fit, args []string) (*scenarios.Scenario, error) {
 	yaml := f.Scenario("fitted", args)
-	if slices.ContainsFunc(o.sets, func(set string) bool { return strings.HasPrefix(setPath(set), "collective.serving.") }) {
+	if slices.ContainsFunc(o.sets, func(set string) bool { return strings.HasPrefix(scenarios.SetPath(set), "collective.serving.") }) {
 		// Replicas replace the fitted APIs: a scenario has one or the other.
 		yaml = f.SelfHostedScenario("fitted", args)
 	}

@@ -174,7 +174,7 @@ func New(cfg Config) (*Env, error) {
 		return nil, fieldErr("decide", "decide: %q is not known (allowed: %s, every agent's decisions; %s, the main agent's, the variant's policy deciding for the others)", cfg.Decide, DecideAll, DecideMain)
 	}
 	for i, s := range cfg.Sets {
-		if why := scenarios.Unread(reader, readPath(s)); why != "" {
+		if why := scenarios.Unread(reader, scenarios.SetPath(s)); why != "" {
 			return nil, fieldErr(setField(s), "set %s: %s; remove it", s, why)
 		}
 		if !strings.Contains(s, "=") {
@@ -228,17 +228,6 @@ func New(cfg Config) (*Env, error) {
 		Active: make([]uint8, n), U: make([]float64, n), Reward: make([]float64, n), Terminated: make([]uint8, n), Truncated: make([]uint8, n),
 	}
 	return e, nil
-}
-
-// readPath returns the field path a set names as the scenario reads it
-// (scenarios.CanonicalPath: "policy . file" is policy.file), so that no
-// spelling the scenario accepts slips past Unread; a path the scenario
-// refuses is returned as written, since its loading reports it.
-func readPath(set string) string {
-	if canon, err := scenarios.CanonicalPath(setPath(set)); err == nil {
-		return canon
-	}
-	return setPath(set)
 }
 
 // setPath returns the field path a set names, as written.
