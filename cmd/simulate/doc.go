@@ -36,7 +36,7 @@
 //	fit        fit a scenario to recorded OpenTelemetry GenAI traces
 //	replay     replay recorded agent runs through a simulated deployment
 //	validate   check scenario files
-//	list       list the embedded scenarios
+//	list       list the embedded scenarios, or a scenario's variants
 //	schema     print the JSON Schema of scenario files
 //	version    print the simulate version
 //
@@ -1046,19 +1046,25 @@
 //	simulate validate my-scenario.yaml
 //	simulate validate scenarios/library/*.yaml
 //
-// # List the embedded scenarios
+// # List the embedded scenarios, or a scenario's variants
 //
 // Usage:
 //
-//	simulate list
+//	simulate list [SCENARIO]
 //
 // List prints the scenarios embedded in simulate, one a line, with their
 // one-line descriptions. Any command that takes a SCENARIO accepts these
 // names as well as paths to YAML files.
 //
+// With a SCENARIO (a name or a YAML file's path), list prints its
+// description and its variants, the names that 'simulate env' and
+// VecEnv's variant take, and that the other commands' outputs name in
+// their variant column.
+//
 // Examples:
 //
 //	simulate list
+//	simulate list latency-pressure
 //	simulate run tiny
 //
 // # Print the JSON Schema of scenario files

@@ -608,8 +608,20 @@ func TestListSchemaVersion(t *testing.T) {
 	assert.Regexp(t, `^simulate version devel(\+[0-9a-f]{12}(\+dirty)?)? go1\.\S+ \S+/\S+\n$`, mustSimulate(t, "version"))
 	assert.Equal(t, mustSimulate(t, "version"), mustSimulate(t, "--version"))
 
-	_, _, code := simulate(t, "list", "extra")
+	_, _, code := simulate(t, "list", testScenario, "extra")
 	assert.Equal(t, exitUsage, code)
+
+	// A scenario's variants, in file order, by name or by path.
+	want := testScenario + "       Five-node fork-join, split against team, for quick checks.\nvariants   split, team\n"
+	assert.Equal(t, want, mustSimulate(t, "list", testScenario))
+	path := filepath.Join(t.TempDir(), "tiny.yaml")
+	data, ok := scenarios.Embedded(testScenario)
+	require.True(t, ok)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	assert.Equal(t, want, mustSimulate(t, "list", path))
+	_, stderr, code := simulate(t, "list", "tinny")
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, `did you mean "tiny"?`)
 }
 
 func TestHelp(t *testing.T) {
