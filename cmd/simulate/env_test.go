@@ -135,4 +135,9 @@ func TestEnvDocExample(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	finished := strings.Count(string(out), "finished at")
 	assert.Equal(t, 4, finished, "every row of the group finishes once:\n%s", out)
+	// The rules play the team organization's order on the group's task,
+	// which that organization completes (simulate run tiny --seed 1,
+	// team's episode 0): an example whose every episode failed would
+	// read as a broken environment.
+	assert.Equal(t, 4, strings.Count(string(out), "acceptable 1"), "every row's result is acceptable:\n%s", out)
 }
