@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -670,6 +672,35 @@ func TestVariantPolicy(t *testing.T) {
 	_, err := v.Policy()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `variant "x": policy.organization: unknown organization "nope"`)
+}
+
+// TestVariantPolicyFile: a policy file replaces the organization (here
+// one that does not exist, which would fail); a file that is missing or
+// not a policy is an error naming the variant, and the file for the
+// latter.
+func TestVariantPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	var buf bytes.Buffer
+	require.NoError(t, policy.Save(&buf, policy.NewLinear()))
+	require.NoError(t, os.WriteFile(good, buf.Bytes(), 0o644))
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"format": "nope"}`), 0o644))
+
+	v := scenarios.Variant{Name: "x", Spec: scenarios.Spec{Policy: scenarios.PolicySpec{Organization: "nope", File: good}}}
+	p, err := v.Policy()
+	require.NoError(t, err)
+	assert.IsType(t, &policy.Linear{}, p)
+
+	v.Spec.Policy.File = bad
+	_, err = v.Policy()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `variant "x": policy `+bad)
+
+	v.Spec.Policy.File = filepath.Join(dir, "missing.json")
+	_, err = v.Policy()
+	require.ErrorIs(t, err, os.ErrNotExist)
+	assert.Contains(t, err.Error(), `variant "x": policy.file: `)
 }
 
 func TestParseErrorsAreErrors(t *testing.T) {
