@@ -667,6 +667,30 @@ func TestJSONSchemaTakesTheResolvedScenario(t *testing.T) {
 	assert.Greater(t, checked, 40, "numbers checked")
 }
 
+// TestGuardsLetScenariosThrough: a file of exactly the size limit, and
+// brackets in quoted text or comments, however deep, are not refused by
+// the guards against hostile input.
+func TestGuardsLetScenariosThrough(t *testing.T) {
+	const base = "task: {shape: chain, length: 1, work: 5m}\npolicy: {organization: team}\n"
+	const limit = 4 << 20 // scenarios' maxFileSize
+	deep := strings.Repeat("[", 65)
+	tests := map[string]string{
+		"at the size limit": base + "#" + strings.Repeat("x", limit-len(base)-2) + "\n",
+		// The escaped quote does not end the string, so the brackets are text.
+		"escaped double quote": `description: "\"` + deep + `"` + "\n" + base,
+		"single-quoted":        "description: '" + deep + "'\n" + base,
+		"comment":              "# " + deep + "\n" + base,
+	}
+	for name, src := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(src), "s.yaml", nil)
+			assert.NoError(t, err)
+		})
+	}
+	_, err := scenarios.Parse([]byte(tests["at the size limit"]+"\n"), "s.yaml", nil)
+	assert.ErrorContains(t, err, "file too large (4194305 bytes; the limit is 4194304)")
+}
+
 func TestVariantPolicy(t *testing.T) {
 	v := scenarios.Variant{Name: "x", Spec: scenarios.Spec{Policy: scenarios.PolicySpec{Organization: "nope"}}}
 	_, err := v.Policy()
@@ -759,6 +783,13 @@ func TestHostileInput(t *testing.T) {
 		{"alias cycle", "task: &a {shape: mixture, components: [*a]}\npolicy: {organization: team}\n", "task.components[0]"},
 		{"huge", strings.Repeat("#", 5<<20), "file too large"},
 		{"binary", "\x00\xff\xfe", ""},
+		// Valid UTF-8, but a NUL, even the first byte, is not text.
+		{"NUL first", "\x00name: a\n", "not a text file"},
+		// The depth is reported at the line where it is exceeded.
+		{"deep on line 3", "name: a\n\ntask: " + strings.Repeat("[", 65), "hostile.yaml:3:1: brackets nested too deeply"},
+		// In single quotes a backslash escapes nothing: the quote ends
+		// there, and the brackets after it count.
+		{"single-quoted backslash", "description: 'C:\\'\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
