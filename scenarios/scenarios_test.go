@@ -680,12 +680,21 @@ func TestGuardsLetScenariosThrough(t *testing.T) {
 		"escaped double quote": `description: "\"` + deep + `"` + "\n" + base,
 		"single-quoted":        "description: '" + deep + "'\n" + base,
 		"comment":              "# " + deep + "\n" + base,
+		"quoted key":           "'description': \"" + deep + "\"\n" + base,
 	}
 	for name, src := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, err := scenarios.Parse([]byte(src), "s.yaml", nil)
 			assert.NoError(t, err)
 		})
+	}
+	// Quoted list entries pass the guard, to be refused as chart names.
+	for _, src := range []string{
+		"figures: [a, 'x" + deep + "', \"y" + deep + "\"]\n" + base,
+		"figures:\n  - 'x" + deep + "'\n" + base,
+	} {
+		_, err := scenarios.Parse([]byte(src), "s.yaml", nil)
+		assert.ErrorContains(t, err, "is not a chart name", src)
 	}
 	_, err := scenarios.Parse([]byte(tests["at the size limit"]+"\n"), "s.yaml", nil)
 	assert.ErrorContains(t, err, "file too large (4194305 bytes; the limit is 4194304)")
@@ -789,6 +798,13 @@ func TestHostileInput(t *testing.T) {
 		{"deep on line 3", "name: a\n\ntask: " + strings.Repeat("[", 65), "hostile.yaml:3:1: brackets nested too deeply"},
 		// In single quotes a backslash escapes nothing: the quote ends
 		// there, and the brackets after it count.
+		// A quote inside plain text opens no quoted scalar: the brackets
+		// after it count (they were skipped as quoted text, and the parser
+		// then took minutes over 100,000 of them).
+		{"apostrophe in plain text", "description: it's\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
+		{"inch mark in plain text", "description: a 5\" screen\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
+		{"quote after a dash", "description: a-'b\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
+		{"quote after a comma", "description: a,'b\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
 		{"single-quoted backslash", "description: 'C:\\'\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
 	}
 	for _, tt := range tests {
