@@ -681,6 +681,9 @@ func TestGuardsLetScenariosThrough(t *testing.T) {
 		"single-quoted":        "description: '" + deep + "'\n" + base,
 		"comment":              "# " + deep + "\n" + base,
 		"quoted key":           "'description': \"" + deep + "\"\n" + base,
+		"trailing comment":     "description: x # " + deep + "\n" + base,
+		"comment after a tab":  "description: x\t# " + deep + "\n" + base,
+		"comment line":         "description: x\n# " + deep + "\n" + base,
 	}
 	for name, src := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -688,13 +691,19 @@ func TestGuardsLetScenariosThrough(t *testing.T) {
 			assert.NoError(t, err)
 		})
 	}
-	// Quoted list entries pass the guard, to be refused as chart names.
-	for _, src := range []string{
-		"figures: [a, 'x" + deep + "', \"y" + deep + "\"]\n" + base,
-		"figures:\n  - 'x" + deep + "'\n" + base,
+	// Quoted list entries and brackets nested exactly as deep as allowed
+	// pass the guard, to be refused by the checks of their values.
+	for src, want := range map[string]string{
+		"figures: [a, 'x" + deep + "', \"y" + deep + "\"]\n" + base:    "is not a chart name",
+		"figures:\n  - 'x" + deep + "'\n" + base:                       "is not a chart name",
+		"figures: " + deep[1:] + strings.Repeat("]", 64) + "\n" + base: "figures[0]: got a list, want a string",
+		// Many brackets one after the other, none deep.
+		"figures: [" + strings.Repeat("[], ", 70) + "]\n" + base: "and 60 more problems",
+		// Without a space before it, # is text, and the brackets count.
+		"description: a#" + deep + "\n" + base: "brackets nested too deeply",
 	} {
 		_, err := scenarios.Parse([]byte(src), "s.yaml", nil)
-		assert.ErrorContains(t, err, "is not a chart name", src)
+		assert.ErrorContains(t, err, want, src)
 	}
 	_, err := scenarios.Parse([]byte(tests["at the size limit"]+"\n"), "s.yaml", nil)
 	assert.ErrorContains(t, err, "file too large (4194305 bytes; the limit is 4194304)")
