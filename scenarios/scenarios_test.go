@@ -366,6 +366,17 @@ func TestSetFlags(t *testing.T) {
 		{[]string{"collective.check.cost=0.5", "collective.check={retries: 1}"}, func(t *testing.T, sc *scenarios.Scenario) {
 			assert.Equal(t, collective.Verification{Cost: 0.5, Accuracy: 0.9, Retries: 1}, sc.Base.Collective.Check)
 		}},
+		// The range of episodes is 1 to 1e9, both ends included.
+		{[]string{"episodes=1"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, 1, sc.Episodes)
+		}},
+		{[]string{"episodes=1000000000"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, 1_000_000_000, sc.Episodes)
+		}},
+		// A flag's value may hold its own anchors and aliases.
+		{[]string{"collective.check={cost: &c 0.25, accuracy: *c}"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, collective.Verification{Cost: 0.25, Accuracy: 0.25, Retries: 3}, sc.Base.Collective.Check)
+		}},
 		{[]string{"policy.organization=sequential"}, func(t *testing.T, sc *scenarios.Scenario) {
 			assert.Equal(t, "sequential", sc.Variants[0].Spec.Policy.Organization, "a variant that does not set it keeps the flag's")
 			assert.Equal(t, "team", sc.Variants[1].Spec.Policy.Organization, "a variant's own set wins")
@@ -425,6 +436,10 @@ func TestSetFlagErrors(t *testing.T) {
 		{"task.tool_calls=poisson(2)", []string{"task.tool_calls: needs tool_latency"}},
 		{"task.tool_calls=poison(2)", []string{"task.tool_calls:", `unknown distribution "poison"`, "poisson"}},
 		{`collective.check.accuracy="0.9"`, []string{`collective.check.accuracy: got "0.9", want a number`}},
+		{"episodes=1000000001", []string{"--set episodes=1000000001: episodes: 1000000001 is out of range (1 to 1000000000)"}},
+		// An empty value, or a comment alone, is a document without a body.
+		{"collective.agents=", []string{"--set collective.agents=: collective.agents: missing value (want an integer)"}},
+		{"collective.agents=# none", []string{"--set collective.agents=# none: collective.agents: missing value (want an integer)"}},
 		{"episodes=9223372036854775807", []string{"episodes: 9223372036854775807 is out of range (1 to"}},
 		{"episodes=9223372036854775808", []string{"episodes: 9223372036854775808 is too large"}},
 		{"sweep={command: run, seeds: 1000000}", []string{"sweep: 2000000 trials are too many"}},
