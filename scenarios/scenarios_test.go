@@ -614,6 +614,15 @@ func TestJSONSchema(t *testing.T) {
 	} {
 		assert.Contains(t, text, want)
 	}
+	// refine's descriptions and the enums of list items.
+	episodes := props["episodes"].(map[string]any)
+	assert.Equal(t, "Episodes per variant (default 100).", episodes["description"])
+	defs := s["$defs"].(map[string]any)
+	metrics := defs["Sweep"].(map[string]any)["properties"].(map[string]any)["metrics"].(map[string]any)
+	assert.Subset(t, metrics["items"].(map[string]any)["enum"], []any{"reward_mean", "prob_submit", "turns_mean", "duration_ratio", "error_amplification"})
+	actions := defs["Train"].(map[string]any)["properties"].(map[string]any)["actions"].(map[string]any)
+	assert.Equal(t, []any{"work", "delegate", "attempt", "share", "check", "wait", "submit"}, actions["items"].(map[string]any)["enum"])
+	assert.Equal(t, 2.0, actions["minItems"], "at least two actions")
 	again, err := scenarios.JSONSchema()
 	require.NoError(t, err)
 	assert.Equal(t, b, again, "the schema is deterministic")
