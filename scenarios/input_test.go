@@ -654,6 +654,12 @@ func TestProblemAtClosestOverride(t *testing.T) {
 			`s.yaml:9:7: variant "own": ` + msg},
 		{"a flag before another", "", []string{"collective.serving.replicas=0", "collective.speed=2"},
 			"--set collective.serving.replicas=0: " + msg},
+		// Keys are counted, not dots: collective.check.accuracy shares one.
+		{"a variant's override before a deeper one", "variants:\n  - name: own\n    set:\n      collective.serving.replicas: 0\n      collective.check.accuracy: 0.8\n", nil,
+			`s.yaml:8:7: variant "own": ` + msg},
+		// Of two as close, the later.
+		{"the later of two as close", "variants:\n  - name: own\n    set:\n      collective.serving.replicas: 0\n      collective.serving.step: 1s\n", nil,
+			`s.yaml:9:7: variant "own": ` + msg},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
