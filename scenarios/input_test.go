@@ -25,6 +25,9 @@ func TestGraphFileGivenAsScenario(t *testing.T) {
 		{"g.dot", "digraph { a -> b }", "this is a task graph (DOT)"},
 		{"g.gv", "// made by hand\n/* two nodes */\nstrict digraph \"g\" {\n a -> b\n}", "this is a task graph (DOT)"},
 		{"w.json", `{"name": "w", "schemaVersion": "1.5", "workflow": {"specification": {"tasks": []}}}`, "this is a task graph (WfCommons WfFormat JSON)"},
+		// Any one of the keys beside workflow that WfFormat files carry will do.
+		{"w2.json", `{"wfcommons": {}, "workflow": {}}`, "this is a task graph (WfCommons WfFormat JSON)"},
+		{"w3.json", `{"author": {"name": "a"}, "workflow": {}}`, "this is a task graph (WfCommons WfFormat JSON)"},
 	}
 	if data, err := os.ReadFile(wf); err == nil {
 		tests = append(tests, struct{ name, src, want string }{"helloworld-chain-5-chameleon.json", string(data), "WfCommons WfFormat JSON"})
@@ -38,8 +41,12 @@ func TestGraphFileGivenAsScenario(t *testing.T) {
 			assert.NotContains(t, err.Error(), "unknown key")
 		})
 	}
+	// workflow alone is not enough to tell a WfFormat file.
+	_, err := scenarios.Parse([]byte(`{"workflow": {}}`), "w.json", nil)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "task graph")
 	// A scenario whose first key looks like a graph keyword is a scenario.
-	_, err := scenarios.Parse([]byte("graph: 1\n"), "s.yaml", nil)
+	_, err = scenarios.Parse([]byte("graph: 1\n"), "s.yaml", nil)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "task graph")
 }
@@ -647,6 +654,12 @@ func TestProblemAtClosestOverride(t *testing.T) {
 			`s.yaml:9:7: variant "own": ` + msg},
 		{"a flag before another", "", []string{"collective.serving.replicas=0", "collective.speed=2"},
 			"--set collective.serving.replicas=0: " + msg},
+		// Keys are counted, not dots: collective.check.accuracy shares one.
+		{"a variant's override before a deeper one", "variants:\n  - name: own\n    set:\n      collective.serving.replicas: 0\n      collective.check.accuracy: 0.8\n", nil,
+			`s.yaml:8:7: variant "own": ` + msg},
+		// Of two as close, the later.
+		{"the later of two as close", "variants:\n  - name: own\n    set:\n      collective.serving.replicas: 0\n      collective.serving.step: 1s\n", nil,
+			`s.yaml:9:7: variant "own": ` + msg},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -99,6 +99,8 @@ func TestKindZeroField(t *testing.T) {
 		{"component", "task: {shape: mixture, components: [{weight: 1, kind: tool-heavy, tool_calls: 0, tool_latency: 0}]}\n", nil, `task.components[0].tool_calls: 0 cannot be told from leaving the field out`},
 		{"sweep axis", "task: {kind: decomposable}\nsweep: {command: run, grid: {task.difficulty: [0.1, 0]}}\n", nil, `task.difficulty=0: task.difficulty: 0 cannot be told from leaving the field out`},
 		{"sweep kind", "task: {kind: decomposable, loop: 0}\nsweep: {command: run, grid: {task.kind: [decomposable, navigation]}}\n", nil, `task.kind=navigation: task.loop: 0 cannot be told from leaving the field out, so kind "navigation" would keep its 4`},
+		// Without axes the trial is named by its variant alone.
+		{"sweep without axes", "task: {kind: decomposable, difficulty: 0}\nsweep: {command: run}\n", nil, `trial variant default: task.difficulty: 0 cannot be told from leaving the field out`},
 		{"same as preset", "task: {kind: decomposable, coupling: 0}\n", nil, ""},
 		{"no kind", "task: {shape: chain, length: 2, work: 1m, difficulty: 0}\n", nil, ""},
 		{"overridden later", "task: {kind: decomposable, difficulty: 0}\nvariants: [{name: a, set: {task.difficulty: 0.2}}]\n", nil, ""},

@@ -21,6 +21,9 @@ func TestValidNameIsNamePattern(t *testing.T) {
 		{"w0.25", true},
 		{"A_b-C.9", true},
 		{"9lives", true},
+		// The ends of each range of the rule.
+		{"aZz09", true},
+		{"Zulu", true},
 		{strings.Repeat("x", 128), true},
 		{"", false},
 		{strings.Repeat("x", 129), false},

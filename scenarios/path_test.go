@@ -56,3 +56,24 @@ func TestSetPath(t *testing.T) {
 		assert.Equal(t, tc.want, SetPath(tc.set), "%q", tc.set)
 	}
 }
+
+// TestCanonicalPath: commands route a --set by its canonical path, so
+// every spelling the loader accepts maps to one path, and a path the
+// loader refuses is refused here too rather than routed as text.
+func TestCanonicalPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"collective.agents":              "collective.agents",
+		" policy . file ":                "policy.file",
+		"task.components[007].weight":    "task.components[7].weight",
+		"task . components[0] . weight ": "task.components[0].weight",
+	} {
+		got, err := CanonicalPath(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "collective..agents", "task.components[-1]", "1task"} {
+		got, err := CanonicalPath(in)
+		assert.Error(t, err, in)
+		assert.Empty(t, got, in)
+	}
+}

@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,6 +44,12 @@ func TestSweepReference(t *testing.T) {
 	assert.Equal(t, []scenarios.Param{{Path: "collective.agents", Value: "3"}}, moved.Sweep.Reference)
 	_, err = parseSweep(t, referenceSweep, "sweep.reference={collective.agents: 2}")
 	assert.ErrorContains(t, err, "--set sweep.reference={collective.agents: 2}: sweep.reference: collective.agents: 2 is not one of the axis's values", "and its errors name the flag")
+
+	// More relative metrics than recorded ones: all four come from two.
+	all, err := parseSweep(t, strings.Replace(referenceSweep, "error_amplification, efficiency", "error_amplification, coordination_overhead, efficiency, success_gain", 1))
+	require.NoError(t, err)
+	assert.Equal(t, scenarios.RelativeMetrics(), all.Sweep.Relative)
+	assert.Contains(t, string(all.Resolved), "  metrics:\n    - success_rate\n    - turns_mean\n    - error_amplification\n    - coordination_overhead\n    - efficiency\n    - success_gain\n")
 
 	plain, err := parseSweep(t, "sweep:\n  command: run\n  grid:\n    collective.agents: [1, 3]\n")
 	require.NoError(t, err)

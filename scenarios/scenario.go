@@ -593,7 +593,7 @@ func shallow(data []byte) (line int, ok bool) {
 			if c == quote && (quote == '\'' || i == 0 || data[i-1] != '\\') {
 				quote = 0
 			}
-		case c == '"' || c == '\'':
+		case (c == '"' || c == '\'') && quoteStarts(data, i, depth):
 			quote = c
 		case c == '#' && (i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n'):
 			comment = true
@@ -606,6 +606,30 @@ func shallow(data []byte) (line int, ok bool) {
 		}
 	}
 	return 0, true
+}
+
+// quoteStarts reports whether the quote at data[i] opens a quoted
+// scalar: first on its line, after an indicator and a space (": ", "- ",
+// "? "), or after "[", "{" or "," inside brackets. Elsewhere it is text
+// of a plain scalar (it's, 5" screen), and taking it for a quote would
+// hide every bracket after it from the depth check.
+func quoteStarts(data []byte, i, depth int) bool {
+	j := i - 1
+	for j >= 0 && (data[j] == ' ' || data[j] == '\t') {
+		j--
+	}
+	if j < 0 {
+		return true
+	}
+	switch data[j] {
+	case '\n', '\r':
+		return true
+	case ':', '-', '?':
+		return j < i-1
+	case '[', '{', ',':
+		return depth > 0
+	}
+	return false
 }
 
 // nameFromSource derives a scenario name from a path or "embedded:NAME".

@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -364,6 +366,17 @@ func TestSetFlags(t *testing.T) {
 		{[]string{"collective.check.cost=0.5", "collective.check={retries: 1}"}, func(t *testing.T, sc *scenarios.Scenario) {
 			assert.Equal(t, collective.Verification{Cost: 0.5, Accuracy: 0.9, Retries: 1}, sc.Base.Collective.Check)
 		}},
+		// The range of episodes is 1 to 1e9, both ends included.
+		{[]string{"episodes=1"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, 1, sc.Episodes)
+		}},
+		{[]string{"episodes=1000000000"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, 1_000_000_000, sc.Episodes)
+		}},
+		// A flag's value may hold its own anchors and aliases.
+		{[]string{"collective.check={cost: &c 0.25, accuracy: *c}"}, func(t *testing.T, sc *scenarios.Scenario) {
+			assert.Equal(t, collective.Verification{Cost: 0.25, Accuracy: 0.25, Retries: 3}, sc.Base.Collective.Check)
+		}},
 		{[]string{"policy.organization=sequential"}, func(t *testing.T, sc *scenarios.Scenario) {
 			assert.Equal(t, "sequential", sc.Variants[0].Spec.Policy.Organization, "a variant that does not set it keeps the flag's")
 			assert.Equal(t, "team", sc.Variants[1].Spec.Policy.Organization, "a variant's own set wins")
@@ -423,6 +436,10 @@ func TestSetFlagErrors(t *testing.T) {
 		{"task.tool_calls=poisson(2)", []string{"task.tool_calls: needs tool_latency"}},
 		{"task.tool_calls=poison(2)", []string{"task.tool_calls:", `unknown distribution "poison"`, "poisson"}},
 		{`collective.check.accuracy="0.9"`, []string{`collective.check.accuracy: got "0.9", want a number`}},
+		{"episodes=1000000001", []string{"--set episodes=1000000001: episodes: 1000000001 is out of range (1 to 1000000000)"}},
+		// An empty value, or a comment alone, is a document without a body.
+		{"collective.agents=", []string{"--set collective.agents=: collective.agents: missing value (want an integer)"}},
+		{"collective.agents=# none", []string{"--set collective.agents=# none: collective.agents: missing value (want an integer)"}},
 		{"episodes=9223372036854775807", []string{"episodes: 9223372036854775807 is out of range (1 to"}},
 		{"episodes=9223372036854775808", []string{"episodes: 9223372036854775808 is too large"}},
 		{"sweep={command: run, seeds: 1000000}", []string{"sweep: 2000000 trials are too many"}},
@@ -597,6 +614,15 @@ func TestJSONSchema(t *testing.T) {
 	} {
 		assert.Contains(t, text, want)
 	}
+	// refine's descriptions and the enums of list items.
+	episodes := props["episodes"].(map[string]any)
+	assert.Equal(t, "Episodes per variant (default 100).", episodes["description"])
+	defs := s["$defs"].(map[string]any)
+	metrics := defs["Sweep"].(map[string]any)["properties"].(map[string]any)["metrics"].(map[string]any)
+	assert.Subset(t, metrics["items"].(map[string]any)["enum"], []any{"reward_mean", "prob_submit", "turns_mean", "duration_ratio", "error_amplification"})
+	actions := defs["Train"].(map[string]any)["properties"].(map[string]any)["actions"].(map[string]any)
+	assert.Equal(t, []any{"work", "delegate", "attempt", "share", "check", "wait", "submit"}, actions["items"].(map[string]any)["enum"])
+	assert.Equal(t, 2.0, actions["minItems"], "at least two actions")
 	again, err := scenarios.JSONSchema()
 	require.NoError(t, err)
 	assert.Equal(t, b, again, "the schema is deterministic")
@@ -665,11 +691,82 @@ func TestJSONSchemaTakesTheResolvedScenario(t *testing.T) {
 	assert.Greater(t, checked, 40, "numbers checked")
 }
 
+// TestGuardsLetScenariosThrough: a file of exactly the size limit, and
+// brackets in quoted text or comments, however deep, are not refused by
+// the guards against hostile input.
+func TestGuardsLetScenariosThrough(t *testing.T) {
+	const base = "task: {shape: chain, length: 1, work: 5m}\npolicy: {organization: team}\n"
+	const limit = 4 << 20 // scenarios' maxFileSize
+	deep := strings.Repeat("[", 65)
+	tests := map[string]string{
+		"at the size limit": base + "#" + strings.Repeat("x", limit-len(base)-2) + "\n",
+		// The escaped quote does not end the string, so the brackets are text.
+		"escaped double quote": `description: "\"` + deep + `"` + "\n" + base,
+		"single-quoted":        "description: '" + deep + "'\n" + base,
+		"comment":              "# " + deep + "\n" + base,
+		"quoted key":           "'description': \"" + deep + "\"\n" + base,
+		"trailing comment":     "description: x # " + deep + "\n" + base,
+		"comment after a tab":  "description: x\t# " + deep + "\n" + base,
+		"comment line":         "description: x\n# " + deep + "\n" + base,
+	}
+	for name, src := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(src), "s.yaml", nil)
+			assert.NoError(t, err)
+		})
+	}
+	// Quoted list entries and brackets nested exactly as deep as allowed
+	// pass the guard, to be refused by the checks of their values.
+	for src, want := range map[string]string{
+		"figures: [a, 'x" + deep + "', \"y" + deep + "\"]\n" + base:    "is not a chart name",
+		"figures:\n  - 'x" + deep + "'\n" + base:                       "is not a chart name",
+		"figures: " + deep[1:] + strings.Repeat("]", 64) + "\n" + base: "figures[0]: got a list, want a string",
+		// Many brackets one after the other, none deep.
+		"figures: [" + strings.Repeat("[], ", 70) + "]\n" + base: "and 60 more problems",
+		// Without a space before it, # is text, and the brackets count.
+		"description: a#" + deep + "\n" + base: "brackets nested too deeply",
+	} {
+		_, err := scenarios.Parse([]byte(src), "s.yaml", nil)
+		assert.ErrorContains(t, err, want, src)
+	}
+	_, err := scenarios.Parse([]byte(tests["at the size limit"]+"\n"), "s.yaml", nil)
+	assert.ErrorContains(t, err, "file too large (4194305 bytes; the limit is 4194304)")
+}
+
 func TestVariantPolicy(t *testing.T) {
 	v := scenarios.Variant{Name: "x", Spec: scenarios.Spec{Policy: scenarios.PolicySpec{Organization: "nope"}}}
 	_, err := v.Policy()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `variant "x": policy.organization: unknown organization "nope"`)
+}
+
+// TestVariantPolicyFile: a policy file replaces the organization (here
+// one that does not exist, which would fail); a file that is missing or
+// not a policy is an error naming the variant, and the file for the
+// latter.
+func TestVariantPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	var buf bytes.Buffer
+	require.NoError(t, policy.Save(&buf, policy.NewLinear()))
+	require.NoError(t, os.WriteFile(good, buf.Bytes(), 0o644))
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"format": "nope"}`), 0o644))
+
+	v := scenarios.Variant{Name: "x", Spec: scenarios.Spec{Policy: scenarios.PolicySpec{Organization: "nope", File: good}}}
+	p, err := v.Policy()
+	require.NoError(t, err)
+	assert.IsType(t, &policy.Linear{}, p)
+
+	v.Spec.Policy.File = bad
+	_, err = v.Policy()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `variant "x": policy `+bad)
+
+	v.Spec.Policy.File = filepath.Join(dir, "missing.json")
+	_, err = v.Policy()
+	require.ErrorIs(t, err, os.ErrNotExist)
+	assert.Contains(t, err.Error(), `variant "x": policy.file: `)
 }
 
 func TestParseErrorsAreErrors(t *testing.T) {
@@ -728,6 +825,20 @@ func TestHostileInput(t *testing.T) {
 		{"alias cycle", "task: &a {shape: mixture, components: [*a]}\npolicy: {organization: team}\n", "task.components[0]"},
 		{"huge", strings.Repeat("#", 5<<20), "file too large"},
 		{"binary", "\x00\xff\xfe", ""},
+		// Valid UTF-8, but a NUL, even the first byte, is not text.
+		{"NUL first", "\x00name: a\n", "not a text file"},
+		// The depth is reported at the line where it is exceeded.
+		{"deep on line 3", "name: a\n\ntask: " + strings.Repeat("[", 65), "hostile.yaml:3:1: brackets nested too deeply"},
+		// In single quotes a backslash escapes nothing: the quote ends
+		// there, and the brackets after it count.
+		// A quote inside plain text opens no quoted scalar: the brackets
+		// after it count (they were skipped as quoted text, and the parser
+		// then took minutes over 100,000 of them).
+		{"apostrophe in plain text", "description: it's\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
+		{"inch mark in plain text", "description: a 5\" screen\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
+		{"quote after a dash", "description: a-'b\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
+		{"quote after a comma", "description: a,'b\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
+		{"single-quoted backslash", "description: 'C:\\'\ntask: " + strings.Repeat("[", 65), "hostile.yaml:2:1: brackets nested too deeply"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

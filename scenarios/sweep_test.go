@@ -114,6 +114,11 @@ func TestSweepParseErrors(t *testing.T) {
 			[]string{"s.yaml:16:5: sweep.grid: collective.agents overlaps the axis collective"}},
 		{"sweep:\n  command: train\n  random:\n    train.lr: uniform(0.1, 0.2)\n", nil, []string{"s.yaml:12:1: sweep.samples: missing (random axes need samples"}},
 		{"sweep:\n  command: run\n  samples: 2\n", nil, []string{"s.yaml:14:3: sweep.samples: given without random axes"}},
+		// samples is 1 to 1e6: at 1e6 the trials are too many, past it the
+		// count itself is refused, and so is one below 1.
+		{"sweep:\n  command: run\n  random:\n    reward.task: uniform(0, 1)\n  samples: 1000000\n", nil, []string{"sweep: 1000000 trials are too many"}},
+		{"sweep:\n  command: run\n  random:\n    reward.task: uniform(0, 1)\n  samples: 1000001\n", nil, []string{"s.yaml:16:3: sweep.samples: 1000001 is out of range (1 to 1000000)"}},
+		{"sweep:\n  command: run\n  random:\n    reward.task: uniform(0, 1)\n  samples: -1\n", nil, []string{"s.yaml:16:3: sweep.samples: -1 is out of range (1 to 1000000)"}},
 		{"sweep:\n  command: train\n  random:\n    train.lr: expo(3)\n  samples: 1\n", nil, []string{`s.yaml:15:15: train.lr: invalid distribution "expo(3)"`}},
 		// An axis in a section that the trials never read would change nothing.
 		{"sweep:\n  command: run\n  grid:\n    train.lr: [0.1, 0.2]\n", nil,
