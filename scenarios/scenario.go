@@ -583,11 +583,9 @@ func shallow(data []byte) (line int, ok bool) {
 	for i, c := range data {
 		switch {
 		case c == '\n':
+			// A comment ends with its line; a quoted scalar may go on.
 			line++
 			comment = false
-			if quote == '\'' {
-				continue // single-quoted scalars may span lines
-			}
 		case comment:
 		case quote != 0:
 			if c == quote && (quote == '\'' || i == 0 || data[i-1] != '\\') {
