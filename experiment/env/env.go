@@ -195,7 +195,7 @@ func New(cfg Config) (*Env, error) {
 	var others collective.Policy
 	if cfg.Decide == DecideMain {
 		if others, err = v.Policy(); err != nil {
-			return nil, fieldErr("decide", "decide: main needs the variant's policy section to decide for the other agents: %v", err)
+			return nil, fieldErr(policyField(cfg.Sets), "decide: main needs the variant's policy section to decide for the other agents: %v", err)
 		}
 	}
 	// train.actions restricts the caller's choices as it does the
@@ -234,6 +234,18 @@ func New(cfg Config) (*Env, error) {
 func setPath(set string) string {
 	path, _, _ := strings.Cut(set, "=")
 	return strings.TrimSpace(path)
+}
+
+// policyField names the field at fault when the policy section cannot
+// make a policy: the last set on it, which the client can change, or else
+// decide, which made the section read.
+func policyField(sets []string) string {
+	for i := len(sets) - 1; i >= 0; i-- {
+		if p := scenarios.SetPath(sets[i]); p == "policy" || strings.HasPrefix(p, "policy.") {
+			return setField(sets[i])
+		}
+	}
+	return "decide"
 }
 
 // setField is the protocol's field of a set: set.PATH.

@@ -78,7 +78,7 @@ func (s *Stepper) Start(g *task.Graph, cfg Config, streams sim.Streams, opts Opt
 // stepped episode asks for every decision, or for the main agent's only
 // where a policy decides for the others (Stepper.Others).
 func (ep *episode) asks(a *agent) bool {
-	return ep.stepping && (a.id == 0 || ep.pol == nil)
+	return ep.stepping && (a.main || ep.pol == nil)
 }
 
 // ask makes a's decision wait for an action from outside (Stepper): the
