@@ -229,13 +229,7 @@ func Bars(c Chart, bars []Bar) (*plot.Plot, error) {
 	}
 	// Measure the room under each standing bar on a trial plot.
 	p.Add(b)
-	dc := dataArea(p, c.size())
-	slot := (dc.Max.X - dc.Min.X) / vg.Length(len(bars))
-	for _, bar := range bars {
-		if p.X.Tick.Label.Width(bar.Label)+vg.Points(3) > slot {
-			b.Horizontal = true
-		}
-	}
+	b.Horizontal = labelsOverflow(p, c, bars)
 
 	if p, err = newPlot(c); err != nil {
 		return nil, err
@@ -342,6 +336,19 @@ func Heatmap(c Chart, g Grid) (*plot.Plot, error) {
 // added.
 func dataArea(p *plot.Plot, size Size) draw.Canvas {
 	return p.DataCanvas(canvasFor(nil, size))
+}
+
+// labelsOverflow reports whether a category label of bars, one per
+// category along p's X axis, is wider than the room its category has.
+func labelsOverflow(p *plot.Plot, c Chart, bars []Bar) bool {
+	dc := dataArea(p, c.size())
+	slot := (dc.Max.X - dc.Min.X) / vg.Length(len(bars))
+	for _, bar := range bars {
+		if p.X.Tick.Label.Width(bar.Label)+vg.Points(3) > slot {
+			return true
+		}
+	}
+	return false
 }
 
 // finish lays the legend out over the data area's width, adds it last (on

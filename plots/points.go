@@ -111,14 +111,9 @@ func Points(c Chart, pts []Bar) (*plot.Plot, error) {
 	// A label wider than the room for its category would overlap its
 	// neighbours: all labels then stand upright, reading upwards and
 	// ending at the axis.
-	dc := dataArea(p, c.size())
-	slot := (dc.Max.X - dc.Min.X) / vg.Length(len(pts))
-	for _, pt := range pts {
-		if p.X.Tick.Label.Width(pt.Label)+vg.Points(3) > slot {
-			p.X.Tick.Label.Rotation = math.Pi / 2
-			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
-			break
-		}
+	if labelsOverflow(p, c, pts) {
+		p.X.Tick.Label.Rotation = math.Pi / 2
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	}
 	legend := newLegendStrip()
 	legend.add(c.stat()+", "+c.interval(), cp)
