@@ -291,9 +291,16 @@ func isWriteError(err error) bool {
 	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &se)
 }
 
-// Close writes the index of the charts drawn.
+// Close writes the index of the charts drawn. An index that 'simulate
+// plot' would refuse to read back (two charts of one name, one drawn over
+// the other) is an error, and is not written.
 func (w *ChartWriter) Close() error {
-	return w.dir.Write(path.Join(w.sub, ChartIndex), plots.MarshalSpecs(w.specs))
+	index := path.Join(w.sub, ChartIndex)
+	b := plots.MarshalSpecs(w.specs)
+	if _, err := plots.ParseSpecs(index, b); err != nil {
+		return fmt.Errorf("charts: the index would not read back: %w", err)
+	}
+	return w.dir.Write(index, b)
 }
 
 // CIBar returns the bar of a mean with its interval; false when the mean

@@ -104,7 +104,12 @@ func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 	charts := CompareCharts(rows, "none", "high")
 	require.Len(t, charts, 3)
 	charts = slices.Insert(charts, 2, Chart{Name: "broken", Draw: func(*ChartWriter) error { return errors.New("no data") }})
-	first, second := charts[0].Draw, charts[1].Draw
+	other := map[string]string{"success_rate": "acceptable", "reward_mean": "reward", "latency_mean": "latency_p90"}
+	for i := range rows {
+		rows[i].Metric = other[rows[i].Metric]
+	}
+	others := CompareCharts(rows, "none", "high")
+	first, second := others[0].Draw, others[1].Draw
 	charts = append(charts, Chart{Name: "two", Draw: func(cw *ChartWriter) error {
 		if err := first(cw); err != nil {
 			return err
@@ -137,13 +142,30 @@ func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 	for _, s := range specs {
 		indexed = append(indexed, s.Name)
 	}
-	assert.Equal(t, []string{charts[0].Name, charts[1].Name, charts[3].Name, charts[0].Name, charts[1].Name}, indexed,
+	assert.Equal(t, []string{charts[0].Name, charts[1].Name, charts[3].Name, others[0].Name, others[1].Name}, indexed,
 		"the index lists the charts in their order, a Chart's two in theirs")
 	assert.Equal(t, []string{"chart broken left out: no data"}, warnings)
 	assert.Contains(t, files, "/charts/diff_reward_mean.png")
-	assert.Len(t, recorded, 3*4+1, "each chart's CSV, SVG, PDF and PNG, and the index")
+	assert.Contains(t, files, "/charts/diff_reward.png", "the second of a Chart's two")
+	assert.Len(t, recorded, 5*4+1, "each chart's CSV, SVG, PDF and PNG, and the index")
 	f, w, r := draw(3)
 	assert.Equal(t, files, f)
 	assert.Equal(t, warnings, w)
 	assert.Equal(t, recorded, r)
+}
+
+// A chart drawn twice under one name is one file drawn over the other:
+// the writer refuses to index it, as 'simulate plot' would refuse to read
+// the index back, and writes no index.
+func TestChartWriterRefusesOneNameTwice(t *testing.T) {
+	dir, err := rundir.Create(filepath.Join(t.TempDir(), "charts"), false)
+	require.NoError(t, err)
+	cw, err := NewChartWriter(dir)
+	require.NoError(t, err)
+	spec := plots.Spec{Name: "finish_time", Kind: "bars", YLabel: "finish time (s)", Size: "page"}
+	table := plots.BarsTable([]plots.Bar{{Label: "team", Mean: 2, Lo: 1, Hi: 3}})
+	require.NoError(t, cw.Draw(spec, table))
+	require.NoError(t, cw.Draw(spec, table))
+	assert.ErrorContains(t, cw.Close(), `charts/charts.json:8: chart 1: name "finish_time": an earlier chart has it`)
+	assert.NoFileExists(t, dir.Join("charts/"+ChartIndex))
 }

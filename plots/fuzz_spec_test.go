@@ -4,25 +4,28 @@ import (
 	"bytes"
 	"encoding/csv"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/swarmsim/swarmsim/plots"
 )
 
-// FuzzParseSpecs: any bytes give specs or an error naming the index,
-// never a panic; every spec read has a name, and the specs read are
+// FuzzParseSpecs: any bytes give specs or an error naming the index and
+// a line of it, never a panic; every spec read has a name, and the specs read are
 // written by MarshalSpecs in a form that reads back to the same specs,
 // as simulate plot reads what a run wrote.
 func FuzzParseSpecs(f *testing.F) {
 	f.Add([]byte(`[{"name": "a", "kind": "lines", "size": "column"}]`))
 	f.Add([]byte(`[{"kind": "bars"}]`))
+	f.Add([]byte("[\n{\"name\": \"a\", \"kind\": \"lines\", \"size\": \"page\"},\n{\"name\": \"a\"}]"))
 	f.Add([]byte(`[{"name": "d", "kind": "diffmap", "size": "page", "annotate": true, "low": "team", "high": "split", "title": "\u00e9\ufffd"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		specs, err := plots.ParseSpecs("charts.json", data)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "charts.json: ") {
-				t.Fatalf("the error does not name the index: %v", err)
+			line, _, ok := strings.Cut(strings.TrimPrefix(err.Error(), "charts.json:"), ": ")
+			if n, lerr := strconv.Atoi(line); !ok || lerr != nil || n < 1 || n > 1+bytes.Count(data, []byte("\n")) {
+				t.Fatalf("the error does not name the index and a line of it: %v", err)
 			}
 			return
 		}

@@ -1,10 +1,14 @@
 package plots
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -113,8 +117,11 @@ func drawKind(s *Spec, c Chart, t Table) (*plot.Plot, error) {
 		g.Annotate = s.Annotate
 		return DiffMap(c, g, Sides{Low: s.Low, High: s.High})
 	}
-	return nil, fmt.Errorf("kind %q: want lines, scaling, bars, points, timeline, heatmap or diffmap", s.Kind)
+	return nil, fmt.Errorf("kind %q: want %s", s.Kind, strings.Join(kinds, ", "))
 }
+
+// kinds are the values of Spec.Kind, each a case of drawKind.
+var kinds = []string{"lines", "scaling", "bars", "points", "timeline", "heatmap", "diffmap"}
 
 // MarshalSpecs renders specs as the JSON index of a charts directory.
 func MarshalSpecs(specs []Spec) []byte {
@@ -126,18 +133,94 @@ func MarshalSpecs(specs []Spec) []byte {
 }
 
 // ParseSpecs reads the JSON index of a charts directory written by
-// MarshalSpecs; path names it in errors.
+// MarshalSpecs; path names it in errors, with the line of the chart at
+// fault. An index is refused, not read in part, when a chart has no name
+// or the name of an earlier chart, an unknown field, kind or size, or a
+// setting its kind does not draw (annotate but on a heat or difference
+// map, low and high but on a difference map, difference but on bars).
 func ParseSpecs(path string, data []byte) ([]Spec, error) {
-	var specs []Spec
-	if err := json.Unmarshal(data, &specs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for i, s := range specs {
-		if s.Name == "" {
-			return nil, fmt.Errorf("%s: chart %d has no name", path, i)
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	fail := func(off int64, err error) ([]Spec, error) {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			off = syntax.Offset
 		}
+		return nil, fmt.Errorf("%s:%d: %w", path, lineAt(data, off), err)
 	}
-	return specs, nil
+	switch tok, err := d.Token(); {
+	case err != nil:
+		return fail(d.InputOffset(), fmt.Errorf("not a JSON list of charts: %w", err))
+	case tok == nil: // MarshalSpecs(nil)
+		return nil, end(d, path, data)
+	case tok != json.Delim('['):
+		return fail(0, errors.New("not a JSON list of charts"))
+	}
+	var specs []Spec
+	seen := map[string]bool{}
+	for d.More() {
+		at := d.InputOffset()
+		var s Spec
+		if err := d.Decode(&s); err != nil {
+			return fail(at, fmt.Errorf("chart %d: %w", len(specs), err))
+		}
+		if err := s.check(); err != nil {
+			return fail(at, fmt.Errorf("chart %d: %w", len(specs), err))
+		}
+		if seen[s.Name] {
+			return fail(at, fmt.Errorf("chart %d: name %q: an earlier chart has it, and would be drawn over", len(specs), s.Name))
+		}
+		seen[s.Name] = true
+		specs = append(specs, s)
+	}
+	if _, err := d.Token(); err == io.EOF {
+		return fail(d.InputOffset(), errors.New("the list of charts does not end: the file is cut short"))
+	} else if err != nil {
+		return fail(d.InputOffset(), err)
+	}
+	return specs, end(d, path, data)
+}
+
+// end checks that nothing follows the index's JSON value.
+func end(d *json.Decoder, path string, data []byte) error {
+	if _, err := d.Token(); err != io.EOF {
+		return fmt.Errorf("%s:%d: data after the list of charts", path, lineAt(data, d.InputOffset()))
+	}
+	return nil
+}
+
+// check refuses a spec that Draw could not draw or that has a setting its
+// kind ignores.
+func (s *Spec) check() error {
+	if s.Name == "" {
+		return errors.New("field \"name\": missing")
+	}
+	if !slices.Contains(kinds, s.Kind) {
+		return fmt.Errorf("field \"kind\": %q: want %s", s.Kind, strings.Join(kinds, ", "))
+	}
+	if _, ok := Sizes[s.Size]; !ok {
+		return fmt.Errorf("field \"size\": %q: want column, page or tall", s.Size)
+	}
+	grid := s.Kind == "heatmap" || s.Kind == "diffmap"
+	switch {
+	case s.Annotate && !grid:
+		return fmt.Errorf("field \"annotate\": a %s chart has no cells to write values in (heatmap and diffmap do)", s.Kind)
+	case (s.Low != "" || s.High != "") && s.Kind != "diffmap":
+		return fmt.Errorf("fields \"low\" and \"high\": a %s chart has no sides to name (diffmap does)", s.Kind)
+	case s.Difference && s.Kind != "bars":
+		return fmt.Errorf("field \"difference\": a %s chart does not draw differences (bars does)", s.Kind)
+	}
+	return nil
+}
+
+// lineAt returns the line of data that the first JSON value at or after
+// offset starts on, skipping the space and separator before it.
+func lineAt(data []byte, offset int64) int {
+	i := min(int(max(offset, 0)), len(data))
+	for i < len(data) && strings.IndexByte(" \t\r\n,", data[i]) >= 0 {
+		i++
+	}
+	return 1 + bytes.Count(data[:i], []byte("\n"))
 }
 
 // cols checks that t has exactly the header want.

@@ -82,10 +82,45 @@ func TestDrawSpec(t *testing.T) {
 	_, err = plots.Draw(&spec, plots.BarsTable(nil))
 	assert.ErrorContains(t, err, `kind "pie"`)
 
-	specs := []plots.Spec{spec, {Name: "d", Kind: "lines", Size: "column", Note: "left out: x"}}
+	spec.Kind, spec.Difference = "bars", true
+	specs := []plots.Spec{spec, {Name: "d", Kind: "lines", Size: "column", Note: "left out: x"},
+		{Name: "m", Kind: "diffmap", Size: "page", Annotate: true, Low: "team", High: "split"}}
 	back, err := plots.ParseSpecs("charts.json", plots.MarshalSpecs(specs))
 	require.NoError(t, err)
 	assert.Equal(t, specs, back)
-	_, err = plots.ParseSpecs("charts.json", []byte(`[{"kind": "lines"}]`))
-	assert.ErrorContains(t, err, "charts.json: chart 0 has no name")
+	back, err = plots.ParseSpecs("charts.json", plots.MarshalSpecs(nil))
+	require.NoError(t, err)
+	assert.Empty(t, back)
+}
+
+// An index that names a chart Draw cannot draw, or a setting its kind
+// would not draw, is refused whole, naming the file, the chart's line and
+// the field.
+func TestParseSpecsRefuses(t *testing.T) {
+	const ok = `{"name": "a", "kind": "lines", "size": "page"}`
+	for _, tc := range []struct {
+		name, index, want string
+	}{
+		{"no name", `[` + ok + `,
+ {"kind": "lines", "size": "page"}]`, `charts.json:2: chart 1: field "name": missing`},
+		{"same name", "[\n" + ok + ",\n\n  " + ok + "]", `charts.json:4: chart 1: name "a": an earlier chart has it`},
+		{"kind", `[{"name": "a", "kind": "pie", "size": "page"}]`, `charts.json:1: chart 0: field "kind": "pie": want lines, scaling, bars, points, timeline, heatmap, diffmap`},
+		{"size", `[{"name": "a", "kind": "bars", "size": "poster"}]`, `field "size": "poster": want column, page or tall`},
+		{"unknown field", `[{"name": "a", "kind": "heatmap", "size": "page", "anotate": true}]`, `chart 0: json: unknown field "anotate"`},
+		{"annotate", `[{"name": "a", "kind": "lines", "size": "page", "annotate": true}]`, `field "annotate": a lines chart has no cells`},
+		{"annotate on a heat map", `[{"name": "a", "kind": "heatmap", "size": "page", "annotate": true, "low": "x"}]`, `fields "low" and "high": a heatmap chart has no sides`},
+		{"high", `[{"name": "a", "kind": "bars", "size": "page", "high": "x"}]`, `fields "low" and "high"`},
+		{"difference", `[{"name": "a", "kind": "points", "size": "page", "difference": true}]`, `field "difference": a points chart does not draw differences`},
+		{"type", "[\n" + `{"name": 3}]`, `charts.json:2: chart 0: json: cannot unmarshal number`},
+		{"syntax", "[\n" + ok + ",\n{\"name\" \"a\"}]", `charts.json:3: `},
+		{"not a list", `{"name": "a"}`, `charts.json:1: not a JSON list of charts`},
+		{"empty", ``, `charts.json:1: not a JSON list of charts: EOF`},
+		{"trailing", `[]` + "\n[]", `charts.json:2: data after the list of charts`},
+		{"truncated", `[` + ok, `charts.json:1: the list of charts does not end`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := plots.ParseSpecs("charts.json", []byte(tc.index))
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
 }

@@ -374,9 +374,9 @@ func TestCaption(t *testing.T) {
 // read from the chart's table, where a one-seed training writes none.
 func TestCaptionReadsBands(t *testing.T) {
 	svg := `<svg xmlns="http://www.w3.org/2000/svg"></svg>`
-	index := `[{"name": "one", "kind": "lines", "xlabel": "iteration", "ylabel": "reward", "stat": "IQM, 1 seed", "interval": "95% bootstrap CI"},
-		{"name": "two", "kind": "scaling", "xlabel": "agents", "ylabel": "reward", "stat": "IQM, 2 seeds", "interval": "95% bootstrap CI"},
-		{"name": "untabled", "kind": "lines", "xlabel": "iteration", "ylabel": "reward"}]`
+	index := `[{"name": "one", "kind": "lines", "xlabel": "iteration", "ylabel": "reward", "stat": "IQM, 1 seed", "interval": "95% bootstrap CI", "size": "page"},
+		{"name": "two", "kind": "scaling", "xlabel": "agents", "ylabel": "reward", "stat": "IQM, 2 seeds", "interval": "95% bootstrap CI", "size": "page"},
+		{"name": "untabled", "kind": "lines", "xlabel": "iteration", "ylabel": "reward", "size": "page"}]`
 	p, err := Build(writeDir(t, rundir.KindTrain, map[string]string{
 		"charts/charts.json": index,
 		"charts/one.svg":     svg, "charts/one.csv": "series,x,y,lo,hi\na,0,1,,\nb,0,2,,\n",
@@ -390,7 +390,7 @@ func TestCaptionReadsBands(t *testing.T) {
 	assert.Equal(t, "Reward against iteration: lines the mean, bands the 95% CI.", p.Charts[2].Caption, "without a table, as the index says")
 
 	_, err = Build(writeDir(t, rundir.KindTrain, map[string]string{
-		"charts/charts.json": `[{"name": "one", "kind": "lines"}]`, "charts/one.svg": svg, "charts/one.csv": "series,x,y\na,0,1\n"}))
+		"charts/charts.json": `[{"name": "one", "kind": "lines", "size": "page"}]`, "charts/one.svg": svg, "charts/one.csv": "series,x,y\na,0,1\n"}))
 	assert.ErrorContains(t, err, "no lo and hi columns")
 }
 
