@@ -153,7 +153,7 @@ func (e *Env) result(m *collective.Metrics, reward float64) string {
 	default:
 		fmt.Fprintf(&b, "Its result was submitted at %v of virtual time and is not acceptable.", at)
 	}
-	if e.variant.Spec.Reward.Penalty == rlcr.PenaltyGroupRelative {
+	if r := e.variant.Spec.Reward; r.Penalty == rlcr.PenaltyGroupRelative && r.Latency != 0 {
 		// The group's ranking is paid in the step that ends the group,
 		// and a row does not keep it.
 		fmt.Fprintf(&b, " Its reward scored alone is %.3f (the reward paid adds the ranking of its group's finish times).", reward)

@@ -112,6 +112,8 @@ func TestRenderTellsTheResult(t *testing.T) {
 	}{
 		{nil, "Its reward is ", ""},
 		{[]string{"reward.penalty=group-relative", "reward.latency=0.5"}, "Its reward scored alone is ", ""},
+		// A ranking of weight 0 adds nothing: the reward paid is the row's own.
+		{[]string{"reward.penalty=group-relative", "reward.latency=0"}, "Its reward is ", ""},
 		{[]string{"collective.token_budget=6000"}, "Its reward is ", "The token budget ran out at "},
 	} {
 		e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 8, Group: 2, Sets: tc.sets})
