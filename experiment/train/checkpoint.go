@@ -161,6 +161,11 @@ func loadCheckpoint(dir *rundir.Dir, j *Job) (*trainCheckpoint, error) {
 	if len(cp.Rows) != cp.Learner.Done {
 		return nil, fmt.Errorf("%s: %d rows for %d iterations; use --force to start over", units.Path(checkpointKey(j)), len(cp.Rows), cp.Learner.Done)
 	}
+	// Checked here, not only when the job's training starts, so that the
+	// error names the file and nothing is trained before it.
+	if err := cp.Learner.Check(j.Variant.Spec.Train); err != nil {
+		return nil, fmt.Errorf("%s: %w; use --force to start over", units.Path(checkpointKey(j)), err)
+	}
 	return &cp, nil
 }
 

@@ -20,7 +20,7 @@ import (
 
 // shortTraining opens a train directory for two seeds of a few iterations
 // of tiny, and returns it with its jobs.
-func shortTraining(t *testing.T) (*rundir.Dir, []*Job) {
+func shortTraining(t testing.TB) (*rundir.Dir, []*Job) {
 	t.Helper()
 	sc, err := scenarios.Load("tiny", []string{"train.iterations=3", "train.batch=2", "train.group=2"})
 	require.NoError(t, err)

@@ -1,7 +1,6 @@
 package rlcr
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -38,14 +37,10 @@ func (o *adam) state() AdamState {
 }
 
 // restore sets the moments and step count from st.
-func (o *adam) restore(st AdamState) error {
-	if len(st.M) != len(o.m) || len(st.V) != len(o.v) || st.T < 0 {
-		return fmt.Errorf("%d and %d moments at step %d, not %d", len(st.M), len(st.V), st.T, len(o.m))
-	}
+func (o *adam) restore(st AdamState) {
 	copy(o.m, st.M)
 	copy(o.v, st.V)
 	o.t = st.T
-	return nil
 }
 
 // clipNorm scales grad down to a Euclidean norm of at most limit (if limit

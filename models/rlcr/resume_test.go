@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,4 +86,73 @@ func TestResumeRefusesAForeignCheckpoint(t *testing.T) {
 	pol, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1, From: last, Emit: func(Iteration) error { t.Fatal("no iteration left"); return nil }})
 	require.NoError(t, err)
 	assert.Equal(t, last.Params, pol.Params())
+}
+
+// TestCheckpointCheck: every checkpoint a training writes passes Check
+// under its own config, and each way a checkpoint can fail to fit one is
+// refused, saying what.
+func TestCheckpointCheck(t *testing.T) {
+	for _, adv := range []Advantage{FlatCollective, MovingAverage} {
+		cfg := tinyConfig()
+		cfg.Advantage = adv
+		var cps []*Checkpoint
+		_, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1,
+			Save: func(_ int, checkpoint func() *Checkpoint) error { cps = append(cps, checkpoint()); return nil }})
+		require.NoError(t, err)
+		require.Len(t, cps, cfg.Iterations)
+		for _, cp := range cps {
+			require.NoError(t, cp.Check(cfg), "%v, after %d iterations", adv, cp.Done)
+		}
+	}
+
+	cfg := tinyConfig()
+	cfg.Advantage = MovingAverage
+	var good *Checkpoint
+	_, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1,
+		Save: func(done int, checkpoint func() *Checkpoint) error {
+			if done == 2 {
+				good = checkpoint()
+			}
+			return nil
+		}})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		edit func(*Checkpoint, *Config)
+		want string
+	}{
+		{"negative iterations", func(cp *Checkpoint, _ *Config) { cp.Done = -1 }, "-1 iterations done, of 4"},
+		{"more iterations than the config", func(_ *Checkpoint, c *Config) { c.Iterations = 1 }, "2 iterations done, of 1"},
+		{"another policy", func(_ *Checkpoint, c *Config) { c.Policy, c.Hidden = "mlp", 4 }, "224 policy and 32 value parameters, not"},
+		{"a value cut short", func(cp *Checkpoint, _ *Config) { cp.Value = cp.Value[1:] }, "224 policy and 31 value parameters"},
+		{"a first moment short", func(cp *Checkpoint, _ *Config) { cp.Adam.M = cp.Adam.M[1:] }, "policy optimiser: 223 and 224 moments"},
+		{"a second moment short", func(cp *Checkpoint, _ *Config) { cp.ValueAdam.V = nil }, "value optimiser: 32 and 0 moments"},
+		{"a negative step", func(cp *Checkpoint, _ *Config) { cp.ValueAdam.T = -1 }, "value optimiser: 32 and 32 moments at step -1"},
+		{"a NaN weight", func(cp *Checkpoint, _ *Config) { cp.Params[5] = math.NaN() }, "policy parameter 5 is NaN"},
+		{"an infinite value weight", func(cp *Checkpoint, _ *Config) { cp.Value[0] = math.Inf(-1) }, "value parameter 0 is -Inf"},
+		{"an infinite first moment", func(cp *Checkpoint, _ *Config) { cp.Adam.M[3] = math.Inf(1) }, "policy optimiser: a first moment is not finite"},
+		{"a negative second moment", func(cp *Checkpoint, _ *Config) { cp.ValueAdam.V[3] = -1e-9 }, "value optimiser: a second moment is negative"},
+		{"a NaN second moment", func(cp *Checkpoint, _ *Config) { cp.Adam.V[0] = math.NaN() }, "policy optimiser: a second moment is negative or not finite"},
+		{"no baseline after iterations", func(cp *Checkpoint, _ *Config) { cp.Baseline = math.NaN() }, "a baseline of NaN after 2 iterations, with advantage moving-average"},
+		{"a baseline before any", func(cp *Checkpoint, _ *Config) { cp.Done = 0 }, "a baseline of"},
+		{"an infinite baseline", func(cp *Checkpoint, c *Config) { cp.Baseline, c.Advantage = math.Inf(1), FlatCollective }, "a baseline of +Inf after 2 iterations, with advantage flat-collective"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp, c := cloneCheckpoint(good), cfg
+			tc.edit(cp, &c)
+			assert.ErrorContains(t, cp.Check(c), "checkpoint: "+tc.want)
+			_, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: c, Seed: 7, Workers: 1, From: cp})
+			assert.ErrorContains(t, err, tc.want, "Train refuses it too")
+		})
+	}
+}
+
+// cloneCheckpoint returns a deep copy of cp.
+func cloneCheckpoint(cp *Checkpoint) *Checkpoint {
+	c := *cp
+	c.Params, c.Value = slices.Clone(cp.Params), slices.Clone(cp.Value)
+	for _, st := range []*AdamState{&c.Adam, &c.ValueAdam} {
+		st.M, st.V = slices.Clone(st.M), slices.Clone(st.V)
+	}
+	return &c
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 
@@ -143,6 +144,15 @@ type training struct {
 	memFor func(B, G int) *memory
 }
 
+// newPolicy returns the policy cfg names at its start: a linear policy's
+// weights 0, an MLP's drawn from r.
+func newPolicy(cfg *Config, r *rand.Rand) policy.Softmax {
+	if cfg.Policy == "mlp" {
+		return policy.NewMLP(cfg.Hidden, r)
+	}
+	return policy.NewLinear()
+}
+
 // run is the algorithm: set up, then per iteration 1. rollouts, 2. rewards,
 // 3. advantages, 4. the update, 5. the report. What is not the algorithm
 // (validation, memory kept across iterations, checkpoints) is marked
@@ -159,10 +169,7 @@ func (t *training) run(ctx context.Context) (policy.Softmax, error) {
 	streams := sim.NewStreams(t.Seed)
 
 	// The shared policy, its optimiser, and (for PPO) a learned value.
-	var pol policy.Softmax = policy.NewLinear()
-	if cfg.Policy == "mlp" {
-		pol = policy.NewMLP(cfg.Hidden, streams.New("init", 0))
-	}
+	pol := newPolicy(cfg, streams.New("init", 0))
 	opt := newAdam(len(pol.Params()), cfg.Beta1, cfg.Beta2, cfg.Eps)
 	value := policy.NewValue()
 	valueOpt := newAdam(len(value.Params()), cfg.Beta1, cfg.Beta2, cfg.Eps)
