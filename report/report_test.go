@@ -265,6 +265,30 @@ func FuzzInlineSVG(f *testing.F) {
 	})
 }
 
+// FuzzSettings: whatever a manifest's scenario holds, the settings table
+// is built or refused, never a panic; a table has a column for each path a
+// variant sets, in order, and a cell in every column of every row.
+func FuzzSettings(f *testing.F) {
+	f.Add("name: tiny\npolicy:\n  organization: split\nvariants:\n  - name: split\n  - name: team\n    set:\n      policy.organization: team\n")
+	f.Add("variants: [{name: a, set: {reward.latency: 0.5, task: {kind: sequential}}}, {name: b}]\nreward: {latency: 0}\n")
+	f.Add("variants: [{set: {a.b: [1, {c: 2}]}}]\n")
+	f.Add("variants: 3\n")
+	f.Fuzz(func(t *testing.T, resolved string) {
+		tab, err := settings(resolved)
+		if err != nil || tab == nil {
+			return
+		}
+		require.Equal(t, "variant", tab.Head[0].Text)
+		require.Greater(t, len(tab.Head), 1, "a table without settings")
+		for i := 2; i < len(tab.Head); i++ {
+			require.Less(t, tab.Head[i-1].Text, tab.Head[i].Text, "paths out of order or repeated")
+		}
+		for _, r := range tab.Rows {
+			require.Len(t, r, len(tab.Head))
+		}
+	})
+}
+
 // TestWriteRefusesBadFiles: a directory whose files do not read gets no
 // report, and the error names the file, the line or chart, and what is
 // wrong.
