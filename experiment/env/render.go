@@ -40,7 +40,9 @@ var kindHelp = map[string]string{
 
 // Render describes row i's pending decision in words: who decides, what
 // it can see (its part, the task's progress, its team, its messages, the
-// clock) and the valid actions by name, each with what it does. It is the
+// clock) and the valid actions by name, each with what it does; with
+// group 1, the first decision of a row's episode also tells how the
+// row's last one ended, as a waiting row's text does with larger groups. It is the
 // observation of a policy that reads, such as a language model; the
 // numbers are those of the feature vector, before scaling.
 func (e *Env) Render(i int) string {
@@ -54,6 +56,12 @@ func (e *Env) Render(i int) string {
 	}
 	o := p.Obs
 	var b strings.Builder
+	// With group 1 a row starts its next episode in the step that ends
+	// one: a reader of the text alone would never learn how it ended.
+	if e.g == 1 && e.out.Terminated[i]+e.out.Truncated[i] > 0 {
+		f, _ := e.Finished(i)
+		fmt.Fprintf(&b, "This row's last episode ended in the last step. %s A new episode, on a new task, starts here.\n", e.result(&f.Metrics, f.Reward))
+	}
 	who := "a helper on the main team"
 	switch {
 	case o.Main:

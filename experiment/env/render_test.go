@@ -194,3 +194,45 @@ func TestRenderOrchestratorChecks(t *testing.T) {
 	assert.Positive(t, seen[true], "main agent's checks")
 	assert.Positive(t, seen[false], "helpers' checks")
 }
+
+// TestRenderTellsTheLastEpisodeWithGroupOne: with group 1 a row's next
+// episode starts in the step that ends one, so the first decision's text
+// tells how the last ended and what it paid; no later decision's does.
+func TestRenderTellsTheLastEpisodeWithGroupOne(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 4, Group: 1})
+	require.NoError(t, err)
+	out, err := e.Reset(nil)
+	require.NoError(t, err)
+	const head = "This row's last episode ended in the last step. "
+	for i := range e.NumEnvs() {
+		assert.NotContains(t, e.Render(i), head, "no episode before the first")
+	}
+	ends := 0
+	for range 400 {
+		actions := make([]int32, e.NumEnvs())
+		for i := range actions {
+			p, ok := e.Pending(i)
+			require.True(t, ok, "with group 1 every row is always active")
+			valid := strings.Split(p.Mask.List(), ",")
+			a, err := collective.ParseAction(valid[int(p.U*float64(len(valid)))])
+			require.NoError(t, err)
+			actions[i] = int32(a)
+		}
+		out, err = e.Step(actions)
+		require.NoError(t, err)
+		for i := range e.NumEnvs() {
+			text := e.Render(i)
+			if out.Terminated[i]+out.Truncated[i] == 0 {
+				assert.NotContains(t, text, head, "row %d", i)
+				continue
+			}
+			ends++
+			f, ok := e.Finished(i)
+			require.True(t, ok)
+			assert.True(t, strings.HasPrefix(text, head), "row %d: %s", i, text)
+			assert.Contains(t, text, fmt.Sprintf("Its reward is %.3f. A new episode, on a new task, starts here.\nYou are agent ", out.Reward[i]), "row %d", i)
+			assert.Equal(t, out.Reward[i], f.Reward, "row %d", i)
+		}
+	}
+	assert.Greater(t, ends, 20)
+}
