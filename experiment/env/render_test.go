@@ -123,18 +123,7 @@ func TestRenderTellsTheResult(t *testing.T) {
 		outcomes := map[string]bool{}
 		for k := 0; slices.Contains(out.Active, 1); k++ {
 			require.Less(t, k, 10000)
-			actions := make([]int32, e.NumEnvs())
-			for i := range actions {
-				if p, ok := e.Pending(i); ok {
-					// Uniform over the valid actions: episodes that end
-					// in every way.
-					valid := strings.Split(p.Mask.List(), ",")
-					a, err := collective.ParseAction(valid[int(p.U*float64(len(valid)))])
-					require.NoError(t, err)
-					actions[i] = int32(a)
-				}
-			}
-			out, err = e.Step(actions)
+			out, err = e.Step(uniformActions(t, e))
 			require.NoError(t, err)
 			for i := range e.NumEnvs() {
 				if _, ok := e.Pending(i); ok {
@@ -209,16 +198,8 @@ func TestRenderTellsTheLastEpisodeWithGroupOne(t *testing.T) {
 	}
 	ends := 0
 	for range 400 {
-		actions := make([]int32, e.NumEnvs())
-		for i := range actions {
-			p, ok := e.Pending(i)
-			require.True(t, ok, "with group 1 every row is always active")
-			valid := strings.Split(p.Mask.List(), ",")
-			a, err := collective.ParseAction(valid[int(p.U*float64(len(valid)))])
-			require.NoError(t, err)
-			actions[i] = int32(a)
-		}
-		out, err = e.Step(actions)
+		require.NotContains(t, out.Active, uint8(0), "with group 1 every row is always active")
+		out, err = e.Step(uniformActions(t, e))
 		require.NoError(t, err)
 		for i := range e.NumEnvs() {
 			text := e.Render(i)
@@ -235,4 +216,20 @@ func TestRenderTellsTheLastEpisodeWithGroupOne(t *testing.T) {
 		}
 	}
 	assert.Greater(t, ends, 20)
+}
+
+// uniformActions returns an action for each active row, uniform over its
+// valid ones by the row's U: episodes that end in every way.
+func uniformActions(t *testing.T, e *env.Env) []int32 {
+	t.Helper()
+	actions := make([]int32, e.NumEnvs())
+	for i := range actions {
+		if p, ok := e.Pending(i); ok {
+			valid := strings.Split(p.Mask.List(), ",")
+			a, err := collective.ParseAction(valid[int(p.U*float64(len(valid)))])
+			require.NoError(t, err)
+			actions[i] = int32(a)
+		}
+	}
+	return actions
 }
