@@ -68,7 +68,7 @@ HELP = {
     "entropy": "the entropy bonus's weight at the first iteration",
     "entropy_end": "the entropy bonus's weight at the last iteration",
     "clip_grad": "the largest global norm of a gradient",
-    "out": "a CSV file for the last tenth's metrics per seed and variant (default: none)",
+    "out": "a CSV file for the last tenth's metrics per seed and variant, written once all are done (default: standard output)",
 }
 
 
@@ -81,6 +81,13 @@ def parse_args():
         seed_list(args.seeds)
     except ValueError as e:
         p.error(f"--seeds {args.seeds}: {e}")
+    for name in ("iterations", "batch", "group"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} {getattr(args, name)}: want a whole number of 1 or more")
+    for name in ("lr", "lr_end", "entropy", "entropy_end", "clip_grad"):
+        v = getattr(args, name)
+        if not (0 <= v < float("inf")) or name == "lr" and v == 0:
+            p.error(f"--{name.replace('_', '-')} {v}: want a finite number of 0 or more" + (" (above 0)" if name == "lr" else ""))
     return args
 
 
@@ -244,11 +251,29 @@ def main(learner=NumpyLearner):
 
 
 def run(args, learner):
-    """Trains every seed and variant of args and writes their rows."""
+    """Trains every seed and variant of args and writes their rows: to
+    standard output, or to args.out once all are done (meanwhile to a file
+    beside it, which a failure removes), so that an error leaves an earlier
+    file of that name as it was."""
+    if not args.out:
+        write_rows(args, learner, sys.stdout)
+        return
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    partial = args.out + ".partial"
+    try:
+        with open(partial, "w", newline="") as out:
+            write_rows(args, learner, out)
+        os.replace(partial, args.out)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+    print(f"wrote {args.out}; python/examples/dose_response.py {args.out} tests the ordering", file=sys.stderr)
+
+
+def write_rows(args, learner, out):
+    """Trains every seed and variant of args, writing a row to out as each
+    ends."""
     variants = args.variants.split(",")
-    if args.out:
-        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    out = open(args.out, "w", newline="") if args.out else sys.stdout
     w = csv.writer(out)
     w.writerow(["seed", "variant", "parallelism", "finish_time", "success", "reward", "decisions", "seconds"])
     for seed in seed_list(args.seeds):
@@ -262,9 +287,6 @@ def run(args, learner):
             out.flush()
             print(f"seed {seed} {v}: last-tenth parallelism {mean['parallelism']:.2f}, finish {mean['finish_time']:.0f} s",
                   file=sys.stderr)
-    if args.out:
-        out.close()
-        print(f"wrote {args.out}; python/examples/dose_response.py {args.out} tests the ordering", file=sys.stderr)
 
 
 if __name__ == "__main__":

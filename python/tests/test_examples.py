@@ -197,19 +197,48 @@ class SeedListTest(unittest.TestCase):
                 rf.seed_list(spec)
 
 
+def run_example(*args):
+    """Runs reinforce_numpy.py with args; returns the finished process."""
+    return subprocess.run([sys.executable, os.path.join(EXAMPLES, "reinforce_numpy.py"), *args],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                              p for p in (os.path.dirname(EXAMPLES), os.environ.get("PYTHONPATH")) if p)))
+
+
+class LearnerArgsTest(unittest.TestCase):
+    def test_bad_numbers_are_refused(self):
+        for flag, value, msg in [("--iterations", "0", "--iterations 0: want a whole number of 1 or more"),
+                                 ("--group", "-2", "--group -2: want a whole number"),
+                                 ("--lr", "0", "--lr 0.0: want a finite number of 0 or more (above 0)"),
+                                 ("--clip-grad", "nan", "--clip-grad nan: want a finite number")]:
+            res = run_example(flag, value)
+            self.assertEqual(res.returncode, 2, res.stderr)
+            self.assertIn(msg, res.stderr)
+
+
 class LearnerSmokeTest(unittest.TestCase):
-    def test_a_few_iterations_run(self):
+    def setUp(self):
         try:
             find_simulate()
         except ServerError as e:
             self.skipTest(str(e))
+
+    def test_a_failed_run_leaves_the_out_file_as_it_was(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "np.csv")
+            with open(out, "w") as f:
+                f.write("earlier results\n")
+            res = run_example("--variants", "hgh", "--iterations", "1", "--batch", "1", "--group", "1", "--out", out)
+            self.assertEqual(res.returncode, 1, res.stderr)
+            self.assertIn('no variant "hgh"', res.stderr)
+            with open(out) as f:
+                self.assertEqual(f.read(), "earlier results\n")
+            self.assertEqual(os.listdir(tmp), ["np.csv"], "no partial file left")
+
+    def test_a_few_iterations_run(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "out", "np.csv")  # a directory that does not exist yet
-            res = subprocess.run([sys.executable, os.path.join(EXAMPLES, "reinforce_numpy.py"), "--variants", "none,high",
-                                  "--iterations", "3", "--batch", "2", "--group", "2", "--out", out],
-                                 capture_output=True, text=True, timeout=120,
-                                 env=dict(os.environ, PYTHONPATH=os.pathsep.join(
-                                     p for p in (os.path.dirname(EXAMPLES), os.environ.get("PYTHONPATH")) if p)))
+            res = run_example("--variants", "none,high", "--iterations", "3", "--batch", "2", "--group", "2", "--out", out)
             self.assertEqual(res.returncode, 0, res.stderr)
             with open(out, newline="") as f:
                 rows = list(csv.DictReader(f))
