@@ -119,6 +119,18 @@ func TestOutCases(t *testing.T) {
 		nested := filepath.Join(root, "traces", "a", "b", "t.json")
 		assert.Equal(t, "wrote "+nested+"\n", mustSimulate(t, "trace", "tiny", "--out", nested))
 		assert.FileExists(t, nested, "parents are made")
+
+		// A file that exists is replaced only with --force, and refused
+		// before any work.
+		_, stderr, code = simulate(t, "trace", "tiny", "--out", file)
+		assert.Equal(t, exitFail, code)
+		assert.Equal(t, "simulate trace: "+file+" exists; use --force to overwrite it, or --out to choose another file\n", stderr)
+		assert.Equal(t, "x", string(readFile(t, file)), "left as it was")
+		assert.Equal(t, "wrote "+file+"\n", mustSimulate(t, "trace", "tiny", "--out", file, "--force"))
+		assert.Equal(t, readFile(t, nested), readFile(t, file))
+		_, stderr, code = simulate(t, "trace", "tiny", "--force")
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, stderr, "--force without --out FILE")
 	})
 }
 

@@ -43,7 +43,8 @@ from --episode on, one OTLP document per line; 'simulate fit' reads them
 back.
 
 The file is written atomically, and trace says so on standard output;
-without --out the trace itself goes to standard output.`,
+a file that exists is replaced only with --force. Without --out the
+trace itself goes to standard output.`,
 	Examples: `
 	simulate trace tiny --variant team --episode 0 --out team0.json
 	simulate trace my-scenario.yaml --variant split --episode 12 --seed 7 --out split12.json
@@ -52,6 +53,7 @@ without --out the trace itself goes to standard output.`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &traceOptions{count: 1}
 		fs.StringVar(&o.out, "out", "", "write the trace to `FILE` (default: standard output)")
+		fs.BoolVar(&o.force, "force", false, "replace the file --out names if it exists")
 		fs.StringVar(&o.format, "format", "chrome", "the trace's `FORMAT`: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans)")
 		fs.Var(intFlag{&o.count}, "count", "with --format otlp, write `N` episodes from --episode on")
 		o.draw.flags(fs)
@@ -65,6 +67,7 @@ type traceOptions struct {
 	limits      limitOptions
 	policy      policyFlag
 	out, format string
+	force       bool
 	count       int
 	draw        drawOptions
 }
@@ -82,6 +85,15 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	if o.draw.episode > math.MaxInt-(o.count-1) {
 		// The episodes' numbers would wrap around: nothing would be traced.
 		return usagef("--episode %d with --count %d: the last episode is past %d", o.draw.episode, o.count, math.MaxInt)
+	}
+	toFile := o.out != "" && o.out != "-"
+	if o.force && !toFile {
+		return usagef("--force without --out FILE: standard output has no file to replace")
+	}
+	if toFile {
+		if err := checkOutFile(o.out, "trace.json", o.force); err != nil {
+			return err
+		}
 	}
 	if err := refuseReplaced(o.draw.sets, o.policy.stand()); err != nil {
 		return err
@@ -114,11 +126,11 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 			return err
 		}
 	}
-	if o.out == "" || o.out == "-" {
+	if !toFile {
 		_, err = s.stdout.Write(b.Bytes())
 		return err
 	}
-	if err := writeOutFile(o.out, "trace.json", b.Bytes()); err != nil {
+	if err := writeOutFile(o.out, "trace.json", o.force, b.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.stdout, "wrote %s\n", o.out)
