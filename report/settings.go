@@ -9,11 +9,28 @@ import (
 	"github.com/goccy/go-yaml/parser"
 )
 
-// settings returns the table of the settings in which the variants of
-// resolved (a manifest's scenario as run) differ: a row per variant, a
-// column per path any variant sets, the scenario's own value where a
-// variant does not set it. It is nil when no variant sets anything.
-func settings(resolved string) (*Table, error) {
+// Settings are the settings in which the variants of a resolved scenario
+// (a manifest's scenario as run) differ, each value written as YAML
+// writes it on one line.
+type Settings struct {
+	// Paths are the dotted paths that any variant sets, sorted.
+	Paths []string
+	// Variants are the variants in the scenario's order.
+	Variants []VariantSettings
+	// Scenario holds the scenario's own value at each path, "–" where it
+	// has none.
+	Scenario map[string]string
+}
+
+// VariantSettings are the values one variant sets, by path.
+type VariantSettings struct {
+	Name string
+	Set  map[string]string
+}
+
+// ReadSettings reads the settings of resolved; nil when no variant sets
+// anything.
+func ReadSettings(resolved string) (*Settings, error) {
 	if resolved == "" {
 		return nil, nil
 	}
@@ -39,31 +56,47 @@ func settings(resolved string) (*Table, error) {
 	if err := yaml.NodeToValue(root, &whole); err != nil {
 		return nil, err
 	}
-	var paths []string
+	out := &Settings{Scenario: map[string]string{}}
 	for _, v := range doc.Variants {
-		for p := range v.Set {
-			if !slices.Contains(paths, p) {
-				paths = append(paths, p)
+		vs := VariantSettings{Name: v.Name, Set: map[string]string{}}
+		for p, val := range v.Set {
+			if !slices.Contains(out.Paths, p) {
+				out.Paths = append(out.Paths, p)
+				out.Scenario[p] = value(lookup(whole, p))
 			}
+			vs.Set[p] = value(val)
 		}
+		out.Variants = append(out.Variants, vs)
 	}
-	if len(paths) == 0 {
+	if len(out.Paths) == 0 {
 		return nil, nil
 	}
-	slices.Sort(paths)
+	slices.Sort(out.Paths)
+	return out, nil
+}
+
+// settings returns the table of the settings of resolved: a row per
+// variant, a column per path any variant sets, the scenario's own value
+// where a variant does not set it. It is nil when no variant sets
+// anything.
+func settings(resolved string) (*Table, error) {
+	st, err := ReadSettings(resolved)
+	if st == nil || err != nil {
+		return nil, err
+	}
 	tab := &Table{ID: "settings", Title: "Variants",
 		Caption: "The settings a variant sets; the others are the scenario's (in grey). The manifest holds the whole scenario as run."}
 	tab.Head = append(tab.Head, Head{Text: "variant"})
-	for _, p := range paths {
+	for _, p := range st.Paths {
 		tab.Head = append(tab.Head, Head{Text: p})
 	}
-	for _, v := range doc.Variants {
+	for _, v := range st.Variants {
 		row := []Cell{{Text: v.Name}}
-		for _, p := range paths {
+		for _, p := range st.Paths {
 			if val, ok := v.Set[p]; ok {
-				row = append(row, Cell{Text: value(val)})
+				row = append(row, Cell{Text: val})
 			} else {
-				row = append(row, Cell{Text: value(lookup(whole, p)), Class: "default", Title: "the scenario's value"})
+				row = append(row, Cell{Text: st.Scenario[p], Class: "default", Title: "the scenario's value"})
 			}
 		}
 		tab.Rows = append(tab.Rows, row)

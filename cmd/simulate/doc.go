@@ -804,7 +804,8 @@
 // back.
 //
 // The file is written atomically, and trace says so on standard output;
-// without --out the trace itself goes to standard output.
+// a file that exists is replaced only with --force. Without --out the
+// trace itself goes to standard output.
 //
 // The flags are:
 //
@@ -812,6 +813,8 @@
 //		with --format otlp, write N episodes from --episode on (default 1)
 //	--episode K
 //		the episode K, counting from 0 as in episodes.csv
+//	--force
+//		replace the file --out names if it exists
 //	--format FORMAT
 //		the trace's FORMAT: chrome (Chrome Trace Event JSON) or otlp (OTLP/JSON GenAI spans) (default chrome)
 //	--max-events N
@@ -1057,9 +1060,9 @@
 // names as well as paths to YAML files.
 //
 // With a SCENARIO (a name or a YAML file's path), list prints its
-// description and its variants, the names that 'simulate env' and
-// VecEnv's variant take, and that the other commands' outputs name in
-// their variant column.
+// description and its variants, each with the settings it changes from
+// the scenario's: the names that 'simulate env' and VecEnv's variant take,
+// and that the other commands' outputs name in their variant column.
 //
 // Examples:
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -20,9 +21,9 @@ one-line descriptions. Any command that takes a SCENARIO accepts these
 names as well as paths to YAML files.
 
 With a SCENARIO (a name or a YAML file's path), list prints its
-description and its variants, the names that 'simulate env' and
-VecEnv's variant take, and that the other commands' outputs name in
-their variant column.`,
+description and its variants, each with the settings it changes from
+the scenario's: the names that 'simulate env' and VecEnv's variant take,
+and that the other commands' outputs name in their variant column.`,
 	Examples: `
 	simulate list
 	simulate list latency-pressure
@@ -42,12 +43,30 @@ func runList(ctx context.Context, s *session, args []string) error {
 		if err != nil {
 			return err
 		}
-		names := make([]string, len(sc.Variants))
-		for i, v := range sc.Variants {
-			names[i] = v.Name
+		st, err := htmlreport.ReadSettings(string(sc.Resolved))
+		if err != nil {
+			return fmt.Errorf("%s: the scenario as resolved: %w", sc.Source, err)
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", sc.Name, sc.Description)
-		fmt.Fprintf(tw, "variants\t%s\n", strings.Join(names, ", "))
+		fmt.Fprintf(tw, "%s\t%s\n\nvariant\tsets\n", sc.Name, sc.Description)
+		for i, v := range sc.Variants {
+			var own, scenario []string
+			for _, p := range settingPaths(st) {
+				if val, ok := st.Variants[i].Set[p]; ok {
+					own = append(own, p+"="+val)
+				} else {
+					scenario = append(scenario, p+"="+st.Scenario[p])
+				}
+			}
+			sets := strings.Join(own, ", ")
+			if len(own) == 0 {
+				// What the others change, this one has as the scenario does.
+				sets = "nothing"
+				if len(scenario) > 0 {
+					sets += "; the scenario's " + strings.Join(scenario, ", ")
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", v.Name, sets)
+		}
 		return tw.Flush()
 	}
 	for _, name := range scenarios.Names() {
@@ -55,4 +74,12 @@ func runList(ctx context.Context, s *session, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\n", name, desc)
 	}
 	return tw.Flush()
+}
+
+// settingPaths returns the paths of st, none where it is nil.
+func settingPaths(st *htmlreport.Settings) []string {
+	if st == nil {
+		return nil
+	}
+	return st.Paths
 }

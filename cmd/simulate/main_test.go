@@ -611,9 +611,14 @@ func TestListSchemaVersion(t *testing.T) {
 	_, _, code := simulate(t, "list", testScenario, "extra")
 	assert.Equal(t, exitUsage, code)
 
-	// A scenario's variants, in file order, by name or by path.
-	want := testScenario + "       Five-node fork-join, split against team, for quick checks.\nvariants   split, team\n"
+	// A scenario's variants, in file order, by name or by path, each
+	// with what it sets; one that sets nothing, with the scenario's values
+	// of what the others set.
+	want := testScenario + "   Five-node fork-join, split against team, for quick checks.\n\n" +
+		"variant   sets\nsplit     nothing; the scenario's policy.organization=split\nteam      policy.organization=team\n"
 	assert.Equal(t, want, mustSimulate(t, "list", testScenario))
+	assert.Contains(t, mustSimulate(t, "list", "rlcr-peer"), "\nw0        nothing; the scenario's reward.latency=0.0, reward.penalty=none\n"+
+		"w0.25     reward.latency=0.25, reward.penalty=linear\n")
 	path := filepath.Join(t.TempDir(), "tiny.yaml")
 	data, ok := scenarios.Embedded(testScenario)
 	require.True(t, ok)
