@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/swarmsim/swarmsim/internal/spelling"
 )
 
 // Dist is a probability distribution over non-negative float64 values:
@@ -303,7 +305,7 @@ func DistNames() []string {
 }
 
 func unknownKindError(name string) error {
-	return fmt.Errorf("unknown distribution %q (allowed: %s, or a bare number or duration)", name, strings.Join(DistNames(), ", "))
+	return fmt.Errorf("unknown distribution %q (allowed: %s, or a bare number or duration)%s", name, strings.Join(DistNames(), ", "), spelling.DidYouMean(name, DistNames()))
 }
 
 func exampleOf(name string) string {

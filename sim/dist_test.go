@@ -73,7 +73,9 @@ func TestParseDistInvalid(t *testing.T) {
 	}{
 		{"", "empty"},
 		{"   ", "empty"},
-		{"expo(1)", `unknown distribution "expo" (allowed: const, exp, uniform, lognormal, gamma, normal`},
+		{"expo(1)", `unknown distribution "expo" (allowed: const, exp, uniform, lognormal, gamma, normal, poisson, lognormal2, or a bare number or duration); did you mean "exp"?`},
+		{"gamm(1, 2)", `unknown distribution "gamm" (allowed: const, exp, uniform, lognormal, gamma, normal, poisson, lognormal2, or a bare number or duration); did you mean "gamma"?`},
+		{"weibull(1, 2)", `or a bare number or duration)`},
 		{"Exp(1)", `unknown distribution "Exp"`},
 		{"(1)", `unknown distribution ""`},
 		{"exp", "exp needs arguments in parentheses, as in exp(mean=M)"},
