@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -291,6 +292,28 @@ func fieldNames(fields []field) []string {
 // unknownKey phrases the error for a key that is not among allowed.
 func unknownKey(key string, allowed []string) string {
 	return fmt.Sprintf("unknown key (allowed: %s)%s", strings.Join(allowed, ", "), spelling.DidYouMean(key, allowed))
+}
+
+// nestedFields returns the paths, relative to struct type t, of the
+// fields named key in the structs that t's fields hold, up to depth
+// levels down.
+func nestedFields(t reflect.Type, key string, depth int) []string {
+	var out []string
+	for _, f := range fieldsOf(t) {
+		ft := t.FieldByIndex(f.index).Type
+		if ft.Kind() != reflect.Struct || depth == 0 {
+			continue
+		}
+		if _, ok := lookupField(fieldsOf(ft), key); ok {
+			out = append(out, f.name+"."+key)
+		}
+		for _, p := range nestedFields(ft, key, depth-1) {
+			if !slices.Contains(out, f.name+"."+p) {
+				out = append(out, f.name+"."+p)
+			}
+		}
+	}
+	return out
 }
 
 func joinPath(path, key string) string {
@@ -628,7 +651,16 @@ func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string, at *tok
 		key := keyText(kv.Key)
 		f, ok := lookupField(fields, key)
 		if !ok {
-			d.fail(ktok, joinPath(path, key), "%s", unknownKey(key, fieldNames(fields)))
+			msg := unknownKey(key, fieldNames(fields))
+			// A key indented one level too little (coupling beside task
+			// instead of in it) is a field of a section here.
+			if inner := nestedFields(v.Type(), key, 2); len(inner) > 0 && spelling.Nearest(key, fieldNames(fields)) == "" {
+				for i := range inner {
+					inner[i] = joinPath(path, inner[i])
+				}
+				msg += fmt.Sprintf("; the scenario has %s: a key indented too little?", strings.Join(inner, " and "))
+			}
+			d.fail(ktok, joinPath(path, key), "%s", msg)
 			continue
 		}
 		d.decode(kv.Value, v.FieldByIndex(f.index), joinPath(path, key), ktok, depth+1)

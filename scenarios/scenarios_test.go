@@ -295,6 +295,15 @@ func TestLeadingZero(t *testing.T) {
 	}
 }
 
+// TestMisplacedKeyOrMisspelt: a key near an allowed one is taken for a
+// misspelling of it, even where a section has a field of its name (seeds:
+// seed, or sweep.seeds), and only the nearest is suggested.
+func TestMisplacedKeyOrMisspelt(t *testing.T) {
+	_, err := scenarios.Parse([]byte("task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\nseeds: 3\n"), "x.yaml", nil)
+	require.Error(t, err)
+	assert.True(t, strings.HasSuffix(err.Error(), `figures); did you mean "seed"?`), err.Error())
+}
+
 // TestYAMLForms: the YAML forms a hand-written file may use (tags, block
 // scalars, keys that are not strings, aliases) decode as they read, and a
 // mistake in one names the key and what was written.
@@ -311,6 +320,11 @@ func TestYAMLForms(t *testing.T) {
 		{"block scalar", base + "policy:\n  organization: |-\n    team\n", func(sc *scenarios.Scenario) any { return sc.Base.Policy.Organization }, "team"},
 		{"empty block scalar", base + team + "description: |\n", func(sc *scenarios.Scenario) any { return sc.Description }, ""},
 		{"integer key", base + team + "5: x\n", nil, "x.yaml:3:1: 5: unknown key (allowed: name, description, seed"},
+		// A key indented too little is named where it belongs; a
+		// misspelling near an allowed key is not (did you mean says it).
+		{"key out of its section", base + team + "coupling: 0.5\n", nil, "figures); the scenario has task.coupling: a key indented too little?"},
+		{"key of two sections", base + team + "latency: 0.5\n", nil, "; the scenario has collective.comm.latency and reward.latency: a key"},
+		{"key one level out", base + team + "collective: {mode: rework}\n", nil, "x.yaml:3:14: collective.mode: unknown key (allowed: agents, speed, strength, calls, comm, spawn, check, reconcile, select, time_limit, token_budget, serving, api, tools, handoff); the scenario has collective.reconcile.mode: a key indented too little?"},
 		{"alias to no anchor", base + team + "seed: *nope\n", nil, "x.yaml:3:1: seed: alias *nope refers to no anchor"},
 	}
 	for _, tt := range tests {
