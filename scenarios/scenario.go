@@ -498,6 +498,11 @@ func (p *parse) syntax(data []byte) (err error) {
 				// below it continues, not the key.
 				e.Msg += " (either a key below is indented deeper than the key before it, which makes it part of this value, or this value holds \": \" and needs quotes)"
 			}
+			if ye.GetMessage() == "value is not allowed in this context" {
+				// A key at an indentation no mapping has: most often one
+				// below a list, at its dashes.
+				e.Msg += " (this key's indentation fits no mapping above it: after a list item, line it up with the item's first key, after its \"- \", or start a new item with \"- \"; after a value written on its key's line, line it up with that key)"
+			}
 			if strings.HasPrefix(ye.GetMessage(), "found character '\t'") {
 				// Editors show a tab as indentation, so the line looks fine.
 				e.Msg += " (YAML indents with spaces, not tabs: replace the tab)"

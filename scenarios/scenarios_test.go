@@ -168,6 +168,7 @@ func TestLoadBad(t *testing.T) {
 		{"tab.yaml", []string{"tab.yaml:3:1: malformed YAML: found character '\t' that cannot start any token (YAML indents with spaces, not tabs: replace the tab)"}},
 		{"duplicate-key.yaml", []string{"duplicate-key.yaml:5:3: malformed YAML:", `"length" already defined`}},
 		{"overindented.yaml", []string{"overindented.yaml:3:10: malformed YAML: mapping value is not allowed in this context (either a key below is indented deeper than the key before it, which makes it part of this value"}},
+		{"list-key-dedented.yaml", []string{`list-key-dedented.yaml:6:3: malformed YAML: value is not allowed in this context (this key's indentation fits no mapping above it: after a list item, line it up with the item's first key, after its "- ", or start a new item with "- "`}},
 		{"bad-duration.yaml", []string{"bad-duration.yaml:6:3: collective.time_limit:", `"90"`, "want a number with a unit, such as 90s, 12m or 1h30m"}},
 		{"bad-dist.yaml", []string{"bad-dist.yaml:5:3: task.work:", `unknown distribution "expo"`, "allowed: const, exp, uniform, lognormal, gamma, normal"}},
 		{"unknown-kind.yaml", []string{"unknown-kind.yaml:3:3: task.kind:", `unknown "browsing"`, "allowed: decomposable, navigation, sequential, tool-heavy"}},
