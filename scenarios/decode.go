@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -287,6 +288,16 @@ func fieldNames(fields []field) []string {
 		names[i] = f.name
 	}
 	return names
+}
+
+// distHint suggests, for a distribution of an unknown name, the nearest
+// known one; "" for any other error.
+func distHint(err error) string {
+	var u *sim.UnknownDistError
+	if !errors.As(err, &u) {
+		return ""
+	}
+	return spelling.DidYouMean(u.Name, sim.DistNames())
 }
 
 // unknownKey phrases the error for a key that is not among allowed.
@@ -624,7 +635,7 @@ func (d *decoder) decodeText(n ast.Node, v reflect.Value, path string, at *token
 	// Decode into a fresh value, so that a failure leaves v unchanged.
 	nv := reflect.New(t)
 	if err := nv.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-		d.fail(at, path, "%v", err)
+		d.fail(at, path, "%v%s", err, distHint(err))
 		return
 	}
 	v.Set(nv.Elem())

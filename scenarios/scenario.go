@@ -705,7 +705,7 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
 	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
 		nv := reflect.New(t)
 		if err := nv.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(strings.TrimSpace(val))); err != nil {
-			d.fail(nil, path, "%v", err)
+			d.fail(nil, path, "%v%s", err, distHint(err))
 			return
 		}
 		v.Set(nv.Elem())

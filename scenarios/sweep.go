@@ -622,7 +622,7 @@ func (p *parse) randomAxis(scope *axisScope, e setEntry) (RandomAxis, bool) {
 	}
 	dist, err := sim.ParseDist(text)
 	if err != nil {
-		p.axisError("random", tok, path, "%v", err)
+		p.axisError("random", tok, path, "%v%s", err, distHint(err))
 		return RandomAxis{}, false
 	}
 	if !drawable(fv.Type()) {

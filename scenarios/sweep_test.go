@@ -119,7 +119,7 @@ func TestSweepParseErrors(t *testing.T) {
 		{"sweep:\n  command: run\n  random:\n    reward.task: uniform(0, 1)\n  samples: 1000000\n", nil, []string{"sweep: 1000000 trials are too many"}},
 		{"sweep:\n  command: run\n  random:\n    reward.task: uniform(0, 1)\n  samples: 1000001\n", nil, []string{"s.yaml:16:3: sweep.samples: 1000001 is out of range (1 to 1000000)"}},
 		{"sweep:\n  command: run\n  random:\n    reward.task: uniform(0, 1)\n  samples: -1\n", nil, []string{"s.yaml:16:3: sweep.samples: -1 is out of range (1 to 1000000)"}},
-		{"sweep:\n  command: train\n  random:\n    train.lr: expo(3)\n  samples: 1\n", nil, []string{`s.yaml:15:15: train.lr: invalid distribution "expo(3)"`}},
+		{"sweep:\n  command: train\n  random:\n    train.lr: expo(3)\n  samples: 1\n", nil, []string{`s.yaml:15:15: train.lr: invalid distribution "expo(3)"`, `did you mean "exp"?`}},
 		// An axis in a section that the trials never read would change nothing.
 		{"sweep:\n  command: run\n  grid:\n    train.lr: [0.1, 0.2]\n", nil,
 			[]string{"s.yaml:15:5: sweep.grid: train.lr: an evaluation never trains, so it never reads the train section (simulate train and sweeps of command train do)"}},

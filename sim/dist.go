@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/swarmsim/swarmsim/internal/spelling"
 )
 
 // Dist is a probability distribution over non-negative float64 values:
@@ -185,7 +183,7 @@ func MustParseDist(s string) Dist {
 func ParseDist(s string) (Dist, error) {
 	d, err := parseDist(s)
 	if err != nil {
-		return Dist{}, fmt.Errorf("%w %q: %v", ErrBadDist, s, err)
+		return Dist{}, fmt.Errorf("%w %q: %w", ErrBadDist, s, err)
 	}
 	return d, nil
 }
@@ -304,8 +302,14 @@ func DistNames() []string {
 	return names
 }
 
-func unknownKindError(name string) error {
-	return fmt.Errorf("unknown distribution %q (allowed: %s, or a bare number or duration)%s", name, strings.Join(DistNames(), ", "), spelling.DidYouMean(name, DistNames()))
+func unknownKindError(name string) error { return &UnknownDistError{Name: name} }
+
+// An UnknownDistError is the error of a distribution whose name ParseDist
+// does not know; a caller may suggest the nearest of DistNames.
+type UnknownDistError struct{ Name string }
+
+func (e *UnknownDistError) Error() string {
+	return fmt.Sprintf("unknown distribution %q (allowed: %s, or a bare number or duration)", e.Name, strings.Join(DistNames(), ", "))
 }
 
 func exampleOf(name string) string {

@@ -28,5 +28,5 @@ func ExampleParseDist() {
 	// uniform(lo=30s, hi=1m30s)    → uniform(30, 90)              mean 60
 	// lognormal(mean=2m, cv=0.5)   → lognormal(mean=120, cv=0.5)  mean 120
 	// normal(mean=0, sd=1)         → normal(mean=0, sd=1)         mean 0.7979
-	// error: invalid distribution "expo(5m)": unknown distribution "expo" (allowed: const, exp, uniform, lognormal, gamma, normal, poisson, lognormal2, or a bare number or duration); did you mean "exp"?
+	// error: invalid distribution "expo(5m)": unknown distribution "expo" (allowed: const, exp, uniform, lognormal, gamma, normal, poisson, lognormal2, or a bare number or duration)
 }
