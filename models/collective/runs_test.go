@@ -84,6 +84,13 @@ func TestRunsChangeNothing(t *testing.T) {
 			c.Spawn = sim.Time(1+n%7) * 7 * sim.Second
 			return c
 		}},
+		// Prompts that take longer to read than a call's work, so that a
+		// call's time is mostly its prefill.
+		{"prefill", func(n int) collective.Config {
+			c := tieConfig(3 + n%5)
+			c.Calls.PromptToken = sim.Time(50+n%7*10) * sim.Millisecond
+			return c
+		}},
 		{"trace", func(n int) collective.Config { return tieConfig(2 + n%5) }},
 		{"tools", func(n int) collective.Config {
 			c := collective.Defaults()
