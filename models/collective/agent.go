@@ -43,7 +43,6 @@ type agent struct {
 	reviewing   task.ID    // the handed-back part the agent is checking (Check.By); -1 if none
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
-	workLeft    sim.Time // work of the attempt not yet in a call
 	iteration   int
 	inputTokens int
 	activity    sim.Time // start of the current traced activity
