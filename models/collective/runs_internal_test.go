@@ -104,3 +104,30 @@ func TestOutstandingCountsTheRunsCalls(t *testing.T) {
 	require.Positive(t, checked)
 	assert.Positive(t, going, "no decision saw a run going")
 }
+
+// TestSlotsSpread: Fibonacci hashing spreads instants over the table, so
+// that the instants of runs going seldom share a slot (a shared slot sends
+// a look to runOwner, a full one refuses a run). Of instantSlots instants,
+// those at random fill about 1 − 1/e ≈ 63% of the slots, as a perfect
+// hash would, consecutive nanoseconds more; multiples of a 30 s call span
+// fill fewer (816, about five to a slot), still far from one.
+func TestSlotsSpread(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name string
+		at   func(k int) sim.Time
+		min  int
+	}{
+		{"random", func(int) sim.Time { return sim.Time(r.Int64N(int64(100 * sim.Hour))) }, instantSlots / 2},
+		{"1 ns apart", func(k int) sim.Time { return sim.Time(k) }, instantSlots / 2},
+		{"30 s apart", func(k int) sim.Time { return sim.Time(k) * 30 * sim.Second }, instantSlots / 8},
+	} {
+		used := map[int]bool{}
+		for k := range instantSlots {
+			s := slot(tc.at(k))
+			require.True(t, s >= 0 && s < instantSlots, "%s: slot %d", tc.name, s)
+			used[s] = true
+		}
+		assert.Greater(t, len(used), tc.min, tc.name)
+	}
+}
