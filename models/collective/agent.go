@@ -43,7 +43,6 @@ type agent struct {
 	reviewing   task.ID    // the handed-back part the agent is checking (Check.By); -1 if none
 	callsLeft   int
 	callWork    sim.Time // work of the call in progress
-	workLeft    sim.Time // work of the attempt not yet in a call
 	iteration   int
 	inputTokens int
 	activity    sim.Time // start of the current traced activity
@@ -244,7 +243,13 @@ func (a *agent) apply(act Action, mask Mask) {
 		a.release()
 		a.startPart(a.at.pop(), 0)
 	case Delegate:
+		// A duplicate's delegator may hold a part: the helpers woken for
+		// what handing it on makes ready wait for the delegation
+		// (wakeHeld), so that an idle helper is still idle to take it,
+		// and none is spawned past the team in its stead.
+		ep.holding = a.at.nReady == 0
 		a.release()
+		ep.holding = false
 		a.delegate()
 	case Attempt:
 		a.release()

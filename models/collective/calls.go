@@ -25,7 +25,6 @@ func (a *agent) startCall() {
 		a.part(a.cur).lastCall = now + read
 	}
 	a.callWork = nextCallWork(a.callQ, a.callR, a.callsLeft)
-	a.workLeft -= a.callWork
 	c := &ep.cfg.Calls
 	prompt := c.SystemPrompt + a.context + a.inputTokens
 	cc := &a.callCosts

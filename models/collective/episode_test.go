@@ -377,3 +377,27 @@ func TestAnyJoinInheritsItsTrigger(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyJoinReadsOnlyItsTrigger: at an `any` join only the alternative
+// that made it ready is an input. The main agent delegates try a (one
+// minute, 100 tokens to the pick) and works on try b (two minutes, 1000
+// tokens) itself. a's maker hands a on at 60 s, which makes b moot; the
+// main agent drops b at the end of its call then and takes the pick. It
+// reads a's 100 tokens, at 10 ms a token, and not b's, so the pick's two
+// calls start at 61 s and end at 121 s. Reading b's output instead, its
+// own, would start the pick at 60 s; reading both, at 71 s.
+func TestAnyJoinReadsOnlyItsTrigger(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "a", Work: sim.Minute}, {Name: "b", Work: 2 * sim.Minute},
+		{Name: "pick", Work: sim.Minute, Join: task.JoinAny},
+	}, []task.Edge{{From: 0, To: 2, Tokens: 100}, {From: 1, To: 2, Tokens: 1000}})
+	require.NoError(t, err)
+	cfg := free(2)
+	cfg.Comm.Read = 10 * sim.Millisecond
+	res, err := collective.Run(g, cfg, orchestrator(false), sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	require.True(t, res.Acceptable)
+	assert.Equal(t, 121*sim.Second, res.Finish)
+	assert.Equal(t, int64(100), res.MessageTokens, "a's output, sent to the pick's maker")
+	assert.Equal(t, 1, res.Spawned)
+}

@@ -347,3 +347,79 @@ func TestDuplicateNeedsAHelper(t *testing.T) {
 		assert.Equal(t, tc.dup, d.Mask.Has(collective.Delegate), "%d agents", tc.agents)
 	}
 }
+
+// TestDuplicateWhileHoldingStaysInTheTeam: the main agent delegates q to
+// a helper and p (3 min) to another, works v itself and, holding v with
+// nothing ready, delegates again while the helper of q waits idle and the
+// team is full. Handing v on makes w ready, so the delegation is w's, not
+// a duplicate of p, and it goes to the idle helper: no agent is spawned
+// past the team's three, which a helper woken for w before the delegation
+// left the delegation to do.
+func TestDuplicateWhileHoldingStaysInTheTeam(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "q", Work: 30 * sim.Second}, {Name: "p", Work: 3 * sim.Minute},
+		{Name: "v", Work: sim.Minute}, {Name: "w", Work: sim.Minute},
+	}, []task.Edge{{From: 2, To: 3}})
+	require.NoError(t, err)
+	cfg := free(3)
+	cfg.Handoff.Duplicates = true
+	pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case !o.Main && m.Has(collective.Work):
+			return collective.Work
+		case !o.Main:
+			return collective.Wait
+		case o.Complete && m.Has(collective.Submit):
+			return collective.Submit
+		case o.Ready == 1:
+			return collective.Work
+		case m.Has(collective.Delegate):
+			return collective.Delegate
+		}
+		return collective.Wait
+	})
+	res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	var at60 *collective.Decision
+	for i, d := range res.Decisions {
+		assert.GreaterOrEqual(t, d.Obs.Free, 0, "decision %d: more agents than the team's", i)
+		if d.Obs.Main && d.Obs.Elapsed == 60 && at60 == nil {
+			at60 = &res.Decisions[i]
+		}
+	}
+	require.NotNil(t, at60)
+	assert.Equal(t, collective.Observation{Agent: 0, Main: true, Elapsed: 60, Progress: 30.0 / 330, Busy: 1, Idle: 1, Unchecked: true}, at60.Obs)
+	assert.Equal(t, collective.Delegate, at60.Action)
+	assert.Equal(t, 2, res.Spawned, "w went to the idle helper")
+	assert.Zero(t, res.Duplicates, "v handed on made w ready: nothing was duplicated")
+	assert.Equal(t, 3, res.SubagentTasks)
+	assert.Equal(t, 3*sim.Minute, res.Finish)
+	assert.True(t, res.Acceptable)
+}
+
+// TestDuplicatesStayInTheTeam: delegating duplicates whenever it may,
+// from the main agent and helpers alike, no agent ever sees more agents
+// live than the team has (Free below 0): a duplicate goes to an idle
+// helper or a new one only where the team has room, the waiting main
+// agent counting as idle but taking no delegation.
+func TestDuplicatesStayInTheTeam(t *testing.T) {
+	dups := 0
+	for _, pol := range []collective.Policy{passer, uniform} {
+		for _, f := range families {
+			for agents := 2; agents <= 6; agents++ {
+				for seed := range uint64(10) {
+					cfg := collective.Defaults()
+					cfg.Agents = agents
+					cfg.Handoff.Duplicates = true
+					res, err := collective.Run(draw(t, f, seed), cfg, pol, sim.NewStreams(seed), collective.Options{Record: true})
+					require.NoError(t, err)
+					for i, d := range res.Decisions {
+						require.GreaterOrEqual(t, d.Obs.Free, 0, "%s, %d agents, seed %d, decision %d", f.Shape, agents, seed, i)
+					}
+					dups += res.Duplicates
+				}
+			}
+		}
+	}
+	assert.Positive(t, dups)
+}

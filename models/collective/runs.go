@@ -190,7 +190,6 @@ func (a *agent) settleRun(now sim.Time) {
 	}
 	n1 := max(0, min(a.callR, left0-1)-a.callsLeft+1)
 	a.callWork = nextCallWork(a.callQ, a.callR, a.callsLeft)
-	a.workLeft -= a.callQ*sim.Time(k) + sim.Time(n1)
 	ep := a.ep
 	ep.res.ModelCalls += k
 	ep.res.PromptTokens += int64(k) * int64(a.runPrompt)

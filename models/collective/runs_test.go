@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -82,6 +83,13 @@ func TestRunsChangeNothing(t *testing.T) {
 			c.Agents = 3 + n%6
 			c.Handoff.Duplicates = true
 			c.Spawn = sim.Time(1+n%7) * 7 * sim.Second
+			return c
+		}},
+		// Prompts that take longer to read than a call's work, so that a
+		// call's time is mostly its prefill.
+		{"prefill", func(n int) collective.Config {
+			c := tieConfig(3 + n%5)
+			c.Calls.PromptToken = sim.Time(50+n%7*10) * sim.Millisecond
 			return c
 		}},
 		{"trace", func(n int) collective.Config { return tieConfig(2 + n%5) }},
@@ -169,4 +177,34 @@ func (s *runsSpy) Decide(o *collective.Observation, m collective.Mask, u float64
 		s.seen++
 	}
 	return s.Policy.Decide(o, m, u)
+}
+
+// TestPartRunsAsOneRun: a helper's part of two calls of 30 s, or of three
+// whose last is a nanosecond longer (work of 60 s + 1 ns), runs as one run
+// of model calls, which the main agent's decision at 10 s, after a call
+// of its own, finds going; a part of one call has no run.
+func TestPartRunsAsOneRun(t *testing.T) {
+	for _, tc := range []struct {
+		work sim.Time
+		runs int
+	}{
+		{30 * sim.Second, 0},
+		{60 * sim.Second, 1},
+		{60*sim.Second + 1, 1},
+	} {
+		g, err := task.New([]task.Node{{Name: "x", Work: tc.work}, {Name: "y", Work: 10 * sim.Second}}, nil)
+		require.NoError(t, err)
+		var runner collective.Runner
+		var seen []int
+		pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, u float64) collective.Action {
+			if o.Main && o.Elapsed == 10 {
+				seen = append(seen, runner.RunsGoing())
+			}
+			return orchestrator(false).Decide(o, m, u)
+		})
+		res, err := runner.Run(g, free(2), pol, sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		require.Equal(t, 1, res.Spawned, "x went to a helper")
+		assert.Equal(t, []int{tc.runs}, seen, "work %v", tc.work)
+	}
 }

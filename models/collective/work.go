@@ -63,7 +63,6 @@ func (a *agent) setPart(v task.ID) {
 	a.callsLeft = calls
 	a.callsTotal = calls
 	a.runTies = false
-	a.workLeft = work
 	a.callQ, a.callR = splitWork(work, calls)
 	if a.ep.tools != nil {
 		a.toolsTotal = a.drawToolCalls()
