@@ -55,9 +55,9 @@ func TestParseTablesErrors(t *testing.T) {
 		{"lines number", func(t plots.Table) error { _, err := plots.ParseLinesTable(t); return err },
 			plots.Table{Header: []string{"series", "x", "y", "lo", "hi"}, Rows: [][]string{{"a", "one", "1", "", ""}}}, `row 1, column x: "one" is not a number`},
 		{"lines ragged band", func(t plots.Table) error { _, err := plots.ParseLinesTable(t); return err },
-			plots.Table{Header: []string{"series", "x", "y", "lo", "hi"}, Rows: [][]string{{"a", "0", "1", "0", "2"}, {"a", "1", "1", "", ""}}}, "has a band elsewhere"},
+			plots.Table{Header: []string{"series", "x", "y", "lo", "hi"}, Rows: [][]string{{"a", "0", "1", "0", "2"}, {"a", "1", "1", "", ""}}}, `row 2: series "a" has a band elsewhere but none here`},
 		{"timeline record", func(t plots.Table) error { _, _, err := plots.ParseTimelineTable(t); return err },
-			plots.Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}, Rows: [][]string{{"arrow", "a", "0", "1", "", "", ""}}}, "want span or flow"},
+			plots.Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}, Rows: [][]string{{"span", "a", "0", "1", "work", "", ""}, {"arrow", "a", "0", "1", "", "", ""}}}, `row 2, column record: "arrow": want span or flow`},
 		{"grid holes", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
 			plots.Table{Header: []string{"x", "y", "z"}, Rows: [][]string{{"0", "0", "1"}, {"1", "1", "1"}}}, "2 cells for 2 x and 2 y values"},
 		{"grid header", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
@@ -73,8 +73,9 @@ func TestParseTablesErrors(t *testing.T) {
 
 func TestDrawSpec(t *testing.T) {
 	spec := plots.Spec{Name: "c", Kind: "bars", YLabel: "y (s)", Size: "column"}
-	_, err := plots.Draw(&spec, plots.BarsTable([]plots.Bar{{Label: "x", Mean: 1, Lo: 0.5, Hi: 2}}))
+	p, err := plots.Draw(&spec, plots.BarsTable([]plots.Bar{{Label: "x", Mean: 1, Lo: 0.5, Hi: 2}}))
 	require.NoError(t, err)
+	require.NotNil(t, p)
 	spec.Size = "poster"
 	_, err = plots.Draw(&spec, plots.BarsTable(nil))
 	assert.ErrorContains(t, err, `size "poster": want column, page or tall`)
