@@ -41,6 +41,9 @@ func TestDescribeEveryTerm(t *testing.T) {
 			[]string{"plus 0.5 × the finish time over 2h0m0s", "plus 1 × the total busy time", "minus 0.3 × the helpers"}, []string{"-"}},
 		{"PARL", Reward{Task: 1, Penalty: PenaltyNone, Parallel: 0.3, Finish: 0.2, Anneal: 10},
 			[]string{"plus 0.3 × the helpers and independent attempts started over the 4 that could exist", "plus 0.2 × the share of the subtasks handed to helpers"}, nil},
+		// r_finish alone is worded without r_parallel's term.
+		{"PARL's finish alone", Reward{Task: 1, Penalty: PenaltyNone, Finish: 0.2, Anneal: 10},
+			[]string{"plus 0.2 × the share of the subtasks handed to helpers that they completed"}, []string{"independent attempts"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, tc.r.Validate(c))

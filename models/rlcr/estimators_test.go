@@ -149,6 +149,12 @@ func TestRolloutAdvantages(t *testing.T) {
 	for _, a := range rolloutAdvantages(nil, c, []float64{0.5, 0.5}, 2, &baseline) {
 		assert.Equal(t, 0.0, a)
 	}
+	// Nor does a mean that rounds off the equal rewards (0.1·3/3 is
+	// 0.10000000000000002) make the std NaN: its variance is a sum of
+	// squares, never below 0.
+	for _, a := range rolloutAdvantages(nil, c, []float64{0.1, 0.1, 0.1}, 3, &baseline) {
+		assert.InDelta(t, 0.0, a, 1e-8)
+	}
 }
 
 // The moving-average baseline b starts at the first batch's mean and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -151,6 +152,12 @@ func TestRecordedBytesCoversTheDecisions(t *testing.T) {
 			assert.LessOrEqual(t, perRollout, float64(DecisionsPerSubtask*nodes), "decisions per rollout")
 			assert.GreaterOrEqual(t, perRollout, float64(nodes), "decisions per rollout")
 			assert.InDelta(t, float64(nodes)*RecordedBytes(1), RecordedBytes(nodes), 1e-6, "linear in the subtasks")
+			// Each decision kept is a sample in its recorder and a
+			// decision in its result: the bytes cover those of the
+			// decisions recorded, and are not several times as many.
+			perDecision := float64(unsafe.Sizeof(sample{}) + unsafe.Sizeof(collective.Decision{}))
+			assert.GreaterOrEqual(t, RecordedBytes(nodes), perRollout*perDecision, "bytes per rollout")
+			assert.LessOrEqual(t, RecordedBytes(nodes), DecisionsPerSubtask*perRollout*perDecision, "bytes per rollout")
 		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/policy"
 )
 
 // TestResumeIsExact takes the checkpoint after k iterations, stops training
@@ -155,4 +157,26 @@ func cloneCheckpoint(cp *Checkpoint) *Checkpoint {
 		st.M, st.V = slices.Clone(st.M), slices.Clone(st.V)
 	}
 	return &c
+}
+
+// TestResumeFromTheStart: a checkpoint of no iteration done, holding a
+// fresh linear policy, zero moments and no baseline yet, is the state a
+// training starts in, so resuming from it is the uninterrupted run.
+func TestResumeFromTheStart(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Advantage = MovingAverage // the baseline's NaN is carried too
+	want, wantParams := train(t, tinyProblem(), cfg, 1)
+
+	pol, value := policy.NewLinear(), policy.NewValue()
+	n, nv := len(pol.Params()), len(value.Params())
+	start := &Checkpoint{Done: 0, Params: slices.Clone(pol.Params()), Value: slices.Clone(value.Params()),
+		Adam:      AdamState{M: make([]float64, n), V: make([]float64, n)},
+		ValueAdam: AdamState{M: make([]float64, nv), V: make([]float64, nv)},
+		Baseline:  math.NaN()}
+	var rows []Iteration
+	got, err := Train(context.Background(), Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: 1, From: start,
+		Emit: func(it Iteration) error { rows = append(rows, it); return nil }})
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprint(want), fmt.Sprint(rows))
+	assert.Equal(t, wantParams, got.Params())
 }

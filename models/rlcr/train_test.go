@@ -407,6 +407,9 @@ func TestConfigValidate(t *testing.T) {
 	for i, edit := range []func(*Config){
 		func(c *Config) { c.Iterations, c.Batch, c.Group, c.Advantage = 1, 1, 1, NoBaseline },
 		func(c *Config) { c.Policy, c.Hidden = "mlp", 1 },
+		// batch × group of exactly MaxRollouts, whole and split.
+		func(c *Config) { c.Batch, c.Group, c.Advantage = MaxRollouts, 1, NoBaseline },
+		func(c *Config) { c.Batch, c.Group = MaxRollouts/8, 8 },
 		func(c *Config) { c.LREnd = 0 },
 		func(c *Config) { c.Beta1, c.Beta2 = 0, 0 },
 		func(c *Config) { c.ClipGrad = 0 },
