@@ -243,11 +243,13 @@ func (a *agent) apply(act Action, mask Mask) {
 		a.release()
 		a.startPart(a.at.pop(), 0)
 	case Delegate:
-		// A duplicate's delegator may hold a part: the helpers woken for
-		// what handing it on makes ready wait for the delegation
-		// (wakeHeld), so that an idle helper is still idle to take it,
-		// and none is spawned past the team in its stead.
-		ep.holding = a.at.nReady == 0
+		// The delegator may hold a part: the helpers woken for what
+		// handing it on makes ready wait for the delegation (wakeHeld),
+		// so that an idle helper is still idle to take it, and none is
+		// spawned past the team in its stead. That the mask offered the
+		// delegation for an idle helper holds whether it is a duplicate
+		// or, after the orchestrator's review made parts ready, not.
+		ep.holding = true
 		a.release()
 		ep.holding = false
 		a.delegate()

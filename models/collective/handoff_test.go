@@ -378,16 +378,7 @@ func TestDuplicateWhileHoldingStaysInTheTeam(t *testing.T) {
 		}
 		return collective.Wait
 	})
-	res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{Record: true})
-	require.NoError(t, err)
-	var at60 *collective.Decision
-	for i, d := range res.Decisions {
-		assert.GreaterOrEqual(t, d.Obs.Free, 0, "decision %d: more agents than the team's", i)
-		if d.Obs.Main && d.Obs.Elapsed == 60 && at60 == nil {
-			at60 = &res.Decisions[i]
-		}
-	}
-	require.NotNil(t, at60)
+	res, at60 := runInTeam(t, g, cfg, pol)
 	assert.Equal(t, collective.Observation{Agent: 0, Main: true, Elapsed: 60, Progress: 30.0 / 330, Busy: 1, Idle: 1, Unchecked: true}, at60.Obs)
 	assert.Equal(t, collective.Delegate, at60.Action)
 	assert.Equal(t, 2, res.Spawned, "w went to the idle helper")
@@ -422,4 +413,63 @@ func TestDuplicatesStayInTheTeam(t *testing.T) {
 		}
 	}
 	assert.Positive(t, dups)
+}
+
+// TestDelegateWhileHoldingAfterAReviewStaysInTheTeam: the orchestrator
+// checks its helpers' parts (Check.By). The main agent delegates q and p,
+// works v, and holds v flagged past its retries; its review of q, handed
+// back by q's helper, which then waits idle, makes r ready, whose wake
+// waits for the main agent's decision. With r ready and the team full it
+// delegates: handing v on makes w ready, and a helper woken for w then
+// would leave r's delegation no idle helper, spawning a fourth agent.
+func TestDelegateWhileHoldingAfterAReviewStaysInTheTeam(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "q", Work: 30 * sim.Second}, {Name: "p", Work: 3 * sim.Minute},
+		{Name: "v", Work: sim.Minute}, {Name: "r", Work: sim.Minute}, {Name: "w", Work: sim.Minute},
+	}, []task.Edge{{From: 0, To: 3}, {From: 2, To: 4}})
+	require.NoError(t, err)
+	cfg := free(3)
+	cfg.Check.By = collective.ByOrchestrator
+	cfg.Check.Accuracy = 0 // every good part is flagged
+	cfg.Check.Retries = 0
+	pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case o.Complete && m.Has(collective.Submit):
+			return collective.Submit
+		case m.Has(collective.Check):
+			return collective.Check
+		case !o.Main && m.Has(collective.Work):
+			return collective.Work
+		case !o.Main:
+			return collective.Wait
+		case (o.Ready >= 2 || o.Elapsed > 0) && m.Has(collective.Delegate):
+			return collective.Delegate
+		case m.Has(collective.Work):
+			return collective.Work
+		}
+		return collective.Wait
+	})
+	res, held := runInTeam(t, g, cfg, pol)
+	assert.Equal(t, 1, held.Obs.Ready)
+	assert.Equal(t, 1, held.Obs.Idle)
+	assert.Zero(t, held.Obs.Free)
+	assert.Equal(t, 2, res.Spawned, "r went to the idle helper")
+}
+
+// runInTeam runs g, checks that no decision sees more agents live than
+// the team has, and returns the result and the main agent's first
+// delegation at 60 s, which the tests above arrange.
+func runInTeam(t *testing.T, g *task.Graph, cfg collective.Config, pol collective.Policy) (*collective.Result, *collective.Decision) {
+	t.Helper()
+	res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	var at60 *collective.Decision
+	for i, d := range res.Decisions {
+		assert.GreaterOrEqual(t, d.Obs.Free, 0, "decision %d: more agents than the team's", i)
+		if d.Obs.Main && d.Obs.Elapsed == 60 && d.Action == collective.Delegate && at60 == nil {
+			at60 = &res.Decisions[i]
+		}
+	}
+	require.NotNil(t, at60, "the main agent delegates at 60 s")
+	return res, at60
 }
