@@ -136,8 +136,9 @@ func MarshalSpecs(specs []Spec) []byte {
 // MarshalSpecs; path names it in errors, with the line of the chart at
 // fault. An index is refused, not read in part, when a chart has no name
 // or the name of an earlier chart, an unknown field, kind or size, or a
-// setting its kind does not draw (annotate but on a heat or difference
-// map, low and high but on a difference map, difference but on bars).
+// setting its kind does not draw (annotate or zlabel but on a heat or
+// difference map, low and high but on a difference map, difference but
+// on bars).
 func ParseSpecs(path string, data []byte) ([]Spec, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
@@ -205,6 +206,8 @@ func (s *Spec) check() error {
 	switch {
 	case s.Annotate && !grid:
 		return fmt.Errorf("field \"annotate\": a %s chart has no cells to write values in (heatmap and diffmap do)", s.Kind)
+	case s.ZLabel != "" && !grid:
+		return fmt.Errorf("field \"zlabel\": a %s chart has no colour scale to label (heatmap and diffmap do)", s.Kind)
 	case (s.Low != "" || s.High != "") && s.Kind != "diffmap":
 		return fmt.Errorf("fields \"low\" and \"high\": a %s chart has no sides to name (diffmap does)", s.Kind)
 	case s.Difference && s.Kind != "bars":

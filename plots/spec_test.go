@@ -109,6 +109,7 @@ func TestParseSpecsRefuses(t *testing.T) {
 		{"size", `[{"name": "a", "kind": "bars", "size": "poster"}]`, `field "size": "poster": want column, page or tall`},
 		{"unknown field", `[{"name": "a", "kind": "heatmap", "size": "page", "anotate": true}]`, `chart 0: json: unknown field "anotate"`},
 		{"annotate", `[{"name": "a", "kind": "lines", "size": "page", "annotate": true}]`, `field "annotate": a lines chart has no cells`},
+		{"zlabel", `[{"name": "a", "kind": "bars", "size": "page", "zlabel": "z"}]`, `field "zlabel": a bars chart has no colour scale`},
 		{"annotate on a heat map", `[{"name": "a", "kind": "heatmap", "size": "page", "annotate": true, "low": "x"}]`, `fields "low" and "high": a heatmap chart has no sides`},
 		{"high", `[{"name": "a", "kind": "bars", "size": "page", "high": "x"}]`, `fields "low" and "high"`},
 		{"difference", `[{"name": "a", "kind": "points", "size": "page", "difference": true}]`, `field "difference": a points chart does not draw differences`},
