@@ -619,6 +619,8 @@ func TestListSchemaVersion(t *testing.T) {
 	assert.Equal(t, want, mustSimulate(t, "list", testScenario))
 	assert.Contains(t, mustSimulate(t, "list", "rlcr-peer"), "\nw0        nothing; the scenario's reward.latency=0.0, reward.penalty=none\n"+
 		"w0.25     reward.latency=0.25, reward.penalty=linear\n")
+	// A scenario without variants has the one, default, that sets nothing.
+	assert.True(t, strings.HasSuffix(mustSimulate(t, "list", "exp-scaling"), "\n\nvariant   sets\ndefault   nothing\n"))
 	path := filepath.Join(t.TempDir(), "tiny.yaml")
 	data, ok := scenarios.Embedded(testScenario)
 	require.True(t, ok)
