@@ -146,7 +146,7 @@ func findField(root reflect.Value, segs []pathSeg, forbid func(string) string) (
 				where = " in " + at
 			}
 			names := fieldNames(fields)
-			return reflect.Value{}, fmt.Errorf("unknown key %q%s (allowed: %s)%s", s.key, where, strings.Join(names, ", "), spelling.DidYouMean(s.key, names))
+			return reflect.Value{}, fmt.Errorf("unknown key %q%s (allowed: %s)%s", s.key, where, strings.Join(names, ", "), spelling.DidYouMean(s.key, names)+missingSection(t, fields, at, s.key))
 		}
 		v = v.FieldByIndex(f.index)
 		at = joinPath(at, s.key)
@@ -203,4 +203,25 @@ func (d *decoder) lookupNode(root ast.Node, path string) (*token.Token, bool) {
 		}
 	}
 	return tok, true
+}
+
+// missingSection names, for a path's unknown key that is not near an
+// allowed one, the fields of that name in the sections below (coupling
+// for task.coupling), where a path most likely left its section out; ""
+// if there are none. fields are the allowed keys of t, at is the path so
+// far.
+func missingSection(t reflect.Type, fields []field, at, key string) string {
+	if spelling.Nearest(key, fieldNames(fields)) != "" {
+		return ""
+	}
+	var paths []string
+	for _, p := range nestedFields(t, key, 2) {
+		if _, ok := lookupField(fields, strings.SplitN(p, ".", 2)[0]); ok {
+			paths = append(paths, joinPath(at, p))
+		}
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the scenario has %s: a path without its section?", strings.Join(paths, " and "))
 }

@@ -325,6 +325,8 @@ func TestYAMLForms(t *testing.T) {
 		// misspelling near an allowed key is not (did you mean says it).
 		{"key out of its section", base + team + "coupling: 0.5\n", nil, "figures); the scenario has task.coupling: a key indented too little?"},
 		{"key of two sections", base + team + "latency: 0.5\n", nil, "; the scenario has collective.comm.latency and reward.latency: a key"},
+		{"path without its section", base + team + "variants: [{name: a, set: {coupling: 0.5}}]\n", nil, `variant "a": coupling: unknown key "coupling" (allowed: task, collective, policy, reward, train); the scenario has task.coupling: a path without its section?`},
+		{"path one level out", base + team + "variants: [{name: a, set: {collective.mode: rework}}]\n", nil, "; the scenario has collective.reconcile.mode: a path"},
 		{"key one level out", base + team + "collective: {mode: rework}\n", nil, "x.yaml:3:14: collective.mode: unknown key (allowed: agents, speed, strength, calls, comm, spawn, check, reconcile, select, time_limit, token_budget, serving, api, tools, handoff); the scenario has collective.reconcile.mode: a key indented too little?"},
 		{"alias to no anchor", base + team + "seed: *nope\n", nil, "x.yaml:3:1: seed: alias *nope refers to no anchor"},
 	}
@@ -437,6 +439,7 @@ func TestSetFlagErrors(t *testing.T) {
 		{"variants=[]", []string{"variants cannot be changed with --set"}},
 		{"nonsense", []string{"--set nonsense: want PATH=VALUE"}},
 		{"collective..agents=3", []string{"malformed field path"}},
+		{"coupling=0.5", []string{`unknown key "coupling"`, "figures); the scenario has task.coupling: a path without its section?"}},
 		{"task.work=expo(5m)", []string{"task.work:", `unknown distribution "expo"`, "allowed: const, exp", `did you mean "exp"?`}},
 		{"collective.time_limit=90", []string{"collective.time_limit:", "want a number with a unit"}},
 		{"task.components[1].weight=2", []string{"task.components has no entries"}},

@@ -507,7 +507,11 @@ func (p *parse) axisField(section string, scope *axisScope, e setEntry) (string,
 	}
 	path := pathString(segs)
 	if !specSection(segs[0].key) {
-		p.axisError(section, e.key, at, "%s: a sweep varies the spec: paths under task, collective, policy, reward, train and replay", path)
+		hint := ""
+		if len(segs) == 1 {
+			hint = missingSection(base.Type(), fieldsOf(base.Type()), "", path)
+		}
+		p.axisError(section, e.key, at, "%s: a sweep varies the spec: paths under task, collective, policy, reward, train and replay%s", path, hint)
 		return "", nil, reflect.Value{}, false
 	}
 	if why := Unread(command, path); why != "" {

@@ -104,6 +104,7 @@ func TestSweepParseErrors(t *testing.T) {
 		{"sweep:\n  command: run\n  grid:\n    collective.agentz: [1, 2]\n", nil,
 			[]string{"s.yaml:15:5: sweep.grid: collective.agentz: unknown key", `did you mean "agents"`}},
 		{"sweep:\n  command: run\n  grid:\n    seed: [1, 2]\n", nil, []string{"s.yaml:15:5: sweep.grid: seed: a sweep varies the spec"}},
+		{"sweep:\n  command: run\n  grid:\n    coupling: [0.1, 0.5]\n", nil, []string{"s.yaml:15:5: sweep.grid: coupling: a sweep varies the spec: paths under task, collective, policy, reward, train and replay; the scenario has task.coupling: a path without its section?"}},
 		{"sweep:\n  command: run\n  grid:\n    collective.agents: 3\n", nil, []string{"s.yaml:15:5: collective.agents: got the integer 3, want a list of values"}},
 		{"sweep:\n  command: run\n  grid:\n    collective.agents: []\n", nil, []string{"s.yaml:15:5: collective.agents: got an empty list"}},
 		{"sweep:\n  command: run\n  grid:\n    collective.agents: [2, four]\n", nil, []string{`s.yaml:15:28: collective.agents: got "four", want an integer`}},
