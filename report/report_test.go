@@ -713,14 +713,15 @@ func TestPlain(t *testing.T) {
 	assert.False(t, p.Tables[0].Rows[0][0].Best)
 }
 
-// TestSettingsValues: a setting that is not a string (a list, a map, a
-// number) reads as YAML writes it in one line, and one the scenario does
-// not hold reads "–".
+// TestSettingsValues: a setting that is not a string (a list, a number)
+// reads as YAML writes it in one line, and one the scenario does not hold
+// reads "–". A section set as a mapping, which the resolved scenario
+// writes whole, shows the fields whose values are not the scenario's.
 func TestSettingsValues(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "d")
 	d, err := rundir.Create(dir, false)
 	require.NoError(t, err)
-	resolved := "name: s\nagents: 3\nvariants:\n  - name: a\n    set:\n      weights: [1, 2]\n      limits: {cpu: 2}\n" +
+	resolved := "name: s\nagents: 3\nlimits: {mem: 1, disk: 0}\nvariants:\n  - name: a\n    set:\n      weights: [1, 2]\n      limits: {cpu: 2, mem: 1, disk: 0, gpu: 0}\n" +
 		"  - name: b\n    set:\n      agents: 4\n"
 	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Resolved: resolved}))
 	r, err := rundir.Open(dir)
@@ -736,5 +737,5 @@ func TestSettingsValues(t *testing.T) {
 		}
 		got = append(got, strings.Join(cells, " | "))
 	}
-	assert.Equal(t, []string{"a | 3 | {cpu: 2} | [1, 2]", "b | 4 | – | –"}, got, "columns agents, limits, weights")
+	assert.Equal(t, []string{"a | 3 | 2 | [1, 2]", "b | 4 | – | –"}, got, "columns agents, limits.cpu, weights")
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -60,11 +61,13 @@ func ReadSettings(resolved string) (*Settings, error) {
 	for _, v := range doc.Variants {
 		vs := VariantSettings{Name: v.Name, Set: map[string]string{}}
 		for p, val := range v.Set {
-			if !slices.Contains(out.Paths, p) {
-				out.Paths = append(out.Paths, p)
-				out.Scenario[p] = value(lookup(whole, p))
+			for p, val := range leaves(whole, p, val) {
+				if !slices.Contains(out.Paths, p) {
+					out.Paths = append(out.Paths, p)
+					out.Scenario[p] = value(lookup(whole, p))
+				}
+				vs.Set[p] = value(val)
 			}
-			vs.Set[p] = value(val)
 		}
 		out.Variants = append(out.Variants, vs)
 	}
@@ -102,6 +105,34 @@ func settings(resolved string) (*Table, error) {
 		tab.Rows = append(tab.Rows, row)
 	}
 	return tab, nil
+}
+
+// leaves returns what a variant's set of val at path p changes, by dotted
+// path: p and val for a value, and for a section given as a mapping (set:
+// {collective: {agents: 3}}), which the resolved scenario writes whole,
+// each field in it whose value is not the scenario's (a field the
+// scenario leaves out, written only where it is not zero).
+func leaves(whole map[string]any, p string, val any) map[string]any {
+	out := map[string]any{}
+	var walk func(p string, v any)
+	walk = func(p string, v any) {
+		if m, ok := v.(map[string]any); ok {
+			for k, sub := range m {
+				walk(p+"."+k, sub)
+			}
+			return
+		}
+		base := lookup(whole, p)
+		if base == nil && reflect.ValueOf(v).IsZero() || base != nil && value(base) == value(v) {
+			return
+		}
+		out[p] = v
+	}
+	if _, ok := val.(map[string]any); !ok {
+		return map[string]any{p: val} // a value set by its path is shown as given
+	}
+	walk(p, val)
+	return out
 }
 
 // lookup returns the value at the dotted path p of doc, nil if it has

@@ -48,10 +48,18 @@ func runList(ctx context.Context, s *session, args []string) error {
 			return fmt.Errorf("%s: the scenario as resolved: %w", sc.Source, err)
 		}
 		fmt.Fprintf(tw, "%s\t%s\n\nvariant\tsets\n", sc.Name, sc.Description)
-		for i, v := range sc.Variants {
+		var paths []string
+		set := map[string]map[string]string{} // by variant name
+		if st != nil {
+			paths = st.Paths
+			for _, vs := range st.Variants {
+				set[vs.Name] = vs.Set
+			}
+		}
+		for _, v := range sc.Variants {
 			var own, scenario []string
-			for _, p := range settingPaths(st) {
-				if val, ok := st.Variants[i].Set[p]; ok {
+			for _, p := range paths {
+				if val, ok := set[v.Name][p]; ok {
 					own = append(own, p+"="+val)
 				} else {
 					scenario = append(scenario, p+"="+st.Scenario[p])
@@ -74,12 +82,4 @@ func runList(ctx context.Context, s *session, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\n", name, desc)
 	}
 	return tw.Flush()
-}
-
-// settingPaths returns the paths of st, none where it is nil.
-func settingPaths(st *htmlreport.Settings) []string {
-	if st == nil {
-		return nil
-	}
-	return st.Paths
 }
