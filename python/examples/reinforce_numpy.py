@@ -30,6 +30,7 @@ import argparse
 import csv
 import os
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -68,7 +69,7 @@ HELP = {
     "entropy": "the entropy bonus's weight at the first iteration",
     "entropy_end": "the entropy bonus's weight at the last iteration",
     "clip_grad": "the largest global norm of a gradient",
-    "out": "a CSV file for the last tenth's metrics per seed and variant, written once all are done (default: standard output)",
+    "out": "a CSV file for the last tenth's metrics per seed and variant, written once all are done (default, or -: standard output)",
 }
 
 
@@ -85,9 +86,9 @@ def parse_args():
         if getattr(args, name) < 1:
             p.error(f"--{name} {getattr(args, name)}: want a whole number of 1 or more")
     for name in ("lr", "lr_end", "entropy", "entropy_end", "clip_grad"):
-        v = getattr(args, name)
+        v, least = getattr(args, name), "above 0" if name == "lr" else "of 0 or more"
         if not (0 <= v < float("inf")) or name == "lr" and v == 0:
-            p.error(f"--{name.replace('_', '-')} {v}: want a finite number of 0 or more" + (" (above 0)" if name == "lr" else ""))
+            p.error(f"--{name.replace('_', '-')} {v}: want a finite number {least}")
     return args
 
 
@@ -252,16 +253,17 @@ def main(learner=NumpyLearner):
 
 def run(args, learner):
     """Trains every seed and variant of args and writes their rows: to
-    standard output, or to args.out once all are done (meanwhile to a file
-    beside it, which a failure removes), so that an error leaves an earlier
-    file of that name as it was."""
-    if not args.out:
+    standard output (no --out, or -), or to args.out once all are done
+    (meanwhile to a file beside it, which a failure removes), so that an
+    error leaves an earlier file of that name as it was."""
+    if args.out in ("", "-"):
         write_rows(args, learner, sys.stdout)
         return
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    partial = args.out + ".partial"
+    # A name of its own, so that two runs writing one --out do not share it.
+    fd, partial = tempfile.mkstemp(dir=os.path.dirname(args.out) or ".", prefix=os.path.basename(args.out) + ".", suffix=".partial")
     try:
-        with open(partial, "w", newline="") as out:
+        with os.fdopen(fd, "w", newline="") as out:
             write_rows(args, learner, out)
         os.replace(partial, args.out)
     finally:

@@ -209,7 +209,7 @@ class LearnerArgsTest(unittest.TestCase):
     def test_bad_numbers_are_refused(self):
         for flag, value, msg in [("--iterations", "0", "--iterations 0: want a whole number of 1 or more"),
                                  ("--group", "-2", "--group -2: want a whole number"),
-                                 ("--lr", "0", "--lr 0.0: want a finite number of 0 or more (above 0)"),
+                                 ("--lr", "0", "--lr 0.0: want a finite number above 0"),
                                  ("--clip-grad", "nan", "--clip-grad nan: want a finite number")]:
             res = run_example(flag, value)
             self.assertEqual(res.returncode, 2, res.stderr)
