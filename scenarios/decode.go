@@ -662,16 +662,9 @@ func (d *decoder) decodeStruct(n ast.Node, v reflect.Value, path string, at *tok
 		key := keyText(kv.Key)
 		f, ok := lookupField(fields, key)
 		if !ok {
-			msg := unknownKey(key, fieldNames(fields))
 			// A key indented one level too little (coupling beside task
 			// instead of in it) is a field of a section here.
-			if inner := nestedFields(v.Type(), key, 2); len(inner) > 0 && spelling.Nearest(key, fieldNames(fields)) == "" {
-				for i := range inner {
-					inner[i] = joinPath(path, inner[i])
-				}
-				msg += fmt.Sprintf("; the scenario has %s: a key indented too little?", strings.Join(inner, " and "))
-			}
-			d.fail(ktok, joinPath(path, key), "%s", msg)
+			d.fail(ktok, joinPath(path, key), "%s", unknownKey(key, fieldNames(fields))+missingSection(v.Type(), fields, path, key, "a key indented too little?"))
 			continue
 		}
 		d.decode(kv.Value, v.FieldByIndex(f.index), joinPath(path, key), ktok, depth+1)

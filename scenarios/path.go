@@ -74,6 +74,10 @@ func SetPath(set string) string {
 	return strings.TrimSpace(path)
 }
 
+// pathGuess is what a path whose key belongs to a section below most
+// likely did.
+const pathGuess = "a path without its section?"
+
 // splitHint explains a path that is the rest of a value cut at a comma:
 // in a YAML flow mapping, {task.coupling: uniform(0,1)} holds the entries
 // "task.coupling: uniform(0" and "1)".
@@ -146,7 +150,7 @@ func findField(root reflect.Value, segs []pathSeg, forbid func(string) string) (
 				where = " in " + at
 			}
 			names := fieldNames(fields)
-			return reflect.Value{}, fmt.Errorf("unknown key %q%s (allowed: %s)%s", s.key, where, strings.Join(names, ", "), spelling.DidYouMean(s.key, names)+missingSection(t, fields, at, s.key))
+			return reflect.Value{}, fmt.Errorf("unknown key %q%s (allowed: %s)%s", s.key, where, strings.Join(names, ", "), spelling.DidYouMean(s.key, names)+missingSection(t, fields, at, s.key, pathGuess))
 		}
 		v = v.FieldByIndex(f.index)
 		at = joinPath(at, s.key)
@@ -205,12 +209,12 @@ func (d *decoder) lookupNode(root ast.Node, path string) (*token.Token, bool) {
 	return tok, true
 }
 
-// missingSection names, for a path's unknown key that is not near an
-// allowed one, the fields of that name in the sections below (coupling
-// for task.coupling), where a path most likely left its section out; ""
-// if there are none. fields are the allowed keys of t, at is the path so
-// far.
-func missingSection(t reflect.Type, fields []field, at, key string) string {
+// missingSection names, for an unknown key that is not near an allowed
+// one, the fields of that name in the sections below (coupling for
+// task.coupling), where the key most likely left its section, followed by
+// guess, what the writer most likely did; "" if there are none. fields
+// are the allowed keys of t, at is the path so far.
+func missingSection(t reflect.Type, fields []field, at, key, guess string) string {
 	if spelling.Nearest(key, fieldNames(fields)) != "" {
 		return ""
 	}
@@ -223,5 +227,5 @@ func missingSection(t reflect.Type, fields []field, at, key string) string {
 	if len(paths) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; the scenario has %s: a path without its section?", strings.Join(paths, " and "))
+	return fmt.Sprintf("; the scenario has %s: %s", strings.Join(paths, " and "), guess)
 }

@@ -509,7 +509,7 @@ func (p *parse) axisField(section string, scope *axisScope, e setEntry) (string,
 	if !specSection(segs[0].key) {
 		hint := ""
 		if len(segs) == 1 {
-			hint = missingSection(base.Type(), fieldsOf(base.Type()), "", path)
+			hint = missingSection(base.Type(), fieldsOf(base.Type()), "", path, pathGuess)
 		}
 		p.axisError(section, e.key, at, "%s: a sweep varies the spec: paths under task, collective, policy, reward, train and replay%s", path, hint)
 		return "", nil, reflect.Value{}, false
