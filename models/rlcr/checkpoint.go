@@ -38,7 +38,11 @@ type AdamState struct {
 // resumes from a file checks it first, where its error can name the file.
 func (cp *Checkpoint) Check(cfg Config) error {
 	// Only the policy's size matters here, not its starting weights.
-	nPolicy, nValue := len(newPolicy(&cfg, rand.New(rand.NewPCG(0, 0))).Params()), len(policy.NewValue().Params())
+	return cp.fits(cfg, len(newPolicy(&cfg, rand.New(rand.NewPCG(0, 0))).Params()), len(policy.NewValue().Params()))
+}
+
+// fits is Check for a policy of nPolicy and a value of nValue parameters.
+func (cp *Checkpoint) fits(cfg Config, nPolicy, nValue int) error {
 	switch {
 	case cp.Done < 0 || cp.Done > cfg.Iterations:
 		return fmt.Errorf("checkpoint: %d iterations done, of %d", cp.Done, cfg.Iterations)
@@ -84,9 +88,9 @@ func (st *AdamState) check(n int) error {
 func notFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 
 // restore puts the checkpoint's state into a freshly built learner, after
-// Check.
+// Check's checks against it.
 func (cp *Checkpoint) restore(cfg Config, pol policy.Softmax, opt *adam, value *policy.Value, valueOpt *adam) error {
-	if err := cp.Check(cfg); err != nil {
+	if err := cp.fits(cfg, len(pol.Params()), len(value.Params())); err != nil {
 		return err
 	}
 	copy(pol.Params(), cp.Params)
