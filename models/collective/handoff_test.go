@@ -150,14 +150,8 @@ func TestDuplicateByHand(t *testing.T) {
 	cfg.Comm = collective.Comm{Topology: collective.PointToPoint, Write: sim.Second, MessageTokens: 10}
 	cfg.Handoff.Duplicates = true
 	run := func(dups int) *collective.Result {
-		pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		pol := orchestrated(func(o *collective.Observation, m collective.Mask) collective.Action {
 			switch {
-			case !o.Main && m.Has(collective.Work):
-				return collective.Work
-			case !o.Main:
-				return collective.Wait
-			case o.Complete && m.Has(collective.Submit):
-				return collective.Submit
 			case o.Ready > 0 && o.Progress > 0:
 				return collective.Work
 			case o.Ready > 0, o.Ready == 0 && m.Has(collective.Delegate) && dups > 0:
@@ -363,14 +357,8 @@ func TestDuplicateWhileHoldingStaysInTheTeam(t *testing.T) {
 	require.NoError(t, err)
 	cfg := free(3)
 	cfg.Handoff.Duplicates = true
-	pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+	pol := orchestrated(func(o *collective.Observation, m collective.Mask) collective.Action {
 		switch {
-		case !o.Main && m.Has(collective.Work):
-			return collective.Work
-		case !o.Main:
-			return collective.Wait
-		case o.Complete && m.Has(collective.Submit):
-			return collective.Submit
 		case o.Ready == 1:
 			return collective.Work
 		case m.Has(collective.Delegate):
@@ -472,4 +460,21 @@ func runInTeam(t *testing.T, g *task.Graph, cfg collective.Config, pol collectiv
 	}
 	require.NotNil(t, at60, "the main agent delegates at 60 s")
 	return res, at60
+}
+
+// orchestrated is a test policy whose helpers work while they can and
+// wait otherwise, and whose main agent submits a complete result and
+// otherwise does what main says.
+func orchestrated(main func(*collective.Observation, collective.Mask) collective.Action) collective.Policy {
+	return collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case !o.Main && m.Has(collective.Work):
+			return collective.Work
+		case !o.Main:
+			return collective.Wait
+		case o.Complete && m.Has(collective.Submit):
+			return collective.Submit
+		}
+		return main(o, m)
+	})
 }
