@@ -1062,12 +1062,16 @@
 // With a SCENARIO (a name or a YAML file's path), list prints its
 // description and its variants, each with the settings it changes from
 // the scenario's: the names that 'simulate env' and VecEnv's variant take,
-// and that the other commands' outputs name in their variant column.
+// and that the other commands' outputs name in their variant column. For a
+// scenario with a sweep section, list also prints what 'simulate sweep'
+// runs: the command, the axes and their values, the reference, the metrics
+// and the number of trials.
 //
 // Examples:
 //
 //	simulate list
 //	simulate list latency-pressure
+//	simulate list exp-pressure
 //	simulate run tiny
 //
 // # Print the JSON Schema of scenario files

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -23,10 +25,14 @@ names as well as paths to YAML files.
 With a SCENARIO (a name or a YAML file's path), list prints its
 description and its variants, each with the settings it changes from
 the scenario's: the names that 'simulate env' and VecEnv's variant take,
-and that the other commands' outputs name in their variant column.`,
+and that the other commands' outputs name in their variant column. For a
+scenario with a sweep section, list also prints what 'simulate sweep'
+runs: the command, the axes and their values, the reference, the metrics
+and the number of trials.`,
 	Examples: `
 	simulate list
 	simulate list latency-pressure
+	simulate list exp-pressure
 	simulate run tiny`,
 	Setup: func(fs *flag.FlagSet) action {
 		return runList
@@ -47,7 +53,12 @@ func runList(ctx context.Context, s *session, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: the scenario as resolved: %w", sc.Source, err)
 		}
-		fmt.Fprintf(tw, "%s\t%s\n\nvariant\tsets\n", sc.Name, sc.Description)
+		if sc.Description == "" {
+			fmt.Fprintf(tw, "%s\n", sc.Name)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\n", sc.Name, sc.Description)
+		}
+		fmt.Fprintf(tw, "\nvariant\tsets\n")
 		var paths []string
 		set := map[string]map[string]string{} // by variant name
 		if st != nil {
@@ -75,6 +86,9 @@ func runList(ctx context.Context, s *session, args []string) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\n", v.Name, sets)
 		}
+		if sc.Sweep != nil {
+			listSweep(tw, sc.Sweep, len(sc.Variants))
+		}
 		return tw.Flush()
 	}
 	for _, name := range scenarios.Names() {
@@ -82,4 +96,29 @@ func runList(ctx context.Context, s *session, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\n", name, desc)
 	}
 	return tw.Flush()
+}
+
+// listSweep prints what a sweep's trials do and over which values.
+func listSweep(tw io.Writer, sw *scenarios.Sweep, variants int) {
+	samples := max(1, sw.Samples)
+	trials := variants * sw.Points() * samples * sw.Seeds
+	fmt.Fprintf(tw, "\nsweep\t%s, %d trials: variants %d × grid points %d", sw.Command, trials, variants, sw.Points())
+	if len(sw.Random) > 0 {
+		fmt.Fprintf(tw, " × samples %d", samples)
+	}
+	fmt.Fprintf(tw, " × seeds %d\n", sw.Seeds)
+	for _, ax := range sw.Grid {
+		fmt.Fprintf(tw, "grid\t%s: %s\n", ax.Path, strings.Join(ax.Values, ", "))
+	}
+	for _, ax := range sw.Random {
+		fmt.Fprintf(tw, "random\t%s: %s\n", ax.Path, ax.Dist)
+	}
+	if len(sw.Reference) > 0 {
+		ref := make([]string, len(sw.Reference))
+		for i, p := range sw.Reference {
+			ref[i] = p.Path + "=" + p.Value
+		}
+		fmt.Fprintf(tw, "reference\t%s\n", strings.Join(ref, ", "))
+	}
+	fmt.Fprintf(tw, "metrics\t%s\n", strings.Join(slices.Concat(sw.Metrics, sw.Relative), ", "))
 }

@@ -620,12 +620,24 @@ func TestListSchemaVersion(t *testing.T) {
 	assert.Contains(t, mustSimulate(t, "list", "rlcr-peer"), "\nw0        nothing; the scenario's reward.latency=0.0, reward.penalty=none\n"+
 		"w0.25     reward.latency=0.25, reward.penalty=linear\n")
 	// A scenario without variants has the one, default, that sets nothing.
-	assert.True(t, strings.HasSuffix(mustSimulate(t, "list", "exp-scaling"), "\n\nvariant   sets\ndefault   nothing\n"))
+	assert.Contains(t, mustSimulate(t, "list", "exp-scaling"), "\n\nvariant   sets\ndefault   nothing\n\n")
 	path := filepath.Join(t.TempDir(), "tiny.yaml")
 	data, ok := scenarios.Embedded(testScenario)
 	require.True(t, ok)
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 	assert.Equal(t, want, mustSimulate(t, "list", path))
+	// A sweep: what its trials run, over which values, how many.
+	assert.Equal(t, "test-sweep\n\nvariant   sets\ndefault   nothing\n\n"+
+		"sweep     train, 12 trials: variants 1 × grid points 6 × samples 1 × seeds 2\n"+
+		"grid      reward.latency: 0, 1\ngrid      task.coupling: 0, 0.5, 0.9\n"+
+		"random    train.lr: uniform(0.05, 0.2)\n"+
+		"metrics   reward_mean, success_rate, latency_mean, parallelism_mean, prob_share\n",
+		mustSimulate(t, "list", filepath.Join("testdata", "sweep.yaml")))
+	scaling := mustSimulate(t, "list", "exp-scaling")
+	assert.Contains(t, scaling, "\nsweep       run, 5600 trials: variants 1 × grid points 560 × seeds 10\n")
+	assert.Contains(t, scaling, "\nreference   policy.organization=single\n")
+	assert.Contains(t, scaling, "error_amplification, coordination_overhead, efficiency, success_gain\n")
+	assert.NotContains(t, mustSimulate(t, "list", testScenario), "sweep")
 	_, stderr, code := simulate(t, "list", "tinny")
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, stderr, `did you mean "tiny"?`)
