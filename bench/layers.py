@@ -10,7 +10,7 @@ Usage: layers.py SELF TREE
   TREE  callgrind_annotate --tree=caller --threshold=100 (who calls whom,
         and how often)
 
-Episodes are the calls of collective.(*Runner).start. A function counts in
+Episodes are the calls of collective.(*Runner).start by Runner.Run. A function counts in
 its package's row, with these exceptions: the policy's gradient
 (AddGradProbs, addOuter, axpy2, logitGradFrom) counts in the update; the
 features count where they are called from (the recorder, at decision
@@ -48,10 +48,12 @@ def own_costs(path):
 
 
 def callers_of(tree, fn):
-    """fn's instructions and calls by each of its callers."""
+    """fn's instructions and calls by each of its callers. callgrind names a
+    function called within a cycle of calls fn'2, fn'3, ...: those count as fn."""
     cost, calls = collections.Counter(), collections.Counter()
+    header = re.compile(r"\*\s+\S+?:" + re.escape(fn) + r"(?:'\d+)? \[")
     for i, line in enumerate(tree):
-        if "*  " in line and f":{fn} [" in line:
+        if header.search(line):
             j = i - 1
             while j >= 0 and "<" in tree[j]:
                 m = CALLER.match(tree[j])
@@ -59,7 +61,6 @@ def callers_of(tree, fn):
                     cost[m.group(2)] += number(m.group(1))
                     calls[m.group(2)] += number(m.group(3))
                 j -= 1
-            break
     return cost, calls
 
 
@@ -87,7 +88,9 @@ def row(fn):
 def main():
     own = own_costs(sys.argv[1])
     tree = open(sys.argv[2]).read().split("\n")
-    episodes = sum(callers_of(tree, MODULE + "models/collective.(*Runner).start")[1].values())
+    # By Run only: callgrind puts a call of start under a caller inlined into Run now and then.
+    starts = callers_of(tree, MODULE + "models/collective.(*Runner).start")[1]
+    episodes = sum(n for caller, n in starts.items() if "(*Runner).Run" in caller)
     features = callers_of(tree, MODULE + "models/policy.Features")[0]
     if not episodes or not features:
         sys.exit("layers.py: the caller tree names no caller of Runner.start or policy.Features (callgrind_annotate leaves callers out when run inside the source tree)")
