@@ -79,7 +79,7 @@ func Build(r *rundir.Run) (*Page, error) {
 	if p.Charts, err = charts(r); err != nil {
 		return nil, err
 	}
-	if p.Settings, err = settings(m.Resolved); err != nil {
+	if p.Settings, err = settings(m.Resolved, m.Variants); err != nil {
 		return nil, fmt.Errorf("%s: resolved scenario: %w", r.Join(rundir.ManifestName), err)
 	}
 	p.Files = files(m)

@@ -266,18 +266,27 @@ func FuzzInlineSVG(f *testing.F) {
 }
 
 // FuzzSettings: whatever a manifest's scenario holds, the settings table
-// is built or refused, never a panic; a table has a column for each path a
-// variant sets, in order, and a cell in every column of every row.
+// is built or refused, never a panic; a table has a row for each variant
+// that ran, a column for each path a variant sets, in order, and a cell in
+// every column of every row.
 func FuzzSettings(f *testing.F) {
 	f.Add("name: tiny\npolicy:\n  organization: split\nvariants:\n  - name: split\n  - name: team\n    set:\n      policy.organization: team\n")
 	f.Add("variants: [{name: a, set: {reward.latency: 0.5, task: {kind: sequential}}}, {name: b}]\nreward: {latency: 0}\n")
 	f.Add("variants: [{set: {a.b: [1, {c: 2}]}}]\n")
 	f.Add("variants: 3\n")
 	f.Fuzz(func(t *testing.T, resolved string) {
-		tab, err := settings(resolved)
-		if err != nil || tab == nil {
+		st, err := ReadSettings(resolved)
+		if err != nil || st == nil {
 			return
 		}
+		var ran []string
+		for _, v := range st.Variants {
+			ran = append(ran, v.Name)
+		}
+		tab, err := settings(resolved, ran)
+		require.NoError(t, err, "ReadSettings read it")
+		require.NotNil(t, tab)
+		require.Len(t, tab.Rows, len(st.Variants), "a row for each variant that ran")
 		require.Equal(t, "variant", tab.Head[0].Text)
 		require.Greater(t, len(tab.Head), 1, "a table without settings")
 		for i := 2; i < len(tab.Head); i++ {
@@ -723,7 +732,21 @@ func TestSettingsValues(t *testing.T) {
 	require.NoError(t, err)
 	resolved := "name: s\nagents: 3\nlimits: {mem: 1, disk: 0}\nvariants:\n  - name: a\n    set:\n      weights: [1, 2]\n      limits: {cpu: 2, mem: 1, disk: 0, gpu: 0}\n" +
 		"  - name: b\n    set:\n      agents: 4\n"
-	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Resolved: resolved}))
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Variants: []string{"a", "b"}, Resolved: resolved}))
+	assert.Equal(t, []string{"a | 3 | 2 | [1, 2]", "b | 4 | – | –"}, settingRows(t, dir), "columns agents, limits.cpu, weights")
+
+	// A directory of one variant (--variant b) keeps the whole scenario
+	// as resolved; its table has that variant's row only.
+	d, err = rundir.Create(dir, true)
+	require.NoError(t, err)
+	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Variants: []string{"b"}, Resolved: resolved}))
+	assert.Equal(t, []string{"b | 4 | – | –"}, settingRows(t, dir))
+}
+
+// settingRows returns the rows of the settings table of dir's report, each
+// as its cells joined by " | ".
+func settingRows(t *testing.T, dir string) []string {
+	t.Helper()
 	r, err := rundir.Open(dir)
 	require.NoError(t, err)
 	p, err := Build(r)
@@ -737,5 +760,5 @@ func TestSettingsValues(t *testing.T) {
 		}
 		got = append(got, strings.Join(cells, " | "))
 	}
-	assert.Equal(t, []string{"a | 3 | 2 | [1, 2]", "b | 4 | – | –"}, got, "columns agents, limits.cpu, weights")
+	return got
 }

@@ -79,10 +79,11 @@ func ReadSettings(resolved string) (*Settings, error) {
 }
 
 // settings returns the table of the settings of resolved: a row per
-// variant, a column per path any variant sets, the scenario's own value
-// where a variant does not set it. It is nil when no variant sets
-// anything.
-func settings(resolved string) (*Table, error) {
+// variant the directory holds (ran, in the manifest's variants; a run or
+// training of one --variant keeps the whole scenario as resolved), a
+// column per path any variant sets, the scenario's own value where a
+// variant does not set it. It is nil when no variant sets anything.
+func settings(resolved string, ran []string) (*Table, error) {
 	st, err := ReadSettings(resolved)
 	if st == nil || err != nil {
 		return nil, err
@@ -94,6 +95,9 @@ func settings(resolved string) (*Table, error) {
 		tab.Head = append(tab.Head, Head{Text: p})
 	}
 	for _, v := range st.Variants {
+		if !slices.Contains(ran, v.Name) {
+			continue
+		}
 		row := []Cell{{Text: v.Name}}
 		for _, p := range st.Paths {
 			if val, ok := v.Set[p]; ok {

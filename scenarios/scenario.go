@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/replay"
@@ -1145,4 +1147,33 @@ func deepCopy(v reflect.Value) {
 // collective.serving and collective.api.
 func (v Variant) Server() replay.Server {
 	return replay.Server{Name: v.Name, Serving: v.Spec.Collective.Serving, API: v.Spec.Collective.API}
+}
+
+// Only keeps the variant of sc named name and drops the others, so that a
+// command runs that variant alone; Resolved, Hash and WorkHash still
+// describe the whole file as loaded, whose checks (a setting no variant
+// reads, for one) were made over every variant. The error for a name sc
+// has no variant of lists those it has.
+func (sc *Scenario) Only(name string) error {
+	i := slices.IndexFunc(sc.Variants, func(v Variant) bool { return v.Name == name })
+	if i < 0 {
+		return sc.noVariant(name)
+	}
+	sc.Variants = sc.Variants[i : i+1 : i+1]
+	sc.rawSpecs = sc.rawSpecs[i : i+1 : i+1]
+	sc.overrides = sc.overrides[i : i+1 : i+1]
+	sc.fileAt = sc.fileAt[i : i+1 : i+1]
+	if sc.kindWritten != nil {
+		sc.kindWritten = sc.kindWritten[i : i+1 : i+1]
+	}
+	return nil
+}
+
+// noVariant is the error for a variant name sc does not have.
+func (sc *Scenario) noVariant(name string) error {
+	names := make([]string, len(sc.Variants))
+	for i, v := range sc.Variants {
+		names[i] = v.Name
+	}
+	return fmt.Errorf("scenario %s has no variant %q (allowed: %s)%s", sc.Name, name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
 }

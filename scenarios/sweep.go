@@ -837,11 +837,7 @@ func (sc *Scenario) Trials(seed uint64, variant string) ([]Trial, error) {
 		}
 	}
 	if len(vis) == 0 {
-		names := make([]string, len(sc.Variants))
-		for i, v := range sc.Variants {
-			names[i] = v.Name
-		}
-		return nil, fmt.Errorf("scenario %s has no variant %q (variants: %s)%s", sc.Name, variant, strings.Join(names, ", "), spelling.DidYouMean(variant, names))
+		return nil, sc.noVariant(variant)
 	}
 	out := make([]Trial, 0, len(vis)*sw.Points()*max(1, sw.Samples)*sw.Seeds)
 	err := sc.eachSpec(seed, vis, func(vi int, point []int, k int, params []Param, spec Spec) {

@@ -295,7 +295,22 @@ func TestSweepTrials(t *testing.T) {
 		assert.Equal(t, trials[24+i].ID, tr.ID)
 	}
 	_, err = sc.Trials(10, "c")
-	assert.ErrorContains(t, err, `no variant "c" (variants: a, b)`)
+	assert.ErrorContains(t, err, `no variant "c" (allowed: a, b)`)
+
+	// A scenario cut to one variant has that variant's trials, with the
+	// per-variant state that trials read (their overrides) kept in step.
+	resolved, hash := string(sc.Resolved), sc.Hash
+	require.NoError(t, sc.Only("b"))
+	cut, err := sc.Trials(10, "")
+	require.NoError(t, err)
+	require.Len(t, cut, 24)
+	for i, tr := range cut {
+		assert.Equal(t, onlyB[i].ID, tr.ID)
+		assert.Equal(t, onlyB[i].Variant.Spec, tr.Variant.Spec)
+	}
+	assert.Equal(t, resolved, string(sc.Resolved), "the whole scenario as loaded")
+	assert.Equal(t, hash, sc.Hash)
+	assert.ErrorContains(t, sc.Only("a"), `scenario `+sc.Name+` has no variant "a" (allowed: b)`, "a is gone")
 }
 
 // TestSweepTrialsWithoutRandomAxes: without random axes a trial's ID

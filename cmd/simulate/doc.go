@@ -62,7 +62,8 @@
 // YAML file) over the same episodes: episode k of every variant works on the
 // same task draw with the same random streams, so that differences between
 // variants come from their decisions alone. Episodes run on a pool of
-// workers; the results do not depend on how many.
+// workers; the results do not depend on how many. --variant V runs variant
+// V alone: its rows are those of a run of every variant.
 //
 // Run prints a table of the variants (the mean reward, with its 95%
 // bootstrap interval, where a variant's reward section is not the default
@@ -166,7 +167,8 @@
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
-//		write the run into directory DIR (default: out/SCENARIO-seedS, out/SCENARIO-run-seedS where SCENARIO ends in -train or -sweep)
+//		write the run into directory DIR (default: out/SCENARIO-seedS, out/SCENARIO-run-seedS where SCENARIO ends in -train or -sweep;
+//		with --variant V, SCENARIO-V)
 //	--policy FILE
 //		decide with the learned policy in FILE (written by 'simulate train')
 //		in every variant, instead of the scenario's organization
@@ -176,6 +178,9 @@
 //	--set path=value
 //		override a scenario value, as path=value (such as collective.agents=8);
 //		may be repeated
+//	--variant V
+//		run only variant V of the scenario (the default directory names it);
+//		its episodes are those of a run of every variant
 //	--workers W
 //		run episodes and draw charts on W workers (default: the number
 //		of CPUs); results do not depend on it
@@ -203,7 +208,8 @@
 //
 // Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
 // are spread over a pool of workers, and the results do not depend on how
-// many. Train prints each variant's figures over the last tenth of training
+// many. --variant V trains variant V alone: its rows and policies are those
+// of a training of every variant. Train prints each variant's figures over the last tenth of training
 // (reward, success, latency, parallelism and messages, and with a handoff
 // section hand-off misses and duplicates) and writes a directory:
 //
@@ -321,7 +327,8 @@
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
-//		write into directory DIR (default: out/SCENARIO-train-seedS, S the first seed; a SCENARIO that ends in -train adds none)
+//		write into directory DIR (default: out/SCENARIO-train-seedS, S the first seed; a SCENARIO that ends in -train adds none;
+//		with --variant V, SCENARIO-V)
 //	--seed S
 //		the first seed S (default: the scenario's seed)
 //	--seeds K
@@ -332,6 +339,9 @@
 //	--smooth N
 //		draw the learning curves as moving averages over N iterations
 //		(each seed's, before the IQM; 1 for none) (default 1)
+//	--variant V
+//		train only variant V of the scenario (the default directory names it);
+//		its rows are those of a training of every variant
 //	--workers W
 //		train and draw charts on W workers (default: the number
 //		of CPUs); results do not depend on it
@@ -461,7 +471,7 @@
 //	--trial-dirs
 //		also write each trial's policy or episodes into trials/<id>/
 //	--variant V
-//		run only the trials of variant V
+//		run only the trials of variant V (the default directory names it)
 //	--workers W
 //		run W trials at once, and draw as many charts (default: the
 //		number of CPUs); results do not depend on it
@@ -1061,8 +1071,9 @@
 //
 // With a SCENARIO (a name or a YAML file's path), list prints its
 // description and its variants, each with the settings it changes from
-// the scenario's: the names that 'simulate env' and VecEnv's variant take,
-// and that the other commands' outputs name in their variant column. For a
+// the scenario's: the names that --variant (run, train, sweep, trace,
+// graph), 'simulate env' and VecEnv's variant take, and that the other
+// commands' outputs name in their variant column. For a
 // scenario with a sweep section, list also prints what 'simulate sweep'
 // runs: the command, the axes and their values, the reference, the metrics
 // and the number of trials.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/swarmsim/swarmsim/experiment"
-	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
@@ -66,10 +64,12 @@ func (o *drawOptions) load(s *session, nameOrPath string, extra []string) (*epis
 	if err := sc.CheckFiles(); err != nil {
 		return nil, err
 	}
-	v, err := findVariant(sc, o.variant)
-	if err != nil {
-		return nil, err
+	if o.variant != "" {
+		if err := sc.Only(o.variant); err != nil {
+			return nil, fmt.Errorf("--variant %s: %w", o.variant, err)
+		}
 	}
+	v := &sc.Variants[0]
 	seed := sc.Seed
 	if o.seed.set {
 		seed = o.seed.v
@@ -86,25 +86,6 @@ func (ep *episode) draw(k int) error {
 	}
 	ep.streams, ep.graph, ep.k = streams, g, k
 	return nil
-}
-
-// findVariant returns sc's variant name, or the first when name is empty.
-func findVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error) {
-	if len(sc.Variants) == 0 {
-		return nil, fmt.Errorf("%s: the scenario has no variants", sc.Source)
-	}
-	if name == "" {
-		return &sc.Variants[0], nil
-	}
-	for i := range sc.Variants {
-		if sc.Variants[i].Name == name {
-			return &sc.Variants[i], nil
-		}
-	}
-	names := variantNames(sc)
-	// A name the scenario does not have is a failure (status 1), as for
-	// --set keys and compare's --variants, not a malformed command line.
-	return nil, fmt.Errorf("--variant %s: scenario %s has no such variant (allowed: %s)%s", name, sc.Name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
 }
 
 // run runs the episode, keeping its trace when trace is set.

@@ -147,27 +147,31 @@ func (p *policyFlag) sets() []string {
 }
 
 // outputOptions are the flags that run, train and sweep share: what to
-// run (--seed, --set), on how many workers, within which limits, and what
-// to write (--out, --charts, --figures). Each command embeds them.
+// run (--seed, --set, --variant), on how many workers, within which
+// limits, and what to write (--out, --charts, --figures). Each command
+// embeds them.
 type outputOptions struct {
 	limits  limitOptions
 	figures string
 	seed    seedFlag
 	out     string
 	sets    setsFlag
+	variant string
 	workers countFlag
 	charts  bool
 }
 
 // outputUsage is what a command says of the shared flags that mean
-// something of its own (its seed, its directory, its workers).
-type outputUsage struct{ seed, out, set, workers string }
+// something of its own (its seed, its directory, its variant, its
+// workers).
+type outputUsage struct{ seed, out, set, variant, workers string }
 
 // flags defines the shared flags on fs.
 func (o *outputOptions) flags(fs *flag.FlagSet, u outputUsage) {
 	fs.Var(&o.seed, "seed", u.seed)
 	fs.StringVar(&o.out, "out", "", u.out)
 	fs.Var(&o.sets, "set", u.set)
+	fs.StringVar(&o.variant, "variant", "", u.variant)
 	fs.Var(&o.workers, "workers", u.workers)
 	fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
 	o.limits.flags(fs)
@@ -195,9 +199,20 @@ func (o *outputOptions) workerCount() int {
 // dir is --out, by default out/NAME<suffix>-seedS (see defaultOut).
 func (o *outputOptions) dir(sc *scenarios.Scenario, suffix string, seed uint64) string {
 	if o.out == "" {
-		return defaultOut(sc, suffix, seed)
+		return defaultOut(sc, o.variant, suffix, seed)
 	}
 	return o.out
+}
+
+// only keeps sc's variant that --variant names, if any.
+func (o *outputOptions) only(sc *scenarios.Scenario) error {
+	if o.variant == "" {
+		return nil
+	}
+	if err := sc.Only(o.variant); err != nil {
+		return fmt.Errorf("--variant %s: %w", o.variant, err)
+	}
+	return nil
 }
 
 // seedOf is --seed, by default sc's seed.

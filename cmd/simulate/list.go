@@ -24,8 +24,9 @@ names as well as paths to YAML files.
 
 With a SCENARIO (a name or a YAML file's path), list prints its
 description and its variants, each with the settings it changes from
-the scenario's: the names that 'simulate env' and VecEnv's variant take,
-and that the other commands' outputs name in their variant column. For a
+the scenario's: the names that --variant (run, train, sweep, trace,
+graph), 'simulate env' and VecEnv's variant take, and that the other
+commands' outputs name in their variant column. For a
 scenario with a sweep section, list also prints what 'simulate sweep'
 runs: the command, the axes and their values, the reference, the metrics
 and the number of trials.`,

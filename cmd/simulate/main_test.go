@@ -298,7 +298,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},
 		{"a trace of a hand-off setting no fixed organization uses", []string{"trace", "exp-parl"}, exitFail, []string{"simulate trace: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated", "--policy FILE"}},
 		{"trace unknown variant", []string{"trace", testScenario, "--variant", "no-such-variant"}, exitFail, []string{"simulate trace: ", "no-such-variant", "allowed"}},
-		{"trace misspelt variant", []string{"trace", testScenario, "--variant", "tem"}, exitFail, []string{`simulate trace: --variant tem: scenario tiny has no such variant (allowed: split, team); did you mean "team"?`}},
+		{"trace misspelt variant", []string{"trace", testScenario, "--variant", "tem"}, exitFail, []string{`simulate trace: --variant tem: scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`}},
 		{"graph missing file", []string{"graph", "no-such-file.json"}, exitFail, []string{"simulate graph: ", "no-such-file.json"}},
 		{"graph JSON and DOT on standard output", []string{"graph", testScenario, "--json", "--dot", "-"}, exitUsage, []string{"simulate graph: --json and --dot - both print on standard output"}},
 		{"trace with a missing policy", []string{"trace", testScenario, "--policy", "no-such.json"}, exitFail, []string{"simulate trace: open no-such.json: no such file or directory (the policy.file of --set policy.file=no-such.json"}},

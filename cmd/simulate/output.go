@@ -156,14 +156,19 @@ func strangers(out string) []string {
 var commandSuffixes = []string{"-train", "-sweep"}
 
 // defaultOut is the directory of a command without --out:
-// out/NAME<suffix>-seedS, where suffix is the command's ("" for run). A
+// out/NAME<suffix>-seedS, where suffix is the command's ("" for run) and
+// NAME the scenario's name, followed by -VARIANT for a command run with
+// --variant (so that each variant run alone has a directory). A
 // name that already ends with the suffix does not repeat it
 // (pressure-sweep's sweep writes out/pressure-sweep-seed1), and run adds
 // "-run" to a name that ends with another command's suffix, so that a
 // directory's name still tells the command: train's and sweep's end with
 // their suffix, run's with neither.
-func defaultOut(sc *scenarios.Scenario, suffix string, seed uint64) string {
+func defaultOut(sc *scenarios.Scenario, variant, suffix string, seed uint64) string {
 	name := experiment.FileName(sc.Name)
+	if variant != "" {
+		name += "-" + experiment.FileName(variant)
+	}
 	switch {
 	case suffix != "" && strings.HasSuffix(name, suffix):
 		suffix = ""

@@ -13,21 +13,25 @@ import (
 // default to one directory, whatever the names.
 func TestDefaultOut(t *testing.T) {
 	for _, tc := range []struct {
-		name, suffix, want string
+		name, variant, suffix, want string
 	}{
-		{"tiny", "", "tiny-seed1"},
-		{"tiny", "-train", "tiny-train-seed1"},
-		{"tiny", "-sweep", "tiny-sweep-seed1"},
-		{"pressure-sweep", "-sweep", "pressure-sweep-seed1"},
-		{"pressure-sweep", "-train", "pressure-sweep-train-seed1"},
-		{"pressure-sweep", "", "pressure-sweep-run-seed1"},
-		{"lp-train", "-train", "lp-train-seed1"},
-		{"lp-train", "", "lp-train-run-seed1"},
-		{"lp-run", "", "lp-run-seed1"},
+		{"tiny", "", "", "tiny-seed1"},
+		{"tiny", "team", "", "tiny-team-seed1"},
+		{"tiny", "team", "-train", "tiny-team-train-seed1"},
+		{"tiny", "a b", "-sweep", "tiny-a_b-sweep-seed1"},
+		{"lp", "x-train", "", "lp-x-train-run-seed1"},
+		{"tiny", "", "-train", "tiny-train-seed1"},
+		{"tiny", "", "-sweep", "tiny-sweep-seed1"},
+		{"pressure-sweep", "", "-sweep", "pressure-sweep-seed1"},
+		{"pressure-sweep", "", "-train", "pressure-sweep-train-seed1"},
+		{"pressure-sweep", "", "", "pressure-sweep-run-seed1"},
+		{"lp-train", "", "-train", "lp-train-seed1"},
+		{"lp-train", "", "", "lp-train-run-seed1"},
+		{"lp-run", "", "", "lp-run-seed1"},
 	} {
-		got := defaultOut(&scenarios.Scenario{Name: tc.name}, tc.suffix, 1)
+		got := defaultOut(&scenarios.Scenario{Name: tc.name}, tc.variant, tc.suffix, 1)
 		if want := filepath.Join("out", tc.want); got != want {
-			t.Errorf("defaultOut(%s, %q) = %s, want %s", tc.name, tc.suffix, got, want)
+			t.Errorf("defaultOut(%s, %q, %q) = %s, want %s", tc.name, tc.variant, tc.suffix, got, want)
 		}
 	}
 	// Two commands never default to one directory, for any names, even
@@ -38,7 +42,7 @@ func TestDefaultOut(t *testing.T) {
 	seen := map[string]string{} // directory: the command that defaults to it
 	for _, n := range names {
 		for _, suffix := range []string{"", "-train", "-sweep"} {
-			out := defaultOut(&scenarios.Scenario{Name: n}, suffix, 1)
+			out := defaultOut(&scenarios.Scenario{Name: n}, "", suffix, 1)
 			if prev, ok := seen[out]; ok && prev != suffix {
 				t.Errorf("commands %q and %q both default to %s (name %s)", prev, suffix, out, n)
 			}

@@ -92,6 +92,12 @@ func TestTrainDirectoryIdentity(t *testing.T) {
 	assert.Contains(t, stderr, "holds other work: the training of scenario tiny")
 	assert.Contains(t, stderr, "use --force to discard it")
 	assert.NotContains(t, stderr, "--fresh", "train has no --fresh")
+	// Nor those of one variant with every variant's.
+	_, stderr, code = simulate(t, append(args, "--variant", "team")...)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "holds other work: the training of scenario tiny (hash ")
+	assert.Contains(t, stderr, "seeds 1 from 7), not this one, of scenario tiny (hash ")
+	assert.Contains(t, stderr, "seeds 1 from 7, variant team only)")
 
 	// A run directory is not a train directory: --force would not help,
 	// so the first refusal does not offer it.
@@ -171,7 +177,7 @@ func TestResumeHintLeavesOutForce(t *testing.T) {
 		{[]string{"simulate", "train", "tiny", "--set", "x=--force", "--out", out}, "simulate train tiny --set x=--force --out " + out},
 		{[]string{"simulate", "train", "tiny", "--out", out}, "simulate train tiny --out " + out},
 	} {
-		d, err := train.OpenDir(out, sc, sc.Seed, 2, false)
+		d, err := train.OpenDir(out, sc, sc.Seed, 2, "", false)
 		require.NoError(t, err)
 		jobs, total := train.Jobs(sc, sc.Seed, 2)
 		hint := resumeHint(d, jobs, total, tc.argv, true, false)
@@ -205,7 +211,7 @@ func TestResumeHintAfterAFailure(t *testing.T) {
 	require.NoError(t, err)
 	argv := []string{"simulate", "train", "tiny", "--out", "o"}
 	hint := func(out string, interrupted, eventLimit bool) string {
-		d, err := train.OpenDir(out, sc, sc.Seed, 2, false)
+		d, err := train.OpenDir(out, sc, sc.Seed, 2, "", false)
 		require.NoError(t, err)
 		defer d.Abort()
 		jobs, total := train.Jobs(sc, sc.Seed, 2)

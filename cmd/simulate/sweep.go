@@ -124,6 +124,7 @@ sweeps about 1.5 times faster.`,
 			seed:    "the first seed `S` of every point (default: the scenario's seed)",
 			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS, S the first seed; a SCENARIO that ends in -sweep adds none)",
 			set:     "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated",
+			variant: "run only the trials of variant `V` (the default directory names it)",
 			workers: "run `W` trials at once, and draw as many charts (default: the\nnumber of CPUs); results do not depend on it",
 		})
 		fs.Func("shard", "run only shard `i/n`: the trials j with j mod n = i", func(v string) error {
@@ -136,7 +137,6 @@ sweeps about 1.5 times faster.`,
 			return nil
 		})
 		fs.Var(&o.shards, "shards", "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
-		fs.StringVar(&o.variant, "variant", "", "run only the trials of variant `V`")
 		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
 		return o.run
@@ -147,7 +147,6 @@ type sweepOptions struct {
 	outputOptions
 	shard     string
 	shards    countFlag
-	variant   string
 	fresh     bool
 	trialDirs bool
 }

@@ -36,7 +36,8 @@ hyperparameters, its reward section the reward and latency penalty.
 
 Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
 are spread over a pool of workers, and the results do not depend on how
-many. Train prints each variant's figures over the last tenth of training
+many. --variant V trains variant V alone: its rows and policies are those
+of a training of every variant. Train prints each variant's figures over the last tenth of training
 (reward, success, latency, parallelism and messages, and with a handoff
 section hand-off misses and duplicates) and writes a directory:
 
@@ -141,8 +142,9 @@ directory behind.`,
 		o := &trainOptions{seeds: 3, smooth: 1}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the first seed `S` (default: the scenario's seed)",
-			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, S the first seed; a SCENARIO that ends in -train adds none)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, S the first seed; a SCENARIO that ends in -train adds none;\nwith --variant V, SCENARIO-V)",
 			set:     "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated",
+			variant: "train only variant `V` of the scenario (the default directory names it);\nits rows are those of a training of every variant",
 			workers: "train and draw charts on `W` workers (default: the number\nof CPUs); results do not depend on it",
 		})
 		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")
@@ -187,6 +189,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err != nil {
 		return err
 	}
+	if err := o.only(sc); err != nil {
+		return err
+	}
 	workers := o.workerCount()
 	// Each job (variant and seed) trains on one worker.
 	ctx, done, err := o.limits.start(ctx, sc, variantWorkloads(sc, true), min(workers, len(sc.Variants)*o.seeds))
@@ -199,7 +204,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := otherWork(out, train.IdentityFile); err != nil {
 		return err
 	}
-	dir, err := train.OpenDir(out, sc, seed, o.seeds, o.force)
+	dir, err := train.OpenDir(out, sc, seed, o.seeds, o.variant, o.force)
 	if err != nil {
 		return err
 	}

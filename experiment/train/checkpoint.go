@@ -42,6 +42,18 @@ type trainIdentity struct {
 	Hash     string `json:"hash"`
 	Seed     uint64 `json:"seed"`
 	Seeds    int    `json:"seeds"`
+	// Variant is the one variant trained (--variant); "" for every one.
+	Variant string `json:"variant,omitempty"`
+}
+
+// String describes the training for the message that refuses another's
+// directory.
+func (id trainIdentity) String() string {
+	s := fmt.Sprintf("scenario %s (hash %s, seeds %d from %d", id.Scenario, rundir.ShortHash(id.Hash, ""), id.Seeds, id.Seed)
+	if id.Variant != "" {
+		s += ", variant " + id.Variant + " only"
+	}
+	return s + ")"
 }
 
 const (
@@ -75,15 +87,16 @@ func checkpointKey(j *Job) string {
 	return fmt.Sprintf("%s-seed%d", experiment.FileName(j.Variant.Name), j.Seed)
 }
 
-// OpenDir opens out for training sc for seeds seeds from seed: a new
+// OpenDir opens out for training sc for seeds seeds from seed, with
+// variant the one variant sc was cut to (Scenario.Only) or "": a new
 // directory, or one that holds checkpoints of the same training, which
 // then resumes (see Resume). A directory that holds a complete result is
 // refused unless force is set; force also discards checkpoints. The
 // complete training that force replaces stays whole, set aside, until the
 // new one commits: Abort puts it back (and discards the new training's
 // checkpoints, which only a forced rerun, starting over, would meet).
-func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force bool) (*rundir.Dir, error) {
-	id := trainIdentity{Scenario: sc.Name, Hash: sc.WorkHash, Seed: seed, Seeds: seeds}
+func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, variant string, force bool) (*rundir.Dir, error) {
+	id := trainIdentity{Scenario: sc.Name, Hash: sc.WorkHash, Seed: seed, Seeds: seeds, Variant: variant}
 	if err := rundir.CheckDir(out); err != nil {
 		return nil, err
 	}
@@ -115,8 +128,7 @@ func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, force b
 				return fmt.Errorf("an unreadable %s (%w)", IdentityFile, err)
 			}
 			if prev != id {
-				return fmt.Errorf("the training of scenario %s (hash %s, seeds %d from %d), not this one (scenario %s, hash %s, seeds %d from %d)",
-					prev.Scenario, rundir.ShortHash(prev.Hash, ""), prev.Seeds, prev.Seed, id.Scenario, rundir.ShortHash(id.Hash, ""), id.Seeds, id.Seed)
+				return fmt.Errorf("the training of %s, not this one, of %s", prev, id)
 			}
 			return nil
 		},

@@ -24,7 +24,7 @@ func shortTraining(t testing.TB) (*rundir.Dir, []*Job) {
 	t.Helper()
 	sc, err := scenarios.Load("tiny", []string{"train.iterations=3", "train.batch=2", "train.group=2"})
 	require.NoError(t, err)
-	dir, err := OpenDir(filepath.Join(t.TempDir(), "train"), sc, 1, 2, false)
+	dir, err := OpenDir(filepath.Join(t.TempDir(), "train"), sc, 1, 2, "", false)
 	require.NoError(t, err)
 	t.Cleanup(dir.Abort)
 	jobs, _ := Jobs(sc, 1, 2)

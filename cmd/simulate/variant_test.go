@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/rundir"
+)
+
+// TestVariantFlag: run and train of one --variant write what a run or
+// training of every variant writes for that variant, byte for byte (its
+// episodes or iterations do not depend on the others), and say in the
+// manifest which variant ran, beside the whole scenario as resolved.
+func TestVariantFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		variant string
+		tables  []string // CSV tables with a row per variant (and more)
+		files   []string // files of the variant alone
+	}{
+		{"run", []string{"run", testScenario, "--episodes", "6"}, "team",
+			[]string{"episodes.csv", "summary.csv"}, nil},
+		{"train", []string{"train", "latency-pressure", "--seeds", "1", "--set", "train.iterations=4", "--set", "train.batch=2", "--set", "train.group=2"}, "high",
+			[]string{"iterations.csv", "summary.csv"}, []string{"policies/high-seed1.json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			all, one := filepath.Join(root, "all"), filepath.Join(root, "one")
+			mustSimulate(t, append(tc.args, "--charts=false", "--out", all)...)
+			mustSimulate(t, append(tc.args, "--charts=false", "--out", one, "--variant", tc.variant)...)
+			for _, name := range tc.tables {
+				whole := readLines(t, filepath.Join(all, name))
+				var want []string
+				for i, line := range whole {
+					if i == 0 || strings.HasPrefix(line, tc.variant+",") {
+						want = append(want, line)
+					}
+				}
+				require.Greater(t, len(want), 1, "%s has rows of %s", name, tc.variant)
+				require.Less(t, len(want), len(whole), "%s has rows of other variants", name)
+				assert.Equal(t, want, readLines(t, filepath.Join(one, name)), name)
+			}
+			for _, name := range tc.files {
+				want, err := os.ReadFile(filepath.Join(all, name))
+				require.NoError(t, err)
+				got, err := os.ReadFile(filepath.Join(one, name))
+				require.NoError(t, err)
+				assert.Equal(t, string(want), string(got), name)
+			}
+			mAll, err := rundir.ReadManifest(all)
+			require.NoError(t, err)
+			mOne, err := rundir.ReadManifest(one)
+			require.NoError(t, err)
+			assert.Equal(t, []string{tc.variant}, mOne.Variants)
+			assert.Greater(t, len(mAll.Variants), 1)
+			assert.Equal(t, mAll.Resolved, mOne.Resolved, "the whole scenario, as resolved")
+		})
+	}
+
+	// A variant the scenario does not have: the variants it has, a
+	// suggestion, and nothing written.
+	for _, cmd := range []string{"run", "train", "trace"} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{cmd, testScenario, "--variant", "tem"}
+		if cmd != "trace" {
+			args = append(args, "--out", out)
+		} else {
+			args = append(args, "--out", filepath.Join(out, "trace.json"))
+		}
+		_, stderr, code := simulate(t, args...)
+		assert.Equal(t, exitFail, code, cmd)
+		assert.Contains(t, stderr, `simulate `+cmd+`: --variant tem: scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`)
+		assert.NoDirExists(t, out, cmd)
+	}
+}
+
+// readLines returns the lines of a text file.
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
