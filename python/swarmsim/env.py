@@ -134,7 +134,13 @@ class VecEnv:
         self._headers = {}  # parsed reply headers, for _wire.read
         self._pending = collections.deque()  # the steps sent and not yet waited for (_Step), oldest first
         self._stderr = tempfile.TemporaryFile()
-        self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
+        try:
+            self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
+        except OSError as e:
+            # Not found, not executable, not a program: the server could
+            # not be started, which is what ServerError says.
+            self._stderr.close()
+            raise ServerError(f"swarmsim: cannot start {path} env: {e}") from e
         self._closed = False
         _open.add(self)
         try:

@@ -595,6 +595,18 @@ class LifetimeTest(unittest.TestCase):
             env.reset()
         env.close()  # twice is fine
 
+    def test_a_binary_that_cannot_start_is_a_server_error(self):
+        # ServerError is the server that could not be started: a caller
+        # catching it must not get an OSError from subprocess instead.
+        with tempfile.TemporaryDirectory() as d:
+            text = os.path.join(d, "simulate")
+            with open(text, "w") as f:
+                f.write("not a program")
+            for path in (os.path.join(d, "missing"), text, d):
+                with self.assertRaises(ServerError) as cm:
+                    VecEnv("tiny", variant="split", simulate=path)
+                self.assertIn(path, str(cm.exception))
+
     def test_garbage_collection_ends_the_server(self):
         env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
         proc = env._proc
