@@ -691,9 +691,22 @@ func (s *server) render(req *request, m *Message) error {
 		}
 		texts[j] = s.env.Render(i)
 	}
-	return s.ok(struct {
+	if err := s.ok(struct {
 		OK   bool     `json:"ok"`
 		Rows []int    `json:"rows"`
 		Text []string `json:"text"`
-	}{true, rows, texts})
+	}{true, rows, texts}); err != nil {
+		return err
+	}
+	// The texts travel in the header, which a client may refuse beyond
+	// MaxHeader as the server does: a reply it cannot read would end the
+	// session.
+	if n := len(s.reply) - 4; n > maxReplyHeader {
+		return fieldErr("rows", "rows: the texts of %d rows take a reply header of %d bytes, more than a message's header may hold (%d, docs/environment.md, Framing): render fewer rows at a time", len(rows), n, maxReplyHeader)
+	}
+	return nil
 }
+
+// maxReplyHeader bounds a reply's header as MaxHeader bounds a request's;
+// a variable for tests.
+var maxReplyHeader = MaxHeader
