@@ -323,8 +323,14 @@ class VecEnv:
             rows = range(*rows.indices(self.num_envs))
         elif not isinstance(rows, (range, list, tuple, np.ndarray)):
             rows = [rows]
-        h, _ = self._call({"op": "render", "rows": [operator.index(r) for r in rows]})
-        return list(h["text"])
+        rows = [operator.index(r) for r in rows]
+        # The texts travel in a reply's header, which holds 16 MiB at most:
+        # a large table's texts come in several requests.
+        texts = []
+        for at in range(0, max(len(rows), 1), _RENDER_ROWS):
+            h, _ = self._call({"op": "render", "rows": rows[at:at + _RENDER_ROWS]})
+            texts += h["text"]
+        return texts
 
     def close(self):
         """Ends the server; safe to call more than once. The replies to
@@ -456,6 +462,10 @@ class VecEnv:
             msg += "\n" + err[-4000:]
         return ServerError(msg)
 
+
+# The rows whose texts render asks for in one request: a decision's text
+# takes a few KiB at most, and a reply's header 16 MiB.
+_RENDER_ROWS = 1024
 
 # The bytes of requests whose replies are not read yet that a client
 # sends before it reads a reply: the smallest pipe buffer of the systems

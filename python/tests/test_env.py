@@ -711,6 +711,17 @@ class GymnasiumNamesTest(unittest.TestCase):
             self.assertEqual(e.exception.field, "actions")
             self.assertIn("outside int32", str(e.exception))
 
+    def test_render_of_a_large_table(self):
+        # The texts travel in reply headers of 16 MiB at most: every row's
+        # text of 24,576 rows of tiny (some 18 MB) must come back, and the
+        # environment go on, not end over a reply the client refuses.
+        with VecEnv("tiny", variant="team", num_envs=24576, group=24576, seed=1) as env:
+            env.reset()
+            texts = env.render()
+            self.assertEqual(len(texts), env.num_envs)
+            self.assertGreater(sum(map(len, texts)), 16 << 20)
+            self.assertEqual(texts[-1], env.render(env.num_envs - 1)[0])
+
     def test_render_keeps_the_rows(self):
         with VecEnv("latency-pressure", variant="high", num_envs=4, group=4, seed=1) as env:
             obs, info = env.reset()
