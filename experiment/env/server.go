@@ -223,17 +223,41 @@ func decodeRequest(header []byte, rows int) (*request, error) {
 		}
 		return nil, fieldErr("op", "op: %q is not a request (allowed: %s)", req.Op, opNames)
 	}
-	var present map[string]json.RawMessage
-	if err := json.Unmarshal(header, &present); err != nil {
+	keys, err := headerKeys(header)
+	if err != nil {
 		return nil, fieldErr("header", "header: %v", err)
 	}
-	for name := range present {
+	for _, name := range keys {
 		if name == "op" || name == "arrays" || containsString(fields, name) {
 			continue
 		}
 		return nil, fieldErr(name, "%s: %s does not read it (its fields: %s)", name, req.Op, fieldList(fields))
 	}
 	return &req, nil
+}
+
+// headerKeys returns the keys of the header, a JSON object, in its order:
+// of several fields at fault, an error names the first as written, the
+// same every time, where a map's order would change from try to try.
+func headerKeys(header []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(header))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
 }
 
 // listElementError returns the error of the first element of the list
