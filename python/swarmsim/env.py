@@ -328,7 +328,14 @@ class VecEnv:
         # a large table's texts come in several requests.
         texts = []
         for at in range(0, max(len(rows), 1), _RENDER_ROWS):
-            h, _ = self._call({"op": "render", "rows": rows[at:at + _RENDER_ROWS]})
+            try:
+                h, _ = self._call({"op": "render", "rows": rows[at:at + _RENDER_ROWS]})
+            except EnvError as e:
+                if not (at and e.field.startswith("rows[")):
+                    raise
+                # rows[j] of this request is rows[at + j] of the caller's.
+                field = f"rows[{at + int(e.field[5:-1])}]"
+                raise EnvError(str(e).replace(e.field, field, 1), field) from None
             texts += h["text"]
         return texts
 

@@ -721,6 +721,11 @@ class GymnasiumNamesTest(unittest.TestCase):
             self.assertEqual(len(texts), env.num_envs)
             self.assertGreater(sum(map(len, texts)), 16 << 20)
             self.assertEqual(texts[-1], env.render(env.num_envs - 1)[0])
+            # An error names the row's place in the caller's list.
+            with self.assertRaises(EnvError) as cm:
+                env.render(list(range(3000)) + [env.num_envs])
+            self.assertEqual(cm.exception.field, "rows[3000]")
+            self.assertTrue(str(cm.exception).startswith("rows[3000]: row 24576 is out of range"), str(cm.exception))
 
     def test_render_keeps_the_rows(self):
         with VecEnv("latency-pressure", variant="high", num_envs=4, group=4, seed=1) as env:
