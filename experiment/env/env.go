@@ -125,6 +125,11 @@ type row struct {
 	active   bool
 	finished experiment.Row // the last finished episode
 	result   collective.Metrics
+	// renewed marks a row (group 1) whose episode in progress began in
+	// the step that ended its last one, until the row acts: its text
+	// tells how the last ended. Out's ends would not do, as a step of
+	// another part clears them.
+	renewed bool
 }
 
 // Out is what Reset and Step return, row by row: flat arrays in C order,
@@ -411,6 +416,7 @@ func (e *Env) start(p *part, i int, instance uint64, streams sim.Streams, g *tas
 	r := &e.rows[i]
 	r.k++
 	r.instance = instance
+	r.renewed = false
 	opts := e.opts
 	if member := i % e.g; member > 0 {
 		r.own = streams.Derive("member", uint64(member))
@@ -534,6 +540,7 @@ func (e *Env) stepPart(p *part, lo, hi int, actions []int32, first int) error {
 		if !r.active {
 			continue
 		}
+		r.renewed = false
 		if err := r.s.Act(collective.Action(actions[i-first])); err != nil {
 			return fmt.Errorf("row %d: %w", i, err)
 		}
@@ -584,7 +591,11 @@ func (e *Env) finish(p *part, i int) error {
 		if err != nil {
 			return err
 		}
-		return e.start(p, i, r.instance, streams, g)
+		if err := e.start(p, i, r.instance, streams, g); err != nil {
+			return err
+		}
+		r.renewed = true
+		return nil
 	case reward.Penalty != rlcr.PenaltyGroupRelative:
 		e.out.Reward[i] = r.finished.Reward
 	default:

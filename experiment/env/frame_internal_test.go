@@ -3,6 +3,7 @@ package env
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"testing"
@@ -102,5 +103,44 @@ func TestTextHint(t *testing.T) {
 		} else {
 			assert.Empty(t, got, "%q", tc.first)
 		}
+	}
+}
+
+// TestRenderReplyWithinHeaderBound: render's texts travel in the reply's
+// header, which a client reads under the same bound as the server's
+// (Python's VecEnv refuses more and loses the session): a render whose
+// texts would take more is refused, naming rows, and the session goes on.
+func TestRenderReplyWithinHeaderBound(t *testing.T) {
+	was := maxReplyHeader
+	t.Cleanup(func() { maxReplyHeader = was })
+	maxReplyHeader = 4000 // a tiny decision's text is about 700 bytes
+	var in bytes.Buffer
+	for _, h := range []string{
+		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"team","num_envs":8}`,
+		`{"op":"reset"}`,
+		`{"op":"render"}`,
+		`{"op":"render","rows":[0,1]}`,
+	} {
+		in.Write(appendFrame(nil, []byte(h)))
+	}
+	var out bytes.Buffer
+	assert.NoError(t, Serve(&in, &out, "test"))
+	r := NewReader(&out)
+	var replies []map[string]any
+	for {
+		m, err := r.Read()
+		if err != nil {
+			break
+		}
+		var h map[string]any
+		assert.NoError(t, json.Unmarshal(m.Header, &h))
+		assert.LessOrEqual(t, len(m.Header), maxReplyHeader, "reply %d", len(replies))
+		replies = append(replies, h)
+	}
+	if assert.Len(t, replies, 4) {
+		assert.Equal(t, false, replies[2]["ok"], "every row's text at once: %v", replies[2])
+		assert.Equal(t, "rows", replies[2]["field"])
+		assert.Contains(t, replies[2]["error"], "render fewer rows at a time")
+		assert.Equal(t, true, replies[3]["ok"], "two rows' texts fit: %v", replies[3]["error"])
 	}
 }

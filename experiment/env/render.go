@@ -58,7 +58,7 @@ func (e *Env) Render(i int) string {
 	var b strings.Builder
 	// With group 1 a row starts its next episode in the step that ends
 	// one: a reader of the text alone would never learn how it ended.
-	if e.g == 1 && e.out.Terminated[i]+e.out.Truncated[i] > 0 {
+	if e.rows[i].renewed {
 		f, _ := e.Finished(i)
 		fmt.Fprintf(&b, "This row's last episode ended in the last step. %s A new episode, on a new task, starts here.\n", e.result(&f.Metrics, f.Reward))
 	}

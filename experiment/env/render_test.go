@@ -233,3 +233,38 @@ func uniformActions(t *testing.T, e *env.Env) []int32 {
 	}
 	return actions
 }
+
+// TestRenderTellsTheLastEpisodeAfterAnotherPartSteps: with steps of parts
+// (StepRows, step's first and count) a row's text tells how its last
+// episode ended until the row itself steps again, whatever other parts
+// step meanwhile: a client that steps the halves and then renders every
+// row must not lose the first half's news.
+func TestRenderTellsTheLastEpisodeAfterAnotherPartSteps(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 4, Group: 1})
+	require.NoError(t, err)
+	_, err = e.Reset(nil)
+	require.NoError(t, err)
+	const head = "This row's last episode ended in the last step. "
+	ends := 0
+	for range 400 {
+		actions := uniformActions(t, e)
+		ended := map[int]bool{}
+		for _, half := range [][2]int{{0, 2}, {2, 4}} {
+			out, err := e.StepRows(half[0], half[1], actions[half[0]:half[1]])
+			require.NoError(t, err)
+			for _, i := range out.Ended {
+				ended[int(i)] = true
+			}
+		}
+		for i := range e.NumEnvs() {
+			text := e.Render(i)
+			if !ended[i] {
+				assert.NotContains(t, text, head, "row %d", i)
+				continue
+			}
+			ends++
+			assert.True(t, strings.HasPrefix(text, head), "row %d, after both halves stepped: %s", i, text)
+		}
+	}
+	assert.Greater(t, ends, 20)
+}

@@ -223,17 +223,41 @@ func decodeRequest(header []byte, rows int) (*request, error) {
 		}
 		return nil, fieldErr("op", "op: %q is not a request (allowed: %s)", req.Op, opNames)
 	}
-	var present map[string]json.RawMessage
-	if err := json.Unmarshal(header, &present); err != nil {
+	keys, err := headerKeys(header)
+	if err != nil {
 		return nil, fieldErr("header", "header: %v", err)
 	}
-	for name := range present {
+	for _, name := range keys {
 		if name == "op" || name == "arrays" || containsString(fields, name) {
 			continue
 		}
 		return nil, fieldErr(name, "%s: %s does not read it (its fields: %s)", name, req.Op, fieldList(fields))
 	}
 	return &req, nil
+}
+
+// headerKeys returns the keys of the header, a JSON object, in its order:
+// of several fields at fault, an error names the first as written, the
+// same every time, where a map's order would change from try to try.
+func headerKeys(header []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(header))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
 }
 
 // listElementError returns the error of the first element of the list
@@ -691,9 +715,22 @@ func (s *server) render(req *request, m *Message) error {
 		}
 		texts[j] = s.env.Render(i)
 	}
-	return s.ok(struct {
+	if err := s.ok(struct {
 		OK   bool     `json:"ok"`
 		Rows []int    `json:"rows"`
 		Text []string `json:"text"`
-	}{true, rows, texts})
+	}{true, rows, texts}); err != nil {
+		return err
+	}
+	// The texts travel in the header, which a client may refuse beyond
+	// MaxHeader as the server does: a reply it cannot read would end the
+	// session.
+	if n := len(s.reply) - 4; n > maxReplyHeader {
+		return fieldErr("rows", "rows: the texts of %d rows take a reply header of %d bytes, more than a message's header may hold (%d, docs/environment.md, Framing): render fewer rows at a time", len(rows), n, maxReplyHeader)
+	}
+	return nil
 }
+
+// maxReplyHeader bounds a reply's header as MaxHeader bounds a request's;
+// a variable for tests.
+var maxReplyHeader = MaxHeader

@@ -617,3 +617,18 @@ func TestMakeStatesTheObjective(t *testing.T) {
 	assert.NotContains(t, objective["none"], "finish time over")
 	assert.Contains(t, objective["high"], "minus 1 × the finish time over 6h0m0s")
 }
+
+// TestUnreadFieldsNamedInTheirOrder: of several fields that a request's
+// op does not read, the error names the first as the header writes it,
+// the same at every try: a client's author, or its test, must not get a
+// different field for the same mistake.
+func TestUnreadFieldsNamedInTheirOrder(t *testing.T) {
+	c := newClient(t)
+	c.request(makeTiny)
+	for i := range 20 {
+		// Each header differs, so that none is answered from the last.
+		raw := fmt.Sprintf(`{"op":"reset","seed":%d,"rows":[0],"first":0,"count":2,"action_names":[]}`, i)
+		h, _ := c.send(append(binary.LittleEndian.AppendUint32(nil, uint32(len(raw))), raw...))
+		wantError(t, h, "rows", "rows: reset does not read it")
+	}
+}

@@ -134,7 +134,13 @@ class VecEnv:
         self._headers = {}  # parsed reply headers, for _wire.read
         self._pending = collections.deque()  # the steps sent and not yet waited for (_Step), oldest first
         self._stderr = tempfile.TemporaryFile()
-        self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
+        try:
+            self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
+        except OSError as e:
+            # Not found, not executable, not a program: the server could
+            # not be started, which is what ServerError says.
+            self._stderr.close()
+            raise ServerError(f"swarmsim: cannot start {path} env: {e}") from e
         self._closed = False
         _open.add(self)
         try:
@@ -317,8 +323,21 @@ class VecEnv:
             rows = range(*rows.indices(self.num_envs))
         elif not isinstance(rows, (range, list, tuple, np.ndarray)):
             rows = [rows]
-        h, _ = self._call({"op": "render", "rows": [operator.index(r) for r in rows]})
-        return list(h["text"])
+        rows = [operator.index(r) for r in rows]
+        # The texts travel in a reply's header, which holds 16 MiB at most:
+        # a large table's texts come in several requests.
+        texts = []
+        for at in range(0, max(len(rows), 1), _RENDER_ROWS):
+            try:
+                h, _ = self._call({"op": "render", "rows": rows[at:at + _RENDER_ROWS]})
+            except EnvError as e:
+                if not (at and e.field.startswith("rows[")):
+                    raise
+                # rows[j] of this request is rows[at + j] of the caller's.
+                field = f"rows[{at + int(e.field[5:-1])}]"
+                raise EnvError(str(e).replace(e.field, field, 1), field) from None
+            texts += h["text"]
+        return texts
 
     def close(self):
         """Ends the server; safe to call more than once. The replies to
@@ -450,6 +469,10 @@ class VecEnv:
             msg += "\n" + err[-4000:]
         return ServerError(msg)
 
+
+# The rows whose texts render asks for in one request: a decision's text
+# takes a few KiB at most, and a reply's header 16 MiB.
+_RENDER_ROWS = 1024
 
 # The bytes of requests whose replies are not read yet that a client
 # sends before it reads a reply: the smallest pipe buffer of the systems

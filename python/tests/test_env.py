@@ -595,6 +595,18 @@ class LifetimeTest(unittest.TestCase):
             env.reset()
         env.close()  # twice is fine
 
+    def test_a_binary_that_cannot_start_is_a_server_error(self):
+        # ServerError is the server that could not be started: a caller
+        # catching it must not get an OSError from subprocess instead.
+        with tempfile.TemporaryDirectory() as d:
+            text = os.path.join(d, "simulate")
+            with open(text, "w") as f:
+                f.write("not a program")
+            for path in (os.path.join(d, "missing"), text, d):
+                with self.assertRaises(ServerError) as cm:
+                    VecEnv("tiny", variant="split", simulate=path)
+                self.assertIn(path, str(cm.exception))
+
     def test_garbage_collection_ends_the_server(self):
         env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
         proc = env._proc
@@ -698,6 +710,22 @@ class GymnasiumNamesTest(unittest.TestCase):
                 env.step(np.array([2**32 - 1, 0], np.uint32))
             self.assertEqual(e.exception.field, "actions")
             self.assertIn("outside int32", str(e.exception))
+
+    def test_render_of_a_large_table(self):
+        # The texts travel in reply headers of 16 MiB at most: every row's
+        # text of 24,576 rows of tiny (some 18 MB) must come back, and the
+        # environment go on, not end over a reply the client refuses.
+        with VecEnv("tiny", variant="team", num_envs=24576, group=24576, seed=1) as env:
+            env.reset()
+            texts = env.render()
+            self.assertEqual(len(texts), env.num_envs)
+            self.assertGreater(sum(map(len, texts)), 16 << 20)
+            self.assertEqual(texts[-1], env.render(env.num_envs - 1)[0])
+            # An error names the row's place in the caller's list.
+            with self.assertRaises(EnvError) as cm:
+                env.render(list(range(3000)) + [env.num_envs])
+            self.assertEqual(cm.exception.field, "rows[3000]")
+            self.assertTrue(str(cm.exception).startswith("rows[3000]: row 24576 is out of range"), str(cm.exception))
 
     def test_render_keeps_the_rows(self):
         with VecEnv("latency-pressure", variant="high", num_envs=4, group=4, seed=1) as env:
