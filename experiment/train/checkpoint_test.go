@@ -143,3 +143,45 @@ func TestRunReturnsAJobsError(t *testing.T) {
 	err := Run(ctx, saves, jobs, Options{Workers: 1})
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// TestOpenDirRefusesAnotherTraining: checkpoints resume only the training
+// that train.json names; another scenario hash, seed, seed count or
+// variant is refused, the message describing both.
+func TestOpenDirRefusesAnotherTraining(t *testing.T) {
+	sc, err := scenarios.Load("tiny", []string{"train.iterations=3"})
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "train")
+	dir, err := OpenDir(out, sc, 1, 2, "team", false)
+	require.NoError(t, err)
+	// An interrupted training's checkpoint keeps train.json past Abort.
+	require.NoError(t, os.MkdirAll(dir.Join(CheckpointDir), 0o755))
+	require.NoError(t, os.WriteFile(dir.Join(filepath.Join(CheckpointDir, "team-seed1.gob")), nil, 0o644))
+	dir.Abort()
+	data, err := os.ReadFile(filepath.Join(out, IdentityFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"variant": "team"`)
+
+	hash := rundir.ShortHash(sc.WorkHash, "")
+	this := "scenario tiny (hash " + hash + ", seeds 2 from 1, variant team only)"
+	other, err := scenarios.Load("tiny", []string{"train.iterations=4"})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		sc      *scenarios.Scenario
+		seed    uint64
+		seeds   int
+		variant string
+		want    string
+	}{
+		{sc, 1, 2, "", "scenario tiny (hash " + hash + ", seeds 2 from 1)"},
+		{sc, 1, 2, "split", "scenario tiny (hash " + hash + ", seeds 2 from 1, variant split only)"},
+		{sc, 2, 2, "team", "scenario tiny (hash " + hash + ", seeds 2 from 2, variant team only)"},
+		{sc, 1, 3, "team", "scenario tiny (hash " + hash + ", seeds 3 from 1, variant team only)"},
+		{other, 1, 2, "team", "scenario tiny (hash " + rundir.ShortHash(other.WorkHash, "") + ", seeds 2 from 1, variant team only)"},
+	} {
+		_, err := OpenDir(out, tc.sc, tc.seed, tc.seeds, tc.variant, false)
+		assert.ErrorContains(t, err, "holds other work: the training of "+this+", not this one, of "+tc.want+"; use --force")
+	}
+	dir, err = OpenDir(out, sc, 1, 2, "team", false)
+	require.NoError(t, err, "the same training resumes")
+	dir.Abort()
+}
