@@ -184,4 +184,30 @@ func TestOpenDirRefusesAnotherTraining(t *testing.T) {
 	dir, err = OpenDir(out, sc, 1, 2, "team", false)
 	require.NoError(t, err, "the same training resumes")
 	dir.Abort()
+
+	// Complete (a manifest): only --force trains it again.
+	require.NoError(t, os.WriteFile(filepath.Join(out, rundir.ManifestName), []byte("{}"), 0o644))
+	_, err = OpenDir(out, sc, 1, 2, "team", false)
+	assert.ErrorContains(t, err, out+" holds a complete run (manifest.json); use --force to overwrite it")
+	dir, err = OpenDir(out, sc, 1, 2, "team", true)
+	require.NoError(t, err)
+	dir.Abort()
+}
+
+// TestResumeReadsEveryJobsCheckpoint: fresh jobs resumed from a finished
+// training's last checkpoints hold its rows, and Resume counts them all.
+func TestResumeReadsEveryJobsCheckpoint(t *testing.T) {
+	dir, jobs := shortTraining(t)
+	saves := StartCheckpoints(dir)
+	require.NoError(t, Run(context.Background(), saves, jobs, Options{Workers: 2}))
+	require.NoError(t, saves.Close())
+	sc, err := scenarios.Load("tiny", []string{"train.iterations=3", "train.batch=2", "train.group=2"})
+	require.NoError(t, err)
+	fresh, total := Jobs(sc, 1, 2)
+	resumed, err := Resume(dir, fresh)
+	require.NoError(t, err)
+	assert.Equal(t, total, resumed, "every iteration of both jobs")
+	for i, j := range fresh {
+		assert.Equal(t, fmt.Sprint(jobs[i].Rows), fmt.Sprint(j.Rows), "seed %d", j.Seed) // printed: ValueEV is NaN
+	}
 }
