@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -503,5 +504,19 @@ func TestTrainActionsMasksTheRest(t *testing.T) {
 			row := params[int(a)*policy.NumFeatures : (int(a)+1)*policy.NumFeatures]
 			assert.Equal(t, make([]float64, policy.NumFeatures), row, "%s: weights of %v", adv, a)
 		}
+	}
+}
+
+// Workers 0 means GOMAXPROCS; any other count is kept as given (a run
+// asked to stay on one worker must not spread over every processor).
+func TestWorkersDefaultToGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // so that 1 and GOMAXPROCS differ
+	cfg := tinyConfig()
+	cfg.Iterations, cfg.Batch, cfg.Group = 1, 1, 2
+	for _, c := range []struct{ workers, want int }{{0, 3}, {1, 1}, {2, 2}, {5, 5}} {
+		tr := training{Run: Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: c.workers}, memFor: getMemory}
+		_, err := tr.run(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, c.want, tr.Workers, "Workers %d", c.workers)
 	}
 }
