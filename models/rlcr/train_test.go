@@ -520,3 +520,36 @@ func TestWorkersDefaultToGOMAXPROCS(t *testing.T) {
 		assert.Equal(t, c.want, tr.Workers, "Workers %d", c.workers)
 	}
 }
+
+// collect makes the samples in the memory's slice wherever it holds them
+// all, its capacity exactly the decisions' count included, and leaves
+// nothing of the last iteration's samples in them.
+func TestCollectReusesTheMemorysSamples(t *testing.T) {
+	single := collective.Mask(0).With(collective.Wait)
+	r := &collective.Result{}
+	for j := range 3 {
+		r.Decisions = append(r.Decisions, collective.Decision{Agent: j, Mask: single, Action: collective.Wait,
+			Obs: collective.Observation{Elapsed: float64(10 * j)}})
+	}
+	for _, c := range []struct {
+		cap   int
+		reuse bool
+	}{{2, false}, {3, true}, {5, true}} {
+		mem := newMemory(1, 1)
+		old := make([]sample, c.cap)
+		for i := range old {
+			old[i] = sample{adv: 5, weight: 0.5, pOld: 0.3, rollout: 9, v: 1, ret: 2}
+		}
+		mem.samples = old[:0]
+		out := collect([]*collective.Result{r}, mem, false)
+		require.Len(t, out, 3, "cap %d", c.cap)
+		assert.Equal(t, c.reuse, &out[0] == &old[0], "cap %d: reused", c.cap)
+		assert.Same(t, &out[0], &mem.samples[0], "cap %d: the memory keeps the samples", c.cap)
+		for j, s := range out {
+			var probs [collective.NumActions]float64
+			probs[collective.Wait] = 1
+			want := sample{mask: single, action: collective.Wait, rollout: 0, agent: j, pOld: 1, at: float64(10 * j), probs: probs, recorded: true}
+			assert.Equal(t, want, s, "cap %d, decision %d", c.cap, j)
+		}
+	}
+}
