@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -551,5 +552,51 @@ func TestCollectReusesTheMemorysSamples(t *testing.T) {
 			want := sample{mask: single, action: collective.Wait, rollout: 0, agent: j, pOld: 1, at: float64(10 * j), probs: probs, recorded: true}
 			assert.Equal(t, want, s, "cap %d, decision %d", c.cap, j)
 		}
+	}
+}
+
+// At the edge of PPO's clip range the update takes the unclipped gradient
+// w·A·ρ·∇log π (the derivative from inside the range, and what autograd
+// through min and clamp gives there, clamp passing its gradient at its
+// bounds); only strictly beyond it, on the side where the clip binds
+// (ρ > 1+ε for A > 0, ρ < 1-ε for A < 0), is the clipped term flat. The
+// policy is linear at 0, so π is 1/4 on each of the four valid actions and
+// every ρ below is exact.
+func TestPPOClipEdges(t *testing.T) {
+	mask := collective.Mask(0).With(collective.Work).With(collective.Delegate).With(collective.Check).With(collective.Wait)
+	for _, c := range []struct {
+		name             string
+		adv, eps, pOld   float64
+		ratio, wantScale float64
+	}{
+		{"A>0 inside", 1, 1, 0.25, 1, 1},
+		{"A>0 at 1+ε", 1, 1, 0.125, 2, 2},
+		{"A>0 beyond 1+ε", 1, 1, 0.0625, 4, 0},
+		{"A>0 below 1-ε", 1, 0.5, 1, 0.25, 0.25},
+		{"A<0 inside", -1, 0.5, 0.25, 1, -1},
+		{"A<0 at 1-ε", -1, 0.5, 0.5, 0.5, -0.5},
+		{"A<0 beyond 1-ε", -1, 0.5, 1, 0.25, 0},
+		{"A<0 above 1+ε", -1, 0.5, 0.125, 2, -2},
+		{"A=0 beyond", 0, 0.5, 0.0625, 4, 0},
+	} {
+		pol := policy.NewLinear()
+		r := rand.New(rand.NewPCG(5, 6))
+		samples := randomSamples(r, 1)
+		s := &samples[0]
+		s.mask, s.action, s.adv, s.pOld, s.weight = mask, collective.Check, c.adv, c.pOld, 1
+		var probs [collective.NumActions]float64
+		pol.Probs(&s.x, s.mask, &probs)
+		require.Equal(t, c.ratio, probs[s.action]/s.pOld, c.name)
+
+		grad := make([]float64, len(pol.Params()))
+		policyGradient(pol, samples, objective{ppo: true, clipRatio: c.eps}, grad)
+		// ∇log π(a|x), from the policy (its own tests check it), and scaled.
+		want := make([]float64, len(grad))
+		pol.AddGrad(policy.Term{X: &s.x, Mask: s.mask, Action: s.action, Scale: 1}, want)
+		require.NotZero(t, slices.Max(want)-slices.Min(want), c.name)
+		for i := range want {
+			want[i] *= c.wantScale
+		}
+		assert.InDeltaSlice(t, want, grad, 1e-12, c.name)
 	}
 }
