@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -503,5 +505,98 @@ func TestTrainActionsMasksTheRest(t *testing.T) {
 			row := params[int(a)*policy.NumFeatures : (int(a)+1)*policy.NumFeatures]
 			assert.Equal(t, make([]float64, policy.NumFeatures), row, "%s: weights of %v", adv, a)
 		}
+	}
+}
+
+// Workers 0 means GOMAXPROCS; any other count is kept as given (a run
+// asked to stay on one worker must not spread over every processor).
+func TestWorkersDefaultToGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // so that 1 and GOMAXPROCS differ
+	cfg := tinyConfig()
+	cfg.Iterations, cfg.Batch, cfg.Group = 1, 1, 2
+	for _, c := range []struct{ workers, want int }{{0, 3}, {1, 1}, {2, 2}, {5, 5}} {
+		tr := training{Run: Run{Problem: tinyProblem(), Config: cfg, Seed: 7, Workers: c.workers}, memFor: getMemory}
+		_, err := tr.run(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, c.want, tr.Workers, "Workers %d", c.workers)
+	}
+}
+
+// collect makes the samples in the memory's slice wherever it holds them
+// all, its capacity exactly the decisions' count included, and leaves
+// nothing of the last iteration's samples in them.
+func TestCollectReusesTheMemorysSamples(t *testing.T) {
+	single := collective.Mask(0).With(collective.Wait)
+	r := &collective.Result{}
+	for j := range 3 {
+		r.Decisions = append(r.Decisions, collective.Decision{Agent: j, Mask: single, Action: collective.Wait,
+			Obs: collective.Observation{Elapsed: float64(10 * j)}})
+	}
+	for _, c := range []struct {
+		cap   int
+		reuse bool
+	}{{2, false}, {3, true}, {5, true}} {
+		mem := newMemory(1, 1)
+		old := make([]sample, c.cap)
+		for i := range old {
+			old[i] = sample{adv: 5, weight: 0.5, pOld: 0.3, rollout: 9, v: 1, ret: 2}
+		}
+		mem.samples = old[:0]
+		out := collect([]*collective.Result{r}, mem, false)
+		require.Len(t, out, 3, "cap %d", c.cap)
+		assert.Equal(t, c.reuse, &out[0] == &old[0], "cap %d: reused", c.cap)
+		assert.Same(t, &out[0], &mem.samples[0], "cap %d: the memory keeps the samples", c.cap)
+		for j, s := range out {
+			var probs [collective.NumActions]float64
+			probs[collective.Wait] = 1
+			want := sample{mask: single, action: collective.Wait, rollout: 0, agent: j, pOld: 1, at: float64(10 * j), probs: probs, recorded: true}
+			assert.Equal(t, want, s, "cap %d, decision %d", c.cap, j)
+		}
+	}
+}
+
+// At the edge of PPO's clip range the update takes the unclipped gradient
+// w·A·ρ·∇log π (the derivative from inside the range, and what autograd
+// through min and clamp gives there, clamp passing its gradient at its
+// bounds); only strictly beyond it, on the side where the clip binds
+// (ρ > 1+ε for A > 0, ρ < 1-ε for A < 0), is the clipped term flat. The
+// policy is linear at 0, so π is 1/4 on each of the four valid actions and
+// every ρ below is exact.
+func TestPPOClipEdges(t *testing.T) {
+	mask := collective.Mask(0).With(collective.Work).With(collective.Delegate).With(collective.Check).With(collective.Wait)
+	for _, c := range []struct {
+		name             string
+		adv, eps, pOld   float64
+		ratio, wantScale float64
+	}{
+		{"A>0 inside", 1, 1, 0.25, 1, 1},
+		{"A>0 at 1+ε", 1, 1, 0.125, 2, 2},
+		{"A>0 beyond 1+ε", 1, 1, 0.0625, 4, 0},
+		{"A>0 below 1-ε", 1, 0.5, 1, 0.25, 0.25},
+		{"A<0 inside", -1, 0.5, 0.25, 1, -1},
+		{"A<0 at 1-ε", -1, 0.5, 0.5, 0.5, -0.5},
+		{"A<0 beyond 1-ε", -1, 0.5, 1, 0.25, 0},
+		{"A<0 above 1+ε", -1, 0.5, 0.125, 2, -2},
+		{"A=0 beyond", 0, 0.5, 0.0625, 4, 0},
+	} {
+		pol := policy.NewLinear()
+		r := rand.New(rand.NewPCG(5, 6))
+		samples := randomSamples(r, 1)
+		s := &samples[0]
+		s.mask, s.action, s.adv, s.pOld, s.weight = mask, collective.Check, c.adv, c.pOld, 1
+		var probs [collective.NumActions]float64
+		pol.Probs(&s.x, s.mask, &probs)
+		require.Equal(t, c.ratio, probs[s.action]/s.pOld, c.name)
+
+		grad := make([]float64, len(pol.Params()))
+		policyGradient(pol, samples, objective{ppo: true, clipRatio: c.eps}, grad)
+		// ∇log π(a|x), from the policy (its own tests check it), and scaled.
+		want := make([]float64, len(grad))
+		pol.AddGrad(policy.Term{X: &s.x, Mask: s.mask, Action: s.action, Scale: 1}, want)
+		require.NotZero(t, slices.Max(want)-slices.Min(want), c.name)
+		for i := range want {
+			want[i] *= c.wantScale
+		}
+		assert.InDeltaSlice(t, want, grad, 1e-12, c.name)
 	}
 }

@@ -2,6 +2,8 @@ package rlcr
 
 import (
 	"context"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,4 +86,51 @@ func TestWarmStartValidation(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.WarmStart, cfg.WarmIterations = "team", 3
 	assert.NoError(t, cfg.Validate())
+}
+
+// One warm-start iteration is one Adam step up the mean log-likelihood of
+// the organization's choices: from Adam's definition its first step is
+// lr·ĝ/(|ĝ|+ε) per coordinate (bias-corrected m̂ = ĝ, v̂ = ĝ²), with ĝ the
+// mean over the decisions with a choice of ∇log π(a|x). A large ε keeps the
+// step proportional to ĝ, so that a sum in place of the mean shows. The
+// episodes are rebuilt from the streams warmStart documents: the "warm"
+// branch, iteration 0.
+func TestWarmStartStepsUpTheMeanLogLikelihood(t *testing.T) {
+	prob := tinyProblem()
+	cfg := tinyConfig()
+	cfg.WarmStart, cfg.WarmIterations, cfg.LR, cfg.Eps, cfg.ClipGrad = "split", 1, 0.1, 1, 0
+	streams := sim.NewStreams(7)
+
+	org, err := policy.Organization(cfg.WarmStart)
+	require.NoError(t, err)
+	zero := policy.NewLinear()
+	sum := make([]float64, len(zero.Params()))
+	decisions := 0
+	var x [policy.NumFeatures]float64
+	iter := streams.Derive("warm", 0)
+	for i := range uint64(cfg.Batch * cfg.Group) {
+		g, err := prob.Task.Draw(iter.Derive("task", i).New("graph", 0))
+		require.NoError(t, err)
+		r, err := collective.Run(g, prob.Collective, org, iter.Derive("rollout", i), collective.Options{Record: true})
+		require.NoError(t, err)
+		for _, d := range r.Decisions {
+			if d.Mask.Single() {
+				continue
+			}
+			policy.Features(&d.Obs, &x)
+			zero.AddGrad(policy.Term{X: &x, Mask: d.Mask, Action: d.Action, Scale: 1}, sum)
+			decisions++
+		}
+	}
+	require.Greater(t, decisions, 1)
+	want := make([]float64, len(sum))
+	for i, s := range sum {
+		g := s / float64(decisions)
+		want[i] = cfg.LR * g / (math.Abs(g) + cfg.Eps)
+	}
+	require.NotZero(t, slices.Max(want)-slices.Min(want))
+
+	pol := policy.NewLinear()
+	require.NoError(t, (&training{Run: Run{Problem: prob, Config: cfg, Workers: 1}}).warmStart(context.Background(), pol, streams))
+	assert.InDeltaSlice(t, want, pol.Params(), 1e-12)
 }
