@@ -185,6 +185,11 @@ func (o *outputOptions) check(extra ...stand) error {
 	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
 		return err
 	}
+	if o.figures != "" && o.variant != "" {
+		// The figures, named after the scenario, are those of every
+		// variant: one variant's would take their place in DIR.
+		return usagef("--figures %s copies the scenario's figures, drawn from all its variants, and --variant %s runs one: give one of them", o.figures, o.variant)
+	}
 	return refuseReplaced(o.sets, append([]stand{o.seed.stand()}, extra...)...)
 }
 

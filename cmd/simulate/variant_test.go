@@ -63,6 +63,13 @@ func TestVariantFlag(t *testing.T) {
 		})
 	}
 
+	// The scenario's figures are drawn from all its variants.
+	for _, cmd := range []string{"run", "train", "sweep"} {
+		_, stderr, code := simulate(t, cmd, testScenario, "--variant", "team", "--figures", t.TempDir())
+		assert.Equal(t, exitUsage, code, cmd)
+		assert.Contains(t, stderr, "copies the scenario's figures, drawn from all its variants, and --variant team runs one: give one of them", cmd)
+	}
+
 	// A variant the scenario does not have: the variants it has, a
 	// suggestion, and nothing written.
 	for _, cmd := range []string{"run", "train", "trace"} {
