@@ -3,13 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // TestVariantFlag: run and train of one --variant write what a run or
@@ -35,16 +32,16 @@ func TestVariantFlag(t *testing.T) {
 			mustSimulate(t, append(tc.args, "--charts=false", "--out", all)...)
 			mustSimulate(t, append(tc.args, "--charts=false", "--out", one, "--variant", tc.variant)...)
 			for _, name := range tc.tables {
-				whole := readLines(t, filepath.Join(all, name))
-				var want []string
-				for i, line := range whole {
-					if i == 0 || strings.HasPrefix(line, tc.variant+",") {
-						want = append(want, line)
+				whole := readCSV(t, filepath.Join(all, name))
+				want := [][]string{whole[0]}
+				for _, r := range whole[1:] {
+					if r[0] == tc.variant {
+						want = append(want, r)
 					}
 				}
 				require.Greater(t, len(want), 1, "%s has rows of %s", name, tc.variant)
 				require.Less(t, len(want), len(whole), "%s has rows of other variants", name)
-				assert.Equal(t, want, readLines(t, filepath.Join(one, name)), name)
+				assert.Equal(t, want, readCSV(t, filepath.Join(one, name)), name)
 			}
 			for _, name := range tc.files {
 				want, err := os.ReadFile(filepath.Join(all, name))
@@ -53,10 +50,7 @@ func TestVariantFlag(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, string(want), string(got), name)
 			}
-			mAll, err := rundir.ReadManifest(all)
-			require.NoError(t, err)
-			mOne, err := rundir.ReadManifest(one)
-			require.NoError(t, err)
+			mAll, mOne := readManifest(t, all), readManifest(t, one)
 			assert.Equal(t, []string{tc.variant}, mOne.Variants)
 			assert.Greater(t, len(mAll.Variants), 1)
 			assert.Equal(t, mAll.Resolved, mOne.Resolved, "the whole scenario, as resolved")
@@ -85,12 +79,4 @@ func TestVariantFlag(t *testing.T) {
 		assert.Contains(t, stderr, `simulate `+cmd+`: --variant tem: scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`)
 		assert.NoDirExists(t, out, cmd)
 	}
-}
-
-// readLines returns the lines of a text file.
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
