@@ -10,7 +10,7 @@ import (
 )
 
 // TestVariantFlag: run and train of one --variant write what a run or
-// training of every variant writes for that variant, byte for byte (its
+// training of every variant writes for that variant, field for field (its
 // episodes or iterations do not depend on the others), and say in the
 // manifest which variant ran, beside the whole scenario as resolved.
 func TestVariantFlag(t *testing.T) {
