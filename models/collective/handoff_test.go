@@ -376,6 +376,52 @@ func TestDuplicateWhileHoldingStaysInTheTeam(t *testing.T) {
 	assert.True(t, res.Acceptable)
 }
 
+// TestHeldWakesWakeAfterTheDelegation: as in
+// TestDuplicateWhileHoldingStaysInTheTeam, but v has two successors and two
+// helpers wait idle at 60 s (those of q and r). Handing v on makes w and x
+// ready; the delegation takes w to the longest-waiting helper (q's), and
+// the helper of r is then woken for x: it decides at 60 s, and the main
+// agent, deciding before it, finds no helper idle. Lost wakes would leave
+// r's helper asleep and idle.
+func TestHeldWakesWakeAfterTheDelegation(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "q", Work: 30 * sim.Second}, {Name: "r", Work: 30 * sim.Second}, {Name: "p", Work: 3 * sim.Minute},
+		{Name: "v", Work: sim.Minute}, {Name: "w", Work: sim.Minute}, {Name: "x", Work: sim.Minute},
+	}, []task.Edge{{From: 3, To: 4}, {From: 3, To: 5}})
+	require.NoError(t, err)
+	cfg := free(4)
+	cfg.Handoff.Duplicates = true
+	pol := orchestrated(func(o *collective.Observation, m collective.Mask) collective.Action {
+		switch {
+		case o.Ready == 1 && m.Has(collective.Work):
+			return collective.Work
+		case m.Has(collective.Delegate):
+			return collective.Delegate
+		}
+		return collective.Wait
+	})
+	res, at60 := runInTeam(t, g, cfg, pol)
+	assert.Equal(t, 2, at60.Obs.Idle, "the helpers of q and r")
+	assert.Zero(t, res.Duplicates, "handing v on made w ready")
+	var main, helpers []collective.Decision
+	for _, d := range res.Decisions {
+		switch {
+		case d.Obs.Elapsed != 60:
+		case d.Obs.Main:
+			main = append(main, d)
+		default:
+			helpers = append(helpers, d)
+		}
+	}
+	require.Len(t, main, 2, "the delegation, then x")
+	assert.Equal(t, 1, main[1].Obs.Ready, "x")
+	assert.Zero(t, main[1].Obs.Idle, "no helper idle: r's is awake")
+	require.Len(t, helpers, 1)
+	assert.Equal(t, 2, helpers[0].Agent, "r's helper, woken")
+	assert.Equal(t, 3, res.Spawned)
+	assert.Equal(t, 3*sim.Minute, res.Finish)
+}
+
 // TestDuplicatesStayInTheTeam: delegating duplicates whenever it may,
 // from the main agent and helpers alike, no agent ever sees more agents
 // live than the team has (Free below 0): a duplicate goes to an idle
