@@ -342,6 +342,45 @@ func TestDuplicateNeedsAHelper(t *testing.T) {
 	}
 }
 
+// TestOnlyADelegatorDuplicates: a duplicate repeats the agent's own last
+// delegation, so an agent that has delegated nothing is offered none. The
+// main agent hands x0 (30 s) and x1 (3 min) to helpers and works x2; at
+// 30 s x0's helper, with nothing ready, the team not full and x1 in
+// progress, may wait but not delegate.
+func TestOnlyADelegatorDuplicates(t *testing.T) {
+	g, err := task.New([]task.Node{
+		{Name: "x0", Work: 30 * sim.Second}, {Name: "x1", Work: 3 * sim.Minute}, {Name: "x2", Work: 3 * sim.Minute},
+	}, nil)
+	require.NoError(t, err)
+	cfg := free(4)
+	cfg.Handoff.Duplicates = true
+	pol := orchestrated(func(o *collective.Observation, m collective.Mask) collective.Action {
+		if o.Ready >= 2 {
+			return collective.Delegate
+		}
+		if m.Has(collective.Work) {
+			return collective.Work
+		}
+		return collective.Wait
+	})
+	res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	var at30 []collective.Decision
+	for _, d := range res.Decisions {
+		if d.Obs.Elapsed == 30 {
+			at30 = append(at30, d)
+		}
+	}
+	require.Len(t, at30, 1)
+	d := at30[0]
+	require.Equal(t, 1, d.Agent, "x0's helper")
+	require.Zero(t, d.Obs.Ready)
+	require.Positive(t, d.Obs.Free, "the team has room for a duplicate's helper")
+	assert.False(t, d.Mask.Has(collective.Delegate), "it delegated nothing to duplicate")
+	assert.True(t, d.Mask.Has(collective.Wait))
+	assert.Zero(t, res.Duplicates)
+}
+
 // TestDuplicateWhileHoldingStaysInTheTeam: the main agent delegates q to
 // a helper and p (3 min) to another, works v itself and, holding v with
 // nothing ready, delegates again while the helper of q waits idle and the
