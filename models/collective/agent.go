@@ -235,8 +235,10 @@ func (a *agent) apply(act Action, mask Mask) {
 	if ep.opts.Record && mask != 0 {
 		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: ep.obs, Mask: mask, Action: act})
 	}
+	accepted := false // the result's last part, by declining to check it
 	if a.main && act != Check && act != Share && len(a.at.review) > 0 {
 		a.acceptReview() // the orchestrator chose not to check what came back
+		accepted = a.at.complete
 	}
 	switch act {
 	case Work:
@@ -269,6 +271,12 @@ func (a *agent) apply(act Action, mask Mask) {
 	}
 	if ep.held > 0 {
 		ep.main.at.wakeHeld(ep)
+	}
+	if accepted && a.state == waiting {
+		// It chose to wait where it could not submit (the result was
+		// not complete before it accepted the last part); now it can, as
+		// a release that makes work ready has it decide again.
+		a.wake()
 	}
 }
 

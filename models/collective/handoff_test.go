@@ -529,6 +529,40 @@ func TestDelegateWhileHoldingAfterAReviewStaysInTheTeam(t *testing.T) {
 	assert.Equal(t, 2, res.Spawned, "r went to the idle helper")
 }
 
+// TestAReviewNotCheckedIsAccepted: under Check.By orchestrator a helper
+// hands its part back for the main agent's review; a main agent that
+// chooses anything but Check accepts what came back, and the parts after
+// it become ready. Here a (1 min) goes to a helper, the main agent waits
+// instead of checking it at 60 s, and b, after a, is worked from then.
+func TestAReviewNotCheckedIsAccepted(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "a", Work: sim.Minute}, {Name: "b", Work: sim.Minute}}, []task.Edge{{From: 0, To: 1}})
+	require.NoError(t, err)
+	cfg := free(2)
+	cfg.Check.By = collective.ByOrchestrator
+	checked := false
+	pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case !o.Main && m.Has(collective.Check):
+			return collective.Check // handed back
+		case o.Main && m.Has(collective.Check):
+			checked = true // offered the review, and declined
+		case o.Main && o.Elapsed == 0 && m.Has(collective.Delegate):
+			return collective.Delegate
+		case o.Complete && m.Has(collective.Submit):
+			return collective.Submit
+		}
+		if m.Has(collective.Work) {
+			return collective.Work
+		}
+		return collective.Wait
+	})
+	res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	require.True(t, checked, "a came back for review")
+	assert.True(t, res.Acceptable)
+	assert.Equal(t, 2*sim.Minute, res.Finish, "b from 60 s")
+}
+
 // runInTeam runs g, checks that no decision sees more agents live than
 // the team has, and returns the result and the main agent's first
 // delegation at 60 s, which the tests above arrange.
