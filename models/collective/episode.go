@@ -325,7 +325,7 @@ func (ep *episode) shareInference(streams sim.Streams) error {
 		ep.tools = t
 		ep.toolCalls = streams.Key("tool-calls")
 	}
-	if (ep.server != nil || ep.tools != nil) && ep.pcg == nil {
+	if ep.tools != nil && ep.pcg == nil { // the tools' draws (draw); servers draw their own
 		ep.pcg = rand.NewPCG(0, 0)
 		ep.rng = rand.New(ep.pcg)
 	}
