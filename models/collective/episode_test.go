@@ -401,3 +401,18 @@ func TestAnyJoinReadsOnlyItsTrigger(t *testing.T) {
 	assert.Equal(t, int64(100), res.MessageTokens, "a's output, sent to the pick's maker")
 	assert.Equal(t, 1, res.Spawned)
 }
+
+// TestAnyJoinWithoutAlternatives: an `any` join with no predecessors (a
+// graph file may mark one so) has nothing to pick from and starts as any
+// source does, its inputs sound: with no difficulty it always succeeds,
+// as its `all` twin does, at the same time.
+func TestAnyJoinWithoutAlternatives(t *testing.T) {
+	for _, join := range []task.JoinKind{task.JoinAll, task.JoinAny} {
+		g, err := task.New([]task.Node{{Name: "a", Work: sim.Minute, Join: join}, {Name: "b", Work: sim.Minute}}, []task.Edge{{From: 0, To: 1}})
+		require.NoError(t, err)
+		res, err := collective.Run(g, free(1), org(t, "sequential"), sim.NewStreams(1), collective.Options{})
+		require.NoError(t, err)
+		assert.True(t, res.Acceptable, "join %v", join)
+		assert.Equal(t, 2*sim.Minute, res.Finish, "join %v", join)
+	}
+}
