@@ -416,3 +416,16 @@ func TestAnyJoinWithoutAlternatives(t *testing.T) {
 		assert.Equal(t, 2*sim.Minute, res.Finish, "join %v", join)
 	}
 }
+
+// TestEpisodeOfNoTime: a task of no work is done at time 0; its mean
+// parallelism, agent time over the finish, is 0 where 0/0 would be NaN
+// in every table that averages it.
+func TestEpisodeOfNoTime(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "a"}}, nil)
+	require.NoError(t, err)
+	res, err := collective.Run(g, free(1), org(t, "sequential"), sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+	require.True(t, res.Acceptable)
+	require.Zero(t, res.Finish)
+	assert.Zero(t, res.ParallelismMean)
+}
