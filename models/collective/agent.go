@@ -235,10 +235,15 @@ func (a *agent) apply(act Action, mask Mask) {
 	if ep.opts.Record && mask != 0 {
 		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: ep.obs, Mask: mask, Action: act})
 	}
-	accepted := false // the result's last part, by declining to check it
+	seen := a.resultComplete() // as the agent chose
 	if a.main && act != Check && act != Share && len(a.at.review) > 0 {
-		a.acceptReview() // the orchestrator chose not to check what came back
-		accepted = a.at.complete
+		// The orchestrator chose not to check what came back. Under a
+		// delegation the wakes for what this makes ready wait, as for the
+		// delegator's release below, so that an idle helper is still idle
+		// to take the delegated part.
+		ep.holding = act == Delegate
+		a.acceptReview()
+		ep.holding = false
 	}
 	switch act {
 	case Work:
@@ -272,12 +277,18 @@ func (a *agent) apply(act Action, mask Mask) {
 	if ep.held > 0 {
 		ep.main.at.wakeHeld(ep)
 	}
-	if accepted && a.state == waiting {
-		// It chose to wait where it could not submit (the result was
-		// not complete before it accepted the last part); now it can, as
-		// a release that makes work ready has it decide again.
+	if a.main && !seen && a.at.complete && a.state == waiting {
+		// It chose to wait where it could not submit, and accepting what
+		// came back (with its own part handed on) completed the result:
+		// it decides again, as after a release that makes work ready.
 		a.wake()
 	}
+}
+
+// resultComplete reports what the agent's observation calls Complete:
+// every part of its attempt released but, at most, the one it holds.
+func (a *agent) resultComplete() bool {
+	return a.at.complete || a.held >= 0 && a.at.left == 1
 }
 
 // turn counts a decision of the orchestrator (the main agent) as one of

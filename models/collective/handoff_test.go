@@ -462,25 +462,30 @@ func TestHeldWakesWakeAfterTheDelegation(t *testing.T) {
 }
 
 // TestDuplicatesStayInTheTeam: delegating duplicates whenever it may,
-// from the main agent and helpers alike, no agent ever sees more agents
+// from the main agent and helpers alike, with the makers or the
+// orchestrator checking (where a delegation may accept parts handed back,
+// making work ready), no agent ever sees more agents
 // live than the team has (Free below 0): a duplicate goes to an idle
 // helper or a new one only where the team has room, the waiting main
 // agent counting as idle but taking no delegation.
 func TestDuplicatesStayInTheTeam(t *testing.T) {
 	dups := 0
-	for _, pol := range []collective.Policy{passer, uniform} {
-		for _, f := range families {
-			for agents := 2; agents <= 6; agents++ {
-				for seed := range uint64(10) {
-					cfg := collective.Defaults()
-					cfg.Agents = agents
-					cfg.Handoff.Duplicates = true
-					res, err := collective.Run(draw(t, f, seed), cfg, pol, sim.NewStreams(seed), collective.Options{Record: true})
-					require.NoError(t, err)
-					for i, d := range res.Decisions {
-						require.GreaterOrEqual(t, d.Obs.Free, 0, "%s, %d agents, seed %d, decision %d", f.Shape, agents, seed, i)
+	for _, by := range []collective.Checker{collective.ByMaker, collective.ByOrchestrator} {
+		for _, pol := range []collective.Policy{passer, uniform} {
+			for _, f := range families {
+				for agents := 2; agents <= 6; agents++ {
+					for seed := range uint64(10) {
+						cfg := collective.Defaults()
+						cfg.Agents = agents
+						cfg.Handoff.Duplicates = true
+						cfg.Check.By = by
+						res, err := collective.Run(draw(t, f, seed), cfg, pol, sim.NewStreams(seed), collective.Options{Record: true})
+						require.NoError(t, err)
+						for i, d := range res.Decisions {
+							require.GreaterOrEqual(t, d.Obs.Free, 0, "check by %v, %s, %d agents, seed %d, decision %d", by, f.Shape, agents, seed, i)
+						}
+						dups += res.Duplicates
 					}
-					dups += res.Duplicates
 				}
 			}
 		}
@@ -561,6 +566,44 @@ func TestAReviewNotCheckedIsAccepted(t *testing.T) {
 	require.True(t, checked, "a came back for review")
 	assert.True(t, res.Acceptable)
 	assert.Equal(t, 2*sim.Minute, res.Finish, "b from 60 s")
+}
+
+// TestAWaitThatCompletesTheResultDecidesAgain: the main agent delegates x0
+// (30 s) and works x1 (1 min) itself; x0's helper hands x0 back for review
+// at 30 s. At 60 s the main agent holds x1 with x0 in review: the result is
+// not complete and it may not submit. It waits, which accepts x0 and hands
+// x1 on, completing the result: it decides again and submits at 60 s.
+func TestAWaitThatCompletesTheResultDecidesAgain(t *testing.T) {
+	g, err := task.New([]task.Node{{Name: "x0", Work: 30 * sim.Second}, {Name: "x1", Work: sim.Minute}}, nil)
+	require.NoError(t, err)
+	cfg := free(2)
+	cfg.Check.By = collective.ByOrchestrator
+	pol := collective.PolicyFunc(func(o *collective.Observation, m collective.Mask, _ float64) collective.Action {
+		switch {
+		case !o.Main && m.Has(collective.Check):
+			return collective.Check // handed back
+		case o.Complete && m.Has(collective.Submit):
+			return collective.Submit
+		case o.Ready >= 2:
+			return collective.Delegate
+		case m.Has(collective.Work):
+			return collective.Work
+		}
+		return collective.Wait
+	})
+	res, err := collective.Run(g, cfg, pol, sim.NewStreams(1), collective.Options{Record: true})
+	require.NoError(t, err)
+	var waited bool
+	for _, d := range res.Decisions {
+		if d.Obs.Main && d.Obs.Elapsed == 60 && d.Action == collective.Wait {
+			waited = true
+			assert.False(t, d.Obs.Complete)
+			assert.False(t, d.Mask.Has(collective.Submit))
+		}
+	}
+	require.True(t, waited, "the main agent waits at 60 s, holding x1, with x0 in review")
+	assert.True(t, res.Acceptable)
+	assert.Equal(t, sim.Minute, res.Finish)
 }
 
 // runInTeam runs g, checks that no decision sees more agents live than

@@ -17,7 +17,7 @@ func (a *agent) valid(o *Observation) Mask {
 	o.Free = ep.cfg.Agents - ep.live
 	o.Unchecked = a.ownUnchecked()
 	o.Unshared = a.held >= 0 && !a.shared && a.hasPartners(a.held)
-	o.Complete = at.complete || a.held >= 0 && at.left == 1
+	o.Complete = a.resultComplete()
 
 	var m Mask
 	if o.Ready > 0 {
