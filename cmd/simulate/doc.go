@@ -63,7 +63,9 @@
 // same task draw with the same random streams, so that differences between
 // variants come from their decisions alone. Episodes run on a pool of
 // workers; the results do not depend on how many. --variant V runs variant
-// V alone: its rows are those of a run of every variant.
+// V alone: its rows are those of a run of every variant, but for the
+// optional columns (hand-offs, shared servers and tools, a token budget),
+// which follow the variants run.
 //
 // Run prints a table of the variants (the mean reward, with its 95%
 // bootstrap interval, where a variant's reward section is not the default
@@ -179,8 +181,7 @@
 //		override a scenario value, as path=value (such as collective.agents=8);
 //		may be repeated
 //	--variant V
-//		run only variant V of the scenario (the default directory names it);
-//		its episodes are those of a run of every variant
+//		run only variant V of the scenario (the default directory names it)
 //	--workers W
 //		run episodes and draw charts on W workers (default: the number
 //		of CPUs); results do not depend on it
@@ -209,7 +210,10 @@
 // Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
 // are spread over a pool of workers, and the results do not depend on how
 // many. --variant V trains variant V alone: its rows and policies are those
-// of a training of every variant. Train prints each variant's figures over the last tenth of training
+// of a training of every variant, but for the optional columns (hand-offs),
+// which follow the variant, and for a variant that differs from an earlier
+// one only in its policy section, which a training of every variant trains
+// once under the earlier one's name (below) and --variant under its own. Train prints each variant's figures over the last tenth of training
 // (reward, success, latency, parallelism and messages, and with a handoff
 // section hand-off misses and duplicates) and writes a directory:
 //
@@ -340,8 +344,7 @@
 //		draw the learning curves as moving averages over N iterations
 //		(each seed's, before the IQM; 1 for none) (default 1)
 //	--variant V
-//		train only variant V of the scenario (the default directory names it);
-//		its rows are those of a training of every variant
+//		train only variant V of the scenario (the default directory names it)
 //	--workers W
 //		train and draw charts on W workers (default: the number
 //		of CPUs); results do not depend on it
@@ -457,7 +460,8 @@
 //		stop when the process's heap passes SIZE (such as 512MiB or 16GiB;
 //		0 for no bound), and refuse work estimated to need more (default 8GiB)
 //	--out DIR
-//		write into directory DIR (default: out/SCENARIO-sweep-seedS, S the first seed; a SCENARIO that ends in -sweep adds none)
+//		write into directory DIR (default: out/SCENARIO-sweep-seedS, S the first seed; a SCENARIO that ends in -sweep adds none;
+//		with --variant V, SCENARIO-V)
 //	--seed S
 //		the first seed S of every point (default: the scenario's seed)
 //	--set path=value

@@ -159,8 +159,10 @@ var commandSuffixes = []string{"-train", "-sweep"}
 // out/NAME<suffix>-seedS, where suffix is the command's ("" for run) and
 // NAME the scenario's name, followed by -VARIANT for a command run with
 // --variant (so that each variant run alone has a directory). A
-// name that already ends with the suffix does not repeat it
-// (pressure-sweep's sweep writes out/pressure-sweep-seed1), and run adds
+// scenario's name that already ends with the suffix does not repeat it
+// (pressure-sweep's sweep writes out/pressure-sweep-seed1; a variant's
+// name never stands for it, as lp and lp --variant train would share
+// out/lp-train-seed1), and run adds
 // "-run" to a name that ends with another command's suffix, so that a
 // directory's name still tells the command: train's and sweep's end with
 // their suffix, run's with neither.
@@ -170,7 +172,7 @@ func defaultOut(sc *scenarios.Scenario, variant, suffix string, seed uint64) str
 		name += "-" + experiment.FileName(variant)
 	}
 	switch {
-	case suffix != "" && strings.HasSuffix(name, suffix):
+	case variant == "" && suffix != "" && strings.HasSuffix(name, suffix):
 		suffix = ""
 	case suffix == "" && slices.ContainsFunc(commandSuffixes, func(s string) bool { return strings.HasSuffix(name, s) }):
 		suffix = "-run"

@@ -20,6 +20,8 @@ func TestDefaultOut(t *testing.T) {
 		{"tiny", "team", "-train", "tiny-team-train-seed1"},
 		{"tiny", "a b", "-sweep", "tiny-a_b-sweep-seed1"},
 		{"lp", "x-train", "", "lp-x-train-run-seed1"},
+		{"lp", "train", "-train", "lp-train-train-seed1"}, // not lp's own out/lp-train-seed1
+		{"pressure-sweep", "v", "-sweep", "pressure-sweep-v-sweep-seed1"},
 		{"tiny", "", "-train", "tiny-train-seed1"},
 		{"tiny", "", "-sweep", "tiny-sweep-seed1"},
 		{"pressure-sweep", "", "-sweep", "pressure-sweep-seed1"},
@@ -41,12 +43,14 @@ func TestDefaultOut(t *testing.T) {
 	names := []string{"x", "x-run", "x-train", "x-sweep", "x-sweep-train", "x-train-sweep", "x-run-train", "x-sweep-run"}
 	seen := map[string]string{} // directory: the command that defaults to it
 	for _, n := range names {
-		for _, suffix := range []string{"", "-train", "-sweep"} {
-			out := defaultOut(&scenarios.Scenario{Name: n}, "", suffix, 1)
-			if prev, ok := seen[out]; ok && prev != suffix {
-				t.Errorf("commands %q and %q both default to %s (name %s)", prev, suffix, out, n)
+		for _, variant := range []string{"", "run", "train", "sweep", "y-train"} {
+			for _, suffix := range []string{"", "-train", "-sweep"} {
+				out := defaultOut(&scenarios.Scenario{Name: n}, variant, suffix, 1)
+				if prev, ok := seen[out]; ok && prev != suffix {
+					t.Errorf("commands %q and %q both default to %s (name %s, variant %q)", prev, suffix, out, n, variant)
+				}
+				seen[out] = suffix
 			}
-			seen[out] = suffix
 		}
 	}
 }

@@ -23,7 +23,9 @@ YAML file) over the same episodes: episode k of every variant works on the
 same task draw with the same random streams, so that differences between
 variants come from their decisions alone. Episodes run on a pool of
 workers; the results do not depend on how many. --variant V runs variant
-V alone: its rows are those of a run of every variant.
+V alone: its rows are those of a run of every variant, but for the
+optional columns (hand-offs, shared servers and tools, a token budget),
+which follow the variants run.
 
 Run prints a table of the variants (the mean reward, with its 95%
 bootstrap interval, where a variant's reward section is not the default
@@ -118,7 +120,7 @@ there at most every 30 seconds.`,
 			seed:    "the master seed `S` (default: the scenario's seed)",
 			out:     "write the run into directory `DIR` (default: out/SCENARIO-seedS, out/SCENARIO-run-seedS where SCENARIO ends in -train or -sweep;\nwith --variant V, SCENARIO-V)",
 			set:     "override a scenario value, as `path=value` (such as collective.agents=8);\nmay be repeated",
-			variant: "run only variant `V` of the scenario (the default directory names it);\nits episodes are those of a run of every variant",
+			variant: "run only variant `V` of the scenario (the default directory names it)",
 			workers: "run episodes and draw charts on `W` workers (default: the number\nof CPUs); results do not depend on it",
 		})
 		fs.Var(&o.episodes, "episodes", "run `N` episodes per variant (default: the scenario's episodes)")

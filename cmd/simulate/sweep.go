@@ -122,7 +122,7 @@ sweeps about 1.5 times faster.`,
 		o := &sweepOptions{}
 		o.outputOptions.flags(fs, outputUsage{
 			seed:    "the first seed `S` of every point (default: the scenario's seed)",
-			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS, S the first seed; a SCENARIO that ends in -sweep adds none)",
+			out:     "write into directory `DIR` (default: out/SCENARIO-sweep-seedS, S the first seed; a SCENARIO that ends in -sweep adds none;\nwith --variant V, SCENARIO-V)",
 			set:     "override a scenario value, as `path=value` (such as sweep.seeds=3);\nmay be repeated",
 			variant: "run only the trials of variant `V` (the default directory names it)",
 			workers: "run `W` trials at once, and draw as many charts (default: the\nnumber of CPUs); results do not depend on it",

@@ -37,7 +37,10 @@ hyperparameters, its reward section the reward and latency penalty.
 Each variant is trained for K seeds (S, S+1, ..., S+K-1); training runs
 are spread over a pool of workers, and the results do not depend on how
 many. --variant V trains variant V alone: its rows and policies are those
-of a training of every variant. Train prints each variant's figures over the last tenth of training
+of a training of every variant, but for the optional columns (hand-offs),
+which follow the variant, and for a variant that differs from an earlier
+one only in its policy section, which a training of every variant trains
+once under the earlier one's name (below) and --variant under its own. Train prints each variant's figures over the last tenth of training
 (reward, success, latency, parallelism and messages, and with a handoff
 section hand-off misses and duplicates) and writes a directory:
 
@@ -144,7 +147,7 @@ directory behind.`,
 			seed:    "the first seed `S` (default: the scenario's seed)",
 			out:     "write into directory `DIR` (default: out/SCENARIO-train-seedS, S the first seed; a SCENARIO that ends in -train adds none;\nwith --variant V, SCENARIO-V)",
 			set:     "override a scenario value, as `path=value` (such as train.iterations=50);\nmay be repeated",
-			variant: "train only variant `V` of the scenario (the default directory names it);\nits rows are those of a training of every variant",
+			variant: "train only variant `V` of the scenario (the default directory names it)",
 			workers: "train and draw charts on `W` workers (default: the number\nof CPUs); results do not depend on it",
 		})
 		fs.Var(intFlag{&o.seeds}, "seeds", "train each variant for `K` seeds")

@@ -185,6 +185,21 @@ func TestOpenDirRefusesAnotherTraining(t *testing.T) {
 	require.NoError(t, err, "the same training resumes")
 	dir.Abort()
 
+	// A train.json written before variants could be chosen (no "variant")
+	// names a training of every variant, which resumes.
+	old := fmt.Sprintf("{\n  \"scenario\": \"tiny\",\n  \"hash\": %q,\n  \"seed\": 1,\n  \"seeds\": 2\n}\n", sc.WorkHash)
+	require.NoError(t, os.WriteFile(filepath.Join(out, IdentityFile), []byte(old), 0o644))
+	dir, err = OpenDir(out, sc, 1, 2, "", false)
+	require.NoError(t, err, "an identity of before resumes")
+	dir.Abort()
+	// And a training of every variant still writes it so.
+	fresh, err := OpenDir(filepath.Join(t.TempDir(), "fresh"), sc, 1, 2, "", false)
+	require.NoError(t, err)
+	data, err = os.ReadFile(fresh.Join(IdentityFile))
+	require.NoError(t, err)
+	assert.Equal(t, old, string(data))
+	fresh.Abort()
+
 	// Complete (a manifest): only --force trains it again.
 	require.NoError(t, os.WriteFile(filepath.Join(out, rundir.ManifestName), []byte("{}"), 0o644))
 	_, err = OpenDir(out, sc, 1, 2, "team", false)
