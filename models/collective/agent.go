@@ -235,12 +235,13 @@ func (a *agent) apply(act Action, mask Mask) {
 	if ep.opts.Record && mask != 0 {
 		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: ep.obs, Mask: mask, Action: act})
 	}
-	seen := a.resultComplete() // as the agent chose
+	seen := true // whether the agent chose seeing its result complete, where that matters
 	if a.main && act != Check && act != Share && len(a.at.review) > 0 {
 		// The orchestrator chose not to check what came back. Under a
 		// delegation the wakes for what this makes ready wait, as for the
 		// delegator's release below, so that an idle helper is still idle
 		// to take the delegated part.
+		seen = a.resultComplete()
 		ep.holding = act == Delegate
 		a.acceptReview()
 		ep.holding = false
@@ -277,10 +278,12 @@ func (a *agent) apply(act Action, mask Mask) {
 	if ep.held > 0 {
 		ep.main.at.wakeHeld(ep)
 	}
-	if a.main && !seen && a.at.complete && a.state == waiting {
+	if !seen && a.at.complete && a.state == waiting {
 		// It chose to wait where it could not submit, and accepting what
 		// came back (with its own part handed on) completed the result:
 		// it decides again, as after a release that makes work ready.
+		// Without an acceptance a wait completes the result only where
+		// the agent saw it complete, holding the last part.
 		a.wake()
 	}
 }
