@@ -182,6 +182,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := refuseUnread(o.sets, sc.Sweep.Command, true); err != nil {
 		return err
 	}
+	if err := o.only(sc); err != nil {
+		return err
+	}
 	seed := o.seedOf(sc)
 	plan, trials, err := sweep.NewPlan(sc, seed, o.variant)
 	if err != nil {

@@ -66,17 +66,20 @@ func TestVariantFlag(t *testing.T) {
 
 	// A variant the scenario does not have: the variants it has, a
 	// suggestion, and nothing written.
-	for _, cmd := range []string{"run", "train", "trace"} {
+	for _, tc := range []struct{ cmd, scenario, want string }{
+		{"run", testScenario, `scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`},
+		{"train", testScenario, `scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`},
+		{"trace", testScenario, `scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`},
+		{"sweep", sweepScenario, `scenario test-sweep has no variant "tem" (allowed: default)`},
+	} {
 		out := filepath.Join(t.TempDir(), "out")
-		args := []string{cmd, testScenario, "--variant", "tem"}
-		if cmd != "trace" {
-			args = append(args, "--out", out)
-		} else {
-			args = append(args, "--out", filepath.Join(out, "trace.json"))
+		args := []string{tc.cmd, tc.scenario, "--variant", "tem", "--out", out}
+		if tc.cmd == "trace" {
+			args[len(args)-1] = filepath.Join(out, "trace.json")
 		}
 		_, stderr, code := simulate(t, args...)
-		assert.Equal(t, exitFail, code, cmd)
-		assert.Contains(t, stderr, `simulate `+cmd+`: --variant tem: scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`)
-		assert.NoDirExists(t, out, cmd)
+		assert.Equal(t, exitFail, code, tc.cmd)
+		assert.Contains(t, stderr, "simulate "+tc.cmd+": --variant tem: "+tc.want)
+		assert.NoDirExists(t, out, tc.cmd)
 	}
 }
