@@ -235,29 +235,24 @@ func (a *agent) apply(act Action, mask Mask) {
 	if ep.opts.Record && mask != 0 {
 		ep.res.Decisions = append(ep.res.Decisions, Decision{Agent: a.id, Obs: ep.obs, Mask: mask, Action: act})
 	}
+	// A delegation holds the wakes of what its decision makes ready
+	// (accepting what came back, handing on the delegator's part) until
+	// it has taken its helper (wakeHeld below), so that an idle helper is
+	// still idle to take it, and none is spawned past the team in its
+	// stead. That the mask offered the delegation for an idle helper holds
+	// whether it is a duplicate or, after the orchestrator's review made
+	// parts ready, not.
+	ep.holding = act == Delegate
 	seen := true // whether the agent chose seeing its result complete, where that matters
 	if a.main && act != Check && act != Share && len(a.at.review) > 0 {
-		// The orchestrator chose not to check what came back. Under a
-		// delegation the wakes for what this makes ready wait, as for the
-		// delegator's release below, so that an idle helper is still idle
-		// to take the delegated part.
 		seen = a.resultComplete()
-		ep.holding = act == Delegate
-		a.acceptReview()
-		ep.holding = false
+		a.acceptReview() // the orchestrator chose not to check what came back
 	}
 	switch act {
 	case Work:
 		a.release()
 		a.startPart(a.at.pop(), 0)
 	case Delegate:
-		// The delegator may hold a part: the helpers woken for what
-		// handing it on makes ready wait for the delegation (wakeHeld),
-		// so that an idle helper is still idle to take it, and none is
-		// spawned past the team in its stead. That the mask offered the
-		// delegation for an idle helper holds whether it is a duplicate
-		// or, after the orchestrator's review made parts ready, not.
-		ep.holding = true
 		a.release()
 		ep.holding = false
 		a.delegate()
