@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,11 +48,18 @@ type Spec struct {
 // Sizes are the named sizes of Spec.Size.
 var Sizes = map[string]Size{"column": Column, "page": Page, "tall": Tall}
 
+// SizeNames lists the names of Sizes as an error offers them: "column,
+// page or tall".
+func SizeNames() string {
+	names := slices.Sorted(maps.Keys(Sizes))
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // Chart returns the Chart of s at its size.
 func (s *Spec) Chart() (Chart, error) {
 	size, ok := Sizes[s.Size]
 	if !ok {
-		return Chart{}, fmt.Errorf("plots: chart %s: size %q: want column, page or tall", s.Name, s.Size)
+		return Chart{}, fmt.Errorf("plots: chart %s: size %q: want %s", s.Name, s.Size, SizeNames())
 	}
 	return Chart{Title: s.Title, XLabel: s.XLabel, YLabel: s.YLabel, ZLabel: s.ZLabel,
 		Interval: s.Interval, Stat: s.Stat, Note: s.Note, Difference: s.Difference, Size: size}, nil
@@ -200,7 +208,7 @@ func (s *Spec) check() error {
 		return fmt.Errorf("field \"kind\": %q: want %s", s.Kind, strings.Join(kinds, ", "))
 	}
 	if _, ok := Sizes[s.Size]; !ok {
-		return fmt.Errorf("field \"size\": %q: want column, page or tall", s.Size)
+		return fmt.Errorf("field \"size\": %q: want %s", s.Size, SizeNames())
 	}
 	grid := s.Kind == "heatmap" || s.Kind == "diffmap"
 	switch {

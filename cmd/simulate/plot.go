@@ -57,7 +57,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 		return usagef("want one directory, got %s", count(len(args), "argument", "arguments"))
 	}
 	if _, ok := plots.Sizes[o.size]; o.size != "" && !ok {
-		return usagef("--size %s: want column, page or tall", o.size)
+		return usagef("--size %s: want %s", o.size, plots.SizeNames())
 	}
 	formats := strings.Split(o.format, ",")
 	for i, f := range formats {
