@@ -105,6 +105,7 @@ func TestParseSpecsRefuses(t *testing.T) {
 		{"no name", `[` + ok + `,
  {"kind": "lines", "size": "page"}]`, `charts.json:2: chart 1: field "name": missing`},
 		{"same name", "[\n" + ok + ",\n\n  " + ok + "]", `charts.json:4: chart 1: name "a": an earlier chart has it`},
+		{"space before the line's end", "[" + ok + ", \n" + ok + "]", `charts.json:2: chart 1: name "a"`},
 		{"kind", `[{"name": "a", "kind": "pie", "size": "page"}]`, `charts.json:1: chart 0: field "kind": "pie": want lines, scaling, bars, points, timeline, heatmap, diffmap`},
 		{"size", `[{"name": "a", "kind": "bars", "size": "poster"}]`, `field "size": "poster": want column, page or tall`},
 		{"unknown field", `[{"name": "a", "kind": "heatmap", "size": "page", "anotate": true}]`, `chart 0: json: unknown field "anotate"`},
