@@ -13,8 +13,9 @@ import (
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
-// inertBase is a coupled fork-join that every collective setting can act
-// on: parts to delegate, check, share findings about and reconcile.
+// inertBase is a fork-join that every collective setting can act on:
+// parts to delegate, check, share findings about and, with a coupling (a
+// value of its own, inert where no parts are reconciled), reconcile.
 const inertBase = `name: inert
 seed: 5
 episodes: 24
@@ -24,7 +25,6 @@ task:
   stages: 1
   work: exp(6m)
   difficulty: 0.3
-  coupling: 0.7
 collective:
   agents: 6
   time_limit: 3h
@@ -45,7 +45,8 @@ func TestRunInertChangesNothing(t *testing.T) {
 		"collective.select.cost=20m", "collective.select.accuracy=0.1", "collective.select.merge=synthesis",
 		"collective.spawn=10m", "collective.check.by=orchestrator",
 		"collective.check.cost=3", "collective.check.accuracy=0.1", "collective.check.retries=0",
-		"collective.reconcile.mode=rework", "collective.handoff.miss=0.5,collective.handoff.findings=2",
+		"collective.reconcile.mode=rework,task.coupling=0.7", "task.coupling=0.7",
+		"collective.handoff.miss=0.5,collective.handoff.findings=2",
 	}
 	orgs := slices.Sorted(func(yield func(string) bool) {
 		for name := range policy.Organizations() {

@@ -393,6 +393,21 @@ var runInertRules = []inertRule{
 	{"collective.handoff.duplicates", func(s *Spec) string {
 		return unless(s.Policy.File != "", "every fixed organization (policy.organization) delegates only ready subtasks, so none hands out a duplicate")
 	}},
+	// A coupling acts where a join reconciles parts that two agents made
+	// (and as a feature a learned policy observes): never where the
+	// organization keeps every part of an attempt to one agent, nor where
+	// one agent is all there is. (A drawn coupling still takes its draws
+	// from the task's stream, so its episodes are another sample of the
+	// same family, different by nothing the coupling does.)
+	{"task.coupling", func(s *Spec) string {
+		if s.Policy.File != "" {
+			return ""
+		}
+		if org, err := policy.Organization(s.Policy.Organization); err == nil && !delegates(org) {
+			return reconcileRule.why([]string{s.Policy.Organization})
+		}
+		return unless(s.Collective.Agents > 1, "collective.agents is 1, so the main agent makes every part and no join has parts made by two agents to reconcile")
+	}},
 }
 
 // runInertByOrganization gives, for the run rules whose reason names the
@@ -434,10 +449,14 @@ var orgRules = []orgRule{
 		so: "so none is handed back for the orchestrator's check"},
 	{paths: []string{"collective.check.cost", "collective.check.accuracy", "collective.check.retries"}, reads: func(f policy.Fixed) bool { return f.Checks },
 		never: "never checks a part", nevers: "never check a part", so: "so no check is priced, judged or retried"},
-	{paths: []string{"collective.reconcile.mode", "collective.reconcile.rework"}, reads: delegates,
-		never: "never delegates", nevers: "never delegate",
-		so: "so every part of an attempt is one agent's and no join has parts to reconcile"},
+	reconcileRule,
 }
+
+// reconcileRule is orgRules' rule for the settings of reconciling the
+// parts that two agents made, which task.coupling's run rule shares.
+var reconcileRule = orgRule{paths: []string{"collective.reconcile.mode", "collective.reconcile.rework"}, reads: delegates,
+	never: "never delegates", nevers: "never delegate",
+	so: "so every part of an attempt is one agent's and no join has parts to reconcile"}
 
 func init() {
 	for _, r := range orgRules {
@@ -456,6 +475,7 @@ func init() {
 			runInertByOrganization[path] = why
 		}
 	}
+	runInertByOrganization["task.coupling"] = reconcileRule.why
 }
 
 // namedDefault reports whether the spec's value at path names what the
@@ -575,7 +595,11 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 	type inert struct {
 		reasons []string // distinct, in the order the trials give them
 		orgs    []string // the same, by organization (runInertByOrganization)
-		trials  int
+		// other is set where a reason is not its organization's alone
+		// (task.coupling's where collective.agents is 1): then the reasons
+		// are listed, not the organizations.
+		other  bool
+		trials int
 	}
 	byVariant := make([]map[string]*inert, len(sc.Variants))
 	trials := make([]int, len(sc.Variants))
@@ -596,6 +620,8 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 			if !slices.Contains(in.reasons, pr.msg) {
 				in.reasons = append(in.reasons, pr.msg)
 				in.orgs = append(in.orgs, spec.Policy.Organization)
+				byOrg := runInertByOrganization[pr.path]
+				in.other = in.other || byOrg == nil || pr.msg != byOrg([]string{spec.Policy.Organization})
 			}
 		}
 	})
@@ -606,8 +632,8 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 				continue
 			}
 			why := strings.Join(in.reasons, "; ")
-			if byOrg := runInertByOrganization[r.path]; byOrg != nil {
-				why = byOrg(in.orgs)
+			if !in.other {
+				why = runInertByOrganization[r.path](in.orgs)
 			}
 			msg := fmt.Sprintf("never acts in a sweep of command run: %s; it acts with sweep.command train, or with policy.file (a learned policy)", why)
 			// The problem is the value's wherever it was written: at the

@@ -470,6 +470,37 @@ func TestRunInert(t *testing.T) {
 	assert.NoError(t, err)
 }
 
+// TestCouplingRunInert: a coupling acts where a join reconciles parts
+// that two agents made, so with one agent it never acts when a fixed
+// organization is evaluated, whatever the organization (a learned policy
+// observes it); a sweep of command run whose trials are inert for that
+// reason and for an organization's gives both reasons.
+func TestCouplingRunInert(t *testing.T) {
+	const src = "task: {shape: fork-join, width: 4, stages: 1, work: 5m, coupling: 0.5}\ncollective:\n  agents: 1\npolicy: {organization: split}\n"
+	const alone = "task.coupling: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): collective.agents is 1, so the main agent makes every part and no join has parts made by two agents to reconcile"
+	sc, err := scenarios.Parse([]byte(src), "c.yaml", nil)
+	require.NoError(t, err, "training would use the value")
+	assert.ErrorContains(t, sc.RunInert(), "c.yaml:1:57: "+alone)
+	sc, err = scenarios.Parse([]byte(src), "c.yaml", []string{"policy.file=p.json"})
+	require.NoError(t, err)
+	assert.NoError(t, sc.RunInert(), "a learned policy observes the coupling")
+	sc, err = scenarios.Parse([]byte(src), "c.yaml", []string{"collective.agents=2"})
+	require.NoError(t, err)
+	assert.NoError(t, sc.RunInert(), "split delegates to a second agent")
+
+	sweep := func(grid string) error {
+		_, err := scenarios.Parse([]byte(src+"sweep:\n  command: run\n  grid: {"+grid+"}\n"), "s.yaml", nil)
+		return err
+	}
+	assert.NoError(t, sweep("collective.agents: [1, 2]"), "the trial of two agents reads it")
+	assert.EqualError(t, sweep("policy.organization: [split, sequential]"),
+		`s.yaml:1:57: task.coupling: never acts in a sweep of command run: collective.agents is 1, so the main agent makes every part and no join has parts made by two agents to reconcile; `+
+			`the fixed organization "sequential" never delegates, so every part of an attempt is one agent's and no join has parts to reconcile (centralized, decentralized, hybrid, split and team do); `+
+			`it acts with sweep.command train, or with policy.file (a learned policy)`)
+	assert.ErrorContains(t, sweep("policy.organization: [single, sequential]"),
+		`task.coupling: never acts in a sweep of command run: the fixed organizations "single" and "sequential" never delegate, so every part`)
+}
+
 // TestRunInertByOrganization: a setting of what a fixed organization
 // never does (hand-offs and messages, findings' receivers, spawning,
 // selecting among attempts, checks, reconciling) loads, since training
@@ -478,7 +509,7 @@ func TestRunInert(t *testing.T) {
 // variants or a sweep of command run comparing an organization that reads
 // it make it count.
 func TestRunInertByOrganization(t *testing.T) {
-	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m, coupling: 0.5}\ncollective:\n  agents: 4\n"
+	const head = "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective:\n  agents: 4\n"
 	tests := []struct {
 		set          string // the value, as a --set
 		inert, reads string // an organization that never reads it, and one that does
@@ -512,6 +543,9 @@ func TestRunInertByOrganization(t *testing.T) {
 		{"collective.reconcile.mode=rework", "sequential", "decentralized",
 			`the fixed organization "sequential" never delegates, so every part of an attempt is one agent's and no join has parts to reconcile (centralized, decentralized, hybrid, split and team do)`},
 		{"collective.reconcile.mode=rework", "independent", "split", `the fixed organization "independent" never delegates, so every part of an attempt is one agent's and no join`},
+		{"task.coupling=0.5", "sequential", "split",
+			`the fixed organization "sequential" never delegates, so every part of an attempt is one agent's and no join has parts to reconcile (centralized, decentralized, hybrid, split and team do)`},
+		{"task.coupling=uniform(0.2, 0.8)", "independent", "centralized", `the fixed organization "independent" never delegates, so every part of an attempt is one agent's and no join`},
 	}
 	const lead = "never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): "
 	const tail = "; it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)"
