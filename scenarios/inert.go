@@ -51,8 +51,12 @@ var inertRules = []inertRule{
 		return unless(s.Train.EntropySchedule != rlcr.Constant || s.Train.EntropyEnd == s.Train.Entropy, "a constant schedule stays at train.entropy (train.entropy_schedule is %q), and train.entropy_end %g is not train.entropy %g", s.Train.EntropySchedule, s.Train.EntropyEnd, s.Train.Entropy)
 	}},
 	{"task.coupling", func(s *Spec) string { return couplingInert(&s.Task) }},
+	{"collective.reconcile.mode", unreconciled},
 	{"collective.reconcile.rework", func(s *Spec) string {
-		return unless(s.Collective.Reconcile.Mode == collective.ConflictRework, "only reconcile.mode rework redoes work (the mode is %q)", s.Collective.Reconcile.Mode)
+		if s.Collective.Reconcile.Mode != collective.ConflictRework {
+			return fmt.Sprintf("only reconcile.mode rework redoes work (the mode is %q)", s.Collective.Reconcile.Mode)
+		}
+		return unreconciled(s)
 	}},
 }
 
@@ -63,9 +67,9 @@ func init() {
 		}})
 	}
 	for _, f := range betweenAgents {
-		inertRules = append(inertRules, inertRule{"collective." + f, func(s *Spec) string {
-			return unless(s.Collective.Agents > 1, "collective.agents is 1, so the main agent works alone, whatever its policy: no helper is spawned, no finding or hand-off is sent, and no part made by another is reconciled or handed back to be checked")
-		}})
+		if f != "reconcile.mode" { // its rule (above) gives this reason too
+			inertRules = append(inertRules, inertRule{"collective." + f, alone})
+		}
 	}
 	for _, f := range []string{"epochs", "clip_ratio", "gamma", "lambda", "value_lr", "value_epochs"} {
 		inertRules = append(inertRules, inertRule{"train." + f, func(s *Spec) string {
@@ -110,6 +114,44 @@ func couplingOff(f *task.Family) (why string, causes []string) {
 	return "", nil
 }
 
+// unreconciled says why the settings of reconciling never act in s, or
+// "": a conflict is drawn only at a join whose coupling is above 0 between
+// parts that two agents made (collective's reconcile). A file's graph and
+// a mixture's components carry couplings of their own and are not judged.
+func unreconciled(s *Spec) string {
+	if why, _ := uncoupled(&s.Task); why != "" {
+		return "no two parts can conflict at a join, as " + why
+	}
+	return alone(s)
+}
+
+// unreconciledCauses returns the fields that give unreconciled's reason,
+// most telling first (inertCauses).
+func unreconciledCauses(s *Spec) []string {
+	if _, causes := uncoupled(&s.Task); causes != nil {
+		return causes
+	}
+	return []string{"collective.agents"}
+}
+
+// alone says why the settings that act only between two agents never do
+// in s, or "".
+func alone(s *Spec) string {
+	return unless(s.Collective.Agents > 1, "collective.agents is 1, so the main agent works alone, whatever its policy: no helper is spawned, no finding or hand-off is sent, and no part made by another is reconciled or handed back to be checked")
+}
+
+// uncoupled returns why no join of f's graphs has a coupling, or "", and
+// the fields that give the reason, most telling first (inertCauses).
+func uncoupled(f *task.Family) (why string, causes []string) {
+	switch {
+	case f.Path != "" || len(f.Components) > 0:
+		return "", nil
+	case f.Coupling.IsZero():
+		return "task.coupling is 0", []string{"task.coupling"}
+	}
+	return couplingOff(f)
+}
+
 // inertCauses returns, for the fields of the inertRules that another
 // field switches off, the fields of s that do, most telling first: an
 // override of one of them, rather than the last override of the section,
@@ -119,11 +161,20 @@ var inertCauses = map[string]func(s *Spec) []string{
 		_, causes := couplingOff(&s.Task)
 		return causes
 	},
+	"collective.reconcile.mode": unreconciledCauses,
+	"collective.reconcile.rework": func(s *Spec) []string {
+		if s.Collective.Reconcile.Mode != collective.ConflictRework {
+			return []string{"collective.reconcile.mode"}
+		}
+		return unreconciledCauses(s)
+	},
 }
 
 func init() {
 	for _, f := range betweenAgents {
-		inertCauses["collective."+f] = func(*Spec) []string { return []string{"collective.agents"} }
+		if _, ok := inertCauses["collective."+f]; !ok {
+			inertCauses["collective."+f] = func(*Spec) []string { return []string{"collective.agents"} }
+		}
 	}
 }
 
@@ -141,7 +192,7 @@ var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read"
 func sharedReadBy(variants []variantState) []map[string]bool {
 	var rules []inertRule
 	for _, r := range inertRules {
-		if r.path == "task.coupling" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) {
+		if r.path == "task.coupling" || r.path == "collective.reconcile.rework" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) {
 			rules = append(rules, r)
 		}
 	}

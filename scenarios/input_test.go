@@ -551,6 +551,12 @@ func TestRunInertByOrganization(t *testing.T) {
 	const tail = "; it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)"
 	for _, tt := range tests {
 		path := tt.set[:strings.Index(tt.set, "=")]
+		head := head
+		if strings.HasPrefix(path, "collective.reconcile.") {
+			// Parts conflict only at a coupled join: without a coupling
+			// the reconcile settings never act, whatever the organization.
+			head = strings.Replace(head, "work: 5m}", "work: 5m, coupling: 0.5}", 1)
+		}
 		t.Run(tt.set+" under "+tt.inert, func(t *testing.T) {
 			load := func(org string, sets ...string) *scenarios.Scenario {
 				t.Helper()
@@ -813,6 +819,56 @@ func TestOverrideThatSetsNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := scenarios.Parse([]byte(base+tt.variants), "s.yaml", tt.sets)
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// TestReconcileWithoutCoupling: parts conflict only at a join whose
+// coupling is above 0, so reconcile settings where no join is coupled (a
+// coupling of 0, or a graph without a join of several parts) would do
+// nothing, under run and train alike, and are refused at the value or at
+// the override that made them inert; a variant or trial that holds the
+// same value and is coupled makes it count, and a file's graph or a
+// mixture's components, which carry couplings of their own, are not
+// judged.
+func TestReconcileWithoutCoupling(t *testing.T) {
+	const fork = "task: {shape: fork-join, width: 3, stages: 1, work: 5m}\npolicy: {organization: team}\n"
+	const unused = "given but never used: no two parts can conflict at a join, as "
+	tests := []struct {
+		name, src string
+		sets      []string
+		want      string // a substring of the error; "": none
+	}{
+		{"mode at coupling 0", fork + "collective: {reconcile: {mode: rework}}\n", nil,
+			"r.yaml:3:26: collective.reconcile.mode: " + unused + "task.coupling is 0; remove it, or set what makes it count"},
+		{"rework at coupling 0", fork + "collective: {reconcile: {mode: rework, rework: 0.3}}\n", nil,
+			"collective.reconcile.rework: " + unused + "task.coupling is 0"},
+		{"rework under mode fail", fork + "collective: {reconcile: {rework: 0.3}}\n", []string{"task.coupling=0.5"},
+			`collective.reconcile.rework: given but never used: only reconcile.mode rework redoes work (the mode is "fail")`},
+		{"a chain", "task: {shape: chain, length: 3, work: 5m, coupling: 0.5}\npolicy: {organization: team}\ncollective: {reconcile: {mode: rework}}\n", nil,
+			"collective.reconcile.mode: " + unused + `shape "chain" has no join of several parts, where a coupling acts`},
+		{"one agent", fork + "collective: {agents: 1, reconcile: {mode: rework}}\n", []string{"task.coupling=0.5"},
+			"collective.reconcile.mode: given but never used: collective.agents is 1, so the main agent works alone"},
+		{"a --set that uncouples", "task: {shape: fork-join, width: 3, stages: 1, work: 5m, coupling: 0.5}\npolicy: {organization: team}\ncollective: {reconcile: {mode: rework}}\n", []string{"task.coupling=0", "collective.reconcile.rework=0.4"},
+			"--set task.coupling=0: collective.reconcile.mode: " + unused + "task.coupling is 0"},
+		{"coupled", fork + "collective: {reconcile: {mode: rework, rework: 0.3}}\n", []string{"task.coupling=0.5"}, ""},
+		{"a coupled variant", fork + "collective: {reconcile: {mode: rework, rework: 0.3}}\nvariants:\n  - {name: a}\n  - {name: b, set: {task.coupling: 0.5}}\n", nil, ""},
+		{"a variant's own value", fork + "variants:\n  - {name: a, set: {collective.reconcile.mode: rework}}\n  - {name: b, set: {task.coupling: 0.5}}\n", nil,
+			`variant "a": collective.reconcile.mode: ` + unused + "task.coupling is 0"},
+		{"a sweep of couplings", fork + "collective: {reconcile: {mode: rework}}\nsweep:\n  command: run\n  grid:\n    task.coupling: [0, 0.5]\n", nil, ""},
+		{"a sweep of uncoupled shapes", "task: {shape: chain, length: 3, work: 5m, coupling: 0.5}\npolicy: {organization: team}\ncollective: {reconcile: {mode: rework}}\nsweep:\n  command: run\n  grid:\n    task.length: [2, 3]\n", nil,
+			"collective.reconcile.mode: " + unused + `shape "chain"`},
+		{"a file's graph", "task: {shape: file, path: g.dot, work: 5m}\npolicy: {organization: team}\ncollective: {reconcile: {mode: rework}}\n", nil, ""},
+		{"a mixture", "task: {shape: mixture, components: [{weight: 1, shape: fork-join, width: 2, stages: 1, work: 1m, coupling: 0.5}]}\npolicy: {organization: team}\ncollective: {reconcile: {mode: rework}}\n", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(tt.src), "r.yaml", tt.sets)
 			if tt.want == "" {
 				assert.NoError(t, err)
 				return
