@@ -716,7 +716,7 @@ func (sc *Scenario) RunInert() error { return sc.runInert }
 type Warning struct {
 	Msg string
 	// Variants are the variants it concerns, all of them when empty: a
-	// command that plays one variant (simulate env) leaves out the
+	// command that plays one variant (Scenario.Only) leaves out the
 	// warnings of the others, which would say that a --set it applies
 	// does not apply.
 	Variants []string

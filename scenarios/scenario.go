@@ -1152,8 +1152,9 @@ func (v Variant) Server() replay.Server {
 // Only keeps the variant of sc named name and drops the others, so that a
 // command runs that variant alone; Resolved, Hash and WorkHash still
 // describe the whole file as loaded, whose checks (a setting no variant
-// reads, for one) were made over every variant. The error for a name sc
-// has no variant of lists those it has.
+// reads, for one) were made over every variant. Of the Warnings it keeps
+// those that concern the variant. The error for a name sc has no variant
+// of lists those it has.
 func (sc *Scenario) Only(name string) error {
 	i := slices.IndexFunc(sc.Variants, func(v Variant) bool { return v.Name == name })
 	if i < 0 {
@@ -1166,6 +1167,9 @@ func (sc *Scenario) Only(name string) error {
 	if sc.kindWritten != nil {
 		sc.kindWritten = sc.kindWritten[i : i+1 : i+1]
 	}
+	sc.Warnings = slices.DeleteFunc(sc.Warnings, func(w Warning) bool {
+		return len(w.Variants) > 0 && !slices.Contains(w.Variants, name)
+	})
 	return nil
 }
 

@@ -55,7 +55,7 @@ func (o *drawOptions) load(s *session, nameOrPath string, extra []string) (*epis
 	if err := refuseReplaced(o.sets, o.seed.stand()); err != nil {
 		return nil, err
 	}
-	sc, err := loadScenario(s, nameOrPath, append(o.sets[:len(o.sets):len(o.sets)], extra...))
+	sc, err := loadScenario(s, nameOrPath, append(o.sets[:len(o.sets):len(o.sets)], extra...), o.variant)
 	if err != nil {
 		return nil, err
 	}
@@ -63,11 +63,6 @@ func (o *drawOptions) load(s *session, nameOrPath string, extra []string) (*epis
 	// not name the field that refers to it.
 	if err := sc.CheckFiles(); err != nil {
 		return nil, err
-	}
-	if o.variant != "" {
-		if err := sc.Only(o.variant); err != nil {
-			return nil, fmt.Errorf("--variant %s: %w", o.variant, err)
-		}
 	}
 	v := &sc.Variants[0]
 	seed := sc.Seed

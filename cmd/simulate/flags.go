@@ -209,17 +209,6 @@ func (o *outputOptions) dir(sc *scenarios.Scenario, suffix string, seed uint64) 
 	return o.out
 }
 
-// only keeps sc's variant that --variant names, if any.
-func (o *outputOptions) only(sc *scenarios.Scenario) error {
-	if o.variant == "" {
-		return nil
-	}
-	if err := sc.Only(o.variant); err != nil {
-		return fmt.Errorf("--variant %s: %w", o.variant, err)
-	}
-	return nil
-}
-
 // seedOf is --seed, by default sc's seed.
 func (o *outputOptions) seedOf(sc *scenarios.Scenario) uint64 {
 	if o.seed.set {

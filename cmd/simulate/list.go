@@ -46,7 +46,7 @@ func runList(ctx context.Context, s *session, args []string) error {
 	}
 	tw := tabwriter.NewWriter(s.stdout, 0, 8, 3, ' ', 0)
 	if len(args) == 1 {
-		sc, err := loadScenario(s, args[0], nil)
+		sc, err := loadScenario(s, args[0], nil, "")
 		if err != nil {
 			return err
 		}

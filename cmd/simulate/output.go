@@ -252,12 +252,19 @@ func setSection(set string) string {
 	return path
 }
 
-// loadScenario loads a scenario with --set overrides and prints its
-// warnings (such as a --set that some variants override) on stderr.
-func loadScenario(s *session, nameOrPath string, sets []string) (*scenarios.Scenario, error) {
+// loadScenario loads a scenario with --set overrides, keeps the variant
+// that --variant names if any (scenarios.Scenario.Only), and prints the
+// warnings that concern what it keeps (such as a --set that a variant
+// overrides) on stderr.
+func loadScenario(s *session, nameOrPath string, sets []string, variant string) (*scenarios.Scenario, error) {
 	sc, err := scenarios.Load(nameOrPath, sets)
 	if err != nil {
 		return nil, err
+	}
+	if variant != "" {
+		if err := sc.Only(variant); err != nil {
+			return nil, fmt.Errorf("--variant %s: %w", variant, err)
+		}
 	}
 	for _, w := range sc.Warnings {
 		s.warnf("%s", w.Msg)

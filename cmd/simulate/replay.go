@@ -189,7 +189,7 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 	var sc *scenarios.Scenario
 	if o.scenario != "" {
 		var err error
-		if sc, err = loadScenario(s, o.scenario, o.sets); err != nil {
+		if sc, err = loadScenario(s, o.scenario, o.sets, ""); err != nil {
 			return err
 		}
 		switch traces := sc.Base.Replay.Traces; {

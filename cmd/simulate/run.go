@@ -150,14 +150,11 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err := refuseUnread(o.sets, scenarios.SweepRun, false); err != nil {
 		return err
 	}
-	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...))
+	sc, err := loadScenario(s, args[0], append(o.sets[:len(o.sets):len(o.sets)], o.policy.sets()...), o.variant)
 	if err != nil {
 		return err
 	}
 	if err := sc.RunInert(); err != nil {
-		return err
-	}
-	if err := o.only(sc); err != nil {
 		return err
 	}
 	episodes := sc.Episodes

@@ -172,7 +172,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		// Else ignored: a shard writes its own tables only.
 		return usagef("--figures %s with shard %s: a shard draws no charts; merge the shards into the sweep's directory, then run the sweep there without a shard (its trials are done) with --figures", o.figures, shard)
 	}
-	sc, err := loadScenario(s, args[0], o.sets)
+	sc, err := loadScenario(s, args[0], o.sets, o.variant)
 	if err != nil {
 		return err
 	}
@@ -180,9 +180,6 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		return fmt.Errorf("scenario %s has no sweep section: add one (see 'simulate help sweep'), or give one with --set, such as --set 'sweep={command: run, grid: {collective.agents: [2, 4, 8]}}'", sc.Name)
 	}
 	if err := refuseUnread(o.sets, sc.Sweep.Command, true); err != nil {
-		return err
-	}
-	if err := o.only(sc); err != nil {
 		return err
 	}
 	seed := o.seedOf(sc)

@@ -188,11 +188,8 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := refuseUnread(o.sets, scenarios.SweepTrain, false); err != nil {
 		return err
 	}
-	sc, err := loadScenario(s, args[0], o.sets)
+	sc, err := loadScenario(s, args[0], o.sets, o.variant)
 	if err != nil {
-		return err
-	}
-	if err := o.only(sc); err != nil {
 		return err
 	}
 	workers := o.workerCount()

@@ -64,6 +64,26 @@ func TestVariantFlag(t *testing.T) {
 		assert.Contains(t, stderr, "copies the scenario's figures, drawn from all its variants, and --variant team runs one: give one of them", cmd)
 	}
 
+	// A --set that a variant overrides is warned about where it does not
+	// apply: not in a run of the other variant alone.
+	const warning = "simulate run: warning: --set policy.organization=centralized applies only to the variants that do not set policy.organization themselves: not to team"
+	for _, tc := range []struct {
+		variant string
+		warned  bool
+	}{{"", true}, {"split", false}, {"team", true}} {
+		args := []string{"run", testScenario, "--episodes", "1", "--charts=false", "--set", "policy.organization=centralized", "--out", filepath.Join(t.TempDir(), "out")}
+		if tc.variant != "" {
+			args = append(args, "--variant", tc.variant)
+		}
+		_, stderr, code := simulate(t, args...)
+		require.Equal(t, exitOK, code, stderr)
+		if tc.warned {
+			assert.Contains(t, stderr, warning, tc.variant)
+		} else {
+			assert.NotContains(t, stderr, "warning", tc.variant)
+		}
+	}
+
 	// A variant the scenario does not have: the variants it has, a
 	// suggestion, and nothing written.
 	for _, tc := range []struct{ cmd, scenario, want string }{

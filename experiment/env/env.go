@@ -2,7 +2,6 @@ package env
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -190,10 +189,10 @@ func New(cfg Config) (*Env, error) {
 	if err != nil {
 		return nil, &FieldError{Field: loadField(err, cfg.Sets), Err: err}
 	}
-	v, err := pickVariant(sc, cfg.Variant)
-	if err != nil {
+	if err := only(sc, cfg.Variant); err != nil {
 		return nil, err
 	}
+	v := &sc.Variants[0]
 	if v.Spec.Reward.Penalty == rlcr.PenaltyGroupRelative && cfg.Group == 1 {
 		return nil, fieldErr("group", "group: 1 with reward.penalty group-relative, which compares finish times within a group and is always 0 in a group of one (allowed: group 2 or more)")
 	}
@@ -207,7 +206,7 @@ func New(cfg Config) (*Env, error) {
 	// learner's in simulate train (validated when the scenario loaded).
 	actions, _ := collective.ParseMask(v.Spec.Train.Actions)
 	e := &Env{
-		name: sc.Name, warnings: variantWarnings(sc, v.Name), variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed, decide: cfg.Decide,
+		name: sc.Name, warnings: warningTexts(sc.Warnings), variant: *v, n: cfg.NumEnvs, g: cfg.Group, seed: sc.Seed, decide: cfg.Decide,
 		opts:    collective.Options{MaxEvents: cfg.MaxEvents, Actions: actions},
 		metrics: experiment.EpisodeMetrics(),
 		rows:    make([]row, cfg.NumEnvs),
@@ -268,33 +267,32 @@ func loadField(err error, sets []string) string {
 	return "scenario"
 }
 
-// pickVariant returns the named variant of sc, or its only one.
-func pickVariant(sc *scenarios.Scenario, name string) (*scenarios.Variant, error) {
+// only cuts sc to the named variant, or to its only one, with the
+// warnings that concern it (scenarios.Scenario.Only): an environment plays
+// one variant, and a warning that a set does not apply to another would
+// read as if it did not apply here.
+func only(sc *scenarios.Scenario, name string) error {
 	names := make([]string, len(sc.Variants))
 	for i := range sc.Variants {
 		if sc.Variants[i].Name == name || name == "" && len(sc.Variants) == 1 {
-			return &sc.Variants[i], nil
+			return sc.Only(sc.Variants[i].Name)
 		}
 		names[i] = sc.Variants[i].Name
 	}
 	if name == "" {
-		return nil, fieldErr("variant", "variant: scenario %s has %d variants; name one (allowed: %s)", sc.Name, len(names), strings.Join(names, ", "))
+		return fieldErr("variant", "variant: scenario %s has %d variants; name one (allowed: %s)", sc.Name, len(names), strings.Join(names, ", "))
 	}
-	return nil, fieldErr("variant", "variant: scenario %s has no variant %q (allowed: %s)%s", sc.Name, name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
+	return fieldErr("variant", "variant: scenario %s has no variant %q (allowed: %s)%s", sc.Name, name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
 }
 
 // Scenario returns the scenario's name.
 func (e *Env) Scenario() string { return e.name }
 
-// variantWarnings returns the scenario's warnings that concern the
-// variant: an environment plays one, and a warning that a --set does not
-// apply to other variants would read as if it did not apply here.
-func variantWarnings(sc *scenarios.Scenario, variant string) []string {
-	var out []string
-	for _, w := range sc.Warnings {
-		if len(w.Variants) == 0 || slices.Contains(w.Variants, variant) {
-			out = append(out, w.Msg)
-		}
+// warningTexts returns the warnings' messages.
+func warningTexts(ws []scenarios.Warning) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.Msg
 	}
 	return out
 }
