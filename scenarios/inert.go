@@ -720,33 +720,53 @@ type Warning struct {
 	// warnings of the others, which would say that a --set it applies
 	// does not apply.
 	Variants []string
+
+	// flag is the --set whose value Variants replace with another, if the
+	// warning is about one: for a command that plays one of them, Only
+	// refuses it, since it changes nothing there.
+	flag override
 }
 
-// shadowedFlags returns a warning for every --set that some variants
-// override with their own set:, concerning those variants, and an error
-// for one that every variant overrides, since it then changes nothing.
-func (p *parse) shadowedFlags(variants []variantState) []Warning {
+// shadowedFlags returns an error for every --set that every variant
+// overrides with its own set:, since it then changes nothing, and a
+// warning for one that some variants override with another value than
+// its own (base, the file with the --sets applied), concerning those
+// variants; a variant that sets the --set's own value loses nothing.
+func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 	if len(variants) == 0 || variants[0].implicit {
 		return nil
 	}
 	var warnings []Warning
 	for _, f := range p.flags {
-		var by []string
+		var by, other []string
 		for i := range variants {
 			for _, o := range variants[i].overrides {
 				if o.path == f.path || strings.HasPrefix(f.path, o.path+".") {
 					by = append(by, variants[i].Name)
+					if !sameAt(f.path, base, &file{Spec: variants[i].Spec}) {
+						other = append(other, variants[i].Name)
+					}
 					break
 				}
 			}
 		}
 		switch {
-		case len(by) == 0:
 		case len(by) == len(variants):
 			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", f.path, strings.Join(by, ", "))})
-		default:
-			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s themselves: not to %s", f.source, f.path, strings.Join(by, ", ")), Variants: by})
+		case len(other) > 0:
+			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s to another value themselves: not to %s", f.source, f.path, list(other)), Variants: other, flag: f})
 		}
 	}
 	return warnings
+}
+
+// sameAt reports whether a and b hold the same value at path, a --set's.
+func sameAt(path string, a, b *file) bool {
+	segs, err := parsePath(path)
+	if err != nil {
+		return false
+	}
+	va, errA := findField(reflect.ValueOf(a).Elem(), segs, nil)
+	vb, errB := findField(reflect.ValueOf(b).Elem(), segs, nil)
+	return errA == nil && errB == nil && reflect.DeepEqual(va.Interface(), vb.Interface())
 }

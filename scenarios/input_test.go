@@ -611,8 +611,26 @@ func TestShadowedSet(t *testing.T) {
 	sc, err := scenarios.Load("tiny", []string{"policy.organization=sequential"})
 	require.NoError(t, err)
 	require.Len(t, sc.Warnings, 1)
-	assert.Equal(t, "--set policy.organization=sequential applies only to the variants that do not set policy.organization themselves: not to team", sc.Warnings[0].Msg)
+	assert.Equal(t, "--set policy.organization=sequential applies only to the variants that do not set policy.organization to another value themselves: not to team", sc.Warnings[0].Msg)
 	assert.Equal(t, "sequential", sc.Variants[0].Spec.Policy.Organization)
+	// Cut to the variant it applies to, nothing is wrong; cut to the one
+	// that sets another value, it changes nothing and is an error.
+	assert.NoError(t, sc.Only("split"))
+	assert.Empty(t, sc.Warnings, "the warning is about team")
+	sc, err = scenarios.Load("tiny", []string{"policy.organization=sequential"})
+	require.NoError(t, err)
+	assert.EqualError(t, sc.Only("team"), "--set policy.organization=sequential: policy.organization: changes nothing: variant team sets policy.organization itself, to another value; run a variant that does not, or give the value in the variant's set:")
+	// A variant that sets the --set's own value loses nothing.
+	sc, err = scenarios.Load("tiny", []string{"policy.organization=team"})
+	require.NoError(t, err)
+	assert.Empty(t, sc.Warnings)
+	assert.NoError(t, sc.Only("team"))
+	lp, err := scenarios.Load("latency-pressure", []string{"reward.latency=1.0"})
+	require.NoError(t, err)
+	require.Len(t, lp.Warnings, 1)
+	assert.Equal(t, "--set reward.latency=1.0 applies only to the variants that do not set reward.latency to another value themselves: not to low and medium", lp.Warnings[0].Msg)
+	assert.Equal(t, []string{"low", "medium"}, lp.Warnings[0].Variants)
+	assert.NoError(t, lp.Only("high"), "high sets 1 itself")
 
 	src := "task: {shape: chain, length: 2, work: 1m}\ncollective: {time_limit: 1h}\nreward: {penalty: linear}\npolicy: {organization: team}\nvariants:\n  - {name: a, set: {reward.latency: 1}}\n  - {name: b, set: {reward: {latency: 2}}}\n"
 	_, err = scenarios.Parse([]byte(src), "v.yaml", []string{"reward.latency=3"})

@@ -358,7 +358,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 			}
 		}
 	}
-	warnings := p.shadowedFlags(variants)
+	warnings := p.shadowedFlags(variants, &fl)
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
@@ -1154,11 +1154,17 @@ func (v Variant) Server() replay.Server {
 // describe the whole file as loaded, whose checks (a setting no variant
 // reads, for one) were made over every variant. Of the Warnings it keeps
 // those that concern the variant. The error for a name sc has no variant
-// of lists those it has.
+// of lists those it has; a --set that the variant replaces with another
+// value of its own is an error too, as it changes nothing there.
 func (sc *Scenario) Only(name string) error {
 	i := slices.IndexFunc(sc.Variants, func(v Variant) bool { return v.Name == name })
 	if i < 0 {
 		return sc.noVariant(name)
+	}
+	for _, w := range sc.Warnings {
+		if f := w.flag; f.source != "" && slices.Contains(w.Variants, name) {
+			return &Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: variant %s sets %s itself, to another value; run a variant that does not, or give the value in the variant's set:", name, f.path)}
+		}
 	}
 	sc.Variants = sc.Variants[i : i+1 : i+1]
 	sc.rawSpecs = sc.rawSpecs[i : i+1 : i+1]

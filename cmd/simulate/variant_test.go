@@ -64,23 +64,34 @@ func TestVariantFlag(t *testing.T) {
 		assert.Contains(t, stderr, "copies the scenario's figures, drawn from all its variants, and --variant team runs one: give one of them", cmd)
 	}
 
-	// A --set that a variant overrides is warned about where it does not
-	// apply: not in a run of the other variant alone.
-	const warning = "simulate run: warning: --set policy.organization=centralized applies only to the variants that do not set policy.organization themselves: not to team"
+	// A --set that a variant overrides with another value is warned
+	// about where other variants run too, not in a run of a variant it
+	// applies to, and refused in a run of that variant alone, where it
+	// changes nothing.
+	const warning = "simulate run: warning: --set policy.organization=centralized applies only to the variants that do not set policy.organization to another value themselves: not to team"
 	for _, tc := range []struct {
 		variant string
-		warned  bool
-	}{{"", true}, {"split", false}, {"team", true}} {
-		args := []string{"run", testScenario, "--episodes", "1", "--charts=false", "--set", "policy.organization=centralized", "--out", filepath.Join(t.TempDir(), "out")}
+		code    int
+		want    string // in stderr; "": no warning
+	}{
+		{"", exitOK, warning},
+		{"split", exitOK, ""},
+		{"team", exitFail, "simulate run: --variant team: --set policy.organization=centralized: policy.organization: changes nothing: variant team sets policy.organization itself, to another value"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{"run", testScenario, "--episodes", "1", "--charts=false", "--set", "policy.organization=centralized", "--out", out}
 		if tc.variant != "" {
 			args = append(args, "--variant", tc.variant)
 		}
 		_, stderr, code := simulate(t, args...)
-		require.Equal(t, exitOK, code, stderr)
-		if tc.warned {
-			assert.Contains(t, stderr, warning, tc.variant)
-		} else {
+		require.Equal(t, tc.code, code, stderr)
+		if tc.want == "" {
 			assert.NotContains(t, stderr, "warning", tc.variant)
+		} else {
+			assert.Contains(t, stderr, tc.want, tc.variant)
+		}
+		if tc.code != exitOK {
+			assert.NoDirExists(t, out)
 		}
 	}
 

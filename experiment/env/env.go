@@ -189,7 +189,7 @@ func New(cfg Config) (*Env, error) {
 	if err != nil {
 		return nil, &FieldError{Field: loadField(err, cfg.Sets), Err: err}
 	}
-	if err := only(sc, cfg.Variant); err != nil {
+	if err := only(sc, cfg.Variant, cfg.Sets); err != nil {
 		return nil, err
 	}
 	v := &sc.Variants[0]
@@ -270,12 +270,16 @@ func loadField(err error, sets []string) string {
 // only cuts sc to the named variant, or to its only one, with the
 // warnings that concern it (scenarios.Scenario.Only): an environment plays
 // one variant, and a warning that a set does not apply to another would
-// read as if it did not apply here.
-func only(sc *scenarios.Scenario, name string) error {
+// read as if it did not apply here. A set that the variant replaces with
+// a value of its own is an error naming the set.
+func only(sc *scenarios.Scenario, name string, sets []string) error {
 	names := make([]string, len(sc.Variants))
 	for i := range sc.Variants {
 		if sc.Variants[i].Name == name || name == "" && len(sc.Variants) == 1 {
-			return sc.Only(sc.Variants[i].Name)
+			if err := sc.Only(sc.Variants[i].Name); err != nil {
+				return &FieldError{Field: loadField(err, sets), Err: err}
+			}
+			return nil
 		}
 		names[i] = sc.Variants[i].Name
 	}

@@ -546,25 +546,29 @@ func TestMakeExampleInDocs(t *testing.T) {
 	assert.Empty(t, h["warnings"])
 }
 
-// TestMakeWarnsOnlyOfItsVariant checks that make warns of a set that its
-// own variant overrides, and not of one that only other variants do: the
-// environment plays one variant, so the command line's warning about the
-// others would read as if the set did not apply here.
-func TestMakeWarnsOnlyOfItsVariant(t *testing.T) {
+// TestMakeRefusesASetItsVariantOverrides checks that make refuses a set
+// that its own variant replaces with another value, which would change
+// nothing, naming the set, and warns of none that only other variants
+// override: the environment plays one variant, so the command line's
+// warning about the others would read as if the set did not apply here.
+// A variant that sets the same value loses nothing (the example of issue
+// 23: high with reward.latency 1).
+func TestMakeRefusesASetItsVariantOverrides(t *testing.T) {
 	for _, tc := range []struct {
-		variant string
-		warn    bool
-	}{{"none", false}, {"high", true}} {
-		t.Run(tc.variant, func(t *testing.T) {
+		variant, latency string
+		refused          bool
+	}{{"none", "5", false}, {"high", "5", true}, {"high", "1.0", false}} {
+		t.Run(tc.variant+" "+tc.latency, func(t *testing.T) {
 			h, _ := newClient(t).request(map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "latency-pressure",
-				"variant": tc.variant, "num_envs": 2, "group": 2, "set": map[string]any{"reward.latency": "5"}})
-			require.Equal(t, true, h["ok"], "%v", h)
-			if tc.warn {
-				require.Len(t, h["warnings"], 1)
-				assert.Contains(t, h["warnings"].([]any)[0], "--set reward.latency=5 applies only to the variants")
-			} else {
-				assert.Equal(t, []any{}, h["warnings"])
+				"variant": tc.variant, "num_envs": 2, "group": 2, "set": map[string]any{"reward.latency": tc.latency}})
+			if tc.refused {
+				require.Equal(t, false, h["ok"], "%v", h)
+				assert.Equal(t, "set.reward.latency", h["field"])
+				assert.Contains(t, h["error"], "--set reward.latency=5: reward.latency: changes nothing: variant high sets reward.latency itself, to another value")
+				return
 			}
+			require.Equal(t, true, h["ok"], "%v", h)
+			assert.Equal(t, []any{}, h["warnings"])
 		})
 	}
 }

@@ -502,6 +502,8 @@ class BadInputTest(unittest.TestCase):
             ("no-such-scenario", None, {}, ["run", "no-such-scenario"]),
             ("latency-pressure", "high", {"reward.nosuch": 1}, ["run", "latency-pressure", "--set", "reward.nosuch=1"]),
             ("latency-pressure", "high", {"collective.agents": "many"}, ["run", "latency-pressure", "--set", "collective.agents=many"]),
+            # high sets reward.latency to 1 itself: a set of 5 changes nothing.
+            ("latency-pressure", "high", {"reward.latency": 5}, ["run", "latency-pressure", "--variant", "high", "--set", "reward.latency=5"]),
         ]
         for scenario, variant, sets, args in cases:
             with self.subTest(args=args), tempfile.TemporaryDirectory() as tmp:
