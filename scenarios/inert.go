@@ -60,7 +60,17 @@ var inertRules = []inertRule{
 	}},
 }
 
+// unweighed are the reward's settings of its latency penalty, which
+// reward.latency weighs: at 0 they change no reward.
+var unweighed = []string{"penalty", "scale", "deadline", "buffer", "steps"}
+
 func init() {
+	for _, f := range unweighed {
+		inertRules = append(inertRules, inertRule{"reward." + f, func(s *Spec) string {
+			return unless(s.Reward.Latency != 0, "reward.latency is 0, so the latency penalty weighs nothing in the reward")
+		}})
+		inertCauses["reward."+f] = func(*Spec) []string { return []string{"reward.latency"} }
+	}
 	for _, f := range []string{"credit", "credit_baseline"} {
 		inertRules = append(inertRules, inertRule{"train." + f, func(s *Spec) string {
 			return unless(s.Train.Advantage == rlcr.PerAgent, "only the per-agent advantage replays counterfactuals (train.advantage is %q)", s.Train.Advantage)
@@ -184,15 +194,18 @@ func init() {
 // counts for the variant of one as well (sharedReadBy).
 var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read", "comm.latency", "comm.bandwidth", "comm.message_tokens", "reconcile.mode", "check.by"}
 
-// sharedReadBy returns, for each variant, the paths of betweenAgents and
-// of task.coupling whose value (not the default) some variant with the
-// same value reads: the variant of one agent in a comparison of team
-// sizes, or the chain in a comparison of shapes under one coupling, as a
-// sweep's trials over collective.agents or task.kind are judged.
+// sharedReadBy returns, for each variant, the paths of betweenAgents, of
+// task.coupling, the reconcile settings and the latency penalty's whose
+// value (not the default) some variant with the same value reads: the
+// variant of one agent in a comparison of team sizes, the chain in a
+// comparison of shapes under one coupling, or the variant of latency
+// weight 0 in a comparison of weights under one penalty, as a sweep's
+// trials over collective.agents, task.kind or reward.latency are judged.
 func sharedReadBy(variants []variantState) []map[string]bool {
 	var rules []inertRule
 	for _, r := range inertRules {
-		if r.path == "task.coupling" || r.path == "collective.reconcile.rework" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) {
+		if r.path == "task.coupling" || r.path == "collective.reconcile.rework" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
+			slices.Contains(unweighed, strings.TrimPrefix(r.path, "reward.")) {
 			rules = append(rules, r)
 		}
 	}

@@ -896,6 +896,48 @@ func TestReconcileWithoutCoupling(t *testing.T) {
 	}
 }
 
+// TestUnweighedPenalty: reward.latency weighs the latency penalty, so at
+// 0 the penalty and its parameters change no reward and are refused, at
+// the value or at the override that made the weight 0; a variant or a
+// sweep's trial holding the same penalty with a weight makes it count (the
+// flagship's none variant beside low, medium and high).
+func TestUnweighedPenalty(t *testing.T) {
+	const head = "task: {shape: fork-join, width: 3, stages: 1, work: 5m}\ncollective: {agents: 3, time_limit: 2h}\npolicy: {organization: team}\n"
+	const unused = "given but never used: reward.latency is 0, so the latency penalty weighs nothing in the reward"
+	tests := []struct {
+		name, src string
+		sets      []string
+		want      []string // substrings of the error; none: no error
+	}{
+		{"a penalty without a weight", head + "reward: {penalty: quadratic, scale: 1h}\n", nil,
+			[]string{"p.yaml:4:10: reward.penalty: " + unused + "; remove it, or set what makes it count", "p.yaml:4:30: reward.scale: " + unused}},
+		{"a deadline without a weight", head + "reward: {penalty: soft-overlong, deadline: 1h, buffer: 10m}\n", nil,
+			[]string{"reward.penalty: " + unused, "reward.deadline: " + unused, "reward.buffer: " + unused}},
+		{"steps without a weight", head + "reward: {penalty: critical-steps, steps: 40}\n", nil, []string{"reward.steps: " + unused}},
+		{"weighed", head + "reward: {penalty: quadratic, scale: 1h, latency: 0.5}\n", nil, nil},
+		{"a --set that unweighs", head + "reward: {penalty: linear, latency: 1}\n", []string{"reward.latency=0"},
+			[]string{"--set reward.latency=0: reward.penalty: " + unused}},
+		{"a variant of weight 0 beside weighed ones", head + "reward: {penalty: linear}\nvariants:\n  - {name: none}\n  - {name: high, set: {reward.latency: 1}}\n", nil, nil},
+		{"a variant's own penalty without a weight", head + "reward: {penalty: linear}\nvariants:\n  - {name: none, set: {reward.penalty: deadline}}\n  - {name: high, set: {reward.latency: 1}}\n", nil,
+			[]string{`variant "none": reward.penalty: ` + unused}},
+		{"a sweep of weights", head + "reward: {penalty: linear}\nsweep:\n  command: run\n  grid: {reward.latency: [0, 1]}\n", nil, nil},
+		{"a sweep of widths", head + "reward: {penalty: linear}\nsweep:\n  command: run\n  grid: {task.width: [2, 3]}\n", nil,
+			[]string{"reward.penalty: " + unused}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(tt.src), "p.yaml", tt.sets)
+			if tt.want == nil {
+				assert.NoError(t, err)
+				return
+			}
+			for _, w := range tt.want {
+				assert.ErrorContains(t, err, w)
+			}
+		})
+	}
+}
+
 // TestSettingsBetweenAgentsWithOneAgent: with collective.agents 1 the main
 // agent works alone, whatever the policy, so the settings that act only
 // between agents (a helper's spawn, messages, reconciliation, the

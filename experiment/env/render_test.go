@@ -1,9 +1,12 @@
 package env_test
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -105,18 +108,27 @@ func TestRenderSaysTheTimeLeft(t *testing.T) {
 // for reset, tells how it ended and what it scored, as its episode's
 // metrics say.
 func TestRenderTellsTheResult(t *testing.T) {
+	// A ranking that a variant of latency weight 0 shares with one that
+	// weighs it (a penalty no variant weighs is refused at load).
+	ranked := filepath.Join(t.TempDir(), "ranked.yaml")
+	require.NoError(t, os.WriteFile(ranked, []byte("name: ranked\ntask: {shape: fork-join, width: 3, stages: 1, work: exp(5m), difficulty: 0.2}\n"+
+		"collective: {agents: 3, time_limit: 2h}\npolicy: {organization: split}\nreward: {penalty: group-relative}\n"+
+		"variants:\n  - {name: unweighed}\n  - {name: weighed, set: {reward.latency: 0.5}}\n"), 0o644))
 	for _, tc := range []struct {
-		sets []string
-		want string
-		seen string // the start of an outcome that some row must end with
+		scenario, variant string // tiny's split if empty
+		sets              []string
+		want              string
+		seen              string // the start of an outcome that some row must end with
 	}{
-		{nil, "Its reward is ", ""},
-		{[]string{"reward.penalty=group-relative", "reward.latency=0.5"}, "Its reward scored alone is ", ""},
+		{"", "", nil, "Its reward is ", ""},
+		{"", "", []string{"reward.penalty=group-relative", "reward.latency=0.5"}, "Its reward scored alone is ", ""},
 		// A ranking of weight 0 adds nothing: the reward paid is the row's own.
-		{[]string{"reward.penalty=group-relative", "reward.latency=0"}, "Its reward is ", ""},
-		{[]string{"collective.token_budget=6000"}, "Its reward is ", "The token budget ran out at "},
+		{ranked, "unweighed", nil, "Its reward is ", ""},
+		{ranked, "weighed", nil, "Its reward scored alone is ", ""},
+		{"", "", []string{"collective.token_budget=6000"}, "Its reward is ", "The token budget ran out at "},
 	} {
-		e, err := env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 8, Group: 2, Sets: tc.sets})
+		scenario, variant := cmp.Or(tc.scenario, "tiny"), cmp.Or(tc.variant, "split")
+		e, err := env.New(env.Config{Scenario: scenario, Variant: variant, NumEnvs: 8, Group: 2, Sets: tc.sets})
 		require.NoError(t, err)
 		out, err := e.Reset(nil)
 		require.NoError(t, err)

@@ -44,6 +44,7 @@ policy:
   organization: split
 reward:
   penalty: linear
+  latency: 0.5 # the grids that leave reward.latency weigh the penalty too
 train:
   iterations: 5
   batch: 2
