@@ -226,7 +226,7 @@ func unless(used bool, format string, args ...any) string {
 // spec leaves them inert. runRead holds the paths of the runInertRules
 // whose value another variant shares and reads (runReadBy).
 func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
-	always, run := inertProblems(&vs.Spec)
+	always, run := inertProblems(&vs.Spec, p.hasSweep())
 	// A value refused as it stands (out of its range) is reported once,
 	// for that: that it would also go unused is a second error about it.
 	invalid := map[string]bool{}
@@ -290,10 +290,17 @@ func readBy(variants []variantState, rules []inertRule) []map[string]bool {
 }
 
 // inertProblems returns the values of spec that do nothing, and those
-// that do nothing when it is evaluated rather than trained.
-func inertProblems(spec *Spec) (always, run []problem) {
+// that do nothing when it is evaluated rather than trained. In a scenario
+// with a sweep (sweepy), those are about evaluating its variants: the
+// sweep's trials are judged apart (checkRunTrials refuses a value that
+// none of a sweep of command run reads).
+func inertProblems(spec *Spec, sweepy bool) (always, run []problem) {
 	always = inertValues(spec, inertRules, "given but never used: %s; remove it, or set what makes it count")
-	run = inertValues(spec, runInertRules, "never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): %s; it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)")
+	where := "simulate run or trace, a sweep of command run"
+	if sweepy {
+		where = "simulate run or trace of the variants; the sweep's trials are judged apart"
+	}
+	run = inertValues(spec, runInertRules, "never acts when a fixed organization is evaluated ("+where+"): %s; it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)")
 	return always, run
 }
 

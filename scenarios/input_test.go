@@ -493,6 +493,11 @@ func TestCouplingRunInert(t *testing.T) {
 		return err
 	}
 	assert.NoError(t, sweep("collective.agents: [1, 2]"), "the trial of two agents reads it")
+	// The variant itself, evaluated alone, still never uses it: a note
+	// about the variants, not the sweep.
+	sc, err = scenarios.Parse([]byte(src+"sweep:\n  command: run\n  grid: {collective.agents: [1, 2]}\n"), "s.yaml", nil)
+	require.NoError(t, err)
+	assert.ErrorContains(t, sc.RunInert(), "s.yaml:1:57: task.coupling: never acts when a fixed organization is evaluated (simulate run or trace of the variants; the sweep's trials are judged apart): collective.agents is 1")
 	assert.EqualError(t, sweep("policy.organization: [split, sequential]"),
 		`s.yaml:1:57: task.coupling: never acts in a sweep of command run: collective.agents is 1, so the main agent makes every part and no join has parts made by two agents to reconcile; `+
 			`the fixed organization "sequential" never delegates, so every part of an attempt is one agent's and no join has parts to reconcile (centralized, decentralized, hybrid, split and team do); `+

@@ -290,9 +290,10 @@ func (p *parse) shadowed(path string) bool {
 }
 
 // allProblems returns a spec's problems, inert values included, so that
-// report can tell those a variant or a flag brought in.
-func allProblems(s *Spec) []problem {
-	always, run := inertProblems(s)
+// report can tell those a variant or a flag brought in; sweepy is
+// inertProblems'.
+func allProblems(s *Spec, sweepy bool) []problem {
+	always, run := inertProblems(s, sweepy)
 	return append(append(specProblems(s), always...), run...)
 }
 
@@ -342,8 +343,8 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	variants := p.buildVariants(&fl)
 	// Problems that the file has before any override are the file's;
 	// the others were introduced by --set or by a variant's `set:`.
-	p.fileProblems = problemSet(allProblems(&fileSpec))
-	p.baseProblems = problemSet(allProblems(&fl.Spec))
+	p.fileProblems = problemSet(allProblems(&fileSpec, p.hasSweep()))
+	p.baseProblems = problemSet(allProblems(&fl.Spec, p.hasSweep()))
 	// With a sweep, a value counts when a trial reads it: the trials
 	// are known only once the sweep section is (checkTrialsInert).
 	sweepy := p.hasSweep()
