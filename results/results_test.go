@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -330,6 +331,36 @@ func TestLastTenthsCutShort(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLastTenthsOfUndefinedIterations: a metric that some iterations of
+// a seed's last tenth leave undefined (NaN: decisions per failed rollout
+// in an iteration without a failure) is that seed's mean over the others;
+// a seed none of whose last tenth has a value has none.
+func TestLastTenthsOfUndefinedIterations(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("variant,seed,iteration,decisions_failed\n")
+	// 20 iterations: the last tenth is iterations 18 and 19.
+	for seed, last := range map[int][2]string{1: {"NaN", "6"}, 2: {"4", "2"}, 3: {"NaN", "NaN"}} {
+		for i := range 20 {
+			v := "100" // outside the last tenth
+			if i >= 18 {
+				v = last[i-18]
+			}
+			fmt.Fprintf(&b, "v,%d,%d,%s\n", seed, i, v)
+		}
+	}
+	tab, err := rundir.ParseTable("iterations.csv", []byte(b.String()))
+	require.NoError(t, err)
+	sv, err := results.LastTenths(tab)
+	require.NoError(t, err)
+	got := map[uint64]float64{}
+	for i, seed := range sv.Seeds["v"] {
+		got[seed] = sv.Values["v"]["decisions_failed"][i]
+	}
+	assert.Equal(t, 6.0, got[1], "the one iteration with a value")
+	assert.Equal(t, 3.0, got[2])
+	assert.True(t, math.IsNaN(got[3]), "no iteration with a value: %v", got[3])
 }
 
 func TestLastTenthsAndSummary(t *testing.T) {

@@ -13,7 +13,9 @@ import (
 
 // SeedValues holds, for each variant and metric of a training's
 // iterations.csv, one value per seed: the mean over the seed's last tenth
-// of iterations (at least one), the figure a training is judged by.
+// of iterations (at least one), the figure a training is judged by; over
+// those of its iterations with a value, for a metric that some leave
+// undefined (stats.MeanDefined).
 type SeedValues struct {
 	Variants []string // in table order
 	Metrics  []string // the numeric columns after variant, seed, iteration
@@ -73,18 +75,17 @@ func LastTenths(t *rundir.Table) (*SeedValues, error) {
 		}
 	}
 	for _, k := range order {
-		idx := rows[k]
-		last := stats.LastTenth(idx)
+		last := stats.LastTenth(rows[k])
+		values := make([]float64, len(last))
 		for c, m := range sv.Metrics {
-			sum := 0.0
-			for _, i := range last {
+			for j, i := range last {
 				v, err := t.Float(i, c+3)
 				if err != nil {
 					return nil, err
 				}
-				sum += v
+				values[j] = v
 			}
-			sv.Values[k.variant][m] = append(sv.Values[k.variant][m], sum/float64(len(last)))
+			sv.Values[k.variant][m] = append(sv.Values[k.variant][m], stats.MeanDefined(values))
 		}
 	}
 	return sv, nil

@@ -28,6 +28,24 @@ func (b Bootstrap) Aggregate(xs []float64) Aggregate {
 // the figure a training, a train trial and a seed are judged by.
 func LastTenth[T any](xs []T) []T { return xs[len(xs)-min(len(xs), max(1, len(xs)/10)):] }
 
+// MeanDefined returns the mean of the values of xs that are not NaN, NaN
+// when none is: the final value of a per-iteration metric that some
+// iterations leave undefined (decisions per failed rollout, in one with
+// none failed), which NaN would otherwise carry to the whole stretch.
+func MeanDefined(xs []float64) float64 {
+	sum, n := 0.0, 0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			sum += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
 // Finite returns the finite values of xs, in order.
 func Finite(xs []float64) []float64 {
 	return slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) })

@@ -1,6 +1,7 @@
 package stats_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,30 @@ import (
 // only ties give 1/2, only wins give 1, for the paired and the unpaired
 // form alike. Swapping the arguments turns wins into losses and keeps
 // ties, so the two directions sum to 1.
+// TestMeanDefined: the mean of the values that are not NaN, NaN for none;
+// an infinity is a value, and carries.
+func TestMeanDefined(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, tc := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{[]float64{1, 2, 6}, 3},
+		{[]float64{nan, 2, nan, 4}, 3},
+		{[]float64{nan, -5}, -5},
+		{[]float64{nan, nan}, nan},
+		{nil, nan},
+		{[]float64{nan, 1, inf}, inf},
+	} {
+		got := stats.MeanDefined(tc.xs)
+		if math.IsNaN(tc.want) {
+			assert.True(t, math.IsNaN(got), "%v: %v", tc.xs, got)
+			continue
+		}
+		assert.Equal(t, tc.want, got, "%v", tc.xs)
+	}
+}
+
 func TestProbImprovementTiesAndLosses(t *testing.T) {
 	for _, tc := range []struct {
 		name string

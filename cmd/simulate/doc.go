@@ -213,7 +213,9 @@
 // of a training of every variant, but for the optional columns (hand-offs),
 // which follow the variant, and for a variant that differs from an earlier
 // one only in its policy section, which a training of every variant trains
-// once under the earlier one's name (below) and --variant under its own. Train prints each variant's figures over the last tenth of training
+// once under the earlier one's name (below) and --variant under its own.
+//
+// Train prints each variant's figures over the last tenth of training
 // (reward, success, latency, parallelism and messages, and with a handoff
 // section hand-off misses and duplicates) and writes a directory:
 //
@@ -238,7 +240,9 @@
 //	                  handoff_misses_mean and duplicates_mean (per
 //	                  episode)
 //	summary.csv       one row per variant and metric of iterations.csv,
-//	                  over the seeds' last tenths of training: variant,
+//	                  over the seeds' last tenths of training (a seed's
+//	                  mean over those of its iterations with a value):
+//	                  variant,
 //	                  metric, unit, n_seeds, mean, median, iqm, iqm_lo,
 //	                  iqm_hi, mean_lo, mean_hi, median_lo, median_hi,
 //	                  interval (95% percentile bootstrap over seeds),

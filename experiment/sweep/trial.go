@@ -73,7 +73,7 @@ func rowMean(rows []experiment.Row, f func(*collective.Metrics) float64) float64
 // RunTrial runs trial t of sc's sweep and returns its outcome with every
 // metric the command offers. A train trial runs rlcr.Train on one worker
 // and averages each metric over the last tenth of the iterations (at
-// least one); a run trial evaluates the variant for the scenario's
+// least one; those with a value, stats.MeanDefined); a run trial evaluates the variant for the scenario's
 // episodes from the trial's seed and summarizes them; a replay trial
 // replays recorded runs (replayTrial). maxEvents bounds each episode's
 // events, or a replay's (0: the default); an episode past it is an error.
@@ -107,14 +107,13 @@ func trainTrial(ctx context.Context, t *scenarios.Trial, maxEvents uint64) (*Out
 	}
 	o.Policy = pol
 	tail := stats.LastTenth(o.Iterations)
-	n := len(tail)
+	values := make([]float64, len(tail))
 	for _, name := range scenarios.SweepMetrics(scenarios.SweepTrain) {
 		value := train.IterationValue(name)
-		sum := 0.0
 		for i := range tail {
-			sum += value(&tail[i])
+			values[i] = value(&tail[i])
 		}
-		o.Metrics[name] = sum / float64(n)
+		o.Metrics[name] = stats.MeanDefined(values)
 	}
 	return o, nil
 }

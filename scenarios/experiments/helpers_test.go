@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"context"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -109,14 +108,11 @@ func trainRows(t *testing.T, sc *scenarios.Scenario, v string, seed uint64) []rl
 // iteration without a failed rollout has no failed length); NaN when
 // none is left.
 func mean(rows []rlcr.Iteration, value func(*rlcr.Iteration) float64) float64 {
-	sum, n := 0.0, 0
+	values := make([]float64, len(rows))
 	for i := range rows {
-		if v := value(&rows[i]); !math.IsNaN(v) {
-			sum += v
-			n++
-		}
+		values[i] = value(&rows[i])
 	}
-	return sum / float64(n)
+	return stats.MeanDefined(values)
 }
 
 // lastTenth trains variant v of sc from seed and returns the mean of
