@@ -286,12 +286,23 @@ func (e *flagError) Error() string {
 
 func (e *flagError) Unwrap() error { return e.err }
 
+// flagHints say, by command and unknown flag, where what a flag of
+// another command does is given in this one: a nearest name would
+// mislead there (sweep's --seed is the first seed, not a count).
+var flagHints = map[string]map[string]string{
+	"run":   {"seeds": "run evaluates --episodes episodes from one --seed; --seeds is simulate train's"},
+	"sweep": {"seeds": "a sweep's number of seeds is the scenario's sweep.seeds (--set sweep.seeds=N); --seed is the first seed"},
+}
+
 // withFlagHint adds to the flag package's error for an unknown flag the
-// flag of fs its name most likely meant.
+// flag of fs its name most likely meant, or what flagHints say.
 func withFlagHint(fs *flag.FlagSet, err error) error {
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
 	if !ok {
 		return err
+	}
+	if hint := flagHints[strings.TrimPrefix(fs.Name(), "simulate ")][strings.TrimLeft(name, "-")]; hint != "" {
+		return fmt.Errorf("%w: %s", err, hint)
 	}
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })

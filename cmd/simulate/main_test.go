@@ -279,6 +279,10 @@ func TestBadInput(t *testing.T) {
 		{"bad --set value", []string{"run", testScenario, "--set", "collective.agents=-3"}, exitFail, []string{"simulate run: ", "collective.agents"}},
 		{"unknown flag", []string{"run", testScenario, "--no-such-flag"}, exitUsage, []string{"simulate run: flag provided but not defined: --no-such-flag\n", "usage: simulate run"}},
 		{"misspelt flag", []string{"run", testScenario, "--episods", "3"}, exitUsage, []string{"simulate run: flag provided but not defined: --episods; did you mean --episodes?\n", "usage: simulate run"}},
+		// Where another command's flag is given otherwise here, the nearest
+		// name would mislead: a sweep's --seed is its first seed.
+		{"train's --seeds in a sweep", []string{"sweep", sweepScenario, "--seeds", "2"}, exitUsage, []string{"simulate sweep: flag provided but not defined: --seeds: a sweep's number of seeds is the scenario's sweep.seeds (--set sweep.seeds=N); --seed is the first seed\n"}},
+		{"train's --seeds in a run", []string{"run", testScenario, "--seeds=2"}, exitUsage, []string{"simulate run: flag provided but not defined: --seeds: run evaluates --episodes episodes from one --seed"}},
 		{"bad flag value", []string{"run", testScenario, "--seed", "x"}, exitUsage, []string{"simulate run: ", "-seed", "usage: simulate run"}},
 		{"no scenario", []string{"run"}, exitUsage, []string{"simulate run: ", "usage: simulate run"}},
 		{"two scenarios", []string{"run", testScenario, testScenario}, exitUsage, []string{"usage: simulate run"}},
