@@ -11,6 +11,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/internal/atomicfile"
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
@@ -75,7 +76,7 @@ func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]strin
 	}
 	for i, name := range want {
 		if !slices.Contains(drawn, name) {
-			return nil, fmt.Errorf("%s: figures[%d]: chart %q was not drawn by this run (drawn: %s)", sc.FigureAt(i), i, name, strings.Join(drawn, ", "))
+			return nil, fmt.Errorf("%s: figures[%d]: chart %q was not drawn by this run (drawn: %s)%s", sc.FigureAt(i), i, name, strings.Join(drawn, ", "), spelling.DidYouMean(name, drawn))
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

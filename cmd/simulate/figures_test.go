@@ -71,6 +71,11 @@ func TestFiguresRejectsAChartNotDrawn(t *testing.T) {
 		assert.NoDirExists(t, figs, "nothing is copied when a name is wrong")
 		assert.NoDirExists(t, out, "nothing is left of the run")
 	}
+	// A name one edit from a chart drawn is suggested.
+	_, stderr, code := simulate(t, "run", testScenario, "--set", "figures=[succes_rate]", "--out", filepath.Join(t.TempDir(), "run"), "--episodes", "2", "--figures", filepath.Join(t.TempDir(), "figures"))
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, stderr, `chart "succes_rate" was not drawn`)
+	assert.Contains(t, stderr, `; did you mean "success_rate"?`)
 }
 
 // TestFiguresNeedCharts: --figures with --charts=false is refused before
