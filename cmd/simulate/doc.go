@@ -767,6 +767,9 @@
 // numbers of seconds at unit speed, under the keys tasks, edges, total_work,
 // critical_path, width and depth.
 //
+// The first example reads ../shared/data: real input files kept beside
+// the checkout, not in it (README.md).
+//
 // The flags are:
 //
 //	--dot FILE
@@ -943,6 +946,9 @@
 // validated before anything is written. Spans without an end, attributes or
 // token counts are counted and reported on stderr. See docs/calibration.md.
 //
+// The first example reads ../shared/data: real input files kept beside
+// the checkout, not in it (README.md).
+//
 // The flags are:
 //
 //	--force
@@ -1005,6 +1011,9 @@
 // that writes a directory, manifest.json (what was replayed, written last)
 // and report.html (every table and chart on one page). Spans that cannot be
 // placed are counted on stderr as by fit. See docs/calibration.md.
+//
+// The first example reads ../shared/data: real input files kept beside
+// the checkout, not in it (README.md).
 //
 // The flags are:
 //

@@ -38,7 +38,10 @@ observed against fitted latencies per model and per tool, and
 scenario.yaml, a scenario that reproduces the traced workflow, with
 comments saying what each value was fitted from. The scenario is
 validated before anything is written. Spans without an end, attributes or
-token counts are counted and reported on stderr. See docs/calibration.md.`,
+token counts are counted and reported on stderr. See docs/calibration.md.
+
+The first example reads ../shared/data: real input files kept beside
+the checkout, not in it (README.md).`,
 	Examples: `
 	simulate fit ../shared/data/agent-traces/any-agent --out fitted
 	simulate fit traces.jsonl --out fitted --name my-workflow`,

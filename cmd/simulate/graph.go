@@ -36,7 +36,10 @@ seed: the same task draw.
 
 Times are printed as durations and in seconds; with --json they are
 numbers of seconds at unit speed, under the keys tasks, edges, total_work,
-critical_path, width and depth.`,
+critical_path, width and depth.
+
+The first example reads ../shared/data: real input files kept beside
+the checkout, not in it (README.md).`,
 	Examples: `
 	simulate graph ../shared/data/wfcommons/helloworld-forkjoin-10-chameleon.json
 	simulate graph tiny --json

@@ -65,7 +65,10 @@ line y = x; with several loads, latency against the load) and, with
 'simulate trace --format otlp' writes episodes; then, as every command
 that writes a directory, manifest.json (what was replayed, written last)
 and report.html (every table and chart on one page). Spans that cannot be
-placed are counted on stderr as by fit. See docs/calibration.md.`,
+placed are counted on stderr as by fit. See docs/calibration.md.
+
+The first example reads ../shared/data: real input files kept beside
+the checkout, not in it (README.md).`,
 	Examples: `
 	simulate replay ../shared/data/agent-traces/any-agent --out replayed
 	simulate replay traces/ --set collective.serving.replicas=1 --sessions 1,4,16,64 --out sweep
