@@ -943,6 +943,30 @@ func TestUnweighedPenalty(t *testing.T) {
 	}
 }
 
+// TestMissingRequiredField: a structure parameter or rate that a shape or
+// section needs, left out, is reported as missing at its section, with
+// what is allowed; written as 0 it is out of range at the value.
+func TestMissingRequiredField(t *testing.T) {
+	const policy = "policy: {organization: team}\n"
+	for _, tc := range []struct{ name, src, want string }{
+		{"stages left out", "task: {shape: fork-join, width: 3, work: 5m}\n",
+			`m.yaml:1:1: task.stages: missing (must be at least 1 for shape "fork-join")`},
+		{"stages of 0", "task: {shape: fork-join, width: 3, stages: 0, work: 5m}\n",
+			`m.yaml:1:36: task.stages: must be at least 1 for shape "fork-join", got 0`},
+		{"length left out", "task: {shape: chain, work: 5m}\n",
+			`task.length: missing (must be at least 1 for shape "chain")`},
+		{"an API's output rate left out", "task: {shape: chain, length: 2, work: 5m}\ncollective: {api: {concurrency: 2}}\n",
+			`m.yaml:2:14: collective.api.output_rate: missing (greater than 0`},
+		{"an API's output rate of 0", "task: {shape: chain, length: 2, work: 5m}\ncollective: {api: {concurrency: 2, output_rate: 0}}\n",
+			`collective.api.output_rate: 0 is out of range (greater than 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(tc.src+policy), "m.yaml", nil)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
 // TestSettingsBetweenAgentsWithOneAgent: with collective.agents 1 the main
 // agent works alone, whatever the policy, so the settings that act only
 // between agents (a helper's spawn, messages, reconciliation, the

@@ -1004,13 +1004,29 @@ func (p *parse) place(path, msg string, vs *variantState) *Error {
 		}
 		return atFlag(p.flags[len(p.flags)-1])
 	}
-	tok, _ := p.dec.lookupNode(p.root, path)
+	tok, found := p.dec.lookupNode(p.root, path)
+	if !found {
+		msg = missingMsg(msg)
+	}
 	e := newError(p.source, tok, path, "%s", msg)
 	if tok == nil && vs != nil && !vs.implicit {
 		e.Variant = vs.Name
 		e.at(vs.nameTok)
 	}
 	return e
+}
+
+// missingMsg rewords a range check's message about a field's zero value
+// ("must be at least 1 ..., got 0", "0 is out of range (...)") for a field
+// that nothing gave: what is wrong is that it is missing.
+func missingMsg(msg string) string {
+	if m, ok := strings.CutSuffix(msg, ", got 0"); ok {
+		return "missing (" + m + ")"
+	}
+	if m, ok := strings.CutPrefix(msg, "0 is out of range ("); ok {
+		return "missing (" + m
+	}
+	return msg
 }
 
 // placeGiven places a problem of the field path at the override that
