@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -453,6 +454,17 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *re
 // maxSummaryRows bounds the table printed at the end of a sweep.
 const maxSummaryRows = 40
 
+// shortNumber is a parameter's value as the terminal's table shows it:
+// a number to 4 significant digits (a random axis draws 17), anything else
+// as written. summary.csv keeps the value whole.
+func shortNumber(v string) string {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return v
+	}
+	return strconv.FormatFloat(f, 'g', 4, 64)
+}
+
 // printSweepSummary prints the IQM over seeds of each metric per variant
 // and point, with its 95% bootstrap interval.
 func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.Record) error {
@@ -483,7 +495,7 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 			fmt.Fprintf(tw, "%s\t", ps.Variant)
 		}
 		for _, v := range ps.Params {
-			fmt.Fprintf(tw, "%s\t", v)
+			fmt.Fprintf(tw, "%s\t", shortNumber(v))
 		}
 		fmt.Fprintf(tw, "%d\t", ps.N)
 		for _, a := range ps.Aggregates {

@@ -550,6 +550,8 @@ func TestSweepSummaryTable(t *testing.T) {
 		{"one variant", []string{"--set", agents(2), "--variant", "team"}, "collective.agents", 2, ""},
 		{"two variants", []string{"--set", agents(2)}, "variant", 4, ""},
 		{"past the limit", []string{"--set", agents(21)}, "variant", maxSummaryRows, "... 2 more rows: see summary.csv"},
+		// A random axis's draws show to 4 significant digits.
+		{"a random axis", []string{"--set", "sweep={command: run, random: {task.difficulty: \"uniform(0.1, 0.3)\"}, samples: 2}", "--variant", "team"}, "task.difficulty", 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"sweep", "tiny", "--set", "episodes=1", "--charts=false", "--out", filepath.Join(t.TempDir(), "s")}, tc.args...)
@@ -564,6 +566,9 @@ func TestSweepSummaryTable(t *testing.T) {
 			assert.Len(t, rows, tc.rows)
 			for _, r := range rows {
 				assert.NotContains(t, r, "more rows")
+				if tc.first == "task.difficulty" {
+					assert.Regexp(t, `^0\.\d{1,4} `, r, "a draw to 4 digits")
+				}
 			}
 		})
 	}
