@@ -16,6 +16,30 @@ import (
 	"github.com/swarmsim/swarmsim/internal/spelling"
 )
 
+// started lists the first entries of the directory path ("a, b, c, d
+// and 2 more"), where it holds work begun but not finished; "" where it
+// holds nothing (or cannot be read).
+func started(path string) string {
+	entries, err := os.ReadDir(path)
+	if err != nil || len(entries) == 0 {
+		return ""
+	}
+	const most = 4
+	var names []string
+	for _, e := range entries[:min(len(entries), most)] {
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		names = append(names, name)
+	}
+	list := strings.Join(names, ", ")
+	if len(entries) > most {
+		list += fmt.Sprintf(" and %d more", len(entries)-most)
+	}
+	return list
+}
+
 // A Run is a complete directory read back.
 type Run struct {
 	Path     string
@@ -37,6 +61,9 @@ func Open(path string) (*Run, error) {
 				below = below[:most]
 			}
 			return nil, fmt.Errorf("%w; complete directories below it: %s%s", err, strings.Join(below, ", "), more)
+		}
+		if held := started(path); held != "" {
+			return nil, fmt.Errorf("%w; it holds %s: work that has not finished (a training or a sweep resumes when the command that started it is run again)", err, held)
 		}
 	}
 	if err != nil {

@@ -514,6 +514,24 @@ func TestOpenNamesFiveBelow(t *testing.T) {
 	}
 }
 
+// TestOpenStartedWork: a directory that holds work without a manifest
+// (an interrupted training: its identity file and checkpoints) is named
+// with its first entries and how such work finishes; an empty one is
+// only incomplete.
+func TestOpenStartedWork(t *testing.T) {
+	root := t.TempDir()
+	_, err := rundir.Open(root)
+	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error())
+	require.NoError(t, os.Mkdir(filepath.Join(root, "checkpoints"), 0o755))
+	for _, name := range []string{"train.json", "a", "b", "c"} {
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), nil, 0o644))
+	}
+	_, err = rundir.Open(root)
+	assert.ErrorIs(t, err, rundir.ErrIncomplete)
+	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error()+"; it holds a, b, c, checkpoints/ and 1 more: "+
+		"work that has not finished (a training or a sweep resumes when the command that started it is run again)")
+}
+
 // TestCheckDir: a file standing at the path, or at any folder above it,
 // is named before anything is written.
 func TestCheckDir(t *testing.T) {
