@@ -762,3 +762,76 @@ func settingRows(t *testing.T, dir string) []string {
 	}
 	return got
 }
+
+// TestRewardsDiffer: rows score their rewards differently where the
+// variants run set a reward setting to different values (given as a
+// field or as a section), or the sweep varies one; not where only other
+// settings differ, or one variant of them ran.
+func TestRewardsDiffer(t *testing.T) {
+	const base = "name: s\nreward: {penalty: linear, latency: 0.5}\npolicy: {organization: split}\n"
+	const weights = base + "variants:\n  - name: low\n  - name: high\n    set: {reward.latency: 1}\n"
+	for _, tc := range []struct {
+		name, resolved string
+		ran            []string
+		want           string
+	}{
+		{"weights differ", weights, []string{"low", "high"}, "the variants set reward.latency differently"},
+		{"one of them ran", weights, []string{"high"}, ""},
+		{"a section set whole", base + "variants:\n  - name: a\n  - name: b\n    set: {reward: {penalty: linear, latency: 2}}\n", []string{"a", "b"}, "the variants set reward.latency differently"},
+		{"organizations differ", base + "variants:\n  - name: a\n  - name: b\n    set: {policy.organization: team}\n", []string{"a", "b"}, ""},
+		{"the same weight set twice", base + "variants:\n  - name: a\n    set: {reward.latency: 1}\n  - name: b\n    set: {reward.latency: 1}\n", []string{"a", "b"}, ""},
+		{"a swept weight", base + "sweep:\n  grid: {task.width: [2, 3], reward.latency: [0, 1]}\n", []string{"default"}, "the sweep varies reward.latency"},
+		{"a random reward axis and variants", weights + "sweep:\n  random: {reward.cost: uniform(0, 1)}\n", []string{"low", "high"},
+			"the variants set reward.latency differently, and the sweep varies reward.cost"},
+		{"no resolved scenario", "", []string{"a", "b"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := RewardsDiffer(&rundir.Manifest{Resolved: tc.resolved, Variants: tc.ran})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestSummaryLeavesDifferentRewardsUnmarked: in a summary whose variants
+// weigh latency differently the best reward is not marked, and the
+// caption says why; the other metrics' best still is.
+func TestSummaryLeavesDifferentRewardsUnmarked(t *testing.T) {
+	const resolved = "name: s\nreward: {penalty: linear}\nvariants:\n  - name: low\n    set: {reward.latency: 0.25}\n  - name: high\n    set: {reward.latency: 1}\n"
+	summary := "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval,policy\n" +
+		"low,reward_mean,1,2,0.5,0.25,0.75,x,learned\nlow,success_rate,1,2,0.5,0.25,0.75,x,learned\n" +
+		"high,reward_mean,1,2,0.25,0.125,0.5,x,learned\nhigh,success_rate,1,2,0.75,0.5,1,x,learned\n"
+	for _, tc := range []struct {
+		resolved string
+		marked   []string
+	}{
+		{resolved, []string{metric.Of("success_rate").Label}},
+		{"", []string{metric.Of("reward_mean").Label, metric.Of("success_rate").Label}},
+	} {
+		dir := filepath.Join(t.TempDir(), "d")
+		d, err := rundir.Create(dir, false)
+		require.NoError(t, err)
+		require.NoError(t, d.Write("summary.csv", []byte(summary)))
+		require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindTrain, Scenario: "s", Resolved: tc.resolved, Variants: []string{"low", "high"}}))
+		r, err := rundir.Open(dir)
+		require.NoError(t, err)
+		p, err := Build(r)
+		require.NoError(t, err)
+		require.Len(t, p.Tables, 1)
+		tab := p.Tables[0]
+		var marked []string
+		for _, row := range tab.Rows { // a row per variant, a column per metric
+			for j, c := range row[1:] {
+				if c.Best {
+					marked = append(marked, tab.Head[j+1].Text)
+				}
+			}
+		}
+		assert.ElementsMatch(t, tc.marked, marked)
+		if tc.resolved != "" {
+			assert.Contains(t, tab.Caption, "Rewards are not marked: the variants set reward.latency differently, so they measure different objectives.")
+		} else {
+			assert.NotContains(t, tab.Caption, "Rewards are not marked")
+		}
+	}
+}

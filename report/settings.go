@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/swarmsim/swarmsim/rundir"
 )
 
 // Settings are the settings in which the variants of a resolved scenario
@@ -166,4 +167,70 @@ func value(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// RewardsDiffer says how the rows of the directory that m describes
+// score their rewards differently, "" when they score them alike: a
+// reward setting that the variants it ran set to different values, or
+// that its sweep varies. A best reward would then compare objectives, not
+// outcomes (latency-pressure's variants weigh latency differently), so
+// neither the page nor simulate table marks one.
+func RewardsDiffer(m *rundir.Manifest) (string, error) {
+	st, err := ReadSettings(m.Resolved)
+	if err != nil {
+		return "", err
+	}
+	var differ []string
+	for _, p := range pathsOf(st) {
+		if !strings.HasPrefix(p, "reward.") {
+			continue
+		}
+		values := map[string]bool{}
+		for _, v := range st.Variants {
+			if slices.Contains(m.Variants, v.Name) {
+				val, ok := v.Set[p]
+				if !ok {
+					val = st.Scenario[p]
+				}
+				values[val] = true
+			}
+		}
+		if len(values) > 1 {
+			differ = append(differ, p)
+		}
+	}
+	var doc struct {
+		Sweep struct {
+			Grid   map[string]any `yaml:"grid"`
+			Random map[string]any `yaml:"random"`
+		} `yaml:"sweep"`
+	}
+	if err := yaml.Unmarshal([]byte(m.Resolved), &doc); err != nil {
+		return "", err
+	}
+	var swept []string
+	for _, axes := range []map[string]any{doc.Sweep.Grid, doc.Sweep.Random} {
+		for p := range axes {
+			if strings.HasPrefix(p, "reward.") {
+				swept = append(swept, p)
+			}
+		}
+	}
+	slices.Sort(swept)
+	var why []string
+	if len(differ) > 0 {
+		why = append(why, "the variants set "+strings.Join(differ, ", ")+" differently")
+	}
+	if len(swept) > 0 {
+		why = append(why, "the sweep varies "+strings.Join(swept, ", "))
+	}
+	return strings.Join(why, ", and "), nil
+}
+
+// pathsOf returns st's paths; none for no settings.
+func pathsOf(st *Settings) []string {
+	if st == nil {
+		return nil
+	}
+	return st.Paths
 }

@@ -73,6 +73,14 @@ var tableFiles = map[rundir.Kind][]string{
 
 // tables reads the tables of r's kind that its manifest lists.
 func tables(r *rundir.Run) ([]*Table, error) {
+	differ, err := RewardsDiffer(r.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	unmarked := func(string) bool { return false }
+	if differ != "" {
+		unmarked = RewardColumn
+	}
 	var out []*Table
 	for _, name := range tableFiles[r.Manifest.Kind] {
 		if !r.Manifest.Has(name) {
@@ -84,7 +92,7 @@ func tables(r *rundir.Run) ([]*Table, error) {
 		}
 		parts := byPolicy(t)
 		for _, part := range parts {
-			tab, err := tableOf(part.Table)
+			tab, err := tableOf(part.Table, unmarked)
 			if err != nil {
 				return nil, err
 			}
@@ -93,6 +101,9 @@ func tables(r *rundir.Run) ([]*Table, error) {
 				tab.Caption += " The best value of each row is marked."
 			} else if tab.marked {
 				tab.Caption += " The best value of each column is marked."
+			}
+			if tab.marked && differ != "" && hasReward(part.Table) {
+				tab.Caption += " Rewards are not marked: " + differ + ", so they measure different objectives."
 			}
 			tab.ID = strings.TrimSuffix(name, ".csv")
 			if part.fixed {
@@ -105,6 +116,23 @@ func tables(r *rundir.Run) ([]*Table, error) {
 		}
 	}
 	return out, nil
+}
+
+// RewardColumn reports whether col holds rewards, whose best compares
+// objectives where the rows score them differently (RewardsDiffer).
+func RewardColumn(col string) bool {
+	m, ok := MetricOf(col)
+	return ok && (m.Name == "reward" || m.Name == "reward_mean")
+}
+
+// hasReward reports whether t has a column of rewards, or rows of them
+// under a metric column.
+func hasReward(t *rundir.Table) bool {
+	if slices.ContainsFunc(t.Header, RewardColumn) {
+		return true
+	}
+	c, err := t.Col("metric")
+	return err == nil && slices.ContainsFunc(t.Rows, func(r []string) bool { return RewardColumn(r[c]) })
 }
 
 // untrained says which variants of a training's summary have baselines
@@ -172,7 +200,7 @@ func byPolicy(t *rundir.Table) []policyPart {
 // summary with one row per variant and metric (metric, iqm, iqm_lo,
 // iqm_hi), a summary with one row per variant and a column group per
 // metric (a value followed by its _lo and _hi), or a plain table.
-func tableOf(t *rundir.Table) (*Table, error) {
+func tableOf(t *rundir.Table, unmarked func(col string) bool) (*Table, error) {
 	has := func(cols ...string) bool {
 		for _, c := range cols {
 			if !slices.Contains(t.Header, c) {
@@ -186,9 +214,9 @@ func tableOf(t *rundir.Table) (*Table, error) {
 	case has("variant", "metric", "a", "b", "diff", "diff_lo", "diff_hi", "prob_improvement"):
 		return differences(t)
 	case has("metric", "iqm", "iqm_lo", "iqm_hi"):
-		return pivot(t)
+		return pivot(t, unmarked)
 	case len(Groups(t.Header)) > 0:
-		return wide(t)
+		return wide(t, unmarked)
 	}
 	return plain(t)
 }
@@ -253,7 +281,7 @@ func Groups(header []string) []Group {
 // wide reads a summary with a row per variant: its first column names
 // the row, each group becomes a column "value [lo, hi]", and the other
 // columns are shown as they are.
-func wide(t *rundir.Table) (*Table, error) {
+func wide(t *rundir.Table, unmarked func(col string) bool) (*Table, error) {
 	gs := Groups(t.Header)
 	tab := &Table{Title: "Summary", Caption: "Each cell: the mean over the episodes [its 95% interval].", keys: 1, marked: true}
 	tab.Head = append(tab.Head, Head{Text: t.Header[0]})
@@ -293,7 +321,7 @@ func wide(t *rundir.Table) (*Table, error) {
 		tab.Rows = append(tab.Rows, cells)
 	}
 	for j, c := range cols {
-		if !counts(c.g.Name, c.plain) {
+		if !counts(c.g.Name, c.plain) && !unmarked(c.g.Name) {
 			markBest(tab.Rows, j+1, better(c.g.Name))
 		}
 	}
@@ -321,7 +349,7 @@ func wideHead(col string, plain bool) Head {
 // pivot reads a summary with a row per metric (train, sweep): a row per
 // point (the columns before "metric": variant and sweep axes), a column
 // per metric, each cell "IQM [lo, hi]".
-func pivot(t *rundir.Table) (*Table, error) {
+func pivot(t *rundir.Table, unmarked func(col string) bool) (*Table, error) {
 	mcol, _ := t.Col("metric")
 	iqm := Group{Name: "iqm", Val: slices.Index(t.Header, "iqm"), Lo: slices.Index(t.Header, "iqm_lo"), Hi: slices.Index(t.Header, "iqm_hi")}
 	unit := slices.Index(t.Header, "unit")
@@ -394,7 +422,9 @@ func pivot(t *rundir.Table) (*Table, error) {
 		tab.Rows = append(tab.Rows, cells)
 	}
 	for j, m := range metrics {
-		markBest(tab.Rows, mcol+j, better(m))
+		if !unmarked(m) {
+			markBest(tab.Rows, mcol+j, better(m))
+		}
 	}
 	return tab, nil
 }

@@ -52,7 +52,10 @@ comparison's A and B at least at the decimals of their difference, so
 that they never read the same where it does not. In each column of a
 summary the best value is in bold, by the metric's direction (higher
 for rewards and rates, lower for times and counts); a column whose metric
-is neither has none in bold, nor has a comparison. Column heads are the
+is neither has none in bold, nor has a comparison, nor has a reward
+where the variants set the reward section differently or the sweep
+varies it (latency-pressure's weights): the caption says so, as the
+rewards then measure different objectives. Column heads are the
 metric's label with its unit, from the table of metrics (docs/statistics.md).
 
 	--format latex     a table environment with a booktabs tabular
@@ -112,6 +115,9 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 	}
 	t, err := readPaperTable(r)
 	if err != nil {
+		return err
+	}
+	if err := t.unmarkRewards(r.Manifest); err != nil {
 		return err
 	}
 	if o.metrics != nil {
@@ -275,6 +281,26 @@ func readPaperTable(r *rundir.Run) (*paperTable, error) {
 		return nil, fmt.Errorf("%s is a replay directory, whose summary.csv (a row per load and statistic) table does not print: want a run, train, sweep or compare directory", r.Path)
 	}
 	return nil, fmt.Errorf("%s is a %s directory, which has no summary to print: want a run, train, sweep or compare directory", r.Path, r.Manifest.Kind)
+}
+
+// unmarkRewards leaves the rewards of t unmarked, saying why in the
+// caption, where its rows score them differently (report.RewardsDiffer):
+// the best of them would compare objectives.
+func (t *paperTable) unmarkRewards(m *rundir.Manifest) error {
+	differ, err := htmlreport.RewardsDiffer(m)
+	if err != nil || differ == "" {
+		return err
+	}
+	unmarked := false
+	for j := range t.cols {
+		if htmlreport.RewardColumn(t.cols[j].name) && t.cols[j].better != metric.None {
+			t.cols[j].better, unmarked = metric.None, true
+		}
+	}
+	if unmarked {
+		t.cells += "; rewards not marked: " + differ
+	}
+	return nil
 }
 
 // metricOf returns the entry of metric name (report's reading of which
