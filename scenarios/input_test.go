@@ -1003,3 +1003,18 @@ func TestSettingsBetweenAgentsWithOneAgent(t *testing.T) {
 		})
 	}
 }
+
+// TestIdentical: variants whose specs are the same, as an evaluation
+// plays them (a policy file in place of the organization), come in
+// groups; a variant that sets what another has is one of them.
+func TestIdentical(t *testing.T) {
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	assert.Empty(t, sc.Identical(), "split and team differ")
+	sc, err = scenarios.Load("tiny", []string{"policy.file=p.json"})
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"split", "team"}}, sc.Identical())
+	sc, err = scenarios.Parse([]byte("task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\nvariants:\n  - {name: a}\n  - {name: b, set: {collective.agents: 2}}\n  - {name: c, set: {policy.organization: team}}\n  - {name: d, set: {collective.agents: 2}}\n"), "i.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"a", "c"}, {"b", "d"}}, sc.Identical())
+}

@@ -1196,6 +1196,40 @@ func (sc *Scenario) Only(name string) error {
 	return nil
 }
 
+// Identical returns the names of the variants of sc that have the same
+// spec as an earlier one, in groups of two or more: evaluated, they play
+// the same episodes (as the variants of tiny do under one policy file,
+// which replaces the organizations they differ in).
+func (sc *Scenario) Identical() [][]string {
+	var groups [][]string
+	taken := make([]bool, len(sc.Variants))
+	for i := range sc.Variants {
+		if taken[i] {
+			continue
+		}
+		group := []string{sc.Variants[i].Name}
+		for j := i + 1; j < len(sc.Variants); j++ {
+			if !taken[j] && reflect.DeepEqual(played(sc.Variants[i].Spec), played(sc.Variants[j].Spec)) {
+				taken[j] = true
+				group = append(group, sc.Variants[j].Name)
+			}
+		}
+		if len(group) > 1 {
+			groups = append(groups, group)
+		}
+	}
+	return groups
+}
+
+// played is s as an evaluation plays it: a policy file replaces the
+// organization.
+func played(s Spec) Spec {
+	if s.Policy.File != "" {
+		s.Policy.Organization = ""
+	}
+	return s
+}
+
 // noVariant is the error for a variant name sc does not have.
 func (sc *Scenario) noVariant(name string) error {
 	names := make([]string, len(sc.Variants))

@@ -600,6 +600,14 @@ func TestValidate(t *testing.T) {
 	assert.Equal(t, "ok\texp-parl\nok\t"+testScenario+"\n", stdout)
 	assert.Contains(t, stderr, "simulate validate: note: embedded:exp-parl:38:35: collective.handoff.duplicates: never acts when a fixed organization is evaluated")
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one note, for exp-parl only:\n%s", stderr)
+
+	// Variants alike in every setting are valid, with a note.
+	alike := filepath.Join(t.TempDir(), "alike.yaml")
+	require.NoError(t, os.WriteFile(alike, []byte("name: alike\ntask: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\n"+
+		"variants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential}}\n  - {name: c, set: {policy.organization: team}}\n"), 0o644))
+	_, stderr, code = simulate(t, "validate", alike)
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, "simulate validate: note: "+alike+": variants a and c have the same settings: their episodes are the same\n", stderr)
 }
 
 func TestListSchemaVersion(t *testing.T) {

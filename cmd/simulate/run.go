@@ -157,6 +157,13 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err := sc.RunInert(); err != nil {
 		return err
 	}
+	for _, names := range sc.Identical() {
+		why := ""
+		if o.policy.file != "" {
+			why = " (--policy gives every variant one policy, in place of the policy sections they differ in)"
+		}
+		s.infof("variants %s have the same settings%s: their episodes and rows are the same", joinAnd(names), why)
+	}
 	episodes := sc.Episodes
 	if o.episodes > 0 {
 		episodes = int(o.episodes)

@@ -25,6 +25,31 @@ func trainTiny(t *testing.T, extra ...string) string {
 	return out
 }
 
+// TestRunOfVariantsAlikeUnderAPolicy: tiny's variants differ only in
+// their organization, which --policy replaces: run says their episodes
+// are the same, and they are; without --policy it says nothing.
+func TestRunOfVariantsAlikeUnderAPolicy(t *testing.T) {
+	pol := filepath.Join(trainTiny(t, "--charts=false"), "policies", "split-seed7.json")
+	dir := filepath.Join(t.TempDir(), "run")
+	_, stderr, code := simulate(t, "run", testScenario, "--policy", pol, "--episodes", "3", "--charts=false", "--out", dir)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "simulate run: variants split and team have the same settings (--policy gives every variant one policy, in place of the policy sections they differ in): their episodes and rows are the same")
+	rows := readCSV(t, filepath.Join(dir, "episodes.csv"))
+	var split, team [][]string
+	for _, r := range rows[1:] {
+		if r[0] == "split" {
+			split = append(split, r[1:])
+		} else {
+			team = append(team, r[1:])
+		}
+	}
+	require.Len(t, split, 3)
+	assert.Equal(t, split, team)
+	_, stderr, code = simulate(t, "run", testScenario, "--episodes", "3", "--charts=false", "--out", filepath.Join(t.TempDir(), "run"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stderr, "same settings")
+}
+
 func TestTrainWritesEverything(t *testing.T) {
 	out := trainTiny(t)
 	m := readManifest(t, out)

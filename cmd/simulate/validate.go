@@ -54,6 +54,9 @@ func runValidate(ctx context.Context, s *session, args []string) error {
 		for _, e := range flatten(sc.RunInert()) {
 			s.infof("note: %s", e)
 		}
+		for _, names := range sc.Identical() {
+			s.infof("note: %s: variants %s have the same settings: their episodes are the same", file, joinAnd(names))
+		}
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d scenarios have problems", bad, len(args))
