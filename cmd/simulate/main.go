@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/swarmsim/swarmsim/internal/spelling"
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // A command is one subcommand of simulate, in the manner of cmd/go's
@@ -243,6 +244,11 @@ func report(s *session, cmd *command, err error) int {
 	if errors.As(err, &in) || errors.Is(err, context.Canceled) {
 		fmt.Fprintf(s.stderr, "%s: interrupted\n", s.name)
 		return in.status()
+	}
+	// A scenario's problems show their lines, as validate shows them.
+	if se := (*scenarios.Error)(nil); errors.As(err, &se) {
+		printProblems(s.stderr, s.name+": ", err, isTerminal(s.stderr))
+		return exitFail
 	}
 	for _, line := range errorLines(err) {
 		fmt.Fprintf(s.stderr, "%s: %s\n", s.name, line)

@@ -610,6 +610,22 @@ func TestValidate(t *testing.T) {
 	assert.Equal(t, "simulate validate: note: "+alike+": variants a and c have the same settings: their episodes are the same\n", stderr)
 }
 
+// TestRunShowsTheProblemsLines: a command that fails on a scenario's
+// problem shows its lines with a caret, as validate does, after the
+// message with the command's name; other failures are the message alone.
+func TestRunShowsTheProblemsLines(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := simulate(t, "run", filepath.Join("testdata", "malformed.yaml"), "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Regexp(t, `^simulate run: testdata/malformed\.yaml:\d+:\d+: `, stderr)
+	assert.Contains(t, stderr, "> 2 | bad: [1, 2\n           ^\n\n")
+	assert.NoDirExists(t, out)
+	_, stderr, code = simulate(t, "run", testScenario, "--set", "policy.organization=tem", "--out", out)
+	assert.Equal(t, exitFail, code)
+	assert.Equal(t, "simulate run: --set policy.organization=tem: policy.organization: unknown organization \"tem\" (allowed: centralized, decentralized, hybrid, independent, sequential, single, split, team); did you mean \"team\"?\n", stderr,
+		"a --set has no lines to show")
+}
+
 func TestListSchemaVersion(t *testing.T) {
 	list := mustSimulate(t, "list")
 	assert.Regexp(t, `(?m)^`+testScenario+`\s+\S`, list)

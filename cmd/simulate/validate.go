@@ -47,7 +47,7 @@ func runValidate(ctx context.Context, s *session, args []string) error {
 		sc, err := validate(file)
 		if err != nil {
 			bad++
-			printProblems(s.stderr, err, isTerminal(s.stderr))
+			printProblems(s.stderr, "", err, isTerminal(s.stderr))
 			continue
 		}
 		fmt.Fprintf(s.stdout, "ok\t%s\n", file)
@@ -82,13 +82,14 @@ func validate(file string) (*scenarios.Scenario, error) {
 	return sc, errors.Join(errs...)
 }
 
-// printProblems prints each problem of err on its own line, followed by
-// the source lines around it with a caret under its position, where the
-// problem has one.
-func printProblems(w io.Writer, err error, colored bool) {
+// printProblems prints each problem of err on its own line after prefix
+// (each command's failure, "simulate run: "; none for validate), followed
+// by the source lines around it with a caret under its position, where
+// the problem has one.
+func printProblems(w io.Writer, prefix string, err error, colored bool) {
 	for _, e := range flatten(err) {
 		for _, line := range errorLines(e) {
-			fmt.Fprintln(w, line)
+			fmt.Fprintf(w, "%s%s\n", prefix, line)
 		}
 		var se *scenarios.Error
 		if errors.As(e, &se) {
