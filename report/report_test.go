@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -663,22 +664,26 @@ func TestDifferences(t *testing.T) {
 		lo, hi       float64
 		class, head  string
 		prob         bool
+		better       string // the row's better column; "x": not a direction, the metric's counts
 	}{
-		{"reward", "1", 0.5, 2, "better", "", true},
-		{"reward", "1", -2, -0.5, "worse", "", true},
-		{"reward", "1", -0.5, 2, "", "", true},
-		{"reward", "1", 0, 2, "", "", true},
-		{"finish_time", "s", 0.5, 2, "worse", "", true},
-		{"finish_time", "s", -2, -0.5, "better", "", true},
-		{"finish_time", "s", -2, 0, "", "", true},
-		{"wait", "s", 0.5, 2, "", "wait (s)", false},
-		{"steps", "1", 0.5, 2, "", "steps", false},
+		// compare writes none for the rewards of two objectives.
+		{"reward", "1", 0.5, 2, "", "", false, "none"},
+		{"finish_time", "s", 0.5, 2, "worse", "", true, "lower"},
+		{"reward", "1", 0.5, 2, "better", "", true, ""},
+		{"reward", "1", -2, -0.5, "worse", "", true, ""},
+		{"reward", "1", -0.5, 2, "", "", true, ""},
+		{"reward", "1", 0, 2, "", "", true, ""},
+		{"finish_time", "s", 0.5, 2, "worse", "", true, ""},
+		{"finish_time", "s", -2, -0.5, "better", "", true, ""},
+		{"finish_time", "s", -2, 0, "", "", true, ""},
+		{"wait", "s", 0.5, 2, "", "wait (s)", false, ""},
+		{"steps", "1", 0.5, 2, "", "steps", false, ""},
 	}
 	for _, c := range cases {
 		name := fmt.Sprintf("%s [%v, %v]", c.metric, c.lo, c.hi)
 		t.Run(name, func(t *testing.T) {
 			csv := "variant,metric,a,b,diff,diff_lo,diff_hi,prob_improvement,unit,better,n_a,n_b,paired\n" +
-				fmt.Sprintf("v,%s,1,2,1,%v,%v,0.75,%s,x,3,3,true\n", c.metric, c.lo, c.hi, c.unit)
+				fmt.Sprintf("v,%s,1,2,1,%v,%v,0.75,%s,%s,3,3,true\n", c.metric, c.lo, c.hi, c.unit, cmp.Or(c.better, "x"))
 			p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
 			require.NoError(t, err)
 			require.Len(t, p.Tables, 1)

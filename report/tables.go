@@ -429,6 +429,19 @@ func pivot(t *rundir.Table, unmarked func(col string) bool) (*Table, error) {
 	return tab, nil
 }
 
+// RowBetter is the better direction of row i of compare.csv, whose metric
+// is in column name: its better column's, which compare writes per row
+// (none for rewards of two objectives), else the metric's.
+func RowBetter(t *rundir.Table, i, name int) metric.Better {
+	if c, err := t.Col("better"); err == nil {
+		switch dir := metric.Better(t.Rows[i][c]); dir {
+		case metric.Higher, metric.Lower, metric.None:
+			return dir
+		}
+	}
+	return better(t.Rows[i][name])
+}
+
 // differences reads compare.csv: a row per variant and metric, B − A
 // with its interval, marked where the interval excludes zero, and the
 // probability that B does better.
@@ -458,7 +471,8 @@ func differences(t *rundir.Table) (*Table, error) {
 			h.Text += " (" + row[unit] + ")"
 		}
 		d := intervalCell(v[2], v[3], v[4])
-		switch dir := better(row[name]); {
+		dir := RowBetter(t, i, name)
+		switch {
 		case dir == metric.None || !(v[3] > 0 || v[4] < 0):
 		case (dir == metric.Higher) == (v[3] > 0):
 			d.Class, d.Title = "better", "B better: the interval excludes zero"
@@ -466,7 +480,7 @@ func differences(t *rundir.Table) (*Table, error) {
 			d.Class, d.Title = "worse", "B worse: the interval excludes zero"
 		}
 		p := numCell(v[5])
-		if better(row[name]) == metric.None {
+		if dir == metric.None {
 			p = Cell{Text: "–", Title: "the metric has no better direction"}
 		}
 		tab.Rows = append(tab.Rows, []Cell{{Text: row[variant]}, {Text: h.Text, Title: row[name]}, numCell(v[0]), numCell(v[1]), d, p})

@@ -17,6 +17,7 @@ import (
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/metric"
+	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -61,8 +62,10 @@ streams. The variant column then reads "A vs B".
 "Better" is higher for rewards, rates, parallelism and speedup, lower for
 times, counts and costs, and none for what is neither good nor bad in
 itself (settings, action probabilities, bookkeeping); docs/statistics.md
-lists every metric's direction. The better column says which. Where it is
-none, prob_improvement is P(B > A), the chance that B is larger.
+lists every metric's direction. The better column says which; it is none
+for the reward of two variants whose reward sections differ, as their
+rewards measure two objectives. Where it is none, prob_improvement is
+P(B > A), the chance that B is larger.
 
 The table on the terminal names A and B, then shows for every variant its
 main metrics (reward, success, finish time or latency, parallelism, agent
@@ -256,12 +259,26 @@ func (o *compareOptions) runVariants(args []string) (*comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--variants %s: %w", o.variants, err)
 	}
+	description := fmt.Sprintf("variant %s (A) against variant %s (B) of %s", names[0], names[1], r.Path)
+	// Rewards of two objectives differ without either being better.
+	differ, err := htmlreport.RewardsDiffer(&rundir.Manifest{Resolved: r.Manifest.Resolved, Variants: names})
+	if err != nil {
+		return nil, err
+	}
+	if differ != "" {
+		for i := range rows {
+			if htmlreport.RewardColumn(rows[i].Metric) {
+				rows[i].Better = metric.None
+			}
+		}
+		description += "; the reward is neither better nor worse, as " + differ
+	}
 	return &comparison{
 		rows: rows, inputs: []*rundir.Run{r},
 		a: names[0], b: names[1],
 		sideA:       fmt.Sprintf("variant %s of %s", names[0], r.Path),
 		sideB:       fmt.Sprintf("variant %s of %s, paired episode by episode", names[1], r.Path),
-		description: fmt.Sprintf("variant %s (A) against variant %s (B) of %s", names[0], names[1], r.Path),
+		description: description,
 		out: filepath.Join("out", fmt.Sprintf("compare-%s-%s-vs-%s", experiment.FileName(filepath.Base(r.Path)),
 			experiment.FileName(names[0]), experiment.FileName(names[1]))),
 	}, nil

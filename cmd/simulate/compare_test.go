@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -244,6 +245,34 @@ func TestCompareVariants(t *testing.T) {
 		assert.Contains(t, stderr, tc.want, "%v", tc.args)
 	}
 	assert.FileExists(t, filepath.Join(run, "episodes.csv"), "the run is left as it was")
+	for _, r := range rows[1:] {
+		if r[1] == "reward" {
+			assert.Equal(t, "higher", r[9], "team and split score one reward")
+		}
+	}
+
+	// Variants that weigh latency differently score two objectives: their
+	// rewards differ, and neither is better.
+	weights := filepath.Join(t.TempDir(), "weights.yaml")
+	require.NoError(t, os.WriteFile(weights, []byte("name: weights\nseed: 3\nepisodes: 6\ntask: {shape: fork-join, width: 3, stages: 1, work: exp(5m)}\n"+
+		"collective: {agents: 3, time_limit: 2h}\npolicy: {organization: split}\nreward: {penalty: linear}\n"+
+		"variants:\n  - {name: low, set: {reward.latency: 0.1}}\n  - {name: high, set: {reward.latency: 2}}\n"), 0o644))
+	run = filepath.Join(t.TempDir(), "weights")
+	mustSimulate(t, "run", weights, "--charts=false", "--out", run)
+	out = filepath.Join(t.TempDir(), "variants")
+	mustSimulate(t, "compare", run, "--variants", "low,high", "--charts=false", "--out", out)
+	for _, r := range readCSV(t, filepath.Join(out, "compare.csv"))[1:] {
+		switch r[1] {
+		case "reward":
+			assert.Equal(t, "none", r[9], "the reward of two objectives: %v", r)
+			require.Less(t, parse(t, r[6]), 0.0, "the test needs high's reward to be lower: %v", r)
+		case "finish_time":
+			assert.Equal(t, "lower", r[9])
+		}
+	}
+	assert.Equal(t, "variant low (A) against variant high (B) of "+run+"; the reward is neither better nor worse, as the variants set reward.latency differently", readManifest(t, out).Description)
+	table := mustSimulate(t, "table", "--format", "markdown", out)
+	assert.Regexp(t, `\| low vs high \| reward \| none \| [^|]+ \| [^|]+ \| [^|]+ \| – \| \S+ \|`, table, "P(B > A), not P(B better)")
 }
 
 // TestDistinctWords: the charts name A and B by what differs in their

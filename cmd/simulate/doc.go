@@ -572,8 +572,10 @@
 // "Better" is higher for rewards, rates, parallelism and speedup, lower for
 // times, counts and costs, and none for what is neither good nor bad in
 // itself (settings, action probabilities, bookkeeping); docs/statistics.md
-// lists every metric's direction. The better column says which. Where it is
-// none, prob_improvement is P(B > A), the chance that B is larger.
+// lists every metric's direction. The better column says which; it is none
+// for the reward of two variants whose reward sections differ, as their
+// rewards measure two objectives. Where it is none, prob_improvement is
+// P(B > A), the chance that B is larger.
 //
 // The table on the terminal names A and B, then shows for every variant its
 // main metrics (reward, success, finish time or latency, parallelism, agent

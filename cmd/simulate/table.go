@@ -535,6 +535,7 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	for i, rec := range tab.Rows {
 		// The metric's label with its unit reads better than its name.
 		m := metricOf(rec[col[1]])
+		m.Better = htmlreport.RowBetter(tab, i, col[1])
 		row := paperRow{keys: []string{rec[col[0]], m.Label, string(m.Better)}, metric: rec[col[1]]}
 		for _, c := range [][3]int{{col[2], -1, -1}, {col[3], -1, -1}, {col[4], col[5], col[6]}, {prob, -1, -1}} {
 			iv, err := htmlreport.Interval(tab, i, c[0], c[1], c[2])
