@@ -523,9 +523,13 @@ func TestOpenStartedWork(t *testing.T) {
 	_, err := rundir.Open(root)
 	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error())
 	require.NoError(t, os.Mkdir(filepath.Join(root, "checkpoints"), 0o755))
-	for _, name := range []string{"train.json", "a", "b", "c"} {
+	for _, name := range []string{"a", "b", "c"} {
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), nil, 0o644))
 	}
+	_, err = rundir.Open(root)
+	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error()+"; it holds a, b, c, checkpoints/: "+
+		"work that has not finished (a training or a sweep resumes when the command that started it is run again)", "four entries, all named")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "train.json"), nil, 0o644))
 	_, err = rundir.Open(root)
 	assert.ErrorIs(t, err, rundir.ErrIncomplete)
 	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error()+"; it holds a, b, c, checkpoints/ and 1 more: "+
