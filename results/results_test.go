@@ -389,6 +389,7 @@ func TestLastTenthsAndSummary(t *testing.T) {
 		{"variant,iteration,seed\n", `column 2 is "iteration", want "seed"`},
 		{"variant,seed,iteration,x\nv,one,0,1\n", `:2: column seed: "one" is not a seed`},
 		{"variant,seed,iteration,x\nv,1,0,big\n", `:2: column x: "big" is not a number`},
+		{"variant,seed,iteration,variant\n", `iterations.csv:1: column 4 is "variant", as column 1 is: want each column once`},
 	} {
 		tab, err := rundir.ParseTable("iterations.csv", []byte(tc.csv))
 		require.NoError(t, err)
