@@ -642,7 +642,8 @@ func (g *Graph) EdgeTokens(from, to ID) (int, bool) {
 	return 0, false
 }
 
-// Lookup returns the ID of the node with the given name. It costs O(V).
+// Lookup returns the ID of the node with the given name, or -1 and false
+// where there is none. It costs O(V).
 func (g *Graph) Lookup(name string) (ID, bool) {
 	for i := range g.Nodes {
 		if g.Nodes[i].Name == name {

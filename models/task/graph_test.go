@@ -47,6 +47,8 @@ func TestNewRejects(t *testing.T) {
 		{"join", with(2, func(n *Node) { n.Join = 7 }), nil, `node "c": join 7 unknown`},
 		{"edge out of range", abc, []Edge{{From: 0, To: 3}}, `edge 0: 0 -> 3: node id out of range [0, 3)`},
 		{"negative id", abc, []Edge{{From: -1, To: 1}}, `out of range`},
+		// One past the last node, at either end of the edge.
+		{"edge from out of range", abc, []Edge{{From: 3, To: 0}}, `edge 0: 3 -> 0: node id out of range [0, 3)`},
 		{"self loop", abc, []Edge{{From: 1, To: 1}}, `edge "b" -> "b": self loop`},
 		{"duplicate edge", abc, []Edge{{From: 0, To: 1}, {From: 1, To: 2}, {From: 0, To: 1, Tokens: 4}}, `duplicate edge "a" -> "b"`},
 		{"edge tokens", abc, []Edge{{From: 0, To: 1, Tokens: -2}}, `edge "a" -> "b": tokens -2 out of range`},
@@ -141,8 +143,9 @@ func TestGraphBasics(t *testing.T) {
 	id, ok := g.Lookup("d")
 	assert.True(t, ok)
 	assert.Equal(t, ID(3), id)
-	_, ok = g.Lookup("zz")
+	id, ok = g.Lookup("zz")
 	assert.False(t, ok)
+	assert.Equal(t, ID(-1), id, "a missing name gives no valid ID")
 
 	// Returned slices cannot grow into the graph's storage.
 	s := g.Succ(0)
