@@ -107,6 +107,34 @@ func TestReadWfFormatFixtures(t *testing.T) {
 	assert.Equal(t, []int{2, 0}, g.PredTokens(3))
 }
 
+// TestReadWfFormatRangeEnds reads sizes at the top of their documented
+// ranges, all of which must be accepted: a file of exactly 1e18 bytes, and
+// a task whose output file of 4·2⁴⁰ bytes makes exactly MaxTokens tokens,
+// both as the task's OutputTokens and along the edge to the task that
+// reads it. The 1e18-byte file is read by the child but made by no task, so
+// it adds to neither.
+func TestReadWfFormatRangeEnds(t *testing.T) {
+	src := `{"schemaVersion": "1.5", "workflow": {
+  "specification": {
+    "tasks": [
+      {"id": "p", "children": ["c"], "outputFiles": ["big"]},
+      {"id": "c", "parents": ["p"], "inputFiles": ["big", "huge"]}
+    ],
+    "files": [{"id": "big", "sizeInBytes": 4398046511104}, {"id": "huge", "sizeInBytes": 1e18}]
+  },
+  "execution": {"tasks": [{"id": "p", "runtimeInSeconds": 1}, {"id": "c", "runtimeInSeconds": 2}]}
+}}`
+	g, err := ReadWfFormat(strings.NewReader(src), "ends.json")
+	require.NoError(t, err)
+	assert.Equal(t, []Node{
+		{Name: "p", Work: sim.Second, OutputTokens: MaxTokens},
+		{Name: "c", Work: 2 * sim.Second},
+	}, g.Nodes)
+	k, ok := g.EdgeTokens(0, 1)
+	require.True(t, ok)
+	assert.Equal(t, MaxTokens, k)
+}
+
 func TestReadWfFormatErrors(t *testing.T) {
 	spec := func(tasks, files, exec string) string {
 		return `{"schemaVersion": "1.5", "workflow": {"specification": {"tasks": [` + tasks + `], "files": [` + files +
