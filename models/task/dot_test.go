@@ -234,6 +234,39 @@ func TestLoadNoTasks(t *testing.T) {
 	}
 }
 
+// TestLoadGivingWork checks that LoadGivingWork refuses a file with a node
+// that gives no work, naming the file, the node and the family's field, and
+// otherwise reads the same graph as Load: a DOT node gives work by its own
+// attribute or by a node default before its first mention, and every
+// WfFormat task gives its runtime, even one of 0 s.
+func TestLoadGivingWork(t *testing.T) {
+	dir := t.TempDir()
+	given := filepath.Join(dir, "given.dot")
+	require.NoError(t, os.WriteFile(given, []byte("digraph { a [work=0]; node [work=5]; a -> b }\n"), 0o600))
+	for _, path := range []string{given, filepath.Join("testdata", "wf15.json")} {
+		want, err := Load(path)
+		require.NoError(t, err, path)
+		got, err := LoadGivingWork(path, "task.work")
+		require.NoError(t, err, path)
+		assert.True(t, want.Equal(got), path)
+	}
+
+	pipeline := filepath.Join("testdata", "pipeline.dot")
+	missing := filepath.Join(dir, "missing.dot")
+	for _, tt := range []struct {
+		path, want string
+	}{
+		{pipeline, pipeline + `: node "check" gives no work, and task.work is not given, so its subtask would take no time (give the node a work attribute, or task.work)`},
+		{missing, missing},
+		{"graph.txt", `graph.txt: unknown graph file extension ".txt"`},
+	} {
+		g, err := LoadGivingWork(tt.path, "task.work")
+		require.Error(t, err, tt.path)
+		assert.Nil(t, g)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+}
+
 // TestLoadByteOrderMark: a graph file an editor began with a byte-order
 // mark reads as without it, in either format.
 func TestLoadByteOrderMark(t *testing.T) {
