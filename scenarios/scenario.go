@@ -341,13 +341,13 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	}
 	p.checkTop(&fl)
 	variants := p.buildVariants(&fl)
-	// Problems that the file has before any override are the file's;
-	// the others were introduced by --set or by a variant's `set:`.
-	p.fileProblems = problemSet(allProblems(&fileSpec, p.hasSweep()))
-	p.baseProblems = problemSet(allProblems(&fl.Spec, p.hasSweep()))
 	// With a sweep, a value counts when a trial reads it: the trials
 	// are known only once the sweep section is (checkTrialsInert).
 	sweepy := p.hasSweep()
+	// Problems that the file has before any override are the file's;
+	// the others were introduced by --set or by a variant's `set:`.
+	p.fileProblems = problemSet(allProblems(&fileSpec, sweepy))
+	p.baseProblems = problemSet(allProblems(&fl.Spec, sweepy))
 	runRead := runReadBy(variants)
 	sharedRead := sharedReadBy(variants)
 	for i := range variants {
