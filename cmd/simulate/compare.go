@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,9 +18,11 @@ import (
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/metric"
+	"github.com/swarmsim/swarmsim/models/rlcr"
 	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -63,8 +66,9 @@ streams. The variant column then reads "A vs B".
 times, counts and costs, and none for what is neither good nor bad in
 itself (settings, action probabilities, bookkeeping); docs/statistics.md
 lists every metric's direction. The better column says which; it is none
-for the reward of two variants whose reward sections differ, as their
-rewards measure two objectives. Where it is none, prob_improvement is
+for a reward that A and B score differently (two variants, or two
+directories, whose reward sections differ), as such rewards measure two
+objectives. Where it is none, prob_improvement is
 P(B > A), the chance that B is larger.
 
 The table on the terminal names A and B, then shows for every variant its
@@ -230,12 +234,53 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 	if nameA == nameB {
 		nameA, nameB = a.Path, b.Path
 	}
+	description := fmt.Sprintf("%s (A) against %s (B)", a.Path, b.Path)
+	// Rewards of two objectives differ without either being better.
+	if apart := rewardsApart(a.Manifest, b.Manifest); len(apart) > 0 {
+		for i := range rows {
+			if slices.Contains(apart, rows[i].Variant) && htmlreport.RewardColumn(rows[i].Metric) {
+				rows[i].Better = metric.None
+			}
+		}
+		description += "; the reward of " + joinAnd(apart) + " is neither better nor worse, as A and B set its reward section differently"
+	}
 	return &comparison{
 		rows: rows, inputs: []*rundir.Run{a, b},
 		a: nameA, b: nameB, sideA: a.Path, sideB: b.Path,
-		description: fmt.Sprintf("%s (A) against %s (B)", a.Path, b.Path),
+		description: description,
 		out:         filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", experiment.FileName(filepath.Base(a.Path)), experiment.FileName(filepath.Base(b.Path)))),
 	}, nil
+}
+
+// rewardsApart returns the variants of both a and b whose reward
+// sections differ between the two scenarios as run (another
+// --set reward.latency); none where either has no resolved scenario this
+// version reads.
+func rewardsApart(a, b *rundir.Manifest) []string {
+	rewards := func(m *rundir.Manifest) map[string]rlcr.Reward {
+		if m.Resolved == "" {
+			return nil
+		}
+		sc, err := scenarios.Parse([]byte(m.Resolved), m.Scenario, nil)
+		if err != nil {
+			return nil
+		}
+		out := map[string]rlcr.Reward{}
+		for _, v := range sc.Variants {
+			out[v.Name] = v.Spec.Reward
+		}
+		return out
+	}
+	ra, rb := rewards(a), rewards(b)
+	var apart []string
+	for _, v := range a.Variants {
+		x, okA := ra[v]
+		y, okB := rb[v]
+		if okA && okB && !reflect.DeepEqual(x, y) {
+			apart = append(apart, v)
+		}
+	}
+	return apart
 }
 
 // runVariants compares the two variants that --variants names of the run

@@ -275,6 +275,38 @@ func TestCompareVariants(t *testing.T) {
 	assert.Regexp(t, `\| low vs high \| reward \| none \| [^|]+ \| [^|]+ \| [^|]+ \| – \| \S+ \|`, table, "P(B > A), not P(B better)")
 }
 
+// TestCompareDirectoriesOfTwoObjectives: two runs whose reward sections
+// differ (another latency weight) score two objectives: their rewards
+// differ without either being better, and the description says so; two
+// runs of one reward section compare rewards as usual.
+func TestCompareDirectoriesOfTwoObjectives(t *testing.T) {
+	runOf := func(latency string) string {
+		dir := filepath.Join(t.TempDir(), "w"+latency)
+		mustSimulate(t, "run", testScenario, "--episodes", testEpisodes, "--charts=false", "--out", dir,
+			"--set", "reward.penalty=linear", "--set", "reward.latency="+latency)
+		return dir
+	}
+	a, b, c := runOf("0.5"), runOf("2"), runOf("0.5")
+	for _, tc := range []struct {
+		b, better, note string
+	}{
+		{b, "none", "; the reward of split and team is neither better nor worse, as A and B set its reward section differently"},
+		{c, "higher", ""},
+	} {
+		out := filepath.Join(t.TempDir(), "cmp")
+		mustSimulate(t, "compare", a, tc.b, "--charts=false", "--out", out)
+		n := 0
+		for _, r := range readCSV(t, filepath.Join(out, "compare.csv"))[1:] {
+			if r[1] == "reward" {
+				assert.Equal(t, tc.better, r[9], "%v", r)
+				n++
+			}
+		}
+		assert.Equal(t, 2, n, "a reward row per variant")
+		assert.Equal(t, a+" (A) against "+tc.b+" (B)"+tc.note, readManifest(t, out).Description)
+	}
+}
+
 // TestDistinctWords: the charts name A and B by what differs in their
 // directories' names, whole where nothing or everything would be left.
 func TestDistinctWords(t *testing.T) {

@@ -573,8 +573,9 @@
 // times, counts and costs, and none for what is neither good nor bad in
 // itself (settings, action probabilities, bookkeeping); docs/statistics.md
 // lists every metric's direction. The better column says which; it is none
-// for the reward of two variants whose reward sections differ, as their
-// rewards measure two objectives. Where it is none, prob_improvement is
+// for a reward that A and B score differently (two variants, or two
+// directories, whose reward sections differ), as such rewards measure two
+// objectives. Where it is none, prob_improvement is
 // P(B > A), the chance that B is larger.
 //
 // The table on the terminal names A and B, then shows for every variant its
