@@ -299,6 +299,37 @@ func FuzzSettings(f *testing.F) {
 	})
 }
 
+// FuzzRewardsDiffer: whatever a manifest's resolved scenario holds,
+// RewardsDiffer returns an error or a reason naming reward paths, and one
+// variant run never differs from itself.
+func FuzzRewardsDiffer(f *testing.F) {
+	f.Add("name: lp\nreward: {penalty: linear}\nvariants:\n  - {name: none}\n  - {name: high, set: {reward.latency: 1}}\n")
+	f.Add("variants: [{name: a, set: {reward: {latency: 2}}}, {name: b}]\nsweep: {random: {reward.cost: uniform(0, 1)}}\n")
+	f.Add("sweep: {grid: [1, 2]}\n")
+	f.Add("sweep: 3\nvariants: [{name: a}]\n")
+	f.Fuzz(func(t *testing.T, resolved string) {
+		var names []string
+		if st, err := ReadSettings(resolved); err == nil && st != nil {
+			for _, v := range st.Variants {
+				names = append(names, v.Name)
+			}
+		}
+		why, err := RewardsDiffer(&rundir.Manifest{Resolved: resolved, Variants: names})
+		if err != nil {
+			return
+		}
+		if why != "" {
+			require.Contains(t, why, "reward.")
+		}
+		// Variants of one name (a hand-edited manifest) would run as one.
+		if len(names) > 0 && !slices.Contains(names[1:], names[0]) {
+			one, err := RewardsDiffer(&rundir.Manifest{Resolved: resolved, Variants: names[:1]})
+			require.NoError(t, err, "the same text read once already")
+			require.NotContains(t, one, "the variants set", "one variant run")
+		}
+	})
+}
+
 // TestWriteRefusesBadFiles: a directory whose files do not read gets no
 // report, and the error names the file, the line or chart, and what is
 // wrong.

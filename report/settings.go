@@ -51,11 +51,11 @@ func ReadSettings(resolved string) (*Settings, error) {
 		return nil, nil
 	}
 	root := file.Docs[0].Body
-	if err := yaml.NodeToValue(root, &doc); err != nil {
+	if err := decode(func() error { return yaml.NodeToValue(root, &doc) }); err != nil {
 		return nil, err
 	}
 	var whole map[string]any
-	if err := yaml.NodeToValue(root, &whole); err != nil {
+	if err := decode(func() error { return yaml.NodeToValue(root, &whole) }); err != nil {
 		return nil, err
 	}
 	out := &Settings{Scenario: map[string]string{}}
@@ -128,7 +128,8 @@ func leaves(whole map[string]any, p string, val any) map[string]any {
 			return
 		}
 		base := lookup(whole, p)
-		if base == nil && reflect.ValueOf(v).IsZero() || base != nil && value(base) == value(v) {
+		// A null (v == nil) is as zero as a 0 is.
+		if base == nil && (v == nil || reflect.ValueOf(v).IsZero()) || base != nil && value(base) == value(v) {
 			return
 		}
 		out[p] = v
@@ -205,7 +206,7 @@ func RewardsDiffer(m *rundir.Manifest) (string, error) {
 			Random map[string]any `yaml:"random"`
 		} `yaml:"sweep"`
 	}
-	if err := yaml.Unmarshal([]byte(m.Resolved), &doc); err != nil {
+	if err := decode(func() error { return yaml.Unmarshal([]byte(m.Resolved), &doc) }); err != nil {
 		return "", err
 	}
 	var swept []string
@@ -225,6 +226,18 @@ func RewardsDiffer(m *rundir.Manifest) (string, error) {
 		why = append(why, "the sweep varies "+strings.Join(swept, ", "))
 	}
 	return strings.Join(why, ", and "), nil
+}
+
+// decode runs a decoding of YAML, whose library panics on some
+// malformed input (a tag on a scalar where a list belongs, in v1.19.2):
+// a manifest edited by hand gets an error, not a crash.
+func decode(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the resolved scenario does not decode: %v", r)
+		}
+	}()
+	return f()
 }
 
 // pathsOf returns st's paths; none for no settings.
