@@ -27,6 +27,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("task: {kind: navigation, loop: 2}\npolicy: {organization: team}\nsweep: {command: run, grid: {task.kind: [navigation, tool-heavy]}}\n"), "task.kind=sequential")
 	f.Add([]byte("task: {shape: chain, length: 1, work: 1m}\npolicy: {organization: team}\nreplay: {traces: [t], rate: 0.5, pairing: independent}\nsweep: {command: replay, grid: {replay.rate: [0.5, 1]}}\n"), "replay.runs=10")
 	f.Add([]byte("task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: sequential}\nsweep: {command: run, grid: {policy.organization: [sequential, team], collective.agents: [1, 3]}, reference: {policy.organization: sequential, collective.agents: 1}, metrics: [success_rate, turns_mean, efficiency]}\n"), "sweep.reference.collective.agents=3")
+	// The rules of values that never act: a penalty a variant weighs, a
+	// reconcile setting a sweep's coupling reads, a coupling of one agent.
+	f.Add([]byte("task: {shape: fork-join, width: 3, stages: 1, work: 5m}\npolicy: {organization: split}\nreward: {penalty: quadratic, scale: 1h}\nvariants:\n  - {name: none}\n  - {name: high, set: {reward.latency: 1}}\n"), "reward.latency=0")
+	f.Add([]byte("task: {shape: fork-join, width: 3, stages: 1, work: 5m}\ncollective: {reconcile: {mode: rework, rework: 0.3}}\npolicy: {organization: team}\nsweep: {command: train, grid: {task.coupling: [0, 0.5]}}\n"), "collective.agents=1")
 	f.Fuzz(func(t *testing.T, data []byte, set string) {
 		var sets []string
 		if set != "" {
