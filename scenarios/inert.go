@@ -758,26 +758,35 @@ func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 	}
 	var warnings []Warning
 	for _, f := range p.flags {
-		var by, other []string
+		var other []string
 		for i := range variants {
-			for _, o := range variants[i].overrides {
-				if o.path == f.path || strings.HasPrefix(f.path, o.path+".") {
-					by = append(by, variants[i].Name)
-					if !sameAt(f.path, base, &file{Spec: variants[i].Spec}) {
-						other = append(other, variants[i].Name)
-					}
-					break
-				}
+			if lost(f, &variants[i], base) {
+				other = append(other, variants[i].Name)
 			}
 		}
 		switch {
-		case len(by) == len(variants):
-			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", f.path, strings.Join(by, ", "))})
+		case len(other) == len(variants):
+			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", f.path, strings.Join(other, ", "))})
 		case len(other) > 0:
 			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s to another value themselves: not to %s", f.source, f.path, list(other)), Variants: other, flag: f})
 		}
 	}
 	return warnings
+}
+
+// lost reports whether variant vs sets some path that the --set f sets
+// (one of its leaves, or a section or list around one) to another value
+// than f's, as base holds it: f then does not act in vs. A variant's
+// section set as a mapping sets only the keys it names, so it loses a
+// leaf only where its value differs.
+func lost(f override, vs *variantState, base *file) bool {
+	for _, leaf := range f.leaves {
+		touched := slices.ContainsFunc(vs.overrides, func(o override) bool { return related(o.path, leaf) })
+		if touched && !sameAt(leaf, base, &file{Spec: vs.Spec}) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameAt reports whether a and b hold the same value at path, a --set's.

@@ -644,6 +644,32 @@ func TestShadowedSet(t *testing.T) {
 	sc, err = scenarios.Load("tiny", []string{"collective.agents=5"})
 	require.NoError(t, err)
 	assert.Empty(t, sc.Warnings)
+
+	// A mapping sets only the keys it names, on either side: a variant
+	// that sets other keys of the section keeps the --set's.
+	const sections = "task: {shape: chain, length: 2, work: 1m}\ncollective: {agents: 3, time_limit: 2h}\npolicy: {organization: team}\n" +
+		"variants: [{name: three}, {name: four, set: {collective: {agents: 4}}}]\n"
+	sc, err = scenarios.Parse([]byte(sections), "m.yaml", []string{"collective={time_limit: 1h}"})
+	require.NoError(t, err)
+	assert.Empty(t, sc.Warnings)
+	assert.NoError(t, sc.Only("four"))
+	assert.Equal(t, 4, sc.Variants[0].Spec.Collective.Agents)
+	assert.Equal(t, "1h0m0s", sc.Variants[0].Spec.Collective.TimeLimit.String())
+	// A mapping's key that a variant sets itself to another value is lost
+	// there, as a dotted --set of it would be.
+	lp, err = scenarios.Load("latency-pressure", []string{"reward={latency: 0.5}"})
+	require.NoError(t, err)
+	require.Len(t, lp.Warnings, 1)
+	assert.Equal(t, []string{"low", "high"}, lp.Warnings[0].Variants, "medium sets 0.5 itself")
+	assert.EqualError(t, lp.Only("high"), "--set reward={latency: 0.5}: reward: changes nothing: variant high sets reward itself, to another value; run a variant that does not, or give the value in the variant's set:")
+	// A list's entry that a variant replaces with its own list is lost.
+	const lists = "task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {weight: 1, shape: chain, length: 3, work: 1m}]}\npolicy: {organization: team}\n" +
+		"variants:\n  - {name: a}\n  - {name: b, set: {task.components: [{weight: 0.5, shape: chain, length: 2, work: 1m}, {weight: 0.5, shape: chain, length: 3, work: 1m}]}}\n"
+	sc, err = scenarios.Parse([]byte(lists), "l.yaml", []string{"task.components[0].weight=2"})
+	require.NoError(t, err)
+	require.Len(t, sc.Warnings, 1)
+	assert.Equal(t, []string{"b"}, sc.Warnings[0].Variants)
+	assert.Error(t, sc.Only("b"))
 }
 
 // TestCouplingWithoutJoins: a coupling acts only at a join that needs every

@@ -226,6 +226,9 @@ type override struct {
 	path   string
 	key    *token.Token // where a variant's `set:` names it
 	source string       // "--set PATH=VALUE" for command-line overrides
+	// leaves are the paths a command-line override sets: its path, or
+	// for a mapping, which sets only the keys it names, each of those.
+	leaves []string
 }
 
 // variantState is a variant being built.
@@ -687,7 +690,7 @@ func (p *parse) applyFlag(fl *file, s string) {
 	d := newDecoder(src, nil)
 	d.noPos = true
 	d.rebaseTo = scenarioDir(p.source)
-	d.decodeFlag(val, tgt, path)
+	leaves := d.decodeFlag(val, tgt, path)
 	p.merge(&d.errs)
 	// A value (a number, a duration, a list) replaces the one before it,
 	// where a map only sets the keys it names: an earlier --set of the
@@ -697,26 +700,27 @@ func (p *parse) applyFlag(fl *file, s string) {
 			p.errs.add(&Error{Source: o.source, Path: path, Msg: fmt.Sprintf("changes nothing: the later %s replaces it; give one", src)})
 		}
 	}
-	p.flags = append(p.flags, override{path: path, source: src})
+	p.flags = append(p.flags, override{path: path, source: src, leaves: leaves})
 }
 
 // decodeFlag stores the text of a --set value into v. Strings and
 // text-encoded values (durations, distributions) take the text as it is;
 // anything else is read as YAML ("8", "0.95", "true", "[...]", "{...}").
-func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
+// It returns the paths the value sets (setLeaves).
+func (d *decoder) decodeFlag(val string, v reflect.Value, path string) []string {
 	t := v.Type()
 	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
 		nv := reflect.New(t)
 		if err := nv.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(strings.TrimSpace(val))); err != nil {
 			d.fail(nil, path, "%v%s", err, distHint(err))
-			return
+			return nil
 		}
 		v.Set(nv.Elem())
-		return
+		return []string{path}
 	}
 	if t.Kind() == reflect.String {
 		v.SetString(d.filePath(path, val))
-		return
+		return []string{path}
 	}
 	var f *ast.File
 	var err error
@@ -735,7 +739,7 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
 			msg = ye.GetMessage()
 		}
 		d.fail(nil, path, "malformed value %q: %s", val, msg)
-		return
+		return nil
 	}
 	var body ast.Node
 	if len(f.Docs) > 0 && f.Docs[0] != nil {
@@ -744,9 +748,29 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) {
 	}
 	if d.namesNoKey(body, t) {
 		d.fail(nil, path, setsNothingMsg)
-		return
+		return nil
 	}
 	d.decode(body, v, path, nil, 0)
+	return d.setLeaves(body, t, path)
+}
+
+// setLeaves returns the paths that a value written as n sets in a field
+// of type t at path: path itself, or for a mapping into a section (which
+// sets only the keys it names) the paths its keys set, at any depth.
+func (d *decoder) setLeaves(n ast.Node, t reflect.Type, path string) []string {
+	values, ok := mappingValues(d.resolve(n))
+	if !keyed(t) || !ok {
+		return []string{path}
+	}
+	var out []string
+	for _, mv := range values {
+		f, ok := lookupField(fieldsOf(t), keyText(mv.Key))
+		if !ok {
+			continue // decode has reported the key
+		}
+		out = append(out, d.setLeaves(mv.Value, t.FieldByIndex(f.index).Type, joinPath(path, f.name))...)
+	}
+	return out
 }
 
 func (d *decoder) anchorsMap() map[string]ast.Node {
