@@ -820,6 +820,9 @@ func TestRewardsDiffer(t *testing.T) {
 		{"a random reward axis and variants", weights + "sweep:\n  random: {reward.cost: uniform(0, 1)}\n", []string{"low", "high"},
 			"the variants set reward.latency differently, and the sweep varies reward.cost"},
 		{"no resolved scenario", "", []string{"a", "b"}, ""},
+		// The time limit scales the default penalty and the cost.
+		{"time limits differ", base + "variants:\n  - name: a\n  - name: b\n    set: {collective.time_limit: 20m}\n", []string{"a", "b"}, "the variants set collective.time_limit differently"},
+		{"a swept time limit", base + "sweep:\n  grid: {collective.time_limit: [1h, 2h]}\n", []string{"default"}, "the sweep varies collective.time_limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := RewardsDiffer(&rundir.Manifest{Resolved: tc.resolved, Variants: tc.ran})
@@ -865,7 +868,7 @@ func TestSummaryLeavesDifferentRewardsUnmarked(t *testing.T) {
 		}
 		assert.ElementsMatch(t, tc.marked, marked)
 		if tc.resolved != "" {
-			assert.Contains(t, tab.Caption, "Rewards are not marked: the variants set reward.latency differently, so they measure different objectives.")
+			assert.Contains(t, tab.Caption, "Rewards are not marked: the variants set reward.latency differently, so the rewards measure different objectives.")
 		} else {
 			assert.NotContains(t, tab.Caption, "Rewards are not marked")
 		}

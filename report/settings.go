@@ -172,10 +172,12 @@ func value(v any) string {
 
 // RewardsDiffer says how the rows of the directory that m describes
 // score their rewards differently, "" when they score them alike: a
-// reward setting that the variants it ran set to different values, or
-// that its sweep varies. A best reward would then compare objectives, not
-// outcomes (latency-pressure's variants weigh latency differently), so
-// neither the page nor simulate table marks one.
+// reward setting, or the time limit (the default scale and deadline of
+// the latency penalty, the cost's scale, the time a result never
+// submitted is scored at), that the variants it ran set to different
+// values, or that its sweep varies. A best reward would then compare
+// objectives, not outcomes (latency-pressure's variants weigh latency
+// differently), so neither the page nor simulate table marks one.
 func RewardsDiffer(m *rundir.Manifest) (string, error) {
 	st, err := ReadSettings(m.Resolved)
 	if err != nil {
@@ -183,7 +185,7 @@ func RewardsDiffer(m *rundir.Manifest) (string, error) {
 	}
 	var differ []string
 	for _, p := range pathsOf(st) {
-		if !strings.HasPrefix(p, "reward.") {
+		if !scoring(p) {
 			continue
 		}
 		values := map[string]bool{}
@@ -212,7 +214,7 @@ func RewardsDiffer(m *rundir.Manifest) (string, error) {
 	var swept []string
 	for _, axes := range []map[string]any{doc.Sweep.Grid, doc.Sweep.Random} {
 		for p := range axes {
-			if strings.HasPrefix(p, "reward.") {
+			if scoring(p) {
 				swept = append(swept, p)
 			}
 		}
@@ -226,6 +228,12 @@ func RewardsDiffer(m *rundir.Manifest) (string, error) {
 		why = append(why, "the sweep varies "+strings.Join(swept, ", "))
 	}
 	return strings.Join(why, ", and "), nil
+}
+
+// scoring reports whether the setting at path p changes how a reward is
+// scored (RewardsDiffer).
+func scoring(p string) bool {
+	return strings.HasPrefix(p, "reward.") || p == "collective.time_limit"
 }
 
 // decode runs a decoding of YAML, whose library panics on some

@@ -103,7 +103,7 @@ func tables(r *rundir.Run) ([]*Table, error) {
 				tab.Caption += " The best value of each column is marked."
 			}
 			if tab.marked && differ != "" && hasReward(part.Table) {
-				tab.Caption += " Rewards are not marked: " + differ + ", so they measure different objectives."
+				tab.Caption += " Rewards are not marked: " + differ + ", so the rewards measure different objectives."
 			}
 			tab.ID = strings.TrimSuffix(name, ".csv")
 			if part.fixed {

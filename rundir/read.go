@@ -17,8 +17,8 @@ import (
 )
 
 // started lists the first entries of the directory path ("a, b, c, d
-// and 2 more"), where it holds work begun but not finished; "" where it
-// holds nothing (or cannot be read).
+// and 2 more"), the files of work begun and not finished, or of no
+// command's; "" where it holds nothing (or cannot be read).
 func started(path string) string {
 	entries, err := os.ReadDir(path)
 	if err != nil || len(entries) == 0 {
@@ -63,7 +63,7 @@ func Open(path string) (*Run, error) {
 			return nil, fmt.Errorf("%w; complete directories below it: %s%s", err, strings.Join(below, ", "), more)
 		}
 		if held := started(path); held != "" {
-			return nil, fmt.Errorf("%w; it holds %s: work that has not finished (a training or a sweep resumes when the command that started it is run again)", err, held)
+			return nil, fmt.Errorf("%w; it holds %s, but no %s (an interrupted training or sweep finishes when the command that started it is run again)", err, held, ManifestName)
 		}
 	}
 	if err != nil {

@@ -514,10 +514,10 @@ func TestOpenNamesFiveBelow(t *testing.T) {
 	}
 }
 
-// TestOpenStartedWork: a directory that holds work without a manifest
-// (an interrupted training: its identity file and checkpoints) is named
-// with its first entries and how such work finishes; an empty one is
-// only incomplete.
+// TestOpenStartedWork: a directory that holds files but no manifest (an
+// interrupted training: its identity file and checkpoints; or no output
+// at all) is named with its first entries and how interrupted work
+// finishes; an empty one is only incomplete.
 func TestOpenStartedWork(t *testing.T) {
 	root := t.TempDir()
 	_, err := rundir.Open(root)
@@ -527,13 +527,13 @@ func TestOpenStartedWork(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), nil, 0o644))
 	}
 	_, err = rundir.Open(root)
-	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error()+"; it holds a, b, c, checkpoints/: "+
-		"work that has not finished (a training or a sweep resumes when the command that started it is run again)", "four entries, all named")
+	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error()+"; it holds a, b, c, checkpoints/, "+
+		"but no manifest.json (an interrupted training or sweep finishes when the command that started it is run again)", "four entries, all named")
 	require.NoError(t, os.WriteFile(filepath.Join(root, "train.json"), nil, 0o644))
 	_, err = rundir.Open(root)
 	assert.ErrorIs(t, err, rundir.ErrIncomplete)
-	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error()+"; it holds a, b, c, checkpoints/ and 1 more: "+
-		"work that has not finished (a training or a sweep resumes when the command that started it is run again)")
+	assert.EqualError(t, err, root+": "+rundir.ErrIncomplete.Error()+"; it holds a, b, c, checkpoints/ and 1 more, "+
+		"but no manifest.json (an interrupted training or sweep finishes when the command that started it is run again)")
 }
 
 // TestCheckDir: a file standing at the path, or at any folder above it,

@@ -624,7 +624,7 @@ func TestShadowedSet(t *testing.T) {
 	assert.Empty(t, sc.Warnings, "the warning is about team")
 	sc, err = scenarios.Load("tiny", []string{"policy.organization=sequential"})
 	require.NoError(t, err)
-	assert.EqualError(t, sc.Only("team"), "--set policy.organization=sequential: policy.organization: changes nothing: variant team sets policy.organization itself, to another value; run a variant that does not, or give the value in the variant's set:")
+	assert.EqualError(t, sc.Only("team"), "--set policy.organization=sequential: policy.organization: changes nothing: variant team sets policy.organization itself, to another value; run a variant that does not set it, or change the value in the variant's set")
 	// A variant that sets the --set's own value loses nothing.
 	sc, err = scenarios.Load("tiny", []string{"policy.organization=team"})
 	require.NoError(t, err)
@@ -661,7 +661,7 @@ func TestShadowedSet(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, lp.Warnings, 1)
 	assert.Equal(t, []string{"low", "high"}, lp.Warnings[0].Variants, "medium sets 0.5 itself")
-	assert.EqualError(t, lp.Only("high"), "--set reward={latency: 0.5}: reward: changes nothing: variant high sets reward itself, to another value; run a variant that does not, or give the value in the variant's set:")
+	assert.EqualError(t, lp.Only("high"), "--set reward={latency: 0.5}: reward: changes nothing: variant high sets reward itself, to another value; run a variant that does not set it, or change the value in the variant's set")
 	// A list's entry that a variant replaces with its own list is lost.
 	const lists = "task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {weight: 1, shape: chain, length: 3, work: 1m}]}\npolicy: {organization: team}\n" +
 		"variants:\n  - {name: a}\n  - {name: b, set: {task.components: [{weight: 0.5, shape: chain, length: 2, work: 1m}, {weight: 0.5, shape: chain, length: 3, work: 1m}]}}\n"

@@ -1204,7 +1204,7 @@ func (sc *Scenario) Only(name string) error {
 	}
 	for _, w := range sc.Warnings {
 		if f := w.flag; f.source != "" && slices.Contains(w.Variants, name) {
-			return &Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: variant %s sets %s itself, to another value; run a variant that does not, or give the value in the variant's set:", name, f.path)}
+			return &Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: variant %s sets %s itself, to another value; run a variant that does not set it, or change the value in the variant's set", name, f.path)}
 		}
 	}
 	sc.Variants = sc.Variants[i : i+1 : i+1]

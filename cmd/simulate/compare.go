@@ -23,6 +23,7 @@ import (
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -238,11 +239,13 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 	// Rewards of two objectives differ without either being better.
 	if apart := rewardsApart(a.Manifest, b.Manifest); len(apart) > 0 {
 		for i := range rows {
-			if slices.Contains(apart, rows[i].Variant) && htmlreport.RewardColumn(rows[i].Metric) {
+			// A sweep's rows are its variants' points, "VARIANT @ PARAMS".
+			variant, _, _ := strings.Cut(rows[i].Variant, " @ ")
+			if slices.Contains(apart, variant) && htmlreport.RewardColumn(rows[i].Metric) {
 				rows[i].Better = metric.None
 			}
 		}
-		description += "; the reward of " + joinAnd(apart) + " is neither better nor worse, as A and B set its reward section differently"
+		description += "; the reward of " + joinAnd(apart) + " is neither better nor worse, as A and B score it differently (their reward sections or time limits differ)"
 	}
 	return &comparison{
 		rows: rows, inputs: []*rundir.Run{a, b},
@@ -252,12 +255,16 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 	}, nil
 }
 
-// rewardsApart returns the variants of both a and b whose reward
-// sections differ between the two scenarios as run (another
-// --set reward.latency); none where either has no resolved scenario this
-// version reads.
+// rewardsApart returns the variants of both a and b whose rewards are
+// scored differently in the two scenarios as run: another reward section
+// (another --set reward.latency) or time limit (report.RewardsDiffer);
+// none where either has no resolved scenario this version reads.
 func rewardsApart(a, b *rundir.Manifest) []string {
-	rewards := func(m *rundir.Manifest) map[string]rlcr.Reward {
+	type scoring struct {
+		reward rlcr.Reward
+		limit  sim.Time
+	}
+	rewards := func(m *rundir.Manifest) map[string]scoring {
 		if m.Resolved == "" {
 			return nil
 		}
@@ -265,9 +272,9 @@ func rewardsApart(a, b *rundir.Manifest) []string {
 		if err != nil {
 			return nil
 		}
-		out := map[string]rlcr.Reward{}
+		out := map[string]scoring{}
 		for _, v := range sc.Variants {
-			out[v.Name] = v.Spec.Reward
+			out[v.Name] = scoring{v.Spec.Reward, v.Spec.Collective.TimeLimit}
 		}
 		return out
 	}

@@ -290,7 +290,7 @@ func TestCompareDirectoriesOfTwoObjectives(t *testing.T) {
 	for _, tc := range []struct {
 		b, better, note string
 	}{
-		{b, "none", "; the reward of split and team is neither better nor worse, as A and B set its reward section differently"},
+		{b, "none", "; the reward of split and team is neither better nor worse, as A and B score it differently (their reward sections or time limits differ)"},
 		{c, "higher", ""},
 	} {
 		out := filepath.Join(t.TempDir(), "cmp")
@@ -305,6 +305,24 @@ func TestCompareDirectoriesOfTwoObjectives(t *testing.T) {
 		assert.Equal(t, 2, n, "a reward row per variant")
 		assert.Equal(t, a+" (A) against "+tc.b+" (B)"+tc.note, readManifest(t, out).Description)
 	}
+
+	// A sweep's rows are its variants' points.
+	sweepOf := func(latency string) string {
+		dir := filepath.Join(t.TempDir(), "s"+latency)
+		mustSimulate(t, "sweep", testScenario, "--variant", "team", "--charts=false", "--out", dir, "--set", "episodes=2",
+			"--set", "sweep={command: run, grid: {collective.agents: [2, 3]}}", "--set", "reward.penalty=linear", "--set", "reward.latency="+latency)
+		return dir
+	}
+	out := filepath.Join(t.TempDir(), "cmp")
+	mustSimulate(t, "compare", sweepOf("0.5"), sweepOf("2"), "--charts=false", "--out", out)
+	n := 0
+	for _, r := range readCSV(t, filepath.Join(out, "compare.csv"))[1:] {
+		if r[1] == "reward_mean" {
+			assert.Equal(t, "none", r[9], "%v", r)
+			n++
+		}
+	}
+	assert.Equal(t, 2, n, "a reward row per point")
 }
 
 // TestDistinctWords: the charts name A and B by what differs in their

@@ -454,12 +454,13 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *re
 // maxSummaryRows bounds the table printed at the end of a sweep.
 const maxSummaryRows = 40
 
-// shortNumber is a parameter's value as the terminal's table shows it:
-// a number to 4 significant digits (a random axis draws 17), anything else
-// as written. summary.csv keeps the value whole.
+// shortNumber is a parameter's value as the terminal's table shows it: a
+// random axis's draw (a number of more than 8 characters, as a grid's
+// values are rarely written) to 4 significant digits, anything else as
+// written. summary.csv keeps the value whole.
 func shortNumber(v string) string {
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
+	if err != nil || len(v) <= 8 {
 		return v
 	}
 	return strconv.FormatFloat(f, 'g', 4, 64)

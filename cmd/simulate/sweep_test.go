@@ -532,6 +532,19 @@ func TestSweepTrialDirs(t *testing.T) {
 // TestSweepSummaryTable: the table printed at the end of a sweep has a
 // variant column only when the sweep has several variants, and shows at
 // most maxSummaryRows rows, then says how many more summary.csv holds.
+// TestShortNumber: a random draw shows to 4 significant digits; a grid's
+// values, as written, are shown whole, so that two of them never read the
+// same.
+func TestShortNumber(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"0.13895140005657622", "0.139"}, {"1234.5678901", "1235"}, {"-0.000123456789", "-0.0001235"},
+		{"12345", "12345"}, {"0.12341", "0.12341"}, {"0.12342", "0.12342"}, {"20000", "20000"},
+		{"exp(5m)", "exp(5m)"}, {"team", "team"}, {"123456789abc", "123456789abc"},
+	} {
+		assert.Equal(t, tc.want, shortNumber(tc.in), tc.in)
+	}
+}
+
 func TestSweepSummaryTable(t *testing.T) {
 	agents := func(n int) string {
 		vals := make([]string, n)

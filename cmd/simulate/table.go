@@ -53,9 +53,9 @@ that they never read the same where it does not. In each column of a
 summary the best value is in bold, by the metric's direction (higher
 for rewards and rates, lower for times and counts); a column whose metric
 is neither has none in bold, nor has a comparison, nor has a reward
-where the variants set the reward section differently or the sweep
-varies it (latency-pressure's weights): the caption says so, as the
-rewards then measure different objectives. Column heads are the
+where the variants set the reward section or the time limit differently
+or the sweep varies them (latency-pressure's weights): the caption says
+so, as the rewards then measure different objectives. Column heads are the
 metric's label with its unit, from the table of metrics (docs/statistics.md).
 
 	--format latex     a table environment with a booktabs tabular
