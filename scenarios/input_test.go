@@ -640,6 +640,12 @@ func TestShadowedSet(t *testing.T) {
 	src := "task: {shape: chain, length: 2, work: 1m}\ncollective: {time_limit: 1h}\nreward: {penalty: linear}\npolicy: {organization: team}\nvariants:\n  - {name: a, set: {reward.latency: 1}}\n  - {name: b, set: {reward: {latency: 2}}}\n"
 	_, err = scenarios.Parse([]byte(src), "v.yaml", []string{"reward.latency=3"})
 	assert.EqualError(t, err, "--set reward.latency=3: reward.latency: changes nothing: every variant sets reward.latency itself (a, b); edit the variants, or give --set variants' own values in the file")
+	// Where every variant sets the --set's own value, what it asks for
+	// holds: no error, and no warning.
+	same := strings.Replace(src, "latency: 2", "latency: 1", 1)
+	sc, err = scenarios.Parse([]byte(same), "v.yaml", []string{"reward.latency=1"})
+	require.NoError(t, err)
+	assert.Empty(t, sc.Warnings)
 
 	sc, err = scenarios.Load("tiny", []string{"collective.agents=5"})
 	require.NoError(t, err)
