@@ -748,10 +748,11 @@ type Warning struct {
 }
 
 // shadowedFlags returns an error for every --set that every variant
-// overrides with its own set:, since it then changes nothing, and a
-// warning for one that some variants override with another value than
-// its own (base, the file with the --sets applied), concerning those
-// variants; a variant that sets the --set's own value loses nothing.
+// overrides, all it sets, with another value of its own set:, since it
+// then changes nothing, and a warning for one that some variants
+// override in part or whole with another value than its own (base, the
+// file with the --sets applied), concerning those variants; a variant
+// that sets the --set's own value loses nothing.
 func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 	if len(variants) == 0 || variants[0].implicit {
 		return nil
@@ -759,13 +760,17 @@ func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 	var warnings []Warning
 	for _, f := range p.flags {
 		var other []string
+		whole := 0 // variants that lose all of it
 		for i := range variants {
-			if lost(f, &variants[i], base) {
+			if some, all := lost(f, &variants[i], base); some {
 				other = append(other, variants[i].Name)
+				if all {
+					whole++
+				}
 			}
 		}
 		switch {
-		case len(other) == len(variants):
+		case whole == len(variants):
 			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", f.path, strings.Join(other, ", "))})
 		case len(other) > 0:
 			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s to another value themselves: not to %s", f.source, f.path, list(other)), Variants: other, flag: f})
@@ -774,19 +779,23 @@ func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 	return warnings
 }
 
-// lost reports whether variant vs sets some path that the --set f sets
-// (one of its leaves, or a section or list around one) to another value
-// than f's, as base holds it: f then does not act in vs. A variant's
-// section set as a mapping sets only the keys it names, so it loses a
-// leaf only where its value differs.
-func lost(f override, vs *variantState, base *file) bool {
+// lost reports whether variant vs sets some of the paths that the --set
+// f sets (its leaves, or a section or list around one) to another value
+// than f's, as base holds it, and whether it so sets all of them: there
+// f acts in part, or not at all. A variant's section set as a mapping
+// sets only the keys it names, so it loses a leaf only where its value
+// differs.
+func lost(f override, vs *variantState, base *file) (some, all bool) {
+	all = len(f.leaves) > 0
 	for _, leaf := range f.leaves {
 		touched := slices.ContainsFunc(vs.overrides, func(o override) bool { return related(o.path, leaf) })
 		if touched && !sameAt(leaf, base, &file{Spec: vs.Spec}) {
-			return true
+			some = true
+		} else {
+			all = false
 		}
 	}
-	return false
+	return some, all
 }
 
 // sameAt reports whether a and b hold the same value at path, a --set's.

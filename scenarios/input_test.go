@@ -640,6 +640,13 @@ func TestShadowedSet(t *testing.T) {
 	src := "task: {shape: chain, length: 2, work: 1m}\ncollective: {time_limit: 1h}\nreward: {penalty: linear}\npolicy: {organization: team}\nvariants:\n  - {name: a, set: {reward.latency: 1}}\n  - {name: b, set: {reward: {latency: 2}}}\n"
 	_, err = scenarios.Parse([]byte(src), "v.yaml", []string{"reward.latency=3"})
 	assert.EqualError(t, err, "--set reward.latency=3: reward.latency: changes nothing: every variant sets reward.latency itself (a, b); edit the variants, or give --set variants' own values in the file")
+	// A mapping that every variant overrides in part still acts: a
+	// warning, not an error.
+	sc, err = scenarios.Parse([]byte(src), "v.yaml", []string{"reward={latency: 3, cost: 0.5}"})
+	require.NoError(t, err)
+	require.Len(t, sc.Warnings, 1)
+	assert.Equal(t, []string{"a", "b"}, sc.Warnings[0].Variants)
+	assert.InDelta(t, 0.5, sc.Variants[1].Spec.Reward.Cost, 0, "b keeps the --set's cost")
 	// Where every variant sets the --set's own value, what it asks for
 	// holds: no error, and no warning.
 	same := strings.Replace(src, "latency: 2", "latency: 1", 1)
