@@ -21,34 +21,42 @@ func agreement(t *testing.T, prob Problem, pol policy.Softmax, org string) float
 	t.Helper()
 	f, err := policy.Organization(org)
 	require.NoError(t, err)
-	streams := sim.NewStreams(99)
 	agree, n := 0, 0
-	var x [policy.NumFeatures]float64
 	var probs [collective.NumActions]float64
-	for i := range uint64(16) {
+	eachChoice(t, prob, f, sim.NewStreams(99), 16, func(d *collective.Decision, x *[policy.NumFeatures]float64) {
+		pol.Probs(x, d.Mask, &probs)
+		best := collective.Action(0)
+		for a := range collective.Action(collective.NumActions) {
+			if probs[a] > probs[best] {
+				best = a
+			}
+		}
+		if best == d.Action {
+			agree++
+		}
+		n++
+	})
+	return float64(agree) / float64(n)
+}
+
+// eachChoice runs the organization org on n task instances, instance i
+// drawn from streams' branch "task" i and played from its branch "rollout"
+// i, and calls f with each decision that had a choice and its features.
+func eachChoice(t *testing.T, prob Problem, org collective.Policy, streams sim.Streams, n int, f func(d *collective.Decision, x *[policy.NumFeatures]float64)) {
+	t.Helper()
+	var x [policy.NumFeatures]float64
+	for i := range uint64(n) {
 		g, err := prob.Task.Draw(streams.Derive("task", i).New("graph", 0))
 		require.NoError(t, err)
-		r, err := collective.Run(g, prob.Collective, f, streams.Derive("rollout", i), collective.Options{Record: true})
+		r, err := collective.Run(g, prob.Collective, org, streams.Derive("rollout", i), collective.Options{Record: true})
 		require.NoError(t, err)
-		for _, d := range r.Decisions {
-			if d.Mask.Single() {
-				continue
+		for j := range r.Decisions {
+			if d := &r.Decisions[j]; !d.Mask.Single() {
+				policy.Features(&d.Obs, &x)
+				f(d, &x)
 			}
-			policy.Features(&d.Obs, &x)
-			pol.Probs(&x, d.Mask, &probs)
-			best := collective.Action(0)
-			for a := range collective.Action(collective.NumActions) {
-				if probs[a] > probs[best] {
-					best = a
-				}
-			}
-			if best == d.Action {
-				agree++
-			}
-			n++
 		}
 	}
-	return float64(agree) / float64(n)
 }
 
 func TestWarmStartImitatesTheOrganization(t *testing.T) {
@@ -106,22 +114,10 @@ func TestWarmStartStepsUpTheMeanLogLikelihood(t *testing.T) {
 	zero := policy.NewLinear()
 	sum := make([]float64, len(zero.Params()))
 	decisions := 0
-	var x [policy.NumFeatures]float64
-	iter := streams.Derive("warm", 0)
-	for i := range uint64(cfg.Batch * cfg.Group) {
-		g, err := prob.Task.Draw(iter.Derive("task", i).New("graph", 0))
-		require.NoError(t, err)
-		r, err := collective.Run(g, prob.Collective, org, iter.Derive("rollout", i), collective.Options{Record: true})
-		require.NoError(t, err)
-		for _, d := range r.Decisions {
-			if d.Mask.Single() {
-				continue
-			}
-			policy.Features(&d.Obs, &x)
-			zero.AddGrad(policy.Term{X: &x, Mask: d.Mask, Action: d.Action, Scale: 1}, sum)
-			decisions++
-		}
-	}
+	eachChoice(t, prob, org, streams.Derive("warm", 0), cfg.Batch*cfg.Group, func(d *collective.Decision, x *[policy.NumFeatures]float64) {
+		zero.AddGrad(policy.Term{X: x, Mask: d.Mask, Action: d.Action, Scale: 1}, sum)
+		decisions++
+	})
 	require.Greater(t, decisions, 1)
 	want := make([]float64, len(sum))
 	for i, s := range sum {
