@@ -1,12 +1,12 @@
 package env
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/swarmsim/swarmsim/experiment"
-	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
@@ -273,20 +273,25 @@ func loadField(err error, sets []string) string {
 // read as if it did not apply here. A set that the variant replaces with
 // a value of its own is an error naming the set.
 func only(sc *scenarios.Scenario, name string, sets []string) error {
-	names := make([]string, len(sc.Variants))
-	for i := range sc.Variants {
-		if sc.Variants[i].Name == name || name == "" && len(sc.Variants) == 1 {
-			if err := sc.Only(sc.Variants[i].Name); err != nil {
-				return &FieldError{Field: loadField(err, sets), Err: err}
-			}
-			return nil
-		}
-		names[i] = sc.Variants[i].Name
-	}
 	if name == "" {
-		return fieldErr("variant", "variant: scenario %s has %d variants; name one (allowed: %s)", sc.Name, len(names), strings.Join(names, ", "))
+		if len(sc.Variants) != 1 {
+			names := make([]string, len(sc.Variants))
+			for i, v := range sc.Variants {
+				names[i] = v.Name
+			}
+			return fieldErr("variant", "variant: scenario %s has %d variants; name one (allowed: %s)", sc.Name, len(names), strings.Join(names, ", "))
+		}
+		name = sc.Variants[0].Name
 	}
-	return fieldErr("variant", "variant: scenario %s has no variant %q (allowed: %s)%s", sc.Name, name, strings.Join(names, ", "), spelling.DidYouMean(name, names))
+	err := sc.Only(name)
+	var se *scenarios.Error
+	switch {
+	case errors.As(err, &se): // a set the variant replaces
+		return &FieldError{Field: loadField(err, sets), Err: err}
+	case err != nil: // no such variant: the names it has
+		return fieldErr("variant", "variant: %v", err)
+	}
+	return nil
 }
 
 // Scenario returns the scenario's name.

@@ -264,6 +264,7 @@ func TestBadConfig(t *testing.T) {
 		{"scenario", env.Config{Scenario: "tinny", NumEnvs: 1, Group: 1}, "scenario", `did you mean "tiny"?`},
 		{"no variant", env.Config{Scenario: "tiny", NumEnvs: 1, Group: 1}, "variant", "has 2 variants; name one (allowed: split, team)"},
 		{"unknown variant", env.Config{Scenario: "tiny", Variant: "x", NumEnvs: 1, Group: 1}, "variant", `no variant "x"`},
+		{"misspelt variant", env.Config{Scenario: "tiny", Variant: "tem", NumEnvs: 1, Group: 1}, "variant", `variant: scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`},
 		{"unknown key", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.latencyy=1"}, NumEnvs: 1, Group: 1}, "set.reward.latencyy", "latencyy"},
 		{"bad value", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"collective.agents=many"}, NumEnvs: 1, Group: 1}, "set.collective.agents", "collective.agents"},
 		{"unread", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.organization=split"}, NumEnvs: 1, Group: 1}, "set.policy.organization", "never reads the policy section"},
