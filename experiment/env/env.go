@@ -3,6 +3,7 @@ package env
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -124,6 +125,12 @@ type row struct {
 	active   bool
 	finished experiment.Row // the last finished episode
 	result   collective.Metrics
+	// over marks a row whose episode ended where it began, without a
+	// decision with a choice (Stepper.Next was false at once): the row is
+	// inactive, and its next step reports the end, as if the episode had
+	// ended in that step, so that every episode is reported once and in
+	// order and a group's rewards count it, as simulate train's do.
+	over bool
 	// renewed marks a row (group 1) whose episode in progress began in
 	// the step that ended its last one, until the row acts: its text
 	// tells how the last ended. Out's ends would not do, as a step of
@@ -356,7 +363,9 @@ func ActionNames() []string {
 
 // Reset starts a fresh episode in every row, on the next task instances
 // (restarting the sequence when seed is not nil), and runs each to its
-// first decision. A finished row's data is dropped.
+// first decision. A finished row's data is dropped. A row whose episode
+// ends without a decision with a choice is inactive, and the next Step
+// reports its end; if every row's does, Reset fails.
 func (e *Env) Reset(seed *uint64) (*Out, error) {
 	if seed != nil {
 		e.seed = *seed
@@ -375,6 +384,12 @@ func (e *Env) Reset(seed *uint64) (*Out, error) {
 		return nil
 	}); err != nil {
 		return nil, err
+	}
+	// A reset that leaves no row a decision would be followed by another:
+	// a client that steps while a row is active never steps, and no
+	// episode would ever be reported.
+	if !slices.Contains(e.out.Active, 1) {
+		return nil, fmt.Errorf("every row's episode ended without a decision for a policy to take: the scenario leaves its agents no choice (as where train.actions, or decide main, leaves one valid action at every moment)")
 	}
 	e.reset = true
 	return &e.out, nil
@@ -423,7 +438,7 @@ func (e *Env) start(p *part, i int, instance uint64, streams sim.Streams, g *tas
 	r := &e.rows[i]
 	r.k++
 	r.instance = instance
-	r.renewed = false
+	r.renewed, r.over = false, false
 	opts := e.opts
 	if member := i % e.g; member > 0 {
 		r.own = streams.Derive("member", uint64(member))
@@ -432,11 +447,15 @@ func (e *Env) start(p *part, i int, instance uint64, streams sim.Streams, g *tas
 	if err := r.s.Start(g, e.variant.Spec.Collective, streams, opts); err != nil {
 		return fmt.Errorf("row %d: %w", i, err)
 	}
-	pending, ok := r.s.Next()
-	if !ok {
-		return fmt.Errorf("row %d: episode %d ended without a decision for a policy to take (the scenario leaves its agents no choice)", i, instance)
+	r.pending, r.active = r.s.Next()
+	if !r.active {
+		// An episode that failed is an error now, as Start's are; one
+		// that ended without a choice waits for the row's next step.
+		if _, err := r.s.Result(); err != nil {
+			return fmt.Errorf("row %d: episode %d: %w", i, instance, err)
+		}
+		r.over = true
 	}
-	r.pending, r.active = pending, true
 	e.observe(p, i)
 	return nil
 }
@@ -500,8 +519,11 @@ func (e *Env) CheckRows(lo, hi int, actions []int32) error {
 // row whose episode ends reports its reward, termination and metrics;
 // with group 1 it starts its next episode at once, whose first
 // observation it reports, and with a larger group it waits, inactive,
-// for Reset. An episode that fails (its event bound) is an error naming
-// the row; the environment then needs a Reset.
+// for Reset. An episode that ends without a decision with a choice, where
+// it begins, leaves its row inactive until the next step, which reports
+// its end as if the episode had ended in it. An episode that fails (its
+// event bound) is an error naming the row; the environment then needs a
+// Reset.
 func (e *Env) Step(actions []int32) (*Out, error) {
 	if _, err := e.StepRows(0, e.n, actions); err != nil {
 		return nil, err
@@ -545,6 +567,11 @@ func (e *Env) stepPart(p *part, lo, hi int, actions []int32, first int) error {
 	for i := lo; i < hi; i++ {
 		r := &e.rows[i]
 		if !r.active {
+			if r.over {
+				if err := e.finish(p, i); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		r.renewed = false
@@ -573,7 +600,7 @@ func (e *Env) finish(p *part, i int) error {
 	if err != nil {
 		return fmt.Errorf("row %d: episode %d: %w", i, r.instance, err)
 	}
-	r.active = false
+	r.active, r.over = false, false
 	r.result = res.Metrics
 	p.ended = append(p.ended, i)
 	p.done = append(p.done, int32(i))
@@ -629,7 +656,7 @@ func (e *Env) next(i int) (*task.Graph, sim.Streams, error) {
 // group, since a group-relative penalty compares their finish times.
 func (e *Env) payGroup(p *part, first int) {
 	for j := range e.g {
-		if e.rows[first+j].active {
+		if r := &e.rows[first+j]; r.active || r.over {
 			return
 		}
 		p.group[j] = e.rows[first+j].result

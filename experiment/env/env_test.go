@@ -3,6 +3,7 @@ package env_test
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -424,14 +425,20 @@ func TestWorkersChangeNothing(t *testing.T) {
 	for i := range pol.Params() {
 		pol.Params()[i] = rng.NormFloat64()
 	}
-	for _, group := range []int{1, 3} {
+	for _, c := range []struct {
+		group int
+		sets  []string
+	}{
+		{1, nil},
+		// Rewards paid when a group ends, by the worker of its last row.
+		{3, []string{"reward.penalty=group-relative", "reward.latency=0.5"}},
+		// Episodes without a choice, reported a step after they began.
+		{1, []string{"train.actions=[check, submit]"}},
+	} {
+		group := c.group
 		var runs [2][]string
 		for w, workers := range []int{1, 4} {
-			var sets []string
-			if group > 1 { // rewards paid when a group ends, by the worker of its last row
-				sets = []string{"reward.penalty=group-relative", "reward.latency=0.5"}
-			}
-			e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 12, Group: group, Workers: workers, Sets: sets})
+			e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 12, Group: group, Workers: workers, Sets: c.sets})
 			require.NoError(t, err)
 			out, err := e.Reset(nil)
 			require.NoError(t, err)
@@ -452,7 +459,7 @@ func TestWorkersChangeNothing(t *testing.T) {
 				require.NoError(t, err, "step %d", step)
 			}
 		}
-		require.Equal(t, runs[0], runs[1], "group %d", group)
+		require.Equal(t, runs[0], runs[1], "group %d, %v", group, c.sets)
 	}
 }
 
@@ -571,4 +578,124 @@ func TestAFailedStepNeedsAReset(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.Step(choose(e, pol))
 	assert.NoError(t, err)
+}
+
+// TestEpisodesWithoutAChoice steps rows whose episodes sometimes end
+// without a decision with a choice (latency-pressure with only check and
+// submit to choose between: an episode whose main agent never holds a
+// finished part unchecked leaves it one valid action at every moment).
+// Such a row is inactive where the episode began, and its next step
+// reports the episode: every episode once, in order, the episode
+// collective.Run plays with the same choices, and with groups the
+// group-relative reward scored over all of the group's episodes, as
+// simulate train scores a group with such a rollout.
+func TestEpisodesWithoutAChoice(t *testing.T) {
+	// The last valid action or the first, by the row's own decision draw.
+	pol := collective.PolicyFunc(func(_ *collective.Observation, m collective.Mask, u float64) collective.Action {
+		if u < 0.5 {
+			return m.First()
+		}
+		return collective.Action(7 - bits.LeadingZeros8(uint8(m)))
+	})
+	for _, c := range []struct {
+		name  string
+		group int
+		sets  []string
+	}{
+		{"group 1", 1, nil},
+		{"group 4, group-relative", 4, []string{"reward.penalty=group-relative"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const rows = 16
+			sets := append([]string{"train.actions=[check, submit]"}, c.sets...)
+			e, err := env.New(env.Config{Scenario: "latency-pressure", Variant: "high", Sets: sets, NumEnvs: rows, Group: c.group})
+			require.NoError(t, err)
+			sc, err := scenarios.Load("latency-pressure", sets)
+			require.NoError(t, err)
+			require.NoError(t, sc.Only("high"))
+			v := &sc.Variants[0]
+			actions, err := collective.ParseMask(v.Spec.Train.Actions)
+			require.NoError(t, err)
+
+			out, err := e.Reset(nil)
+			require.NoError(t, err)
+			k := make([]int, rows) // episodes each row has reported
+			choiceless := 0
+			for step := 0; step < 400; step++ {
+				// A row inactive before the step that reports its episode
+				// is one whose episode ended without a choice (a finished
+				// row waiting for reset reports nothing).
+				inactive := make([]bool, rows)
+				texts := make([]string, rows)
+				for i := range rows {
+					if inactive[i] = out.Active[i] == 0; inactive[i] {
+						assert.Equal(t, int32(-1), out.Agent[i], "row %d is inactive", i)
+						assert.Equal(t, make([]uint8, env.NumActions), out.Mask[i*env.NumActions:(i+1)*env.NumActions], "row %d is inactive", i)
+						texts[i] = e.Render(i)
+					}
+				}
+				out, err = e.Step(choose(e, pol))
+				require.NoError(t, err)
+				metrics := len(e.Metrics())
+				for j, i := range out.Ended {
+					got, ok := e.Finished(int(i))
+					require.True(t, ok)
+					require.Equal(t, k[i]*rows/c.group+int(i)/c.group, got.Episode, "row %d's episode %d: none is skipped", i, k[i])
+					require.Equal(t, float64(got.Episode), out.Episode[j*metrics], "row %d", i)
+					k[i]++
+					if inactive[i] {
+						choiceless++
+						assert.Equal(t, fmt.Sprintf("Row %d has no decision pending: its episode ended where it began, with no agent ever choosing between two actions; the next step reports how.", i), texts[i])
+					}
+					// The same episode, run whole with the same choices.
+					streams, g, err := experiment.DrawEpisode(v, sc.Seed, got.Episode)
+					require.NoError(t, err)
+					opts := collective.Options{Actions: actions}
+					if member := int(i) % c.group; member > 0 {
+						own := streams.Derive("member", uint64(member))
+						opts.Decisions = &own
+					}
+					want, err := collective.Run(g, v.Spec.Collective, pol, streams, opts)
+					require.NoError(t, err)
+					assert.Equal(t, want.Metrics, got.Metrics, "row %d, episode %d", i, got.Episode)
+				}
+				if c.group > 1 {
+					// A group whose last row ended in this step is paid
+					// now, scored over its rows' episodes.
+					for first := 0; first < rows; first += c.group {
+						ended := slices.ContainsFunc(out.Ended, func(i int32) bool { return int(i)/c.group == first/c.group })
+						if !ended || slices.Contains(out.Active[first:first+c.group], 1) {
+							continue
+						}
+						group := make([]collective.Metrics, c.group)
+						for j := range group {
+							f, _ := e.Finished(first + j)
+							group[j] = f.Metrics
+						}
+						want := make([]float64, c.group)
+						v.Spec.Reward.Group(&v.Spec.Collective, 0, group, want)
+						assert.Equal(t, want, out.Reward[first:first+c.group], "group of rows %d to %d", first, first+c.group-1)
+					}
+					if !slices.Contains(out.Active, 1) {
+						out, err = e.Reset(nil)
+						require.NoError(t, err)
+					}
+				}
+			}
+			assert.Greater(t, choiceless, 3, "too few episodes without a choice: the test tests little")
+			assert.Greater(t, slices.Min(k), 3)
+		})
+	}
+}
+
+// TestResetWithNoChoiceAnywhere checks that a reset whose every row's
+// episode ends without a choice fails, rather than leave no row to step:
+// a client stepping while a row is active would reset again and again.
+func TestResetWithNoChoiceAnywhere(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"train.actions=[work, submit]"}, NumEnvs: 4, Group: 2})
+	require.NoError(t, err)
+	_, err = e.Reset(nil)
+	assert.EqualError(t, err, "every row's episode ended without a decision for a policy to take: the scenario leaves its agents no choice (as where train.actions, or decide main, leaves one valid action at every moment)")
+	_, err = e.Step(make([]int32, 4))
+	assert.EqualError(t, err, "step before reset: the rows have no episodes (send reset first)")
 }

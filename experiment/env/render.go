@@ -47,6 +47,9 @@ var kindHelp = map[string]string{
 // numbers are those of the feature vector, before scaling.
 func (e *Env) Render(i int) string {
 	p, ok := e.Pending(i)
+	if e.rows[i].over {
+		return fmt.Sprintf("Row %d has no decision pending: its episode ended where it began, with no agent ever choosing between two actions; the next step reports how.", i)
+	}
 	if !ok {
 		text := fmt.Sprintf("Row %d has no decision pending: its episode ended, and the row waits for reset.", i)
 		if f, ok := e.Finished(i); ok {

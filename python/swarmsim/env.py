@@ -85,7 +85,9 @@ class VecEnv:
     With group == 1 a finished row resets itself in the same step (its obs
     is the new episode's first). With group = G > 1, each G consecutive rows
     share one task instance and its random streams (train.crn), and a
-    finished row stays inactive (its action ignored) until reset(). Row i's
+    finished row stays inactive (its action ignored) until reset(). An
+    episode that gives no agent a choice ends where it begins: its row is
+    inactive, and its next step reports the episode. Row i's
     k-th episode plays task instance k*(num_envs/G) + i//G, the episode that
     `simulate run --seed S` numbers so; info["episode"]["episode"] says which.
 

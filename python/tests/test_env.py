@@ -184,6 +184,37 @@ class GroupsTest(unittest.TestCase):
             self.fail("no episode ended")
 
 
+class WithoutAChoiceTest(unittest.TestCase):
+    def test_an_episode_without_a_choice_is_reported_by_the_next_step(self):
+        # tiny with check and submit to choose between: some episodes give
+        # no agent two valid actions, and end where they begin.
+        n = 16
+        with VecEnv("tiny", variant="team", num_envs=n, seed=1, set={"train.actions": ["check", "submit"]}) as env:
+            obs, info = env.reset()
+            episodes = [[] for _ in range(n)]
+            choiceless = 0
+            for _ in range(300):
+                inactive = ~info["active"]
+                np.testing.assert_array_equal(info["agent"][inactive], -1)
+                self.assertFalse(info["action_mask"][inactive].any())
+                # Any action will do for an inactive row: it is ignored.
+                actions = np.where(inactive, 99, info["action_mask"].argmax(axis=1))
+                obs, r, term, trunc, info = env.step(actions)
+                ended = term | trunc
+                self.assertTrue(ended[inactive].all(), "an inactive row of group 1 reports its episode at once")
+                choiceless += int(inactive.sum())
+                for i in np.flatnonzero(ended):
+                    episodes[i].append(int(info["episode"]["episode"][i]))
+            self.assertGreater(choiceless, 0, "no episode without a choice: the test tests nothing")
+            for i, eps in enumerate(episodes):
+                self.assertEqual(eps, [k * n + i for k in range(len(eps))], f"row {i}: every episode, in order")
+
+    def test_no_choice_anywhere_is_an_error(self):
+        with VecEnv("tiny", variant="team", num_envs=4, seed=1, set={"train.actions": ["work", "submit"]}) as env:
+            with self.assertRaisesRegex(EnvError, "the scenario leaves its agents no choice"):
+                env.reset()
+
+
 class WorkersTest(unittest.TestCase):
     def test_workers_change_nothing_and_draws_are_given(self):
         runs = []
