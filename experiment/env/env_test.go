@@ -699,3 +699,16 @@ func TestResetWithNoChoiceAnywhere(t *testing.T) {
 	_, err = e.Step(make([]int32, 4))
 	assert.EqualError(t, err, "step before reset: the rows have no episodes (send reset first)")
 }
+
+// TestAnEpisodeThatFailsAtOnce checks that an episode that fails before
+// its first decision with a choice (here its bound of events: with check
+// and submit to choose between, the first choice comes after the work) is
+// that error, at the reset that starts it, not an episode without a
+// choice.
+func TestAnEpisodeThatFailsAtOnce(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"train.actions=[check, submit]"}, NumEnvs: 2, Group: 1, MaxEvents: 5})
+	require.NoError(t, err)
+	_, err = e.Reset(nil)
+	require.Error(t, err)
+	assert.Regexp(t, `^row 0: episode 0: collective: sim: event limit reached`, err.Error())
+}
