@@ -116,16 +116,14 @@ class VecEnv:
     def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, workers=None, simulate=None, decide=None):
         self._proc = None
         self._closed = True
-        # operator.index refuses a float where a count is meant, instead of
-        # truncating it.
         make = {"op": "make", "protocol": PROTOCOL, "scenario": str(scenario),
-                "num_envs": operator.index(num_envs), "group": operator.index(group)}
+                "num_envs": _integer("num_envs", num_envs), "group": _integer("group", group)}
         if variant is not None:
             make["variant"] = str(variant)
         if seed is not None:
-            make["seed"] = operator.index(seed)
+            make["seed"] = _integer("seed", seed)
         if workers is not None:
-            make["workers"] = operator.index(workers)
+            make["workers"] = _integer("workers", workers)
         if decide is not None:
             make["decide"] = str(decide)
         if set is not None:
@@ -203,7 +201,7 @@ class VecEnv:
             raise ValueError("swarmsim: reset's seed is one integer for every row (the rows draw their task "
                              f"instances from one sequence, row i's k-th from instance k*num_envs/group + i//group), not {type(seed).__name__}")
         if seed is not None:
-            req["seed"] = operator.index(seed)
+            req["seed"] = _integer("seed", seed)
         _, a = self._call(req)
         return a["obs"], self._info(a)
 
@@ -213,7 +211,9 @@ class VecEnv:
         reward, terminated, truncated, info)."""
         self._none_pending("step")
         self.step_async(actions)
-        return self.step_wait()
+        obs, reward, terminated, truncated, info = self.step_wait()
+        del info["rows"]  # every row: info's other values are arrays over them
+        return obs, reward, terminated, truncated, info
 
     def step_async(self, actions, rows=None):
         """Sends the step of the rows in rows, a slice of whole groups
@@ -234,7 +234,11 @@ class VecEnv:
         n = hi - lo
         if isinstance(actions, np.ndarray) and actions.dtype.kind in "UO":
             actions = actions.tolist()
-        if isinstance(actions, (list, tuple)) and actions and all(x is None or isinstance(x, str) for x in actions):
+        named = isinstance(actions, (list, tuple)) and [x is None or isinstance(x, str) for x in actions]
+        if named and any(named) and not all(named):
+            raise EnvError("swarmsim: actions mix action names (or None) with other values: give every row a name "
+                           "(None for an inactive row) or every row an integer", "actions")
+        if named and all(named):
             if len(actions) != n:
                 raise EnvError(f"swarmsim: {len(actions)} action names for {n} rows", "action_names")
             msg = _wire.encode({"op": "step", "action_names": [None if x is None else str(x) for x in actions], **self._range(lo, hi)})
@@ -316,16 +320,23 @@ class VecEnv:
     def render(self, rows=None):
         """Returns the rows' decisions in words (what each deciding agent
         sees, the valid actions by name), one text per row asked for, in
-        their order: rows is a row, a slice or range, or a list of rows
-        (default: every row). An inactive row's text says it waits for
-        reset, how its episode ended and its reward."""
+        their order: rows is a row, a slice or range, a list of rows, or a
+        boolean mask over the rows such as info["active"] (default: every
+        row). An inactive row's text says it waits for reset, how its
+        episode ended and its reward."""
         if rows is None:
             rows = range(self.num_envs)
         elif isinstance(rows, slice):
             rows = range(*rows.indices(self.num_envs))
         elif not isinstance(rows, (range, list, tuple, np.ndarray)):
             rows = [rows]
-        rows = [operator.index(r) for r in rows]
+        if not isinstance(rows, range) and len(rows) and np.asarray(rows).dtype == np.bool_:
+            # A mask, not rows 0 and 1: True would index row 1.
+            mask = np.asarray(rows)
+            if mask.shape != (self.num_envs,):
+                raise EnvError(f"swarmsim: a boolean mask of rows has shape {mask.shape}, want ({self.num_envs},)", "rows")
+            rows = np.flatnonzero(mask)
+        rows = [_integer("rows", r) for r in rows]
         # The texts travel in a reply's header, which holds 16 MiB at most:
         # a large table's texts come in several requests.
         texts = []
@@ -491,6 +502,15 @@ class _Step:
 
     def __init__(self, lo, hi, size):
         self.lo, self.hi, self.size, self.reply = lo, hi, size, None
+
+
+def _integer(name, v):
+    """v as an int. A float, which a count or seed would silently
+    truncate, or any other type is refused naming the argument."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"swarmsim: {name} must be an integer, not {type(v).__name__} {v!r}") from None
 
 
 def _setting(v):

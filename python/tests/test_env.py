@@ -569,8 +569,13 @@ sys.stdout.buffer.flush()
         self.assertIn("CGO_ENABLED=0 go build -o python/swarmsim/bin/simulate ./cmd/simulate", str(e.exception))
 
     def test_counts_must_be_integers(self):
-        with self.assertRaises(TypeError):
+        with self.assertRaisesRegex(TypeError, r"^swarmsim: num_envs must be an integer, not float 2\.5$"):
             VecEnv("latency-pressure", variant="high", num_envs=2.5)
+        with self.assertRaisesRegex(TypeError, "^swarmsim: group must be an integer"):
+            VecEnv("latency-pressure", variant="high", group="2")
+        with VecEnv("latency-pressure", variant="high", num_envs=2) as env:
+            with self.assertRaisesRegex(TypeError, r"^swarmsim: seed must be an integer, not float 1\.5$"):
+                env.reset(seed=1.5)
         with VecEnv("latency-pressure", variant="high", num_envs=np.int64(2), seed=np.uint32(3)) as env:
             self.assertEqual(env.num_envs, 2)
 
@@ -773,3 +778,31 @@ class GymnasiumNamesTest(unittest.TestCase):
             self.assertEqual(env.render(rows=slice(1, 3)), texts[1:3])
             self.assertEqual(env.render(rows=2), texts[2:3])
             self.assertEqual(env.render(rows=np.array([3, 0])), [texts[3], texts[0]])
+            # A boolean mask picks its rows, not rows 0 and 1.
+            self.assertEqual(env.render(rows=info["active"]), [t for t, a in zip(texts, info["active"]) if a])
+            self.assertEqual(env.render(rows=[False, True, False, True]), [texts[1], texts[3]])
+            with self.assertRaises(EnvError) as e:
+                env.render(rows=np.array([True, False]))
+            self.assertEqual((e.exception.field, str(e.exception)),
+                             ("rows", "swarmsim: a boolean mask of rows has shape (2,), want (4,)"))
+            with self.assertRaisesRegex(TypeError, "^swarmsim: rows must be an integer, not str 'a'$"):
+                env.render(rows="a")
+
+    def test_step_info_is_over_the_rows(self):
+        # step_wait's info["rows"] says which slice a reply is; step's is
+        # every row, and info holds arrays over them alone.
+        with VecEnv("latency-pressure", variant="high", num_envs=4, seed=1) as env:
+            obs, info = env.reset()
+            obs, _, _, _, info = env.step(info["action_mask"].argmax(axis=1))
+            self.assertNotIn("rows", info)
+            env.step_async(info["action_mask"].argmax(axis=1))
+            self.assertEqual(env.step_wait()[4]["rows"], slice(0, 4))
+
+    def test_actions_mixing_names_and_integers_are_refused(self):
+        with VecEnv("latency-pressure", variant="high", num_envs=2, seed=1) as env:
+            env.reset()
+            for actions in (["work", 0], [0, None]):
+                with self.subTest(actions=actions), self.assertRaises(EnvError) as e:
+                    env.step(actions)
+                self.assertEqual(e.exception.field, "actions")
+                self.assertIn("mix action names (or None) with other values", str(e.exception))
