@@ -743,8 +743,11 @@ type Warning struct {
 
 	// flag is the --set whose value Variants replace with another, if the
 	// warning is about one: for a command that plays one of them, Only
-	// refuses it, since it changes nothing there.
+	// refuses it, since it changes nothing there. lost[i] are the paths
+	// of the --set that Variants[i] sets to another value: the --set's
+	// own, or for a mapping the keys that the variant replaces.
 	flag override
+	lost [][]string
 }
 
 // shadowedFlags returns an error for every --set that every variant
@@ -760,10 +763,12 @@ func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 	var warnings []Warning
 	for _, f := range p.flags {
 		var other []string
+		var leaves [][]string
 		whole := 0 // variants that lose all of it
 		for i := range variants {
-			if some, all := lost(f, &variants[i], base); some {
+			if which, all := lost(f, &variants[i], base); len(which) > 0 {
 				other = append(other, variants[i].Name)
+				leaves = append(leaves, which)
 				if all {
 					whole++
 				}
@@ -771,31 +776,31 @@ func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 		}
 		switch {
 		case whole == len(variants):
-			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", f.path, strings.Join(other, ", "))})
+			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", strings.Join(f.leaves, ", "), strings.Join(other, ", "))})
 		case len(other) > 0:
-			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s to another value themselves: not to %s", f.source, f.path, list(other)), Variants: other, flag: f})
+			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s to another value themselves: not to %s", f.source, f.path, list(other)), Variants: other, flag: f, lost: leaves})
 		}
 	}
 	return warnings
 }
 
-// lost reports whether variant vs sets some of the paths that the --set
-// f sets (its leaves, or a section or list around one) to another value
-// than f's, as base holds it, and whether it so sets all of them: there
+// lost returns the paths that the --set f sets (its leaves) which
+// variant vs sets (there, or in a section or list around one) to another
+// value than f's, as base holds it, and whether that is all of them: there
 // f acts in part, or not at all. A variant's section set as a mapping
 // sets only the keys it names, so it loses a leaf only where its value
 // differs.
-func lost(f override, vs *variantState, base *file) (some, all bool) {
+func lost(f override, vs *variantState, base *file) (which []string, all bool) {
 	all = len(f.leaves) > 0
 	for _, leaf := range f.leaves {
 		touched := slices.ContainsFunc(vs.overrides, func(o override) bool { return related(o.path, leaf) })
 		if touched && !sameAt(leaf, base, &file{Spec: vs.Spec}) {
-			some = true
+			which = append(which, leaf)
 		} else {
 			all = false
 		}
 	}
-	return some, all
+	return which, all
 }
 
 // sameAt reports whether a and b hold the same value at path, a --set's.

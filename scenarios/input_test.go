@@ -647,6 +647,10 @@ func TestShadowedSet(t *testing.T) {
 	require.Len(t, sc.Warnings, 1)
 	assert.Equal(t, []string{"a", "b"}, sc.Warnings[0].Variants)
 	assert.InDelta(t, 0.5, sc.Variants[1].Spec.Reward.Cost, 0, "b keeps the --set's cost")
+	assert.EqualError(t, sc.Only("a"), "--set reward={latency: 3, cost: 0.5}: reward: changes nothing at reward.latency: variant a sets it itself, to another value; run a variant that does not set it, or change the value in the variant's set", "its cost still applies")
+	// A mapping that every variant overrides whole names the keys.
+	_, err = scenarios.Parse([]byte(src), "v.yaml", []string{"reward={latency: 3}"})
+	assert.EqualError(t, err, "--set reward={latency: 3}: reward: changes nothing: every variant sets reward.latency itself (a, b); edit the variants, or give --set variants' own values in the file")
 	// Where every variant sets the --set's own value, what it asks for
 	// holds: no error, and no warning.
 	same := strings.Replace(src, "latency: 2", "latency: 1", 1)
@@ -674,7 +678,7 @@ func TestShadowedSet(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, lp.Warnings, 1)
 	assert.Equal(t, []string{"low", "high"}, lp.Warnings[0].Variants, "medium sets 0.5 itself")
-	assert.EqualError(t, lp.Only("high"), "--set reward={latency: 0.5}: reward: changes nothing: variant high sets reward itself, to another value; run a variant that does not set it, or change the value in the variant's set")
+	assert.EqualError(t, lp.Only("high"), "--set reward={latency: 0.5}: reward: changes nothing: variant high sets reward.latency itself, to another value; run a variant that does not set it, or change the value in the variant's set", "the key lost, not the section")
 	// A list's entry that a variant replaces with its own list is lost.
 	const lists = "task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {weight: 1, shape: chain, length: 3, work: 1m}]}\npolicy: {organization: team}\n" +
 		"variants:\n  - {name: a}\n  - {name: b, set: {task.components: [{weight: 0.5, shape: chain, length: 2, work: 1m}, {weight: 0.5, shape: chain, length: 3, work: 1m}]}}\n"

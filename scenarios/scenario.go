@@ -1203,8 +1203,14 @@ func (sc *Scenario) Only(name string) error {
 		return sc.noVariant(name)
 	}
 	for _, w := range sc.Warnings {
-		if f := w.flag; f.source != "" && slices.Contains(w.Variants, name) {
-			return &Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: variant %s sets %s itself, to another value; run a variant that does not set it, or change the value in the variant's set", name, f.path)}
+		if f, j := w.flag, slices.Index(w.Variants, name); f.source != "" && j >= 0 {
+			lost := strings.Join(w.lost[j], ", ")
+			msg := fmt.Sprintf("changes nothing: variant %s sets %s itself, to another value", name, lost)
+			if len(w.lost[j]) < len(f.leaves) {
+				// A mapping's other keys still apply.
+				msg = fmt.Sprintf("changes nothing at %s: variant %s sets it itself, to another value", lost, name)
+			}
+			return &Error{Source: f.source, Path: f.path, Msg: msg + "; run a variant that does not set it, or change the value in the variant's set"}
 		}
 	}
 	sc.Variants = sc.Variants[i : i+1 : i+1]

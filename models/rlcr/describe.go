@@ -16,9 +16,17 @@ import (
 // shows in the other's tests.
 func (r *Reward) Describe(c *collective.Config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Scoring: the episode earns one reward when it ends (0 before): %g if the submitted result is acceptable, else 0", r.Task)
+	// A group-relative term compares the group's finish times, so that
+	// the reward is known, and paid, only when the group's last episode
+	// ends.
+	ranked := r.Latency != 0 && r.Penalty == PenaltyGroupRelative
+	when := "when it ends"
+	if ranked {
+		when = "when the last episode of its group ends"
+	}
+	fmt.Fprintf(&b, "Scoring: the episode earns one reward, paid %s (0 before): %g if the submitted result is acceptable, else 0", when, r.Task)
 	if r.Latency != 0 {
-		if r.Penalty == PenaltyGroupRelative {
+		if ranked {
 			fmt.Fprintf(&b, "; %s × λ, where λ is 0.5 for the earliest finish among the rows of its group (the same task, played by other rows) and falls linearly to −0.5 for the latest (0 for all where they finish together or the group is one row), and is at most 0 for a result that is not acceptable", plus(r.Latency))
 		} else {
 			fmt.Fprintf(&b, "; %s × %s", plus(-r.Latency), r.penaltyWords(c))

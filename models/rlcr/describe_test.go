@@ -22,8 +22,8 @@ func TestDescribeEveryTerm(t *testing.T) {
 		not  []string
 	}{
 		{"task only", Reward{Task: 1, Penalty: PenaltyNone},
-			[]string{"1 if the submitted result is acceptable, else 0.", "time limit of 2h0m0s is cut off: its result is not acceptable"},
-			[]string{"minus", "plus"}},
+			[]string{"earns one reward, paid when it ends (0 before)", "1 if the submitted result is acceptable, else 0.", "time limit of 2h0m0s is cut off: its result is not acceptable"},
+			[]string{"minus", "plus", "group"}},
 		{"linear at the time limit", Reward{Task: 1, Penalty: PenaltyLinear, Latency: 0.5, Cost: 1},
 			[]string{"minus 0.5 × the finish time over 2h0m0s", "minus 1 × the total busy time of all agents over 2h0m0s"}, nil},
 		{"linear, a scale of its own", Reward{Task: 1, Penalty: PenaltyLinear, Latency: 2, Scale: 30 * sim.Minute, Cost: 1, CostScale: sim.Hour},
@@ -33,7 +33,7 @@ func TestDescribeEveryTerm(t *testing.T) {
 		{"deadline by default", Reward{Task: 1, Penalty: PenaltyDeadline, Latency: 1}, []string{"(1 if the finish time is after 1h0m0s, else 0)"}, nil},
 		{"soft-overlong by default", Reward{Task: 1, Penalty: PenaltySoftOverlong, Latency: 1}, []string{"(0 for a finish time up to 48m0s, rising linearly to 1 at 1h0m0s, and 1 after)"}, nil},
 		{"soft-overlong", Reward{Task: 1, Penalty: PenaltySoftOverlong, Latency: 1, Deadline: 90 * sim.Minute, Buffer: sim.Hour}, []string{"up to 30m0s, rising linearly to 1 at 1h30m0s"}, nil},
-		{"group-relative", Reward{Task: 1, Penalty: PenaltyGroupRelative, Latency: 1}, []string{"plus 1 × λ, where λ is 0.5 for the earliest finish", "0 for all where they finish together or the group is one row", "at most 0 for a result that is not acceptable"}, []string{"minus"}},
+		{"group-relative", Reward{Task: 1, Penalty: PenaltyGroupRelative, Latency: 1}, []string{"paid when the last episode of its group ends (0 before)", "plus 1 × λ, where λ is 0.5 for the earliest finish", "0 for all where they finish together or the group is one row", "at most 0 for a result that is not acceptable"}, []string{"minus"}},
 		{"critical steps by default", Reward{Task: 1, Penalty: PenaltyCriticalSteps, Latency: 1}, []string{"minus 1 × the model calls on the critical chain over 100"}, nil},
 		// A negative weight turns the term's sign in the words, not into
 		// "minus -0.5".
