@@ -102,6 +102,40 @@ func TestRenderSaysTheTimeLeft(t *testing.T) {
 		lefts[d[2]] = true
 	})
 	assert.Greater(t, len(lefts), 10, "decisions at many times")
+
+	// Without a time limit there is no time left to tell.
+	e, err = env.New(env.Config{Scenario: "tiny", Variant: "split", NumEnvs: 4, Group: 1, Sets: []string{"collective.time_limit=0"}})
+	require.NoError(t, err)
+	eachDecision(t, e, 20, func(i int, p collective.Pending, text string) {
+		assert.Regexp(t, `\nTime: \S+ of virtual time has passed; there is no time limit\.\n`, text, "row %d", i)
+	})
+}
+
+// TestRenderSaysWhatAPartHeldIs checks the words on a finished part that
+// an agent holds: unchecked, unshared, and after how many retries, where
+// there were any (tiny's checks send some parts back).
+func TestRenderSaysWhatAPartHeldIs(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 16, Group: 1})
+	require.NoError(t, err)
+	held := regexp.MustCompile(`\nYour part: you hold a finished part, (.*)\.\n`)
+	seen := map[string]int{}
+	eachDecision(t, e, 300, func(i int, p collective.Pending, text string) {
+		m := held.FindStringSubmatch(text)
+		if m == nil {
+			return
+		}
+		retries := regexp.MustCompile(`after (\d+) retr(y|ies)`).FindStringSubmatch(m[1])
+		if p.Obs.Retries == 0 {
+			assert.Nil(t, retries, "row %d: %s", i, m[0])
+			seen["no retry"]++
+		} else {
+			require.NotNil(t, retries, "row %d: %s", i, m[0])
+			assert.Equal(t, fmt.Sprint(p.Obs.Retries), retries[1])
+			seen["retried"]++
+		}
+	}, collective.Check)
+	assert.Positive(t, seen["no retry"], "no part held without a retry")
+	assert.Positive(t, seen["retried"], "no part held after a retry")
 }
 
 // TestRenderTellsTheResult checks that a row whose episode ended, waiting
