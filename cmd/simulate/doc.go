@@ -425,7 +425,8 @@
 // whose file exists and runs the rest, so an interrupted sweep (even one
 // killed with SIGKILL) completes without running a trial twice. A
 // directory holding a different sweep (another scenario, --set, seed or
-// --variant) is refused unless --fresh is given, which clears it first.
+// --variant) is refused unless --fresh is given, which clears it first
+// (not with a shard, whose directory the other shards may share).
 // --workers, --max-events and --max-memory are not part of a sweep: a
 // sweep stopped by an episode's event bound resumes with a higher
 // --max-events.
@@ -456,7 +457,7 @@
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
-//		never with several shards at once
+//		refused with a shard
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)

@@ -92,7 +92,8 @@ Resume: running the same command on the same directory skips the trials
 whose file exists and runs the rest, so an interrupted sweep (even one
 killed with SIGKILL) completes without running a trial twice. A
 directory holding a different sweep (another scenario, --set, seed or
---variant) is refused unless --fresh is given, which clears it first.
+--variant) is refused unless --fresh is given, which clears it first
+(not with a shard, whose directory the other shards may share).
 --workers, --max-events and --max-memory are not part of a sweep: a
 sweep stopped by an episode's event bound resumes with a higher
 --max-events.
@@ -138,7 +139,7 @@ sweeps about 1.5 times faster.`,
 			return nil
 		})
 		fs.Var(&o.shards, "shards", "the number of shards `N`, with JOB_COMPLETION_INDEX\n(Kubernetes) or a SLURM array without SLURM_ARRAY_TASK_COUNT")
-		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nnever with several shards at once")
+		fs.BoolVar(&o.fresh, "fresh", false, "clear a directory that holds another sweep (or this one) and start over;\nrefused with a shard")
 		fs.BoolVar(&o.trialDirs, "trial-dirs", false, "also write each trial's policy or episodes into trials/<id>/")
 		return o.run
 	},
@@ -172,6 +173,11 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if shard.Sharded() && o.figures != "" {
 		// Else ignored: a shard writes its own tables only.
 		return usagef("--figures %s with shard %s: a shard draws no charts; merge the shards into the sweep's directory, then run the sweep there without a shard (its trials are done) with --figures", o.figures, shard)
+	}
+	if shard.Sharded() && o.fresh {
+		// Shards may share a directory: clearing it would delete the
+		// trials the other shards have done, or are doing.
+		return usagef("--fresh with shard %s: it would clear the trials of the other shards that share the directory; remove the directory once before the shards start, then run them without --fresh", shard)
 	}
 	sc, err := loadScenario(s, args[0], o.sets, o.variant)
 	if err != nil {
