@@ -681,8 +681,9 @@
 //	                   last tenth [95% bootstrap interval]
 //	sweep directory    one row per variant and swept point: the IQM over
 //	                   seeds [95% bootstrap interval]; in both, a cell
-//	                   over fewer seeds than the caption's (a metric
-//	                   undefined for some) says over how many, "(2 seeds)"
+//	                   over fewer seeds than the table's others (a metric
+//	                   undefined for some; a point whose trials a shard or
+//	                   a partial merge lacks) says over how many, "(2 seeds)"
 //	compare directory  one row per variant and metric: A, B, the
 //	                   difference B - A [95% interval] and the probability
 //	                   that B is better, or for a metric with no better

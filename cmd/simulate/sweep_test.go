@@ -393,7 +393,7 @@ func TestMergeReportsMissing(t *testing.T) {
 	// The paper table says over how many seeds its cells are: not the
 	// scenario's, which the missing trials would have given.
 	caption := strings.SplitN(mustSimulate(t, "table", out), "\n", 2)[0]
-	assert.Contains(t, caption, "IQM over 1 seed, of 2: trials are missing [95% bootstrap interval]")
+	assert.Contains(t, caption, "IQM over 1 seed, of 2 [95% bootstrap interval]; trials are missing")
 	m, err := rundir.ReadManifest(out)
 	require.NoError(t, err)
 	assert.Equal(t, sweepTrials/2, m.MissingTrials)
@@ -409,7 +409,7 @@ func TestMergeReportsMissing(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(old, rundir.ManifestName), raw, 0o644))
 	caption = strings.SplitN(mustSimulate(t, "table", old), "\n", 2)[0]
-	assert.Contains(t, caption, "IQM over 1 seed, of 2: trials are missing [95% bootstrap interval]")
+	assert.Contains(t, caption, "IQM over 1 seed, of 2 [95% bootstrap interval]; trials are missing")
 	shard, err := rundir.ReadManifest(filepath.Join(dir, "shard-0-of-2"))
 	require.NoError(t, err)
 	assert.NotEmpty(t, shard.Source)
@@ -417,6 +417,26 @@ func TestMergeReportsMissing(t *testing.T) {
 	page := string(readFile(t, filepath.Join(out, "report.html")))
 	assert.Contains(t, page, fmt.Sprintf("%d: the tables and charts hold the sweep&#39;s other trials", sweepTrials/2))
 	assert.Contains(t, page, "the interquartile mean (IQM) over 1 seed [")
+
+	// With both shards but one trial, that trial's point is over fewer
+	// seeds than the others, and its cells say so.
+	mustExe(t, nil, "sweep", sweepScenario, "--shard", "1/2", "--out", dir)
+	require.NoError(t, os.Remove(filepath.Join(dir, results.TrialsDir, plan.Trials[1].ID+".json")))
+	most := filepath.Join(tmp, "most")
+	mustExe(t, nil, "merge", dir, "--out", most, "--partial", "--charts=false")
+	lines := strings.Split(mustSimulate(t, "table", most), "\n")
+	assert.Contains(t, lines[0], "IQM over 1 to 2 seeds, of 2 [95% bootstrap interval]; trials are missing")
+	point := "| " + plan.Trials[1].Params[0].Value + " | " + plan.Trials[1].Params[1].Value + " |"
+	marked := 0
+	for _, line := range lines[1:] {
+		if strings.HasPrefix(line, point) {
+			assert.Contains(t, line, "(1 seed)", "the point of the missing trial")
+			marked++
+		} else {
+			assert.NotContains(t, line, "seed", "a point with both its seeds")
+		}
+	}
+	assert.Equal(t, 1, marked, "one row is the point of the missing trial")
 
 	// A complete sweep's cells have fewer seeds only where a metric is
 	// undefined for some (no acceptable episode): no trial is missing.

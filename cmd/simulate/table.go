@@ -38,8 +38,9 @@ paper, reading only its tables (nothing is run):
 	                   last tenth [95% bootstrap interval]
 	sweep directory    one row per variant and swept point: the IQM over
 	                   seeds [95% bootstrap interval]; in both, a cell
-	                   over fewer seeds than the caption's (a metric
-	                   undefined for some) says over how many, "(2 seeds)"
+	                   over fewer seeds than the table's others (a metric
+	                   undefined for some; a point whose trials a shard or
+	                   a partial merge lacks) says over how many, "(2 seeds)"
 	compare directory  one row per variant and metric: A, B, the
 	                   difference B - A [95% interval] and the probability
 	                   that B is better, or for a metric with no better
@@ -179,8 +180,9 @@ type paperRow struct {
 	metric string
 	cells  []stats.Interval // NaN Value: no value; NaN Lo, Hi: no interval
 	// seeds holds, beside each cell, the number of seeds it is over where
-	// that is fewer than the caption says (a metric undefined for some
-	// seeds), else 0; nil where none is.
+	// that is fewer than the most a cell of the table is over (a metric
+	// undefined for some seeds, a point with trials missing), else 0; nil
+	// where none is.
 	seeds []int
 }
 
@@ -358,10 +360,11 @@ func runPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 
 // seedsPresent says over how many seeds the rows of tab are, from their
 // n_seeds, for a sweep whose tables lack missing of its trials (a
-// shard's, a partial merge's): "1 to 3 seeds, of 3: trials are missing",
-// or, where whole points are missing and the others are complete, "3
-// seeds: 12 trials are missing".
-func seedsPresent(tab *rundir.Table, want, missing int) (string, error) {
+// shard's, a partial merge's): what, "1 to 3 seeds, of 3" (or, where
+// whole points are missing and the others are complete, "3 seeds"), the
+// note "trials are missing" (or "12 trials are missing"), and the most
+// seeds a row is over.
+func seedsPresent(tab *rundir.Table, want, missing int) (what, note string, most int, err error) {
 	plural := func(n int) string {
 		if n == 1 {
 			return "1 seed"
@@ -375,19 +378,19 @@ func seedsPresent(tab *rundir.Table, want, missing int) (string, error) {
 		for i, rec := range tab.Rows {
 			n, err := strconv.Atoi(rec[c])
 			if err != nil || n < 0 {
-				return "", fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, tab.Line(i), rec[c])
+				return "", "", 0, fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, tab.Line(i), rec[c])
 			}
 			lo, hi = min(lo, n), max(hi, n)
 		}
 	}
 	if lo == want && hi == want {
-		return fmt.Sprintf("%s: %d trials are missing", plural(want), missing), nil
+		return plural(want), fmt.Sprintf("%d trials are missing", missing), hi, nil
 	}
-	what := plural(hi)
+	what = plural(hi)
 	if lo != hi {
 		what = fmt.Sprintf("%d to %d seeds", lo, hi)
 	}
-	return fmt.Sprintf("%s, of %d: trials are missing", what, want), nil
+	return fmt.Sprintf("%s, of %d", what, want), "trials are missing", hi, nil
 }
 
 // tidyPaperTable reads the summary.csv of a train or sweep directory: a
@@ -396,23 +399,22 @@ func seedsPresent(tab *rundir.Table, want, missing int) (string, error) {
 // in iqm, iqm_lo and iqm_hi.
 func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	seeds := fmt.Sprintf("%d seeds", r.Manifest.Seeds)
-	// A cell over fewer seeds than the caption's says so: a metric
-	// undefined for some seeds (no acceptable episode, no failed
-	// rollout) has fewer, which the caption alone would hide.
-	fewer := true
+	// A cell over fewer seeds than the most a row is over says so: a
+	// metric undefined for some seeds (no acceptable episode, no failed
+	// rollout) has fewer, and so has a point some of whose trials a
+	// shard or a partial merge lacks, which the caption alone would hide
+	// (and would mark best on one seed without a word).
+	most, missing := r.Manifest.Seeds, 0
+	var note string
 	if r.Manifest.Kind == rundir.KindSweep {
-		// Rows have fewer seeds where a metric is undefined for some;
-		// those of a shard or a partial merge, where trials are missing,
-		// which the caption says instead.
-		missing, err := results.MissingTrials(r)
-		if err != nil {
+		var err error
+		if missing, err = results.MissingTrials(r); err != nil {
 			return nil, err
 		}
 		if missing > 0 {
-			if seeds, err = seedsPresent(tab, r.Manifest.Seeds, missing); err != nil {
+			if seeds, note, most, err = seedsPresent(tab, r.Manifest.Seeds, missing); err != nil {
 				return nil, err
 			}
-			fewer = false
 		}
 	}
 	nSeeds, err := tab.Col("n_seeds")
@@ -429,11 +431,14 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	}
 	// One seed has a value and no interval, which a caption naming an
 	// IQM and a bootstrap interval would promise.
-	if r.Manifest.Seeds == 1 && fewer {
+	if r.Manifest.Seeds == 1 && missing == 0 {
 		t.cells = "the one seed's value (no interval over one seed)"
 		if r.Manifest.Kind == rundir.KindTrain {
 			t.cells = "the one seed's mean over the last tenth of training (no interval over one seed)"
 		}
+	}
+	if note != "" {
+		t.cells += "; " + note
 	}
 	var col [4]int // metric, iqm, iqm_lo, iqm_hi
 	for k, name := range []string{"metric", "iqm", "iqm_lo", "iqm_hi"} {
@@ -478,12 +483,12 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			return nil, err
 		}
 		t.rows[k].cells[j] = iv
-		if fewer && nSeeds >= 0 && !math.IsNaN(iv.Value) {
+		if nSeeds >= 0 && !math.IsNaN(iv.Value) {
 			n, err := strconv.Atoi(rec[nSeeds])
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, tab.Line(i), rec[nSeeds])
 			}
-			if n < r.Manifest.Seeds {
+			if n < most {
 				t.rows[k].seeds[j] = n
 			}
 		}
@@ -561,8 +566,8 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 type formatted struct {
 	value, lo, hi string
 	bold          bool
-	// seeds is the number of seeds of a cell over fewer than the
-	// caption says, else 0.
+	// seeds is the number of seeds of a cell over fewer than the most
+	// a cell of the table is over, else 0.
 	seeds int
 }
 
