@@ -295,25 +295,40 @@ func readBy(variants []variantState, rules []inertRule) []map[string]bool {
 // sweep's trials are judged apart (checkRunTrials refuses a value that
 // none of a sweep of command run reads).
 func inertProblems(spec *Spec, sweepy bool) (always, run []problem) {
-	always = inertValues(spec, inertRules, "given but never used: %s; remove it, or set what makes it count")
+	// A value of a file the user cannot edit (a library scenario's, made
+	// unused by a --set) is removed by a --set of its default.
+	always = inertValues(spec, inertRules, func(path, why string) string {
+		return fmt.Sprintf("given but never used: %s; remove it (or --set %s=%s, its default), or set what makes it count", why, path, defaultText(path))
+	})
 	where := "simulate run or trace, a sweep of command run"
 	if sweepy {
 		where = "simulate run or trace of the variants; the sweep's trials are judged apart"
 	}
-	run = inertValues(spec, runInertRules, "never acts when a fixed organization is evaluated ("+where+"): %s; it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)")
+	run = inertValues(spec, runInertRules, func(_, why string) string {
+		return "never acts when a fixed organization is evaluated (" + where + "): " + why + "; it acts under simulate train, or with a learned policy (--policy FILE, or policy.file)"
+	})
 	return always, run
 }
 
+// defaultText is the default of a rule's field as a --set gives it.
+func defaultText(path string) string {
+	if def := valueText(reflect.ValueOf(ruleFields()[path].def)); def != "" {
+		return def
+	}
+	return "''" // as a shell reads it: the empty string
+}
+
 // inertValues returns a problem for every rule's field that spec changes
-// from its default and that does nothing there, saying why with format.
-func inertValues(spec *Spec, rules []inertRule, format string) []problem {
+// from its default and that does nothing there, its message what msg
+// makes of the field's path and why it does nothing.
+func inertValues(spec *Spec, rules []inertRule, msg func(path, why string) string) []problem {
 	var out []problem
 	for _, r := range rules {
 		if _, given := r.value(spec); !given {
 			continue
 		}
 		if why := r.inert(spec); why != "" {
-			out = append(out, problem{r.path, fmt.Sprintf(format, why)})
+			out = append(out, problem{r.path, msg(r.path, why)})
 		}
 	}
 	return out
@@ -681,7 +696,7 @@ func (p *parse) checkRunTrials(sc *Scenario, variants []variantState) {
 		if byVariant[vi] == nil {
 			byVariant[vi] = map[string]*inert{}
 		}
-		for _, pr := range inertValues(&spec, runInertRules, "%s") {
+		for _, pr := range inertValues(&spec, runInertRules, func(_, why string) string { return why }) {
 			in := byVariant[vi][pr.path]
 			if in == nil {
 				in = &inert{}

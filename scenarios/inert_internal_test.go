@@ -1,9 +1,12 @@
 package scenarios
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestNeverDelegate: the hand-off reason names each organization once, as
@@ -19,5 +22,19 @@ func TestNeverDelegate(t *testing.T) {
 		{[]string{"a", "b", "c"}, `the fixed organizations "a", "b" and "c" never delegate`},
 	} {
 		assert.Equal(t, tt.want+tail, neverDelegate(tt.names))
+	}
+}
+
+// TestDefaultTextRestoresTheDefault checks the remedy that an unused value's
+// error gives, --set PATH=DEFAULT: for every rule's field it sets the
+// default, so that a library scenario's value, which no one can remove, is
+// no longer given.
+func TestDefaultTextRestoresTheDefault(t *testing.T) {
+	for _, r := range inertRules {
+		text := strings.Trim(defaultText(r.path), "'") // the shell's quotes
+		sc, err := Load("tiny", []string{r.path + "=" + text})
+		require.NoError(t, err, "--set %s=%s", r.path, text)
+		got := reflect.ValueOf(&sc.Variants[0].Spec).Elem().FieldByIndex(ruleFields()[r.path].index).Interface()
+		assert.Equal(t, ruleFields()[r.path].def, got, "--set %s=%s", r.path, text)
 	}
 }

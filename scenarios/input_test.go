@@ -355,8 +355,8 @@ func TestInertValues(t *testing.T) {
 func TestInertInSweep(t *testing.T) {
 	const src = "task: {shape: fork-join, width: 3, stages: 1, work: exp(5m)}\ncollective: {agents: 3}\npolicy: {organization: split}\ntrain: {iterations: 5, batch: 2, group: 2, clip_ratio: 0.3, credit: passive}\nsweep:\n  command: train\n"
 	const (
-		clip    = `w.yaml:4:44: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`
-		credit  = `w.yaml:4:61: train.credit: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective"); remove it, or set what makes it count`
+		clip    = `w.yaml:4:44: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it (or --set train.clip_ratio=0.2, its default), or set what makes it count`
+		credit  = `w.yaml:4:61: train.credit: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective"); remove it (or --set train.credit=contribution, its default), or set what makes it count`
 		ppoOnly = `only the ppo-gae advantage reads it (train.advantage is "flat-collective"); sweep another field, or set what makes it count`
 	)
 	tests := []struct {
@@ -388,8 +388,8 @@ func TestInertInSweep(t *testing.T) {
 	variants := "variants:\n  - {name: a}\n  - {name: b, set: {train.epochs: 3}}\n"
 	_, err := scenarios.Parse([]byte(src+"  grid:\n    train.advantage: [flat-collective, per-agent]\n"+variants), "w.yaml", []string{"train.clip_ratio=0.25"})
 	assert.EqualError(t, err, strings.Join([]string{
-		`w.yaml:11:21: variant "b": train.epochs: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`,
-		`--set train.clip_ratio=0.25: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`,
+		`w.yaml:11:21: variant "b": train.epochs: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it (or --set train.epochs=4, its default), or set what makes it count`,
+		`--set train.clip_ratio=0.25: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it (or --set train.clip_ratio=0.2, its default), or set what makes it count`,
 	}, "\n"))
 	_, err = scenarios.Parse([]byte(src+"  grid:\n    train.advantage: [ppo-gae, per-agent]\n"+variants), "w.yaml", nil)
 	assert.NoError(t, err)
@@ -699,9 +699,9 @@ func TestCouplingWithoutJoins(t *testing.T) {
 		name, src, want string
 	}{
 		{"chain", "task: {shape: chain, length: 3, work: 5m, coupling: 0.9}\n",
-			`c.yaml:1:43: task.coupling: given but never used: shape "chain" has no join of several parts, where a coupling acts; remove it, or set what makes it count`},
+			`c.yaml:1:43: task.coupling: given but never used: shape "chain" has no join of several parts, where a coupling acts; remove it (or --set task.coupling=0, its default), or set what makes it count`},
 		{"needle", "task: {shape: needle, tries: 4, work: 5m, coupling: 0.5}\n",
-			`c.yaml:1:43: task.coupling: given but never used: shape "needle" joins its tries with any (the first acceptable one settles it), so no parts are reconciled; remove it, or set what makes it count`},
+			`c.yaml:1:43: task.coupling: given but never used: shape "needle" joins its tries with any (the first acceptable one settles it), so no parts are reconciled; remove it (or --set task.coupling=0, its default), or set what makes it count`},
 		{"fork-join one wide", "task: {shape: fork-join, width: 1, stages: 2, work: 5m, coupling: 0.5}\n",
 			`task.coupling: given but never used: shape "fork-join" with width 1 has no join of several parts`},
 		{"layered one wide", "task: {shape: layered, width: 1, depth: 3, work: 5m, coupling: 0.5}\n",
@@ -911,7 +911,7 @@ func TestReconcileWithoutCoupling(t *testing.T) {
 		want      string // a substring of the error; "": none
 	}{
 		{"mode at coupling 0", fork + "collective: {reconcile: {mode: rework}}\n", nil,
-			"r.yaml:3:26: collective.reconcile.mode: " + unused + "task.coupling is 0; remove it, or set what makes it count"},
+			"r.yaml:3:26: collective.reconcile.mode: " + unused + "task.coupling is 0; remove it (or --set collective.reconcile.mode=fail, its default), or set what makes it count"},
 		{"rework at coupling 0", fork + "collective: {reconcile: {mode: rework, rework: 0.3}}\n", nil,
 			"collective.reconcile.rework: " + unused + "task.coupling is 0"},
 		{"rework under mode fail", fork + "collective: {reconcile: {rework: 0.3}}\n", []string{"task.coupling=0.5"},
@@ -958,7 +958,7 @@ func TestUnweighedPenalty(t *testing.T) {
 		want      []string // substrings of the error; none: no error
 	}{
 		{"a penalty without a weight", head + "reward: {penalty: quadratic, scale: 1h}\n", nil,
-			[]string{"p.yaml:4:10: reward.penalty: " + unused + "; remove it, or set what makes it count", "p.yaml:4:30: reward.scale: " + unused}},
+			[]string{"p.yaml:4:10: reward.penalty: " + unused + "; remove it (or --set reward.penalty=none, its default), or set what makes it count", "p.yaml:4:30: reward.scale: " + unused}},
 		{"a deadline without a weight", head + "reward: {penalty: soft-overlong, deadline: 1h, buffer: 10m}\n", nil,
 			[]string{"reward.penalty: " + unused, "reward.deadline: " + unused, "reward.buffer: " + unused}},
 		{"steps without a weight", head + "reward: {penalty: critical-steps, steps: 40}\n", nil, []string{"reward.steps: " + unused}},
@@ -1060,4 +1060,18 @@ func TestIdentical(t *testing.T) {
 	sc, err = scenarios.Parse([]byte("task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\nvariants:\n  - {name: a}\n  - {name: b, set: {collective.agents: 2}}\n  - {name: c, set: {policy.organization: team}}\n  - {name: d, set: {collective.agents: 2}}\n"), "i.yaml", nil)
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{{"a", "c"}, {"b", "d"}}, sc.Identical())
+}
+
+// TestNarrowedLibrarySweep: a --set that narrows a library scenario's sweep
+// can leave one of its values unused (pressure-sweep's reconcile setting,
+// without its axis over task.coupling), which no one can remove from the
+// file; the error's remedy, a --set of the default, is accepted.
+func TestNarrowedLibrarySweep(t *testing.T) {
+	narrow := "sweep.grid={reward.latency: [3]}"
+	_, err := scenarios.Load("pressure-sweep", []string{narrow})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "collective.reconcile.mode: given but never used: no two parts can conflict at a join, as task.coupling is 0; remove it (or --set collective.reconcile.mode=fail, its default)")
+	sc, err := scenarios.Load("pressure-sweep", []string{narrow, "collective.reconcile.mode=fail"})
+	require.NoError(t, err)
+	assert.Equal(t, collective.ConflictFail, sc.Variants[0].Spec.Collective.Reconcile.Mode)
 }
