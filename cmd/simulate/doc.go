@@ -306,7 +306,9 @@
 // the training did not draw: with the list corrected, the command finishes
 // from the checkpoints (train.json leaves the list out, as it changes no
 // number). A complete directory keeps no checkpoints; --force discards them
-// and starts over. A directory that a training still running writes to is
+// and starts over. A directory without train.json that holds files of other
+// names than a training writes (a folder of yours) is refused without
+// --force. A directory that a training still running writes to is
 // refused, with or without --force, where its file system can lock a
 // directory (not NFS, nor Lustre mounted without flock: there nothing
 // stops a second training). A forced training over a complete one keeps
@@ -426,7 +428,9 @@
 // killed with SIGKILL) completes without running a trial twice. A
 // directory holding a different sweep (another scenario, --set, seed or
 // --variant) is refused unless --fresh is given, which clears it first
-// (not with a shard, whose directory the other shards may share).
+// (not with a shard, whose directory the other shards may share), and so
+// is one without sweep.json that holds files of other names than a sweep
+// writes (a folder of yours).
 // --workers, --max-events and --max-memory are not part of a sweep: a
 // sweep stopped by an episode's event bound resumes with a higher
 // --max-events.

@@ -232,6 +232,26 @@ func TestOutHoldsStrangers(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, before, after, "%v leaves the directory as it was", args)
 	}
+	// Work that resumes in its directory (a training, a sweep, a merge)
+	// refuses it too, unless what is there bears the names it writes.
+	sw := filepath.Join(root, "sweep")
+	mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", sw)
+	for _, tc := range []struct {
+		args           []string
+		identity, flag string
+	}{
+		{[]string{"train", "tiny", "--set", "train.iterations=2", "--seeds", "1", "--charts=false", "--out", dir}, "train.json", "--force"},
+		{[]string{"sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", dir}, "sweep.json", "--fresh"},
+		{[]string{"merge", sw, "--charts=false", "--out", dir}, "sweep.json", "--fresh"},
+	} {
+		_, stderr, code := simulate(t, tc.args...)
+		assert.Equal(t, exitFail, code, "%v", tc.args)
+		// summary.csv and charts are names the work writes: its own.
+		assert.Contains(t, stderr, "simulate "+tc.args[0]+": "+dir+" holds files but no "+tc.identity+": b, c, notes.txt; use "+tc.flag+" to write into it anyway", "%v", tc.args)
+		after, err := rundir.List(dir)
+		require.NoError(t, err)
+		assert.Equal(t, before, after, "%v leaves the directory as it was", tc.args)
+	}
 	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--force", "--out", dir)
 	assert.FileExists(t, filepath.Join(dir, "manifest.json"))
 	notes, err := os.ReadFile(filepath.Join(dir, "notes.txt"))
@@ -242,6 +262,15 @@ func TestOutHoldsStrangers(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(hidden, "empty"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(hidden, ".DS_Store"), nil, 0o644))
 	mustSimulate(t, "run", "tiny", "--episodes", "2", "--charts=false", "--out", hidden)
+	for _, args := range [][]string{
+		{"sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false"},
+		{"train", "tiny", "--set", "train.iterations=2", "--seeds", "1", "--charts=false"},
+	} {
+		hidden := filepath.Join(root, "hidden-"+args[0])
+		require.NoError(t, os.MkdirAll(filepath.Join(hidden, "empty"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(hidden, ".DS_Store"), nil, 0o644))
+		mustSimulate(t, append(args, "--out", hidden)...)
+	}
 
 }
 

@@ -94,6 +94,9 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	if err := otherWork(o.out, results.PlanFile); err != nil {
 		return err
 	}
+	if err := foreignFiles(o.out, results.PlanFile, sweepWrites, "--fresh", o.fresh); err != nil {
+		return err
+	}
 	dir, err := sweep.Prepare(o.out, plan, o.fresh)
 	if err != nil {
 		return err

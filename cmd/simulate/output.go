@@ -115,15 +115,50 @@ func checkOut(out string, kind rundir.Kind, force bool) (complete bool, err erro
 		}
 	}
 	if names := strangers(out); len(names) > 0 && !complete && !force {
-		shown := names[:min(len(names), 3)]
-		more := ""
-		if len(names) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(names)-len(shown))
-		}
-		return false, fmt.Errorf("%s holds files but no complete run (no %s): %s%s; use --force to write into it anyway (files of the names a run writes are replaced), or --out to choose another directory",
-			out, rundir.ManifestName, strings.Join(shown, ", "), more)
+		return false, fmt.Errorf("%s holds files but no complete run (no %s): %s; use --force to write into it anyway (files of the names a run writes are replaced), or --out to choose another directory",
+			out, rundir.ManifestName, someNames(names))
 	}
 	return complete, nil
+}
+
+// foreignFiles refuses, for work that resumes in out (a training, a
+// sweep, a merge), a directory that holds neither that work (its
+// identity file own) nor a result of this tool (a manifest, which the
+// work's claim judges) but files of the user's, as checkOut refuses one
+// for a run: the work would write its tables and folders among them.
+// Entries of the names the work writes (writes, patterns of
+// filepath.Match) are its own, in the way or left by a killed process.
+// anyway is the flag that writes there all the same.
+func foreignFiles(out, own string, writes []string, anyway string, given bool) error {
+	for _, f := range []string{own, rundir.ManifestName} {
+		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+			return nil
+		}
+	}
+	names := slices.DeleteFunc(strangers(out), func(name string) bool {
+		return slices.ContainsFunc(writes, func(p string) bool { ok, _ := filepath.Match(p, name); return ok })
+	})
+	if len(names) > 0 && !given {
+		return fmt.Errorf("%s holds files but no %s: %s; use %s to write into it anyway, or --out to choose another directory", out, own, someNames(names), anyway)
+	}
+	return nil
+}
+
+// The names that a training and a sweep (or merge) write in their
+// directories, besides their identity files and the manifest.
+var (
+	trainWrites = []string{train.CheckpointDir, "iterations.csv", "summary.csv", "policies", "charts", "report.html"}
+	sweepWrites = []string{results.TrialsDir, "trials.csv", "summary.csv", "charts", "report.html", "shard-*-of-*"}
+)
+
+// someNames lists the first three of names, and how many more there are.
+func someNames(names []string) string {
+	shown := names[:min(len(names), 3)]
+	more := ""
+	if len(names) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(names)-len(shown))
+	}
+	return strings.Join(shown, ", ") + more
 }
 
 // strangers returns the visible entries of the directory out (none when

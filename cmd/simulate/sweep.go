@@ -93,7 +93,9 @@ whose file exists and runs the rest, so an interrupted sweep (even one
 killed with SIGKILL) completes without running a trial twice. A
 directory holding a different sweep (another scenario, --set, seed or
 --variant) is refused unless --fresh is given, which clears it first
-(not with a shard, whose directory the other shards may share).
+(not with a shard, whose directory the other shards may share), and so
+is one without sweep.json that holds files of other names than a sweep
+writes (a folder of yours).
 --workers, --max-events and --max-memory are not part of a sweep: a
 sweep stopped by an episode's event bound resumes with a higher
 --max-events.
@@ -210,6 +212,9 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	defer func() { err = done(err) }()
 	out := o.dir(sc, "-sweep", seed)
 	if err := otherWork(out, results.PlanFile); err != nil {
+		return err
+	}
+	if err := foreignFiles(out, results.PlanFile, sweepWrites, "--fresh", o.fresh); err != nil {
 		return err
 	}
 	dir, err := sweep.Prepare(out, plan, o.fresh)

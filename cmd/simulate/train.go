@@ -133,7 +133,9 @@ iterations the checkpoints keep and the command to run. The same holds after a f
 the training did not draw: with the list corrected, the command finishes
 from the checkpoints (train.json leaves the list out, as it changes no
 number). A complete directory keeps no checkpoints; --force discards them
-and starts over. A directory that a training still running writes to is
+and starts over. A directory without train.json that holds files of other
+names than a training writes (a folder of yours) is refused without
+--force. A directory that a training still running writes to is
 refused, with or without --force, where its file system can lock a
 directory (not NFS, nor Lustre mounted without flock: there nothing
 stops a second training). A forced training over a complete one keeps
@@ -206,6 +208,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	seed := o.seedOf(sc)
 	out := o.dir(sc, "-train", seed)
 	if err := otherWork(out, train.IdentityFile); err != nil {
+		return err
+	}
+	if err := foreignFiles(out, train.IdentityFile, trainWrites, "--force", o.force); err != nil {
 		return err
 	}
 	dir, err := train.OpenDir(out, sc, seed, o.seeds, o.variant, o.force)
