@@ -705,6 +705,8 @@
 // or the sweep varies them (latency-pressure's weights): the caption says
 // so, as the rewards then measure different objectives. Column heads are the
 // metric's label with its unit, from the table of metrics (docs/statistics.md).
+// A random axis's draws show at 4 significant digits (more where two would
+// read alike) in LaTeX and Markdown; the CSV keeps every digit.
 //
 //	--format latex     a table environment with a booktabs tabular
 //	                   (\toprule, \midrule, \bottomrule; needs

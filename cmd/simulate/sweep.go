@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -465,16 +466,17 @@ func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *re
 // maxSummaryRows bounds the table printed at the end of a sweep.
 const maxSummaryRows = 40
 
-// shortNumber is a parameter's value as the terminal's table shows it: a
-// random axis's draw (a number of more than 8 characters, as a grid's
-// values are rarely written) to 4 significant digits, anything else as
-// written. summary.csv keeps the value whole.
-func shortNumber(v string) string {
+// shortNumber is a parameter's value as a table for a reader shows it: a
+// random axis's draw (a fraction of more than 8 characters, as a grid's
+// values are rarely written) to digits significant digits, anything else
+// (a whole number, such as a token budget) as written. summary.csv keeps
+// the value whole.
+func shortNumber(v string, digits int) string {
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || len(v) <= 8 {
+	if err != nil || len(v) <= 8 || f == math.Trunc(f) {
 		return v
 	}
-	return strconv.FormatFloat(f, 'g', 4, 64)
+	return strconv.FormatFloat(f, 'g', digits, 64)
 }
 
 // printSweepSummary prints the IQM over seeds of each metric per variant
@@ -507,7 +509,7 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 			fmt.Fprintf(tw, "%s\t", ps.Variant)
 		}
 		for _, v := range ps.Params {
-			fmt.Fprintf(tw, "%s\t", shortNumber(v))
+			fmt.Fprintf(tw, "%s\t", shortNumber(v, 4))
 		}
 		fmt.Fprintf(tw, "%d\t", ps.N)
 		for _, a := range ps.Aggregates {

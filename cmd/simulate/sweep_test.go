@@ -562,8 +562,10 @@ func TestShortNumber(t *testing.T) {
 		{"0.13895140005657622", "0.139"}, {"1234.5678901", "1235"}, {"-0.000123456789", "-0.0001235"},
 		{"12345", "12345"}, {"0.12341", "0.12341"}, {"0.12342", "0.12342"}, {"20000", "20000"},
 		{"exp(5m)", "exp(5m)"}, {"team", "team"}, {"123456789abc", "123456789abc"},
+		// A whole number is a grid's value, however long.
+		{"100000000", "100000000"}, {"-123456789", "-123456789"},
 	} {
-		assert.Equal(t, tc.want, shortNumber(tc.in), tc.in)
+		assert.Equal(t, tc.want, shortNumber(tc.in, 4), tc.in)
 	}
 }
 

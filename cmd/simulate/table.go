@@ -58,6 +58,8 @@ where the variants set the reward section or the time limit differently
 or the sweep varies them (latency-pressure's weights): the caption says
 so, as the rewards then measure different objectives. Column heads are the
 metric's label with its unit, from the table of metrics (docs/statistics.md).
+A random axis's draws show at 4 significant digits (more where two would
+read alike) in LaTeX and Markdown; the CSV keeps every digit.
 
 	--format latex     a table environment with a booktabs tabular
 	                   (\toprule, \midrule, \bottomrule; needs
@@ -706,9 +708,9 @@ func (t *paperTable) lines(x tableSyntax, digits int) (head []string, rows [][]s
 		head = append(head, x.text(h))
 	}
 	cells := t.format(digits)
-	for i, r := range t.rows {
+	for i, keys := range t.shortKeys() {
 		var line []string
-		for _, k := range r.keys {
+		for _, k := range keys {
 			line = append(line, x.text(k))
 		}
 		for _, f := range cells[i] {
@@ -717,6 +719,36 @@ func (t *paperTable) lines(x tableSyntax, digits int) (head []string, rows [][]s
 		rows = append(rows, line)
 	}
 	return head, rows
+}
+
+// shortKeys returns the rows' keys with their long numbers (a random
+// axis's draws, 0.17710464117658375) at 4 significant digits, or at as
+// many more as keep a column's values apart: a paper's table shows the
+// point; the CSV keeps every digit.
+func (t *paperTable) shortKeys() [][]string {
+	out := make([][]string, len(t.rows))
+	for i, r := range t.rows {
+		out[i] = slices.Clone(r.keys)
+	}
+	for c := range t.keys {
+		// 17 significant digits tell any two float64 apart.
+		for digits := 4; digits <= 17; digits++ {
+			of := map[string]string{} // shown -> value
+			apart := true
+			for i, r := range t.rows {
+				shown := shortNumber(r.keys[c], digits)
+				if v, ok := of[shown]; ok && v != r.keys[c] {
+					apart = false
+					break
+				}
+				of[shown], out[i][c] = r.keys[c], shown
+			}
+			if apart {
+				break
+			}
+		}
+	}
+	return out
 }
 
 var latexEscapes = strings.NewReplacer(

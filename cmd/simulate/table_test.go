@@ -376,3 +376,25 @@ func FuzzTableParse(f *testing.F) {
 		}
 	})
 }
+
+// TestTableShortKeys: a random axis's draws show at 4 significant digits
+// in a table for a reader, with more where two of a column's would read
+// alike; grid values and names as written; the CSV keeps every digit.
+func TestTableShortKeys(t *testing.T) {
+	tab := &paperTable{keys: []string{"train.lr", "collective.agents", "variant"}}
+	for _, k := range [][]string{
+		{"0.17710464117658375", "12", "team_v2"},
+		{"0.17712345678901234", "12", "team_v2"},
+		{"0.3333333333333333", "123456789", "split"},
+	} {
+		tab.rows = append(tab.rows, paperRow{keys: k, cells: []stats.Interval{{Value: 1, Lo: math.NaN(), Hi: math.NaN()}}})
+	}
+	tab.cols = []paperCol{{name: "reward_mean", head: "mean reward"}}
+	assert.Equal(t, [][]string{
+		{"0.1771", "12", "team_v2"},
+		{"0.17712", "12", "team_v2"},
+		{"0.33333", "123456789", "split"},
+	}, tab.shortKeys())
+	assert.Contains(t, string(tab.markdown(3)), "| 0.17712 | 12 | team\\_v2 |")
+	assert.Contains(t, string(tab.csv(3)), "0.17712345678901234,12,team_v2,")
+}
