@@ -46,6 +46,50 @@ func Compare(a, b *rundir.Run) ([]Comparison, error) {
 	return nil, fmt.Errorf("%s: a %s directory cannot be compared", a.Path, a.Manifest.Kind)
 }
 
+// Unmatched returns what Compare leaves out of the directories a and b
+// of one kind: the variants (a sweep's "VARIANT @ PARAMS" points) that
+// only a holds, and those that only b holds, each in its directory's
+// order.
+func Unmatched(a, b *rundir.Run) (onlyA, onlyB []string, err error) {
+	var keys [2][]string
+	for i, r := range []*rundir.Run{a, b} {
+		if keys[i], err = compared(r); err != nil {
+			return nil, nil, err
+		}
+	}
+	apart := func(x, y []string) []string {
+		return slices.DeleteFunc(slices.Clone(x), func(k string) bool { return slices.Contains(y, k) })
+	}
+	return apart(keys[0], keys[1]), apart(keys[1], keys[0]), nil
+}
+
+// compared returns the keys that Compare matches the rows of r by, in
+// r's order.
+func compared(r *rundir.Run) ([]string, error) {
+	switch r.Manifest.Kind {
+	case rundir.KindRun:
+		v, err := episodeValues(r)
+		if err != nil {
+			return nil, err
+		}
+		return v.order, nil
+	case rundir.KindTrain:
+		t, err := r.Table("iterations.csv")
+		if err != nil {
+			return nil, err
+		}
+		sv, err := LastTenths(t)
+		if err != nil {
+			return nil, err
+		}
+		return sv.Variants, nil
+	case rundir.KindSweep:
+		order, _, _, err := sweepValues(r)
+		return order, err
+	}
+	return nil, fmt.Errorf("%s: a %s directory cannot be compared", r.Path, r.Manifest.Kind)
+}
+
 // A Comparison is one row of compare.csv: one variant's metric in A and
 // in B.
 type Comparison struct {

@@ -34,9 +34,11 @@ var cmdCompare = &command{
 	Long: `
 Compare reads two complete directories of the same kind and scenario (run
 with different --set values, say, or built by different versions) and
-reports, for every variant both hold and every metric, A's figure, B's,
-the difference B − A with its 95% bootstrap interval, and the probability
-of improvement: the chance that B does better than A.
+reports, for every variant both hold (a sweep's: every variant at every
+point) and every metric, A's figure, B's, the difference B − A with its
+95% bootstrap interval, and the probability of improvement: the chance
+that B does better than A. What only one of them holds is named in a
+warning and left out.
 
 	run directories    per episode. When both used the same seed and
 	                   episodes, episode k of A and of B worked on the same
@@ -142,6 +144,8 @@ type comparison struct {
 	description  string
 	// out is the default directory.
 	out string
+	// notes are warnings for the terminal: what the comparison left out.
+	notes []string
 }
 
 func (o *compareOptions) run(ctx context.Context, s *session, args []string) (err error) {
@@ -152,6 +156,9 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	c, err := compare(args)
 	if err != nil {
 		return err
+	}
+	for _, n := range c.notes {
+		s.warnf("%s", n)
 	}
 	out := o.out
 	if out == "" {
@@ -227,8 +234,27 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	onlyA, onlyB, err := results.Unmatched(a, b)
+	if err != nil {
+		return nil, err
+	}
+	what := "variant"
+	if a.Manifest.Kind == rundir.KindSweep {
+		what = "point" // a variant at a point of the sweep
+	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s and %s have no variant in common", a.Path, b.Path)
+		return nil, fmt.Errorf("%s and %s have no %s in common: A holds %s, B %s", a.Path, b.Path, what, someNames(onlyA), someNames(onlyB))
+	}
+	// What one side alone holds is left out of the comparison: said, not
+	// dropped without a word.
+	var notes []string
+	for _, side := range []struct {
+		name string
+		only []string
+	}{{a.Path, onlyA}, {b.Path, onlyB}} {
+		if len(side.only) > 0 {
+			notes = append(notes, fmt.Sprintf("left out, as only %s holds them: %s (%s)", side.name, count(len(side.only), what, what+"s"), someNames(side.only)))
+		}
 	}
 	// The directories' names, unless they are one name in two places.
 	nameA, nameB := distinctWords(filepath.Base(a.Path), filepath.Base(b.Path))
@@ -252,6 +278,7 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 		a: nameA, b: nameB, sideA: a.Path, sideB: b.Path,
 		description: description,
 		out:         filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", experiment.FileName(filepath.Base(a.Path)), experiment.FileName(filepath.Base(b.Path)))),
+		notes:       notes,
 	}, nil
 }
 

@@ -325,6 +325,40 @@ func TestCompareDirectoriesOfTwoObjectives(t *testing.T) {
 	assert.Equal(t, 2, n, "a reward row per point")
 }
 
+// TestCompareSaysWhatIsLeftOut: the variants or points that one directory
+// alone holds are named on the terminal, and two directories with none in
+// common are refused naming what each holds.
+func TestCompareSaysWhatIsLeftOut(t *testing.T) {
+	runOf := func(variant string) string {
+		dir := filepath.Join(t.TempDir(), "r"+variant)
+		args := []string{"run", testScenario, "--episodes", testEpisodes, "--charts=false", "--out", dir}
+		if variant != "" {
+			args = append(args, "--variant", variant)
+		}
+		mustSimulate(t, args...)
+		return dir
+	}
+	both, team := runOf(""), runOf("team")
+	_, stderr, code := simulate(t, "compare", both, team, "--charts=false", "--out", filepath.Join(t.TempDir(), "cmp"))
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "simulate compare: warning: left out, as only "+both+" holds them: 1 variant (split)\n", stderr)
+
+	sweepOf := func(agents string) string {
+		dir := filepath.Join(t.TempDir(), "s"+agents)
+		mustSimulate(t, "sweep", testScenario, "--variant", "team", "--charts=false", "--out", dir, "--set", "episodes=2",
+			"--set", "sweep={command: run, grid: {collective.agents: ["+agents+"]}}")
+		return dir
+	}
+	a, b := sweepOf("2, 3"), sweepOf("3, 4")
+	_, stderr, code = simulate(t, "compare", a, b, "--charts=false", "--out", filepath.Join(t.TempDir(), "cmp"))
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "simulate compare: warning: left out, as only "+a+" holds them: 1 point (team @ collective.agents=2)\n"+
+		"simulate compare: warning: left out, as only "+b+" holds them: 1 point (team @ collective.agents=4)\n", stderr)
+	_, stderr, code = simulate(t, "compare", a, sweepOf("5"), "--charts=false", "--out", filepath.Join(t.TempDir(), "cmp"))
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, "have no point in common: A holds team @ collective.agents=2, team @ collective.agents=3, B team @ collective.agents=5")
+}
+
 // TestDistinctWords: the charts name A and B by what differs in their
 // directories' names, whole where nothing or everything would be left.
 func TestDistinctWords(t *testing.T) {

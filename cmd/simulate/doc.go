@@ -545,9 +545,11 @@
 //
 // Compare reads two complete directories of the same kind and scenario (run
 // with different --set values, say, or built by different versions) and
-// reports, for every variant both hold and every metric, A's figure, B's,
-// the difference B − A with its 95% bootstrap interval, and the probability
-// of improvement: the chance that B does better than A.
+// reports, for every variant both hold (a sweep's: every variant at every
+// point) and every metric, A's figure, B's, the difference B − A with its
+// 95% bootstrap interval, and the probability of improvement: the chance
+// that B does better than A. What only one of them holds is named in a
+// warning and left out.
 //
 //	run directories    per episode. When both used the same seed and
 //	                   episodes, episode k of A and of B worked on the same
