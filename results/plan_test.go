@@ -159,6 +159,14 @@ func TestCompareSweeps(t *testing.T) {
 		assert.InDelta(t, 2, c.Diff.Value, 1e-12)
 	}
 	assert.Less(t, rows[0].A, rows[2].A, "each point's own seeds")
+	onlyA, onlyB, err := results.Unmatched(a, b)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"v @ task.coupling=2 task.size=4"}, onlyA, "the point Compare left out")
+	assert.Empty(t, onlyB)
+	onlyA, onlyB, err = results.Unmatched(b, sweepDir(t, []string{"1", "5"}, 1, func(p, s int) any { return 1.0 }, -1))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"v @ task.coupling=0 task.size=4"}, onlyA)
+	assert.Equal(t, []string{"v @ task.coupling=5 task.size=4"}, onlyB)
 
 	flat := func(p, s int) any { return float64(s) }
 	rows, err = results.Compare(sweepDir(t, nil, 2, flat, -1), sweepDir(t, nil, 2, flat, -1))

@@ -397,3 +397,18 @@ func TestLastTenthsAndSummary(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 	}
 }
+
+// TestUnmatched: the variants that only one of two run or train
+// directories holds, which Compare leaves out, in each one's order.
+func TestUnmatched(t *testing.T) {
+	a := runDirOf(t, 1, episodes{"split", []float64{1, 2}}, episodes{"team", []float64{1, 2}}, episodes{"solo", []float64{3, 4}})
+	b := runDirOf(t, 1, episodes{"team", []float64{1, 2}}, episodes{"mesh", []float64{1, 2}})
+	onlyA, onlyB, err := results.Unmatched(a, b)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"split", "solo"}, onlyA)
+	assert.Equal(t, []string{"mesh"}, onlyB)
+	onlyA, onlyB, err = results.Unmatched(trainDir(t, []float64{0.1, 0.2}), trainDir(t, []float64{0.3, 0.4}))
+	require.NoError(t, err)
+	assert.Empty(t, onlyA, "one variant each, the same")
+	assert.Empty(t, onlyB)
+}
