@@ -226,7 +226,9 @@ func unless(used bool, format string, args ...any) string {
 // spec leaves them inert. runRead holds the paths of the runInertRules
 // whose value another variant shares and reads (runReadBy).
 func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
-	always, run := inertProblems(&vs.Spec, p.hasSweep())
+	always, run := inertProblems(&vs.Spec, p.hasSweep(), func(path string) bool {
+		return slices.ContainsFunc(vs.overrides, func(o override) bool { return related(o.path, path) })
+	})
 	// A value refused as it stands (out of its range) is reported once,
 	// for that: that it would also go unused is a second error about it.
 	invalid := map[string]bool{}
@@ -294,10 +296,17 @@ func readBy(variants []variantState, rules []inertRule) []map[string]bool {
 // with a sweep (sweepy), those are about evaluating its variants: the
 // sweep's trials are judged apart (checkRunTrials refuses a value that
 // none of a sweep of command run reads).
-func inertProblems(spec *Spec, sweepy bool) (always, run []problem) {
-	// A value of a file the user cannot edit (a library scenario's, made
-	// unused by a --set) is removed by a --set of its default.
+//
+// A value of a file the user cannot edit (a library scenario's, made
+// unused by a --set) is removed by a --set of its default, which the
+// message says, unless variantSets reports that the spec's variant sets
+// the value itself (nil: none does): a --set never replaces a variant's
+// own value.
+func inertProblems(spec *Spec, sweepy bool, variantSets func(path string) bool) (always, run []problem) {
 	always = inertValues(spec, inertRules, func(path, why string) string {
+		if variantSets != nil && variantSets(path) {
+			return fmt.Sprintf("given but never used: %s; remove it, or set what makes it count", why)
+		}
 		return fmt.Sprintf("given but never used: %s; remove it (or --set %s=%s, its default), or set what makes it count", why, path, defaultText(path))
 	})
 	where := "simulate run or trace, a sweep of command run"

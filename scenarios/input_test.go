@@ -388,7 +388,8 @@ func TestInertInSweep(t *testing.T) {
 	variants := "variants:\n  - {name: a}\n  - {name: b, set: {train.epochs: 3}}\n"
 	_, err := scenarios.Parse([]byte(src+"  grid:\n    train.advantage: [flat-collective, per-agent]\n"+variants), "w.yaml", []string{"train.clip_ratio=0.25"})
 	assert.EqualError(t, err, strings.Join([]string{
-		`w.yaml:11:21: variant "b": train.epochs: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it (or --set train.epochs=4, its default), or set what makes it count`,
+		// A variant's own value: a --set never replaces it, so none is offered.
+		`w.yaml:11:21: variant "b": train.epochs: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it, or set what makes it count`,
 		`--set train.clip_ratio=0.25: train.clip_ratio: given but never used: only the ppo-gae advantage reads it (train.advantage is "flat-collective"); remove it (or --set train.clip_ratio=0.2, its default), or set what makes it count`,
 	}, "\n"))
 	_, err = scenarios.Parse([]byte(src+"  grid:\n    train.advantage: [ppo-gae, per-agent]\n"+variants), "w.yaml", nil)

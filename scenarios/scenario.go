@@ -296,7 +296,7 @@ func (p *parse) shadowed(path string) bool {
 // report can tell those a variant or a flag brought in; sweepy is
 // inertProblems'.
 func allProblems(s *Spec, sweepy bool) []problem {
-	always, run := inertProblems(s, sweepy)
+	always, run := inertProblems(s, sweepy, nil)
 	return append(append(specProblems(s), always...), run...)
 }
 
