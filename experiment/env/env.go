@@ -365,7 +365,8 @@ func ActionNames() []string {
 // (restarting the sequence when seed is not nil), and runs each to its
 // first decision. A finished row's data is dropped. A row whose episode
 // ends without a decision with a choice is inactive, and the next Step
-// reports its end; if every row's does, Reset fails.
+// reports its end; if every row's does, Reset starts the next instances,
+// and fails where a thousand episodes in a row had no choice.
 func (e *Env) Reset(seed *uint64) (*Out, error) {
 	if seed != nil {
 		e.seed = *seed
@@ -375,25 +376,38 @@ func (e *Env) Reset(seed *uint64) (*Out, error) {
 	}
 	e.reset = false
 	e.clearEnded()
-	if err := e.each(func(p *part) error {
-		for first := p.lo; first < p.hi; first += e.g {
-			if err := e.startGroup(p, first); err != nil {
-				return err
-			}
+	// A reset that leaves no row a decision would be followed by another
+	// (a client steps while a row is active), which drops its episodes:
+	// Reset draws the next instances itself, as that one would, until a
+	// row has a choice. Few rows can all draw episodes without one by
+	// chance; a scenario that gives no agent a choice never stops.
+	for tried := 0; ; tried += e.n {
+		if tried >= maxChoiceless {
+			return nil, fmt.Errorf("the last %d episodes all ended without a decision for a policy to take: the scenario leaves its agents no choice (as where train.actions, or decide main, leaves one valid action at every moment)", tried)
 		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	// A reset that leaves no row a decision would be followed by another:
-	// a client that steps while a row is active never steps, and no
-	// episode would ever be reported.
-	if !slices.Contains(e.out.Active, 1) {
-		return nil, fmt.Errorf("every row's episode ended without a decision for a policy to take: the scenario leaves its agents no choice (as where train.actions, or decide main, leaves one valid action at every moment)")
+		if err := e.each(func(p *part) error {
+			for first := p.lo; first < p.hi; first += e.g {
+				if err := e.startGroup(p, first); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		if slices.Contains(e.out.Active, 1) {
+			break
+		}
 	}
 	e.reset = true
 	return &e.out, nil
 }
+
+// maxChoiceless is how many episodes without a choice in a row Reset
+// starts before it takes the scenario for one without choices: at one in
+// a thousand without (latency-pressure with train.actions [check,
+// submit]), a thousand in a row never happen by chance.
+const maxChoiceless = 1000
 
 // each runs f on every part, at once when there are several, and returns
 // the error of the first part, in row order, that failed.

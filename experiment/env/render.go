@@ -47,8 +47,15 @@ var kindHelp = map[string]string{
 // numbers are those of the feature vector, before scaling.
 func (e *Env) Render(i int) string {
 	p, ok := e.Pending(i)
-	if e.rows[i].over {
-		return fmt.Sprintf("Row %d has no decision pending: its episode ended where it began, with no agent ever choosing between two actions; the next step reports how.", i)
+	if r := &e.rows[i]; r.over {
+		text := fmt.Sprintf("Row %d has no decision pending: its episode ended where it began, with no agent ever choosing between two actions; the next step reports how.", i)
+		if r.renewed {
+			// Begun in the step that ended the last one, which its text
+			// would otherwise never tell.
+			f, _ := e.Finished(i)
+			text = fmt.Sprintf("This row's last episode ended in the last step. %s %s", e.result(&f.Metrics, f.Reward), text)
+		}
+		return text
 	}
 	if !ok {
 		text := fmt.Sprintf("Row %d has no decision pending: its episode ended, and the row waits for reset.", i)

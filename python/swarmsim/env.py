@@ -322,7 +322,8 @@ class VecEnv:
         sees, the valid actions by name), one text per row asked for, in
         their order: rows is a row, a slice or range, a list of rows, or a
         boolean mask over the rows such as info["active"] (default: every
-        row). An inactive row's text says it waits for reset, how its
+        row). An inactive row's text says it waits for reset (or for the
+        step that reports an episode without a choice), how its
         episode ended and its reward."""
         if rows is None:
             rows = range(self.num_envs)
