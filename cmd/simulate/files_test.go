@@ -246,8 +246,9 @@ func TestOutHoldsStrangers(t *testing.T) {
 	} {
 		_, stderr, code := simulate(t, tc.args...)
 		assert.Equal(t, exitFail, code, "%v", tc.args)
-		// summary.csv and charts are names the work writes: its own.
-		assert.Contains(t, stderr, "simulate "+tc.args[0]+": "+dir+" holds files but no "+tc.identity+": b, c, notes.txt; use "+tc.flag+" to write into it anyway", "%v", tc.args)
+		// summary.csv is a file of a name the work writes: its own; the
+		// folder charts/, with the user's chart in it, is not.
+		assert.Contains(t, stderr, "simulate "+tc.args[0]+": "+dir+" holds files but no "+tc.identity+": b, c, charts and 1 more; use "+tc.flag+" to write into it anyway", "%v", tc.args)
 		after, err := rundir.List(dir)
 		require.NoError(t, err)
 		assert.Equal(t, before, after, "%v leaves the directory as it was", tc.args)

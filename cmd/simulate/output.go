@@ -126,8 +126,10 @@ func checkOut(out string, kind rundir.Kind, force bool) (complete bool, err erro
 // identity file own) nor a result of this tool (a manifest, which the
 // work's claim judges) but files of the user's, as checkOut refuses one
 // for a run: the work would write its tables and folders among them.
-// Entries of the names the work writes (writes, patterns of
-// filepath.Match) are its own, in the way or left by a killed process.
+// A file (or link) of a name the work writes (writes, patterns of
+// filepath.Match) is its own, in the way or left by a killed process; a
+// folder with something in it is the user's whatever its name, as the
+// work would replace it whole (charts/).
 // anyway is the flag that writes there all the same.
 func foreignFiles(out, own string, writes []string, anyway string, given bool) error {
 	for _, f := range []string{own, rundir.ManifestName} {
@@ -135,7 +137,11 @@ func foreignFiles(out, own string, writes []string, anyway string, given bool) e
 			return nil
 		}
 	}
+	// strangers leaves out empty folders: a folder here holds something.
 	names := slices.DeleteFunc(strangers(out), func(name string) bool {
+		if fi, err := os.Lstat(filepath.Join(out, name)); err == nil && fi.IsDir() {
+			return false
+		}
 		return slices.ContainsFunc(writes, func(p string) bool { ok, _ := filepath.Match(p, name); return ok })
 	})
 	if len(names) > 0 && !given {

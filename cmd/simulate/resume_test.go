@@ -122,8 +122,9 @@ func TestTrainDirectoryIdentity(t *testing.T) {
 func TestTrainFailingAfterItsJobsResumes(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "t")
 	args := []string{"train", "tiny", "--set", "train.iterations=3", "--seeds", "2", "--workers", "1", "--charts=false", "--baseline=false", "--out", out}
-	obstacle := filepath.Join(out, "iterations.csv", "x")
-	require.NoError(t, os.MkdirAll(obstacle, 0o755))
+	// An empty folder of the name, which no write replaces, and which
+	// does not make the directory another's.
+	require.NoError(t, os.MkdirAll(filepath.Join(out, "iterations.csv"), 0o755))
 	_, stderr, code := simulate(t, args...)
 	require.Equal(t, exitFail, code, stderr)
 	assert.FileExists(t, filepath.Join(out, train.IdentityFile))
@@ -162,7 +163,7 @@ func TestResumeHintLeavesOutForce(t *testing.T) {
 	args := []string{"train", "tiny", "--set", "train.iterations=3", "--seeds", "2", "--workers", "1", "--charts=false", "--baseline=false", "--out", out}
 	// Tables that cannot be written stop the training after its jobs,
 	// with their checkpoints kept, as an interrupt there would.
-	require.NoError(t, os.MkdirAll(filepath.Join(out, "iterations.csv", "x"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(out, "iterations.csv"), 0o755))
 	_, stderr, code := simulate(t, args...)
 	require.Equal(t, exitFail, code, stderr)
 	sc, err := scenarios.Load("tiny", []string{"train.iterations=3"})
@@ -226,7 +227,7 @@ func TestResumeHintAfterAFailure(t *testing.T) {
 	// Tables that cannot be written stop the training after its jobs,
 	// with their checkpoints kept.
 	kept := filepath.Join(t.TempDir(), "kept")
-	require.NoError(t, os.MkdirAll(filepath.Join(kept, "iterations.csv", "x"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(kept, "iterations.csv"), 0o755))
 	_, stderr, code := simulate(t, "train", "tiny", "--set", "train.iterations=3", "--seeds", "2", "--workers", "1", "--charts=false", "--baseline=false", "--out", kept)
 	require.Equal(t, exitFail, code, stderr)
 	prefix := "6 of 6 iterations are kept in " + filepath.Join(kept, train.CheckpointDir) + "; "
