@@ -130,7 +130,7 @@ func checkOut(out string, kind rundir.Kind, force bool) (complete bool, err erro
 // filepath.Match) is its own, in the way or left by a killed process; a
 // folder with something in it is the user's whatever its name, as the
 // work would replace it whole (charts/).
-// anyway is the flag that writes there all the same.
+// anyway is the flag that writes there all the same ("" for none).
 func foreignFiles(out, own string, writes []string, anyway string, given bool) error {
 	for _, f := range []string{own, rundir.ManifestName} {
 		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
@@ -144,10 +144,13 @@ func foreignFiles(out, own string, writes []string, anyway string, given bool) e
 		}
 		return slices.ContainsFunc(writes, func(p string) bool { ok, _ := filepath.Match(p, name); return ok })
 	})
-	if len(names) > 0 && !given {
-		return fmt.Errorf("%s holds files but no %s: %s; use %s to write into it anyway, or --out to choose another directory", out, own, someNames(names), anyway)
+	switch {
+	case len(names) == 0 || given:
+		return nil
+	case anyway == "":
+		return fmt.Errorf("%s holds files but no %s: %s; choose another directory with --out", out, own, someNames(names))
 	}
-	return nil
+	return fmt.Errorf("%s holds files but no %s: %s; use %s to write into it anyway, or --out to choose another directory", out, own, someNames(names), anyway)
 }
 
 // The names that a training and a sweep (or merge) write in their

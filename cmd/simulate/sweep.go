@@ -215,11 +215,18 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := otherWork(out, results.PlanFile); err != nil {
 		return err
 	}
-	if err := foreignFiles(out, results.PlanFile, sweepWrites, "--fresh", o.fresh); err != nil {
+	anyway := "--fresh"
+	if shard.Sharded() {
+		anyway = "" // refused with a shard
+	}
+	if err := foreignFiles(out, results.PlanFile, sweepWrites, anyway, o.fresh); err != nil {
 		return err
 	}
 	dir, err := sweep.Prepare(out, plan, o.fresh)
 	if err != nil {
+		if shard.Sharded() && errors.Is(err, rundir.ErrOtherWork) {
+			return fmt.Errorf("%w (but not with a shard, which refuses --fresh: remove the directory once before the shards start)", err)
+		}
 		return err
 	}
 	st, err := sweep.Check(out, plan, shard)

@@ -689,3 +689,21 @@ func TestCreateShardDirWaits(t *testing.T) {
 	require.NoError(t, err)
 	d.Abort()
 }
+
+// TestShardRefusalsNameNoFresh: a shard refuses --fresh, so its refusals
+// of a directory offer another way out.
+func TestShardRefusalsNameNoFresh(t *testing.T) {
+	mine := filepath.Join(t.TempDir(), "mine")
+	require.NoError(t, os.MkdirAll(mine, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("mine\n"), 0o644))
+	_, errOut, code := exe(t, nil, "sweep", sweepScenario, "--shard", "0/2", "--out", mine)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, mine+" holds files but no sweep.json: notes.txt; choose another directory with --out")
+	assert.NotContains(t, errOut, "--fresh")
+
+	other := filepath.Join(t.TempDir(), "other")
+	mustExe(t, nil, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", other)
+	_, errOut, code = exe(t, nil, "sweep", sweepScenario, "--shard", "0/2", "--out", other)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "(but not with a shard, which refuses --fresh: remove the directory once before the shards start)")
+}
