@@ -517,7 +517,8 @@
 // shards again (the same command resumes them) and merge again. An --out
 // directory that holds another sweep is refused unless --fresh is given,
 // which clears what sweeps write there first (not with --out one of the
-// inputs). Trial directories (--trial-dirs) are not copied: they stay
+// inputs), and so is one without sweep.json that holds files of other names
+// than a sweep writes (a folder of yours). Trial directories (--trial-dirs) are not copied: they stay
 // where the shards wrote them.
 //
 // The flags are:

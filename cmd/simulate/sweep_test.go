@@ -393,7 +393,7 @@ func TestMergeReportsMissing(t *testing.T) {
 	// The paper table says over how many seeds its cells are: not the
 	// scenario's, which the missing trials would have given.
 	caption := strings.SplitN(mustSimulate(t, "table", out), "\n", 2)[0]
-	assert.Contains(t, caption, "IQM over 1 seed, of 2 [95% bootstrap interval]; trials are missing")
+	assert.Contains(t, caption, "the one seed's value (no interval over one seed); 1 seed, of 2: trials are missing")
 	m, err := rundir.ReadManifest(out)
 	require.NoError(t, err)
 	assert.Equal(t, sweepTrials/2, m.MissingTrials)
@@ -409,7 +409,7 @@ func TestMergeReportsMissing(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(old, rundir.ManifestName), raw, 0o644))
 	caption = strings.SplitN(mustSimulate(t, "table", old), "\n", 2)[0]
-	assert.Contains(t, caption, "IQM over 1 seed, of 2 [95% bootstrap interval]; trials are missing")
+	assert.Contains(t, caption, "the one seed's value (no interval over one seed); 1 seed, of 2: trials are missing")
 	shard, err := rundir.ReadManifest(filepath.Join(dir, "shard-0-of-2"))
 	require.NoError(t, err)
 	assert.NotEmpty(t, shard.Source)
@@ -437,6 +437,18 @@ func TestMergeReportsMissing(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, marked, "one row is the point of the missing trial")
+
+	// One seed a point, one trial missing: no interval is promised, and
+	// the count is in the singular.
+	one := filepath.Join(tmp, "one")
+	mustExe(t, nil, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--charts=false", "--out", one)
+	onePlan := readFile(t, filepath.Join(one, "sweep.json"))
+	var p1 results.Plan
+	require.NoError(t, json.Unmarshal(onePlan, &p1))
+	require.NoError(t, os.Remove(filepath.Join(one, results.TrialsDir, p1.Trials[0].ID+".json")))
+	oneMerged := filepath.Join(tmp, "one-merged")
+	mustExe(t, nil, "merge", one, "--out", oneMerged, "--partial", "--charts=false")
+	assert.Contains(t, strings.SplitN(mustSimulate(t, "table", oneMerged), "\n", 2)[0], "the one seed's value (no interval over one seed); 1 trial is missing")
 
 	// A complete sweep's cells have fewer seeds only where a metric is
 	// undefined for some (no acceptable episode): no trial is missing.

@@ -386,7 +386,7 @@ func seedsPresent(tab *rundir.Table, want, missing int) (what, note string, most
 		}
 	}
 	if lo == want && hi == want {
-		return plural(want), fmt.Sprintf("%d trials are missing", missing), hi, nil
+		return plural(want), count(missing, "trial is", "trials are") + " missing", hi, nil
 	}
 	what = plural(hi)
 	if lo != hi {
@@ -433,10 +433,13 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 	}
 	// One seed has a value and no interval, which a caption naming an
 	// IQM and a bootstrap interval would promise.
-	if r.Manifest.Seeds == 1 && missing == 0 {
+	if most == 1 {
 		t.cells = "the one seed's value (no interval over one seed)"
 		if r.Manifest.Kind == rundir.KindTrain {
 			t.cells = "the one seed's mean over the last tenth of training (no interval over one seed)"
+		}
+		if missing > 0 && r.Manifest.Seeds > 1 {
+			note = seeds + ": " + note // "1 seed, of 2: trials are missing"
 		}
 	}
 	if note != "" {
