@@ -802,7 +802,17 @@ func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 		case whole == len(variants):
 			p.errs.add(&Error{Source: f.source, Path: f.path, Msg: fmt.Sprintf("changes nothing: every variant sets %s itself (%s); edit the variants, or give --set variants' own values in the file", strings.Join(f.leaves, ", "), strings.Join(other, ", "))})
 		case len(other) > 0:
-			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s to another value themselves: not to %s", f.source, f.path, list(other)), Variants: other, flag: f, lost: leaves})
+			// The keys lost, not a mapping's section, some of whose
+			// keys still apply.
+			var lost []string
+			for _, l := range leaves {
+				for _, k := range l {
+					if !slices.Contains(lost, k) {
+						lost = append(lost, k)
+					}
+				}
+			}
+			warnings = append(warnings, Warning{Msg: fmt.Sprintf("%s applies only to the variants that do not set %s to another value themselves: not to %s", f.source, strings.Join(lost, ", "), list(other)), Variants: other, flag: f, lost: leaves})
 		}
 	}
 	return warnings

@@ -679,6 +679,7 @@ func TestShadowedSet(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, lp.Warnings, 1)
 	assert.Equal(t, []string{"low", "high"}, lp.Warnings[0].Variants, "medium sets 0.5 itself")
+	assert.Equal(t, "--set reward={latency: 0.5} applies only to the variants that do not set reward.latency to another value themselves: not to low and high", lp.Warnings[0].Msg, "the key lost, not the section")
 	assert.EqualError(t, lp.Only("high"), "--set reward={latency: 0.5}: reward: changes nothing: variant high sets reward.latency itself, to another value; run a variant that does not set it, or change the value in the variant's set", "the key lost, not the section")
 	// A list's entry that a variant replaces with its own list is lost.
 	const lists = "task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {weight: 1, shape: chain, length: 3, work: 1m}]}\npolicy: {organization: team}\n" +

@@ -480,10 +480,34 @@ const maxSummaryRows = 40
 // the value whole.
 func shortNumber(v string, digits int) string {
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || len(v) <= 8 || f == math.Trunc(f) {
+	if err != nil || len(strings.TrimPrefix(v, "-")) <= 8 || f == math.Trunc(f) {
 		return v
 	}
 	return strconv.FormatFloat(f, 'g', digits, 64)
+}
+
+// shortColumn returns a column's values as shortNumber shows them at 4
+// significant digits, or at as many more as keep two different values
+// apart: rows that read alike would hide that they are different points.
+func shortColumn(vals []string) []string {
+	out := make([]string, len(vals))
+	// 17 significant digits tell any two float64 apart.
+	for digits := 4; digits <= 17; digits++ {
+		of := map[string]string{} // shown -> value
+		apart := true
+		for i, v := range vals {
+			shown := shortNumber(v, digits)
+			if w, ok := of[shown]; ok && w != v {
+				apart = false
+				break
+			}
+			of[shown], out[i] = v, shown
+		}
+		if apart {
+			break
+		}
+	}
+	return out
 }
 
 // printSweepSummary prints the IQM over seeds of each metric per variant
@@ -507,6 +531,19 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 		fmt.Fprintf(tw, "%s\t", m)
 	}
 	fmt.Fprintln(tw, "(IQM [95% CI] over seeds)")
+	shown := make([][]string, len(sums)) // the rows' parameters, column by column apart
+	for i := range sums {
+		shown[i] = make([]string, len(sums[i].Params))
+	}
+	for c := range plan.ParamNames() {
+		col := make([]string, len(sums))
+		for i, ps := range sums {
+			col[i] = ps.Params[c]
+		}
+		for i, v := range shortColumn(col) {
+			shown[i][c] = v
+		}
+	}
 	for i, ps := range sums {
 		if i == maxSummaryRows {
 			fmt.Fprintf(tw, "... %d more rows: see summary.csv\n", len(sums)-i)
@@ -515,8 +552,8 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 		if multi {
 			fmt.Fprintf(tw, "%s\t", ps.Variant)
 		}
-		for _, v := range ps.Params {
-			fmt.Fprintf(tw, "%s\t", shortNumber(v, 4))
+		for _, v := range shown[i] {
+			fmt.Fprintf(tw, "%s\t", v)
 		}
 		fmt.Fprintf(tw, "%d\t", ps.N)
 		for _, a := range ps.Aggregates {

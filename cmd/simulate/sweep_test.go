@@ -577,9 +577,15 @@ func TestShortNumber(t *testing.T) {
 		{"exp(5m)", "exp(5m)"}, {"team", "team"}, {"123456789abc", "123456789abc"},
 		// A whole number is a grid's value, however long.
 		{"100000000", "100000000"}, {"-123456789", "-123456789"},
+		// The sign is not one of the 8 characters.
+		{"-0.123456", "-0.123456"}, {"-0.1234567", "-0.1235"},
 	} {
 		assert.Equal(t, tc.want, shortNumber(tc.in, 4), tc.in)
 	}
+	// A column's draws that would read alike at 4 digits get more.
+	assert.Equal(t, []string{"0.50001", "0.50004", "0.5", "0.50001"},
+		shortColumn([]string{"0.50001234", "0.50004321", "0.5", "0.50001234"}))
+	assert.Equal(t, []string{"0.1771", "0.9"}, shortColumn([]string{"0.17710464117658375", "0.9"}))
 }
 
 func TestSweepSummaryTable(t *testing.T) {

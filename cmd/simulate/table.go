@@ -725,30 +725,20 @@ func (t *paperTable) lines(x tableSyntax, digits int) (head []string, rows [][]s
 }
 
 // shortKeys returns the rows' keys with their long numbers (a random
-// axis's draws, 0.17710464117658375) at 4 significant digits, or at as
-// many more as keep a column's values apart: a paper's table shows the
-// point; the CSV keeps every digit.
+// axis's draws, 0.17710464117658375) as shortColumn shows them: a paper's
+// table shows the point; the CSV keeps every digit.
 func (t *paperTable) shortKeys() [][]string {
 	out := make([][]string, len(t.rows))
-	for i, r := range t.rows {
-		out[i] = slices.Clone(r.keys)
+	for i := range t.rows {
+		out[i] = make([]string, len(t.keys))
 	}
 	for c := range t.keys {
-		// 17 significant digits tell any two float64 apart.
-		for digits := 4; digits <= 17; digits++ {
-			of := map[string]string{} // shown -> value
-			apart := true
-			for i, r := range t.rows {
-				shown := shortNumber(r.keys[c], digits)
-				if v, ok := of[shown]; ok && v != r.keys[c] {
-					apart = false
-					break
-				}
-				of[shown], out[i][c] = r.keys[c], shown
-			}
-			if apart {
-				break
-			}
+		col := make([]string, len(t.rows))
+		for i, r := range t.rows {
+			col[i] = r.keys[c]
+		}
+		for i, v := range shortColumn(col) {
+			out[i][c] = v
 		}
 	}
 	return out
