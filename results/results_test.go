@@ -184,6 +184,12 @@ func trainDir(t *testing.T, final []float64) *rundir.Run {
 // trainDirOf is trainDir with the metric name in place of reward_mean.
 func trainDirOf(t *testing.T, name string, final []float64) *rundir.Run {
 	t.Helper()
+	return trainDirAs(t, "v", name, final)
+}
+
+// trainDirAs is trainDirOf of a variant of the given name.
+func trainDirAs(t *testing.T, variant, name string, final []float64) *rundir.Run {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "train")
 	d, err := rundir.Create(path, false)
 	require.NoError(t, err)
@@ -197,7 +203,7 @@ func trainDirOf(t *testing.T, name string, final []float64) *rundir.Run {
 			case 19:
 				r = fmt.Sprint(f + 0.05)
 			}
-			rows = append(rows, []string{"v", strconv.Itoa(k + 1), strconv.Itoa(it), r, "NaN"})
+			rows = append(rows, []string{variant, strconv.Itoa(k + 1), strconv.Itoa(it), r, "NaN"})
 		}
 	}
 	require.NoError(t, d.Write("iterations.csv", rundir.CSV([]string{"variant", "seed", "iteration", name, "value_ev"}, rows)))
@@ -411,4 +417,8 @@ func TestUnmatched(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, onlyA, "one variant each, the same")
 	assert.Empty(t, onlyB)
+	onlyA, onlyB, err = results.Unmatched(trainDir(t, []float64{0.1, 0.2}), trainDirAs(t, "w", "reward_mean", []float64{0.3, 0.4}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"v"}, onlyA)
+	assert.Equal(t, []string{"w"}, onlyB)
 }
