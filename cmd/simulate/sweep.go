@@ -486,6 +486,28 @@ func shortNumber(v string, digits int) string {
 	return strconv.FormatFloat(f, 'g', digits, 64)
 }
 
+// shortRows returns rows of parameters (or a table's keys) with each
+// column as shortColumn shows it.
+func shortRows(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+	}
+	if len(rows) == 0 {
+		return out
+	}
+	col := make([]string, len(rows))
+	for c := range rows[0] {
+		for i, r := range rows {
+			col[i] = r[c]
+		}
+		for i, v := range shortColumn(col) {
+			out[i][c] = v
+		}
+	}
+	return out
+}
+
 // shortColumn returns a column's values as shortNumber shows them at 4
 // significant digits, or at as many more as keep two different values
 // apart: rows that read alike would hide that they are different points.
@@ -531,19 +553,11 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 		fmt.Fprintf(tw, "%s\t", m)
 	}
 	fmt.Fprintln(tw, "(IQM [95% CI] over seeds)")
-	shown := make([][]string, len(sums)) // the rows' parameters, column by column apart
-	for i := range sums {
-		shown[i] = make([]string, len(sums[i].Params))
+	params := make([][]string, len(sums))
+	for i, ps := range sums {
+		params[i] = ps.Params
 	}
-	for c := range plan.ParamNames() {
-		col := make([]string, len(sums))
-		for i, ps := range sums {
-			col[i] = ps.Params[c]
-		}
-		for i, v := range shortColumn(col) {
-			shown[i][c] = v
-		}
-	}
+	shown := shortRows(params)
 	for i, ps := range sums {
 		if i == maxSummaryRows {
 			fmt.Fprintf(tw, "... %d more rows: see summary.csv\n", len(sums)-i)

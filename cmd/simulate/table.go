@@ -725,23 +725,14 @@ func (t *paperTable) lines(x tableSyntax, digits int) (head []string, rows [][]s
 }
 
 // shortKeys returns the rows' keys with their long numbers (a random
-// axis's draws, 0.17710464117658375) as shortColumn shows them: a paper's
+// axis's draws, 0.17710464117658375) as shortRows shows them: a paper's
 // table shows the point; the CSV keeps every digit.
 func (t *paperTable) shortKeys() [][]string {
-	out := make([][]string, len(t.rows))
-	for i := range t.rows {
-		out[i] = make([]string, len(t.keys))
+	keys := make([][]string, len(t.rows))
+	for i, r := range t.rows {
+		keys[i] = r.keys
 	}
-	for c := range t.keys {
-		col := make([]string, len(t.rows))
-		for i, r := range t.rows {
-			col[i] = r.keys[c]
-		}
-		for i, v := range shortColumn(col) {
-			out[i][c] = v
-		}
-	}
-	return out
+	return shortRows(keys)
 }
 
 var latexEscapes = strings.NewReplacer(
