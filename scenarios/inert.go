@@ -304,10 +304,11 @@ func readBy(variants []variantState, rules []inertRule) []map[string]bool {
 // own value.
 func inertProblems(spec *Spec, sweepy bool, variantSets func(path string) bool) (always, run []problem) {
 	always = inertValues(spec, inertRules, func(path, why string) string {
-		if variantSets != nil && variantSets(path) {
-			return fmt.Sprintf("given but never used: %s; remove it, or set what makes it count", why)
+		remove := "remove it"
+		if variantSets == nil || !variantSets(path) {
+			remove = fmt.Sprintf("remove it (or --set %s=%s, its default)", path, defaultText(path))
 		}
-		return fmt.Sprintf("given but never used: %s; remove it (or --set %s=%s, its default), or set what makes it count", why, path, defaultText(path))
+		return fmt.Sprintf("given but never used: %s; %s, or set what makes it count", why, remove)
 	})
 	where := "simulate run or trace, a sweep of command run"
 	if sweepy {
