@@ -826,7 +826,7 @@ func (p *parse) shadowedFlags(variants []variantState, base *file) []Warning {
 // sets only the keys it names, so it loses a leaf only where its value
 // differs.
 func lost(f override, vs *variantState, base *file) (which []string, all bool) {
-	all = len(f.leaves) > 0
+	all = true
 	for _, leaf := range f.leaves {
 		touched := slices.ContainsFunc(vs.overrides, func(o override) bool { return related(o.path, leaf) })
 		if touched && !sameAt(leaf, base, &file{Spec: vs.Spec}) {
