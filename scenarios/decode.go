@@ -386,6 +386,11 @@ func nodeKind(n ast.Node) string {
 	case *ast.BoolNode:
 		return "the boolean " + t.GetToken().Value
 	case *ast.StringNode:
+		// A file that is not YAML reads as one long string: the error
+		// quotes its start, not the whole file.
+		if r := []rune(t.Value); len(r) > 80 {
+			return strconv.Quote(string(r[:60])+"…") + fmt.Sprintf(" (text of %d characters)", len(r))
+		}
 		return strconv.Quote(t.Value)
 	case *ast.LiteralNode:
 		return "a block of text"

@@ -179,6 +179,7 @@ func TestLoadBad(t *testing.T) {
 		{"episodes.yaml", []string{"episodes.yaml:2:1: episodes: 0 is out of range (1 to"}},
 		{"missing-organization.yaml", []string{"missing-organization.yaml: policy.organization: missing (allowed: centralized, decentralized, hybrid, independent, sequential, single, split, team)"}},
 		{"not-a-mapping.yaml", []string{"not-a-mapping.yaml:1:1: got a list, want a mapping (allowed keys: name, description"}},
+		{"prose.yaml", []string{`prose.yaml:1:1: got "This file is a paragraph of prose rather than a scenario, as…" (text of 150 characters), want a mapping`}},
 		{"bad-name.yaml", []string{"bad-name.yaml:1:1: name:", `"my scenario" is not a valid name`}},
 		{"serving-and-api.yaml", []string{"serving-and-api.yaml:5:3: collective.api:", "not both"}},
 		{"tools-unused.yaml", []string{"tools-unused.yaml:5:5: collective.tools.pool:", "the task makes no tool calls"}},

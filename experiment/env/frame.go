@@ -43,6 +43,9 @@ var itemSizes = map[string]int{"u1": 1, "i4": 4, "f4": 4, "f8": 8}
 // arrays, which the error names, as the client's other errors name a field.
 func (a *Array) size(i int) (int, error) {
 	item, ok := itemSizes[a.Dtype]
+	if !ok && a.Dtype == "" {
+		return 0, fmt.Errorf("arrays[%d].dtype: %q has none (allowed: u1, i4, f4, f8)", i, a.Name)
+	}
 	if !ok {
 		hint := ""
 		if a.Dtype == "i8" {
@@ -165,7 +168,7 @@ func parseArrays(header []byte, arrays *[]Array) error {
 	// does not see. The second reading, for the message, only where one
 	// of these may be: it costs several microseconds, and steps sent in
 	// halves change their header at every call.
-	if err != nil || slices.ContainsFunc(h.Arrays, func(a Array) bool { return a.Shape == nil }) || mayFold(header) {
+	if err != nil || slices.ContainsFunc(h.Arrays, func(a Array) bool { return a.Shape == nil }) || mayFold(header) || mayRepeat(header, len(h.Arrays)) {
 		if serr := checkArrays(header); serr != nil {
 			return serr
 		}
@@ -185,6 +188,15 @@ func mayFold(header []byte) bool {
 	return slices.ContainsFunc(header, func(c byte) bool { return 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf || c == '\\' })
 }
 
+// mayRepeat reports whether header may give arrays, or a key of its n
+// entries, twice: encoding/json keeps the last, where a client's reader
+// may keep the first and find the payloads elsewhere. The words may
+// also be in a value, which only costs the second reading.
+func mayRepeat(header []byte, n int) bool {
+	return bytes.Count(header, []byte(`"arrays"`)) > 1 || bytes.Count(header, []byte(`"shape"`)) > n ||
+		bytes.Count(header, []byte(`"dtype"`)) > n || bytes.Count(header, []byte(`"name"`)) > n
+}
+
 // checkArrays finds the entry of the header's arrays that is at fault,
 // for an error that names it, as arrays[0].shape: encoding/json's own
 // names Go's types (Array.arrays.shape of type int), not the client's
@@ -195,6 +207,9 @@ func checkArrays(header []byte) error {
 	var h map[string]json.RawMessage
 	if json.Unmarshal(header, &h) != nil {
 		return nil
+	}
+	if repeated(header, "arrays") {
+		return errors.New("arrays: given twice (give it once)")
 	}
 	for _, key := range slices.Sorted(maps.Keys(h)) {
 		if key != "arrays" && strings.EqualFold(key, "arrays") {
@@ -221,6 +236,11 @@ func checkArrays(header []byte) error {
 				}
 			}
 		}
+		for _, key := range []string{"name", "dtype", "shape"} {
+			if repeated(e, key) {
+				return fmt.Errorf("arrays[%d].%s: given twice (give it once)", i, key)
+			}
+		}
 		for _, key := range []string{"name", "dtype"} {
 			var s string
 			if v, ok := a[key]; ok && json.Unmarshal(v, &s) != nil {
@@ -243,6 +263,13 @@ func checkArrays(header []byte) error {
 		}
 	}
 	return nil
+}
+
+// repeated reports whether the JSON object obj has key more than once.
+func repeated(obj []byte, key string) bool {
+	keys, err := headerKeys(obj)
+	i := slices.Index(keys, key)
+	return err == nil && i >= 0 && slices.Contains(keys[i+1:], key)
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

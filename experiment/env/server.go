@@ -227,7 +227,12 @@ func decodeRequest(header []byte, rows int) (*request, error) {
 	if err != nil {
 		return nil, fieldErr("header", "header: %v", err)
 	}
-	for _, name := range keys {
+	for i, name := range keys {
+		if slices.Contains(keys[:i], name) {
+			// encoding/json keeps the last, other readers the first: a
+			// client could be read as asking for what it did not.
+			return nil, fieldErr(name, "%s: given twice (give each field once)", name)
+		}
 		if name == "op" || name == "arrays" || containsString(fields, name) {
 			continue
 		}
@@ -236,9 +241,10 @@ func decodeRequest(header []byte, rows int) (*request, error) {
 	return &req, nil
 }
 
-// headerKeys returns the keys of the header, a JSON object, in its order:
-// of several fields at fault, an error names the first as written, the
-// same every time, where a map's order would change from try to try.
+// headerKeys returns the keys of the header, a JSON object, in its order
+// and with any repeated: of several fields at fault, an error names the
+// first as written, the same every time, where a map's order would change
+// from try to try.
 func headerKeys(header []byte) ([]string, error) {
 	dec := json.NewDecoder(bytes.NewReader(header))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -659,8 +665,15 @@ func (s *server) stepActions(req *request, m *Message, lo, hi int) error {
 		}
 		return nil
 	}
-	if len(m.Arrays) != 1 || m.Arrays[0].Name != "actions" {
+	switch {
+	case len(m.Arrays) == 0:
 		return fieldErr("actions", "actions: want one array named actions (i4, shape [%d]) or action_names in the header", n)
+	case m.Arrays[0].Name == "":
+		return fieldErr("arrays[0].name", "arrays[0].name: missing (a step reads one array, named actions: i4, shape [%d])", n)
+	case m.Arrays[0].Name != "actions":
+		return fieldErr("arrays[0].name", "arrays[0].name: %q is not an array of step (a step reads one array, named actions: i4, shape [%d])", m.Arrays[0].Name, n)
+	case len(m.Arrays) > 1:
+		return fieldErr("arrays[1].name", "arrays[1].name: %q after actions (a step reads one array, actions)", m.Arrays[1].Name)
 	}
 	a := &m.Arrays[0]
 	if a.Dtype != "i4" || len(a.Shape) != 1 || a.Shape[0] != n {

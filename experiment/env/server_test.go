@@ -261,6 +261,24 @@ func TestServeNamesOfAPart(t *testing.T) {
 
 // TestServeErrors checks that bad requests get an error naming their
 // field and leave the session as it was.
+// TestServeRepeatedFields: a field given twice is refused, not read as
+// its last value (encoding/json's choice, where other readers keep the
+// first), and the session goes on.
+func TestServeRepeatedFields(t *testing.T) {
+	c := newClient(t)
+	for _, tc := range []struct{ header, field string }{
+		{`{"op":"close","op":"make","protocol":"` + env.Protocol + `","scenario":"tiny","variant":"team"}`, "op"},
+		{`{"op":"make","protocol":"` + env.Protocol + `","scenario":"tiny","variant":"team","num_envs":4,"num_envs":8}`, "num_envs"},
+	} {
+		h, _ := c.send(frame(t, json.RawMessage(tc.header)))
+		wantError(t, h, tc.field, tc.field+": given twice (give each field once)")
+	}
+	h, _ := c.request(makeTiny)
+	require.Equal(t, true, h["ok"], "%v", h)
+	h, _ = c.send(frame(t, json.RawMessage(`{"op":"reset","seed":1,"seed":2}`)))
+	wantError(t, h, "seed", "seed: given twice")
+}
+
 func TestServeErrors(t *testing.T) {
 	c := newClient(t)
 	for _, tc := range []struct {
@@ -311,7 +329,12 @@ func TestServeErrors(t *testing.T) {
 	}{
 		{"dtype", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "f8", Shape: []int{2}}}}, make([]byte, 16), "actions", "want dtype i4, shape [2]"},
 		{"shape", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{3}}}}, i4(0, 0, 0), "actions", "want dtype i4, shape [2]"},
-		{"name", map[string]any{"op": "step", "arrays": []env.Array{{Name: "act", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0), "actions", "one array named actions"},
+		{"name", map[string]any{"op": "step", "arrays": []env.Array{{Name: "act", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0), "arrays[0].name", `arrays[0].name: "act" is not an array of step (a step reads one array, named actions: i4, shape [2])`},
+		{"no name", map[string]any{"op": "step", "arrays": []any{map[string]any{"dtype": "i4", "shape": []int{2}}}}, i4(0, 0), "arrays[0].name", "arrays[0].name: missing (a step reads one array, named actions"},
+		{"null name", map[string]any{"op": "step", "arrays": []any{map[string]any{"name": nil, "dtype": "i4", "shape": []int{2}}}}, i4(0, 0), "arrays[0].name", "arrays[0].name: missing"},
+		{"a second array", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}, {Name: "x", Dtype: "u1", Shape: []int{1}}}}, append(i4(0, 0), 0), "arrays[1].name", `arrays[1].name: "x" after actions (a step reads one array, actions)`},
+		{"actions twice", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}, {Name: "actions", Dtype: "i4", Shape: []int{2}}}}, append(i4(0, 0), i4(0, 0)...), "arrays[1].name", `arrays[1].name: "actions" after actions`},
+		{"no arrays", map[string]any{"op": "step"}, nil, "actions", "actions: want one array named actions (i4, shape [2]) or action_names in the header"},
 		{"invalid action", map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 6), "actions[1]", "row 1: action 6 (submit) is not valid; valid: "},
 		{"unknown name", map[string]any{"op": "step", "action_names": []any{"work", "fly"}}, nil, "action_names[1]", `row 1: unknown action "fly"`},
 		{"null for an active row", map[string]any{"op": "step", "action_names": []any{"work", nil}}, nil, "action_names[1]", "row 1: no action for an active row"},
@@ -368,7 +391,8 @@ func TestServeFraming(t *testing.T) {
 		{"no shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4"}}}, i4(0, 0, 0, 0)), "arrays[0].shape: missing (want a list of dimensions, [] for a scalar)"},
 		{"null shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": nil}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got null)"},
 		{"shape not a list", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": 2}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got 2)"},
-		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: "actions" has dtype "" (allowed: u1, i4, f4, f8)`},
+		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: "actions" has none (allowed: u1, i4, f4, f8)`},
+		{"null dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": nil, "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: "actions" has none`},
 		// The entry at fault is named as the client wrote it, not by Go's types.
 		{"dtype of the second array", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "a", Dtype: "u1", Shape: []int{1}}, {Name: "b", Dtype: "c8", Shape: []int{1}}}}), `arrays[1].dtype: "b" has dtype "c8"`},
 		{"shape of the second array", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "a", Dtype: "u1", Shape: []int{1}}, {Name: "b", Dtype: "u1", Shape: []int{2, -1}}}}), `arrays[1].shape: "b" has shape [2 -1]`},
@@ -389,6 +413,11 @@ func TestServeFraming(t *testing.T) {
 		{"shape escaped in another case", frame(t, json.RawMessage(`{"op":"step","arrays":[{"name":"actions","dtype":"i4","\u0053hape":[2]}]}`), i4(0, 0)), "arrays[0].Shape: not a field of an array"},
 		{"arrays escaped in another case", frame(t, json.RawMessage(`{"op":"step","\u0041rrays":[{"name":"actions","dtype":"i4","shape":[2]}]}`), i4(0, 0)), "Arrays: not a field of a message"},
 		{"arrays in another case", frame(t, map[string]any{"op": "step", "Arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0)), "Arrays: not a field of a message (names are case-sensitive: arrays)"},
+		// encoding/json keeps the last of a key given twice, a client's
+		// reader may keep the first and put the payloads elsewhere.
+		{"shape twice", frame(t, json.RawMessage(`{"op":"step","arrays":[{"name":"actions","dtype":"i4","shape":[2],"shape":[0]}]}`), i4(0, 0)), "arrays[0].shape: given twice"},
+		{"dtype twice", frame(t, json.RawMessage(`{"op":"step","arrays":[{"name":"actions","dtype":"i4","shape":[2]},{"name":"b","dtype":"u1","dtype":"f8","shape":[1]}]}`), i4(0, 0), []byte{0}), "arrays[1].dtype: given twice"},
+		{"arrays twice", frame(t, json.RawMessage(`{"op":"reset","arrays":[],"arrays":[{"name":"a","dtype":"u1","shape":[1]}]}`), []byte{0}), "arrays: given twice"},
 		{"arrays not a list", frame(t, map[string]any{"op": "step", "arrays": map[string]any{"name": "actions"}}), `arrays: want a list of {name, dtype, shape} (got {"name":"actions"})`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
