@@ -1,7 +1,10 @@
 package calibrate
 
 import (
+	"cmp"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -49,41 +52,107 @@ const Within = 0.25
 
 // ReplaySummary returns per load: the IQM of replayed and of recorded
 // durations, the median of their ratios, the mean time per model call and
-// serving delay per run, with bootstrap intervals (stats.Default), and the
-// share of runs whose replayed duration is within 25% of the recorded
-// one, with its Wilson interval.
-func ReplaySummary(loads []Replayed) []ReplayStat {
+// serving delay per run, and the share of runs whose replayed duration is
+// within 25% of the recorded one, each with its 95% interval. runs are
+// the recorded runs the results index.
+//
+// A load may replay each recorded run many times (a session replays every
+// run), and its replays of one run share that run's calls: they are not
+// independent data. The intervals are therefore a cluster bootstrap
+// (stats.Default.Units) over the recorded runs, each drawn run bringing
+// all its replays, so that more replays of the same runs do not narrow
+// them. Where each run is replayed once this is the ordinary bootstrap
+// over runs, and the share takes its Wilson interval. The runs are
+// resampled in the order of their IDs, not of the trace arguments, so
+// that naming the traces in another order gives the same bounds.
+func ReplaySummary(runs []replay.Run, loads []Replayed) []ReplayStat {
 	var out []ReplayStat
 	for _, l := range loads {
-		var replayed, recorded, ratio, latency, delay []float64
-		within := 0
+		// Each metric's values per recorded run, runs in ID order.
+		var replayed, recorded, ratio, within, latency, delay clusters
+		byRun := map[int][]int{}
 		for i := range l.Results {
-			r := &l.Results[i]
-			replayed = append(replayed, r.Replayed().Seconds())
-			recorded = append(recorded, r.Recorded.Seconds())
-			delay = append(delay, r.Delay.Seconds())
-			if r.Recorded > 0 {
-				x := float64(r.Replayed()) / float64(r.Recorded)
-				ratio = append(ratio, x)
-				if x >= 1-Within && x <= 1+Within {
-					within++
+			byRun[l.Results[i].Run] = append(byRun[l.Results[i].Run], i)
+		}
+		order := slices.Collect(maps.Keys(byRun))
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(runs[a].ID, runs[b].ID) })
+		repeats := false
+		for _, run := range order {
+			var rep, rec, rat, win, lat, del []float64
+			for _, i := range byRun[run] {
+				r := &l.Results[i]
+				rep = append(rep, r.Replayed().Seconds())
+				rec = append(rec, r.Recorded.Seconds())
+				del = append(del, r.Delay.Seconds())
+				if r.Recorded > 0 {
+					x := float64(r.Replayed()) / float64(r.Recorded)
+					rat = append(rat, x)
+					in := 0.0
+					if x >= 1-Within && x <= 1+Within {
+						in = 1
+					}
+					win = append(win, in)
+				}
+				if r.Calls > 0 {
+					lat = append(lat, r.ModelTime.Seconds()/float64(r.Calls))
 				}
 			}
-			if r.Calls > 0 {
-				latency = append(latency, r.ModelTime.Seconds()/float64(r.Calls))
-			}
+			repeats = repeats || len(byRun[run]) > 1
+			replayed.add(rep)
+			recorded.add(rec)
+			ratio.add(rat)
+			within.add(win)
+			latency.add(lat)
+			delay.add(del)
 		}
 		add := func(metric, statistic string, iv stats.Interval, n int) {
 			out = append(out, ReplayStat{l.Load, metric, statistic, iv, n})
 		}
-		add("replayed_duration", "iqm", stats.Default.CI(replayed, stats.IQM), len(replayed))
-		add("recorded_duration", "iqm", stats.Default.CI(recorded, stats.IQM), len(recorded))
-		add("duration_ratio", "median", stats.Default.CI(ratio, stats.Median), len(ratio))
-		add("within_25pct", "fraction", stats.Wilson(within, len(ratio)), len(ratio))
-		add("call_latency", "mean", stats.Default.CI(latency, stats.Mean), len(latency))
-		add("serving_delay", "mean", stats.Default.CI(delay, stats.Mean), len(delay))
+		add("replayed_duration", "iqm", replayed.ci(stats.IQM), replayed.n)
+		add("recorded_duration", "iqm", recorded.ci(stats.IQM), recorded.n)
+		add("duration_ratio", "median", ratio.ci(stats.Median), ratio.n)
+		if repeats {
+			add("within_25pct", "fraction", within.ci(stats.Mean), within.n)
+		} else {
+			k := 0
+			for _, run := range within.runs {
+				k += int(run[0])
+			}
+			add("within_25pct", "fraction", stats.Wilson(k, within.n), within.n)
+		}
+		add("call_latency", "mean", latency.ci(stats.Mean), latency.n)
+		add("serving_delay", "mean", delay.ci(stats.Mean), delay.n)
 	}
 	return out
+}
+
+// clusters holds one metric's values grouped by recorded run: the runs
+// without a value of it (a ratio of a run recorded as lasting 0) are left
+// out, as the ordinary bootstrap over runs would leave them out.
+type clusters struct {
+	runs [][]float64
+	n    int // values in all
+}
+
+func (c *clusters) add(xs []float64) {
+	if len(xs) > 0 {
+		c.runs = append(c.runs, xs)
+		c.n += len(xs)
+	}
+}
+
+// ci returns stat of all the values with its cluster bootstrap interval:
+// each resample draws runs with replacement and takes every value of each
+// run drawn.
+func (c *clusters) ci(stat stats.Statistic) stats.Interval {
+	buf := make([]float64, 0, c.n)
+	return stats.Default.Units(len(c.runs), func(idx []int) float64 {
+		buf = buf[:0]
+		for _, i := range idx {
+			buf = append(buf, c.runs[i]...)
+		}
+		return stat(buf)
+	})
 }
 
 // ReplaySummaryRows returns summary.csv of a replay.

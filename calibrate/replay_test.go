@@ -141,41 +141,58 @@ func mostAtOnce(agents []replay.AgentSpan) int {
 	return best
 }
 
-// perCallWaits returns each replayed run's mean serving delay per model
-// call, in seconds.
-func perCallWaits(res []replay.Result) []float64 {
-	var out []float64
+// perCallWaits returns each recorded run's replays' serving delays per
+// model call, in seconds, indexed by the run (Result.Run).
+func perCallWaits(res []replay.Result, runs int) [][]float64 {
+	out := make([][]float64, runs)
 	for _, r := range res {
 		if r.Calls > 0 {
-			out = append(out, r.Delay.Seconds()/float64(r.Calls))
+			out[r.Run] = append(out[r.Run], r.Delay.Seconds()/float64(r.Calls))
 		}
 	}
 	return out
+}
+
+// meanOver returns the mean of the values of the runs idx, each run
+// drawn bringing all its values.
+func meanOver(byRun [][]float64, idx []int) float64 {
+	var xs []float64
+	for _, i := range idx {
+		xs = append(xs, byRun[i]...)
+	}
+	return stats.Mean(xs)
 }
 
 // TestClosedLoopWaitGrows replays the recorded runs as 1, 4, 16 and 64
 // closed-loop sessions (each session replays as many runs as were
 // recorded) on one replica of the default deployment: the mean serving
 // wait per call must grow with the sessions, each step by an amount whose
-// 95% bootstrap interval (runs resampled; stats.Default) lies above 0,
-// a one-sided test at α = 0.025 per step. With one session the runs'
+// 95% bootstrap interval lies above 0, a one-sided test at α = 0.025 per
+// step. The bootstrap resamples the recorded runs, not the replays: a
+// run's replays at one load share its calls, and the same runs are
+// replayed at both loads, so each draw takes every replay of the runs
+// drawn at both (stats.Default.Units, paired). With one session the runs'
 // calls never share the replica (these runs make one call at a time), so
 // there is no wait at all.
 func TestClosedLoopWaitGrows(t *testing.T) {
 	tr, _ := fittedDeployment(t, sharedTraces(t))
 	dep := serving.DefaultDeployment()
 	dep.Replicas = 1
-	var prev []float64
+	all := make([]int, len(tr.Replay))
+	for i := range all {
+		all[i] = i
+	}
+	var prev [][]float64
 	for i, n := range []int{1, 4, 16, 64} {
 		res, err := replay.Replay(tr.Replay, replay.Config{Deployment: replay.Deployment{Serving: dep}, Load: replay.Load{Sessions: n}, Seed: 1})
 		require.NoError(t, err)
 		require.Len(t, res, n*len(tr.Replay))
-		w := perCallWaits(res)
-		t.Logf("%d sessions: mean serving delay %.4f s per call, mean run %.3f s", n, stats.Mean(w), meanReplayed(res))
+		w := perCallWaits(res, len(tr.Replay))
+		t.Logf("%d sessions: mean serving delay %.4f s per call, mean run %.3f s", n, meanOver(w, all), meanReplayed(res))
 		if i == 0 {
-			require.Zero(t, stats.Mean(w), "one session alone at the replica")
+			require.Zero(t, meanOver(w, all), "one session alone at the replica")
 		} else {
-			d := stats.Default.Diff(prev, w, stats.Mean)
+			d := stats.Default.Units(len(tr.Replay), func(idx []int) float64 { return meanOver(w, idx) - meanOver(prev, idx) })
 			require.Greater(t, d.Lo, 0.0, "%d sessions against the step before: wait difference %v", n, d)
 		}
 		prev = w
@@ -267,4 +284,89 @@ func TestReplaySummaryWritesNoNegativeZero(t *testing.T) {
 	negZero := math.Copysign(0, -1)
 	_, rows := calibrate.ReplaySummaryRows([]calibrate.ReplayStat{{Load: "l", Metric: "serving_delay", Statistic: "mean", Interval: stats.Interval{Value: negZero, Lo: negZero, Hi: 0.5}, N: 2}})
 	assert.Equal(t, []string{"l", "serving_delay", "mean", "0", "0", "0.5", "2"}, rows[0])
+}
+
+// TestReplaySummaryResamplesRuns: the summary's intervals resample the
+// recorded runs. Replaying each of 12 runs m times the same way must give
+// the intervals of an ordinary bootstrap over the runs, one value each
+// (stats.Default.CI), whatever m (repeats of a run are not new data) and
+// whatever the order in which the runs were read (they are taken in the
+// order of their IDs). The share within 25% takes its Wilson interval
+// where each run is replayed once, and the bootstrap's where runs repeat.
+func TestReplaySummaryResamplesRuns(t *testing.T) {
+	const k = 12
+	// Run i, named by its place in ID order, lasted rec[i] s and replays in
+	// rep[i] s (5 of the 12 within 25%), with calls[i] model calls of
+	// 0.1·(i+1) s each and a serving delay of 0.05·i s.
+	var rec, rep, ratio, within, latency, delay []float64
+	nWithin := 0
+	for i := range k {
+		rec = append(rec, 1+float64((i*7)%k))
+		rep = append(rep, rec[i]*(0.5+0.1*float64((i*5)%k)))
+		ratio = append(ratio, rep[i]/rec[i])
+		in := 0.0
+		if ratio[i] >= 0.75 && ratio[i] <= 1.25 {
+			in = 1
+			nWithin++
+		}
+		within = append(within, in)
+		latency = append(latency, 0.1*float64(i+1))
+		delay = append(delay, 0.05*float64(i))
+	}
+	wantCI := func(xs []float64, stat stats.Statistic) stats.Interval {
+		return stats.Default.CI(slices.Clone(xs), stat)
+	}
+	tests := []struct {
+		name    string
+		replays int   // replays of each run
+		order   []int // order[j]: the run read j-th, by its place in ID order
+	}{
+		{"once each, in ID order", 1, nil},
+		{"once each, read in another order", 1, []int{5, 11, 0, 3, 9, 1, 7, 2, 10, 4, 8, 6}},
+		{"4 times each", 4, nil},
+		{"64 times each, read in another order", 64, []int{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			order := tt.order
+			if order == nil {
+				order = make([]int, k)
+				for i := range order {
+					order[i] = i
+				}
+			}
+			runs := make([]replay.Run, k)
+			var res []replay.Result
+			for s := range tt.replays {
+				for j, i := range order {
+					runs[j].ID = fmt.Sprintf("run-%02d", i)
+					start := sim.Time(s) * 1000 * sim.Second
+					res = append(res, replay.Result{Run: j, Session: s, Start: start, End: start + sim.Time(rep[i]*1e9),
+						Recorded: sim.Time(rec[i] * 1e9), Calls: i + 1, ModelTime: sim.Time(latency[i] * float64(i+1) * 1e9), Delay: sim.Time(delay[i] * 1e9)})
+				}
+			}
+			wantWithin := wantCI(within, stats.Mean)
+			if tt.replays == 1 {
+				wantWithin = stats.Wilson(nWithin, k)
+			}
+			want := map[string]stats.Interval{
+				"replayed_duration": wantCI(rep, stats.IQM),
+				"recorded_duration": wantCI(rec, stats.IQM),
+				"duration_ratio":    wantCI(ratio, stats.Median),
+				"within_25pct":      wantWithin,
+				"call_latency":      wantCI(latency, stats.Mean),
+				"serving_delay":     wantCI(delay, stats.Mean),
+			}
+			got := calibrate.ReplaySummary(runs, []calibrate.Replayed{{Load: "l", Results: res}})
+			require.Len(t, got, len(want))
+			for _, st := range got {
+				w := want[st.Metric]
+				assert.Equal(t, k*tt.replays, st.N, st.Metric)
+				// Repeated values sum in another order: a few ulps apart.
+				for _, p := range [][2]float64{{w.Value, st.Value}, {w.Lo, st.Lo}, {w.Hi, st.Hi}} {
+					assert.InDelta(t, p[0], p[1], 1e-9, "%s: got %v, want %v", st.Metric, st.Interval, w)
+				}
+			}
+		})
+	}
 }

@@ -286,7 +286,7 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 		}
 		done = append(done, calibrate.Replayed{Load: l.name, Results: res})
 	}
-	summary := calibrate.ReplaySummary(done)
+	summary := calibrate.ReplaySummary(tr.Replay, done)
 	dir, err := createDir(o.out, rundir.KindReplay, o.force)
 	if err != nil {
 		return err

@@ -39,7 +39,7 @@ func replayTrial(ctx context.Context, t *scenarios.Trial, maxEvents uint64) (*Ou
 		return nil, err
 	}
 	o := &Outcome{Metrics: map[string]float64{}, Runs: tr.Replay, Replayed: []calibrate.Replayed{{Load: load.String(), Results: res}}}
-	for _, st := range calibrate.ReplaySummary(o.Replayed) {
+	for _, st := range calibrate.ReplaySummary(tr.Replay, o.Replayed) {
 		o.Metrics[st.Metric] = st.Value
 	}
 	for _, name := range scenarios.SweepMetrics(scenarios.SweepReplay) {
