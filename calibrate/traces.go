@@ -91,6 +91,9 @@ type Report struct {
 	// parents lead back to them (a broken file), placed under the
 	// invoke_agent span that contains them in time.
 	NoEnd, EndsEarly, NoEndRuns, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
+	// OutsideRun counts model and tool calls that start before their
+	// run's root span or end after it, left out (Traces.dropOutside).
+	OutsideRun int
 	// OpenInference counts the NotGenAI spans that carry
 	// openinference.span.kind: traces under OpenInference's conventions,
 	// which name the same calls differently and are not read.
@@ -125,6 +128,7 @@ func (r Report) String() string {
 		{r.NotGenAI, "spans without gen_ai.operation.name (left out" + openInference(r.OpenInference) + ")"},
 		{r.NoTokens, "model calls without token counts (kept for latency, left out of the token fit)"},
 		{r.Outside, "GenAI spans outside any invoke_agent span (left out)"},
+		{r.OutsideRun, "model and tool calls starting before their run's root span or ending after it (left out: timed on another clock?)"},
 		{r.NoRoot, "traces without an invoke_agent span (left out)"},
 		{r.Adopted, "spans whose parent is not in the file (placed under the invoke_agent span containing them in time)"},
 		{r.Early, "runs starting before 2000 (kept; are their times Unix nanoseconds? microseconds or milliseconds read as nanoseconds make every duration 1,000 or 1,000,000 times too short)"},
@@ -355,6 +359,7 @@ func (t *Traces) Add(name string, spans []otel.Span) {
 			if r.root.Start < earlyRun {
 				t.Report.Early++
 			}
+			t.dropOutside(r.node, r.root)
 			runs = append(runs, r)
 		}
 	}
@@ -366,6 +371,32 @@ func (t *Traces) Add(name string, spans []otel.Span) {
 		}
 		t.addRun(name, r)
 	}
+}
+
+// dropOutside takes out of the tree below n the model and tool calls
+// that do not lie within the span of their run's root, and counts them
+// (Report.OutsideRun); their children move up to n's place. A call that
+// starts before its run did or ends after it did was timed on another
+// clock (a start in local time, say, hours off): its duration would spoil
+// the latency fit, and its place the replay's call graph, so it is left
+// out of both as a call without an end is. Nested agents are not checked:
+// their calls are.
+func (t *Traces) dropOutside(n *node, root *otel.Span) {
+	var kept []*node
+	for queue := slices.Clone(n.children); len(queue) > 0; queue = queue[1:] {
+		c := queue[0]
+		if _, ok := c.s.Duration(); ok && isCounted(c.op) && (c.s.Start < root.Start || c.s.End > root.End) {
+			t.Report.OutsideRun++
+			queue = append(queue, c.children...)
+			continue
+		}
+		c.parent = n
+		kept = append(kept, c)
+		t.dropOutside(c, root)
+	}
+	// Children in start order, as tree left them.
+	slices.SortStableFunc(kept, func(a, b *node) int { return cmp.Compare(a.s.Start, b.s.Start) })
+	n.children = kept
 }
 
 // node is a span in its trace's tree.

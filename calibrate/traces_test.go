@@ -18,6 +18,7 @@ import (
 	"github.com/swarmsim/swarmsim/calibrate/otel"
 	"github.com/swarmsim/swarmsim/internal/fuzzseed"
 	"github.com/swarmsim/swarmsim/internal/shareddata"
+	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -146,6 +147,20 @@ func TestWaves(t *testing.T) {
 	assert.Equal(t, []int{0, 0, 0, 1}, waves)
 }
 
+// graphCalls counts the model and tool calls of a call graph's agent
+// and of the agents below it.
+func graphCalls(a *replay.Agent) int {
+	n := 0
+	for _, s := range a.Steps {
+		if s.Kind == replay.SubAgent {
+			n += graphCalls(s.Agent)
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
 // TestBrokenTrees gathers runs from traces whose parents are broken or
 // whose agents' times say little, on each of which FuzzTracesAdd's
 // properties failed before the fix: every call lands in a run or is
@@ -158,6 +173,7 @@ func TestBrokenTrees(t *testing.T) {
 		spans                              []string
 		want                               shape
 		adopted, outside, noEnd, endsEarly int
+		outsideRun                         int
 		// leftOut is set where the run is left out, its root having no
 		// (valid) end.
 		leftOut bool
@@ -229,6 +245,19 @@ func TestBrokenTrees(t *testing.T) {
 				pySpan(1, 3, 1, "invoke_agent", "5", "5")},
 			want: shape{Agents: 2, MaxParallel: 3, Fanout: 2, Waves: 1},
 		},
+		{
+			// Chat 2 starts before the run (its start in local time, hours
+			// early), chat 5 ends after it, and tool 6, under chat 2, lies
+			// within it: the two calls are left out and counted, the tool
+			// kept under the root. Both chats were read, chat 2 lasting 3 s
+			// where it took 0.1 s.
+			name: "calls starting before their run or ending after it",
+			spans: []string{pySpan(1, 1, 0, "invoke_agent", "3000000000", "4000000000"), pySpan(1, 2, 1, "chat", "1", "3100000000"),
+				pySpan(1, 3, 1, "chat", "3200000000", "3300000000"), pySpan(1, 4, 1, "execute_tool", "3400000000", "3500000000"),
+				pySpan(1, 5, 1, "chat", "3900000000", "4000000001"), pySpan(1, 6, 2, "execute_tool", "3050000000", "3060000000")},
+			want:       shape{Calls: 1, Tools: 2, MaxParallel: 1},
+			outsideRun: 2,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spans, err := otel.Read(strings.NewReader("["+strings.Join(tc.spans, ",")+"]"), "broken.json")
@@ -239,6 +268,7 @@ func TestBrokenTrees(t *testing.T) {
 			assert.Equal(t, tc.outside, tr.Report.Outside, "outside")
 			assert.Equal(t, tc.noEnd, tr.Report.NoEnd, "no end")
 			assert.Equal(t, tc.endsEarly, tr.Report.EndsEarly, "ends early")
+			assert.Equal(t, tc.outsideRun, tr.Report.OutsideRun, "calls outside their run")
 			if tc.leftOut {
 				assert.Empty(t, tr.Runs, "runs")
 				assert.Empty(t, tr.Calls, "calls")
@@ -249,6 +279,9 @@ func TestBrokenTrees(t *testing.T) {
 			require.Len(t, tr.Runs, 1)
 			r := tr.Runs[0]
 			assert.Equal(t, tc.want, shape{r.Calls, r.Tools, r.Agents, r.MaxParallel, r.Fanout, r.Waves})
+			// The replay's call graph holds the calls the fit read.
+			require.Len(t, tr.Replay, 1)
+			assert.Equal(t, r.Calls+r.Tools, graphCalls(&tr.Replay[0].Root), "calls in the call graph")
 		})
 	}
 }
@@ -665,10 +698,10 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 	assert.LessOrEqual(t, len(tr.Calls), callsWithEnd)
 	assert.LessOrEqual(t, len(tr.Tools), toolsWithEnd)
 	// Each model or tool call span is a row, or left out as outside any
-	// agent, without an end, or in a run left out (whose spans are not
+	// agent or its run's time, without an end, or in a run left out (whose spans are not
 	// counted one by one); NoEnd and EndsEarly count agents as well.
 	noEnd := rep.NoEnd + rep.EndsEarly
-	leftOut := callSpans + toolSpans - len(tr.Calls) - len(tr.Tools) - rep.Outside
+	leftOut := callSpans + toolSpans - len(tr.Calls) - len(tr.Tools) - rep.Outside - rep.OutsideRun
 	if rep.NoEndRuns == 0 {
 		assert.LessOrEqual(t, leftOut, noEnd, "call spans neither read nor counted as left out")
 	}
