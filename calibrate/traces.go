@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/calibrate/otel"
@@ -311,14 +312,20 @@ func (t *Traces) readFile(path, name string) error {
 // task.MaxTokens.
 var tokenAttrs = []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"}
 
+// stringAttrs are the attributes read as names.
+var stringAttrs = []string{"gen_ai.operation.name", "gen_ai.request.model", "gen_ai.response.model", "gen_ai.agent.name", "gen_ai.tool.name"}
+
 // MaxSpan is the longest a span may last, in nanoseconds: the fitted
 // scenario's time limit is ten times the longest run, and must be a
 // sim.Time (with room for rounding it to 4 digits).
 const MaxSpan = int64(sim.MaxTime / 20)
 
 // checkSpans returns an error for a span whose values no fit can use
-// and no run of the fitted scenario could reach: a token count above
-// task.MaxTokens, or a duration above MaxSpan.
+// and no run of the fitted scenario could reach: a duration above
+// MaxSpan, or an attribute read (tokenAttrs, stringAttrs, AcceptableAttr)
+// whose value is of the wrong type or out of range. Read as missing, such
+// a value would quietly change the fit (a call without tokens, a run
+// without an outcome, a call that is no call); a null is missing.
 func checkSpans(spans []otel.Span) error {
 	for i := range spans {
 		s := &spans[i]
@@ -326,12 +333,44 @@ func checkSpans(spans []otel.Span) error {
 			return fmt.Errorf("span %q (ID %s): lasts %s s, more than %s s (about %.0f years), the longest a span may last: the fitted time limit, ten times the longest run, must be a simulated time", s.Name, s.SpanID, fmtG(float64(s.End-s.Start)/1e9), fmtG(float64(MaxSpan)/1e9), float64(MaxSpan)/1e9/(365.25*86400))
 		}
 		for _, key := range tokenAttrs {
-			if n, ok := s.Int(key); ok && n > task.MaxTokens {
-				return fmt.Errorf("span %q (ID %s): %s: %d is out of range [0, %d] (2^40, the most tokens a call may have)", s.Name, s.SpanID, key, n, task.MaxTokens)
+			if v := s.Attrs[key]; v != nil {
+				n, ok := s.Int(key)
+				if !ok {
+					return fmt.Errorf("span %q (ID %s): %s: %s is not a whole number: want a token count in [0, %d], written as a number or a string of digits", s.Name, s.SpanID, key, attrString(v), task.MaxTokens)
+				}
+				if n < 0 || n > task.MaxTokens {
+					return fmt.Errorf("span %q (ID %s): %s: %d is out of range [0, %d] (2^40, the most tokens a call may have)", s.Name, s.SpanID, key, n, task.MaxTokens)
+				}
+			}
+		}
+		for _, key := range stringAttrs {
+			if v := s.Attrs[key]; v != nil {
+				if _, ok := v.(string); !ok {
+					return fmt.Errorf("span %q (ID %s): %s: %s is not a string: want a name", s.Name, s.SpanID, key, attrString(v))
+				}
+			}
+		}
+		if v := s.Attrs[AcceptableAttr]; v != nil {
+			if _, ok := s.Bool(AcceptableAttr); !ok {
+				return fmt.Errorf("span %q (ID %s): %s: %s is not a boolean: want true or false (or the string \"true\" or \"false\")", s.Name, s.SpanID, AcceptableAttr, attrString(v))
 			}
 		}
 	}
 	return nil
+}
+
+// attrString writes an attribute's value as it appeared: a string quoted,
+// a number as a number.
+func attrString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprint(v)
 }
 
 // Add gathers the runs in spans, read from the file called name.

@@ -309,7 +309,9 @@ func TestLoadErrors(t *testing.T) {
 }
 
 // TestLoadRefusesSpans checks that Load refuses a span whose values no
-// fit can use, naming the file, the span and the field.
+// fit can use, naming the file, the span and the field: among them
+// attributes of the wrong type, which were read as missing (a call
+// without tokens, a run without an outcome, a span of no operation).
 func TestLoadRefusesSpans(t *testing.T) {
 	for _, tc := range []struct {
 		name, attrs, start, end string
@@ -319,6 +321,22 @@ func TestLoadRefusesSpans(t *testing.T) {
 			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.output_tokens: 100000000000000000 is out of range \[0, 1099511627776\]`},
 		{"input tokens above 2^40", `"gen_ai.usage.input_tokens": "1099511627777"`, "1000000000", "2000000000",
 			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.input_tokens: 1099511627777 is out of range \[0, 1099511627776\]`},
+		{"negative output tokens", `"gen_ai.usage.output_tokens": -5`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.output_tokens: -5 is out of range \[0, 1099511627776\]`},
+		{"output tokens in words", `"gen_ai.usage.output_tokens": "twenty"`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.output_tokens: "twenty" is not a whole number: want a token count in \[0, 1099511627776\]`},
+		{"fractional input tokens", `"gen_ai.usage.input_tokens": 20.5`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.input_tokens: 20\.5 is not a whole number`},
+		{"tokens as a boolean", `"gen_ai.usage.input_tokens": true`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.usage\.input_tokens: true is not a whole number`},
+		{"tokens as strings of digits and null", `"gen_ai.usage.input_tokens": "20", "gen_ai.usage.output_tokens": null`, "1000000000", "2000000000", ""},
+		{"an outcome in words", `"swarmsim.acceptable": "yes"`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): swarmsim\.acceptable: "yes" is not a boolean: want true or false`},
+		{"an outcome as a string", `"swarmsim.acceptable": "false"`, "1000000000", "2000000000", ""},
+		{"a tool name as a number", `"gen_ai.tool.name": 7`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.tool\.name: 7 is not a string`},
+		{"a model as an array", `"gen_ai.response.model": ["m"]`, "1000000000", "2000000000",
+			`: span "chat m" \(ID 0000000000000002\): gen_ai\.response\.model: an array is not a string`},
 		{"tokens at 2^40", `"gen_ai.usage.input_tokens": 1099511627776, "gen_ai.usage.output_tokens": 1099511627776`, "1000000000", "2000000000", ""},
 		{"a call of 1e18 ns", `"gen_ai.usage.output_tokens": 1`, "1000000000", "1000000001000000000",
 			`: span "chat m" \(ID 0000000000000002\): lasts 1e\+09 s, more than 4\.612e\+08 s \(about 15 years\), the longest a span may last`},
