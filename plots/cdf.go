@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -58,7 +59,26 @@ func CDF(c Chart, observed Series, fitted []Series, logX bool) (*plot.Plot, erro
 	p.Y.Min, p.Y.Max = 0, 1
 	if logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		if err := thinLogTicks(p, c.size()); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
+}
+
+// thinLogTicks sets p's log x axis to label every decade, or where their
+// labels do not fit size, every second, third, ... decade, the fewest
+// left out that fit: latencies spanning six decades label 1e-06, 1e-05,
+// ... on a page but would overlap in a column. It returns checkFit's
+// error where even two labels do not fit, or something else does not.
+func thinLogTicks(p *plot.Plot, size Size) error {
+	decades := math.Ceil(math.Log10(p.X.Max)) - math.Floor(math.Log10(p.X.Min))
+	var err error
+	for every := 1; every <= max(1, int(decades)); every++ {
+		p.X.Tick.Marker = logTicks{every: every}
+		if err = checkFit(p, size); err == nil {
+			return nil
+		}
+	}
+	return err
 }

@@ -502,3 +502,47 @@ func TestCDFErrors(t *testing.T) {
 	_, err = plots.CDF(plots.Chart{XLabel: "latency (s)"}, obs, nil, false)
 	assert.ErrorContains(t, err, "needs a YLabel")
 }
+
+// TestCDFLogTicks draws CDFs whose samples span from two to twelve
+// decades at each size: each must fit (the labels of six decades at
+// 1e-06 to 1 overlapped on a page, and the chart was refused), its
+// labels must be powers of ten written as briefly as they can be (1e-05,
+// not 9.999999999999999e-06, as ten times ten times ... gave), and at
+// least two on the axis must be labelled.
+func TestCDFLogTicks(t *testing.T) {
+	sizes := map[string]plots.Size{"column": plots.Column, "page": plots.Page, "tall": plots.Tall}
+	for _, tc := range []struct {
+		name   string
+		lo, hi float64
+	}{
+		{"two decades", 0.05, 2},
+		{"six decades of latencies", 8e-7, 2},
+		{"six decades above 1", 2, 3e6},
+		{"twelve decades", 1e-9, 5e3},
+	} {
+		for sname, size := range sizes {
+			t.Run(tc.name+"/"+sname, func(t *testing.T) {
+				var sample []float64
+				for i := range 40 {
+					sample = append(sample, tc.lo*math.Pow(tc.hi/tc.lo, float64(i)/39))
+				}
+				obs, err := plots.ECDF("observed", sample)
+				require.NoError(t, err)
+				p, err := plots.CDF(plots.Chart{XLabel: "latency (s)", YLabel: "P(X <= x)", Size: size}, obs, nil, true)
+				require.NoError(t, err)
+				var labels []string
+				for _, tick := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+					if tick.Label == "" || tick.Value < p.X.Min || tick.Value > p.X.Max {
+						continue // gonum draws no tick outside the axis
+					}
+					labels = append(labels, tick.Label)
+					e := math.Round(math.Log10(tick.Value))
+					assert.Equal(t, math.Pow10(int(e)), tick.Value, "tick %q is not a power of ten", tick.Label)
+					assert.Equal(t, strconv.FormatFloat(math.Pow10(int(e)), 'g', -1, 64), tick.Label)
+				}
+				assert.GreaterOrEqual(t, len(labels), 2, "labels %v", labels)
+				require.NoError(t, plots.SaveFormats(p, size, filepath.Join(t.TempDir(), "cdf"), plots.LinesTable([]plots.Series{obs}), []string{"svg"}))
+			})
+		}
+	}
+}

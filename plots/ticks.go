@@ -44,3 +44,34 @@ func wholeX(series []Series) bool {
 	}
 	return true
 }
+
+// logTicks are the ticks of a log axis: a tick at each power of ten and
+// minor ticks at its multiples 2 to 9, the powers labelled where their
+// exponent is a multiple of every (1: every decade). They are
+// plot.LogTicks (with Prec -1) but for two things: each power is math.Pow10's, exact,
+// where LogTicks multiplies by ten decade after decade and labels 1e-05
+// as 9.999999999999999e-06; and a wide range may be labelled every
+// other decade or fewer (see thinLogTicks), where LogTicks labels each
+// and the labels of six decades overlap.
+type logTicks struct{ every int }
+
+func (t logTicks) Ticks(min, max float64) []plot.Tick {
+	// The decades are LogTicks': from the power of ten of log10(min)
+	// truncated to the power above max.
+	lo, hi := int(math.Log10(min)), int(math.Ceil(math.Log10(max)))
+	var ticks []plot.Tick
+	for e := lo; e <= hi; e++ {
+		v := math.Pow10(e)
+		label := ""
+		if e%t.every == 0 {
+			label = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: label})
+		if e < hi {
+			for i := 2; i < 10; i++ {
+				ticks = append(ticks, plot.Tick{Value: float64(i) * v})
+			}
+		}
+	}
+	return ticks
+}
