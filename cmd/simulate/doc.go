@@ -784,6 +784,9 @@
 // numbers of seconds at unit speed, under the keys tasks, edges, total_work,
 // critical_path, width and depth.
 //
+// With --dot FILE the graph is also written in Graphviz DOT, atomically; a
+// file that exists is replaced only with --force.
+//
 // The first example reads ../shared/data: real input files kept beside
 // the checkout, not in it (README.md).
 //
@@ -794,6 +797,8 @@
 //		in place of the figures)
 //	--episode K
 //		the episode K, counting from 0 as in episodes.csv
+//	--force
+//		replace the file --dot names if it exists
 //	--json
 //		print the figures as a JSON object
 //	--seed S

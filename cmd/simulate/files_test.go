@@ -132,6 +132,35 @@ func TestOutCases(t *testing.T) {
 		assert.Equal(t, exitUsage, code)
 		assert.Contains(t, stderr, "--force without --out FILE")
 	})
+	t.Run("graph --dot", func(t *testing.T) {
+		// graph --dot writes one file as trace --out does. It replaced a
+		// file that exists without --force, and into a missing folder
+		// failed naming its hidden temporary file.
+		nested := filepath.Join(root, "dots", "a", "g.dot")
+		for _, tc := range []struct {
+			name string
+			args []string
+			code int
+			want string // stderr; "" for success
+		}{
+			{"a directory", []string{"--dot", root}, exitFail, root + " is a directory: this command writes one file; give a file name, such as " + filepath.Join(root, "graph.dot")},
+			{"a file that exists", []string{"--dot", file}, exitFail, file + " exists; use --force to overwrite it, or --dot to choose another file"},
+			{"a missing folder", []string{"--dot", nested}, exitOK, ""},
+			{"a file that exists, with --force", []string{"--dot", file, "--force"}, exitOK, ""},
+			{"--force without a file", []string{"--dot", "-", "--force"}, exitUsage, "--force without --dot FILE"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, stderr, code := simulate(t, append([]string{"graph", "tiny"}, tc.args...)...)
+				assert.Equal(t, tc.code, code)
+				if tc.want == "" {
+					assert.Empty(t, stderr)
+				} else {
+					assert.Contains(t, stderr, "simulate graph: "+tc.want)
+				}
+			})
+		}
+		assert.Equal(t, readFile(t, nested), readFile(t, file), "replaced with --force, made with its folders")
+	})
 }
 
 // TestOutHoldsResumableWork: run, compare and fit refuse a directory

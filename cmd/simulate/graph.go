@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/swarmsim/swarmsim/internal/atomicfile"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/scenarios"
 	"github.com/swarmsim/swarmsim/sim"
@@ -38,6 +37,9 @@ Times are printed as durations and in seconds; with --json they are
 numbers of seconds at unit speed, under the keys tasks, edges, total_work,
 critical_path, width and depth.
 
+With --dot FILE the graph is also written in Graphviz DOT, atomically; a
+file that exists is replaced only with --force.
+
 The first example reads ../shared/data: real input files kept beside
 the checkout, not in it (README.md).`,
 	Examples: `
@@ -48,15 +50,17 @@ the checkout, not in it (README.md).`,
 		o := &graphOptions{}
 		fs.BoolVar(&o.json, "json", false, "print the figures as a JSON object")
 		fs.StringVar(&o.dot, "dot", "", "also write the graph in Graphviz DOT to `FILE` (- for standard output,\nin place of the figures)")
+		fs.BoolVar(&o.force, "force", false, "replace the file --dot names if it exists")
 		o.draw.flags(fs)
 		return o.run
 	},
 }
 
 type graphOptions struct {
-	json bool
-	dot  string
-	draw drawOptions
+	json  bool
+	dot   string
+	force bool
+	draw  drawOptions
 }
 
 // graphFigures are what graph prints.
@@ -75,6 +79,16 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 	}
 	if o.json && o.dot == "-" {
 		return usagef("--json and --dot - both print on standard output: write the DOT to a file (--dot FILE)")
+	}
+	toFile := o.dot != "" && o.dot != "-"
+	if o.force && !toFile {
+		return usagef("--force without --dot FILE: only a DOT file is replaced")
+	}
+	if toFile {
+		// Checked before the work, as trace checks --out.
+		if err := checkOutFile("--dot", o.dot, "graph.dot", o.force); err != nil {
+			return err
+		}
 	}
 	var (
 		g     *task.Graph
@@ -118,7 +132,7 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 			_, err := s.stdout.Write(b.Bytes())
 			return err
 		}
-		if err := atomicfile.Write(o.dot, b.Bytes()); err != nil {
+		if err := writeOutFile("--dot", o.dot, "graph.dot", o.force, b.Bytes()); err != nil {
 			return err
 		}
 	}

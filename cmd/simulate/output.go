@@ -242,25 +242,25 @@ func newManifest(s *session, kind rundir.Kind, sc *scenarios.Scenario, seed uint
 	}
 }
 
-// checkOutFile refuses a path that --out cannot take as the file it
-// names: a directory, a path below a file, or (unless force) a file that
-// exists, with one sentence that says what to give instead (example is a
-// file name to suggest). A command checks it before its work, and
-// writeOutFile again.
-func checkOutFile(path, example string, force bool) error {
+// checkOutFile refuses a path that the flag (--out, --dot) cannot take
+// as the file it names: a directory, a path below a file, or (unless
+// force) a file that exists, with one sentence that says what to give
+// instead (example is a file name to suggest). A command checks it before
+// its work, and writeOutFile again.
+func checkOutFile(flag, path, example string, force bool) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory: this command writes one file; give a file name, such as %s", path, filepath.Join(path, example))
 	} else if err == nil && !force {
-		return fmt.Errorf("%s exists; use --force to overwrite it, or --out to choose another file", path)
+		return fmt.Errorf("%s exists; use --force to overwrite it, or %s to choose another file", path, flag)
 	}
 	return rundir.CheckDir(filepath.Dir(path))
 }
 
-// writeOutFile writes data to the file path that --out names, atomically,
-// making its missing parent folders as run does for its directory, after
-// checkOutFile.
-func writeOutFile(path, example string, force bool, data []byte) error {
-	if err := checkOutFile(path, example, force); err != nil {
+// writeOutFile writes data to the file path that the flag names,
+// atomically, making its missing parent folders as run does for its
+// directory, after checkOutFile.
+func writeOutFile(flag, path, example string, force bool, data []byte) error {
+	if err := checkOutFile(flag, path, example, force); err != nil {
 		return err
 	}
 	return rundir.WriteFile(path, data)

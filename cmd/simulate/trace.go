@@ -91,7 +91,7 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 		return usagef("--force without --out FILE: standard output has no file to replace")
 	}
 	if toFile {
-		if err := checkOutFile(o.out, "trace.json", o.force); err != nil {
+		if err := checkOutFile("--out", o.out, "trace.json", o.force); err != nil {
 			return err
 		}
 	}
@@ -130,7 +130,7 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 		_, err = s.stdout.Write(b.Bytes())
 		return err
 	}
-	if err := writeOutFile(o.out, "trace.json", o.force, b.Bytes()); err != nil {
+	if err := writeOutFile("--out", o.out, "trace.json", o.force, b.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.stdout, "wrote %s\n", o.out)

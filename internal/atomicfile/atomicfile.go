@@ -14,6 +14,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,6 +68,13 @@ func writeTemp(path string, data []byte, synced bool) (string, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
+		// CreateTemp's error names the hidden file's pattern, which the
+		// caller never asked for (open /no/such/.x.dot.417004130.tmp):
+		// name the file asked for, keeping the cause.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return "", &fs.PathError{Op: "create", Path: path, Err: pe.Err}
+		}
 		return "", err
 	}
 	_, err = f.Write(data)

@@ -1,6 +1,7 @@
 package atomicfile_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,6 +42,17 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "only the directory that was there")
+}
+
+// TestWriteNamesThePathAsked: a write into a folder that is missing fails
+// naming the file asked for, not the hidden temporary file.
+func TestWriteNamesThePathAsked(t *testing.T) {
+	for name, write := range map[string]func(string, []byte) error{"Write": atomicfile.Write, "Replace": atomicfile.Replace} {
+		path := filepath.Join(t.TempDir(), "missing", "x.dot")
+		err := write(path, []byte("data"))
+		require.EqualError(t, err, "create "+path+": no such file or directory", name)
+		require.ErrorIs(t, err, fs.ErrNotExist, name)
+	}
 }
 
 func TestSyncNamesTheFilesThatFail(t *testing.T) {
