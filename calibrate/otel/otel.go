@@ -91,14 +91,17 @@ var ErrNotSpans = errors.New("not OpenTelemetry span JSON")
 // Read reads every span of the JSON document (or sequence of documents,
 // one per line as the Collector writes them) in r, past a UTF-8
 // byte-order mark at its start, which some editors and Windows tools
-// write and encoding/json does not read. name names the source in
-// errors.
+// write and encoding/json does not read; UTF-16 text is an error that
+// says to save it as UTF-8. name names the source in errors.
 func Read(r io.Reader, name string) ([]Span, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if utf16(data) {
+		return nil, fmt.Errorf("%s: the file looks like UTF-16 text (it starts with a UTF-16 byte-order mark or a zero byte): save it as UTF-8, which JSON must be", name)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var spans []Span
@@ -154,6 +157,16 @@ func Read(r io.Reader, name string) ([]Span, error) {
 	}
 }
 
+// utf16 reports whether data starts as UTF-16 text does: with the
+// byte-order mark FF FE or FE FF (what Windows tools write, PowerShell's
+// > among them), or with a zero byte in its first two, the other half of
+// an ASCII character. Decoded as UTF-8 it would fail on "invalid
+// character 'ÿ'", which says nothing of the cause.
+func utf16(data []byte) bool {
+	return bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) ||
+		len(data) >= 2 && (data[0] == 0 || data[1] == 0)
+}
+
 // spanPlace is where a span was read: its document and the line that
 // document starts on.
 type spanPlace struct {
@@ -168,7 +181,9 @@ func syntaxError(data []byte, err error) string {
 	off := int64(-1)
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		// Offset counts the bytes read, the bad one included: the bad
+		// byte is the one before it.
+		off = max(se.Offset-1, 0)
 	case errors.As(err, &te):
 		off = te.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF):
