@@ -195,6 +195,7 @@ func TestRangesInSchema(t *testing.T) {
 		{"replay.rate", "Settings", "rate", -1, nil},
 		{"replay.speedup", "Settings", "speedup", -1, nil},
 		{"replay.runs", "Settings", "runs", -1, nil},
+		{"replay.runs", "Settings", "runs", replay.MaxRuns + 1, nil},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s=%v", tt.set, tt.bad), func(t *testing.T) {

@@ -84,6 +84,7 @@ func TestReplaySectionErrors(t *testing.T) {
 		{"replay:\n  sessions: -1\n", nil, "s.yaml:13:3: replay.sessions: -1 is out of range"},
 		{"replay:\n  sessions: 99999999999\n", nil, "s.yaml:13:3: replay.sessions: 99999999999 is out of range (1 to 65536, or leave it out)"},
 		{"replay:\n  rate: -0.5\n", nil, "s.yaml:13:3: replay.rate: -0.5 is out of range"},
+		{"replay:\n  rate: 1\n  runs: 200000\n", nil, "s.yaml:14:3: replay.runs: 200000 is out of range (1 to 65536, or 0 for each run once)"},
 		{"replay:\n  pairing: best\n", nil, `s.yaml:13:3: replay.pairing: "best" is not allowed (allowed: rank, independent)`},
 		{"replay:\n  session: 4\n", nil, `s.yaml:13:3: replay.session: unknown key`},
 		{"", []string{"replay.sessions=4", "replay.rate=2"}, "--set replay.rate=2: replay.rate: given with sessions"},

@@ -321,7 +321,8 @@ func refine(s *jsonschema.Schema) {
 	set("Handoff", "miss", "", unit)
 	set("Handoff", "findings", "", minimum("0"))
 	set("Settings", "sessions", "", atMost("0", strconv.Itoa(replay.MaxSessions)))
-	for _, f := range []string{"rate", "speedup", "runs"} {
+	set("Settings", "runs", "", atMost("0", strconv.Itoa(replay.MaxRuns)))
+	for _, f := range []string{"rate", "speedup"} {
 		set("Settings", f, "", minimum("0"))
 	}
 	set("Reward", "anneal", "", minimum("0"))

@@ -1051,7 +1051,8 @@
 //	--rate R[,R...]
 //		open loop: runs arriving at a Poisson rate of R[,R...] a second
 //	--runs N
-//		replay N runs per load, the recorded ones in turn (default: replay.runs, else each once, once per session)
+//		replay N runs per load (1 to 65536), the recorded ones in turn (default:
+//		replay.runs, else each once, once per session)
 //	--scenario SCENARIO
 //		take the deployment from SCENARIO (default: the one fit fits from the traces)
 //	--seed value

@@ -83,7 +83,7 @@ the checkout, not in it (README.md).`,
 		fs.StringVar(&o.sessions, "sessions", "", "closed loop of `N[,N...]` sessions (default 1: one run at a time)")
 		fs.StringVar(&o.rates, "rate", "", "open loop: runs arriving at a Poisson rate of `R[,R...]` a second")
 		fs.StringVar(&o.speedups, "speedup", "", "open loop: runs starting at their recorded times, `X[,X...]` times faster")
-		fs.Var(intFlag{&o.runs}, "runs", "replay `N` runs per load, the recorded ones in turn (default: replay.runs, else each once, once per session)")
+		fs.Var(intFlag{&o.runs}, "runs", "replay `N` runs per load (1 to "+strconv.Itoa(replay.MaxRuns)+"), the recorded ones in turn (default:\nreplay.runs, else each once, once per session)")
 		fs.StringVar(&o.pairing, "pairing", "", "how a hosted API's latencies pair with the recorded ones: `rank` or independent (default: replay.pairing, else rank; an error at replicas, which have none)")
 		fs.Var(&o.seed, "seed", "the seed of the replay's draws: a hosted API's latencies, --rate's arrivals (default: the scenario's)")
 		fs.BoolVar(&o.spans, "spans", false, "write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl")
@@ -183,8 +183,8 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 	if o.out == "" {
 		return usagef("--out DIR is required")
 	}
-	if o.runs < 0 {
-		return usagef("--runs %d: want at least 1 (or 0 for each run once)", o.runs)
+	if o.runs < 0 || o.runs > replay.MaxRuns {
+		return usagef("--runs %d: want 1 to %d (or 0 for each run once)", o.runs, replay.MaxRuns)
 	}
 	if err := refuseUnread(o.sets, scenarios.SweepReplay, false); err != nil {
 		return err

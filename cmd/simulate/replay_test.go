@@ -102,6 +102,9 @@ func TestReplayRefuses(t *testing.T) {
 		{"sessions beyond memory", []string{multiagentTraces, "--sessions", "100000000"}, `--sessions 100000000: "100000000" is not a whole number of sessions from 1 to 65536`},
 		{"twice", []string{multiagentTraces, "--sessions", "2,2"}, "load sessions=2 is given twice"},
 		{"bad rate", []string{multiagentTraces, "--rate", "-1"}, `"-1" is not a positive number`},
+		// 200,000 runs took 1.3 GB before a replay wrote anything.
+		{"runs beyond memory", []string{multiagentTraces, "--rate", "1", "--runs", "200000"}, "--runs 200000: want 1 to 65536 (or 0 for each run once)"},
+		{"runs set beyond memory", []string{multiagentTraces, "--rate", "1", "--set", "replay.runs=200000"}, "replay.runs: 200000 is out of range (1 to 65536, or 0 for each run once)"},
 		{"runs at recorded times", []string{multiagentTraces, "--speedup", "2", "--runs", "3"}, "each recorded run starts once"},
 		{"pairing", []string{multiagentTraces, "--pairing", "best"}, "--pairing best: want rank or independent"},
 		{"unused variants", []string{multiagentTraces, "--scenario", testScenario}, "is named after no model of the traces"},

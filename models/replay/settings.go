@@ -40,6 +40,15 @@ func (s Settings) IsZero() bool {
 // run (or overflow a slice's length).
 const MaxSessions = 1 << 16
 
+// MaxRuns bounds the runs a scenario's replay section or --runs asks for:
+// each replayed run keeps its result, and 200,000 of the shared traces'
+// runs took 1.3 GB before a replay wrote anything. 65,536 runs, a few
+// hundred MB, are far more than an unstable queue needs to show itself
+// (docs/calibration.md uses 500). Replay itself takes more (Load.Runs),
+// for callers that know their runs are small: the M/G/1 test replays
+// 242,000 runs of one call.
+const MaxRuns = 1 << 16
+
 // Validate reports a negative or non-finite value, and settings that
 // would do nothing: two kinds of load at once, or runs with recorded
 // start times (each recorded run starts once). Errors start with the
@@ -57,8 +66,8 @@ func (s *Settings) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %v is out of range (a positive number, or leave it out)", f.name, f.v))
 		}
 	}
-	if s.Runs < 0 {
-		errs = append(errs, fmt.Errorf("runs: %d is out of range (at least 1, or 0 for each run once)", s.Runs))
+	if s.Runs < 0 || s.Runs > MaxRuns {
+		errs = append(errs, fmt.Errorf("runs: %d is out of range (1 to %d, or 0 for each run once)", s.Runs, MaxRuns))
 	}
 	switch {
 	case s.Rate > 0 && s.Sessions > 0:

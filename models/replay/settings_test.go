@@ -41,6 +41,7 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Rate: -1}, "rate: -1 is out of range"},
 		{Settings{Speedup: -2}, "speedup: -2 is out of range"},
 		{Settings{Runs: -3}, "runs: -3 is out of range"},
+		{Settings{Runs: MaxRuns + 1}, "runs: 65537 is out of range (1 to 65536, or 0 for each run once)"},
 		{Settings{Sessions: 2, Rate: 1}, "rate: given with sessions"},
 		{Settings{Rate: 1, Speedup: 2}, "speedup: given with sessions or rate"},
 		{Settings{Sessions: 2, Speedup: 2}, "speedup: given with sessions or rate"},
@@ -57,7 +58,7 @@ func TestSettingsValidate(t *testing.T) {
 		s := Settings{Sessions: 1, Pairing: p}
 		assert.NoError(t, s.Validate(), "pairing %v", p)
 	}
-	for _, s := range []Settings{{Sessions: 3, Runs: 3}, {Sessions: 4}, {Sessions: MaxSessions}, {Rate: 1, Runs: 1}} {
+	for _, s := range []Settings{{Sessions: 3, Runs: 3}, {Sessions: 4}, {Sessions: MaxSessions}, {Rate: 1, Runs: 1}, {Rate: 1, Runs: MaxRuns}} {
 		assert.NoError(t, s.Validate(), "%+v", s)
 	}
 }
