@@ -88,10 +88,14 @@ type Report struct {
 	// attributes but no gen_ai.operation.name; NoTokens model calls
 	// without both token counts; Outside GenAI spans under no
 	// invoke_agent; NoRoot traces without an invoke_agent span at all.
-	// Adopted counts spans whose parent is not in the file, or whose
-	// parents lead back to them (a broken file), placed under the
-	// invoke_agent span that contains them in time.
+	// Adopted counts spans whose parent is not in the file, placed under
+	// the invoke_agent span that contains them in time.
 	NoEnd, EndsEarly, NoEndRuns, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
+	// Loops names one span of each loop of parents (spans each other's
+	// parent, or a span its own: a broken file), the first of the loop in
+	// the file, as "FILE: span NAME (ID ID)". The loop is cut there, and
+	// the span placed as one whose parent is missing.
+	Loops []string
 	// OutsideRun counts model and tool calls that start before their
 	// run's root span or end after it, left out (Traces.dropOutside).
 	OutsideRun int
@@ -132,6 +136,7 @@ func (r Report) String() string {
 		{r.OutsideRun, "model and tool calls starting before their run's root span or ending after it (left out: timed on another clock?)"},
 		{r.NoRoot, "traces without an invoke_agent span (left out)"},
 		{r.Adopted, "spans whose parent is not in the file (placed under the invoke_agent span containing them in time)"},
+		{len(r.Loops), "loops of parents, spans each other's parent or a span its own (a broken file; each cut at its first span, placed under the invoke_agent span containing it in time): " + someOf(r.Loops)},
 		{r.Early, "runs starting before 2000 (kept; are their times Unix nanoseconds? microseconds or milliseconds read as nanoseconds make every duration 1,000 or 1,000,000 times too short)"},
 	} {
 		if c.n > 0 {
@@ -139,6 +144,15 @@ func (r Report) String() string {
 		}
 	}
 	return b.String()
+}
+
+// someOf joins the first few of names, and says how many more there are.
+func someOf(names []string) string {
+	const show = 5
+	if len(names) <= show {
+		return strings.Join(names, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(names[:show], "; "), len(names)-show)
 }
 
 // openInference says how many of the spans left out follow OpenInference,
@@ -387,7 +401,7 @@ func (t *Traces) Add(name string, spans []otel.Span) {
 	}
 	var runs []*runBuild
 	for _, id := range order {
-		for _, r := range t.tree(byTrace[id]) {
+		for _, r := range t.tree(name, byTrace[id]) {
 			if _, ok := r.root.Duration(); !ok {
 				// A run's duration is its root's: without it the run has
 				// none to fit, and its calls no start to be placed from.
@@ -463,9 +477,9 @@ type runBuild struct {
 	node *node
 }
 
-// tree links one trace's spans and returns its runs; it counts what it
-// leaves out.
-func (t *Traces) tree(spans []*otel.Span) []*runBuild {
+// tree links one trace's spans, read from the file called name, and
+// returns its runs; it counts what it leaves out.
+func (t *Traces) tree(name string, spans []*otel.Span) []*runBuild {
 	nodes := make(map[string]*node, len(spans))
 	all := make([]*node, 0, len(spans))
 	for _, s := range spans {
@@ -493,14 +507,18 @@ func (t *Traces) tree(spans []*otel.Span) []*runBuild {
 		n.parent = nodes[n.s.ParentID]
 	}
 	// A span in a cycle of parents would be under no root, left out
-	// without a count: it is treated as one whose parent is missing.
-	cutCycles(all)
+	// without a count: the cycle is cut, reported, and its span placed as
+	// one whose parent is missing.
+	cut := cutCycles(all)
+	for _, n := range cut {
+		t.Report.Loops = append(t.Report.Loops, fmt.Sprintf("%s: span %q (ID %s)", name, n.s.Name, n.s.SpanID))
+	}
 	for _, n := range all {
 		if n.parent == nil && n.s.ParentID != "" {
 			// Frameworks export GenAI spans under spans of their own that
 			// they do not export (Google ADK does): the agent whose span
 			// contains this one in time is its agent.
-			if n.parent = enclosing(agents, n); n.parent != nil {
+			if n.parent = enclosing(agents, n); n.parent != nil && !slices.Contains(cut, n) {
 				t.Report.Adopted++
 			}
 		}
@@ -539,8 +557,8 @@ func (t *Traces) tree(spans []*otel.Span) []*runBuild {
 
 // cutCycles unlinks from its parent the first span, in the order of all,
 // of each cycle of parents (a span that is its own parent is one), so
-// that the links form trees.
-func cutCycles(all []*node) {
+// that the links form trees, and returns those spans.
+func cutCycles(all []*node) []*node {
 	const (
 		unseen = iota
 		onPath
@@ -551,6 +569,7 @@ func cutCycles(all []*node) {
 	for i, n := range all {
 		order[n] = i
 	}
+	var cut []*node
 	for _, n := range all {
 		var path []*node
 		m := n
@@ -560,12 +579,15 @@ func cutCycles(all []*node) {
 		}
 		if m != nil && state[m] == onPath {
 			cycle := path[slices.Index(path, m):]
-			slices.MinFunc(cycle, func(a, b *node) int { return cmp.Compare(order[a], order[b]) }).parent = nil
+			first := slices.MinFunc(cycle, func(a, b *node) int { return cmp.Compare(order[a], order[b]) })
+			first.parent = nil
+			cut = append(cut, first)
 		}
 		for _, p := range path {
 			state[p] = done
 		}
 	}
+	return cut
 }
 
 // enclosing returns the shortest invoke_agent span of agents that

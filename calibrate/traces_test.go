@@ -174,6 +174,8 @@ func TestBrokenTrees(t *testing.T) {
 		want                               shape
 		adopted, outside, noEnd, endsEarly int
 		outsideRun                         int
+		// loops names the span each loop of parents is cut at.
+		loops []string
 		// leftOut is set where the run is left out, its root having no
 		// (valid) end.
 		leftOut bool
@@ -181,12 +183,23 @@ func TestBrokenTrees(t *testing.T) {
 		{
 			// Agent 3 and call 4 are each other's parent, and tool 5 its
 			// own: each cycle is cut at its first span, which is then
-			// placed as one whose parent is missing. They were lost.
+			// placed as one whose parent is missing, and reported as a
+			// loop. They were lost, and then counted as spans whose
+			// parent is not in the file.
 			name: "parents in a cycle",
 			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "chat", "10", "20"),
 				pySpan(1, 3, 4, "invoke_agent", "0", "100"), pySpan(1, 4, 3, "chat", "10", "20"), pySpan(1, 5, 5, "execute_tool", "30", "40")},
-			want:    shape{Calls: 2, Tools: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
-			adopted: 2,
+			want:  shape{Calls: 2, Tools: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
+			loops: []string{`broken.json: span "invoke_agent 3" (ID 0000000000000003)`, `broken.json: span "execute_tool 5" (ID 0000000000000005)`},
+		},
+		{
+			// The root's parent is its own call 2: the loop is cut at the
+			// root, which then has no agent above it and is the run. It
+			// was read without a word.
+			name:  "a loop through the root",
+			spans: []string{pySpan(1, 1, 2, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "chat", "10", "20")},
+			want:  shape{Calls: 1, MaxParallel: 1},
+			loops: []string{`broken.json: span "invoke_agent 1" (ID 0000000000000001)`},
 		},
 		{
 			// Agents 2 and 3, whose parents are missing, run over the same
@@ -269,6 +282,7 @@ func TestBrokenTrees(t *testing.T) {
 			assert.Equal(t, tc.noEnd, tr.Report.NoEnd, "no end")
 			assert.Equal(t, tc.endsEarly, tr.Report.EndsEarly, "ends early")
 			assert.Equal(t, tc.outsideRun, tr.Report.OutsideRun, "calls outside their run")
+			assert.Equal(t, tc.loops, tr.Report.Loops, "loops")
 			if tc.leftOut {
 				assert.Empty(t, tr.Runs, "runs")
 				assert.Empty(t, tr.Calls, "calls")
