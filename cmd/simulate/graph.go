@@ -137,6 +137,11 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 		}
 	}
 
+	if isGraphFile(args[0]) && g.Len() > 0 && g.TotalWork() == 0 {
+		// Figures of 0 s would read as a graph that takes no time, where
+		// a scenario gives the nodes without work their work when run.
+		fmt.Fprintln(s.stderr, noWork(args[0]))
+	}
 	cp := g.CriticalLength()
 	fig := graphFigures{
 		Tasks:        g.Len(),
@@ -166,6 +171,16 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 		fmt.Fprintf(tw, "work / critical path\t%.3g (average parallelism with unlimited agents)\n", float64(g.TotalWork())/float64(cp))
 	}
 	return tw.Flush()
+}
+
+// noWork is the note on a graph file whose tasks have no work, so that
+// every time figure is 0.
+func noWork(path string) string {
+	if strings.ToLower(filepath.Ext(path)) == ".json" {
+		return fmt.Sprintf("note: no task of %s has a runtime above 0, so the total work and the critical path are 0", path)
+	}
+	return fmt.Sprintf("note: no node of %s has work (a work attribute above 0), so the total work and the critical path are 0; "+
+		"in a scenario (task.path) each node without a work attribute takes a draw of task.work when run", path)
 }
 
 // isGraphFile reports whether arg names a graph file rather than a

@@ -459,6 +459,38 @@ func TestGraphOverflow(t *testing.T) {
 	}
 }
 
+// TestGraphWithoutWork: a graph file whose tasks have no work prints
+// its figures (0 s) with a note that says why, which for DOT names
+// task.work; a graph with some work has no note. It printed "total work
+// 0.0 s" and nothing else.
+func TestGraphWithoutWork(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, text string
+		note             string // in stderr; "" for none
+	}{
+		{"DOT without work", "g.dot", "digraph { a -> b; }", "note: no node of FILE has work (a work attribute above 0), so the total work and the critical path are 0; in a scenario (task.path) each node without a work attribute takes a draw of task.work when run\n"},
+		{"DOT of work 0", "g.gv", "digraph { a [work=0]; }", "note: no node of FILE has work"},
+		{"DOT with some work", "g.dot", "digraph { a [work=5]; a -> b; }", ""},
+		{"WfFormat of runtime 0", "w.json", `{"name": "w", "schemaVersion": "1.5", "workflow": {"specification": {"tasks": [{"name": "a", "id": "a", "parents": [], "children": []}]}, "execution": {"makespanInSeconds": 0, "tasks": [{"id": "a", "runtimeInSeconds": 0}]}}}`,
+			"note: no task of FILE has a runtime above 0, so the total work and the critical path are 0\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tc.file)
+			require.NoError(t, os.WriteFile(path, []byte(tc.text), 0o644))
+			for _, args := range [][]string{{"graph", path}, {"graph", path, "--json"}} {
+				stdout, stderr, code := simulate(t, args...)
+				require.Equal(t, exitOK, code, stderr)
+				assert.Contains(t, stdout, "total", "the figures are printed")
+				if tc.note == "" {
+					assert.Empty(t, stderr)
+				} else {
+					assert.Contains(t, stderr, strings.ReplaceAll(tc.note, "FILE", path))
+				}
+			}
+		})
+	}
+}
+
 // TestGraphMissingFile: a scenario's missing graph file is named with the
 // field and the line that refer to it, before anything is drawn.
 func TestGraphMissingFile(t *testing.T) {
