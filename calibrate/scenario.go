@@ -225,7 +225,7 @@ func difficulty(f *Fit, nodes int) string {
 	if d > maxDifficulty {
 		d, note = maxDifficulty, fmt.Sprintf(", clamped to %s, the largest below 1", fmtG(maxDifficulty))
 	}
-	return fmt.Sprintf("%s # %d of %d runs acceptable (swarmsim.acceptable), over %d parts%s", fmtG(d), f.Acceptable, f.WithOutcome, nodes, note)
+	return fmt.Sprintf("%s # %d of %s acceptable (swarmsim.acceptable), over %s%s", fmtG(d), f.Acceptable, countOf(f.WithOutcome, "run", "runs"), countOf(nodes, "part", "parts"), note)
 }
 
 // maxDifficulty is the largest difficulty below 1 that fmtG writes as

@@ -11,20 +11,24 @@ import (
 
 // TestDifficultyBelowOne checks that the written difficulty is in [0, 1)
 // whatever share of the runs was acceptable: none acceptable, or so few
-// that the difficulty rounds to 1 in 4 digits, clamps below 1 and says so.
+// that the difficulty rounds to 1 in 4 digits, clamps below 1 and says so;
+// its comment counts runs and parts in words that agree with them (it
+// said "over 1 parts").
 func TestDifficultyBelowOne(t *testing.T) {
 	for _, c := range []struct {
 		name                       string
 		acceptable, outcome, nodes int
 		want                       string
 		clamped                    bool
+		counts                     string // in the comment
 	}{
-		{"none acceptable", 0, 20, 1, "0.9999", true},
-		{"none acceptable, many parts", 0, 20, 8, "0.9999", true},
-		{"one in a million", 1, 1000000, 1, "0.9999", true},
-		{"half", 10, 20, 1, "0.5", false},
-		{"all", 20, 20, 3, "0", false},
-		{"no outcome", 0, 0, 1, "0", false},
+		{"none acceptable", 0, 20, 1, "0.9999", true, "0 of 20 runs acceptable (swarmsim.acceptable), over 1 part,"},
+		{"none acceptable, many parts", 0, 20, 8, "0.9999", true, "over 8 parts,"},
+		{"one in a million", 1, 1000000, 1, "0.9999", true, "1 of 1000000 runs"},
+		{"half", 10, 20, 1, "0.5", false, "over 1 part"},
+		{"all", 20, 20, 3, "0", false, "over 3 parts"},
+		{"one run", 1, 1, 2, "0", false, "1 of 1 run acceptable (swarmsim.acceptable), over 2 parts"},
+		{"no outcome", 0, 0, 1, "0", false, "no outcome"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := difficulty(&Fit{Acceptable: c.acceptable, WithOutcome: c.outcome}, c.nodes)
@@ -34,6 +38,7 @@ func TestDifficultyBelowOne(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, d >= 0 && d < 1, "difficulty %v is out of [0, 1)", d)
 			assert.Equal(t, c.clamped, strings.Contains(comment, "clamped"), got)
+			assert.Contains(t, comment, c.counts)
 		})
 	}
 }

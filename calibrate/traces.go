@@ -118,32 +118,48 @@ const earlyRun = int64(946_684_800) * 1e9
 // String writes the report as one line per count.
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "read %d spans from %d files\n", r.Spans, r.Files)
+	fmt.Fprintf(&b, "read %s from %s\n", countOf(r.Spans, "span", "spans"), countOf(r.Files, "file", "files"))
 	if r.Outputs > 0 {
 		fmt.Fprintf(&b, "directories that simulate wrote (%s), skipped: %d\n", rundir.ManifestName, r.Outputs)
 	}
 	for _, c := range []struct {
-		n    int
-		what string
+		n         int
+		one, many string
 	}{
-		{r.NoEnd, "spans without an end time (left out)"},
-		{r.EndsEarly, "spans ending before they start (left out)"},
-		{r.NoEndRuns, "runs whose root span has no end time or ends before it starts (left out, with their spans)"},
-		{r.NoAttributes, "spans without attributes (left out)"},
-		{r.NotGenAI, "spans without gen_ai.operation.name (left out" + openInference(r.OpenInference) + ")"},
-		{r.NoTokens, "model calls without token counts (kept for latency, left out of the token fit)"},
-		{r.Outside, "GenAI spans outside any invoke_agent span (left out)"},
-		{r.OutsideRun, "model and tool calls starting before their run's root span or ending after it (left out: timed on another clock?)"},
-		{r.NoRoot, "traces without an invoke_agent span (left out)"},
-		{r.Adopted, "spans whose parent is not in the file (placed under the invoke_agent span containing them in time)"},
-		{len(r.Loops), "loops of parents, spans each other's parent or a span its own (a broken file; each cut at its first span, placed under the invoke_agent span containing it in time): " + someOf(r.Loops)},
-		{r.Early, "runs starting before 2000 (kept; are their times Unix nanoseconds? microseconds or milliseconds read as nanoseconds make every duration 1,000 or 1,000,000 times too short)"},
+		{r.NoEnd, "span without an end time (left out)", "spans without an end time (left out)"},
+		{r.EndsEarly, "span ending before it starts (left out)", "spans ending before they start (left out)"},
+		{r.NoEndRuns, "run whose root span has no end time or ends before it starts (left out, with its spans)",
+			"runs whose root span has no end time or ends before it starts (left out, with their spans)"},
+		{r.NoAttributes, "span without attributes (left out)", "spans without attributes (left out)"},
+		{r.NotGenAI, "span without gen_ai.operation.name (left out" + openInference(r.OpenInference) + ")",
+			"spans without gen_ai.operation.name (left out" + openInference(r.OpenInference) + ")"},
+		{r.NoTokens, "model call without token counts (kept for latency, left out of the token fit)",
+			"model calls without token counts (kept for latency, left out of the token fit)"},
+		{r.Outside, "GenAI span outside any invoke_agent span (left out)", "GenAI spans outside any invoke_agent span (left out)"},
+		{r.OutsideRun, "model or tool call starting before its run's root span or ending after it (left out: timed on another clock?)",
+			"model and tool calls starting before their run's root span or ending after it (left out: timed on another clock?)"},
+		{r.NoRoot, "trace without an invoke_agent span (left out)", "traces without an invoke_agent span (left out)"},
+		{r.Adopted, "span whose parent is not in the file (placed under the invoke_agent span containing it in time)",
+			"spans whose parent is not in the file (placed under the invoke_agent span containing them in time)"},
+		{len(r.Loops), "loop of parents, spans each other's parent or a span its own (a broken file; cut at its first span, placed under the invoke_agent span containing it in time): " + someOf(r.Loops),
+			"loops of parents, spans each other's parent or a span its own (a broken file; each cut at its first span, placed under the invoke_agent span containing it in time): " + someOf(r.Loops)},
+		{r.Early, "run starting before 2000 (kept; are its times Unix nanoseconds? microseconds or milliseconds read as nanoseconds make every duration 1,000 or 1,000,000 times too short)",
+			"runs starting before 2000 (kept; are their times Unix nanoseconds? microseconds or milliseconds read as nanoseconds make every duration 1,000 or 1,000,000 times too short)"},
 	} {
 		if c.n > 0 {
-			fmt.Fprintf(&b, "%d %s\n", c.n, c.what)
+			fmt.Fprintln(&b, countOf(c.n, c.one, c.many))
 		}
 	}
 	return b.String()
+}
+
+// countOf writes n with the noun phrase one or many that agrees with it:
+// "1 file", "0 files".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // someOf joins the first few of names, and says how many more there are.

@@ -161,6 +161,26 @@ func graphCalls(a *replay.Agent) int {
 	return n
 }
 
+// TestReportCounts: the report's counts agree with their nouns ("read 0
+// spans from 1 files" was written before).
+func TestReportCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    calibrate.Report
+		want string
+	}{
+		{"no spans from one file", calibrate.Report{Files: 1}, "read 0 spans from 1 file\n"},
+		{"one span from two files", calibrate.Report{Spans: 1, Files: 2}, "read 1 span from 2 files\n"},
+		{"one and two left out", calibrate.Report{Spans: 5, Files: 1, NoEnd: 1, EndsEarly: 2, NoRoot: 1, Loops: []string{"f: span \"a\" (ID 1)"}},
+			"read 5 spans from 1 file\n1 span without an end time (left out)\n2 spans ending before they start (left out)\n1 trace without an invoke_agent span (left out)\n" +
+				"1 loop of parents, spans each other's parent or a span its own (a broken file; cut at its first span, placed under the invoke_agent span containing it in time): f: span \"a\" (ID 1)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.r.String())
+		})
+	}
+}
+
 // TestBrokenTrees gathers runs from traces whose parents are broken or
 // whose agents' times say little, on each of which FuzzTracesAdd's
 // properties failed before the fix: every call lands in a run or is
@@ -784,7 +804,7 @@ func TestEarlyRunsNoted(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, tr.Runs, 1)
 			if tc.early {
-				assert.Contains(t, tr.Report.String(), "1 runs starting before 2000")
+				assert.Contains(t, tr.Report.String(), "1 run starting before 2000")
 				assert.Contains(t, tr.Report.String(), "Unix nanoseconds")
 			} else {
 				assert.NotContains(t, tr.Report.String(), "before 2000")
