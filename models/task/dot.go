@@ -669,6 +669,10 @@ func (p *dotParser) edgeAttr(tokens *int, set *bool, a dotAttr, who string) erro
 	return nil
 }
 
+// workRange is the range of a node's work in seconds, for messages: what
+// a simulated time holds.
+var workRange = fmt.Sprintf("[0, %.4g] seconds (about 292 years, the longest a simulated time holds)", sim.MaxTime.Seconds())
+
 // parseWork reads a duration ("90s", "1m30s") or a number of seconds.
 func parseWork(s string) (sim.Time, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
@@ -677,7 +681,7 @@ func parseWork(s string) (sim.Time, error) {
 		}
 		t, err := sim.FromSeconds(f)
 		if err != nil {
-			return 0, fmt.Errorf("%q is out of range", s)
+			return 0, fmt.Errorf("%q is out of range %s", s, workRange)
 		}
 		return t, nil
 	}

@@ -138,6 +138,7 @@ func TestReadDOTErrors(t *testing.T) {
 		{"node defaults no list", "digraph { node a }", "g.dot:1:16: expected '[' after node"},
 		{"bad work", "digraph {\n a [work=soon] }", `g.dot:2:10: node "a": work: "soon" is not a duration`},
 		{"negative work", "digraph { a [work=-5] }", `g.dot:1:19: node "a": work: "-5" is negative`},
+		{"work beyond a simulated time", "digraph { node [work=1e30]; a }", `g.dot:1:22: node defaults: work: "1e30" is out of range [0, 9.223e+09] seconds (about 292 years, the longest a simulated time holds)`},
 		{"negative duration", `digraph { a [work="-5s"] }`, `node "a": work: "-5s" is negative`},
 		{"bad difficulty", "digraph { a [difficulty=1] }", `g.dot:1:25: node "a": difficulty: "1" is not a number in [0, 1)`},
 		{"bad coupling", "digraph { a [coupling=x] }", `node "a": coupling: "x" is not a number in [0, 1]`},

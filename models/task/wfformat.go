@@ -356,7 +356,7 @@ func (rd *wfReader) graph(tasks []wfTask) (*rawGraph, error) {
 		}
 		work, err := sim.FromSeconds(*t.runtime)
 		if err != nil {
-			return nil, rd.errf(t.id, "runtimeInSeconds", "%v is out of range", *t.runtime)
+			return nil, rd.errf(t.id, "runtimeInSeconds", "%v is out of range %s", *t.runtime, workRange)
 		}
 		var out float64
 		for _, k := range t.out {

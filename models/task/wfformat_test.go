@@ -157,7 +157,7 @@ func TestReadWfFormatErrors(t *testing.T) {
 		{"missing runtime", spec(task("a", "", "", "", ""), "", ""), `w.json:1:68: task "a": runtimeInSeconds: no entry in workflow.execution.tasks`},
 		{"null runtime", spec(task("a", "", "", "", ""), "", `{"id": "a"}`), `w.json:1:68: task "a": workflow.execution.tasks[0].runtimeInSeconds: missing`},
 		{"negative runtime", spec(task("a", "", "", "", ""), "", run("a", "-1")), `w.json:1:68: task "a": runtimeInSeconds: -1 is negative`},
-		{"huge runtime", spec(task("a", "", "", "", ""), "", run("a", "1e300")), `w.json:1:68: task "a": runtimeInSeconds: 1e+300 is out of range`},
+		{"huge runtime", spec(task("a", "", "", "", ""), "", run("a", "1e300")), `w.json:1:68: task "a": runtimeInSeconds: 1e+300 is out of range [0, 9.223e+09] seconds (about 292 years, the longest a simulated time holds)`},
 		{"extra execution task", spec(task("a", "", "", "", ""), "", run("a", "1")+","+run("b", "1")), `w.json: workflow.execution.tasks[1]: task "b" is not in workflow.specification.tasks`},
 		{"duplicate execution task", spec(task("a", "", "", "", ""), "", run("a", "1")+","+run("a", "1")), `workflow.execution.tasks[1]: duplicate task id "a"`},
 		{"missing id", spec(task("", "", "", "", ""), "", ""), `w.json: workflow.specification.tasks[0]: id: missing`},
