@@ -1005,10 +1005,10 @@
 // collective.serving (replicas with batching) or collective.api (rate and
 // concurrency limits) of --scenario, changed with --set. A variant named
 // as fit names a model serves that model's calls, the first variant the
-// others; nothing else of the scenario is read. At a hosted API a call's
-// time to first token is paired by rank with the recorded call's
-// (--pairing rank): the k-th fastest of a model's n calls takes the API's
-// (k-1/2)/n quantile.
+// others; nothing else of the scenario is read but its seed (as --seed).
+// At a hosted API a call's time to first token is paired by rank with the
+// recorded call's (--pairing rank): the k-th fastest of a model's n calls
+// takes the API's (k-1/2)/n quantile.
 //
 // The load is the scenario's replay section (replay.sessions, replay.rate
 // or replay.speedup, replay.runs; see docs/calibration.md), or one of the
@@ -1060,7 +1060,8 @@
 //	--sessions N[,N...]
 //		closed loop of N[,N...] sessions (default 1: one run at a time)
 //	--set PATH=VALUE
-//		override a scenario PATH=VALUE under collective.serving, collective.api or replay (repeatable)
+//		override a scenario PATH=VALUE under collective.serving, collective.api or replay, or its
+//		seed (repeatable)
 //	--spans
 //		write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl
 //	--speedup X[,X...]

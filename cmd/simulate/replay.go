@@ -38,10 +38,10 @@ model that 'simulate fit' fits from the same traces, or the
 collective.serving (replicas with batching) or collective.api (rate and
 concurrency limits) of --scenario, changed with --set. A variant named
 as fit names a model serves that model's calls, the first variant the
-others; nothing else of the scenario is read. At a hosted API a call's
-time to first token is paired by rank with the recorded call's
-(--pairing rank): the k-th fastest of a model's n calls takes the API's
-(k-1/2)/n quantile.
+others; nothing else of the scenario is read but its seed (as --seed).
+At a hosted API a call's time to first token is paired by rank with the
+recorded call's (--pairing rank): the k-th fastest of a model's n calls
+takes the API's (k-1/2)/n quantile.
 
 The load is the scenario's replay section (replay.sessions, replay.rate
 or replay.speedup, replay.runs; see docs/calibration.md), or one of the
@@ -79,7 +79,7 @@ the checkout, not in it (README.md).`,
 		fs.StringVar(&o.out, "out", "", "write the results to `DIR` (required)")
 		fs.BoolVar(&o.force, "force", false, "overwrite a complete replay at --out (never another command's\nresults), or write into one that holds other files")
 		fs.StringVar(&o.scenario, "scenario", "", "take the deployment from `SCENARIO` (default: the one fit fits from the traces)")
-		fs.Var(&o.sets, "set", "override a scenario `PATH=VALUE` under collective.serving, collective.api or replay (repeatable)")
+		fs.Var(&o.sets, "set", "override a scenario `PATH=VALUE` under collective.serving, collective.api or replay, or its\nseed (repeatable)")
 		fs.StringVar(&o.sessions, "sessions", "", "closed loop of `N[,N...]` sessions (default 1: one run at a time)")
 		fs.StringVar(&o.rates, "rate", "", "open loop: runs arriving at a Poisson rate of `R[,R...]` a second")
 		fs.StringVar(&o.speedups, "speedup", "", "open loop: runs starting at their recorded times, `X[,X...]` times faster")

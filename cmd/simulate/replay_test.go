@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/internal/shareddata"
 	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 const multiagentTraces = "../../calibrate/testdata/multiagent.otlp.json"
@@ -314,5 +316,35 @@ func TestReplayLoadExample(t *testing.T) {
 		}
 		assert.Greater(t, v, last, "sessions %s", r[3])
 		last = v
+	}
+}
+
+// TestReplayHelpNamesWhatSetReads: the help of replay's --set names each
+// section whose --set replay accepts, and no other: it named
+// collective.serving, collective.api and replay, but replay also reads
+// (and accepts) seed.
+func TestReplayHelpNamesWhatSetReads(t *testing.T) {
+	h := mustSimulate(t, "help", "replay")
+	i := strings.Index(h, "\t--set PATH=VALUE\n")
+	require.GreaterOrEqual(t, i, 0, "replay has --set")
+	usage, _, _ := strings.Cut(h[i:], "\n\t--s") // to the next flag
+	usage = strings.Join(strings.Fields(usage), " ")
+	for _, tc := range []struct {
+		set, section string
+		read         bool
+	}{
+		{"collective.serving.replicas=1", "collective.serving", true},
+		{"collective.api.rpm=30", "collective.api", true},
+		{"replay.sessions=2", "replay", true},
+		{"seed=5", "seed", true},
+		{"task.work=1", "task", false},
+		{"policy.organization=split", "policy", false},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			err := refuseUnread([]string{tc.set}, scenarios.SweepReplay, false)
+			assert.Equal(t, tc.read, err == nil, "%v", err)
+			named := regexp.MustCompile(`[ ,]` + regexp.QuoteMeta(tc.section) + `[ ,]`).MatchString(usage)
+			assert.Equal(t, tc.read, named, "--set usage: %q", usage)
+		})
 	}
 }
