@@ -205,7 +205,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 	see := s.writeReport(dir.Path())
 	fmt.Fprintf(s.stdout, "A = %s\nB = %s\n\n", c.sideA, c.sideB)
 	printComparison(s.stdout, c.rows, o.all)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", dir.Path(), see)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", quotePath(dir.Path()), see)
 	return nil
 }
 

@@ -421,3 +421,29 @@ func TestForceReplacesItsOwnKind(t *testing.T) {
 	mustSimulate(t, "compare", run, run, "--charts=false", "--force", "--out", cmp)
 	mustSimulate(t, "run", testScenario, "--episodes", "2", "--charts=false", "--force", "--out", other)
 }
+
+// TestWrotePathQuoted: the path a command says it wrote is quoted where
+// it holds a space, as a shell needs it typed; "wrote /tmp/out dir/x"
+// read as two words.
+func TestWrotePathQuoted(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "out dir")
+	for _, tc := range []struct {
+		name, wrote string // wrote: the file named, below the --out of args
+		args        []string
+		report      bool
+	}{
+		{"run", "", []string{"run", "tiny", "--episodes", "2", "--charts=false"}, true},
+		{"trace", "", []string{"trace", "tiny"}, false},
+		{"fit", "scenario.yaml", []string{"fit", multiagentTraces}, true},
+		{"replay", "replay.csv", []string{"replay", multiagentTraces, "--charts=false"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(root, tc.name)
+			stdout := mustSimulate(t, append(tc.args, "--out", out)...)
+			assert.Contains(t, stdout, "wrote '"+filepath.Join(out, tc.wrote)+"'\n")
+			if tc.report {
+				assert.Contains(t, stdout, "report: '"+filepath.Join(out, "report.html")+"' (open it in a browser)\n")
+			}
+		})
+	}
+}

@@ -111,7 +111,7 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 		d := m.Latency.Best()
 		fmt.Fprintf(s.stdout, "  %s: %d calls, latency %s (KS %.3g)\n", m.Model, m.N, d.Family, d.KS)
 	}
-	fmt.Fprintf(s.stdout, "wrote %s\n%s", dir.Join("scenario.yaml"), see)
+	fmt.Fprintf(s.stdout, "wrote %s\n%s", quotePath(dir.Join("scenario.yaml")), see)
 	return nil
 }
 

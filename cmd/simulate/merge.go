@@ -126,7 +126,7 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	}
 	fmt.Fprintf(s.stdout, "\nmerged %d of %d trials from %s (%s, %s)\nwrote %s\n%s",
 		len(m.Records), len(plan.Trials), count(len(args), "directory", "directories"), count(m.Read, "file", "files"),
-		count(m.Duplicates, "identical duplicate", "identical duplicates"), filepath.Clean(o.out), see)
+		count(m.Duplicates, "identical duplicate", "identical duplicates"), quotePath(filepath.Clean(o.out)), see)
 	return nil
 }
 

@@ -140,7 +140,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	if err := cw.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "drew %d charts of %s\nwrote %s\n", len(specs), r.Path, filepath.Clean(out))
+	fmt.Fprintf(s.stdout, "drew %d charts of %s\nwrote %s\n", len(specs), r.Path, quotePath(filepath.Clean(out)))
 	// Files of the formats not drawn stay as an earlier drawing left
 	// them, at another size or in another style, and a report links them
 	// beside the new ones: say so, rather than let them pass for redrawn.

@@ -301,7 +301,7 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 	}
 	see := s.writeReport(dir.Path())
 	printReplay(s, summary)
-	fmt.Fprintf(s.stdout, "wrote %s\n%s", dir.Join("replay.csv"), see)
+	fmt.Fprintf(s.stdout, "wrote %s\n%s", quotePath(dir.Join("replay.csv")), see)
 	return nil
 }
 

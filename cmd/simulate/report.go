@@ -44,7 +44,7 @@ func runReport(ctx context.Context, s *session, args []string) error {
 	if err := htmlreport.Write(args[0]); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "wrote %s\n", filepath.Join(args[0], htmlreport.Name))
+	fmt.Fprintf(s.stdout, "wrote %s\n", quotePath(filepath.Join(args[0], htmlreport.Name)))
 	return nil
 }
 
@@ -58,5 +58,5 @@ func (s *session) writeReport(dir string) string {
 		s.warnf("%s not written: %v; 'simulate report %s' tries again", htmlreport.Name, err, dir)
 		return ""
 	}
-	return fmt.Sprintf("report: %s (open it in a browser)\n", filepath.Join(dir, htmlreport.Name))
+	return fmt.Sprintf("report: %s (open it in a browser)\n", quotePath(filepath.Join(dir, htmlreport.Name)))
 }

@@ -209,7 +209,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	}
 	see := s.writeReport(dir.Path())
 	printSummary(s.stdout, sc, rows, sums)
-	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", dir.Path(), see)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", quotePath(dir.Path()), see)
 	return nil
 }
 

@@ -301,7 +301,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		see := s.writeReport(sdir.Path())
 		fmt.Fprintf(s.stdout, "shard %s: %d trials, %d run now, %d done before\n", shard, len(st.Shard), ran, len(st.Shard)-ran)
 		// The merge takes the sweep's directory, not the shard's.
-		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with: simulate merge %s --out DIR)\n%s", filepath.Join(out, sub), shellJoin([]string{out}), see)
+		fmt.Fprintf(s.stdout, "\nwrote %s (merge the shards with: simulate merge %s --out DIR)\n%s", quotePath(filepath.Join(out, sub)), quotePath(out), see)
 		return nil
 	}
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
@@ -317,7 +317,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := printSweepSummary(s.stdout, plan, mine); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n%s", len(st.Shard), ran, len(st.Shard)-ran, out, see)
+	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n%s", len(st.Shard), ran, len(st.Shard)-ran, quotePath(out), see)
 	return copyFigures(s, dir, sc, o.figures)
 }
 

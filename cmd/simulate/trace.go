@@ -133,7 +133,7 @@ func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := writeOutFile("--out", o.out, "trace.json", o.force, b.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.stdout, "wrote %s\n", o.out)
+	fmt.Fprintf(s.stdout, "wrote %s\n", quotePath(o.out))
 	return nil
 }
 

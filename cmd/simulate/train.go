@@ -323,7 +323,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	see := s.writeReport(dir.Path())
 	printTraining(s, sv, fixed, experiment.UsesHandoff(experiment.VariantSpecs(sc)...))
-	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", dir.Path(), see)
+	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", quotePath(dir.Path()), see)
 	return nil
 }
 
@@ -440,3 +440,9 @@ func shellJoin(argv []string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// quotePath writes a path in a message as shellJoin would type it: quoted
+// where it holds a space or another character a shell would split or
+// expand, so that "wrote out dir/scenario.yaml" does not read as two
+// words and the path pastes whole into a shell.
+func quotePath(path string) string { return shellJoin([]string{path}) }
