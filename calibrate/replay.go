@@ -62,7 +62,9 @@ const Within = 0.25
 // (stats.Default.Units) over the recorded runs, each drawn run bringing
 // all its replays, so that more replays of the same runs do not narrow
 // them. Where each run is replayed once this is the ordinary bootstrap
-// over runs, and the share takes its Wilson interval. The runs are
+// over runs. The share takes the Wilson interval of the recorded runs
+// (stats.WilsonShare): a run's share of its replays counts as one
+// outcome. The runs are
 // resampled in the order of their IDs, not of the trace arguments, so
 // that naming the traces in another order gives the same bounds.
 func ReplaySummary(runs []replay.Run, loads []Replayed) []ReplayStat {
@@ -76,7 +78,6 @@ func ReplaySummary(runs []replay.Run, loads []Replayed) []ReplayStat {
 		}
 		order := slices.Collect(maps.Keys(byRun))
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(runs[a].ID, runs[b].ID) })
-		repeats := false
 		for _, run := range order {
 			var rep, rec, rat, win, lat, del []float64
 			for _, i := range byRun[run] {
@@ -97,7 +98,6 @@ func ReplaySummary(runs []replay.Run, loads []Replayed) []ReplayStat {
 					lat = append(lat, r.ModelTime.Seconds()/float64(r.Calls))
 				}
 			}
-			repeats = repeats || len(byRun[run]) > 1
 			replayed.add(rep)
 			recorded.add(rec)
 			ratio.add(rat)
@@ -111,15 +111,10 @@ func ReplaySummary(runs []replay.Run, loads []Replayed) []ReplayStat {
 		add("replayed_duration", "iqm", replayed.ci(stats.IQM), replayed.n)
 		add("recorded_duration", "iqm", recorded.ci(stats.IQM), recorded.n)
 		add("duration_ratio", "median", ratio.ci(stats.Median), ratio.n)
-		if repeats {
-			add("within_25pct", "fraction", within.ci(stats.Mean), within.n)
-		} else {
-			k := 0
-			for _, run := range within.runs {
-				k += int(run[0])
-			}
-			add("within_25pct", "fraction", stats.Wilson(k, within.n), within.n)
-		}
+		// A share's bootstrap collapses where every run drawn agrees (all
+		// within 25%, or none): Wilson's interval over the recorded runs
+		// does not, and is the usual one where each run is replayed once.
+		add("within_25pct", "fraction", stats.WilsonShare(stats.Mean(within.all()), len(within.runs)), within.n)
 		add("call_latency", "mean", latency.ci(stats.Mean), latency.n)
 		add("serving_delay", "mean", delay.ci(stats.Mean), delay.n)
 	}
@@ -140,6 +135,9 @@ func (c *clusters) add(xs []float64) {
 		c.n += len(xs)
 	}
 }
+
+// all returns every value, run after run.
+func (c *clusters) all() []float64 { return slices.Concat(c.runs...) }
 
 // ci returns stat of all the values with its cluster bootstrap interval:
 // each resample draws runs with replacement and takes every value of each

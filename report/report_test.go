@@ -683,7 +683,7 @@ func TestReplaySummary(t *testing.T) {
 	p, err := Build(writeDir(t, rundir.KindReplay, map[string]string{"summary.csv": sum}))
 	require.NoError(t, err)
 	require.Len(t, p.Tables, 1)
-	assert.Equal(t, "Per load, each statistic of a metric over the replayed runs, with its 95% interval (lo, hi: a bootstrap over the recorded runs, each with all its replays; Wilson for fractions where each run is replayed once); n: the replays.", p.Tables[0].Caption)
+	assert.Equal(t, "Per load, each statistic of a metric over the replayed runs, with its 95% interval (lo, hi: a bootstrap over the recorded runs, each with all its replays; Wilson over the recorded runs for fractions); n: the replays.", p.Tables[0].Caption)
 }
 
 // TestDifferences: a difference is marked better or worse for B by the

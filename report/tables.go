@@ -515,7 +515,7 @@ func plain(t *rundir.Table) (*Table, error) {
 		tab.Caption = "The rows chosen are marked."
 	case !slices.ContainsFunc([]string{"load", "metric", "statistic", "value", "lo", "hi", "n"}, func(c string) bool { return !slices.Contains(t.Header, c) }):
 		// A replay's summary (calibrate.ReplaySummary).
-		tab.Caption = "Per load, each statistic of a metric over the replayed runs, with its 95% interval (lo, hi: a bootstrap over the recorded runs, each with all its replays; Wilson for fractions where each run is replayed once); n: the replays."
+		tab.Caption = "Per load, each statistic of a metric over the replayed runs, with its 95% interval (lo, hi: a bootstrap over the recorded runs, each with all its replays; Wilson over the recorded runs for fractions); n: the replays."
 	}
 	return tab, nil
 }

@@ -33,17 +33,28 @@ func Wilson(k, n int) Interval {
 	if n <= 0 || k < 0 || k > n {
 		return nan
 	}
-	p := float64(k) / float64(n)
+	return WilsonShare(float64(k)/float64(n), n)
+}
+
+// WilsonShare is Wilson for a share p in [0, 1] of n units that need not
+// be a whole number of them: the mean over n units of each one's share of
+// its own trials (a recorded run's replays). The variance of such a mean
+// is at most that of n single trials of rate p, so the interval is
+// conservative. All fields are NaN when n is 0 or p is outside [0, 1].
+func WilsonShare(p float64, n int) Interval {
+	if n <= 0 || !(p >= 0 && p <= 1) {
+		return nan
+	}
 	nf := float64(n)
 	z2 := z975 * z975
 	den := 1 + z2/nf
 	center := (p + z2/(2*nf)) / den
 	half := z975 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
 	iv := Interval{p, math.Min(p, center-half), math.Max(p, center+half)}
-	if k == 0 {
+	if p == 0 {
 		iv.Lo = 0
 	}
-	if k == n {
+	if p == 1 {
 		iv.Hi = 1
 	}
 	return iv

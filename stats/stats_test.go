@@ -12,6 +12,21 @@ import (
 	"github.com/swarmsim/swarmsim/stats"
 )
 
+// TestWilsonShare: a share of whole units is Wilson's interval of its
+// count, a fractional one lies between its neighbours', and a share
+// outside [0, 1] or of no units has none.
+func TestWilsonShare(t *testing.T) {
+	for _, tc := range []struct{ k, n int }{{0, 5}, {2, 5}, {5, 5}, {1, 66}, {40, 41}} {
+		assert.Equal(t, stats.Wilson(tc.k, tc.n), stats.WilsonShare(float64(tc.k)/float64(tc.n), tc.n), "%d of %d", tc.k, tc.n)
+	}
+	mid, lo, hi := stats.WilsonShare(2.5/5, 5), stats.Wilson(2, 5), stats.Wilson(3, 5)
+	assert.Equal(t, 0.5, mid.Value)
+	assert.True(t, lo.Lo < mid.Lo && mid.Lo < hi.Lo && lo.Hi < mid.Hi && mid.Hi < hi.Hi, "%v between %v and %v", mid, lo, hi)
+	for _, iv := range []stats.Interval{stats.WilsonShare(-0.1, 5), stats.WilsonShare(1.1, 5), stats.WilsonShare(math.NaN(), 5), stats.WilsonShare(0.5, 0)} {
+		assert.True(t, math.IsNaN(iv.Value) && math.IsNaN(iv.Lo) && math.IsNaN(iv.Hi), "%v", iv)
+	}
+}
+
 func TestWilson(t *testing.T) {
 	// Known values (R: binom::binom.wilson).
 	for _, tc := range []struct {
