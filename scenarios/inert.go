@@ -78,7 +78,13 @@ func init() {
 	}
 	for _, f := range betweenAgents {
 		if f != "reconcile.mode" { // its rule (above) gives this reason too
-			inertRules = append(inertRules, inertRule{"collective." + f, alone})
+			path := "collective." + f
+			inertRules = append(inertRules, inertRule{path, func(s *Spec) string {
+				if namedDefault(s, path) {
+					return ""
+				}
+				return alone(s)
+			}})
 		}
 	}
 	for _, f := range []string{"epochs", "clip_ratio", "gamma", "lambda", "value_lr", "value_epochs"} {
@@ -147,7 +153,7 @@ func unreconciledCauses(s *Spec) []string {
 // alone says why the settings that act only between two agents never do
 // in s, or "".
 func alone(s *Spec) string {
-	return unless(s.Collective.Agents > 1, "collective.agents is 1, so the main agent works alone, whatever its policy: no helper is spawned, no finding or hand-off is sent, and no part made by another is reconciled or handed back to be checked")
+	return unless(s.Collective.Agents > 1, "collective.agents is 1, so the main agent works alone, whatever its policy: no helper is spawned, no finding or hand-off is sent, no part made by another is reconciled or handed back to be checked, and no other attempt's result is selected among or merged")
 }
 
 // uncoupled returns why no join of f's graphs has a coupling, or "", and
@@ -192,7 +198,10 @@ func init() {
 // agents or more (under collective). Variants and trials compare team sizes
 // under one setting, so a value that a variant with more agents holds
 // counts for the variant of one as well (sharedReadBy).
-var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read", "comm.latency", "comm.bandwidth", "comm.message_tokens", "reconcile.mode", "check.by"}
+var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read", "comm.latency", "comm.bandwidth", "comm.message_tokens", "reconcile.mode", "check.by",
+	// Only helpers' independent attempts become candidates to select
+	// among: the main agent's own result alone ends the episode.
+	"select.cost", "select.accuracy", "select.merge"}
 
 // sharedReadBy returns, for each variant, the paths of betweenAgents, of
 // task.coupling, the reconcile settings and the latency penalty's whose

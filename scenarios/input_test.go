@@ -1015,6 +1015,11 @@ func TestSettingsBetweenAgentsWithOneAgent(t *testing.T) {
 		{"message size", "collective: {agents: 1, comm: {message_tokens: 50}}\n", "collective.comm.message_tokens: " + alone},
 		{"reconcile", "collective: {agents: 1, reconcile: {mode: rework}}\n", "collective.reconcile.mode: " + alone},
 		{"orchestrator", "collective: {agents: 1, check: {by: orchestrator}}\n", "collective.check.by: " + alone},
+		{"selection's cost", "collective: {agents: 1, select: {cost: 1h}}\n", "s.yaml:3:34: collective.select.cost: " + alone},
+		{"selection's accuracy", "collective: {agents: 1, select: {accuracy: 0.1}}\n", "collective.select.accuracy: " + alone},
+		{"synthesis", "collective: {agents: 1, select: {merge: synthesis}}\n", "collective.select.merge: " + alone},
+		// Naming the default (what the empty value does) is no mistake.
+		{"named defaults", "collective: {agents: 1, select: {merge: verify}, check: {by: maker}}\n", ""},
 		{"a variant of one agent", "collective: {comm: {topology: broadcast}}\nvariants:\n  - {name: solo, set: {collective.agents: 1, collective.comm.topology: blackboard}}\n",
 			`variant "solo": collective.comm.topology: ` + alone},
 		// Where another variant or a trial with more agents holds the
