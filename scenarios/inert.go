@@ -13,6 +13,7 @@ import (
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 )
 
@@ -51,6 +52,14 @@ var inertRules = []inertRule{
 		return unless(s.Train.EntropySchedule != rlcr.Constant || s.Train.EntropyEnd == s.Train.Entropy, "a constant schedule stays at train.entropy (train.entropy_schedule is %q), and train.entropy_end %g is not train.entropy %g", s.Train.EntropySchedule, s.Train.EntropyEnd, s.Train.Entropy)
 	}},
 	{"task.coupling", func(s *Spec) string { return couplingInert(&s.Task) }},
+	// A part's output tokens are read where its result goes to another
+	// agent, into a shared server's prefill, or against a token budget (a
+	// check's prompt): one agent alone, without those, reads them nowhere.
+	// (An agents out of range, 0, is reported for itself alone.)
+	{"task.output_tokens", func(s *Spec) string {
+		return unless(s.Collective.Agents != 1 || !s.Collective.Serving.IsZero() || s.Collective.API != (serving.API{}) || s.Collective.TokenBudget > 0,
+			"collective.agents is 1, so no part's result is sent to another agent as its input, and without collective.serving, collective.api or collective.token_budget nothing depends on the tokens of a check's prompt, which reads the part")
+	}},
 	{"collective.reconcile.mode", unreconciled},
 	{"collective.reconcile.rework", func(s *Spec) string {
 		if s.Collective.Reconcile.Mode != collective.ConflictRework {
@@ -178,6 +187,7 @@ var inertCauses = map[string]func(s *Spec) []string{
 		return causes
 	},
 	"collective.reconcile.mode": unreconciledCauses,
+	"task.output_tokens":        func(*Spec) []string { return []string{"collective.agents"} },
 	"collective.reconcile.rework": func(s *Spec) []string {
 		if s.Collective.Reconcile.Mode != collective.ConflictRework {
 			return []string{"collective.reconcile.mode"}
@@ -204,7 +214,7 @@ var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read"
 	"select.cost", "select.accuracy", "select.merge"}
 
 // sharedReadBy returns, for each variant, the paths of betweenAgents, of
-// task.coupling, the reconcile settings and the latency penalty's whose
+// task.coupling and task.output_tokens, the reconcile settings and the latency penalty's whose
 // value (not the default) some variant with the same value reads: the
 // variant of one agent in a comparison of team sizes, the chain in a
 // comparison of shapes under one coupling, or the variant of latency
@@ -213,7 +223,7 @@ var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read"
 func sharedReadBy(variants []variantState) []map[string]bool {
 	var rules []inertRule
 	for _, r := range inertRules {
-		if r.path == "task.coupling" || r.path == "collective.reconcile.rework" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
+		if r.path == "task.coupling" || r.path == "task.output_tokens" || r.path == "collective.reconcile.rework" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
 			slices.Contains(unweighed, strings.TrimPrefix(r.path, "reward.")) {
 			rules = append(rules, r)
 		}

@@ -1036,6 +1036,29 @@ func TestSettingsBetweenAgentsWithOneAgent(t *testing.T) {
 	}
 }
 
+// TestOutputTokensWithOneAgent: a part's output tokens are read where its
+// result goes to another agent, into a shared server's prefill, or
+// against a token budget; one agent without those never reads them.
+func TestOutputTokensWithOneAgent(t *testing.T) {
+	const head = "task: {shape: fork-join, width: 3, stages: 2, work: 5m, output_tokens: 500}\npolicy: {organization: independent}\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"alone", "collective: {agents: 1}\n", "s.yaml:1:57: task.output_tokens: given but never used: collective.agents is 1, so no part's result is sent"},
+		{"two agents", "collective: {agents: 2}\n", ""},
+		{"a token budget", "collective: {agents: 1, token_budget: 100000}\n", ""},
+		{"a shared server", "collective: {agents: 1, serving: {replicas: 1}}\n", ""},
+		{"a hosted API", "collective: {agents: 1, api: {concurrency: 4, output_rate: 50}}\n", ""},
+		{"variants of team sizes", "collective: {agents: 1}\nvariants:\n  - {name: solo}\n  - {name: four, set: {collective.agents: 4}}\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(head+tt.src), "s.yaml", nil)
+			errorHas(t, err, tt.want)
+		})
+	}
+}
+
 // TestIdentical: variants whose specs are the same, as an evaluation
 // plays them (a policy file in place of the organization), come in
 // groups; a variant that sets what another has is one of them.
