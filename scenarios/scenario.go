@@ -226,8 +226,8 @@ type override struct {
 	path   string
 	key    *token.Token // where a variant's `set:` names it
 	source string       // "--set PATH=VALUE" for command-line overrides
-	// leaves are the paths a command-line override sets: its path, or
-	// for a mapping, which sets only the keys it names, each of those.
+	// leaves are the paths the override sets: its path, or for a
+	// mapping, which sets only the keys it names, each of those.
 	leaves []string
 }
 
@@ -693,14 +693,32 @@ func (p *parse) applyFlag(fl *file, s string) {
 	leaves := d.decodeFlag(val, tgt, path)
 	p.merge(&d.errs)
 	// A value (a number, a duration, a list) replaces the one before it,
-	// where a map only sets the keys it names: an earlier --set of the
-	// same value would change nothing.
-	if !keyed(tgt.Type()) {
-		if o, ok := lastOverride(p.flags, func(o override) bool { return o.path == path }); ok {
-			p.errs.add(&Error{Source: o.source, Path: path, Msg: fmt.Sprintf("changes nothing: the later %s replaces it; give one", src)})
+	// where a map only sets the keys it names: an earlier --set of what
+	// this one sets again is lost, whichever of the two forms wrote it.
+	for _, o := range p.flags {
+		switch again := overwritten(o.leaves, leaves); {
+		case len(again) > 0 && len(again) == len(o.leaves):
+			p.errs.add(&Error{Source: o.source, Path: o.path, Msg: fmt.Sprintf("changes nothing: the later %s replaces it; give one", src)})
+		default:
+			for _, leaf := range again {
+				p.errs.add(&Error{Source: o.source, Path: leaf, Msg: fmt.Sprintf("the later %s sets it again, which replaces this value; give one", src)})
+			}
 		}
 	}
 	p.flags = append(p.flags, override{path: path, source: src, leaves: leaves})
+}
+
+// overwritten returns the paths of earlier (an override's leaves) that a
+// path of later sets again: the same field, a field within it, or one
+// around it.
+func overwritten(earlier, later []string) []string {
+	var out []string
+	for _, e := range earlier {
+		if slices.ContainsFunc(later, func(l string) bool { return related(e, l) }) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // decodeFlag stores the text of a --set value into v. Strings and
@@ -872,7 +890,15 @@ func (p *parse) buildVariants(fl *file) []variantState {
 				continue
 			}
 			d.decode(e.Value, tgt, path, e.key, 0)
-			vs.overrides = append(vs.overrides, override{path: path, key: e.key})
+			// Of two overrides that set one field (a path, and a map
+			// around it), the later replaces the other's value.
+			leaves := d.setLeaves(e.Value, tgt.Type(), path)
+			for _, o := range vs.overrides {
+				for _, leaf := range overwritten(o.leaves, leaves) {
+					d.fail(o.key, leaf, "set again by %s (line %d), which replaces this value; give one", e.Path, e.key.Position.Line)
+				}
+			}
+			vs.overrides = append(vs.overrides, override{path: path, key: e.key, leaves: leaves})
 		}
 		p.merge(&d.errs)
 	}

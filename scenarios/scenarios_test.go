@@ -193,6 +193,8 @@ func TestLoadBad(t *testing.T) {
 		{"late-deadline.yaml", []string{"late-deadline.yaml:10:3: reward.deadline: 3h0m0s is at or beyond the time limit 3h0m0s", "allowed: below the time limit"}},
 		{"unused-penalty-param.yaml", []string{`unused-penalty-param.yaml:10:3: reward.buffer: not used by penalty "linear" (it uses: scale)`}},
 		{"inert-parl.yaml", []string{"inert-parl.yaml:5:1: reward.anneal: 0 leaves parallel and finish without effect"}},
+		// A path and a map around it set one field: the later's value wins.
+		{"set-twice.yaml", []string{`set-twice.yaml:11:7: variant "a": collective.check.cost: set again by collective.check (line 12), which replaces this value; give one`}},
 		{"group-of-one.yaml", []string{"group-of-one.yaml:8:3: reward.penalty: group-relative ranks the finish times of a group and has no effect with train.group 1",
 			"group-of-one.yaml:11:3: train.group: 1 gives every rollout of the flat-collective advantage an advantage of 0"}},
 	}
@@ -495,6 +497,10 @@ func TestRepeatedSet(t *testing.T) {
 		{"seed=2", "seed=2"},
 		{"policy.organization=team", "policy.organization=split"},
 		{"task.components=[{weight: 1}]", "task.components=[{weight: 2}]"},
+		// A path and a map that names it set one field.
+		{"collective.check.cost=0.3", "collective.check={cost: 0.5}"},
+		{"collective.check={cost: 0.5}", "collective.check.cost=0.3"},
+		{"collective.check={cost: 0.5}", "collective.check={cost: 0.3}"},
 	} {
 		t.Run(strings.Join(sets, " "), func(t *testing.T) {
 			_, err := scenarios.Load("tiny", sets)
@@ -504,6 +510,13 @@ func TestRepeatedSet(t *testing.T) {
 			assert.Contains(t, e.Error(), "changes nothing: the later --set "+sets[len(sets)-1]+" replaces it")
 		})
 	}
+}
+
+// TestSetPartlyAgain: a --set that sets again some of the keys of an
+// earlier map loses those of the earlier's values, an error at each.
+func TestSetPartlyAgain(t *testing.T) {
+	_, err := scenarios.Load("tiny", []string{"collective.check={cost: 0.3, retries: 1}", "collective.check.cost=0.5"})
+	assert.EqualError(t, err, "--set collective.check={cost: 0.3, retries: 1}: collective.check.cost: the later --set collective.check.cost=0.5 sets it again, which replaces this value; give one")
 }
 
 // TestSetIndexPastTheList: an index at or past the end of a list is an
