@@ -60,6 +60,14 @@ var inertRules = []inertRule{
 		return unless(s.Collective.Agents != 1 || !s.Collective.Serving.IsZero() || s.Collective.API != (serving.API{}) || s.Collective.TokenBudget > 0,
 			"collective.agents is 1, so no part's result is sent to another agent as its input, and without collective.serving, collective.api or collective.token_budget nothing depends on the tokens of a check's prompt, which reads the part")
 	}},
+	// A layered graph draws its edges, each with edge_prob, from one layer
+	// to the next: one layer has none. (It is a graph still, of parallel
+	// parts, where a tree of depth 0, its root alone, is refused by
+	// task.Family.Validate.)
+	{"task.edge_prob", func(s *Spec) string {
+		shape, what, p := resolvedShape(&s.Task)
+		return unless(shape != task.ShapeLayered || cmp.Or(s.Task.Depth, p.Depth) != 1, "%s with depth 1 is one layer, and edges (each drawn with edge_prob) join a layer only to the next", what)
+	}},
 	{"collective.reconcile.mode", unreconciled},
 	{"collective.reconcile.rework", func(s *Spec) string {
 		if s.Collective.Reconcile.Mode != collective.ConflictRework {
@@ -117,13 +125,8 @@ func couplingInert(f *task.Family) string {
 // couplingOff returns couplingInert's reason, and the fields that give
 // it, most telling first (inertCauses).
 func couplingOff(f *task.Family) (why string, causes []string) {
-	shape, what := f.Shape, fmt.Sprintf("shape %q", f.Shape)
-	width, branching := f.Width, f.Branching
-	if p, ok := task.KindPreset(f.Kind); ok {
-		// A kind's explicit fields override its preset's (task.Family).
-		shape, what = p.Shape, fmt.Sprintf("kind %q (shape %q)", f.Kind, p.Shape)
-		width, branching = cmp.Or(width, p.Width), cmp.Or(branching, p.Branching)
-	}
+	shape, what, p := resolvedShape(f)
+	width, branching := cmp.Or(f.Width, p.Width), cmp.Or(f.Branching, p.Branching)
 	shapes := []string{"task.shape", "task.kind"}
 	const none = " has no join of several parts, where a coupling acts"
 	switch {
@@ -137,6 +140,16 @@ func couplingOff(f *task.Family) (why string, causes []string) {
 		return what + " with branching 1" + none, append([]string{"task.branching"}, shapes...)
 	}
 	return "", nil
+}
+
+// resolvedShape returns f's shape, its name for a message, and its
+// kind's preset (the zero Family without a kind), whose fields f's
+// explicit ones override (task.Family): cmp.Or(f.Width, p.Width).
+func resolvedShape(f *task.Family) (shape, what string, p task.Family) {
+	if p, ok := task.KindPreset(f.Kind); ok {
+		return p.Shape, fmt.Sprintf("kind %q (shape %q)", f.Kind, p.Shape), p
+	}
+	return f.Shape, fmt.Sprintf("shape %q", f.Shape), task.Family{}
 }
 
 // unreconciled says why the settings of reconciling never act in s, or
@@ -187,6 +200,7 @@ var inertCauses = map[string]func(s *Spec) []string{
 		return causes
 	},
 	"collective.reconcile.mode": unreconciledCauses,
+	"task.edge_prob":            func(*Spec) []string { return []string{"task.depth", "task.shape", "task.kind"} },
 	"task.output_tokens":        func(*Spec) []string { return []string{"collective.agents"} },
 	"collective.reconcile.rework": func(s *Spec) []string {
 		if s.Collective.Reconcile.Mode != collective.ConflictRework {
@@ -214,16 +228,17 @@ var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read"
 	"select.cost", "select.accuracy", "select.merge"}
 
 // sharedReadBy returns, for each variant, the paths of betweenAgents, of
-// task.coupling and task.output_tokens, the reconcile settings and the latency penalty's whose
+// the task's rules, the reconcile settings and the latency penalty's whose
 // value (not the default) some variant with the same value reads: the
 // variant of one agent in a comparison of team sizes, the chain in a
-// comparison of shapes under one coupling, or the variant of latency
+// comparison of shapes under one coupling, the layered graph of depth 1
+// in a comparison of depths under one edge_prob, or the variant of latency
 // weight 0 in a comparison of weights under one penalty, as a sweep's
 // trials over collective.agents, task.kind or reward.latency are judged.
 func sharedReadBy(variants []variantState) []map[string]bool {
 	var rules []inertRule
 	for _, r := range inertRules {
-		if r.path == "task.coupling" || r.path == "task.output_tokens" || r.path == "collective.reconcile.rework" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
+		if strings.HasPrefix(r.path, "task.") || r.path == "collective.reconcile.rework" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
 			slices.Contains(unweighed, strings.TrimPrefix(r.path, "reward.")) {
 			rules = append(rules, r)
 		}

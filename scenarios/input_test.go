@@ -741,6 +741,31 @@ func TestCouplingWithoutJoins(t *testing.T) {
 	assert.ErrorContains(t, err, `task.coupling: given but never used: shape "chain" has no join of several parts`)
 }
 
+// TestEdgeProbOfOneLayer: a layered graph's edge_prob draws edges from
+// one layer to the next, so with depth 1 it cannot act.
+func TestEdgeProbOfOneLayer(t *testing.T) {
+	const policy = "policy: {organization: team}\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"one layer", "task: {shape: layered, width: 3, depth: 1, edge_prob: 0.7, work: 1m}\n",
+			`s.yaml:1:44: task.edge_prob: given but never used: shape "layered" with depth 1 is one layer, and edges (each drawn with edge_prob) join a layer only to the next`},
+		{"kind with one layer", "task: {kind: tool-heavy, depth: 1, edge_prob: 0.7}\n",
+			`task.edge_prob: given but never used: kind "tool-heavy" (shape "layered") with depth 1 is one layer`},
+		{"two layers", "task: {shape: layered, width: 3, depth: 2, edge_prob: 0.7, work: 1m}\n", ""},
+		{"one layer, no edge_prob", "task: {shape: layered, width: 3, depth: 1, work: 1m}\n", ""},
+		// Variants comparing depths under one edge_prob share it.
+		{"variants of depths", "task: {shape: layered, width: 3, depth: 1, edge_prob: 0.7, work: 1m}\nvariants:\n  - {name: flat}\n  - {name: deep, set: {task.depth: 3}}\n", ""},
+		{"a sweep of depths", "task: {shape: layered, width: 3, depth: 1, edge_prob: 0.7, work: 1m}\nsweep:\n  command: run\n  grid:\n    task.depth: [1, 2]\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(tt.src+policy), "s.yaml", nil)
+			errorHas(t, err, tt.want)
+		})
+	}
+}
+
 // TestProblemAtClosestOverride: a problem that appeared with overrides
 // that do not set its field is placed at the override nearest to it in the
 // spec (collective.serving.replicas for collective.serving.max_batch), not

@@ -247,8 +247,12 @@ func (f *Family) validateResolved() (int, error) {
 		}
 		n = mulCap(f.Stages, f.Width+2)
 	case ShapeTree:
-		if err := firstErr(atLeast("branching", f.Branching, 1), atLeast("depth", f.Depth, 0)); err != nil {
+		if err := atLeast("branching", f.Branching, 1); err != nil {
 			return 0, err
+		}
+		// Depth 0 is the root alone, which branching never splits.
+		if f.Depth < 1 {
+			return 0, ferr("depth", "must be at least 1 for shape %q, got %d (depth 0 is the root alone, where branching never acts; for one node, give shape chain with length 1)", f.Shape, f.Depth)
 		}
 		splits, leaves := treeSize(f.Branching, f.Depth)
 		n = addCap(mulCap(2, splits), leaves)

@@ -36,7 +36,6 @@ func TestFamilyShapes(t *testing.T) {
 		{"fork-join 1x1", Family{Shape: "fork-join", Width: 1, Stages: 1}, 3, 2, 1, 3 * W, 1, 1},
 		{"fork-join 8x1", Family{Shape: "fork-join", Width: 8, Stages: 1}, 10, 16, 8, 3 * W, 1, 1},
 		{"fork-join 4x3", Family{Shape: "fork-join", Width: 4, Stages: 3}, 18, 3*8 + 2, 4, 9 * W, 1, 1},
-		{"tree depth 0", Family{Shape: "tree", Branching: 3}, 1, 0, 1, W, 1, 1},
 		{"tree 1x3 is a chain", Family{Shape: "tree", Branching: 1, Depth: 3}, 7, 6, 1, 7 * W, 1, 1},
 		{"tree 2x1", Family{Shape: "tree", Branching: 2, Depth: 1}, 4, 4, 2, 3 * W, 1, 1},
 		// I = 1+3+9 = 13 splits, L = 27 leaves.
@@ -257,7 +256,7 @@ func TestFamilyValidate(t *testing.T) {
 		{"fork-join width", Family{Shape: "fork-join", Stages: 2, Width: -1}, `width: must be at least 1`},
 		{"fork-join stages", Family{Shape: "fork-join", Width: 2}, `stages: must be at least 1`},
 		{"tree branching", Family{Shape: "tree", Depth: 2}, `branching: must be at least 1`},
-		{"tree depth", Family{Shape: "tree", Branching: 2, Depth: -1}, `depth: must be at least 0`},
+		{"tree depth", Family{Shape: "tree", Branching: 2, Depth: -1}, `depth: must be at least 1`},
 		{"chain too long", Family{Shape: "chain", Length: MaxNodes + 1}, `length: shape "chain" would have more than 10000000 nodes, above the limit 10000000`},
 		{"tree too big", Family{Shape: "tree", Branching: 10, Depth: 30}, `above the limit 10000000`},
 		{"layered prob", Family{Shape: "layered", Width: 2, Depth: 2, EdgeProb: 1.5}, `edge_prob: must be in [0, 1], got 1.5`},
@@ -268,6 +267,8 @@ func TestFamilyValidate(t *testing.T) {
 		{"file ext", Family{Shape: "file", Path: "x.yaml"}, `path: unknown extension ".yaml" (allowed: .dot, .gv, .json)`},
 		{"loop", Family{Shape: "chain", Length: 1, Loop: -2}, `loop: must be in [0, 1048576], got -2`},
 		{"loop prob", Family{Shape: "chain", Length: 1, Loop: 2, LoopProb: 2}, `loop_prob: must be in [0, 1], got 2`},
+		// Depth 0 is the root alone, which no branching splits.
+		{"tree of its root alone", Family{Shape: "tree", Branching: 4}, `depth: must be at least 1 for shape "tree", got 0 (depth 0 is the root alone, where branching never acts`},
 		{"loop prob alone", Family{Shape: "chain", Length: 1, LoopProb: 0.5}, `loop_prob: needs loop > 0`},
 		{"mixture empty", Family{Shape: "mixture"}, `components: at least one component is needed`},
 		{"mixture work", Family{Shape: "mixture", Work: tenSeconds, Components: []Component{{Weight: 1, Family: Family{Shape: "chain", Length: 1}}}}, `work: not used by shape "mixture"`},
