@@ -40,7 +40,7 @@ policy:
 	_, err := scenarios.Parse(src, "demo.yaml", nil)
 	fmt.Println(err)
 	// Output:
-	// demo.yaml:2:1: task.work: missing (every subtask's work at speed 1, a duration or a distribution such as 5m or exp(5m); required, since without it every episode ends at once)
+	// demo.yaml:2:1: task.work: missing or always 0 (every subtask's work at speed 1, a duration or a distribution such as 5m or exp(5m); required, since without it every episode ends at once)
 	// demo.yaml:5:3: task.coupling: uniform(0.5, 2) can draw values up to 2, outside [0, 1] (use a distribution whose support lies inside, such as uniform(0.2, 0.8))
 	// demo.yaml:7:3: collective.agents: -2 is out of range (at least 1)
 	// demo.yaml:9:3: policy.organization: unknown organization "teams" (allowed: centralized, decentralized, hybrid, independent, sequential, single, split, team); did you mean "team"?

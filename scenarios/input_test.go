@@ -294,11 +294,19 @@ func TestDistributionSupportFromSet(t *testing.T) {
 	assert.NoError(t, err)
 }
 
+// TestWorkRequired: work that is left out or always 0 ends every episode
+// at once, however it is written.
 func TestWorkRequired(t *testing.T) {
 	_, err := scenarios.Parse([]byte("task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 1m}, {weight: 1, shape: chain, length: 3}]}\npolicy: {organization: team}\n"), "w.yaml", nil)
-	assert.ErrorContains(t, err, "task.components[1].work: missing")
-	_, err = scenarios.Load("tiny", []string{"task.work=0"})
-	assert.ErrorContains(t, err, "--set task.work=0: task.work: missing")
+	assert.ErrorContains(t, err, "task.components[1].work: missing or always 0")
+	for _, work := range []string{"0", "exp(0)", "uniform(0, 0)", "lognormal(mean=0, cv=1)", "normal(mean=0, sd=0)"} {
+		_, err = scenarios.Load("tiny", []string{"task.work=" + work})
+		assert.ErrorContains(t, err, "--set task.work="+work+": task.work: missing or always 0 (every subtask's work at speed 1, a duration or a distribution such as 5m or exp(5m); required, since without it every episode ends at once)")
+	}
+	_, err = scenarios.Parse([]byte("task: {kind: sequential, work: exp(0)}\npolicy: {organization: team}\n"), "w.yaml", nil)
+	assert.ErrorContains(t, err, "w.yaml:1:26: task.work: missing or always 0")
+	_, err = scenarios.Load("tiny", []string{"task.work=uniform(0, 1s)"})
+	assert.NoError(t, err)
 }
 
 func TestMixtureWeightRequired(t *testing.T) {

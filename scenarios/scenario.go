@@ -26,6 +26,7 @@ import (
 	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/task"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // Scenario is a loaded, validated scenario: what to simulate (the base
@@ -992,10 +993,18 @@ func workProblems(at string, f *task.Family) []problem {
 			out = append(out, workProblems(cat, &c.Family)...)
 		}
 		return out
-	case f.Kind == "" && f.Shape != task.ShapeFile && f.Work.IsZero():
-		return []problem{{at + ".work", "missing (every subtask's work at speed 1, a duration or a distribution such as 5m or exp(5m); required, since without it every episode ends at once)"}}
+	case f.Kind == "" && f.Shape != task.ShapeFile && f.Work.IsZero(), alwaysZero(f.Work):
+		return []problem{{at + ".work", "missing or always 0 (every subtask's work at speed 1, a duration or a distribution such as 5m or exp(5m); required, since without it every episode ends at once)"}}
 	}
 	return nil
+}
+
+// alwaysZero reports whether d is given (not the zero Dist, which a
+// missing field decodes to) but draws nothing else than 0: exp(0),
+// uniform(0, 0). A kind's or a file's own work is not used then either.
+func alwaysZero(d sim.Dist) bool {
+	_, hi := d.Support()
+	return !d.IsZero() && hi == 0
 }
 
 // OrganizationNames lists the fixed organizations a policy may name,

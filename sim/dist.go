@@ -258,6 +258,17 @@ func parseDist(s string) (Dist, error) {
 			return Dist{}, fmt.Errorf("%s: missing argument %q (want %s)", name, spec.args[i], spec.usage())
 		}
 	}
+	if k == kindMixture {
+		// A weight of 0 or 1 never draws one of the two components, whose
+		// parameters the text then gives for nothing (LogNormalMixture
+		// still takes them, as a fit's weight may end there).
+		switch params[4] {
+		case 0:
+			return Dist{}, fmt.Errorf("%s: w 0 never draws the first component (mean, cv): give w above 0, or lognormal(mean=M2, cv=C2) for the second alone", name)
+		case 1:
+			return Dist{}, fmt.Errorf("%s: w 1 never draws the second component (mean2, cv2): give w below 1, or lognormal(mean=M, cv=C) for the first alone", name)
+		}
+	}
 	return newDist(k, params...)
 }
 

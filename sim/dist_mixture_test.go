@@ -60,4 +60,13 @@ func TestLogNormalMixture(t *testing.T) {
 	}
 	_, err = sim.ParseDist("lognormal2(mean=1, cv=1, mean2=2, cv2=1, w=1.5)")
 	assert.ErrorContains(t, err, "w (1.5) is the first component's weight, at most 1")
+	// A weight that never draws one component gives its parameters for
+	// nothing.
+	for text, want := range map[string]string{
+		"lognormal2(mean=1, cv=1, mean2=1h, cv2=1, w=0)": "lognormal2: w 0 never draws the first component (mean, cv): give w above 0, or lognormal(mean=M2, cv=C2) for the second alone",
+		"lognormal2(mean=1, cv=1, mean2=1h, cv2=1, w=1)": "lognormal2: w 1 never draws the second component (mean2, cv2): give w below 1, or lognormal(mean=M, cv=C) for the first alone",
+	} {
+		_, err = sim.ParseDist(text)
+		assert.ErrorContains(t, err, want, text)
+	}
 }
