@@ -98,6 +98,18 @@ func RunCharts(sc *scenarios.Scenario, rows []Row, sums []Summary) []Chart {
 	return charts
 }
 
+// RunChartNames returns the names of every chart that RunCharts may
+// return for sc, before anything runs: call_latency is among them, though
+// RunCharts draws it only where some call waited at a shared server or
+// API.
+func RunChartNames(sc *scenarios.Scenario) []string {
+	var names []string
+	for _, c := range RunCharts(sc, nil, []Summary{{CallLatency: stats.Interval{Value: 1}}}) {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
 // BootInterval names the interval of means over episodes.
 const BootInterval = "95% bootstrap CI"
 

@@ -54,12 +54,35 @@ func checkFigures(dir string, charts bool, sets []string) error {
 	return nil
 }
 
+// checkFigureNames refuses, before anything runs, a name of sc.Figures
+// that is none of the charts the command may draw (possible): the run's
+// work would end in an error at the copy.
+func checkFigureNames(sc *scenarios.Scenario, dir, command string, possible []string) error {
+	if dir == "" {
+		return nil
+	}
+	return unknownFigure(sc, possible, "is not a chart that simulate "+command+" draws (its charts: %s)")
+}
+
+// unknownFigure returns the error of the first name of sc.Figures that is
+// not in charts, with why, whose %s is where charts are listed; nil if
+// there is none.
+func unknownFigure(sc *scenarios.Scenario, charts []string, why string) error {
+	for i, name := range sc.Figures {
+		if !slices.Contains(charts, name) {
+			return fmt.Errorf("%s: figures[%d]: chart %q "+why+"%s", sc.FigureAt(i), i, name, strings.Join(charts, ", "), spelling.DidYouMean(name, charts))
+		}
+	}
+	return nil
+}
+
 // exportFigures copies the charts that sc.Figures names (every chart when
 // it names none) from the run directory into dir, named after the
-// scenario. It checks every name before it copies anything, so that a
+// scenario; what names the work that drew them ("run", "sweep",
+// "training"). It checks every name before it copies anything, so that a
 // figure the run did not draw is an error and no half set is left; each
 // file is written atomically. It returns the paths written.
-func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]string, error) {
+func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir, what string) ([]string, error) {
 	var drawn []string
 	for _, f := range run.Files() {
 		if name, ok := strings.CutPrefix(f, experiment.ChartsDir+"/"); ok && path.Ext(name) == ".svg" {
@@ -74,10 +97,8 @@ func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]strin
 	if len(want) == 0 {
 		return nil, fmt.Errorf("--figures %s: the run drew no charts (was --charts=false given?)", dir)
 	}
-	for i, name := range want {
-		if !slices.Contains(drawn, name) {
-			return nil, fmt.Errorf("%s: figures[%d]: chart %q was not drawn by this run (drawn: %s)%s", sc.FigureAt(i), i, name, strings.Join(drawn, ", "), spelling.DidYouMean(name, drawn))
-		}
+	if err := unknownFigure(sc, drawn, "was not drawn by this "+what+" (drawn: %s)"); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--figures: %w", err)
@@ -100,12 +121,12 @@ func exportFigures(run *rundir.Dir, sc *scenarios.Scenario, dir string) ([]strin
 }
 
 // copyFigures exports the figures of a run into dir when --figures names
-// one, and says what it wrote.
-func copyFigures(s *session, run *rundir.Dir, sc *scenarios.Scenario, dir string) error {
+// one, and says what it wrote; what names the work (exportFigures).
+func copyFigures(s *session, run *rundir.Dir, sc *scenarios.Scenario, dir, what string) error {
 	if dir == "" {
 		return nil
 	}
-	wrote, err := exportFigures(run, sc, dir)
+	wrote, err := exportFigures(run, sc, dir, what)
 	if err != nil {
 		return err
 	}

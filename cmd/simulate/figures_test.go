@@ -46,9 +46,11 @@ func TestFiguresCopiesTheListedCharts(t *testing.T) {
 	assert.Equal(t, a, b, "the copy is the run's chart")
 }
 
-// TestFiguresRejectsAChartNotDrawn: a name in figures that the run did not
-// draw is an error at the place that wrote it (the file's line and column,
-// or the --set), and nothing is left behind.
+// TestFiguresRejectsAChartNotDrawn: a name in figures that is none of the
+// charts a run draws is an error at the place that wrote it (the file's
+// line and column, or the --set), before anything runs; a chart that a run
+// may draw but this one did not (call_latency, without a shared server)
+// fails the copy alone, and the run stays.
 func TestFiguresRejectsAChartNotDrawn(t *testing.T) {
 	file := withFigures(t, "[finish_time, no_such_chart]")
 	lines := strings.Split(string(readFile(t, file)), "\n")
@@ -66,16 +68,23 @@ func TestFiguresRejectsAChartNotDrawn(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run")
 		_, stderr, code := simulate(t, append(append([]string{"run"}, tc.args...), "--out", out, "--episodes", "2", "--figures", figs)...)
 		assert.NotEqual(t, exitOK, code)
-		assert.Contains(t, stderr, tc.place+`: chart "no_such_chart" was not drawn`)
-		assert.Contains(t, stderr, "finish_time", "the error lists what was drawn")
+		assert.Contains(t, stderr, tc.place+`: chart "no_such_chart" is not a chart that simulate run draws (its charts: finish_time, success_rate, agent_time, call_latency, timeline_`)
 		assert.NoDirExists(t, figs, "nothing is copied when a name is wrong")
-		assert.NoDirExists(t, out, "nothing is left of the run")
+		assert.NoDirExists(t, out, "nothing ran")
 	}
-	// A name one edit from a chart drawn is suggested.
+	// A name one edit from a chart is suggested.
 	_, stderr, code := simulate(t, "run", testScenario, "--set", "figures=[succes_rate]", "--out", filepath.Join(t.TempDir(), "run"), "--episodes", "2", "--figures", filepath.Join(t.TempDir(), "figures"))
 	assert.NotEqual(t, exitOK, code)
-	assert.Contains(t, stderr, `chart "succes_rate" was not drawn`)
+	assert.Contains(t, stderr, `chart "succes_rate" is not a chart`)
 	assert.Contains(t, stderr, `; did you mean "success_rate"?`)
+
+	figs := filepath.Join(t.TempDir(), "figures")
+	out := filepath.Join(t.TempDir(), "run")
+	_, stderr, code = simulate(t, "run", testScenario, "--set", "figures=[call_latency]", "--out", out, "--episodes", "2", "--figures", figs)
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, stderr, `--set figures=[call_latency]: figures[0]: chart "call_latency" was not drawn by this run (drawn: agent_time, finish_time, success_rate, timeline_`)
+	assert.FileExists(t, filepath.Join(out, "manifest.json"), "the run stays")
+	assert.NoDirExists(t, figs)
 }
 
 // TestFiguresNeedCharts: --figures with --charts=false is refused before

@@ -157,6 +157,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err := sc.RunInert(); err != nil {
 		return err
 	}
+	if err := checkFigureNames(sc, o.figures, "run", experiment.RunChartNames(sc)); err != nil {
+		return err
+	}
 	for _, names := range sc.Identical() {
 		why := ""
 		if o.policy.file != "" {
@@ -179,8 +182,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err != nil {
 		return err
 	}
+	committed := false // a complete run stays, whatever fails after it
 	defer func() {
-		if err != nil {
+		if err != nil && !committed {
 			dir.Abort()
 		}
 	}()
@@ -199,18 +203,18 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 			return err
 		}
 	}
-	if err := copyFigures(s, dir, sc, o.figures); err != nil {
-		return err
-	}
 	m := newManifest(s, rundir.KindRun, sc, seed)
 	m.Episodes = episodes
 	if err = dir.Commit(m); err != nil {
 		return err
 	}
+	committed = true
 	see := s.writeReport(dir.Path())
 	printSummary(s.stdout, sc, rows, sums)
 	fmt.Fprintf(s.stdout, "\nwrote %s\n%s", quotePath(dir.Path()), see)
-	return nil
+	// Last, after the run is kept: a figure it did not draw (call_latency
+	// of a run without a shared server) is the copy's error alone.
+	return copyFigures(s, dir, sc, o.figures, "run")
 }
 
 // evaluate runs every variant of sc for episodes episodes and returns the

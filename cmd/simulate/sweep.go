@@ -318,7 +318,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	fmt.Fprintf(s.stdout, "\n%d trials, %d run now, %d done before\nwrote %s\n%s", len(st.Shard), ran, len(st.Shard)-ran, quotePath(out), see)
-	return copyFigures(s, dir, sc, o.figures)
+	return copyFigures(s, dir, sc, o.figures, "sweep")
 }
 
 // shardWait bounds how long a shard waits for another process that

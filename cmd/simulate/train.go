@@ -308,7 +308,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			return err
 		}
 	}
-	if err := copyFigures(s, dir, sc, o.figures); err != nil {
+	if err := copyFigures(s, dir, sc, o.figures, "training"); err != nil {
 		return err
 	}
 	m := newManifest(s, rundir.KindTrain, sc, seed)
