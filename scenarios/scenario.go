@@ -163,11 +163,12 @@ func (v Variant) Problem() rlcr.Problem {
 // variants.
 const DefaultVariant = "default"
 
-// Defaults for fields a file leaves out.
-const (
-	defaultEpisodes = 100
-	maxEpisodes     = 1_000_000_000
-)
+// defaultEpisodes is the episodes of a file that leaves them out.
+const defaultEpisodes = 100
+
+// MaxEpisodes bounds a scenario's episodes per variant, and the --episodes
+// of simulate run that replaces them: one bound, whichever gives them.
+const MaxEpisodes = 1_000_000_000
 
 // file is the document's structure.
 type file struct {
@@ -816,8 +817,8 @@ func (p *parse) checkTop(fl *file) {
 	if strings.ContainsAny(fl.Description, "\r\n") {
 		p.report("description", "must be one line (it is the summary `simulate list` shows)", nil)
 	}
-	if fl.Episodes < 1 || fl.Episodes > maxEpisodes {
-		p.report("episodes", fmt.Sprintf("%d is out of range (1 to %d)", fl.Episodes, maxEpisodes), nil)
+	if fl.Episodes < 1 || fl.Episodes > MaxEpisodes {
+		p.report("episodes", fmt.Sprintf("%d is out of range (1 to %d)", fl.Episodes, MaxEpisodes), nil)
 	}
 	figures := map[string]int{}
 	for i, f := range fl.Figures {

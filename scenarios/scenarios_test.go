@@ -649,6 +649,7 @@ func TestJSONSchema(t *testing.T) {
 	// refine's descriptions and the enums of list items.
 	episodes := props["episodes"].(map[string]any)
 	assert.Equal(t, "Episodes per variant (default 100).", episodes["description"])
+	assert.Equal(t, 1e9, episodes["maximum"], "the loader's bound")
 	defs := s["$defs"].(map[string]any)
 	metrics := defs["Sweep"].(map[string]any)["properties"].(map[string]any)["metrics"].(map[string]any)
 	assert.Subset(t, metrics["items"].(map[string]any)["enum"], []any{"reward_mean", "prob_submit", "turns_mean", "duration_ratio", "error_amplification"})

@@ -176,7 +176,10 @@ func refine(s *jsonschema.Schema) {
 	minimum := func(v string) func(*jsonschema.Schema) {
 		return func(p *jsonschema.Schema) { p.Minimum = json.Number(v) }
 	}
-	unit := func(p *jsonschema.Schema) { p.Minimum, p.Maximum = "0", "1" }
+	atMost := func(lo, hi string) func(*jsonschema.Schema) {
+		return func(p *jsonschema.Schema) { p.Minimum, p.Maximum = json.Number(lo), json.Number(hi) }
+	}
+	unit := atMost("0", "1")
 	// A distribution's constants have the field's range; the loader also
 	// checks the support of the other forms, which a pattern cannot.
 	distAtMost := func(hi string, exclusive bool) func(*jsonschema.Schema) {
@@ -197,7 +200,7 @@ func refine(s *jsonschema.Schema) {
 	set("", "name", "The scenario's name ("+nameRule+"); defaults to the file's base name.", func(p *jsonschema.Schema) { p.Pattern = namePattern })
 	set("", "description", "A one-line summary, shown by `simulate list`.", nil)
 	set("", "seed", "The master seed of every random stream.", minimum("0"))
-	set("", "episodes", "Episodes per variant (default 100).", minimum("1"))
+	set("", "episodes", "Episodes per variant (default 100).", atMost("1", strconv.Itoa(MaxEpisodes)))
 	set("", "task", "The task family episodes draw their task graphs from.", nil)
 	set("", "collective", "The collective: agents and the costs of calls, messages, checks and spawning. Omitted fields keep their defaults.", nil)
 	set("", "policy", "The policy that decides for every agent.", nil)
@@ -241,7 +244,7 @@ func refine(s *jsonschema.Schema) {
 		for _, f := range []string{"length", "width", "stages", "branching", "tries"} {
 			set(def, f, "", minimum("1"))
 		}
-		set(def, "depth", "", minimum("0"))
+		set(def, "depth", "", minimum("1"))
 		set(def, "edge_prob", "", unit)
 		set(def, "loop_prob", "", unit)
 		set(def, "loop", "", minimum("0"))
@@ -308,9 +311,6 @@ func refine(s *jsonschema.Schema) {
 	// The bounds of the shared server, the API, the tools, the hand-offs
 	// and the replay: the loader's (collective.Config.Validate,
 	// replay.Settings.Validate), where 0 stands for "none" or "no limit".
-	atMost := func(lo, hi string) func(*jsonschema.Schema) {
-		return func(p *jsonschema.Schema) { p.Minimum, p.Maximum = json.Number(lo), json.Number(hi) }
-	}
 	set("Deployment", "replicas", "", atMost("0", strconv.Itoa(collective.MaxReplicas)))
 	set("Deployment", "max_batch", "", atMost("1", strconv.Itoa(collective.MaxBatch)))
 	set("API", "rpm", "", atMost("0", strconv.Itoa(collective.MaxRate)))

@@ -290,6 +290,8 @@ func TestBadInput(t *testing.T) {
 		{"a bad boolean", []string{"run", testScenario, "--charts=maybe"}, exitUsage, []string{"simulate run: --charts maybe: want true or false\n"}},
 		{"negative episodes", []string{"run", testScenario, "--episodes", "-1"}, exitUsage, []string{`--episodes -1: want a whole number of 1 or more`}},
 		{"no episodes", []string{"run", testScenario, "--episodes", "0"}, exitUsage, []string{`simulate run: --episodes 0: want a whole number of 1 or more in decimal (leave the flag out for its default)`}},
+		// The bound of a scenario's episodes holds for the flag too.
+		{"too many episodes", []string{"run", testScenario, "--episodes", "1000000001"}, exitUsage, []string{"simulate run: --episodes 1000000001 is out of range (1 to 1000000000, as a scenario's episodes)"}},
 		{"no workers", []string{"run", testScenario, "--workers", "0"}, exitUsage, []string{`--workers 0: want`}},
 		{"no events", []string{"run", testScenario, "--max-events", "0"}, exitUsage, []string{`--max-events 0: want`}},
 		{"train without workers", []string{"train", testScenario, "--workers", "0"}, exitUsage, []string{"simulate train: --workers 0: want"}},

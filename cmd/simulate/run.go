@@ -144,6 +144,9 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 	if err := o.check(stand{"--episodes", "episodes", o.episodes > 0}, o.policy.stand()); err != nil {
 		return err
 	}
+	if o.episodes > scenarios.MaxEpisodes {
+		return usagef("--episodes %d is out of range (1 to %d, as a scenario's episodes)", o.episodes, scenarios.MaxEpisodes)
+	}
 	// Checked before loading: a section the command never reads is the
 	// problem, whatever the scenario makes of the value (a sweep.* given
 	// to a scenario without a sweep is not an incomplete sweep).
