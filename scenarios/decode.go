@@ -48,6 +48,7 @@ var (
 
 type decoder struct {
 	source  string
+	text    []byte // source's, for the snippets of errors (nil for a --set)
 	anchors map[string]ast.Node
 	// noPos drops positions: the syntax tree of a --set value has none
 	// worth reporting.
@@ -61,8 +62,8 @@ type decoder struct {
 	rebaseTo string
 }
 
-func newDecoder(source string, anchors map[string]ast.Node) *decoder {
-	return &decoder{source: source, anchors: anchors, budget: maxNodes}
+func newDecoder(source string, text []byte, anchors map[string]ast.Node) *decoder {
+	return &decoder{source: source, text: text, anchors: anchors, budget: maxNodes}
 }
 
 func (d *decoder) fail(tk *token.Token, path, format string, args ...any) {
@@ -72,7 +73,7 @@ func (d *decoder) fail(tk *token.Token, path, format string, args ...any) {
 	if r := []rune(path); len(r) > 160 {
 		path = string(r[:80]) + "…" + string(r[len(r)-60:])
 	}
-	e := newError(d.source, tk, path, format, args...)
+	e := newError(d.source, d.text, tk, path, format, args...)
 	e.Variant = d.variant
 	d.errs.add(e)
 }

@@ -26,7 +26,7 @@ func TestDecodeLimits(t *testing.T) {
 		{"one level too deep", 3, maxDepth, "nested too deeply"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDecoder("f.yaml", map[string]ast.Node{})
+			d := newDecoder("f.yaml", nil, map[string]ast.Node{})
 			d.budget = tc.budget
 			v := reflect.New(reflect.TypeFor[[]int]()).Elem()
 			d.decode(f.Docs[0].Body, v, "x", nil, tc.depth)
@@ -52,7 +52,7 @@ func TestLongPathShortened(t *testing.T) {
 		{"161", strings.Repeat("a", 80) + strings.Repeat("é", 21) + strings.Repeat("z", 60), strings.Repeat("a", 80) + "…" + strings.Repeat("z", 60)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDecoder("f.yaml", nil)
+			d := newDecoder("f.yaml", nil, nil)
 			d.fail(nil, tc.path, "bad")
 			require.Len(t, d.errs.list, 1)
 			assert.Equal(t, tc.want, d.errs.list[0].Path)

@@ -31,7 +31,9 @@ type Error struct {
 	// Msg says what is wrong and what is allowed.
 	Msg string
 
-	tok *token.Token
+	// text is the source's text where the error has a place in it: the
+	// lines of its Snippet.
+	text []byte
 }
 
 // Error formats e as "SOURCE:LINE:COL: variant "V": PATH: MSG", leaving out
@@ -61,22 +63,18 @@ const snippetContext = 3
 // Snippet returns the lines of the source around the error, numbered as in
 // the file, the error's line marked with ">" and a caret under its column
 // (the caret ANSI-coloured if colored is set), or "" when the error has no
-// position. The lines are the file's own: the text of the tokens the
-// error's token is linked to, which is the whole document, blank lines and
-// comments included (goccy's printer drops and misplaces some of them).
+// position. The lines are the file's own text, kept with the error: the
+// tokens' text would not do, since goccy links not every token it makes
+// (the null of a key without a value) and its printer drops and misplaces
+// blank lines and comments.
 func (e *Error) Snippet(colored bool) string {
-	if e.tok == nil {
+	lines := strings.Split(string(e.text), "\n")
+	if e.Line < 1 || e.Line > len(lines) || e.text == nil {
 		return ""
 	}
-	first := e.tok
-	for first.Prev != nil {
-		first = first.Prev
+	if n := len(lines); lines[n-1] == "" && e.Line < n {
+		lines = lines[:n-1] // what follows the last newline is no line
 	}
-	var src strings.Builder
-	for tk := first; tk != nil; tk = tk.Next {
-		src.WriteString(tk.Origin)
-	}
-	lines := strings.Split(src.String(), "\n")
 	lo, hi := max(1, e.Line-snippetContext), min(len(lines), e.Line+snippetContext)
 	width := len(strconv.Itoa(hi))
 	var sb strings.Builder
@@ -175,9 +173,10 @@ func (l *errList) sorted() []*Error {
 	return sorted
 }
 
-// newError returns an error at tk (which may be nil) in source.
-func newError(source string, tk *token.Token, path, format string, args ...any) *Error {
-	e := &Error{Source: source, Path: path, Msg: fmt.Sprintf(format, args...)}
+// newError returns an error at tk (which may be nil) in source, whose
+// text is text.
+func newError(source string, text []byte, tk *token.Token, path, format string, args ...any) *Error {
+	e := &Error{Source: source, Path: path, Msg: fmt.Sprintf(format, args...), text: text}
 	e.at(tk)
 	return e
 }
@@ -185,9 +184,8 @@ func newError(source string, tk *token.Token, path, format string, args ...any) 
 // at places e at tk.
 func (e *Error) at(tk *token.Token) {
 	if tk == nil || tk.Position == nil || tk.Position.Line <= 0 {
-		e.tok, e.Line, e.Column = nil, 0, 0
+		e.Line, e.Column = 0, 0
 		return
 	}
-	e.tok = tk
 	e.Line, e.Column = tk.Position.Line, tk.Position.Column
 }

@@ -62,7 +62,7 @@ func TestErrorAtAPlace(t *testing.T) {
 		{"line 1", &token.Token{Origin: "a: 1\n", Position: &token.Position{Line: 1, Column: 4}}, 1, 4, "f.yaml:1:4: a.b: bad"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newError("f.yaml", tc.tok, "a.b", "bad")
+			e := newError("f.yaml", []byte("a: 1\n"), tc.tok, "a.b", "bad")
 			assert.Equal(t, [2]int{tc.line, tc.column}, [2]int{e.Line, e.Column})
 			assert.Equal(t, tc.text, e.Error())
 			assert.Equal(t, tc.line > 0, e.Snippet(false) != "", "a snippet only for a placed error")

@@ -15,7 +15,7 @@ import (
 func TestLookupNode(t *testing.T) {
 	f, err := parser.ParseBytes([]byte("task:\n  components:\n    - weight: 1\n"), 0)
 	require.NoError(t, err)
-	d := newDecoder("f.yaml", map[string]ast.Node{})
+	d := newDecoder("f.yaml", nil, map[string]ast.Node{})
 	for _, tc := range []struct {
 		path         string
 		line, column int // of the deepest key found; 0 for none

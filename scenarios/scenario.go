@@ -244,6 +244,7 @@ type variantState struct {
 // parse holds the state of one Parse.
 type parse struct {
 	source string
+	text   []byte // the document, which errors show lines of
 	root   ast.Node
 	dec    *decoder
 	flags  []override
@@ -480,6 +481,7 @@ func (p *parse) syntax(data []byte) (err error) {
 	if line, ok := shallow(data); !ok {
 		return &Error{Source: p.source, Line: line, Column: 1, Msg: fmt.Sprintf("brackets nested too deeply (more than %d levels)", maxDepth)}
 	}
+	p.text = data
 	var f *ast.File
 	func() {
 		defer func() {
@@ -494,7 +496,7 @@ func (p *parse) syntax(data []byte) (err error) {
 		if errors.As(err, &se) {
 			return se
 		}
-		e := &Error{Source: p.source, Msg: "malformed YAML: " + err.Error()}
+		e := &Error{Source: p.source, Msg: "malformed YAML: " + err.Error(), text: data}
 		var ye interface {
 			GetToken() *token.Token
 			GetMessage() string
@@ -529,14 +531,14 @@ func (p *parse) syntax(data []byte) (err error) {
 	case len(docs) == 0:
 		return &Error{Source: p.source, Msg: "empty scenario (want a mapping with at least task: and policy:)"}
 	case len(docs) > 1:
-		return newError(p.source, docs[1].GetToken(), "", "more than one YAML document (a scenario is one document)")
+		return newError(p.source, p.text, docs[1].GetToken(), "", "more than one YAML document (a scenario is one document)")
 	}
 	p.root = docs[0].Body
 	anchors := map[string]ast.Node{}
 	collectAnchors(p.root, anchors)
-	p.dec = newDecoder(p.source, anchors)
+	p.dec = newDecoder(p.source, p.text, anchors)
 	if _, ok := mappingValues(p.dec.resolve(p.root)); !ok {
-		return newError(p.source, posTok(p.root), "", "got %s, want a mapping (allowed keys: %s)",
+		return newError(p.source, p.text, posTok(p.root), "", "got %s, want a mapping (allowed keys: %s)",
 			nodeKind(p.dec.resolve(p.root)), strings.Join(fieldNames(fieldsOf(reflect.TypeFor[file]())), ", "))
 	}
 	return nil
@@ -689,7 +691,7 @@ func (p *parse) applyFlag(fl *file, s string) {
 		p.errs.add(&Error{Source: src, Path: path, Msg: err.Error()})
 		return
 	}
-	d := newDecoder(src, nil)
+	d := newDecoder(src, nil, nil)
 	d.noPos = true
 	d.rebaseTo = scenarioDir(p.source)
 	leaves := d.decodeFlag(val, tgt, path)
@@ -863,7 +865,7 @@ func (p *parse) buildVariants(fl *file) []variantState {
 		vs.Name = fv.Name
 		vs.Spec = cloneSpec(fl.Spec)
 		vs.nameTok, _ = p.dec.lookupNode(p.root, fmt.Sprintf("variants[%d]", i))
-		d := newDecoder(p.source, p.dec.anchors)
+		d := newDecoder(p.source, p.text, p.dec.anchors)
 		d.variant = fv.Name
 		for _, e := range fv.Set {
 			segs, err := parsePath(e.Path)
@@ -1068,7 +1070,7 @@ func (p *parse) place(path, msg string, vs *variantState) *Error {
 	if !found {
 		msg = missingMsg(msg)
 	}
-	e := newError(p.source, tok, path, "%s", msg)
+	e := newError(p.source, p.text, tok, path, "%s", msg)
 	if tok == nil && vs != nil && !vs.implicit {
 		e.Variant = vs.Name
 		e.at(vs.nameTok)
@@ -1111,7 +1113,7 @@ func atFlag(o override, path, msg string) *Error {
 
 // atVariant places a problem of the field path at the variant's override o.
 func (p *parse) atVariant(o override, path, msg string, vs *variantState) *Error {
-	e := newError(p.source, o.key, path, "%s", msg)
+	e := newError(p.source, p.text, o.key, path, "%s", msg)
 	e.Variant = vs.Name
 	return e
 }
@@ -1124,7 +1126,7 @@ func (p *parse) where(path string, vs *variantState) *Error {
 		return e
 	}
 	tok, _ := p.dec.lookupNode(p.root, path)
-	return newError(p.source, tok, path, "")
+	return newError(p.source, p.text, tok, path, "")
 }
 
 func lastOverride(list []override, match func(override) bool) (override, bool) {

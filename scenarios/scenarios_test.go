@@ -225,8 +225,15 @@ func TestSnippetQuotesTheFile(t *testing.T) {
 	require.NoError(t, err)
 	// A blank line and a comment right after the error.
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"gap.yaml": "name: gap\ntask: {shape: chain, length: 2, work: 1m}\ncollective:\n  agents: 3\n  time_limit: -2h\n\npolicy:\n  organization: split\n# a comment\n\nvariants:\n  - name: a\n"})
-	files = append(files, filepath.Join(dir, "gap.yaml"))
+	writeFiles(t, dir, map[string]string{"gap.yaml": "name: gap\ntask: {shape: chain, length: 2, work: 1m}\ncollective:\n  agents: 3\n  time_limit: -2h\n\npolicy:\n  organization: split\n# a comment\n\nvariants:\n  - name: a\n",
+		// The parser's null for a key without a value, and a complex key,
+		// are tokens that are not linked to the others.
+		"null.yaml":        "name: null\ntask: {shape: chain, length: 3, work: exp(1m), bar}\npolicy: {organization: team}\n",
+		"complex-key.yaml": "name: complex-key\ntask: {shape: chain, length: 3, work: 1m}\npolicy: {organization: team}\n? [a, b]\n: 3\n",
+	})
+	for _, f := range []string{"gap.yaml", "null.yaml", "complex-key.yaml"} {
+		files = append(files, filepath.Join(dir, f))
+	}
 	snippetLine := regexp.MustCompile(`^([> ]) *(\d+) \| (.*)$`)
 	checked := 0
 	for _, path := range files {
@@ -237,7 +244,8 @@ func TestSnippetQuotesTheFile(t *testing.T) {
 		}
 		data, rerr := os.ReadFile(path)
 		require.NoError(t, rerr)
-		lines := strings.Split(string(data), "\n")
+		// What follows the last newline is no line of the file.
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 		snip := strings.Split(strings.TrimRight(e.Snippet(false), "\n"), "\n")
 		marked, prev := 0, 0
 		for i, l := range snip {

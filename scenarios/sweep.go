@@ -294,7 +294,7 @@ func (p *parse) reportSweep(path, msg string, causes ...string) {
 		e = atFlag(o, path, msg)
 	} else {
 		tok, _ := p.dec.lookupNode(p.root, path)
-		e = newError(p.source, tok, path, "%s", msg)
+		e = newError(p.source, p.text, tok, path, "%s", msg)
 	}
 	if key := e.Error(); !p.seen[key] {
 		p.seen[key] = true
@@ -483,7 +483,7 @@ func (p *parse) axisError(section string, tok *token.Token, path, format string,
 		p.errs.add(&Error{Source: o.source, Path: path, Msg: fmt.Sprintf(format, args...)})
 		return
 	}
-	p.errs.add(newError(p.source, tok, path, format, args...))
+	p.errs.add(newError(p.source, p.text, tok, path, format, args...))
 }
 
 // axisField checks the path of an axis entry of a sweep of command and
@@ -544,11 +544,11 @@ func (p *parse) axisField(section string, scope *axisScope, e setEntry) (string,
 // valueDecoder returns the decoder for the values of sweep.<section>.
 func (p *parse) valueDecoder(section string) *decoder {
 	if o, ok := lastOverride(p.flags, func(o override) bool { return related(o.path, "sweep."+section) }); ok {
-		d := newDecoder(o.source, p.dec.anchors)
+		d := newDecoder(o.source, nil, p.dec.anchors)
 		d.noPos = true
 		return d
 	}
-	return newDecoder(p.source, p.dec.anchors)
+	return newDecoder(p.source, p.text, p.dec.anchors)
 }
 
 func (p *parse) gridAxis(fl *file, scope *axisScope, e setEntry) (GridAxis, bool) {
@@ -633,7 +633,7 @@ func (p *parse) randomAxis(scope *axisScope, e setEntry) (RandomAxis, bool) {
 		p.axisError("random", e.key, path, "holds %s; random axes draw numbers (numbers, integers, durations or distributions): sweep it with grid", describe(fv.Type()))
 		return RandomAxis{}, false
 	}
-	place := newError(p.source, tok, path, "")
+	place := newError(p.source, p.text, tok, path, "")
 	if o, ok := lastOverride(p.flags, func(o override) bool { return related(o.path, "sweep.random") }); ok {
 		place = &Error{Source: o.source, Path: path}
 	}
