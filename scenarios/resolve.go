@@ -43,19 +43,25 @@ func resolve(fl *file, variants []variantState, sweep *Sweep) ([]byte, error) {
 			if len(vs.overrides) > 0 {
 				set := yaml.MapSlice{}
 				spec := reflect.ValueOf(&vs.Spec).Elem()
+				// Each override is written as the paths it sets, its
+				// leaves: a mapping as the keys it names, as their paths
+				// would set them, not as its section filled in with
+				// defaults that it never set.
 				for _, o := range vs.overrides {
-					segs, err := parsePath(o.path)
-					if err != nil {
-						return nil, err
+					for _, leaf := range o.leaves {
+						segs, err := parsePath(leaf)
+						if err != nil {
+							return nil, err
+						}
+						fv, err := findField(spec, segs, nil)
+						if err != nil {
+							return nil, err
+						}
+						// Written in full (zero values too): a mapping
+						// merges into the base, so an omitted field would
+						// keep the base's value instead of the override's.
+						set = append(set, yaml.MapItem{Key: leaf, Value: encodeValue(fv, true)})
 					}
-					fv, err := findField(spec, segs, nil)
-					if err != nil {
-						return nil, err
-					}
-					// Overrides are written in full (zero values too): a
-					// mapping merges into the base, so an omitted field
-					// would keep the base's value instead of the override's.
-					set = append(set, yaml.MapItem{Key: o.path, Value: encodeValue(fv, true)})
 				}
 				v = append(v, yaml.MapItem{Key: "set", Value: set})
 			}

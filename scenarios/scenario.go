@@ -80,8 +80,9 @@ type Scenario struct {
 	// paths as written (relative to the scenario's folder).
 	rawBase  Spec
 	rawSpecs []Spec
-	// overrides lists, per variant, the field paths its `set:` names,
-	// in order: a sweep trial applies them on top of its own values.
+	// overrides lists, per variant, the field paths its `set:` sets (a
+	// mapping's each key), in order: a sweep trial applies them on top of
+	// its own values.
 	overrides [][]string
 	// runInert is what RunInert returns.
 	runInert error
@@ -395,9 +396,9 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	}
 	for _, v := range variants {
 		sc.Variants = append(sc.Variants, v.Variant)
-		paths := make([]string, len(v.overrides))
-		for i, o := range v.overrides {
-			paths[i] = o.path
+		var paths []string
+		for _, o := range v.overrides {
+			paths = append(paths, o.leaves...)
 		}
 		sc.overrides = append(sc.overrides, paths)
 	}

@@ -590,6 +590,21 @@ func TestResolvedStable(t *testing.T) {
 	assert.Contains(t, string(d.Resolved), "seed: 2\n")
 }
 
+// TestResolvedNestedSet: a variant's set of a mapping resolves to the
+// paths it sets, as their dotted form does, not to its section filled in
+// with defaults: the two forms give one scenario, and list and the report
+// show them alike.
+func TestResolvedNestedSet(t *testing.T) {
+	const head = "name: nested\ntask: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\n"
+	nested, err := scenarios.Parse([]byte(head+"variants:\n  - {name: a, set: {collective: {check: {cost: 0.5}}}}\n"), "n.yaml", nil)
+	require.NoError(t, err)
+	dotted, err := scenarios.Parse([]byte(head+"variants:\n  - {name: a, set: {collective.check.cost: 0.5}}\n"), "n.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, string(dotted.Resolved), string(nested.Resolved))
+	assert.True(t, strings.HasSuffix(string(nested.Resolved), "variants:\n  - name: a\n    set:\n      collective.check.cost: 0.5\n"), "%s", nested.Resolved)
+	assertRoundTrip(t, nested)
+}
+
 func TestResolvedGolden(t *testing.T) {
 	sc, err := scenarios.Load("tiny", nil)
 	require.NoError(t, err)

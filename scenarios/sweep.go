@@ -529,11 +529,16 @@ func (p *parse) axisField(section string, scope *axisScope, e setEntry) (string,
 			return "", nil, reflect.Value{}, false
 		}
 	}
+	// A variant's mapping sets only the keys it names (its leaves), so
+	// collective: {check: {cost: 0.5}} leaves an axis of collective.agents
+	// alone.
 	for _, vs := range variants {
 		for _, o := range vs.overrides {
-			if related(o.path, path) {
-				p.axisError(section, e.key, at, "%s: variant %q sets %s, which would replace every swept value (sweep it, or set it in the variants, not both)", path, vs.Name, o.path)
-				return "", nil, reflect.Value{}, false
+			for _, leaf := range o.leaves {
+				if related(leaf, path) {
+					p.axisError(section, e.key, at, "%s: variant %q sets %s, which would replace every swept value (sweep it, or set it in the variants, not both)", path, vs.Name, leaf)
+					return "", nil, reflect.Value{}, false
+				}
 			}
 		}
 	}

@@ -429,3 +429,23 @@ func TestSweepRandomDrawOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepUnderANestedVariantSet: a variant's set of a mapping sets only
+// the keys it names, so an axis of another field of its section is swept
+// in that variant too; one of a key it names is refused, as its dotted
+// form is.
+func TestSweepUnderANestedVariantSet(t *testing.T) {
+	const head = "name: s\ntask: {shape: fork-join, width: 3, stages: 1, work: 1m}\npolicy: {organization: team}\nsweep:\n  command: run\n  grid:\n    collective.agents: [2, 6]\nvariants:\n"
+	sc, err := scenarios.Parse([]byte(head+"  - {name: a, set: {collective: {check: {cost: 0.5}}}}\n"), "s.yaml", nil)
+	require.NoError(t, err)
+	trials, err := sc.Trials(1, "")
+	require.NoError(t, err)
+	var agents []int
+	for _, tr := range trials {
+		agents = append(agents, tr.Variant.Spec.Collective.Agents)
+		assert.Equal(t, 0.5, tr.Variant.Spec.Collective.Check.Cost)
+	}
+	assert.Equal(t, []int{2, 6}, agents)
+	_, err = scenarios.Parse([]byte(head+"  - {name: a, set: {collective: {agents: 3}}}\n"), "s.yaml", nil)
+	assert.ErrorContains(t, err, `s.yaml:7:5: sweep.grid: collective.agents: variant "a" sets collective.agents, which would replace every swept value`)
+}
