@@ -131,7 +131,9 @@ func (vr *variantRun) episode(ctx context.Context, k int) (Row, error) {
 		opts.Silent, opts.Trace = true, false
 		silent, err := collective.Run(g, cfg, pol, streams, opts)
 		if err != nil {
-			return Row{}, fmt.Errorf("replay without messages: %w", err)
+			// The second run shows nowhere but in comm_changed_outcome:
+			// its error must say what it is, apart from the first.
+			return Row{}, fmt.Errorf("the episode's hidden second run (the same episode without what the findings carry, which says whether they changed the outcome: comm_changed_outcome; losing them can take more events) failed where the first did not: %w", err)
 		}
 		row.CommChanged = silent.Acceptable != res.Acceptable
 	}

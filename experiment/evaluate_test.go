@@ -117,6 +117,18 @@ func TestEvaluateCommChanged(t *testing.T) {
 	assert.Positive(t, changed["team"], "the team's findings reconcile its parts")
 }
 
+// TestEvaluateSilentRunFails: an error of the hidden second run of an
+// episode, without what findings carry, says which run it is. Episode 0 of
+// tiny's team takes 60 events, and 93 without its findings.
+func TestEvaluateSilentRunFails(t *testing.T) {
+	sc, err := scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	require.NoError(t, sc.Only("team"))
+	err = experiment.Evaluate(context.Background(), sc, experiment.EvalOptions{Episodes: 1, MaxEvents: 80}, func(experiment.Row) error { return nil })
+	assert.ErrorIs(t, err, sim.ErrEventLimit)
+	assert.ErrorContains(t, err, `tiny: variant "team", episode 0: the episode's hidden second run (the same episode without what the findings carry, which says whether they changed the outcome: comm_changed_outcome; losing them can take more events) failed where the first did not: collective: sim: event limit reached`)
+}
+
 func TestEvaluateStops(t *testing.T) {
 	sc, err := scenarios.Load("tiny", nil)
 	require.NoError(t, err)
