@@ -31,7 +31,8 @@
 // sim.ParseDist reads them ("exp(5m)", "uniform(0.2, 0.6)", a constant).
 // Loading is strict: an unknown key, a value of the wrong type, a value out
 // of range and an unknown name (shape, organization, topology, mode) are
-// errors of type *Error, which name the file, line and column, the field
+// errors of type *Error, which name the file, line and column (none for
+// a field the file leaves out, such as a missing policy section), the field
 // path ("collective.check.accuracy") and what is allowed. A problem that an
 // override introduced is reported at the variant's `set:` entry, or against
 // the --set flag. JSONSchema describes the format for editors.
@@ -41,10 +42,13 @@
 // A field path names a field by its keys separated by dots, with list
 // entries selected by index: "collective.agents",
 // "task.components[0].weight". A variant's `set:` maps paths under task,
-// collective and policy to values; Load and Parse also take command-line
-// overrides "PATH=VALUE" (such as "episodes=50" or "task.work=exp(5m)"),
-// applied to the base before the variants. A mapping value changes only the
-// keys it names; a list replaces the whole list. Inside a flow mapping
+// collective, policy, reward and train to values; Load and Parse also take
+// command-line overrides "PATH=VALUE" (such as "episodes=50" or
+// "task.work=exp(5m)"), applied to the base before the variants. A mapping
+// value changes only the keys it names (but a --set of sweep.grid or
+// sweep.random, whose keys are axes, replaces them all); a list replaces
+// the whole list. Two overrides of one field (a path, and a mapping around
+// it) are an error: the later would drop the earlier's value. Inside a flow mapping
 // ({...}) a path with an index must be quoted: {"task.components[0].weight": 5}.
 //
 // Scenario.Resolved is the canonical YAML of the resolved scenario (every
@@ -54,9 +58,11 @@
 //
 // # Library
 //
-// Ready scenarios are embedded in the binary (see List): organizations,
-// coupled-work, divisible-work, contention, latency-pressure,
-// pressure-sweep and tiny.
+// Ready scenarios are embedded in the binary (List and Names give them
+// all): studies such as organizations, coupled-work, divisible-work,
+// contention, latency-pressure, layered-peer, pressure-sweep and
+// rlcr-peer; the experiments of docs/experiments.md, named exp-*; and
+// tiny, the smallest.
 // Load takes either a library name or a file path.
 //
 // # Sweeps

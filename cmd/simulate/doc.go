@@ -1085,8 +1085,9 @@
 // is in range, every file it refers to (task.path, policy.file: relative to
 // the scenario's folder) reads without error, and every variant's policy can
 // be built. It prints "ok" and the file for a valid scenario, and each
-// problem as file:line:col: message otherwise. A FILE may also be an
-// embedded scenario's name.
+// problem as file:line:col: message otherwise (file: message for a field
+// the file leaves out, such as a missing policy section, which has no
+// line). A FILE may also be an embedded scenario's name.
 //
 // A value that only training or a learned policy exercises (a hand-off
 // setting no fixed organization makes act, docs/scenarios.md) is valid,
