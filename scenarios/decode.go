@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -418,6 +419,60 @@ func scalarText(n ast.Node) (string, bool) {
 	return "", false
 }
 
+// quotedHint says, for a quoted string whose text without the quotes is
+// a value of kind t ("true", "4", "0.5"), that the quotes make it a
+// string; "" otherwise.
+func quotedHint(n ast.Node, t reflect.Type) string {
+	s, ok := n.(*ast.StringNode)
+	if !ok || isPlain(s) {
+		return ""
+	}
+	var err error
+	switch t.Kind() {
+	case reflect.Bool:
+		_, err = strconv.ParseBool(s.Value)
+		if s.Value != "true" && s.Value != "false" {
+			return "" // ParseBool takes 1, T and others that YAML does not
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		_, err = strconv.ParseFloat(s.Value, 64)
+	default:
+		return ""
+	}
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (the quotes make it a string: write %s without them)", s.Value)
+}
+
+// intForm is a whole number in decimal, the form of a plain string that
+// the YAML reader leaves unread as an integer when it is too large.
+var intForm = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
+// outOfRange says, for a plain whole number too large (or small) for an
+// integer of kind t, what the range is; "" otherwise.
+func outOfRange(n ast.Node, t reflect.Type) string {
+	s, ok := n.(*ast.StringNode)
+	if !ok || !isPlain(s) || !intForm.MatchString(s.Value) {
+		return ""
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return intRange(s.Value, t)
+	}
+	return ""
+}
+
+// intRange says that the whole number text is out of the range of an
+// integer of kind t, and what that range is.
+func intRange(text string, t reflect.Type) string {
+	if t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64 {
+		return fmt.Sprintf("%s is out of range for a non-negative integer (0 to %d)", text, uint64(math.MaxUint64)>>(64-t.Bits()))
+	}
+	top := int64(math.MaxInt64) >> (64 - t.Bits())
+	return fmt.Sprintf("%s is out of range for an integer (%d to %d)", text, -top-1, top)
+}
+
 // isPlain reports whether a string node was written without quotes.
 func isPlain(n *ast.StringNode) bool {
 	tk := n.GetToken()
@@ -491,7 +546,13 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 		d.fail(at, path, "missing value (want %s)", describe(t))
 		return
 	}
-	wrong := func() { d.fail(at, path, "got %s, want %s", nodeKind(n), describe(t)) }
+	wrong := func() {
+		if msg := outOfRange(n, t); msg != "" {
+			d.fail(at, path, "%s", msg)
+			return
+		}
+		d.fail(at, path, "got %s, want %s%s", nodeKind(n), describe(t), quotedHint(n, t))
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		d.decodeStruct(n, v, path, at, depth)
@@ -542,7 +603,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 			x = val
 		case uint64:
 			if val > math.MaxInt64 {
-				d.fail(at, path, "%s is too large", i.GetToken().Value)
+				d.fail(at, path, "%s", intRange(i.GetToken().Value, t))
 				return
 			}
 			x = int64(val)
@@ -551,7 +612,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 			return
 		}
 		if v.OverflowInt(x) {
-			d.fail(at, path, "%s is too large", i.GetToken().Value)
+			d.fail(at, path, "%s", intRange(i.GetToken().Value, t))
 			return
 		}
 		v.SetInt(x)
@@ -576,7 +637,7 @@ func (d *decoder) decode(n ast.Node, v reflect.Value, path string, at *token.Tok
 			return
 		}
 		if v.OverflowUint(x) {
-			d.fail(at, path, "%s is too large", i.GetToken().Value)
+			d.fail(at, path, "%s", intRange(i.GetToken().Value, t))
 			return
 		}
 		v.SetUint(x)

@@ -67,15 +67,21 @@ var ErrBadDist = errors.New("invalid distribution")
 // returns it. It is the single place where validity is decided.
 func newDist(k distKind, params ...float64) (Dist, error) {
 	spec := distSpecs[k]
+	// A constant is written as a bare value: its kind's name would be
+	// jargon the text never showed.
+	prefix := spec.name + ": "
+	if k == kindConst {
+		prefix = ""
+	}
 	for i, v := range params {
 		name := spec.args[i]
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
-			return Dist{}, fmt.Errorf("%s: %s (%v) must be finite", spec.name, name, v)
+			return Dist{}, fmt.Errorf("%s%s (%v) must be finite", prefix, name, v)
 		case v < 0:
-			return Dist{}, fmt.Errorf("%s: negative %s (%s); values must be non-negative", spec.name, name, formatFloat(v))
+			return Dist{}, fmt.Errorf("%snegative %s (%s); values must be non-negative", prefix, name, formatFloat(v))
 		case v > maxDistParam:
-			return Dist{}, fmt.Errorf("%s: %s (%s) exceeds the limit %g", spec.name, name, formatFloat(v), float64(maxDistParam))
+			return Dist{}, fmt.Errorf("%s%s (%s) exceeds the limit %g", prefix, name, formatFloat(v), float64(maxDistParam))
 		}
 		if v == 0 {
 			params[i] = 0 // turn -0 into +0, so that == and String agree

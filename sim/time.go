@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -81,10 +82,17 @@ func ParseTime(s string) (Time, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
+		if durationForm.MatchString(s) {
+			// Written right, but past what int64 nanoseconds hold.
+			return 0, fmt.Errorf("%w: %q is out of range (at most %v either way, about 292 years)", ErrBadTime, s, time.Duration(math.MaxInt64))
+		}
 		return 0, fmt.Errorf("%w: %q (want a number with a unit, such as 90s, 12m or 1h30m)", ErrBadTime, s)
 	}
 	return Time(d), nil
 }
+
+// durationForm matches what time.ParseDuration reads, whatever its size.
+var durationForm = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // MarshalText formats t as its String form.
 func (t Time) MarshalText() ([]byte, error) { return []byte(t.String()), nil }

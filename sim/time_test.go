@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -57,6 +58,13 @@ func TestParseTimeErrors(t *testing.T) {
 		_, err := sim.ParseTime(in)
 		require.ErrorIs(t, err, sim.ErrBadTime, "%q", in)
 	}
+	// A duration written right but too long says so, not what form to use.
+	for _, in := range []string{"3000000h", "2562048h", "-2562048h", "1000000000000000000000ns"} {
+		_, err := sim.ParseTime(in)
+		require.ErrorContains(t, err, fmt.Sprintf("%q is out of range (at most 2562047h47m16.854775807s either way, about 292 years)", in))
+	}
+	_, err := sim.ParseTime("2562047h")
+	require.NoError(t, err)
 }
 
 func TestTimeTextRoundTrip(t *testing.T) {
