@@ -923,12 +923,45 @@ type problem struct{ path, msg string }
 var fieldErrRE = regexp.MustCompile(`(?s)^([A-Za-z_][A-Za-z0-9_]*(?:\[[0-9]+\])?(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[[0-9]+\])?)*): (.*)$`)
 
 // splitFieldErr splits "path: message" as the models' Validate methods
-// write them.
+// write them, with the nearest allowed value suggested (suggestAllowed).
 func splitFieldErr(prefix string, err error) problem {
 	if m := fieldErrRE.FindStringSubmatch(err.Error()); m != nil {
-		return problem{prefix + "." + m[1], m[2]}
+		return problem{prefix + "." + m[1], suggestAllowed(m[2])}
 	}
 	return problem{prefix, err.Error()}
+}
+
+// notAllowedRE is the models' message about a name that is none of the
+// allowed ones, which suggests none.
+var notAllowedRE = regexp.MustCompile(`^"([^"]*)" is not allowed \(allowed: ([^)]*)\)$`)
+
+// suggestAllowed adds to a message of notAllowedRE the allowed value that
+// the name most likely meant: the nearest in spelling, whatever its case
+// ("MLP"), else the one it begins ("exp" of exponential, "ppo" of
+// ppo-gae); other messages are returned as they are.
+func suggestAllowed(msg string) string {
+	m := notAllowedRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	allowed := strings.Split(m[2], ", ")
+	name := strings.ToLower(m[1])
+	near := spelling.Nearest(name, allowed)
+	if near == "" && name != "" {
+		var starts []string
+		for _, a := range allowed {
+			if strings.HasPrefix(a, name) {
+				starts = append(starts, a)
+			}
+		}
+		if len(starts) == 1 {
+			near = starts[0]
+		}
+	}
+	if near == "" {
+		return msg
+	}
+	return fmt.Sprintf("%s; did you mean %q?", msg, near)
 }
 
 // fieldProblems splits err, which may join several, into a problem per

@@ -475,6 +475,12 @@ func TestSetFlagErrors(t *testing.T) {
 		{"seed=99999999999999999999", []string{"seed: 99999999999999999999 is out of range for a non-negative integer (0 to 18446744073709551615)"}},
 		{"collective.time_limit=2562048h", []string{`collective.time_limit: invalid virtual time: "2562048h" is out of range (at most 2562047h47m16.854775807s either way, about 292 years)`}},
 		{"task.difficulty=-0.5", []string{`task.difficulty: invalid distribution "-0.5": negative value (-0.5); values must be non-negative`}},
+		// A name none of the allowed ones suggests the nearest.
+		{"collective.check.by=orchestator", []string{`collective.check.by: "orchestator" is not allowed (allowed: maker, orchestrator); did you mean "orchestrator"?`}},
+		{"train.policy=MLP", []string{`train.policy: "MLP" is not allowed (allowed: linear, mlp); did you mean "mlp"?`}},
+		{"reward.penalty=exp", []string{`reward.penalty: "exp" is not allowed (allowed: none, linear, quadratic, exponential, deadline, soft-overlong, group-relative, critical-steps); did you mean "exponential"?`}},
+		{"train.advantage=ppo", []string{`train.advantage: "ppo" is not allowed (allowed: flat-collective, none, moving-average, per-agent, ppo-gae); did you mean "ppo-gae"?`}},
+		{"collective.select.merge=v", []string{`collective.select.merge: "v" is not allowed (allowed: verify, synthesis); did you mean "verify"?`}},
 		// A quoted value of another type is a string; the hint says so.
 		{`train.std_norm="true"`, []string{`train.std_norm: got "true", want true or false (the quotes make it a string: write true without them)`}},
 		{`collective.agents="4"`, []string{`collective.agents: got "4", want an integer (the quotes make it a string: write 4 without them)`}},
