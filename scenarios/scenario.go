@@ -700,8 +700,14 @@ func (p *parse) applyFlag(fl *file, s string) {
 	// A value (a number, a duration, a list) replaces the one before it,
 	// where a map only sets the keys it names: an earlier --set of what
 	// this one sets again is lost, whichever of the two forms wrote it.
-	for _, o := range p.flags {
-		switch again := overwritten(o.leaves, leaves); {
+	// A leaf that a --set between the two set again is reported there.
+	for i, o := range p.flags {
+		var between []string
+		for _, b := range p.flags[i+1:] {
+			between = append(between, b.leaves...)
+		}
+		live := slices.DeleteFunc(slices.Clone(o.leaves), func(l string) bool { return len(overwritten([]string{l}, between)) > 0 })
+		switch again := overwritten(live, leaves); {
 		case len(again) > 0 && len(again) == len(o.leaves):
 			p.errs.add(&Error{Source: o.source, Path: o.path, Msg: fmt.Sprintf("changes nothing: the later %s replaces it; give one", src)})
 		default:

@@ -534,10 +534,14 @@ func TestRepeatedSet(t *testing.T) {
 }
 
 // TestSetPartlyAgain: a --set that sets again some of the keys of an
-// earlier map loses those of the earlier's values, an error at each.
+// earlier map loses those of the earlier's values, an error at each; of
+// three --sets of one field, each of the first two is an error once.
 func TestSetPartlyAgain(t *testing.T) {
 	_, err := scenarios.Load("tiny", []string{"collective.check={cost: 0.3, retries: 1}", "collective.check.cost=0.5"})
 	assert.EqualError(t, err, "--set collective.check={cost: 0.3, retries: 1}: collective.check.cost: the later --set collective.check.cost=0.5 sets it again, which replaces this value; give one")
+	_, err = scenarios.Load("tiny", []string{"collective.agents=2", "collective.agents=3", "collective.agents=4"})
+	assert.EqualError(t, err, "--set collective.agents=2: collective.agents: changes nothing: the later --set collective.agents=3 replaces it; give one\n"+
+		"--set collective.agents=3: collective.agents: changes nothing: the later --set collective.agents=4 replaces it; give one")
 }
 
 // TestSetIndexPastTheList: an index at or past the end of a list is an
