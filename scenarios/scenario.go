@@ -700,14 +700,8 @@ func (p *parse) applyFlag(fl *file, s string) {
 	// A value (a number, a duration, a list) replaces the one before it,
 	// where a map only sets the keys it names: an earlier --set of what
 	// this one sets again is lost, whichever of the two forms wrote it.
-	// A leaf that a --set between the two set again is reported there.
 	for i, o := range p.flags {
-		var between []string
-		for _, b := range p.flags[i+1:] {
-			between = append(between, b.leaves...)
-		}
-		live := slices.DeleteFunc(slices.Clone(o.leaves), func(l string) bool { return len(overwritten([]string{l}, between)) > 0 })
-		switch again := overwritten(live, leaves); {
+		switch again := setAgain(p.flags, i, leaves); {
 		case len(again) > 0 && len(again) == len(o.leaves):
 			p.errs.add(&Error{Source: o.source, Path: o.path, Msg: fmt.Sprintf("changes nothing: the later %s replaces it; give one", src)})
 		default:
@@ -719,14 +713,22 @@ func (p *parse) applyFlag(fl *file, s string) {
 	p.flags = append(p.flags, override{path: path, source: src, leaves: leaves})
 }
 
-// overwritten returns the paths of earlier (an override's leaves) that a
-// path of later sets again: the same field, a field within it, or one
-// around it.
-func overwritten(earlier, later []string) []string {
+// setAgain returns the leaves of list[i] that leaves, a later override's,
+// set again (the same field, a field within it, or one around it), but
+// no override between them does: one set again in between was reported
+// there.
+func setAgain(list []override, i int, leaves []string) []string {
+	hits := func(leaf string, paths []string) bool {
+		return slices.ContainsFunc(paths, func(p string) bool { return related(leaf, p) })
+	}
+	var between []string
+	for _, o := range list[i+1:] {
+		between = append(between, o.leaves...)
+	}
 	var out []string
-	for _, e := range earlier {
-		if slices.ContainsFunc(later, func(l string) bool { return related(e, l) }) {
-			out = append(out, e)
+	for _, leaf := range list[i].leaves {
+		if hits(leaf, leaves) && !hits(leaf, between) {
+			out = append(out, leaf)
 		}
 	}
 	return out
@@ -904,8 +906,8 @@ func (p *parse) buildVariants(fl *file) []variantState {
 			// Of two overrides that set one field (a path, and a map
 			// around it), the later replaces the other's value.
 			leaves := d.setLeaves(e.Value, tgt.Type(), path)
-			for _, o := range vs.overrides {
-				for _, leaf := range overwritten(o.leaves, leaves) {
+			for i, o := range vs.overrides {
+				for _, leaf := range setAgain(vs.overrides, i, leaves) {
 					d.fail(o.key, leaf, "set again by %s (line %d), which replaces this value; give one", e.Path, e.key.Position.Line)
 				}
 			}

@@ -544,6 +544,15 @@ func TestSetPartlyAgain(t *testing.T) {
 		"--set collective.agents=3: collective.agents: changes nothing: the later --set collective.agents=4 replaces it; give one")
 }
 
+// TestVariantSetThrice: of three overrides of one field in a variant's
+// set, each of the first two is an error once, at its own line.
+func TestVariantSetThrice(t *testing.T) {
+	src := "task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\nvariants:\n  - name: a\n    set:\n      collective.check.cost: 0.1\n      collective.check: {cost: 0.2}\n      collective: {check: {cost: 0.3}}\n"
+	_, err := scenarios.Parse([]byte(src), "v.yaml", nil)
+	assert.EqualError(t, err, `v.yaml:6:7: variant "a": collective.check.cost: set again by collective.check (line 7), which replaces this value; give one`+"\n"+
+		`v.yaml:7:7: variant "a": collective.check.cost: set again by collective (line 8), which replaces this value; give one`)
+}
+
 // TestSetIndexPastTheList: an index at or past the end of a list is an
 // error that says how many entries there are.
 func TestSetIndexPastTheList(t *testing.T) {
