@@ -148,7 +148,15 @@ func (d Dist) Sim() (sim.Dist, bool) {
 	case LogNormal:
 		return sim.LogNormal(lnMean(d.Mu, d.Sigma), lnCV(d.Sigma)), true
 	case Mixture:
-		return sim.LogNormalMixture(lnMean(d.Mu, d.Sigma), lnCV(d.Sigma), lnMean(d.Mu2, d.Sigma2), lnCV(d.Sigma2), round4(d.W)), true
+		w := round4(d.W)
+		if w == 1 {
+			// A weight just below 1 (a fit to many calls) rounds to 1,
+			// which never draws the second component: a scenario refuses
+			// it (sim.ParseDist), so the first is written alone. (Rounding
+			// keeps a small weight above 0.)
+			return sim.LogNormal(lnMean(d.Mu, d.Sigma), lnCV(d.Sigma)), true
+		}
+		return sim.LogNormalMixture(lnMean(d.Mu, d.Sigma), lnCV(d.Sigma), lnMean(d.Mu2, d.Sigma2), lnCV(d.Sigma2), w), true
 	case Gamma:
 		return sim.Gamma(round4(d.Mean()), round4(1/math.Sqrt(d.Shape))), true
 	case Uniform:

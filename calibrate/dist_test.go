@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/swarmsim/swarmsim/scenarios"
+	"github.com/swarmsim/swarmsim/sim"
 )
 
 // TestFitRecovers draws samples from known distributions and requires the
@@ -57,6 +58,19 @@ func TestFitRecovers(t *testing.T) {
 		sd := cm.BestSim()
 		assert.InDelta(t, d.Mean(), sd.Mean(), 1e-3*d.Mean(), "the scenario's mixture has the fit's mean (to 4 digits)")
 	}
+}
+
+// TestMixtureWeightRoundsToOne: a mixture whose weight rounds to 1 is
+// written as its first component, which a scenario reads back (it refuses
+// a weight of 1, whose second component is never drawn).
+func TestMixtureWeightRoundsToOne(t *testing.T) {
+	d := Dist{Family: Mixture, W: 0.99996, Mu: 0, Sigma: 0.5, Mu2: 3, Sigma2: 0.8}
+	sd, ok := d.Sim()
+	require.True(t, ok)
+	back, err := sim.ParseDist(sd.String())
+	require.NoError(t, err, sd.String())
+	first, _ := Dist{Family: LogNormal, Mu: 0, Sigma: 0.5}.Sim()
+	assert.Equal(t, first, back)
 }
 
 func TestFitCountKS(t *testing.T) {
