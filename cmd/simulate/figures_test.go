@@ -10,6 +10,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/rundir"
+	"github.com/swarmsim/swarmsim/scenarios"
 )
 
 // withFigures writes a copy of the test scenario that lists figures.
@@ -146,4 +150,20 @@ func TestSetFiguresNeedsFigures(t *testing.T) {
 	figs := filepath.Join(t.TempDir(), "figs")
 	mustSimulate(t, "run", testScenario, "--episodes", "2", "--set", "figures=[finish_time]", "--figures", figs, "--out", filepath.Join(t.TempDir(), "out"))
 	assert.FileExists(t, filepath.Join(figs, testScenario+"_finish_time.svg"))
+}
+
+// TestFiguresNameTheWork: the error of a figure not drawn names the work
+// that drew the others, a sweep's or a training's as well as a run's.
+func TestFiguresNameTheWork(t *testing.T) {
+	dir, err := rundir.Create(filepath.Join(t.TempDir(), "out"), false)
+	require.NoError(t, err)
+	defer dir.Abort()
+	require.NoError(t, dir.Mkdir(experiment.ChartsDir))
+	require.NoError(t, dir.Write(experiment.ChartsDir+"/heatmap.svg", []byte("<svg/>")))
+	sc, err := scenarios.Load(testScenario, []string{"figures=[heatmp_x]"})
+	require.NoError(t, err)
+	for _, what := range []string{"run", "sweep", "training"} {
+		_, err := exportFigures(dir, sc, filepath.Join(t.TempDir(), "figs"), what)
+		assert.ErrorContains(t, err, `figures[0]: chart "heatmp_x" was not drawn by this `+what+" (drawn: heatmap)")
+	}
 }
