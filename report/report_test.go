@@ -147,12 +147,54 @@ func TestMarkBest(t *testing.T) {
 			for i, v := range c.vals {
 				rows[i] = []Cell{numCell(v)}
 			}
-			markBest(rows, 0, c.dir)
+			tab := &Table{Rows: rows}
+			markBest(tab, 0, c.dir)
 			got := make([]bool, len(rows))
 			for i := range rows {
 				got[i] = rows[i][0].Best
 			}
 			assert.Equal(t, c.want, got)
+			assert.False(t, tab.fewerSeeds)
+		})
+	}
+}
+
+// TestMarkBestBySeeds: a value over fewer seeds than the most of its
+// column is no candidate for the mark, however good (exp-communication's
+// split finishes an acceptable episode in 2330 s on the one seed that
+// has one), and the table says it passed one over; with one candidate
+// left there is nothing to beat. A cell without a value (NaN) does not
+// count, whatever its seeds.
+func TestMarkBestBySeeds(t *testing.T) {
+	cases := []struct {
+		name  string
+		vals  []float64
+		seeds []int
+		dir   metric.Better
+		want  []bool
+		fewer bool
+	}{
+		{"fewer seeds passed over", []float64{2330, 3000, 3500}, []int{1, 2, 2}, metric.Lower, []bool{false, true, false}, true},
+		{"one candidate: none", []float64{2330, 3000}, []int{1, 2}, metric.Lower, []bool{false, false}, true},
+		{"the most of the defined values", []float64{math.NaN(), 3, 2, 1}, []int{5, 2, 2, 1}, metric.Higher, []bool{false, true, false, false}, true},
+		{"all alike", []float64{1, 2}, []int{3, 3}, metric.Higher, []bool{false, true}, false},
+		{"no direction says nothing", []float64{1, 2, 3}, []int{1, 2, 2}, metric.None, []bool{false, false, false}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tab := &Table{}
+			for i, v := range c.vals {
+				cell := numCell(v)
+				cell.Seeds = c.seeds[i]
+				tab.Rows = append(tab.Rows, []Cell{cell})
+			}
+			markBest(tab, 0, c.dir)
+			got := make([]bool, len(tab.Rows))
+			for i := range tab.Rows {
+				got[i] = tab.Rows[i][0].Best
+			}
+			assert.Equal(t, c.want, got)
+			assert.Equal(t, c.fewer, tab.fewerSeeds)
 		})
 	}
 }
@@ -190,11 +232,11 @@ func TestBestReadsPerCell(t *testing.T) {
 		}
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	}
-	assert.Equal(t, []int{0, 1}, Best(vals, metric.Higher, shown))
-	assert.Equal(t, []int{0, 1}, Best(vals, metric.Lower, shown))
-	assert.Equal(t, []int{1}, Best([]float64{math.NaN(), 3}, metric.Lower, shown))
-	assert.Empty(t, Best(vals, metric.None, shown))
-	assert.Empty(t, Best([]float64{math.NaN()}, metric.Higher, shown))
+	assert.Equal(t, []int{0, 1}, Best(vals, nil, metric.Higher, shown))
+	assert.Equal(t, []int{0, 1}, Best(vals, nil, metric.Lower, shown))
+	assert.Equal(t, []int{1}, Best([]float64{math.NaN(), 3}, nil, metric.Lower, shown))
+	assert.Empty(t, Best(vals, nil, metric.None, shown))
+	assert.Empty(t, Best([]float64{math.NaN()}, nil, metric.Higher, shown))
 }
 
 func TestFormat(t *testing.T) {
@@ -558,9 +600,14 @@ func TestPivot(t *testing.T) {
 	}{
 		{"units", "a,wait,s,3,1,0,2,95% CI\na,steps,1,3,4,3,5,95% CI\nb,wait,s,3,2,1,3,95% CI\n", "",
 			[]string{"variant", "wait (s)", "steps"}, []string{"", ""}, "over 3 seeds [95% CI]"},
-		{"best by direction", "a,reward_mean,1,4,1,0,2,x\na,latency_mean,s,4,5,4,6,x\nb,reward_mean,1,5,2,1,3,x\nb,latency_mean,s,5,3,2,4,x\n", "",
+		{"best by direction", "a,reward_mean,1,5,1,0,2,x\na,latency_mean,s,5,5,4,6,x\nb,reward_mean,1,5,2,1,3,x\nb,latency_mean,s,5,3,2,4,x\n", "",
 			[]string{"variant", metric.Of("reward_mean").Label, metric.Of("latency_mean").Label},
-			[]string{"", metric.Of("reward_mean").Label + metric.Of("latency_mean").Label}, "over seeds [x]"},
+			[]string{"", metric.Of("reward_mean").Label + metric.Of("latency_mean").Label}, "over 5 seeds [x]"},
+		// b's reward is over fewer seeds than the others: c's is the
+		// best of those over the most.
+		{"fewer seeds not marked", "a,reward_mean,1,4,1,0,2,x\nb,reward_mean,1,1,3,,,x\nc,reward_mean,1,4,2,1,3,x\n", "",
+			[]string{"variant", metric.Of("reward_mean").Label}, []string{"", "", metric.Of("reward_mean").Label},
+			"over seeds [x]. The best value of each column is marked. A value over fewer seeds than others of its column"},
 		{"one row", "a,wait,s,2,1,0,2,90% CI\n", "", []string{"variant", "wait (s)"}, []string{""}, "over 2 seeds [90% CI]"},
 		// A metric undefined for every seed (n_seeds 0, NaN) is over no
 		// seeds: it leaves the count of the others in the caption.

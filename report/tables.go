@@ -21,9 +21,12 @@ type Table struct {
 	Head   []Head
 	Rows   [][]Cell
 	// keys is the number of columns that name a row (variant, sweep
-	// axes); marked says whether the best values are marked.
-	keys   int
-	marked bool
+	// axes); marked says whether the best values are marked, and
+	// fewerSeeds whether a value was passed over for the mark as over
+	// fewer seeds than others of its column.
+	keys       int
+	marked     bool
+	fewerSeeds bool
 }
 
 // A Head is a column's head: the metric's label with its unit.
@@ -43,6 +46,10 @@ type Cell struct {
 	Num bool
 	// Best marks the best value of its column.
 	Best bool
+	// Seeds is the number of seeds V is over, 0 where the table does
+	// not say (a run's means are over episodes): a value over fewer
+	// seeds than others of its column is no candidate for the best.
+	Seeds int
 	// Class is "better" or "worse" for a difference whose interval
 	// excludes zero, "" otherwise.
 	Class string
@@ -96,11 +103,16 @@ func tables(r *rundir.Run) ([]*Table, error) {
 			if err != nil {
 				return nil, err
 			}
+			line := "column"
 			if tab.marked && len(tab.Rows) <= maxTransposed && len(tab.Rows) < len(tab.Head)-tab.keys {
 				tab = transpose(tab)
-				tab.Caption += " The best value of each row is marked."
-			} else if tab.marked {
-				tab.Caption += " The best value of each column is marked."
+				line = "row"
+			}
+			if tab.marked {
+				tab.Caption += " The best value of each " + line + " is marked."
+			}
+			if tab.fewerSeeds {
+				tab.Caption += " A value over fewer seeds than others of its " + line + " (a metric undefined for some seeds, trials missing) is not marked: its best would rest on less."
 			}
 			if tab.marked && differ != "" && hasReward(part.Table) {
 				tab.Caption += " Rewards are not marked: " + differ + ", so the rewards measure different objectives."
@@ -322,7 +334,7 @@ func wide(t *rundir.Table, unmarked func(col string) bool) (*Table, error) {
 	}
 	for j, c := range cols {
 		if !counts(c.g.Name, c.plain) && !unmarked(c.g.Name) {
-			markBest(tab.Rows, j+1, better(c.g.Name))
+			markBest(tab, j+1, better(c.g.Name))
 		}
 	}
 	return tab, nil
@@ -378,6 +390,9 @@ func pivot(t *rundir.Table, unmarked func(col string) bool) (*Table, error) {
 			return nil, err
 		}
 		if seeds >= 0 {
+			if c.Seeds, err = t.Count(i, seeds); err != nil {
+				return nil, err
+			}
 			c.Title = "IQM of " + row[seeds] + " seeds"
 			if row[seeds] == "1" {
 				c.Title = "IQM of 1 seed"
@@ -423,7 +438,7 @@ func pivot(t *rundir.Table, unmarked func(col string) bool) (*Table, error) {
 	}
 	for j, m := range metrics {
 		if !unmarked(m) {
-			markBest(tab.Rows, mcol+j, better(m))
+			markBest(tab, mcol+j, better(m))
 		}
 	}
 	return tab, nil
@@ -528,7 +543,7 @@ const maxTransposed = 6
 // transpose turns a summary's rows into columns: a row per metric, a
 // column per variant (or sweep point).
 func transpose(t *Table) *Table {
-	out := &Table{Title: t.Title, Caption: t.Caption, Source: t.Source, keys: 1, marked: t.marked}
+	out := &Table{Title: t.Title, Caption: t.Caption, Source: t.Source, keys: 1, marked: t.marked, fewerSeeds: t.fewerSeeds}
 	out.Head = []Head{{Text: "metric"}}
 	for _, r := range t.Rows {
 		var names []string
@@ -547,40 +562,77 @@ func transpose(t *Table) *Table {
 	return out
 }
 
-// markBest marks the best value of column j of rows by the direction
-// (an infinite cost is the worst), and those that read the same; nothing
-// when the direction is None, or fewer than two values are defined, or
-// every value reads the same: a mark then would single out nothing.
-func markBest(rows [][]Cell, j int, dir metric.Better) {
-	vals := make([]float64, len(rows))
-	n := 0
-	for i, r := range rows {
-		vals[i] = math.NaN()
-		if r[j].Num && !math.IsNaN(r[j].V) {
+// markBest marks the best value of column j of t's rows by the direction
+// (an infinite cost is the worst), and those that read the same, among
+// the values over the most seeds of the column (Candidates); nothing when
+// the direction is None, or fewer than two values are candidates, or
+// every candidate reads the same: a mark then would single out nothing.
+func markBest(t *Table, j int, dir metric.Better) {
+	vals := make([]float64, len(t.Rows))
+	seeds := make([]int, len(t.Rows))
+	for i, r := range t.Rows {
+		vals[i], seeds[i] = math.NaN(), r[j].Seeds
+		if r[j].Num {
 			vals[i] = r[j].V
+		}
+	}
+	cand, fewer := Candidates(vals, seeds)
+	n := 0
+	for _, v := range cand {
+		if !math.IsNaN(v) {
 			n++
 		}
 	}
-	best := Best(vals, dir, func(_ int, v float64) string { return Format(v) })
+	t.fewerSeeds = t.fewerSeeds || (fewer && dir != metric.None)
+	best := Best(vals, seeds, dir, func(_ int, v float64) string { return Format(v) })
 	if n < 2 || len(best) == n {
 		return
 	}
 	for _, i := range best {
-		rows[i][j].Best = true
+		t.Rows[i][j].Best = true
 	}
 }
 
+// Candidates returns vals with each value over fewer seeds than the most
+// of the defined values (seeds[i], NaN being no value) made NaN, and
+// whether there was one: an IQM over one seed where others are over ten
+// (a metric undefined for most seeds, trials a sweep lacks) is the value
+// of one seed, which may be the best by luck. With seeds nil every value
+// is a candidate. It is the one rule of which values may be marked, for
+// the page and for simulate table.
+func Candidates(vals []float64, seeds []int) ([]float64, bool) {
+	if seeds == nil {
+		return vals, false
+	}
+	most := 0
+	for i, v := range vals {
+		if !math.IsNaN(v) {
+			most = max(most, seeds[i])
+		}
+	}
+	out := slices.Clone(vals)
+	fewer := false
+	for i, v := range vals {
+		if !math.IsNaN(v) && seeds[i] < most {
+			out[i], fewer = math.NaN(), true
+		}
+	}
+	return out, fewer
+}
+
 // Best returns the indices of the best of vals by dir (the highest or
-// the lowest; NaN is no value, an infinite cost the worst) and of every
-// value that reads the same as it, shown(i, v) writing v as cell i would
-// show it: a mark on one of two cells that both read 0.851 would claim
-// what the table does not show. It returns none when dir is neither
-// Higher nor Lower or no value is defined. It is the one best marking of
-// the page and of simulate table.
-func Best(vals []float64, dir metric.Better, shown func(i int, v float64) string) []int {
+// the lowest; NaN is no value, an infinite cost the worst) among the
+// candidates (Candidates, by seeds) and of every candidate that reads
+// the same as it, shown(i, v) writing v as cell i would show it: a mark
+// on one of two cells that both read 0.851 would claim what the table
+// does not show. It returns none when dir is neither Higher nor Lower or
+// no value is a candidate. It is the one best marking of the page and of
+// simulate table.
+func Best(vals []float64, seeds []int, dir metric.Better, shown func(i int, v float64) string) []int {
 	if dir != metric.Higher && dir != metric.Lower {
 		return nil
 	}
+	vals, _ = Candidates(vals, seeds)
 	best := math.NaN()
 	for _, v := range vals {
 		if !math.IsNaN(v) && (math.IsNaN(best) || (dir == metric.Higher && v > best) || (dir == metric.Lower && v < best)) {

@@ -194,6 +194,16 @@ func (t *Table) Float(i, col int) (float64, error) {
 	return v, nil
 }
 
+// Count reads the count (a whole number, 0 or more) in column col of
+// row i: n_seeds, n.
+func (t *Table) Count(i, col int) (int, error) {
+	v, err := strconv.Atoi(t.Rows[i][col])
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%s:%d: column %s: %q is not a count", t.Path, t.Line(i), t.Header[col], t.Rows[i][col])
+	}
+	return v, nil
+}
+
 // Bool reads the true or false in column col of row i.
 func (t *Table) Bool(i, col int) (bool, error) {
 	v, err := strconv.ParseBool(t.Rows[i][col])

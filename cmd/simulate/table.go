@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/internal/numtext"
@@ -52,8 +51,11 @@ difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three); a
 comparison's A and B at least at the decimals of their difference, so
 that they never read the same where it does not. In each column of a
 summary the best value is in bold, by the metric's direction (higher
-for rewards and rates, lower for times and counts); a column whose metric
-is neither has none in bold, nor has a comparison, nor has a reward
+for rewards and rates, lower for times and counts), among the values over
+the most seeds of the column: one over fewer, such as a finish time that
+one seed of ten measured, is not in bold, however good, and the caption
+says so. A column whose metric is neither has none in bold, nor has a
+comparison, nor has a reward
 where the variants set the reward section or the time limit differently
 or the sweep varies them (latency-pressure's weights): the caption says
 so, as the rewards then measure different objectives. Column heads are the
@@ -129,6 +131,7 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 		}
 	}
 	t.dropEmptyOptional()
+	t.noteFewerSeeds()
 	var out []byte
 	switch o.format {
 	case "latex":
@@ -155,6 +158,9 @@ type paperTable struct {
 	keys []string
 	cols []paperCol
 	rows []paperRow
+	// most is the most seeds a cell of the table is over, which the
+	// caption names: a cell over fewer says so.
+	most int
 }
 
 // caption says what was run and what the cells are.
@@ -181,10 +187,9 @@ type paperRow struct {
 	// metrics; "" in a summary.
 	metric string
 	cells  []stats.Interval // NaN Value: no value; NaN Lo, Hi: no interval
-	// seeds holds, beside each cell, the number of seeds it is over where
-	// that is fewer than the most a cell of the table is over (a metric
-	// undefined for some seeds, a point with trials missing), else 0; nil
-	// where none is.
+	// seeds holds, beside each cell, the number of seeds it is over (0
+	// where it has no value); nil where the table does not say (a run's
+	// means are over episodes).
 	seeds []int
 }
 
@@ -377,10 +382,10 @@ func seedsPresent(tab *rundir.Table, want, missing int) (what, note string, most
 	lo, hi := want, want
 	if err == nil && len(tab.Rows) > 0 {
 		lo, hi = math.MaxInt, 0
-		for i, rec := range tab.Rows {
-			n, err := strconv.Atoi(rec[c])
-			if err != nil || n < 0 {
-				return "", "", 0, fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, tab.Line(i), rec[c])
+		for i := range tab.Rows {
+			n, err := tab.Count(i, c)
+			if err != nil {
+				return "", "", 0, err
 			}
 			lo, hi = min(lo, n), max(hi, n)
 		}
@@ -427,6 +432,7 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		subject: r.Manifest.Scenario,
 		cells:   fmt.Sprintf("IQM over %s [95%% bootstrap interval]", seeds),
 		source:  tab.Path,
+		most:    most,
 	}
 	if r.Manifest.Kind == rundir.KindTrain {
 		t.cells = fmt.Sprintf("IQM over %s of the last tenth of training [95%% bootstrap interval]", seeds)
@@ -489,12 +495,8 @@ func tidyPaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 		}
 		t.rows[k].cells[j] = iv
 		if nSeeds >= 0 && !math.IsNaN(iv.Value) {
-			n, err := strconv.Atoi(rec[nSeeds])
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("%s: line %d: n_seeds: %q is not a count of seeds", tab.Path, tab.Line(i), rec[nSeeds])
-			}
-			if n < most {
-				t.rows[k].seeds[j] = n
+			if t.rows[k].seeds[j], err = tab.Count(i, nSeeds); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -592,27 +594,53 @@ func (t *paperTable) format(digits int) [][]formatted {
 				}
 			}
 			out[i][j] = writeCell(iv, p)
-			if r.seeds != nil && out[i][j].value != "" {
+			if r.seeds != nil && out[i][j].value != "" && r.seeds[j] < t.most {
 				out[i][j].seeds = r.seeds[j]
 			}
 		}
 	}
 	for j, c := range t.cols {
-		vals := make([]float64, len(t.rows))
-		for i, r := range t.rows {
-			vals[i] = r.cells[j].Value
-		}
+		vals, seeds := t.column(j)
 		// A value reads as the best when it is written as the best would
 		// be in its cell, at the precision its interval sets.
 		shown := func(i int, v float64) string {
 			iv := t.rows[i].cells[j]
 			return formatCell(stats.Interval{Value: v, Lo: iv.Lo, Hi: iv.Hi}, digits).value
 		}
-		for _, i := range htmlreport.Best(vals, c.better, shown) {
+		for _, i := range htmlreport.Best(vals, seeds, c.better, shown) {
 			out[i][j].bold = true
 		}
 	}
 	return out
+}
+
+// column returns the values of column j and the seeds each is over, nil
+// where the table does not say.
+func (t *paperTable) column(j int) (vals []float64, seeds []int) {
+	vals = make([]float64, len(t.rows))
+	for i, r := range t.rows {
+		vals[i] = r.cells[j].Value
+		if r.seeds != nil {
+			seeds = append(seeds, r.seeds[j])
+		}
+	}
+	return vals, seeds
+}
+
+// noteFewerSeeds says in the caption where a value of a column with a
+// direction is no candidate for the bold, as over fewer seeds than others
+// of its column (report.Candidates), which its note "(1 seed)" alone
+// would leave the reader to infer.
+func (t *paperTable) noteFewerSeeds() {
+	for j, c := range t.cols {
+		if c.better == metric.None {
+			continue
+		}
+		if _, fewer := htmlreport.Candidates(t.column(j)); fewer {
+			t.cells += "; a value over fewer seeds than others of its column not in bold"
+			return
+		}
+	}
 }
 
 // formatCell writes iv with digits significant digits of its largest

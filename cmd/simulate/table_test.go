@@ -62,17 +62,7 @@ func TestTableMetrics(t *testing.T) {
 // episodes where a seed had none) says over how many, in each format
 // with a caption; the CSV, which has none, is unchanged.
 func TestTableFewerSeeds(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "sweep")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	for _, f := range []string{"manifest.json", "summary.csv"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "table", "sweep", f))
-		require.NoError(t, err)
-		if f == "summary.csv" {
-			b = []byte(strings.Replace(string(b), "1,team,finish_acceptable_mean,s,10,", "1,team,finish_acceptable_mean,s,7,", 1))
-			b = []byte(strings.Replace(string(b), "1,team,success_rate,fraction,10,", "1,team,success_rate,fraction,1,", 1))
-		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
-	}
+	dir := sweepWithSeeds(t, "1,team,finish_acceptable_mean,s,7,", "1,team,success_rate,fraction,1,")
 	for _, tc := range []struct {
 		format, want string
 	}{
@@ -84,6 +74,43 @@ func TestTableFewerSeeds(t *testing.T) {
 		assert.Contains(t, out, tc.want, tc.format)
 		assert.NotContains(t, out, "(10 seeds)", tc.format)
 	}
+}
+
+// sweepWithSeeds copies the sweep fixture, with the n_seeds of the rows
+// that start with each of the given prefixes (which end in the count of
+// 10) made the count that each is followed by.
+func sweepWithSeeds(t *testing.T, rows ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "sweep")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for _, f := range []string{"manifest.json", "summary.csv"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "table", "sweep", f))
+		require.NoError(t, err)
+		if f == "summary.csv" {
+			for _, r := range rows {
+				i := strings.LastIndex(strings.TrimSuffix(r, ","), ",")
+				require.Contains(t, string(b), r[:i]+",10,")
+				b = []byte(strings.Replace(string(b), r[:i]+",10,", r, 1))
+			}
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	return dir
+}
+
+// TestTableFewerSeedsNotBold: a value over fewer seeds than others of its
+// column is not in bold, however good (the one seed on which a split
+// finished an acceptable episode), and the caption says why; the best of
+// the others is.
+func TestTableFewerSeedsNotBold(t *testing.T) {
+	dir := sweepWithSeeds(t, "0,split,finish_acceptable_mean,s,1,")
+	out := mustSimulate(t, "table", dir)
+	assert.Contains(t, out, "| 0 | split | 0.884 [0.873, 0.894] | 3600 [3500, 3700] (1 seed) |")
+	assert.Contains(t, out, "| 1 | team | 0.613 [0.600, 0.630] | 4020 [3900, 4100] |")
+	assert.Contains(t, out, "| 0 | team | **0.886** [0.875, 0.896] | **3670** [3600, 3720] |")
+	assert.Contains(t, out, "; a value over fewer seeds than others of its column not in bold\n")
+	out = mustSimulate(t, "table", filepath.Join("testdata", "table", "sweep"))
+	assert.NotContains(t, out, "fewer seeds")
 }
 
 // TestTableOneSeed: over one seed (or one episode) a cell has no
