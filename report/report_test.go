@@ -879,6 +879,33 @@ func TestRewardsDiffer(t *testing.T) {
 	}
 }
 
+// TestTasksDiffer: variants pose different problems where the variants
+// run set a task setting to different values; not where they set other
+// settings, or the same task, or one of them ran, nor where a sweep
+// varies the task (its rows name the point).
+func TestTasksDiffer(t *testing.T) {
+	const base = "name: s\ntask: {shape: fork-join, width: 3}\ncollective: {agents: 3}\n"
+	const widths = base + "variants:\n  - name: two\n    set: {task.width: 2, collective.agents: 2}\n  - name: four\n    set: {task.width: 4, collective.agents: 4}\n"
+	for _, tc := range []struct {
+		name, resolved string
+		ran            []string
+		want           string
+	}{
+		{"widths differ", widths, []string{"two", "four"}, "the variants set task.width differently"},
+		{"one of them ran", widths, []string{"four"}, ""},
+		{"against the scenario's", base + "variants:\n  - name: a\n  - name: b\n    set: {task.width: 4}\n", []string{"a", "b"}, "the variants set task.width differently"},
+		{"the same task", base + "variants:\n  - name: a\n    set: {task.width: 4}\n  - name: b\n    set: {task.width: 4, collective.agents: 4}\n", []string{"a", "b"}, ""},
+		{"a swept task", base + "sweep:\n  grid: {task.width: [2, 3]}\n", []string{"default"}, ""},
+		{"no resolved scenario", "", []string{"a", "b"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := TasksDiffer(&rundir.Manifest{Resolved: tc.resolved, Variants: tc.ran})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
 // TestSummaryLeavesDifferentRewardsUnmarked: in a summary whose variants
 // weigh latency differently the best reward is not marked, and the
 // caption says why; the other metrics' best still is.
@@ -887,12 +914,17 @@ func TestSummaryLeavesDifferentRewardsUnmarked(t *testing.T) {
 	summary := "variant,metric,unit,n_seeds,iqm,iqm_lo,iqm_hi,interval,policy\n" +
 		"low,reward_mean,1,2,0.5,0.25,0.75,x,learned\nlow,success_rate,1,2,0.5,0.25,0.75,x,learned\n" +
 		"high,reward_mean,1,2,0.25,0.125,0.5,x,learned\nhigh,success_rate,1,2,0.75,0.5,1,x,learned\n"
+	tasks := strings.Replace(resolved, "set: {reward.latency: 1}", "set: {reward.latency: 1, task.width: 4}", 1)
 	for _, tc := range []struct {
 		resolved string
 		marked   []string
+		caption  string
 	}{
-		{resolved, []string{metric.Of("success_rate").Label}},
-		{"", []string{metric.Of("reward_mean").Label, metric.Of("success_rate").Label}},
+		{resolved, []string{metric.Of("success_rate").Label}, "Rewards are not marked: the variants set reward.latency differently, so the rewards measure different objectives."},
+		{"", []string{metric.Of("reward_mean").Label, metric.Of("success_rate").Label}, "The best value of each column is marked."},
+		// Different tasks: nothing is marked, and the rewards' reason
+		// would add nothing.
+		{tasks, nil, "No value is marked best: the variants set task.width differently, so they pose different problems."},
 	} {
 		dir := filepath.Join(t.TempDir(), "d")
 		d, err := rundir.Create(dir, false)
@@ -914,10 +946,12 @@ func TestSummaryLeavesDifferentRewardsUnmarked(t *testing.T) {
 			}
 		}
 		assert.ElementsMatch(t, tc.marked, marked)
-		if tc.resolved != "" {
-			assert.Contains(t, tab.Caption, "Rewards are not marked: the variants set reward.latency differently, so the rewards measure different objectives.")
-		} else {
+		assert.Contains(t, tab.Caption, tc.caption)
+		if tc.resolved != resolved {
 			assert.NotContains(t, tab.Caption, "Rewards are not marked")
+		}
+		if tc.resolved == tasks {
+			assert.NotContains(t, tab.Caption, "is marked.")
 		}
 	}
 }

@@ -183,25 +183,7 @@ func RewardsDiffer(m *rundir.Manifest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var differ []string
-	for _, p := range pathsOf(st) {
-		if !scoring(p) {
-			continue
-		}
-		values := map[string]bool{}
-		for _, v := range st.Variants {
-			if slices.Contains(m.Variants, v.Name) {
-				val, ok := v.Set[p]
-				if !ok {
-					val = st.Scenario[p]
-				}
-				values[val] = true
-			}
-		}
-		if len(values) > 1 {
-			differ = append(differ, p)
-		}
-	}
+	differ := setApart(st, m.Variants, scoring)
 	var doc struct {
 		Sweep struct {
 			Grid   map[string]any `yaml:"grid"`
@@ -228,6 +210,51 @@ func RewardsDiffer(m *rundir.Manifest) (string, error) {
 		why = append(why, "the sweep varies "+strings.Join(swept, ", "))
 	}
 	return strings.Join(why, ", and "), nil
+}
+
+// TasksDiffer says how the variants of the directory that m describes
+// pose different problems, "" when they pose one: the task settings that
+// the variants it ran set to different values (exp-credit's task.width,
+// two parts for two agents, thirty-two for thirty-two). The best of any
+// metric would then compare problems, not ways of solving one, so neither
+// the page nor simulate table marks one. A sweep's task axes are left
+// out: a sweep varies the problem by design, and its rows name the point.
+func TasksDiffer(m *rundir.Manifest) (string, error) {
+	st, err := ReadSettings(m.Resolved)
+	if err != nil {
+		return "", err
+	}
+	differ := setApart(st, m.Variants, func(p string) bool { return strings.HasPrefix(p, "task.") })
+	if len(differ) == 0 {
+		return "", nil
+	}
+	return "the variants set " + strings.Join(differ, ", ") + " differently", nil
+}
+
+// setApart returns the paths of st that keep selects and that the
+// variants ran set to different values (a variant that does not set one
+// has the scenario's).
+func setApart(st *Settings, ran []string, keep func(p string) bool) []string {
+	var differ []string
+	for _, p := range pathsOf(st) {
+		if !keep(p) {
+			continue
+		}
+		values := map[string]bool{}
+		for _, v := range st.Variants {
+			if slices.Contains(ran, v.Name) {
+				val, ok := v.Set[p]
+				if !ok {
+					val = st.Scenario[p]
+				}
+				values[val] = true
+			}
+		}
+		if len(values) > 1 {
+			differ = append(differ, p)
+		}
+	}
+	return differ
 }
 
 // scoring reports whether the setting at path p changes how a reward is

@@ -84,8 +84,15 @@ func tables(r *rundir.Run) ([]*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	tasks, err := TasksDiffer(r.Manifest)
+	if err != nil {
+		return nil, err
+	}
 	unmarked := func(string) bool { return false }
-	if differ != "" {
+	switch {
+	case tasks != "":
+		unmarked = func(string) bool { return true }
+	case differ != "":
 		unmarked = RewardColumn
 	}
 	var out []*Table
@@ -108,13 +115,16 @@ func tables(r *rundir.Run) ([]*Table, error) {
 				tab = transpose(tab)
 				line = "row"
 			}
-			if tab.marked {
+			switch {
+			case tab.marked && tasks != "":
+				tab.Caption += " No value is marked best: " + tasks + ", so they pose different problems."
+			case tab.marked:
 				tab.Caption += " The best value of each " + line + " is marked."
 			}
 			if tab.fewerSeeds {
 				tab.Caption += " A value over fewer seeds than others of its " + line + " (a metric undefined for some seeds, trials missing) is not marked: its best would rest on less."
 			}
-			if tab.marked && differ != "" && hasReward(part.Table) {
+			if tab.marked && tasks == "" && differ != "" && hasReward(part.Table) {
 				tab.Caption += " Rewards are not marked: " + differ + ", so the rewards measure different objectives."
 			}
 			tab.ID = strings.TrimSuffix(name, ".csv")

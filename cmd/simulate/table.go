@@ -58,7 +58,9 @@ says so. A column whose metric is neither has none in bold, nor has a
 comparison, nor has a reward
 where the variants set the reward section or the time limit differently
 or the sweep varies them (latency-pressure's weights): the caption says
-so, as the rewards then measure different objectives. Column heads are the
+so, as the rewards then measure different objectives. Where the variants
+set the task section differently (exp-credit's widths) nothing is in
+bold, as they pose different problems, and the caption says so. Column heads are the
 metric's label with its unit, from the table of metrics (docs/statistics.md).
 A random axis's draws show at 4 significant digits (more where two would
 read alike) in LaTeX and Markdown; the CSV keeps every digit.
@@ -122,7 +124,7 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := t.unmarkRewards(r.Manifest); err != nil {
+	if err := t.unmark(r.Manifest); err != nil {
 		return err
 	}
 	if o.metrics != nil {
@@ -292,21 +294,31 @@ func readPaperTable(r *rundir.Run) (*paperTable, error) {
 	return nil, fmt.Errorf("%s is a %s directory, which has no summary to print: want a run, train, sweep or compare directory", r.Path, r.Manifest.Kind)
 }
 
-// unmarkRewards leaves the rewards of t unmarked, saying why in the
-// caption, where its rows score them differently (report.RewardsDiffer):
-// the best of them would compare objectives.
-func (t *paperTable) unmarkRewards(m *rundir.Manifest) error {
-	differ, err := htmlreport.RewardsDiffer(m)
-	if err != nil || differ == "" {
+// unmark leaves every column of t unmarked where its variants pose
+// different problems (report.TasksDiffer), and else its rewards where its
+// rows score them differently (report.RewardsDiffer), saying why in the
+// caption: the best would compare problems, or objectives.
+func (t *paperTable) unmark(m *rundir.Manifest) error {
+	tasks, err := htmlreport.TasksDiffer(m)
+	if err != nil {
 		return err
+	}
+	differ := ""
+	if tasks == "" {
+		if differ, err = htmlreport.RewardsDiffer(m); err != nil || differ == "" {
+			return err
+		}
 	}
 	unmarked := false
 	for j := range t.cols {
-		if htmlreport.RewardColumn(t.cols[j].name) && t.cols[j].better != metric.None {
+		if (tasks != "" || htmlreport.RewardColumn(t.cols[j].name)) && t.cols[j].better != metric.None {
 			t.cols[j].better, unmarked = metric.None, true
 		}
 	}
-	if unmarked {
+	switch {
+	case unmarked && tasks != "":
+		t.cells += "; none in bold: " + tasks + ", so they pose different problems"
+	case unmarked:
 		t.cells += "; rewards not marked: " + differ
 	}
 	return nil

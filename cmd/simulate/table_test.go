@@ -275,23 +275,39 @@ func TestTableOfARealRun(t *testing.T) {
 // TestTableLeavesDifferentRewardsUnmarked: where the variants weigh
 // latency differently their rewards are different objectives: no best
 // reward is bold, and the caption says why; the other columns keep theirs.
+// Where they set the task differently they pose different problems: no
+// value is bold.
 func TestTableLeavesDifferentRewardsUnmarked(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "weights.yaml")
-	require.NoError(t, os.WriteFile(file, []byte("name: weights\nseed: 3\nepisodes: 6\ntask: {shape: fork-join, width: 3, stages: 1, work: exp(5m)}\n"+
-		"collective: {agents: 3, time_limit: 2h}\npolicy: {organization: split}\nreward: {penalty: linear}\n"+
-		"variants:\n  - {name: low, set: {reward.latency: 0.1}}\n  - {name: high, set: {reward.latency: 2}}\n"), 0o644))
-	dir := filepath.Join(t.TempDir(), "run")
-	mustSimulate(t, "run", file, "--charts=false", "--out", dir)
-	out := mustSimulate(t, "table", "--format", "markdown", "--metrics", "reward_mean,finish_time_mean", dir)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	require.Len(t, lines, 6, out)
-	assert.Contains(t, lines[0], "; rewards not marked: the variants set reward.latency differently")
-	for _, l := range lines[4:] {
-		cells := strings.Split(l, "|")
-		assert.NotContains(t, cells[2], "**", "the reward of %s", cells[1])
-		// Both variants run split on the same draws: their finish times
-		// tie, and both are the best.
-		assert.Contains(t, cells[3], "**", "the finish time of %s", cells[1])
+	for _, tc := range []struct {
+		name, variants, caption string
+		reward, finish          bool // whether the column has a value in bold
+	}{
+		{"weights", "  - {name: low, set: {reward.latency: 0.1}}\n  - {name: high, set: {reward.latency: 2}}\n",
+			"; rewards not marked: the variants set reward.latency differently", false, true},
+		{"tasks", "  - {name: low, set: {reward.latency: 0.1}}\n  - {name: high, set: {reward.latency: 2, task.width: 2}}\n",
+			"; none in bold: the variants set task.width differently, so they pose different problems", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "weights.yaml")
+			require.NoError(t, os.WriteFile(file, []byte("name: weights\nseed: 3\nepisodes: 6\ntask: {shape: fork-join, width: 3, stages: 1, work: exp(5m)}\n"+
+				"collective: {agents: 3, time_limit: 2h}\npolicy: {organization: split}\nreward: {penalty: linear}\nvariants:\n"+tc.variants), 0o644))
+			dir := filepath.Join(t.TempDir(), "run")
+			mustSimulate(t, "run", file, "--charts=false", "--out", dir)
+			out := mustSimulate(t, "table", "--format", "markdown", "--metrics", "reward_mean,finish_time_mean", dir)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			require.Len(t, lines, 6, out)
+			assert.Contains(t, lines[0], tc.caption)
+			var bold [2]bool
+			for _, l := range lines[4:] {
+				cells := strings.Split(l, "|")
+				bold[0] = bold[0] || strings.Contains(cells[2], "**")
+				bold[1] = bold[1] || strings.Contains(cells[3], "**")
+			}
+			// Where the variants run split on the same draws their finish
+			// times tie, and both are the best; where the tasks differ,
+			// one finishes first.
+			assert.Equal(t, [2]bool{tc.reward, tc.finish}, bold, out)
+		})
 	}
 }
 
