@@ -82,7 +82,7 @@ func RunCharts(sc *scenarios.Scenario, rows []Row, sums []Summary) []Chart {
 				return errors.New("no variant has a value")
 			}
 			spec := plots.Spec{Name: b.name, Kind: "bars", YLabel: b.ylabel, Interval: b.interval, Size: "column", Note: LeftOut(left, "no acceptable episode")}
-			return cw.Draw(spec, plots.BarsTable(data))
+			return cw.Draw(spec, plots.BarsTable("mean", data))
 		}})
 	}
 	traces := map[string]*collective.Trace{}

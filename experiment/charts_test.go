@@ -163,7 +163,7 @@ func TestChartWriterRefusesOneNameTwice(t *testing.T) {
 	cw, err := NewChartWriter(dir)
 	require.NoError(t, err)
 	spec := plots.Spec{Name: "finish_time", Kind: "bars", YLabel: "finish time (s)", Size: "page"}
-	table := plots.BarsTable([]plots.Bar{{Label: "team", Mean: 2, Lo: 1, Hi: 3}})
+	table := plots.BarsTable("mean", []plots.Bar{{Label: "team", Mean: 2, Lo: 1, Hi: 3}})
 	require.NoError(t, cw.Draw(spec, table))
 	require.NoError(t, cw.Draw(spec, table))
 	assert.ErrorContains(t, cw.Close(), `charts/charts.json:8: chart 1: name "finish_time": an earlier chart has it`)

@@ -43,7 +43,7 @@ func CompareCharts(rows []results.Comparison, a, b string) []Chart {
 			var err error
 			for _, size := range []string{"column", "page", "tall"} {
 				spec.Size = size
-				if err = cw.Draw(spec, plots.BarsTable(bars)); !errors.Is(err, plots.ErrNoFit) {
+				if err = cw.Draw(spec, plots.BarsTable("diff", bars)); !errors.Is(err, plots.ErrNoFit) {
 					break
 				}
 			}

@@ -112,7 +112,7 @@ func ExampleBars() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := plots.Save(p, chart.Size, filepath.Join(dir, "finish"), plots.BarsTable(bars)); err != nil {
+	if err := plots.Save(p, chart.Size, filepath.Join(dir, "finish"), plots.BarsTable("mean", bars)); err != nil {
 		log.Fatal(err)
 	}
 	listDir(dir)

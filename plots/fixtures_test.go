@@ -148,26 +148,26 @@ func buildAll(size plots.Size) ([]built, error) {
 	}
 	bars := finishTimes()
 	p, err = plots.Bars(plots.Chart{XLabel: "organization", YLabel: "finish time (min)", Size: size}, bars)
-	if err := add("bars", p, plots.BarsTable(bars), err); err != nil {
+	if err := add("bars", p, plots.BarsTable("mean", bars), err); err != nil {
 		return nil, err
 	}
 	p, err = plots.Points(plots.Chart{XLabel: "organization", YLabel: "finish time (min)", Stat: "IQM", Size: size}, bars)
-	if err := add("points", p, plots.BarsTable(bars), err); err != nil {
+	if err := add("points", p, plots.BarsTable("mean", bars), err); err != nil {
 		return nil, err
 	}
 	orgs := allOrganizations()
 	p, err = plots.Points(plots.Chart{XLabel: "organization", YLabel: "finish time (min)", Stat: "IQM", Size: size}, orgs)
-	if err := add("vpoints", p, plots.BarsTable(orgs), err); err != nil {
+	if err := add("vpoints", p, plots.BarsTable("mean", orgs), err); err != nil {
 		return nil, err
 	}
 	long := longBars()
 	p, err = plots.Bars(plots.Chart{XLabel: "organization", YLabel: "cost per task (USD)", Size: size}, long)
-	if err := add("hbars", p, plots.BarsTable(long), err); err != nil {
+	if err := add("hbars", p, plots.BarsTable("mean", long), err); err != nil {
 		return nil, err
 	}
 	diffs := rewardDiffs()
 	p, err = plots.Bars(plots.Chart{YLabel: "mean reward, high – none", Difference: true, Size: size}, diffs)
-	if err := add("diffbars", p, plots.BarsTable(diffs), err); err != nil {
+	if err := add("diffbars", p, plots.BarsTable("mean", diffs), err); err != nil {
 		return nil, err
 	}
 	spans, flows := trace()

@@ -410,7 +410,7 @@ func TestSaveAtomic(t *testing.T) {
 	base := filepath.Join(dir, "finish")
 	require.NoError(t, os.Mkdir(base+".svg", 0o755))
 
-	err = plots.Save(p, plots.Column, base, plots.BarsTable(bars))
+	err = plots.Save(p, plots.Column, base, plots.BarsTable("mean", bars))
 	require.Error(t, err)
 
 	entries, err := os.ReadDir(dir)
@@ -425,7 +425,7 @@ func TestSaveAtomic(t *testing.T) {
 	// The CSV was renamed before the failure: it is complete.
 	if got, err := os.ReadFile(base + ".csv"); err == nil {
 		var want bytes.Buffer
-		require.NoError(t, plots.BarsTable(bars).WriteCSV(&want))
+		require.NoError(t, plots.BarsTable("mean", bars).WriteCSV(&want))
 		assert.Equal(t, want.String(), string(got))
 	}
 }
@@ -436,12 +436,12 @@ func TestSaveRejects(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	base := filepath.Join(dir, "x")
-	assert.Error(t, plots.Save(nil, plots.Column, base, plots.BarsTable(bars)))
-	assert.Error(t, plots.Save(p, plots.Size{}, base, plots.BarsTable(bars)))
+	assert.Error(t, plots.Save(nil, plots.Column, base, plots.BarsTable("mean", bars)))
+	assert.Error(t, plots.Save(p, plots.Size{}, base, plots.BarsTable("mean", bars)))
 	assert.Error(t, plots.Save(p, plots.Column, base, plots.Table{}))
 	assert.Error(t, plots.Save(p, plots.Column, base, plots.Table{Header: []string{"a"}, Rows: [][]string{{"1", "2"}}}))
 	assertNoFiles(t, dir)
-	assert.Error(t, plots.Save(p, plots.Column, filepath.Join(dir, "missing", "x"), plots.BarsTable(bars)))
+	assert.Error(t, plots.Save(p, plots.Column, filepath.Join(dir, "missing", "x"), plots.BarsTable("mean", bars)))
 	assertNoFiles(t, dir)
 }
 
@@ -471,7 +471,7 @@ func TestTablesWriteNoNegativeZero(t *testing.T) {
 		tbl  plots.Table
 		want [][]string
 	}{
-		{"bars", plots.BarsTable([]plots.Bar{{Label: "a", Mean: negZero, Lo: -1, Hi: negZero}}),
+		{"bars", plots.BarsTable("mean", []plots.Bar{{Label: "a", Mean: negZero, Lo: -1, Hi: negZero}}),
 			[][]string{{"a", "0", "-1", "0"}}},
 		{"lines", plots.LinesTable([]plots.Series{{Name: "s", X: []float64{negZero}, Y: []float64{negZero}}}),
 			[][]string{{"s", "0", "0", "", ""}}},

@@ -297,9 +297,14 @@ func ParseLinesTable(t Table) ([]Series, error) {
 	return out, nil
 }
 
-// ParseBarsTable reads the bars of a table written by BarsTable.
+// ParseBarsTable reads the bars of a table written by BarsTable, whatever
+// its value column's name.
 func ParseBarsTable(t Table) ([]Bar, error) {
-	if err := cols(t, "label", "mean", "lo", "hi"); err != nil {
+	value := "the value" // in the error of a table of another shape
+	if len(t.Header) == 4 && t.Header[1] != "" {
+		value = t.Header[1]
+	}
+	if err := cols(t, "label", value, "lo", "hi"); err != nil {
 		return nil, err
 	}
 	bars := make([]Bar, len(t.Rows))

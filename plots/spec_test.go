@@ -21,9 +21,13 @@ func TestParseTablesRoundTrip(t *testing.T) {
 	assert.Equal(t, series, got)
 
 	bars := []plots.Bar{{Label: "x", Mean: 1, Lo: 0.5, Hi: 2}, {Label: "y", Mean: 0, Lo: 0, Hi: 0}}
-	gotBars, err := plots.ParseBarsTable(plots.BarsTable(bars))
-	require.NoError(t, err)
-	assert.Equal(t, bars, gotBars)
+	for _, value := range []string{"mean", "iqm", "diff"} {
+		tab := plots.BarsTable(value, bars)
+		assert.Equal(t, []string{"label", value, "lo", "hi"}, tab.Header)
+		gotBars, err := plots.ParseBarsTable(tab)
+		require.NoError(t, err)
+		assert.Equal(t, bars, gotBars, value)
+	}
 
 	spans := []plots.Span{{Row: "main", Start: 0, End: 1.5, Kind: "work", Label: "t1"}}
 	flows := []plots.Flow{{FromRow: "main", From: 1, ToRow: "agent 1", To: 2}}
@@ -52,6 +56,8 @@ func TestParseTablesErrors(t *testing.T) {
 	}{
 		{"lines header", func(t plots.Table) error { _, err := plots.ParseLinesTable(t); return err },
 			plots.Table{Header: []string{"x"}}, "want [series x y lo hi]"},
+		{"bars header", func(t plots.Table) error { _, err := plots.ParseBarsTable(t); return err },
+			plots.Table{Header: []string{"label", "iqm", "lo"}}, "want [label the value lo hi]"},
 		{"lines number", func(t plots.Table) error { _, err := plots.ParseLinesTable(t); return err },
 			plots.Table{Header: []string{"series", "x", "y", "lo", "hi"}, Rows: [][]string{{"a", "one", "1", "", ""}}}, `row 1, column x: "one" is not a number`},
 		{"lines ragged band", func(t plots.Table) error { _, err := plots.ParseLinesTable(t); return err },
@@ -73,14 +79,14 @@ func TestParseTablesErrors(t *testing.T) {
 
 func TestDrawSpec(t *testing.T) {
 	spec := plots.Spec{Name: "c", Kind: "bars", YLabel: "y (s)", Size: "column"}
-	p, err := plots.Draw(&spec, plots.BarsTable([]plots.Bar{{Label: "x", Mean: 1, Lo: 0.5, Hi: 2}}))
+	p, err := plots.Draw(&spec, plots.BarsTable("mean", []plots.Bar{{Label: "x", Mean: 1, Lo: 0.5, Hi: 2}}))
 	require.NoError(t, err)
 	require.NotNil(t, p)
 	spec.Size = "poster"
-	_, err = plots.Draw(&spec, plots.BarsTable(nil))
+	_, err = plots.Draw(&spec, plots.BarsTable("mean", nil))
 	assert.ErrorContains(t, err, `size "poster": want column, page or tall`)
 	spec.Size, spec.Kind = "page", "pie"
-	_, err = plots.Draw(&spec, plots.BarsTable(nil))
+	_, err = plots.Draw(&spec, plots.BarsTable("mean", nil))
 	assert.ErrorContains(t, err, `kind "pie"`)
 
 	spec.Kind, spec.Difference = "bars", true

@@ -72,10 +72,12 @@ func LinesTable(series []Series) Table {
 	return t
 }
 
-// BarsTable returns the data of a bar chart, one row per bar:
-// label, mean, lo, hi.
-func BarsTable(bars []Bar) Table {
-	t := Table{Header: []string{"label", "mean", "lo", "hi"}}
+// BarsTable returns the data of a bar chart, one row per bar: label,
+// value, lo, hi, with value's column named by what the bars are (mean,
+// iqm, diff), so that a reader of the CSV does not take an IQM for a
+// mean.
+func BarsTable(value string, bars []Bar) Table {
+	t := Table{Header: []string{"label", value, "lo", "hi"}}
 	for _, b := range bars {
 		t.Rows = append(t.Rows, []string{b.Label, numtext.Shortest(b.Mean), numtext.Shortest(b.Lo), numtext.Shortest(b.Hi)})
 	}

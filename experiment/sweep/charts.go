@@ -602,7 +602,7 @@ func (c *Chart) Draw(cw *experiment.ChartWriter) error {
 		return err
 	case c.Points != nil:
 		spec.Kind = "points"
-		return cw.Draw(spec, plots.BarsTable(c.Points))
+		return cw.Draw(spec, plots.BarsTable("iqm", c.Points))
 	}
 	spec.Kind = "lines"
 	return cw.Draw(spec, plots.LinesTable(c.Series))

@@ -256,10 +256,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 	seeds := len(jobs) / len(trained)
 	// The number of resamples is in docs/statistics.md: the note must fit
 	// a column.
-	over := fmt.Sprintf("%d seeds", seeds)
-	if seeds == 1 {
-		over = "1 seed"
-	}
+	over := seedsText(seeds, seeds)
 	stat := "IQM, " + over
 	interval := "95% bootstrap CI"
 	curveStat := stat
@@ -391,7 +388,7 @@ func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *resul
 			return cw.Draw(specs[i], plots.LinesTable(series[i]))
 		}})
 	}
-	charts = append(charts, finalBars(sv, stat, interval)...)
+	charts = append(charts, finalBars(sv, interval)...)
 	warnings, err := cw.DrawAll(ctx, charts, opt.Workers, nil)
 	if err != nil {
 		return warnings, err
@@ -413,21 +410,38 @@ var finalMetrics = []struct{ name, metric, ylabel string }{
 	{"spawn_finish_rate", "spawn_finish_rate", ""},
 }
 
+// seedsText says over how many seeds values are, from lo to hi: "1
+// seed", "10 seeds", "7 to 10 seeds".
+func seedsText(lo, hi int) string {
+	switch {
+	case lo != hi:
+		return fmt.Sprintf("%d to %d seeds", lo, hi)
+	case hi == 1:
+		return "1 seed"
+	}
+	return fmt.Sprintf("%d seeds", hi)
+}
+
 // finalBars returns, for each of finalMetrics, the chart of one bar per
 // variant: the IQM over seeds (those with a value) of the last tenth of
-// training with its bootstrap interval.
-func finalBars(sv *results.SeedValues, stat, interval string) []experiment.Chart {
+// training with its bootstrap interval, the chart's statistic saying over
+// how many seeds the bars are ("IQM, 7 to 10 seeds" where a variant's
+// metric is undefined for three seeds).
+func finalBars(sv *results.SeedValues, interval string) []experiment.Chart {
 	var charts []experiment.Chart
 	for _, m := range finalMetrics {
 		name := "final_" + m.name
 		charts = append(charts, experiment.Chart{Name: name, Draw: func(cw *experiment.ChartWriter) error {
 			var bars []plots.Bar
 			var left []string
+			fewest, most := math.MaxInt, 0
 			for _, v := range sv.Variants {
 				// A seed whose rollouts assigned no subagent has no spawn
 				// finish rate: the IQM is over the seeds that have one.
-				if b, ok := experiment.CIBar(v, stats.Default.CI(stats.Finite(sv.Values[v][m.metric]), stats.IQM)); ok {
+				xs := stats.Finite(sv.Values[v][m.metric])
+				if b, ok := experiment.CIBar(v, stats.Default.CI(xs, stats.IQM)); ok {
 					bars = append(bars, b)
+					fewest, most = min(fewest, len(xs)), max(most, len(xs))
 				} else {
 					left = append(left, v)
 				}
@@ -439,9 +453,9 @@ func finalBars(sv *results.SeedValues, stat, interval string) []experiment.Chart
 			if ylabel == "" {
 				ylabel = "final " + metric.Of(m.metric).Label
 			}
-			spec := plots.Spec{Name: name, Kind: "bars", YLabel: ylabel, Stat: stat, Interval: interval, Size: "column",
+			spec := plots.Spec{Name: name, Kind: "bars", YLabel: ylabel, Stat: "IQM, " + seedsText(fewest, most), Interval: interval, Size: "column",
 				Note: experiment.LeftOut(left, "undefined values")}
-			return cw.Draw(spec, plots.BarsTable(bars))
+			return cw.Draw(spec, plots.BarsTable("iqm", bars))
 		}})
 	}
 	return charts
