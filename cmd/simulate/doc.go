@@ -711,8 +711,9 @@
 // or the sweep varies them (latency-pressure's weights): the caption says
 // so, as the rewards then measure different objectives. Where the variants
 // set the task section differently (exp-credit's widths) nothing is in
-// bold, as they pose different problems, and the caption says so. Column heads are the
-// metric's label with its unit, from the table of metrics (docs/statistics.md).
+// bold, as they pose different problems, and the caption says so. Column
+// heads are the metric's label with its unit, from the table of metrics
+// (docs/statistics.md).
 // A random axis's draws show at 4 significant digits (more where two would
 // read alike) in LaTeX and Markdown; the CSV keeps every digit.
 //
@@ -721,12 +722,16 @@
 //	                   \usepackage{booktabs}) and its caption, with
 //	                   LaTeX's special characters escaped
 //	--format markdown  a caption line and a GitHub-flavoured table
-//	--format csv       value, lo and hi in columns of their own, no bold
+//	--format csv       for programs: value, lo and hi in columns of their own,
+//	                   every digit kept (--digits does not apply), no bold;
+//	                   where a cell of a column is over fewer seeds than the
+//	                   most, a column "HEAD seeds" beside it with each cell's
+//	                   count
 //
 // The flags are:
 //
 //	--digits N
-//		write values with N significant digits, 1 to 15 (default 3)
+//		write values with N significant digits, 1 to 15 (LaTeX and Markdown; the CSV keeps every digit) (default 3)
 //	--format F
 //		print the table as F: latex, markdown, csv (default markdown)
 //	--metrics LIST

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/internal/numtext"
@@ -60,8 +61,9 @@ where the variants set the reward section or the time limit differently
 or the sweep varies them (latency-pressure's weights): the caption says
 so, as the rewards then measure different objectives. Where the variants
 set the task section differently (exp-credit's widths) nothing is in
-bold, as they pose different problems, and the caption says so. Column heads are the
-metric's label with its unit, from the table of metrics (docs/statistics.md).
+bold, as they pose different problems, and the caption says so. Column
+heads are the metric's label with its unit, from the table of metrics
+(docs/statistics.md).
 A random axis's draws show at 4 significant digits (more where two would
 read alike) in LaTeX and Markdown; the CSV keeps every digit.
 
@@ -70,7 +72,11 @@ read alike) in LaTeX and Markdown; the CSV keeps every digit.
 	                   \usepackage{booktabs}) and its caption, with
 	                   LaTeX's special characters escaped
 	--format markdown  a caption line and a GitHub-flavoured table
-	--format csv       value, lo and hi in columns of their own, no bold`,
+	--format csv       for programs: value, lo and hi in columns of their own,
+	                   every digit kept (--digits does not apply), no bold;
+	                   where a cell of a column is over fewer seeds than the
+	                   most, a column "HEAD seeds" beside it with each cell's
+	                   count`,
 	Examples: `
 	simulate table out/latency-pressure-train-seed1 --format latex > table.tex
 	simulate table out/tiny-seed7 --metrics success_rate,finish_time_mean
@@ -79,7 +85,7 @@ read alike) in LaTeX and Markdown; the CSV keeps every digit.
 		o := &tableOptions{}
 		fs.StringVar(&o.format, "format", "markdown", "print the table as `F`: "+strings.Join(tableFormats, ", "))
 		o.digits = 3
-		fs.Var(intFlag{&o.digits}, "digits", "write values with `N` significant digits, 1 to 15")
+		fs.Var(intFlag{&o.digits}, "digits", "write values with `N` significant digits, 1 to 15 (LaTeX and Markdown; the CSV keeps every digit)")
 		fs.Func("metrics", "keep only the metrics `LIST`, comma-separated, in that order (default: every\nmetric the directory's table holds); the names are the directory's, so they\ndiffer by kind (finish_time_mean in a run's summary, latency_mean in a\ntraining's), and an unknown one is refused with the list of those it has", func(v string) error {
 			names := strings.Split(v, ",")
 			for i, n := range names {
@@ -141,7 +147,7 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 	case "markdown":
 		out = t.markdown(o.digits)
 	default:
-		out = t.csv(o.digits)
+		out = t.csv()
 	}
 	_, err = s.stdout.Write(out)
 	return err
@@ -837,21 +843,45 @@ func (t *paperTable) markdown(digits int) []byte {
 	return b.Bytes()
 }
 
-// csv writes t with each cell's value, lo and hi in columns of their own
-// ("HEAD", "HEAD lo", "HEAD hi"), at the table's precision; empty where
-// there is none.
-func (t *paperTable) csv(digits int) []byte {
+// csv writes t for a program to read: each cell's value, lo and hi in
+// columns of their own ("HEAD", "HEAD lo", "HEAD hi"), every digit kept
+// (rounding is for a reader, and --digits does not apply), empty where
+// there is none; and where a cell of a column is over fewer seeds than
+// the most, a column "HEAD seeds" beside it with the seeds of each cell,
+// which a reader of the other formats has in a note, "(1 seed)".
+func (t *paperTable) csv() []byte {
 	head := slices.Clone(t.keys)
-	for _, c := range t.cols {
+	counted := make([]bool, len(t.cols))
+	for j, c := range t.cols {
 		head = append(head, c.head, c.head+" lo", c.head+" hi")
+		vals, seeds := t.column(j)
+		for i, n := range seeds {
+			counted[j] = counted[j] || (!math.IsNaN(vals[i]) && n < t.most)
+		}
+		if counted[j] {
+			head = append(head, c.head+" seeds")
+		}
+	}
+	num := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return numtext.Shortest(v)
 	}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write(head)
-	for i, f := range t.format(digits) {
-		line := slices.Clone(t.rows[i].keys)
-		for _, c := range f {
-			line = append(line, c.value, c.lo, c.hi)
+	for _, r := range t.rows {
+		line := slices.Clone(r.keys)
+		for j, iv := range r.cells {
+			line = append(line, num(iv.Value), num(iv.Lo), num(iv.Hi))
+			if counted[j] {
+				n := ""
+				if !math.IsNaN(iv.Value) {
+					n = strconv.Itoa(r.seeds[j])
+				}
+				line = append(line, n)
+			}
 		}
 		w.Write(line)
 	}

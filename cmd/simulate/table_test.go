@@ -52,15 +52,16 @@ func TestTableMetrics(t *testing.T) {
 	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "reward_mean,success_rate", filepath.Join("testdata", "table", "run"))
 	lines := strings.Split(out, "\n")
 	assert.Equal(t, "variant,mean reward,mean reward lo,mean reward hi,success rate (fraction),success rate (fraction) lo,success rate (fraction) hi", lines[0])
-	assert.Equal(t, "split_v2,-0.312,-0.410,-0.200,0.885,0.835,0.922", lines[1])
+	assert.Equal(t, "split_v2,-0.3125,-0.41,-0.2,0.885,0.8346,0.9218", lines[1])
 	out = mustSimulate(t, "table", "--format", "csv", "--metrics", "finish_time", filepath.Join("testdata", "table", "compare"))
-	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2841,,,2875,,,34,-103,169,0.501,,\n", out)
+	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi\nteam,finish time (s),lower,2841.385279832113,,,2875.1,,,33.7,-103,169,0.501,,\n", out)
 }
 
 // TestTableFewerSeeds: a cell over fewer seeds than the caption's (a
 // metric undefined for some seeds, such as the finish time of acceptable
 // episodes where a seed had none) says over how many, in each format
-// with a caption; the CSV, which has none, is unchanged.
+// with a caption; the CSV, for programs, has a column of each cell's
+// seeds beside such a metric's, and only there.
 func TestTableFewerSeeds(t *testing.T) {
 	dir := sweepWithSeeds(t, "1,team,finish_acceptable_mean,s,7,", "1,team,success_rate,fraction,1,")
 	for _, tc := range []struct {
@@ -68,7 +69,10 @@ func TestTableFewerSeeds(t *testing.T) {
 	}{
 		{"markdown", "| 1 | team | 0.613 [0.600, 0.630] (1 seed) | 4020 [3900, 4100] (7 seeds) |"},
 		{"latex", "1 & team & 0.613 [0.600, 0.630] (1 seed) & 4020 [3900, 4100] (7 seeds) \\\\"},
-		{"csv", "1,team,0.613,0.600,0.630,4020,3900,4100"},
+		{"csv", "1,team,0.6131,0.6,0.63,1,4020,3900,4100,7\n"},
+		{"csv", "success rate (fraction) hi,success rate (fraction) seeds,"},
+		{"csv", "0,split,0.8845,0.8731,0.8943,10,3600,3500,3700,10\n"},
+		{"csv", "1,split,0,0,0.0005,10,,,,\n"},
 	} {
 		out := mustSimulate(t, "table", "--format", tc.format, dir)
 		assert.Contains(t, out, tc.want, tc.format)
@@ -104,7 +108,9 @@ func sweepWithSeeds(t *testing.T, rows ...string) string {
 // the others is.
 func TestTableFewerSeedsNotBold(t *testing.T) {
 	dir := sweepWithSeeds(t, "0,split,finish_acceptable_mean,s,1,")
-	out := mustSimulate(t, "table", dir)
+	out := mustSimulate(t, "table", "--format", "csv", dir)
+	assert.True(t, strings.HasPrefix(out, "task.coupling,policy.organization,success rate (fraction),success rate (fraction) lo,success rate (fraction) hi,\"finish"), "no seeds column for success, all of whose cells are over 10 seeds: %s", out)
+	out = mustSimulate(t, "table", dir)
 	assert.Contains(t, out, "| 0 | split | 0.884 [0.873, 0.894] | 3600 [3500, 3700] (1 seed) |")
 	assert.Contains(t, out, "| 1 | team | 0.613 [0.600, 0.630] | 4020 [3900, 4100] |")
 	assert.Contains(t, out, "| 0 | team | **0.886** [0.875, 0.896] | **3670** [3600, 3720] |")
@@ -160,8 +166,8 @@ func TestTableComparisonLarger(t *testing.T) {
 	assert.Contains(t, md, "| team | probability of share (fraction) | none | 0.250 | 0.310 | 0.060 [0.010, 0.110] | – | 0.700 |")
 	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "prob_share,success_rate", dir)
 	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi,P(B > A),P(B > A) lo,P(B > A) hi\n"+
-		"team,probability of share (fraction),none,0.250,,,0.310,,,0.060,0.010,0.110,,,,0.700,,\n"+
-		"team,success rate (fraction),higher,0.8990,,,0.9120,,,0.0130,-0.0130,0.0380,0.506,,,,,\n", out)
+		"team,probability of share (fraction),none,0.25,,,0.31,,,0.06,0.01,0.11,,,,0.7,,\n"+
+		"team,success rate (fraction),higher,0.899,,,0.912,,,0.013,-0.013,0.038,0.506,,,,,\n", out)
 	out = mustSimulate(t, "table", "--format", "latex", "--metrics", "success_rate", dir)
 	assert.NotContains(t, out, "P(B > A)", "no row shown has a metric without a better side")
 }
@@ -201,21 +207,24 @@ func TestTableComparisonPrecision(t *testing.T) {
 
 // TestTableDigits: --digits sets the significant digits of the largest
 // of a value and its interval (0.0017 beside 0.0244 keeps the decimals
-// of 0.024), never in exponent form.
+// of 0.024), never in exponent form; the CSV, read by programs, keeps
+// every digit whatever --digits says.
 func TestTableDigits(t *testing.T) {
 	for _, tc := range []struct {
-		digits string
-		want   string
+		format, digits string
+		want           string
 	}{
-		{"1", "team & co,0.00,-0.02,0.02"},
-		{"2", "team & co,0.002,-0.024,0.022"},
-		{"5", "team & co,0.001668,-0.024400,0.021700"},
+		{"markdown", "1", "| team & co | 0.00 [-0.02, 0.02] |"},
+		{"markdown", "2", "| team & co | 0.002 [-0.024, 0.022] |"},
+		{"markdown", "5", "| team & co | 0.001668 [-0.024400, 0.021700] |"},
+		{"csv", "1", "team & co,0.0016681205330949522,-0.0244,0.0217"},
+		{"csv", "5", "team & co,0.0016681205330949522,-0.0244,0.0217"},
 	} {
-		out := mustSimulate(t, "table", "--format", "csv", "--digits", tc.digits, "--metrics", "reward_mean", filepath.Join("testdata", "table", "run"))
-		assert.Contains(t, out, tc.want+"\n", "--digits %s", tc.digits)
+		out := mustSimulate(t, "table", "--format", tc.format, "--digits", tc.digits, "--metrics", "reward_mean", filepath.Join("testdata", "table", "run"))
+		assert.Contains(t, out, tc.want+"\n", "--format %s --digits %s", tc.format, tc.digits)
 	}
-	out := mustSimulate(t, "table", "--format", "csv", "--digits", "2", filepath.Join("testdata", "table", "train"))
-	assert.Contains(t, out, "none,0.62,0.58,0.66,30000,28000,32000,", "31999 rounded to two digits")
+	out := mustSimulate(t, "table", "--format", "markdown", "--digits", "2", "--metrics", "latency_mean", filepath.Join("testdata", "table", "train"))
+	assert.Contains(t, out, "| none | 30000 [28000, 32000] |", "31999 rounded to two digits")
 }
 
 // TestTableBadInput: each bad flag or directory is a clear error naming
@@ -414,7 +423,7 @@ func FuzzTableParse(f *testing.F) {
 			for _, digits := range []int{1, 3} {
 				pt.latex(digits)
 				pt.markdown(digits)
-				pt.csv(digits)
+				pt.csv()
 			}
 		}
 	})
@@ -439,5 +448,5 @@ func TestTableShortKeys(t *testing.T) {
 		{"0.33333", "123456789", "split"},
 	}, tab.shortKeys())
 	assert.Contains(t, string(tab.markdown(3)), "| 0.17712 | 12 | team\\_v2 |")
-	assert.Contains(t, string(tab.csv(3)), "0.17712345678901234,12,team_v2,")
+	assert.Contains(t, string(tab.csv()), "0.17712345678901234,12,team_v2,")
 }
