@@ -2,10 +2,13 @@ package metric
 
 // table is every metric column swarmsim writes. Units are those the
 // tables have always written; directions follow docs/statistics.md:
-// lower for times, tokens, calls, messages, steps, decisions and costs,
-// higher for rewards, rates, parallelism and speedup, none for what is
-// neither in itself (action probabilities, properties of the task draw,
-// bookkeeping).
+// lower for times, tokens, calls, messages, steps and costs, higher for
+// rewards, rates, parallelism and speedup, none for what is neither in
+// itself (action probabilities, properties of the task draw,
+// bookkeeping, and counts of decisions: a policy that collapsed submits
+// after a few decisions, and one that delegates and checks takes more,
+// so fewer is not better by that alone; its cost is counted in calls,
+// tokens and agent time).
 var table = []Metric{
 	// episodes.csv: one row per episode.
 	{"finish_time", "finish time (s)", "", Seconds, Lower,
@@ -135,9 +138,9 @@ var table = []Metric{
 		"The mean critical steps per rollout."},
 	{"decisions", "decisions per iteration", "", Plain, None,
 		"All the decisions of the iteration's rollouts, those with one valid action included: they carry no gradient, but count in the per-decision loss's average."},
-	{"decisions_acceptable", "decisions per acceptable rollout", "", Plain, Lower,
+	{"decisions_acceptable", "decisions per acceptable rollout", "", Plain, None,
 		"The mean decisions of a rollout with an acceptable result; NaN if none."},
-	{"decisions_failed", "decisions per failed rollout", "", Plain, Lower,
+	{"decisions_failed", "decisions per failed rollout", "", Plain, None,
 		"The mean decisions of a rollout without an acceptable result; NaN if none."},
 	{"entropy", "policy entropy (nats)", "", Plain, None,
 		"The mean entropy of the policy that acted over the iteration's decisions; a decision with one valid action counts as 0."},
