@@ -187,6 +187,12 @@ func agentRow(a int) string {
 // with their specs, so that 'simulate plot' can draw them again.
 const ChartIndex = "charts.json"
 
+// LeftOutFile is the file of a charts directory that says, a line each,
+// which charts were left out and why ("chart X left out: a cell has no
+// finite value"), so that the report says it too, not only the terminal;
+// it is written only where one was.
+const LeftOutFile = "left_out.txt"
+
 // A ChartWriter draws charts into a directory from their specs and
 // tables, and keeps the index of what it drew.
 type ChartWriter struct {
@@ -197,7 +203,14 @@ type ChartWriter struct {
 	// held, when not nil, keeps the files Save wrote for DrawAll to
 	// record in the charts' order, instead of recording them at once.
 	held *[]string
+	// leftOut are the notes of the charts left out, for LeftOutFile.
+	leftOut []string
 }
+
+// LeftOut notes charts left out before any was drawn (a sweep's chart
+// whose cells have no value), for the report; DrawAll notes those it
+// cannot draw itself.
+func (w *ChartWriter) LeftOut(notes ...string) { w.leftOut = append(w.leftOut, notes...) }
 
 // NewChartWriter returns a writer of charts into dir/charts.
 func NewChartWriter(dir *rundir.Dir) (*ChartWriter, error) {
@@ -291,6 +304,7 @@ func (w *ChartWriter) DrawAll(ctx context.Context, charts []Chart, workers int, 
 		}
 		w.specs = append(w.specs, each[i].specs...)
 	}
+	w.LeftOut(warnings...)
 	return warnings, err
 }
 
@@ -303,16 +317,20 @@ func isWriteError(err error) bool {
 	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &se)
 }
 
-// Close writes the index of the charts drawn. An index that 'simulate
-// plot' would refuse to read back (two charts of one name, one drawn over
-// the other) is an error, and is not written.
+// Close writes the index of the charts drawn, and LeftOutFile where a
+// chart was left out. An index that 'simulate plot' would refuse to read
+// back (two charts of one name, one drawn over the other) is an error, and
+// is not written.
 func (w *ChartWriter) Close() error {
 	index := path.Join(w.sub, ChartIndex)
 	b := plots.MarshalSpecs(w.specs)
 	if _, err := plots.ParseSpecs(index, b); err != nil {
 		return fmt.Errorf("charts: the index would not read back: %w", err)
 	}
-	return w.dir.Write(index, b)
+	if err := w.dir.Write(index, b); err != nil || len(w.leftOut) == 0 {
+		return err
+	}
+	return w.dir.Write(path.Join(w.sub, LeftOutFile), []byte(strings.Join(w.leftOut, "\n")+"\n"))
 }
 
 // CIBar returns the bar of a mean with its interval; false when the mean

@@ -89,6 +89,44 @@ func TestDrawAllWriteErrors(t *testing.T) {
 	}
 }
 
+// TestChartWriterLeftOut: the charts left out, those noted before
+// drawing (a sweep's heat map with an empty cell) and those DrawAll could
+// not draw, are written a line each to charts/left_out.txt for the
+// report; no file where none was left out.
+func TestChartWriterLeftOut(t *testing.T) {
+	rows := []results.Comparison{{Variant: "a", Metric: "reward_mean", Diff: stats.Interval{Value: 1, Lo: 0.5, Hi: 1.5}}}
+	good := CompareCharts(rows, "none", "high")
+	broken := Chart{Name: "x", Draw: func(*ChartWriter) error { return errors.New("no data") }}
+	for _, tc := range []struct {
+		name   string
+		noted  []string
+		charts []Chart
+		want   string // "": no file
+	}{
+		{"none", nil, good, ""},
+		{"noted and failed", []string{"chart y left out: a cell has no finite value"}, append([]Chart{broken}, good...),
+			"chart y left out: a cell has no finite value\nchart x left out: no data\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, err := rundir.Create(filepath.Join(t.TempDir(), "out"), false)
+			require.NoError(t, err)
+			cw, err := NewChartWriter(dir)
+			require.NoError(t, err)
+			cw.LeftOut(tc.noted...)
+			_, err = cw.DrawAll(context.Background(), tc.charts, 1, nil)
+			require.NoError(t, err)
+			require.NoError(t, cw.Close())
+			got, err := os.ReadFile(dir.Join(ChartsDir + "/" + LeftOutFile))
+			if tc.want == "" {
+				assert.ErrorIs(t, err, fs.ErrNotExist)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+		})
+	}
+}
+
 // DrawAll gives the same files, index and warnings on any number of
 // workers: each chart is drawn on its own and recorded in the order
 // given, a chart that fails is left out with a warning in its place, and a
@@ -147,7 +185,7 @@ func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 	assert.Equal(t, []string{"chart broken left out: no data"}, warnings)
 	assert.Contains(t, files, "/charts/diff_reward_mean.png")
 	assert.Contains(t, files, "/charts/diff_reward.png", "the second of a Chart's two")
-	assert.Len(t, recorded, 5*4+1, "each chart's CSV, SVG, PDF and PNG, and the index")
+	assert.Len(t, recorded, 5*4+2, "each chart's CSV, SVG, PDF and PNG, the index, and the note of the chart left out")
 	f, w, r := draw(3)
 	assert.Equal(t, files, f)
 	assert.Equal(t, warnings, w)

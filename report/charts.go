@@ -28,13 +28,35 @@ type Chart struct {
 	Links []Link
 }
 
-// chartsDir is where every command puts its charts, and chartIndex the
-// index of how each was drawn (experiment.ChartsDir and ChartIndex,
-// which this package may not import).
+// chartsDir is where every command puts its charts, chartIndex the
+// index of how each was drawn, and chartsLeftOut the notes of the charts
+// left out (experiment.ChartsDir, ChartIndex and LeftOutFile, which this
+// package may not import).
 const (
-	chartsDir  = "charts"
-	chartIndex = "charts/charts.json"
+	chartsDir     = "charts"
+	chartIndex    = "charts/charts.json"
+	chartsLeftOut = "charts/left_out.txt"
 )
+
+// leftOut reads the notes of the charts r left out, a line each ("chart
+// X left out: a cell has no finite value"): the page says which charts
+// it lacks and why, as the terminal did.
+func leftOut(r *rundir.Run) ([]string, error) {
+	if !r.Manifest.Has(chartsLeftOut) {
+		return nil, nil
+	}
+	data, err := os.ReadFile(r.Join(chartsLeftOut))
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for line := range strings.Lines(string(data)) {
+		if line = strings.TrimSpace(line); line != "" {
+			notes = append(notes, line)
+		}
+	}
+	return notes, nil
+}
 
 // unindexed says what the charts of a kind of directory that writes no
 // index show, by chart name ("" for any chart of the kind).

@@ -44,6 +44,8 @@ type Page struct {
 	// differences), first the one a reader judges the result by.
 	Tables []*Table
 	Charts []Chart
+	// LeftOut says which charts were left out and why.
+	LeftOut []string
 	// Settings are the variants' settings that differ; nil when the
 	// variants set nothing.
 	Settings *Table
@@ -77,6 +79,9 @@ func Build(r *rundir.Run) (*Page, error) {
 		return nil, err
 	}
 	if p.Charts, err = charts(r); err != nil {
+		return nil, err
+	}
+	if p.LeftOut, err = leftOut(r); err != nil {
 		return nil, err
 	}
 	if p.Settings, err = settings(m.Resolved, m.Variants); err != nil {

@@ -536,6 +536,35 @@ func writeDir(t *testing.T, kind rundir.Kind, files map[string]string) *rundir.R
 	return r
 }
 
+// TestChartsLeftOut: the charts a directory left out (charts/left_out.txt)
+// are listed under the charts, a section of their own where none was
+// drawn; nothing is said where none was left out.
+func TestChartsLeftOut(t *testing.T) {
+	const note = "chart finish_acceptable_mean_heatmap_split left out: a cell has no finite value"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"with charts", map[string]string{"charts/charts.json": `[{"name": "c", "kind": "bars", "size": "column"}]`, "charts/c.svg": chartSVG,
+			"charts/left_out.txt": note + "\nchart b left out: no data\n"},
+			[]string{`<a href="#charts">Charts</a>`, "<li>" + note + "</li><li>chart b left out: no data</li>", `<figure id="chart-c">`}},
+		{"none drawn", map[string]string{"charts/left_out.txt": note + "\n"}, []string{`<a href="#charts">Charts</a>`, "<li>" + note + "</li>"}},
+		{"none left out", map[string]string{"charts/charts.json": `[{"name": "c", "kind": "bars", "size": "column"}]`, "charts/c.svg": chartSVG}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := writeDir(t, rundir.KindSweep, tc.files)
+			require.NoError(t, Write(r.Path))
+			page, err := os.ReadFile(filepath.Join(r.Path, Name))
+			require.NoError(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, string(page), w)
+			}
+			assert.Equal(t, tc.want != nil, strings.Contains(string(page), "Charts left out:"))
+		})
+	}
+}
+
 // TestTransposeLimit: a marked summary is shown a row per metric when it
 // has at most maxTransposed rows and fewer rows than metrics.
 func TestTransposeLimit(t *testing.T) {

@@ -342,6 +342,7 @@ func drawCharts(ctx context.Context, s *session, dir *rundir.Dir, charts []exper
 	if err != nil {
 		return err
 	}
+	cw.LeftOut(warnings...)
 	bar := newProgress(s.stderr, "charts", len(charts))
 	defer func() {
 		bar.finish(err == nil)
