@@ -121,8 +121,10 @@ func oriented(name string, a, b []float64) ([]float64, []float64) {
 	return a, b
 }
 
-// runMetrics are the columns of episodes.csv that compare reports.
-var runMetrics = []string{"acceptable", "finish_time", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
+// runMetrics are the columns of episodes.csv that compare reports: the
+// main metrics of an episode (metric.Main's, whose critical steps the
+// terminal shows), tokens and the speedup.
+var runMetrics = []string{"acceptable", "finish_time", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "critical_steps", "speedup"}
 
 // runValues are the metrics of a run's episodes, per variant.
 type runValues struct {

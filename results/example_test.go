@@ -43,14 +43,14 @@ func ExampleCompareVariants() {
 	if err != nil {
 		panic(err)
 	}
-	header := []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
+	header := []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "critical_steps", "speedup"}
 	var rows [][]string
 	for _, v := range []struct {
 		name   string
 		finish []float64
 	}{{"solo", []float64{100, 150, 120}}, {"team", []float64{70, 100, 80}}} {
 		for k, f := range v.finish {
-			rows = append(rows, []string{v.name, fmt.Sprint(k), fmt.Sprint(f), "true", "1", "5", "900", fmt.Sprint(f), "0", "1", "1"})
+			rows = append(rows, []string{v.name, fmt.Sprint(k), fmt.Sprint(f), "true", "1", "5", "900", fmt.Sprint(f), "0", "1", "3", "1"})
 		}
 	}
 	if err := d.Write("episodes.csv", rundir.CSV(header, rows)); err != nil {

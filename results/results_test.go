@@ -25,7 +25,7 @@ func runDir(t *testing.T, seed uint64, finish []float64) *rundir.Run {
 }
 
 // episodeHeader is the header of episodes.csv as the tests write it.
-var episodeHeader = []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "speedup"}
+var episodeHeader = []string{"variant", "episode", "finish_time", "acceptable", "reward", "model_calls", "tokens", "agent_time", "messages", "parallelism_mean", "critical_steps", "speedup"}
 
 // episodes are the finish times of a variant's episodes 0, 1, ...
 type episodes struct {
@@ -43,7 +43,7 @@ func runDirOf(t *testing.T, seed uint64, variants ...episodes) *rundir.Run {
 	var rows [][]string
 	for _, v := range variants {
 		for i, f := range v.finish {
-			rows = append(rows, []string{v.variant, strconv.Itoa(i), fmt.Sprint(f), "true", "1", "3", "100", "60", "2", "1.5", "1"})
+			rows = append(rows, []string{v.variant, strconv.Itoa(i), fmt.Sprint(f), "true", "1", "3", "100", "60", "2", "1.5", "4", "1"})
 		}
 	}
 	require.NoError(t, d.Write("episodes.csv", rundir.CSV(episodeHeader, rows)))
@@ -99,6 +99,13 @@ func TestCompareRuns(t *testing.T) {
 			same := find(t, rows, "reward")
 			assert.Equal(t, 0.0, same.Diff.Value)
 			assert.Equal(t, 0.5, same.Prob, "ties count a half")
+			// Every metric of the episodes has a row, the critical steps
+			// that compare's terminal shows among the main metrics too.
+			var names []string
+			for _, r := range rows {
+				names = append(names, r.Metric)
+			}
+			assert.ElementsMatch(t, episodeHeader[2:], names)
 		})
 	}
 }
@@ -150,7 +157,7 @@ func badEpisode(t *testing.T) *rundir.Run {
 	path := filepath.Join(t.TempDir(), "run")
 	d, err := rundir.Create(path, false)
 	require.NoError(t, err)
-	rows := [][]string{{"v", "0", "1", "true", "1", "3", "100", "60", "2", "1.5", "1"}, {"v", "one", "1", "true", "1", "3", "100", "60", "2", "1.5", "1"}}
+	rows := [][]string{{"v", "0", "1", "true", "1", "3", "100", "60", "2", "1.5", "4", "1"}, {"v", "one", "1", "true", "1", "3", "100", "60", "2", "1.5", "4", "1"}}
 	require.NoError(t, d.Write("episodes.csv", rundir.CSV(episodeHeader, rows)))
 	require.NoError(t, d.Commit(&rundir.Manifest{Kind: rundir.KindRun, Scenario: "s", Seed: 1}))
 	r, err := rundir.Open(path)

@@ -188,7 +188,7 @@ func TestCompareVariants(t *testing.T) {
 	assert.Contains(t, stdout, "A = variant team of "+run+"\nB = variant split of "+run+", paired episode by episode\n")
 	rows := readCSV(t, filepath.Join(out, "compare.csv"))
 	checkDefaultView(t, stdout, rows)
-	require.Len(t, rows, 1+9, "the nine metrics of a run")
+	require.Len(t, rows, 1+10, "the ten metrics of a run")
 	for _, r := range rows[1:] {
 		assert.Equal(t, "team vs split", r[0], "%v", r)
 		assert.Equal(t, []string{testEpisodes, testEpisodes, "true"}, r[10:13], "n_a, n_b, paired: %v", r)
