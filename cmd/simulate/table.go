@@ -812,8 +812,12 @@ func (t *paperTable) latex(digits int) []byte {
 	return b.Bytes()
 }
 
+// markdownEscapes escape with a backslash, as CommonMark reads it, the
+// characters that would format, "<" and ">" too (a "<b>" would open an
+// HTML tag): not with entities (&lt;), which the table's source would
+// show as they are.
 var markdownEscapes = strings.NewReplacer(
-	`\`, `\\`, `|`, `\|`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `&lt;`, `>`, `&gt;`,
+	`\`, `\\`, `|`, `\|`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `\<`, `>`, `\>`,
 )
 
 // markdown writes t as a caption line and a GitHub-flavoured table, keys

@@ -161,7 +161,7 @@ func TestTableComparisonLarger(t *testing.T) {
 	dir := filepath.Join("testdata", "table", "compare")
 	md := mustSimulate(t, "table", dir)
 	assert.True(t, strings.HasPrefix(md, "out/a (A) against out/b (B): difference B - A [95% bootstrap interval]; probabilities count ties as a half\n"), md)
-	assert.Contains(t, md, "| variant | metric | better | A | B | B - A | P(B better) | P(B &gt; A) |", "escaped as Markdown escapes every >")
+	assert.Contains(t, md, "| variant | metric | better | A | B | B - A | P(B better) | P(B \\> A) |", "a backslash escapes every >, as CommonMark reads it, not an entity")
 	assert.Contains(t, md, "| team | finish time (s) | lower | 2841 | 2875 | 34 [-103, 169] | 0.501 | – |")
 	assert.Contains(t, md, "| team | probability of share (fraction) | none | 0.250 | 0.310 | 0.060 [0.010, 0.110] | – | 0.700 |")
 	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "prob_share,success_rate", dir)
