@@ -565,6 +565,24 @@ func TestChartsLeftOut(t *testing.T) {
 	}
 }
 
+// TestWideHead: a run summary's column that counts episodes is headed
+// with its metric's label in episodes, not with the CSV's name; a column
+// of values with its label and unit.
+func TestWideHead(t *testing.T) {
+	for _, tc := range []struct {
+		col   string
+		plain bool
+		want  string
+	}{
+		{"acceptable", true, "acceptable (episodes)"},
+		{"comm_changed_outcome", true, "communication changed the outcome (episodes)"},
+		{"success_rate", false, metric.Of("success_rate").Label},
+		{"finish_time_mean", false, metric.Of("finish_time").Label},
+	} {
+		assert.Equal(t, tc.want, wideHead(tc.col, tc.plain).Text, tc.col)
+	}
+}
+
 // TestTransposeLimit: a marked summary is shown a row per metric when it
 // has at most maxTransposed rows and fewer rows than metrics.
 func TestTransposeLimit(t *testing.T) {

@@ -358,12 +358,13 @@ func counts(col string, plain bool) bool {
 	return plain && ok && m.Unit == metric.Fraction
 }
 
-// wideHead is head, but a column that counts episodes is named as the
-// CSV names it, not labelled with the metric's unit.
+// wideHead is head, but a column that counts episodes is labelled with
+// its metric's label less the unit of a fraction, in episodes
+// ("communication changed the outcome (episodes)").
 func wideHead(col string, plain bool) Head {
 	if counts(col, plain) {
 		m, _ := MetricOf(col)
-		return Head{Text: col + " (episodes)", Title: "The number of episodes of which: " + m.Reading, Num: true}
+		return Head{Text: strings.TrimSuffix(m.Label, " ("+metric.Fraction+")") + " (episodes)", Title: "The number of episodes of which: " + m.Reading, Num: true}
 	}
 	return head(col, "")
 }
