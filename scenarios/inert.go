@@ -111,6 +111,20 @@ func init() {
 	}
 }
 
+// Inert returns why the field at path (train.lambda) does nothing under
+// spec ("only the ppo-gae advantage reads it"), or "" where it may act
+// or no rule says: a chart's legend names a setting only where it acts.
+func Inert(spec *Spec, path string) string {
+	for _, r := range inertRules {
+		if r.path == path {
+			if why := r.inert(spec); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
 // couplingInert says why the coupling of f's graphs never acts, or "".
 // A coupling acts only at a join that needs every one of two or more parts
 // (collective's reconcile, and the coupling a policy observes): a chain

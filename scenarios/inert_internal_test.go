@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swarmsim/swarmsim/models/rlcr"
 )
 
 // TestNeverDelegate: the hand-off reason names each organization once, as
@@ -36,5 +38,33 @@ func TestDefaultTextRestoresTheDefault(t *testing.T) {
 		require.NoError(t, err, "--set %s=%s", r.path, text)
 		got := reflect.ValueOf(&sc.Variants[0].Spec).Elem().FieldByIndex(ruleFields()[r.path].index).Interface()
 		assert.Equal(t, ruleFields()[r.path].def, got, "--set %s=%s", r.path, text)
+	}
+}
+
+// TestInert: a field is inert where a rule says its value does nothing
+// under the spec (λ beside an advantage other than ppo-gae), and not
+// where it acts or no rule names it.
+func TestInert(t *testing.T) {
+	gae, flat := defaultSpec, defaultSpec
+	gae.Train.Advantage, flat.Train.Advantage = rlcr.PPOGAE, rlcr.FlatCollective
+	for _, tt := range []struct {
+		name string
+		spec Spec
+		path string
+		want string // a part of the reason; "" for none
+	}{
+		{"lambda under ppo-gae", gae, "train.lambda", ""},
+		{"lambda under flat-collective", flat, "train.lambda", "only the ppo-gae advantage reads it"},
+		{"std_norm under flat-collective", flat, "train.std_norm", ""},
+		{"no rule", flat, "train.lr", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Inert(&tt.spec, tt.path)
+			if tt.want == "" {
+				assert.Empty(t, got)
+			} else {
+				assert.Contains(t, got, tt.want)
+			}
+		})
 	}
 }

@@ -72,9 +72,11 @@ func flatten(out map[string]string, prefix string, tree any) {
 
 // legendNames returns the name of each variant's curve: the variant's
 // name with the values of what the variants vary ("low: reward.latency
-// 0.25"), or the name alone where they vary more than an entry can say:
-// a note above the chart naming the settings left no room for the
-// statistic's (it was clipped, and the chart left out).
+// 0.25"), less those that do nothing under the variant's settings
+// (scenarios.Inert: exp-gae's λ beside the flat-collective advantage), or
+// the name alone where they vary more than an entry can say: a note above
+// the chart naming the settings left no room for the statistic's (it was
+// clipped, and the chart left out).
 func legendNames(variants []*scenarios.Variant) map[*scenarios.Variant]string {
 	names := map[*scenarios.Variant]string{}
 	paths, values := Varied(variants)
@@ -93,9 +95,14 @@ func legendNames(variants []*scenarios.Variant) map[*scenarios.Variant]string {
 		for _, v := range variants {
 			var parts []string
 			for i, p := range short {
-				parts = append(parts, fmt.Sprintf("%s %s", p, values[v][i]))
+				if scenarios.Inert(&v.Spec, paths[i]) == "" {
+					parts = append(parts, fmt.Sprintf("%s %s", p, values[v][i]))
+				}
 			}
-			named[v] = v.Name + ": " + strings.Join(parts, ", ")
+			named[v] = v.Name
+			if len(parts) > 0 {
+				named[v] += ": " + strings.Join(parts, ", ")
+			}
 			long = long || len(named[v]) > maxEntry
 		}
 		if !long {

@@ -53,6 +53,22 @@ func TestLegendNamesWhatVaries(t *testing.T) {
 		got = append(got, names[v])
 	}
 	assert.Contains(t, got, "own-server: max_batch 100000, step_per_seq 0s")
+
+	// exp-gae's λ does nothing under grpo's flat-collective advantage:
+	// its entry leaves it out.
+	sc, err = scenarios.Load("exp-gae", nil)
+	require.NoError(t, err)
+	vs = make([]*scenarios.Variant, len(sc.Variants))
+	for i := range sc.Variants {
+		vs[i] = &sc.Variants[i]
+	}
+	names = legendNames(vs)
+	got = got[:0]
+	for _, v := range vs {
+		got = append(got, names[v])
+	}
+	assert.Equal(t, []string{"lambda-1: advantage ppo-gae, lambda 1", "lambda-0.95: advantage ppo-gae, lambda 0.95",
+		"lambda-0.8: advantage ppo-gae, lambda 0.8", "grpo: advantage flat-collective"}, got)
 }
 
 func TestShortPaths(t *testing.T) {
