@@ -122,7 +122,7 @@ func tables(r *rundir.Run) ([]*Table, error) {
 				tab.Caption += " The best value of each " + line + " is marked."
 			}
 			if tab.fewerSeeds {
-				tab.Caption += " A value over fewer seeds than others of its " + line + " (a metric undefined for some seeds, trials missing) is not marked: its best would rest on less."
+				tab.Caption += " A value over fewer seeds than others of its " + line + " (a metric undefined for some seeds, or trials a sweep lacks) is not marked: its best would rest on less."
 			}
 			if tab.marked && tasks == "" && differ != "" && hasReward(part.Table) {
 				tab.Caption += " Rewards are not marked: " + differ + ", so the rewards measure different objectives."
