@@ -15,12 +15,7 @@ import (
 // an entry can hold keep their names; long paths are shortened to their
 // last part where that is unique.
 func TestLegendNamesWhatVaries(t *testing.T) {
-	sc, err := scenarios.Load("latency-pressure", nil)
-	require.NoError(t, err)
-	vs := make([]*scenarios.Variant, len(sc.Variants))
-	for i := range sc.Variants {
-		vs[i] = &sc.Variants[i]
-	}
+	vs := libraryVariants(t, "latency-pressure")
 	paths, _ := Varied(vs)
 	assert.Equal(t, []string{"reward.latency"}, paths)
 	names := legendNames(vs)
@@ -29,7 +24,7 @@ func TestLegendNamesWhatVaries(t *testing.T) {
 
 	src := "task: {shape: fork-join, width: 4, stages: 1, work: 5m}\ncollective: {agents: 4, time_limit: 2h}\npolicy: {organization: split}\nreward: {penalty: linear}\nvariants:\n" +
 		"  - {name: a}\n  - {name: b, set: {collective.agents: 8, train.lr: 0.2, reward.latency: 1, policy.organization: team}}\n"
-	sc, err = scenarios.Parse([]byte(src), "x.yaml", nil)
+	sc, err := scenarios.Parse([]byte(src), "x.yaml", nil)
 	require.NoError(t, err)
 	two := []*scenarios.Variant{&sc.Variants[0], &sc.Variants[1]}
 	paths, _ = Varied(two)
@@ -40,12 +35,7 @@ func TestLegendNamesWhatVaries(t *testing.T) {
 
 	// exp-contention's entries named in full did not fit a column-wide
 	// chart, which was left out.
-	sc, err = scenarios.Load("exp-contention", nil)
-	require.NoError(t, err)
-	vs = make([]*scenarios.Variant, len(sc.Variants))
-	for i := range sc.Variants {
-		vs[i] = &sc.Variants[i]
-	}
+	vs = libraryVariants(t, "exp-contention")
 	names = legendNames(vs)
 	var got []string
 	for _, v := range vs {
@@ -56,12 +46,7 @@ func TestLegendNamesWhatVaries(t *testing.T) {
 
 	// exp-gae's λ does nothing under grpo's flat-collective advantage:
 	// its entry leaves it out.
-	sc, err = scenarios.Load("exp-gae", nil)
-	require.NoError(t, err)
-	vs = make([]*scenarios.Variant, len(sc.Variants))
-	for i := range sc.Variants {
-		vs[i] = &sc.Variants[i]
-	}
+	vs = libraryVariants(t, "exp-gae")
 	names = legendNames(vs)
 	got = got[:0]
 	for _, v := range vs {
@@ -69,6 +54,18 @@ func TestLegendNamesWhatVaries(t *testing.T) {
 	}
 	assert.Equal(t, []string{"lambda-1: advantage ppo-gae, lambda 1", "lambda-0.95: advantage ppo-gae, lambda 0.95",
 		"lambda-0.8: advantage ppo-gae, lambda 0.8", "grpo: advantage flat-collective"}, got)
+}
+
+// libraryVariants returns the variants of the library scenario name.
+func libraryVariants(t *testing.T, name string) []*scenarios.Variant {
+	t.Helper()
+	sc, err := scenarios.Load(name, nil)
+	require.NoError(t, err)
+	vs := make([]*scenarios.Variant, len(sc.Variants))
+	for i := range sc.Variants {
+		vs[i] = &sc.Variants[i]
+	}
+	return vs
 }
 
 func TestShortPaths(t *testing.T) {
