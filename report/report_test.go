@@ -234,9 +234,12 @@ func TestBestReadsPerCell(t *testing.T) {
 	}
 	assert.Equal(t, []int{0, 1}, Best(vals, nil, metric.Higher, shown))
 	assert.Equal(t, []int{0, 1}, Best(vals, nil, metric.Lower, shown))
-	assert.Equal(t, []int{1}, Best([]float64{math.NaN(), 3}, nil, metric.Lower, shown))
+	assert.Equal(t, []int{1}, Best([]float64{math.NaN(), 3, 5}, nil, metric.Lower, shown))
 	assert.Empty(t, Best(vals, nil, metric.None, shown))
 	assert.Empty(t, Best([]float64{math.NaN()}, nil, metric.Higher, shown))
+	// A lone value, or values that all read the same, single out nothing.
+	assert.Empty(t, Best([]float64{math.NaN(), 3}, nil, metric.Lower, shown))
+	assert.Empty(t, Best([]float64{0.7, 0.71, math.NaN()}, nil, metric.Higher, shown))
 }
 
 func TestFormat(t *testing.T) {

@@ -587,19 +587,9 @@ func markBest(t *Table, j int, dir metric.Better) {
 			vals[i] = r[j].V
 		}
 	}
-	cand, fewer := Candidates(vals, seeds)
-	n := 0
-	for _, v := range cand {
-		if !math.IsNaN(v) {
-			n++
-		}
-	}
+	_, fewer := Candidates(vals, seeds)
 	t.fewerSeeds = t.fewerSeeds || (fewer && dir != metric.None)
-	best := Best(vals, seeds, dir, func(_ int, v float64) string { return Format(v) })
-	if n < 2 || len(best) == n {
-		return
-	}
-	for _, i := range best {
+	for _, i := range Best(vals, seeds, dir, func(_ int, v float64) string { return Format(v) }) {
 		t.Rows[i][j].Best = true
 	}
 }
@@ -636,9 +626,10 @@ func Candidates(vals []float64, seeds []int) ([]float64, bool) {
 // candidates (Candidates, by seeds) and of every candidate that reads
 // the same as it, shown(i, v) writing v as cell i would show it: a mark
 // on one of two cells that both read 0.851 would claim what the table
-// does not show. It returns none when dir is neither Higher nor Lower or
-// no value is a candidate. It is the one best marking of the page and of
-// simulate table.
+// does not show. It returns none when dir is neither Higher nor Lower,
+// fewer than two values are candidates, or every candidate reads the
+// same: a mark then would single out nothing. It is the one best marking
+// of the page and of simulate table.
 func Best(vals []float64, seeds []int, dir metric.Better, shown func(i int, v float64) string) []int {
 	if dir != metric.Higher && dir != metric.Lower {
 		return nil
@@ -654,10 +645,18 @@ func Best(vals []float64, seeds []int, dir metric.Better, shown func(i int, v fl
 		return nil
 	}
 	var out []int
+	n := 0
 	for i, v := range vals {
-		if !math.IsNaN(v) && shown(i, v) == shown(i, best) {
+		if math.IsNaN(v) {
+			continue
+		}
+		n++
+		if shown(i, v) == shown(i, best) {
 			out = append(out, i)
 		}
+	}
+	if n < 2 || len(out) == n {
+		return nil
 	}
 	return out
 }

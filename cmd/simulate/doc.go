@@ -705,7 +705,8 @@
 // for rewards and rates, lower for times and counts), among the values over
 // the most seeds of the column: one over fewer, such as a finish time that
 // one seed of ten measured, is not in bold, however good, and the caption
-// says so. A column whose metric is neither has none in bold, nor has a
+// says so. A column whose metric is neither has none in bold, nor has one
+// whose values all read the same, nor has a
 // comparison, nor has a reward
 // where the variants set the reward section or the time limit differently
 // or the sweep varies them (latency-pressure's weights): the caption says

@@ -37,12 +37,13 @@ func TestTableGolden(t *testing.T) {
 }
 
 // TestTableBold: the best value of a column is bold by the metric's
-// direction, every tie too, and none in a column without a direction.
+// direction, none in a column without a direction, and none where every
+// value reads the same (as report.html marks them: report.Best).
 func TestTableBold(t *testing.T) {
 	md := mustSimulate(t, "table", filepath.Join("testdata", "table", "train"))
-	assert.Contains(t, md, "| none | **0.620** [0.581, 0.659] | 30000 [28000, 32000] | 1.20 [1.10, 1.30] |",
-		"higher reward: both 0.620s tie; lower latency: high's; entropy: none")
-	assert.Contains(t, md, "| high | **0.620** [0.600, 0.640] | **12000** [11000, 13000] | 0.90 [0.80, 1.00] |")
+	assert.Contains(t, md, "| none | 0.620 [0.581, 0.659] | 30000 [28000, 32000] | 1.20 [1.10, 1.30] |",
+		"higher reward: both read 0.620, which singles out nothing; lower latency: high's; entropy: none")
+	assert.Contains(t, md, "| high | 0.620 [0.600, 0.640] | **12000** [11000, 13000] | 0.90 [0.80, 1.00] |")
 	assert.Contains(t, md, "| variant | mean reward | mean finish time (s) | policy entropy (nats) |", "labels with units")
 }
 
@@ -291,7 +292,7 @@ func TestTableLeavesDifferentRewardsUnmarked(t *testing.T) {
 		name, variants, caption string
 		reward, finish          bool // whether the column has a value in bold
 	}{
-		{"weights", "  - {name: low, set: {reward.latency: 0.1}}\n  - {name: high, set: {reward.latency: 2}}\n",
+		{"weights", "  - {name: low, set: {reward.latency: 0.1}}\n  - {name: high, set: {reward.latency: 2, collective.agents: 2}}\n",
 			"; rewards not marked: the variants set reward.latency differently", false, true},
 		{"tasks", "  - {name: low, set: {reward.latency: 0.1}}\n  - {name: high, set: {reward.latency: 2, task.width: 2}}\n",
 			"; none in bold: the variants set task.width differently, so they pose different problems", false, false},
@@ -312,9 +313,8 @@ func TestTableLeavesDifferentRewardsUnmarked(t *testing.T) {
 				bold[0] = bold[0] || strings.Contains(cells[2], "**")
 				bold[1] = bold[1] || strings.Contains(cells[3], "**")
 			}
-			// Where the variants run split on the same draws their finish
-			// times tie, and both are the best; where the tasks differ,
-			// one finishes first.
+			// Where the variants differ in their teams one finishes first;
+			// where the tasks differ, nothing is marked.
 			assert.Equal(t, [2]bool{tc.reward, tc.finish}, bold, out)
 		})
 	}
