@@ -38,7 +38,8 @@ reports, for every variant both hold (a sweep's: every variant at every
 point) and every metric, A's figure, B's, the difference B − A with its
 95% bootstrap interval, and the probability of improvement: the chance
 that B does better than A. What only one of them holds is named in a
-warning and left out.
+warning and left out; so are A and B whose figures are all equal (the same
+settings and seeds run twice), whose differences measure nothing.
 
 	run directories    per episode. When both used the same seed and
 	                   episodes, episode k of A and of B worked on the same
@@ -256,6 +257,9 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 			notes = append(notes, fmt.Sprintf("left out, as only %s holds them: %s (%s)", side.name, count(len(side.only), what, what+"s"), someNames(side.only)))
 		}
 	}
+	if sameFigures(rows) {
+		notes = append(notes, "every figure of A equals B's: the same settings and seeds run twice? The differences are 0, and their intervals measure nothing")
+	}
 	// The directories' names, unless they are one name in two places.
 	nameA, nameB := distinctWords(filepath.Base(a.Path), filepath.Base(b.Path))
 	if nameA == nameB {
@@ -280,6 +284,18 @@ func (o *compareOptions) directories(args []string) (*comparison, error) {
 		out:         filepath.Join("out", fmt.Sprintf("compare-%s-vs-%s", experiment.FileName(filepath.Base(a.Path)), experiment.FileName(filepath.Base(b.Path)))),
 		notes:       notes,
 	}, nil
+}
+
+// sameFigures reports whether every row's A and B are one number (NaN
+// alike) over as many episodes or seeds: two directories of the same
+// results, or one given twice under two names.
+func sameFigures(rows []results.Comparison) bool {
+	for _, r := range rows {
+		if r.NA != r.NB || !(r.A == r.B || math.IsNaN(r.A) && math.IsNaN(r.B)) {
+			return false
+		}
+	}
+	return true
 }
 
 // rewardsApart returns the variants of both a and b whose rewards are

@@ -341,7 +341,14 @@ func TestCompareSaysWhatIsLeftOut(t *testing.T) {
 	both, team := runOf(""), runOf("team")
 	_, stderr, code := simulate(t, "compare", both, team, "--charts=false", "--out", filepath.Join(t.TempDir(), "cmp"))
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, "simulate compare: warning: left out, as only "+both+" holds them: 1 variant (split)\n", stderr)
+	// The team of both is the same episodes as the team alone.
+	assert.Equal(t, "simulate compare: warning: left out, as only "+both+" holds them: 1 variant (split)\n"+
+		"simulate compare: warning: every figure of A equals B's: the same settings and seeds run twice? The differences are 0, and their intervals measure nothing\n", stderr)
+	other := filepath.Join(t.TempDir(), "seed2")
+	mustSimulate(t, "run", testScenario, "--episodes", testEpisodes, "--charts=false", "--seed", "2", "--out", other)
+	_, stderr, code = simulate(t, "compare", both, other, "--charts=false", "--out", filepath.Join(t.TempDir(), "cmp"))
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr, "other seeds, other figures")
 
 	sweepOf := func(agents string) string {
 		dir := filepath.Join(t.TempDir(), "s"+agents)
@@ -353,7 +360,8 @@ func TestCompareSaysWhatIsLeftOut(t *testing.T) {
 	_, stderr, code = simulate(t, "compare", a, b, "--charts=false", "--out", filepath.Join(t.TempDir(), "cmp"))
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "simulate compare: warning: left out, as only "+a+" holds them: 1 point (team @ collective.agents=2)\n"+
-		"simulate compare: warning: left out, as only "+b+" holds them: 1 point (team @ collective.agents=4)\n", stderr)
+		"simulate compare: warning: left out, as only "+b+" holds them: 1 point (team @ collective.agents=4)\n"+
+		"simulate compare: warning: every figure of A equals B's: the same settings and seeds run twice? The differences are 0, and their intervals measure nothing\n", stderr)
 	_, stderr, code = simulate(t, "compare", a, sweepOf("5"), "--charts=false", "--out", filepath.Join(t.TempDir(), "cmp"))
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, stderr, "have no point in common: A holds team @ collective.agents=2, team @ collective.agents=3, B team @ collective.agents=5")
