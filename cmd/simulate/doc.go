@@ -550,8 +550,9 @@
 // point) and every metric, A's figure, B's, the difference B − A with its
 // 95% bootstrap interval, and the probability of improvement: the chance
 // that B does better than A. What only one of them holds is named in a
-// warning and left out; so are A and B whose figures are all equal (the same
-// settings and seeds run twice), whose differences measure nothing.
+// warning and left out. A and B whose figures are all equal (the same
+// settings and seeds run twice) are warned of too: their differences
+// measure nothing.
 //
 //	run directories    per episode. When both used the same seed and
 //	                   episodes, episode k of A and of B worked on the same
