@@ -286,13 +286,38 @@ func TestReplaySummaryWritesNoNegativeZero(t *testing.T) {
 	assert.Equal(t, []string{"l", "serving_delay", "mean", "0", "0", "0.5", "2"}, rows[0])
 }
 
+// TestReplaySummaryEdges: a ratio of exactly 0.75 or 1.25 is within 25%,
+// a run recorded as lasting 0 has no ratio, and one without model calls
+// no time per call: each is left out of those metrics alone.
+func TestReplaySummaryEdges(t *testing.T) {
+	sec := func(x float64) sim.Time { return sim.Time(x * 1e9) }
+	runs := []replay.Run{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}}
+	res := []replay.Result{
+		{Run: 0, End: sec(3), Recorded: sec(4), Calls: 1, ModelTime: sec(1)}, // 0.75
+		{Run: 1, End: sec(5), Recorded: sec(4), Calls: 2, ModelTime: sec(1)}, // 1.25
+		{Run: 2, End: sec(6), Recorded: sec(4), Calls: 0},                    // 1.5, no calls
+		{Run: 3, End: sec(2), Recorded: 0, Calls: 1, ModelTime: sec(3)},      // no ratio
+	}
+	got := map[string]calibrate.ReplayStat{}
+	for _, st := range calibrate.ReplaySummary(runs, []calibrate.Replayed{{Load: "l", Results: res}}) {
+		got[st.Metric] = st
+	}
+	assert.Equal(t, stats.WilsonShare(2.0/3, 3), got["within_25pct"].Interval, "0.75 and 1.25 within, 1.5 not")
+	assert.Equal(t, 3, got["within_25pct"].N)
+	assert.Equal(t, stats.Default.CI([]float64{0.75, 1.25, 1.5}, stats.Median), got["duration_ratio"].Interval)
+	assert.Equal(t, 3, got["duration_ratio"].N)
+	assert.Equal(t, stats.Default.CI([]float64{1, 0.5, 3}, stats.Mean), got["call_latency"].Interval)
+	assert.Equal(t, 3, got["call_latency"].N)
+	assert.Equal(t, 4, got["recorded_duration"].N)
+}
+
 // TestReplaySummaryResamplesRuns: the summary's intervals resample the
 // recorded runs. Replaying each of 12 runs m times the same way must give
 // the intervals of an ordinary bootstrap over the runs, one value each
 // (stats.Default.CI), whatever m (repeats of a run are not new data) and
 // whatever the order in which the runs were read (they are taken in the
-// order of their IDs). The share within 25% takes its Wilson interval
-// where each run is replayed once, and the bootstrap's where runs repeat.
+// order of their IDs). The share within 25% takes the Wilson interval of
+// the runs however often each is replayed.
 func TestReplaySummaryResamplesRuns(t *testing.T) {
 	const k = 12
 	// Run i, named by its place in ID order, lasted rec[i] s and replays in

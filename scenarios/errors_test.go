@@ -69,3 +69,26 @@ func TestErrorAtAPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestSnippetAtTheEnds: a snippet shows the last line of a text without
+// a final newline, and the empty line after a final newline only where
+// the error is on it (a key without a value at the end of a file).
+func TestSnippetAtTheEnds(t *testing.T) {
+	at := func(line, column int) *token.Token {
+		return &token.Token{Position: &token.Position{Line: line, Column: column}}
+	}
+	for _, tc := range []struct {
+		name, text string
+		tok        *token.Token
+		want       string
+	}{
+		{"last line, no final newline", "a\nb", at(2, 1), "  1 | a\n> 2 | b\n      ^\n"},
+		{"last line, a final newline", "a\nb\n", at(2, 1), "  1 | a\n> 2 | b\n      ^\n"},
+		{"after the final newline", "a\nb\n", at(3, 1), "  1 | a\n  2 | b\n> 3 | \n      ^\n"},
+		{"past the text", "a\nb\n", at(5, 1), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, newError("f.yaml", []byte(tc.text), tc.tok, "a", "bad").Snippet(false))
+		})
+	}
+}

@@ -417,6 +417,8 @@ func TestServeFraming(t *testing.T) {
 		// reader may keep the first and put the payloads elsewhere.
 		{"shape twice", frame(t, json.RawMessage(`{"op":"step","arrays":[{"name":"actions","dtype":"i4","shape":[2],"shape":[0]}]}`), i4(0, 0)), "arrays[0].shape: given twice"},
 		{"dtype twice", frame(t, json.RawMessage(`{"op":"step","arrays":[{"name":"actions","dtype":"i4","shape":[2]},{"name":"b","dtype":"u1","dtype":"f8","shape":[1]}]}`), i4(0, 0), []byte{0}), "arrays[1].dtype: given twice"},
+		{"name twice, first", frame(t, json.RawMessage(`{"op":"step","arrays":[{"name":"x","name":"actions","dtype":"i4","shape":[2]}]}`), i4(0, 0)), "arrays[0].name: given twice"},
+		{"arrays twice, first", frame(t, json.RawMessage(`{"arrays":[],"op":"reset","arrays":[{"name":"a","dtype":"u1","shape":[1]}]}`), []byte{0}), "arrays: given twice"},
 		{"arrays twice", frame(t, json.RawMessage(`{"op":"reset","arrays":[],"arrays":[{"name":"a","dtype":"u1","shape":[1]}]}`), []byte{0}), "arrays: given twice"},
 		{"arrays not a list", frame(t, map[string]any{"op": "step", "arrays": map[string]any{"name": "actions"}}), `arrays: want a list of {name, dtype, shape} (got {"name":"actions"})`},
 	} {
