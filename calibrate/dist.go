@@ -287,7 +287,13 @@ func FitCount(ns []int, per int) (Choice, error) {
 		// once q(1−q) > 1/6 (2 or 3 tool calls, 3 in 16 of 66 runs).
 		half = 0.5
 	}
-	u := Dist{Family: Uniform, Lo: max(m-half, 0), Hi: m + half}
+	lo, hi := max(m-half, 0), m+half
+	if x[len(x)-1] <= 1 && m < 0.5 {
+		// 0 or 1, a share q = m < ½ on 1: the window cannot start below
+		// 0, and U(0, ½/(1−q)) rounds to 1 with probability q.
+		lo, hi = 0, 0.5/(1-m)
+	}
+	u := Dist{Family: Uniform, Lo: lo, Hi: hi}
 	u.KS = stats.KSDistance(x, u.CDF)
 	fits := []Dist{p, u}
 	best := 0

@@ -187,6 +187,9 @@ func TestFitCountKeepsMean(t *testing.T) {
 		{"recorded tool calls (2 or 3)", rep(2, 50, 3, 16), 1e-9},
 		{"constant", rep(2, 10), 1e-9},
 		{"two values a step apart, evenly", rep(5, 10, 6, 10), 1e-9},
+		{"0 or 1, mostly 0", rep(0, 16, 1, 4), 1e-9},
+		{"0 or 1, mostly 1", rep(0, 4, 1, 16), 1e-9},
+		{"0 alone", rep(0, 5), 1e-9},
 		{"a narrow spread", rep(3, 10, 4, 20, 5, 10), 0.05},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

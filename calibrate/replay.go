@@ -43,7 +43,9 @@ func ReplayRows(runs []replay.Run, loads []Replayed) (header []string, rows [][]
 type ReplayStat struct {
 	Load, Metric, Statistic string
 	stats.Interval
-	N int
+	// N counts the replays the statistic is over, Runs the recorded runs
+	// they replay, which its interval resamples.
+	N, Runs int
 }
 
 // Within is how close a replayed run's duration must be to its recorded
@@ -105,18 +107,18 @@ func ReplaySummary(runs []replay.Run, loads []Replayed) []ReplayStat {
 			latency.add(lat)
 			delay.add(del)
 		}
-		add := func(metric, statistic string, iv stats.Interval, n int) {
-			out = append(out, ReplayStat{l.Load, metric, statistic, iv, n})
+		add := func(metric, statistic string, iv stats.Interval, c *clusters) {
+			out = append(out, ReplayStat{l.Load, metric, statistic, iv, c.n, len(c.runs)})
 		}
-		add("replayed_duration", "iqm", replayed.ci(stats.IQM), replayed.n)
-		add("recorded_duration", "iqm", recorded.ci(stats.IQM), recorded.n)
-		add("duration_ratio", "median", ratio.ci(stats.Median), ratio.n)
+		add("replayed_duration", "iqm", replayed.ci(stats.IQM), &replayed)
+		add("recorded_duration", "iqm", recorded.ci(stats.IQM), &recorded)
+		add("duration_ratio", "median", ratio.ci(stats.Median), &ratio)
 		// A share's bootstrap collapses where every run drawn agrees (all
 		// within 25%, or none): Wilson's interval over the recorded runs
 		// does not, and is the usual one where each run is replayed once.
-		add("within_25pct", "fraction", stats.WilsonShare(stats.Mean(within.all()), len(within.runs)), within.n)
-		add("call_latency", "mean", latency.ci(stats.Mean), latency.n)
-		add("serving_delay", "mean", delay.ci(stats.Mean), delay.n)
+		add("within_25pct", "fraction", stats.WilsonShare(within.runsMean(), len(within.runs)), &within)
+		add("call_latency", "mean", latency.ci(stats.Mean), &latency)
+		add("serving_delay", "mean", delay.ci(stats.Mean), &delay)
 	}
 	return out
 }
@@ -136,8 +138,16 @@ func (c *clusters) add(xs []float64) {
 	}
 }
 
-// all returns every value, run after run.
-func (c *clusters) all() []float64 { return slices.Concat(c.runs...) }
+// runsMean returns the mean over runs of each run's mean: every recorded
+// run weighs alike however often it was replayed, as WilsonShare's
+// interval over the runs counts each once.
+func (c *clusters) runsMean() float64 {
+	means := make([]float64, len(c.runs))
+	for i, xs := range c.runs {
+		means[i] = stats.Mean(xs)
+	}
+	return stats.Mean(means)
+}
 
 // ci returns stat of all the values with its cluster bootstrap interval:
 // each resample draws runs with replacement and takes every value of each

@@ -309,6 +309,20 @@ func TestReplaySummaryEdges(t *testing.T) {
 	assert.Equal(t, stats.Default.CI([]float64{1, 0.5, 3}, stats.Mean), got["call_latency"].Interval)
 	assert.Equal(t, 3, got["call_latency"].N)
 	assert.Equal(t, 4, got["recorded_duration"].N)
+	assert.Equal(t, 3, got["call_latency"].Runs)
+
+	// Replayed unequally (a's three replays within 25%, b's one not), each
+	// recorded run weighs alike in the share: its interval is over runs.
+	res = []replay.Result{
+		{Run: 0, End: sec(4), Recorded: sec(4)}, {Run: 0, End: sec(4), Recorded: sec(4)}, {Run: 0, End: sec(4), Recorded: sec(4)},
+		{Run: 1, End: sec(8), Recorded: sec(4)},
+	}
+	for _, st := range calibrate.ReplaySummary(runs[:2], []calibrate.Replayed{{Load: "l", Results: res}}) {
+		if st.Metric == "within_25pct" {
+			assert.Equal(t, stats.WilsonShare(0.5, 2), st.Interval)
+			assert.Equal(t, [2]int{4, 2}, [2]int{st.N, st.Runs})
+		}
+	}
 }
 
 // TestReplaySummaryResamplesRuns: the summary's intervals resample the

@@ -434,8 +434,20 @@ func quotedHint(n ast.Node, t reflect.Type) string {
 		if s.Value != "true" && s.Value != "false" {
 			return "" // ParseBool takes 1, T and others that YAML does not
 		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		_, err = strconv.ParseFloat(s.Value, 64)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		// Only a whole number written as one: "0.5" or "1e3" unquoted
+		// would be refused again, as no integer.
+		if !intForm.MatchString(s.Value) {
+			return ""
+		}
+	case reflect.Float32, reflect.Float64:
+		// Only a finite number in decimal: ParseFloat also reads "inf",
+		// "NaN", hex and underscores, which this field refuses unquoted.
+		var f float64
+		f, err = strconv.ParseFloat(s.Value, 64)
+		if !decimalForm.MatchString(s.Value) || math.IsInf(f, 0) {
+			return ""
+		}
 	default:
 		return ""
 	}
@@ -444,6 +456,10 @@ func quotedHint(n ast.Node, t reflect.Type) string {
 	}
 	return fmt.Sprintf(" (the quotes make it a string: write %s without them)", s.Value)
 }
+
+// decimalForm is a number in decimal, with a fraction or an exponent or
+// neither.
+var decimalForm = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
 
 // intForm is a whole number in decimal, the form of a plain string that
 // the YAML reader leaves unread as an integer when it is too large.

@@ -507,6 +507,32 @@ func TestSetFlagErrors(t *testing.T) {
 	}
 }
 
+// TestQuotedHint: a quoted value is told to lose its quotes only where
+// its text unquoted is one the field takes: "0.5" or "1e3" is no integer,
+// and "inf" or "0x10" no number of a scenario.
+func TestQuotedHint(t *testing.T) {
+	for _, tc := range []struct {
+		set  string
+		hint bool
+	}{
+		{`collective.agents="4"`, true},
+		{`collective.agents="0.5"`, false},
+		{`collective.agents="1e3"`, false},
+		{`reward.latency="0.5"`, true},
+		{`reward.latency="1e-1"`, true},
+		{`reward.latency="inf"`, false},
+		{`reward.latency="NaN"`, false},
+		{`reward.latency="0x10"`, false},
+		{`reward.latency="1_0"`, false},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			_, err := scenarios.Load("latency-pressure", []string{tc.set})
+			require.Error(t, err)
+			assert.Equal(t, tc.hint, strings.Contains(err.Error(), "the quotes make it a string"), "%v", err)
+		})
+	}
+}
+
 // TestRepeatedSet: a --set of a value (a number, a string, a
 // distribution, a list) that a later --set of the same path replaces
 // changes nothing, and is an error at the earlier one.

@@ -515,7 +515,11 @@ func printReplay(s *session, summary []calibrate.ReplayStat) {
 			if !math.IsNaN(st.Lo) && !math.IsNaN(st.Hi) {
 				iv = fmt.Sprintf(" [%.4g, %.4g]", st.Lo, st.Hi)
 			}
-			fmt.Fprintf(s.stdout, "%-14s %-18s %-8s %.4g%s (%s)\n", st.Load, st.Metric, st.Statistic, st.Value, iv, count(st.N, "run", "runs"))
+			over := count(st.Runs, "run", "runs")
+			if st.N != st.Runs {
+				over = count(st.N, "replay", "replays") + " of " + over
+			}
+			fmt.Fprintf(s.stdout, "%-14s %-18s %-8s %.4g%s (%s)\n", st.Load, st.Metric, st.Statistic, st.Value, iv, over)
 		}
 	}
 }

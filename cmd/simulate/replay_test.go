@@ -28,6 +28,8 @@ func TestReplayWritesAllFiles(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "replay")
 	stdout := mustSimulate(t, "replay", multiagentTraces, "--sessions", "2,1", "--spans", "--out", out)
 	assert.Contains(t, stdout, "sessions=1     duration_ratio")
+	assert.Regexp(t, `sessions=1 +within_25pct .* \(2 runs\)\n`, stdout)
+	assert.Regexp(t, `sessions=2 +within_25pct .* \(4 replays of 2 runs\)\n`, stdout)
 	m := readManifest(t, out)
 	assert.Equal(t, rundir.KindReplay, m.Kind)
 	for _, f := range []string{"replay.csv", "summary.csv", "spans.jsonl", "charts/replayed_vs_recorded.svg",

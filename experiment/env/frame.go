@@ -44,7 +44,7 @@ var itemSizes = map[string]int{"u1": 1, "i4": 4, "f4": 4, "f8": 8}
 func (a *Array) size(i int) (int, error) {
 	item, ok := itemSizes[a.Dtype]
 	if !ok && a.Dtype == "" {
-		return 0, fmt.Errorf("arrays[%d].dtype: %q has none (allowed: u1, i4, f4, f8)", i, a.Name)
+		return 0, fmt.Errorf("arrays[%d].dtype: missing (allowed: u1, i4, f4, f8)", i)
 	}
 	if !ok {
 		hint := ""

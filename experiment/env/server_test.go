@@ -391,8 +391,8 @@ func TestServeFraming(t *testing.T) {
 		{"no shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4"}}}, i4(0, 0, 0, 0)), "arrays[0].shape: missing (want a list of dimensions, [] for a scalar)"},
 		{"null shape", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": nil}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got null)"},
 		{"shape not a list", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": "i4", "shape": 2}}}, i4(0, 0)), "arrays[0].shape: want a list of dimensions, [] for a scalar (got 2)"},
-		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: "actions" has none (allowed: u1, i4, f4, f8)`},
-		{"null dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": nil, "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: "actions" has none`},
+		{"no dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: missing (allowed: u1, i4, f4, f8)`},
+		{"null dtype", frame(t, map[string]any{"op": "step", "arrays": []any{map[string]any{"name": "actions", "dtype": nil, "shape": []int{2}}}}, i4(0, 0)), `arrays[0].dtype: missing (allowed: u1, i4, f4, f8)`},
 		// The entry at fault is named as the client wrote it, not by Go's types.
 		{"dtype of the second array", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "a", Dtype: "u1", Shape: []int{1}}, {Name: "b", Dtype: "c8", Shape: []int{1}}}}), `arrays[1].dtype: "b" has dtype "c8"`},
 		{"shape of the second array", frame(t, map[string]any{"op": "step", "arrays": []env.Array{{Name: "a", Dtype: "u1", Shape: []int{1}}, {Name: "b", Dtype: "u1", Shape: []int{2, -1}}}}), `arrays[1].shape: "b" has shape [2 -1]`},

@@ -66,7 +66,7 @@ const (
 //     a merge node that joins its children's results (leaves, or their
 //     merges), ending in one sink. With I = (branching^depth-1)/(branching-1)
 //     split nodes and L = branching^depth leaves: n = 2I+L, e = 2(I+L-1),
-//     width L, critical path (2·depth+1)·W. depth 0 is a single node.
+//     width L, critical path (2·depth+1)·W; depth is at least 1.
 //   - layered(width, depth, edge_prob): depth layers of width nodes; each
 //     pair of nodes in consecutive layers is joined with probability
 //     edge_prob, and a node of layer ≥ 1 left without a parent gets one
