@@ -78,22 +78,26 @@ var tableFiles = map[rundir.Kind][]string{
 	rundir.KindReplay:  {"summary.csv"},
 }
 
+// Unmarked says which columns of the summary of the directory that m
+// describes no best mark may go to, and why: every column where its
+// variants pose different problems (tasks, TasksDiffer), else the rewards
+// where they score them differently (rewards, RewardsDiffer; "" where
+// tasks is not). It is the one rule of the page and of simulate table.
+func Unmarked(m *rundir.Manifest) (unmarked func(col string) bool, tasks, rewards string, err error) {
+	if tasks, err = TasksDiffer(m); err != nil || tasks != "" {
+		return func(string) bool { return true }, tasks, "", err
+	}
+	if rewards, err = RewardsDiffer(m); err != nil || rewards != "" {
+		return RewardColumn, "", rewards, err
+	}
+	return func(string) bool { return false }, "", "", nil
+}
+
 // tables reads the tables of r's kind that its manifest lists.
 func tables(r *rundir.Run) ([]*Table, error) {
-	differ, err := RewardsDiffer(r.Manifest)
+	unmarked, tasks, differ, err := Unmarked(r.Manifest)
 	if err != nil {
 		return nil, err
-	}
-	tasks, err := TasksDiffer(r.Manifest)
-	if err != nil {
-		return nil, err
-	}
-	unmarked := func(string) bool { return false }
-	switch {
-	case tasks != "":
-		unmarked = func(string) bool { return true }
-	case differ != "":
-		unmarked = RewardColumn
 	}
 	var out []*Table
 	for _, name := range tableFiles[r.Manifest.Kind] {
@@ -124,7 +128,7 @@ func tables(r *rundir.Run) ([]*Table, error) {
 			if tab.fewerSeeds {
 				tab.Caption += " A value over fewer seeds than others of its " + line + " (a metric undefined for some seeds, or trials a sweep lacks) is not marked: its best would rest on less."
 			}
-			if tab.marked && tasks == "" && differ != "" && hasReward(part.Table) {
+			if tab.marked && differ != "" && hasReward(part.Table) {
 				tab.Caption += " Rewards are not marked: " + differ + ", so the rewards measure different objectives."
 			}
 			tab.ID = strings.TrimSuffix(name, ".csv")

@@ -301,24 +301,18 @@ func readPaperTable(r *rundir.Run) (*paperTable, error) {
 	return nil, fmt.Errorf("%s is a %s directory, which has no summary to print: want a run, train, sweep or compare directory", r.Path, r.Manifest.Kind)
 }
 
-// unmark leaves every column of t unmarked where its variants pose
-// different problems (report.TasksDiffer), and else its rewards where its
-// rows score them differently (report.RewardsDiffer), saying why in the
-// caption: the best would compare problems, or objectives.
+// unmark leaves the columns of t unmarked that report.Unmarked names
+// (every one where its variants pose different problems, else its rewards
+// where its rows score them differently), saying why in the caption: the
+// best would compare problems, or objectives.
 func (t *paperTable) unmark(m *rundir.Manifest) error {
-	tasks, err := htmlreport.TasksDiffer(m)
+	unmarkedCol, tasks, differ, err := htmlreport.Unmarked(m)
 	if err != nil {
 		return err
 	}
-	differ := ""
-	if tasks == "" {
-		if differ, err = htmlreport.RewardsDiffer(m); err != nil || differ == "" {
-			return err
-		}
-	}
 	unmarked := false
 	for j := range t.cols {
-		if (tasks != "" || htmlreport.RewardColumn(t.cols[j].name)) && t.cols[j].better != metric.None {
+		if unmarkedCol(t.cols[j].name) && t.cols[j].better != metric.None {
 			t.cols[j].better, unmarked = metric.None, true
 		}
 	}
