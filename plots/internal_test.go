@@ -179,3 +179,35 @@ func TestEndTicks(t *testing.T) {
 	assert.True(t, wholeX([]Series{{X: []float64{0, 1, 2}}}))
 	assert.False(t, wholeX([]Series{{X: []float64{0, 1}}, {X: []float64{0.5}}}))
 }
+
+// TestLogTicksDecades: a log axis has a tick at each power of ten from
+// that of min (its exponent truncated, as plot.LogTicks does) to the one
+// at or above max, minor ticks at 2 to 9 times each but the last, and
+// labels, exact, on the powers whose exponent is a multiple of every.
+func TestLogTicksDecades(t *testing.T) {
+	for _, tc := range []struct {
+		every  int
+		labels []string
+	}{
+		{1, []string{"0.01", "0.1", "1", "10", "100"}},
+		{2, []string{"0.01", "1", "100"}},
+	} {
+		ticks := logTicks{every: tc.every}.Ticks(0.003, 50)
+		var labels []string
+		minor := 0
+		for _, tk := range ticks {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+			if tk.Value > 100 {
+				t.Errorf("every %d: a tick at %g, beyond the last power 100", tc.every, tk.Value)
+			}
+			if tk.Label == "" && tk.Value != 0.1 && tk.Value != 10 {
+				minor++
+			}
+		}
+		assert.Equal(t, tc.labels, labels, "every %d", tc.every)
+		assert.Equal(t, 100.0, ticks[len(ticks)-1].Value, "every %d: the last tick is the power at or above max", tc.every)
+		assert.Equal(t, 4*8, minor, "every %d: 8 minor ticks in each of 4 decades", tc.every)
+	}
+}
