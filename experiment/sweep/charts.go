@@ -152,11 +152,13 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 	perValueMaps := category >= 0 && len(nums) >= 2
 	// What a line's point pools (one axis drawn), and a heat map's cell
 	// (two drawn, and the category fixed in the per-value maps).
-	seeds := seedsOf(plan, recs)
-	lineStat := pooled("IQM", seeds, plan, 1)
-	mapStat := pooled("IQM", seeds, plan, 2)
-	if perValueMaps {
-		mapStat = pooled("IQM", seeds, plan, 3)
+	statOf := func(v, m string) (seeds, line, heat string) {
+		seeds = seedsOf(plan, recs, v, m)
+		line, heat = pooled("IQM", seeds, plan, 1), pooled("IQM", seeds, plan, 2)
+		if perValueMaps {
+			heat = pooled("IQM", seeds, plan, 3)
+		}
+		return seeds, line, heat
 	}
 	for _, v := range plan.Variants {
 		suffix := ""
@@ -169,6 +171,7 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 		}
 		for _, m := range plan.Metrics {
 			label, scale := metricLabel(m)
+			seeds, lineStat, mapStat := statOf(v, m)
 			md := metricData{plan, rs, m, scale}
 			for a := range plan.Grid {
 				name := fmt.Sprintf("%s_vs_%s%s", m, chartName(plan.Grid[a].Path), suffix)
@@ -225,7 +228,8 @@ func Charts(plan *results.Plan, recs map[string]*Record) ([]Chart, []string) {
 				if plan.Command == scenarios.SweepTrain {
 					z = "learned " + z
 				}
-				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Stat: mapStat, Grid: g})
+				_, _, phaseStat := statOf(v, "parallelism_mean")
+				charts = append(charts, Chart{Name: name, XLabel: axisLabel(&plan.Grid[lat]), YLabel: axisLabel(&plan.Grid[coup]), ZLabel: z, Stat: phaseStat, Grid: g})
 			}
 		}
 	}
@@ -297,19 +301,20 @@ func pooled(what, seeds string, plan *results.Plan, drawn int) string {
 	return s
 }
 
-// seedsOf says over how many seeds the charts' values are: the sweep's
-// seeds, or, where recs lack some of its trials (one shard's, a partial
-// merge's), the fewest to the most that a point of the sweep has among
-// them: "1 to 2 of 2 seeds".
-func seedsOf(plan *results.Plan, recs map[string]*Record) string {
+// seedsOf says over how many seeds variant v's charts of metric m are:
+// the sweep's seeds, or, where recs lack some of its trials (one shard's,
+// a partial merge's) or some trials' values of m are not finite (a mean
+// over no successful episode), the fewest to the most that a drawn point
+// of the sweep has: "1 to 2 of 2 seeds".
+func seedsOf(plan *results.Plan, recs map[string]*Record, v, m string) string {
 	per := map[string]int{}
 	for _, t := range plan.Trials {
-		if _, ok := recs[t.ID]; ok {
-			per[fmt.Sprint(t.Variant, t.Sample, t.Point)]++
+		if r, ok := recs[t.ID]; ok && t.Variant == v && experiment.Finite(float64(r.Metrics[m])) {
+			per[fmt.Sprint(t.Sample, t.Point)]++
 		}
 	}
 	lo, hi := plan.Seeds, plan.Seeds
-	if len(per) > 0 && len(recs) < len(plan.Trials) {
+	if len(per) > 0 {
 		lo, hi = plan.Seeds, 0
 		for _, n := range per {
 			lo, hi = min(lo, n), max(hi, n)

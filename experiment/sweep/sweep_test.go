@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -476,8 +477,8 @@ func sweptRecords(t *testing.T, sc *scenarios.Scenario) (*results.Plan, map[stri
 }
 
 // TestChartsSayTheirSeeds: where the records lack trials (one shard's, a
-// partial merge's), a chart's statistic says over how many of the sweep's
-// seeds its points are, not the sweep's count.
+// partial merge's) or values (not finite), a chart's statistic says over
+// how many of the sweep's seeds its points are, not the sweep's count.
 func TestChartsSayTheirSeeds(t *testing.T) {
 	p, recs := sweptRecords(t, load(t, small))
 	require.Equal(t, 2, p.Seeds)
@@ -506,13 +507,27 @@ func TestChartsSayTheirSeeds(t *testing.T) {
 			require.NotEmpty(t, charts)
 			for _, c := range charts {
 				assert.True(t, strings.HasPrefix(c.Stat, tc.want), "%s: %s", c.Name, c.Stat)
-				// A point of one seed has no band: then no curve of its
-				// chart has one, lest the others read as less certain.
 				for _, s := range c.Series {
 					assert.Equal(t, c.Series[0].Lo == nil, s.Lo == nil, "%s: every curve has a band, or none", c.Name)
 				}
 			}
 		})
+	}
+	// A value that is not finite (a mean over no successful episode) is
+	// left out of its point: that metric's charts say so, the others not.
+	nan := maps.Clone(recs)
+	r := *recs[first.ID]
+	r.Metrics = maps.Clone(r.Metrics)
+	r.Metrics["reward_mean"] = Value(math.NaN())
+	nan[first.ID] = &r
+	charts, _ := Charts(p, nan)
+	require.NotEmpty(t, charts)
+	for _, c := range charts {
+		want := "IQM, 2 seeds"
+		if strings.HasPrefix(c.Name, "reward_mean") {
+			want = "IQM, 1 to 2 of 2 seeds"
+		}
+		assert.True(t, strings.HasPrefix(c.Stat, want), "%s: %s", c.Name, c.Stat)
 	}
 }
 
