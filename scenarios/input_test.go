@@ -700,6 +700,38 @@ func TestShadowedSet(t *testing.T) {
 	assert.Error(t, sc.Only("b"))
 }
 
+// TestOnlyRefusesAnUnreadSet: a --set that some variants read loads, but
+// cut to a variant that leaves it inert it would silently change nothing:
+// an error naming the --set, the field, the variant and why.
+func TestOnlyRefusesAnUnreadSet(t *testing.T) {
+	for _, tc := range []struct {
+		name, scenario, variant string
+		sets                    []string
+		want                    string // "" for none
+	}{
+		{"the penalty's form at weight 0", "latency-pressure", "none", []string{"reward.penalty=group-relative"},
+			"--set reward.penalty=group-relative: reward.penalty: changes nothing in variant none: reward.latency is 0, so the latency penalty weighs nothing in the reward; run a variant that reads it, or set what makes it count"},
+		{"a mapping's key", "latency-pressure", "none", []string{"reward={penalty: group-relative}"},
+			"--set reward={penalty: group-relative}: reward.penalty: changes nothing in variant none: reward.latency is 0, so the latency penalty weighs nothing in the reward; run a variant that reads it, or set what makes it count"},
+		{"a variant that reads it", "latency-pressure", "low", []string{"reward.penalty=group-relative"}, ""},
+		{"a scale", "latency-pressure", "none", []string{"reward.scale=3h"},
+			"--set reward.scale=3h: reward.scale: changes nothing in variant none: reward.latency is 0, so the latency penalty weighs nothing in the reward; run a variant that reads it, or set what makes it count"},
+		{"its default", "latency-pressure", "none", []string{"reward.scale=0"}, ""},
+		{"read by every variant", "latency-pressure", "none", []string{"train.lr=0.01"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := scenarios.Load(tc.scenario, tc.sets)
+			require.NoError(t, err, "some variant reads it")
+			err = sc.Only(tc.variant)
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.EqualError(t, err, tc.want)
+		})
+	}
+}
+
 // TestCouplingWithoutJoins: a coupling acts only at a join that needs every
 // one of two or more parts, so on a graph without one (a chain, a needle,
 // a graph one part wide) it would silently do nothing and is refused where

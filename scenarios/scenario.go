@@ -84,6 +84,9 @@ type Scenario struct {
 	// mapping's each key), in order: a sweep trial applies them on top of
 	// its own values.
 	overrides [][]string
+	// flags are the --set overrides, for Only's check that the variant
+	// it keeps reads them.
+	flags []override
 	// runInert is what RunInert returns.
 	runInert error
 	// kindWritten says, per variant, whether a trial's field path is
@@ -404,6 +407,7 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	}
 	sc.Sweep = sweep
 	sc.randomAt = p.randomAt
+	sc.flags = p.flags
 	if sweep != nil {
 		axes := sweep.axisPaths()
 		for i := range variants {
@@ -1276,11 +1280,16 @@ func (v Variant) Server() replay.Server {
 // reads, for one) were made over every variant. Of the Warnings it keeps
 // those that concern the variant. The error for a name sc has no variant
 // of lists those it has; a --set that the variant replaces with another
-// value of its own is an error too, as it changes nothing there.
+// value of its own is an error too, as it changes nothing there, and so is
+// one that only the other variants read (a latency penalty's form in the
+// variant of weight 0).
 func (sc *Scenario) Only(name string) error {
 	i := slices.IndexFunc(sc.Variants, func(v Variant) bool { return v.Name == name })
 	if i < 0 {
 		return sc.noVariant(name)
+	}
+	if err := sc.unreadFlag(name, &sc.Variants[i].Spec); err != nil {
+		return err
 	}
 	for _, w := range sc.Warnings {
 		if f, j := w.flag, slices.Index(w.Variants, name); f.source != "" && j >= 0 {
@@ -1303,6 +1312,27 @@ func (sc *Scenario) Only(name string) error {
 	sc.Warnings = slices.DeleteFunc(sc.Warnings, func(w Warning) bool {
 		return len(w.Variants) > 0 && !slices.Contains(w.Variants, name)
 	})
+	return nil
+}
+
+// unreadFlag returns the error for the first --set whose value (not its
+// default) variant name's spec leaves inert, or nil. The load refused
+// those that no variant reads; this is for one that only other variants
+// read. A sweep's trials are judged at load, by what they read.
+func (sc *Scenario) unreadFlag(name string, spec *Spec) error {
+	if sc.Sweep != nil {
+		return nil
+	}
+	inert := inertValues(spec, inertRules, func(_, why string) string { return why })
+	for _, f := range sc.flags {
+		for _, leaf := range f.leaves {
+			for _, pr := range inert {
+				if related(leaf, pr.path) {
+					return &Error{Source: f.source, Path: pr.path, Msg: fmt.Sprintf("changes nothing in variant %s: %s; run a variant that reads it, or set what makes it count", name, pr.msg)}
+				}
+			}
+		}
+	}
 	return nil
 }
 
