@@ -99,6 +99,11 @@ func (e *Env) Render(i int) string {
 	}
 	fmt.Fprintf(&b, "Progress: %.0f%% of the task's work has been released to the agents", 100*o.Progress)
 	switch {
+	case o.Complete && o.Progress < 1:
+		// The agent holds the last part left, finished and not yet
+		// handed on (collective's resultComplete): its work is not in the
+		// percentage, which "every subtask" would contradict.
+		b.WriteString("; every other subtask has been released, and the part you hold is the last, so the result can be completed.\n")
 	case o.Complete:
 		b.WriteString("; every subtask has been released, so the result can be completed.\n")
 	case o.Ready == 0:

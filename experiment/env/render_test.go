@@ -314,3 +314,36 @@ func TestRenderTellsTheLastEpisodeAfterAnotherPartSteps(t *testing.T) {
 	}
 	assert.Greater(t, ends, 20)
 }
+
+// TestRenderCompleteAddsUp checks the words on a result that can be
+// completed against the percentage of the work released: an agent that
+// holds the last part left, not yet handed on, sees its work missing from
+// the percentage, and must not read that every subtask has been released.
+func TestRenderCompleteAddsUp(t *testing.T) {
+	progress := regexp.MustCompile(`\nProgress: (\d+)% of the task's work`)
+	for _, tc := range []struct {
+		scenario, variant string
+	}{
+		{"tiny", "team"},
+		{"organizations", "independent"},
+		{"exp-architecture", "hybrid"},
+	} {
+		t.Run(tc.scenario+"/"+tc.variant, func(t *testing.T) {
+			e, err := env.New(env.Config{Scenario: tc.scenario, Variant: tc.variant, NumEnvs: 8, Group: 1})
+			require.NoError(t, err)
+			lastHeld := 0
+			eachDecision(t, e, 150, func(i int, p collective.Pending, text string) {
+				m := progress.FindStringSubmatch(text)
+				require.NotNil(t, m, "row %d: %s", i, text)
+				if strings.Contains(text, "; every subtask has been released") {
+					require.Equal(t, "100", m[1], "row %d: every subtask released, yet the work released is short of it: %s", i, text)
+				}
+				if p.Obs.Complete && p.Obs.Progress < 1 {
+					lastHeld++
+					require.Contains(t, text, "the part you hold is the last", "row %d: %s", i, text)
+				}
+			}, collective.Check, collective.Work, collective.Wait)
+			require.Positive(t, lastHeld, "some decision holds the last part")
+		})
+	}
+}
