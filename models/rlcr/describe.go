@@ -83,7 +83,10 @@ func (r *Reward) penaltyWords(c *collective.Config) string {
 		d, b := r.deadline(c), r.buffer(c)
 		return fmt.Sprintf("(0 for a finish time up to %v, rising linearly to 1 at %v, and 1 after)", d-b, d)
 	case PenaltyCriticalSteps:
-		return fmt.Sprintf("the model calls on the critical chain over %g", r.steps())
+		// The main agent's decisions count as steps (collective's turn),
+		// each wait among them: a reader told of model calls alone would
+		// take its own deciding for free.
+		return fmt.Sprintf("the steps on the critical chain (model calls, and the main agent's decisions) over %g", r.steps())
 	}
 	return "0"
 }

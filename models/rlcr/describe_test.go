@@ -34,7 +34,7 @@ func TestDescribeEveryTerm(t *testing.T) {
 		{"soft-overlong by default", Reward{Task: 1, Penalty: PenaltySoftOverlong, Latency: 1}, []string{"(0 for a finish time up to 48m0s, rising linearly to 1 at 1h0m0s, and 1 after)"}, nil},
 		{"soft-overlong", Reward{Task: 1, Penalty: PenaltySoftOverlong, Latency: 1, Deadline: 90 * sim.Minute, Buffer: sim.Hour}, []string{"up to 30m0s, rising linearly to 1 at 1h30m0s"}, nil},
 		{"group-relative", Reward{Task: 1, Penalty: PenaltyGroupRelative, Latency: 1}, []string{"paid when the last episode of its group ends (0 before)", "plus 1 × λ, where λ is 0.5 for the earliest finish", "0 for all where they finish together or the group is one row", "at most 0 for a result that is not acceptable"}, []string{"minus"}},
-		{"critical steps by default", Reward{Task: 1, Penalty: PenaltyCriticalSteps, Latency: 1}, []string{"minus 1 × the model calls on the critical chain over 100"}, nil},
+		{"critical steps by default", Reward{Task: 1, Penalty: PenaltyCriticalSteps, Latency: 1}, []string{"minus 1 × the steps on the critical chain (model calls, and the main agent's decisions) over 100"}, nil},
 		// A negative weight turns the term's sign in the words, not into
 		// "minus -0.5".
 		{"negative weights", Reward{Task: 1, Penalty: PenaltyLinear, Latency: -0.5, Cost: -1, Parallel: -0.3, Anneal: 10},

@@ -26,7 +26,7 @@ const (
 	PenaltyDeadline      Penalty = "deadline"       // 1 if T > D, else 0: a step at the deadline
 	PenaltySoftOverlong  Penalty = "soft-overlong"  // DAPO: 0 until D − b, linear to 1 at D, 1 beyond
 	PenaltyGroupRelative Penalty = "group-relative" // Kimi k1.5: from λ = 0.5 − (T − min)/(max − min) within the group
-	PenaltyCriticalSteps Penalty = "critical-steps" // critical steps / Steps: latency counted in model calls on the critical chain
+	PenaltyCriticalSteps Penalty = "critical-steps" // critical steps / Steps: latency counted in model calls and the main agent's decisions on the critical chain
 )
 
 // Penalties lists the penalty forms.
