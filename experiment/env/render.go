@@ -22,6 +22,11 @@ var actionHelp = [NumActions]string{
 	collective.Submit:   "submit the result: the main agent ends the episode; an independent attempt hands in its candidate",
 }
 
+// duplicateHelp is what delegate does with no subtask ready, which
+// collective.handoff.duplicates allows: the next ready subtask of
+// actionHelp would be none.
+const duplicateHelp = "hand a duplicate of the last subtask you delegated, still in progress, to another helper, spawning one if none is idle; its result is never used"
+
 // reviewHelp is what check does under check.by orchestrator, for the
 // main agent (true) and for a helper of its team (false).
 var reviewHelp = map[bool]string{
@@ -147,8 +152,11 @@ func (e *Env) Render(i int) string {
 	for a := range collective.Action(NumActions) {
 		if p.Mask.Has(a) {
 			help := actionHelp[a]
-			if a == collective.Check && review {
+			switch {
+			case a == collective.Check && review:
 				help = reviewHelp[o.Main]
+			case a == collective.Delegate && o.Ready == 0:
+				help = duplicateHelp
 			}
 			fmt.Fprintf(&b, "- %s: %s\n", a, help)
 		}

@@ -347,3 +347,35 @@ func TestRenderCompleteAddsUp(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderSaysADelegationIsADuplicate checks the words on delegate with
+// no subtask ready, which collective.handoff.duplicates allows (exp-parl):
+// it hands on a duplicate of the last delegation, whose result is never
+// used, not a next ready subtask that the same text says there is none of.
+func TestRenderSaysADelegationIsADuplicate(t *testing.T) {
+	for _, tc := range []struct {
+		scenario, variant string
+		dup               bool
+	}{
+		{"exp-parl", "no-shaping", true},
+		{"tiny", "team", false},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			e, err := env.New(env.Config{Scenario: tc.scenario, Variant: tc.variant, NumEnvs: 8, Group: 1})
+			require.NoError(t, err)
+			dups := 0
+			eachDecision(t, e, 150, func(i int, p collective.Pending, text string) {
+				if !p.Mask.Has(collective.Delegate) {
+					return
+				}
+				if p.Obs.Ready == 0 {
+					dups++
+					require.Contains(t, text, "\n- delegate: hand a duplicate of the last subtask you delegated", "row %d: %s", i, text)
+					return
+				}
+				require.Contains(t, text, "\n- delegate: hand the next ready subtask", "row %d: %s", i, text)
+			}, collective.Delegate, collective.Wait)
+			require.Equal(t, tc.dup, dups > 0, "decisions with a duplicate to delegate: %d", dups)
+		})
+	}
+}
