@@ -121,7 +121,7 @@ func (e *Env) Render(i int) string {
 		fmt.Fprintf(&b, "Independent attempts: %d started, %d not yet submitted.\n", o.Attempts, o.Pending)
 	}
 	if o.Unread > 0 {
-		fmt.Fprintf(&b, "Messages: %s waiting to be read (you read them in your next model call).\n", count(o.Unread, "message", "messages"))
+		fmt.Fprintf(&b, "Messages: %s to be read (you read %s in your next model call).\n", count(o.Unread, "message waiting", "messages waiting"), map[bool]string{true: "it", false: "them"}[o.Unread == 1])
 	} else {
 		b.WriteString("Messages: none unread.\n")
 	}

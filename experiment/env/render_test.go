@@ -379,3 +379,23 @@ func TestRenderSaysADelegationIsADuplicate(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderMessagesAgree checks the words on unread messages in number:
+// one message is read as "it", more as "them".
+func TestRenderMessagesAgree(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 16, Group: 1})
+	require.NoError(t, err)
+	seen := map[int]bool{}
+	eachDecision(t, e, 200, func(i int, p collective.Pending, text string) {
+		want := "\nMessages: none unread.\n"
+		switch {
+		case p.Obs.Unread == 1:
+			want = "\nMessages: 1 message waiting to be read (you read it in your next model call).\n"
+		case p.Obs.Unread > 1:
+			want = fmt.Sprintf("\nMessages: %d messages waiting to be read (you read them in your next model call).\n", p.Obs.Unread)
+		}
+		seen[min(p.Obs.Unread, 2)] = true
+		require.Contains(t, text, want, "row %d", i)
+	}, collective.Delegate, collective.Share, collective.Wait)
+	require.Len(t, seen, 3, "none, one and several unread: %v", seen)
+}
