@@ -649,8 +649,10 @@ func (s *server) stepActions(req *request, m *Message, lo, hi int) error {
 		for i, name := range req.ActionNames {
 			s.actions[i] = 0
 			if name == nil {
-				if _, active := s.env.Pending(lo + i); active {
-					return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: no action for an active row (null is for inactive rows)", lo+i)
+				if p, active := s.env.Pending(lo + i); active {
+					// A model that answered nothing is asked again with
+					// what it may answer, as for a name that is no action's.
+					return fieldErr(fmt.Sprintf("action_names[%d]", i), "row %d: no action for an active row (null is for inactive rows; valid here: %s)", lo+i, p.Mask.List())
 				}
 				continue
 			}
