@@ -102,15 +102,18 @@ func (e *Env) Render(i int) string {
 	} else {
 		fmt.Fprintf(&b, "Time: %v of virtual time has passed; there is no time limit.\n", elapsed)
 	}
-	fmt.Fprintf(&b, "Progress: %.0f%% of the task's work has been released to the agents", 100*o.Progress)
+	// The fraction counts parts finished and handed on by their makers
+	// (or made moot), not parts handed out to be worked on: at 0% a
+	// subtask may be ready, or every one in progress.
+	fmt.Fprintf(&b, "Progress: %.0f%% of the task's work is done (finished and handed on, or no longer needed)", 100*o.Progress)
 	switch {
 	case o.Complete && o.Progress < 1:
 		// The agent holds the last part left, finished and not yet
 		// handed on (collective's resultComplete): its work is not in the
 		// percentage, which "every subtask" would contradict.
-		b.WriteString("; every other subtask has been released, and the part you hold is the last, so the result can be completed.\n")
+		b.WriteString("; every other subtask is done, and the part you hold is the last, so the result can be completed.\n")
 	case o.Complete:
-		b.WriteString("; every subtask has been released, so the result can be completed.\n")
+		b.WriteString("; every subtask is done, so the result can be completed.\n")
 	case o.Ready == 0:
 		b.WriteString("; no subtask is ready to start.\n")
 	default:

@@ -316,9 +316,9 @@ func TestRenderTellsTheLastEpisodeAfterAnotherPartSteps(t *testing.T) {
 }
 
 // TestRenderCompleteAddsUp checks the words on a result that can be
-// completed against the percentage of the work released: an agent that
+// completed against the percentage of the work done: an agent that
 // holds the last part left, not yet handed on, sees its work missing from
-// the percentage, and must not read that every subtask has been released.
+// the percentage, and must not read that every subtask is done.
 func TestRenderCompleteAddsUp(t *testing.T) {
 	progress := regexp.MustCompile(`\nProgress: (\d+)% of the task's work`)
 	for _, tc := range []struct {
@@ -335,8 +335,8 @@ func TestRenderCompleteAddsUp(t *testing.T) {
 			eachDecision(t, e, 150, func(i int, p collective.Pending, text string) {
 				m := progress.FindStringSubmatch(text)
 				require.NotNil(t, m, "row %d: %s", i, text)
-				if strings.Contains(text, "; every subtask has been released") {
-					require.Equal(t, "100", m[1], "row %d: every subtask released, yet the work released is short of it: %s", i, text)
+				if strings.Contains(text, "; every subtask is done") {
+					require.Equal(t, "100", m[1], "row %d: every subtask done, yet the work done is short of it: %s", i, text)
 				}
 				if p.Obs.Complete && p.Obs.Progress < 1 {
 					lastHeld++
