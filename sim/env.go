@@ -389,8 +389,11 @@ func (e *Env) cannotStep() error {
 }
 
 // Run processes events until none are left. It returns nil when the queue
-// runs dry, or the first error Step would report.
+// runs dry, or the first error Step would report: ErrClosed on a closed Env.
 func (e *Env) Run() error {
+	if e.err == nil && e.closed {
+		return ErrClosed // as Step reports it: the closed Env dropped what was scheduled
+	}
 	for e.err == nil && e.Pending() > 0 {
 		if err := e.fireNext(); err != nil {
 			return err
@@ -400,10 +403,14 @@ func (e *Env) Run() error {
 }
 
 // RunUntil processes every event due strictly before t, then sets the clock
-// to t. Events due at t or later stay scheduled. t before Now is an error.
+// to t. Events due at t or later stay scheduled. t before Now is an error,
+// and so is a closed Env (ErrClosed), whose clock stays where it was.
 func (e *Env) RunUntil(t Time) error {
 	if t < e.now {
 		return fmt.Errorf("sim: RunUntil(%v) is before the current time %v", t, e.now)
+	}
+	if e.err == nil && e.closed {
+		return ErrClosed // and the clock stays: nothing happens on a closed Env
 	}
 	for e.err == nil && e.Pending() > 0 && e.Peek() < t {
 		if err := e.fireNext(); err != nil {
@@ -432,6 +439,9 @@ func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 	e.stop = false
 	if e.err != nil {
 		return e.Peek(), e.err // a failure sticks, as for Step: the limits below would replace it
+	}
+	if e.closed {
+		return e.Peek(), ErrClosed
 	}
 	// The event limit becomes a bound on n: the call that would fire the
 	// event past it reports the limit, as Step does.

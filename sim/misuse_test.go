@@ -126,3 +126,29 @@ func TestEventMisuse(t *testing.T) {
 		require.False(t, ev.Triggered())
 	})
 }
+
+// TestRunClosed: the run loops on a closed Env report ErrClosed, as Step
+// does, instead of a nil that reads as a run that went to its end; a
+// process started after Close never runs, and the loops say so.
+func TestRunClosed(t *testing.T) {
+	for _, run := range []struct {
+		name string
+		do   func(env *sim.Env) error
+	}{
+		{"Step", func(env *sim.Env) error { return env.Step() }},
+		{"Run", func(env *sim.Env) error { return env.Run() }},
+		{"RunUntil", func(env *sim.Env) error { return env.RunUntil(sim.Hour) }},
+		{"RunThrough", func(env *sim.Env) error { _, err := env.RunThrough(sim.Hour, 10); return err }},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			env.Process("early", func(p *sim.Proc) error { return p.Wait(sim.Minute) })
+			require.NoError(t, env.RunUntil(sim.Second))
+			env.Close()
+			late := env.Process("late", func(*sim.Proc) error { return nil })
+			require.ErrorIs(t, run.do(env), sim.ErrClosed)
+			require.Equal(t, sim.Second, env.Now(), "the clock of a closed Env stays")
+			require.ErrorIs(t, late.Err(), sim.ErrClosed)
+		})
+	}
+}
