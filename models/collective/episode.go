@@ -103,6 +103,10 @@ func (k *purposeKeys) env(streams sim.Streams) (outcome, check, conflict, select
 // Result, and the Decisions and Trace it holds, belong to the runner and
 // are valid until its next Run.
 func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Options) (*Result, error) {
+	if pol == nil {
+		// A nil policy would panic at the first decision, deep in the engine.
+		return nil, errors.New("collective: the policy is nil (want a Policy, such as a PolicyFunc or one of package policy's organizations; a Stepper takes its actions from outside)")
+	}
 	if err := r.start(g, cfg, pol, streams, opts); err != nil {
 		return nil, err
 	}
@@ -114,6 +118,9 @@ func (r *Runner) Run(g *task.Graph, cfg Config, pol Policy, streams sim.Streams,
 func (r *Runner) start(g *task.Graph, cfg Config, pol Policy, streams sim.Streams, opts Options) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("collective config: %w", err)
+	}
+	if g == nil {
+		return errors.New("collective: the task graph is nil (want a graph of at least one subtask, such as a task.Family's Draw)")
 	}
 	if g.Len() == 0 {
 		return errors.New("collective: the task graph is empty")

@@ -429,3 +429,32 @@ func TestEpisodeOfNoTime(t *testing.T) {
 	require.Zero(t, res.Finish)
 	assert.Zero(t, res.ParallelismMean)
 }
+
+// TestNilArguments: a nil policy or graph is an error that names it, not a
+// nil-pointer panic at the first decision; a Stepper, which takes its
+// actions from outside, needs no policy.
+func TestNilArguments(t *testing.T) {
+	g := draw(t, families[0], 1)
+	pol := org(t, "sequential")
+	for _, tc := range []struct {
+		name string
+		g    *task.Graph
+		pol  collective.Policy
+		want string
+	}{
+		{"nil policy", g, nil, "policy is nil"},
+		{"nil graph", nil, pol, "task graph is nil"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := collective.Run(tc.g, collective.Defaults(), tc.pol, sim.NewStreams(1), collective.Options{})
+			require.ErrorContains(t, err, tc.want)
+			var r collective.Runner
+			_, err = r.Run(tc.g, collective.Defaults(), tc.pol, sim.NewStreams(1), collective.Options{})
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	_, err := collective.Start(nil, collective.Defaults(), sim.NewStreams(1), collective.Options{})
+	require.ErrorContains(t, err, "task graph is nil")
+	_, err = collective.Start(g, collective.Defaults(), sim.NewStreams(1), collective.Options{})
+	require.NoError(t, err)
+}
