@@ -2,6 +2,7 @@ package rlcr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -27,6 +28,11 @@ func Baseline(ctx context.Context, run Run, pol collective.Policy, from int) err
 	prob, cfg := &t.Problem, &t.Config
 	if err := validate(prob, cfg); err != nil {
 		return err
+	}
+	if pol == nil {
+		// The rollouts wrap pol to record its decisions, so a nil one would
+		// panic at the first decision rather than be refused by collective.Run.
+		return errors.New("rlcr: Baseline's policy is nil (want a collective.Policy, such as one of package policy's organizations)")
 	}
 	if from < 0 || from > cfg.Iterations {
 		return fmt.Errorf("rlcr: Baseline from iteration %d of %d", from, cfg.Iterations)

@@ -55,3 +55,26 @@ func TestBaselineScoresTheTrainingsEpisodes(t *testing.T) {
 	// past it is an error): it runs nothing and emits no row.
 	assert.Empty(t, baseline(t, prob, cfg, team, cfg.Iterations, 1), "from iteration 4 of 4: nothing to score")
 }
+
+// TestBaselineRefusesBadArguments: a nil policy and a start past the
+// iterations are errors that say so, not a panic in a rollout.
+func TestBaselineRefusesBadArguments(t *testing.T) {
+	prob, cfg := tinyProblem(), tinyConfig()
+	team, err := policy.Organization("team")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		pol  collective.Policy
+		from int
+		want string
+	}{
+		{"nil policy", nil, 0, "policy is nil"},
+		{"from past the end", team, cfg.Iterations + 1, "Baseline from iteration 5 of 4"},
+		{"negative from", team, -1, "Baseline from iteration -1 of 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Baseline(context.Background(), Run{Problem: prob, Config: cfg, Seed: 7, Workers: 1}, tc.pol, tc.from)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
