@@ -1,14 +1,23 @@
 package stats
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // KSDistance returns the Kolmogorov–Smirnov distance sup |F_n(x) − F(x)|
-// between the empirical distribution of the sorted sample x and the
-// distribution function cdf. At each distinct value it compares the
-// empirical CDF just below the value with cdf just below it, and the
-// empirical CDF at the value with cdf at it, so that ties and distributions
-// with atoms (counts) are measured exactly.
+// between the empirical distribution of the sample x and the distribution
+// function cdf. At each distinct value it compares the empirical CDF just
+// below the value with cdf just below it, and the empirical CDF at the
+// value with cdf at it, so that ties and distributions with atoms (counts)
+// are measured exactly. x need not be sorted: an unsorted x is sorted in a
+// copy, and x is left as it is.
 func KSDistance(x []float64, cdf func(float64) float64) float64 {
+	if !slices.IsSorted(x) {
+		// The scan below reads the empirical CDF off positions in x, which
+		// only a sorted sample gives: unsorted, it measured nothing.
+		x = slices.Sorted(slices.Values(x))
+	}
 	n := float64(len(x))
 	d := 0.0
 	for i := 0; i < len(x); {

@@ -2,9 +2,10 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestKSDistance(t *testing.T) {
@@ -26,7 +27,11 @@ func TestKSDistance(t *testing.T) {
 		{"a tie moves the empirical CDF by both", []float64{0.5, 0.5}, uniform, 0.5},
 		{"an atom matched by the sample's tie", []float64{1, 1}, atOne, 0},
 		{"an atom missed by half the sample", []float64{0, 1}, atOne, 0.5},
+		{"an unsorted sample, as sorted", []float64{0.9, 0.5, 0.1}, uniform, 0.7 / 3},
+		{"an unsorted sample with a tie", []float64{0.9, 0.2, 0.9}, uniform, 0.9 - 1.0/3},
 	} {
-		assert.InDelta(t, c.want, KSDistance(c.x, c.cdf), 1e-12, c.name)
+		x := slices.Clone(c.x)
+		require.InDelta(t, c.want, KSDistance(x, c.cdf), 1e-12, c.name)
+		require.Equal(t, c.x, x, "%s: x is left as it is", c.name)
 	}
 }
