@@ -66,6 +66,7 @@ func Start(g *task.Graph, cfg Config, streams sim.Streams, opts Options) (*Stepp
 func (s *Stepper) Start(g *task.Graph, cfg Config, streams sim.Streams, opts Options) error {
 	s.res, s.err, s.over = nil, nil, true
 	if err := s.r.start(g, cfg, s.Others, streams, opts); err != nil {
+		s.err = err // Result reports it, as Run would, rather than a nil result and no error
 		return err
 	}
 	s.r.ep.stepping = true
@@ -136,6 +137,11 @@ func (s *Stepper) Act(act Action) error {
 // Start. Before the episode is over it is an error.
 func (s *Stepper) Result() (*Result, error) {
 	if !s.over {
+		if s.r.ep.asking == nil {
+			// Start leaves an episode over or waiting for a decision, so
+			// neither means it never began.
+			return nil, errors.New("collective: Result of a Stepper never started (call Start first)")
+		}
 		return nil, errors.New("collective: Result of an episode still in progress")
 	}
 	return s.res, s.err

@@ -292,3 +292,38 @@ func ExampleStepper() {
 	// Output:
 	// 11 decisions asked; finished at 29m22.58279401s, the same as Run: true
 }
+
+// TestStepperResultWithoutEpisode: a Stepper whose Start failed gives
+// Start's error as its Result, as Run gives it, not a nil result with no
+// error; one never started says so, not that an episode is in progress.
+func TestStepperResultWithoutEpisode(t *testing.T) {
+	bad := collective.Defaults()
+	bad.Agents = 0
+	for _, tc := range []struct {
+		name  string
+		setup func(s *collective.Stepper) error // the Start error, if any
+		want  string
+	}{
+		{"never started", func(*collective.Stepper) error { return nil }, "never started"},
+		{"bad configuration", func(s *collective.Stepper) error {
+			return s.Start(draw(t, families[0], 1), bad, sim.NewStreams(1), collective.Options{})
+		}, "agents: 0 is out of range"},
+		{"nil graph after an episode", func(s *collective.Stepper) error {
+			require.NoError(t, s.Start(draw(t, families[0], 1), collective.Defaults(), sim.NewStreams(1), collective.Options{}))
+			return s.Start(nil, collective.Defaults(), sim.NewStreams(1), collective.Options{})
+		}, "task graph is nil"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s collective.Stepper
+			startErr := tc.setup(&s)
+			res, err := s.Result()
+			require.Nil(t, res)
+			require.ErrorContains(t, err, tc.want)
+			if startErr != nil {
+				require.Equal(t, startErr.Error(), err.Error())
+			}
+			_, ok := s.Next()
+			require.False(t, ok)
+		})
+	}
+}
