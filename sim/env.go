@@ -247,15 +247,15 @@ func (f callback) describe() (Kind, string) { return KindCallback, "" }
 // Call schedules fn to run after delay, at PriorityNormal priority. Callbacks are
 // the cheapest kind of event: no process, no coroutine switch, just a heap
 // operation, or none for a call with no delay made when nothing else is due
-// by now. fn runs on the scheduler and must not wait.
+// by now. fn runs on the scheduler and must not wait; a nil fn is an error.
 func (e *Env) Call(delay Time, fn func()) error {
 	return e.CallPriority(delay, PriorityNormal, fn)
 }
 
 // CallPriority is Call with an explicit priority.
 func (e *Env) CallPriority(delay Time, prio Priority, fn func()) error {
-	if e.closed || delay < 0 || delay > MaxTime-e.now {
-		return e.callError(delay) // checked here too, as due would: a Call is the most common event
+	if e.closed || delay < 0 || delay > MaxTime-e.now || fn == nil {
+		return e.callError(delay, fn) // checked here too, as due would: a Call is the most common event
 	}
 	key := e.nextKey(prio)
 	if delay == 0 {
@@ -276,9 +276,14 @@ func (e *Env) CallPriority(delay Time, prio Priority, fn func()) error {
 }
 
 // callError is the error of a Call that cannot be scheduled.
-func (e *Env) callError(delay Time) error {
+func (e *Env) callError(delay Time, fn func()) error {
 	if e.closed {
 		return ErrClosed
+	}
+	if fn == nil {
+		// Scheduled, a nil function would panic when it fired, far from the
+		// call; with no delay it stood for "no call due now" and was lost.
+		return errors.New("sim: the function to call is nil (Call's fn, or Timer.Init's)")
 	}
 	_, err := e.due(delay)
 	return err

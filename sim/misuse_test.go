@@ -152,3 +152,29 @@ func TestRunClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestCallNilFunction: a nil function is refused when it is scheduled, not
+// a nil-pointer panic when it fires (or, with no delay, silently lost).
+func TestCallNilFunction(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		call func(env *sim.Env) error
+	}{
+		{"Call now", func(env *sim.Env) error { return env.Call(0, nil) }},
+		{"Call later", func(env *sim.Env) error { return env.Call(sim.Second, nil) }},
+		{"CallPriority", func(env *sim.Env) error { return env.CallPriority(0, sim.PriorityUrgent, nil) }},
+		{"Timer", func(env *sim.Env) error {
+			var tm sim.Timer
+			tm.Init(env, nil)
+			return tm.Set(sim.Second)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			t.Cleanup(env.Close)
+			require.ErrorContains(t, tc.call(env), "function to call is nil")
+			require.Zero(t, env.Pending(), "nothing was scheduled")
+			require.NoError(t, env.Run())
+		})
+	}
+}

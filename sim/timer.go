@@ -39,15 +39,16 @@ func (t *Timer) Init(e *Env, fn func()) {
 // Set makes t fire after delay, whether it was pending or not: it is as if
 // t had been stopped and scheduled anew now, so it takes a new sequence
 // number and ties with other events like a Call made now. It returns
-// ErrClosed once the Env is closed, the errors of Call for a bad delay and
-// an error for a Timer never bound by Init; then t is unchanged.
+// ErrClosed once the Env is closed, the errors of Call for a bad delay or
+// a nil function, and an error for a Timer never bound by Init; then t is
+// unchanged.
 func (t *Timer) Set(delay Time) error {
 	e := t.env
 	if e == nil {
 		return errUnbound
 	}
-	if e.closed || delay < 0 || delay > MaxTime-e.now {
-		return e.callError(delay) // due's checks, here, where the usual path makes no call
+	if e.closed || delay < 0 || delay > MaxTime-e.now || t.fn == nil {
+		return e.callError(delay, t.fn) // due's checks, here, where the usual path makes no call
 	}
 	t.at, t.key = e.now+delay, e.nextKey(PriorityNormal)
 	if t.pos < 0 {
