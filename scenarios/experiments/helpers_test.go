@@ -15,8 +15,10 @@ import (
 	"github.com/swarmsim/swarmsim/stats"
 )
 
-// testSeed is the first seed of every test: the scenarios were designed,
-// and docs/experiments.md reports them, from their own seed 1.
+// testSeed is the first seed of every test but TestStrength (2001),
+// TestPARL (5001) and TestCredit (7001), whose comments say why: the
+// scenarios were designed, and docs/experiments.md reports them, from
+// their own seed 1.
 const testSeed = 1001
 
 // alpha is the significance level of every claim.
