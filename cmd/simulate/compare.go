@@ -103,8 +103,8 @@ with --variants):
 
 docs/statistics.md explains the intervals.`,
 	Examples: `
-	simulate run tiny && simulate run tiny --set collective.agents=8 --out out/tiny-agents8
-	simulate compare out/tiny-seed7 out/tiny-agents8 --out results/agents
+	simulate run tiny && simulate run tiny --set collective.agents=2 --out out/tiny-agents2
+	simulate compare out/tiny-seed7 out/tiny-agents2 --out results/agents
 	simulate compare out/organizations-seed1 --variants sequential,team --all`,
 	Setup: func(fs *flag.FlagSet) action {
 		o := &compareOptions{}

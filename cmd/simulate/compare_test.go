@@ -383,3 +383,34 @@ func TestDistinctWords(t *testing.T) {
 		assert.Equal(t, []string{tc.wantA, tc.wantB}, []string{a, b}, "%s, %s", tc.a, tc.b)
 	}
 }
+
+// TestCompareExamplesDiffer runs the runs that compare's help example
+// chains and compares them: a --set that the example's scenario never
+// exercises (more agents than tiny's three parts) would teach the reader
+// compare through a comparison it warns measures nothing.
+func TestCompareExamplesDiffer(t *testing.T) {
+	var pairs [][]string
+	for line := range strings.SplitSeq(cmdCompare.Examples, "\n") {
+		if runs := strings.Split(strings.TrimSpace(line), " && "); len(runs) == 2 && strings.HasPrefix(runs[0], "simulate run ") {
+			pairs = append(pairs, runs)
+		}
+	}
+	require.NotEmpty(t, pairs, "compare's examples run two directories to compare")
+	for _, runs := range pairs {
+		t.Run(runs[1], func(t *testing.T) {
+			var dirs []string
+			for i, cmd := range runs {
+				args := strings.Fields(strings.TrimPrefix(cmd, "simulate "))
+				if j := slices.Index(args, "--out"); j >= 0 {
+					args = slices.Delete(args, j, j+2)
+				}
+				dir := filepath.Join(t.TempDir(), "r"+strconv.Itoa(i))
+				mustSimulate(t, append(args, "--episodes", testEpisodes, "--charts=false", "--out", dir)...)
+				dirs = append(dirs, dir)
+			}
+			_, stderr, code := simulate(t, "compare", dirs[0], dirs[1], "--charts=false", "--out", filepath.Join(t.TempDir(), "cmp"))
+			require.Equal(t, exitOK, code, stderr)
+			require.NotContains(t, stderr, "every figure of A equals B's", "the example's --set changes nothing in %s", runs[1])
+		})
+	}
+}

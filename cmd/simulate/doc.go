@@ -633,8 +633,8 @@
 //
 // Examples:
 //
-//	simulate run tiny && simulate run tiny --set collective.agents=8 --out out/tiny-agents8
-//	simulate compare out/tiny-seed7 out/tiny-agents8 --out results/agents
+//	simulate run tiny && simulate run tiny --set collective.agents=2 --out out/tiny-agents2
+//	simulate compare out/tiny-seed7 out/tiny-agents2 --out results/agents
 //	simulate compare out/organizations-seed1 --variants sequential,team --all
 //
 // # Redraw the charts of a run, train, sweep or compare directory from its tables
