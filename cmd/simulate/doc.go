@@ -391,6 +391,10 @@
 //	  samples: 3
 //	  metrics: [reward_mean, success_rate, latency_mean, parallelism_mean]
 //
+// Sweep prints a row per variant and point: its seeds, then each metric's
+// IQM over them with its 95% interval, followed by the seeds it is over
+// where the metric is undefined for some ("2600 (1 seed)").
+//
 // Trials run on a pool of workers and write into a directory:
 //
 //	sweep.json        the sweep: the scenario as resolved, its hash, the

@@ -57,6 +57,10 @@ every grid point.
 	  samples: 3
 	  metrics: [reward_mean, success_rate, latency_mean, parallelism_mean]
 
+Sweep prints a row per variant and point: its seeds, then each metric's
+IQM over them with its 95% interval, followed by the seeds it is over
+where the metric is undefined for some ("2600 (1 seed)").
+
 Trials run on a pool of workers and write into a directory:
 
 	sweep.json        the sweep: the scenario as resolved, its hash, the
@@ -533,7 +537,8 @@ func shortColumn(vals []string) []string {
 }
 
 // printSweepSummary prints the IQM over seeds of each metric per variant
-// and point, with its 95% bootstrap interval.
+// and point, with its 95% bootstrap interval, and the seeds it is over
+// where they are fewer than the point's.
 func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.Record) error {
 	plan, recs, err := sweep.WithRelative(plan, recs)
 	if err != nil {
@@ -571,7 +576,13 @@ func printSweepSummary(w io.Writer, plan *results.Plan, recs map[string]*sweep.R
 		}
 		fmt.Fprintf(tw, "%d\t", ps.N)
 		for _, a := range ps.Aggregates {
-			fmt.Fprintf(tw, "%s\t", withCISig(a.IQM))
+			cell := withCISig(a.IQM)
+			if a.N > 0 && a.N < ps.N {
+				// The seeds column counts the point's trials; a value that
+				// some of them left undefined rests on fewer.
+				cell += " (" + count(a.N, "seed", "seeds") + ")"
+			}
+			fmt.Fprintf(tw, "%s\t", cell)
 		}
 		fmt.Fprintln(tw)
 	}

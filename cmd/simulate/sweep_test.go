@@ -725,3 +725,32 @@ func TestShardRefusalsNameNoFresh(t *testing.T) {
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, errOut, "(but not with a shard, which refuses --fresh: remove the directory once before the shards start)")
 }
+
+// TestSweepTableSaysFewerSeeds: the terminal's sweep table names the
+// seeds of a cell over fewer of them than its row's seeds column (a
+// metric undefined for some, such as the finish time of acceptable
+// episodes where a seed had none), as 'simulate table' does: the column
+// alone would claim every seed for one seed's value.
+func TestSweepTableSaysFewerSeeds(t *testing.T) {
+	out := mustSimulate(t, "sweep", testScenario, "--variant", "split", "--charts=false", "--out", filepath.Join(t.TempDir(), "s"),
+		"--set", "episodes=1", "--set", "sweep={command: run, seeds: 4, grid: {task.coupling: [0.4, 0.5, 0.7]}, metrics: [success_rate, finish_acceptable_mean]}")
+	lines := strings.Split(out, "\n")
+	for _, tc := range []struct {
+		coupling string
+		want     []string // the row's cells after the coupling
+	}{
+		{"0.4", []string{"4", "0.50 [0.00, 1.00]", "1691 [781, 2600] (2 seeds)"}},
+		{"0.5", []string{"4", "0.00 [0.00, 1.00]", "2600 (1 seed)"}},
+		{"0.7", []string{"4", "0 [0, 0]", "–"}}, // no seed at all: nothing to name
+	} {
+		i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, tc.coupling+" ") })
+		require.GreaterOrEqual(t, i, 0, "no row of coupling %s in\n%s", tc.coupling, out)
+		var cells []string
+		for c := range strings.SplitSeq(lines[i], "  ") {
+			if c = strings.TrimSpace(c); c != "" {
+				cells = append(cells, c)
+			}
+		}
+		require.Equal(t, append([]string{tc.coupling}, tc.want...), cells, "row %q", lines[i])
+	}
+}
