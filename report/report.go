@@ -70,6 +70,19 @@ type FileGroup struct {
 	Links  []Link
 }
 
+// Heading is the folder's heading in the list of files: how many files
+// it lists, but for charts/, which lists only its index, where the
+// charts' own files are.
+func (g FileGroup) Heading() string {
+	if g.Folder == chartsDir+"/" {
+		return g.Folder + " (the index; each chart's own files are linked under it above)"
+	}
+	if len(g.Links) == 1 {
+		return g.Folder + " (1 file)"
+	}
+	return fmt.Sprintf("%s (%d files)", g.Folder, len(g.Links))
+}
+
 // Build reads the page of the complete directory r.
 func Build(r *rundir.Run) (*Page, error) {
 	m := r.Manifest

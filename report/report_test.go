@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1003,5 +1005,38 @@ func TestSummaryLeavesDifferentRewardsUnmarked(t *testing.T) {
 		if tc.resolved == tasks {
 			assert.NotContains(t, tab.Caption, "is marked.")
 		}
+	}
+}
+
+// TestFileHeadings: a folder's heading in the list of files counts what
+// it lists, but charts/, which lists only its index, says where the
+// charts' own files are linked: "charts/ (1 file)" above a list of one
+// would read as a directory without charts.
+func TestFileHeadings(t *testing.T) {
+	const index = `[{"name": "c", "kind": "bars", "size": "column"}]`
+	const chartsHeading = "charts/ (the index; each chart's own files are linked under it above)"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string // the headings of the folders, in order
+	}{
+		{"no folder", map[string]string{"summary.csv": "x\n"}, nil},
+		{"charts", map[string]string{"charts/charts.json": index, "charts/c.svg": chartSVG, "charts/c.csv": "x\n"},
+			[]string{chartsHeading}},
+		{"charts and folders", map[string]string{"charts/charts.json": index, "charts/c.svg": chartSVG,
+			"policies/a-seed1.json": "{}", "policies/a-seed2.json": "{}", "trials/x.json": "{}"},
+			[]string{chartsHeading, "policies/ (2 files)", "trials/ (1 file)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := writeDir(t, rundir.KindSweep, tc.files)
+			require.NoError(t, Write(r.Path))
+			page, err := os.ReadFile(filepath.Join(r.Path, Name))
+			require.NoError(t, err)
+			var got []string
+			for _, m := range regexp.MustCompile(`<summary>([^<]*)</summary>`).FindAllStringSubmatch(string(page), -1) {
+				got = append(got, html.UnescapeString(m[1]))
+			}
+			require.Equal(t, tc.want, got)
+		})
 	}
 }
