@@ -8,10 +8,12 @@ import (
 )
 
 // TestContention checks exp-contention's finding: trained with up to 32
-// agents on one shared server, the policy learns less parallelism than
-// the same training with a server of its own, and finishes later. Wilcoxon
-// signed-rank over seeds (the variants share their task draws), one-sided,
-// α = 0.01, 10 seeds, each claim on the last tenth of training.
+// agents on one shared server, the policy finishes later than the same
+// training with a server of its own. Wilcoxon signed-rank over seeds (the
+// variants share their task draws), one-sided, α = 0.01, 10 seeds, on the
+// last tenth of training. That it learns less parallelism there is logged,
+// not claimed: it held on 39 of 40 seeds in four sets of ten, but one seed
+// the other way failed the test on a set (9001–9010: p = 0.024).
 func TestContention(t *testing.T) {
 	t.Parallel()
 	sc := load(t, "exp-contention")
@@ -24,8 +26,7 @@ func TestContention(t *testing.T) {
 		par = append(par, mean(own, parallelism)-mean(shared, parallelism))
 		lat = append(lat, mean(shared, latency)-mean(own, latency))
 	}
-	t.Logf("parallelism, own server minus shared: %.2f", par)
+	t.Logf("parallelism, own server minus shared (not claimed): %.2f", par)
 	t.Logf("finish time (s), shared server minus own: %.0f", lat)
-	claim(t, "a shared server lowers the learned parallelism", signedRankP(par))
 	claim(t, "a shared server lengthens the learned finish time", signedRankP(lat))
 }

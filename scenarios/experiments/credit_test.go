@@ -22,17 +22,20 @@ const creditSeed = 7001
 // TestCredit checks exp-credit's findings on seeds it was not designed
 // on: at team sizes 8, 16 and 32, GRPO's division by the group's std
 // reaches the target reward in fewer iterations than the flat collective
-// advantage, and at 8 and 32 it ends with a higher reward. The target of a seed and team
+// advantage, and at 32 it ends with a higher reward. The target of a seed and team
 // size is rlcr.TargetFraction of the way from the uniform policy's reward
 // (iteration 0, the same for every estimator) to the best last-tenth
 // reward of the three estimators; a run that never reaches it counts as
 // the iteration after its last. Wilcoxon signed-rank over seeds (the
 // estimators of a seed share its task draws), one-sided, α = 0.01, 10
-// seeds, five claims. A higher final reward at 16 agents held on 9 of the
-// 10 design seeds and failed here (7001–7010: 8 of 10, p = 0.053), so it
-// is reported as not shown (docs/experiments.md). Per-agent credit is trained too, because its final
-// reward enters the target, but nothing is claimed about it: on the
-// design seeds it was no faster than the flat advantage at any size.
+// seeds, four claims. A higher final reward at 16 agents held on 9 of the
+// 10 design seeds and failed here (7001–7010: 8 of 10, p = 0.053), and at
+// 8 agents it held here but failed on two of three fresh sets (9001–9010:
+// p = 0.31, 9501–9510: p = 0.042), where ÷std collapsed late in a seed or
+// two; both are reported as not shown (docs/experiments.md). Per-agent
+// credit is trained too, because its final reward enters the target, but
+// nothing is claimed about it: on the design seeds it was no faster than
+// the flat advantage at any size.
 func TestCredit(t *testing.T) {
 	t.Parallel()
 	sc := load(t, "exp-credit")
@@ -63,7 +66,6 @@ func TestCredit(t *testing.T) {
 	for _, n := range []int{8, 16, 32} {
 		claim(t, fmt.Sprintf("%d agents: ÷std reaches the target sooner than the flat advantage", n), signedRankP(faster[n]))
 	}
-	for _, n := range []int{8, 32} {
-		claim(t, fmt.Sprintf("%d agents: ÷std ends with a higher reward than the flat advantage", n), signedRankP(better[n]))
-	}
+	t.Logf("final reward, ÷std minus flat, 8 agents (not claimed): %.3f", better[8])
+	claim(t, "32 agents: ÷std ends with a higher reward than the flat advantage", signedRankP(better[32]))
 }
