@@ -120,6 +120,13 @@ func (e *Env) Render(i int) string {
 		fmt.Fprintf(&b, "; %s ready to start, the next one %.1f times the mean work of a subtask.\n", count(o.Ready, "subtask is", "subtasks are"), o.NextWork)
 	}
 	fmt.Fprintf(&b, "Team: %s busy, %s waiting, %s can still be spawned.\n", count(o.Busy, "other agent", "other agents"), count(o.Idle, "agent", "agents"), count(o.Free, "more agent", "more agents"))
+	// The budget ends an episode at the first call that would overdraw
+	// it: a reader told of the budget in the objective alone would not see
+	// that coming.
+	if budget := e.variant.Spec.Collective.TokenBudget; budget > 0 {
+		used := e.rows[i].s.BudgetUsed()
+		fmt.Fprintf(&b, "Tokens: %d of the team's budget of %d spent, %d left (%.0f%%).\n", used, budget, budget-used, 100*float64(budget-used)/float64(budget))
+	}
 	if o.Attempts > 0 {
 		fmt.Fprintf(&b, "Independent attempts: %d started, %d not yet submitted.\n", o.Attempts, o.Pending)
 	}

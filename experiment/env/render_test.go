@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -398,4 +399,50 @@ func TestRenderMessagesAgree(t *testing.T) {
 		require.Contains(t, text, want, "row %d", i)
 	}, collective.Delegate, collective.Share, collective.Wait)
 	require.Len(t, seen, 3, "none, one and several unread: %v", seen)
+}
+
+// TestRenderSaysTheTokensLeft checks the line on a token budget: what
+// is spent and left adds up to the budget, it never falls within an
+// episode, and it is no more than the episode ends up having spent; a
+// scenario without a budget has no such line.
+func TestRenderSaysTheTokensLeft(t *testing.T) {
+	tokens := regexp.MustCompile(`\nTokens: (\d+) of the team's budget of (\d+) spent, (\d+) left \(\d+%\)\.\n`)
+	e, err := env.New(env.Config{Scenario: "exp-architecture", Variant: "centralized", NumEnvs: 8, Group: 1})
+	require.NoError(t, err)
+	last := make([]int64, e.NumEnvs())
+	spent, ends := 0, 0
+	eachDecision(t, e, 300, func(i int, p collective.Pending, text string) {
+		m := tokens.FindStringSubmatch(text)
+		require.NotNil(t, m, "row %d: %s", i, text)
+		used, budget, left := atoi(t, m[1]), atoi(t, m[2]), atoi(t, m[3])
+		require.Equal(t, int64(1_000_000), budget)
+		require.Equal(t, budget, used+left, "row %d: spent and left add up to the budget", i)
+		if strings.Contains(text, "A new episode, on a new task, starts here") {
+			f, ok := e.Finished(i)
+			require.True(t, ok)
+			require.GreaterOrEqual(t, f.Metrics.BudgetUsed, last[i], "row %d: the finished episode spent at least what its last decision read", i)
+			ends++
+			last[i] = 0
+		}
+		require.GreaterOrEqual(t, used, last[i], "row %d: spent never falls within an episode", i)
+		last[i] = used
+		if used > 0 {
+			spent++
+		}
+	}, collective.Delegate, collective.Work, collective.Wait)
+	require.Positive(t, spent, "some decision comes after tokens were spent")
+	require.Positive(t, ends, "some episode ended")
+
+	e, err = env.New(env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 2, Group: 1})
+	require.NoError(t, err)
+	eachDecision(t, e, 20, func(i int, _ collective.Pending, text string) {
+		require.NotContains(t, text, "\nTokens:", "row %d: no budget, no line", i)
+	})
+}
+
+func atoi(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	require.NoError(t, err)
+	return n
 }

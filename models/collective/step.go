@@ -111,6 +111,18 @@ func (s *Stepper) Next() (Pending, bool) {
 	return Pending{Agent: ep.asking.id, Obs: &ep.obs, Mask: ep.askMask, U: ep.askU}, true
 }
 
+// BudgetUsed returns the tokens the episode in progress has drawn from
+// Config.TokenBudget so far (0 without a budget, or with no decision
+// pending): the observation leaves it out, as a policy's features do, but
+// a reader deciding near the end of a budget wants it.
+func (s *Stepper) BudgetUsed() int64 {
+	ep := &s.r.ep
+	if s.over || ep.asking == nil || ep.res == nil {
+		return 0
+	}
+	return ep.res.BudgetUsed
+}
+
 // Act gives the pending decision's action and runs the episode to its
 // next decision with a choice, or to its end. An action outside the
 // decision's mask is refused with an error wrapping ErrInvalidAction, and
