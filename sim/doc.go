@@ -139,6 +139,8 @@
 //
 // A product added to or subtracted from another number is written
 // float64(x*y) + z: the conversion rounds the product, so that no
-// architecture fuses the two into one multiply-add and every machine
-// computes the same bits (internal/portable checks it).
+// architecture fuses the two into one multiply-add and the module's own
+// arithmetic computes the same bits on every machine (internal/portable
+// checks it). Package math's functions may still differ in their last bits
+// between architectures (docs/cluster.md, "Determinism").
 package sim

@@ -27,7 +27,11 @@ const (
 	Hour             = 60 * Minute
 )
 
-// MaxTime is the latest representable instant; it stands for "never".
+// MaxTime is the latest representable instant, which prints as "never"
+// and is what Peek returns with nothing scheduled. An event scheduled at
+// it is still an event: Run fires it once nothing earlier is left, moving
+// the clock there (and a resource's time-weighted statistics with it). To
+// wait forever, wait on an Event that nothing triggers.
 const MaxTime Time = math.MaxInt64
 
 // String formats t like a time.Duration ("1m30s", "250ms", "0s").

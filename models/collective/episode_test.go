@@ -228,10 +228,22 @@ func TestBadConfig(t *testing.T) {
 
 func ExampleRun() {
 	fam := task.Family{Shape: "fork-join", Width: 4, Stages: 1, Work: sim.Const(600), OutputTokens: sim.Const(500)}
-	g, _ := fam.Draw(rand.New(rand.NewPCG(1, 1)))
+	g, err := fam.Draw(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for _, name := range []string{"sequential", "split"} {
-		pol, _ := policy.Organization(name)
-		res, _ := collective.Run(g, collective.Defaults(), pol, sim.NewStreams(1), collective.Options{})
+		pol, err := policy.Organization(name)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		res, err := collective.Run(g, collective.Defaults(), pol, sim.NewStreams(1), collective.Options{})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
 		fmt.Printf("%-10s finish %5.1f min, acceptable %v, parallelism %.2f\n", name, res.Finish.Minutes(), res.Acceptable, res.ParallelismMean)
 	}
 	// Output:

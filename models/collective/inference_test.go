@@ -348,13 +348,25 @@ func ExampleRun_serving() {
 	// Eight agents split a wide task on one shared replica: each call's
 	// decode slows with the batch, and a batch of at most four makes the
 	// others queue.
-	g, _ := task.Family{Shape: "fork-join", Width: 8, Stages: 1, Work: sim.Const(60)}.Draw(rand.New(rand.NewPCG(1, 1)))
+	g, err := task.Family{Shape: "fork-join", Width: 8, Stages: 1, Work: sim.Const(60)}.Draw(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	cfg := collective.Defaults()
 	cfg.Agents = 8
 	cfg.Serving = serving.DefaultDeployment()
 	cfg.Serving.Replicas, cfg.Serving.MaxBatch = 1, 4
-	split, _ := policy.Organization("split")
-	res, _ := collective.Run(g, cfg, split, sim.NewStreams(1), collective.Options{})
+	split, err := policy.Organization("split")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := collective.Run(g, cfg, split, sim.NewStreams(1), collective.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Printf("finish %.1f s, %d calls, waited %.1f s in all, server busy %.0f%%\n",
 		res.Finish.Seconds(), res.ModelCalls, res.ServingWait.Seconds(), 100*res.ServerUtilisation)
 	// Output: finish 359.1 s, 33 calls, waited 492.5 s in all, server busy 99%

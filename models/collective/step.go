@@ -29,7 +29,8 @@ type Stepper struct {
 	// (agent 0), as Run's policy would, and the stepper pauses only at
 	// the main agent's decisions: an orchestrator decided from outside
 	// with its helpers and attempts decided by a built-in policy. Set it
-	// before Start.
+	// before calling the method Start (the function Start makes a Stepper
+	// without one).
 	Others Policy
 
 	r    Runner
@@ -126,8 +127,9 @@ func (s *Stepper) BudgetUsed() int64 {
 // Act gives the pending decision's action and runs the episode to its
 // next decision with a choice, or to its end. An action outside the
 // decision's mask is refused with an error wrapping ErrInvalidAction, and
-// the episode stays where it was, waiting for a valid one; so is an Act
-// with no decision pending.
+// the episode stays where it was, waiting for a valid one. An Act with no
+// decision pending (the episode over, or never started) is an error too,
+// of its own.
 func (s *Stepper) Act(act Action) error {
 	ep := &s.r.ep
 	a := ep.asking
