@@ -14,13 +14,14 @@ type EpisodeMetric struct {
 func (m EpisodeMetric) Value(r *Row) float64 { return m.cell(r).v }
 
 // EpisodeMetrics returns the numeric columns of episodes.csv that one
-// episode determines, in the order of the table, shared and hand-off
-// columns included: every column but the variant's name and
-// comm_changed_outcome, which replays the episode under the same
-// decisions.
+// episode determines, in the order of the table, the optional groups
+// included (shared, hand-off, budget, stall): every column but the
+// variant's name and comm_changed_outcome, which replays the episode
+// under the same decisions. A caller scoring episodes from these needs
+// the stall and the budget's end, which its reward counts.
 func EpisodeMetrics() []EpisodeMetric {
 	var out []EpisodeMetric
-	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns} {
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns, budgetColumns, stallColumns} {
 		for _, c := range cs {
 			switch c.name {
 			case "variant", "comm_changed_outcome":

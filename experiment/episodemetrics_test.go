@@ -19,8 +19,8 @@ import (
 // the number episodes.csv writes in its column, read back (true and false
 // as 1 and 0), for rows whose cells take every form a number can: NaN and
 // infinite ratios, a negative zero (written 0), the largest exact count,
-// fractions with seventeen digits, and a shared server's and a hand-off's
-// columns.
+// fractions with seventeen digits, and the columns of a shared server, a
+// hand-off, a token budget and a stall.
 func TestEpisodeMetricsReadAsWritten(t *testing.T) {
 	rows := []experiment.Row{
 		{Variant: "a", Episode: 0}, // no calls: NaN latency and rate, 0 everywhere else
@@ -28,9 +28,10 @@ func TestEpisodeMetricsReadAsWritten(t *testing.T) {
 			Finish: sim.Time(1), Acceptable: true, ModelCalls: 3, PromptTokens: 1 << 53, OutputTokens: -7,
 			AgentTime: sim.Time(math.MaxInt64), ParallelismMean: math.Nextafter(0.3, 1), ServedCalls: 3,
 			ServingWait: 5 * sim.Second, ServerUtilisation: math.Inf(1), HandoffMisses: 2, Duplicates: 1,
+			BudgetUsed: 1200, BudgetExhausted: true,
 		}},
 		{Variant: "b", Episode: 2, Reward: -1.0 / 3, Metrics: collective.Metrics{
-			TimedOut: true, CriticalPath: sim.Time(-3), SerialWork: 7 * sim.Minute, BatchMean: math.NaN(),
+			TimedOut: true, Stalled: true, CriticalPath: sim.Time(-3), SerialWork: 7 * sim.Minute, BatchMean: math.NaN(),
 			ToolCalls: 1, ToolWait: sim.Time(123456789),
 		}},
 	}

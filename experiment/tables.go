@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/swarmsim/swarmsim/internal/numtext"
@@ -143,6 +144,20 @@ var budgetColumns = []column{
 	{"budget_exhausted", func(r *Row) cell { return flag(r.Metrics.BudgetExhausted) }},
 }
 
+// stallColumns follow in the tables of episodes of which one stalled
+// (see UsesStall).
+var stallColumns = []column{
+	{"stalled", func(r *Row) cell { return flag(r.Metrics.Stalled) }},
+}
+
+// UsesStall reports whether any episode stalled, stopping with nothing
+// left to happen before a submission: then the tables say which, as its
+// finish time (the stop) is not what its reward scored (the time limit),
+// and the tables of episodes that never stall keep their columns.
+func UsesStall(rows []Row) bool {
+	return slices.ContainsFunc(rows, func(r Row) bool { return r.Metrics.Stalled })
+}
+
 // UsesBudget reports whether any episode ran under a token budget
 // (collective.token_budget): then the tables have the budget columns, and
 // the tables of other scenarios keep theirs. An episode under a budget
@@ -244,6 +259,9 @@ func EpisodesTable(rows []Row, with Columns) ([]byte, error) {
 	if UsesBudget(rows) {
 		cols = append(cols[:len(cols):len(cols)], budgetColumns...)
 	}
+	if UsesStall(rows) {
+		cols = append(cols[:len(cols):len(cols)], stallColumns...)
+	}
 	if with.Scaling {
 		cols = append(cols[:len(cols):len(cols)], scalingColumns...)
 	}
@@ -269,8 +287,8 @@ func EpisodesTable(rows []Row, with Columns) ([]byte, error) {
 // episodes in which communication changed the outcome, and the agent time
 // per acceptable result. Times are in seconds. Episodes that used a shared
 // server, an API or tools add SharedMetrics, with handoff set,
-// HandoffMetrics follow, and episodes under a token budget add
-// BudgetMetrics.
+// HandoffMetrics follow, episodes under a token budget add BudgetMetrics,
+// and episodes of which one stalled StallMetrics.
 func SummaryCSV(rows []Row, sums []Summary, handoff bool) ([]byte, error) {
 	header := []string{"variant", "n", "acceptable", "success_rate", "success_lo", "success_hi"}
 	metrics := summaryMetrics
@@ -282,6 +300,9 @@ func SummaryCSV(rows []Row, sums []Summary, handoff bool) ([]byte, error) {
 	}
 	if UsesBudget(rows) {
 		metrics = append(metrics[:len(metrics):len(metrics)], BudgetMetrics...)
+	}
+	if UsesStall(rows) {
+		metrics = append(metrics[:len(metrics):len(metrics)], StallMetrics...)
 	}
 	for _, m := range metrics {
 		header = append(header, m.Name+"_mean", m.Name+"_lo", m.Name+"_hi")
@@ -367,6 +388,12 @@ var BudgetMetrics = []SummaryMetric{
 	{"budget_exhausted", rateOfRows(func(m *collective.Metrics) bool { return m.BudgetExhausted })},
 }
 
+// StallMetrics follow in the summaries of episodes of which one stalled
+// (see UsesStall).
+var StallMetrics = []SummaryMetric{
+	{"stalled", rateOfRows(func(m *collective.Metrics) bool { return m.Stalled })},
+}
+
 // rateOfRows is the share of the rows for which f holds, with its Wilson
 // interval, as the success rate's: a bootstrap of 0/1 values gives [0, 0]
 // at 0 of n.
@@ -415,12 +442,12 @@ func WriteTables(dir *rundir.Dir, rows []Row, sums []Summary, with Columns) erro
 // all.
 func RunColumnNames() []string {
 	var names []string
-	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns, budgetColumns, scalingColumns} {
+	for _, cs := range [][]column{episodeColumns, sharedColumns, handoffColumns, budgetColumns, stallColumns, scalingColumns} {
 		for _, c := range cs {
 			names = append(names, c.name)
 		}
 	}
-	for _, ms := range [][]SummaryMetric{summaryMetrics, SharedMetrics, HandoffMetrics, BudgetMetrics} {
+	for _, ms := range [][]SummaryMetric{summaryMetrics, SharedMetrics, HandoffMetrics, BudgetMetrics, StallMetrics} {
 		for _, m := range ms {
 			names = append(names, m.Name)
 		}

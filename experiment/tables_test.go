@@ -20,8 +20,8 @@ import (
 // TestOptionalColumns: a table has the shared columns when any of its
 // episodes made a call at a shared server or API or a tool call, and the
 // budget columns when any drew tokens from a budget or found it
-// exhausted; one such episode among plain ones is enough, and tables of
-// plain episodes keep neither group. Both tables, episodes.csv and
+// exhausted, and the stall's when any stalled; one such episode among
+// plain ones is enough, and tables of plain episodes keep no group. Both tables, episodes.csv and
 // summary.csv, follow the same rule.
 func TestOptionalColumns(t *testing.T) {
 	for _, tc := range []struct {
@@ -35,6 +35,7 @@ func TestOptionalColumns(t *testing.T) {
 		{"one budget token", collective.Metrics{BudgetUsed: 1}, false, true},
 		{"budget exhausted at the first call", collective.Metrics{BudgetExhausted: true}, false, true},
 		{"both", collective.Metrics{ToolCalls: 2, BudgetUsed: 5}, true, true},
+		{"one stall", collective.Metrics{Stalled: true}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows := []experiment.Row{{Variant: "a", Episode: 0}, {Variant: "a", Episode: 1}, {Variant: "a", Episode: 2, Metrics: tc.last}}
@@ -47,6 +48,9 @@ func TestOptionalColumns(t *testing.T) {
 			assert.Equal(t, tc.shared, slices.Contains(episodes, "served_calls"), "episodes.csv: %v", episodes)
 			assert.Equal(t, tc.shared, slices.Contains(episodes, "tool_calls"), "episodes.csv: %v", episodes)
 			assert.Equal(t, tc.budget, slices.Contains(episodes, "budget_used"), "episodes.csv: %v", episodes)
+			stall := tc.last.Stalled
+			assert.Equal(t, stall, experiment.UsesStall(rows), "UsesStall")
+			assert.Equal(t, stall, slices.Contains(episodes, "stalled"), "episodes.csv: %v", episodes)
 
 			b, err = experiment.SummaryCSV(rows, experiment.Summarize(rows), false)
 			require.NoError(t, err)
@@ -55,6 +59,7 @@ func TestOptionalColumns(t *testing.T) {
 			assert.Equal(t, tc.budget, slices.Contains(summary, "budget_used_mean"), "summary.csv: %v", summary)
 			assert.Equal(t, tc.budget, slices.Contains(summary, "budget_used_lo"), "summary.csv: %v", summary)
 			assert.Equal(t, tc.budget, slices.Contains(summary, "budget_exhausted_hi"), "summary.csv: %v", summary)
+			assert.Equal(t, stall, slices.Contains(summary, "stalled_mean"), "summary.csv: %v", summary)
 		})
 	}
 }

@@ -12,7 +12,7 @@ package metric
 var table = []Metric{
 	// episodes.csv: one row per episode.
 	{"finish_time", "finish time (s)", "", Seconds, Lower,
-		"When the episode ended: the submission of its result, or the time limit."},
+		"When the episode ended: the submission of its result, the time limit, or where it stalled or its token budget ran out."},
 	{"acceptable", "acceptable (fraction)", "", Fraction, Higher,
 		"Whether the submitted result was acceptable; its mean over episodes is the success rate."},
 	{"timed_out", "timed out (fraction)", "", Fraction, Lower,
@@ -107,6 +107,10 @@ var table = []Metric{
 		"The tokens drawn from the token budget: every model call's prompt and output, checks included."},
 	{"budget_exhausted", "budget exhausted (fraction)", "", Fraction, Lower,
 		"Whether a model call would have overdrawn the token budget, ending the episode on what existed."},
+
+	// episodes.csv where an episode stalled.
+	{"stalled", "stalled (fraction)", "", Fraction, Lower,
+		"Whether the episode stopped with nothing left to happen before a submission: the reward scores it as finishing at the time limit."},
 
 	// Run summary.csv: means over episodes whose names differ from the
 	// episodes' columns, and what only the summary holds.

@@ -64,8 +64,8 @@
 // variants come from their decisions alone. Episodes run on a pool of
 // workers; the results do not depend on how many. --variant V runs variant
 // V alone: its rows are those of a run of every variant, but for the
-// optional columns (hand-offs, shared servers and tools, a token budget),
-// which follow the variants run.
+// optional columns (hand-offs, shared servers and tools, a token budget,
+// stalls), which follow the variants run.
 //
 // Run prints a table of the variants (the mean reward, with its 95%
 // bootstrap interval, where a variant's reward section is not the default
@@ -100,7 +100,10 @@
 //	                delegations); under a token budget
 //	                (collective.token_budget) also budget_used (tokens
 //	                drawn from it) and budget_exhausted (a call would
-//	                have overdrawn it); when the scenario's sweep names a
+//	                have overdrawn it); where an episode stalled (stopped
+//	                with nothing left to happen before a submission:
+//	                finish_time is the stop, the reward scores the time
+//	                limit) also stalled; when the scenario's sweep names a
 //	                reference (sweep.reference) also turns (model
 //	                calls), message_density (messages per turn) and
 //	                redundancy (the share of delegated work that
@@ -117,7 +120,8 @@
 //	                tools; handoff_misses and duplicates with a handoff
 //	                section; budget_used and budget_exhausted under a
 //	                token budget, budget_exhausted being a rate with a
-//	                Wilson interval, as success_rate is), then
+//	                Wilson interval, as success_rate is; stalled, a rate
+//	                too, where an episode stalled), then
 //	                comm_changed_outcome and cost_per_acceptable
 //	charts/         comparison bars with 95% intervals (finish time of
 //	                acceptable episodes, success rate, agent time, and the
