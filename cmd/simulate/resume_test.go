@@ -243,3 +243,21 @@ func TestResumeHintAfterAFailure(t *testing.T) {
 		assert.Equal(t, prefix+tc.want, hint(kept, tc.interrupted, tc.eventLimit), "interrupted %v, event limit %v", tc.interrupted, tc.eventLimit)
 	}
 }
+
+// TestInvocation: the resume hint names the command that runs simulate
+// again: under `go run`, whose binary is gone once it exits, the README's
+// go run, else simulate.
+func TestInvocation(t *testing.T) {
+	for _, tc := range []struct {
+		exe  string
+		want []string
+	}{
+		{"/tmp/go-build1246000479/b001/exe/simulate", []string{"go", "run", "./cmd/simulate"}},
+		{"/usr/local/bin/simulate", []string{"simulate"}},
+		{"/home/me/go-build/exe/simulate", []string{"simulate"}},
+		{"/home/me/go-builds/bin/simulate", []string{"simulate"}},
+		{"", []string{"simulate"}},
+	} {
+		assert.Equal(t, tc.want, invocation(tc.exe), tc.exe)
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -259,7 +262,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 			return
 		}
 		fresh, _ := train.Jobs(sc, seed, o.seeds)
-		if hint := resumeHint(dir, fresh, total, s.argv, ctx.Err() != nil, errors.Is(err, sim.ErrEventLimit)); hint != "" {
+		exe, _ := os.Executable()
+		argv := append(invocation(exe), s.argv[1:]...)
+		if hint := resumeHint(dir, fresh, total, argv, ctx.Err() != nil, errors.Is(err, sim.ErrEventLimit)); hint != "" {
 			s.infof("%s", hint)
 		}
 	}()
@@ -411,6 +416,22 @@ func resumeHint(dir *rundir.Dir, jobs []*train.Job, total int, argv []string, in
 	}
 	return fmt.Sprintf("%d of %d iterations are kept in %s; %s%s", kept, total, dir.Join(train.CheckpointDir), how, shellJoin(withoutForce(argv)))
 }
+
+// invocation returns the words that run this program again, for a hint
+// that names a command to copy: "simulate", or, for a binary that `go run`
+// built (exe in a go-build folder, which is gone once it exits), the
+// README's "go run ./cmd/simulate".
+func invocation(exe string) []string {
+	exe = filepath.ToSlash(exe)
+	if path.Base(path.Dir(exe)) == "exe" && slices.ContainsFunc(strings.Split(exe, "/"), goBuildDir.MatchString) {
+		return []string{"go", "run", "./cmd/simulate"}
+	}
+	return []string{"simulate"}
+}
+
+// goBuildDir is the name of the temporary folder that the go command
+// builds in (go-build and a number).
+var goBuildDir = regexp.MustCompile(`^go-build[0-9]+$`)
 
 // withoutForce returns argv without its --force flag, in any of the forms
 // the flag package reads (-force, --force, --force=true): --force
