@@ -133,8 +133,35 @@ func (f intFlag) Set(s string) error {
 type policyFlag struct{ file string }
 
 func (p *policyFlag) flags(fs *flag.FlagSet) {
-	fs.StringVar(&p.file, "policy", "", "decide with the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization\n(it stands for --set policy.file=FILE)")
+	fs.Func("policy", "decide with the learned policy in `FILE` (written by 'simulate train')\nin every variant, instead of the scenario's organization\n(it stands for --set policy.file=FILE)", func(v string) error {
+		if v == "" {
+			// An empty name would leave the organizations deciding
+			// without a word.
+			return errors.New("empty: give the file of a policy that simulate train wrote")
+		}
+		p.file = v
+		return nil
+	})
 }
+
+// restate rewrites, in err's message, the --set that the flag stands for
+// as the flag the user gave ("--policy FILE"), keeping err to unwrap.
+func (p *policyFlag) restate(err error) error {
+	set := "--set policy.file=" + p.file
+	if err == nil || p.file == "" || !strings.Contains(err.Error(), set) {
+		return err
+	}
+	return restated{err, strings.ReplaceAll(err.Error(), set, "--policy "+p.file)}
+}
+
+// restated is an error told in other words.
+type restated struct {
+	err error
+	msg string
+}
+
+func (r restated) Error() string { return r.msg }
+func (r restated) Unwrap() error { return r.err }
 
 func (p *policyFlag) stand() stand { return stand{"--policy", "policy.file", p.file != ""} }
 

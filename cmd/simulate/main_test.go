@@ -929,3 +929,24 @@ func TestExitStatuses(t *testing.T) {
 	}
 	assert.Contains(t, documentation(), "exits with status 0")
 }
+
+// TestPolicyFlagAsGiven: errors about the file --policy names speak of
+// --policy, not of the --set it stands for, and an empty --policy, which
+// would leave the organizations deciding without a word, is refused.
+func TestPolicyFlagAsGiven(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.json")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "tiny", "--out", t.TempDir() + "/r", "--policy", missing}, exitFail, "(the policy.file of --policy " + missing + " (variant \"split\"))"},
+		{[]string{"trace", "tiny", "--policy", missing}, exitFail, "(the policy.file of --policy " + missing + " (variant \"split\"))"},
+		{[]string{"run", "tiny", "--policy", ""}, exitUsage, `--policy "": empty: give the file of a policy that simulate train wrote`},
+	} {
+		_, stderr, code := simulate(t, tc.args...)
+		assert.Equal(t, tc.code, code, "%v: %s", tc.args, stderr)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
+		assert.NotContains(t, stderr, "--set policy.file", "%v", tc.args)
+	}
+}

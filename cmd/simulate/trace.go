@@ -73,6 +73,8 @@ type traceOptions struct {
 }
 
 func (o *traceOptions) run(ctx context.Context, s *session, args []string) (err error) {
+	// The scenario's errors name the --set that --policy stands for.
+	defer func() { err = o.policy.restate(err) }()
 	if len(args) != 1 {
 		return usagef("want one scenario, got %s", count(len(args), "argument", "arguments"))
 	}
