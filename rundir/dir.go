@@ -79,7 +79,8 @@ func Create(path string, force bool) (*Dir, error) {
 	}
 	if err := d.mkdirAll(path); err != nil {
 		d.putBack()
-		return nil, err
+		// The error names the parent that failed; the reader gave path.
+		return nil, fmt.Errorf("making the directory %s: %w", path, err)
 	}
 	return d, nil
 }

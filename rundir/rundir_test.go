@@ -622,3 +622,14 @@ func BenchmarkWriteCommit(b *testing.B) {
 		}
 	}
 }
+
+// TestCreateNamesThePathGiven: a directory that cannot be made is named
+// as the caller gave it, not only by the parent that failed.
+func TestCreateNamesThePathGiven(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skip("needs /proc, where no folder can be made")
+	}
+	path := "/proc/swarmsim-none/run"
+	_, err := rundir.Create(path, false)
+	require.ErrorContains(t, err, "making the directory "+path+": mkdir /proc/swarmsim-none: ")
+}

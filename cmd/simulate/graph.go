@@ -135,6 +135,9 @@ func (o *graphOptions) run(ctx context.Context, s *session, args []string) error
 		if err := writeOutFile("--dot", o.dot, "graph.dot", o.force, b.Bytes()); err != nil {
 			return err
 		}
+		// On standard error: standard output holds the figures, or --json's
+		// document.
+		s.infof("wrote %s", quotePath(o.dot))
 	}
 
 	if isGraphFile(args[0]) && g.Len() > 0 && g.TotalWork() == 0 {

@@ -307,7 +307,7 @@ func TestBadInput(t *testing.T) {
 		{"trace misspelt variant", []string{"trace", testScenario, "--variant", "tem"}, exitFail, []string{`simulate trace: --variant tem: scenario tiny has no variant "tem" (allowed: split, team); did you mean "team"?`}},
 		{"graph missing file", []string{"graph", "no-such-file.json"}, exitFail, []string{"simulate graph: ", "no-such-file.json"}},
 		{"graph JSON and DOT on standard output", []string{"graph", testScenario, "--json", "--dot", "-"}, exitUsage, []string{"simulate graph: --json and --dot - both print on standard output"}},
-		{"trace with a missing policy", []string{"trace", testScenario, "--policy", "no-such.json"}, exitFail, []string{"simulate trace: open no-such.json: no such file or directory (the policy.file of --set policy.file=no-such.json"}},
+		{"trace with a missing policy", []string{"trace", testScenario, "--policy", "no-such.json"}, exitFail, []string{"simulate trace: open no-such.json: no such file or directory (the policy.file of --policy no-such.json"}},
 		{"graph flags on a file", []string{"graph", "x.dot", "--episode", "2"}, exitUsage, []string{"apply to scenarios"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
