@@ -110,8 +110,12 @@ func (ev *Event) trigger(value any, err error) error {
 
 // OnDone calls fn when the event is processed. Attaching a function counts
 // as handling a failure. If the event has already been processed, fn is
-// called at once.
+// called at once. A nil fn panics here, at the mistake, rather than when
+// the event is processed.
 func (ev *Event) OnDone(fn func(*Event)) {
+	if fn == nil {
+		panic("sim: OnDone(nil): the function to call is nil")
+	}
 	if ev.state == processed {
 		fn(ev)
 		return

@@ -178,3 +178,17 @@ func TestCallNilFunction(t *testing.T) {
 		})
 	}
 }
+
+// TestPanicsAtTheMistake: OnDone, which returns no error, panics at a nil
+// function when it is given, not when the event is processed; a panic in
+// a callback leaves Run as a panic, as docs/engine.md says.
+func TestPanicsAtTheMistake(t *testing.T) {
+	env := sim.New(sim.Limits{})
+	t.Cleanup(env.Close)
+	ev := env.NewEvent("e")
+	require.PanicsWithValue(t, "sim: OnDone(nil): the function to call is nil", func() { ev.OnDone(nil) })
+	require.NoError(t, ev.Succeed(nil))
+	require.NoError(t, env.Run(), "nothing was attached")
+	require.NoError(t, env.Call(0, func() { panic("boom") }))
+	require.PanicsWithValue(t, "boom", func() { _ = env.Run() })
+}
