@@ -125,6 +125,10 @@ func (r *Runner) start(g *task.Graph, cfg Config, pol Policy, streams sim.Stream
 	if g.Len() == 0 {
 		return errors.New("collective: the task graph is empty")
 	}
+	if extra := opts.Actions &^ (1<<NumActions - 1); extra != 0 {
+		// Bits beyond the action set would restrict nothing, silently.
+		return fmt.Errorf("collective: Options.Actions %#x holds bits beyond the %d actions (want a Mask of them, 0 for all)", uint(opts.Actions), NumActions)
+	}
 	maxEvents := opts.MaxEvents
 	if maxEvents == 0 {
 		maxEvents = 1000*uint64(g.Len()) + defaultEvents

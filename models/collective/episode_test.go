@@ -443,8 +443,9 @@ func TestEpisodeOfNoTime(t *testing.T) {
 }
 
 // TestNilArguments: a nil policy or graph is an error that names it, not a
-// nil-pointer panic at the first decision; a Stepper, which takes its
-// actions from outside, needs no policy.
+// nil-pointer panic at the first decision, and so is a restriction to
+// actions beyond the action set, which would restrict nothing; a Stepper,
+// which takes its actions from outside, needs no policy.
 func TestNilArguments(t *testing.T) {
 	g := draw(t, families[0], 1)
 	pol := org(t, "sequential")
@@ -452,16 +453,18 @@ func TestNilArguments(t *testing.T) {
 		name string
 		g    *task.Graph
 		pol  collective.Policy
+		opts collective.Options
 		want string
 	}{
-		{"nil policy", g, nil, "policy is nil"},
-		{"nil graph", nil, pol, "task graph is nil"},
+		{"nil policy", g, nil, collective.Options{}, "policy is nil"},
+		{"nil graph", nil, pol, collective.Options{}, "task graph is nil"},
+		{"an action beyond the set", g, pol, collective.Options{Actions: 1 << collective.NumActions}, "Options.Actions 0x80 holds bits beyond the 7 actions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := collective.Run(tc.g, collective.Defaults(), tc.pol, sim.NewStreams(1), collective.Options{})
+			_, err := collective.Run(tc.g, collective.Defaults(), tc.pol, sim.NewStreams(1), tc.opts)
 			require.ErrorContains(t, err, tc.want)
 			var r collective.Runner
-			_, err = r.Run(tc.g, collective.Defaults(), tc.pol, sim.NewStreams(1), collective.Options{})
+			_, err = r.Run(tc.g, collective.Defaults(), tc.pol, sim.NewStreams(1), tc.opts)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
