@@ -119,7 +119,13 @@ func (e *Env) Render(i int) string {
 	default:
 		fmt.Fprintf(&b, "; %s ready to start, the next one %.1f times the mean work of a subtask.\n", count(o.Ready, "subtask is", "subtasks are"), o.NextWork)
 	}
-	fmt.Fprintf(&b, "Team: %s busy, %s waiting, %s can still be spawned.\n", count(o.Busy, "other agent", "other agents"), count(o.Idle, "agent", "agents"), count(o.Free, "more agent", "more agents"))
+	spawn := "can still be spawned"
+	if o.Alone {
+		// The collective's room, which an attempt's agent never spawns
+		// into: it has no delegate.
+		spawn = "can still be spawned by the main team, not by you"
+	}
+	fmt.Fprintf(&b, "Team: %s busy, %s waiting, %s %s.\n", count(o.Busy, "other agent", "other agents"), count(o.Idle, "agent", "agents"), count(o.Free, "more agent", "more agents"), spawn)
 	// The budget ends an episode at the first call that would overdraw
 	// it: a reader told of the budget in the objective alone would not see
 	// that coming.

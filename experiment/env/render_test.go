@@ -446,3 +446,24 @@ func atoi(t *testing.T, s string) int64 {
 	require.NoError(t, err)
 	return n
 }
+
+// TestRenderAnAttemptSpawnsNone: an agent on an independent attempt reads
+// the collective's room to spawn as the main team's, since it has no
+// delegate; the main team's agents read it as theirs.
+func TestRenderAnAttemptSpawnsNone(t *testing.T) {
+	e, err := env.New(env.Config{Scenario: "organizations", Variant: "independent", NumEnvs: 8, Group: 1})
+	require.NoError(t, err)
+	alone, team := 0, 0
+	eachDecision(t, e, 150, func(i int, p collective.Pending, text string) {
+		if p.Obs.Alone {
+			alone++
+			require.False(t, p.Mask.Has(collective.Delegate), "row %d: an attempt delegates", i)
+			require.Contains(t, text, "can still be spawned by the main team, not by you.\n", "row %d", i)
+			return
+		}
+		team++
+		require.NotContains(t, text, "not by you", "row %d", i)
+	}, collective.Attempt, collective.Work)
+	require.Positive(t, alone, "some decision on an attempt")
+	require.Positive(t, team, "some decision of the main team")
+}
