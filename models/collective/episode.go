@@ -397,6 +397,9 @@ func (ep *episode) end(acceptable bool) {
 	ep.env.Stop()
 	ep.res.Finish = ep.env.Now()
 	ep.res.Acceptable = acceptable
+	if t := ep.res.Trace; t != nil {
+		t.clip(ep.res.Finish)
+	}
 	for _, a := range ep.agents {
 		if a.state == busy {
 			a.becomeFree()

@@ -32,6 +32,23 @@ type Trace struct {
 	Flows []Flow
 }
 
+// clip ends every span by end, the episode's finish. Some activities (a
+// check, a tool call, a spawn) are traced when they start, with the end
+// they were due to have; one that the time limit cut short did not run
+// past it, and a span beyond the episode would show work that episodes.csv
+// does not count and that 'simulate fit' leaves out as timed on another
+// clock.
+func (t *Trace) clip(end sim.Time) {
+	kept := t.Spans[:0]
+	for _, s := range t.Spans {
+		s.End = min(s.End, end)
+		if s.End > s.Start {
+			kept = append(kept, s)
+		}
+	}
+	t.Spans = kept
+}
+
 // chromeEvent is one entry of the Chrome Trace Event format; times are in
 // whole microseconds.
 type chromeEvent struct {

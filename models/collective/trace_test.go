@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -86,4 +87,41 @@ func TestDerivedMetrics(t *testing.T) {
 	assert.Zero(t, zero.Speedup())
 	assert.Zero(t, zero.Stretch())
 	assert.Zero(t, zero.OutputRate())
+}
+
+// TestTraceEndsAtTheFinish: an activity that the time limit cuts short
+// (checks, spawns and tool calls are traced when they start) ends in the
+// trace at the finish, not at the end it was due to have.
+func TestTraceEndsAtTheFinish(t *testing.T) {
+	tools := families[0]
+	tools.ToolCalls, tools.ToolLatency = sim.Const(3), sim.Exponential(120)
+	for _, tc := range []struct {
+		name   string
+		family task.Family
+		org    string
+	}{
+		{"checks of one agent", families[0], "sequential"},
+		{"spawns and checks", families[1], "split"},
+		{"shares", families[3], "team"},
+		{"tool calls", tools, "sequential"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cut := 0
+			for limit := 10 * sim.Second; limit < 40*sim.Minute; limit += 17 * sim.Second {
+				cfg := collective.Defaults()
+				cfg.TimeLimit = limit
+				res, err := collective.Run(draw(t, tc.family, 1), cfg, org(t, tc.org), sim.NewStreams(1), collective.Options{Trace: true})
+				require.NoError(t, err)
+				if !res.TimedOut {
+					continue
+				}
+				cut++
+				for _, s := range res.Trace.Spans {
+					require.LessOrEqual(t, s.End, res.Finish, "limit %v: %+v", limit, s)
+					require.Less(t, s.Start, s.End, "limit %v: %+v", limit, s)
+				}
+			}
+			require.Positive(t, cut, "no episode reached the time limit")
+		})
+	}
 }
