@@ -41,10 +41,13 @@ type Trace struct {
 func (t *Trace) clip(end sim.Time) {
 	kept := t.Spans[:0]
 	for _, s := range t.Spans {
-		s.End = min(s.End, end)
-		if s.End > s.Start {
-			kept = append(kept, s)
+		if s.End > end {
+			if s.Start >= end {
+				continue // due to begin at the finish: none of it ran
+			}
+			s.End = end
 		}
+		kept = append(kept, s)
 	}
 	t.Spans = kept
 }
