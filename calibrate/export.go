@@ -31,10 +31,11 @@ const exportEpoch = 1_767_225_600_000_000_000
 // WriteOTLP writes ep as one OTLP/JSON document on one line (as the
 // Collector's file exporter writes): an invoke_agent span per agent (the
 // main agent's is the root, each helper's a child of the agent that handed
-// it work, or of the root), a chat span per model call with its tokens,
-// and an execute_tool span per tool call. What happens between model calls
-// (reading messages, a call's overhead, queueing) is left as gaps, as a
-// framework's trace shows it.
+// it work, or of the root), a chat span per model call of work with its
+// tokens, and an execute_tool span per tool call. What happens between
+// model calls (reading messages, a call's overhead, queueing, and checks,
+// which recorded traces do not have and Fit would read as work) is left as
+// gaps, as a framework's trace shows it.
 func WriteOTLP(w io.Writer, ep Episode) error {
 	tr := ep.Trace
 	if tr == nil {

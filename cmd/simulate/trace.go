@@ -37,8 +37,10 @@ with the same value exercises it, though the traced one may not.
 With --format otlp the episode is written as OpenTelemetry spans under the
 GenAI semantic conventions, in OTLP/JSON as the Collector's file exporter
 writes them: an invoke_agent span per agent, a chat span per model call
-(gen_ai.request.model is the variant's name; its prompt and output
-tokens), an execute_tool span per tool call. --count N writes N episodes
+of work (gen_ai.request.model is the variant's name; its prompt and output
+tokens), an execute_tool span per tool call. Checks are left out: recorded
+traces have none, and 'simulate fit' would read them as calls of work, so
+a check's time shows as a gap between calls. --count N writes N episodes
 from --episode on, one OTLP document per line; 'simulate fit' reads them
 back.
 
