@@ -406,7 +406,7 @@ func TestRenderMessagesAgree(t *testing.T) {
 // episode, and it is no more than the episode ends up having spent; a
 // scenario without a budget has no such line.
 func TestRenderSaysTheTokensLeft(t *testing.T) {
-	tokens := regexp.MustCompile(`\nTokens: (\d+) of the team's budget of (\d+) spent, (\d+) left \(\d+%\)\.\n`)
+	tokens := regexp.MustCompile(`\nTokens: (\d+) of the team's budget of (\d+) spent, (\d+) left \((\d+)%\)\.\n`)
 	e, err := env.New(env.Config{Scenario: "exp-architecture", Variant: "centralized", NumEnvs: 8, Group: 1})
 	require.NoError(t, err)
 	last := make([]int64, e.NumEnvs())
@@ -417,6 +417,7 @@ func TestRenderSaysTheTokensLeft(t *testing.T) {
 		used, budget, left := atoi(t, m[1]), atoi(t, m[2]), atoi(t, m[3])
 		require.Equal(t, int64(1_000_000), budget)
 		require.Equal(t, budget, used+left, "row %d: spent and left add up to the budget", i)
+		require.Equal(t, fmt.Sprintf("%.0f", 100*float64(left)/float64(budget)), m[4], "row %d: the share left", i)
 		if strings.Contains(text, "A new episode, on a new task, starts here") {
 			f, ok := e.Finished(i)
 			require.True(t, ok)
