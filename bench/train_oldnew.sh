@@ -15,6 +15,13 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# benchstat is needed only at the end: look for it first, not after the runs.
+BENCHSTAT=$(command -v benchstat || true)
+[ -n "$BENCHSTAT" ] || { [ -x "$(go env GOPATH)/bin/benchstat" ] && BENCHSTAT=$(go env GOPATH)/bin/benchstat; } || {
+	echo "train_oldnew.sh: benchstat not found; install it with" >&2
+	echo "  go install golang.org/x/perf/cmd/benchstat@latest   (into \$(go env GOPATH)/bin)" >&2
+	exit 1
+}
 OLD=${OLD:-95acbed}
 COUNT=${COUNT:-10}
 BENCHTIME=${BENCHTIME:-40x}
@@ -36,5 +43,5 @@ for i in $(seq "$COUNT"); do
 	echo "run $i of $COUNT done" >&2
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-benchstat "$OUT/old.txt" "$OUT/new.txt"
+"$BENCHSTAT" "$OUT/old.txt" "$OUT/new.txt"
 echo "raw output in $OUT"
