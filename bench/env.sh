@@ -67,9 +67,15 @@ export PYTHONPATH=$PWD/python
 # timed NAME CMD...: runs CMD, its stdout into $OUT/NAME.txt, and prints
 # "wall cpu" in seconds (CPU = user + system of the process and children).
 timed() {
-	local name=$1 t
+	local name=$1 t rc=0
 	shift
-	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$OUT/$name.txt" 2>"$OUT/$name.err"; } 2>&1 )
+	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$OUT/$name.txt" 2>"$OUT/$name.err"; } 2>&1 ) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "env.sh: ($name) failed (exit $rc): $*" >&2
+		echo "its standard error ($OUT/$name.err) ends:" >&2
+		tail -n 15 "$OUT/$name.err" | sed 's/^/  /' >&2
+		return "$rc"
+	fi
 	awk '{printf "%.3f %.3f\n", $1, $2 + $3}' <<<"$t"
 }
 field() { grep -o "$1=[0-9.]*" "$OUT/$2.txt" | tail -1 | cut -d= -f2; }

@@ -9,9 +9,17 @@ build_simulate() {
 
 # timed CMD...: runs CMD with its output in $OUT/last.txt and prints
 # "wall cpu" in seconds (CPU = user + system of the process and children).
+# If CMD fails it says so on standard error, with the end of its output,
+# and prints nothing (so that the caller's read fails and the script stops).
 timed() {
-	local t
-	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$OUT/last.txt" 2>&1; } 2>&1 )
+	local t rc=0
+	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$OUT/last.txt" 2>&1; } 2>&1 ) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "${0##*/}: failed (exit $rc): $*" >&2
+		echo "its output ($OUT/last.txt) ends:" >&2
+		tail -n 15 "$OUT/last.txt" | sed 's/^/  /' >&2
+		return "$rc"
+	fi
 	awk '{printf "%.3f %.3f\n", $1, $2 + $3}' <<<"$t"
 }
 
