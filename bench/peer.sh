@@ -29,7 +29,11 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 MODEL=${1:?usage: bench/peer.sh MODEL (rlcr or layered)}
-[ -f "bench/${MODEL}_peer.py" ] || { echo "peer.sh: no bench/${MODEL}_peer.py (models: $(ls bench/*_peer.py | sed 's#bench/##; s#_peer.py##' | tr '\n' ' '))" >&2; exit 2; }
+# A model is a bench/MODEL_peer.py with a library scenario MODEL-peer
+# (bench/env_peer.py is env.sh's, not one of these).
+models() { for f in bench/*_peer.py; do m=${f#bench/}; m=${m%_peer.py}; [ -f "scenarios/library/$m-peer.yaml" ] && printf '%s ' "$m"; done; }
+[ -f "bench/${MODEL}_peer.py" ] && [ -f "scenarios/library/$MODEL-peer.yaml" ] ||
+	{ echo "peer.sh: no model $MODEL (models: $(models))" >&2; exit 2; }
 RUNS=${RUNS:-5}
 ITERATIONS=${ITERATIONS:-150} # per latency weight
 WORKERS=${WORKERS:-1}
