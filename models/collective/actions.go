@@ -186,6 +186,7 @@ func (a *agent) check() {
 		a.req.Prompt, a.req.Output = int64(prompt), output
 		a.activity = now
 		a.kind = "check"
+		a.inCall = ep.res.Trace != nil
 		ep.server.submit(a, ep.cfg.Calls.Overhead)
 		return
 	}

@@ -47,6 +47,10 @@ type agent struct {
 	inputTokens int
 	activity    sim.Time // start of the current traced activity
 	kind        string
+	// inCall marks, while tracing, a model call or a check at a shared
+	// server in flight: its span is written when it ends, so one that the
+	// episode's end cuts short is written then (episode's end).
+	inCall bool
 
 	// The attempt's work in calls, as splitWork gives it, and the costs
 	// of the last call.

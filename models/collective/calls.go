@@ -43,6 +43,7 @@ func (a *agent) startCall() {
 		a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
 		a.callPrompt, a.callOutput = int64(prompt), output
 		a.activity, a.kind = now, "work"
+		a.inCall = true
 	}
 	if ep.server != nil {
 		// The shared server prefills and decodes; the call reaches it
@@ -94,6 +95,7 @@ func (cc *callCosts) compute(ep *episode, callWork sim.Time, prompt int) {
 // callDone ends a model call: the tool calls that follow it, if any, come
 // next.
 func (a *agent) callDone() {
+	a.inCall = false
 	if a.stale() {
 		return
 	}
@@ -118,6 +120,7 @@ func (a *agent) served() {
 	res.ServedCalls++
 	res.ServingTime += a.ep.env.Now() - a.req.Arrive
 	if a.req.check {
+		a.inCall = false
 		a.span(a.activity, a.ep.env.Now(), "check", a.ep.g.Nodes[a.req.node].Name)
 		a.checkDone()
 		return

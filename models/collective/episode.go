@@ -398,6 +398,18 @@ func (ep *episode) end(acceptable bool) {
 	ep.res.Finish = ep.env.Now()
 	ep.res.Acceptable = acceptable
 	if t := ep.res.Trace; t != nil {
+		// A call in flight is counted (ModelCalls, its tokens) when it
+		// starts but traced when it ends: the end of the episode ends it.
+		for _, a := range ep.agents {
+			if a.inCall {
+				node := a.cur
+				if a.kind == "check" {
+					node = a.req.node
+				}
+				a.span(a.activity, ep.res.Finish, a.kind, ep.g.Nodes[node].Name)
+				a.inCall = false
+			}
+		}
 		t.clip(ep.res.Finish)
 	}
 	for _, a := range ep.agents {

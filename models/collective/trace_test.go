@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/serving"
 	"github.com/swarmsim/swarmsim/models/task"
 	"github.com/swarmsim/swarmsim/sim"
 )
@@ -91,24 +92,35 @@ func TestDerivedMetrics(t *testing.T) {
 
 // TestTraceEndsAtTheFinish: an activity that the time limit cuts short
 // (checks, spawns and tool calls are traced when they start) ends in the
-// trace at the finish, not at the end it was due to have.
+// trace at the finish, not at the end it was due to have, and a model call
+// in flight (traced when it ends) is traced up to the finish, so that the
+// spans hold every call episodes.csv counts.
 func TestTraceEndsAtTheFinish(t *testing.T) {
 	tools := families[0]
 	tools.ToolCalls, tools.ToolLatency = sim.Const(3), sim.Exponential(120)
+	shared := func(c *collective.Config) {
+		c.Serving = serving.DefaultDeployment()
+		c.Serving.Replicas, c.Serving.MaxBatch = 1, 2
+	}
 	for _, tc := range []struct {
 		name   string
 		family task.Family
 		org    string
+		edit   func(*collective.Config)
 	}{
-		{"checks of one agent", families[0], "sequential"},
-		{"spawns and checks", families[1], "split"},
-		{"shares", families[3], "team"},
-		{"tool calls", tools, "sequential"},
+		{"checks of one agent", families[0], "sequential", nil},
+		{"spawns and checks", families[1], "split", nil},
+		{"shares", families[3], "team", nil},
+		{"tool calls", tools, "sequential", nil},
+		{"calls and checks at a shared server", families[1], "split", shared},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cut := 0
 			for limit := 10 * sim.Second; limit < 40*sim.Minute; limit += 17 * sim.Second {
 				cfg := collective.Defaults()
+				if tc.edit != nil {
+					tc.edit(&cfg)
+				}
 				cfg.TimeLimit = limit
 				res, err := collective.Run(draw(t, tc.family, 1), cfg, org(t, tc.org), sim.NewStreams(1), collective.Options{Trace: true})
 				require.NoError(t, err)
@@ -116,10 +128,22 @@ func TestTraceEndsAtTheFinish(t *testing.T) {
 					continue
 				}
 				cut++
+				calls, prompt := 0, int64(0)
 				for _, s := range res.Trace.Spans {
 					require.LessOrEqual(t, s.End, res.Finish, "limit %v: %+v", limit, s)
 					require.Less(t, s.Start, s.End, "limit %v: %+v", limit, s)
+					switch s.Kind {
+					case "work":
+						calls++
+						prompt += s.Prompt
+					case "check":
+						calls++
+					}
 				}
+				// A call in flight at the limit is counted when it starts,
+				// and traced up to the finish.
+				require.Equal(t, res.ModelCalls, calls, "limit %v: model calls and their spans", limit)
+				require.Equal(t, res.PromptTokens, prompt, "limit %v: prompt tokens and the spans'", limit)
 			}
 			require.Positive(t, cut, "no episode reached the time limit")
 		})
