@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/swarmsim/swarmsim/experiment"
+	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
 	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/rlcr"
@@ -182,7 +183,7 @@ func New(cfg Config) (*Env, error) {
 	case DecideMain:
 		reader = scenarios.EnvMainCommand
 	default:
-		return nil, fieldErr("decide", "decide: %q is not known (allowed: %s, every agent's decisions; %s, the main agent's, the variant's policy deciding for the others)", cfg.Decide, DecideAll, DecideMain)
+		return nil, fieldErr("decide", "decide: %q is not known (allowed: %s, every agent's decisions; %s, the main agent's, the variant's policy deciding for the others)%s", cfg.Decide, DecideAll, DecideMain, spelling.DidYouMean(cfg.Decide, []string{DecideAll, DecideMain}))
 	}
 	for i, s := range cfg.Sets {
 		if why := scenarios.Unread(reader, scenarios.SetPath(s)); why != "" {

@@ -272,6 +272,7 @@ func TestBadConfig(t *testing.T) {
 		{"unread, spaced", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy . organization=split"}, NumEnvs: 1, Group: 1}, "set.policy . organization", "never reads the policy section"},
 		{"unread train", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"train.lr=0.1"}, NumEnvs: 1, Group: 1}, "set.train.lr", "reads only train.actions"},
 		{"decide", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1, Decide: "helpers"}, "decide", `decide: "helpers" is not known (allowed: all,`},
+		{"misspelt decide", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1, Decide: " Main"}, "decide", `the others); did you mean "main"?`},
 		{"decide main, a policy file that is not there", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.file=" + filepath.Join("no", "such.json")}, NumEnvs: 1, Group: 1, Decide: env.DecideMain}, "set.policy.file", "main needs the variant's policy section"},
 		{"policy without decide main", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"policy.organization=split"}, NumEnvs: 1, Group: 1, Decide: env.DecideAll}, "set.policy.organization", "unless make's decide is main"},
 		{"group-relative alone", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.penalty=group-relative", "reward.latency=1"}, NumEnvs: 2, Group: 1}, "group", "always 0 in a group of one"},

@@ -3,12 +3,20 @@ package spelling
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Nearest returns the allowed word closest to s by edit distance, the
 // first of those tied, if it is close enough to be a likely typo: within
-// a third of s's length, and at least 1. Otherwise it returns "".
+// a third of s's length, and at least 1. A word that differs from s only
+// in case and surrounding spaces (" Main" for "main") is the closest of
+// all, however short. Otherwise it returns "".
 func Nearest(s string, allowed []string) string {
+	for _, a := range allowed {
+		if strings.EqualFold(strings.TrimSpace(s), a) {
+			return a
+		}
+	}
 	best, bestD := "", math.MaxInt
 	for _, a := range allowed {
 		if d := distance(s, a); d < bestD {

@@ -10,7 +10,8 @@ import (
 
 // TestNearest: a typo's suggestion is the allowed word at the smallest
 // edit distance, the first of those tied, and only within a third of the
-// typo's length (at least 1).
+// typo's length (at least 1); a word that differs only in case and
+// surrounding spaces comes first.
 func TestNearest(t *testing.T) {
 	for _, tc := range []struct {
 		s       string
@@ -25,6 +26,8 @@ func TestNearest(t *testing.T) {
 		{"ab", []string{"xy"}, ""},
 		{"ab", nil, ""},
 		{"trian", []string{"run", "train"}, "train"},
+		{" Main", []string{"all", "main"}, "main"},
+		{"RUN\n", []string{"run", "train"}, "run"},
 	} {
 		assert.Equal(t, tc.want, Nearest(tc.s, tc.allowed), "%s among %v", tc.s, tc.allowed)
 	}
