@@ -133,7 +133,7 @@ type Observation struct {
 	Alone     bool    // the agent works an independent attempt alone
 	TimeUsed  float64 // elapsed time over the time limit; 0 without a limit
 	Elapsed   float64 // elapsed virtual seconds
-	Progress  float64 // fraction of the task's work released so far
+	Progress  float64 // fraction of the task's work done: finished and handed on, or no longer needed
 	Ready     int     // subtasks ready to start
 	Busy      int     // other agents busy
 	Idle      int     // other agents waiting
@@ -146,7 +146,7 @@ type Observation struct {
 	Coupling  float64 // largest coupling of a join fed by the agent's part or the next ready subtask
 	NextWork  float64 // work of the next ready subtask over the task's mean work per subtask
 	Retries   int     // retries already spent on the held part
-	Complete  bool    // every subtask of the attempt has been released
+	Complete  bool    // the result can be completed: every part handed on, or the agent holds the last
 	Kind      int     // the task's kind: 1 + its index in task.Kinds; 0 for a task without one
 }
 
