@@ -131,3 +131,22 @@ func TestSlotsSpread(t *testing.T) {
 		assert.Greater(t, len(used), tc.min, tc.name)
 	}
 }
+
+// TestTraceClip: a span that runs past the finish ends there, one due to
+// begin at or after it is dropped, and the rest are kept as they are.
+func TestTraceClip(t *testing.T) {
+	end := 10 * sim.Second
+	tr := &Trace{Spans: []Span{
+		{Kind: "a", Start: 0, End: 4 * sim.Second},
+		{Kind: "b", Start: 5 * sim.Second, End: end},
+		{Kind: "c", Start: 8 * sim.Second, End: 12 * sim.Second},
+		{Kind: "d", Start: end, End: 11 * sim.Second},
+		{Kind: "e", Start: 11 * sim.Second, End: 13 * sim.Second},
+	}}
+	tr.clip(end)
+	require.Equal(t, []Span{
+		{Kind: "a", Start: 0, End: 4 * sim.Second},
+		{Kind: "b", Start: 5 * sim.Second, End: end},
+		{Kind: "c", Start: 8 * sim.Second, End: end},
+	}, tr.Spans)
+}

@@ -327,3 +327,35 @@ func TestStepperResultWithoutEpisode(t *testing.T) {
 		})
 	}
 }
+
+// TestStepperBudgetUsed: what the episode in progress has drawn from its
+// token budget, read at each decision, never falls and ends no higher
+// than the result's; it is 0 without a budget, before Start and once the
+// episode is over.
+func TestStepperBudgetUsed(t *testing.T) {
+	var s collective.Stepper
+	require.Zero(t, s.BudgetUsed(), "never started")
+	pol := org(t, "split")
+	for _, budget := range []int64{0, 1_000_000} {
+		cfg := collective.Defaults()
+		cfg.Agents, cfg.TokenBudget = 5, budget
+		require.NoError(t, s.Start(draw(t, families[1], 3), cfg, sim.NewStreams(3), collective.Options{}))
+		last, grew := int64(0), false
+		for {
+			p, ok := s.Next()
+			if !ok {
+				break
+			}
+			used := s.BudgetUsed()
+			require.GreaterOrEqual(t, used, last, "budget %d: spent never falls", budget)
+			grew = grew || used > last
+			last = used
+			require.NoError(t, s.Act(pol.Decide(p.Obs, p.Mask, p.U)))
+		}
+		res, err := s.Result()
+		require.NoError(t, err)
+		require.Zero(t, s.BudgetUsed(), "budget %d: over", budget)
+		require.LessOrEqual(t, last, res.BudgetUsed, "budget %d", budget)
+		require.Equal(t, budget > 0, grew, "budget %d: spending is seen between decisions", budget)
+	}
+}
