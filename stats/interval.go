@@ -15,10 +15,14 @@ var nan = Interval{math.NaN(), math.NaN(), math.NaN()}
 // Contains reports whether x lies in [Lo, Hi].
 func (iv Interval) Contains(x float64) bool { return iv.Lo <= x && x <= iv.Hi }
 
-// Scale multiplies the estimate and its bounds by k > 0, to change its
-// unit.
+// Scale multiplies the estimate and its bounds by k, to change its unit
+// or its sign. A negative k swaps the bounds, so that Lo ≤ Hi still holds.
 func (iv Interval) Scale(k float64) Interval {
-	return Interval{Value: iv.Value * k, Lo: iv.Lo * k, Hi: iv.Hi * k}
+	lo, hi := iv.Lo*k, iv.Hi*k
+	if k < 0 {
+		lo, hi = hi, lo
+	}
+	return Interval{Value: iv.Value * k, Lo: lo, Hi: hi}
 }
 
 // z975 is the 0.975 quantile of the standard normal distribution.

@@ -345,13 +345,15 @@ func TestDiffByHand(t *testing.T) {
 }
 
 // TestIntervalMethods: Contains includes both ends; Scale multiplies all
-// three parts.
+// three parts, and a negative factor keeps Lo ≤ Hi.
 func TestIntervalMethods(t *testing.T) {
 	iv := stats.Interval{Value: 1, Lo: 0.5, Hi: 2}
 	for x, want := range map[float64]bool{0.4: false, 0.5: true, 1: true, 2: true, 2.1: false} {
 		assert.Equal(t, want, iv.Contains(x), "%v", x)
 	}
 	assert.Equal(t, stats.Interval{Value: 3, Lo: 1.5, Hi: 6}, iv.Scale(3))
+	assert.Equal(t, stats.Interval{Value: -3, Lo: -6, Hi: -1.5}, iv.Scale(-3))
+	assert.Equal(t, stats.Interval{}, iv.Scale(0))
 }
 
 // CI computes the statistic of each ordered resample of two to four values
