@@ -38,7 +38,10 @@ type Plan struct {
 	Description string `json:"description,omitempty"`
 	// ScenarioHash is the hash of the resolved scenario (Scenario.Hash).
 	ScenarioHash string `json:"scenario_hash"`
-	Command      string `json:"command"`
+	// Inputs is the digest of the files the trials read
+	// (scenarios.Scenario.InputDigest), absent where they read none.
+	Inputs  string `json:"inputs,omitempty"`
+	Command string `json:"command"`
 	// Seed is the sweep's first seed; trials use Seed, ..., Seed+Seeds-1.
 	Seed     uint64 `json:"seed"`
 	Seeds    int    `json:"seeds"`

@@ -1,10 +1,15 @@
 package scenarios
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/swarmsim/swarmsim/models/policy"
@@ -186,4 +191,68 @@ func loadPolicy(path string) error {
 	defer f.Close()
 	_, err = policy.Load(f, path)
 	return err
+}
+
+// InputDigest returns "sha256:<hex>" of the contents of the files that
+// specs (sc's variants, or the trials of its sweep) read: the graphs of
+// task.path, the policies of policy.file and the traces of replay.traces (a
+// folder's .json and .jsonl files, which is what replay reads), each under
+// its path relative to the scenario's folder; "" when they read none.
+//
+// The resolved scenario, and so Hash, holds a file's path, not what it
+// holds: a training or sweep records this digest beside the hash, so that
+// resuming, sharding or merging it after one of its files changed is
+// refused rather than mixing results of the old file and the new.
+func (sc *Scenario) InputDigest(specs ...*Spec) (string, error) {
+	dir := scenarioDir(sc.Source)
+	sums := map[string]string{} // the path relative to dir → the content's SHA-256
+	add := func(path string) error {
+		key := filepath.ToSlash(path)
+		if dir != "" {
+			if rel, err := filepath.Rel(dir, path); err == nil {
+				key = filepath.ToSlash(rel)
+			}
+		}
+		if _, done := sums[key]; done {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		sums[key] = hex.EncodeToString(sum[:])
+		return nil
+	}
+	for _, spec := range specs {
+		for _, ref := range fileRefs(spec) {
+			if err := add(ref.path); err != nil {
+				return "", fmt.Errorf("the %s: %w", ref.field, err)
+			}
+		}
+		for _, p := range spec.Replay.Traces {
+			err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+				switch {
+				case err != nil:
+					return err
+				case path == p && !d.IsDir():
+					return add(path) // a file named is read whatever its extension
+				case !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")):
+					return add(path)
+				}
+				return nil
+			})
+			if err != nil {
+				return "", fmt.Errorf("the replay.traces: %w", err)
+			}
+		}
+	}
+	if len(sums) == 0 {
+		return "", nil
+	}
+	h := sha256.New()
+	for _, key := range slices.Sorted(maps.Keys(sums)) {
+		fmt.Fprintf(h, "%s\x00%s\n", key, sums[key])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

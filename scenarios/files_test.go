@@ -187,3 +187,93 @@ func TestUnknownScenarioSuggests(t *testing.T) {
 		})
 	}
 }
+
+// TestInputDigest: the digest changes with the content of any file the
+// specs read (graphs, policies, traces), and with nothing else: not with the
+// working directory, not with a file beside the traces that replay does not
+// read, not with a file that no spec names.
+func TestInputDigest(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"exp/s.yaml":          sprintf(graphScenario, "g.dot", "graphs/h.dot"),
+		"exp/g.dot":           "digraph { a -> b }",
+		"exp/graphs/h.dot":    "digraph { a -> b -> c }",
+		"exp/traces/a.json":   "{}",
+		"exp/traces/b.jsonl":  "{}\n",
+		"exp/traces/notes.md": "not read",
+		"exp/unused.dot":      "digraph { x -> y }",
+		"policy.yaml":         "task: {shape: chain, length: 2, work: 1m}\npolicy: {file: p.json}\n",
+		"p.json":              "{}",
+	})
+	source := filepath.Join(dir, "exp", "s.yaml")
+	digest := func(sets ...string) string {
+		t.Helper()
+		sc, err := scenarios.Load(source, sets)
+		require.NoError(t, err)
+		specs := []*scenarios.Spec{&sc.Variants[0].Spec, &sc.Variants[1].Spec}
+		d, err := sc.InputDigest(specs...)
+		require.NoError(t, err)
+		return d
+	}
+	withTraces := "replay.traces=[" + filepath.Join(dir, "exp", "traces") + "]"
+	graphs, traces := digest(), digest(withTraces)
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, graphs)
+	assert.NotEqual(t, graphs, traces, "the traces count")
+	for _, wd := range []string{dir, filepath.Join(dir, "exp"), filepath.Join(dir, "exp", "graphs")} {
+		t.Chdir(wd)
+		rel, err := filepath.Rel(wd, source)
+		require.NoError(t, err)
+		sc, err := scenarios.Load(rel, nil)
+		require.NoError(t, err)
+		d, err := sc.InputDigest(&sc.Variants[0].Spec, &sc.Variants[1].Spec)
+		require.NoError(t, err)
+		assert.Equal(t, graphs, d, "the scenario loaded as %s from %s", rel, wd)
+	}
+
+	for _, tc := range []struct {
+		file, content string
+		sets          []string
+		changes       bool
+	}{
+		{"exp/g.dot", "digraph { a -> c }", nil, true},
+		{"exp/graphs/h.dot", "digraph { c -> b -> a }", nil, true},
+		{"exp/unused.dot", "digraph { y -> x }", nil, false},
+		{"exp/traces/b.jsonl", "{}\n{}\n", []string{withTraces}, true},
+		{"exp/traces/notes.md", "still not read", []string{withTraces}, false},
+	} {
+		before := digest(tc.sets...)
+		path := filepath.Join(dir, filepath.FromSlash(tc.file))
+		old, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, []byte(tc.content), 0o644))
+		if tc.changes {
+			assert.NotEqual(t, before, digest(tc.sets...), "%s changed", tc.file)
+		} else {
+			assert.Equal(t, before, digest(tc.sets...), "%s is not read", tc.file)
+		}
+		require.NoError(t, os.WriteFile(path, old, 0o644))
+	}
+
+	// Two graphs that trade contents are not the same inputs.
+	writeFiles(t, dir, map[string]string{"exp/g.dot": "digraph { a -> b -> c }", "exp/graphs/h.dot": "digraph { a -> b }"})
+	assert.NotEqual(t, graphs, digest())
+
+	// A policy file counts; a spec that reads no file has none.
+	sc, err := scenarios.Load(filepath.Join(dir, "policy.yaml"), nil)
+	require.NoError(t, err)
+	d, err := sc.InputDigest(&sc.Variants[0].Spec)
+	require.NoError(t, err)
+	assert.NotEmpty(t, d)
+	sc, err = scenarios.Load("tiny", nil)
+	require.NoError(t, err)
+	d, err = sc.InputDigest(&sc.Variants[0].Spec)
+	require.NoError(t, err)
+	assert.Empty(t, d, "a library scenario reads no file")
+
+	// A file that cannot be read is named with its field.
+	require.NoError(t, os.Remove(filepath.Join(dir, "exp", "g.dot")))
+	sc, err = scenarios.Load(source, nil)
+	require.NoError(t, err)
+	_, err = sc.InputDigest(&sc.Variants[0].Spec)
+	assert.ErrorContains(t, err, "the task.path: open "+filepath.Join(dir, "exp", "g.dot"))
+}

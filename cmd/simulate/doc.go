@@ -302,7 +302,10 @@
 // the iteration), at most four a second: a kill loses of each job the
 // iterations it finished within a quarter of a second of its last
 // checkpoint (and the time to write one) and the one in progress.
-// DIR/train.json names the training. Run the same command again after
+// DIR/train.json names the training (the resolved scenario's hash, and a
+// digest of the files it reads: task.path's graphs, policy.file, so that a
+// training whose graph file was edited is refused, not resumed on the
+// new one). Run the same command again after
 // Ctrl-C, a crash or a kill, and each job continues where its checkpoint
 // left it; the tables are byte-identical to those of a training that never
 // stopped. Ctrl-C, and a failure after a checkpoint, print how many

@@ -486,7 +486,7 @@ func TestMergeReportsMissing(t *testing.T) {
 	_, errOut, code = exe(t, nil, "merge", dir, alien, "--out", filepath.Join(tmp, "mixed"))
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, errOut, "another sweep")
-	assert.Contains(t, errOut, "): the scenario, the --set overrides, the seed or --variant differ", "one scenario: the likely causes")
+	assert.Contains(t, errOut, "): the scenario, the --set overrides, the seed or --variant changed", "one scenario: the likely causes")
 }
 
 func TestSweepBadInput(t *testing.T) {

@@ -54,13 +54,8 @@ func Merge(dirs []string) (*Merged, error) {
 		if m.Plan == nil {
 			m.Plan, first = plan, dir
 		} else if plan.Hash != m.Plan.Hash {
-			why := ""
-			if plan.Scenario == m.Plan.Scenario {
-				// As sweep's refusal of a directory says (Prepare).
-				why = ": the scenario, the --set overrides, the seed or --variant differ"
-			}
 			return nil, fmt.Errorf("%s holds another sweep than %s (scenario %s, hash %s against scenario %s, hash %s)%s",
-				dir, first, plan.Scenario, rundir.ShortHash(plan.Hash, "…"), m.Plan.Scenario, rundir.ShortHash(m.Plan.Hash, "…"), why)
+				dir, first, plan.Scenario, rundir.ShortHash(plan.Hash, "…"), m.Plan.Scenario, rundir.ShortHash(m.Plan.Hash, "…"), whatChanged(m.Plan, plan))
 		}
 		recs, bad, err := ReadRecords(dir, m.Plan)
 		if err != nil {

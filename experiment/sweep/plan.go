@@ -18,12 +18,21 @@ func NewPlan(sc *scenarios.Scenario, seed uint64, only string) (*results.Plan, [
 	if err != nil {
 		return nil, nil, err
 	}
+	specs := make([]*scenarios.Spec, len(trials))
+	for i := range trials {
+		specs[i] = &trials[i].Variant.Spec
+	}
+	inputs, err := sc.InputDigest(specs...)
+	if err != nil {
+		return nil, nil, err
+	}
 	sw := sc.Sweep
 	p := &results.Plan{
 		Format:       results.PlanFormat,
 		Scenario:     sc.Name,
 		Description:  sc.Description,
 		ScenarioHash: sc.Hash,
+		Inputs:       inputs,
 		Command:      sw.Command,
 		Seed:         seed,
 		Seeds:        sw.Seeds,

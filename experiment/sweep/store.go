@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -43,11 +42,7 @@ func Prepare(dir string, plan *results.Plan, fresh bool) (*rundir.Dir, error) {
 			if old.Hash == plan.Hash {
 				return nil
 			}
-			what := fmt.Sprintf("the sweep of scenario %s (hash %s), not this one (scenario %s, hash %s)", old.Scenario, rundir.ShortHash(old.Hash, "…"), plan.Scenario, rundir.ShortHash(plan.Hash, "…"))
-			if old.Scenario == plan.Scenario {
-				what += ": the scenario, the --set overrides, the seed or --variant changed"
-			}
-			return errors.New(what)
+			return fmt.Errorf("the sweep of scenario %s (hash %s), not this one (scenario %s, hash %s)%s", old.Scenario, rundir.ShortHash(old.Hash, "…"), plan.Scenario, rundir.ShortHash(plan.Hash, "…"), whatChanged(old, plan))
 		},
 		// The page (report.html, package report) is written after the
 		// manifest, which does not list it: left, it would show the old
@@ -60,6 +55,18 @@ func Prepare(dir string, plan *results.Plan, fresh bool) (*rundir.Dir, error) {
 		return nil, err
 	}
 	return d, d.Mkdir(results.TrialsDir)
+}
+
+// whatChanged says what likely makes two plans of one scenario differ, as
+// ": ... changed", or "" for plans of two scenarios.
+func whatChanged(a, b *results.Plan) string {
+	switch {
+	case a.Scenario != b.Scenario:
+		return ""
+	case a.ScenarioHash == b.ScenarioHash && a.Inputs != b.Inputs:
+		return ": a file the scenario reads (a graph of task.path, a policy.file, the replay.traces) changed"
+	}
+	return ": the scenario, the --set overrides, the seed or --variant changed"
 }
 
 // records are the trial records of the sweep in dir, by trial ID: the

@@ -923,3 +923,47 @@ func TestHeatmapCellIsTheSummarysIQM(t *testing.T) {
 	require.Len(t, sums, 2)
 	assert.InDelta(t, sums[0].Aggregates[0].IQM.Value, hm.Grid.Z[0][0], 1e-12, "the summary's IQM")
 }
+
+// TestChangedInputsRefused: a sweep whose graph file changed is another
+// sweep: a directory of the old one is refused, and so is merging the
+// two, naming the file as the likely cause.
+func TestChangedInputsRefused(t *testing.T) {
+	tmp := t.TempDir()
+	graph := filepath.Join(tmp, "g.dot")
+	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> b; a -> c }"), 0o644))
+	source := filepath.Join(tmp, "s.yaml")
+	require.NoError(t, os.WriteFile(source, []byte(`task: {shape: file, path: g.dot, work: exp(5m)}
+policy: {organization: split}
+episodes: 2
+sweep:
+  command: run
+  seeds: 1
+  grid: {collective.agents: [2, 3]}
+  metrics: [reward_mean]
+`), 0o644))
+	plan := func() *results.Plan {
+		sc, err := scenarios.Load(source, nil)
+		require.NoError(t, err)
+		p, _, err := NewPlan(sc, sc.Seed, "")
+		require.NoError(t, err)
+		return p
+	}
+	before := plan()
+	assert.NotEmpty(t, before.Inputs)
+	old := filepath.Join(tmp, "old")
+	_, err := Prepare(old, before, false)
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> b; b -> c }"), 0o644))
+	after := plan()
+	assert.Equal(t, before.ScenarioHash, after.ScenarioHash, "the scenario's text is the same")
+	assert.NotEqual(t, before.Hash, after.Hash)
+	const why = ": a file the scenario reads (a graph of task.path, a policy.file, the replay.traces) changed"
+	_, err = Prepare(old, after, false)
+	assert.ErrorIs(t, err, ErrOtherSweep)
+	assert.ErrorContains(t, err, why)
+	_, err = Prepare(filepath.Join(tmp, "new"), after, false)
+	require.NoError(t, err)
+	_, err = Merge([]string{old, filepath.Join(tmp, "new")})
+	assert.ErrorContains(t, err, why)
+}

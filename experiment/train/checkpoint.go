@@ -40,8 +40,11 @@ import (
 type trainIdentity struct {
 	Scenario string `json:"scenario"`
 	Hash     string `json:"hash"`
-	Seed     uint64 `json:"seed"`
-	Seeds    int    `json:"seeds"`
+	// Inputs is the digest of the files the training reads
+	// (scenarios.Scenario.InputDigest), absent where it reads none.
+	Inputs string `json:"inputs,omitempty"`
+	Seed   uint64 `json:"seed"`
+	Seeds  int    `json:"seeds"`
 	// Variant is the one variant trained (--variant); "" for every one.
 	Variant string `json:"variant,omitempty"`
 }
@@ -96,7 +99,15 @@ func checkpointKey(j *Job) string {
 // new one commits: Abort puts it back (and discards the new training's
 // checkpoints, which only a forced rerun, starting over, would meet).
 func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, variant string, force bool) (*rundir.Dir, error) {
-	id := trainIdentity{Scenario: sc.Name, Hash: sc.WorkHash, Seed: seed, Seeds: seeds, Variant: variant}
+	specs := make([]*scenarios.Spec, len(sc.Variants))
+	for i := range sc.Variants {
+		specs[i] = &sc.Variants[i].Spec
+	}
+	inputs, err := sc.InputDigest(specs...)
+	if err != nil {
+		return nil, err
+	}
+	id := trainIdentity{Scenario: sc.Name, Hash: sc.WorkHash, Inputs: inputs, Seed: seed, Seeds: seeds, Variant: variant}
 	if err := rundir.CheckDir(out); err != nil {
 		return nil, err
 	}
@@ -127,10 +138,16 @@ func OpenDir(out string, sc *scenarios.Scenario, seed uint64, seeds int, variant
 			if err := json.Unmarshal(old, &prev); err != nil {
 				return fmt.Errorf("an unreadable %s (%w)", IdentityFile, err)
 			}
-			if prev != id {
-				return fmt.Errorf("the training of %s, not this one, of %s", prev, id)
+			if prev == id {
+				return nil
 			}
-			return nil
+			// The same training but for the files it reads?
+			same := prev
+			same.Inputs = id.Inputs
+			if same == id {
+				return fmt.Errorf("the training of %s before a file it reads (a graph of task.path, a policy.file) changed", prev)
+			}
+			return fmt.Errorf("the training of %s, not this one, of %s", prev, id)
 		},
 		Clear: []string{CheckpointDir},
 		Fresh: "--force",

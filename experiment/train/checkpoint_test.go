@@ -209,6 +209,39 @@ func TestOpenDirRefusesAnotherTraining(t *testing.T) {
 	dir.Abort()
 }
 
+// TestOpenDirRefusesChangedInputs: a training whose graph file changed
+// since it was interrupted does not resume (its checkpoints hold work on
+// the old graph), and resumes once the file is as it was.
+func TestOpenDirRefusesChangedInputs(t *testing.T) {
+	tmp := t.TempDir()
+	graph := filepath.Join(tmp, "g.dot")
+	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> b; a -> c }"), 0o644))
+	source := filepath.Join(tmp, "s.yaml")
+	require.NoError(t, os.WriteFile(source, []byte("task: {shape: file, path: g.dot, work: 1m}\npolicy: {organization: split}\n"), 0o644))
+	sc, err := scenarios.Load(source, nil)
+	require.NoError(t, err)
+	out := filepath.Join(tmp, "train")
+	dir, err := OpenDir(out, sc, 1, 2, "", false)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(dir.Join(CheckpointDir), 0o755))
+	require.NoError(t, os.WriteFile(dir.Join(filepath.Join(CheckpointDir, "default-seed1.gob")), nil, 0o644))
+	dir.Abort()
+	data, err := os.ReadFile(filepath.Join(out, IdentityFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"inputs": "sha256:`)
+
+	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> c; a -> b }"), 0o644))
+	_, err = OpenDir(out, sc, 1, 2, "", false)
+	assert.ErrorContains(t, err, "holds other work: the training of scenario s (hash "+rundir.ShortHash(sc.WorkHash, "")+", seeds 2 from 1) before a file it reads (a graph of task.path, a policy.file) changed; use --force")
+	_, err = OpenDir(out, sc, 2, 2, "", false)
+	assert.ErrorContains(t, err, ", not this one, of ", "a change beside the file's is named as before")
+
+	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> b; a -> c }"), 0o644))
+	dir, err = OpenDir(out, sc, 1, 2, "", false)
+	require.NoError(t, err, "the same file again: the training resumes")
+	dir.Abort()
+}
+
 // TestResumeReadsEveryJobsCheckpoint: fresh jobs resumed from a finished
 // training's last checkpoints hold its rows, and Resume counts them all.
 func TestResumeReadsEveryJobsCheckpoint(t *testing.T) {
