@@ -816,6 +816,16 @@ func (sw *Sweep) Points() int {
 	return n
 }
 
+// CheckSeeds reports an error where n seeds from first, first+1, ...,
+// would pass the largest seed, 2⁶⁴−1, and wrap around to 0, so that seed 0
+// would stand as a seed after first.
+func CheckSeeds(first uint64, n int) error {
+	if n > 1 && first > math.MaxUint64-uint64(n-1) {
+		return fmt.Errorf("%d seeds from %d pass the largest seed, %d, and would wrap around to 0: give a first seed (--seed) of at most %d", n, first, uint64(math.MaxUint64), uint64(math.MaxUint64)-uint64(n-1))
+	}
+	return nil
+}
+
 // Trials enumerates the trials of sc's sweep with seed as its first seed,
 // for every variant, or for the variant named variant when it is not "".
 // The order is: variants in file order; then grid points in row-major
@@ -843,6 +853,9 @@ func (sc *Scenario) Trials(seed uint64, variant string) ([]Trial, error) {
 	}
 	if len(vis) == 0 {
 		return nil, sc.noVariant(variant)
+	}
+	if err := CheckSeeds(seed, sw.Seeds); err != nil {
+		return nil, fmt.Errorf("sweep.seeds: %w", err)
 	}
 	out := make([]Trial, 0, len(vis)*sw.Points()*max(1, sw.Samples)*sw.Seeds)
 	err := sc.eachSpec(seed, vis, func(vi int, point []int, k int, params []Param, spec Spec) {

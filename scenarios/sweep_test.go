@@ -449,3 +449,30 @@ func TestSweepUnderANestedVariantSet(t *testing.T) {
 	_, err = scenarios.Parse([]byte(head+"  - {name: a, set: {collective: {agents: 3}}}\n"), "s.yaml", nil)
 	assert.ErrorContains(t, err, `s.yaml:7:5: sweep.grid: collective.agents: variant "a" sets collective.agents, which would replace every swept value`)
 }
+
+// TestCheckSeeds: seeds up to the largest, 2⁶⁴−1, are fine; one more would
+// wrap around to 0, and a sweep's trials are refused with the field named.
+func TestCheckSeeds(t *testing.T) {
+	const top = ^uint64(0)
+	for _, tc := range []struct {
+		first uint64
+		n     int
+		ok    bool
+	}{
+		{0, 1, true}, {top, 1, true}, {top - 1, 2, true}, {top - 9, 10, true},
+		{top, 2, false}, {top - 1, 3, false}, {top - 8, 10, false},
+	} {
+		err := scenarios.CheckSeeds(tc.first, tc.n)
+		if tc.ok {
+			assert.NoError(t, err, "%d seeds from %d", tc.n, tc.first)
+		} else {
+			assert.ErrorContains(t, err, fmt.Sprintf("%d seeds from %d pass the largest seed, %d, and would wrap around to 0: give a first seed (--seed) of at most %d", tc.n, tc.first, top, top-uint64(tc.n-1)))
+		}
+	}
+	sc, err := scenarios.Load("pressure-sweep", []string{"sweep.seeds=3"})
+	require.NoError(t, err)
+	_, err = sc.Trials(top-2, "")
+	assert.NoError(t, err)
+	_, err = sc.Trials(top-1, "")
+	assert.ErrorContains(t, err, "sweep.seeds: 3 seeds from")
+}

@@ -212,6 +212,9 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 	}
 	defer func() { err = done(err) }()
 	seed := o.seedOf(sc)
+	if err := scenarios.CheckSeeds(seed, o.seeds); err != nil {
+		return usagef("--seeds %d: %v", o.seeds, err)
+	}
 	out := o.dir(sc, "-train", seed)
 	if err := otherWork(out, train.IdentityFile); err != nil {
 		return err

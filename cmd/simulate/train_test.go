@@ -183,6 +183,12 @@ func TestTrainBadInput(t *testing.T) {
 		assert.True(t, strings.HasPrefix(stderr, "simulate train: ") || strings.Contains(stderr, "usage"), stderr)
 		assert.NoFileExists(t, filepath.Join(out, "manifest.json"))
 	}
+	// Seeds that would wrap around past 2⁶⁴−1 to 0.
+	out := filepath.Join(t.TempDir(), "x")
+	_, stderr, code := simulate(t, "train", testScenario, "--seed", "18446744073709551615", "--seeds", "2", "--out", out)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "simulate train: --seeds 2: 2 seeds from 18446744073709551615 pass the largest seed")
+	assert.NoDirExists(t, out)
 }
 
 // TestJoinAnd: lists of names as a sentence writes them.
