@@ -330,8 +330,8 @@ func (t *Traces) readFile(path, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkSpans(spans); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if err := checkSpans(path, spans); err != nil {
+		return err
 	}
 	t.Report.Files++
 	t.Add(name, spans)
@@ -350,40 +350,57 @@ var stringAttrs = []string{"gen_ai.operation.name", "gen_ai.request.model", "gen
 // sim.Time (with room for rounding it to 4 digits).
 const MaxSpan = int64(sim.MaxTime / 20)
 
-// checkSpans returns an error for a span whose values no fit can use
-// and no run of the fitted scenario could reach: a duration above
+// checkSpans returns an error, naming the file at path and the line the
+// span starts on, for a span whose values no fit can use and no run of
+// the fitted scenario could reach: a duration above
 // MaxSpan, or an attribute read (tokenAttrs, stringAttrs, AcceptableAttr)
 // whose value is of the wrong type or out of range. Read as missing, such
 // a value would quietly change the fit (a call without tokens, a run
 // without an outcome, a call that is no call); a null is missing.
-func checkSpans(spans []otel.Span) error {
+func checkSpans(path string, spans []otel.Span) error {
 	for i := range spans {
-		s := &spans[i]
-		if s.HasEnd && s.End-s.Start > MaxSpan {
-			return fmt.Errorf("span %q (ID %s): lasts %s s, more than %s s (about %.0f years), the longest a span may last: the fitted time limit, ten times the longest run, must be a simulated time", s.Name, s.SpanID, fmtG(float64(s.End-s.Start)/1e9), fmtG(float64(MaxSpan)/1e9), float64(MaxSpan)/1e9/(365.25*86400))
+		if err := checkSpan(&spans[i]); err != nil {
+			return fmt.Errorf("%s: %w", spanFile(path, &spans[i]), err)
 		}
-		for _, key := range tokenAttrs {
-			if v := s.Attrs[key]; v != nil {
-				n, ok := s.Int(key)
-				if !ok {
-					return fmt.Errorf("span %q (ID %s): %s: %s is not a whole number: want a token count in [0, %d], written as a number or a string of digits", s.Name, s.SpanID, key, attrString(v), task.MaxTokens)
-				}
-				if n < 0 || n > task.MaxTokens {
-					return fmt.Errorf("span %q (ID %s): %s: %d is out of range [0, %d] (2^40, the most tokens a call may have)", s.Name, s.SpanID, key, n, task.MaxTokens)
-				}
+	}
+	return nil
+}
+
+// spanFile names the file at path and, when known, the line s starts on
+// in it: "FILE:LINE".
+func spanFile(path string, s *otel.Span) string {
+	if s.Line > 0 {
+		return fmt.Sprintf("%s:%d", path, s.Line)
+	}
+	return path
+}
+
+// checkSpan is checkSpans for one span.
+func checkSpan(s *otel.Span) error {
+	if s.HasEnd && s.End-s.Start > MaxSpan {
+		return fmt.Errorf("span %q (ID %s): lasts %s s, more than %s s (about %.0f years), the longest a span may last: the fitted time limit, ten times the longest run, must be a simulated time", s.Name, s.SpanID, fmtG(float64(s.End-s.Start)/1e9), fmtG(float64(MaxSpan)/1e9), float64(MaxSpan)/1e9/(365.25*86400))
+	}
+	for _, key := range tokenAttrs {
+		if v := s.Attrs[key]; v != nil {
+			n, ok := s.Int(key)
+			if !ok {
+				return fmt.Errorf("span %q (ID %s): %s: %s is not a whole number: want a token count in [0, %d], written as a number or a string of digits", s.Name, s.SpanID, key, attrString(v), task.MaxTokens)
+			}
+			if n < 0 || n > task.MaxTokens {
+				return fmt.Errorf("span %q (ID %s): %s: %d is out of range [0, %d] (2^40, the most tokens a call may have)", s.Name, s.SpanID, key, n, task.MaxTokens)
 			}
 		}
-		for _, key := range stringAttrs {
-			if v := s.Attrs[key]; v != nil {
-				if _, ok := v.(string); !ok {
-					return fmt.Errorf("span %q (ID %s): %s: %s is not a string: want a name", s.Name, s.SpanID, key, attrString(v))
-				}
+	}
+	for _, key := range stringAttrs {
+		if v := s.Attrs[key]; v != nil {
+			if _, ok := v.(string); !ok {
+				return fmt.Errorf("span %q (ID %s): %s: %s is not a string: want a name", s.Name, s.SpanID, key, attrString(v))
 			}
 		}
-		if v := s.Attrs[AcceptableAttr]; v != nil {
-			if _, ok := s.Bool(AcceptableAttr); !ok {
-				return fmt.Errorf("span %q (ID %s): %s: %s is not a boolean: want true or false (or the string \"true\" or \"false\")", s.Name, s.SpanID, AcceptableAttr, attrString(v))
-			}
+	}
+	if v := s.Attrs[AcceptableAttr]; v != nil {
+		if _, ok := s.Bool(AcceptableAttr); !ok {
+			return fmt.Errorf("span %q (ID %s): %s: %s is not a boolean: want true or false (or the string \"true\" or \"false\")", s.Name, s.SpanID, AcceptableAttr, attrString(v))
 		}
 	}
 	return nil

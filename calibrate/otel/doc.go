@@ -18,5 +18,6 @@
 // a span of a recognised form (an end time, attributes) is left for the
 // caller to count: Span.HasEnd is false, Span.Attrs is empty. A value of
 // the wrong type, or a document of neither form, is an error that names
-// the file, the span and the field.
+// the file, the span and the field, and the line the span starts on
+// (Span.Line, which each span read keeps).
 package otel

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // Format names the JSON form a span was read from.
@@ -36,6 +37,10 @@ type Span struct {
 	Attrs map[string]any
 	// Format is the form the span was read from.
 	Format Format
+	// Line is the line of its file the span's JSON object starts on
+	// (1 for the first), for errors and reports that point at it; 0 for
+	// a span not read from a file.
+	Line int
 }
 
 // Duration returns End - Start in seconds, and false when the span has
@@ -111,6 +116,7 @@ func Read(r io.Reader, name string) ([]Span, error) {
 	// The same span twice in one document is a recorder's repeat, read
 	// as it is.
 	seen := map[[2]string]spanPlace{}
+	newlines := lineStarts(data)
 	for doc := 1; ; doc++ {
 		start := dec.InputOffset()
 		start += int64(len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n")))
@@ -129,15 +135,22 @@ func Read(r io.Reader, name string) ([]Span, error) {
 		if doc > 1 {
 			where = fmt.Sprintf("%s: document %d", name, doc)
 		}
-		got, err := readDoc(v)
+		// The document is read again, valid now, for the line each
+		// object starts on, which Decode does not keep.
+		v, lines := decodeLines(data, start, dec.InputOffset(), newlines)
+		got, err := readDoc(v, lines)
 		if err != nil {
+			var le *lineError
+			if errors.As(err, &le) {
+				return nil, fmt.Errorf("%s:%d: %w", name, le.line, err)
+			}
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		line, _ := position(data, start)
 		for _, s := range got {
 			key := [2]string{s.TraceID, s.SpanID}
 			first, dup := seen[key]
-			if dup && first.doc == doc && reflect.DeepEqual(*first.span, s) {
+			if dup && first.doc == doc && sameSpan(*first.span, s) {
 				// any-agent's OpenAI recorder writes some tool spans twice
 				// over in one file, identical: one span, recorded twice,
 				// read as before.
@@ -155,6 +168,91 @@ func Read(r io.Reader, name string) ([]Span, error) {
 		}
 		spans = append(spans, got...)
 	}
+}
+
+// sameSpan reports whether a and b are one span written twice over: equal
+// but for the lines they start on.
+func sameSpan(a, b Span) bool {
+	a.Line = b.Line
+	return reflect.DeepEqual(a, b)
+}
+
+// lineError is the error of a span, whose object starts on line: Read
+// names the file and that line before it.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e *lineError) Error() string { return e.err.Error() }
+func (e *lineError) Unwrap() error { return e.err }
+
+// atLine returns err as the error of the object m, which starts on the
+// line lines gives for it (none, when lines knows no line).
+func atLine(lines objectLines, m map[string]any, err error) error {
+	if l := lines.of(m); l > 0 {
+		return &lineError{l, err}
+	}
+	return err
+}
+
+// objectLines maps each object of a decoded document, by its map, to the
+// line it starts on.
+type objectLines map[unsafe.Pointer]int
+
+// of returns the line the object m starts on, or 0 when unknown.
+func (l objectLines) of(m map[string]any) int { return l[reflect.ValueOf(m).UnsafePointer()] }
+
+// lineStarts returns the offsets of the newlines in data, in order.
+func lineStarts(data []byte) []int64 {
+	var out []int64
+	for i, b := range data {
+		if b == '\n' {
+			out = append(out, int64(i))
+		}
+	}
+	return out
+}
+
+// decodeLines decodes data[start:end], one JSON value that Decode has
+// read without error, as Decode with UseNumber does, and returns it with
+// the line each object in it starts on; newlines are data's
+// (lineStarts).
+func decodeLines(data []byte, start, end int64, newlines []int64) (any, objectLines) {
+	dec := json.NewDecoder(bytes.NewReader(data[start:end]))
+	dec.UseNumber()
+	lines := objectLines{}
+	var value func() any
+	value = func() any {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // not reached: Decode read the value
+		}
+		switch tok {
+		case json.Delim('{'):
+			off := start + dec.InputOffset() - 1
+			m := map[string]any{}
+			for dec.More() {
+				k, _ := dec.Token()
+				key, _ := k.(string)
+				m[key] = value()
+			}
+			dec.Token() // }
+			// The newlines before off end the lines before its own.
+			before, _ := slices.BinarySearch(newlines, off)
+			lines[reflect.ValueOf(m).UnsafePointer()] = 1 + before
+			return m
+		case json.Delim('['):
+			arr := []any{}
+			for dec.More() {
+				arr = append(arr, value())
+			}
+			dec.Token() // ]
+			return arr
+		}
+		return tok
+	}
+	return value(), lines
 }
 
 // utf16 reports whether data starts as UTF-16 text does: with the
@@ -206,21 +304,24 @@ func position(data []byte, off int64) (line int, col int64) {
 	return line, col
 }
 
-// readDoc reads one top-level JSON value of either form.
-func readDoc(v any) ([]Span, error) {
+// readDoc reads one top-level JSON value of either form; lines gives the
+// line each object in it starts on, which its spans keep and their
+// errors name.
+func readDoc(v any, lines objectLines) ([]Span, error) {
 	switch d := v.(type) {
 	case map[string]any:
 		if rs, ok := d["resourceSpans"]; ok {
-			return readOTLP(rs)
+			return readOTLP(rs, lines)
 		}
 		if ss, ok := d["spans"]; ok {
-			return readPythonList(ss, "spans")
+			return readPythonList(ss, "spans", lines)
 		}
 		if _, ok := d["context"]; ok {
 			s, err := readPython(d)
 			if err != nil {
-				return nil, err
+				return nil, atLine(lines, d, err)
 			}
+			s.Line = lines.of(d)
 			return []Span{s}, nil
 		}
 	case []any:
@@ -229,7 +330,7 @@ func readDoc(v any) ([]Span, error) {
 		}
 		if first, ok := d[0].(map[string]any); ok {
 			if _, ok := first["context"]; ok {
-				return readPythonList(d, "")
+				return readPythonList(d, "", lines)
 			}
 			if _, ok := first["resourceSpans"]; ok {
 				var out []Span
@@ -238,7 +339,7 @@ func readDoc(v any) ([]Span, error) {
 					if !ok {
 						return nil, fmt.Errorf("element %d: want an object, got %s", i, kind(e))
 					}
-					got, err := readOTLP(m["resourceSpans"])
+					got, err := readOTLP(m["resourceSpans"], lines)
 					if err != nil {
 						return nil, fmt.Errorf("element %d: %w", i, err)
 					}

@@ -207,13 +207,24 @@ func TestErrors(t *testing.T) {
 		{"cut short", "{\"spans\": [\n  {\"name\": \"a\"", `^f\.json: line 2, column 15: invalid JSON: the file ends inside a value \(cut short\?\)$`, false},
 		{"second document", `{"resourceSpans": []}` + "\n" + `{"x": 1}`, `^f\.json: document 2: not OpenTelemetry span JSON`, true},
 		{"OTLP time", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "0000000000000001", "startTimeUnixNano": {}}]}]}]}`,
-			`^f\.json: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: span "a": startTimeUnixNano: want a string of Unix nanoseconds, got an object$`, false},
+			`^f\.json:1: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: span "a": startTimeUnixNano: want a string of Unix nanoseconds, got an object$`, false},
+		// A span's field named no line: the line is the one its object
+		// starts on, in a document of many lines, and of the document's
+		// in JSON lines.
+		{"OTLP time on a later line", "{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [\n  {\"name\": \"a\", \"spanId\": \"0000000000000001\"},\n  {\"name\": \"b\", \"spanId\": \"0000000000000002\",\n   \"endTimeUnixNano\": \"-1\"}]}]}]}",
+			`^f\.json:3: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[1\]: span "b": endTimeUnixNano: "-1" is not a whole, non-negative number of nanoseconds$`, false},
+		{"OTLP time in JSON lines", `{"resourceSpans": []}` + "\n\n" + `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "0000000000000001", "startTimeUnixNano": "soon"}]}]}]}`,
+			`^f\.json:3: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: span "a": startTimeUnixNano: "soon" is not`, false},
+		{"Python time on a later line", "[\n {\"name\": \"a\", \"context\": {\"span_id\": \"0x1\"}},\n\n {\"name\": \"b\",\n  \"context\": {\"span_id\": \"0x2\"}, \"end_time\": 1.5}\n]",
+			`^f\.json:4: span 1: span "b": end_time: "1\.5" is not a whole, non-negative number of nanoseconds$`, false},
+		{"one Python span", "\n{\"name\": \"b\", \"context\": {\"span_id\": \"0x2\"}, \"start_time\": true}",
+			`^f\.json:2: span "b": start_time: want Unix nanoseconds or an RFC 3339 time, got a boolean$`, false},
 		{"OTLP id", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "xyz"}]}]}]}`,
 			`span "a": spanId: "xyz" is not 16 hex digits`, false},
 		{"OTLP int attribute", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "0000000000000001", "attributes": [{"key": "n", "value": {"intValue": "1.5"}}]}]}]}]}`,
 			`span "a": attributes: n: intValue: "1.5" is not a 64-bit integer$`, false},
 		{"Python time", `[{"name": "b", "context": {"span_id": "0x1"}, "start_time": "yesterday"}]`,
-			`^f\.json: span 0: span "b": start_time: "yesterday" is neither Unix nanoseconds nor an RFC 3339 time$`, false},
+			`^f\.json:1: span 0: span "b": start_time: "yesterday" is neither Unix nanoseconds nor an RFC 3339 time$`, false},
 		{"Python time before 1970", `[{"name": "b", "context": {"span_id": "0x1"}, "start_time": "1969-12-31T23:59:59.999999999Z"}]`,
 			`start_time: "1969-12-31T23:59:59.999999999Z" is outside the times Unix nanoseconds hold \(1970 to 2262\)$`, false},
 		{"Python time after 2262", `[{"name": "b", "context": {"span_id": "0x1"}, "end_time": "2262-04-11T23:47:16.854775808Z"}]`,
@@ -278,7 +289,7 @@ func TestAttributeAccessors(t *testing.T) {
 func fuzzRead(t *testing.T, data []byte) {
 	spans, err := otel.Read(strings.NewReader(string(data)), "fuzz.json")
 	if err != nil {
-		assert.True(t, strings.HasPrefix(err.Error(), "fuzz.json: "), err.Error())
+		assert.Regexp(t, `^fuzz\.json(:[1-9][0-9]*)?: `, err.Error())
 		return
 	}
 	for _, s := range spans {
@@ -320,4 +331,28 @@ func FuzzReadPython(f *testing.F) {
 		"start_time": 10, "end_time": "1970-01-01T00:00:00.000001Z", "attributes": {"k": [1, 2.5, "x", null]}}]}`))
 	f.Add([]byte(`{"name": "b", "context": {"span_id": "0x0"}, "parent_id": "0xff"}`))
 	f.Fuzz(fuzzRead)
+}
+
+// TestLines checks the line each span is said to start on: that of its
+// object, in a document of many lines and in JSON lines.
+func TestLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []int
+	}{
+		{"Python array", "[\n  {\"name\": \"a\", \"context\": {\"span_id\": 1}},\n\n  {\n \"name\": \"b\", \"context\": {\"span_id\": 2}}]", []int{2, 4}},
+		{"one Python span", "\n\n{\"name\": \"a\", \"context\": {\"span_id\": 1}}", []int{3}},
+		{"JSON lines", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "0000000000000001"}, {"name": "b", "spanId": "0000000000000002"}]}]}]}` + "\n\n" +
+			`{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "c", "spanId": "0000000000000003"}]}]}]}`, []int{1, 1, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spans, err := otel.Read(strings.NewReader(tc.in), "f.json")
+			require.NoError(t, err)
+			var got []int
+			for _, s := range spans {
+				got = append(got, s.Line)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
 }

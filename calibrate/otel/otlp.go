@@ -10,8 +10,9 @@ import (
 	"strings"
 )
 
-// readOTLP reads the resourceSpans array of an OTLP/JSON export.
-func readOTLP(v any) ([]Span, error) {
+// readOTLP reads the resourceSpans array of an OTLP/JSON export; lines
+// gives the line each span's object starts on.
+func readOTLP(v any, lines objectLines) ([]Span, error) {
 	rss, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("resourceSpans: want an array, got %s", kind(v))
@@ -50,8 +51,9 @@ func readOTLP(v any) ([]Span, error) {
 				}
 				s, err := readOTLPSpan(m)
 				if err != nil {
-					return nil, fmt.Errorf("resourceSpans[%d].%s[%d].spans[%d]: %w", i, key, j, k, err)
+					return nil, atLine(lines, m, fmt.Errorf("resourceSpans[%d].%s[%d].spans[%d]: %w", i, key, j, k, err))
 				}
+				s.Line = lines.of(m)
 				out = append(out, s)
 			}
 		}

@@ -10,8 +10,9 @@ import (
 )
 
 // readPythonList reads an array of Python SDK spans; field names the key
-// it sits under, for errors.
-func readPythonList(v any, field string) ([]Span, error) {
+// it sits under, for errors, and lines gives the line each span's object
+// starts on.
+func readPythonList(v any, field string, lines objectLines) ([]Span, error) {
 	arr, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("%s: want an array of spans, got %s", field, kind(v))
@@ -24,8 +25,9 @@ func readPythonList(v any, field string) ([]Span, error) {
 		}
 		s, err := readPython(m)
 		if err != nil {
-			return nil, fmt.Errorf("span %d: %w", i, err)
+			return nil, atLine(lines, m, fmt.Errorf("span %d: %w", i, err))
 		}
+		s.Line = lines.of(m)
 		out = append(out, s)
 	}
 	return out, nil
