@@ -146,7 +146,6 @@ func Read(r io.Reader, name string) ([]Span, error) {
 			}
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		line, _ := position(data, start)
 		for _, s := range got {
 			key := [2]string{s.TraceID, s.SpanID}
 			first, dup := seen[key]
@@ -157,14 +156,14 @@ func Read(r io.Reader, name string) ([]Span, error) {
 				continue
 			}
 			if dup {
-				at := "earlier in this document"
+				at := fmt.Sprintf("on line %d", first.span.Line)
 				if first.doc != doc {
-					at = fmt.Sprintf("in document %d (line %d)", first.doc, first.line)
+					at += fmt.Sprintf(" (document %d)", first.doc)
 				}
-				return nil, fmt.Errorf("%s: document %d (line %d): span %q: span ID %s of trace %s is that of span %q %s: a trace holds each span once (are two exports, whose IDs restart, concatenated, or a line repeated?)",
-					name, doc, line, s.Name, s.SpanID, cmp.Or(s.TraceID, "(none)"), first.span.Name, at)
+				return nil, fmt.Errorf("%s:%d: span %q: span ID %s of trace %s is that of span %q %s: a trace holds each span once (are two exports, whose IDs restart, concatenated, or a line repeated?)",
+					name, s.Line, s.Name, s.SpanID, cmp.Or(s.TraceID, "(none)"), first.span.Name, at)
 			}
-			seen[key] = spanPlace{doc, line, &s}
+			seen[key] = spanPlace{doc, &s}
 		}
 		spans = append(spans, got...)
 	}
@@ -265,11 +264,10 @@ func utf16(data []byte) bool {
 		len(data) >= 2 && (data[0] == 0 || data[1] == 0)
 }
 
-// spanPlace is where a span was read: its document and the line that
-// document starts on.
+// spanPlace is a span read and the document it was read from.
 type spanPlace struct {
-	doc, line int
-	span      *Span
+	doc  int
+	span *Span
 }
 
 // syntaxError turns a JSON decoding error into "line L, column C: ...".

@@ -234,11 +234,13 @@ func TestErrors(t *testing.T) {
 			`span "b": attributes: want an object, got an array$`, false},
 		{"Python big id", `{"spans": [{"name": "b", "context": {"span_id": 18446744073709551616}}]}`,
 			`span_id: 18446744073709551616 does not fit 64 bits$`, false},
-		{"span ID twice in a document", `[{"name": "a", "context": {"trace_id": 7, "span_id": 1}}, {"name": "b", "context": {"trace_id": 7, "span_id": 1}}]`,
-			`^f\.json: document 1 \(line 1\): span "b": span ID 0000000000000001 of trace 0{31}7 is that of span "a" earlier in this document: a trace holds each span once`, false},
+		// A span ID twice named the line its document starts on, not
+		// the span's, nor the first's.
+		{"span ID twice in a document", "[\n {\"name\": \"a\", \"context\": {\"trace_id\": 7, \"span_id\": 1}},\n {\"name\": \"c\", \"context\": {\"trace_id\": 7, \"span_id\": 2}},\n {\"name\": \"b\", \"context\": {\"trace_id\": 7, \"span_id\": 1}}]",
+			`^f\.json:4: span "b": span ID 0000000000000001 of trace 0{31}7 is that of span "a" on line 2: a trace holds each span once`, false},
 		{"span ID twice in JSON lines", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "traceId": "00000000000000000000000000000007", "spanId": "0000000000000001"}]}]}]}` + "\n\n" +
 			`{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "traceId": "00000000000000000000000000000007", "spanId": "0000000000000001"}]}]}]}`,
-			`^f\.json: document 2 \(line 3\): span "a": span ID 0000000000000001 of trace 0{31}7 is that of span "a" in document 1 \(line 1\)`, false},
+			`^f\.json:3: span "a": span ID 0000000000000001 of trace 0{31}7 is that of span "a" on line 1 \(document 1\): a trace holds`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := otel.Read(strings.NewReader(tc.in), "f.json")
