@@ -91,10 +91,15 @@ type Report struct {
 	// Adopted counts spans whose parent is not in the file, placed under
 	// the invoke_agent span that contains them in time.
 	NoEnd, EndsEarly, NoEndRuns, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
+	// EndsEarlySpans names each of the EndsEarly spans, as
+	// "FILE:LINE: span NAME (ID ID)", so that a broken clock or file can
+	// be found.
+	EndsEarlySpans []string
 	// Loops names one span of each loop of parents (spans each other's
 	// parent, or a span its own: a broken file), the first of the loop in
 	// the file, as "FILE: span NAME (ID ID)". The loop is cut there, and
-	// the span placed as one whose parent is missing.
+	// the span placed as one whose parent is missing. A span's file is
+	// followed by the line it starts on, where known (FILE:LINE).
 	Loops []string
 	// OutsideRun counts model and tool calls that start before their
 	// run's root span or end after it, left out (Traces.dropOutside).
@@ -127,7 +132,7 @@ func (r Report) String() string {
 		one, many string
 	}{
 		{r.NoEnd, "span without an end time (left out)", "spans without an end time (left out)"},
-		{r.EndsEarly, "span ending before it starts (left out)", "spans ending before they start (left out)"},
+		{r.EndsEarly, "span ending before it starts (left out)" + namedAs(r.EndsEarlySpans), "spans ending before they start (left out)" + namedAs(r.EndsEarlySpans)},
 		{r.NoEndRuns, "run whose root span has no end time or ends before it starts (left out, with its spans)",
 			"runs whose root span has no end time or ends before it starts (left out, with their spans)"},
 		{r.NoAttributes, "span without attributes (left out)", "spans without attributes (left out)"},
@@ -169,6 +174,15 @@ func someOf(names []string) string {
 		return strings.Join(names, "; ")
 	}
 	return fmt.Sprintf("%s; and %d more", strings.Join(names[:show], "; "), len(names)-show)
+}
+
+// namedAs follows a count with the spans it counts, as someOf writes
+// them, or with nothing when none are named.
+func namedAs(spans []string) string {
+	if len(spans) == 0 {
+		return ""
+	}
+	return ": " + someOf(spans)
 }
 
 // openInference says how many of the spans left out follow OpenInference,
@@ -366,6 +380,12 @@ func checkSpans(path string, spans []otel.Span) error {
 	return nil
 }
 
+// spanAt names the span s of the file called file for a report:
+// "FILE:LINE: span NAME (ID ID)", the line where known.
+func spanAt(file string, s *otel.Span) string {
+	return fmt.Sprintf("%s: span %q (ID %s)", spanFile(file, s), s.Name, s.SpanID)
+}
+
 // spanFile names the file at path and, when known, the line s starts on
 // in it: "FILE:LINE".
 func spanFile(path string, s *otel.Span) string {
@@ -438,7 +458,7 @@ func (t *Traces) Add(name string, spans []otel.Span) {
 			if _, ok := r.root.Duration(); !ok {
 				// A run's duration is its root's: without it the run has
 				// none to fit, and its calls no start to be placed from.
-				t.noEnd(r.root)
+				t.noEnd(name, r.root)
 				t.Report.NoEndRuns++
 				continue
 			}
@@ -544,7 +564,7 @@ func (t *Traces) tree(name string, spans []*otel.Span) []*runBuild {
 	// one whose parent is missing.
 	cut := cutCycles(all)
 	for _, n := range cut {
-		t.Report.Loops = append(t.Report.Loops, fmt.Sprintf("%s: span %q (ID %s)", name, n.s.Name, n.s.SpanID))
+		t.Report.Loops = append(t.Report.Loops, spanAt(name, n.s))
 	}
 	for _, n := range all {
 		if n.parent == nil && n.s.ParentID != "" {
@@ -733,7 +753,7 @@ func (t *Traces) addRun(file string, r *runBuild) {
 			agents = append(agents, clock.span(k))
 			run.Agents++
 			if _, ok := k.s.Duration(); !ok {
-				t.noEnd(k.s)
+				t.noEnd(file, k.s)
 			}
 			walk(k, agentName(k.s))
 		}
@@ -745,11 +765,13 @@ func (t *Traces) addRun(file string, r *runBuild) {
 	t.Replay = append(t.Replay, graphRun(r))
 }
 
-// noEnd counts the span s, which has no valid end, as left out: without
-// an end, or ending before it starts.
-func (t *Traces) noEnd(s *otel.Span) {
+// noEnd counts the span s of the file called file, which has no valid
+// end, as left out: without an end, or ending before it starts, which the
+// report names as well.
+func (t *Traces) noEnd(file string, s *otel.Span) {
 	if s.HasEnd {
 		t.Report.EndsEarly++
+		t.Report.EndsEarlySpans = append(t.Report.EndsEarlySpans, spanAt(file, s))
 	} else {
 		t.Report.NoEnd++
 	}
@@ -827,7 +849,7 @@ func maxOverlap(ivs []interval) int {
 func (t *Traces) addCall(run *Run, s *otel.Span, agent string, rel func(int64) float64) {
 	d, ok := s.Duration()
 	if !ok {
-		t.noEnd(s)
+		t.noEnd(run.File, s)
 		return
 	}
 	c := Call{Run: run.ID, Agent: agent, Model: modelName(s),
@@ -846,7 +868,7 @@ func (t *Traces) addCall(run *Run, s *otel.Span, agent string, rel func(int64) f
 func (t *Traces) addTool(run *Run, s *otel.Span, agent string, rel func(int64) float64) {
 	d, ok := s.Duration()
 	if !ok {
-		t.noEnd(s)
+		t.noEnd(run.File, s)
 		return
 	}
 	run.Tools++

@@ -210,7 +210,7 @@ func TestBrokenTrees(t *testing.T) {
 			spans: []string{pySpan(1, 1, 0, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "chat", "10", "20"),
 				pySpan(1, 3, 4, "invoke_agent", "0", "100"), pySpan(1, 4, 3, "chat", "10", "20"), pySpan(1, 5, 5, "execute_tool", "30", "40")},
 			want:  shape{Calls: 2, Tools: 1, Agents: 1, MaxParallel: 2, Fanout: 1, Waves: 1},
-			loops: []string{`broken.json: span "invoke_agent 3" (ID 0000000000000003)`, `broken.json: span "execute_tool 5" (ID 0000000000000005)`},
+			loops: []string{`broken.json:1: span "invoke_agent 3" (ID 0000000000000003)`, `broken.json:1: span "execute_tool 5" (ID 0000000000000005)`},
 		},
 		{
 			// The root's parent is its own call 2: the loop is cut at the
@@ -219,7 +219,7 @@ func TestBrokenTrees(t *testing.T) {
 			name:  "a loop through the root",
 			spans: []string{pySpan(1, 1, 2, "invoke_agent", "0", "100"), pySpan(1, 2, 1, "chat", "10", "20")},
 			want:  shape{Calls: 1, MaxParallel: 1},
-			loops: []string{`broken.json: span "invoke_agent 1" (ID 0000000000000001)`},
+			loops: []string{`broken.json:1: span "invoke_agent 1" (ID 0000000000000001)`},
 		},
 		{
 			// Agents 2 and 3, whose parents are missing, run over the same
@@ -395,6 +395,30 @@ func TestLoadRefusesSpans(t *testing.T) {
 			assert.Regexp(t, "^"+regexp.QuoteMeta(path)+tc.want, err.Error())
 		})
 	}
+}
+
+// TestEndsEarlyNamed checks that the report names each span ending
+// before it starts by its file and line, as well as counting it: it was
+// only counted, and a file of many spans gave no clue which.
+func TestEndsEarlyNamed(t *testing.T) {
+	trace := `{"spans": [
+ {"name": "invoke_agent [a]", "parent": null, "context": {"trace_id": 1, "span_id": 1},
+  "start_time": 0, "end_time": 3000000000, "attributes": {"gen_ai.operation.name": "invoke_agent"}},
+ {"name": "chat m", "parent": {"span_id": 1}, "context": {"trace_id": 1, "span_id": 2},
+  "start_time": 2000000000, "end_time": 1000000000,
+  "attributes": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}},
+ {"name": "execute_tool t", "parent": {"span_id": 1}, "context": {"trace_id": 1, "span_id": 3},
+  "start_time": 1000000000, "end_time": 1500000000, "attributes": {"gen_ai.operation.name": "execute_tool"}},
+ {"name": "invoke_agent [b]", "parent": null, "context": {"trace_id": 2, "span_id": 1},
+  "start_time": 5, "end_time": 4, "attributes": {"gen_ai.operation.name": "invoke_agent"}}]}`
+	path := filepath.Join(t.TempDir(), "t.json")
+	require.NoError(t, os.WriteFile(path, []byte(trace), 0o644))
+	tr, err := calibrate.Load([]string{path})
+	require.NoError(t, err)
+	want := []string{path + `:9: span "invoke_agent [b]" (ID 0000000000000001)`, path + `:4: span "chat m" (ID 0000000000000002)`}
+	assert.Equal(t, 2, tr.Report.EndsEarly)
+	assert.Equal(t, want, tr.Report.EndsEarlySpans)
+	assert.Contains(t, tr.Report.String(), "2 spans ending before they start (left out): "+want[0]+"; "+want[1]+"\n")
 }
 
 // oneRun is a trace of one agent run with one model call.
