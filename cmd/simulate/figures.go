@@ -28,7 +28,7 @@ func addFiguresFlag(fs *flag.FlagSet, dir *string) {
 
 // checkFigures refuses --figures with --charts=false before any work is
 // done: there would be no chart to copy; and a --figures that names a
-// file or a results directory. Without --figures nothing reads
+// file, a folder below a file, or a results directory. Without --figures nothing reads
 // the scenario's figures list, so a --set of it (among sets) is refused
 // too.
 func checkFigures(dir string, charts bool, sets []string) error {
@@ -36,14 +36,27 @@ func checkFigures(dir string, charts bool, sets []string) error {
 		return usagef("--figures %s copies charts, and --charts=false draws none: give one of them", dir)
 	}
 	// Checked before the work, which would be lost at the copy: a file
-	// where the folder should be, or a directory of results, whose files
-	// the figures would mix with.
-	if fi, err := os.Stat(dir); dir != "" && err == nil {
-		if !fi.IsDir() {
-			return fmt.Errorf("--figures %s is a file: want a folder for the figure files", dir)
+	// where the folder should be, or above it (the copy makes the folders
+	// that are not there, and a file cannot hold one), or a directory of
+	// results, whose files the figures would mix with.
+	if dir != "" {
+		// p is the nearest of dir and the folders above it that is there.
+		p := dir
+		fi, err := os.Stat(p)
+		for err != nil && filepath.Dir(p) != p {
+			p = filepath.Dir(p)
+			fi, err = os.Stat(p)
 		}
-		if _, err := os.Stat(filepath.Join(dir, rundir.ManifestName)); err == nil {
-			return fmt.Errorf("--figures %s holds results (%s): want a folder of figures, such as docs/figures", dir, rundir.ManifestName)
+		switch {
+		case err != nil:
+		case !fi.IsDir() && p == dir:
+			return fmt.Errorf("--figures %s is a file: want a folder for the figure files", dir)
+		case !fi.IsDir():
+			return fmt.Errorf("--figures %s: %s is a file, which cannot hold a folder: want a folder for the figure files", dir, p)
+		case p == dir:
+			if _, err := os.Stat(filepath.Join(dir, rundir.ManifestName)); err == nil {
+				return fmt.Errorf("--figures %s holds results (%s): want a folder of figures, such as docs/figures", dir, rundir.ManifestName)
+			}
 		}
 	}
 	for _, s := range sets {

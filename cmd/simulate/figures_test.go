@@ -110,8 +110,8 @@ func TestFiguresNeedCharts(t *testing.T) {
 	}
 }
 
-// TestFiguresFolder: a --figures that names a file, or a directory of
-// results, is refused before anything runs: the run's work would be lost
+// TestFiguresFolder: a --figures that names a file, a folder below a
+// file, or a directory of results, is refused before anything runs: the run's work would be lost
 // at the copy, or its figures mixed with the results.
 func TestFiguresFolder(t *testing.T) {
 	results := filepath.Join(t.TempDir(), "results")
@@ -121,6 +121,8 @@ func TestFiguresFolder(t *testing.T) {
 	for _, tc := range []struct{ figs, want string }{
 		{file, "--figures " + file + " is a file: want a folder for the figure files"},
 		{results, "--figures " + results + " holds results (manifest.json): want a folder of figures, such as docs/figures"},
+		// A folder to make below a file failed at the copy, after the run.
+		{filepath.Join(file, "a", "b"), "--figures " + filepath.Join(file, "a", "b") + ": " + file + " is a file, which cannot hold a folder"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		_, stderr, code := simulate(t, "run", testScenario, "--episodes", "2", "--out", out, "--figures", tc.figs)
