@@ -108,6 +108,20 @@ type replayLoad struct {
 	load  replay.Load
 }
 
+// stands returns the flags given that stand for settings of the
+// scenario, which a --set of those settings would then change nothing
+// of: --seed, --pairing, --runs, and a load's flag, which replaces the
+// replay section's load whichever kind it is.
+func (o *replayOptions) stands() []stand {
+	out := []stand{o.seed.stand(), {"--pairing", "replay.pairing", o.pairing != ""}, {"--runs", "replay.runs", o.runs != 0}}
+	for _, f := range []struct{ flag, value string }{{"--sessions", o.sessions}, {"--rate", o.rates}, {"--speedup", o.speedups}} {
+		for _, path := range []string{"replay.sessions", "replay.rate", "replay.speedup"} {
+			out = append(out, stand{f.flag, path, f.value != ""})
+		}
+	}
+	return out
+}
+
 // loads returns the loads that --sessions, --rate and --speedup ask for,
 // from the lightest: the order of their rows and of a chart's axis; nil
 // when none is given. runs is the runs of each load.
@@ -187,6 +201,9 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 		return usagef("--runs %d: want 1 to %d (or 0 for each run once)", o.runs, replay.MaxRuns)
 	}
 	if err := refuseUnread(o.sets, scenarios.SweepReplay, false); err != nil {
+		return err
+	}
+	if err := refuseReplaced(o.sets, o.stands()...); err != nil {
 		return err
 	}
 	var sc *scenarios.Scenario

@@ -125,6 +125,14 @@ func TestReplayRefuses(t *testing.T) {
 		{"seed at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--sessions", "1,2", "--seed", "4"}, "--seed 4: a replay at replicas (collective.serving) gives each call the time its tokens and batch take, and a closed loop or recorded start times draw no arrivals, so the seed changes nothing"},
 		{"seed set at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--sessions", "1,2", "--set", "seed=5"}, "--set seed=5: a replay at replicas (collective.serving) gives each call the time its tokens and batch take, and a closed loop or recorded start times draw no arrivals, so the seed changes nothing"},
 		{"seed set for a scenario at replicas", []string{"--scenario", replayScenario(t, ""), "--set", "seed=5"}, "--set seed=5: a replay at replicas (collective.serving)"},
+		// A --set of what a flag given stands for changed nothing, the
+		// flag's value winning, and was not said to.
+		{"seed set and given", []string{multiagentTraces, "--rate", "1", "--seed", "3", "--set", "seed=4"}, "--set seed=4: --seed replaces it; give one of them"},
+		{"pairing set and given", []string{multiagentTraces, "--pairing", "rank", "--set", "replay.pairing=independent"}, "--set replay.pairing=independent: --pairing replaces it"},
+		{"runs set and given", []string{multiagentTraces, "--rate", "1", "--runs", "3", "--set", "replay.runs=5"}, "--set replay.runs=5: --runs replaces it"},
+		{"sessions set and given", []string{multiagentTraces, "--sessions", "2", "--set", "replay.sessions=3"}, "--set replay.sessions=3: --sessions replaces it"},
+		{"rate set, sessions given", []string{multiagentTraces, "--sessions", "2", "--set", "replay.rate=1"}, "--set replay.rate=1: --sessions replaces it"},
+		{"sessions set, speed-up given", []string{multiagentTraces, "--speedup", "2", "--set", "replay.sessions=3"}, "--set replay.sessions=3: --speedup replaces it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
