@@ -470,6 +470,34 @@ func hash(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// checkText returns an error for data that is not UTF-8 text: UTF-16
+// text, which Windows tools write (PowerShell's > among them), said to be
+// saved as UTF-8; text in a legacy encoding (a Latin-1 "é" in a
+// description), at the line and column of its first byte that is not
+// UTF-8; and a binary file, holding a NUL.
+func (p *parse) checkText(data []byte) error {
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return &Error{Source: p.source, Msg: "the file is UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8, which a scenario must be"}
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return &Error{Source: p.source, Msg: "not a text file (a scenario is a YAML text file; see 'simulate help run')"}
+	}
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		off += size
+	}
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return &Error{Source: p.source, Line: 1 + bytes.Count(data[:off], []byte("\n")), Column: 1 + utf8.RuneCount(data[start:off]),
+		Msg: fmt.Sprintf("byte 0x%02X is not UTF-8, which a scenario must be (is the file in Latin-1 or another legacy encoding? save it as UTF-8)", data[off])}
+}
+
 // syntax parses data into p.root: one document holding a mapping.
 func (p *parse) syntax(data []byte) (err error) {
 	// The YAML parser slows down quadratically with nesting; scenario
@@ -477,8 +505,8 @@ func (p *parse) syntax(data []byte) (err error) {
 	if len(data) > maxFileSize {
 		return &Error{Source: p.source, Msg: fmt.Sprintf("file too large (%d bytes; the limit is %d)", len(data), maxFileSize)}
 	}
-	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
-		return &Error{Source: p.source, Msg: "not a text file (a scenario is a YAML text file; see 'simulate help run')"}
+	if err := p.checkText(data); err != nil {
+		return err
 	}
 	if kind := graphFormat(data); kind != "" {
 		return &Error{Source: p.source, Msg: fmt.Sprintf("this is a task graph (%s), not a scenario; run it from a scenario that names it:\n\ttask: {shape: file, path: %s, work: exp(5m)}\n\tpolicy: {organization: team}", kind, graphPathHint(p.source))}

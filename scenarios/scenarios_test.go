@@ -935,6 +935,11 @@ func TestHostileInput(t *testing.T) {
 		{"binary", "\x00\xff\xfe", ""},
 		// Valid UTF-8, but a NUL, even the first byte, is not text.
 		{"NUL first", "\x00name: a\n", "not a text file"},
+		// Text in another encoding was "not a text file", with no place
+		// and no word of the encoding.
+		{"Latin-1", "name: a\ndescription: caf\xe9 au lait\n", "hostile.yaml:2:17: byte 0xE9 is not UTF-8, which a scenario must be (is the file in Latin-1"},
+		{"Latin-1 after UTF-8", "name: a\ndescription: \u00e9t\xe9\n", "hostile.yaml:2:16: byte 0xE9 is not UTF-8"},
+		{"UTF-16", "\xff\xfen\x00a\x00", "hostile.yaml: the file is UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8"},
 		// The depth is reported at the line where it is exceeded.
 		{"deep on line 3", "name: a\n\ntask: " + strings.Repeat("[", 65), "hostile.yaml:3:1: brackets nested too deeply"},
 		// In single quotes a backslash escapes nothing: the quote ends
