@@ -73,9 +73,9 @@ directory does not have (a --set key, a variant, a metric), a value the
 scenario does not allow, a simulation error, with a message that names what
 was wrong and where (a scenario's file, line and field); 2 when the command
 line itself is wrong (an unknown command or flag, a flag value of the wrong
-form or out of its range, a missing or extra argument), with a pointer to
-its help; 130 or 143 when SIGINT or SIGTERM stopped it, after removing what
-it had half written.`
+form, out of its range or empty, a missing or extra argument), with a
+pointer to its help; 130 or 143 when SIGINT or SIGTERM stopped it, after
+removing what it had half written.`
 
 // help implements 'simulate help [command]'.
 func help(s *session, args []string) int {

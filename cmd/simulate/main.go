@@ -326,7 +326,8 @@ func isFlagError(err error) bool {
 // parseFlags parses args with fs, allowing flags after positional
 // arguments ("simulate run tiny --seed 3") as the usage lines show them.
 // A "--" ends the flags: everything after it is positional. It returns the
-// positional arguments in order.
+// positional arguments in order. A text flag given empty is refused
+// (emptyFlag).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -338,14 +339,30 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
+			return append(pos, rest...), emptyFlag(fs)
 		}
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, emptyFlag(fs)
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// emptyFlag returns a usage error for a text flag of fs given an empty
+// value where its default is empty: taken as not given, it silently meant
+// the default (a --out "$DIR" of an unset DIR wrote to the default
+// directory, a --rate "$R" replayed a closed loop, a --variant "" ran
+// every variant), as the flags of numbers refuse a 0 that would. A flag
+// with a default of its own checks its value itself.
+func emptyFlag(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok && err == nil && f.DefValue == "" && g.Get() == "" {
+			err = &flagError{fmt.Errorf("--%s \"\": empty: give a value, or leave the flag out for its default", f.Name)}
+		}
+	})
+	return err
 }
 
 // errorLines splits an error into the lines to print, one per problem:

@@ -769,6 +769,34 @@ func TestParseFlagsInterspersed(t *testing.T) {
 	assert.True(t, *b)
 }
 
+// TestEmptyFlag: a text flag given empty, whose default is empty, is
+// refused; taken as not given, it silently meant the default (trace wrote
+// to standard output, run evaluated every variant, replay a closed loop).
+func TestEmptyFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"trace", testScenario, "--out", ""},
+		{"trace", testScenario, "--out="},
+		{"run", testScenario, "--variant", ""},
+		{"run", testScenario, "--figures", ""},
+		{"graph", testScenario, "--dot", ""},
+		{"replay", multiagentTraces, "--rate", ""},
+		{"replay", multiagentTraces, "--scenario", ""},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if args[0] == "run" || args[0] == "replay" {
+				args = append(args, "--out", out)
+			}
+			name := strings.TrimSuffix(args[2], "=")
+			stdout, stderr, code := simulate(t, args...)
+			assert.Equal(t, exitUsage, code, "stderr:\n%s", stderr)
+			assert.Contains(t, stderr, "simulate "+args[0]+": "+name+` "": empty: give a value, or leave the flag out for its default`)
+			assert.Empty(t, stdout)
+			assert.NoDirExists(t, out)
+		})
+	}
+}
+
 // TestRunSharedColumns: a run whose episodes share a server has the shared
 // columns in its tables and a chart of the time per call; a run without
 // keeps its tables as they were.
