@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
+	"strings"
 
 	c "github.com/swarmsim/swarmsim/models/collective"
 )
@@ -140,34 +142,88 @@ func repeat(v, n int) []int {
 	return s
 }
 
+// decodeError says where in data, the policy file name, err of its
+// decoding lies, "policy NAME:LINE:COL: ...", and what was wanted, in the
+// words of JSON rather than of Go's types.
+func decodeError(name string, data []byte, err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("policy %s: empty file", name)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col := lineCol(data, int64(len(data)))
+		return fmt.Errorf("policy %s:%d:%d: truncated JSON: the file ends inside a value (cut short?)", name, line, col)
+	case errors.As(err, &syntax):
+		// Offset counts the bytes read, the bad one included.
+		line, col := lineCol(data, syntax.Offset-1)
+		return fmt.Errorf("policy %s:%d:%d: invalid JSON: %w", name, line, col, err)
+	case errors.As(err, &typ):
+		line, col := lineCol(data, typ.Offset-1) // the value's last byte
+		if typ.Field == "" {
+			return fmt.Errorf("policy %s:%d:%d: want a JSON object {\"format\": %q, \"kind\", \"features\", \"actions\", \"hidden\", \"params\"}, found %s", name, line, col, FileFormat, typ.Value)
+		}
+		return fmt.Errorf("policy %s:%d:%d: field %q: want %s, found %s", name, line, col, typ.Field, jsonKind(typ.Type), typ.Value)
+	}
+	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		// Decode gives no place: the key's first appearance is its own.
+		where := name
+		if unq, err := strconv.Unquote(key); err == nil {
+			if i := bytes.Index(data, []byte(strconv.Quote(unq))); i >= 0 {
+				line, col := lineCol(data, int64(i))
+				where = fmt.Sprintf("%s:%d:%d", name, line, col)
+			}
+		}
+		return fmt.Errorf("policy %s: unknown field %s (allowed: format, kind, features, actions, hidden, params)", where, key)
+	}
+	return fmt.Errorf("policy %s: %w", name, err)
+}
+
+// jsonKind names the JSON form of a Go type, for messages.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Float64, reflect.Int:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "an object"
+}
+
+// lineCol returns the 1-based line and column (in bytes) of offset in
+// data.
+func lineCol(data []byte, offset int64) (int, int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	return 1 + bytes.Count(before, []byte{'\n'}), int(offset) - bytes.LastIndexByte(before, '\n')
+}
+
 // Load reads a policy file written by Save. name (usually the file's path)
 // is used in error messages. Loading is strict: an unknown format or kind,
 // unknown or missing fields, features or actions that differ (in name,
 // order or count) from this build's, a hidden width that does not fit the
 // kind, params of the wrong length, and null or non-finite params are all
-// errors naming the file and the field. The features may end before the
-// kind features (see Save); their weights are then 0.
+// errors naming the file and the field; JSON that does not decode, or a
+// value of the wrong type, names the line and column too (decodeError).
+// The features may end before the kind features (see Save); their
+// weights are then 0.
 func Load(r io.Reader, name string) (Softmax, error) {
 	fail := func(field, format string, args ...any) error {
 		return fmt.Errorf("policy %s: field %q: %s", name, field, fmt.Sprintf(format, args...))
 	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
 	var f policyFile
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		var syntax *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.Is(err, io.EOF):
-			return nil, fmt.Errorf("policy %s: empty file", name)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, fmt.Errorf("policy %s: truncated JSON", name)
-		case errors.As(err, &syntax):
-			return nil, fmt.Errorf("policy %s: invalid JSON at byte %d: %w", name, syntax.Offset, err)
-		case errors.As(err, &typ) && typ.Field != "":
-			return nil, fail(typ.Field, "%v", err)
-		}
-		return nil, fmt.Errorf("policy %s: %w", name, err)
+		return nil, decodeError(name, data, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("policy %s: data after the JSON object", name)

@@ -130,9 +130,16 @@ func TestLoadErrors(t *testing.T) {
 		field string // the error must name it
 	}{
 		{"empty", "", "empty file"},
-		{"not JSON", "{", "truncated"},
-		{"bad syntax", "{\"format\" 1}", "byte 11"},
-		{"not an object", "[1, 2]", "cannot unmarshal"},
+		{"not JSON", "{", "bad.json:1:2: truncated"},
+		// Errors of decoding gave a byte offset, or Go's words and no
+		// place ("cannot unmarshal number into Go struct field
+		// policyFile.format of type string").
+		{"bad syntax", "{\"format\" 1}", "bad.json:1:11: invalid JSON: invalid character '1'"},
+		{"bad syntax on line 2", "{\"format\": \"x\",\n \"kind\" 1}", "bad.json:2:9: invalid JSON"},
+		{"not an object", "[1, 2]", `bad.json:1:1: want a JSON object {"format": "swarmsim-policy/1", "kind", "features", "actions", "hidden", "params"}, found array`},
+		{"a number for a string", "{\n \"format\": 5}", `bad.json:2:12: field "format": want a string, found number`},
+		{"a string for a number", "{\"format\": \"swarmsim-policy/1\",\n \"hidden\": \"x\"}", `bad.json:2:14: field "hidden": want a number, found string`},
+		{"an unknown field in place", "{\"format\": \"swarmsim-policy/1\",\n \"weights\": []}", `bad.json:2:2: unknown field "weights" (allowed: format, kind, features, actions, hidden, params)`},
 		{"trailing data", valid + "{}", "after the JSON object"},
 		{"unknown field", mutate(t, lin, func(f map[string]any) { f["extra"] = 1 }), "extra"},
 		{"wrong format", mutate(t, lin, func(f map[string]any) { f["format"] = "swarmsim-policy/2" }), "format"},
