@@ -293,7 +293,7 @@ func (p *parse) checkInert(vs *variantState, read, runRead map[string]bool) {
 	for _, pr := range run {
 		// One error a value: that it is never used says it all.
 		if !runRead[pr.path] && !reported[pr.path] {
-			p.reportTo(&p.runErrs, pr.path, pr.msg, vs)
+			p.reportTo(&p.runErrs, pr.path, pr.msg, vs, runInertCauses(pr.path))
 		}
 	}
 }
@@ -552,6 +552,24 @@ var runInertRules = []inertRule{
 		}
 		return unless(s.Collective.Agents > 1, "collective.agents is 1, so the main agent makes every part and no join has parts made by two agents to reconcile")
 	}},
+}
+
+// runInertCauses returns, for a field of the runInertRules, the fields
+// of a spec that leave it without effect in an evaluation, most telling
+// first: the fixed organization (which a learned policy would replace),
+// or for task.coupling under one that delegates, collective.agents of 1.
+// A problem that a --set brought is placed at the --set of one of them,
+// not at the last --set given (--set collective.agents=5 after --set
+// policy.organization=single was blamed for the coupling of the file).
+func runInertCauses(path string) func(*Spec) []string {
+	return func(s *Spec) []string {
+		if path == "task.coupling" && s.Policy.File == "" {
+			if org, err := policy.Organization(s.Policy.Organization); err == nil && delegates(org) {
+				return []string{"collective.agents"}
+			}
+		}
+		return []string{"policy.organization", "policy.file"}
+	}
 }
 
 // runInertByOrganization gives, for the run rules whose reason names the

@@ -429,6 +429,14 @@ func TestRunInert(t *testing.T) {
 		{"miss with a learned policy", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: sequential}\n", []string{"policy.file=p.json"}, nil},
 		{"an organization given by a flag", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\n", []string{"policy.organization=independent"},
 			[]string{`--set policy.organization=independent: collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)`}},
+		// A --set after the organization's was blamed for it: the last
+		// --set, whatever it set.
+		{"an organization given by a flag, another flag after it", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\n", []string{"policy.organization=independent", "collective.time_limit=3h"},
+			[]string{`--set policy.organization=independent: collective.handoff.miss: never acts when a fixed organization is evaluated`}},
+		{"a coupling under an organization given by a flag, another flag after it", "task: {shape: fork-join, width: 4, stages: 1, work: 5m, coupling: 0.5}\ncollective:\n  agents: 4\npolicy: {organization: split}\n", []string{"policy.organization=single", "collective.agents=5"},
+			[]string{`--set policy.organization=single: task.coupling: never acts when a fixed organization is evaluated`}},
+		{"an organization given by a variant, another key after it", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: independent}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential, collective.time_limit: 3h}}\n", nil,
+			[]string{`d.yaml:8:21: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated`}},
 		{"an organization given by a variant", head + "  handoff: {miss: 0.5, findings: 1}\npolicy: {organization: split}\nvariants:\n  - {name: a}\n  - {name: b, set: {policy.organization: sequential, collective.handoff.miss: 0.7}}\n", nil,
 			[]string{`d.yaml:8:54: variant "b": collective.handoff.miss: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run): the fixed organization "sequential"`}},
 		// Variants compare organizations under one setting, as a sweep's

@@ -1091,23 +1091,30 @@ func OrganizationNames() []string { return sortedKeys(policy.Organizations()) }
 // report records a problem with the field at path, placing it where the
 // value came from: the variant's `set:` entry, a --set flag, or the file.
 func (p *parse) report(path, msg string, vs *variantState) {
-	p.reportTo(&p.errs, path, msg, vs)
+	p.reportTo(&p.errs, path, msg, vs, nil)
 }
 
 // reportTo is report into list: p.errs, or p.runErrs for problems that
-// only an evaluation has.
-func (p *parse) reportTo(list *errList, path, msg string, vs *variantState) {
+// only an evaluation has; causes, when not nil, gives the fields that
+// leave path without effect (else inertCauses does).
+func (p *parse) reportTo(list *errList, path, msg string, vs *variantState, causes func(*Spec) []string) {
 	if p.shadowed(path) {
 		return
 	}
-	e := p.place(path, msg, vs)
+	if causes == nil {
+		causes = inertCauses[path]
+	}
+	e := p.place(path, msg, vs, causes)
 	if key := e.Error(); !p.seen[key] {
 		p.seen[key] = true
 		list.add(e)
 	}
 }
 
-func (p *parse) place(path, msg string, vs *variantState) *Error {
+// place returns the error msg of the field at path, placed where the
+// problem came from; causes gives the fields whose values leave path
+// without effect, where the problem is one of those (nil where not).
+func (p *parse) place(path, msg string, vs *variantState, causes func(*Spec) []string) *Error {
 	if e, ok := p.placeGiven(path, msg, vs); ok {
 		return e
 	}
@@ -1123,7 +1130,7 @@ func (p *parse) place(path, msg string, vs *variantState) *Error {
 	// though collective.speed came later), or else the last one.
 	pr := problem{path, msg}
 	if p.baseProblems != nil && !p.baseProblems[pr] && len(own) > 0 {
-		if o, ok := causeOverride(own, path, vs); ok {
+		if o, ok := causeOverride(own, causes, vs); ok {
 			return atVariant(o)
 		}
 		if o, ok := closestOverride(own, path); ok {
@@ -1132,7 +1139,7 @@ func (p *parse) place(path, msg string, vs *variantState) *Error {
 		return atVariant(own[len(own)-1])
 	}
 	if p.fileProblems != nil && !p.fileProblems[pr] && len(p.flags) > 0 {
-		if o, ok := causeOverride(p.flags, path, vs); ok {
+		if o, ok := causeOverride(p.flags, causes, vs); ok {
 			return atFlag(o)
 		}
 		if o, ok := closestOverride(p.flags, path); ok {
@@ -1213,11 +1220,10 @@ func lastOverride(list []override, match func(override) bool) (override, bool) {
 }
 
 // causeOverride returns the last override of list that sets a field
-// whose value in vs leaves path unused (inertCauses), trying the causes
-// in their order: --set collective.agents=1 for a comm setting of the
-// file, though a --set of collective.time_limit came later.
-func causeOverride(list []override, path string, vs *variantState) (override, bool) {
-	causes := inertCauses[path]
+// whose value in vs leaves a field unused (causes, such as inertCauses'),
+// trying the causes in their order: --set collective.agents=1 for a comm
+// setting of the file, though a --set of collective.time_limit came later.
+func causeOverride(list []override, causes func(*Spec) []string, vs *variantState) (override, bool) {
 	if causes == nil || vs == nil {
 		return override{}, false
 	}
