@@ -141,6 +141,25 @@ func (sc *Scenario) placeOf(e *Error) string {
 	return fmt.Sprintf("%s:%d:%d", e.Source, e.Line, e.Column)
 }
 
+// CheckTraces returns an error for a path of the base's replay.traces
+// that names nothing, which says where the path was written: a replay or
+// a sweep of command replay reads them only when its work starts, and
+// the bare error of the operating system named neither the field nor
+// the scenario (a sweep's directory was left with no trial done). What
+// the files hold is read, and its errors named, by the replay.
+func (sc *Scenario) CheckTraces() error {
+	for i, path := range sc.Base.Replay.Traces {
+		if _, err := os.Stat(path); err != nil {
+			at := sc.Source
+			if i < len(sc.tracesAt) {
+				at = sc.placeOf(sc.tracesAt[i])
+			}
+			return fmt.Errorf("%w (replay.traces[%d] of %s)", err, i, at)
+		}
+	}
+	return nil
+}
+
 // A fileRef is a field of a spec that names a file: the field's path, the
 // file's path and what reads it.
 type fileRef struct {

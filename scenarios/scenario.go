@@ -98,6 +98,9 @@ type Scenario struct {
 	// figureAt holds where each name of Figures was written, for the
 	// messages of commands that find it was not drawn.
 	figureAt []*Error
+	// tracesAt holds where each path of Base.Replay.Traces was written,
+	// for CheckTraces' messages.
+	tracesAt []*Error
 	// randomAt holds where each random axis of Sweep was written, for the
 	// errors of trials whose draws leave a field's range: those depend on
 	// the seed, so Trials finds them after the file has loaded.
@@ -396,6 +399,9 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 	}
 	for i := range fl.Figures {
 		sc.figureAt = append(sc.figureAt, p.where(fmt.Sprintf("figures[%d]", i), nil))
+	}
+	for i := range fl.Replay.Traces {
+		sc.tracesAt = append(sc.tracesAt, p.where(fmt.Sprintf("replay.traces[%d]", i), nil))
 	}
 	for _, v := range variants {
 		sc.Variants = append(sc.Variants, v.Variant)

@@ -216,6 +216,9 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 		case len(args) > 0 && len(traces) > 0:
 			return usagef("traces given twice: as arguments and as replay.traces of %s; give them once", sc.Source)
 		case len(args) == 0:
+			if err := sc.CheckTraces(); err != nil {
+				return err
+			}
 			args = traces
 		}
 	}

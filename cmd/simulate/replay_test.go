@@ -265,6 +265,42 @@ func TestReplayScenarioRefuses(t *testing.T) {
 // TestReplaySweep sweeps replay.sessions on one replica that serves one
 // call at a time: trials.csv has the replay's metrics, each trial's the
 // same as simulate replay's summary for its load, and the serving delay
+// TestMissingScenarioTraces: a path of a scenario's replay.traces that
+// names nothing is refused before any work, with where it was written.
+// The error named neither the field nor the scenario, and a sweep left a
+// directory with no trial done.
+func TestMissingScenarioTraces(t *testing.T) {
+	traces, err := filepath.Abs(multiagentTraces)
+	require.NoError(t, err)
+	sc := filepath.Join(t.TempDir(), "replay.yaml")
+	require.NoError(t, os.WriteFile(sc, []byte(`name: replay-test
+task: {shape: chain, length: 1, work: 1m}
+policy: {organization: independent}
+collective:
+  serving: {replicas: 1, max_batch: 1}
+replay:
+  traces: [`+traces+`, no-such-traces]
+sweep:
+  command: replay
+  grid:
+    replay.sessions: [1, 8]
+`), 0o644))
+	missing := filepath.Join(filepath.Dir(sc), "no-such-traces")
+	for _, cmd := range []string{"replay", "sweep"} {
+		t.Run(cmd, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := []string{cmd, sc, "--out", out}
+			if cmd == "replay" {
+				args = []string{cmd, "--scenario", sc, "--out", out}
+			}
+			_, stderr, code := simulate(t, args...)
+			assert.Equal(t, exitFail, code)
+			assert.Contains(t, stderr, "stat "+missing+": no such file or directory (replay.traces[1] of "+sc+":7:")
+			assert.NoDirExists(t, out, "nothing is written")
+		})
+	}
+}
+
 // grows with the sessions.
 func TestReplaySweep(t *testing.T) {
 	sc := replayScenario(t, `sweep:

@@ -196,6 +196,11 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := refuseUnread(o.sets, sc.Sweep.Command, true); err != nil {
 		return err
 	}
+	if sc.Sweep.Command == scenarios.SweepReplay {
+		if err := sc.CheckTraces(); err != nil {
+			return err
+		}
+	}
 	seed := o.seedOf(sc)
 	plan, trials, err := sweep.NewPlan(sc, seed, o.variant)
 	if err != nil {
