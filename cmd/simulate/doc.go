@@ -1109,8 +1109,9 @@
 // Validate loads each scenario FILE strictly, as run does, and checks it: the
 // YAML is well formed, every key is known, every value has the right type and
 // is in range, every file it refers to (task.path, policy.file: relative to
-// the scenario's folder) reads without error, and every variant's policy can
-// be built. It prints "ok" and the file for a valid scenario, and each
+// the scenario's folder) reads without error, every path of replay.traces
+// names a file or folder (what the traces hold a replay reads), and every
+// variant's policy can be built. It prints "ok" and the file for a valid scenario, and each
 // problem as file:line:col: message otherwise (file: message for a field
 // the file leaves out, such as a missing policy section, which has no
 // line). A FILE may also be an embedded scenario's name.

@@ -286,12 +286,15 @@ sweep:
     replay.sessions: [1, 8]
 `), 0o644))
 	missing := filepath.Join(filepath.Dir(sc), "no-such-traces")
-	for _, cmd := range []string{"replay", "sweep"} {
+	for _, cmd := range []string{"replay", "sweep", "validate"} {
 		t.Run(cmd, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			args := []string{cmd, sc, "--out", out}
-			if cmd == "replay" {
+			switch cmd {
+			case "replay":
 				args = []string{cmd, "--scenario", sc, "--out", out}
+			case "validate":
+				args = []string{cmd, sc}
 			}
 			_, stderr, code := simulate(t, args...)
 			assert.Equal(t, exitFail, code)
