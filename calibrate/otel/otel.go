@@ -129,7 +129,7 @@ func Read(r io.Reader, name string) ([]Span, error) {
 			return spans, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s", name, syntaxError(data, err))
+			return nil, syntaxError(name, data, err)
 		}
 		where := name
 		if doc > 1 {
@@ -270,8 +270,10 @@ type spanPlace struct {
 	span *Span
 }
 
-// syntaxError turns a JSON decoding error into "line L, column C: ...".
-func syntaxError(data []byte, err error) string {
+// syntaxError turns a JSON decoding error of the file name into
+// "NAME:LINE:COL: invalid JSON: ...", the place as editors and compilers
+// write it.
+func syntaxError(name string, data []byte, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	off := int64(-1)
@@ -286,13 +288,13 @@ func syntaxError(data []byte, err error) string {
 		// The decoder says no more than "unexpected EOF": the place is the
 		// end of the file, which was cut short.
 		line, col := position(data, int64(len(data)))
-		return fmt.Sprintf("line %d, column %d: invalid JSON: the file ends inside a value (cut short?)", line, col)
+		return fmt.Errorf("%s:%d:%d: invalid JSON: the file ends inside a value (cut short?)", name, line, col)
 	}
 	if off < 0 || off > int64(len(data)) {
-		return "invalid JSON: " + err.Error()
+		return fmt.Errorf("%s: invalid JSON: %v", name, err)
 	}
 	line, col := position(data, off)
-	return fmt.Sprintf("line %d, column %d: invalid JSON: %v", line, col, err)
+	return fmt.Errorf("%s:%d:%d: invalid JSON: %v", name, line, col, err)
 }
 
 // position returns the line and column of the byte offset off in data.

@@ -198,13 +198,13 @@ func TestErrors(t *testing.T) {
 		{"a number", `42`, `got a number$`, true},
 		// The second comma is the 14th character of line 2 (it was
 		// said to be the 15th).
-		{"syntax", "{\"spans\": [\n  {\"name\": 1,,}]}", `^f\.json: line 2, column 14: invalid JSON`, false},
-		{"syntax at the first character", "x", `^f\.json: line 1, column 1: invalid JSON`, false},
+		{"syntax", "{\"spans\": [\n  {\"name\": 1,,}]}", `^f\.json:2:14: invalid JSON`, false},
+		{"syntax at the first character", "x", `^f\.json:1:1: invalid JSON`, false},
 		// A UTF-16 file decoded as UTF-8 failed on "invalid character 'ÿ'".
 		{"UTF-16 little-endian", "\xFF\xFE[\x00]\x00", `^f\.json: the file looks like UTF-16 text .*: save it as UTF-8`, false},
 		{"UTF-16 big-endian", "\xFE\xFF\x00[\x00]", `^f\.json: the file looks like UTF-16 text`, false},
 		{"UTF-16 without a mark", "[\x00]\x00", `^f\.json: the file looks like UTF-16 text`, false},
-		{"cut short", "{\"spans\": [\n  {\"name\": \"a\"", `^f\.json: line 2, column 15: invalid JSON: the file ends inside a value \(cut short\?\)$`, false},
+		{"cut short", "{\"spans\": [\n  {\"name\": \"a\"", `^f\.json:2:15: invalid JSON: the file ends inside a value \(cut short\?\)$`, false},
 		{"second document", `{"resourceSpans": []}` + "\n" + `{"x": 1}`, `^f\.json: document 2: not OpenTelemetry span JSON`, true},
 		{"OTLP time", `{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "a", "spanId": "0000000000000001", "startTimeUnixNano": {}}]}]}]}`,
 			`^f\.json:1: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: span "a": startTimeUnixNano: want a string of Unix nanoseconds, got an object$`, false},
