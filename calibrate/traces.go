@@ -92,8 +92,8 @@ type Report struct {
 	// the invoke_agent span that contains them in time.
 	NoEnd, EndsEarly, NoEndRuns, NoAttributes, NotGenAI, NoTokens, Outside, NoRoot, Adopted int
 	// EndsEarlySpans names each of the EndsEarly spans, as
-	// "FILE:LINE: span NAME (ID ID)", so that a broken clock or file can
-	// be found.
+	// "FILE:LINE: span NAME (ID ID)" with the path Load read the file at,
+	// so that a broken clock or file can be found.
 	EndsEarlySpans []string
 	// Loops names one span of each loop of parents (spans each other's
 	// parent, or a span its own: a broken file), the first of the loop in
@@ -204,6 +204,9 @@ type Traces struct {
 	// Runs.
 	Replay []replay.Run
 	Report Report
+	// paths maps the name a file read by Load goes by in run IDs to its
+	// path, so that the report names spans at a path one can open.
+	paths map[string]string
 }
 
 // SpansName is the trace file that simulate writes into a results
@@ -348,6 +351,10 @@ func (t *Traces) readFile(path, name string) error {
 		return err
 	}
 	t.Report.Files++
+	if t.paths == nil {
+		t.paths = map[string]string{}
+	}
+	t.paths[name] = path
 	t.Add(name, spans)
 	return nil
 }
@@ -380,10 +387,14 @@ func checkSpans(path string, spans []otel.Span) error {
 	return nil
 }
 
-// spanAt names the span s of the file called file for a report:
-// "FILE:LINE: span NAME (ID ID)", the line where known.
-func spanAt(file string, s *otel.Span) string {
-	return fmt.Sprintf("%s: span %q (ID %s)", spanFile(file, s), s.Name, s.SpanID)
+// spanAt names the span s of the file called name for a report:
+// "FILE:LINE: span NAME (ID ID)", with the file's path where Load read
+// it and the line where known.
+func (t *Traces) spanAt(name string, s *otel.Span) string {
+	if path, ok := t.paths[name]; ok {
+		name = path
+	}
+	return fmt.Sprintf("%s: span %q (ID %s)", spanFile(name, s), s.Name, s.SpanID)
 }
 
 // spanFile names the file at path and, when known, the line s starts on
@@ -564,7 +575,7 @@ func (t *Traces) tree(name string, spans []*otel.Span) []*runBuild {
 	// one whose parent is missing.
 	cut := cutCycles(all)
 	for _, n := range cut {
-		t.Report.Loops = append(t.Report.Loops, spanAt(name, n.s))
+		t.Report.Loops = append(t.Report.Loops, t.spanAt(name, n.s))
 	}
 	for _, n := range all {
 		if n.parent == nil && n.s.ParentID != "" {
@@ -771,7 +782,7 @@ func (t *Traces) addRun(file string, r *runBuild) {
 func (t *Traces) noEnd(file string, s *otel.Span) {
 	if s.HasEnd {
 		t.Report.EndsEarly++
-		t.Report.EndsEarlySpans = append(t.Report.EndsEarlySpans, spanAt(file, s))
+		t.Report.EndsEarlySpans = append(t.Report.EndsEarlySpans, t.spanAt(file, s))
 	} else {
 		t.Report.NoEnd++
 	}

@@ -419,6 +419,17 @@ func TestEndsEarlyNamed(t *testing.T) {
 	assert.Equal(t, 2, tr.Report.EndsEarly)
 	assert.Equal(t, want, tr.Report.EndsEarlySpans)
 	assert.Contains(t, tr.Report.String(), "2 spans ending before they start (left out): "+want[0]+"; "+want[1]+"\n")
+
+	// Read as one directory, the runs go by the file's name below it, and
+	// the report still names its path.
+	dir := filepath.Join(t.TempDir(), "traces")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "t.json"), []byte(trace), 0o644))
+	tr, err = calibrate.Load([]string{dir})
+	require.NoError(t, err)
+	require.NotEmpty(t, tr.Runs)
+	assert.Equal(t, "sub/t.json", tr.Runs[0].File)
+	assert.Equal(t, filepath.Join(dir, "sub", "t.json")+`:9: span "invoke_agent [b]" (ID 0000000000000001)`, tr.Report.EndsEarlySpans[0])
 }
 
 // oneRun is a trace of one agent run with one model call.
