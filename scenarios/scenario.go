@@ -791,6 +791,18 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) []string 
 		v.SetString(d.filePath(path, val))
 		return []string{path}
 	}
+	// The bounds of a file hold for a value too: the YAML parser slows
+	// down quadratically with nesting (100,000 brackets took minutes and
+	// gigabytes), and a value comes from a make request of simulate env
+	// as well as from the command line.
+	if len(val) > maxFileSize {
+		d.fail(nil, path, "value too large (%d bytes; the limit is %d)", len(val), maxFileSize)
+		return nil
+	}
+	if _, ok := shallow([]byte(val)); !ok {
+		d.fail(nil, path, "brackets nested too deeply (more than %d levels)", maxDepth)
+		return nil
+	}
 	var f *ast.File
 	var err error
 	func() {

@@ -962,6 +962,29 @@ func TestHostileInput(t *testing.T) {
 	}
 }
 
+// TestHostileSet: a --set value that is YAML has a file's bounds, so
+// that the parser never takes minutes over brackets (simulate env's make
+// passes a client's set values here).
+func TestHostileSet(t *testing.T) {
+	tests := []struct {
+		name, set, want string
+	}{
+		{"one level too deep", "train.actions=" + strings.Repeat("[", 65), "train.actions: brackets nested too deeply (more than 64 levels)"},
+		{"deep brackets", "train.actions=" + strings.Repeat("[", 100000) + strings.Repeat("]", 100000), "brackets nested too deeply"},
+		{"huge", "train.actions=[" + strings.Repeat("work,", 1<<20) + "work]", "train.actions: value too large"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Load("tiny", []string{tt.set})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	// Within the bounds a value is read as before.
+	_, err := scenarios.Load("tiny", []string{"train.actions=[work, delegate]"})
+	require.NoError(t, err)
+}
+
 // TestJSONSchemaRefusesNegativeDurations: every duration and distribution
 // the loader reads is 0 or more, so the schema's patterns take no minus
 // sign before the value (an editor must not pass -1s), while exponents
