@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -142,5 +144,58 @@ func TestRenderReplyWithinHeaderBound(t *testing.T) {
 		assert.Equal(t, "rows", replies[2]["field"])
 		assert.Contains(t, replies[2]["error"], "render fewer rows at a time")
 		assert.Equal(t, true, replies[3]["ok"], "two rows' texts fit: %v", replies[3]["error"])
+	}
+}
+
+// TestErrorReplyWithinHeaderBound: an error quotes what the client sent,
+// a field's name or a value of megabytes, and its reply is held to the
+// header's bound as render's is, so that the session goes on for a client
+// that reads under it; the error still names its field, in its start and
+// end.
+func TestErrorReplyWithinHeaderBound(t *testing.T) {
+	was := maxReplyHeader
+	t.Cleanup(func() { maxReplyHeader = was })
+	maxReplyHeader = 16000
+	long := strings.Repeat("é<", 3000) // 9,000 bytes, 24,000 as JSON escapes them
+	var in bytes.Buffer
+	for _, h := range []string{
+		`{"op":"close","` + long + `":1}`,
+		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"` + long + `"}`,
+		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"team"}`,
+	} {
+		in.Write(appendFrame(nil, []byte(h)))
+	}
+	var out bytes.Buffer
+	assert.NoError(t, Serve(&in, &out, "test"))
+	r := NewReader(&out)
+	var replies []map[string]any
+	for {
+		m, err := r.Read()
+		if err != nil {
+			break
+		}
+		var h map[string]any
+		assert.NoError(t, json.Unmarshal(m.Header, &h))
+		assert.LessOrEqual(t, len(m.Header), maxReplyHeader, "reply %d", len(replies))
+		replies = append(replies, h)
+	}
+	if assert.Len(t, replies, 3) {
+		assert.Equal(t, false, replies[0]["ok"])
+		assert.Contains(t, replies[0]["field"], "bytes left out")
+		assert.Regexp(t, `^é<.* bytes left out .*\(allowed: op, arrays, .*\)$`, replies[0]["error"])
+		assert.Equal(t, "variant", replies[1]["field"])
+		assert.Regexp(t, `^variant: scenario tiny has no variant "é<.* bytes left out .*é<" \(allowed: split, team\)$`, replies[1]["error"])
+		assert.Equal(t, true, replies[2]["ok"], "the session goes on: %v", replies[2]["error"])
+	}
+	for _, s := range []string{"short", strings.Repeat("ü", 1000)} {
+		for _, n := range []int{0, 10, 100, 1999, 2000} {
+			got := clip(s, n)
+			assert.True(t, utf8.ValidString(got), "%d", n)
+			if len(s) <= n {
+				assert.Equal(t, s, got)
+			} else {
+				assert.LessOrEqual(t, len(got), max(n, 40), "%d", n)
+			}
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swarmsim/swarmsim/internal/spelling"
 	"github.com/swarmsim/swarmsim/models/collective"
@@ -123,15 +124,41 @@ func (s *server) fail(err error) {
 	if errors.As(err, &fe) {
 		field = fe.Field
 	}
-	h, merr := json.Marshal(struct {
+	type reply struct {
 		OK    bool   `json:"ok"`
 		Error string `json:"error"`
 		Field string `json:"field"`
-	}{false, err.Error(), field})
+	}
+	h, merr := json.Marshal(reply{false, err.Error(), field})
+	if merr == nil && len(h) > maxReplyHeader {
+		// An error quotes what the client sent (a name, a path, a set's
+		// value), which may take megabytes: the reply is held to the
+		// header's bound as render's is, so that a client reading under
+		// it keeps its session. JSON writes a byte in at most 6.
+		h, merr = json.Marshal(reply{false, clip(err.Error(), maxReplyHeader/16), clip(field, maxReplyHeader/16)})
+	}
 	if merr != nil {
 		panic(merr) // strings always marshal
 	}
 	s.reply = appendFrame(s.reply[:0], h)
+}
+
+// clip returns s if it has at most n bytes, else its start and end, n
+// bytes in all at most, around a mark of what was left out.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = " [... %d bytes left out ...] "
+	keep := max(0, n-len(fmt.Sprintf(mark, len(s))))
+	head, tail := keep/2, len(s)-(keep-keep/2)
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + fmt.Sprintf(mark, tail-head) + s[tail:]
 }
 
 // ok makes the reply a success with the given header.
