@@ -203,7 +203,7 @@ func loadGraph(path string) error {
 }
 
 func loadPolicy(path string) error {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return err
 	}
@@ -274,4 +274,17 @@ func (sc *Scenario) InputDigest(specs ...*Spec) (string, error) {
 		fmt.Fprintf(h, "%s\x00%s\n", key, sums[key])
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// openRegular opens a policy file, refusing what is not a regular file
+// before opening it: opening a FIFO waits for a writer, and a device may
+// never end.
+func openRegular(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return nil, fmt.Errorf("%s is a directory, not a policy file", path)
+		}
+		return nil, fmt.Errorf("%s is not a regular file (%v): want a policy file", path, fi.Mode().Type())
+	}
+	return os.Open(path)
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -143,7 +142,7 @@ type Variant struct {
 // its file, or the fixed organization.
 func (v Variant) Policy() (collective.Policy, error) {
 	if path := v.Spec.Policy.File; path != "" {
-		f, err := os.Open(path)
+		f, err := openRegular(path)
 		if err != nil {
 			return nil, fmt.Errorf("variant %q: policy.file: %w", v.Name, err)
 		}

@@ -128,6 +128,15 @@ func loadRaw(path string) (*rawGraph, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Only a regular file is opened: opening a FIFO waits for a writer,
+	// and a device such as /dev/zero never ends (simulate env's reset
+	// hung, or read until memory ran out).
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return nil, fmt.Errorf("%s is a directory, not a graph file (%s)", path, loadExts)
+		}
+		return nil, fmt.Errorf("%s is not a regular file (%v): want a graph file (%s)", path, fi.Mode().Type(), loadExts)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
