@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -144,6 +145,49 @@ func TestRenderReplyWithinHeaderBound(t *testing.T) {
 		assert.Equal(t, "rows", replies[2]["field"])
 		assert.Contains(t, replies[2]["error"], "render fewer rows at a time")
 		assert.Equal(t, true, replies[3]["ok"], "two rows' texts fit: %v", replies[3]["error"])
+	}
+}
+
+// TestRenderOfManyRowsStopsAtTheBound: a render of more rows than a
+// reply's header holds is refused once the texts pass the bound, not after
+// every row's text is written: a request's header holds a list of 8
+// million rows, whose texts took gigabytes (a 400,000 took 2.3 GB).
+func TestRenderOfManyRowsStopsAtTheBound(t *testing.T) {
+	was := maxReplyHeader
+	t.Cleanup(func() { maxReplyHeader = was })
+	maxReplyHeader = 4000 // a tiny decision's text is about 700 bytes
+	rows := strings.TrimSuffix(strings.Repeat("0,", 100000), ",")
+	var in bytes.Buffer
+	for _, h := range []string{
+		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"team","num_envs":8}`,
+		`{"op":"reset"}`,
+		`{"op":"render","rows":[` + rows + `]}`,
+		`{"op":"render","rows":[0,1,9]}`,
+	} {
+		in.Write(appendFrame(nil, []byte(h)))
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var out bytes.Buffer
+	assert.NoError(t, Serve(&in, &out, "test"))
+	runtime.ReadMemStats(&after)
+	// The texts of every row take 70 MB, and as much again in the reply.
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(30<<20), "bytes allocated")
+	r := NewReader(&out)
+	var replies []map[string]any
+	for {
+		m, err := r.Read()
+		if err != nil {
+			break
+		}
+		var h map[string]any
+		assert.NoError(t, json.Unmarshal(m.Header, &h))
+		replies = append(replies, h)
+	}
+	if assert.Len(t, replies, 4) {
+		assert.Equal(t, "rows", replies[2]["field"])
+		assert.Regexp(t, `^rows: the texts of the first \d of 100000 rows take more than .* render fewer rows at a time$`, replies[2]["error"])
+		assert.Equal(t, "rows[2]", replies[3]["field"], "a row out of range is named before any text is written")
 	}
 }
 

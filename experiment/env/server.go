@@ -750,12 +750,21 @@ func (s *server) render(req *request, m *Message) error {
 			}
 		}
 	}
-	texts := make([]string, len(rows))
 	for j, i := range rows {
 		if i < 0 || i >= s.env.n {
 			return fieldErr(fmt.Sprintf("rows[%d]", j), "rows[%d]: row %d is out of range (0 to %d)", j, i, s.env.n-1)
 		}
+	}
+	texts := make([]string, len(rows))
+	size := 0
+	for j, i := range rows {
 		texts[j] = s.env.Render(i)
+		// Refused as soon as the texts alone pass the bound checked below:
+		// a request's header holds a list of 8 million rows, whose texts
+		// would take tens of gigabytes before the check.
+		if size += len(texts[j]); size > maxReplyHeader {
+			return fieldErr("rows", "rows: the texts of the first %d of %d rows take more than a message's header may hold (%d bytes, docs/environment.md, Framing): render fewer rows at a time", j+1, len(rows), maxReplyHeader)
+		}
 	}
 	if err := s.ok(struct {
 		OK   bool     `json:"ok"`
