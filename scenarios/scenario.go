@@ -237,6 +237,8 @@ type override struct {
 	// leaves are the paths the override sets: its path, or for a
 	// mapping, which sets only the keys it names, each of those.
 	leaves []string
+	// live are the leaves that no later override sets again (setAgain).
+	live []string
 }
 
 // variantState is a variant being built.
@@ -737,8 +739,9 @@ func (p *parse) applyFlag(fl *file, s string) {
 	// A value (a number, a duration, a list) replaces the one before it,
 	// where a map only sets the keys it names: an earlier --set of what
 	// this one sets again is lost, whichever of the two forms wrote it.
-	for i, o := range p.flags {
-		switch again := setAgain(p.flags, i, leaves); {
+	for i := range p.flags {
+		o := &p.flags[i]
+		switch again := o.setAgain(leaves); {
 		case len(again) > 0 && len(again) == len(o.leaves):
 			p.errs.add(&Error{Source: o.source, Path: o.path, Msg: fmt.Sprintf("changes nothing: the later %s replaces it; give one", src)})
 		default:
@@ -747,27 +750,28 @@ func (p *parse) applyFlag(fl *file, s string) {
 			}
 		}
 	}
-	p.flags = append(p.flags, override{path: path, source: src, leaves: leaves})
+	p.flags = append(p.flags, override{path: path, source: src, leaves: leaves, live: slices.Clone(leaves)})
 }
 
-// setAgain returns the leaves of list[i] that leaves, a later override's,
-// set again (the same field, a field within it, or one around it), but
-// no override between them does: one set again in between was reported
-// there.
-func setAgain(list []override, i int, leaves []string) []string {
-	hits := func(leaf string, paths []string) bool {
-		return slices.ContainsFunc(paths, func(p string) bool { return related(leaf, p) })
-	}
-	var between []string
-	for _, o := range list[i+1:] {
-		between = append(between, o.leaves...)
-	}
+// setAgain returns the leaves of o that leaves, a later override's, set
+// again (the same field, a field within it, or one around it), but no
+// override between them does: one set again in between was reported
+// there. It drops them from o.live, which holds the leaves that no later
+// override has set again, so that an override costs one pass over the
+// leaves still live before it, not over every override between each
+// earlier one and it (a make of simulate env with 4,000 sets took more
+// than two minutes).
+func (o *override) setAgain(leaves []string) []string {
 	var out []string
-	for _, leaf := range list[i].leaves {
-		if hits(leaf, leaves) && !hits(leaf, between) {
+	live := o.live[:0]
+	for _, leaf := range o.live {
+		if slices.ContainsFunc(leaves, func(p string) bool { return related(leaf, p) }) {
 			out = append(out, leaf)
+		} else {
+			live = append(live, leaf)
 		}
 	}
+	o.live = live
 	return out
 }
 
@@ -955,12 +959,13 @@ func (p *parse) buildVariants(fl *file) []variantState {
 			// Of two overrides that set one field (a path, and a map
 			// around it), the later replaces the other's value.
 			leaves := d.setLeaves(e.Value, tgt.Type(), path)
-			for i, o := range vs.overrides {
-				for _, leaf := range setAgain(vs.overrides, i, leaves) {
+			for i := range vs.overrides {
+				o := &vs.overrides[i]
+				for _, leaf := range o.setAgain(leaves) {
 					d.fail(o.key, leaf, "set again by %s (line %d), which replaces this value; give one", e.Path, e.key.Position.Line)
 				}
 			}
-			vs.overrides = append(vs.overrides, override{path: path, key: e.key, leaves: leaves})
+			vs.overrides = append(vs.overrides, override{path: path, key: e.key, leaves: leaves, live: slices.Clone(leaves)})
 		}
 		p.merge(&d.errs)
 	}
