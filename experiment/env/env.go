@@ -266,6 +266,16 @@ func setField(set string) string { return "set." + setPath(set) }
 // loadField names the field a scenario's loading error is about: the set
 // whose path it names, or else the scenario.
 func loadField(err error, sets []string) string {
+	// The first problem's own set, where it is about one: a set's path
+	// may begin another's (reward.cost, reward.cost_scale), so that the
+	// text alone names a set that may not be at fault, and of several
+	// problems it named the last set that any mentions.
+	var se *scenarios.Error
+	if errors.As(err, &se) {
+		if set, ok := strings.CutPrefix(se.Source, "--set "); ok && slices.Contains(sets, set) {
+			return setField(set)
+		}
+	}
 	msg := err.Error()
 	for i := len(sets) - 1; i >= 0; i-- {
 		if p := setPath(sets[i]); p != "" && strings.Contains(msg, p) {

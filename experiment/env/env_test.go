@@ -261,6 +261,8 @@ func TestBadConfig(t *testing.T) {
 		{"negative workers", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1, Workers: -1}, "workers", "workers: -1 is out of range"},
 		{"too many workers", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 1, Group: 1, Workers: env.MaxWorkers + 1}, "workers", "up to 1024"},
 		{"the first of two sets", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"collective.agents=many", "collective.time_limit=3h"}, NumEnvs: 1, Group: 1}, "set.collective.agents", "collective.agents"},
+		{"the first of two bad sets", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.x0=1", "reward.x1=1"}, NumEnvs: 1, Group: 1}, "set.reward.x0", `unknown key "x1"`},
+		{"a set whose path begins another's", env.Config{Scenario: "latency-pressure", Variant: "high", Sets: []string{"reward.cost_scale=abc", "reward.cost=0.5"}, NumEnvs: 1, Group: 1}, "set.reward.cost_scale", "reward.cost_scale: invalid virtual time"},
 		{"group", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 6, Group: 4}, "group", "does not divide num_envs 6"},
 		{"scenario", env.Config{Scenario: "tinny", NumEnvs: 1, Group: 1}, "scenario", `did you mean "tiny"?`},
 		{"no variant", env.Config{Scenario: "tiny", NumEnvs: 1, Group: 1}, "variant", "has 2 variants; name one (allowed: split, team)"},
