@@ -243,16 +243,25 @@ func decodeRequest(header []byte, rows int) (*request, error) {
 		}
 		return nil, fieldErr("header", "header: %v", err)
 	}
+	keys, err := headerKeys(header)
+	if err != nil {
+		return nil, fieldErr("header", "header: %v", err)
+	}
+	// encoding/json matches a key to a field whatever its case ("OP" to
+	// op), so that the checks below would take {"OP": "make"} for a make
+	// that does not read OP: a key that is a field's name but for case is
+	// said to be so, first.
+	for _, name := range keys {
+		if f := caseVariant(name); f != "" {
+			return nil, fieldErr(name, "%s: not a field of any request (names are case-sensitive: %s)", name, f)
+		}
+	}
 	fields, known := opFields[req.Op]
 	if !known {
 		if req.Op == "" {
 			return nil, fieldErr("op", "op: missing (allowed: %s)", opNames)
 		}
 		return nil, fieldErr("op", "op: %q is not a request (allowed: %s)", req.Op, opNames)
-	}
-	keys, err := headerKeys(header)
-	if err != nil {
-		return nil, fieldErr("header", "header: %v", err)
 	}
 	for i, name := range keys {
 		if slices.Contains(keys[:i], name) {
@@ -375,6 +384,18 @@ func typeName(t string) string {
 		return "a string"
 	}
 	return t
+}
+
+// caseVariant returns the request field that name is but for case (as
+// encoding/json folds it: "OP" or "Scenario"), or "" if it is none or the
+// field itself.
+func caseVariant(name string) string {
+	for _, f := range append([]string{"op", "arrays"}, strings.Split(allFields(), ", ")...) {
+		if name != f && strings.EqualFold(name, f) {
+			return f
+		}
+	}
+	return ""
 }
 
 func allFields() string {

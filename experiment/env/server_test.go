@@ -306,6 +306,11 @@ func TestServeErrors(t *testing.T) {
 		{"set to an object", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"k": map[string]any{"a": 1}}}, "set.k", `set.k: want a value as --set takes it, as a string (got {"a":1}; a list or a map is its YAML text in a string, such as "[work, delegate]")`},
 		{"set to a JSON list", map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "tiny", "set": map[string]any{"train.actions": []string{"work", "delegate"}}}, "set.train.actions", `(got ["work","delegate"]; a list or a map is its YAML text in a string, such as "[work, delegate]")`},
 		{"a field for close", map[string]any{"op": "close", "seed": 1}, "seed", "close does not read it (its fields: none)"},
+		// encoding/json reads OP as op: the error names the key as sent,
+		// not as a field of the op it would have read.
+		{"op but for case", map[string]any{"OP": "make"}, "OP", "OP: not a field of any request (names are case-sensitive: op)"},
+		{"unknown op but for case", map[string]any{"Op": "jump"}, "Op", "Op: not a field of any request (names are case-sensitive: op)"},
+		{"a field but for case", map[string]any{"op": "make", "protocol": env.Protocol, "Scenario": "tiny"}, "Scenario", "Scenario: not a field of any request (names are case-sensitive: scenario)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, _ := c.request(tc.header)
