@@ -235,6 +235,10 @@ func (sc *Scenario) InputDigest(specs ...*Spec) (string, error) {
 		if _, done := sums[key]; done {
 			return nil
 		}
+		// Only a regular file is read: a FIFO would wait for a writer.
+		if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
+		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err

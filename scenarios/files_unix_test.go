@@ -43,3 +43,25 @@ func TestPolicyFileNotAFile(t *testing.T) {
 	_, err = sc.Variants[0].Policy()
 	assert.ErrorContains(t, err, dir+" is a directory, not a policy file")
 }
+
+// TestInputDigestNotAFile: a FIFO among the traces is refused, not read:
+// reading it would wait for a writer for ever.
+func TestInputDigestNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "traces", "fifo.json")
+	writeFiles(t, dir, map[string]string{"traces/a.json": "{}", "s.yaml": "task: {shape: chain, length: 2, work: 1m}\npolicy: {organization: team}\n"})
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	sc, err := scenarios.Load(filepath.Join(dir, "s.yaml"), []string{"replay.traces=[" + filepath.Join(dir, "traces") + "]"})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := sc.InputDigest(&sc.Variants[0].Spec)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.ErrorContains(t, err, "the replay.traces: "+fifo+" is not a regular file (p---------)")
+	case <-time.After(10 * time.Second):
+		t.Fatalf("InputDigest still reads %s after 10 s", fifo)
+	}
+}
