@@ -90,12 +90,24 @@ func locateFamily(dir string, f *task.Family) {
 // to it. Load does not read them, so that a scenario can be checked before
 // its files exist.
 func (sc *Scenario) CheckFiles() error {
+	return sc.checkFiles(func(string) bool { return true })
+}
+
+// CheckTaskFiles is CheckFiles for the graph files of task.path only: what
+// an environment, which never reads policy.file unless it plays the
+// variant's policy, reads.
+func (sc *Scenario) CheckTaskFiles() error {
+	return sc.checkFiles(func(field string) bool { return strings.HasPrefix(field, "task.") })
+}
+
+// checkFiles is CheckFiles for the fields that keep accepts.
+func (sc *Scenario) checkFiles(keep func(field string) bool) error {
 	var errs []error
 	seen := map[string]bool{}
 	for i := range sc.Variants {
 		v := &sc.Variants[i]
 		for _, ref := range fileRefs(&v.Spec) {
-			if seen[ref.path] {
+			if seen[ref.path] || !keep(ref.field) {
 				continue
 			}
 			seen[ref.path] = true

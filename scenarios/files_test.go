@@ -88,6 +88,7 @@ func TestCheckFiles(t *testing.T) {
 	// the base's line, or the variant's set:.
 	assert.Contains(t, err.Error(), filepath.Join(dir, "bad.dot")+`:4:3: task: cycle: "a" -> "b" -> "c" -> "a" (the task.path of `+filepath.Join(dir, "s.yaml")+`:2:21 (variant "a"))`)
 	assert.Contains(t, err.Error(), filepath.Join(dir, "missing.dot")+": no such file or directory (the task.path of "+filepath.Join(dir, "s.yaml")+`:7:11 (variant "b"))`)
+	assert.Equal(t, err.Error(), sc.CheckTaskFiles().Error(), "and the graphs alike")
 
 	sc, err = scenarios.Load(filepath.Join(dir, "policy.yaml"), nil)
 	require.NoError(t, err)
@@ -95,6 +96,7 @@ func TestCheckFiles(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "policy "+filepath.Join(dir, "p.json"))
 	assert.Contains(t, err.Error(), "(the policy.file of "+filepath.Join(dir, "policy.yaml")+":2:10)")
+	assert.NoError(t, sc.CheckTaskFiles(), "CheckTaskFiles reads the graphs only")
 
 	// A file given with --set is placed at the flag.
 	sc, err = scenarios.Load(filepath.Join(dir, "unrelated.yaml"), []string{"policy.file=" + filepath.Join(dir, "none.json")})

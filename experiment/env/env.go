@@ -200,6 +200,11 @@ func New(cfg Config) (*Env, error) {
 	if err := only(sc, cfg.Variant, cfg.Sets); err != nil {
 		return nil, err
 	}
+	// Read here, a graph file's problem is make's, not the first reset's
+	// (the policy's file is read below, where decide main reads it).
+	if err := sc.CheckTaskFiles(); err != nil {
+		return nil, &FieldError{Field: loadField(err, cfg.Sets), Err: err}
+	}
 	v := &sc.Variants[0]
 	if v.Spec.Reward.Penalty == rlcr.PenaltyGroupRelative && cfg.Group == 1 {
 		return nil, fieldErr("group", "group: 1 with reward.penalty group-relative, which compares finish times within a group and is always 0 in a group of one (allowed: group 2 or more)")

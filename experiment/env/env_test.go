@@ -299,6 +299,27 @@ func TestBadConfig(t *testing.T) {
 	_, err = env.New(env.Config{Scenario: minimal, Variant: "x", NumEnvs: 1, Group: 1})
 	require.ErrorContains(t, err, `no variant "x"`)
 
+	// A graph file that is not there, or not a graph, is refused at make,
+	// naming the set that gave it or else the scenario, not at the first
+	// reset.
+	dir := t.TempDir()
+	graphs := filepath.Join(dir, "graphs.yaml")
+	require.NoError(t, os.WriteFile(graphs, []byte("task: {shape: file, path: missing.dot, work: 1m}\npolicy: {organization: split}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cycle.dot"), []byte("digraph { a -> b -> a }"), 0o644))
+	for _, c := range []struct {
+		sets         []string
+		field, where string
+	}{
+		{nil, "scenario", "missing.dot: no such file or directory (the task.path of " + graphs + ":1:"},
+		{[]string{"task.path=" + filepath.Join(dir, "cycle.dot")}, "set.task.path", "cycle.dot:1:16: task: cycle: \"a\" -> \"b\" -> \"a\" (the task.path of --set task.path="},
+	} {
+		_, err = env.New(env.Config{Scenario: graphs, Sets: c.sets, NumEnvs: 1, Group: 1})
+		var fe *env.FieldError
+		require.ErrorAs(t, err, &fe)
+		assert.Equal(t, c.field, fe.Field)
+		assert.Contains(t, err.Error(), c.where)
+	}
+
 	_, err = scenarios.Load("tiny", []string{"reward.latencyy=1"})
 	require.Error(t, err)
 	_, envErr := env.New(env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.latencyy=1"}, NumEnvs: 1, Group: 1})
