@@ -216,6 +216,19 @@ func (s *server) handle(m *Message) (bool, error) {
 // the session's environment, 0 before make, which a render row's range
 // names.
 func decodeRequest(header []byte, rows int) (*request, error) {
+	// encoding/json reads a byte that is not UTF-8 as U+FFFD, so that a
+	// client's name would arrive as another.
+	if !utf8.Valid(header) {
+		at := 0
+		for at < len(header) {
+			r, n := utf8.DecodeRune(header[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		return nil, fieldErr("header", "header: the byte at offset %d (0x%02X) is not UTF-8, which the header's JSON must be", at, header[at])
+	}
 	var req request
 	dec := json.NewDecoder(bytes.NewReader(header))
 	dec.DisallowUnknownFields()

@@ -317,7 +317,12 @@ func TestServeErrors(t *testing.T) {
 			wantError(t, h, tc.field, tc.msg)
 		})
 	}
-	h, _ := c.request(makeTiny)
+	// A header that is not UTF-8 (Latin-1's é) is refused, not read with
+	// U+FFFD in its place; the session goes on.
+	latin1 := []byte(`{"op": "make", "protocol": "` + env.Protocol + `", "scenario": "tiny", "variant": "caf` + "\xe9" + `"}`)
+	h, _ := c.send(append(binary.LittleEndian.AppendUint32(nil, uint32(len(latin1))), latin1...))
+	wantError(t, h, "header", "header: the byte at offset 80 (0xE9) is not UTF-8, which the header's JSON must be")
+	h, _ = c.request(makeTiny)
 	require.Equal(t, true, h["ok"], "%v", h)
 	h, _ = c.request(map[string]any{"op": "step", "arrays": []env.Array{{Name: "actions", Dtype: "i4", Shape: []int{2}}}}, i4(0, 0))
 	wantError(t, h, "op", "step before reset")
