@@ -135,7 +135,13 @@ class VecEnv:
         self._pending = collections.deque()  # the steps sent and not yet waited for (_Step), oldest first
         self._stderr = tempfile.TemporaryFile()
         try:
-            self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, bufsize=1 << 16)
+            # A session of its own: Ctrl-C at a terminal and a Jupyter
+            # kernel's interrupt signal the client's whole process group,
+            # and would end the server while the client catches the
+            # KeyboardInterrupt and goes on. The client's end still ends
+            # it: the server exits at the end of its standard input.
+            self._proc = subprocess.Popen([path, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                                          bufsize=1 << 16, start_new_session=True)
         except OSError as e:
             # Not found, not executable, not a program: the server could
             # not be started, which is what ServerError says.

@@ -8,6 +8,7 @@ import contextlib
 import csv
 import gc
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -663,6 +664,30 @@ class LifetimeTest(unittest.TestCase):
         self.assertIsNotNone(env._proc.poll())
         with self.assertRaises(ServerError):
             env.reset()
+
+    def test_an_interrupt_of_the_client_spares_the_server(self):
+        # Ctrl-C at a terminal, and a Jupyter kernel's interrupt, send
+        # SIGINT to the client's whole process group: while the client is
+        # in its own code (choosing actions), not in a call, the server
+        # must live on, so that a caught KeyboardInterrupt can go on
+        # stepping (as in a notebook).
+        child = subprocess.Popen([sys.executable, "-c", (
+            "import sys, time; sys.path.insert(0, sys.argv[1]); from swarmsim import VecEnv\n"
+            "env = VecEnv('tiny', variant='split', num_envs=2, seed=1); obs, info = env.reset()\n"
+            "try:\n    print('ready', flush=True); time.sleep(60)\nexcept KeyboardInterrupt:\n    pass\n"
+            "time.sleep(0.3)\n"
+            "env.step([m.nonzero()[0][0] for m in info['action_mask']]); env.close(); print('stepped', flush=True)"), PYTHON_DIR],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            self.assertEqual(child.stdout.readline(), "ready\n")
+            os.killpg(child.pid, signal.SIGINT)  # the group, as the terminal's Ctrl-C
+            out, err = child.communicate(timeout=60)
+            self.assertEqual((child.returncode, out), (0, "stepped\n"), err)
+        finally:
+            child.kill()
+            child.wait()
+            child.stdout.close()
+            child.stderr.close()
 
     def test_killed_client_leaves_no_server(self):
         child = subprocess.Popen([sys.executable, "-c", (
