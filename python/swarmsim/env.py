@@ -116,6 +116,7 @@ class VecEnv:
     def __init__(self, scenario, variant=None, num_envs=1, group=1, seed=None, set=None, workers=None, simulate=None, decide=None):
         self._proc = None
         self._closed = True
+        self._ended = ""  # what ended the server, where close() did not
         make = {"op": "make", "protocol": PROTOCOL, "scenario": str(scenario),
                 "num_envs": _integer("num_envs", num_envs), "group": _integer("group", group)}
         if variant is not None:
@@ -233,7 +234,7 @@ class VecEnv:
         oldest replies, which it keeps for step_wait."""
         lo, hi = self._rows(rows)
         if self._closed:
-            raise ServerError("swarmsim: the environment is closed")
+            raise self._closed_error()
         for e in self._pending:
             if lo < e.hi and e.lo < hi:
                 raise EnvError(f"swarmsim: rows {lo}:{hi} overlap rows {e.lo}:{e.hi}, whose step is not waited for (step_wait first)", "rows")
@@ -287,7 +288,7 @@ class VecEnv:
         rows, as step returns them over every row; info["rows"] is the
         slice of rows."""
         if self._closed:
-            raise ServerError("swarmsim: the environment is closed")
+            raise self._closed_error()
         if not self._pending:
             raise EnvError("swarmsim: step_wait without a step sent (step_async first)", "op")
         e = self._pending[0]
@@ -362,6 +363,7 @@ class VecEnv:
     def close(self):
         """Ends the server; safe to call more than once. The replies to
         steps not waited for are dropped."""
+        self._ended = ""  # later calls say closed, as the caller did
         if self._closed:
             return
         self._closed = True
@@ -425,7 +427,7 @@ class VecEnv:
 
     def _none_pending(self, op):
         if self._closed:
-            raise ServerError("swarmsim: the environment is closed")
+            raise self._closed_error()
         if self._pending:
             raise EnvError(f"swarmsim: {op} with {len(self._pending)} step(s) sent and not waited for (step_wait first)", "op")
 
@@ -454,16 +456,18 @@ class VecEnv:
         steps in flight in step with what it did; raises ServerError when
         the server is gone."""
         if self._closed:
-            raise ServerError("swarmsim: the environment is closed")
+            raise self._closed_error()
         p = self._proc
         try:
             return f(p)
         except (OSError, _wire.ProtocolError) as e:
             raise self._gone(e) from None
-        except BaseException:
+        except BaseException as e:
             # Interrupted mid-message (Ctrl-C): the stream cannot be
             # resynchronised, so the server goes.
             self._closed = True
+            self._ended = (f"swarmsim: the environment's server was ended when a call to it was interrupted "
+                           f"({type(e).__name__}) mid-message; make a new VecEnv")
             self._pending.clear()
             _open.discard(self)
             p.kill()
@@ -487,7 +491,13 @@ class VecEnv:
         msg = f"swarmsim: `simulate env` stopped (exit status {rc}): {cause}"
         if err:
             msg += "\n" + err[-4000:]
+        self._ended = msg
         return ServerError(msg)
+
+    def _closed_error(self):
+        """The error for a call after the server ended: closed by close(),
+        or what ended it otherwise, which the caller did not do."""
+        return ServerError(self._ended or "swarmsim: the environment is closed")
 
 
 # The rows whose texts render asks for in one request: a decision's text

@@ -689,6 +689,29 @@ class LifetimeTest(unittest.TestCase):
             child.stdout.close()
             child.stderr.close()
 
+    def test_a_server_that_went_says_why_at_every_call(self):
+        # After an interrupted call, or a server that died, the next calls
+        # must not say "closed", as if the caller had closed it: they say
+        # what ended it. close() stays quiet, and then calls say closed.
+        env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
+        obs, info = env.reset()
+        with interrupted_reads(), self.assertRaises(KeyboardInterrupt):
+            env.step(Fixed("split", env)(obs, info["action_mask"]))
+        for call in (env.reset, lambda: env.step([0, 0]), env.step_wait, env.render):
+            with self.assertRaisesRegex(ServerError, "interrupted .*KeyboardInterrupt"):
+                call()
+        env.close()
+        env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
+        env.reset()
+        env._proc.kill()
+        env._proc.wait()
+        for _ in range(2):
+            with self.assertRaisesRegex(ServerError, r"stopped \(exit status -9\)"):
+                env.step([0, 0])
+        env.close()
+        with self.assertRaisesRegex(ServerError, "closed$"):
+            env.reset()
+
     def test_killed_client_leaves_no_server(self):
         child = subprocess.Popen([sys.executable, "-c", (
             "import sys, time; sys.path.insert(0, sys.argv[1]); from swarmsim import VecEnv\n"
