@@ -148,6 +148,7 @@ class VecEnv:
             # not be started, which is what ServerError says.
             self._stderr.close()
             raise ServerError(f"swarmsim: cannot start {path} env: {e}") from e
+        self._owner = os.getpid()  # a process forked from this one holds a copy, not the server
         self._closed = False
         _open.add(self)
         try:
@@ -369,6 +370,18 @@ class VecEnv:
         self._closed = True
         _open.discard(self)
         p = self._proc
+        if os.getpid() != self._owner:
+            # A copy made by fork (at its exit, or collected): the server
+            # is the parent's, which goes on using it. Only this process's
+            # ends of the pipes close, so that the server still sees the
+            # end of its input when the parent goes.
+            for f in (p.stdin, p.stdout):
+                try:
+                    f.close()
+                except (OSError, ValueError):
+                    pass
+            self._pending.clear()
+            return
         try:
             p.stdin.write(_wire.encode({"op": "close"}))
             p.stdin.flush()
@@ -457,6 +470,9 @@ class VecEnv:
         the server is gone."""
         if self._closed:
             raise self._closed_error()
+        if os.getpid() != self._owner:
+            raise ServerError(f"swarmsim: this environment's server belongs to process {self._owner}, which made the VecEnv; "
+                              "a process forked from it makes a VecEnv of its own")
         p = self._proc
         try:
             return f(p)

@@ -712,6 +712,28 @@ class LifetimeTest(unittest.TestCase):
         with self.assertRaisesRegex(ServerError, "closed$"):
             env.reset()
 
+    def test_a_forked_copy_leaves_the_server_alone(self):
+        # A process forked from the client holds a copy of the VecEnv: its
+        # exit (atexit), or its dropping the copy (garbage collection),
+        # must not close the server the parent goes on using, and a call
+        # from it must not write into the parent's stream.
+        child = subprocess.run([sys.executable, "-c", (
+            "import gc, os, sys; sys.path.insert(0, sys.argv[1]); from swarmsim import VecEnv, ServerError\n"
+            "env = VecEnv('tiny', variant='split', num_envs=2, seed=1); obs, info = env.reset()\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    try:\n        env.reset()\n    except ServerError as e:\n        print('child:', e, flush=True)\n"
+            "    sys.exit(0)\n"  # atexit runs here
+            "os.waitpid(pid, 0)\n"
+            "if os.fork() == 0:\n    del env; gc.collect(); os._exit(0)\n"
+            "os.wait()\n"
+            "env.step([m.nonzero()[0][0] for m in info['action_mask']]); env.close(); print('parent stepped')"), PYTHON_DIR],
+            capture_output=True, text=True, timeout=60)
+        self.assertEqual(child.returncode, 0, child.stderr)
+        lines = child.stdout.splitlines()
+        self.assertEqual(lines[-1], "parent stepped")
+        self.assertRegex(lines[0], r"^child: .*belongs to process \d+")
+
     def test_killed_client_leaves_no_server(self):
         child = subprocess.Popen([sys.executable, "-c", (
             "import sys, time; sys.path.insert(0, sys.argv[1]); from swarmsim import VecEnv\n"
