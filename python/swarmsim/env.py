@@ -389,8 +389,11 @@ class VecEnv:
                 _wire.read(p.stdout)
         except (OSError, ValueError, _wire.ProtocolError):
             pass
-        self._pending.clear()
-        self._release(wait=5)
+        finally:
+            # Interrupted too (Ctrl-C): the server ends, rather than live
+            # for as long as this closed environment is referenced.
+            self._pending.clear()
+            self._release(wait=5)
 
     def _release(self, wait):
         """Closes the pipes and the stderr file and reaps the server,

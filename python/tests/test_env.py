@@ -734,6 +734,19 @@ class LifetimeTest(unittest.TestCase):
         self.assertEqual(lines[-1], "parent stepped")
         self.assertRegex(lines[0], r"^child: .*belongs to process \d+")
 
+    def test_an_interrupted_close_ends_the_server(self):
+        # Ctrl-C while close() reads the last replies: the server must still
+        # end, not live on for as long as the closed VecEnv is referenced.
+        env = VecEnv("tiny", variant="split", num_envs=2, seed=1)
+        obs, info = env.reset()
+        env.step_async(Fixed("split", env)(obs, info["action_mask"]))
+        with interrupted_reads(), self.assertRaises(KeyboardInterrupt):
+            env.close()
+        self.assertIsNotNone(env._proc.poll())
+        self.assertTrue(env._proc.stdin.closed and env._proc.stdout.closed)
+        with self.assertRaisesRegex(ServerError, "closed$"):
+            env.reset()
+
     def test_killed_client_leaves_no_server(self):
         child = subprocess.Popen([sys.executable, "-c", (
             "import sys, time; sys.path.insert(0, sys.argv[1]); from swarmsim import VecEnv\n"
