@@ -777,10 +777,6 @@ def alive(pid):
         return False
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class GymnasiumNamesTest(unittest.TestCase):
     """The attributes and info keys that code written against Gymnasium's
     vector environments reads."""
@@ -889,3 +885,7 @@ class GymnasiumNamesTest(unittest.TestCase):
                     env.step(actions)
                 self.assertEqual(e.exception.field, "actions")
                 self.assertIn("mix action names (or None) with other values", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
