@@ -173,7 +173,10 @@ func New(cfg Config) (*Env, error) {
 	if cfg.Workers < 0 || cfg.Workers > MaxWorkers {
 		return nil, fieldErr("workers", "workers: %d is out of range (0 or 1 for one, up to %d)", cfg.Workers, MaxWorkers)
 	}
-	if cfg.Group < 1 || cfg.NumEnvs%cfg.Group != 0 {
+	if cfg.Group < 1 {
+		return nil, fieldErr("group", "group: %d is out of range (allowed: a divisor of num_envs from 1, 1 for independent rows)", cfg.Group)
+	}
+	if cfg.NumEnvs%cfg.Group != 0 {
 		return nil, fieldErr("group", "group: %d does not divide num_envs %d (allowed: a divisor of num_envs, 1 for independent rows)", cfg.Group, cfg.NumEnvs)
 	}
 	reader := scenarios.EnvCommand

@@ -264,6 +264,8 @@ func TestBadConfig(t *testing.T) {
 		{"the first of two bad sets", env.Config{Scenario: "tiny", Variant: "team", Sets: []string{"reward.x0=1", "reward.x1=1"}, NumEnvs: 1, Group: 1}, "set.reward.x0", `unknown key "x1"`},
 		{"a set whose path begins another's", env.Config{Scenario: "latency-pressure", Variant: "high", Sets: []string{"reward.cost_scale=abc", "reward.cost=0.5"}, NumEnvs: 1, Group: 1}, "set.reward.cost_scale", "reward.cost_scale: invalid virtual time"},
 		{"group", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 6, Group: 4}, "group", "does not divide num_envs 6"},
+		{"group 0", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 6, Group: 0}, "group", "group: 0 is out of range (allowed: a divisor of num_envs from 1"},
+		{"negative group", env.Config{Scenario: "tiny", Variant: "team", NumEnvs: 6, Group: -3}, "group", "group: -3 is out of range"},
 		{"scenario", env.Config{Scenario: "tinny", NumEnvs: 1, Group: 1}, "scenario", `did you mean "tiny"?`},
 		{"no variant", env.Config{Scenario: "tiny", NumEnvs: 1, Group: 1}, "variant", "has 2 variants; name one (allowed: split, team)"},
 		{"unknown variant", env.Config{Scenario: "tiny", Variant: "x", NumEnvs: 1, Group: 1}, "variant", `no variant "x"`},
