@@ -551,7 +551,11 @@ def _integer(name, v):
 
 def _setting(v):
     """A --set value as the command line would spell it: a list or a map
-    as YAML's flow text."""
+    as YAML's flow text. None travels as null, which the server refuses
+    naming the set (str() would send "None", a string that a text field
+    such as description takes without a word)."""
+    if v is None:
+        return None
     if isinstance(v, (bool, np.bool_, list, tuple, dict, np.ndarray)):
         return _flow(v)
     return str(v)

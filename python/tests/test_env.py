@@ -546,6 +546,13 @@ class BadInputTest(unittest.TestCase):
                 self.assertTrue(e.exception.field)
                 self.assertIn(str(e.exception), res.stderr)
 
+    def test_a_set_of_none_is_refused(self):
+        # Sent as the string "None", it named the scenario "None".
+        with self.assertRaises(EnvError) as e:
+            VecEnv("tiny", variant="team", num_envs=1, seed=1, set={"name": None})
+        self.assertEqual(e.exception.field, "set.name")
+        self.assertIn("(got null)", str(e.exception))
+
     def test_a_server_of_another_protocol_says_how_to_rebuild(self):
         # A stand-in for a simulate built before this client: it refuses
         # the protocol as such a server does.
