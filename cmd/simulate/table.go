@@ -131,13 +131,16 @@ func (o *tableOptions) run(_ context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := t.unmark(r.Manifest); err != nil {
-		return err
-	}
 	if o.metrics != nil {
 		if err := t.keep(o.metrics); err != nil {
 			return fmt.Errorf("--metrics %s: %w", strings.Join(o.metrics, ","), err)
 		}
+	}
+	// After keep: the caption says why a column is not marked only
+	// where the table has one (a "rewards not marked" under a table of
+	// finish times would send the reader looking for them).
+	if err := t.unmark(r.Manifest); err != nil {
+		return err
 	}
 	t.dropEmptyOptional()
 	t.noteFewerSeeds()

@@ -320,6 +320,24 @@ func TestTableLeavesDifferentRewardsUnmarked(t *testing.T) {
 	}
 }
 
+// TestTableCaptionOnlyOfKeptColumns: the caption's "rewards not marked"
+// is about the table's columns: with --metrics leaving out the reward,
+// it says nothing of rewards, and with the reward kept it still does.
+func TestTableCaptionOnlyOfKeptColumns(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "weights.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("name: weights\nseed: 3\nepisodes: 6\ntask: {shape: fork-join, width: 3, stages: 1, work: exp(5m)}\n"+
+		"collective: {agents: 3, time_limit: 2h}\npolicy: {organization: split}\nreward: {penalty: linear}\nvariants:\n"+
+		"  - {name: low, set: {reward.latency: 0.1}}\n  - {name: high, set: {reward.latency: 2, collective.agents: 2}}\n"), 0o644))
+	dir := filepath.Join(t.TempDir(), "run")
+	mustSimulate(t, "run", file, "--charts=false", "--out", dir)
+	for _, format := range []string{"markdown", "latex"} {
+		out := mustSimulate(t, "table", "--format", format, "--metrics", "finish_time_mean,success_rate", dir)
+		assert.NotContains(t, out, "rewards not marked", format)
+		out = mustSimulate(t, "table", "--format", format, "--metrics", "finish_time_mean,reward_mean", dir)
+		assert.Contains(t, out, "rewards not marked", format)
+	}
+}
+
 // TestTableOfATraining: a training's summary.csv tells a variant's
 // learned row from its fixed row (its baseline) by the policy column
 // after metric; the table keeps them apart, each with its own IQM. Without
