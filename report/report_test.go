@@ -835,6 +835,34 @@ func TestDifferences(t *testing.T) {
 	assert.Contains(t, p.Tables[0].Caption, "the probability that B does better than A (by the metric's direction; ties count a half)")
 }
 
+// TestDifferencesAsFineAsTheDifference: A and B are written at least at
+// the decimals of their difference, so that they neither read the same
+// where the difference is not 0 nor read another difference than the
+// one beside them; the numbers sort by their values still.
+func TestDifferencesAsFineAsTheDifference(t *testing.T) {
+	csv := "variant,metric,a,b,diff,diff_lo,diff_hi,prob_improvement,unit,better,n_a,n_b,paired\n" +
+		"v,parallelism_mean,3.9505849219461213,3.9517,0.00111,-0.00713,0.00865,0.516,1,higher,200,200,true\n" +
+		"v,model_calls,174.046,177.5,3.454,-15.4,21.4,0.487,1,lower,200,200,true\n" +
+		"v,tokens,862062.21,876910.4,14848.2,-78727,106125,0.489,1,lower,200,200,true\n" +
+		"v,reward,0.885,0.885,0,-0.06,0.06,0.5,1,higher,200,200,true\n" +
+		"v,success_rate,0.5,0.5000123,0.0000123,-0.00001,0.00004,0.5,fraction,higher,200,200,true\n"
+	p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
+	require.NoError(t, err)
+	require.Len(t, p.Tables, 1)
+	for i, want := range [][3]string{
+		{"3.95058", "3.95170", "0.00111 [-0.00713, 0.00865]"},
+		{"174.05", "177.50", "3.45 [-15.4, 21.4]"},
+		{"862062", "876910", "14848 [-78727, 106125]"},
+		{"0.885", "0.885", "0 [-0.06, 0.06]"},
+		{"0.5000000", "0.5000123", "1.23e-05 [-1e-05, 4e-05]"},
+	} {
+		row := p.Tables[0].Rows[i]
+		assert.Equal(t, want, [3]string{row[2].Text, row[3].Text, row[4].Text}, "row %d", i)
+		assert.True(t, row[2].Num && row[3].Num, "A and B sort as numbers")
+	}
+	assert.Equal(t, 3.9505849219461213, p.Tables[0].Rows[0][2].V)
+}
+
 // TestPlain: a table of no known shape is shown as it is, numbers as
 // Format writes them, and the rows a "chosen" column says true of are
 // marked.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/numtext"
 	"github.com/swarmsim/swarmsim/metric"
 	"github.com/swarmsim/swarmsim/rundir"
 	"github.com/swarmsim/swarmsim/stats"
@@ -513,9 +514,37 @@ func differences(t *rundir.Table) (*Table, error) {
 		if dir == metric.None {
 			p = Cell{Text: "–", Title: "the metric has no better direction"}
 		}
-		tab.Rows = append(tab.Rows, []Cell{{Text: row[variant]}, {Text: h.Text, Title: row[name]}, numCell(v[0]), numCell(v[1]), d, p})
+		tab.Rows = append(tab.Rows, []Cell{{Text: row[variant]}, {Text: h.Text, Title: row[name]}, asFineAs(v[0], v[2]), asFineAs(v[1], v[2]), d, p})
 	}
 	return tab, nil
+}
+
+// asFineAs is the cell of a comparison's A or B value v, written at
+// least at the decimals of the difference diff as Format writes it, as
+// simulate table writes them: at three significant digits alone, A and B
+// of 3.95058 and 3.9517 both read 3.95 beside a difference of 0.00111,
+// and 174.045 and 177.5 read 174 and 178 beside 3.5.
+func asFineAs(v, diff float64) Cell {
+	c := numCell(v)
+	want := decimals(Format(diff))
+	if want > decimals(c.Text) && !strings.ContainsAny(c.Text, "e∞–") {
+		c.Text = numtext.Fixed(v, want)
+	}
+	return c
+}
+
+// decimals returns the decimal places a number written by Format shows:
+// 2 of 0.25, 0 of 2467, 7 of 1.11e-05; 0 of "–" and "∞".
+func decimals(s string) int {
+	mant, exp, _ := strings.Cut(s, "e")
+	n := 0
+	if _, frac, ok := strings.Cut(mant, "."); ok {
+		n = len(frac)
+	}
+	if e, err := strconv.Atoi(exp); err == nil {
+		n -= e
+	}
+	return min(max(n, 0), 15)
 }
 
 // plain shows a table as it is, numbers rounded; a "chosen" column of
