@@ -916,7 +916,7 @@
 //
 // Usage:
 //
-//	simulate env
+//	simulate env [flags]
 //
 // Env makes a scenario an environment that a learner outside simulate steps:
 // a Python, Julia or Rust program, or a language model's harness, starts
@@ -959,7 +959,16 @@
 // A bad request gets an error reply naming its field, and the session goes
 // on; a message that breaks the framing gets one and ends the session with
 // status 1. At the end of standard input (the client closed it, or died)
-// env exits at once with status 0, so no process outlives its client.
+// env exits at once with status 0, so no process outlives its client. A
+// heap past --max-memory (a make of millions of subtasks on thousands of
+// rows) ends the session with status 1 and a message on standard error,
+// rather than growing until the system kills it.
+//
+// The flags are:
+//
+//	--max-memory SIZE
+//		end the session with status 1 when the process's heap passes SIZE
+//		(such as 512MiB or 16GiB; 0 for no bound) (default 8GiB)
 //
 // Examples:
 //

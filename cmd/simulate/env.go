@@ -58,30 +58,47 @@ of 'simulate run', byte for byte.
 A bad request gets an error reply naming its field, and the session goes
 on; a message that breaks the framing gets one and ends the session with
 status 1. At the end of standard input (the client closed it, or died)
-env exits at once with status 0, so no process outlives its client.`,
+env exits at once with status 0, so no process outlives its client. A
+heap past --max-memory (a make of millions of subtasks on thousands of
+rows) ends the session with status 1 and a message on standard error,
+rather than growing until the system kills it.`,
 	Examples: `
 	simulate env
 	python3 policy_program.py ./simulate    # the example of docs/environment.md`,
 	Setup: func(fs *flag.FlagSet) action {
-		return runEnv
+		var limits limitOptions
+		limits.memoryFlag(fs, "end the session with status 1 when the process's heap passes `SIZE`\n(such as 512MiB or 16GiB; 0 for no bound)")
+		return func(ctx context.Context, s *session, args []string) error {
+			return runEnv(ctx, s, args, &limits)
+		}
 	},
 }
 
-func runEnv(ctx context.Context, s *session, args []string) error {
+func runEnv(ctx context.Context, s *session, args []string, limits *limitOptions) error {
 	if len(args) > 0 {
 		return usagef("env takes no arguments: the client names the scenario in its make request")
 	}
+	// A make of a task of millions of subtasks on thousands of rows
+	// would grow until the kernel killed the server, or the machine
+	// swapped: the bound ends it with a message the client's error shows.
+	ctx, stop := limits.guard(ctx)
+	defer stop()
 	// A read of standard input cannot be interrupted, and env writes
-	// nothing but replies: an interrupt ends the process at once.
+	// nothing but replies: an interrupt, or the bound, ends the process
+	// at once.
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		select {
 		case <-ctx.Done():
 			var in *interrupted
-			if errors.As(context.Cause(ctx), &in) {
+			switch cause := context.Cause(ctx); {
+			case errors.As(cause, &in):
 				fmt.Fprintf(s.stderr, "%s: interrupted\n", s.name)
 				os.Exit(in.status())
+			case errors.Is(cause, errMemory):
+				fmt.Fprintf(s.stderr, "%s: %v\n", s.name, cause)
+				os.Exit(exitFail)
 			}
 		case <-done:
 		}

@@ -67,6 +67,31 @@ func exitsQuietly(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) {
 	assert.Empty(t, stderr.String())
 }
 
+// TestEnvMemoryBound: a session whose heap passes --max-memory (64 rows
+// of a fork-join of 50,000 parts, over 1 GB) ends with status 1 and says
+// why on stderr, where it grew as far as the work took it (with more, until
+// the system killed it).
+func TestEnvMemoryBound(t *testing.T) {
+	cmd := exec.Command(binary(t), "env", "--max-memory", "32MiB")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	_, err = stdin.Write(envFrame(t, map[string]any{"op": "make", "protocol": env.Protocol, "scenario": "rlcr-peer", "variant": "w1", "num_envs": 64,
+		"set": map[string]any{"task.width": "50000"}}))
+	require.NoError(t, err)
+	_, err = stdin.Write(envFrame(t, map[string]any{"op": "reset"}))
+	require.NoError(t, err)
+	// Ended by the bound, the server has closed the pipe: an error here
+	// is that, and Wait says the rest.
+	_ = stdin.Close()
+	var exit *exec.ExitError
+	require.ErrorAs(t, cmd.Wait(), &exit, "stderr: %s", &stderr)
+	assert.Equal(t, exitFail, exit.ExitCode())
+	assert.Regexp(t, `^simulate env: memory bound reached: the heap holds [0-9.]+MiB, above --max-memory 32MiB \(raise it, or make the scenario smaller\)\n$`, stderr.String())
+}
+
 // TestEnvFramingError checks that a header that is not JSON ends the
 // session with an error reply and status 1.
 func TestEnvFramingError(t *testing.T) {

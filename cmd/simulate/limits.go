@@ -60,9 +60,14 @@ const bytesPerRead = 8
 const memoryPoll = 50 * time.Millisecond
 
 func (o *limitOptions) flags(fs *flag.FlagSet) {
-	o.maxMemory = defaultMaxMemory
-	fs.Var(&o.maxMemory, "max-memory", "stop when the process's heap passes `SIZE` (such as 512MiB or 16GiB;\n0 for no bound), and refuse work estimated to need more")
+	o.memoryFlag(fs, "stop when the process's heap passes `SIZE` (such as 512MiB or 16GiB;\n0 for no bound), and refuse work estimated to need more")
 	fs.Var(&o.maxEvents, "max-events", "end an episode with an error after `N` events\n(default: 1000 per subtask plus one million)")
+}
+
+// memoryFlag defines --max-memory alone, with the usage text usage.
+func (o *limitOptions) memoryFlag(fs *flag.FlagSet, usage string) {
+	o.maxMemory = defaultMaxMemory
+	fs.Var(&o.maxMemory, "max-memory", usage)
 }
 
 // errMemory is the cause of a context cancelled by the memory guard.
