@@ -253,11 +253,15 @@ func TestErrors(t *testing.T) {
 
 // TestSpanIDRepeats checks the repeats of a span ID that are not errors:
 // one ID in two traces, and one span written twice over, identical, in
-// one document (as any-agent's OpenAI recorder does).
+// one document (as any-agent's OpenAI recorder does), on one line or on
+// two.
 func TestSpanIDRepeats(t *testing.T) {
 	for _, tc := range []struct{ name, in string }{
 		{"two traces", `[{"name": "a", "context": {"trace_id": 7, "span_id": 1}}, {"name": "b", "context": {"trace_id": 8, "span_id": 1}}]`},
 		{"one span twice", `[{"name": "a", "context": {"trace_id": 7, "span_id": 1}, "attributes": {"n": [1, "x"]}}, {"name": "a", "context": {"trace_id": 7, "span_id": 1}, "attributes": {"n": [1, "x"]}}]`},
+		// The recorder's files are indented: the two copies start on
+		// different lines, which does not make them two spans.
+		{"one span twice on two lines", "[\n {\"name\": \"a\", \"context\": {\"trace_id\": 7, \"span_id\": 1}},\n {\"name\": \"a\", \"context\": {\"trace_id\": 7, \"span_id\": 1}}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spans, err := otel.Read(strings.NewReader(tc.in), "f.json")
