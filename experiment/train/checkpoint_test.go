@@ -259,3 +259,33 @@ func TestResumeReadsEveryJobsCheckpoint(t *testing.T) {
 		assert.Equal(t, fmt.Sprint(jobs[i].Rows), fmt.Sprint(j.Rows), "seed %d", j.Seed) // printed: ValueEV is NaN
 	}
 }
+
+// TestOpenDirRefusesChangedInputsOfAnyVariant: the files of every variant
+// name a training of them all, not only the first variant's: one whose
+// second variant's graph changed does not resume.
+func TestOpenDirRefusesChangedInputsOfAnyVariant(t *testing.T) {
+	tmp := t.TempDir()
+	graph := filepath.Join(tmp, "h.dot")
+	for _, path := range []string{filepath.Join(tmp, "g.dot"), graph} {
+		require.NoError(t, os.WriteFile(path, []byte("digraph { a -> b; a -> c }"), 0o644))
+	}
+	source := filepath.Join(tmp, "s.yaml")
+	require.NoError(t, os.WriteFile(source, []byte(`task: {shape: file, path: g.dot, work: 1m}
+policy: {organization: split}
+variants:
+  - {name: g}
+  - {name: h, set: {task.path: h.dot}}
+`), 0o644))
+	sc, err := scenarios.Load(source, nil)
+	require.NoError(t, err)
+	out := filepath.Join(tmp, "train")
+	dir, err := OpenDir(out, sc, 1, 2, "", false)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(dir.Join(CheckpointDir), 0o755))
+	require.NoError(t, os.WriteFile(dir.Join(filepath.Join(CheckpointDir, "g-seed1.gob")), nil, 0o644))
+	dir.Abort()
+
+	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> c; a -> b }"), 0o644))
+	_, err = OpenDir(out, sc, 1, 2, "", false)
+	assert.ErrorContains(t, err, "before a file it reads (a graph of task.path, a policy.file) changed")
+}
