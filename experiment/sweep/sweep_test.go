@@ -967,3 +967,68 @@ sweep:
 	_, err = Merge([]string{old, filepath.Join(tmp, "new")})
 	assert.ErrorContains(t, err, why)
 }
+
+// TestWhatChanged checks the cause that a refusal of another sweep
+// names: none for two scenarios, the files read only where they alone
+// differ (the scenario's text the same), and the scenario, its overrides,
+// the seed or --variant otherwise, though its files differ too.
+func TestWhatChanged(t *testing.T) {
+	const (
+		files = ": a file the scenario reads (a graph of task.path, a policy.file, the replay.traces) changed"
+		other = ": the scenario, the --set overrides, the seed or --variant changed"
+	)
+	a := results.Plan{Scenario: "s", ScenarioHash: "h1", Inputs: "i1"}
+	for _, tc := range []struct {
+		name string
+		b    func(*results.Plan)
+		want string
+	}{
+		{"another scenario", func(p *results.Plan) { p.Scenario = "t" }, ""},
+		{"another scenario whose files differ", func(p *results.Plan) { p.Scenario, p.Inputs = "t", "i2" }, ""},
+		{"the files", func(p *results.Plan) { p.Inputs = "i2" }, files},
+		{"the files, read no more", func(p *results.Plan) { p.Inputs = "" }, files},
+		{"the scenario", func(p *results.Plan) { p.ScenarioHash = "h2" }, other},
+		{"the scenario and its files", func(p *results.Plan) { p.ScenarioHash, p.Inputs = "h2", "i2" }, other},
+		{"the seed", func(p *results.Plan) { p.Seed = 2 }, other},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := a
+			tc.b(&b)
+			assert.Equal(t, tc.want, whatChanged(&a, &b))
+		})
+	}
+}
+
+// TestPlanInputsOfEveryTrial: the digest of a plan covers the files of
+// every trial, not only the first's: a sweep whose grid reads two graphs
+// is another sweep once the second changed.
+func TestPlanInputsOfEveryTrial(t *testing.T) {
+	tmp := t.TempDir()
+	graph := filepath.Join(tmp, "h.dot")
+	for _, path := range []string{filepath.Join(tmp, "g.dot"), graph} {
+		require.NoError(t, os.WriteFile(path, []byte("digraph { a -> b; a -> c }"), 0o644))
+	}
+	source := filepath.Join(tmp, "s.yaml")
+	require.NoError(t, os.WriteFile(source, []byte(`task: {shape: file, path: g.dot, work: exp(5m)}
+policy: {organization: split}
+episodes: 2
+sweep:
+  command: run
+  seeds: 1
+  grid: {task.path: [g.dot, h.dot]}
+  metrics: [reward_mean]
+`), 0o644))
+	plan := func() *results.Plan {
+		sc, err := scenarios.Load(source, nil)
+		require.NoError(t, err)
+		p, _, err := NewPlan(sc, sc.Seed, "")
+		require.NoError(t, err)
+		return p
+	}
+	before := plan()
+	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> c; a -> b }"), 0o644))
+	after := plan()
+	assert.Equal(t, before.ScenarioHash, after.ScenarioHash, "the scenario's text is the same")
+	assert.NotEqual(t, before.Inputs, after.Inputs)
+	assert.NotEqual(t, before.Hash, after.Hash)
+}
