@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -152,6 +154,7 @@ func TestRenderReplyWithinHeaderBound(t *testing.T) {
 // reply's header holds is refused once the texts pass the bound, not after
 // every row's text is written: a request's header holds a list of 8
 // million rows, whose texts took gigabytes (a 400,000 took 2.3 GB).
+// The refusal counts the rows whose texts passed the bound.
 func TestRenderOfManyRowsStopsAtTheBound(t *testing.T) {
 	was := maxReplyHeader
 	t.Cleanup(func() { maxReplyHeader = was })
@@ -161,6 +164,7 @@ func TestRenderOfManyRowsStopsAtTheBound(t *testing.T) {
 	for _, h := range []string{
 		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"team","num_envs":8}`,
 		`{"op":"reset"}`,
+		`{"op":"render","rows":[0]}`,
 		`{"op":"render","rows":[` + rows + `]}`,
 		`{"op":"render","rows":[0,1,9]}`,
 	} {
@@ -184,10 +188,13 @@ func TestRenderOfManyRowsStopsAtTheBound(t *testing.T) {
 		assert.NoError(t, json.Unmarshal(m.Header, &h))
 		replies = append(replies, h)
 	}
-	if assert.Len(t, replies, 4) {
-		assert.Equal(t, "rows", replies[2]["field"])
-		assert.Regexp(t, `^rows: the texts of the first \d of 100000 rows take more than .* render fewer rows at a time$`, replies[2]["error"])
-		assert.Equal(t, "rows[2]", replies[3]["field"], "a row out of range is named before any text is written")
+	if assert.Len(t, replies, 5) {
+		// The rows are all row 0: the first n whose texts pass the bound.
+		text := replies[2]["text"].([]any)[0].(string)
+		n := maxReplyHeader/len(text) + 1
+		assert.Equal(t, "rows", replies[3]["field"])
+		assert.Regexp(t, fmt.Sprintf(`^rows: the texts of the first %d of 100000 rows take more than .* render fewer rows at a time$`, n), replies[3]["error"])
+		assert.Equal(t, "rows[2]", replies[4]["field"], "a row out of range is named before any text is written")
 	}
 }
 
@@ -195,7 +202,7 @@ func TestRenderOfManyRowsStopsAtTheBound(t *testing.T) {
 // a field's name or a value of megabytes, and its reply is held to the
 // header's bound as render's is, so that the session goes on for a client
 // that reads under it; the error still names its field, in its start and
-// end.
+// end, and a name whose every byte JSON writes in 6 fits too.
 func TestErrorReplyWithinHeaderBound(t *testing.T) {
 	was := maxReplyHeader
 	t.Cleanup(func() { maxReplyHeader = was })
@@ -206,6 +213,9 @@ func TestErrorReplyWithinHeaderBound(t *testing.T) {
 		`{"op":"close","` + long + `":1}`,
 		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"` + long + `"}`,
 		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"team"}`,
+		// Every byte of this name takes 6 as JSON (\u003c), in the
+		// error and in the field both: the most a clipped text can take.
+		`{"op":"close","` + strings.Repeat("<", 9000) + `":1}`,
 	} {
 		in.Write(appendFrame(nil, []byte(h)))
 	}
@@ -223,13 +233,14 @@ func TestErrorReplyWithinHeaderBound(t *testing.T) {
 		assert.LessOrEqual(t, len(m.Header), maxReplyHeader, "reply %d", len(replies))
 		replies = append(replies, h)
 	}
-	if assert.Len(t, replies, 3) {
+	if assert.Len(t, replies, 4) {
 		assert.Equal(t, false, replies[0]["ok"])
 		assert.Contains(t, replies[0]["field"], "bytes left out")
 		assert.Regexp(t, `^é<.* bytes left out .*\(allowed: op, arrays, .*\)$`, replies[0]["error"])
 		assert.Equal(t, "variant", replies[1]["field"])
 		assert.Regexp(t, `^variant: scenario tiny has no variant "é<.* bytes left out .*é<" \(allowed: split, team\)$`, replies[1]["error"])
 		assert.Equal(t, true, replies[2]["ok"], "the session goes on: %v", replies[2]["error"])
+		assert.Contains(t, replies[3]["field"], "bytes left out")
 	}
 	for _, s := range []string{"short", strings.Repeat("ü", 1000)} {
 		for _, n := range []int{0, 10, 100, 1999, 2000} {
@@ -242,4 +253,71 @@ func TestErrorReplyWithinHeaderBound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestClipKeepsStartAndEnd: a clipped text is a start of the text, the
+// mark, and an end of it, whole runes, n bytes at most (the mark alone
+// where n is less), and the mark counts the bytes left out between them;
+// a text that fits is kept as it is.
+func TestClipKeepsStartAndEnd(t *testing.T) {
+	marked := regexp.MustCompile(`(?s)^(.*) \[\.\.\. (\d+) bytes left out \.\.\.\] (.*)$`)
+	for _, s := range []string{"short", strings.Repeat("ü", 1000), strings.Repeat("abc", 700), strings.Repeat("aü€😀", 200)} {
+		for _, n := range append([]int{0, 1999, 2000, 2100}, seq(10, 200)...) {
+			got := clip(s, n)
+			assert.LessOrEqual(t, len(got), max(n, len(" [... 2000 bytes left out ...] ")), "%d", n)
+			if len(s) <= n {
+				assert.Equal(t, s, got, "%d", n)
+				continue
+			}
+			m := marked.FindStringSubmatch(got)
+			if !assert.NotNil(t, m, "%d: %q", n, got) {
+				continue
+			}
+			head, tail := m[1], m[3]
+			left, err := strconv.Atoi(m[2])
+			assert.NoError(t, err)
+			assert.True(t, strings.HasPrefix(s, head), "%d: the start", n)
+			assert.True(t, strings.HasSuffix(s, tail), "%d: the end", n)
+			assert.Equal(t, len(s), len(head)+left+len(tail), "%d: the bytes left out", n)
+			assert.True(t, utf8.ValidString(head) && utf8.ValidString(tail), "%d", n)
+			if n >= 100 {
+				// Each half gives up less than a rune (4 bytes) to end on whole runes.
+				assert.InDelta(t, len(head), len(tail), 4, "%d: as much of the start as of the end", n)
+			}
+		}
+	}
+}
+
+// seq returns the integers from lo to hi, both included.
+func seq(lo, hi int) []int {
+	out := make([]int, 0, hi-lo+1)
+	for i := lo; i <= hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// TestErrorReplyAtTheBound: an error reply that fits the header's bound
+// exactly is sent whole; one byte less and it is clipped to fit.
+func TestErrorReplyAtTheBound(t *testing.T) {
+	was := maxReplyHeader
+	t.Cleanup(func() { maxReplyHeader = was })
+	reply := func() []byte {
+		var in, out bytes.Buffer
+		in.Write(appendFrame(nil, []byte(`{"op":"close","`+strings.Repeat("x", 200)+`":1}`)))
+		assert.NoError(t, Serve(&in, &out, "test"))
+		m, err := NewReader(&out).Read()
+		if !assert.NoError(t, err) {
+			return nil
+		}
+		return m.Header
+	}
+	whole := reply()
+	assert.NotContains(t, string(whole), "bytes left out")
+	maxReplyHeader = len(whole)
+	assert.Equal(t, string(whole), string(reply()), "at the bound")
+	maxReplyHeader = len(whole) - 1
+	clipped := reply()
+	assert.Contains(t, string(clipped), "bytes left out", "past the bound")
+	assert.LessOrEqual(t, len(clipped), maxReplyHeader)
 }
