@@ -279,3 +279,42 @@ func TestInputDigest(t *testing.T) {
 	_, err = sc.InputDigest(&sc.Variants[0].Spec)
 	assert.ErrorContains(t, err, "the task.path: open "+filepath.Join(dir, "exp", "g.dot"))
 }
+
+// TestCheckTraces: a path of replay.traces that names nothing is refused
+// with its index and where it was written (FILE:LINE:COL, or the --set
+// that wrote it); paths that all name something pass.
+func TestCheckTraces(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "traces"), 0o755))
+	source := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(source, []byte(`task: {shape: chain, length: 1, work: 1m}
+policy: {organization: independent}
+replay:
+  traces: [traces, no-such-traces]
+`), 0o644))
+	// A --set's paths are the command line's: relative to the working
+	// directory.
+	traces := filepath.Join(dir, "traces")
+	set := "replay.traces=[" + traces + ", " + filepath.Join(dir, "gone") + "]"
+	for _, tc := range []struct {
+		name string
+		sets []string
+		want string // "" for none
+	}{
+		{"in the file", nil, "replay.traces[1] of " + source + ":4:20)"}, // the second path
+		{"set", []string{set}, "replay.traces[1] of --set " + set + ")"},
+		{"all there", []string{"replay.traces=[" + traces + "]"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := scenarios.Load(source, tc.sets)
+			require.NoError(t, err)
+			err = sc.CheckTraces()
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, fs.ErrNotExist)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+}
