@@ -64,7 +64,7 @@ so, as the rewards then measure different objectives. Where the variants
 set the task section differently (exp-credit's widths) nothing is in
 bold, as they pose different problems, and the caption says so. Column
 heads are the metric's label with its unit, from the table of metrics
-(docs/statistics.md).
+(package metric, metric/table.go).
 A random axis's draws show at 4 significant digits (more where two would
 read alike) in LaTeX and Markdown; the CSV keeps every digit.
 
