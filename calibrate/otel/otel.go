@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"unsafe"
+
+	"github.com/swarmsim/swarmsim/internal/jsonpos"
 )
 
 // Format names the JSON form a span was read from.
@@ -287,21 +289,14 @@ func syntaxError(name string, data []byte, err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		// The decoder says no more than "unexpected EOF": the place is the
 		// end of the file, which was cut short.
-		line, col := position(data, int64(len(data)))
+		line, col := jsonpos.LineCol(data, int64(len(data)))
 		return fmt.Errorf("%s:%d:%d: invalid JSON: the file ends inside a value (cut short?)", name, line, col)
 	}
 	if off < 0 || off > int64(len(data)) {
 		return fmt.Errorf("%s: invalid JSON: %v", name, err)
 	}
-	line, col := position(data, off)
+	line, col := jsonpos.LineCol(data, off)
 	return fmt.Errorf("%s:%d:%d: invalid JSON: %v", name, line, col, err)
-}
-
-// position returns the line and column of the byte offset off in data.
-func position(data []byte, off int64) (line int, col int64) {
-	line = 1 + bytes.Count(data[:off], []byte("\n"))
-	col = off - int64(bytes.LastIndexByte(data[:off], '\n'))
-	return line, col
 }
 
 // readDoc reads one top-level JSON value of either form; lines gives the

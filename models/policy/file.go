@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/internal/jsonpos"
 	c "github.com/swarmsim/swarmsim/models/collective"
 )
 
@@ -152,54 +152,31 @@ func decodeError(name string, data []byte, err error) error {
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("policy %s: empty file", name)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		line, col := lineCol(data, int64(len(data)))
+		line, col := jsonpos.LineCol(data, int64(len(data)))
 		return fmt.Errorf("policy %s:%d:%d: truncated JSON: the file ends inside a value (cut short?)", name, line, col)
 	case errors.As(err, &syntax):
 		// Offset counts the bytes read, the bad one included.
-		line, col := lineCol(data, syntax.Offset-1)
+		line, col := jsonpos.LineCol(data, syntax.Offset-1)
 		return fmt.Errorf("policy %s:%d:%d: invalid JSON: %w", name, line, col, err)
 	case errors.As(err, &typ):
-		line, col := lineCol(data, typ.Offset-1) // the value's last byte
+		line, col := jsonpos.LineCol(data, typ.Offset-1) // the value's last byte
 		if typ.Field == "" {
 			return fmt.Errorf("policy %s:%d:%d: want a JSON object {\"format\": %q, \"kind\", \"features\", \"actions\", \"hidden\", \"params\"}, found %s", name, line, col, FileFormat, typ.Value)
 		}
-		return fmt.Errorf("policy %s:%d:%d: field %q: want %s, found %s", name, line, col, typ.Field, jsonKind(typ.Type), typ.Value)
+		return fmt.Errorf("policy %s:%d:%d: field %q: want %s, found %s", name, line, col, typ.Field, jsonpos.Kind(typ.Type), typ.Value)
 	}
 	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		// Decode gives no place: the key's first appearance is its own.
 		where := name
 		if unq, err := strconv.Unquote(key); err == nil {
 			if i := bytes.Index(data, []byte(strconv.Quote(unq))); i >= 0 {
-				line, col := lineCol(data, int64(i))
+				line, col := jsonpos.LineCol(data, int64(i))
 				where = fmt.Sprintf("%s:%d:%d", name, line, col)
 			}
 		}
 		return fmt.Errorf("policy %s: unknown field %s (allowed: format, kind, features, actions, hidden, params)", where, key)
 	}
 	return fmt.Errorf("policy %s: %w", name, err)
-}
-
-// jsonKind names the JSON form of a Go type, for messages.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Float64, reflect.Int:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice:
-		return "an array"
-	case reflect.Pointer:
-		return jsonKind(t.Elem())
-	}
-	return "an object"
-}
-
-// lineCol returns the 1-based line and column (in bytes) of offset in
-// data.
-func lineCol(data []byte, offset int64) (int, int) {
-	offset = min(max(offset, 0), int64(len(data)))
-	before := data[:offset]
-	return 1 + bytes.Count(before, []byte{'\n'}), int(offset) - bytes.LastIndexByte(before, '\n')
 }
 
 // Load reads a policy file written by Save. name (usually the file's path)

@@ -1,17 +1,16 @@
 package task
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 
+	"github.com/swarmsim/swarmsim/internal/jsonpos"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -145,44 +144,20 @@ func jsonError(name string, src []byte, err error) error {
 		if se.Offset >= int64(len(src)) {
 			off = int64(len(src))
 		}
-		line, col := lineCol(src, off)
+		line, col := jsonpos.LineCol(src, off)
 		return fmt.Errorf("%s:%d:%d: invalid JSON: %v", name, line, col, se)
 	case errors.As(err, &te):
-		line, col := lineCol(src, te.Offset-1) // the value's last byte
+		line, col := jsonpos.LineCol(src, te.Offset-1) // the value's last byte
 		field := te.Field
 		if field == "" {
 			field = "top level"
 		}
-		return fmt.Errorf("%s:%d:%d: %s: want %s, found %s", name, line, col, field, jsonKind(te.Type), te.Value)
+		return fmt.Errorf("%s:%d:%d: %s: want %s, found %s", name, line, col, field, jsonpos.Kind(te.Type), te.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		line, col := lineCol(src, int64(len(src)))
+		line, col := jsonpos.LineCol(src, int64(len(src)))
 		return fmt.Errorf("%s:%d:%d: invalid JSON: unexpected end of input", name, line, col)
 	}
 	return fmt.Errorf("%s: %w", name, err)
-}
-
-// jsonKind names the JSON form of a Go type, for messages.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Float64, reflect.Int:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice:
-		return "an array"
-	case reflect.Pointer:
-		return jsonKind(t.Elem())
-	}
-	return "an object"
-}
-
-// lineCol returns the 1-based line and column (in bytes) of offset in src.
-func lineCol(src []byte, offset int64) (int, int) {
-	offset = min(max(offset, 0), int64(len(src)))
-	before := src[:offset]
-	line := 1 + bytes.Count(before, []byte{'\n'})
-	col := int(offset) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 func (rd *wfReader) errf(task, field, format string, args ...any) error {
@@ -206,7 +181,7 @@ func (rd *wfReader) taskAt(task string) string {
 	if loc == nil {
 		return ""
 	}
-	line, col := lineCol(rd.src, int64(loc[0]))
+	line, col := jsonpos.LineCol(rd.src, int64(loc[0]))
 	return fmt.Sprintf(":%d:%d", line, col)
 }
 
