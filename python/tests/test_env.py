@@ -677,9 +677,12 @@ class LifetimeTest(unittest.TestCase):
         # SIGINT to the client's whole process group: while the client is
         # in its own code (choosing actions), not in a call, the server
         # must live on, so that a caught KeyboardInterrupt can go on
-        # stepping (as in a notebook).
+        # stepping (as in a notebook). The child takes SIGINT as an
+        # interactive Python does even where it started with SIGINT ignored
+        # (a shell's background job, as CI may run the tests in).
         child = subprocess.Popen([sys.executable, "-c", (
-            "import sys, time; sys.path.insert(0, sys.argv[1]); from swarmsim import VecEnv\n"
+            "import signal, sys, time; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "sys.path.insert(0, sys.argv[1]); from swarmsim import VecEnv\n"
             "env = VecEnv('tiny', variant='split', num_envs=2, seed=1); obs, info = env.reset()\n"
             "try:\n    print('ready', flush=True); time.sleep(60)\nexcept KeyboardInterrupt:\n    pass\n"
             "time.sleep(0.3)\n"
