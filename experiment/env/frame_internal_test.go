@@ -119,29 +119,12 @@ func TestRenderReplyWithinHeaderBound(t *testing.T) {
 	was := maxReplyHeader
 	t.Cleanup(func() { maxReplyHeader = was })
 	maxReplyHeader = 4000 // a tiny decision's text is about 700 bytes
-	var in bytes.Buffer
-	for _, h := range []string{
-		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"team","num_envs":8}`,
+	replies := serveReplies(t,
+		`{"op":"make","protocol":"`+Protocol+`","scenario":"tiny","variant":"team","num_envs":8}`,
 		`{"op":"reset"}`,
 		`{"op":"render"}`,
 		`{"op":"render","rows":[0,1]}`,
-	} {
-		in.Write(appendFrame(nil, []byte(h)))
-	}
-	var out bytes.Buffer
-	assert.NoError(t, Serve(&in, &out, "test"))
-	r := NewReader(&out)
-	var replies []map[string]any
-	for {
-		m, err := r.Read()
-		if err != nil {
-			break
-		}
-		var h map[string]any
-		assert.NoError(t, json.Unmarshal(m.Header, &h))
-		assert.LessOrEqual(t, len(m.Header), maxReplyHeader, "reply %d", len(replies))
-		replies = append(replies, h)
-	}
+	)
 	if assert.Len(t, replies, 4) {
 		assert.Equal(t, false, replies[2]["ok"], "every row's text at once: %v", replies[2])
 		assert.Equal(t, "rows", replies[2]["field"])
@@ -160,34 +143,18 @@ func TestRenderOfManyRowsStopsAtTheBound(t *testing.T) {
 	t.Cleanup(func() { maxReplyHeader = was })
 	maxReplyHeader = 4000 // a tiny decision's text is about 700 bytes
 	rows := strings.TrimSuffix(strings.Repeat("0,", 100000), ",")
-	var in bytes.Buffer
-	for _, h := range []string{
-		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"team","num_envs":8}`,
-		`{"op":"reset"}`,
-		`{"op":"render","rows":[0]}`,
-		`{"op":"render","rows":[` + rows + `]}`,
-		`{"op":"render","rows":[0,1,9]}`,
-	} {
-		in.Write(appendFrame(nil, []byte(h)))
-	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	var out bytes.Buffer
-	assert.NoError(t, Serve(&in, &out, "test"))
+	replies := serveReplies(t,
+		`{"op":"make","protocol":"`+Protocol+`","scenario":"tiny","variant":"team","num_envs":8}`,
+		`{"op":"reset"}`,
+		`{"op":"render","rows":[0]}`,
+		`{"op":"render","rows":[`+rows+`]}`,
+		`{"op":"render","rows":[0,1,9]}`,
+	)
 	runtime.ReadMemStats(&after)
 	// The texts of every row take 70 MB, and as much again in the reply.
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(30<<20), "bytes allocated")
-	r := NewReader(&out)
-	var replies []map[string]any
-	for {
-		m, err := r.Read()
-		if err != nil {
-			break
-		}
-		var h map[string]any
-		assert.NoError(t, json.Unmarshal(m.Header, &h))
-		replies = append(replies, h)
-	}
 	if assert.Len(t, replies, 5) {
 		// The rows are all row 0: the first n whose texts pass the bound.
 		text := replies[2]["text"].([]any)[0].(string)
@@ -208,31 +175,14 @@ func TestErrorReplyWithinHeaderBound(t *testing.T) {
 	t.Cleanup(func() { maxReplyHeader = was })
 	maxReplyHeader = 16000
 	long := strings.Repeat("é<", 3000) // 9,000 bytes, 24,000 as JSON escapes them
-	var in bytes.Buffer
-	for _, h := range []string{
-		`{"op":"close","` + long + `":1}`,
-		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"` + long + `"}`,
-		`{"op":"make","protocol":"` + Protocol + `","scenario":"tiny","variant":"team"}`,
+	replies := serveReplies(t,
+		`{"op":"close","`+long+`":1}`,
+		`{"op":"make","protocol":"`+Protocol+`","scenario":"tiny","variant":"`+long+`"}`,
+		`{"op":"make","protocol":"`+Protocol+`","scenario":"tiny","variant":"team"}`,
 		// Every byte of this name takes 6 as JSON (\u003c), in the
 		// error and in the field both: the most a clipped text can take.
-		`{"op":"close","` + strings.Repeat("<", 9000) + `":1}`,
-	} {
-		in.Write(appendFrame(nil, []byte(h)))
-	}
-	var out bytes.Buffer
-	assert.NoError(t, Serve(&in, &out, "test"))
-	r := NewReader(&out)
-	var replies []map[string]any
-	for {
-		m, err := r.Read()
-		if err != nil {
-			break
-		}
-		var h map[string]any
-		assert.NoError(t, json.Unmarshal(m.Header, &h))
-		assert.LessOrEqual(t, len(m.Header), maxReplyHeader, "reply %d", len(replies))
-		replies = append(replies, h)
-	}
+		`{"op":"close","`+strings.Repeat("<", 9000)+`":1}`,
+	)
 	if assert.Len(t, replies, 4) {
 		assert.Equal(t, false, replies[0]["ok"])
 		assert.Contains(t, replies[0]["field"], "bytes left out")
@@ -295,6 +245,30 @@ func seq(lo, hi int) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// serveReplies serves the requests whose headers are given, in one
+// session, and returns the replies' headers, each checked to keep within
+// maxReplyHeader.
+func serveReplies(t *testing.T, headers ...string) []map[string]any {
+	t.Helper()
+	var in, out bytes.Buffer
+	for _, h := range headers {
+		in.Write(appendFrame(nil, []byte(h)))
+	}
+	assert.NoError(t, Serve(&in, &out, "test"))
+	r := NewReader(&out)
+	var replies []map[string]any
+	for {
+		m, err := r.Read()
+		if err != nil {
+			return replies
+		}
+		var h map[string]any
+		assert.NoError(t, json.Unmarshal(m.Header, &h))
+		assert.LessOrEqual(t, len(m.Header), maxReplyHeader, "reply %d", len(replies))
+		replies = append(replies, h)
+	}
 }
 
 // TestErrorReplyAtTheBound: an error reply that fits the header's bound
