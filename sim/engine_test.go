@@ -1075,6 +1075,73 @@ func TestCloseReleasesProcesses(t *testing.T) {
 	require.ErrorIs(t, p.Err(), sim.ErrClosed)
 }
 
+// TestCloseDuringRun: Close called by an event of the run, a callback or
+// the running process itself, ends the run as Close between runs does:
+// every other process's wait returns ErrClosed, nothing more fires, the
+// run loop reports ErrClosed rather than the nil of a run that went to its
+// end, and RunUntil leaves the clock where the run stopped. A process that
+// closes its own Env goes on to its end, its waits returning ErrClosed
+// (stopped from inside, it used to hang for good while the run went on
+// firing the events Close should have dropped: the other process woke at
+// 1h with no error).
+func TestCloseDuringRun(t *testing.T) {
+	loops := []struct {
+		name string
+		run  func(env *sim.Env) error
+	}{
+		{"Run", func(env *sim.Env) error { return env.Run() }},
+		{"RunUntil", func(env *sim.Env) error { return env.RunUntil(2 * sim.Hour) }},
+		{"RunThrough", func(env *sim.Env) error { _, err := env.RunThrough(2*sim.Hour, 100); return err }},
+	}
+	for _, loop := range loops {
+		for _, byProcess := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/by process=%v", loop.name, byProcess), func(t *testing.T) {
+				env := sim.New(sim.Limits{})
+				var otherErr, closerErr error
+				other := env.Process("other", func(p *sim.Proc) error {
+					otherErr = p.Wait(sim.Hour)
+					return otherErr
+				})
+				var closer *sim.Proc
+				if byProcess {
+					closer = env.Process("closer", func(p *sim.Proc) error {
+						if err := p.Wait(sim.Second); err != nil {
+							return err
+						}
+						env.Close()
+						closerErr = p.Wait(sim.Second)
+						return closerErr
+					})
+				} else {
+					require.NoError(t, env.Call(sim.Second, env.Close))
+				}
+				require.ErrorIs(t, loop.run(env), sim.ErrClosed)
+				require.Equal(t, sim.Second, env.Now(), "nothing fired after Close")
+				require.ErrorIs(t, otherErr, sim.ErrClosed)
+				require.True(t, other.Finished())
+				require.Zero(t, env.Pending())
+				if byProcess {
+					require.ErrorIs(t, closerErr, sim.ErrClosed, "the closer's wait after Close")
+					require.True(t, closer.Finished(), "the closer ended")
+				}
+			})
+		}
+	}
+	t.Run("Reset by the running process", func(t *testing.T) {
+		env := sim.New(sim.Limits{})
+		var after error
+		env.Process("resetter", func(p *sim.Proc) error {
+			env.Reset(sim.Limits{})
+			after = p.Wait(sim.Second)
+			return errors.Join(after, errors.New("ended after the reset"))
+		})
+		require.NoError(t, env.Run())
+		require.ErrorIs(t, after, sim.ErrClosed)
+		require.Zero(t, env.Pending(), "the old process's end left nothing on the reset Env")
+		require.NoError(t, env.Run())
+	})
+}
+
 // TestTimeoutAfterClose: like every other way of scheduling, Timeout on a
 // closed Env is an error and leaves nothing to fire.
 func TestTimeoutAfterClose(t *testing.T) {

@@ -394,7 +394,8 @@ func (e *Env) cannotStep() error {
 }
 
 // Run processes events until none are left. It returns nil when the queue
-// runs dry, or the first error Step would report: ErrClosed on a closed Env.
+// runs dry, or the first error Step would report: ErrClosed on a closed Env,
+// also one that an event of this run closed.
 func (e *Env) Run() error {
 	if e.err == nil && e.closed {
 		return ErrClosed // as Step reports it: the closed Env dropped what was scheduled
@@ -404,12 +405,16 @@ func (e *Env) Run() error {
 			return err
 		}
 	}
+	if e.err == nil && e.closed {
+		return ErrClosed // closed by an event of this run, which dropped the rest
+	}
 	return e.err
 }
 
 // RunUntil processes every event due strictly before t, then sets the clock
 // to t. Events due at t or later stay scheduled. t before Now is an error,
-// and so is a closed Env (ErrClosed), whose clock stays where it was.
+// and so is a closed Env (ErrClosed), whose clock stays where it was, also
+// when an event of this run closed it.
 func (e *Env) RunUntil(t Time) error {
 	if t < e.now {
 		return fmt.Errorf("sim: RunUntil(%v) is before the current time %v", t, e.now)
@@ -424,6 +429,9 @@ func (e *Env) RunUntil(t Time) error {
 	}
 	if e.err != nil {
 		return e.err
+	}
+	if e.closed {
+		return ErrClosed // closed by an event of this run: the clock stays
 	}
 	e.now = t
 	return nil
@@ -512,6 +520,9 @@ func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
 	stopped := e.stop
 	e.stop = false
 	next := e.Peek()
+	if e.err == nil && e.closed {
+		return next, ErrClosed // closed by an event of this call
+	}
 	if e.err == nil && !stopped && next > through && next <= t {
 		return next, e.limitReached(next)
 	}
@@ -548,12 +559,27 @@ func (e *Env) Reset(limits Limits) {
 // released, and drops all scheduled events. Waits in those processes return
 // ErrClosed; a process must then return. The Env cannot be used afterwards.
 // Close is how a long series of episodes avoids leaking suspended processes.
+//
+// A callback or a process may call Close during a run: the run loop then
+// returns ErrClosed, and a process that closes its own Env goes on to its
+// end, its waits returning ErrClosed.
 func (e *Env) Close() {
 	if e.closed {
 		return
 	}
 	e.closed = true
 	e.nowFn = nil
+	if p := e.active; p != nil {
+		// Closed by the running process: its coroutine is the one running,
+		// and stopping it from inside would hand control back to the
+		// scheduler with the rest of Close undone (events went on firing
+		// and the process never ended). It is left to end itself: it is
+		// no longer the running process, so that its waits return
+		// ErrClosed, and its end reports nothing.
+		e.live.remove(p)
+		p.closed = true
+		e.active = nil
+	}
 	for p := e.live.head; p != nil; p = e.live.head {
 		e.live.remove(p)
 		p.stop()

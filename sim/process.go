@@ -46,6 +46,10 @@ type Proc struct {
 	done      *Event
 	finished  bool
 	err       error
+	// closed is set when the Env was closed (or reset) by this process
+	// while it ran: its waits return ErrClosed and its end reports
+	// nothing, also on an Env that Reset made usable again.
+	closed bool
 
 	prev, nextLive *Proc // the Env's list of live processes
 }
@@ -83,7 +87,7 @@ func (p *Proc) finish(err error) {
 	}
 	p.finished, p.err = true, err
 	p.env.live.remove(p)
-	if p.env.closed {
+	if p.env.closed || p.closed {
 		return
 	}
 	if p.done == nil && (err == nil || IsInterrupt(err) || errors.Is(err, ErrClosed)) {
@@ -164,7 +168,7 @@ func (p *Proc) resume() {
 // enter checks that p is the running process.
 func (p *Proc) enter() error {
 	if p.env.active != p {
-		if p.env.closed {
+		if p.env.closed || p.closed {
 			return ErrClosed
 		}
 		return fmt.Errorf("%w: process %q", ErrNotActive, p.name)
