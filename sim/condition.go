@@ -13,7 +13,8 @@ type condition struct {
 // AllOf returns an event that succeeds when every one of events has
 // succeeded, or fails with the first failure among them. Its value is the
 // slice of events. With no events it succeeds at once. A nil event, or one
-// of another Env, among events makes it fail at once.
+// of another Env, among events makes it fail at once. Only its events
+// trigger it: Succeed and Fail on it are errors (as on AnyOf's).
 func (e *Env) AllOf(events ...*Event) *Event {
 	return e.condition("all of", len(events), events)
 }
@@ -28,7 +29,7 @@ func (e *Env) AnyOf(events ...*Event) *Event {
 }
 
 func (e *Env) condition(name string, need int, events []*Event) *Event {
-	c := &condition{ev: e.NewEvent(name), events: append([]*Event(nil), events...), left: need}
+	c := &condition{ev: &Event{env: e, name: name, engine: true}, events: append([]*Event(nil), events...), left: need}
 	for i, ev := range c.events {
 		// Refused before any member is listened to: a nil member would
 		// panic, and one of another Env would settle c from that Env's run.
@@ -37,7 +38,7 @@ func (e *Env) condition(name string, need int, events []*Event) *Event {
 			if ev != nil {
 				what = fmt.Sprintf("%q of another environment", ev.name)
 			}
-			_ = c.ev.Fail(fmt.Errorf("sim: %s: event %d is %s", name, i, what))
+			_ = c.ev.trigger(nil, fmt.Errorf("sim: %s: event %d is %s", name, i, what))
 			return c.ev
 		}
 	}
@@ -82,9 +83,11 @@ func (c *condition) settle(err error) {
 			ev.removeWaiter(c)
 		}
 	}
+	// trigger, not Succeed and Fail, which refuse the engine's events; it
+	// fails only on a closed Env, where nothing runs any more.
 	if err != nil {
-		c.ev.Fail(err)
+		_ = c.ev.trigger(nil, err)
 		return
 	}
-	c.ev.Succeed(c.events)
+	_ = c.ev.trigger(c.events, nil)
 }

@@ -597,6 +597,55 @@ func TestProcessDoneValue(t *testing.T) {
 	require.True(t, quick.Done().Processed())
 }
 
+// TestEngineEventsRefuseTriggers: a process's Done event and the event of
+// an AllOf or AnyOf are triggered by the engine alone. A model's Succeed or
+// Fail on one is an error, and the failure the engine reports later still
+// stops the run: Done().Succeed("early") used to be accepted, and the
+// process's error at 5ns was then dropped (Run returned nil).
+func TestEngineEventsRefuseTriggers(t *testing.T) {
+	boom := errors.New("boom")
+	failLater := func(p *sim.Proc) error {
+		if err := p.Wait(5); err != nil {
+			return err
+		}
+		return boom
+	}
+	for _, tc := range []struct {
+		name string
+		// event makes the engine's event, which fails with boom at 5ns
+		// with nobody waiting for it.
+		event   func(env *sim.Env) *sim.Event
+		trigger func(ev *sim.Event) error
+	}{
+		{"Done, Succeed", func(env *sim.Env) *sim.Event {
+			return env.Process("p", failLater).Done()
+		}, func(ev *sim.Event) error { return ev.Succeed("early") }},
+		{"Done, Fail", func(env *sim.Env) *sim.Event {
+			return env.Process("p", failLater).Done()
+		}, func(ev *sim.Event) error { return ev.Fail(errors.New("early")) }},
+		{"AllOf, Succeed", func(env *sim.Env) *sim.Event {
+			bad := env.NewEvent("bad")
+			require.NoError(t, env.Call(5, func() { _ = bad.Fail(boom) }))
+			return env.AllOf(bad)
+		}, func(ev *sim.Event) error { return ev.Succeed(nil) }},
+		{"AnyOf, Fail", func(env *sim.Env) *sim.Event {
+			bad := env.NewEvent("bad")
+			require.NoError(t, env.Call(5, func() { _ = bad.Fail(boom) }))
+			return env.AnyOf(bad)
+		}, func(ev *sim.Event) error { return ev.Fail(errors.New("early")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			t.Cleanup(env.Close)
+			ev := tc.event(env)
+			require.ErrorContains(t, tc.trigger(ev), "triggered by the engine")
+			require.False(t, ev.Triggered())
+			require.ErrorIs(t, env.Run(), boom)
+			require.Equal(t, sim.Time(5), env.Now())
+		})
+	}
+}
+
 func TestFailedEventWithNobodyWaiting(t *testing.T) {
 	boom := errors.New("boom")
 	env := sim.New(sim.Limits{})

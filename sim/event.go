@@ -35,9 +35,15 @@ const (
 // A failed event that nobody waits for when it is processed stops the run
 // with its error, so that failures are never dropped silently.
 type Event struct {
-	env     *Env
-	name    string
-	state   eventState
+	env   *Env
+	name  string
+	state eventState
+	// engine marks the events that the engine triggers itself, a
+	// process's Done and the event of an AllOf or AnyOf: Succeed and Fail
+	// refuse them, since a model's trigger would take the place of the
+	// outcome, and the process's failure, or the member's, would be
+	// dropped when it came.
+	engine  bool
 	value   any
 	err     error
 	waiters []waiter
@@ -81,16 +87,32 @@ func (ev *Event) Err() error { return ev.err }
 
 // Succeed triggers the event with a value. Its waiters run when the
 // scheduler reaches it, at the current time.
+// The Done event of a process and the event of an AllOf or AnyOf are
+// triggered by the engine alone: Succeed on one is an error.
 func (ev *Event) Succeed(value any) error {
+	if ev.engine {
+		return ev.engineOnly()
+	}
 	return ev.trigger(value, nil)
 }
 
-// Fail triggers the event with an error. err must not be nil.
+// Fail triggers the event with an error. err must not be nil. As for
+// Succeed, the engine's own events (a process's Done, an AllOf or AnyOf)
+// are refused.
 func (ev *Event) Fail(err error) error {
 	if err == nil {
 		return errors.New("sim: Fail needs a non-nil error")
 	}
+	if ev.engine {
+		return ev.engineOnly()
+	}
 	return ev.trigger(nil, err)
+}
+
+// engineOnly is the error of a model's trigger of an event that the engine
+// triggers.
+func (ev *Event) engineOnly() error {
+	return fmt.Errorf("sim: event %q is triggered by the engine (a process's Done, an AllOf or AnyOf), not by Succeed or Fail", ev.name)
 }
 
 func (ev *Event) trigger(value any, err error) error {

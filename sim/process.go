@@ -94,7 +94,7 @@ func (p *Proc) finish(err error) {
 		return // nobody can be waiting, and there is no failure to report
 	}
 	if p.done == nil {
-		p.done = p.env.NewEvent(p.name)
+		p.done = p.newDone()
 	}
 	if err != nil && !IsInterrupt(err) {
 		p.done.trigger(nil, fmt.Errorf("process %q: %w", p.name, err))
@@ -125,15 +125,21 @@ func (p *Proc) Finished() bool { return p.finished }
 func (p *Proc) Err() error { return p.err }
 
 // Done returns an event processed when the process ends. It fails with the
-// process's error, if any.
+// process's error, if any. Only the process's end triggers it: Succeed and
+// Fail on it are errors.
 func (p *Proc) Done() *Event {
 	if p.done == nil {
-		p.done = p.env.NewEvent(p.name)
+		p.done = p.newDone()
 		if p.finished {
 			p.done.state, p.done.err = processed, p.err
 		}
 	}
 	return p.done
+}
+
+// newDone returns the process's Done event, which only its end triggers.
+func (p *Proc) newDone() *Event {
+	return &Event{env: p.env, name: p.name, engine: true}
 }
 
 func (p *Proc) describe() (Kind, string) { return KindProcess, p.name }
