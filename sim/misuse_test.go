@@ -179,6 +179,20 @@ func TestCallNilFunction(t *testing.T) {
 	}
 }
 
+// TestProcessNilFunction: a process given a nil function fails at its
+// start with an error that says so, naming the process, where it used to
+// stop the run as a panic of the process: a nil pointer dereference and a
+// stack in the engine's code.
+func TestProcessNilFunction(t *testing.T) {
+	env := sim.New(sim.Limits{})
+	t.Cleanup(env.Close)
+	p := env.Process("worker", nil)
+	err := env.Run()
+	require.ErrorContains(t, err, `process "worker": sim: the process's function is nil`)
+	require.NotContains(t, err.Error(), "panicked")
+	require.True(t, p.Finished())
+}
+
 // TestPanicsAtTheMistake: OnDone, which returns no error, panics at a nil
 // function when it is given, not when the event is processed; a panic in
 // a callback leaves Run as a panic, as docs/engine.md says.

@@ -7,6 +7,9 @@ import (
 	"runtime/debug"
 )
 
+// errNilProcess is the failure of a process given a nil function.
+var errNilProcess = errors.New("sim: the process's function is nil (Env.Process's fn)")
+
 // Interrupt is the error a waiting process receives when another part of the
 // model interrupts it. Cause says why (a deadline, a preemption).
 type Interrupt struct {
@@ -56,8 +59,14 @@ type Proc struct {
 
 // Process starts fn as a new process at the current time, before other
 // events due now (its start is PriorityUrgent). The name identifies it in
-// errors and traces.
+// errors and traces. A nil fn is a process that fails at its start, with
+// an error that says so.
 func (e *Env) Process(name string, fn func(*Proc) error) *Proc {
+	if fn == nil {
+		// Run, a nil function would panic in the coroutine, and the run
+		// would stop on a nil dereference in the engine's stack.
+		fn = func(*Proc) error { return errNilProcess }
+	}
 	p := &Proc{env: e, name: name, fn: fn}
 	if e.closed {
 		p.finished, p.err = true, ErrClosed
