@@ -1071,6 +1071,31 @@ func TestMissingRequiredField(t *testing.T) {
 	}
 }
 
+// TestTrainRangeErrorsNameTheField: an out-of-range hyperparameter of the
+// train section is placed at its own line and named, not at the section
+// (where "train: beta1, beta2, eps: ..." left the reader to find which)
+// nor at another field (lr for lr_end, a "train.schedule" there is none
+// of).
+func TestTrainRangeErrorsNameTheField(t *testing.T) {
+	const head = "task: {shape: chain, length: 2, work: 5m}\npolicy: {organization: team}\ntrain:\n  iterations: 5\n"
+	for _, tc := range []struct{ src, want string }{
+		{"  beta2: 1.5\n", "t.yaml:5:3: train.beta2: 1.5 is out of range ([0, 1))"},
+		{"  eps: 0\n", "t.yaml:5:3: train.eps: 0 is out of range (greater than 0)"},
+		{"  lr_end: -1\n", "t.yaml:5:3: train.lr_end: -1 is out of range (0 or more)"},
+		{"  entropy_end: -1\n", "t.yaml:5:3: train.entropy_end: -1 is out of range (0 or more)"},
+		{"  lr_schedule: cosin\n", `t.yaml:5:3: train.lr_schedule: "cosin" is not allowed (allowed: constant, linear, cosine); did you mean "cosine"?`},
+		{"  entropy_schedule: step\n", `t.yaml:5:3: train.entropy_schedule: "step" is not allowed`},
+		{"  advantage: ppo-gae\n  clip_ratio: 0\n", "t.yaml:6:3: train.clip_ratio: 0 is out of range (greater than 0)"},
+		{"  advantage: ppo-gae\n  gamma: 1.5\n", "t.yaml:6:3: train.gamma: 1.5 is out of range ([0, 1])"},
+		{"  advantage: ppo-gae\n  value_lr: 0\n", "t.yaml:6:3: train.value_lr: 0 is out of range (greater than 0)"},
+	} {
+		t.Run(tc.src, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(head+tc.src), "t.yaml", nil)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
 // TestSettingsBetweenAgentsWithOneAgent: with collective.agents 1 the main
 // agent works alone, whatever the policy, so the settings that act only
 // between agents (a helper's spawn, messages, reconciliation, the

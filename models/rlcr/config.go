@@ -99,23 +99,34 @@ func (c *Config) Validate() error {
 	if c.Policy == "mlp" && c.Hidden < 1 {
 		return fmt.Errorf("hidden: %d is out of range (at least 1 for an mlp)", c.Hidden)
 	}
-	if !(c.LR > 0) || !(c.LREnd >= 0) {
-		return fmt.Errorf("lr: %v to %v is out of range (lr > 0, lr_end ≥ 0)", c.LR, c.LREnd)
+	// Each check names one field, so that a scenario places its error at
+	// that field's line.
+	for _, f := range []struct {
+		name string
+		v    float64
+		ok   bool
+		want string
+	}{
+		{"lr", c.LR, c.LR > 0, "greater than 0"},
+		{"lr_end", c.LREnd, c.LREnd >= 0, "0 or more"},
+		{"beta1", c.Beta1, c.Beta1 >= 0 && c.Beta1 < 1, "[0, 1)"},
+		{"beta2", c.Beta2, c.Beta2 >= 0 && c.Beta2 < 1, "[0, 1)"},
+		{"eps", c.Eps, c.Eps > 0, "greater than 0"},
+		{"clip_grad", c.ClipGrad, c.ClipGrad >= 0, "0 for none, or more"},
+		{"entropy", c.Entropy, c.Entropy >= 0, "0 or more"},
+		{"entropy_end", c.EntropyEnd, c.EntropyEnd >= 0, "0 or more"},
+		{"baseline_rate", c.BaselineRate, c.BaselineRate > 0 && c.BaselineRate <= 1, "(0, 1]"},
+		{"clip_ratio", c.ClipRatio, c.ClipRatio > 0, "greater than 0"},
+		{"gamma", c.Gamma, c.Gamma >= 0 && c.Gamma <= 1, "[0, 1]"},
+		{"lambda", c.Lambda, c.Lambda >= 0 && c.Lambda <= 1, "[0, 1]"},
+		{"value_lr", c.ValueLR, c.ValueLR > 0, "greater than 0"},
+	} {
+		if !f.ok { // written so, a NaN fails too
+			return fmt.Errorf("%s: %v is out of range (%s)", f.name, f.v, f.want)
+		}
 	}
-	if !(c.Beta1 >= 0 && c.Beta1 < 1) || !(c.Beta2 >= 0 && c.Beta2 < 1) || !(c.Eps > 0) {
-		return fmt.Errorf("beta1, beta2, eps: %v, %v, %v are out of range ([0,1), [0,1), > 0)", c.Beta1, c.Beta2, c.Eps)
-	}
-	if !(c.ClipGrad >= 0) {
-		return fmt.Errorf("clip_grad: %v is out of range (0 for none, or more)", c.ClipGrad)
-	}
-	if !(c.Entropy >= 0) || !(c.EntropyEnd >= 0) {
-		return fmt.Errorf("entropy: %v to %v is out of range (0 or more)", c.Entropy, c.EntropyEnd)
-	}
-	if !(c.BaselineRate > 0 && c.BaselineRate <= 1) {
-		return fmt.Errorf("baseline_rate: %v is out of range (0, 1]", c.BaselineRate)
-	}
-	if c.Epochs < 1 || !(c.ClipRatio > 0) || !(c.Gamma >= 0 && c.Gamma <= 1) || !(c.Lambda >= 0 && c.Lambda <= 1) || !(c.ValueLR > 0) {
-		return fmt.Errorf("epochs, clip_ratio, gamma, lambda, value_lr: %d, %v, %v, %v, %v are out of range (≥ 1, > 0, [0,1], [0,1], > 0)", c.Epochs, c.ClipRatio, c.Gamma, c.Lambda, c.ValueLR)
+	if c.Epochs < 1 {
+		return fmt.Errorf("epochs: %d is out of range (at least 1)", c.Epochs)
 	}
 	if c.ValueEpochs < 1 {
 		return fmt.Errorf("value_epochs: %d is out of range (at least 1)", c.ValueEpochs)
@@ -129,9 +140,12 @@ func (c *Config) Validate() error {
 	if c.GammaUnit > 0 && c.Gamma == 1 {
 		return fmt.Errorf("gamma_unit: has no effect with gamma 1 (set gamma below 1, or remove gamma_unit)")
 	}
-	for _, s := range []Schedule{c.LRSchedule, c.EntropySchedule} {
-		if s != Constant && s != Linear && s != Cosine {
-			return fmt.Errorf("schedule: %q is not allowed (allowed: constant, linear, cosine)", s)
+	for _, s := range []struct {
+		name string
+		v    Schedule
+	}{{"lr_schedule", c.LRSchedule}, {"entropy_schedule", c.EntropySchedule}} {
+		if s.v != Constant && s.v != Linear && s.v != Cosine {
+			return fmt.Errorf("%s: %q is not allowed (allowed: constant, linear, cosine)", s.name, s.v)
 		}
 	}
 	switch c.Advantage {
