@@ -75,6 +75,14 @@ var inertRules = []inertRule{
 		}
 		return unreconciled(s)
 	}},
+	// A synthesis merges every attempt's result without judging any
+	// (collective.Selection), so the verifier's accuracy is never drawn.
+	{"collective.select.accuracy", func(s *Spec) string {
+		if s.Collective.Select.Merge == collective.MergeSynthesis {
+			return "select.merge synthesis merges every attempt's result without judging any, and only the verifier of select.merge verify judges with select.accuracy"
+		}
+		return alone(s)
+	}},
 }
 
 // unweighed are the reward's settings of its latency penalty, which
@@ -94,7 +102,9 @@ func init() {
 		}})
 	}
 	for _, f := range betweenAgents {
-		if f != "reconcile.mode" { // its rule (above) gives this reason too
+		// The rules above of reconcile.mode and select.accuracy give this
+		// reason too.
+		if f != "reconcile.mode" && f != "select.accuracy" {
 			path := "collective." + f
 			inertRules = append(inertRules, inertRule{path, func(s *Spec) string {
 				if namedDefault(s, path) {
@@ -216,6 +226,12 @@ var inertCauses = map[string]func(s *Spec) []string{
 	"collective.reconcile.mode": unreconciledCauses,
 	"task.edge_prob":            func(*Spec) []string { return []string{"task.depth", "task.shape", "task.kind"} },
 	"task.output_tokens":        func(*Spec) []string { return []string{"collective.agents"} },
+	"collective.select.accuracy": func(s *Spec) []string {
+		if s.Collective.Select.Merge == collective.MergeSynthesis {
+			return []string{"collective.select.merge"}
+		}
+		return []string{"collective.agents"}
+	},
 	"collective.reconcile.rework": func(s *Spec) []string {
 		if s.Collective.Reconcile.Mode != collective.ConflictRework {
 			return []string{"collective.reconcile.mode"}

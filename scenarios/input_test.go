@@ -1134,6 +1134,33 @@ func TestSettingsBetweenAgentsWithOneAgent(t *testing.T) {
 	}
 }
 
+// TestSelectAccuracyUnderSynthesis: select.merge synthesis merges every
+// independent attempt without judging any, so select.accuracy, the
+// verifier's chance of judging right, is never drawn there; where a
+// variant that verifies holds the same accuracy, it counts.
+func TestSelectAccuracyUnderSynthesis(t *testing.T) {
+	const head = "task: {shape: fork-join, width: 3, stages: 1, work: 5m, difficulty: 0.2}\npolicy: {organization: independent}\n"
+	const unjudged = "collective.select.accuracy: given but never used: select.merge synthesis merges every attempt's result without judging any"
+	tests := []struct {
+		name, src string
+		sets      []string
+		want      string
+	}{
+		{"synthesis", "collective: {select: {merge: synthesis, accuracy: 0.5}}\n", nil, "s.yaml:3:41: " + unjudged},
+		{"verify", "collective: {select: {merge: verify, accuracy: 0.5}}\n", nil, ""},
+		{"synthesis by --set", "collective: {select: {accuracy: 0.5}}\n", []string{"collective.select.merge=synthesis"}, "--set collective.select.merge=synthesis: " + unjudged},
+		{"the default accuracy", "collective: {select: {merge: synthesis, accuracy: 0.9}}\n", nil, ""},
+		{"variants of merges", "collective: {select: {accuracy: 0.5}}\nvariants:\n  - {name: verify}\n  - {name: synth, set: {collective.select.merge: synthesis}}\n", nil, ""},
+		{"a variant of synthesis alone", "collective: {select: {merge: synthesis}}\nvariants:\n  - {name: a}\n  - {name: b, set: {collective.select.accuracy: 0.5}}\n", nil, `variant "b": ` + unjudged},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(head+tt.src), "s.yaml", tt.sets)
+			errorHas(t, err, tt.want)
+		})
+	}
+}
+
 // TestOutputTokensWithOneAgent: a part's output tokens are read where its
 // result goes to another agent, into a shared server's prefill, or
 // against a token budget; one agent without those never reads them.
