@@ -75,6 +75,11 @@ var inertRules = []inertRule{
 		}
 		return unreconciled(s)
 	}},
+	// An attempt succeeds with probability (1 − d)^(1/strength): where
+	// every difficulty d is 0, that is 1 whatever the strength.
+	{"collective.strength", func(s *Spec) string {
+		return unless(mayBeDifficult(&s.Task), "task.difficulty is 0 at every subtask, so every attempt succeeds with probability (1 − 0)^(1/strength) = 1, whatever the strength")
+	}},
 	// A synthesis merges every attempt's result without judging any
 	// (collective.Selection), so the verifier's accuracy is never drawn.
 	{"collective.select.accuracy", func(s *Spec) string {
@@ -133,6 +138,27 @@ func Inert(spec *Spec, path string) string {
 		}
 	}
 	return ""
+}
+
+// mayBeDifficult reports whether a subtask of f's graphs may draw a
+// difficulty above 0: its own distribution's, or its kind's, can; a
+// mixture's component's may; a file's graph may give one itself, and is
+// not judged.
+func mayBeDifficult(f *task.Family) bool {
+	if f.Shape == task.ShapeFile {
+		return true
+	}
+	for i := range f.Components {
+		if mayBeDifficult(&f.Components[i].Family) {
+			return true
+		}
+	}
+	d := f.Difficulty
+	if _, _, p := resolvedShape(f); d.IsZero() {
+		d = p.Difficulty
+	}
+	_, hi := d.Support()
+	return hi > 0
 }
 
 // couplingInert says why the coupling of f's graphs never acts, or "".
@@ -226,6 +252,7 @@ var inertCauses = map[string]func(s *Spec) []string{
 	"collective.reconcile.mode": unreconciledCauses,
 	"task.edge_prob":            func(*Spec) []string { return []string{"task.depth", "task.shape", "task.kind"} },
 	"task.output_tokens":        func(*Spec) []string { return []string{"collective.agents"} },
+	"collective.strength":       func(*Spec) []string { return []string{"task.difficulty", "task.kind", "task.shape"} },
 	"collective.select.accuracy": func(s *Spec) []string {
 		if s.Collective.Select.Merge == collective.MergeSynthesis {
 			return []string{"collective.select.merge"}
@@ -268,7 +295,7 @@ var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read"
 func sharedReadBy(variants []variantState) []map[string]bool {
 	var rules []inertRule
 	for _, r := range inertRules {
-		if strings.HasPrefix(r.path, "task.") || r.path == "collective.reconcile.rework" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
+		if strings.HasPrefix(r.path, "task.") || r.path == "collective.reconcile.rework" || r.path == "collective.strength" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
 			slices.Contains(unweighed, strings.TrimPrefix(r.path, "reward.")) {
 			rules = append(rules, r)
 		}

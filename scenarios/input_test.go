@@ -1161,6 +1161,38 @@ func TestSelectAccuracyUnderSynthesis(t *testing.T) {
 	}
 }
 
+// TestStrengthWithoutDifficulty: an attempt succeeds with probability
+// (1 − d)^(1/strength), which is 1 whatever the strength where every
+// difficulty d is 0, so a strength there is refused; a kind's preset, a
+// mixture's component or a file's graph may give a difficulty, and a
+// variant with one makes a strength shared with it count.
+func TestStrengthWithoutDifficulty(t *testing.T) {
+	const policy = "policy: {organization: team}\n"
+	const unused = "collective.strength: given but never used: task.difficulty is 0 at every subtask"
+	tests := []struct {
+		name, src string
+		sets      []string
+		want      string
+	}{
+		{"no difficulty", "task: {shape: chain, length: 2, work: 5m}\ncollective: {strength: 2}\n", nil, "s.yaml:2:14: " + unused},
+		{"a difficulty of 0", "task: {shape: chain, length: 2, work: 5m, difficulty: 0}\ncollective: {strength: 2}\n", nil, unused},
+		{"one that always draws 0", "task: {shape: chain, length: 2, work: 5m, difficulty: uniform(0, 0)}\ncollective: {strength: 2}\n", nil, unused},
+		{"made 0 by --set", "task: {shape: chain, length: 2, work: 5m, difficulty: 0.2}\ncollective: {strength: 2}\n", []string{"task.difficulty=0"}, "--set task.difficulty=0: " + unused},
+		{"a difficulty", "task: {shape: chain, length: 2, work: 5m, difficulty: 0.2}\ncollective: {strength: 2}\n", nil, ""},
+		{"a kind", "task: {kind: sequential}\ncollective: {strength: 2}\n", nil, ""},
+		{"a mixture", "task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 5m}, {weight: 1, shape: chain, length: 2, work: 5m, difficulty: 0.3}]}\ncollective: {strength: 2}\n", nil, ""},
+		{"a mixture without", "task: {shape: mixture, components: [{weight: 1, shape: chain, length: 2, work: 5m}]}\ncollective: {strength: 2}\n", nil, unused},
+		{"variants of difficulties", "task: {shape: chain, length: 2, work: 5m}\ncollective: {strength: 2}\nvariants:\n  - {name: easy}\n  - {name: hard, set: {task.difficulty: 0.3}}\n", nil, ""},
+		{"the default strength", "task: {shape: chain, length: 2, work: 5m}\ncollective: {strength: 1}\n", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(tt.src+policy), "s.yaml", tt.sets)
+			errorHas(t, err, tt.want)
+		})
+	}
+}
+
 // TestOutputTokensWithOneAgent: a part's output tokens are read where its
 // result goes to another agent, into a shared server's prefill, or
 // against a token budget; one agent without those never reads them.
