@@ -63,10 +63,19 @@ var inertRules = []inertRule{
 	// A layered graph draws its edges, each with edge_prob, from one layer
 	// to the next: one layer has none. (It is a graph still, of parallel
 	// parts, where a tree of depth 0, its root alone, is refused by
-	// task.Family.Validate.)
+	// task.Family.Validate.) One node a layer is its layer's only parent
+	// of the next, which a node left without a parent gets anyway.
 	{"task.edge_prob", func(s *Spec) string {
 		shape, what, p := resolvedShape(&s.Task)
-		return unless(shape != task.ShapeLayered || cmp.Or(s.Task.Depth, p.Depth) != 1, "%s with depth 1 is one layer, and edges (each drawn with edge_prob) join a layer only to the next", what)
+		switch {
+		case shape != task.ShapeLayered:
+			return ""
+		case cmp.Or(s.Task.Depth, p.Depth) == 1:
+			return what + " with depth 1 is one layer, and edges (each drawn with edge_prob) join a layer only to the next"
+		case cmp.Or(s.Task.Width, p.Width) == 1:
+			return what + " with width 1 has one node a layer, and a node left without an edge (each drawn with edge_prob) gets one from the layer above: every graph is the same chain, whatever edge_prob"
+		}
+		return ""
 	}},
 	{"collective.reconcile.mode", unreconciled},
 	{"collective.reconcile.rework", func(s *Spec) string {
@@ -250,9 +259,14 @@ var inertCauses = map[string]func(s *Spec) []string{
 		return causes
 	},
 	"collective.reconcile.mode": unreconciledCauses,
-	"task.edge_prob":            func(*Spec) []string { return []string{"task.depth", "task.shape", "task.kind"} },
-	"task.output_tokens":        func(*Spec) []string { return []string{"collective.agents"} },
-	"collective.strength":       func(*Spec) []string { return []string{"task.difficulty", "task.kind", "task.shape"} },
+	"task.edge_prob": func(s *Spec) []string {
+		if _, _, p := resolvedShape(&s.Task); cmp.Or(s.Task.Depth, p.Depth) == 1 {
+			return []string{"task.depth", "task.shape", "task.kind"}
+		}
+		return []string{"task.width", "task.shape", "task.kind"}
+	},
+	"task.output_tokens":  func(*Spec) []string { return []string{"collective.agents"} },
+	"collective.strength": func(*Spec) []string { return []string{"task.difficulty", "task.kind", "task.shape"} },
 	"collective.select.accuracy": func(s *Spec) []string {
 		if s.Collective.Select.Merge == collective.MergeSynthesis {
 			return []string{"collective.select.merge"}

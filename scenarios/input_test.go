@@ -790,7 +790,8 @@ func TestCouplingWithoutJoins(t *testing.T) {
 }
 
 // TestEdgeProbOfOneLayer: a layered graph's edge_prob draws edges from
-// one layer to the next, so with depth 1 it cannot act.
+// one layer to the next, so with depth 1 it cannot act; nor with width 1,
+// where each node's one parent is given it anyway.
 func TestEdgeProbOfOneLayer(t *testing.T) {
 	const policy = "policy: {organization: team}\n"
 	tests := []struct {
@@ -801,6 +802,12 @@ func TestEdgeProbOfOneLayer(t *testing.T) {
 		{"kind with one layer", "task: {kind: tool-heavy, depth: 1, edge_prob: 0.7}\n",
 			`task.edge_prob: given but never used: kind "tool-heavy" (shape "layered") with depth 1 is one layer`},
 		{"two layers", "task: {shape: layered, width: 3, depth: 2, edge_prob: 0.7, work: 1m}\n", ""},
+		// One node a layer gets its one parent whatever edge_prob.
+		{"one node a layer", "task: {shape: layered, width: 1, depth: 3, edge_prob: 0.3, work: 1m}\n",
+			`s.yaml:1:44: task.edge_prob: given but never used: shape "layered" with width 1 has one node a layer`},
+		{"kind one node wide", "task: {kind: tool-heavy, width: 1, edge_prob: 0.3}\n",
+			`task.edge_prob: given but never used: kind "tool-heavy" (shape "layered") with width 1 has one node a layer`},
+		{"variants of widths", "task: {shape: layered, width: 1, depth: 3, edge_prob: 0.3, work: 1m}\nvariants:\n  - {name: narrow}\n  - {name: wide, set: {task.width: 3}}\n", ""},
 		{"one layer, no edge_prob", "task: {shape: layered, width: 3, depth: 1, work: 1m}\n", ""},
 		// Variants comparing depths under one edge_prob share it.
 		{"variants of depths", "task: {shape: layered, width: 3, depth: 1, edge_prob: 0.7, work: 1m}\nvariants:\n  - {name: flat}\n  - {name: deep, set: {task.depth: 3}}\n", ""},
