@@ -64,6 +64,10 @@ func TestReplayDrawsAccepted(t *testing.T) {
 		// One seed, and rank pairing (the default) at replicas.
 		"replay:\n  traces: [t]\n  pairing: rank\nsweep:\n  command: replay\n  grid:\n    collective.serving.replicas: [1, 2]\n",
 		"replay:\n  sessions: 3\n  runs: 3\n",
+		// Without a sweep: simulate replay fits a hosted API where there
+		// are no replicas, and a variant may give one.
+		"replay:\n  pairing: independent\n",
+		"replay:\n  pairing: independent\nvariants:\n  - {name: replicas, set: {collective.serving.replicas: 1}}\n  - {name: api, set: {collective.api: {output_rate: 50}}}\n",
 	} {
 		_, err := scenarios.Parse([]byte(sweepBase+text), "s.yaml", nil)
 		assert.NoError(t, err, "%s", text)
@@ -107,6 +111,12 @@ func TestReplaySectionErrors(t *testing.T) {
 			"--set collective.serving.replicas=2: sweep.seeds: 3 seeds would replay alike"},
 		{"replay:\n  traces: [t]\n  speedup: 2\nsweep:\n  command: replay\n  seeds: 3\n  grid:\n    collective.serving.replicas: [1, 2]\n", nil,
 			"s.yaml:17:3: sweep.seeds: 3 seeds would replay alike"},
+		// simulate replay of a scenario whose every variant is at
+		// replicas never reads the pairing either.
+		{"replay:\n  pairing: independent\n", replicas,
+			"--set collective.serving.replicas=2: replay.pairing: every variant replays at replicas (collective.serving)"},
+		{"variants:\n  - {name: a, set: {collective.serving.replicas: 1}}\nreplay:\n  pairing: independent\n", nil,
+			"s.yaml:15:3: replay.pairing: every variant replays at replicas (collective.serving)"},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {

@@ -373,6 +373,9 @@ func (p *parse) run(data []byte, sets []string) (*Scenario, error) {
 			}
 		}
 	}
+	if fl.Sweep.Command != SweepReplay {
+		p.checkReplayPairing(variants)
+	}
 	warnings := p.shadowedFlags(variants, &fl)
 	if err := p.errs.err(); err != nil {
 		return nil, err

@@ -268,11 +268,29 @@ func (p *parse) checkReplayDraws(sc *Scenario) {
 	})
 	const why = "every trial replays at replicas (collective.serving), which give each call the time its tokens and batch take"
 	if paired && !hosted {
-		p.report("replay.pairing", why+", so there is no API latency to pair; pairing acts only at a hosted API (collective.api)", nil)
+		p.report("replay.pairing", why+noPairing, nil)
 	}
 	if sc.Sweep.Seeds > 1 && !draws {
 		p.report("sweep.seeds", fmt.Sprintf("%d seeds would replay alike: %s, and no trial has a Poisson load (replay.rate) to draw arrivals; give 1, or sweep a hosted API or a rate", sc.Sweep.Seeds, why), nil)
 	}
+}
+
+// noPairing ends the message of a replay.pairing that no replay reads.
+const noPairing = ", so there is no API latency to pair; pairing acts only at a hosted API (collective.api, or without it and collective.serving the API that simulate replay fits)"
+
+// checkReplayPairing refuses, in a scenario whose replays are not a
+// sweep's trials, a replay.pairing that simulate replay would never read:
+// where every variant replays at replicas (collective.serving), as
+// checkReplayDraws does for a sweep's trials. Variants cannot set the
+// replay section, so the base's pairing is every variant's.
+func (p *parse) checkReplayPairing(variants []variantState) {
+	if variants[0].Spec.Replay.Pairing == replay.Rank {
+		return
+	}
+	if slices.ContainsFunc(variants, func(v variantState) bool { return v.Spec.Collective.Serving.IsZero() }) {
+		return
+	}
+	p.report("replay.pairing", "every variant replays at replicas (collective.serving), which give each call the time its tokens and batch take"+noPairing, nil)
 }
 
 // reportSweep reports a problem of a value of the sweep section that

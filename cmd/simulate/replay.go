@@ -352,9 +352,8 @@ func (o *replayOptions) checkDraws(sc *scenarios.Scenario, dep replay.Deployment
 	if set, ok := setOf("replay.pairing"); ok {
 		return usagef("--set %s: %s, %s", set, why, noPairing)
 	}
-	if sc.Base.Replay.Pairing != replay.Rank {
-		return fmt.Errorf("%s: replay.pairing: %s: %s, %s", sc.Source, sc.Base.Replay.Pairing, why, noPairing)
-	}
+	// A scenario's own replay.pairing there is refused as it loads, at
+	// its line (scenarios' checkReplayPairing).
 	if draws {
 		return nil
 	}

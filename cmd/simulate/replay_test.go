@@ -117,11 +117,11 @@ func TestReplayRefuses(t *testing.T) {
 		{"idle sessions", []string{multiagentTraces, "--sessions", "1,4", "--runs", "2"}, "sessions=4: replay: 4 sessions for 2 runs: 2 would never start a run"},
 		// At replicas nothing is drawn but a Poisson load's arrivals.
 		{"pairing at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--pairing", "rank"}, "--pairing rank: a replay at replicas (collective.serving)"},
-		{"pairing of the scenario at replicas", []string{"--scenario", replayScenario(t, "  pairing: independent\n")}, "replay.pairing: independent: a replay at replicas"},
+		{"pairing of the scenario at replicas", []string{"--scenario", replayScenario(t, "  pairing: independent\n")}, "replay.yaml:9:3: replay.pairing: every variant replays at replicas (collective.serving)"},
 		// The flags are shorthands for the settings: --set replay.pairing
 		// and --set seed are refused as --pairing and --seed are.
 		{"pairing set at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--set", "replay.pairing=rank"}, "--set replay.pairing=rank: a replay at replicas (collective.serving)"},
-		{"other pairing set at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--set", "replay.pairing=independent"}, "--set replay.pairing=independent: a replay at replicas (collective.serving)"},
+		{"other pairing set at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--set", "replay.pairing=independent"}, "--set replay.pairing=independent: replay.pairing: every variant replays at replicas (collective.serving)"},
 		{"seed at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--sessions", "1,2", "--seed", "4"}, "--seed 4: a replay at replicas (collective.serving) gives each call the time its tokens and batch take, and a closed loop or recorded start times draw no arrivals, so the seed changes nothing"},
 		{"seed set at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--sessions", "1,2", "--set", "seed=5"}, "--set seed=5: a replay at replicas (collective.serving) gives each call the time its tokens and batch take, and a closed loop or recorded start times draw no arrivals, so the seed changes nothing"},
 		{"seed set for a scenario at replicas", []string{"--scenario", replayScenario(t, ""), "--set", "seed=5"}, "--set seed=5: a replay at replicas (collective.serving)"},
