@@ -184,11 +184,18 @@ func keyText(k ast.MapKeyNode) string {
 // setsNothingMsg refuses an override that names no key (namesNoKey).
 const setsNothingMsg = "sets nothing: a mapping sets only the keys it names, and this one names none; give the keys to set, such as collective.check={cost: 0.5}, or remove it"
 
+// setsNoAxisMsg refuses an override of sweep.grid or sweep.random that
+// names no axis (namesNoKey).
+const setsNoAxisMsg = "sets no axis: a --set of it replaces the whole list of axes, and this one names none; give the axes to sweep, such as sweep.grid={reward.latency: [0, 1]}, or remove it"
+
 // namesNoKey reports whether n, an override's value for a field of type t
 // (a --set value or a variant's set: entry), is null or an empty mapping
-// for a keyed field: merged into the field, it would change nothing.
+// for a keyed field: merged into the field, it would change nothing. So is
+// one for the axes of a sweep (sweep.grid, sweep.random), which it would
+// replace: null kept the axes there were, and an empty mapping dropped
+// them all.
 func (d *decoder) namesNoKey(n ast.Node, t reflect.Type) bool {
-	if !keyed(t) {
+	if !keyed(t) && t != gridListType && t != randomListType {
 		return false
 	}
 	n = d.resolve(n)

@@ -944,6 +944,8 @@ func TestGraphFileWithoutWork(t *testing.T) {
 func TestOverrideThatSetsNothing(t *testing.T) {
 	const base = "task: {shape: chain, length: 3, work: 5m}\npolicy: {organization: sequential}\n"
 	const nothing = "sets nothing: a mapping sets only the keys it names, and this one names none"
+	const noAxis = "sets no axis: a --set of it replaces the whole list of axes, and this one names none"
+	const sweep = "sweep:\n  command: run\n  grid:\n    collective.agents: [1, 2]\n"
 	tests := []struct {
 		name, variants string
 		sets           []string
@@ -954,9 +956,16 @@ func TestOverrideThatSetsNothing(t *testing.T) {
 		{"--set of ~ for a section", "", []string{"task=~"}, "--set task=~: task: " + nothing},
 		{"a variant's empty mapping", "variants:\n  - name: a\n    set: {collective.check: {}}\n", nil, `s.yaml:5:11: variant "a": collective.check: ` + nothing},
 		{"a variant's null", "variants:\n  - name: a\n    set:\n      collective.check: null\n", nil, `s.yaml:6:7: variant "a": collective.check: ` + nothing},
+		// A --set of a sweep's axes replaces them: null kept them all,
+		// silently, and an empty mapping dropped them all.
+		{"--set of no grid axis", sweep, []string{"sweep.grid={}"}, "--set sweep.grid={}: sweep.grid: " + noAxis},
+		{"--set of a null grid", sweep, []string{"sweep.grid=null"}, "--set sweep.grid=null: sweep.grid: " + noAxis},
+		{"--set of an empty grid", sweep, []string{"sweep.grid="}, "--set sweep.grid=: sweep.grid: " + noAxis},
+		{"--set of null random axes", sweep, []string{"sweep.random=~"}, "--set sweep.random=~: sweep.random: " + noAxis},
 		// A mapping that names a key sets it.
 		{"--set of a key", "", []string{"collective.check={cost: 0.5}"}, ""},
 		{"a variant's key", "variants:\n  - name: a\n    set: {collective: {check: {cost: 0.5}}}\n", nil, ""},
+		{"--set of an axis", sweep, []string{"sweep.grid={collective.agents: [2, 3]}"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -834,7 +834,11 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) []string 
 		collectAnchors(body, d.anchorsMap())
 	}
 	if d.namesNoKey(body, t) {
-		d.fail(nil, path, setsNothingMsg)
+		msg := setsNothingMsg
+		if !keyed(t) {
+			msg = setsNoAxisMsg
+		}
+		d.fail(nil, path, "%s", msg)
 		return nil
 	}
 	d.decode(body, v, path, nil, 0)
