@@ -181,29 +181,53 @@ func keyText(k ast.MapKeyNode) string {
 	return ""
 }
 
-// setsNothingMsg refuses an override that names no key (namesNoKey).
+// setsNothingMsg refuses an override that names no key (setsNothing).
 const setsNothingMsg = "sets nothing: a mapping sets only the keys it names, and this one names none; give the keys to set, such as collective.check={cost: 0.5}, or remove it"
 
-// setsNoAxisMsg refuses an override of sweep.grid or sweep.random that
-// names no axis (namesNoKey).
-const setsNoAxisMsg = "sets no axis: a --set of it replaces the whole list of axes, and this one names none; give the axes to sweep, such as sweep.grid={reward.latency: [0, 1]}, or remove it"
-
-// namesNoKey reports whether n, an override's value for a field of type t
-// (a --set value or a variant's set: entry), is null or an empty mapping
-// for a keyed field: merged into the field, it would change nothing. So is
-// one for the axes of a sweep (sweep.grid, sweep.random), which it would
-// replace: null kept the axes there were, and an empty mapping dropped
-// them all.
-func (d *decoder) namesNoKey(n ast.Node, t reflect.Type) bool {
-	if !keyed(t) && t != gridListType && t != randomListType {
-		return false
-	}
+// setsNothing returns why n, an override's value for a field of type t
+// (a --set value or a variant's set: entry), would change nothing, or "":
+// null or an empty mapping for a keyed field, merged into it; null for a
+// list, which keeps the list there is (an empty list, [], leaves the
+// field out); and null or an empty mapping for the axes of a sweep
+// (sweep.grid, sweep.random), which it would replace: null kept the axes
+// there were, and an empty mapping dropped them all.
+func (d *decoder) setsNothing(n ast.Node, t reflect.Type) string {
 	n = d.resolve(n)
-	if isNull(n) {
-		return true
+	m, isMap := n.(*ast.MappingNode)
+	none := isNull(n) || isMap && len(m.Values) == 0
+	switch {
+	case keyed(t) && none:
+		return setsNothingMsg
+	case (t == gridListType || t == randomListType) && none:
+		return "sets no axis: a --set of it replaces the whole list of axes, and this one names none; give the axes to sweep, such as sweep.grid={reward.latency: [0, 1]}, or remove it"
+	case t.Kind() == reflect.Slice && t != setListType && isNull(n):
+		return "sets nothing: null keeps the list there is; give a list, or [] to leave the field out"
 	}
-	m, ok := n.(*ast.MappingNode)
-	return ok && len(m.Values) == 0
+	return ""
+}
+
+// nothingSet returns the path and setsNothing's reason of the first value
+// in n, an override's value for a field of type t at path, that would
+// change nothing: n itself, or a value of a key it names, at any depth
+// ('collective={check: null}' as 'collective.check=null'); "" for none.
+func (d *decoder) nothingSet(n ast.Node, t reflect.Type, path string) (at, msg string) {
+	if msg := d.setsNothing(n, t); msg != "" {
+		return path, msg
+	}
+	values, ok := mappingValues(d.resolve(n))
+	if !keyed(t) || !ok {
+		return "", ""
+	}
+	for _, mv := range values {
+		f, ok := lookupField(fieldsOf(t), keyText(mv.Key))
+		if !ok {
+			continue // decode reports the key
+		}
+		if at, msg := d.nothingSet(mv.Value, t.FieldByIndex(f.index).Type, joinPath(path, f.name)); msg != "" {
+			return at, msg
+		}
+	}
+	return "", ""
 }
 
 func isNull(n ast.Node) bool {

@@ -946,6 +946,8 @@ func TestOverrideThatSetsNothing(t *testing.T) {
 	const nothing = "sets nothing: a mapping sets only the keys it names, and this one names none"
 	const noAxis = "sets no axis: a --set of it replaces the whole list of axes, and this one names none"
 	const sweep = "sweep:\n  command: run\n  grid:\n    collective.agents: [1, 2]\n"
+	const nullList = "sets nothing: null keeps the list there is; give a list, or [] to leave the field out"
+	const actions = "train: {actions: [work, delegate]}\n"
 	tests := []struct {
 		name, variants string
 		sets           []string
@@ -962,6 +964,16 @@ func TestOverrideThatSetsNothing(t *testing.T) {
 		{"--set of a null grid", sweep, []string{"sweep.grid=null"}, "--set sweep.grid=null: sweep.grid: " + noAxis},
 		{"--set of an empty grid", sweep, []string{"sweep.grid="}, "--set sweep.grid=: sweep.grid: " + noAxis},
 		{"--set of null random axes", sweep, []string{"sweep.random=~"}, "--set sweep.random=~: sweep.random: " + noAxis},
+		// Null for a list kept the list there was, silently: [] leaves
+		// the field out.
+		{"--set of a null list", actions, []string{"train.actions=null"}, "--set train.actions=null: train.actions: " + nullList},
+		{"a variant's null list", actions + "variants:\n  - {name: a, set: {train.actions: ~}}\n", nil, `s.yaml:5:21: variant "a": train.actions: ` + nullList},
+		{"--set of an empty list", actions, []string{"train.actions=[]"}, ""},
+		// So is any of those inside a mapping.
+		{"a null list in a mapping", actions, []string{"train={actions: null}"}, "--set train={actions: null}: train.actions: " + nullList},
+		{"null in a mapping", "", []string{"collective={check: null}"}, "--set collective={check: null}: collective.check: " + nothing},
+		{"an empty mapping in a variant's mapping", "variants:\n  - {name: a, set: {collective: {check: {}}}}\n", nil, `variant "a": collective.check: ` + nothing},
+		{"no axis in a mapping", sweep, []string{"sweep={grid: null}"}, "--set sweep={grid: null}: sweep.grid: " + noAxis},
 		// A mapping that names a key sets it.
 		{"--set of a key", "", []string{"collective.check={cost: 0.5}"}, ""},
 		{"a variant's key", "variants:\n  - name: a\n    set: {collective: {check: {cost: 0.5}}}\n", nil, ""},

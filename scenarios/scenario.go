@@ -833,12 +833,8 @@ func (d *decoder) decodeFlag(val string, v reflect.Value, path string) []string 
 		body = f.Docs[0].Body
 		collectAnchors(body, d.anchorsMap())
 	}
-	if d.namesNoKey(body, t) {
-		msg := setsNothingMsg
-		if !keyed(t) {
-			msg = setsNoAxisMsg
-		}
-		d.fail(nil, path, "%s", msg)
+	if at, msg := d.nothingSet(body, t, path); msg != "" {
+		d.fail(nil, at, "%s", msg)
 		return nil
 	}
 	d.decode(body, v, path, nil, 0)
@@ -958,8 +954,8 @@ func (p *parse) buildVariants(fl *file) []variantState {
 				d.fail(e.key, path, "%v", err)
 				continue
 			}
-			if d.namesNoKey(e.Value, tgt.Type()) {
-				d.fail(e.key, path, setsNothingMsg)
+			if at, msg := d.nothingSet(e.Value, tgt.Type(), path); msg != "" {
+				d.fail(e.key, at, "%s", msg)
 				continue
 			}
 			d.decode(e.Value, tgt, path, e.key, 0)
