@@ -39,6 +39,10 @@ var inertRules = []inertRule{
 	{"train.std_norm", func(s *Spec) string {
 		return unless(s.Train.Advantage == rlcr.FlatCollective, "only the flat-collective advantage divides by the group's std (train.advantage is %q)", s.Train.Advantage)
 	}},
+	// Common random numbers are shared among the rollouts of a group.
+	{"train.crn", func(s *Spec) string {
+		return unless(s.Train.Group != 1, "train.group is 1, so no two rollouts of a task instance share (or do not share) the environment's draws")
+	}},
 	{"train.baseline_rate", func(s *Spec) string {
 		return unless(s.Train.Advantage == rlcr.MovingAverage, "only the moving-average advantage has a baseline rate (train.advantage is %q)", s.Train.Advantage)
 	}},

@@ -326,6 +326,8 @@ func TestInertValues(t *testing.T) {
 		{"train.credit_baseline=none", `train.credit_baseline: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective")`},
 		{"train.lr_schedule=constant,train.lr_end=0.2", `train.lr_end: given but never used: a constant schedule stays at train.lr (train.lr_schedule is "constant"), and train.lr_end 0.2 is not train.lr 0.05`},
 		{"train.entropy_schedule=constant,train.entropy_end=0.02", `train.entropy_end: given but never used: a constant schedule stays at train.entropy (train.entropy_schedule is "constant"), and train.entropy_end 0.02 is not train.entropy 0`},
+		// A group of one shares its draws with no other rollout.
+		{"train.advantage=none,train.group=1,train.crn=false", "train.crn: given but never used: train.group is 1, so no two rollouts of a task instance share"},
 	}
 	for _, tt := range tests {
 		sets := strings.Split(tt.set, ",")
@@ -352,6 +354,7 @@ func TestInertValues(t *testing.T) {
 		{"train.lr_end=0.2", "train.entropy_end=0.02"},
 		{"train.lr_schedule=constant", "train.entropy_schedule=constant"},
 		{"train.lr_schedule=constant", "train.lr=0.2", "train.lr_end=0.2"},
+		{"train.advantage=none", "train.group=2", "train.crn=false"},
 	} {
 		_, err := scenarios.Load("tiny", sets)
 		assert.NoError(t, err, "%v", sets)
