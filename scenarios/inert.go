@@ -93,6 +93,13 @@ var inertRules = []inertRule{
 	{"collective.strength", func(s *Spec) string {
 		return unless(mayBeDifficult(&s.Task), "task.difficulty is 0 at every subtask, so every attempt succeeds with probability (1 − 0)^(1/strength) = 1, whatever the strength")
 	}},
+	// An agent makes one tool call at a time, and at most
+	// collective.agents agents are live: a pool of as many sandboxes or
+	// more never makes a call wait.
+	{"collective.tools.pool", func(s *Spec) string {
+		c := &s.Collective
+		return unless(c.Tools.Pool < c.Agents, "collective.agents is %d, so at most %d tool calls run at once (each agent makes one at a time), and a pool of %d sandboxes never makes one wait", c.Agents, c.Agents, c.Tools.Pool)
+	}},
 	// A synthesis merges every attempt's result without judging any
 	// (collective.Selection), so the verifier's accuracy is never drawn.
 	{"collective.select.accuracy", func(s *Spec) string {
@@ -269,8 +276,9 @@ var inertCauses = map[string]func(s *Spec) []string{
 		}
 		return []string{"task.width", "task.shape", "task.kind"}
 	},
-	"task.output_tokens":  func(*Spec) []string { return []string{"collective.agents"} },
-	"collective.strength": func(*Spec) []string { return []string{"task.difficulty", "task.kind", "task.shape"} },
+	"task.output_tokens":    func(*Spec) []string { return []string{"collective.agents"} },
+	"collective.strength":   func(*Spec) []string { return []string{"task.difficulty", "task.kind", "task.shape"} },
+	"collective.tools.pool": func(*Spec) []string { return []string{"collective.agents"} },
 	"collective.select.accuracy": func(s *Spec) []string {
 		if s.Collective.Select.Merge == collective.MergeSynthesis {
 			return []string{"collective.select.merge"}
@@ -313,7 +321,7 @@ var betweenAgents = []string{"spawn", "comm.topology", "comm.write", "comm.read"
 func sharedReadBy(variants []variantState) []map[string]bool {
 	var rules []inertRule
 	for _, r := range inertRules {
-		if strings.HasPrefix(r.path, "task.") || r.path == "collective.reconcile.rework" || r.path == "collective.strength" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
+		if strings.HasPrefix(r.path, "task.") || r.path == "collective.reconcile.rework" || r.path == "collective.strength" || r.path == "collective.tools.pool" || slices.Contains(betweenAgents, strings.TrimPrefix(r.path, "collective.")) ||
 			slices.Contains(unweighed, strings.TrimPrefix(r.path, "reward.")) {
 			rules = append(rules, r)
 		}

@@ -1224,6 +1224,32 @@ func TestStrengthWithoutDifficulty(t *testing.T) {
 	}
 }
 
+// TestToolPoolOfEveryAgent: an agent makes one tool call at a time and at
+// most collective.agents agents are live, so a pool of as many sandboxes
+// or more never makes a call wait; where a variant with more agents holds
+// the same pool, it counts.
+func TestToolPoolOfEveryAgent(t *testing.T) {
+	const head = "task: {shape: fork-join, width: 8, stages: 1, work: 5m, tool_calls: poisson(4), tool_latency: 20s}\npolicy: {organization: split}\n"
+	const unused = "collective.tools.pool: given but never used: collective.agents is 4, so at most 4 tool calls run at once"
+	tests := []struct {
+		name, src string
+		sets      []string
+		want      string
+	}{
+		{"as many as the agents", "collective: {agents: 4, tools: {pool: 4}}\n", nil, "s.yaml:3:33: " + unused},
+		{"more", "collective: {agents: 4, tools: {pool: 100}}\n", nil, unused},
+		{"agents made fewer by --set", "collective: {agents: 8, tools: {pool: 6}}\n", []string{"collective.agents=4"}, "--set collective.agents=4: collective.tools.pool: given but never used"},
+		{"fewer than the agents", "collective: {agents: 4, tools: {pool: 3}}\n", nil, ""},
+		{"variants of team sizes", "collective: {agents: 2, tools: {pool: 3}}\nvariants:\n  - {name: two}\n  - {name: eight, set: {collective.agents: 8}}\n", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.Parse([]byte(head+tt.src), "s.yaml", tt.sets)
+			errorHas(t, err, tt.want)
+		})
+	}
+}
+
 // TestOutputTokensWithOneAgent: a part's output tokens are read where its
 // result goes to another agent, into a shared server's prefill, or
 // against a token budget; one agent without those never reads them.

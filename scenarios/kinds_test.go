@@ -67,10 +67,10 @@ func TestKindToolPool(t *testing.T) {
 		kind, err string
 	}{
 		{task.KindToolHeavy, ""},
-		{task.KindSequential, "collective.tools.pool: 4 sandboxes, but the task makes no tool calls"},
+		{task.KindSequential, "collective.tools.pool: 2 sandboxes, but the task makes no tool calls"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			src := "task: {kind: " + tc.kind + "}\ncollective: {agents: 4, tools: {pool: 4}}\npolicy: {organization: split}\n"
+			src := "task: {kind: " + tc.kind + "}\ncollective: {agents: 4, tools: {pool: 2}}\npolicy: {organization: split}\n"
 			_, err := scenarios.Parse([]byte(src), "k.yaml", nil)
 			if tc.err == "" {
 				assert.NoError(t, err)

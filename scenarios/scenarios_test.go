@@ -71,7 +71,7 @@ func TestLoadGood(t *testing.T) {
 			file: "shared.yaml", name: "shared", variants: []string{"api", "self-hosted"},
 			check: func(t *testing.T, sc *scenarios.Scenario) {
 				c := sc.Base.Collective
-				assert.Equal(t, 8, c.Tools.Pool)
+				assert.Equal(t, 4, c.Tools.Pool)
 				assert.True(t, c.Serving.IsZero(), "no self-hosted server in the base")
 				assert.Equal(t, serving.API{}, c.API)
 				assert.Equal(t, sim.Poisson(2), sc.Base.Task.ToolCalls)
