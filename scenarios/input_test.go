@@ -1111,6 +1111,7 @@ func TestTrainRangeErrorsNameTheField(t *testing.T) {
 	const head = "task: {shape: chain, length: 2, work: 5m}\npolicy: {organization: team}\ntrain:\n  iterations: 5\n"
 	for _, tc := range []struct{ src, want string }{
 		{"  beta2: 1.5\n", "t.yaml:5:3: train.beta2: 1.5 is out of range ([0, 1))"},
+		{"  policy: mlp\n  hidden: 100000000\n", "t.yaml:6:3: train.hidden: 100000000 is out of range (1 to 1024 for an mlp)"},
 		{"  eps: 0\n", "t.yaml:5:3: train.eps: 0 is out of range (greater than 0)"},
 		{"  lr_end: -1\n", "t.yaml:5:3: train.lr_end: -1 is out of range (0 or more)"},
 		{"  entropy_end: -1\n", "t.yaml:5:3: train.entropy_end: -1 is out of range (0 or more)"},

@@ -10,6 +10,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/swarmsim/swarmsim/models/collective"
+	"github.com/swarmsim/swarmsim/models/policy"
 	"github.com/swarmsim/swarmsim/models/replay"
 	"github.com/swarmsim/swarmsim/models/rlcr"
 	"github.com/swarmsim/swarmsim/models/task"
@@ -285,9 +286,10 @@ func refine(s *jsonschema.Schema) {
 			p.UniqueItems = true
 		}
 	})
-	for _, f := range []string{"iterations", "batch", "group", "hidden", "epochs"} {
+	for _, f := range []string{"iterations", "batch", "group", "epochs"} {
 		set("Train", f, "", minimum("1"))
 	}
+	set("Train", "hidden", "", atMost("1", strconv.Itoa(policy.MaxHidden)))
 	for _, f := range []string{"lr", "eps", "clip_ratio", "value_lr"} {
 		set("Train", f, "", positive)
 	}

@@ -96,8 +96,8 @@ func (c *Config) Validate() error {
 	if c.Policy != "linear" && c.Policy != "mlp" {
 		return fmt.Errorf("policy: %q is not allowed (allowed: linear, mlp)", c.Policy)
 	}
-	if c.Policy == "mlp" && c.Hidden < 1 {
-		return fmt.Errorf("hidden: %d is out of range (at least 1 for an mlp)", c.Hidden)
+	if c.Policy == "mlp" && (c.Hidden < 1 || c.Hidden > policy.MaxHidden) {
+		return fmt.Errorf("hidden: %d is out of range (1 to %d for an mlp)", c.Hidden, policy.MaxHidden)
 	}
 	// Each check names one field, so that a scenario places its error at
 	// that field's line.

@@ -372,6 +372,9 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Batch, c.Group = 1_000_000_001, 1 }, "batch: 1000000001 with group 1 is out of range"},
 		{func(c *Config) { c.Policy = "transformer" }, `policy: "transformer" is not allowed`},
 		{func(c *Config) { c.Policy, c.Hidden = "mlp", 0 }, "hidden: 0"},
+		// policy.NewMLP panics beyond MaxHidden: a training of hidden
+		// 100000000 ended in an internal error.
+		{func(c *Config) { c.Policy, c.Hidden = "mlp", policy.MaxHidden+1 }, "hidden: 1025 is out of range (1 to 1024 for an mlp)"},
 		{func(c *Config) { c.Advantage = "gae" }, `advantage: "gae" is not allowed`},
 		{func(c *Config) { c.LossNorm = "token" }, `loss_norm: "token" is not allowed`},
 		{func(c *Config) { c.LRSchedule = "step" }, `lr_schedule: "step" is not allowed (allowed: constant, linear, cosine)`},
