@@ -55,6 +55,15 @@ var inertRules = []inertRule{
 	{"train.entropy_end", func(s *Spec) string {
 		return unless(s.Train.EntropySchedule != rlcr.Constant || s.Train.EntropyEnd == s.Train.Entropy, "a constant schedule stays at train.entropy (train.entropy_schedule is %q), and train.entropy_end %g is not train.entropy %g", s.Train.EntropySchedule, s.Train.EntropyEnd, s.Train.Entropy)
 	}},
+	// A schedule moves from its start to its end: where the two are equal
+	// its shape does nothing (constant names what that is, and is no
+	// mistake).
+	{"train.lr_schedule", func(s *Spec) string {
+		return unless(s.Train.LRSchedule == rlcr.Constant || s.Train.LREnd != s.Train.LR, "train.lr_end is train.lr (%g), so the rate stays there whatever the schedule's shape", s.Train.LR)
+	}},
+	{"train.entropy_schedule", func(s *Spec) string {
+		return unless(s.Train.EntropySchedule == rlcr.Constant || s.Train.EntropyEnd != s.Train.Entropy, "train.entropy_end is train.entropy (%g), so the bonus stays there whatever the schedule's shape", s.Train.Entropy)
+	}},
 	{"task.coupling", func(s *Spec) string { return couplingInert(&s.Task) }},
 	// A part's output tokens are read where its result goes to another
 	// agent, into a shared server's prefill, or against a token budget (a

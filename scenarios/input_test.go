@@ -326,6 +326,10 @@ func TestInertValues(t *testing.T) {
 		{"train.credit_baseline=none", `train.credit_baseline: given but never used: only the per-agent advantage replays counterfactuals (train.advantage is "flat-collective")`},
 		{"train.lr_schedule=constant,train.lr_end=0.2", `train.lr_end: given but never used: a constant schedule stays at train.lr (train.lr_schedule is "constant"), and train.lr_end 0.2 is not train.lr 0.05`},
 		{"train.entropy_schedule=constant,train.entropy_end=0.02", `train.entropy_end: given but never used: a constant schedule stays at train.entropy (train.entropy_schedule is "constant"), and train.entropy_end 0.02 is not train.entropy 0`},
+		// A schedule from a start to the same end stays there, whatever
+		// its shape (constant says so, and is no mistake).
+		{"train.lr_end=0.05,train.lr_schedule=cosine", "train.lr_schedule: given but never used: train.lr_end is train.lr (0.05), so the rate stays there whatever the schedule's shape"},
+		{"train.entropy_end=0.01,train.entropy_schedule=cosine", "train.entropy_schedule: given but never used: train.entropy_end is train.entropy (0.01), so the bonus stays there whatever the schedule's shape"},
 		// A group of one shares its draws with no other rollout.
 		{"train.advantage=none,train.group=1,train.crn=false", "train.crn: given but never used: train.group is 1, so no two rollouts of a task instance share"},
 	}
@@ -355,6 +359,8 @@ func TestInertValues(t *testing.T) {
 		{"train.lr_schedule=constant", "train.entropy_schedule=constant"},
 		{"train.lr_schedule=constant", "train.lr=0.2", "train.lr_end=0.2"},
 		{"train.advantage=none", "train.group=2", "train.crn=false"},
+		{"train.lr_end=0.05", "train.lr_schedule=constant"},
+		{"train.entropy_end=0.01", "train.entropy_schedule=constant"},
 	} {
 		_, err := scenarios.Load("tiny", sets)
 		assert.NoError(t, err, "%v", sets)
