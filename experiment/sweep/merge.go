@@ -46,6 +46,10 @@ func Merge(dirs []string) (*Merged, error) {
 	m := &Merged{Records: map[string]*Record{}}
 	var first string
 	var conflicts []string
+	// from is the directory each record was read from, so that a
+	// conflict names both sides: naming only the later one blamed it
+	// for an edit made in the earlier.
+	from := map[string]string{}
 	for _, dir := range dirs {
 		plan, err := results.ReadPlan(dir)
 		if err != nil {
@@ -68,17 +72,21 @@ func Merge(dirs []string) (*Merged, error) {
 			old, dup := m.Records[id]
 			switch {
 			case !dup:
-				m.Records[id] = r
+				m.Records[id], from[id] = r, dir
 			case same(old, r):
 				m.Duplicates++
 			default:
-				conflicts = append(conflicts, fmt.Sprintf("trial %s (%s) has different results in %s", id, m.Plan.Describe(r.Trial), dir))
+				conflicts = append(conflicts, fmt.Sprintf("trial %s (%s) has different results in %s and %s", id, m.Plan.Describe(r.Trial), from[id], dir))
 			}
 		}
 	}
 	if len(conflicts) > 0 {
-		return nil, fmt.Errorf("%d trials have differing results in different directories (are they from different builds of simulate?):\n%s",
-			len(conflicts), strings.Join(conflicts, "\n"))
+		what := "trials have"
+		if len(conflicts) == 1 {
+			what = "trial has"
+		}
+		return nil, fmt.Errorf("%d %s differing results in different directories (are they from different builds of simulate?):\n%s",
+			len(conflicts), what, strings.Join(conflicts, "\n"))
 	}
 	for j, t := range m.Plan.Trials {
 		if _, ok := m.Records[t.ID]; !ok {

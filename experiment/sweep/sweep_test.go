@@ -968,6 +968,32 @@ sweep:
 	assert.ErrorContains(t, err, why)
 }
 
+// TestMergeConflictNamesBoth checks the error of a trial whose records
+// differ between two directories: it names both (naming only the later
+// one blamed it for an edit made in the earlier), and counts one trial in
+// the singular.
+func TestMergeConflictNamesBoth(t *testing.T) {
+	sc := load(t, small)
+	tmp := t.TempDir()
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	runAll(t, a, sc, 2, All)
+	p, _ := prepared(t, b, sc)
+	id := p.Trials[0].ID
+	data, err := os.ReadFile(RecordPath(a, id))
+	require.NoError(t, err)
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal(data, &rec))
+	rec["metrics"].(map[string]any)["reward_mean"] = 12345.0
+	data, err = json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(RecordPath(b, id), data, 0o644))
+
+	_, err = Merge([]string{a, b})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "1 trial has differing results")
+	assert.Contains(t, err.Error(), fmt.Sprintf("trial %s (%s) has different results in %s and %s", id, p.Describe(0), a, b))
+}
+
 // TestWhatChanged checks the cause that a refusal of another sweep
 // names: none for two scenarios, the files read only where they alone
 // differ (the scenario's text the same), and the scenario, its overrides,
