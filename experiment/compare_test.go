@@ -15,6 +15,21 @@ import (
 	"github.com/swarmsim/swarmsim/stats"
 )
 
+// TestCompareChartsFinishTime checks that a comparison charts the finish
+// time of every kind of directory: a run's, a training's and a run
+// sweep's, whose finish_mean compare of two sweeps of exp-communication
+// left out.
+func TestCompareChartsFinishTime(t *testing.T) {
+	for _, m := range []string{"finish_time", "latency_mean", "finish_mean"} {
+		t.Run(m, func(t *testing.T) {
+			rows := []results.Comparison{{Variant: "a", Metric: m, Diff: stats.Interval{Value: -30, Lo: -61, Hi: 2}}}
+			charts := CompareCharts(rows, "A", "B")
+			require.Len(t, charts, 1)
+			assert.Equal(t, "diff_"+m, charts[0].Name)
+		})
+	}
+}
+
 // TestCompareCharts checks that a comparison charts only the charted
 // metrics a variant has a difference of, leaving out (with a note) the
 // variants without one, as charts of differences whose values are

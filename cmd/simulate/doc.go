@@ -616,9 +616,11 @@
 //	                prob_improvement, unit, better, n_a, n_b, paired:
 //	                every row
 //	charts/         diff_<metric>: each variant's difference B − A with
-//	                its interval, for the main metrics, as PNG, SVG and
-//	                PDF with the CSV of each; the y axis names the metric,
-//	                its unit and A and B, and 0 is marked
+//	                its interval, for success, reward, finish time (and
+//	                a training's latency_p90), agent time, parallelism
+//	                and messages where the directories hold them, as PNG,
+//	                SVG and PDF with the CSV of each; the y axis names the
+//	                metric, its unit and A and B, and 0 is marked
 //	report.html     every table and chart of the directory on one page,
 //	                to open in a browser ('simulate report' writes it
 //	                again)
