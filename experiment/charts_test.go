@@ -54,7 +54,7 @@ func TestTimelineRowsFit(t *testing.T) {
 // without its charts as complete.
 func TestDrawAllWriteErrors(t *testing.T) {
 	rows := []results.Comparison{{Variant: "a", Metric: "reward_mean", Diff: stats.Interval{Value: 1, Lo: 0.5, Hi: 1.5}}}
-	good := CompareCharts(rows, "none", "high")
+	good := CompareCharts(rows, "none", "high", true)
 	require.Len(t, good, 1)
 	for _, tc := range []struct {
 		name     string
@@ -95,7 +95,7 @@ func TestDrawAllWriteErrors(t *testing.T) {
 // report; no file where none was left out.
 func TestChartWriterLeftOut(t *testing.T) {
 	rows := []results.Comparison{{Variant: "a", Metric: "reward_mean", Diff: stats.Interval{Value: 1, Lo: 0.5, Hi: 1.5}}}
-	good := CompareCharts(rows, "none", "high")
+	good := CompareCharts(rows, "none", "high", true)
 	broken := Chart{Name: "x", Draw: func(*ChartWriter) error { return errors.New("no data") }}
 	for _, tc := range []struct {
 		name   string
@@ -139,14 +139,14 @@ func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 			rows = append(rows, results.Comparison{Variant: v, Metric: m, Diff: stats.Interval{Value: d, Lo: d - 0.5, Hi: d + 0.5}})
 		}
 	}
-	charts := CompareCharts(rows, "none", "high")
+	charts := CompareCharts(rows, "none", "high", true)
 	require.Len(t, charts, 3)
 	charts = slices.Insert(charts, 2, Chart{Name: "broken", Draw: func(*ChartWriter) error { return errors.New("no data") }})
 	other := map[string]string{"success_rate": "acceptable", "reward_mean": "reward", "latency_mean": "latency_p90"}
 	for i := range rows {
 		rows[i].Metric = other[rows[i].Metric]
 	}
-	others := CompareCharts(rows, "none", "high")
+	others := CompareCharts(rows, "none", "high", true)
 	first, second := others[0].Draw, others[1].Draw
 	charts = append(charts, Chart{Name: "two", Draw: func(cw *ChartWriter) error {
 		if err := first(cw); err != nil {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,9 +24,49 @@ func TestCompareChartsFinishTime(t *testing.T) {
 	for _, m := range []string{"finish_time", "latency_mean", "finish_mean"} {
 		t.Run(m, func(t *testing.T) {
 			rows := []results.Comparison{{Variant: "a", Metric: m, Diff: stats.Interval{Value: -30, Lo: -61, Hi: 2}}}
-			charts := CompareCharts(rows, "A", "B")
+			charts := CompareCharts(rows, "A", "B", true)
 			require.Len(t, charts, 1)
 			assert.Equal(t, "diff_"+m, charts[0].Name)
+		})
+	}
+}
+
+// TestCompareChartsStat checks that a comparison's charts say what their
+// differences are of: IQMs over seeds for trainings and sweeps, a run's
+// means over episodes, paired where every bar is; a bare "difference"
+// read as one of means on a training's chart.
+func TestCompareChartsStat(t *testing.T) {
+	iv := stats.Interval{Value: -30, Lo: -61, Hi: 2}
+	for _, tc := range []struct {
+		name      string
+		paired    []bool
+		overSeeds bool
+		want      string
+	}{
+		{"training or sweep", []bool{false, false}, true, "IQM difference over seeds"},
+		{"runs of one seed", []bool{true, true}, false, "mean difference, paired by episode"},
+		{"runs of two seeds", []bool{false, false}, false, "difference of means over episodes"},
+		{"runs paired in part", []bool{true, false}, false, "difference of means over episodes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rows []results.Comparison
+			for i, p := range tc.paired {
+				rows = append(rows, results.Comparison{Variant: fmt.Sprint("v", i), Metric: "reward_mean", Diff: iv, Paired: p})
+			}
+			dir, err := rundir.Create(filepath.Join(t.TempDir(), "compare"), false)
+			require.NoError(t, err)
+			cw, err := NewChartWriter(dir)
+			require.NoError(t, err)
+			charts := CompareCharts(rows, "A", "B", tc.overSeeds)
+			require.Len(t, charts, 1)
+			require.NoError(t, charts[0].Draw(cw))
+			require.NoError(t, cw.Close())
+			data, err := os.ReadFile(filepath.Join(dir.Path(), ChartsDir, ChartIndex))
+			require.NoError(t, err)
+			specs, err := plots.ParseSpecs(ChartIndex, data)
+			require.NoError(t, err)
+			require.Len(t, specs, 1)
+			assert.Equal(t, tc.want, specs[0].Stat)
 		})
 	}
 }
@@ -44,7 +85,7 @@ func TestCompareCharts(t *testing.T) {
 		{Variant: "a", Metric: "success_rate", Diff: stats.Interval{Value: nan, Lo: nan, Hi: nan}},
 		{Variant: "a", Metric: "lr", Diff: stats.Interval{Value: 1, Lo: 0.5, Hi: 1.5}}, // not charted
 	}
-	charts := CompareCharts(rows, "none", "high")
+	charts := CompareCharts(rows, "none", "high", true)
 	require.Len(t, charts, 2)
 	assert.Equal(t, "diff_reward_mean", charts[0].Name)
 	assert.Equal(t, "diff_latency_mean", charts[1].Name)

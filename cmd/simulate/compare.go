@@ -412,7 +412,7 @@ func compareCharts(dir *rundir.Dir, c *comparison) error {
 		return err
 	}
 	var errs []error
-	for _, ch := range experiment.CompareCharts(c.rows, c.a, c.b) {
+	for _, ch := range experiment.CompareCharts(c.rows, c.a, c.b, c.inputs[0].Manifest.Kind != rundir.KindRun) {
 		if err := ch.Draw(cw); err != nil {
 			errs = append(errs, err)
 		}
