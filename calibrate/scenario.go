@@ -73,7 +73,9 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 	}
 	w("  # Model calls per subtask (%d per run): %s(%s), KS %.3g over %d runs. A call is one", nodes, calls.Family, calls.Params(), calls.KS, f.Runs)
 	w("  # second of work (collective.calls.span), so work = calls - 1/2 rounds up to them.")
-	w("  work: %s", sim.Uniform(round4(max(lo-0.5, 0)), round4(max(hi-0.5, 0))))
+	wlo, whi := round4(max(lo-0.5, 0)), round4(max(hi-0.5, 0))
+	w("  work: %s", sim.Uniform(wlo, whi))
+	perWork := callsPerWork(wlo, whi)
 	w("  difficulty: %s", difficulty(f, nodes))
 	if len(f.AllTools.Fits) > 0 {
 		tc := f.ToolCalls.Best()
@@ -117,8 +119,9 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 	w("    # overhead) over runs without delegation; it precedes each call.")
 	w("    overhead: %s", seconds(f.MeanGap))
 	m := f.Models[0]
-	w("    # Mean output tokens per call of %s (one call is one second of work).", m.Model)
-	w("    output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)))
+	w("    # Mean output tokens per call of %s over the mean work of a call (%.3g s:", m.Model, 1/perWork)
+	w("    # the calls of a subtask share its work), so that a call averages them.")
+	w("    output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)*perWork))
 	w("    system_prompt: %d", int(math.Round(m.MeanInput)))
 	if hosted {
 		w("  api:")
@@ -169,10 +172,36 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 			w("      collective.api.ttft: %s", ttft)
 			w("      collective.api.output_rate: %s", fmtG(rate))
 		}
-		w("      collective.calls.output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)))
+		w("      collective.calls.output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)*perWork))
 		w("      collective.calls.system_prompt: %d", int(math.Round(m.MeanInput)))
 	}
 	return []byte(b.String())
+}
+
+// callsPerWork returns the mean calls over the mean work, in seconds, of
+// a subtask whose work is uniform(lo, hi) seconds at a call span of 1 s:
+// it makes max(1, ⌈work⌉) calls, which share its work, so a call's output
+// (calls.output_rate per second of its work) averages calls.output_rate /
+// callsPerWork tokens, and the rate is the mean output times it. A call
+// is not one second of work: the last of a subtask's is half a second on
+// average, so the mean output alone as the rate would make calls output a
+// sixth too little on the any-agent traces (0.84 s a call), and half on
+// runs of one call (0.5 s).
+func callsPerWork(lo, hi float64) float64 {
+	if hi <= lo {
+		if lo <= 0 {
+			return 1 // no work: no rate gives a call output
+		}
+		return max(1, math.Ceil(lo)) / lo
+	}
+	calls := 0.0
+	for k := 1.0; k-1 < hi; k++ {
+		// Work in (k-1, k] makes k calls, and work in [0, 1] one.
+		if in := math.Min(hi, k) - math.Max(lo, k-1); in > 0 {
+			calls += float64(k * in)
+		}
+	}
+	return calls / (hi - lo) / ((lo + hi) / 2)
 }
 
 func (f *Fit) writeAPI(w func(string, ...any), m ModelFit, indent string) {
