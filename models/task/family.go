@@ -490,7 +490,7 @@ func (f *Family) drawResolved(r *rand.Rand, b *builder, g *Graph) error {
 		}
 		b.rawGraph = *rg
 	default:
-		b.nodes, b.set, b.edgeAt = resize(b.nodes, n), resize(b.set, n), nil
+		b.nodes, b.set, b.edgeAt, b.findEdge = resize(b.nodes, n), resize(b.set, n), nil, nil
 		f.structure(r, b)
 	}
 	if err := f.fill(r, b); err != nil {

@@ -30,6 +30,11 @@ type rawGraph struct {
 	// edgeAt is where each edge was written ("line:col"), for readers
 	// that know; nil otherwise.
 	edgeAt []string
+	// findEdge, for readers that can only search their file for where
+	// edge i was written (the WfFormat reader: its task's id), returns
+	// it as edgeAt would, or "" where not found: a search worth making
+	// for an error's edge alone. nil where edgeAt is given, or neither.
+	findEdge func(i int) string
 }
 
 func (rg *rawGraph) build(name string) (*Graph, error) {
@@ -51,17 +56,27 @@ func (rg *rawGraph) buildInto(g *Graph, name string, s *scratch) error {
 }
 
 // where returns ":line:col" of the edge that closes the cycle err reports,
-// when err is a cycle and the reader recorded positions.
+// when err is a cycle and the reader recorded its position or finds it.
 func (rg *rawGraph) where(err error) string {
 	var ce *CycleError
-	if !errors.As(err, &ce) || len(rg.edgeAt) != len(rg.edges) || len(ce.Cycle) == 0 {
+	if !errors.As(err, &ce) || len(ce.Cycle) == 0 || (len(rg.edgeAt) != len(rg.edges) && rg.findEdge == nil) {
 		return ""
 	}
 	from, to := ce.Cycle[len(ce.Cycle)-1], ce.Cycle[0]
 	for i, e := range rg.edges {
-		if e.From == from && e.To == to {
-			return ":" + rg.edgeAt[i]
+		if e.From != from || e.To != to {
+			continue
 		}
+		at := ""
+		if len(rg.edgeAt) == len(rg.edges) {
+			at = rg.edgeAt[i]
+		} else {
+			at = rg.findEdge(i)
+		}
+		if at == "" {
+			return ""
+		}
+		return ":" + at
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/swarmsim/swarmsim/internal/jsonpos"
 	"github.com/swarmsim/swarmsim/sim"
@@ -34,7 +35,8 @@ const BytesPerToken = 4
 // of all its output files. Edges are the union of parents and children
 // lists. An edge carries the tokens of the files that are both outputs of
 // the parent and inputs of the child (NoTokens when there are none). Other
-// node attributes are left at zero.
+// node attributes are left at zero. A cycle is an error placed at the id of
+// the task whose parents or children list closes it.
 func ReadWfFormat(r io.Reader, name string) (*Graph, error) {
 	rg, err := readWfFormat(r, name)
 	if err != nil {
@@ -360,7 +362,11 @@ func (rd *wfReader) graph(tasks []wfTask) (*rawGraph, error) {
 		return k, ok
 	}
 	seen := make(map[[2]ID]bool) // lookups only
-	addEdge := func(from, to ID) error {
+	// by holds, per edge, the task whose parents or children list gave
+	// it first: a cycle's error is placed at that task's id.
+	var by []ID
+	rg.findEdge = func(i int) string { return strings.TrimPrefix(rd.taskAt(tasks[by[i]].id), ":") }
+	addEdge := func(from, to, in ID) error {
 		key := [2]ID{from, to}
 		if seen[key] {
 			return nil
@@ -388,6 +394,7 @@ func (rd *wfReader) graph(tasks []wfTask) (*rawGraph, error) {
 			tok = NoTokens
 		}
 		rg.edges = append(rg.edges, Edge{From: from, To: to, Tokens: tok})
+		by = append(by, in)
 		return nil
 	}
 	for i := range tasks {
@@ -400,7 +407,7 @@ func (rd *wfReader) graph(tasks []wfTask) (*rawGraph, error) {
 			if k == ID(i) {
 				return nil, rd.errf(t.id, "parents", "task lists itself")
 			}
-			if err := addEdge(k, ID(i)); err != nil {
+			if err := addEdge(k, ID(i), ID(i)); err != nil {
 				return nil, err
 			}
 		}
@@ -412,7 +419,7 @@ func (rd *wfReader) graph(tasks []wfTask) (*rawGraph, error) {
 			if k == ID(i) {
 				return nil, rd.errf(t.id, "children", "task lists itself")
 			}
-			if err := addEdge(ID(i), k); err != nil {
+			if err := addEdge(ID(i), k, ID(i)); err != nil {
 				return nil, err
 			}
 		}

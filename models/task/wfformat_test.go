@@ -175,7 +175,11 @@ func TestReadWfFormatErrors(t *testing.T) {
 		{"file size negative", spec(task("a", "", "", "", ""), `{"id": "f", "sizeInBytes": -4}`, run("a", "1")), `file "f": sizeInBytes: -4 not in [0, 1e18]`},
 		{"duplicate file", spec(task("a", "", "", "", ""), `{"id": "f", "sizeInBytes": 4}, {"id": "f", "sizeInBytes": 4}`, run("a", "1")), `workflow.specification.files[1]: duplicate file id "f"`},
 		{"too many tokens", spec(task("a", "", "", "", `"f", "g"`), `{"id": "f", "sizeInBytes": 9e17}, {"id": "g", "sizeInBytes": 9e17}`, run("a", "1")), `w.json:1:68: task "a": outputFiles: `},
-		{"cycle", spec(task("a", "", `"b"`, "", "")+","+task("b", "", `"a"`, "", ""), "", run("a", "1")+","+run("b", "2")), `w.json: task: cycle: "a" -> "b" -> "a"`},
+		// A cycle is placed at the task whose parents or children close
+		// it: here b's children, b's id at 1:151.
+		{"cycle", spec(task("a", "", `"b"`, "", "")+","+task("b", "", `"a"`, "", ""), "", run("a", "1")+","+run("b", "2")), `w.json:1:151: task: cycle: "a" -> "b" -> "a"`},
+		{"cycle on a later line", "{\"workflow\": {\"tasks\": [\n  {\"name\": \"a\", \"runtimeInSeconds\": 1, \"parents\": [\"c\"]},\n  {\"name\": \"b\", \"runtimeInSeconds\": 1, \"parents\": [\"a\"]},\n  {\"name\": \"c\", \"runtimeInSeconds\": 1, \"parents\": [\"b\"]}\n]}}",
+			`w.json:2:4: task: cycle: "a" -> "b" -> "c" -> "a"`},
 		{"1.4 missing runtime", `{"workflow": {"tasks": [{"name": "a"}]}}`, `w.json:1:26: task "a": runtimeInSeconds: missing`},
 		{"1.4 no name", `{"workflow": {"tasks": [{"runtimeInSeconds": 1}]}}`, `w.json: workflow.tasks[0]: id and name: missing`},
 		{"1.4 bad link", `{"workflow": {"tasks": [{"name": "a", "runtimeInSeconds": 1, "files": [{"link": "both", "name": "f", "sizeInBytes": 1}]}]}}`, `w.json:1:26: task "a": workflow.tasks[0].files[0].link: "both" is neither input nor output`},
