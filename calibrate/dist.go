@@ -284,7 +284,7 @@ func FitCount(ns []int, per int) (Choice, error) {
 		// Counts on two neighbouring integers k and k+1, a share q on the
 		// upper: U(k+q−½, k+q+½), width 1 about the mean, rounds to k+1
 		// with probability q exactly, where the moment fit widens past 1
-		// once q(1−q) > 1/6 (2 or 3 tool calls, 3 in 16 of 66 runs).
+		// once q(1−q) > 1/6 (a split nearer even than 21:79).
 		half = 0.5
 	}
 	lo, hi := max(m-half, 0), m+half

@@ -108,6 +108,11 @@ type Report struct {
 	// openinference.span.kind: traces under OpenInference's conventions,
 	// which name the same calls differently and are not read.
 	OpenInference int
+	// Repeated counts spans written twice over in one trace of a file
+	// (otel.Read keeps an identical repeat in one document: any-agent's
+	// OpenAI recorder writes a tool span twice in 7 of its runs): one
+	// span, read once, so that its call counts once.
+	Repeated int
 	// Early counts runs whose root span starts before 2000 (earlyRun) in
 	// Unix time. They are read as any other, but integer times in
 	// microseconds or milliseconds read as nanoseconds land there, with
@@ -124,6 +129,9 @@ const earlyRun = int64(946_684_800) * 1e9
 func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "read %s from %s\n", countOf(r.Spans, "span", "spans"), countOf(r.Files, "file", "files"))
+	if r.Repeated > 0 {
+		fmt.Fprintln(&b, countOf(r.Repeated, "span written twice over in its trace (read once: one span, one call)", "spans written twice over in their trace (read once: one span, one call)"))
+	}
 	if r.Outputs > 0 {
 		fmt.Fprintf(&b, "directories that simulate wrote (%s), skipped: %d\n", rundir.ManifestName, r.Outputs)
 	}
@@ -547,6 +555,13 @@ func (t *Traces) tree(name string, spans []*otel.Span) []*runBuild {
 	nodes := make(map[string]*node, len(spans))
 	all := make([]*node, 0, len(spans))
 	for _, s := range spans {
+		if _, dup := nodes[s.SpanID]; dup {
+			// A trace holds each span once: otel.Read refuses an ID
+			// twice but for one span written twice over, identical,
+			// which is one call, not two.
+			t.Report.Repeated++
+			continue
+		}
 		n := &node{s: s, op: s.String("gen_ai.operation.name")}
 		if len(s.Attrs) == 0 {
 			t.Report.NoAttributes++
@@ -556,9 +571,7 @@ func (t *Traces) tree(name string, spans []*otel.Span) []*runBuild {
 				t.Report.OpenInference++
 			}
 		}
-		if _, dup := nodes[s.SpanID]; !dup {
-			nodes[s.SpanID] = n
-		}
+		nodes[s.SpanID] = n
 		all = append(all, n)
 	}
 	var tops, agents []*node

@@ -171,6 +171,7 @@ func TestReportCounts(t *testing.T) {
 	}{
 		{"no spans from one file", calibrate.Report{Files: 1}, "read 0 spans from 1 file\n"},
 		{"one span from two files", calibrate.Report{Spans: 1, Files: 2}, "read 1 span from 2 files\n"},
+		{"one span written twice", calibrate.Report{Spans: 3, Files: 1, Repeated: 1}, "read 3 spans from 1 file\n1 span written twice over in its trace (read once: one span, one call)\n"},
 		{"one and two left out", calibrate.Report{Spans: 5, Files: 1, NoEnd: 1, EndsEarly: 2, NoRoot: 1, Loops: []string{"f: span \"a\" (ID 1)"}},
 			"read 5 spans from 1 file\n1 span without an end time (left out)\n2 spans ending before they start (left out)\n1 trace without an invoke_agent span (left out)\n" +
 				"1 loop of parents, spans each other's parent or a span its own (a broken file; cut at its first span, placed under the invoke_agent span containing it in time): f: span \"a\" (ID 1)\n"},
@@ -586,6 +587,30 @@ func TestLoadByteOrderMark(t *testing.T) {
 	assert.Len(t, tr.Runs, 2)
 }
 
+// TestRepeatedSpanCountsOnce reads a run whose tool span is written twice
+// over, identical, as any-agent's OpenAI recorder writes write_file in 7
+// of the shared runs: it is one span and one tool call (those runs made
+// 2 tool calls, not 3: 148 tool calls were counted in the shared traces,
+// where there are 141), counted as repeated in the report; the replay's
+// call graph has it once too.
+func TestRepeatedSpanCountsOnce(t *testing.T) {
+	at := func(ms int64) string { return fmt.Sprint(1_750_000_000_000_000_000 + ms*1_000_000) } // 2025
+	tool := pySpan(1, 3, 1, "execute_tool", at(20), at(30))
+	doc := "[" + strings.Join([]string{pySpan(1, 1, 0, "invoke_agent", at(0), at(100)), pySpan(1, 2, 1, "chat", at(5), at(15)), tool, tool}, ",\n") + "]"
+	spans, err := otel.Read(strings.NewReader(doc), "run.json")
+	require.NoError(t, err)
+	require.Len(t, spans, 4, "Read keeps a span written twice over")
+	var tr calibrate.Traces
+	tr.Add("run.json", spans)
+	require.Len(t, tr.Runs, 1)
+	assert.Equal(t, 1, tr.Runs[0].Tools)
+	assert.Len(t, tr.Tools, 1)
+	assert.Equal(t, 1, tr.Runs[0].Calls)
+	assert.Equal(t, calibrate.Report{Spans: 4, Repeated: 1}, tr.Report)
+	require.Len(t, tr.Replay, 1)
+	assert.Len(t, tr.Replay[0].Root.Steps, 2, "a model call and a tool call")
+}
+
 // pySpan writes a span in the Python SDK's form; parent 0 is none, and
 // start or end "" leaves the time out. Times are JSON values: a number of
 // Unix nanoseconds or a quoted RFC 3339 time.
@@ -697,11 +722,19 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 	rep := tr.Report
 	require.Equal(t, len(spans), rep.Spans)
 
-	var agentSpans, agentsNoEnd, callSpans, toolSpans, callsWithEnd, toolsWithEnd, noAttrs, notGenAI int
+	var agentSpans, agentsNoEnd, callSpans, toolSpans, callsWithEnd, toolsWithEnd, noAttrs, notGenAI, repeated int
 	traces := map[string]bool{}
+	seen := map[[2]string]bool{}
 	for i := range spans {
 		s := &spans[i]
 		traces[s.TraceID] = true
+		// A span written twice over is one span.
+		key := [2]string{s.TraceID, s.SpanID}
+		if seen[key] {
+			repeated++
+			continue
+		}
+		seen[key] = true
 		_, ended := s.Duration()
 		switch op := s.String("gen_ai.operation.name"); {
 		case len(s.Attrs) == 0:
@@ -727,6 +760,7 @@ func checkTraces(t *testing.T, tr *calibrate.Traces, spans []otel.Span) {
 	}
 	assert.Equal(t, noAttrs, rep.NoAttributes)
 	assert.Equal(t, notGenAI, rep.NotGenAI)
+	assert.Equal(t, repeated, rep.Repeated)
 
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	runs := map[string]*calibrate.Run{}

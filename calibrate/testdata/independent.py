@@ -5,7 +5,9 @@ For each file given, reads the spans with the json module (either form:
 OTLP/JSON documents, one per line, or Python SDK span JSON) and prints one
 line per file: the number of model calls and tool calls that have an end
 time in traces that hold an invoke_agent span, and the sums of their
-durations in nanoseconds. Usage: independent.py FILE...
+durations in nanoseconds. A span written twice over in its trace (one span
+ID twice: any-agent's OpenAI recorder repeats a tool span) is one call.
+Usage: independent.py FILE...
 """
 import json
 import sys
@@ -22,7 +24,7 @@ def otlp_spans(doc):
                     v = kv["value"]
                     attrs[kv["key"]] = next(iter(v.values())) if v else None
                 end = int(sp.get("endTimeUnixNano", "0"))
-                yield sp["traceId"], attrs, int(sp["startTimeUnixNano"]), end or None
+                yield sp["traceId"], sp["spanId"], attrs, int(sp["startTimeUnixNano"]), end or None
 
 
 def python_spans(items):
@@ -30,7 +32,7 @@ def python_spans(items):
         start, end = sp["start_time"], sp["end_time"]
         if isinstance(start, str):
             start, end = iso_ns(start), iso_ns(end) if end else None
-        yield sp["context"]["trace_id"], sp.get("attributes") or {}, start, end
+        yield sp["context"]["trace_id"], sp["context"]["span_id"], sp.get("attributes") or {}, start, end
 
 
 def iso_ns(s):
@@ -55,10 +57,10 @@ def spans(path):
 
 
 for path in sys.argv[1:]:
-    all_spans = list(spans(path))
-    rooted = {t for t, a, _, _ in all_spans if a.get("gen_ai.operation.name") == "invoke_agent"}
+    all_spans = list({(sp[0], sp[1]): sp for sp in spans(path)}.values())
+    rooted = {t for t, _, a, _, _ in all_spans if a.get("gen_ai.operation.name") == "invoke_agent"}
     calls = tools = call_ns = tool_ns = 0
-    for trace, attrs, start, end in all_spans:
+    for trace, _, attrs, start, end in all_spans:
         op = attrs.get("gen_ai.operation.name")
         if trace not in rooted or end is None or end < start:
             continue
