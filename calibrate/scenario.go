@@ -71,7 +71,7 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 		half := min(float64(math.Sqrt(max(float64(12*calls.Mu)-1, 0))/2), max(calls.Mu-0.5, 0))
 		lo, hi = calls.Mu-half, calls.Mu+half
 	}
-	w("  # Model calls per subtask (%d per run): %s(%s), KS %.3g over %d runs. A call is one", nodes, calls.Family, calls.Params(), calls.KS, f.Runs)
+	w("  # Model calls per subtask (%s a run): %s(%s), KS %.3g over %d runs. A call is one", countOf(nodes, "subtask", "subtasks"), calls.Family, calls.Params(), calls.KS, f.Runs)
 	w("  # second of work (collective.calls.span), so work = calls - 1/2 rounds up to them.")
 	wlo, whi := round4(max(lo-0.5, 0)), round4(max(hi-0.5, 0))
 	w("  work: %s", sim.Uniform(wlo, whi))

@@ -69,8 +69,12 @@ func TestMultiAgent(t *testing.T) {
 			// The scenario's task graph is the delegation: two waves of a
 			// fork, three parallel parts and a join, split among up to four
 			// agents, one call per subtask (20 calls over 2 runs of 10).
-			sc, err := scenarios.Parse(f.Scenario("multiagent", []string{file}), "scenario.yaml", nil)
+			yaml := f.Scenario("multiagent", []string{file})
+			sc, err := scenarios.Parse(yaml, "scenario.yaml", nil)
 			require.NoError(t, err)
+			// The comment counts the subtasks of a run, not its calls (it
+			// said "Model calls per subtask (10 per run)").
+			assert.Contains(t, string(yaml), "# Model calls per subtask (10 subtasks a run): poisson(mean=1)")
 			require.NoError(t, sc.RunInert(), "simulate run takes the scenario: every value acts")
 			task, coll := sc.Base.Task, sc.Base.Collective
 			assert.Equal(t, "fork-join", task.Shape)
