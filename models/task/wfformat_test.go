@@ -25,16 +25,21 @@ func wfDir(t testing.TB) string {
 
 func TestRealWfCommons(t *testing.T) {
 	dir := wfDir(t)
+	// The figures are an independent parse's, with Python's json module:
+	// the union of parents and children lists, the sum of
+	// runtimeInSeconds, the longest path by runtime, and the levels by
+	// longest path from a source (depth, and width the most tasks on one).
 	tests := []struct {
-		file  string
-		tasks int
-		width int // 0: not checked
+		file           string
+		tasks, edges   int
+		work, critical float64 // seconds
+		width, depth   int
 	}{
-		{"helloworld-chain-5-chameleon.json", 5, 1},
-		{"helloworld-forkjoin-10-chameleon.json", 10, 8},
-		{"epigenomics-chameleon-hep-1seq-100k-001.json", 41, 0},
-		{"1000genome-chameleon-2ch-100k-001.json", 52, 0},
-		{"montage-chameleon-2mass-005d-001.json", 58, 0},
+		{"helloworld-chain-5-chameleon.json", 5, 4, 501.24, 501.24, 1, 5},
+		{"helloworld-forkjoin-10-chameleon.json", 10, 16, 1028.704, 307.36, 8, 3},
+		{"epigenomics-chameleon-hep-1seq-100k-001.json", 41, 48, 539.307, 104.822, 9, 9},
+		{"1000genome-chameleon-2ch-100k-001.json", 52, 76, 2771.295, 204.686, 28, 3},
+		{"montage-chameleon-2mass-005d-001.json", 58, 114, 221.726, 21.385, 18, 8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -49,9 +54,11 @@ func TestRealWfCommons(t *testing.T) {
 			assert.Positive(t, length)
 			assert.LessOrEqual(t, length, g.TotalWork())
 			assert.NotEmpty(t, path)
-			if tt.width > 0 {
-				assert.Equal(t, tt.width, g.Width())
-			}
+			assert.Equal(t, tt.edges, g.Edges())
+			assert.InDelta(t, tt.work, g.TotalWork().Seconds(), 1e-9)
+			assert.InDelta(t, tt.critical, length.Seconds(), 1e-9)
+			assert.Equal(t, tt.width, g.Width())
+			assert.Equal(t, tt.depth, g.Depth())
 			// Every edge of these files passes at least one file along.
 			for v := range g.Len() {
 				for _, k := range g.SuccTokens(ID(v)) {
