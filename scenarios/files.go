@@ -186,15 +186,13 @@ func fileRefs(spec *Spec) []fileRef {
 	var visit func(prefix string, f *task.Family)
 	visit = func(prefix string, f *task.Family) {
 		if f.Shape == task.ShapeFile && f.Path != "" {
-			load := loadGraph
-			if f.Work.IsZero() {
-				// Every node must then give its work (workProblems
-				// cannot tell without reading the file).
-				field := prefix + ".work"
-				load = func(path string) error {
-					_, err := task.LoadGivingWork(path, field)
-					return err
-				}
+			// Which of the family's fields the file leaves to it (work
+			// where it gives none, fields every node gives itself)
+			// takes reading the file: workProblems and the inert rules
+			// cannot tell.
+			load := func(path string) error {
+				_, err := task.LoadFor(path, prefix, f)
+				return err
 			}
 			refs = append(refs, fileRef{prefix + ".path", f.Path, load})
 		}
@@ -207,11 +205,6 @@ func fileRefs(spec *Spec) []fileRef {
 		refs = append(refs, fileRef{"policy.file", spec.Policy.File, loadPolicy})
 	}
 	return refs
-}
-
-func loadGraph(path string) error {
-	_, err := task.Load(path)
-	return err
 }
 
 func loadPolicy(path string) error {

@@ -918,7 +918,9 @@ func TestNameFromAnInvalidFileName(t *testing.T) {
 // TestGraphFileWithoutWork: a graph file whose nodes give no work, under a
 // family without task.work, makes subtasks of no time (every episode ends
 // at once, successful); CheckFiles refuses it, naming the node, as it
-// refuses any other problem of the file.
+// refuses any other problem of the file. A task.work beside a file whose
+// nodes all give their work is never drawn, and refused as given but never
+// used.
 func TestGraphFileWithoutWork(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -931,6 +933,9 @@ func TestGraphFileWithoutWork(t *testing.T) {
 		{"a node without work", "{shape: file, path: some.dot}", `some.dot: node "b" gives no work, and task.work is not given`},
 		{"task.work draws it", "{shape: file, path: some.dot, work: 5m}", ""},
 		{"every node gives it", "{shape: file, path: every.dot}", ""},
+		// Given where every node gives its own, task.work is never drawn.
+		{"task.work beside nodes that all give it", "{shape: file, path: every.dot, work: 5m}", `every.dot: task.work: given but never used: every node of the file gives its work`},
+		{"a component's work beside nodes that all give it", "{shape: mixture, components: [{weight: 1, shape: file, path: every.dot, work: 5m}]}", `task.components[0].work: given but never used`},
 		{"a mixture's component", "{shape: mixture, components: [{weight: 1, shape: file, path: some.dot}]}", `node "b" gives no work, and task.components[0].work is not given`},
 	}
 	for _, tt := range tests {

@@ -235,36 +235,51 @@ func TestLoadNoTasks(t *testing.T) {
 	}
 }
 
-// TestLoadGivingWork checks that LoadGivingWork refuses a file with a node
-// that gives no work, naming the file, the node and the family's field, and
-// otherwise reads the same graph as Load: a DOT node gives work by its own
-// attribute or by a node default before its first mention, and every
-// WfFormat task gives its runtime, even one of 0 s.
-func TestLoadGivingWork(t *testing.T) {
+// TestLoadFor checks that LoadFor refuses a file with a node that gives
+// no work where the family draws none, naming the file, the node and the
+// family's field, and a field of the family that every node gives itself,
+// given but never used (task.work and task.output_tokens beside a WfFormat
+// file, which gives every task's runtime and output files, were silently
+// ignored); otherwise it reads the same graph as Load: a DOT node gives
+// work by its own attribute or by a node default before its first
+// mention, and every WfFormat task gives its runtime, even one of 0 s.
+func TestLoadFor(t *testing.T) {
 	dir := t.TempDir()
 	given := filepath.Join(dir, "given.dot")
 	require.NoError(t, os.WriteFile(given, []byte("digraph { a [work=0]; node [work=5]; a -> b }\n"), 0o600))
-	for _, path := range []string{given, filepath.Join("testdata", "wf15.json")} {
-		want, err := Load(path)
-		require.NoError(t, err, path)
-		got, err := LoadGivingWork(path, "task.work")
-		require.NoError(t, err, path)
-		assert.True(t, want.Equal(got), path)
-	}
-
 	pipeline := filepath.Join("testdata", "pipeline.dot")
+	wf := filepath.Join("testdata", "wf15.json")
 	missing := filepath.Join(dir, "missing.dot")
+	work := Family{Work: sim.MustParseDist("5m")}
 	for _, tt := range []struct {
-		path, want string
+		name, path string
+		f          Family
+		want       string // "": reads as Load does
 	}{
-		{pipeline, pipeline + `: node "check" gives no work, and task.work is not given, so its subtask would take no time (give the node a work attribute, or task.work)`},
-		{missing, missing},
-		{"graph.txt", `graph.txt: unknown graph file extension ".txt"`},
+		{"DOT, every node gives work", given, Family{}, ""},
+		{"WfFormat, every task gives work", wf, Family{}, ""},
+		{"work drawn where a node gives none", pipeline, work, ""},
+		{"a difficulty the nodes leave to it", wf, Family{Difficulty: sim.MustParseDist("0.2")}, ""},
+		{"a node without work", pipeline, Family{}, pipeline + `: node "check" gives no work, and task.work is not given, so its subtask would take no time (give the node a work attribute, or task.work)`},
+		{"work beside WfFormat", wf, work, wf + ": task.work: given but never used: every node of the file gives its work (a WfFormat task its runtimeInSeconds, a DOT node its work attribute)"},
+		{"output tokens beside WfFormat", wf, Family{OutputTokens: sim.MustParseDist("300")}, wf + ": task.output_tokens: given but never used: every node of the file gives its output tokens"},
+		{"work beside DOT that gives all", given, work, given + ": task.work: given but never used"},
+		{"no file", missing, Family{}, missing},
+		{"unknown extension", "graph.txt", Family{}, `graph.txt: unknown graph file extension ".txt"`},
 	} {
-		g, err := LoadGivingWork(tt.path, "task.work")
-		require.Error(t, err, tt.path)
-		assert.Nil(t, g)
-		assert.Contains(t, err.Error(), tt.want)
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LoadFor(tt.path, "task", &tt.f)
+			if tt.want != "" {
+				require.Error(t, err)
+				assert.Nil(t, got)
+				assert.Contains(t, err.Error(), tt.want)
+				return
+			}
+			require.NoError(t, err)
+			want, err := Load(tt.path)
+			require.NoError(t, err)
+			assert.True(t, want.Equal(got))
+		})
 	}
 }
 

@@ -92,18 +92,41 @@ func Load(path string) (*Graph, error) {
 	return rg.build(path)
 }
 
-// LoadGivingWork is Load for a family that draws no work (its work field,
-// named by field, is not given): it also refuses a node that gives no work
-// itself, whose subtask would take no time, so that every episode on the
-// graph would end at once.
-func LoadGivingWork(path, field string) (*Graph, error) {
+// LoadFor is Load for the family f of shape file, whose fields are named
+// under prefix in errors ("task", "task.components[0]"). Where f draws no
+// work, a node that gives none itself is an error: its subtask would take
+// no time, so that every episode on the graph would end at once. A field
+// of f that no node draws, every node giving its own, is an error too,
+// given but never used: a WfFormat file gives every task's work and output
+// tokens, so task.work or task.output_tokens beside it would do nothing.
+func LoadFor(path, prefix string, f *Family) (*Graph, error) {
 	rg, err := loadRaw(path)
 	if err != nil {
 		return nil, err
 	}
+	var every attrs = hasWork | hasDifficulty | hasTokens | hasCoupling | hasLoop
 	for v, set := range rg.set {
-		if set&hasWork == 0 {
-			return nil, fmt.Errorf("%s: node %q gives no work, and %s is not given, so its subtask would take no time (give the node a work attribute, or %s)", path, rg.nodes[v].Name, field, field)
+		if set&hasWork == 0 && f.Work.IsZero() {
+			return nil, fmt.Errorf("%s: node %q gives no work, and %s.work is not given, so its subtask would take no time (give the node a work attribute, or %s.work)", path, rg.nodes[v].Name, prefix, prefix)
+		}
+		every &= set
+	}
+	if len(rg.nodes) > 0 {
+		for _, a := range []struct {
+			field string
+			given bool
+			set   attrs
+			what  string
+		}{
+			{"work", !f.Work.IsZero(), hasWork, "its work (a WfFormat task its runtimeInSeconds, a DOT node its work attribute)"},
+			{"output_tokens", !f.OutputTokens.IsZero(), hasTokens, "its output tokens (a WfFormat task the sizes of its output files, a DOT node its tokens attribute)"},
+			{"difficulty", !f.Difficulty.IsZero(), hasDifficulty, "its difficulty attribute"},
+			{"coupling", !f.Coupling.IsZero(), hasCoupling, "its coupling attribute"},
+			{"loop", f.Loop != 0, hasLoop, "its loop attribute"},
+		} {
+			if a.given && every&a.set != 0 {
+				return nil, fmt.Errorf("%s: %s.%s: given but never used: every node of the file gives %s, which a draw of %s.%s would stand in for; remove it", path, prefix, a.field, a.what, prefix, a.field)
+			}
 		}
 	}
 	return rg.build(path)
