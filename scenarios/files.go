@@ -107,10 +107,12 @@ func (sc *Scenario) checkFiles(keep func(field string) bool) error {
 	for i := range sc.Variants {
 		v := &sc.Variants[i]
 		for _, ref := range fileRefs(&v.Spec) {
-			if seen[ref.path] || !keep(ref.field) {
+			// A file is read once for each way of reading it: a graph's
+			// checks depend on its family's fields, which variants set.
+			if seen[ref.path+"\x00"+ref.how] || !keep(ref.field) {
 				continue
 			}
-			seen[ref.path] = true
+			seen[ref.path+"\x00"+ref.how] = true
 			if err := ref.load(ref.path); err != nil {
 				where := ref.field + " of " + sc.fieldAt(i, ref.field)
 				if len(sc.Variants) > 1 {
@@ -173,10 +175,12 @@ func (sc *Scenario) CheckTraces() error {
 }
 
 // A fileRef is a field of a spec that names a file: the field's path, the
-// file's path and what reads it.
+// file's path and what reads it; how tells apart the ways load reads it
+// (for a graph, the family's fields that LoadFor checks), so that a file
+// read one way is not read that way again.
 type fileRef struct {
-	field, path string
-	load        func(string) error
+	field, path, how string
+	load             func(string) error
 }
 
 // fileRefs returns the fields of spec that name a file: the task.path of
@@ -194,7 +198,8 @@ func fileRefs(spec *Spec) []fileRef {
 				_, err := task.LoadFor(path, prefix, f)
 				return err
 			}
-			refs = append(refs, fileRef{prefix + ".path", f.Path, load})
+			how := fmt.Sprint(prefix, !f.Work.IsZero(), !f.OutputTokens.IsZero(), !f.Difficulty.IsZero(), !f.Coupling.IsZero(), f.Loop != 0)
+			refs = append(refs, fileRef{prefix + ".path", f.Path, how, load})
 		}
 		for k := range f.Components {
 			visit(fmt.Sprintf("%s.components[%d]", prefix, k), &f.Components[k].Family)
@@ -202,7 +207,7 @@ func fileRefs(spec *Spec) []fileRef {
 	}
 	visit("task", &spec.Task)
 	if spec.Policy.File != "" {
-		refs = append(refs, fileRef{"policy.file", spec.Policy.File, loadPolicy})
+		refs = append(refs, fileRef{"policy.file", spec.Policy.File, "", loadPolicy})
 	}
 	return refs
 }

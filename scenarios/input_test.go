@@ -952,6 +952,24 @@ func TestGraphFileWithoutWork(t *testing.T) {
 	}
 }
 
+// TestGraphFileReadPerVariant: variants that share a graph file but not
+// the family's fields each have the file checked for theirs, where it was
+// read for the first variant alone: a second variant's task.work beside
+// nodes that all give their work went unnoticed.
+func TestGraphFileReadPerVariant(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"every.dot": "digraph {\n  a [work=60]\n  a -> b [tokens=5]\n  b [work=\"2m\"]\n}\n",
+		"s.yaml":    "task: {shape: file, path: every.dot}\npolicy: {organization: team}\nvariants:\n  - name: a\n  - name: b\n    set: {task.work: 5m}\n",
+	})
+	sc, err := scenarios.Load(filepath.Join(dir, "s.yaml"), nil)
+	require.NoError(t, err)
+	err = sc.CheckFiles()
+	require.Error(t, err)
+	assert.ErrorContains(t, err, `every.dot: task.work: given but never used`)
+	assert.ErrorContains(t, err, `(variant "b")`)
+}
+
 // TestOverrideThatSetsNothing: a mapping override sets only the keys it
 // names, so an empty mapping or null, from --set or a variant's set:,
 // would change nothing and is refused where it was given.
