@@ -863,6 +863,25 @@ func TestDifferencesAsFineAsTheDifference(t *testing.T) {
 	assert.Equal(t, 3.9505849219461213, p.Tables[0].Rows[0][2].V)
 }
 
+// TestDifferencesProbabilityDecimals: the probability that B does better
+// is written at two decimals in every row, as compare's terminal and
+// simulate table write it (three significant digits read 0, 0.099, 0.507
+// and 1), and sorts by its value.
+func TestDifferencesProbabilityDecimals(t *testing.T) {
+	csv := "variant,metric,a,b,diff,diff_lo,diff_hi,prob_improvement,unit,better,n_a,n_b,paired\n"
+	for _, p := range []string{"0", "0.099", "0.5068", "1"} {
+		csv += "v,reward,1,2,1,0.5,2," + p + ",1,higher,3,3,true\n"
+	}
+	p, err := Build(writeDir(t, rundir.KindCompare, map[string]string{"compare.csv": csv}))
+	require.NoError(t, err)
+	var got []string
+	for _, row := range p.Tables[0].Rows {
+		got = append(got, row[5].Text)
+	}
+	assert.Equal(t, []string{"0.00", "0.10", "0.51", "1.00"}, got)
+	assert.Equal(t, 0.5068, p.Tables[0].Rows[2][5].V)
+}
+
 // TestPlain: a table of no known shape is shown as it is, numbers as
 // Format writes them, and the rows a "chosen" column says true of are
 // marked.

@@ -510,7 +510,7 @@ func differences(t *rundir.Table) (*Table, error) {
 		default:
 			d.Class, d.Title = "worse", "B worse: the interval excludes zero"
 		}
-		p := numCell(v[5])
+		p := probabilityCell(v[5])
 		if dir == metric.None {
 			p = Cell{Text: "–", Title: "the metric has no better direction"}
 		}
@@ -725,6 +725,17 @@ func Interval(t *rundir.Table, i, v, lo, hi int) (stats.Interval, error) {
 }
 
 func numCell(v float64) Cell { return Cell{Text: Format(v), V: v, Num: true} }
+
+// probabilityCell is a probability at two decimals, every row alike, as
+// compare's terminal and simulate table write it: at three significant
+// digits a column read 0, 0.099, 0.507 and 1.
+func probabilityCell(p float64) Cell {
+	c := numCell(p)
+	if !math.IsNaN(p) && !math.IsInf(p, 0) {
+		c.Text = strconv.FormatFloat(p, 'f', 2, 64)
+	}
+	return c
+}
 
 // intervalCell is "v [lo, hi]"; the interval is left out where it is
 // not defined (one seed).

@@ -715,7 +715,8 @@
 // the decimals that give the largest of them --digits significant digits (a
 // difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three); a
 // comparison's A and B at least at the decimals of their difference, so
-// that they never read the same where it does not. In each column of a
+// that they never read the same where it does not, and its probabilities
+// at the decimals of 1.00 (with three; one at least) down the column. In each column of a
 // summary the best value is in bold, by the metric's direction (higher
 // for rewards and rates, lower for times and counts), among the values over
 // the most seeds of the column: one over fewer, such as a finish time that

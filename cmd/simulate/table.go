@@ -50,7 +50,8 @@ Each cell is a value and its interval, "0.891 [0.862, 0.953]", all three at
 the decimals that give the largest of them --digits significant digits (a
 difference of 102 [-4269, 1898] is 100 [-4270, 1900] with three); a
 comparison's A and B at least at the decimals of their difference, so
-that they never read the same where it does not. In each column of a
+that they never read the same where it does not, and its probabilities
+at the decimals of 1.00 (with three; one at least) down the column. In each column of a
 summary the best value is in bold, by the metric's direction (higher
 for rewards and rates, lower for times and counts), among the values over
 the most seeds of the column: one over fewer, such as a finish time that
@@ -191,6 +192,10 @@ type paperCol struct {
 	asFineAs string
 	// optional columns are left out where no row has a value in them.
 	optional bool
+	// probability columns are written at the decimals that 1 has at the
+	// table's digits (one at least), every row alike: at significant
+	// digits a column read 0, 0.0990, 0.507 and 1.00.
+	probability bool
 }
 
 type paperRow struct {
@@ -544,8 +549,8 @@ func comparePaperTable(r *rundir.Run, tab *rundir.Table) (*paperTable, error) {
 			{name: "a", head: "A", better: metric.None, asFineAs: "diff"},
 			{name: "b", head: "B", better: metric.None, asFineAs: "diff"},
 			{name: "diff", head: "B - A", better: metric.None},
-			{name: "prob_improvement", head: headBetter, better: metric.None},
-			{name: "prob_larger", head: headLarger, better: metric.None, optional: true},
+			{name: "prob_improvement", head: headBetter, better: metric.None, probability: true},
+			{name: "prob_larger", head: headLarger, better: metric.None, optional: true, probability: true},
 		},
 	}
 	var col [7]int
@@ -604,6 +609,9 @@ func (t *paperTable) format(digits int) [][]formatted {
 		out[i] = make([]formatted, len(r.cells))
 		for j, iv := range r.cells {
 			p := cellPrecision(iv, digits)
+			if t.cols[j].probability {
+				p = min(cellPrecision(stats.Interval{Value: 1, Lo: math.NaN(), Hi: math.NaN()}, digits), -1)
+			}
 			if k := slices.IndexFunc(t.cols, func(c paperCol) bool { return c.name == t.cols[j].asFineAs }); k >= 0 && t.cols[j].asFineAs != "" {
 				if q := r.cells[k]; !math.IsNaN(q.Value) && !math.IsInf(q.Value, 0) {
 					p = min(p, cellPrecision(q, digits))

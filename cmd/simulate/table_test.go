@@ -163,8 +163,8 @@ func TestTableComparisonLarger(t *testing.T) {
 	md := mustSimulate(t, "table", dir)
 	assert.True(t, strings.HasPrefix(md, "out/a (A) against out/b (B): difference B - A [95% bootstrap interval]; probabilities count ties as a half\n"), md)
 	assert.Contains(t, md, "| variant | metric | better | A | B | B - A | P(B better) | P(B \\> A) |", "a backslash escapes every >, as CommonMark reads it, not an entity")
-	assert.Contains(t, md, "| team | finish time (s) | lower | 2841 | 2875 | 34 [-103, 169] | 0.501 | – |")
-	assert.Contains(t, md, "| team | probability of share (fraction) | none | 0.250 | 0.310 | 0.060 [0.010, 0.110] | – | 0.700 |")
+	assert.Contains(t, md, "| team | finish time (s) | lower | 2841 | 2875 | 34 [-103, 169] | 0.50 | – |")
+	assert.Contains(t, md, "| team | probability of share (fraction) | none | 0.250 | 0.310 | 0.060 [0.010, 0.110] | – | 0.70 |")
 	out := mustSimulate(t, "table", "--format", "csv", "--metrics", "prob_share,success_rate", dir)
 	assert.Equal(t, "variant,metric,better,A,A lo,A hi,B,B lo,B hi,B - A,B - A lo,B - A hi,P(B better),P(B better) lo,P(B better) hi,P(B > A),P(B > A) lo,P(B > A) hi\n"+
 		"team,probability of share (fraction),none,0.25,,,0.31,,,0.06,0.01,0.11,,,,0.7,,\n"+
@@ -203,6 +203,36 @@ func TestTableComparisonPrecision(t *testing.T) {
 			f := tab.format(3)[0]
 			assert.Equal(t, tc.want, []string{f[0].value, f[1].value, f[2].value})
 		})
+	}
+}
+
+// TestTableProbabilityDecimals: a comparison's probabilities are written
+// at one number of decimals down the column, that of 1 at the table's
+// digits and one at least, where significant digits wrote a column of
+// 0, 0.0990, 0.507 and 1.00.
+func TestTableProbabilityDecimals(t *testing.T) {
+	nan := math.NaN()
+	tab := &paperTable{
+		keys: []string{"variant", "metric", "better"},
+		cols: []paperCol{{name: "diff"}, {name: "prob_improvement", probability: true}},
+	}
+	for _, p := range []float64{0, 0.099, 0.5068, 1} {
+		tab.rows = append(tab.rows, paperRow{keys: []string{"team", "success_rate", "higher"}, metric: "success_rate",
+			cells: []stats.Interval{{Value: 0.0130, Lo: -0.0130, Hi: 0.0380}, {Value: p, Lo: nan, Hi: nan}}})
+	}
+	for _, tc := range []struct {
+		digits int
+		want   []string
+	}{
+		{3, []string{"0.00", "0.10", "0.51", "1.00"}},
+		{4, []string{"0.000", "0.099", "0.507", "1.000"}},
+		{1, []string{"0.0", "0.1", "0.5", "1.0"}},
+	} {
+		var got []string
+		for _, r := range tab.format(tc.digits) {
+			got = append(got, r[1].value)
+		}
+		assert.Equal(t, tc.want, got, "digits %d", tc.digits)
 	}
 }
 
