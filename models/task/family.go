@@ -446,7 +446,7 @@ func (f Family) Draw(r *rand.Rand) (*Graph, error) {
 
 // A Drawer draws graphs into memory it keeps from one draw to the next,
 // so that drawing a graph no larger than an earlier one allocates little
-// (the nodes' names; for a "file" shape, the reading). The graph a Draw
+// (the nodes' names). The graph a Draw
 // returns is valid until the Drawer's next Draw. The zero Drawer is ready;
 // a Drawer must be used from one goroutine.
 type Drawer struct {
@@ -484,11 +484,9 @@ func (f *Family) drawResolved(r *rand.Rand, b *builder, g *Graph) error {
 	case ShapeMixture:
 		return f.pick(r).draw(r, b, g)
 	case ShapeFile:
-		rg, err := loadRaw(f.Path)
-		if err != nil {
+		if err := drawnFiles.load(f.Path, &b.rawGraph); err != nil {
 			return err
 		}
-		b.rawGraph = *rg
 	default:
 		b.nodes, b.set, b.edgeAt, b.findEdge = resize(b.nodes, n), resize(b.set, n), nil, nil
 		f.structure(r, b)
