@@ -30,6 +30,13 @@ func (a *agent) startCall() {
 	cc := &a.callCosts
 	cc.update(ep, a.callWork, prompt)
 	output := cc.output
+	if ep.res.Trace != nil {
+		// The span of what came before (the call before this one, or
+		// the input's transfer), also when a token budget refuses this
+		// call; nothing but a trace reads it.
+		a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
+		a.activity = now
+	}
 	if ep.cfg.TokenBudget > 0 && !ep.spend(a, int64(prompt)+output) {
 		return // the call is not made, and the agent stops
 	}
@@ -38,9 +45,7 @@ func (a *agent) startCall() {
 	ep.res.OutputTokens += output
 	a.steps++
 	if ep.res.Trace != nil {
-		// The span of what came before, and what the call's will show;
-		// nothing but a trace reads them.
-		a.span(a.activity, now, a.kind, ep.g.Nodes[a.cur].Name)
+		// What the call's span will show.
 		a.callPrompt, a.callOutput = int64(prompt), output
 		a.activity, a.kind = now, "work"
 		a.inCall = true

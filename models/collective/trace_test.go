@@ -149,3 +149,49 @@ func TestTraceEndsAtTheFinish(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceHoldsEveryCallUnderABudget: when a token budget refuses a model
+// call, the call before it (traced when the next one starts) is still in
+// the trace, so that the spans hold every call episodes.csv counts and
+// their prompt tokens.
+func TestTraceHoldsEveryCallUnderABudget(t *testing.T) {
+	tools := families[0]
+	tools.ToolCalls, tools.ToolLatency = sim.Const(3), sim.Exponential(120)
+	for _, tc := range []struct {
+		name   string
+		family task.Family
+		org    string
+	}{
+		{"one agent", families[0], "sequential"},
+		{"spawns and checks", families[1], "split"},
+		{"shares", families[3], "team"},
+		{"tool calls", tools, "sequential"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exhausted := 0
+			for budget := int64(3000); budget < 200_000; budget += 7919 {
+				cfg := collective.Defaults()
+				cfg.TokenBudget = budget
+				res, err := collective.Run(draw(t, tc.family, 1), cfg, org(t, tc.org), sim.NewStreams(1), collective.Options{Trace: true})
+				require.NoError(t, err)
+				if !res.BudgetExhausted {
+					continue
+				}
+				exhausted++
+				calls, prompt := 0, int64(0)
+				for _, s := range res.Trace.Spans {
+					switch s.Kind {
+					case "work":
+						calls++
+						prompt += s.Prompt
+					case "check":
+						calls++
+					}
+				}
+				require.Equal(t, res.ModelCalls, calls, "budget %d: model calls and their spans", budget)
+				require.Equal(t, res.PromptTokens, prompt, "budget %d: prompt tokens and the spans'", budget)
+			}
+			require.Positive(t, exhausted, "no episode ran out of its budget")
+		})
+	}
+}
