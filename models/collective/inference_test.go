@@ -624,3 +624,20 @@ func TestCostBeyondTheClock(t *testing.T) {
 		})
 	}
 }
+
+// TestPrefillBeyondTheClock: on a shared server, a prompt whose prefill
+// leaves the virtual clock's range (serving.prefill_token of a million
+// hours, 3.6e18 ns, times the 500 tokens of the system prompt) ends the
+// episode with an error naming prefill_token, where the product converted
+// to a negative prefill and the episode ran on, finishing sooner than at
+// the default prefill_token.
+func TestPrefillBeyondTheClock(t *testing.T) {
+	cfg := collective.Defaults()
+	cfg.Serving = serving.DefaultDeployment()
+	cfg.Serving.Replicas = 1
+	cfg.Serving.PrefillToken = 1_000_000 * sim.Hour
+	_, err := collective.Run(draw(t, families[0], 1), cfg, org(t, "team"), sim.NewStreams(1), collective.Options{})
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "serving.prefill_token")
+	assert.ErrorContains(t, err, "beyond the virtual clock's range")
+}

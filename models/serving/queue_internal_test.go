@@ -94,9 +94,16 @@ func TestServerQueues(t *testing.T) {
 
 // TestPrefillIsRounded checks that a prompt's prefill, worked out in
 // integers where it can be, is the rounded product, at the edges of the
-// integer path and at random.
+// integer path and at random; a product beyond the clock's range is
+// sim.MaxTime (1<<40 ns a token for 1<<40 tokens), not the arbitrary value
+// converting it gives.
 func TestPrefillIsRounded(t *testing.T) {
-	rounded := func(p sim.Time, n int64) sim.Time { return sim.Time(math.Round(float64(p) * float64(n))) }
+	rounded := func(p sim.Time, n int64) sim.Time {
+		if x := math.Round(float64(p) * float64(n)); x < float64(sim.MaxTime) {
+			return sim.Time(x)
+		}
+		return sim.MaxTime
+	}
 	edges := []int64{0, 1, 2, 17250, 1<<26 - 1, 1 << 26, 1<<26 + 1, 1 << 40, -1, -17250}
 	for _, p := range edges {
 		for _, n := range edges {

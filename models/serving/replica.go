@@ -1,6 +1,7 @@
 package serving
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/swarmsim/swarmsim/sim"
@@ -96,6 +97,12 @@ func pick(n int, load func(i int) int) int {
 func (d *Replicas) Submit(c *Call, delay sim.Time) {
 	c.Arrive = d.env.Now() + delay
 	c.setup = prefill(d.cfg.PrefillToken, c.Prompt) // the prefill pauses the batch that admits the call
+	if c.setup == sim.MaxTime {
+		// Taken in, it would never leave, and every call batched with it
+		// would wait for ever: say so rather than stall the episode.
+		d.client.Fail(fmt.Errorf("serving: the prefill of a prompt of %d tokens at serving.prefill_token %v a token is beyond the virtual clock's range (about 292 years): lower prefill_token or the prompt's tokens", c.Prompt, d.cfg.PrefillToken))
+		return
+	}
 	last := d.arriving.insert(c) == d.arriving.len()-1
 	switch {
 	case d.waking:
@@ -113,12 +120,18 @@ func (d *Replicas) Submit(c *Call, delay sim.Time) {
 // prefill returns the time a prompt of n tokens takes to prefill at
 // perToken, rounded to the nanosecond: as a product of integers where the
 // floating-point one is exact (below 2^53, so that rounding it changes
-// nothing), which saves math.Round.
+// nothing), which saves math.Round. A time beyond the clock's range is
+// sim.MaxTime, where converting it would give an arbitrary one (negative
+// on amd64).
 func prefill(perToken sim.Time, n int64) sim.Time {
 	if perToken >= 0 && perToken < 1<<26 && n >= 0 && n < 1<<26 {
 		return perToken * sim.Time(n)
 	}
-	return sim.Time(math.Round(float64(perToken) * float64(n)))
+	t := math.Round(float64(perToken) * float64(n))
+	if t >= float64(sim.MaxTime) {
+		return sim.MaxTime
+	}
+	return sim.Time(t)
 }
 
 // plan sets the timer for the first departure, with the calls that arrive
