@@ -29,11 +29,7 @@ import (
 // reads and fits them, and requires each parameter of the scenario back
 // within 4 standard errors of its estimator, on 10 seeds of 300 episodes.
 func TestRoundTrip(t *testing.T) {
-	sc, err := scenarios.Load("testdata/roundtrip.yaml", nil)
-	require.NoError(t, err)
-	v := sc.Variants[0]
-	pol, err := v.Policy()
-	require.NoError(t, err)
+	v, pol := roundTripVariant(t)
 	const episodes = 300
 	for seed := uint64(1); seed <= 10; seed++ {
 		tr := roundTripTraces(t, v, pol, seed, episodes)
@@ -74,6 +70,18 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// roundTripVariant returns testdata/roundtrip.yaml's variant and its
+// policy.
+func roundTripVariant(t *testing.T) (scenarios.Variant, collective.Policy) {
+	t.Helper()
+	sc, err := scenarios.Load("testdata/roundtrip.yaml", nil)
+	require.NoError(t, err)
+	v := sc.Variants[0]
+	pol, err := v.Policy()
+	require.NoError(t, err)
+	return v, pol
+}
+
 // roundTripTraces simulates episodes of the variant v under pol with seed
 // and reads them back from their OTLP GenAI spans, as 'simulate trace
 // --format otlp' writes them.
@@ -106,11 +114,7 @@ func roundTripTraces(t *testing.T, v scenarios.Variant, pol collective.Policy, s
 // decode at the fitted 50 tokens/s in half the traced time (5.0 s a call
 // against 9.2 s).
 func TestRoundTripScenario(t *testing.T) {
-	sc, err := scenarios.Load("testdata/roundtrip.yaml", nil)
-	require.NoError(t, err)
-	v := sc.Variants[0]
-	pol, err := v.Policy()
-	require.NoError(t, err)
+	v, pol := roundTripVariant(t)
 	const episodes = 300
 	tr := roundTripTraces(t, v, pol, 1, episodes)
 	f, err := calibrate.FitAll(tr)

@@ -128,18 +128,11 @@ func TestTraceEndsAtTheFinish(t *testing.T) {
 					continue
 				}
 				cut++
-				calls, prompt := 0, int64(0)
 				for _, s := range res.Trace.Spans {
 					require.LessOrEqual(t, s.End, res.Finish, "limit %v: %+v", limit, s)
 					require.Less(t, s.Start, s.End, "limit %v: %+v", limit, s)
-					switch s.Kind {
-					case "work":
-						calls++
-						prompt += s.Prompt
-					case "check":
-						calls++
-					}
 				}
+				calls, prompt := tracedCalls(res.Trace)
 				// A call in flight at the limit is counted when it starts,
 				// and traced up to the finish.
 				require.Equal(t, res.ModelCalls, calls, "limit %v: model calls and their spans", limit)
@@ -178,20 +171,26 @@ func TestTraceHoldsEveryCallUnderABudget(t *testing.T) {
 					continue
 				}
 				exhausted++
-				calls, prompt := 0, int64(0)
-				for _, s := range res.Trace.Spans {
-					switch s.Kind {
-					case "work":
-						calls++
-						prompt += s.Prompt
-					case "check":
-						calls++
-					}
-				}
+				calls, prompt := tracedCalls(res.Trace)
 				require.Equal(t, res.ModelCalls, calls, "budget %d: model calls and their spans", budget)
 				require.Equal(t, res.PromptTokens, prompt, "budget %d: prompt tokens and the spans'", budget)
 			}
 			require.Positive(t, exhausted, "no episode ran out of its budget")
 		})
 	}
+}
+
+// tracedCalls counts the model calls a trace's spans show (work and check
+// spans) and the prompt tokens of its work spans.
+func tracedCalls(tr *collective.Trace) (calls int, prompt int64) {
+	for _, s := range tr.Spans {
+		switch s.Kind {
+		case "work":
+			calls++
+			prompt += s.Prompt
+		case "check":
+			calls++
+		}
+	}
+	return calls, prompt
 }
