@@ -1,6 +1,7 @@
 package task
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,20 @@ func TestFamilyFileReadOnce(t *testing.T) {
 	require.NoError(t, os.Remove(path))
 	_, err = f.Draw(newRand(1))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestFileCacheBound: the cache keeps every file up to its bound, and a
+// file past it starts the cache afresh rather than growing it.
+func TestFileCacheBound(t *testing.T) {
+	dir := t.TempDir()
+	c := fileCache{max: 2}
+	var rg rawGraph
+	for k, want := range []int{1, 2, 1, 2} {
+		path := filepath.Join(dir, fmt.Sprintf("g%d.dot", k))
+		require.NoError(t, os.WriteFile(path, []byte("digraph { a [work=1]; b [work=2]; a -> b }\n"), 0o600))
+		require.NoError(t, c.load(path, &rg))
+		assert.Len(t, rg.nodes, 2)
+		assert.Len(t, c.entries, want, "after file %d", k)
+		assert.Contains(t, c.entries, path)
+	}
 }
