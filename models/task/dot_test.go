@@ -247,6 +247,8 @@ func TestLoadFor(t *testing.T) {
 	dir := t.TempDir()
 	given := filepath.Join(dir, "given.dot")
 	require.NoError(t, os.WriteFile(given, []byte("digraph { a [work=0]; node [work=5]; a -> b }\n"), 0o600))
+	loops := filepath.Join(dir, "loops.dot")
+	require.NoError(t, os.WriteFile(loops, []byte("digraph { node [work=5, loop=2]; a -> b }\n"), 0o600))
 	pipeline := filepath.Join("testdata", "pipeline.dot")
 	wf := filepath.Join("testdata", "wf15.json")
 	missing := filepath.Join(dir, "missing.dot")
@@ -264,6 +266,8 @@ func TestLoadFor(t *testing.T) {
 		{"work beside WfFormat", wf, work, wf + ": task.work: given but never used: every node of the file gives its work (a WfFormat task its runtimeInSeconds, a DOT node its work attribute)"},
 		{"output tokens beside WfFormat", wf, Family{OutputTokens: sim.MustParseDist("300")}, wf + ": task.output_tokens: given but never used: every node of the file gives its output tokens"},
 		{"work beside DOT that gives all", given, work, given + ": task.work: given but never used"},
+		{"no loop beside DOT that gives every loop", loops, Family{}, ""},
+		{"loop beside DOT that gives every loop", loops, Family{Loop: 3}, loops + ": task.loop: given but never used: every node of the file gives its loop attribute"},
 		{"no file", missing, Family{}, missing},
 		{"unknown extension", "graph.txt", Family{}, `graph.txt: unknown graph file extension ".txt"`},
 	} {
