@@ -1210,6 +1210,7 @@ func TestSelectAccuracyUnderSynthesis(t *testing.T) {
 		{"synthesis", "collective: {select: {merge: synthesis, accuracy: 0.5}}\n", nil, "s.yaml:3:41: " + unjudged},
 		{"verify", "collective: {select: {merge: verify, accuracy: 0.5}}\n", nil, ""},
 		{"synthesis by --set", "collective: {select: {accuracy: 0.5}}\n", []string{"collective.select.merge=synthesis"}, "--set collective.select.merge=synthesis: " + unjudged},
+		{"synthesis by --set, then agents", "collective: {select: {accuracy: 0.5}}\n", []string{"collective.select.merge=synthesis", "collective.agents=3"}, "--set collective.select.merge=synthesis: " + unjudged},
 		{"the default accuracy", "collective: {select: {merge: synthesis, accuracy: 0.9}}\n", nil, ""},
 		{"variants of merges", "collective: {select: {accuracy: 0.5}}\nvariants:\n  - {name: verify}\n  - {name: synth, set: {collective.select.merge: synthesis}}\n", nil, ""},
 		{"a variant of synthesis alone", "collective: {select: {merge: synthesis}}\nvariants:\n  - {name: a}\n  - {name: b, set: {collective.select.accuracy: 0.5}}\n", nil, `variant "b": ` + unjudged},
