@@ -42,3 +42,20 @@ func TestDifficultyBelowOne(t *testing.T) {
 		})
 	}
 }
+
+// TestCallsPerWork checks the mean calls over the mean work for a fixed
+// work (lo = hi), which makes max(1, ⌈work⌉) calls, and for a uniform one.
+func TestCallsPerWork(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi, want float64
+	}{
+		{0, 0, 1}, // no work: any rate
+		{0.5, 0.5, 2},
+		{1.5, 1.5, 2 / 1.5},
+		{2, 2, 1},
+		{0, 1, 2}, // one call of 0.5 s on average
+		{0, 2, 1.5 / 1},
+	} {
+		assert.InDelta(t, c.want, callsPerWork(c.lo, c.hi), 1e-12, "uniform(%g, %g)", c.lo, c.hi)
+	}
+}
