@@ -129,6 +129,9 @@ func TestFitRareModelsAndTools(t *testing.T) {
 		"#   calc: 1 call, mean ",
 		"# It serves the calls of router (1 call) too: too few to fit an API of their own.",
 		"# 2): router (1 call). The first variant serves their calls.",
+		// work uniform(5.333, 6.333): a mean 5.833 s of work in a mean
+		// 6.333 calls (6 calls for work up to 6 s, 7 above).
+		"over the mean work of a call (0.921 s:",
 	} {
 		assert.Contains(t, yaml, want)
 	}
