@@ -830,6 +830,22 @@ func TestEdgeProbOfOneLayer(t *testing.T) {
 	}
 }
 
+// TestEdgeProbAtItsCause: an edge_prob that overrides leave unused is
+// placed at the override that does, depth 1 or width 1, not at the last.
+func TestEdgeProbAtItsCause(t *testing.T) {
+	const src = "task: {shape: layered, width: 3, depth: 2, edge_prob: 0.7, work: 1m}\npolicy: {organization: team}\n"
+	for _, tt := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"task.depth=1", "task.width=2"}, "--set task.depth=1: task.edge_prob: given but never used"},
+		{[]string{"task.width=1", "task.depth=3"}, "--set task.width=1: task.edge_prob: given but never used"},
+	} {
+		_, err := scenarios.Parse([]byte(src), "s.yaml", tt.sets)
+		errorHas(t, err, tt.want)
+	}
+}
+
 // TestProblemAtClosestOverride: a problem that appeared with overrides
 // that do not set its field is placed at the override nearest to it in the
 // spec (collective.serving.replicas for collective.serving.max_batch), not
