@@ -419,6 +419,7 @@ func TestConfigValidate(t *testing.T) {
 	for i, edit := range []func(*Config){
 		func(c *Config) { c.Iterations, c.Batch, c.Group, c.Advantage = 1, 1, 1, NoBaseline },
 		func(c *Config) { c.Policy, c.Hidden = "mlp", 1 },
+		func(c *Config) { c.Policy, c.Hidden = "mlp", policy.MaxHidden },
 		// batch × group of exactly MaxRollouts, whole and split.
 		func(c *Config) { c.Batch, c.Group, c.Advantage = MaxRollouts, 1, NoBaseline },
 		func(c *Config) { c.Batch, c.Group = MaxRollouts/8, 8 },
