@@ -941,21 +941,14 @@ sweep:
   grid: {collective.agents: [2, 3]}
   metrics: [reward_mean]
 `), 0o644))
-	plan := func() *results.Plan {
-		sc, err := scenarios.Load(source, nil)
-		require.NoError(t, err)
-		p, _, err := NewPlan(sc, sc.Seed, "")
-		require.NoError(t, err)
-		return p
-	}
-	before := plan()
+	before := planOf(t, source)
 	assert.NotEmpty(t, before.Inputs)
 	old := filepath.Join(tmp, "old")
 	_, err := Prepare(old, before, false)
 	require.NoError(t, err)
 
 	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> b; b -> c }"), 0o644))
-	after := plan()
+	after := planOf(t, source)
 	assert.Equal(t, before.ScenarioHash, after.ScenarioHash, "the scenario's text is the same")
 	assert.NotEqual(t, before.Hash, after.Hash)
 	const why = ": a file the scenario reads (a graph of task.path, a policy.file, the replay.traces) changed"
@@ -1044,17 +1037,21 @@ sweep:
   grid: {task.path: [g.dot, h.dot]}
   metrics: [reward_mean]
 `), 0o644))
-	plan := func() *results.Plan {
-		sc, err := scenarios.Load(source, nil)
-		require.NoError(t, err)
-		p, _, err := NewPlan(sc, sc.Seed, "")
-		require.NoError(t, err)
-		return p
-	}
-	before := plan()
+	before := planOf(t, source)
 	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> c; a -> b }"), 0o644))
-	after := plan()
+	after := planOf(t, source)
 	assert.Equal(t, before.ScenarioHash, after.ScenarioHash, "the scenario's text is the same")
 	assert.NotEqual(t, before.Inputs, after.Inputs)
 	assert.NotEqual(t, before.Hash, after.Hash)
+}
+
+// planOf loads the scenario file source as it is now and returns its
+// sweep's plan at the scenario's seed.
+func planOf(t *testing.T, source string) *results.Plan {
+	t.Helper()
+	sc, err := scenarios.Load(source, nil)
+	require.NoError(t, err)
+	p, _, err := NewPlan(sc, sc.Seed, "")
+	require.NoError(t, err)
+	return p
 }

@@ -221,11 +221,7 @@ func TestOpenDirRefusesChangedInputs(t *testing.T) {
 	sc, err := scenarios.Load(source, nil)
 	require.NoError(t, err)
 	out := filepath.Join(tmp, "train")
-	dir, err := OpenDir(out, sc, 1, 2, "", false)
-	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(dir.Join(CheckpointDir), 0o755))
-	require.NoError(t, os.WriteFile(dir.Join(filepath.Join(CheckpointDir, "default-seed1.gob")), nil, 0o644))
-	dir.Abort()
+	interrupted(t, out, sc, "default-seed1.gob")
 	data, err := os.ReadFile(filepath.Join(out, IdentityFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"inputs": "sha256:`)
@@ -237,7 +233,7 @@ func TestOpenDirRefusesChangedInputs(t *testing.T) {
 	assert.ErrorContains(t, err, ", not this one, of ", "a change beside the file's is named as before")
 
 	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> b; a -> c }"), 0o644))
-	dir, err = OpenDir(out, sc, 1, 2, "", false)
+	dir, err := OpenDir(out, sc, 1, 2, "", false)
 	require.NoError(t, err, "the same file again: the training resumes")
 	dir.Abort()
 }
@@ -279,13 +275,20 @@ variants:
 	sc, err := scenarios.Load(source, nil)
 	require.NoError(t, err)
 	out := filepath.Join(tmp, "train")
-	dir, err := OpenDir(out, sc, 1, 2, "", false)
-	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(dir.Join(CheckpointDir), 0o755))
-	require.NoError(t, os.WriteFile(dir.Join(filepath.Join(CheckpointDir, "g-seed1.gob")), nil, 0o644))
-	dir.Abort()
+	interrupted(t, out, sc, "g-seed1.gob")
 
 	require.NoError(t, os.WriteFile(graph, []byte("digraph { a -> c; a -> b }"), 0o644))
 	_, err = OpenDir(out, sc, 1, 2, "", false)
 	assert.ErrorContains(t, err, "before a file it reads (a graph of task.path, a policy.file) changed")
+}
+
+// interrupted leaves in out a training of sc, seeds 1 and 2, that was
+// interrupted after writing the checkpoint named checkpoint.
+func interrupted(t *testing.T, out string, sc *scenarios.Scenario, checkpoint string) {
+	t.Helper()
+	dir, err := OpenDir(out, sc, 1, 2, "", false)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(dir.Join(CheckpointDir), 0o755))
+	require.NoError(t, os.WriteFile(dir.Join(filepath.Join(CheckpointDir, checkpoint)), nil, 0o644))
+	dir.Abort()
 }
