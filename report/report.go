@@ -87,8 +87,11 @@ func (g FileGroup) Heading() string {
 func Build(r *rundir.Run) (*Page, error) {
 	m := r.Manifest
 	p := &Page{Kind: m.Kind, Scenario: m.Scenario, Description: m.Description, Facts: facts(m)}
-	var err error
-	if p.Tables, err = tables(r); err != nil {
+	sc, err := readScenario(m.Resolved)
+	if err != nil {
+		return nil, fmt.Errorf("%s: resolved scenario: %w", r.Join(rundir.ManifestName), err)
+	}
+	if p.Tables, err = tables(r, sc); err != nil {
 		return nil, err
 	}
 	if p.Charts, err = charts(r); err != nil {
@@ -97,9 +100,7 @@ func Build(r *rundir.Run) (*Page, error) {
 	if p.LeftOut, err = leftOut(r); err != nil {
 		return nil, err
 	}
-	if p.Settings, err = settings(m.Resolved, m.Variants); err != nil {
-		return nil, fmt.Errorf("%s: resolved scenario: %w", r.Join(rundir.ManifestName), err)
-	}
+	p.Settings = settings(sc.settings, m.Variants)
 	p.Files = files(m)
 	return p, nil
 }

@@ -41,7 +41,7 @@ const chartSVG = `<?xml version="1.0"?>
 
 // writeRun writes a small complete run directory of two variants, split
 // and "<b>" (a name that must not become markup), with one chart.
-func writeRun(t *testing.T) string {
+func writeRun(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
 	d, err := rundir.Create(dir, false)
@@ -59,6 +59,18 @@ func writeRun(t *testing.T) string {
 		Seed: 7, Episodes: 10, Variants: []string{"split", "<b>"}, SwarmsimVersion: "devel", GoVersion: "go1.26",
 		Command: []string{"simulate", "run", "tiny", "--out", "my run"}, Resolved: resolved}))
 	return dir
+}
+
+// BenchmarkBuild reads the page of a small run directory, whose scenario
+// as run is parsed once for the settings, the problems and the rewards.
+func BenchmarkBuild(b *testing.B) {
+	r, err := rundir.Open(writeRun(b))
+	require.NoError(b, err)
+	for b.Loop() {
+		if _, err := Build(r); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // TestGolden writes the report of a small run directory and compares it
@@ -331,8 +343,7 @@ func FuzzSettings(f *testing.F) {
 		for _, v := range st.Variants {
 			ran = append(ran, v.Name)
 		}
-		tab, err := settings(resolved, ran)
-		require.NoError(t, err, "ReadSettings read it")
+		tab := settings(st, ran)
 		require.NotNil(t, tab)
 		require.Len(t, tab.Rows, len(st.Variants), "a row for each variant that ran")
 		require.Equal(t, "variant", tab.Head[0].Text)
@@ -998,9 +1009,9 @@ func TestTasksDiffer(t *testing.T) {
 		{"no resolved scenario", "", []string{"a", "b"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := TasksDiffer(&rundir.Manifest{Resolved: tc.resolved, Variants: tc.ran})
+			sc, err := readScenario(tc.resolved)
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.want, sc.tasksDiffer(tc.ran))
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/swarmsim/swarmsim/rundir"
 )
@@ -33,61 +34,74 @@ type VariantSettings struct {
 // ReadSettings reads the settings of resolved; nil when no variant sets
 // anything.
 func ReadSettings(resolved string) (*Settings, error) {
+	sc, err := readScenario(resolved)
+	return sc.settings, err
+}
+
+// scenario is a manifest's scenario as run, parsed once for all that a
+// page reads of it: parsing is most of the cost of each reading, and a
+// page makes three (the settings, the problems, the rewards).
+type scenario struct {
+	root     ast.Node  // nil for no scenario, or an empty one
+	settings *Settings // nil where no variant sets anything
+}
+
+// readScenario parses resolved and reads its variants' settings.
+func readScenario(resolved string) (scenario, error) {
+	var sc scenario
 	if resolved == "" {
-		return nil, nil
+		return sc, nil
 	}
+	file, err := parser.ParseBytes([]byte(resolved), 0)
+	if err != nil {
+		return sc, err
+	}
+	if len(file.Docs) == 0 || file.Docs[0].Body == nil {
+		return sc, nil
+	}
+	sc.root = file.Docs[0].Body
 	var doc struct {
 		Variants []struct {
 			Name string         `yaml:"name"`
 			Set  map[string]any `yaml:"set"`
 		} `yaml:"variants"`
 	}
-	// One parse, decoded twice: parsing the scenario is most of the cost.
-	file, err := parser.ParseBytes([]byte(resolved), 0)
-	if err != nil {
-		return nil, err
-	}
-	if len(file.Docs) == 0 || file.Docs[0].Body == nil {
-		return nil, nil
-	}
-	root := file.Docs[0].Body
-	if err := decode(func() error { return yaml.NodeToValue(root, &doc) }); err != nil {
-		return nil, err
+	if err := decode(func() error { return yaml.NodeToValue(sc.root, &doc) }); err != nil {
+		return sc, err
 	}
 	var whole map[string]any
-	if err := decode(func() error { return yaml.NodeToValue(root, &whole) }); err != nil {
-		return nil, err
+	if err := decode(func() error { return yaml.NodeToValue(sc.root, &whole) }); err != nil {
+		return sc, err
 	}
-	out := &Settings{Scenario: map[string]string{}}
+	st := &Settings{Scenario: map[string]string{}}
 	for _, v := range doc.Variants {
 		vs := VariantSettings{Name: v.Name, Set: map[string]string{}}
 		for p, val := range v.Set {
 			for p, val := range leaves(whole, p, val) {
-				if !slices.Contains(out.Paths, p) {
-					out.Paths = append(out.Paths, p)
-					out.Scenario[p] = value(lookup(whole, p))
+				if !slices.Contains(st.Paths, p) {
+					st.Paths = append(st.Paths, p)
+					st.Scenario[p] = value(lookup(whole, p))
 				}
 				vs.Set[p] = value(val)
 			}
 		}
-		out.Variants = append(out.Variants, vs)
+		st.Variants = append(st.Variants, vs)
 	}
-	if len(out.Paths) == 0 {
-		return nil, nil
+	if len(st.Paths) > 0 {
+		slices.Sort(st.Paths)
+		sc.settings = st
 	}
-	slices.Sort(out.Paths)
-	return out, nil
+	return sc, nil
 }
 
-// settings returns the table of the settings of resolved: a row per
+// settings returns the table of the settings st: a row per
 // variant the directory holds (ran, in the manifest's variants; a run or
 // training of one --variant keeps the whole scenario as resolved), a
 // column per path any variant sets, the scenario's own value where a
 // variant does not set it. It is nil when no variant sets anything.
-func settings(resolved string, ran []string) (*Table, error) {
-	st, err := ReadSettings(resolved)
-	if st == nil || err != nil {
-		return nil, err
+func settings(st *Settings, ran []string) *Table {
+	if st == nil {
+		return nil
 	}
 	tab := &Table{ID: "settings", Title: "Variants",
 		Caption: "The settings a variant sets; the others are the scenario's (in grey). The manifest holds the whole scenario as run."}
@@ -109,7 +123,7 @@ func settings(resolved string, ran []string) (*Table, error) {
 		}
 		tab.Rows = append(tab.Rows, row)
 	}
-	return tab, nil
+	return tab
 }
 
 // leaves returns what a variant's set of val at path p changes, by dotted
@@ -179,19 +193,25 @@ func value(v any) string {
 // objectives, not outcomes (latency-pressure's variants weigh latency
 // differently), so neither the page nor simulate table marks one.
 func RewardsDiffer(m *rundir.Manifest) (string, error) {
-	st, err := ReadSettings(m.Resolved)
+	sc, err := readScenario(m.Resolved)
 	if err != nil {
 		return "", err
 	}
-	differ := setApart(st, m.Variants, scoring)
+	return sc.rewardsDiffer(m.Variants)
+}
+
+func (sc scenario) rewardsDiffer(ran []string) (string, error) {
+	differ := setApart(sc.settings, ran, scoring)
 	var doc struct {
 		Sweep struct {
 			Grid   map[string]any `yaml:"grid"`
 			Random map[string]any `yaml:"random"`
 		} `yaml:"sweep"`
 	}
-	if err := decode(func() error { return yaml.Unmarshal([]byte(m.Resolved), &doc) }); err != nil {
-		return "", err
+	if sc.root != nil {
+		if err := decode(func() error { return yaml.NodeToValue(sc.root, &doc) }); err != nil {
+			return "", err
+		}
 	}
 	var swept []string
 	for _, axes := range []map[string]any{doc.Sweep.Grid, doc.Sweep.Random} {
@@ -212,23 +232,19 @@ func RewardsDiffer(m *rundir.Manifest) (string, error) {
 	return strings.Join(why, ", and "), nil
 }
 
-// TasksDiffer says how the variants of the directory that m describes
-// pose different problems, "" when they pose one: the task settings that
-// the variants it ran set to different values (exp-credit's task.width,
-// two parts for two agents, thirty-two for thirty-two). The best of any
-// metric would then compare problems, not ways of solving one, so neither
-// the page nor simulate table marks one. A sweep's task axes are left
-// out: a sweep varies the problem by design, and its rows name the point.
-func TasksDiffer(m *rundir.Manifest) (string, error) {
-	st, err := ReadSettings(m.Resolved)
-	if err != nil {
-		return "", err
-	}
-	differ := setApart(st, m.Variants, func(p string) bool { return strings.HasPrefix(p, "task.") })
+// tasksDiffer says how the variants ran pose different problems, "" when
+// they pose one: the task settings that they set to different values
+// (exp-credit's task.width, two parts for two agents, thirty-two for
+// thirty-two). The best of any metric would then compare problems, not
+// ways of solving one, so neither the page nor simulate table marks one.
+// A sweep's task axes are left out: a sweep varies the problem by design,
+// and its rows name the point.
+func (sc scenario) tasksDiffer(ran []string) string {
+	differ := setApart(sc.settings, ran, func(p string) bool { return strings.HasPrefix(p, "task.") })
 	if len(differ) == 0 {
-		return "", nil
+		return ""
 	}
-	return "the variants set " + strings.Join(differ, ", ") + " differently", nil
+	return "the variants set " + strings.Join(differ, ", ") + " differently"
 }
 
 // setApart returns the paths of st that keep selects and that the

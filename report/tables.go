@@ -81,22 +81,31 @@ var tableFiles = map[rundir.Kind][]string{
 
 // Unmarked says which columns of the summary of the directory that m
 // describes no best mark may go to, and why: every column where its
-// variants pose different problems (tasks, TasksDiffer), else the rewards
-// where they score them differently (rewards, RewardsDiffer; "" where
-// tasks is not). It is the one rule of the page and of simulate table.
+// variants pose different problems (tasks), else the rewards where they
+// score them differently (rewards, RewardsDiffer; "" where tasks is not).
+// It is the one rule of the page and of simulate table.
 func Unmarked(m *rundir.Manifest) (unmarked func(col string) bool, tasks, rewards string, err error) {
-	if tasks, err = TasksDiffer(m); err != nil || tasks != "" {
-		return func(string) bool { return true }, tasks, "", err
+	sc, err := readScenario(m.Resolved)
+	if err != nil {
+		return nil, "", "", err
 	}
-	if rewards, err = RewardsDiffer(m); err != nil || rewards != "" {
+	return sc.unmarked(m.Variants)
+}
+
+func (sc scenario) unmarked(ran []string) (unmarked func(col string) bool, tasks, rewards string, err error) {
+	if tasks = sc.tasksDiffer(ran); tasks != "" {
+		return func(string) bool { return true }, tasks, "", nil
+	}
+	if rewards, err = sc.rewardsDiffer(ran); err != nil || rewards != "" {
 		return RewardColumn, "", rewards, err
 	}
 	return func(string) bool { return false }, "", "", nil
 }
 
-// tables reads the tables of r's kind that its manifest lists.
-func tables(r *rundir.Run) ([]*Table, error) {
-	unmarked, tasks, differ, err := Unmarked(r.Manifest)
+// tables reads the tables of r's kind that its manifest lists; sc is its
+// scenario as run.
+func tables(r *rundir.Run, sc scenario) ([]*Table, error) {
+	unmarked, tasks, differ, err := sc.unmarked(r.Manifest.Variants)
 	if err != nil {
 		return nil, err
 	}
