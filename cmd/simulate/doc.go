@@ -1090,7 +1090,7 @@
 //		open loop: runs arriving at a Poisson rate of R[,R...] a second
 //	--runs N
 //		replay N runs per load (1 to 65536), the recorded ones in turn (default:
-//		replay.runs, else each once, once per session)
+//		replay.runs, else each once, once per session: at most 65536 in all)
 //	--scenario SCENARIO
 //		take the deployment from SCENARIO (default: the one fit fits from the traces)
 //	--seed value

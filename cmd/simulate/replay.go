@@ -83,7 +83,7 @@ the checkout, not in it (README.md).`,
 		fs.StringVar(&o.sessions, "sessions", "", "closed loop of `N[,N...]` sessions (default 1: one run at a time)")
 		fs.StringVar(&o.rates, "rate", "", "open loop: runs arriving at a Poisson rate of `R[,R...]` a second")
 		fs.StringVar(&o.speedups, "speedup", "", "open loop: runs starting at their recorded times, `X[,X...]` times faster")
-		fs.Var(intFlag{&o.runs}, "runs", "replay `N` runs per load (1 to "+strconv.Itoa(replay.MaxRuns)+"), the recorded ones in turn (default:\nreplay.runs, else each once, once per session)")
+		fs.Var(intFlag{&o.runs}, "runs", "replay `N` runs per load (1 to "+strconv.Itoa(replay.MaxRuns)+"), the recorded ones in turn (default:\nreplay.runs, else each once, once per session: at most "+strconv.Itoa(replay.MaxRuns)+" in all)")
 		fs.StringVar(&o.pairing, "pairing", "", "how a hosted API's latencies pair with the recorded ones: `rank` or independent (default: replay.pairing, else rank; an error at replicas, which have none)")
 		fs.Var(&o.seed, "seed", "the seed of the replay's draws: a hosted API's latencies, --rate's arrivals (default: the scenario's)")
 		fs.BoolVar(&o.spans, "spans", false, "write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl")
@@ -277,6 +277,17 @@ func (o *replayOptions) run(ctx context.Context, s *session, args []string) erro
 			l.Runs = o.runs
 		}
 		loads = []replayLoad{{name: l.String(), load: l}}
+	}
+	// The sessions' runs are known only now, from the traces: refused
+	// here, they would hold every result in memory before the replay
+	// wrote anything.
+	for _, l := range loads {
+		if err := l.load.CheckRuns(len(tr.Replay)); err != nil {
+			if o.sessions != "" {
+				return usagef("--sessions %s: %s: %v; give --runs N (1 to %d), the runs of each load", o.sessions, l.name, err, replay.MaxRuns)
+			}
+			return fmt.Errorf("replay.sessions of %s: %w; set replay.runs, or give --runs N (1 to %d)", sc.Source, err, replay.MaxRuns)
+		}
 	}
 	pairing := set.Pairing
 	if o.pairing != "" {

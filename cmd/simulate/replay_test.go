@@ -109,6 +109,10 @@ func TestReplayRefuses(t *testing.T) {
 		// 200,000 runs took 1.3 GB before a replay wrote anything.
 		{"runs beyond memory", []string{multiagentTraces, "--rate", "1", "--runs", "200000"}, "--runs 200000: want 1 to 65536 (or 0 for each run once)"},
 		{"runs set beyond memory", []string{multiagentTraces, "--rate", "1", "--set", "replay.runs=200000"}, "replay.runs: 200000 is out of range (1 to 65536, or 0 for each run once)"},
+		// Without --runs each session replays every recorded run: the
+		// two runs at 65,536 sessions were 131,072, beyond --runs' bound.
+		{"sessions' runs beyond memory", []string{multiagentTraces, "--sessions", "1,65536"}, "--sessions 1,65536: sessions=65536: 65536 sessions replaying each of the 2 recorded runs once per session make 131072 runs, more than 65536 (each keeps its result); give --runs N (1 to 65536), the runs of each load"},
+		{"sessions' runs set beyond memory", []string{multiagentTraces, "--set", "replay.sessions=65536"}, "replay.sessions of the fitted scenario: 65536 sessions replaying each of the 2 recorded runs once per session make 131072 runs, more than 65536 (each keeps its result); set replay.runs, or give --runs N (1 to 65536)"},
 		{"runs at recorded times", []string{multiagentTraces, "--speedup", "2", "--runs", "3"}, "each recorded run starts once"},
 		{"pairing", []string{multiagentTraces, "--pairing", "best"}, "--pairing best: want rank or independent"},
 		{"unused variants", []string{multiagentTraces, "--scenario", testScenario}, "is named after no model of the traces"},
@@ -250,6 +254,7 @@ func TestReplayScenarioRefuses(t *testing.T) {
 		{"two kinds of load", []string{"--scenario", sc, "--set", "replay.sessions=2", "--set", "replay.rate=1"}, "replay.rate: given with sessions"},
 		{"runs at recorded times", []string{"--scenario", sc, "--set", "replay.speedup=2", "--runs", "3"}, "--runs with replay.speedup"},
 		{"unread", []string{"--scenario", sc, "--set", "train.lr=0.1"}, "reads nothing else of the spec (not train.lr)"},
+		{"sessions' runs beyond memory", []string{"--scenario", replayScenario(t, "  sessions: 65536\n")}, "replay.yaml: 65536 sessions replaying each of the 2 recorded runs once per session make 131072 runs, more than 65536 (each keeps its result); set replay.runs, or give --runs N (1 to 65536)"},
 		{"figures", []string{"--scenario", sc, "--set", "figures=[latency_vs_load]"}, "simulate replay has no --figures"},
 	}
 	for _, c := range cases {

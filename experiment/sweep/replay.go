@@ -34,6 +34,9 @@ func replayTrial(ctx context.Context, t *scenarios.Trial, maxEvents uint64) (*Ou
 		return nil, err
 	}
 	load := set.Load()
+	if err := load.CheckRuns(len(tr.Replay)); err != nil {
+		return nil, fmt.Errorf("replay.sessions: %w; set replay.runs (1 to %d)", err, replay.MaxRuns)
+	}
 	res, err := replay.Replay(tr.Replay, replay.Config{Deployment: dep, Load: load, Pairing: set.Pairing, Seed: t.Seed, MaxEvents: maxEvents})
 	if err != nil {
 		return nil, err

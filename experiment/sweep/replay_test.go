@@ -48,3 +48,31 @@ sweep:
 		})
 	}
 }
+
+// TestReplayTrialSessionsBeyondMemory: a trial's sessions, with
+// replay.runs left out, replay every recorded run once each; beyond
+// replay.MaxRuns in all the trial fails naming the field and its fix
+// before it replays anything.
+func TestReplayTrialSessionsBeyondMemory(t *testing.T) {
+	traces, err := filepath.Abs("../../calibrate/testdata/multiagent.otlp.json")
+	require.NoError(t, err)
+	text := `name: r
+task: {shape: chain, length: 1, work: 1m}
+policy: {organization: independent}
+collective:
+  serving: {replicas: 1}
+replay:
+  traces: [` + traces + `]
+sweep:
+  command: replay
+  grid:
+    replay.sessions: [65536]
+  metrics: [serving_delay]
+`
+	sc, err := scenarios.Parse([]byte(text), filepath.Join(t.TempDir(), "r.yaml"), nil)
+	require.NoError(t, err)
+	trials, err := sc.Trials(sc.Seed, "")
+	require.NoError(t, err)
+	_, err = replayTrial(context.Background(), &trials[0], 0)
+	assert.EqualError(t, err, "replay.sessions: 65536 sessions replaying each of the 2 recorded runs once per session make 131072 runs, more than 65536 (each keeps its result); set replay.runs (1 to 65536)")
+}

@@ -139,6 +139,12 @@ func TestClosedLoopSessions(t *testing.T) {
 	// More sessions than runs would leave some idle under the load's name.
 	_, err = replay.Replay([]replay.Run{handRun()}, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: 8, Runs: 7}})
 	require.ErrorContains(t, err, "replay: 8 sessions for 7 runs: 1 would never start a run")
+
+	// Without Runs, each session replays every run: 65,536 sessions of
+	// two runs would keep 131,072 results.
+	two := []replay.Run{handRun(), handRun()}
+	_, err = replay.Replay(two, replay.Config{Deployment: oneSecondAPI(), Load: replay.Load{Sessions: replay.MaxSessions}})
+	require.ErrorContains(t, err, "replay: 65536 sessions replaying each of the 2 recorded runs once per session make 131072 runs, more than 65536 (each keeps its result); give Runs")
 }
 
 // TestReplayDeterministic replays the same runs twice with a seed, and

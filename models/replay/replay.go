@@ -61,8 +61,8 @@ type Load struct {
 	Speedup  float64 // Recorded: how many times faster than recorded runs arrive
 	// Runs is the number of runs replayed, the recorded runs in order and
 	// again from the first; 0 is each recorded run once (Sessions times
-	// for Closed, so that each session replays as many). Recorded replays
-	// each once.
+	// for Closed, so that each session replays as many, at most MaxRuns
+	// in all: Load.CheckRuns). Recorded replays each once.
 	Runs int
 }
 
@@ -246,6 +246,9 @@ func (r *replayer) checkLoad() error {
 		}
 		if err := idleSessions(l.Sessions, l.Runs); err != nil {
 			return fmt.Errorf("replay: %w", err)
+		}
+		if err := l.CheckRuns(len(r.runs)); err != nil {
+			return fmt.Errorf("replay: %w; give Runs", err)
 		}
 		if r.total == 0 {
 			r.total = len(r.runs) * l.Sessions

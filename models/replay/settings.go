@@ -40,14 +40,31 @@ func (s Settings) IsZero() bool {
 // run (or overflow a slice's length).
 const MaxSessions = 1 << 16
 
-// MaxRuns bounds the runs a scenario's replay section or --runs asks for:
+// MaxRuns bounds the runs a scenario's replay section or --runs asks for,
+// and those its sessions ask for when runs is left out (CheckRuns):
 // each replayed run keeps its result, and 200,000 of the shared traces'
 // runs took 1.3 GB before a replay wrote anything. 65,536 runs, a few
 // hundred MB, are far more than an unstable queue needs to show itself
-// (docs/calibration.md uses 500). Replay itself takes more (Load.Runs),
+// (docs/calibration.md uses 500). Replay itself takes more given as Load.Runs,
 // for callers that know their runs are small: the M/G/1 test replays
 // 242,000 runs of one call.
 const MaxRuns = 1 << 16
+
+// CheckRuns refuses a closed loop of several sessions, with Runs left at
+// 0, that replays the recorded runs once per session beyond MaxRuns:
+// Runs is bounded, but len(recorded) × Sessions was not, and could reach
+// 65,536 times the traces' runs. Each run once (one session) is left
+// alone: it keeps no more results than the traces hold runs. The error
+// names neither the setting nor its fix, which the caller knows.
+func (l Load) CheckRuns(recorded int) error {
+	if l.Mode != Closed || l.Runs != 0 || l.Sessions < 2 {
+		return nil
+	}
+	if total := recorded * l.Sessions; total > MaxRuns {
+		return fmt.Errorf("%d sessions replaying each of the %d recorded runs once per session make %d runs, more than %d (each keeps its result)", l.Sessions, recorded, total, MaxRuns)
+	}
+	return nil
+}
 
 // Validate reports a negative or non-finite value, and settings that
 // would do nothing: two kinds of load at once, or runs with recorded

@@ -63,6 +63,35 @@ func TestSettingsValidate(t *testing.T) {
 	}
 }
 
+// TestCheckRuns: with runs left out, a closed loop replays the recorded
+// runs once per session, which MaxRuns bounds as it bounds runs given;
+// each run once, and runs given, are left alone.
+func TestCheckRuns(t *testing.T) {
+	tests := []struct {
+		name     string
+		load     Load
+		recorded int
+		want     string
+	}{
+		{"sessions' runs at the bound", Load{Mode: Closed, Sessions: 2}, MaxRuns / 2, ""},
+		{"sessions' runs beyond it", Load{Mode: Closed, Sessions: 2}, MaxRuns/2 + 1, "2 sessions replaying each of the 32769 recorded runs once per session make 65538 runs, more than 65536"},
+		{"most sessions of two runs", Load{Mode: Closed, Sessions: MaxSessions}, 2, "make 131072 runs, more than 65536"},
+		{"one session replays each run once", Load{Mode: Closed, Sessions: 1}, MaxRuns + 1, ""},
+		{"runs given", Load{Mode: Closed, Sessions: MaxSessions, Runs: MaxSessions}, 2, ""},
+		{"open loop", Load{Mode: Poisson, Rate: 1}, MaxRuns + 1, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.load.CheckRuns(tc.recorded)
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
 func TestPairingText(t *testing.T) {
 	for _, p := range []Pairing{Rank, Independent} {
 		b, err := p.MarshalText()
