@@ -242,11 +242,32 @@ func cols(t Table, want ...string) error {
 	return t.check()
 }
 
+// A RowError is a row of a chart's table that the chart cannot be drawn
+// from. Row counts the rows after the header from 0, so that a caller
+// that read the table from a file can name the row's line there, which
+// the row's index does not tell (a quoted field may span lines); Column
+// is empty when no one cell is at fault.
+type RowError struct {
+	Row    int
+	Column string
+	Err    error
+}
+
+// Error names the row counted from 1, and the column if any.
+func (e *RowError) Error() string {
+	if e.Column == "" {
+		return fmt.Sprintf("row %d: %v", e.Row+1, e.Err)
+	}
+	return fmt.Sprintf("row %d, column %s: %v", e.Row+1, e.Column, e.Err)
+}
+
+func (e *RowError) Unwrap() error { return e.Err }
+
 // cell parses the number in row i, column j of t.
 func cell(t Table, i, j int) (float64, error) {
 	v, err := strconv.ParseFloat(t.Rows[i][j], 64)
 	if err != nil {
-		return 0, fmt.Errorf("row %d, column %s: %q is not a number", i+1, t.Header[j], t.Rows[i][j])
+		return 0, &RowError{Row: i, Column: t.Header[j], Err: fmt.Errorf("%q is not a number", t.Rows[i][j])}
 	}
 	return v, nil
 }
@@ -277,12 +298,12 @@ func ParseLinesTable(t Table) ([]Series, error) {
 		s.X, s.Y = append(s.X, x), append(s.Y, y)
 		if r[3] == "" && r[4] == "" {
 			if s.Lo != nil {
-				return nil, fmt.Errorf("row %d: series %q has a band elsewhere but none here", i+1, r[0])
+				return nil, &RowError{Row: i, Err: fmt.Errorf("series %q has a band elsewhere but none here", r[0])}
 			}
 			continue
 		}
 		if len(s.X) > 1 && s.Lo == nil {
-			return nil, fmt.Errorf("row %d: series %q has a band here but none before", i+1, r[0])
+			return nil, &RowError{Row: i, Err: fmt.Errorf("series %q has a band here but none before", r[0])}
 		}
 		lo, err := cell(t, i, 3)
 		if err != nil {
@@ -344,7 +365,7 @@ func ParseTimelineTable(t Table) ([]Span, []Flow, error) {
 		case "flow":
 			flows = append(flows, Flow{FromRow: r[1], From: start, ToRow: r[6], To: end})
 		default:
-			return nil, nil, fmt.Errorf("row %d, column record: %q: want span or flow", i+1, r[0])
+			return nil, nil, &RowError{Row: i, Column: "record", Err: fmt.Errorf("%q: want span or flow", r[0])}
 		}
 	}
 	return spans, flows, nil

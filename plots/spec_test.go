@@ -77,6 +77,39 @@ func TestParseTablesErrors(t *testing.T) {
 	}
 }
 
+// TestParseTablesRowError: a row at fault is a RowError with its index
+// from 0 and its column, if one, so that 'simulate plot' can name the
+// line of the file it read.
+func TestParseTablesRowError(t *testing.T) {
+	lines := []string{"series", "x", "y", "lo", "hi"}
+	for _, tc := range []struct {
+		name   string
+		err    error
+		row    int
+		column string
+	}{
+		{"number", func() error {
+			_, err := plots.ParseLinesTable(plots.Table{Header: lines, Rows: [][]string{{"a", "0", "1", "", ""}, {"a", "1", "one", "", ""}}})
+			return err
+		}(), 1, "y"},
+		{"band", func() error {
+			_, err := plots.ParseLinesTable(plots.Table{Header: lines, Rows: [][]string{{"a", "0", "1", "", ""}, {"a", "1", "1", "0", "2"}}})
+			return err
+		}(), 1, ""},
+		{"record", func() error {
+			_, _, err := plots.ParseTimelineTable(plots.Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}, Rows: [][]string{{"arrow", "a", "0", "1", "", "", ""}}})
+			return err
+		}(), 0, "record"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var row *plots.RowError
+			require.ErrorAs(t, tc.err, &row)
+			assert.Equal(t, tc.row, row.Row)
+			assert.Equal(t, tc.column, row.Column)
+		})
+	}
+}
+
 func TestDrawSpec(t *testing.T) {
 	spec := plots.Spec{Name: "c", Kind: "bars", YLabel: "y (s)", Size: "column"}
 	p, err := plots.Draw(&spec, plots.BarsTable("mean", []plots.Bar{{Label: "x", Mean: 1, Lo: 0.5, Hi: 2}}))

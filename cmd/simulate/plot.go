@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/swarmsim/swarmsim/results"
@@ -121,7 +122,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 			specs[i].Size = o.size
 		}
 		if drawn[i], err = plots.Draw(&specs[i], tables[i]); err != nil {
-			return fmt.Errorf("%s: %w", t.Path, err)
+			return tableError(t, specs[i].Name, err)
 		}
 	}
 	dir, err := rundir.Create(out, false)
@@ -161,4 +162,19 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 			strings.Join(left, " and "), filepath.Clean(out), o.format, strings.Join(plots.Formats, ","))
 	}
 	return nil
+}
+
+// tableError names the file of a chart's table that could not be drawn,
+// and the line of the row at fault: "row 1" was line 2 of the file, or
+// later where a quoted field spans lines.
+func tableError(t *rundir.Table, chart string, err error) error {
+	var row *plots.RowError
+	if !errors.As(err, &row) {
+		return fmt.Errorf("%s: %w", t.Path, err)
+	}
+	what := row.Err
+	if row.Column != "" {
+		what = fmt.Errorf("column %s: %w", row.Column, row.Err)
+	}
+	return fmt.Errorf("%s:%d: chart %s: %w", t.Path, t.Line(row.Row), chart, what)
 }

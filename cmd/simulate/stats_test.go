@@ -238,6 +238,58 @@ func TestPlotLeavesNothingHalfDrawn(t *testing.T) {
 	}
 }
 
+// TestPlotNamesTheLine: a number edited out of a chart's table is
+// refused naming the file and the line the row starts on, counting the
+// header and the lines of a quoted field; the error said "row 2", line 3
+// of the file or later.
+func TestPlotNamesTheLine(t *testing.T) {
+	tests := []struct {
+		name string
+		wrap bool // the first row's first field spans two lines
+		line int
+	}{
+		{"second row", false, 3},
+		{"after a field of two lines", true, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := filepath.Join(t.TempDir(), "run")
+			mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run)
+			index := filepath.Join(run, experiment.ChartsDir, experiment.ChartIndex)
+			specs, err := plots.ParseSpecs(index, readFile(t, index))
+			require.NoError(t, err)
+			var bad string
+			var table *rundir.Table
+			for _, sp := range specs {
+				path := filepath.Join(run, experiment.ChartsDir, sp.Name+".csv")
+				tab, err := rundir.ReadTable(path)
+				require.NoError(t, err)
+				// Lines, scaling, bars and points all read a number
+				// from their second column.
+				if sp.Kind != "timeline" && sp.Kind != "heatmap" && sp.Kind != "diffmap" && len(tab.Rows) > 1 {
+					bad, table = path, tab
+					break
+				}
+			}
+			require.NotNil(t, table, "a chart of two rows or more")
+			if tc.wrap {
+				table.Rows[0][0] += "\nwrapped"
+			}
+			table.Rows[1][1] = "oops"
+			var b bytes.Buffer
+			require.NoError(t, plots.Table{Header: table.Header, Rows: table.Rows}.WriteCSV(&b))
+			require.NoError(t, os.WriteFile(bad, b.Bytes(), 0o644))
+
+			out := filepath.Join(t.TempDir(), "out")
+			_, stderr, code := simulate(t, "plot", run, "--out", out)
+			assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+			chart := strings.TrimSuffix(filepath.Base(bad), ".csv")
+			assert.Contains(t, stderr, fmt.Sprintf("%s:%d: chart %s: column %s: \"oops\" is not a number", bad, tc.line, chart, table.Header[1]))
+			assert.NoDirExists(t, out)
+		})
+	}
+}
+
 // TestPlotWarnsOfOtherFormats: redrawn in place in some formats, a
 // directory keeps its charts' files of the others from the earlier
 // drawing (at another size, say), which the report links beside the new
