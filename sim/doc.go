@@ -20,7 +20,8 @@
 // Step and a look at the next event's time for each. A model that works
 // out a run of its own events in one step checks with [Env.PendingAt] that
 // none ties with an event already scheduled, and counts them with
-// [Env.Elide].
+// [Env.Elide]. Runs do not nest: Step and the run loops called from an
+// event of a run in progress on the same Env are refused.
 //
 // Three kinds of things fire, from the cheapest up:
 //

@@ -103,6 +103,9 @@ type Env struct {
 	err    error // a failure that stops the run
 	closed bool
 	stop   bool // Stop was called during the RunThrough in progress
+	// running is set while Step or a run loop is on the stack, so that
+	// one called from an event of that run is refused (enterRun).
+	running bool
 	// nowFn is a callback due now that fires before everything pending:
 	// a Call with no delay made when nothing else is due by now, as most
 	// of the collective's zero-delay steps are. It waits here, not in the
@@ -292,8 +295,39 @@ func (e *Env) callError(delay Time, fn func()) error {
 // Step processes the next event. It returns ErrNoEvents when nothing is
 // scheduled, a limit error when a bound in Limits is reached, or the error
 // of a failure that nothing handled (a process that panicked, or failed
-// with nobody waiting for it).
-func (e *Env) Step() error { return e.fireNext() }
+// with nobody waiting for it). Called from an event of a run of the same
+// Env, it fires nothing and fails that run (see Run).
+func (e *Env) Step() error {
+	if err := e.enterRun("Step"); err != nil {
+		return err
+	}
+	defer e.leaveRun()
+	return e.fireNext()
+}
+
+// enterRun marks the start of Step or a run loop, or, when one is in
+// progress already, refuses the call and fails that run. A run cannot
+// nest: the inner loop fires events from inside the event in progress,
+// so the running process's own interrupt resumes a coroutine that is
+// running (an iter.Pull panic), a callback it fires counts as that process
+// and can suspend it with the inner loop half done while the outer one
+// goes on, and an inner RunUntil or Step can take the clock past the
+// outer RunUntil's end, which then sets it back. The run fails too, so
+// that the mistake surfaces even where the caller drops the error.
+func (e *Env) enterRun(method string) error {
+	if e.running {
+		err := fmt.Errorf("sim: %s called at %v from an event of a run of the same Env (a callback, a process or an OnDone function): runs do not nest; schedule the work as events of the run instead", method, e.now)
+		e.fail(err)
+		return err
+	}
+	e.running = true
+	return nil
+}
+
+// leaveRun marks the end of what enterRun started. It is deferred, so
+// that a panic that leaves a callback does not leave the Env marked as
+// running.
+func (e *Env) leaveRun() { e.running = false }
 
 // fireNext processes the next event: the body of Step and of the run loops.
 func (e *Env) fireNext() error {
@@ -396,7 +430,16 @@ func (e *Env) cannotStep() error {
 // Run processes events until none are left. It returns nil when the queue
 // runs dry, or the first error Step would report: ErrClosed on a closed Env,
 // also one that an event of this run closed.
+//
+// Run, RunUntil, RunThrough and Step must not be called from an event of
+// a run in progress on the same Env (a callback, a process, an OnDone
+// function): such a call fires nothing and returns an error, which also
+// stops the run in progress with it.
 func (e *Env) Run() error {
+	if err := e.enterRun("Run"); err != nil {
+		return err
+	}
+	defer e.leaveRun()
 	if e.err == nil && e.closed {
 		return ErrClosed // as Step reports it: the closed Env dropped what was scheduled
 	}
@@ -414,8 +457,13 @@ func (e *Env) Run() error {
 // RunUntil processes every event due strictly before t, then sets the clock
 // to t. Events due at t or later stay scheduled. t before Now is an error,
 // and so is a closed Env (ErrClosed), whose clock stays where it was, also
-// when an event of this run closed it.
+// when an event of this run closed it. As Run, it is refused from an
+// event of a run in progress.
 func (e *Env) RunUntil(t Time) error {
+	if err := e.enterRun("RunUntil"); err != nil {
+		return err
+	}
+	defer e.leaveRun()
 	if t < e.now {
 		return fmt.Errorf("sim: RunUntil(%v) is before the current time %v", t, e.now)
 	}
@@ -441,7 +489,8 @@ func (e *Env) RunUntil(t Time) error {
 // called, n events have fired, or the next event is due after t (or none
 // is left). It returns the time of the next event, MaxTime if none, and
 // the first error Step would report. Unlike RunUntil it leaves the clock
-// at the last event fired.
+// at the last event fired. As Run, it is refused from an event of a run in
+// progress.
 //
 // It is Step in a loop, for a model that runs one episode to its end: the
 // checks that Step makes once per event (the limits, the caller's own
@@ -449,6 +498,10 @@ func (e *Env) RunUntil(t Time) error {
 // run, which costs a long series of short events a good part of its
 // engine time.
 func (e *Env) RunThrough(t Time, n uint64) (Time, error) {
+	if err := e.enterRun("RunThrough"); err != nil {
+		return e.Peek(), err
+	}
+	defer e.leaveRun()
 	e.stop = false
 	if e.err != nil {
 		return e.Peek(), e.err // a failure sticks, as for Step: the limits below would replace it
@@ -551,7 +604,7 @@ func (e *Env) fail(err error) {
 func (e *Env) Reset(limits Limits) {
 	e.Close()
 	items, timers := e.closedItems[:0], e.closedTimers[:0]
-	*e = Env{limits: limits}
+	*e = Env{limits: limits, running: e.running} // reset by an event, the run is still on the stack
 	e.q.items, e.timers.t = items, timers
 }
 

@@ -206,3 +206,76 @@ func TestPanicsAtTheMistake(t *testing.T) {
 	require.NoError(t, env.Call(0, func() { panic("boom") }))
 	require.PanicsWithValue(t, "boom", func() { _ = env.Run() })
 }
+
+// TestRunFromAnEvent: Run, RunUntil, RunThrough and Step called from an
+// event of a run of the same Env are refused, and stop that run with the
+// error, instead of firing events from inside the event in progress (which
+// set the clock back and resumed a running coroutine).
+func TestRunFromAnEvent(t *testing.T) {
+	loops := []struct {
+		name string
+		run  func(env *sim.Env) error
+	}{
+		{"Run", func(env *sim.Env) error { return env.Run() }},
+		{"RunUntil", func(env *sim.Env) error { return env.RunUntil(sim.Hour) }},
+		{"RunThrough", func(env *sim.Env) error { _, err := env.RunThrough(sim.Hour, 100); return err }},
+		{"Step", func(env *sim.Env) error {
+			for {
+				if err := env.Step(); err != nil {
+					return err // ErrNoEvents once the run is over
+				}
+			}
+		}},
+	}
+	callers := []struct {
+		name string
+		at   func(env *sim.Env, f func()) // makes f run from an event at 1ns
+	}{
+		{"callback", func(env *sim.Env, f func()) { require.NoError(t, env.Call(1, f)) }},
+		{"process", func(env *sim.Env, f func()) {
+			env.Process("runner", func(p *sim.Proc) error {
+				if err := p.Wait(1); err != nil {
+					return err
+				}
+				f()
+				return nil
+			})
+		}},
+		{"OnDone", func(env *sim.Env, f func()) {
+			ev, err := env.Timeout(1, nil)
+			require.NoError(t, err)
+			ev.OnDone(func(*sim.Event) { f() })
+		}},
+	}
+	for _, caller := range callers {
+		for _, outer := range loops {
+			for _, inner := range loops {
+				t.Run(caller.name+"/"+outer.name+"/"+inner.name, func(t *testing.T) {
+					env := sim.New(sim.Limits{})
+					t.Cleanup(env.Close)
+					var innerErr error
+					caller.at(env, func() { innerErr = inner.run(env) })
+					later := false
+					require.NoError(t, env.Call(2, func() { later = true }))
+
+					outerErr := outer.run(env)
+					require.ErrorContains(t, innerErr, "sim: "+inner.name+" called at 1ns from an event of a run of the same Env")
+					require.Equal(t, innerErr, outerErr, "the run in progress stops with the error")
+					require.False(t, later, "nothing fired past the refused call")
+					require.Equal(t, sim.Time(1), env.Now())
+				})
+			}
+		}
+	}
+	t.Run("after Reset", func(t *testing.T) {
+		env := sim.New(sim.Limits{})
+		t.Cleanup(env.Close)
+		var innerErr error
+		require.NoError(t, env.Call(1, func() {
+			env.Reset(sim.Limits{})
+			innerErr = env.Run()
+		}))
+		require.ErrorContains(t, env.Run(), "runs do not nest")
+		require.ErrorContains(t, innerErr, "runs do not nest", "Reset does not end the run on the stack")
+	})
+}
