@@ -64,6 +64,7 @@ func (c *condition) onEvent(ev *Event) {
 		return
 	}
 	if ev.err != nil {
+		c.ev.orderly = ev.orderly // an interrupted process's end stays an orderly stop
 		c.settle(ev.err)
 		return
 	}

@@ -668,6 +668,54 @@ func TestFailedEventWithNobodyWaiting(t *testing.T) {
 	require.True(t, called)
 }
 
+// TestInterruptFailureWithNobodyWaiting: an event the model fails with an
+// *Interrupt, or an error wrapping one, stops the run when nobody waits for
+// it, as any failure does, where it used to be dropped as though it were an
+// interrupted process's end; that end, carried by the process's Done and by
+// a condition over it, still stops nothing.
+func TestInterruptFailureWithNobodyWaiting(t *testing.T) {
+	ir := &sim.Interrupt{Cause: "cancelled"}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, env *sim.Env)
+		fails bool // the run stops with ir
+	}{
+		{"event failed with an Interrupt", func(t *testing.T, env *sim.Env) {
+			require.NoError(t, env.NewEvent("sig").Fail(ir))
+		}, true},
+		{"event failed with a wrapped Interrupt", func(t *testing.T, env *sim.Env) {
+			require.NoError(t, env.NewEvent("sig").Fail(fmt.Errorf("job 3: %w", ir)))
+		}, true},
+		{"AnyOf over an event failed with an Interrupt", func(t *testing.T, env *sim.Env) {
+			ev := env.NewEvent("sig")
+			env.AnyOf(ev)
+			require.NoError(t, ev.Fail(ir))
+		}, true},
+		{"AnyOf over a process interrupted to its end", func(t *testing.T, env *sim.Env) {
+			p := env.Process("p", func(p *sim.Proc) error { return p.Wait(sim.Hour) })
+			env.AnyOf(p.Done())
+			require.NoError(t, env.Call(sim.Minute, func() { p.Interrupt(ir.Cause) }))
+		}, false},
+		{"AnyOf made after a process was interrupted to its end", func(t *testing.T, env *sim.Env) {
+			p := env.Process("p", func(p *sim.Proc) error { return p.Wait(sim.Hour) })
+			require.NoError(t, env.Call(sim.Minute, func() { p.Interrupt(ir.Cause) }))
+			require.NoError(t, env.Call(2*sim.Minute, func() { env.AnyOf(p.Done()) }))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			t.Cleanup(env.Close)
+			tc.setup(t, env)
+			err := env.Run()
+			if !tc.fails {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ir)
+		})
+	}
+}
+
 // ---------------------------------------------------------------------------
 // Interrupts
 

@@ -33,7 +33,9 @@ const (
 // scheduler reaches it, in the order they started waiting.
 //
 // A failed event that nobody waits for when it is processed stops the run
-// with its error, so that failures are never dropped silently.
+// with its error, so that failures are never dropped silently. The one
+// exception is the interrupt of a process that ended on one, an orderly
+// stop, carried by its Done event and by an AllOf or AnyOf over that.
 type Event struct {
 	env   *Env
 	name  string
@@ -43,7 +45,13 @@ type Event struct {
 	// refuse them, since a model's trigger would take the place of the
 	// outcome, and the process's failure, or the member's, would be
 	// dropped when it came.
-	engine  bool
+	engine bool
+	// orderly marks a process's Done whose process ended in order,
+	// returning nil or an *Interrupt, and a condition that failed with
+	// such a Done's interrupt: processed with nobody waiting, its
+	// interrupt stops no run. Any other event failed with an *Interrupt
+	// (a model's own, by Fail) is a failure like any other.
+	orderly bool
 	value   any
 	err     error
 	waiters []waiter
@@ -162,8 +170,7 @@ func (ev *Event) fire(e *Env, _ uint64) {
 	ev.state = processed
 	waiters := ev.waiters
 	ev.waiters = nil
-	if ev.err != nil && len(waiters) == 0 && !IsInterrupt(ev.err) {
-		// An interrupted process's end is an orderly stop, not a failure.
+	if ev.err != nil && len(waiters) == 0 && !ev.orderly {
 		e.fail(ev.err)
 		return
 	}

@@ -110,7 +110,7 @@ func (p *Proc) finish(err error) {
 		return
 	}
 	// An interrupted end is not a failure of the run, but waiters learn of it.
-	p.done.state, p.done.err = triggered, err
+	p.done.state, p.done.err, p.done.orderly = triggered, err, true
 	if len(p.done.waiters) > 0 || err == nil {
 		p.env.schedule(p.env.now, PriorityNormal, p.done)
 	} else {
@@ -140,7 +140,8 @@ func (p *Proc) Done() *Event {
 	if p.done == nil {
 		p.done = p.newDone()
 		if p.finished {
-			p.done.state, p.done.err = processed, p.err
+			// marked as finish would have marked it, for a condition over it
+			p.done.state, p.done.err, p.done.orderly = processed, p.err, p.err == nil || IsInterrupt(p.err)
 		}
 	}
 	return p.done
