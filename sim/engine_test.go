@@ -377,6 +377,46 @@ func TestMaxTimeInclusive(t *testing.T) {
 	require.Len(t, fired, 3)
 }
 
+// TestRunUntilPastMaxTime: MaxTime bounds the events RunUntil fires, not
+// the time it runs to, as Limits and RunUntil document: an event due
+// between the two is the time limit, and with none the clock goes past
+// MaxTime, where the next event to fire reports the limit.
+func TestRunUntilPastMaxTime(t *testing.T) {
+	const maxTime, until = 10 * sim.Second, 20 * sim.Second
+	for _, tc := range []struct {
+		name      string
+		due       []sim.Time // callbacks scheduled before RunUntil
+		wantErr   error
+		wantNow   sim.Time
+		wantFired []sim.Time
+	}{
+		{"nothing due", nil, nil, until, nil},
+		{"event at MaxTime", []sim.Time{maxTime}, nil, until, []sim.Time{maxTime}},
+		{"event between MaxTime and t", []sim.Time{15 * sim.Second}, sim.ErrTimeLimit, 0, nil},
+		{"event at t", []sim.Time{until}, nil, until, nil},
+		{"event after t", []sim.Time{25 * sim.Second}, nil, until, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(sim.Limits{MaxTime: maxTime})
+			t.Cleanup(env.Close)
+			var fired []sim.Time
+			for _, d := range tc.due {
+				require.NoError(t, env.Call(d, func() { fired = append(fired, env.Now()) }))
+			}
+			err := env.RunUntil(until)
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+			} else {
+				require.NoError(t, err)
+			}
+			require.Equal(t, tc.wantNow, env.Now())
+			require.NoError(t, env.Call(0, func() { fired = append(fired, env.Now()) }))
+			require.ErrorIs(t, env.Run(), sim.ErrTimeLimit, "the next event is past MaxTime")
+			require.Equal(t, tc.wantFired, fired, "no event fired past MaxTime")
+		})
+	}
+}
+
 // TestEventLimitExact: the event limit counts a Timer's firing as any
 // event's, and once reached with nothing left to fire it is no error.
 func TestEventLimitExact(t *testing.T) {

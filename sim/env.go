@@ -36,7 +36,10 @@ var (
 type Limits struct {
 	// MaxEvents is the most events one Env may process in its lifetime.
 	MaxEvents uint64
-	// MaxTime is the latest virtual time an event may fire at.
+	// MaxTime is the latest virtual time an event may fire at. It bounds
+	// the events, not the clock: RunUntil(t) with t past MaxTime moves the
+	// clock to t when no event falls due before t, and the first event
+	// due from then on reports the limit.
 	MaxTime Time
 }
 
@@ -459,6 +462,11 @@ func (e *Env) Run() error {
 // and so is a closed Env (ErrClosed), whose clock stays where it was, also
 // when an event of this run closed it. As Run, it is refused from an
 // event of a run in progress.
+//
+// Limits.MaxTime bounds the events RunUntil fires, not t: an event due
+// after MaxTime and before t is ErrTimeLimit, with the clock left at the
+// last event fired, as Run reports it; with none, the clock moves to t,
+// also past MaxTime, without an error.
 func (e *Env) RunUntil(t Time) error {
 	if err := e.enterRun("RunUntil"); err != nil {
 		return err
