@@ -373,7 +373,8 @@ func ParseTimelineTable(t Table) ([]Span, []Flow, error) {
 
 // ParseGridTable reads the grid of a table written by GridTable: the X
 // and Y names in the order first seen, one row of cells per Y, and the
-// intervals when the table has lo and hi columns.
+// intervals when the table has lo and hi columns. A table that gives a
+// cell twice (a RowError at the second) or leaves one out is refused.
 func ParseGridTable(t Table) (Grid, error) {
 	withIntervals := len(t.Header) == 5
 	if withIntervals {
@@ -390,6 +391,9 @@ func ParseGridTable(t Table) (Grid, error) {
 		v    []float64 // z, and lo, hi
 	}
 	var cells []c
+	// A cell given twice would hide a missing one from a count of the
+	// cells, and the missing one would be drawn as 0.
+	seen := map[[2]string]bool{}
 	for i, r := range t.Rows {
 		v := make([]float64, len(t.Header)-2)
 		for j := range v {
@@ -399,6 +403,10 @@ func ParseGridTable(t Table) (Grid, error) {
 			}
 			v[j] = f
 		}
+		if seen[[2]string{r[0], r[1]}] {
+			return Grid{}, &RowError{Row: i, Err: fmt.Errorf("x %q, y %q: an earlier row has this cell (want one row per x and y)", r[0], r[1])}
+		}
+		seen[[2]string{r[0], r[1]}] = true
 		if _, ok := xi[r[0]]; !ok {
 			xi[r[0]] = len(g.X)
 			g.X = append(g.X, r[0])
@@ -409,8 +417,12 @@ func ParseGridTable(t Table) (Grid, error) {
 		}
 		cells = append(cells, c{yi[r[1]], xi[r[0]], v})
 	}
-	if len(cells) != len(g.X)*len(g.Y) {
-		return Grid{}, fmt.Errorf("%d cells for %d x and %d y values", len(cells), len(g.X), len(g.Y))
+	for _, y := range g.Y {
+		for _, x := range g.X {
+			if !seen[[2]string{x, y}] {
+				return Grid{}, fmt.Errorf("no row for x %q, y %q: want one row per x and y (%d x and %d y values, %d rows)", x, y, len(g.X), len(g.Y), len(cells))
+			}
+		}
 	}
 	grid := func() [][]float64 {
 		z := make([][]float64, len(g.Y))

@@ -65,7 +65,9 @@ func TestParseTablesErrors(t *testing.T) {
 		{"timeline record", func(t plots.Table) error { _, _, err := plots.ParseTimelineTable(t); return err },
 			plots.Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}, Rows: [][]string{{"span", "a", "0", "1", "work", "", ""}, {"arrow", "a", "0", "1", "", "", ""}}}, `row 2, column record: "arrow": want span or flow`},
 		{"grid holes", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
-			plots.Table{Header: []string{"x", "y", "z"}, Rows: [][]string{{"0", "0", "1"}, {"1", "1", "1"}}}, "2 cells for 2 x and 2 y values"},
+			plots.Table{Header: []string{"x", "y", "z"}, Rows: [][]string{{"0", "0", "1"}, {"1", "1", "1"}}}, `no row for x "1", y "0": want one row per x and y (2 x and 2 y values, 2 rows)`},
+		{"grid repeat hides a hole", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
+			plots.Table{Header: []string{"x", "y", "z"}, Rows: [][]string{{"0", "0", "1"}, {"1", "0", "2"}, {"0", "1", "3"}, {"0", "1", "4"}}}, `row 4: x "0", y "1": an earlier row has this cell (want one row per x and y)`},
 		{"grid header", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
 			plots.Table{Header: []string{"x", "y", "v"}}, "want [x y z] (or with lo, hi)"},
 		{"grid interval", func(t plots.Table) error { _, err := plots.ParseGridTable(t); return err },
@@ -100,6 +102,10 @@ func TestParseTablesRowError(t *testing.T) {
 			_, _, err := plots.ParseTimelineTable(plots.Table{Header: []string{"record", "row", "start", "end", "kind", "label", "to_row"}, Rows: [][]string{{"arrow", "a", "0", "1", "", "", ""}}})
 			return err
 		}(), 0, "record"},
+		{"grid cell", func() error {
+			_, err := plots.ParseGridTable(plots.Table{Header: []string{"x", "y", "z", "lo", "hi"}, Rows: [][]string{{"a", "b", "1", "0", "2"}, {"a", "b", "1", "0", "2"}}})
+			return err
+		}(), 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var row *plots.RowError

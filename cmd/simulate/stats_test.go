@@ -290,6 +290,42 @@ func TestPlotNamesTheLine(t *testing.T) {
 	}
 }
 
+// TestPlotRefusesARepeatedCell: a heat map's table with one cell's row
+// given twice, in place of another cell's, is refused naming the file and
+// the line of the second; it was drawn with the cell left out as 0.
+func TestPlotRefusesARepeatedCell(t *testing.T) {
+	sw := filepath.Join(t.TempDir(), "sweep")
+	mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--out", sw)
+	index := filepath.Join(sw, experiment.ChartsDir, experiment.ChartIndex)
+	specs, err := plots.ParseSpecs(index, readFile(t, index))
+	require.NoError(t, err)
+	var bad string
+	var table *rundir.Table
+	for _, sp := range specs {
+		if sp.Kind == "heatmap" {
+			bad = filepath.Join(sw, experiment.ChartsDir, sp.Name+".csv")
+			table, err = rundir.ReadTable(bad)
+			require.NoError(t, err)
+			break
+		}
+	}
+	require.NotNil(t, table, "a heat map")
+	require.Greater(t, len(table.Rows), 2)
+	// The third row, on line 4, takes the first row's x and y.
+	table.Rows[2][0], table.Rows[2][1] = table.Rows[0][0], table.Rows[0][1]
+	var b bytes.Buffer
+	require.NoError(t, plots.Table{Header: table.Header, Rows: table.Rows}.WriteCSV(&b))
+	require.NoError(t, os.WriteFile(bad, b.Bytes(), 0o644))
+
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := simulate(t, "plot", sw, "--out", out)
+	assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+	chart := strings.TrimSuffix(filepath.Base(bad), ".csv")
+	assert.Contains(t, stderr, fmt.Sprintf("%s:4: chart %s: x %q, y %q: an earlier row has this cell (want one row per x and y)",
+		bad, chart, table.Rows[0][0], table.Rows[0][1]))
+	assert.NoDirExists(t, out)
+}
+
 // TestPlotWarnsOfOtherFormats: redrawn in place in some formats, a
 // directory keeps its charts' files of the others from the earlier
 // drawing (at another size, say), which the report links beside the new
