@@ -123,7 +123,9 @@ func TestFitRareModelsAndTools(t *testing.T) {
 	}
 	assert.Equal(t, "6", byWhat["tools/latency_s"][4], "every tool call, calc's too")
 
-	yaml := string(f.Scenario("rare", []string{path}))
+	b, err := f.Scenario("rare", []string{path})
+	require.NoError(t, err)
+	yaml := string(b)
 	for _, want := range []string{
 		"# Latency of all 6 tool calls together (search, calc),",
 		"#   calc: 1 call, mean ",
@@ -197,8 +199,10 @@ func TestFitTwoCallsEach(t *testing.T) {
 	assert.Empty(t, f.RareModels)
 	assert.Empty(t, f.RareTools)
 	assert.Empty(t, f.Notes())
-	_, err = scenarios.Parse(f.Scenario("two", []string{path}), "scenario.yaml", nil)
-	require.NoError(t, err, fmt.Sprintf("%s", f.Scenario("two", []string{path})))
+	yaml, err := f.Scenario("two", []string{path})
+	require.NoError(t, err)
+	_, err = scenarios.Parse(yaml, "scenario.yaml", nil)
+	require.NoError(t, err, string(yaml))
 }
 
 // TestFitOneRun: fewer than MinRuns runs are too few to fit a scenario
@@ -236,8 +240,62 @@ func TestFitOneRun(t *testing.T) {
 			_, rows := f.Rows()
 			fitted := slices.ContainsFunc(rows, func(r []string) bool { return r[0] == "run/duration_s" })
 			assert.Equal(t, len(tc.runs) >= calibrate.MinRuns, fitted, "a run duration fitted")
-			_, err = scenarios.Parse(f.Scenario("one", []string{path}), "scenario.yaml", nil)
+			yaml, err := f.Scenario("one", []string{path})
 			require.NoError(t, err)
+			_, err = scenarios.Parse(yaml, "scenario.yaml", nil)
+			require.NoError(t, err)
+		})
+	}
+}
+
+// TestFitUnderHalfACall: runs whose subtasks make half a model call or
+// fewer on average (runs of tool calls only, where Poisson fits the
+// counts best) are refused by Scenario, naming the traces and the calls
+// per subtask: the collective model makes at least one call per subtask,
+// and the scenario's work was uniform(0, 0), which the loader refuses.
+// Just over half a call the scenario still validates.
+func TestFitUnderHalfACall(t *testing.T) {
+	tools := []string{"tool:t"}
+	for _, tc := range []struct {
+		name    string
+		fixture bool // the runs of testdata/toolcalls.python.json
+		runs    [][]string
+		want    string // the error, with %s for the path; empty for none
+	}{
+		{"0.4 calls", true, [][]string{{"model:a", "model:a", "tool:t"}, tools, tools, tools, tools},
+			"the runs in %s make 0.4 model calls per subtask on average (poisson(mean=0.4), 1 subtask a run), but a fitted scenario needs more than half a call: the collective model makes at least one model call per attempt at a subtask, and its task.work (calls - 1/2 seconds at a call span of 1 s) would be always 0"},
+		{"0.5 calls", false, [][]string{{"model:a", "model:a", "tool:t"}, tools, tools, tools, {"model:a", "tool:t"}, tools},
+			"the runs in %s make 0.5 model calls per subtask on average (poisson(mean=0.5), 1 subtask a run)"},
+		{"0.6 calls", false, [][]string{{"model:a", "model:a", "tool:t"}, tools, {"model:a", "tool:t"}, tools, tools}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeRuns(t, tc.runs...)
+			if tc.fixture {
+				// cmd/simulate's tests of fit read these runs.
+				want, err := os.ReadFile(path)
+				require.NoError(t, err)
+				if *update {
+					require.NoError(t, os.WriteFile("testdata/toolcalls.python.json", want, 0o644))
+				}
+				got, err := os.ReadFile("testdata/toolcalls.python.json")
+				require.NoError(t, err)
+				assert.Equal(t, string(want), string(got), "testdata/toolcalls.python.json: rewrite it with go test -run TestFitUnderHalfACall -args -update")
+			}
+			tr, err := calibrate.Load([]string{path})
+			require.NoError(t, err)
+			f, err := calibrate.FitAll(tr)
+			require.NoError(t, err)
+			require.Equal(t, calibrate.Poisson, f.Calls.Best().Family, f.Calls.Why)
+			for _, write := range []func(string, []string) ([]byte, error){f.Scenario, f.SelfHostedScenario} {
+				yaml, err := write("calls", []string{path})
+				if tc.want != "" {
+					assert.ErrorContains(t, err, fmt.Sprintf(tc.want, path))
+					continue
+				}
+				require.NoError(t, err)
+				_, err = scenarios.Parse(yaml, "scenario.yaml", nil)
+				assert.NoError(t, err, string(yaml))
+			}
 		})
 	}
 }

@@ -28,7 +28,9 @@ func fittedDeployment(t *testing.T, paths ...string) (*calibrate.Traces, replay.
 	require.NoError(t, err)
 	f, err := calibrate.FitAll(tr)
 	require.NoError(t, err)
-	sc, err := scenarios.Parse(f.Scenario("fitted", paths), "fitted", nil)
+	yaml, err := f.Scenario("fitted", paths)
+	require.NoError(t, err)
+	sc, err := scenarios.Parse(yaml, "fitted", nil)
 	require.NoError(t, err)
 	var servers []replay.Server
 	for _, v := range sc.Variants {

@@ -125,7 +125,8 @@ func TestRoundTripScenario(t *testing.T) {
 		tracedLatency = append(tracedLatency, c.Duration)
 	}
 
-	yaml := f.Scenario("refit", []string{"episodes.jsonl"})
+	yaml, err := f.Scenario("refit", []string{"episodes.jsonl"})
+	require.NoError(t, err)
 	fitted, err := scenarios.Parse(yaml, "scenario.yaml", nil)
 	require.NoError(t, err, string(yaml))
 	seed := uint64(1)

@@ -22,19 +22,22 @@ const noDecode = 1e9
 // the tool latency of every tool call, of f.RareTools too; calls and tool calls per
 // agent; and, where runs delegate, a fork-join task whose width and stages
 // are the runs' median fan-out and waves of delegation. Comments say what
-// each value was fitted from. sources names the traces, for the header.
-func (f *Fit) Scenario(name string, sources []string) []byte {
+// each value was fitted from. sources names the traces, for the header
+// and the error. Traces whose subtasks make half a model call or fewer on
+// average are refused: the collective model makes at least one call per
+// attempt at a subtask, and their work would be always 0.
+func (f *Fit) Scenario(name string, sources []string) ([]byte, error) {
 	return f.scenario(name, sources, true)
 }
 
 // SelfHostedScenario is Scenario without the hosted APIs, for a
 // deployment of replicas (collective.serving) to replace them: a scenario
 // may not have both.
-func (f *Fit) SelfHostedScenario(name string, sources []string) []byte {
+func (f *Fit) SelfHostedScenario(name string, sources []string) ([]byte, error) {
 	return f.scenario(name, sources, false)
 }
 
-func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
+func (f *Fit) scenario(name string, sources []string, hosted bool) ([]byte, error) {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	w("# Fitted by 'simulate fit' from %d runs in %s.", f.Runs, strings.Join(sources, ", "))
@@ -74,6 +77,12 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 	w("  # Model calls per subtask (%s a run): %s(%s), KS %.3g over %d runs. A call is one", countOf(nodes, "subtask", "subtasks"), calls.Family, calls.Params(), calls.KS, f.Runs)
 	w("  # second of work (collective.calls.span), so work = calls - 1/2 rounds up to them.")
 	wlo, whi := round4(max(lo-0.5, 0)), round4(max(hi-0.5, 0))
+	if whi == 0 {
+		// Any work makes one call, so no work stands for fewer calls, and
+		// a task without work ends every episode at once.
+		return nil, fmt.Errorf("the runs in %s make %.3g model calls per subtask on average (%s(%s), %s a run), but a fitted scenario needs more than half a call: the collective model makes at least one model call per attempt at a subtask, and its task.work (calls - 1/2 seconds at a call span of 1 s) would be always 0",
+			strings.Join(sources, ", "), calls.Mean(), calls.Family, calls.Params(), countOf(nodes, "subtask", "subtasks"))
+	}
 	w("  work: %s", sim.Uniform(wlo, whi))
 	perWork := callsPerWork(wlo, whi)
 	w("  difficulty: %s", difficulty(f, nodes))
@@ -175,7 +184,7 @@ func (f *Fit) scenario(name string, sources []string, hosted bool) []byte {
 		w("      collective.calls.output_rate: %s", fmtG(math.Max(m.MeanOutput, 1)*perWork))
 		w("      collective.calls.system_prompt: %d", int(math.Round(m.MeanInput)))
 	}
-	return []byte(b.String())
+	return []byte(b.String()), nil
 }
 
 // callsPerWork returns the mean calls over the mean work, in seconds, of

@@ -69,7 +69,8 @@ func TestMultiAgent(t *testing.T) {
 			// The scenario's task graph is the delegation: two waves of a
 			// fork, three parallel parts and a join, split among up to four
 			// agents, one call per subtask (20 calls over 2 runs of 10).
-			yaml := f.Scenario("multiagent", []string{file})
+			yaml, err := f.Scenario("multiagent", []string{file})
+			require.NoError(t, err)
 			sc, err := scenarios.Parse(yaml, "scenario.yaml", nil)
 			require.NoError(t, err)
 			// The comment counts the subtasks of a run, not its calls (it

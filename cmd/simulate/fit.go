@@ -87,7 +87,10 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 		return err
 	}
 	fmt.Fprint(s.stderr, f.Notes())
-	yaml := f.Scenario(o.name, args)
+	yaml, err := f.Scenario(o.name, args)
+	if err != nil {
+		return err
+	}
 	sc, err := scenarios.Parse(yaml, "scenario.yaml", nil)
 	if err != nil {
 		return fmt.Errorf("the fitted scenario does not validate (a bug; please report it): %w\n%s", err, yaml)

@@ -45,6 +45,10 @@ func TestFitWritesAllFiles(t *testing.T) {
 // calibrate's TestFitRareModelsAndTools.
 const rareTraces = "../../calibrate/testdata/rare.python.json"
 
+// toolCallTraces are five runs of one agent, four of them with a tool
+// call only: 0.4 model calls a run; see calibrate's TestFitUnderHalfACall.
+const toolCallTraces = "../../calibrate/testdata/toolcalls.python.json"
+
 // TestFitRareModelsAndTools: fit and replay go on when a tool or a model
 // is called once in all the traces, and say on stderr what stands in for
 // its own fit; the totals count its calls, and the fitted scenario runs.
@@ -93,6 +97,10 @@ func TestFitBadInput(t *testing.T) {
 		// A bad name is the user's, said before any trace is read.
 		{[]string{"fit", "../../calibrate/testdata/multiagent.otlp.json", "--name", "my workflow", "--out", out},
 			`simulate fit: --name: "my workflow" is not a valid name (1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit)`},
+		// Runs of tool calls mostly, under half a model call a subtask,
+		// were fitted a scenario without work and reported as a bug.
+		{[]string{"fit", toolCallTraces, "--out", out},
+			"simulate fit: the runs in " + toolCallTraces + " make 0.4 model calls per subtask on average (poisson(mean=0.4), 1 subtask a run), but a fitted scenario needs more than half a call"},
 	} {
 		stdout, stderr, code := simulate(t, tc.args...)
 		assert.NotZero(t, code, tc.args)

@@ -381,10 +381,14 @@ func (o *replayOptions) checkDraws(sc *scenarios.Scenario, dep replay.Deployment
 // the --set overrides (without its hosted APIs when they set
 // collective.serving).
 func (o *replayOptions) fittedScenario(f *calibrate.Fit, args []string) (*scenarios.Scenario, error) {
-	yaml := f.Scenario("fitted", args)
+	write := f.Scenario
 	if slices.ContainsFunc(o.sets, func(set string) bool { return strings.HasPrefix(scenarios.SetPath(set), "collective.serving.") }) {
 		// Replicas replace the fitted APIs: a scenario has one or the other.
-		yaml = f.SelfHostedScenario("fitted", args)
+		write = f.SelfHostedScenario
+	}
+	yaml, err := write("fitted", args)
+	if err != nil {
+		return nil, err
 	}
 	sc, err := scenarios.Parse(yaml, "the fitted scenario", o.sets)
 	if err != nil {
