@@ -80,16 +80,8 @@ func TestFitRareModelsAndTools(t *testing.T) {
 		append(slices.Clone(main), "tool:search", "tool:search", "model:router", "tool:calc"),
 		append(slices.Clone(main), "tool:search", "tool:search"),
 		append(slices.Clone(main), "tool:search"))
-	// testdata/rare.python.json holds these runs for cmd/simulate's tests
-	// of fit and replay.
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	if *update {
-		require.NoError(t, os.WriteFile("testdata/rare.python.json", want, 0o644))
-	}
-	got, err := os.ReadFile("testdata/rare.python.json")
-	require.NoError(t, err)
-	assert.Equal(t, string(want), string(got), "testdata/rare.python.json: rewrite it with go test -run TestFitRareModelsAndTools -args -update")
+	// cmd/simulate's tests of fit and replay read these runs.
+	sameFixture(t, path, "rare.python.json")
 	tr, err := calibrate.Load([]string{path})
 	require.NoError(t, err)
 	f, err := calibrate.FitAll(tr)
@@ -272,14 +264,7 @@ func TestFitUnderHalfACall(t *testing.T) {
 			path := writeRuns(t, tc.runs...)
 			if tc.fixture {
 				// cmd/simulate's tests of fit read these runs.
-				want, err := os.ReadFile(path)
-				require.NoError(t, err)
-				if *update {
-					require.NoError(t, os.WriteFile("testdata/toolcalls.python.json", want, 0o644))
-				}
-				got, err := os.ReadFile("testdata/toolcalls.python.json")
-				require.NoError(t, err)
-				assert.Equal(t, string(want), string(got), "testdata/toolcalls.python.json: rewrite it with go test -run TestFitUnderHalfACall -args -update")
+				sameFixture(t, path, "toolcalls.python.json")
 			}
 			tr, err := calibrate.Load([]string{path})
 			require.NoError(t, err)
@@ -298,4 +283,19 @@ func TestFitUnderHalfACall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameFixture checks that testdata/name holds the runs written at path,
+// or rewrites it there with -update.
+func sameFixture(t *testing.T, path, name string) {
+	t.Helper()
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	fixture := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(fixture, want, 0o644))
+	}
+	got, err := os.ReadFile(fixture)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got), "%s: rewrite it with go test -run %s -args -update", fixture, t.Name())
 }

@@ -255,37 +255,20 @@ func TestPlotNamesTheLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := filepath.Join(t.TempDir(), "run")
 			mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run)
-			index := filepath.Join(run, experiment.ChartsDir, experiment.ChartIndex)
-			specs, err := plots.ParseSpecs(index, readFile(t, index))
-			require.NoError(t, err)
-			var bad string
-			var table *rundir.Table
-			for _, sp := range specs {
-				path := filepath.Join(run, experiment.ChartsDir, sp.Name+".csv")
-				tab, err := rundir.ReadTable(path)
-				require.NoError(t, err)
-				// Lines, scaling, bars and points all read a number
-				// from their second column.
-				if sp.Kind != "timeline" && sp.Kind != "heatmap" && sp.Kind != "diffmap" && len(tab.Rows) > 1 {
-					bad, table = path, tab
-					break
+			// Lines, scaling, bars and points all read a number from
+			// their second column.
+			numbers := func(sp plots.Spec, tab *rundir.Table) bool {
+				return sp.Kind != "timeline" && sp.Kind != "heatmap" && sp.Kind != "diffmap" && len(tab.Rows) > 1
+			}
+			bad, table := editChart(t, run, numbers, func(tab *rundir.Table) {
+				if tc.wrap {
+					tab.Rows[0][0] += "\nwrapped"
 				}
-			}
-			require.NotNil(t, table, "a chart of two rows or more")
-			if tc.wrap {
-				table.Rows[0][0] += "\nwrapped"
-			}
-			table.Rows[1][1] = "oops"
-			var b bytes.Buffer
-			require.NoError(t, plots.Table{Header: table.Header, Rows: table.Rows}.WriteCSV(&b))
-			require.NoError(t, os.WriteFile(bad, b.Bytes(), 0o644))
-
-			out := filepath.Join(t.TempDir(), "out")
-			_, stderr, code := simulate(t, "plot", run, "--out", out)
-			assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+				tab.Rows[1][1] = "oops"
+			})
+			stderr := plotFails(t, run)
 			chart := strings.TrimSuffix(filepath.Base(bad), ".csv")
 			assert.Contains(t, stderr, fmt.Sprintf("%s:%d: chart %s: column %s: \"oops\" is not a number", bad, tc.line, chart, table.Header[1]))
-			assert.NoDirExists(t, out)
 		})
 	}
 }
@@ -296,34 +279,50 @@ func TestPlotNamesTheLine(t *testing.T) {
 func TestPlotRefusesARepeatedCell(t *testing.T) {
 	sw := filepath.Join(t.TempDir(), "sweep")
 	mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--out", sw)
-	index := filepath.Join(sw, experiment.ChartsDir, experiment.ChartIndex)
-	specs, err := plots.ParseSpecs(index, readFile(t, index))
-	require.NoError(t, err)
-	var bad string
-	var table *rundir.Table
-	for _, sp := range specs {
-		if sp.Kind == "heatmap" {
-			bad = filepath.Join(sw, experiment.ChartsDir, sp.Name+".csv")
-			table, err = rundir.ReadTable(bad)
-			require.NoError(t, err)
-			break
-		}
-	}
-	require.NotNil(t, table, "a heat map")
-	require.Greater(t, len(table.Rows), 2)
-	// The third row, on line 4, takes the first row's x and y.
-	table.Rows[2][0], table.Rows[2][1] = table.Rows[0][0], table.Rows[0][1]
-	var b bytes.Buffer
-	require.NoError(t, plots.Table{Header: table.Header, Rows: table.Rows}.WriteCSV(&b))
-	require.NoError(t, os.WriteFile(bad, b.Bytes(), 0o644))
-
-	out := filepath.Join(t.TempDir(), "out")
-	_, stderr, code := simulate(t, "plot", sw, "--out", out)
-	assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
+	heatMap := func(sp plots.Spec, tab *rundir.Table) bool { return sp.Kind == "heatmap" && len(tab.Rows) > 2 }
+	bad, table := editChart(t, sw, heatMap, func(tab *rundir.Table) {
+		// The third row, on line 4, takes the first row's x and y.
+		tab.Rows[2][0], tab.Rows[2][1] = tab.Rows[0][0], tab.Rows[0][1]
+	})
+	stderr := plotFails(t, sw)
 	chart := strings.TrimSuffix(filepath.Base(bad), ".csv")
 	assert.Contains(t, stderr, fmt.Sprintf("%s:4: chart %s: x %q, y %q: an earlier row has this cell (want one row per x and y)",
 		bad, chart, table.Rows[0][0], table.Rows[0][1]))
+}
+
+// editChart rewrites the table of the first chart of dir that pick takes,
+// after edit, and returns its path and the table as edited.
+func editChart(t *testing.T, dir string, pick func(plots.Spec, *rundir.Table) bool, edit func(*rundir.Table)) (string, *rundir.Table) {
+	t.Helper()
+	index := filepath.Join(dir, experiment.ChartsDir, experiment.ChartIndex)
+	specs, err := plots.ParseSpecs(index, readFile(t, index))
+	require.NoError(t, err)
+	for _, sp := range specs {
+		path := filepath.Join(dir, experiment.ChartsDir, sp.Name+".csv")
+		table, err := rundir.ReadTable(path)
+		require.NoError(t, err)
+		if !pick(sp, table) {
+			continue
+		}
+		edit(table)
+		var b bytes.Buffer
+		require.NoError(t, plots.Table{Header: table.Header, Rows: table.Rows}.WriteCSV(&b))
+		require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+		return path, table
+	}
+	t.Fatalf("no chart of %s to edit", dir)
+	return "", nil
+}
+
+// plotFails runs simulate plot on dir, which must fail and write nothing,
+// and returns what it printed on standard error.
+func plotFails(t *testing.T, dir string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := simulate(t, "plot", dir, "--out", out)
+	assert.Equal(t, exitFail, code, "stderr:\n%s", stderr)
 	assert.NoDirExists(t, out)
+	return stderr
 }
 
 // TestPlotWarnsOfOtherFormats: redrawn in place in some formats, a

@@ -25,24 +25,7 @@ func TestReplayTrialWithoutRuns(t *testing.T) {
 		{"no trace files", empty, "no .json or .jsonl file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text := `name: r
-task: {shape: chain, length: 1, work: 1m}
-policy: {organization: independent}
-collective:
-  serving: {replicas: 1}
-replay:
-  traces: [` + tc.traces + `]
-sweep:
-  command: replay
-  grid:
-    replay.sessions: [1, 2]
-  metrics: [serving_delay]
-`
-			sc, err := scenarios.Parse([]byte(text), filepath.Join(dir, "r.yaml"), nil)
-			require.NoError(t, err)
-			trials, err := sc.Trials(sc.Seed, "")
-			require.NoError(t, err)
-			_, err = replayTrial(context.Background(), &trials[0], 0)
+			err := firstReplayTrial(t, tc.traces, "1, 2")
 			require.Error(t, err)
 			assert.ErrorContains(t, err, tc.want)
 		})
@@ -56,6 +39,14 @@ sweep:
 func TestReplayTrialSessionsBeyondMemory(t *testing.T) {
 	traces, err := filepath.Abs("../../calibrate/testdata/multiagent.otlp.json")
 	require.NoError(t, err)
+	err = firstReplayTrial(t, traces, "65536")
+	assert.EqualError(t, err, "replay.sessions: 65536 sessions replaying each of the 2 recorded runs once per session make 131072 runs, more than 65536 (each keeps its result); set replay.runs (1 to 65536)")
+}
+
+// firstReplayTrial runs the first trial of a replay sweep of traces over
+// replay.sessions (a YAML list's items), and returns its error.
+func firstReplayTrial(t *testing.T, traces, sessions string) error {
+	t.Helper()
 	text := `name: r
 task: {shape: chain, length: 1, work: 1m}
 policy: {organization: independent}
@@ -66,7 +57,7 @@ replay:
 sweep:
   command: replay
   grid:
-    replay.sessions: [65536]
+    replay.sessions: [` + sessions + `]
   metrics: [serving_delay]
 `
 	sc, err := scenarios.Parse([]byte(text), filepath.Join(t.TempDir(), "r.yaml"), nil)
@@ -74,5 +65,5 @@ sweep:
 	trials, err := sc.Trials(sc.Seed, "")
 	require.NoError(t, err)
 	_, err = replayTrial(context.Background(), &trials[0], 0)
-	assert.EqualError(t, err, "replay.sessions: 65536 sessions replaying each of the 2 recorded runs once per session make 131072 runs, more than 65536 (each keeps its result); set replay.runs (1 to 65536)")
+	return err
 }
