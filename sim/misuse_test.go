@@ -267,6 +267,27 @@ func TestRunFromAnEvent(t *testing.T) {
 			}
 		}
 	}
+	// A second refusal in the same event names its own call, not the
+	// first one, which the run has stopped with already; the refused
+	// RunThrough still returns the time of the next event, as documented.
+	for _, inner := range loops {
+		t.Run("twice in one event/"+inner.name, func(t *testing.T) {
+			env := sim.New(sim.Limits{})
+			t.Cleanup(env.Close)
+			var next sim.Time
+			var first, second error
+			require.NoError(t, env.Call(1, func() {
+				next, first = env.RunThrough(sim.Hour, 100)
+				second = inner.run(env)
+			}))
+			require.NoError(t, env.Call(2, func() {}))
+
+			require.ErrorContains(t, env.Run(), "sim: RunThrough called at 1ns", "the run stops with the first refusal")
+			require.ErrorContains(t, first, "sim: RunThrough called at 1ns")
+			require.Equal(t, sim.Time(2), next, "the next event's time")
+			require.ErrorContains(t, second, "sim: "+inner.name+" called at 1ns")
+		})
+	}
 	t.Run("after Reset", func(t *testing.T) {
 		env := sim.New(sim.Limits{})
 		t.Cleanup(env.Close)
