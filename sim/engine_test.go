@@ -756,6 +756,24 @@ func TestInterruptFailureWithNobodyWaiting(t *testing.T) {
 	}
 }
 
+// TestConditionOverAProcessFailedOnErrClosed: a condition made over the
+// Done of a process that has ended on an error other than an interrupt
+// (here ErrClosed, the one failure that ends a process without a Done
+// and without stopping the run) is no orderly stop: it fails the run as
+// the Done would have, made before the process ended.
+func TestConditionOverAProcessFailedOnErrClosed(t *testing.T) {
+	env := sim.New(sim.Limits{})
+	t.Cleanup(env.Close)
+	p := env.Process("p", func(p *sim.Proc) error {
+		if err := p.Wait(sim.Minute); err != nil {
+			return err
+		}
+		return fmt.Errorf("store: %w", sim.ErrClosed)
+	})
+	require.NoError(t, env.Call(2*sim.Minute, func() { env.AnyOf(p.Done()) }))
+	require.ErrorIs(t, env.Run(), sim.ErrClosed)
+}
+
 // ---------------------------------------------------------------------------
 // Interrupts
 
