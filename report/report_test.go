@@ -424,6 +424,49 @@ func TestWriteRefusesBadFiles(t *testing.T) {
 	})
 }
 
+// TestBadResolvedScenario: a manifest whose scenario as run does not
+// parse, or does not decode where a reader looks, is refused by that
+// reader and by the page, not read as a scenario that sets nothing.
+func TestBadResolvedScenario(t *testing.T) {
+	m, err := rundir.ReadManifest(writeRun(t))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, resolved, want string
+		settings             bool // ReadSettings refuses it too: it does not read the sweep
+	}{
+		{"not YAML", "a: [", "sequence end token ']' not found", true},
+		{"variants not a list", "variants: 3\n", "int was used where sequence is expected", true},
+		{"sweep not a mapping", "sweep: 3\n", "int was used where mapping is expected", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadSettings(tc.resolved)
+			if tc.settings {
+				assert.ErrorContains(t, err, tc.want, "ReadSettings")
+			} else {
+				assert.NoError(t, err, "ReadSettings")
+			}
+			bad := *m
+			bad.Resolved = tc.resolved
+			_, err = RewardsDiffer(&bad)
+			assert.ErrorContains(t, err, tc.want, "RewardsDiffer")
+			_, _, _, err = Unmarked(&bad)
+			assert.ErrorContains(t, err, tc.want, "Unmarked")
+			_, err = Build(&rundir.Run{Path: t.TempDir(), Manifest: &bad})
+			assert.ErrorContains(t, err, tc.want, "Build")
+		})
+	}
+}
+
+// TestReadSettingsNone: no scenario, an empty one and variants that set
+// nothing have no settings, and no error.
+func TestReadSettingsNone(t *testing.T) {
+	for _, resolved := range []string{"", "---\n", "# a comment alone\n", "name: s\nvariants: [{name: a}, {name: b, set: {}}]\n"} {
+		st, err := ReadSettings(resolved)
+		require.NoError(t, err, "%q", resolved)
+		assert.Nil(t, st, "%q", resolved)
+	}
+}
+
 // TestInlineSVGAccepts: drawing is inlined as the svg element alone,
 // wherever in the file it starts, with a PNG inside an <image>; what is
 // refused at the file's first byte is refused there too.
