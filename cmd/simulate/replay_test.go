@@ -118,6 +118,10 @@ func TestReplayRefuses(t *testing.T) {
 		{"unused variants", []string{multiagentTraces, "--scenario", testScenario}, "is named after no model of the traces"},
 		{"no server", []string{multiagentTraces, "--set", "collective.serving.replicas=0"}, "neither collective.serving.replicas nor collective.api"},
 		{"batch without replicas", []string{multiagentTraces, "--set", "collective.serving.max_batch=4"}, "serving.replicas is 0"},
+		// Traces of under half a model call a subtask fit no scenario to
+		// replay against, with the fitted APIs or at replicas.
+		{"half a call a subtask", []string{toolCallTraces}, "make 0.4 model calls per subtask on average (poisson(mean=0.4), 1 subtask a run), but a fitted scenario needs more than half a call"},
+		{"half a call a subtask at replicas", []string{toolCallTraces, "--set", "collective.serving.replicas=1"}, "make 0.4 model calls per subtask on average"},
 		{"idle sessions", []string{multiagentTraces, "--sessions", "1,4", "--runs", "2"}, "sessions=4: replay: 4 sessions for 2 runs: 2 would never start a run"},
 		// At replicas nothing is drawn but a Poisson load's arrivals.
 		{"pairing at replicas", []string{multiagentTraces, "--set", "collective.serving.replicas=1", "--pairing", "rank"}, "--pairing rank: a replay at replicas (collective.serving)"},
