@@ -79,6 +79,7 @@ func TestCheckRuns(t *testing.T) {
 		{"one session replays each run once", Load{Mode: Closed, Sessions: 1}, MaxRuns + 1, ""},
 		{"runs given", Load{Mode: Closed, Sessions: MaxSessions, Runs: MaxSessions}, 2, ""},
 		{"open loop", Load{Mode: Poisson, Rate: 1}, MaxRuns + 1, ""},
+		{"open loop with sessions left over", Load{Mode: Poisson, Rate: 1, Sessions: MaxSessions}, 2, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
