@@ -451,8 +451,10 @@ func TestBadResolvedScenario(t *testing.T) {
 			assert.ErrorContains(t, err, tc.want, "RewardsDiffer")
 			_, _, _, err = Unmarked(&bad)
 			assert.ErrorContains(t, err, tc.want, "Unmarked")
-			_, err = Build(&rundir.Run{Path: t.TempDir(), Manifest: &bad})
+			dir := t.TempDir()
+			_, err = Build(&rundir.Run{Path: dir, Manifest: &bad})
 			assert.ErrorContains(t, err, tc.want, "Build")
+			assert.ErrorContains(t, err, filepath.Join(dir, rundir.ManifestName)+": resolved scenario: ", "Build names the file")
 		})
 	}
 }

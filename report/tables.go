@@ -107,7 +107,7 @@ func (sc scenario) unmarked(ran []string) (unmarked func(col string) bool, tasks
 func tables(r *rundir.Run, sc scenario) ([]*Table, error) {
 	unmarked, tasks, differ, err := sc.unmarked(r.Manifest.Variants)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: resolved scenario: %w", r.Join(rundir.ManifestName), err)
 	}
 	var out []*Table
 	for _, name := range tableFiles[r.Manifest.Kind] {
