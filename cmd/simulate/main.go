@@ -293,10 +293,16 @@ func (e *flagError) Error() string {
 func (e *flagError) Unwrap() error { return e.err }
 
 // flagHints say, by command and unknown flag, where what a flag of
-// another command does is given in this one: a nearest name would
-// mislead there (sweep's --seed is the first seed, not a count).
+// another command does, or what a learner's usual flag sets, is given in
+// this one: a nearest name would mislead there (sweep's --seed is the
+// first seed, not a count), and none at all leaves a newcomer to train
+// without the flag it expected guessing.
 var flagHints = map[string]map[string]string{
-	"run":   {"seeds": "run evaluates --episodes episodes from one --seed; --seeds is simulate train's"},
+	"run": {"seeds": "run evaluates --episodes episodes from one --seed; --seeds is simulate train's"},
+	"train": {
+		"episodes":   "a training plays train.batch × train.group episodes an iteration (--set train.batch=N); --episodes is simulate run's",
+		"iterations": "a training's number of iterations is the scenario's train.iterations (--set train.iterations=N)",
+	},
 	"sweep": {"seeds": "a sweep's number of seeds is the scenario's sweep.seeds (--set sweep.seeds=N); --seed is the first seed"},
 }
 

@@ -283,6 +283,8 @@ func TestBadInput(t *testing.T) {
 		// name would mislead: a sweep's --seed is its first seed.
 		{"train's --seeds in a sweep", []string{"sweep", sweepScenario, "--seeds", "2"}, exitUsage, []string{"simulate sweep: flag provided but not defined: --seeds: a sweep's number of seeds is the scenario's sweep.seeds (--set sweep.seeds=N); --seed is the first seed\n"}},
 		{"train's --seeds in a run", []string{"run", testScenario, "--seeds=2"}, exitUsage, []string{"simulate run: flag provided but not defined: --seeds: run evaluates --episodes episodes from one --seed"}},
+		{"run's --episodes in a training", []string{"train", testScenario, "--episodes", "3"}, exitUsage, []string{"simulate train: flag provided but not defined: --episodes: a training plays train.batch × train.group episodes an iteration (--set train.batch=N); --episodes is simulate run's\n"}},
+		{"a learner's --iterations in a training", []string{"train", testScenario, "--iterations=3"}, exitUsage, []string{"simulate train: flag provided but not defined: --iterations: a training's number of iterations is the scenario's train.iterations (--set train.iterations=N)\n"}},
 		{"bad flag value", []string{"run", testScenario, "--seed", "x"}, exitUsage, []string{"simulate run: ", "-seed", "usage: simulate run"}},
 		{"no scenario", []string{"run"}, exitUsage, []string{"simulate run: ", "usage: simulate run"}},
 		{"two scenarios", []string{"run", testScenario, testScenario}, exitUsage, []string{"usage: simulate run"}},
