@@ -53,18 +53,9 @@ func TestCompareChartsStat(t *testing.T) {
 			for i, p := range tc.paired {
 				rows = append(rows, results.Comparison{Variant: fmt.Sprint("v", i), Metric: "reward_mean", Diff: iv, Paired: p})
 			}
-			dir, err := rundir.Create(filepath.Join(t.TempDir(), "compare"), false)
-			require.NoError(t, err)
-			cw, err := NewChartWriter(dir)
-			require.NoError(t, err)
 			charts := CompareCharts(rows, "A", "B", tc.overSeeds)
 			require.Len(t, charts, 1)
-			require.NoError(t, charts[0].Draw(cw))
-			require.NoError(t, cw.Close())
-			data, err := os.ReadFile(filepath.Join(dir.Path(), ChartsDir, ChartIndex))
-			require.NoError(t, err)
-			specs, err := plots.ParseSpecs(ChartIndex, data)
-			require.NoError(t, err)
+			specs := drawnSpecs(t, charts)
 			require.Len(t, specs, 1)
 			assert.Equal(t, tc.want, specs[0].Stat)
 		})
@@ -90,6 +81,20 @@ func TestCompareCharts(t *testing.T) {
 	assert.Equal(t, "diff_reward_mean", charts[0].Name)
 	assert.Equal(t, "diff_latency_mean", charts[1].Name)
 
+	specs := drawnSpecs(t, charts)
+	require.Len(t, specs, 2)
+	assert.Equal(t, "left out (no values): b", specs[0].Note)
+	assert.Equal(t, "mean reward, high – none", specs[0].YLabel)
+	assert.Equal(t, "mean finish time (s), high – none", specs[1].YLabel)
+	for _, s := range specs {
+		assert.True(t, s.Difference, "%s is a chart of differences", s.Name)
+	}
+}
+
+// drawnSpecs draws charts into a new directory's chart writer and returns
+// the specs its index holds.
+func drawnSpecs(t *testing.T, charts []Chart) []plots.Spec {
+	t.Helper()
 	dir, err := rundir.Create(filepath.Join(t.TempDir(), "compare"), false)
 	require.NoError(t, err)
 	cw, err := NewChartWriter(dir)
@@ -102,11 +107,5 @@ func TestCompareCharts(t *testing.T) {
 	require.NoError(t, err)
 	specs, err := plots.ParseSpecs(ChartIndex, data)
 	require.NoError(t, err)
-	require.Len(t, specs, 2)
-	assert.Equal(t, "left out (no values): b", specs[0].Note)
-	assert.Equal(t, "mean reward, high – none", specs[0].YLabel)
-	assert.Equal(t, "mean finish time (s), high – none", specs[1].YLabel)
-	for _, s := range specs {
-		assert.True(t, s.Difference, "%s is a chart of differences", s.Name)
-	}
+	return specs
 }
