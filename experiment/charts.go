@@ -212,12 +212,16 @@ type ChartWriter struct {
 // cannot draw itself.
 func (w *ChartWriter) LeftOut(notes ...string) { w.leftOut = append(w.leftOut, notes...) }
 
-// NewChartWriter returns a writer of charts into dir/charts.
-func NewChartWriter(dir *rundir.Dir) (*ChartWriter, error) {
+// NewChartWriter returns a writer of charts into dir/charts, in the given
+// formats of plots.Formats (all of them for nil).
+func NewChartWriter(dir *rundir.Dir, formats []string) (*ChartWriter, error) {
+	if formats == nil {
+		formats = plots.Formats
+	}
 	if err := dir.Mkdir(ChartsDir); err != nil {
 		return nil, err
 	}
-	return &ChartWriter{dir: dir, sub: ChartsDir, formats: plots.Formats}, nil
+	return &ChartWriter{dir: dir, sub: ChartsDir, formats: formats}, nil
 }
 
 // NewFormatsWriter returns a writer of charts into dir itself, in the

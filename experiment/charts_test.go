@@ -72,7 +72,7 @@ func TestDrawAllWriteErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, err := rundir.Create(filepath.Join(t.TempDir(), "out"), false)
 			require.NoError(t, err)
-			cw, err := NewChartWriter(dir)
+			cw, err := NewChartWriter(dir, nil)
 			require.NoError(t, err)
 			if tc.noDir {
 				require.NoError(t, os.Remove(dir.Join(ChartsDir)))
@@ -110,7 +110,7 @@ func TestChartWriterLeftOut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, err := rundir.Create(filepath.Join(t.TempDir(), "out"), false)
 			require.NoError(t, err)
-			cw, err := NewChartWriter(dir)
+			cw, err := NewChartWriter(dir, nil)
 			require.NoError(t, err)
 			cw.LeftOut(tc.noted...)
 			_, err = cw.DrawAll(context.Background(), tc.charts, 1, nil)
@@ -157,7 +157,7 @@ func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 	draw := func(workers int) (map[string]string, []string, []string) {
 		dir, err := rundir.Create(filepath.Join(t.TempDir(), "charts"), false)
 		require.NoError(t, err)
-		cw, err := NewChartWriter(dir)
+		cw, err := NewChartWriter(dir, nil)
 		require.NoError(t, err)
 		warnings, err := cw.DrawAll(context.Background(), charts, workers, nil)
 		require.NoError(t, err)
@@ -198,7 +198,7 @@ func TestDrawAllDoesNotDependOnWorkers(t *testing.T) {
 func TestChartWriterRefusesOneNameTwice(t *testing.T) {
 	dir, err := rundir.Create(filepath.Join(t.TempDir(), "charts"), false)
 	require.NoError(t, err)
-	cw, err := NewChartWriter(dir)
+	cw, err := NewChartWriter(dir, nil)
 	require.NoError(t, err)
 	spec := plots.Spec{Name: "finish_time", Kind: "bars", YLabel: "finish time (s)", Size: "page"}
 	table := plots.BarsTable("mean", []plots.Bar{{Label: "team", Mean: 2, Lo: 1, Hi: 3}})

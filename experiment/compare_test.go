@@ -97,7 +97,7 @@ func drawnSpecs(t *testing.T, charts []Chart) []plots.Spec {
 	t.Helper()
 	dir, err := rundir.Create(filepath.Join(t.TempDir(), "compare"), false)
 	require.NoError(t, err)
-	cw, err := NewChartWriter(dir)
+	cw, err := NewChartWriter(dir, nil)
 	require.NoError(t, err)
 	for _, c := range charts {
 		require.NoError(t, c.Draw(cw))

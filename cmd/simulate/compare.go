@@ -96,7 +96,7 @@ with --variants):
 	                its interval, for success, reward, finish time (and
 	                a training's latency_p90), agent time, parallelism
 	                and messages where the directories hold them, as PNG,
-	                SVG and PDF with the CSV of each; the y axis names the
+	                SVG and PDF (those --format names) with the CSV of each; the y axis names the
 	                metric, its unit and A and B, and 0 is marked
 	report.html     every table and chart of the directory on one page,
 	                to open in a browser ('simulate report' writes it
@@ -114,6 +114,7 @@ docs/statistics.md explains the intervals.`,
 		fs.BoolVar(&o.anyScenario, "any-scenario", false, "compare directories of different scenarios")
 		fs.BoolVar(&o.force, "force", false, "overwrite a complete comparison at --out (never A or B, which compare reads;\nnever another command's results), or write into one that holds other files")
 		fs.BoolVar(&o.charts, "charts", true, "draw the chart; --charts=false writes the table only")
+		addFormatFlag(fs, &o.format)
 		fs.BoolVar(&o.all, "all", false, "show every row on the terminal: the other metrics and the constant rows too")
 		fs.Func("variants", "compare variants `A,B` of one run directory, paired episode by episode", func(v string) error {
 			if v == "" {
@@ -131,6 +132,7 @@ type compareOptions struct {
 	anyScenario bool
 	force       bool
 	charts      bool
+	format      formatsFlag
 	all         bool
 	variants    string
 }
@@ -153,6 +155,9 @@ type comparison struct {
 }
 
 func (o *compareOptions) run(ctx context.Context, s *session, args []string) (err error) {
+	if err := checkFormats(o.format, o.charts, ""); err != nil {
+		return err
+	}
 	compare := o.directories
 	if o.variants != "" {
 		compare = o.runVariants
@@ -186,7 +191,7 @@ func (o *compareOptions) run(ctx context.Context, s *session, args []string) (er
 		return err
 	}
 	if o.charts {
-		if err := compareCharts(dir, c); err != nil {
+		if err := compareCharts(dir, c, o.format.formats()); err != nil {
 			s.warnf("charts left out: %v", err)
 		}
 	}
@@ -404,10 +409,10 @@ func distinctWords(a, b string) (string, string) {
 	return strings.Join(da, "-"), strings.Join(db, "-")
 }
 
-// compareCharts draws the charts of the comparison into dir/charts;
-// the error joins those of the charts it could not draw.
-func compareCharts(dir *rundir.Dir, c *comparison) error {
-	cw, err := experiment.NewChartWriter(dir)
+// compareCharts draws the charts of the comparison into dir/charts, in
+// formats; the error joins those of the charts it could not draw.
+func compareCharts(dir *rundir.Dir, c *comparison, formats []string) error {
+	cw, err := experiment.NewChartWriter(dir, formats)
 	if err != nil {
 		return err
 	}

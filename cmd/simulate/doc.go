@@ -127,8 +127,8 @@
 //	                acceptable episodes, success rate, agent time, and the
 //	                time per call at a shared server) and a
 //	                timeline of episode 0 of each variant, as PNG, SVG and
-//	                PDF, each with the CSV of its data, and charts.json for
-//	                'simulate plot'
+//	                PDF (those --format names), each with the CSV of its
+//	                data, and charts.json for 'simulate plot'
 //	report.html     every table and chart of the directory on one page,
 //	                to open in a browser ('simulate report' writes it
 //	                again)
@@ -166,6 +166,9 @@
 //	--force
 //		overwrite a directory that holds a complete run (never another
 //		command's results), or write into one that holds other files
+//	--format F
+//		draw each chart in the formats F: a comma-separated list of png,
+//		svg and pdf (default svg,pdf,png)
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -271,8 +274,8 @@
 //	                  reward and the iterations to a target reward
 //	                  against team size, one curve per estimator
 //	                  (scaling_*, docs/experiments.md, exp-credit); as
-//	                  PNG, SVG and PDF with the CSV of each, and
-//	                  charts.json for 'simulate plot'
+//	                  PNG, SVG and PDF (those --format names) with the
+//	                  CSV of each, and charts.json for 'simulate plot'
 //	report.html       every table and chart of the directory on one page,
 //	                  to open in a browser ('simulate report' writes it
 //	                  again)
@@ -337,6 +340,9 @@
 //	--force
 //		overwrite a directory that holds a complete run, or discard
 //		the checkpoints of an unfinished one
+//	--format F
+//		draw each chart in the formats F: a comma-separated list of png,
+//		svg and pdf (default svg,pdf,png)
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -427,8 +433,9 @@
 //	                  other axis when there are two), a heat map over the
 //	                  first two axes, and phase_parallelism (parallelism
 //	                  over reward.latency and task.coupling) when both are
-//	                  swept, as PNG, SVG and PDF with the CSV of each, and
-//	                  charts.json for 'simulate plot'
+//	                  swept, as PNG, SVG and PDF (those --format names)
+//	                  with the CSV of each, and charts.json for
+//	                  'simulate plot'
 //	report.html       every table and chart of the directory on one page,
 //	                  to open in a browser ('simulate report' writes it
 //	                  again)
@@ -470,6 +477,9 @@
 //	--figures DIR
 //		copy the charts that the scenario's figures list names (else every chart)
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
+//	--format F
+//		draw each chart in the formats F: a comma-separated list of png,
+//		svg and pdf (default svg,pdf,png)
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
 //		refused with a shard
@@ -536,6 +546,9 @@
 //
 //	--charts
 //		draw the charts; --charts=false writes the tables only (default true)
+//	--format F
+//		draw each chart in the formats F: a comma-separated list of png,
+//		svg and pdf (default svg,pdf,png)
 //	--fresh
 //		clear an --out directory that holds another sweep first (not one of the inputs)
 //	--out DIR
@@ -619,7 +632,7 @@
 //	                its interval, for success, reward, finish time (and
 //	                a training's latency_p90), agent time, parallelism
 //	                and messages where the directories hold them, as PNG,
-//	                SVG and PDF with the CSV of each; the y axis names the
+//	                SVG and PDF (those --format names) with the CSV of each; the y axis names the
 //	                metric, its unit and A and B, and 0 is marked
 //	report.html     every table and chart of the directory on one page,
 //	                to open in a browser ('simulate report' writes it
@@ -639,6 +652,9 @@
 //	--force
 //		overwrite a complete comparison at --out (never A or B, which compare reads;
 //		never another command's results), or write into one that holds other files
+//	--format F
+//		draw each chart in the formats F: a comma-separated list of png,
+//		svg and pdf (default svg,pdf,png)
 //	--out DIR
 //		write into directory DIR (default: out/compare-A-vs-B)
 //	--variants A,B
@@ -673,7 +689,8 @@
 // The flags are:
 //
 //	--format F
-//		write the formats F, a comma-separated list of png, svg and pdf (default svg,pdf,png)
+//		draw each chart in the formats F: a comma-separated list of png,
+//		svg and pdf (default svg,pdf,png)
 //	--out D
 //		write the charts into directory D (default: DIR/charts)
 //	--size S

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/scenarios"
 )
 
@@ -102,6 +104,65 @@ func (c *countFlag) Set(s string) error {
 	return nil
 }
 
+// formatsFlag is --format: the image formats each chart is drawn in, a
+// comma-separated list of plots.Formats, each at most once. Its zero value
+// stands for all of them.
+type formatsFlag struct {
+	list []string
+	set  bool
+}
+
+// addFormatFlag declares --format on a command that draws charts.
+func addFormatFlag(fs *flag.FlagSet, f *formatsFlag) {
+	fs.Var(f, "format", "draw each chart in the formats `F`: a comma-separated list of png,\nsvg and pdf")
+}
+
+// formats are the formats chosen: all of them unless the flag was given.
+func (f *formatsFlag) formats() []string {
+	if f.list == nil {
+		return plots.Formats
+	}
+	return f.list
+}
+
+func (f *formatsFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(f.formats(), ",")
+}
+
+func (f *formatsFlag) Set(s string) error {
+	list := strings.Split(s, ",")
+	for i, v := range list {
+		if !slices.Contains(plots.Formats, v) {
+			return fmt.Errorf("%q is not one of png, svg and pdf", v)
+		}
+		if slices.Contains(list[:i], v) {
+			return fmt.Errorf("%s is listed twice", v)
+		}
+	}
+	f.list, f.set = list, true
+	return nil
+}
+
+// checkFormats refuses a --format that a command writing report.html
+// cannot take, or that nothing would read: the report shows each chart's
+// SVG, --figures copies its PNG, and --charts=false draws no chart.
+func checkFormats(f formatsFlag, charts bool, figures string) error {
+	switch {
+	case !f.set:
+		return nil
+	case !charts:
+		return usagef("--format %s chooses the charts' formats, and --charts=false draws none: give one of them", f.String())
+	case !slices.Contains(f.list, "svg"):
+		return usagef("--format %s: report.html shows each chart's SVG: add svg (such as --format svg,%s)", f.String(), f.String())
+	case figures != "" && !slices.Contains(f.list, "png"):
+		return usagef("--format %s: --figures %s copies each chart's .svg, .png and .csv: add png, or leave --figures out", f.String(), figures)
+	}
+	return nil
+}
+
 // intFlag is a whole-number flag read in decimal only. The flag package's
 // own IntVar reads Go's prefixes too, so --seeds 010 would mean 8, which
 // nobody who types it means.
@@ -186,6 +247,7 @@ type outputOptions struct {
 	variant string
 	workers countFlag
 	charts  bool
+	format  formatsFlag
 }
 
 // outputUsage is what a command says of the shared flags that mean
@@ -201,6 +263,7 @@ func (o *outputOptions) flags(fs *flag.FlagSet, u outputUsage) {
 	fs.StringVar(&o.variant, "variant", "", u.variant)
 	fs.Var(&o.workers, "workers", u.workers)
 	fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+	addFormatFlag(fs, &o.format)
 	o.limits.flags(fs)
 	addFiguresFlag(fs, &o.figures)
 }
@@ -210,6 +273,9 @@ func (o *outputOptions) flags(fs *flag.FlagSet, u outputUsage) {
 // --set of the same value.
 func (o *outputOptions) check(extra ...stand) error {
 	if err := checkFigures(o.figures, o.charts, o.sets); err != nil {
+		return err
+	}
+	if err := checkFormats(o.format, o.charts, o.figures); err != nil {
 		return err
 	}
 	if o.figures != "" && o.variant != "" {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/plots"
 	"github.com/swarmsim/swarmsim/rundir"
 
 	"github.com/stretchr/testify/assert"
@@ -102,6 +104,53 @@ func readManifest(t *testing.T, dir string) *rundir.Manifest {
 	m, err := rundir.ReadManifest(dir)
 	require.NoError(t, err)
 	return m
+}
+
+// TestChartFormats checks that every command that draws charts draws
+// each in the formats of --format and in no other, with its table, and
+// still writes the report.
+func TestChartFormats(t *testing.T) {
+	root := t.TempDir()
+	run, sweepDir := filepath.Join(root, "run"), filepath.Join(root, "sweep")
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		formats []string
+	}{
+		{"run", []string{"run", testScenario, "--episodes", testEpisodes, "--out", run, "--format", "svg"}, []string{"svg"}},
+		{"train", []string{"train", testScenario, "--seeds", "1", "--set", "train.iterations=2", "--set", "train.batch=2", "--set", "train.group=2",
+			"--out", filepath.Join(root, "train"), "--format", "pdf,svg"}, []string{"pdf", "svg"}},
+		{"sweep", []string{"sweep", sweepScenario, "--out", sweepDir, "--format", "svg,png"}, []string{"svg", "png"}},
+		{"merge", []string{"merge", sweepDir, "--out", filepath.Join(root, "merged"), "--format", "svg"}, []string{"svg"}},
+		{"compare", []string{"compare", run, "--variants", "team,split", "--out", filepath.Join(root, "compare"), "--format", "svg,pdf"}, []string{"svg", "pdf"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { // each after the one it reads
+			mustSimulate(t, tc.args...)
+			out := tc.args[slices.Index(tc.args, "--out")+1]
+			m := readManifest(t, out)
+			assert.FileExists(t, filepath.Join(out, "report.html"))
+			drawn := map[string][]string{} // a chart's extensions, by its name
+			for _, f := range m.Files {
+				name, ok := strings.CutPrefix(f, experiment.ChartsDir+"/")
+				if !ok || name == experiment.ChartIndex {
+					continue
+				}
+				ext := path.Ext(name)
+				drawn[strings.TrimSuffix(name, ext)] = append(drawn[strings.TrimSuffix(name, ext)], ext[1:])
+			}
+			require.NotEmpty(t, drawn, "no chart in the manifest")
+			for name, exts := range drawn {
+				assert.ElementsMatch(t, append([]string{"csv"}, tc.formats...), exts, "chart %s", name)
+			}
+			for _, f := range plots.Formats {
+				if !slices.Contains(tc.formats, f) {
+					found, err := filepath.Glob(filepath.Join(out, experiment.ChartsDir, "*."+f))
+					require.NoError(t, err)
+					assert.Empty(t, found, "files of a format not chosen")
+				}
+			}
+		})
+	}
 }
 
 func TestRunWritesAllFiles(t *testing.T) {
@@ -301,6 +350,13 @@ func TestBadInput(t *testing.T) {
 		{"trace without events", []string{"trace", testScenario, "--max-events", "0"}, exitUsage, []string{"simulate trace: --max-events 0: want"}},
 		{"a hand-off setting no fixed organization uses", []string{"run", "exp-parl"}, exitFail, []string{"simulate run: embedded:exp-parl:", "collective.handoff.duplicates: never acts when a fixed organization is evaluated (simulate run or trace, a sweep of command run)", "--policy FILE"}},
 		{"a selection setting the organization never uses", []string{"run", testScenario, "--set", "policy.organization=sequential", "--set", "collective.select.cost=20m"}, exitFail, []string{"simulate run: --set collective.select.cost=20m: collective.select.cost: never acts when a fixed organization is evaluated", `the fixed organization "sequential" never starts independent attempts`, "--policy FILE"}},
+		{"an unknown chart format", []string{"run", testScenario, "--format", "svg,gif"}, exitUsage, []string{`simulate run: --format svg,gif: "gif" is not one of png, svg and pdf`, "usage: simulate run"}},
+		{"a chart format twice", []string{"train", testScenario, "--format", "svg,pdf,svg"}, exitUsage, []string{"simulate train: --format svg,pdf,svg: svg is listed twice"}},
+		{"chart formats without svg", []string{"run", testScenario, "--format", "png,pdf"}, exitUsage, []string{"simulate run: --format png,pdf: report.html shows each chart's SVG: add svg (such as --format svg,png,pdf)"}},
+		{"chart formats without charts", []string{"sweep", sweepScenario, "--format", "svg", "--charts=false"}, exitUsage, []string{"simulate sweep: --format svg chooses the charts' formats, and --charts=false draws none: give one of them"}},
+		{"figures without png", []string{"train", testScenario, "--format", "svg,pdf", "--figures", "figs"}, exitUsage, []string{"simulate train: --format svg,pdf: --figures figs copies each chart's .svg, .png and .csv: add png, or leave --figures out"}},
+		{"a merge's formats without svg", []string{"merge", "shards", "--out", "merged", "--format", "pdf"}, exitUsage, []string{"simulate merge: --format pdf: report.html shows each chart's SVG"}},
+		{"a comparison's formats without charts", []string{"compare", "a", "b", "--format", "svg", "--charts=false"}, exitUsage, []string{"simulate compare: --format svg chooses the charts' formats, and --charts=false draws none"}},
 		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command\n"}},
 		{"misspelt command", []string{"trian", testScenario}, exitUsage, []string{`simulate trian: unknown command; did you mean "train"?`}},
 		{"unknown top-level flag", []string{"--frobnicate"}, exitUsage, []string{"flag provided but not defined"}},

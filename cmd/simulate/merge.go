@@ -42,6 +42,7 @@ where the shards wrote them.`,
 		fs.StringVar(&o.out, "out", "", "write the merged sweep into directory `DIR` (required; may be one of the inputs)")
 		fs.BoolVar(&o.partial, "partial", false, "write the tables and charts even when trials are missing")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
+		addFormatFlag(fs, &o.format)
 		fs.BoolVar(&o.fresh, "fresh", false, "clear an --out directory that holds another sweep first (not one of the inputs)")
 		return o.run
 	},
@@ -51,6 +52,7 @@ type mergeOptions struct {
 	out     string
 	partial bool
 	charts  bool
+	format  formatsFlag
 	fresh   bool
 }
 
@@ -63,6 +65,9 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	}
 	if o.out == "" {
 		return usagef("--out DIR is required (it may be one of the inputs)")
+	}
+	if err := checkFormats(o.format, o.charts, ""); err != nil {
+		return err
 	}
 	if o.fresh {
 		for _, in := range args {
@@ -114,7 +119,7 @@ func (o *mergeOptions) run(ctx context.Context, s *session, args []string) error
 	if err := recordSweepFiles(dir, plan, m.Records); err != nil {
 		return err
 	}
-	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: mergedSource(args, plan), plan: plan, recs: m.Records, charts: o.charts}); err != nil {
+	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: mergedSource(args, plan), plan: plan, recs: m.Records, charts: o.charts, formats: o.format.formats()}); err != nil {
 		// The tables and charts written so far go; the records, parts
 		// that the same command resumes from, stay.
 		dir.Abort()

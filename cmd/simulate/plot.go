@@ -44,13 +44,14 @@ of another one, is refused as --out.`,
 		o := &plotOptions{}
 		fs.StringVar(&o.out, "out", "", "write the charts into directory `D` (default: DIR/charts)")
 		fs.StringVar(&o.size, "size", "", "draw every chart at size `S`, column (3.5 in), page (7 in)\nor tall (7 x 9 in) (default: each chart's own)")
-		fs.StringVar(&o.format, "format", strings.Join(plots.Formats, ","), "write the formats `F`, a comma-separated list of png, svg and pdf")
+		addFormatFlag(fs, &o.format)
 		return o.run
 	},
 }
 
 type plotOptions struct {
-	out, size, format string
+	out, size string
+	format    formatsFlag
 }
 
 func (o *plotOptions) run(ctx context.Context, s *session, args []string) error {
@@ -60,15 +61,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	if _, ok := plots.Sizes[o.size]; o.size != "" && !ok {
 		return usagef("--size %s: want %s", o.size, plots.SizeNames())
 	}
-	formats := strings.Split(o.format, ",")
-	for i, f := range formats {
-		if !slices.Contains(plots.Formats, f) {
-			return usagef("--format %s: %q is not one of png, svg and pdf", o.format, f)
-		}
-		if slices.Contains(formats[:i], f) {
-			return usagef("--format %s: %s is listed twice", o.format, f)
-		}
-	}
+	formats := o.format.formats()
 	r, err := rundir.Open(args[0])
 	if err != nil {
 		return err
@@ -159,7 +152,7 @@ func (o *plotOptions) run(ctx context.Context, s *session, args []string) error 
 	}
 	if left != nil {
 		s.warnf("the %s files of the charts in %s are from an earlier drawing (--format %s): redraw with --format %s to replace them",
-			strings.Join(left, " and "), filepath.Clean(out), o.format, strings.Join(plots.Formats, ","))
+			strings.Join(left, " and "), filepath.Clean(out), o.format.String(), strings.Join(plots.Formats, ","))
 	}
 	return nil
 }

@@ -87,8 +87,8 @@ handoff section, hand-off misses and duplicates) and writes a directory:
 	                acceptable episodes, success rate, agent time, and the
 	                time per call at a shared server) and a
 	                timeline of episode 0 of each variant, as PNG, SVG and
-	                PDF, each with the CSV of its data, and charts.json for
-	                'simulate plot'
+	                PDF (those --format names), each with the CSV of its
+	                data, and charts.json for 'simulate plot'
 	report.html     every table and chart of the directory on one page,
 	                to open in a browser ('simulate report' writes it
 	                again)
@@ -208,7 +208,7 @@ func (o *runOptions) run(ctx context.Context, s *session, args []string) (err er
 		return err
 	}
 	if o.charts {
-		if err := drawCharts(ctx, s, dir, experiment.RunCharts(sc, rows, sums), nil, workers); err != nil {
+		if err := drawCharts(ctx, s, dir, experiment.RunCharts(sc, rows, sums), nil, o.format.formats(), workers); err != nil {
 			return err
 		}
 	}

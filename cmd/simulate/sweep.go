@@ -86,8 +86,9 @@ Trials run on a pool of workers and write into a directory:
 	                  other axis when there are two), a heat map over the
 	                  first two axes, and phase_parallelism (parallelism
 	                  over reward.latency and task.coupling) when both are
-	                  swept, as PNG, SVG and PDF with the CSV of each, and
-	                  charts.json for 'simulate plot'
+	                  swept, as PNG, SVG and PDF (those --format names)
+	                  with the CSV of each, and charts.json for
+	                  'simulate plot'
 	report.html       every table and chart of the directory on one page,
 	                  to open in a browser ('simulate report' writes it
 	                  again)
@@ -316,7 +317,7 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if err := recordSweepFiles(dir, plan, mine); err != nil {
 		return err
 	}
-	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts, workers: workers}); err != nil {
+	if err := writeSweepOutputs(ctx, s, dir, sweepOutputs{source: sc.Source, plan: plan, recs: mine, charts: o.charts, formats: o.format.formats(), workers: workers}); err != nil {
 		// The tables and charts written so far go; the records, parts
 		// that the same command resumes from, stay.
 		dir.Abort()
@@ -415,6 +416,8 @@ type sweepOutputs struct {
 	plan   *results.Plan
 	recs   map[string]*sweep.Record
 	charts bool
+	// formats are the charts' image formats.
+	formats []string
 	// workers draw the charts; 0 means the number of CPUs.
 	workers int
 }
@@ -446,7 +449,7 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out swe
 		return err
 	}
 	if out.charts {
-		if err := writeSweepCharts(ctx, s, dir, plan, recs, out.workers); err != nil {
+		if err := writeSweepCharts(ctx, s, dir, plan, recs, out.formats, out.workers); err != nil {
 			return err
 		}
 	}
@@ -470,13 +473,13 @@ func writeSweepOutputs(ctx context.Context, s *session, dir *rundir.Dir, out swe
 
 // writeSweepCharts draws the charts of sweep.Charts into dir/charts. A
 // chart that cannot be drawn is left out with a warning.
-func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *results.Plan, recs map[string]*sweep.Record, workers int) error {
+func writeSweepCharts(ctx context.Context, s *session, dir *rundir.Dir, plan *results.Plan, recs map[string]*sweep.Record, formats []string, workers int) error {
 	charts, warnings := sweep.Charts(plan, recs)
 	draw := make([]experiment.Chart, len(charts))
 	for i := range charts {
 		draw[i] = experiment.Chart{Name: charts[i].Name, Draw: charts[i].Draw}
 	}
-	return drawCharts(ctx, s, dir, draw, warnings, workers)
+	return drawCharts(ctx, s, dir, draw, warnings, formats, workers)
 }
 
 // maxSummaryRows bounds the table printed at the end of a sweep.

@@ -97,8 +97,8 @@ section hand-off misses and duplicates) and writes a directory:
 	                  reward and the iterations to a target reward
 	                  against team size, one curve per estimator
 	                  (scaling_*, docs/experiments.md, exp-credit); as
-	                  PNG, SVG and PDF with the CSV of each, and
-	                  charts.json for 'simulate plot'
+	                  PNG, SVG and PDF (those --format names) with the
+	                  CSV of each, and charts.json for 'simulate plot'
 	report.html       every table and chart of the directory on one page,
 	                  to open in a browser ('simulate report' writes it
 	                  again)
@@ -311,7 +311,7 @@ func (o *trainOptions) run(ctx context.Context, s *session, args []string) (err 
 		return err
 	}
 	if o.charts {
-		warnings, err := train.LearningCurves(ctx, dir, jobs, sv, train.CurveOptions{Smooth: o.smooth, Workers: workers})
+		warnings, err := train.LearningCurves(ctx, dir, jobs, sv, train.CurveOptions{Smooth: o.smooth, Formats: o.format.formats(), Workers: workers})
 		for _, w := range warnings {
 			s.warnf("%s", w)
 		}

@@ -769,7 +769,7 @@ func TestChartsOverCategoricalAxesOnly(t *testing.T) {
 			assert.Empty(t, warnings)
 			dir, err := rundir.Create(filepath.Join(t.TempDir(), "sweep"), false)
 			require.NoError(t, err)
-			cw, err := experiment.NewChartWriter(dir)
+			cw, err := experiment.NewChartWriter(dir, []string{"svg"}) // the subject is which charts, not their formats
 			require.NoError(t, err)
 			var names []string
 			for _, c := range charts {

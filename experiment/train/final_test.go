@@ -44,7 +44,7 @@ func TestFinalBarsSeeds(t *testing.T) {
 			}
 			dir, err := rundir.Create(filepath.Join(t.TempDir(), "train"), false)
 			require.NoError(t, err)
-			cw, err := experiment.NewChartWriter(dir)
+			cw, err := experiment.NewChartWriter(dir, nil)
 			require.NoError(t, err)
 			require.NoError(t, chart.Draw(cw))
 			require.NoError(t, cw.Close())

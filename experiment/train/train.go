@@ -236,6 +236,9 @@ type CurveOptions struct {
 	// start). 0 or 1 draws the values as they are; the charts' notes say
 	// which.
 	Smooth int
+	// Formats are the image formats of plots.Formats each chart is drawn
+	// in; nil means all of them.
+	Formats []string
 	// Workers is the number of charts drawn at once; 0 means GOMAXPROCS.
 	// The charts do not depend on it.
 	Workers int
@@ -248,7 +251,7 @@ type CurveOptions struct {
 // charts and the final bars. It returns the charts it left out, as
 // warnings.
 func LearningCurves(ctx context.Context, dir *rundir.Dir, jobs []*Job, sv *results.SeedValues, opt CurveOptions) ([]string, error) {
-	cw, err := experiment.NewChartWriter(dir)
+	cw, err := experiment.NewChartWriter(dir, opt.Formats)
 	if err != nil {
 		return nil, err
 	}
