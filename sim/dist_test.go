@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/sim"
 )
 
@@ -264,6 +265,9 @@ func moments(xs []float64) (mean, sd, seMean, seSD float64) {
 }
 
 func TestDistSampleMoments(t *testing.T) {
+	if race.Enabled {
+		t.Skip("one goroutine: nothing for the race detector (the plain run checks the claim)")
+	}
 	const n = 200_000
 	tests := []struct {
 		d      sim.Dist
@@ -314,6 +318,9 @@ func TestDistSampleMoments(t *testing.T) {
 // by a chi-square goodness-of-fit test at α = 0.001 on each of 10 seeds,
 // for means on both sides of the switch between the two samplers.
 func TestPoissonPMF(t *testing.T) {
+	if race.Enabled {
+		t.Skip("one goroutine: nothing for the race detector (the plain run checks the claim)")
+	}
 	const n = 50_000
 	for _, mean := range []float64{0.7, 3, 9.9, 10, 17, 120} {
 		d := sim.Poisson(mean)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swarmsim/swarmsim/internal/race"
 	"github.com/swarmsim/swarmsim/stats"
 )
 
@@ -155,6 +156,9 @@ func coverage(seed uint64, m, n, b int, stat stats.Statistic) float64 {
 // coverage ≈ P(|t_99| < 1.95) = 0.946 for the mean at n = 100) is inside
 // that error. Two seeds: the second was not used while writing the test.
 func TestBootstrapCoverage(t *testing.T) {
+	if race.Enabled {
+		t.Skip("one goroutine: nothing for the race detector (the plain run checks the claim)")
+	}
 	for _, seed := range []uint64{1, 2} {
 		for _, tc := range []struct {
 			name    string
@@ -177,6 +181,9 @@ func TestBootstrapCoverage(t *testing.T) {
 // means differ by 0.3 (stratified), m = 600 times with n = 100: within
 // 2.576·sqrt(0.95·0.05/600) = ±0.023 of 0.95 (binomial test, alpha 0.01).
 func TestDiffCoverage(t *testing.T) {
+	if race.Enabled {
+		t.Skip("one goroutine: nothing for the race detector (the plain run checks the claim)")
+	}
 	const m, n = 600, 100
 	tol := 2.576 * math.Sqrt(0.95*0.05/m)
 	r := rand.New(rand.NewPCG(3, 4))
@@ -215,6 +222,9 @@ func TestDiffCoverage(t *testing.T) {
 // interval is too narrow for small samples (at n = 10, about
 // P(|t₁₈| > 1.96·sqrt(9/10)) = 8%). m = 2,000 datasets each.
 func TestDiffExcludesZeroByChance(t *testing.T) {
+	if race.Enabled {
+		t.Skip("one goroutine: nothing for the race detector (the plain run checks the claim)")
+	}
 	const m = 2000
 	r := rand.New(rand.NewPCG(5, 6))
 	bs := stats.Bootstrap{Resamples: 2000, Level: 0.95}

@@ -184,7 +184,7 @@ func TestCompareVariants(t *testing.T) {
 	run := filepath.Join(t.TempDir(), "run")
 	mustSimulate(t, "run", testScenario, "--episodes", testEpisodes, "--charts=false", "--out", run)
 	out := filepath.Join(t.TempDir(), "variants")
-	stdout := mustSimulate(t, "compare", run, "--variants", "team,split", "--out", out)
+	stdout := mustSimulate(t, "compare", run, "--variants", "team,split", "--out", out, "--format", "svg")
 	assert.Contains(t, stdout, "A = variant team of "+run+"\nB = variant split of "+run+", paired episode by episode\n")
 	rows := readCSV(t, filepath.Join(out, "compare.csv"))
 	checkDefaultView(t, stdout, rows)

@@ -315,8 +315,8 @@ func TestForcedRerunThatFailsKeepsTheOldResult(t *testing.T) {
 		before func(dir string) // makes rerun fail
 		want   string           // in the rerun's error
 	}{
-		{"run, an event limit", []string{"run", "tiny", "--episodes", "2"}, []string{"run", "tiny", "--episodes", "3"}, []string{"--max-events", "1"}, nil, "event limit"},
-		{"run, its charts folder a file", []string{"run", "tiny", "--episodes", "2", "--charts=false"}, []string{"run", "tiny", "--episodes", "3"}, nil, func(dir string) {
+		{"run, an event limit", []string{"run", "tiny", "--episodes", "2", "--format", "svg"}, []string{"run", "tiny", "--episodes", "3", "--format", "svg"}, []string{"--max-events", "1"}, nil, "event limit"},
+		{"run, its charts folder a file", []string{"run", "tiny", "--episodes", "2", "--charts=false"}, []string{"run", "tiny", "--episodes", "3", "--format", "svg"}, nil, func(dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "charts"), []byte("in the way\n"), 0o644))
 		}, "charts"},
 		{"train, an event limit", training, training, []string{"--max-events", "50"}, nil, "event limit"},

@@ -211,7 +211,7 @@ func sameCharts(t *testing.T, dir, d2 string) {
 // before any chart is written, into a new directory or in place.
 func TestPlotLeavesNothingHalfDrawn(t *testing.T) {
 	run := filepath.Join(t.TempDir(), "run")
-	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run)
+	mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run, "--format", "svg")
 	index := filepath.Join(run, experiment.ChartsDir, experiment.ChartIndex)
 	specs, err := plots.ParseSpecs(index, readFile(t, index))
 	require.NoError(t, err)
@@ -254,7 +254,7 @@ func TestPlotNamesTheLine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			run := filepath.Join(t.TempDir(), "run")
-			mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run)
+			mustSimulate(t, "run", testScenario, "--episodes", "2", "--out", run, "--format", "svg")
 			// Lines, scaling, bars and points all read a number from
 			// their second column.
 			numbers := func(sp plots.Spec, tab *rundir.Table) bool {
@@ -278,7 +278,7 @@ func TestPlotNamesTheLine(t *testing.T) {
 // the line of the second; it was drawn with the cell left out as 0.
 func TestPlotRefusesARepeatedCell(t *testing.T) {
 	sw := filepath.Join(t.TempDir(), "sweep")
-	mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--out", sw)
+	mustSimulate(t, "sweep", sweepScenario, "--set", "sweep.seeds=1", "--out", sw, "--format", "svg")
 	heatMap := func(sp plots.Spec, tab *rundir.Table) bool { return sp.Kind == "heatmap" && len(tab.Rows) > 2 }
 	bad, table := editChart(t, sw, heatMap, func(tab *rundir.Table) {
 		// The third row, on line 4, takes the first row's x and y.
@@ -491,7 +491,7 @@ func TestCompareSweeps(t *testing.T) {
 	}
 
 	cmp := filepath.Join(t.TempDir(), "cmp")
-	_, stderr, code := simulate(t, "compare", a, b, "--out", cmp)
+	_, stderr, code := simulate(t, "compare", a, b, "--out", cmp, "--format", "svg")
 	require.Equal(t, exitOK, code, stderr)
 	// The points' long labels take a larger chart than a column, not a
 	// warning that the charts were left out.
