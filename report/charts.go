@@ -121,7 +121,9 @@ func charts(r *rundir.Run) ([]Chart, error) {
 		}
 		c := Chart{Name: s.Name, Caption: caption(&s, banded), SVG: svg, Wide: s.Size != "column"}
 		for _, ext := range []string{".csv", ".png", ".pdf"} {
-			if r.Manifest.Has(base + ext) {
+			// A format the run did not draw (--format) may have been drawn
+			// since by 'simulate plot' in place, which keeps the manifest.
+			if r.Manifest.Has(base+ext) || ext != ".csv" && isFile(r.Join(base+ext)) {
 				c.Links = append(c.Links, Link{strings.TrimPrefix(ext, "."), href(base + ext)})
 			}
 		}
@@ -306,4 +308,10 @@ func inlineSVG(path string, data []byte) (template.HTML, error) {
 // line returns the line of data that offset falls on.
 func line(data []byte, offset int64) int {
 	return 1 + bytes.Count(data[:min(int(offset), len(data))], []byte("\n"))
+}
+
+// isFile reports whether path is a regular file.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

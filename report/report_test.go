@@ -812,6 +812,31 @@ func TestSummaryByPolicy(t *testing.T) {
 
 // TestUnindexedCharts: an SVG in charts/ that the index does not list is
 // shown with its kind's note; an SVG elsewhere is a file, not a chart.
+// TestChartLinksDrawnSince: a run drew its charts as SVG only
+// (--format svg) and 'simulate plot' drew their PNGs since, in place,
+// leaving the manifest as it was; the chart links them all the same, and
+// nothing the manifest does not list and the disk does not hold.
+func TestChartLinksDrawnSince(t *testing.T) {
+	dir := writeRun(t)
+	links := func() []string {
+		r, err := rundir.Open(dir)
+		require.NoError(t, err)
+		p, err := Build(r)
+		require.NoError(t, err)
+		require.Len(t, p.Charts, 1)
+		var names []string
+		for _, l := range p.Charts[0].Links {
+			names = append(names, l.Text)
+		}
+		return names
+	}
+	assert.Equal(t, []string{"csv"}, links())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "charts", "finish_time.png"), []byte("png"), 0o644))
+	assert.Equal(t, []string{"csv", "png"}, links())
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "charts", "finish_time.pdf"), 0o755))
+	assert.Equal(t, []string{"csv", "png"}, links(), "a folder is not a drawing")
+}
+
 func TestUnindexedCharts(t *testing.T) {
 	svg := `<svg xmlns="http://www.w3.org/2000/svg"></svg>`
 	p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"charts/cdf.svg": svg, "other/x.svg": svg}))
