@@ -1031,6 +1031,9 @@
 //	--force
 //		overwrite a complete fit at --out (never another command's
 //		results), or write into one that holds other files
+//	--format F
+//		draw each chart in the formats F: a comma-separated list of png,
+//		svg and pdf (default svg,pdf,png)
 //	--name NAME
 //		the scenario's NAME (default fitted)
 //	--out DIR
@@ -1099,6 +1102,9 @@
 //	--force
 //		overwrite a complete replay at --out (never another command's
 //		results), or write into one that holds other files
+//	--format F
+//		draw each chart in the formats F: a comma-separated list of png,
+//		svg and pdf (default svg,pdf,png)
 //	--out DIR
 //		write the results to DIR (required)
 //	--pairing rank

@@ -50,6 +50,7 @@ the checkout, not in it (README.md).`,
 		fs.StringVar(&o.out, "out", "", "write the results to `DIR` (required)")
 		fs.StringVar(&o.name, "name", "fitted", "the scenario's `NAME`")
 		fs.BoolVar(&o.force, "force", false, "overwrite a complete fit at --out (never another command's\nresults), or write into one that holds other files")
+		addFormatFlag(fs, &o.format)
 		return o.run
 	},
 }
@@ -57,6 +58,7 @@ the checkout, not in it (README.md).`,
 type fitOptions struct {
 	out, name string
 	force     bool
+	format    formatsFlag
 }
 
 func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
@@ -65,6 +67,9 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	}
 	if o.out == "" {
 		return usagef("--out DIR is required")
+	}
+	if err := checkFormats(o.format, true, ""); err != nil {
+		return err
 	}
 	if err := scenarios.CheckName(o.name); err != nil {
 		return usagef("--name: %v", err)
@@ -99,7 +104,7 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFit(dir, tr, f, yaml); err != nil {
+	if err := writeFit(dir, tr, f, yaml, o.format.formats()); err != nil {
 		dir.Abort()
 		return err
 	}
@@ -118,7 +123,7 @@ func (o *fitOptions) run(ctx context.Context, s *session, args []string) error {
 	return nil
 }
 
-func writeFit(dir *rundir.Dir, tr *calibrate.Traces, f *calibrate.Fit, yaml []byte) error {
+func writeFit(dir *rundir.Dir, tr *calibrate.Traces, f *calibrate.Fit, yaml []byte, formats []string) error {
 	for _, t := range []struct {
 		name string
 		rows func() ([]string, [][]string)
@@ -135,7 +140,7 @@ func writeFit(dir *rundir.Dir, tr *calibrate.Traces, f *calibrate.Fit, yaml []by
 		return err
 	}
 	for _, c := range f.Curves(tr) {
-		if err := writeCDF(dir, c); err != nil {
+		if err := writeCDF(dir, c, formats); err != nil {
 			return fmt.Errorf("chart %s: %w", c.Name, err)
 		}
 	}
@@ -144,7 +149,7 @@ func writeFit(dir *rundir.Dir, tr *calibrate.Traces, f *calibrate.Fit, yaml []by
 
 // writeCDF draws the observed latencies of c against each fit, on a log
 // axis from the smallest to the largest observation.
-func writeCDF(dir *rundir.Dir, c calibrate.Curve) error {
+func writeCDF(dir *rundir.Dir, c calibrate.Curve, formats []string) error {
 	obs, err := plots.ECDF("observed", c.Sample)
 	if err != nil {
 		return err
@@ -169,12 +174,5 @@ func writeCDF(dir *rundir.Dir, c calibrate.Curve) error {
 	if err != nil {
 		return err
 	}
-	base := dir.Join("charts/" + c.Name)
-	if err := plots.Save(p, chart.Size, base, plots.LinesTable(series)); err != nil {
-		return err
-	}
-	for _, ext := range []string{".csv", ".svg", ".pdf", ".png"} {
-		dir.Record("charts/"+c.Name+ext, false)
-	}
-	return nil
+	return saveChart(dir, c.Name, p, chart.Size, plots.LinesTable(series), formats)
 }

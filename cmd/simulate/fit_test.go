@@ -170,7 +170,7 @@ func TestWriteCDFSpansTheSample(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, dir.Mkdir("charts"))
 			fit := calibrate.Dist{Family: calibrate.LogNormal, Mu: 1, Sigma: 0.5}
-			require.NoError(t, writeCDF(dir, calibrate.Curve{Name: "cdf_x", XLabel: "latency (s)", Sample: tc.sample, Fits: []calibrate.Dist{fit}}))
+			require.NoError(t, writeCDF(dir, calibrate.Curve{Name: "cdf_x", XLabel: "latency (s)", Sample: tc.sample, Fits: []calibrate.Dist{fit}}, []string{"svg"})) // the subject is the CSV
 			var xs []float64
 			for _, r := range readCSV(t, dir.Join("charts/cdf_x.csv"))[1:] {
 				if r[0] == string(calibrate.LogNormal) {

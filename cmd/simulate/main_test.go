@@ -124,6 +124,8 @@ func TestChartFormats(t *testing.T) {
 		{"sweep", []string{"sweep", sweepScenario, "--out", sweepDir, "--format", "svg"}, []string{"svg"}},
 		{"merge", []string{"merge", sweepDir, "--out", filepath.Join(root, "merged"), "--format", "svg,pdf"}, []string{"svg", "pdf"}},
 		{"compare", []string{"compare", run, "--variants", "team,split", "--out", filepath.Join(root, "compare"), "--format", "svg"}, []string{"svg"}},
+		{"fit", []string{"fit", multiagentTraces, "--out", filepath.Join(root, "fit"), "--format", "svg"}, []string{"svg"}},
+		{"replay", []string{"replay", multiagentTraces, "--out", filepath.Join(root, "replay"), "--format", "pdf,svg"}, []string{"pdf", "svg"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { // each after the one it reads
 			mustSimulate(t, tc.args...)
@@ -357,6 +359,8 @@ func TestBadInput(t *testing.T) {
 		{"chart formats without charts", []string{"sweep", sweepScenario, "--format", "svg", "--charts=false"}, exitUsage, []string{"simulate sweep: --format svg chooses the charts' formats, and --charts=false draws none: give one of them"}},
 		{"figures without png", []string{"train", testScenario, "--format", "svg,pdf", "--figures", "figs"}, exitUsage, []string{"simulate train: --format svg,pdf: --figures figs copies each chart's .svg, .png and .csv: add png, or leave --figures out"}},
 		{"a merge's formats without svg", []string{"merge", "shards", "--out", "merged", "--format", "pdf"}, exitUsage, []string{"simulate merge: --format pdf: report.html shows each chart's SVG"}},
+		{"a fit's formats without svg", []string{"fit", "traces", "--out", "fitted", "--format", "png"}, exitUsage, []string{"simulate fit: --format png: report.html shows each chart's SVG"}},
+		{"a replay's formats without charts", []string{"replay", "traces", "--out", "replayed", "--format", "svg", "--charts=false"}, exitUsage, []string{"simulate replay: --format svg chooses the charts' formats, and --charts=false draws none"}},
 		{"a comparison's formats without charts", []string{"compare", "a", "b", "--format", "svg", "--charts=false"}, exitUsage, []string{"simulate compare: --format svg chooses the charts' formats, and --charts=false draws none"}},
 		{"unknown command", []string{"frobnicate"}, exitUsage, []string{"simulate frobnicate: unknown command\n"}},
 		{"misspelt command", []string{"trian", testScenario}, exitUsage, []string{`simulate trian: unknown command; did you mean "train"?`}},

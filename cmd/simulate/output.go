@@ -9,8 +9,11 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot"
+
 	"github.com/swarmsim/swarmsim/experiment"
 	"github.com/swarmsim/swarmsim/experiment/train"
+	"github.com/swarmsim/swarmsim/plots"
 	htmlreport "github.com/swarmsim/swarmsim/report"
 	"github.com/swarmsim/swarmsim/results"
 	"github.com/swarmsim/swarmsim/rundir"
@@ -362,4 +365,18 @@ func drawCharts(ctx context.Context, s *session, dir *rundir.Dir, charts []exper
 		return err
 	}
 	return cw.Close()
+}
+
+// saveChart saves p as charts/NAME in formats, with its CSV, and records
+// the files: a chart of fit or replay, which keep no index to redraw
+// their charts from.
+func saveChart(dir *rundir.Dir, name string, p *plot.Plot, size plots.Size, data plots.Table, formats []string) error {
+	if err := plots.SaveFormats(p, size, dir.Join("charts/"+name), data, formats); err != nil {
+		return err
+	}
+	dir.Record("charts/"+name+".csv", false)
+	for _, f := range formats {
+		dir.Record("charts/"+name+"."+f, false)
+	}
+	return nil
 }

@@ -88,6 +88,7 @@ the checkout, not in it (README.md).`,
 		fs.Var(&o.seed, "seed", "the seed of the replay's draws: a hosted API's latencies, --rate's arrivals (default: the scenario's)")
 		fs.BoolVar(&o.spans, "spans", false, "write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl")
 		fs.BoolVar(&o.charts, "charts", true, "draw charts")
+		addFormatFlag(fs, &o.format)
 		return o.run
 	},
 }
@@ -98,6 +99,7 @@ type replayOptions struct {
 	seed                                              seedFlag
 	runs                                              int
 	force, spans, charts                              bool
+	format                                            formatsFlag
 }
 
 // replayLoad is one load of the command line, named as replay.csv's
@@ -196,6 +198,9 @@ func eachNumber(flag, v string, f func(string, float64)) error {
 func (o *replayOptions) run(ctx context.Context, s *session, args []string) error {
 	if o.out == "" {
 		return usagef("--out DIR is required")
+	}
+	if err := checkFormats(o.format, o.charts, ""); err != nil {
+		return err
 	}
 	if o.runs < 0 || o.runs > replay.MaxRuns {
 		return usagef("--runs %d: want 1 to %d (or 0 for each run once)", o.runs, replay.MaxRuns)
@@ -427,7 +432,7 @@ func (o *replayOptions) write(dir *rundir.Dir, tr *calibrate.Traces, done []cali
 	if err := dir.Mkdir("charts"); err != nil {
 		return err
 	}
-	return replayCharts(dir, done, summary)
+	return replayCharts(dir, done, summary, o.format.formats())
 }
 
 // replaySpans returns every replayed run as an OTLP/JSON document, one a
@@ -454,7 +459,7 @@ func replaySpans(tr *calibrate.Traces, done []calibrate.Replayed) []byte {
 // replayCharts draws replayed against recorded durations, a series per
 // load (at most plots.MaxSeries, the first ones), and with several
 // loads the mean call latency and serving delay against the load.
-func replayCharts(dir *rundir.Dir, done []calibrate.Replayed, summary []calibrate.ReplayStat) error {
+func replayCharts(dir *rundir.Dir, done []calibrate.Replayed, summary []calibrate.ReplayStat, formats []string) error {
 	var points []plots.Series
 	for _, l := range done[:min(len(done), plots.MaxSeries)] {
 		s := plots.Series{Name: l.Load}
@@ -479,8 +484,8 @@ func replayCharts(dir *rundir.Dir, done []calibrate.Replayed, summary []calibrat
 			a.Scale, a.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		}
 	}
-	if err := saveChart(dir, "replayed_vs_recorded", p, chart.Size, plots.LinesTable(points)); err != nil {
-		return err
+	if err := saveChart(dir, "replayed_vs_recorded", p, chart.Size, plots.LinesTable(points), formats); err != nil {
+		return fmt.Errorf("chart replayed_vs_recorded: %w", err)
 	}
 	if len(done) < 2 {
 		return nil
@@ -502,7 +507,10 @@ func replayCharts(dir *rundir.Dir, done []calibrate.Replayed, summary []calibrat
 	if err != nil {
 		return fmt.Errorf("chart latency_vs_load: %w", err)
 	}
-	return saveChart(dir, "latency_vs_load", p, lat.Size, plots.LinesTable(series))
+	if err := saveChart(dir, "latency_vs_load", p, lat.Size, plots.LinesTable(series), formats); err != nil {
+		return fmt.Errorf("chart latency_vs_load: %w", err)
+	}
+	return nil
 }
 
 // orValue returns v, or value where v is NaN (an interval of one run).
@@ -525,18 +533,6 @@ func loadAxis(done []calibrate.Replayed) ([]float64, string) {
 		label = map[string]string{"sessions": "concurrent sessions", "rate": "arrival rate (runs/s)", "speedup": "speed-up over the recorded arrivals"}[kind]
 	}
 	return x, label
-}
-
-// saveChart saves the chart p as charts/name.{csv,svg,pdf,png} and
-// records its files.
-func saveChart(dir *rundir.Dir, name string, p *plot.Plot, size plots.Size, data plots.Table) error {
-	if err := plots.Save(p, size, dir.Join("charts/"+name), data); err != nil {
-		return fmt.Errorf("chart %s: %w", name, err)
-	}
-	for _, ext := range []string{".csv", ".svg", ".pdf", ".png"} {
-		dir.Record("charts/"+name+ext, false)
-	}
-	return nil
 }
 
 // printReplay writes the summary on the terminal: per load, the median
