@@ -460,8 +460,9 @@
 // Kubernetes Indexed Job). Shards may share one directory: a shard writes
 // its own trials' table into shard-<i>-of-<n>/, and 'simulate merge' joins
 // the trials of all shards into the table, charts and manifest a single
-// run would have written. docs/cluster.md has SLURM and Kubernetes
-// examples. Results never depend on the workers, the shards or
+// run would have written; a shard draws no charts, so it refuses --figures
+// and --format (give merge its --format). docs/cluster.md has SLURM and
+// Kubernetes examples. Results never depend on the workers, the shards or
 // interruptions: trials.csv is the same, byte for byte.
 //
 // A progress bar with an ETA is drawn on standard error when it is a

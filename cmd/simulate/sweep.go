@@ -113,8 +113,9 @@ SLURM_ARRAY_TASK_COUNT (minus SLURM_ARRAY_TASK_MIN: submit with
 Kubernetes Indexed Job). Shards may share one directory: a shard writes
 its own trials' table into shard-<i>-of-<n>/, and 'simulate merge' joins
 the trials of all shards into the table, charts and manifest a single
-run would have written. docs/cluster.md has SLURM and Kubernetes
-examples. Results never depend on the workers, the shards or
+run would have written; a shard draws no charts, so it refuses --figures
+and --format (give merge its --format). docs/cluster.md has SLURM and
+Kubernetes examples. Results never depend on the workers, the shards or
 interruptions: trials.csv is the same, byte for byte.
 
 A progress bar with an ETA is drawn on standard error when it is a
@@ -181,6 +182,10 @@ func (o *sweepOptions) run(ctx context.Context, s *session, args []string) (err 
 	if shard.Sharded() && o.figures != "" {
 		// Else ignored: a shard writes its own tables only.
 		return usagef("--figures %s with shard %s: a shard draws no charts; merge the shards into the sweep's directory, then run the sweep there without a shard (its trials are done) with --figures", o.figures, shard)
+	}
+	if shard.Sharded() && o.format.set {
+		// Else ignored, as --figures would be: merge draws the charts.
+		return usagef("--format %s with shard %s: a shard draws no charts; give --format to 'simulate merge', which draws them", o.format.String(), shard)
 	}
 	if shard.Sharded() && o.fresh {
 		// Shards may share a directory: clearing it would delete the

@@ -508,6 +508,8 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"sweep", sweepScenario, "--set", "sweep.metrics=[reward_mean, finish_mean]"}, exitFail, `"finish_mean" is not a metric of train trials`},
 		// A shard draws no charts: --figures would copy nothing.
 		{[]string{"sweep", sweepScenario, "--shard", "0/2", "--figures", "figs"}, exitUsage, "--figures figs with shard 0/2: a shard draws no charts"},
+		// So --format would choose nothing: merge's chooses the formats.
+		{[]string{"sweep", sweepScenario, "--shard", "1/2", "--format", "svg"}, exitUsage, "--format svg with shard 1/2: a shard draws no charts; give --format to 'simulate merge', which draws them"},
 		// Shards may share a directory: --fresh would clear the others'.
 		{[]string{"sweep", sweepScenario, "--shard", "1/2", "--fresh"}, exitUsage, "--fresh with shard 1/2: it would clear the trials of the other shards"},
 		{[]string{"merge", "--out", "x"}, exitUsage, "at least one sweep directory"},
