@@ -67,6 +67,9 @@ func TestFlagStrings(t *testing.T) {
 		{"count not given", new(countFlag), ""},
 		{"count 5", new(countFlag(5)), "5"},
 		{"int 3", intFlag{&n}, "3"},
+		// The help's default: every format, as a command draws them.
+		{"formats not given", &formatsFlag{}, "svg,pdf,png"},
+		{"formats nil", (*formatsFlag)(nil), ""},
 	} {
 		assert.Equal(t, tc.want, tc.v.String(), tc.name)
 	}
