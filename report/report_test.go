@@ -810,8 +810,6 @@ func TestSummaryByPolicy(t *testing.T) {
 	assert.Equal(t, "Summary", p.Tables[0].Title)
 }
 
-// TestUnindexedCharts: an SVG in charts/ that the index does not list is
-// shown with its kind's note; an SVG elsewhere is a file, not a chart.
 // TestChartLinksDrawnSince: a run drew its charts as SVG only
 // (--format svg) and 'simulate plot' drew their PNGs since, in place,
 // leaving the manifest as it was; the chart links them all the same, and
@@ -837,6 +835,8 @@ func TestChartLinksDrawnSince(t *testing.T) {
 	assert.Equal(t, []string{"csv", "png"}, links(), "a folder is not a drawing")
 }
 
+// TestUnindexedCharts: an SVG in charts/ that the index does not list is
+// shown with its kind's note; an SVG elsewhere is a file, not a chart.
 func TestUnindexedCharts(t *testing.T) {
 	svg := `<svg xmlns="http://www.w3.org/2000/svg"></svg>`
 	p, err := Build(writeDir(t, rundir.KindFit, map[string]string{"charts/cdf.svg": svg, "other/x.svg": svg}))
