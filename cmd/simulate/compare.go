@@ -114,7 +114,7 @@ docs/statistics.md explains the intervals.`,
 		fs.BoolVar(&o.anyScenario, "any-scenario", false, "compare directories of different scenarios")
 		fs.BoolVar(&o.force, "force", false, "overwrite a complete comparison at --out (never A or B, which compare reads;\nnever another command's results), or write into one that holds other files")
 		fs.BoolVar(&o.charts, "charts", true, "draw the chart; --charts=false writes the table only")
-		addFormatFlag(fs, &o.format)
+		addFormatFlag(fs, &o.format, formatNeedsSVG)
 		fs.BoolVar(&o.all, "all", false, "show every row on the terminal: the other metrics and the constant rows too")
 		fs.Func("variants", "compare variants `A,B` of one run directory, paired episode by episode", func(v string) error {
 			if v == "" {

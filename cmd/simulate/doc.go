@@ -168,7 +168,8 @@
 //		command's results), or write into one that holds other files
 //	--format F
 //		draw each chart in the formats F: a comma-separated list of png,
-//		svg and pdf (default svg,pdf,png)
+//		svg and pdf; svg is required (report.html shows it),
+//		and png with --figures (default svg,pdf,png)
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -342,7 +343,8 @@
 //		the checkpoints of an unfinished one
 //	--format F
 //		draw each chart in the formats F: a comma-separated list of png,
-//		svg and pdf (default svg,pdf,png)
+//		svg and pdf; svg is required (report.html shows it),
+//		and png with --figures (default svg,pdf,png)
 //	--max-events N
 //		end an episode with an error after N events
 //		(default: 1000 per subtask plus one million)
@@ -480,7 +482,8 @@
 //		into directory DIR as SCENARIO_CHART.svg, .png and .csv, such as docs/figures
 //	--format F
 //		draw each chart in the formats F: a comma-separated list of png,
-//		svg and pdf (default svg,pdf,png)
+//		svg and pdf; svg is required (report.html shows it),
+//		and png with --figures (default svg,pdf,png)
 //	--fresh
 //		clear a directory that holds another sweep (or this one) and start over;
 //		refused with a shard
@@ -549,7 +552,7 @@
 //		draw the charts; --charts=false writes the tables only (default true)
 //	--format F
 //		draw each chart in the formats F: a comma-separated list of png,
-//		svg and pdf (default svg,pdf,png)
+//		svg and pdf; svg is required (report.html shows it) (default svg,pdf,png)
 //	--fresh
 //		clear an --out directory that holds another sweep first (not one of the inputs)
 //	--out DIR
@@ -655,7 +658,7 @@
 //		never another command's results), or write into one that holds other files
 //	--format F
 //		draw each chart in the formats F: a comma-separated list of png,
-//		svg and pdf (default svg,pdf,png)
+//		svg and pdf; svg is required (report.html shows it) (default svg,pdf,png)
 //	--out DIR
 //		write into directory DIR (default: out/compare-A-vs-B)
 //	--variants A,B

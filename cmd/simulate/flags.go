@@ -112,10 +112,19 @@ type formatsFlag struct {
 	set  bool
 }
 
-// addFormatFlag declares --format on a command that draws charts.
-func addFormatFlag(fs *flag.FlagSet, f *formatsFlag) {
-	fs.Var(f, "format", "draw each chart in the formats `F`: a comma-separated list of png,\nsvg and pdf")
+// addFormatFlag declares --format on a command that draws charts; needs
+// is what the command requires of the list (checkFormats), so that the
+// help says it before the command refuses it.
+func addFormatFlag(fs *flag.FlagSet, f *formatsFlag, needs string) {
+	fs.Var(f, "format", "draw each chart in the formats `F`: a comma-separated list of png,\nsvg and pdf"+needs)
 }
+
+// What checkFormats requires of --format, in its help: of a command that
+// writes report.html, and of one with --figures too.
+const (
+	formatNeedsSVG    = "; svg is required (report.html shows it)"
+	formatNeedsSVGPNG = formatNeedsSVG + ",\nand png with --figures"
+)
 
 // formats are the formats chosen: all of them unless the flag was given.
 func (f *formatsFlag) formats() []string {
@@ -263,7 +272,7 @@ func (o *outputOptions) flags(fs *flag.FlagSet, u outputUsage) {
 	fs.StringVar(&o.variant, "variant", "", u.variant)
 	fs.Var(&o.workers, "workers", u.workers)
 	fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
-	addFormatFlag(fs, &o.format)
+	addFormatFlag(fs, &o.format, formatNeedsSVGPNG)
 	o.limits.flags(fs)
 	addFiguresFlag(fs, &o.figures)
 }

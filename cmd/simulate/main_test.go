@@ -156,6 +156,47 @@ func TestChartFormats(t *testing.T) {
 	}
 }
 
+// TestFormatHelpSaysWhatIsRefused: the help of each command's --format
+// names what the command requires of the list, and only that: svg where
+// it writes report.html, png with --figures where it has that flag. Their
+// help said neither, and a newcomer learnt it from the refusal.
+func TestFormatHelpSaysWhatIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		command      string
+		args         []string // up to the refusal of a --format
+		svg, figures bool
+	}{
+		{"run", []string{testScenario}, true, true},
+		{"train", []string{testScenario}, true, true},
+		{"sweep", []string{sweepScenario}, true, true},
+		{"merge", []string{"shards"}, true, false},
+		{"compare", []string{"a", "b"}, true, false},
+		{"plot", nil, false, false},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			h := mustSimulate(t, "help", tc.command)
+			i := strings.Index(h, "\t--format F\n")
+			require.GreaterOrEqual(t, i, 0, "%s has --format", tc.command)
+			usage, _, _ := strings.Cut(h[i+1:], "\n\t--") // to the next flag
+			usage = strings.Join(strings.Fields(usage), " ")
+			assert.Equal(t, tc.svg, strings.Contains(usage, "svg is required (report.html shows it)"), usage)
+			assert.Equal(t, tc.figures, strings.Contains(usage, "and png with --figures"), usage)
+			args := append([]string{tc.command}, tc.args...)
+			args = append(args, "--out", filepath.Join(t.TempDir(), "out"))
+			if tc.svg {
+				_, stderr, code := simulate(t, append(args, "--format", "pdf")...)
+				assert.Equal(t, exitUsage, code, stderr)
+				assert.Contains(t, stderr, "add svg")
+			}
+			if tc.figures {
+				_, stderr, code := simulate(t, append(args, "--format", "svg", "--figures", filepath.Join(t.TempDir(), "figs"))...)
+				assert.Equal(t, exitUsage, code, stderr)
+				assert.Contains(t, stderr, "add png")
+			}
+		})
+	}
+}
+
 func TestRunWritesAllFiles(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	stdout := mustSimulate(t, "run", testScenario, "--episodes", testEpisodes, "--out", out)

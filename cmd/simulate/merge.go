@@ -42,7 +42,7 @@ where the shards wrote them.`,
 		fs.StringVar(&o.out, "out", "", "write the merged sweep into directory `DIR` (required; may be one of the inputs)")
 		fs.BoolVar(&o.partial, "partial", false, "write the tables and charts even when trials are missing")
 		fs.BoolVar(&o.charts, "charts", true, "draw the charts; --charts=false writes the tables only")
-		addFormatFlag(fs, &o.format)
+		addFormatFlag(fs, &o.format, formatNeedsSVG)
 		fs.BoolVar(&o.fresh, "fresh", false, "clear an --out directory that holds another sweep first (not one of the inputs)")
 		return o.run
 	},

@@ -44,7 +44,7 @@ of another one, is refused as --out.`,
 		o := &plotOptions{}
 		fs.StringVar(&o.out, "out", "", "write the charts into directory `D` (default: DIR/charts)")
 		fs.StringVar(&o.size, "size", "", "draw every chart at size `S`, column (3.5 in), page (7 in)\nor tall (7 x 9 in) (default: each chart's own)")
-		addFormatFlag(fs, &o.format)
+		addFormatFlag(fs, &o.format, "")
 		return o.run
 	},
 }
