@@ -1037,7 +1037,7 @@
 //		results), or write into one that holds other files
 //	--format F
 //		draw each chart in the formats F: a comma-separated list of png,
-//		svg and pdf (default svg,pdf,png)
+//		svg and pdf; svg is required (report.html shows it) (default svg,pdf,png)
 //	--name NAME
 //		the scenario's NAME (default fitted)
 //	--out DIR
@@ -1108,7 +1108,7 @@
 //		results), or write into one that holds other files
 //	--format F
 //		draw each chart in the formats F: a comma-separated list of png,
-//		svg and pdf (default svg,pdf,png)
+//		svg and pdf; svg is required (report.html shows it) (default svg,pdf,png)
 //	--out DIR
 //		write the results to DIR (required)
 //	--pairing rank

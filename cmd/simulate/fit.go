@@ -50,7 +50,7 @@ the checkout, not in it (README.md).`,
 		fs.StringVar(&o.out, "out", "", "write the results to `DIR` (required)")
 		fs.StringVar(&o.name, "name", "fitted", "the scenario's `NAME`")
 		fs.BoolVar(&o.force, "force", false, "overwrite a complete fit at --out (never another command's\nresults), or write into one that holds other files")
-		addFormatFlag(fs, &o.format)
+		addFormatFlag(fs, &o.format, formatNeedsSVG)
 		return o.run
 	},
 }

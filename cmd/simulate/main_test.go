@@ -171,6 +171,8 @@ func TestFormatHelpSaysWhatIsRefused(t *testing.T) {
 		{"sweep", []string{sweepScenario}, true, true},
 		{"merge", []string{"shards"}, true, false},
 		{"compare", []string{"a", "b"}, true, false},
+		{"fit", []string{"traces"}, true, false},
+		{"replay", []string{"traces"}, true, false},
 		{"plot", nil, false, false},
 	} {
 		t.Run(tc.command, func(t *testing.T) {

@@ -88,7 +88,7 @@ the checkout, not in it (README.md).`,
 		fs.Var(&o.seed, "seed", "the seed of the replay's draws: a hosted API's latencies, --rate's arrivals (default: the scenario's)")
 		fs.BoolVar(&o.spans, "spans", false, "write the replayed runs as OTLP/JSON GenAI spans to spans.jsonl")
 		fs.BoolVar(&o.charts, "charts", true, "draw charts")
-		addFormatFlag(fs, &o.format)
+		addFormatFlag(fs, &o.format, formatNeedsSVG)
 		return o.run
 	},
 }
