@@ -337,9 +337,9 @@ func sameFile(a, b string) bool {
 }
 
 // drawCharts draws charts into dir/charts, in formats, on workers
-// goroutines with a progress bar: a chart that cannot be drawn is left out with a warning,
-// which waits until the bar is gone, after the warnings given. Without
-// charts it makes no charts directory.
+// goroutines with a progress bar: a chart that cannot be drawn is left
+// out with a warning, which waits until the bar is gone, after the
+// warnings given. Without charts it makes no charts directory.
 func drawCharts(ctx context.Context, s *session, dir *rundir.Dir, charts []experiment.Chart, warnings []string, formats []string, workers int) (err error) {
 	if len(charts) == 0 {
 		for _, w := range warnings {
